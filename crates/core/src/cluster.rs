@@ -1,0 +1,171 @@
+//! [`UnionFind`]: turning similar pairs into groups (connected components).
+
+/// Disjoint sets over `0..n` with path compression and union by size: near-constant
+/// time per operation. Pairs of near-duplicates go in; groups (the transitive closure)
+/// come out.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::UnionFind;
+/// let mut uf = UnionFind::new(5);
+/// uf.union(0, 1);
+/// uf.union(3, 1);
+/// assert!(uf.same(0, 3));
+/// assert_eq!(uf.groups(), vec![vec![0, 1, 3], vec![2], vec![4]]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct UnionFind {
+    parent: Vec<usize>,
+    size: Vec<usize>,
+}
+
+impl UnionFind {
+    /// `n` singleton sets.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_core::UnionFind::new(3).groups().len(), 3);
+    /// ```
+    #[must_use]
+    pub fn new(n: usize) -> Self {
+        UnionFind {
+            parent: (0..n).collect(),
+            size: vec![1; n],
+        }
+    }
+
+    /// The number of elements.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_core::UnionFind::new(4).len(), 4);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Whether there are no elements.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_core::UnionFind::new(0).is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// The representative of `x`'s set. Elements outside `0..len()` are their own
+    /// representative.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut uf = ndd_core::UnionFind::new(2);
+    /// uf.union(0, 1);
+    /// assert_eq!(uf.find(0), uf.find(1));
+    /// ```
+    pub fn find(&mut self, x: usize) -> usize {
+        if x >= self.parent.len() {
+            return x;
+        }
+        let mut root = x;
+        while self.parent[root] != root {
+            root = self.parent[root];
+        }
+        let mut cur = x;
+        while self.parent[cur] != root {
+            let next = self.parent[cur];
+            self.parent[cur] = root;
+            cur = next;
+        }
+        root
+    }
+
+    /// Merges the sets of `a` and `b`; returns whether they were apart. Elements
+    /// outside `0..len()` are ignored (returns `false`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut uf = ndd_core::UnionFind::new(2);
+    /// assert!(uf.union(0, 1));
+    /// assert!(!uf.union(1, 0));
+    /// assert!(!uf.union(0, 99));
+    /// ```
+    pub fn union(&mut self, a: usize, b: usize) -> bool {
+        if a >= self.len() || b >= self.len() {
+            return false;
+        }
+        let (mut ra, mut rb) = (self.find(a), self.find(b));
+        if ra == rb {
+            return false;
+        }
+        if self.size[ra] < self.size[rb] {
+            std::mem::swap(&mut ra, &mut rb);
+        }
+        self.parent[rb] = ra;
+        self.size[ra] += self.size[rb];
+        true
+    }
+
+    /// Whether `a` and `b` are in the same set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut uf = ndd_core::UnionFind::new(3);
+    /// uf.union(0, 2);
+    /// assert!(uf.same(2, 0) && !uf.same(0, 1));
+    /// ```
+    pub fn same(&mut self, a: usize, b: usize) -> bool {
+        self.find(a) == self.find(b)
+    }
+
+    /// A cluster label per element: the smallest element of its set.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut uf = ndd_core::UnionFind::new(4);
+    /// uf.union(3, 1);
+    /// assert_eq!(uf.labels(), vec![0, 1, 2, 1]);
+    /// ```
+    pub fn labels(&mut self) -> Vec<usize> {
+        let n = self.len();
+        let mut smallest = vec![usize::MAX; n];
+        for x in 0..n {
+            let r = self.find(x);
+            smallest[r] = smallest[r].min(x);
+        }
+        (0..n).map(|x| smallest[self.find(x)]).collect()
+    }
+
+    /// The sets, each sorted, ordered by their smallest element.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut uf = ndd_core::UnionFind::new(3);
+    /// uf.union(2, 0);
+    /// assert_eq!(uf.groups(), vec![vec![0, 2], vec![1]]);
+    /// ```
+    pub fn groups(&mut self) -> Vec<Vec<usize>> {
+        let labels = self.labels();
+        let mut index = vec![usize::MAX; labels.len()];
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        for (x, &l) in labels.iter().enumerate() {
+            if index[l] == usize::MAX {
+                index[l] = out.len();
+                out.push(Vec::new());
+            }
+            out[index[l]].push(x);
+        }
+        out
+    }
+}

@@ -1,0 +1,326 @@
+//! Stable hashing: the specified 64-bit hash for tokens and the rolling k-gram combiner.
+//!
+//! Everything here is a pure function of its input bytes and seed, identical on every
+//! platform, process and run, and pinned by golden vectors (`tests/golden.rs`). That is
+//! what makes signatures comparable across machines and storable. (`ahash` is used
+//! elsewhere only for in-memory maps, never for anything that leaves the process.)
+//!
+//! # The specification
+//!
+//! * **Token hash**: `h(t) = XXH3_64(utf8_bytes(t), seed)`, the 64-bit XXH3 of Yann
+//!   Collet's xxHash specification (xxHash v0.8), computed by [`stable_hash64`] or,
+//!   incrementally over pieces of the same byte string, by [`StableHasher`]. The golden
+//!   vectors for it come from the reference C implementation.
+//! * **k-gram hash**: for tokens with hashes `t_0 … t_{k-1}`,
+//!   `g = fmix64(Σ_j t_j · B^(k-1-j) mod 2^64)` with `B = 0x9E37_79B9_7F4A_7C15`
+//!   (odd, so multiplication by it is invertible mod 2^64) and `fmix64` the
+//!   MurmurHash3 finalizer ([`mix64`]). The polynomial form is what lets
+//!   [`KGramRoller`] move the window one token in O(1), Rabin–Karp style; the finalizer
+//!   spreads the polynomial's weak low bits over the whole word. Order matters:
+//!   `"a b"` and `"b a"` hash differently.
+
+use xxhash_rust::xxh3;
+
+/// The base of the k-gram polynomial (see the [module docs](self)).
+pub const KGRAM_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// XXH3-64 of `bytes` with `seed`: the specified token hash.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::stable_hash64;
+/// // Value from the xxHash reference implementation: XXH3_64bits("") with seed 0.
+/// assert_eq!(stable_hash64(b"", 0), 0x2D06_8005_38D3_94C2);
+/// assert_ne!(stable_hash64(b"jack", 0), stable_hash64(b"jack", 1));
+/// ```
+#[inline]
+#[must_use]
+pub fn stable_hash64(bytes: &[u8], seed: u64) -> u64 {
+    xxh3::xxh3_64_with_seed(bytes, seed)
+}
+
+/// Incremental form of [`stable_hash64`]: feeding the pieces of a byte string gives the
+/// same value as hashing the whole string at once.
+///
+/// Used where the bytes to hash are produced on the fly (case-folded tokens) and may
+/// not fit a stack buffer. Allocation-free after construction.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{stable_hash64, StableHasher};
+/// let mut h = StableHasher::new(42);
+/// h.update(b"near-");
+/// h.update(b"duplicate");
+/// assert_eq!(h.finish(), stable_hash64(b"near-duplicate", 42));
+/// ```
+#[derive(Clone)]
+pub struct StableHasher {
+    inner: xxh3::Xxh3,
+}
+
+impl std::fmt::Debug for StableHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StableHasher").finish_non_exhaustive()
+    }
+}
+
+impl StableHasher {
+    /// A hasher for the given seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_core::hash::StableHasher::new(0);
+    /// assert_eq!(h.finish(), ndd_core::hash::stable_hash64(b"", 0));
+    /// ```
+    #[must_use]
+    pub fn new(seed: u64) -> Self {
+        StableHasher {
+            inner: xxh3::Xxh3::with_seed(seed),
+        }
+    }
+
+    /// Appends bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut h = ndd_core::hash::StableHasher::new(0);
+    /// h.update(b"abc");
+    /// assert_eq!(h.finish(), ndd_core::hash::stable_hash64(b"abc", 0));
+    /// ```
+    #[inline]
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.inner.update(bytes);
+    }
+
+    /// The hash of everything appended so far (the hasher may keep being fed).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut h = ndd_core::hash::StableHasher::new(0);
+    /// h.update(b"a");
+    /// let first = h.finish();
+    /// h.update(b"b");
+    /// assert_ne!(first, h.finish());
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn finish(&self) -> u64 {
+        self.inner.digest()
+    }
+
+    /// Forgets all input, keeping the seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut h = ndd_core::hash::StableHasher::new(9);
+    /// h.update(b"xyz");
+    /// h.reset();
+    /// assert_eq!(h.finish(), ndd_core::hash::stable_hash64(b"", 9));
+    /// ```
+    #[inline]
+    pub fn reset(&mut self) {
+        self.inner.reset();
+    }
+}
+
+/// The MurmurHash3 64-bit finalizer (`fmix64`): a bijection on `u64` whose output bits
+/// each depend on every input bit.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::mix64;
+/// assert_eq!(mix64(0), 0); // fmix64 fixes zero
+/// assert_ne!(mix64(1), mix64(2));
+/// ```
+#[inline]
+#[must_use]
+pub const fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^= x >> 33;
+    x
+}
+
+/// The k-gram hash of a window of token hashes, computed directly from the definition
+/// (Horner's rule over the whole window). [`KGramRoller`] gives the same values in O(1)
+/// per position; this function is its specification and test oracle.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{kgram_hash, mix64, KGRAM_BASE};
+/// let (a, b) = (11u64, 22u64);
+/// assert_eq!(kgram_hash(&[a, b]), mix64(a.wrapping_mul(KGRAM_BASE).wrapping_add(b)));
+/// assert_ne!(kgram_hash(&[a, b]), kgram_hash(&[b, a]));
+/// ```
+#[must_use]
+pub fn kgram_hash(token_hashes: &[u64]) -> u64 {
+    let acc = token_hashes
+        .iter()
+        .fold(0u64, |acc, &t| acc.wrapping_mul(KGRAM_BASE).wrapping_add(t));
+    mix64(acc)
+}
+
+/// Combines a stream of token hashes into k-gram hashes, one per position, in O(1) per
+/// token (Rabin–Karp rolling over the polynomial of the [module docs](self)).
+///
+/// Allocates its ring of `k` hashes once; [`reset`](Self::reset) reuses it for the next
+/// document.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{kgram_hash, KGramRoller};
+/// let tokens = [1u64, 2, 3, 4];
+/// let mut roller = KGramRoller::new(2)?;
+/// let grams: Vec<u64> = tokens.iter().filter_map(|&t| roller.push(t)).collect();
+/// assert_eq!(grams, vec![kgram_hash(&[1, 2]), kgram_hash(&[2, 3]), kgram_hash(&[3, 4])]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct KGramRoller {
+    ring: Box<[u64]>,
+    pos: usize,
+    filled: usize,
+    acc: u64,
+    /// `B^(k-1) mod 2^64`, the weight of the token leaving the window.
+    out_weight: u64,
+}
+
+impl KGramRoller {
+    /// A roller for windows of `k` tokens.
+    ///
+    /// # Errors
+    ///
+    /// [`crate::Error::InvalidParameter`] when `k == 0`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_core::hash::KGramRoller::new(0).is_err());
+    /// assert_eq!(ndd_core::hash::KGramRoller::new(5)?.k(), 5);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(k: usize) -> Result<Self, crate::Error> {
+        if k == 0 {
+            return Err(crate::Error::invalid_parameter("k", "must be at least 1"));
+        }
+        let mut out_weight = 1u64;
+        for _ in 1..k {
+            out_weight = out_weight.wrapping_mul(KGRAM_BASE);
+        }
+        Ok(KGramRoller {
+            ring: vec![0; k].into_boxed_slice(),
+            pos: 0,
+            filled: 0,
+            acc: 0,
+            out_weight,
+        })
+    }
+
+    /// The window length.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_core::hash::KGramRoller::new(3)?.k(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn k(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Adds the next token hash; returns the hash of the window ending at it once `k`
+    /// tokens have been seen.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut r = ndd_core::hash::KGramRoller::new(2)?;
+    /// assert_eq!(r.push(7), None);
+    /// assert_eq!(r.push(8), Some(ndd_core::hash::kgram_hash(&[7, 8])));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn push(&mut self, token_hash: u64) -> Option<u64> {
+        let k = self.ring.len();
+        if self.filled == k {
+            self.acc = self
+                .acc
+                .wrapping_sub(self.ring[self.pos].wrapping_mul(self.out_weight));
+        } else {
+            self.filled += 1;
+        }
+        self.acc = self.acc.wrapping_mul(KGRAM_BASE).wrapping_add(token_hash);
+        self.ring[self.pos] = token_hash;
+        self.pos += 1;
+        if self.pos == k {
+            self.pos = 0;
+        }
+        (self.filled == k).then(|| mix64(self.acc))
+    }
+
+    /// How many tokens are in the current window (at most `k`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut r = ndd_core::hash::KGramRoller::new(3)?;
+    /// r.push(1);
+    /// assert_eq!(r.filled(), 1);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[inline]
+    #[must_use]
+    pub fn filled(&self) -> usize {
+        self.filled
+    }
+
+    /// The hash of the partial window when fewer than `k` tokens were pushed (the
+    /// whole-document shingle of a short document), else `None`. Equals
+    /// [`kgram_hash`] of the tokens pushed so far.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::hash::{kgram_hash, KGramRoller};
+    /// let mut r = KGramRoller::new(5)?;
+    /// r.push(1);
+    /// r.push(2);
+    /// assert_eq!(r.partial(), Some(kgram_hash(&[1, 2])));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn partial(&self) -> Option<u64> {
+        (self.filled > 0 && self.filled < self.ring.len()).then(|| mix64(self.acc))
+    }
+
+    /// Empties the window for the next document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut r = ndd_core::hash::KGramRoller::new(2)?;
+    /// r.push(1);
+    /// r.reset();
+    /// assert_eq!(r.filled(), 0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[inline]
+    pub fn reset(&mut self) {
+        self.pos = 0;
+        self.filled = 0;
+        self.acc = 0;
+    }
+}

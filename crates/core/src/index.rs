@@ -1,0 +1,292 @@
+//! Exact candidate generation over feature sets: an inverted index, and an all-pairs
+//! join with prefix filtering.
+
+use std::hash::Hash;
+
+use ahash::AHashMap;
+
+use crate::{CandidateIndex, Error, ExactSet, FeatureSet, SchemeId, Signature};
+
+/// An inverted index from features to documents: the exact reference index.
+///
+/// `query` returns every stored document sharing at least one feature with the query;
+/// [`query_scored`](Self::query_scored) also computes the exact Jaccard coefficient of
+/// each from the overlap counts. Memory is one posting per (document, feature), so
+/// this suits collections whose feature sets fit in memory; sketches and LSH indexes
+/// exist for the rest.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+/// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
+/// let mut index = InvertedIndex::new();
+/// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
+/// index.insert(2u32, &sk.sketch_features([3, 4, 5, 6]))?;
+/// let hits = index.query_scored(&sk.sketch_features([1, 2, 3, 4, 5]), 0.5)?;
+/// assert_eq!(hits, vec![(1, 0.8)]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct InvertedIndex<K> {
+    scheme: Option<SchemeId>,
+    slots: Vec<Option<(K, FeatureSet)>>,
+    by_key: AHashMap<K, u32>,
+    postings: AHashMap<u64, Vec<u32>>,
+    live: usize,
+}
+
+impl<K> Default for InvertedIndex<K> {
+    fn default() -> Self {
+        InvertedIndex {
+            scheme: None,
+            slots: Vec::new(),
+            by_key: AHashMap::new(),
+            postings: AHashMap::new(),
+            live: 0,
+        }
+    }
+}
+
+impl<K: Clone + Eq + Hash> InvertedIndex<K> {
+    /// An empty index; its scheme is fixed by the first insert.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_core::InvertedIndex::<String>::new();
+    /// assert!(ndd_core::CandidateIndex::is_empty(&index));
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn check(&self, sig: &ExactSet) -> Result<(), Error> {
+        match self.scheme {
+            Some(s) => Error::check_schemes(s, sig.scheme()),
+            None => Ok(()),
+        }
+    }
+
+    /// Visits every live document that shares a feature with `set`, with the overlap
+    /// count, using `counts` as scratch.
+    fn for_each_overlap(&self, set: &FeatureSet, mut f: impl FnMut(u32, u32)) {
+        let mut counts: AHashMap<u32, u32> = AHashMap::new();
+        for feature in set.as_slice() {
+            if let Some(list) = self.postings.get(feature) {
+                for &slot in list {
+                    *counts.entry(slot).or_insert(0) += 1;
+                }
+            }
+        }
+        for (slot, c) in counts {
+            f(slot, c);
+        }
+    }
+
+    /// Stored documents whose exact Jaccard coefficient with `signature` is at least
+    /// `min_jaccard`, with that coefficient, in decreasing order of similarity.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] on a scheme mismatch; [`Error::InvalidParameter`] when
+    /// `min_jaccard` is not in `[0, 1]`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+    /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
+    /// let mut index = InvertedIndex::new();
+    /// index.insert("x", &sk.sketch_features([1, 2]))?;
+    /// assert!(index.query_scored(&sk.sketch_features([2, 3, 4]), 0.5)?.is_empty());
+    /// assert!(index.query_scored(&sk.sketch_features([1]), 2.0).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query_scored(
+        &self,
+        signature: &ExactSet,
+        min_jaccard: f64,
+    ) -> Result<Vec<(K, f64)>, Error> {
+        check_threshold(min_jaccard)?;
+        self.check(signature)?;
+        let mut out = Vec::new();
+        let n = signature.set().len();
+        self.for_each_overlap(signature.set(), |slot, c| {
+            if let Some((key, set)) = &self.slots[slot as usize] {
+                let j = f64::from(c) / (n + set.len() - c as usize) as f64;
+                if j >= min_jaccard {
+                    out.push((key.clone(), j));
+                }
+            }
+        });
+        out.sort_by(|a, b| b.1.total_cmp(&a.1));
+        Ok(out)
+    }
+}
+
+fn check_threshold(t: f64) -> Result<(), Error> {
+    if (0.0..=1.0).contains(&t) {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "min_jaccard",
+            format!("must lie in [0, 1], got {t}"),
+        ))
+    }
+}
+
+impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
+    type Key = K;
+    type Signature = ExactSet;
+
+    fn insert(&mut self, key: K, signature: &ExactSet) -> Result<(), Error> {
+        self.check(signature)?;
+        self.scheme = Some(signature.scheme());
+        self.remove(&key);
+        let slot = u32::try_from(self.slots.len())
+            .map_err(|_| Error::invalid_input("more than 2^32 documents in one index"))?;
+        for &f in signature.set().as_slice() {
+            self.postings.entry(f).or_default().push(slot);
+        }
+        self.slots
+            .push(Some((key.clone(), signature.set().clone())));
+        self.by_key.insert(key, slot);
+        self.live += 1;
+        Ok(())
+    }
+
+    fn remove(&mut self, key: &K) -> bool {
+        let Some(slot) = self.by_key.remove(key) else {
+            return false;
+        };
+        if let Some((_, set)) = self.slots[slot as usize].take() {
+            for f in set.as_slice() {
+                if let Some(list) = self.postings.get_mut(f) {
+                    list.retain(|&s| s != slot);
+                    if list.is_empty() {
+                        self.postings.remove(f);
+                    }
+                }
+            }
+        }
+        self.live -= 1;
+        true
+    }
+
+    fn query_into(&self, signature: &ExactSet, out: &mut Vec<K>) -> Result<(), Error> {
+        self.check(signature)?;
+        self.for_each_overlap(signature.set(), |slot, _| {
+            if let Some((key, _)) = &self.slots[slot as usize] {
+                out.push(key.clone());
+            }
+        });
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        self.live
+    }
+}
+
+/// Every pair of sets whose exact Jaccard coefficient is at least `threshold`, as
+/// `(i, j, jaccard)` with `i < j` indices into `sets`, sorted by `(i, j)`.
+///
+/// An exact all-pairs join without the O(N²) loop: prefix filtering (Bayardo, Ma and
+/// Srikant, "Scaling Up All Pairs Similarity Search", WWW 2007, section 4). Features
+/// are ordered rarest first; two sets with `J ≥ t` share at least one feature among
+/// the first `|x| − ⌈t·|x|⌉ + 1` of each, so only those prefixes are indexed and every
+/// candidate is verified by a merge. Empty sets pair with each other (their Jaccard
+/// is 1 by convention) and with nothing else.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] when `threshold` is not in `(0, 1]` (at 0 every pair
+/// qualifies, which is a loop, not a join).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{exact_similar_pairs, FeatureSet};
+/// let sets: Vec<FeatureSet> = [vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![7, 8]]
+///     .into_iter().map(FeatureSet::from_unsorted).collect();
+/// let pairs = exact_similar_pairs(&sets, 0.5)?;
+/// assert_eq!(pairs, vec![(0, 1, 0.6)]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn exact_similar_pairs(
+    sets: &[FeatureSet],
+    threshold: f64,
+) -> Result<Vec<(usize, usize, f64)>, Error> {
+    if !(threshold > 0.0 && threshold <= 1.0) {
+        return Err(Error::invalid_parameter(
+            "threshold",
+            format!("must lie in (0, 1], got {threshold}"),
+        ));
+    }
+    // Global order: rarest feature first (ties by value), as ranks.
+    let mut df: AHashMap<u64, u32> = AHashMap::new();
+    for s in sets {
+        for &f in s.as_slice() {
+            *df.entry(f).or_insert(0) += 1;
+        }
+    }
+    let mut order: Vec<(u32, u64)> = df.iter().map(|(&f, &c)| (c, f)).collect();
+    order.sort_unstable();
+    let rank: AHashMap<u64, u32> = order
+        .iter()
+        .enumerate()
+        .map(|(r, &(_, f))| (f, r as u32))
+        .collect();
+    drop(order);
+    drop(df);
+
+    let mut out = Vec::new();
+    let mut postings: AHashMap<u32, Vec<u32>> = AHashMap::new();
+    let mut ranked: Vec<u32> = Vec::new();
+    let mut seen: Vec<u32> = vec![u32::MAX; sets.len()];
+    let mut empties: Vec<usize> = Vec::new();
+    // Process in increasing size so each set is probed against smaller-or-equal ones,
+    // which also allows the size filter |y| ≥ t·|x|.
+    let mut by_size: Vec<usize> = (0..sets.len()).collect();
+    by_size.sort_by_key(|&i| (sets[i].len(), i));
+    for &i in &by_size {
+        let x = &sets[i];
+        if x.is_empty() {
+            empties.push(i);
+            continue;
+        }
+        ranked.clear();
+        ranked.extend(x.as_slice().iter().map(|f| rank[f]));
+        ranked.sort_unstable();
+        let n = x.len();
+        let prefix = n - ((threshold * n as f64).ceil() as usize).min(n) + 1;
+        let min_size = threshold * n as f64;
+        for &r in &ranked[..prefix.min(n)] {
+            if let Some(list) = postings.get(&r) {
+                for &j in list {
+                    let j = j as usize;
+                    if seen[j] == i as u32 || (sets[j].len() as f64) < min_size - 1e-9 {
+                        continue;
+                    }
+                    seen[j] = i as u32;
+                    let sim = crate::jaccard(x.as_slice(), sets[j].as_slice());
+                    if sim >= threshold {
+                        out.push((i.min(j), i.max(j), sim));
+                    }
+                }
+            }
+        }
+        for &r in &ranked[..prefix.min(n)] {
+            postings.entry(r).or_default().push(i as u32);
+        }
+    }
+    for (a, &i) in empties.iter().enumerate() {
+        for &j in &empties[a + 1..] {
+            out.push((i.min(j), i.max(j), 1.0));
+        }
+    }
+    out.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    Ok(out)
+}

@@ -1,0 +1,75 @@
+//! Core of the ndd near-duplicate detection crates: the traits every pipeline stage
+//! implements, the shared value types, the one error type, stable hashing, and the
+//! exact similarity measures that every sketch approximates.
+//!
+//! # The pipeline
+//!
+//! ```text
+//! text ─► prepare ─► tokens ─► features ─► signature ─► compare
+//!                  Tokenizer  FeatureExtractor  Sketcher   Signature::similarity
+//!                                  │                         │
+//!                             FeatureSink               CandidateIndex ─► pairs ─► UnionFind
+//! ```
+//!
+//! # Structure
+//!
+//! * Implementer traits with one to four required methods: [`Tokenizer`],
+//!   [`FeatureExtractor`] (pushes 64-bit feature hashes into a [`FeatureSink`]),
+//!   [`Sketcher`] (features → [`Signature`]), [`CandidateIndex`].
+//! * User-level trait [`DocSketcher`]: `sketch(&doc)`, `sketch_into`, `sketch_with`
+//!   (caller-owned scratch, allocation-free) and batch forms, all provided.
+//! * Object-safe twins for choosing an implementation at run time: [`DynTokenizer`],
+//!   [`DynFeatureExtractor`].
+//! * Exact measures ([`jaccard`], [`containment`], [`cosine`], [`extended_jaccard`],
+//!   [`weighted_jaccard`]) as free functions and as [`Similarity`] unit structs.
+//! * Exact reference sketch and indexes: [`ExactSet`], [`InvertedIndex`],
+//!   [`exact_similar_pairs`]; grouping with [`UnionFind`].
+//! * Stable hashing ([`hash`]): XXH3-64 for tokens, an O(1) rolling k-gram combiner,
+//!   pinned by golden vectors.
+//!
+//! # Example: exact Jaccard of two documents' word bigrams (paper 002's example)
+//!
+//! ```
+//! use ndd_core::{hash::{stable_hash64, KGramRoller}, jaccard, FeatureSet};
+//!
+//! fn bigrams(doc: &str) -> Result<FeatureSet, ndd_core::Error> {
+//!     let mut roller = KGramRoller::new(2)?;
+//!     Ok(doc
+//!         .split_whitespace()
+//!         .filter_map(|w| roller.push(stable_hash64(w.to_lowercase().as_bytes(), 0)))
+//!         .collect())
+//! }
+//! let d1 = bigrams("Jack London traveled to Oakland")?;
+//! let d2 = bigrams("Jack London traveled to the city of Oakland")?;
+//! let d3 = bigrams("Jack traveled from Oakland to London")?;
+//! assert_eq!(jaccard(d1.as_slice(), d2.as_slice()), 3.0 / 8.0);
+//! assert_eq!(jaccard(d1.as_slice(), d3.as_slice()), 0.0);
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+
+mod cluster;
+mod error;
+pub mod estimate;
+mod exact;
+mod features;
+pub mod hash;
+mod index;
+mod measures;
+mod scheme;
+mod traits;
+
+pub use cluster::UnionFind;
+pub use error::{Error, ErrorKind};
+pub use estimate::Estimate;
+pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
+pub use features::{FeatureSet, SparseVector, Weighted};
+pub use index::{InvertedIndex, exact_similar_pairs};
+pub use measures::{
+    Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
+    cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,
+};
+pub use scheme::{SchemeBuilder, SchemeId};
+pub use traits::{
+    CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor, FeatureSink,
+    FnSink, Signature, Sketcher, Token, Tokenizer,
+};

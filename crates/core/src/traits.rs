@@ -1,0 +1,595 @@
+//! The traits every pipeline stage implements (see the crate docs for how they fit).
+
+use crate::{Error, Estimate, SchemeId, Weighted};
+
+/// A token: a slice of the input text with its byte offsets.
+///
+/// `text` is the original slice (`&input[start..end]`), before case folding; folding
+/// happens when the token is hashed, so offsets always point into the caller's text.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::Token;
+/// let input = "héllo world";
+/// let t = Token { text: &input[7..12], start: 7, end: 12 };
+/// assert_eq!(t.text, "world");
+/// assert_eq!(&input[t.start..t.end], t.text);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Token<'a> {
+    /// The token's text, a slice of the input.
+    pub text: &'a str,
+    /// Byte offset of the first byte in the input.
+    pub start: usize,
+    /// Byte offset one past the last byte in the input.
+    pub end: usize,
+}
+
+/// Splits text into [`Token`]s with byte offsets, pushing each to a callback
+/// (internal iteration: no `Vec` per document, and the tokenizer's state stays on the
+/// stack).
+///
+/// Generic over the callback so the per-token call is inlined; use [`DynTokenizer`]
+/// for runtime choice.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Token, Tokenizer};
+/// /// Splits on ASCII spaces only.
+/// struct Spaces;
+/// impl Tokenizer for Spaces {
+///     fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, mut f: F) {
+///         let mut start = 0;
+///         for part in text.split(' ') {
+///             if !part.is_empty() {
+///                 f(Token { text: part, start, end: start + part.len() });
+///             }
+///             start += part.len() + 1;
+///         }
+///     }
+/// }
+/// let tokens: Vec<&str> = Spaces.tokens("a  bc d").iter().map(|t| t.text).collect();
+/// assert_eq!(tokens, ["a", "bc", "d"]);
+/// ```
+pub trait Tokenizer {
+    /// Calls `f` on every token of `text`, in order.
+    fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, f: F);
+
+    /// All tokens of `text` (allocates; for tests and small inputs).
+    fn tokens<'a>(&self, text: &'a str) -> Vec<Token<'a>> {
+        let mut out = Vec::new();
+        self.for_each_token(text, |t| {
+            out.push(Token {
+                text: &text[t.start..t.end],
+                start: t.start,
+                end: t.end,
+            });
+        });
+        out
+    }
+}
+
+impl<T: Tokenizer + ?Sized> Tokenizer for &T {
+    #[inline]
+    fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, f: F) {
+        (**self).for_each_token(text, f);
+    }
+}
+
+/// Object-safe twin of [`Tokenizer`], blanket-implemented for every tokenizer: choose a
+/// tokenizer at run time as `Box<dyn DynTokenizer>` (one virtual call per token).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{DynTokenizer, Token, Tokenizer};
+/// struct Chars;
+/// impl Tokenizer for Chars {
+///     fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, mut f: F) {
+///         for (i, c) in text.char_indices() {
+///             f(Token { text: &text[i..i + c.len_utf8()], start: i, end: i + c.len_utf8() });
+///         }
+///     }
+/// }
+/// let boxed: Box<dyn DynTokenizer> = Box::new(Chars);
+/// let mut n = 0;
+/// boxed.for_each_token_dyn("abc", &mut |_| n += 1);
+/// assert_eq!(n, 3);
+/// ```
+pub trait DynTokenizer {
+    /// Calls `f` on every token of `text`, in order.
+    fn for_each_token_dyn(&self, text: &str, f: &mut dyn FnMut(Token<'_>));
+}
+
+impl<T: Tokenizer> DynTokenizer for T {
+    fn for_each_token_dyn(&self, text: &str, f: &mut dyn FnMut(Token<'_>)) {
+        self.for_each_token(text, f);
+    }
+}
+
+/// Receives the features of a document as they are produced (the push model: an
+/// extractor never builds a `Vec` unless its sink is one).
+///
+/// Object-safe. Implemented for `Vec<u64>` (collects hashes), `Vec<Weighted>`
+/// (collects weighted features; unweighted pushes get weight 1), closures through
+/// [`FnSink`], and `&mut S`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{FeatureSink, Weighted};
+/// let mut plain: Vec<u64> = Vec::new();
+/// plain.push_weighted(2, 0.5); // unweighted sinks ignore the weight
+/// let mut weighted: Vec<Weighted> = Vec::new();
+/// weighted.push_weighted(2, 0.5);
+/// weighted.push(3);
+/// assert_eq!(plain, vec![2]);
+/// assert_eq!(weighted[0].weight, 0.5);
+/// assert_eq!(weighted[1].weight, 1.0);
+/// ```
+pub trait FeatureSink {
+    /// Receives one feature hash.
+    fn push(&mut self, feature: u64);
+
+    /// Receives one feature with a weight. Sinks that only count or sketch sets
+    /// ignore the weight (the default forwards to [`push`](Self::push)).
+    #[inline]
+    fn push_weighted(&mut self, feature: u64, weight: f64) {
+        let _ = weight;
+        self.push(feature);
+    }
+}
+
+impl<S: FeatureSink + ?Sized> FeatureSink for &mut S {
+    #[inline]
+    fn push(&mut self, feature: u64) {
+        (**self).push(feature);
+    }
+    #[inline]
+    fn push_weighted(&mut self, feature: u64, weight: f64) {
+        (**self).push_weighted(feature, weight);
+    }
+}
+
+impl FeatureSink for Vec<u64> {
+    #[inline]
+    fn push(&mut self, feature: u64) {
+        Vec::push(self, feature);
+    }
+}
+
+impl FeatureSink for Vec<Weighted> {
+    #[inline]
+    fn push(&mut self, feature: u64) {
+        Vec::push(
+            self,
+            Weighted {
+                feature,
+                weight: 1.0,
+            },
+        );
+    }
+    #[inline]
+    fn push_weighted(&mut self, feature: u64, weight: f64) {
+        Vec::push(self, Weighted { feature, weight });
+    }
+}
+
+/// Adapts a closure into a [`FeatureSink`] (unweighted pushes).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{FeatureSink, FnSink};
+/// let mut sum = 0u64;
+/// let mut sink = FnSink(|f: u64| sum += f);
+/// sink.push(2);
+/// sink.push(3);
+/// drop(sink);
+/// assert_eq!(sum, 5);
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct FnSink<F>(pub F);
+
+impl<F: FnMut(u64)> FeatureSink for FnSink<F> {
+    #[inline]
+    fn push(&mut self, feature: u64) {
+        (self.0)(feature);
+    }
+}
+
+/// Turns a document into 64-bit feature hashes (shingles, spot signatures, terms),
+/// pushed into a [`FeatureSink`] as they are found.
+///
+/// Implementors: `ndd_shingle::WordShingler`, `CharShingler`, `SpotSigExtractor`,
+/// `PunctSpotExtractor`. The features of a document form a multiset; sketches and
+/// [`FeatureSet`](crate::FeatureSet) treat them as a set.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{FeatureExtractor, FeatureSink, SchemeId, hash::stable_hash64};
+/// /// One feature per whitespace-separated word.
+/// struct Words;
+/// impl FeatureExtractor for Words {
+///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+///         for w in doc.split_whitespace() {
+///             sink.push(stable_hash64(w.as_bytes(), 0));
+///         }
+///     }
+///     fn scheme(&self) -> SchemeId {
+///         SchemeId::new("doc-example-words").finish()
+///     }
+/// }
+/// assert_eq!(Words.features("a b a").len(), 3);
+/// assert_eq!(Words.feature_set("a b a").len(), 2);
+/// assert!(Words.extract_bytes(b"\xff", &mut Vec::<u64>::new()).is_err());
+/// ```
+pub trait FeatureExtractor {
+    /// Pushes every feature of `doc` into `sink`, in document order.
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S);
+
+    /// A fingerprint of this extractor's parameters, folded into the scheme of every
+    /// signature built from its features.
+    fn scheme(&self) -> SchemeId;
+
+    /// Like [`extract`](Self::extract) on bytes that must be UTF-8.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] naming the byte offset of the first invalid UTF-8
+    /// sequence; nothing is pushed in that case. (Decode with
+    /// `String::from_utf8_lossy` first to replace invalid sequences instead.)
+    fn extract_bytes<S: FeatureSink + ?Sized>(
+        &self,
+        doc: &[u8],
+        sink: &mut S,
+    ) -> Result<(), Error> {
+        let text = std::str::from_utf8(doc).map_err(|e| {
+            Error::invalid_input(format!("invalid UTF-8 at byte {}", e.valid_up_to()))
+        })?;
+        self.extract(text, sink);
+        Ok(())
+    }
+
+    /// All features of `doc` in document order, repeats included (allocates).
+    fn features(&self, doc: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.extract(doc, &mut out);
+        out
+    }
+
+    /// The set of distinct features of `doc` (allocates).
+    fn feature_set(&self, doc: &str) -> crate::FeatureSet {
+        crate::FeatureSet::from_unsorted(self.features(doc))
+    }
+}
+
+impl<E: FeatureExtractor + ?Sized> FeatureExtractor for &E {
+    #[inline]
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+        (**self).extract(doc, sink);
+    }
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        (**self).scheme()
+    }
+}
+
+impl<E: FeatureExtractor + ?Sized> FeatureExtractor for Box<E> {
+    #[inline]
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+        (**self).extract(doc, sink);
+    }
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        (**self).scheme()
+    }
+}
+
+/// Object-safe twin of [`FeatureExtractor`], blanket-implemented for every extractor,
+/// for choosing the feature scheme from configuration at run time.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{DynFeatureExtractor, FeatureExtractor, FeatureSink, SchemeId};
+/// struct Bytes;
+/// impl FeatureExtractor for Bytes {
+///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+///         doc.bytes().for_each(|b| sink.push(u64::from(b)));
+///     }
+///     fn scheme(&self) -> SchemeId { SchemeId::new("bytes").finish() }
+/// }
+/// let chosen: Box<dyn DynFeatureExtractor> = Box::new(Bytes);
+/// let mut out: Vec<u64> = Vec::new();
+/// chosen.extract_dyn("hi", &mut out);
+/// assert_eq!(out, vec![104, 105]);
+/// ```
+pub trait DynFeatureExtractor {
+    /// See [`FeatureExtractor::extract`].
+    fn extract_dyn(&self, doc: &str, sink: &mut dyn FeatureSink);
+    /// See [`FeatureExtractor::scheme`].
+    fn scheme_dyn(&self) -> SchemeId;
+}
+
+impl<E: FeatureExtractor> DynFeatureExtractor for E {
+    fn extract_dyn(&self, doc: &str, sink: &mut dyn FeatureSink) {
+        self.extract(doc, sink);
+    }
+    fn scheme_dyn(&self) -> SchemeId {
+        self.scheme()
+    }
+}
+
+/// A signature: a compact summary of a document that estimates its similarity to
+/// another signature built with the same parameters.
+///
+/// Signatures carry their [`SchemeId`]; comparing signatures of different schemes is an
+/// [`Error::Incompatible`], never a silently wrong number.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{ExactSetSketcher, Signature, Sketcher, SchemeId};
+/// let s = ExactSetSketcher::new(SchemeId::new("my-features").finish());
+/// let a = s.sketch_features([1, 2, 3]);
+/// let b = s.sketch_features([2, 3, 4]);
+/// assert_eq!(a.similarity(&b)?.value(), 0.5);
+///
+/// let other = ExactSetSketcher::new(SchemeId::new("other-features").finish());
+/// assert!(a.similarity(&other.sketch_features([1])).is_err());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub trait Signature: Clone + std::fmt::Debug {
+    /// The scheme (algorithm and parameters) this signature was built with.
+    fn scheme(&self) -> SchemeId;
+
+    /// Estimates the similarity to `other`, with its standard error.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the schemes differ.
+    fn similarity(&self, other: &Self) -> Result<Estimate, Error>;
+
+    /// `Ok` when `other` was built with the same scheme.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] naming both schemes.
+    #[inline]
+    fn check_compatible(&self, other: &Self) -> Result<(), Error> {
+        Error::check_schemes(self.scheme(), other.scheme())
+    }
+}
+
+/// Turns a stream of features into a signature.
+///
+/// Configured once (validated at construction, immutable afterwards, shareable
+/// between threads); per-document work happens in a [`State`](Self::State), a
+/// [`FeatureSink`] that the caller may reuse across documents so that steady-state
+/// sketching allocates nothing.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{ExactSetSketcher, FeatureSink, SchemeId, Sketcher};
+/// let sketcher = ExactSetSketcher::new(SchemeId::new("f").finish());
+/// let mut state = sketcher.new_state();
+/// let mut sig = sketcher.new_signature();
+/// for doc in [[3u64, 1, 3], [7, 7, 7]] {
+///     doc.iter().for_each(|&f| state.push(f));
+///     sketcher.finish_into(&mut state, &mut sig); // resets `state`, reuses `sig`
+/// }
+/// assert_eq!(sig.set().as_slice(), &[7]);
+/// ```
+pub trait Sketcher {
+    /// The signature type produced.
+    type Signature: Signature;
+    /// Per-document accumulator.
+    type State: FeatureSink;
+
+    /// The scheme stamped on every signature this sketcher produces.
+    fn scheme(&self) -> SchemeId;
+
+    /// A fresh, empty per-document state.
+    fn new_state(&self) -> Self::State;
+
+    /// A signature to be overwritten by [`finish_into`](Self::finish_into).
+    fn new_signature(&self) -> Self::Signature;
+
+    /// Writes the signature of everything pushed into `state` to `out`, then resets
+    /// `state` for the next document.
+    fn finish_into(&self, state: &mut Self::State, out: &mut Self::Signature);
+
+    /// The signature of a set of pre-extracted features (allocates a state).
+    fn sketch_features<I: IntoIterator<Item = u64>>(&self, features: I) -> Self::Signature {
+        let mut state = self.new_state();
+        for f in features {
+            state.push(f);
+        }
+        let mut out = self.new_signature();
+        self.finish_into(&mut state, &mut out);
+        out
+    }
+}
+
+impl<S: Sketcher + ?Sized> Sketcher for &S {
+    type Signature = S::Signature;
+    type State = S::State;
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        (**self).scheme()
+    }
+    #[inline]
+    fn new_state(&self) -> Self::State {
+        (**self).new_state()
+    }
+    #[inline]
+    fn new_signature(&self) -> Self::Signature {
+        (**self).new_signature()
+    }
+    #[inline]
+    fn finish_into(&self, state: &mut Self::State, out: &mut Self::Signature) {
+        (**self).finish_into(state, out);
+    }
+}
+
+/// A [`Sketcher`] that also knows how to extract features from text: the level users
+/// call (`MinHasher::sketch(&doc)`).
+///
+/// Implementors write one method, [`extract_into`](Self::extract_into); the sketching
+/// methods are provided.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId, Signature};
+/// struct Words;
+/// impl FeatureExtractor for Words {
+///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+///         doc.split_whitespace().for_each(|w| sink.push(ndd_core::hash::stable_hash64(w.as_bytes(), 0)));
+///     }
+///     fn scheme(&self) -> SchemeId { SchemeId::new("words").finish() }
+/// }
+/// let sketcher = ExactSetSketcher::with_extractor(Words);
+/// let a = sketcher.sketch("the cat sat");
+/// let b = sketcher.sketch("the cat sat down");
+/// assert_eq!(a.similarity(&b)?.value(), 0.75);
+/// let batch = sketcher.sketch_batch(&["x", "y"]);
+/// assert_eq!(batch.len(), 2);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub trait DocSketcher: Sketcher {
+    /// Pushes the features of `doc` into `state`.
+    fn extract_into(&self, doc: &str, state: &mut Self::State);
+
+    /// The signature of `doc` (allocates a state and a signature).
+    fn sketch(&self, doc: &str) -> Self::Signature {
+        let mut out = self.new_signature();
+        self.sketch_into(doc, &mut out);
+        out
+    }
+
+    /// Writes the signature of `doc` into `out` (allocates a state).
+    fn sketch_into(&self, doc: &str, out: &mut Self::Signature) {
+        let mut state = self.new_state();
+        self.sketch_with(&mut state, doc, out);
+    }
+
+    /// Writes the signature of `doc` into `out` using the caller's `state`: nothing is
+    /// allocated in steady state.
+    fn sketch_with(&self, state: &mut Self::State, doc: &str, out: &mut Self::Signature) {
+        self.extract_into(doc, state);
+        self.finish_into(state, out);
+    }
+
+    /// The signatures of many documents, one state reused across them.
+    fn sketch_batch<D: AsRef<str>>(&self, docs: &[D]) -> Vec<Self::Signature> {
+        let mut state = self.new_state();
+        docs.iter()
+            .map(|d| {
+                let mut out = self.new_signature();
+                self.sketch_with(&mut state, d.as_ref(), &mut out);
+                out
+            })
+            .collect()
+    }
+
+    /// Writes the signatures of `docs` into `out`, one state reused across them.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] when `out.len() != docs.len()`; nothing is written.
+    fn sketch_batch_into<D: AsRef<str>>(
+        &self,
+        docs: &[D],
+        out: &mut [Self::Signature],
+    ) -> Result<(), Error> {
+        if docs.len() != out.len() {
+            return Err(Error::LengthMismatch {
+                expected: docs.len(),
+                actual: out.len(),
+            });
+        }
+        let mut state = self.new_state();
+        for (d, o) in docs.iter().zip(out.iter_mut()) {
+            self.sketch_with(&mut state, d.as_ref(), o);
+        }
+        Ok(())
+    }
+}
+
+impl<S: DocSketcher + ?Sized> DocSketcher for &S {
+    #[inline]
+    fn extract_into(&self, doc: &str, state: &mut Self::State) {
+        (**self).extract_into(doc, state);
+    }
+}
+
+/// An index of signatures that answers "which stored documents may be similar to
+/// this one?" (LSH band tables, Hamming tables, exact-signature tables, inverted
+/// indexes).
+///
+/// Candidates are a superset or subset of the true neighbours depending on the index;
+/// verification against a measure is a separate step.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+/// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
+/// let mut index = InvertedIndex::new();
+/// index.insert("a", &sk.sketch_features([1, 2, 3]))?;
+/// index.insert("b", &sk.sketch_features([9]))?;
+/// assert_eq!(index.query(&sk.sketch_features([3, 4]))?, vec!["a"]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub trait CandidateIndex {
+    /// The user's document key.
+    type Key;
+    /// The signature type indexed.
+    type Signature: Signature;
+
+    /// Adds a document. Re-inserting a key replaces its previous entry.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when `signature`'s scheme differs from the index's.
+    fn insert(&mut self, key: Self::Key, signature: &Self::Signature) -> Result<(), Error>;
+
+    /// Removes a document; returns whether it was present.
+    fn remove(&mut self, key: &Self::Key) -> bool;
+
+    /// Appends the keys of candidate documents for `signature` to `out` (each once).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when `signature`'s scheme differs from the index's.
+    fn query_into(
+        &self,
+        signature: &Self::Signature,
+        out: &mut Vec<Self::Key>,
+    ) -> Result<(), Error>;
+
+    /// The number of documents indexed.
+    fn len(&self) -> usize;
+
+    /// The candidates for `signature` (allocates).
+    ///
+    /// # Errors
+    ///
+    /// As [`query_into`](Self::query_into).
+    fn query(&self, signature: &Self::Signature) -> Result<Vec<Self::Key>, Error> {
+        let mut out = Vec::new();
+        self.query_into(signature, &mut out)?;
+        Ok(out)
+    }
+
+    /// Whether the index is empty.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}

@@ -1,0 +1,1 @@
+//! Evaluation for near-duplicate detection.
