@@ -166,7 +166,16 @@ impl<E: FeatureExtractor> ExactSetSketcher<E> {
         let scheme = scheme_for(extractor.scheme());
         ExactSetSketcher { extractor, scheme }
     }
+}
 
+fn scheme_for(feature_scheme: SchemeId) -> SchemeId {
+    SchemeId::new("exact-set")
+        .with(1)
+        .with_scheme(feature_scheme)
+        .finish()
+}
+
+impl<E> ExactSetSketcher<E> {
     /// The extractor.
     ///
     /// # Example
@@ -180,13 +189,6 @@ impl<E: FeatureExtractor> ExactSetSketcher<E> {
     pub fn extractor(&self) -> &E {
         &self.extractor
     }
-}
-
-fn scheme_for(feature_scheme: SchemeId) -> SchemeId {
-    SchemeId::new("exact-set")
-        .with(1)
-        .with_scheme(feature_scheme)
-        .finish()
 }
 
 impl<E> Sketcher for ExactSetSketcher<E> {

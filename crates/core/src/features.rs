@@ -311,10 +311,21 @@ impl SparseVector {
     /// ```
     #[must_use]
     pub fn norm(&self) -> f64 {
-        self.entries
-            .iter()
-            .map(|w| w.weight * w.weight)
-            .sum::<f64>()
-            .sqrt()
+        self.norm_squared().sqrt()
+    }
+
+    /// The squared Euclidean norm `‖v‖² = v · v`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 3.0)?, Weighted::new(2, 4.0)?]);
+    /// assert_eq!(v.norm_squared(), 25.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn norm_squared(&self) -> f64 {
+        self.entries.iter().map(|w| w.weight * w.weight).sum()
     }
 }

@@ -18,12 +18,12 @@ use crate::{CandidateIndex, Error, ExactSet, FeatureSet, SchemeId, Signature};
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+/// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
 /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
 /// let mut index = InvertedIndex::new();
 /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
 /// index.insert(2u32, &sk.sketch_features([3, 4, 5, 6]))?;
-/// let hits = index.query_scored(&sk.sketch_features([1, 2, 3, 4, 5]), 0.5)?;
+/// let hits = index.query_scored(&sk.sketch_features([1, 2, 3, 4, 5]), 0.6)?;
 /// assert_eq!(hits, vec![(1, 0.8)]);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
@@ -96,7 +96,7 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+    /// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let mut index = InvertedIndex::new();
     /// index.insert("x", &sk.sketch_features([1, 2]))?;

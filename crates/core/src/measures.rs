@@ -164,8 +164,8 @@ pub fn cosine(a: &SparseVector, b: &SparseVector) -> f64 {
 #[must_use]
 pub fn extended_jaccard(a: &SparseVector, b: &SparseVector) -> f64 {
     let d = dot(a, b);
-    let (na, nb) = (a.norm(), b.norm());
-    let denom = na * na + nb * nb - d;
+    let (na, nb) = (a.norm_squared(), b.norm_squared());
+    let denom = na + nb - d;
     if na == 0.0 && nb == 0.0 {
         1.0
     } else if denom <= 0.0 {

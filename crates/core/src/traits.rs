@@ -124,7 +124,7 @@ impl<T: Tokenizer> DynTokenizer for T {
 /// plain.push_weighted(2, 0.5); // unweighted sinks ignore the weight
 /// let mut weighted: Vec<Weighted> = Vec::new();
 /// weighted.push_weighted(2, 0.5);
-/// weighted.push(3);
+/// FeatureSink::push(&mut weighted, 3);
 /// assert_eq!(plain, vec![2]);
 /// assert_eq!(weighted[0].weight, 0.5);
 /// assert_eq!(weighted[1].weight, 1.0);

@@ -1,0 +1,175 @@
+//! Exact measures against definitions computed the slow way (BTreeSet / BTreeMap
+//! oracles), hand-computed values, and proptest properties.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use ndd_core::hash::{KGramRoller, kgram_hash};
+use ndd_core::{
+    FeatureSet, SparseVector, Weighted, containment, cosine, exact_similar_pairs, extended_jaccard,
+    jaccard, weighted_jaccard,
+};
+use proptest::prelude::*;
+
+fn oracle_jaccard(a: &BTreeSet<u64>, b: &BTreeSet<u64>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / a.union(b).count() as f64
+}
+
+fn set(v: &[u64]) -> FeatureSet {
+    FeatureSet::from_unsorted(v.to_vec())
+}
+
+fn vector(m: &BTreeMap<u64, f64>) -> SparseVector {
+    SparseVector::from_unsorted(
+        m.iter()
+            .map(|(&f, &w)| Weighted::new(f, w).unwrap())
+            .collect(),
+    )
+}
+
+#[test]
+fn paper_002_bigram_example() {
+    // Leskovec, Rajaraman, Ullman slides (paper 002), "Jaccard coefficient: Example":
+    // d1 = {Jack London, London traveled, traveled to, to Oakland}
+    // d2 = {Jack London, London traveled, traveled to, to the, the city, city of, of Oakland}
+    // d3 = {Jack traveled, traveled from, from Oakland, Oakland to, to London}
+    let d1 = set(&[1, 2, 3, 4]);
+    let d2 = set(&[1, 2, 3, 5, 6, 7, 8]);
+    let d3 = set(&[9, 10, 11, 12, 13]);
+    assert_eq!(jaccard(d1.as_slice(), d2.as_slice()), 0.375);
+    assert_eq!(jaccard(d1.as_slice(), d3.as_slice()), 0.0);
+    assert_eq!(jaccard(d2.as_slice(), d3.as_slice()), 0.0);
+}
+
+#[test]
+fn hand_computed_vector_measures() {
+    // a = (1, 2, 0), b = (2, 0, 2) on features 10, 20, 30.
+    let a = vector(&BTreeMap::from([(10, 1.0), (20, 2.0)]));
+    let b = vector(&BTreeMap::from([(10, 2.0), (30, 2.0)]));
+    // dot = 2, |a|^2 = 5, |b|^2 = 8.
+    assert!((cosine(&a, &b) - 2.0 / (5f64.sqrt() * 8f64.sqrt())).abs() < 1e-12);
+    assert!((extended_jaccard(&a, &b) - 2.0 / (5.0 + 8.0 - 2.0)).abs() < 1e-12);
+    // min: 1 + 0 + 0 = 1, max: 2 + 2 + 2 = 6.
+    assert!((weighted_jaccard(&a, &b) - 1.0 / 6.0).abs() < 1e-12);
+}
+
+#[test]
+fn empty_inputs_have_defined_results() {
+    let e = FeatureSet::default();
+    let x = set(&[1]);
+    assert_eq!(jaccard(e.as_slice(), e.as_slice()), 1.0);
+    assert_eq!(jaccard(e.as_slice(), x.as_slice()), 0.0);
+    assert_eq!(containment(e.as_slice(), x.as_slice()), 1.0);
+    assert_eq!(containment(x.as_slice(), e.as_slice()), 0.0);
+    let ev = SparseVector::default();
+    let xv = SparseVector::binary(&x);
+    assert_eq!(cosine(&ev, &ev), 1.0);
+    assert_eq!(cosine(&ev, &xv), 0.0);
+    assert_eq!(extended_jaccard(&ev, &xv), 0.0);
+    assert_eq!(weighted_jaccard(&ev, &ev), 1.0);
+}
+
+#[test]
+fn non_finite_weights_are_rejected() {
+    assert!(Weighted::new(1, f64::NAN).is_err());
+    assert!(Weighted::new(1, f64::NEG_INFINITY).is_err());
+    assert!(FeatureSet::from_sorted(vec![3, 2]).is_err());
+}
+
+fn brute_force_pairs(sets: &[FeatureSet], t: f64) -> Vec<(usize, usize, f64)> {
+    let mut out = Vec::new();
+    for i in 0..sets.len() {
+        for j in i + 1..sets.len() {
+            let a: BTreeSet<u64> = sets[i].as_slice().iter().copied().collect();
+            let b: BTreeSet<u64> = sets[j].as_slice().iter().copied().collect();
+            let s = oracle_jaccard(&a, &b);
+            if s >= t {
+                out.push((i, j, s));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn all_pairs_rejects_bad_threshold() {
+    assert!(exact_similar_pairs(&[], 0.0).is_err());
+    assert!(exact_similar_pairs(&[], 1.5).is_err());
+    assert!(exact_similar_pairs(&[], f64::NAN).is_err());
+    assert_eq!(exact_similar_pairs(&[], 0.5).unwrap(), vec![]);
+}
+
+proptest! {
+    #[test]
+    fn jaccard_matches_oracle_and_is_symmetric(
+        a in proptest::collection::btree_set(0u64..64, 0..40),
+        b in proptest::collection::btree_set(0u64..64, 0..40),
+    ) {
+        let (sa, sb) = (FeatureSet::from_unsorted(a.iter().copied().collect()),
+                        FeatureSet::from_unsorted(b.iter().copied().collect()));
+        let j = jaccard(sa.as_slice(), sb.as_slice());
+        prop_assert_eq!(j, oracle_jaccard(&a, &b));
+        prop_assert_eq!(j, jaccard(sb.as_slice(), sa.as_slice()));
+        prop_assert!((0.0..=1.0).contains(&j));
+        prop_assert_eq!(jaccard(sa.as_slice(), sa.as_slice()), 1.0);
+        let c = containment(sa.as_slice(), sb.as_slice());
+        let want = if a.is_empty() { 1.0 } else { a.intersection(&b).count() as f64 / a.len() as f64 };
+        prop_assert_eq!(c, want);
+    }
+
+    #[test]
+    fn vector_measures_match_definitions(
+        a in proptest::collection::btree_map(0u64..32, 0.0f64..10.0, 0..20),
+        b in proptest::collection::btree_map(0u64..32, 0.0f64..10.0, 0..20),
+    ) {
+        let (va, vb) = (vector(&a), vector(&b));
+        let keys: BTreeSet<u64> = a.keys().chain(b.keys()).copied().collect();
+        let get = |m: &BTreeMap<u64, f64>, k: u64| m.get(&k).copied().unwrap_or(0.0);
+        let dot: f64 = keys.iter().map(|&k| get(&a, k) * get(&b, k)).sum();
+        let na: f64 = a.values().map(|w| w * w).sum::<f64>();
+        let nb: f64 = b.values().map(|w| w * w).sum::<f64>();
+        let mins: f64 = keys.iter().map(|&k| get(&a, k).min(get(&b, k))).sum();
+        let maxs: f64 = keys.iter().map(|&k| get(&a, k).max(get(&b, k))).sum();
+        if na > 0.0 && nb > 0.0 {
+            prop_assert!((cosine(&va, &vb) - dot / (na.sqrt() * nb.sqrt())).abs() < 1e-9);
+            prop_assert!((extended_jaccard(&va, &vb) - dot / (na + nb - dot)).abs() < 1e-9);
+        }
+        if maxs > 0.0 {
+            prop_assert!((weighted_jaccard(&va, &vb) - mins / maxs).abs() < 1e-9);
+        }
+        prop_assert!((cosine(&va, &vb) - cosine(&vb, &va)).abs() < 1e-12);
+        let wj = weighted_jaccard(&va, &vb);
+        prop_assert!((0.0..=1.0).contains(&wj));
+    }
+
+    #[test]
+    fn rolling_kgram_equals_definition(
+        tokens in proptest::collection::vec(any::<u64>(), 0..60),
+        k in 1usize..8,
+    ) {
+        let mut roller = KGramRoller::new(k).unwrap();
+        let rolled: Vec<u64> = tokens.iter().filter_map(|&t| roller.push(t)).collect();
+        let direct: Vec<u64> = if tokens.len() >= k {
+            tokens.windows(k).map(kgram_hash).collect()
+        } else {
+            vec![]
+        };
+        prop_assert_eq!(rolled.len(), tokens.len().saturating_sub(k - 1));
+        prop_assert_eq!(rolled, direct);
+        if !tokens.is_empty() && tokens.len() < k {
+            prop_assert_eq!(roller.partial(), Some(kgram_hash(&tokens)));
+        }
+    }
+
+    #[test]
+    fn all_pairs_join_equals_brute_force(
+        raw in proptest::collection::vec(proptest::collection::vec(0u64..30, 0..12), 0..25),
+        t in 0.05f64..1.0,
+    ) {
+        let sets: Vec<FeatureSet> = raw.into_iter().map(FeatureSet::from_unsorted).collect();
+        let got = exact_similar_pairs(&sets, t).unwrap();
+        prop_assert_eq!(got, brute_force_pairs(&sets, t));
+    }
+}

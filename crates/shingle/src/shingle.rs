@@ -1,0 +1,657 @@
+//! Word and character k-gram shingles, hashed in one pass.
+
+use ndd_core::hash::{KGramRoller, mix64};
+use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Tokenizer, Weighted};
+
+use crate::token::{TokenFilter, WordTokenizer, hash_token};
+
+/// Which shingles of a document are kept as features.
+///
+/// # Example
+///
+/// ```
+/// use ndd_shingle::{Selection, WordShingler};
+/// let doc = "one two three four five six seven eight nine ten eleven twelve";
+/// let all = WordShingler::builder().k(3).build()?.features(doc).len();
+/// let every5 = WordShingler::builder().k(3).selection(Selection::EveryNth(5)).build()?;
+/// assert_eq!(all, 10);
+/// assert_eq!(every5.features(doc).len(), 2); // shingles 0 and 5
+/// # use ndd_core::FeatureExtractor;
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// Every shingle ("full fingerprinting").
+    #[default]
+    All,
+    /// Broder's sampling: keep shingles whose hash is `0 mod m` (A. Z. Broder,
+    /// S. C. Glassman, M. S. Manasse, G. Zweig, "Syntactic clustering of the Web",
+    /// WWW 1997). Content-defined, so an edit only changes the sample near it; keeps
+    /// about `1/m` of the shingles.
+    ModM(u64),
+    /// Every `s`-th overlapping shingle by position (0, s, 2s, …): the DSC variant of
+    /// Yang and Callan's comparison (H. Yang, J. Callan, "Near-Duplicate Detection by
+    /// Instance-level Constrained Clustering", SIGIR 2006, section 6.3, with `s = 5`).
+    /// Position-based, so an insertion shifts every later sample.
+    EveryNth(u64),
+}
+
+impl Selection {
+    fn validate(self) -> Result<Self, Error> {
+        match self {
+            Selection::ModM(0) => Err(Error::invalid_parameter(
+                "selection",
+                "mod-m sampling needs m >= 1",
+            )),
+            Selection::EveryNth(0) => Err(Error::invalid_parameter(
+                "selection",
+                "every-nth sampling needs s >= 1",
+            )),
+            s => Ok(s),
+        }
+    }
+
+    fn scheme_code(self) -> (u64, u64) {
+        match self {
+            Selection::All => (0, 0),
+            Selection::ModM(m) => (1, m),
+            Selection::EveryNth(s) => (2, s),
+        }
+    }
+}
+
+/// What a document with fewer than `k` tokens (or characters) produces.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::FeatureExtractor;
+/// use ndd_shingle::{ShortDocs, WordShingler};
+/// let whole = WordShingler::builder().k(5).build()?;
+/// let skip = WordShingler::builder().k(5).short_docs(ShortDocs::Skip).build()?;
+/// assert_eq!(whole.features("just three words").len(), 1);
+/// assert_eq!(skip.features("just three words").len(), 0);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShortDocs {
+    /// One shingle made of all its tokens (the hash of the partial window), so short
+    /// documents still compare: two identical three-word titles have Jaccard 1. The
+    /// default, as in datasketch, gaoya and rensa's usual 5-gram setups.
+    #[default]
+    WholeDocument,
+    /// No shingle: exactly `max(0, n − k + 1)` shingles for `n` tokens.
+    Skip,
+}
+
+/// How a word k-gram is turned into a 64-bit feature.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::FeatureExtractor;
+/// use ndd_shingle::{ShingleHash, WordShingler};
+/// let rabin = WordShingler::builder().k(2).hash(ShingleHash::Rabin).build()?;
+/// let fp = ndd_shingle::rabin::RabinFingerprinter::default();
+/// assert_eq!(rabin.features("Jack London"), vec![fp.fingerprint(b"jack london")]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShingleHash {
+    /// The rolling combination of token hashes ([`ndd_core::hash`]): O(1) per
+    /// position. The default, and the fastest.
+    #[default]
+    Rolling,
+    /// The 64-bit Rabin fingerprint of the k-gram's text (case-folded tokens joined by
+    /// single spaces), Broder's original shingle (papers 000 section 2.1 and 002).
+    /// O(k) per position; use it to match fingerprints computed by other Rabin-based
+    /// tools.
+    Rabin,
+}
+
+/// Word k-gram shingles: the document as the set (or multiset) of its hashed
+/// sequences of `k` consecutive words (A. Z. Broder, "On the resemblance and
+/// containment of documents", 1997; paper 002: "a shingle is just a word k-gram").
+///
+/// Tokens come from [`WordTokenizer`], optionally filtered by a [`TokenFilter`],
+/// case-folded (on by default) and hashed with [`hash_token`](crate::hash_token); the
+/// window of `k` token hashes is combined in O(1) per position. Nothing is allocated
+/// per token or per shingle.
+///
+/// Defaults: `k = 5`, seed 0, case folding on, every shingle kept, short documents
+/// give one shingle.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{jaccard, FeatureExtractor};
+/// use ndd_shingle::WordShingler;
+/// let bigrams = WordShingler::new(2)?;
+/// let d1 = bigrams.feature_set("Jack London traveled to Oakland");
+/// let d2 = bigrams.feature_set("Jack London traveled to the city of Oakland");
+/// assert_eq!(jaccard(d1.as_slice(), d2.as_slice()), 3.0 / 8.0);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WordShingler {
+    k: usize,
+    seed: u64,
+    fold_case: bool,
+    filter: TokenFilter,
+    selection: Selection,
+    short_docs: ShortDocs,
+    hash: ShingleHash,
+    scheme: SchemeId,
+}
+
+impl Default for WordShingler {
+    fn default() -> Self {
+        WordShinglerBuilder::default()
+            .build()
+            .unwrap_or_else(|_| unreachable!("the default parameters are valid"))
+    }
+}
+
+impl WordShingler {
+    /// Word `k`-grams with the other parameters at their defaults.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `k == 0`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_shingle::WordShingler::new(0).is_err());
+    /// assert_eq!(ndd_shingle::WordShingler::new(3)?.k(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(k: usize) -> Result<Self, Error> {
+        Self::builder().k(k).build()
+    }
+
+    /// A builder with the defaults.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_shingle::{TokenFilter, WordShingler};
+    /// let s = WordShingler::builder().k(3).seed(7).fold_case(false).filter(TokenFilter::imatch()).build()?;
+    /// assert_eq!((s.k(), s.seed()), (3, 7));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn builder() -> WordShinglerBuilder {
+        WordShinglerBuilder::default()
+    }
+
+    /// The number of words per shingle.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_shingle::WordShingler::default().k(), 5);
+    /// ```
+    #[must_use]
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The seed of the token hash.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_shingle::WordShingler::default().seed(), 0);
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The shingles of `doc` as a multiset: distinct hashes with their counts, sorted by
+    /// hash, as a term-frequency [`SparseVector`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_shingle::WordShingler::new(1)?;
+    /// let tf = s.counts("to be or not to be");
+    /// assert_eq!(tf.len(), 4);
+    /// assert_eq!(tf.entries().iter().map(|w| w.weight).sum::<f64>(), 6.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn counts(&self, doc: &str) -> SparseVector {
+        counts_of(self, doc)
+    }
+
+    #[inline]
+    fn for_each_shingle<F: FnMut(u64)>(&self, doc: &str, mut emit: F) {
+        let tokenizer = WordTokenizer::new();
+        let Ok(mut roller) = KGramRoller::new(self.k) else {
+            return; // unreachable: k >= 1 is checked by the builder
+        };
+        let mut position = 0u64;
+        let mut select = |g: u64| {
+            let keep = match self.selection {
+                Selection::All => true,
+                Selection::ModM(m) => g % m == 0,
+                Selection::EveryNth(s) => position % s == 0,
+            };
+            position += 1;
+            if keep {
+                emit(g);
+            }
+        };
+        match self.hash {
+            ShingleHash::Rolling => {
+                let filter = self.filter;
+                let no_filter = filter.is_none();
+                tokenizer.for_each_token(doc, |t| {
+                    if no_filter || filter.keeps(t.text) {
+                        if let Some(g) = roller.push(hash_token(t.text, self.fold_case, self.seed))
+                        {
+                            select(g);
+                        }
+                    }
+                });
+                if self.short_docs == ShortDocs::WholeDocument {
+                    if let Some(g) = roller.partial() {
+                        select(g);
+                    }
+                }
+            }
+            ShingleHash::Rabin => {
+                crate::rabin_shingles::for_each_rabin_shingle(self, doc, &mut select);
+            }
+        }
+    }
+
+    pub(crate) fn rabin_params(&self) -> (usize, bool, TokenFilter, bool) {
+        (
+            self.k,
+            self.fold_case,
+            self.filter,
+            self.short_docs == ShortDocs::WholeDocument,
+        )
+    }
+}
+
+fn counts_of<E: FeatureExtractor>(e: &E, doc: &str) -> SparseVector {
+    let mut features = e.features(doc);
+    features.sort_unstable();
+    let mut out: Vec<Weighted> = Vec::new();
+    for f in features {
+        match out.last_mut() {
+            Some(last) if last.feature == f => last.weight += 1.0,
+            _ => out.push(Weighted {
+                feature: f,
+                weight: 1.0,
+            }),
+        }
+    }
+    SparseVector::from_unsorted(out)
+}
+
+impl FeatureExtractor for WordShingler {
+    #[inline]
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+        self.for_each_shingle(doc, |g| sink.push(g));
+    }
+
+    fn scheme(&self) -> SchemeId {
+        self.scheme
+    }
+}
+
+/// Builds a [`WordShingler`]; every setter consumes and returns the builder.
+///
+/// # Example
+///
+/// ```
+/// let s = ndd_shingle::WordShinglerBuilder::default().k(4).build()?;
+/// assert_eq!(s.k(), 4);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+#[must_use]
+pub struct WordShinglerBuilder {
+    k: usize,
+    seed: u64,
+    fold_case: bool,
+    filter: TokenFilter,
+    selection: Selection,
+    short_docs: ShortDocs,
+    hash: ShingleHash,
+}
+
+impl Default for WordShinglerBuilder {
+    fn default() -> Self {
+        WordShinglerBuilder {
+            k: 5,
+            seed: 0,
+            fold_case: true,
+            filter: TokenFilter::none(),
+            selection: Selection::All,
+            short_docs: ShortDocs::WholeDocument,
+            hash: ShingleHash::Rolling,
+        }
+    }
+}
+
+impl WordShinglerBuilder {
+    /// Words per shingle (default 5). Larger `k` makes shingles rarer and more
+    /// specific: an edit changes up to `k` shingles, and unrelated documents share
+    /// fewer of them. 5 suits English prose; 2–3 suit short texts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_shingle::WordShingler::builder().k(0).build().is_err());
+    /// ```
+    pub fn k(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// Seed of the token hash (default 0). Different seeds give unrelated feature
+    /// values; signatures built with different seeds do not compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let a = ndd_shingle::WordShingler::builder().seed(1).build()?;
+    /// let b = ndd_shingle::WordShingler::builder().seed(2).build()?;
+    /// assert_ne!(a.features("x"), b.features("x"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Whether tokens are lowercased before hashing (default true).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::WordShingler::builder().k(1).fold_case(false).build()?;
+    /// assert_ne!(s.features("Word"), s.features("word"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn fold_case(mut self, fold: bool) -> Self {
+        self.fold_case = fold;
+        self
+    }
+
+    /// Which tokens take part (default: all).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::WordShingler::builder().k(1)
+    ///     .filter(ndd_shingle::TokenFilter::imatch()).build()?;
+    /// assert_eq!(s.features("the lexicon of 2004 words").len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn filter(mut self, filter: TokenFilter) -> Self {
+        self.filter = filter;
+        self
+    }
+
+    /// Which shingles are kept (default: all).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_shingle::WordShingler::builder().selection(ndd_shingle::Selection::ModM(0)).build();
+    /// assert!(s.is_err());
+    /// ```
+    pub fn selection(mut self, selection: Selection) -> Self {
+        self.selection = selection;
+        self
+    }
+
+    /// What documents shorter than `k` words produce (default: one shingle).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::WordShingler::builder().short_docs(ndd_shingle::ShortDocs::Skip).build()?;
+    /// assert!(s.features("too short").is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn short_docs(mut self, policy: ShortDocs) -> Self {
+        self.short_docs = policy;
+        self
+    }
+
+    /// How k-grams are hashed (default: rolling token-hash combination).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_shingle::WordShingler::builder().hash(ndd_shingle::ShingleHash::Rabin).build()?;
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn hash(mut self, hash: ShingleHash) -> Self {
+        self.hash = hash;
+        self
+    }
+
+    /// Validates the parameters.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `k == 0` or a selection parameter is 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_shingle::WordShingler::builder().k(5).build().is_ok());
+    /// ```
+    pub fn build(self) -> Result<WordShingler, Error> {
+        if self.k == 0 {
+            return Err(Error::invalid_parameter("k", "must be at least 1"));
+        }
+        let selection = self.selection.validate()?;
+        let (sel_kind, sel_arg) = selection.scheme_code();
+        let scheme = SchemeId::new("word-shingles")
+            .with(1) // tokenizer and token-hash version
+            .with(self.k as u64)
+            .with(self.seed)
+            .with(u64::from(self.fold_case))
+            .with(self.filter.min_chars as u64)
+            .with(self.filter.max_digits.map_or(u64::MAX, |d| d as u64))
+            .with(sel_kind)
+            .with(sel_arg)
+            .with(u64::from(self.short_docs == ShortDocs::WholeDocument))
+            .with(u64::from(self.hash == ShingleHash::Rabin))
+            .finish();
+        Ok(WordShingler {
+            k: self.k,
+            seed: self.seed,
+            fold_case: self.fold_case,
+            filter: self.filter,
+            selection,
+            short_docs: self.short_docs,
+            hash: self.hash,
+            scheme,
+        })
+    }
+}
+
+/// Character k-gram shingles: the path for text without spaces between words
+/// (Chinese, Japanese, Thai) and for noisy text where words are unreliable.
+///
+/// The text is read as Unicode scalar values; with `fold_case` (default on) letters
+/// are lowercased, and with `collapse_whitespace` (default on) every run of
+/// whitespace counts as one space, so re-wrapped text keeps its shingles. Each
+/// character's hash is `fmix64(code_point + seed·φ)` (φ = `0x9E37_79B9_7F4A_7C15`),
+/// combined over the window by the rolling k-gram hash of [`ndd_core::hash`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{jaccard, FeatureExtractor};
+/// use ndd_shingle::CharShingler;
+/// let s = CharShingler::new(2)?;
+/// let a = s.feature_set("近似重复检测");
+/// let b = s.feature_set("近似重复的检测");
+/// // 5 and 6 bigrams; 4 shared (近似 似重 重复 检测), 7 distinct in all.
+/// assert_eq!(jaccard(a.as_slice(), b.as_slice()), 4.0 / 7.0);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CharShingler {
+    k: usize,
+    seed: u64,
+    fold_case: bool,
+    collapse_whitespace: bool,
+    short_docs: ShortDocs,
+    scheme: SchemeId,
+}
+
+impl CharShingler {
+    /// Character `k`-grams with defaults (seed 0, case folding and whitespace
+    /// collapsing on, short documents give one shingle).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `k == 0`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// assert_eq!(ndd_shingle::CharShingler::new(3)?.features("abcd").len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(k: usize) -> Result<Self, Error> {
+        Self::with_options(k, 0, true, true, ShortDocs::WholeDocument)
+    }
+
+    /// Character `k`-grams with every option explicit.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `k == 0`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// use ndd_shingle::{CharShingler, ShortDocs};
+    /// let s = CharShingler::with_options(4, 0, false, false, ShortDocs::Skip)?;
+    /// assert!(s.features("abc").is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn with_options(
+        k: usize,
+        seed: u64,
+        fold_case: bool,
+        collapse_whitespace: bool,
+        short_docs: ShortDocs,
+    ) -> Result<Self, Error> {
+        if k == 0 {
+            return Err(Error::invalid_parameter("k", "must be at least 1"));
+        }
+        let scheme = SchemeId::new("char-shingles")
+            .with(1)
+            .with(k as u64)
+            .with(seed)
+            .with(u64::from(fold_case))
+            .with(u64::from(collapse_whitespace))
+            .with(u64::from(short_docs == ShortDocs::WholeDocument))
+            .finish();
+        Ok(CharShingler {
+            k,
+            seed,
+            fold_case,
+            collapse_whitespace,
+            short_docs,
+            scheme,
+        })
+    }
+
+    /// The number of characters per shingle.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_shingle::CharShingler::new(4)?.k(), 4);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn k(&self) -> usize {
+        self.k
+    }
+
+    /// The shingles of `doc` with their counts; see [`WordShingler::counts`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let tf = ndd_shingle::CharShingler::new(1)?.counts("aab");
+    /// assert_eq!(tf.len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn counts(&self, doc: &str) -> SparseVector {
+        counts_of(self, doc)
+    }
+
+    #[inline]
+    fn char_hash(&self, c: char) -> u64 {
+        mix64(u64::from(c as u32).wrapping_add(self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+    }
+}
+
+impl FeatureExtractor for CharShingler {
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+        let Ok(mut roller) = KGramRoller::new(self.k) else {
+            return;
+        };
+        let mut in_space = false;
+        let mut push_char = |c: char, roller: &mut KGramRoller| {
+            if let Some(g) = roller.push(self.char_hash(c)) {
+                sink.push(g);
+            }
+        };
+        for c in doc.chars() {
+            if self.collapse_whitespace && c.is_whitespace() {
+                in_space = true;
+                continue;
+            }
+            if in_space {
+                in_space = false;
+                // A run of whitespace between characters counts as one space;
+                // leading and trailing whitespace counts for nothing.
+                if roller.filled() > 0 || roller.partial().is_some() {
+                    push_char(' ', &mut roller);
+                }
+            }
+            if self.fold_case && !c.is_lowercase() && c.is_alphabetic() {
+                for lc in c.to_lowercase() {
+                    push_char(lc, &mut roller);
+                }
+            } else {
+                push_char(c, &mut roller);
+            }
+        }
+        if self.short_docs == ShortDocs::WholeDocument {
+            if let Some(g) = roller.partial() {
+                sink.push(g);
+            }
+        }
+    }
+
+    fn scheme(&self) -> SchemeId {
+        self.scheme
+    }
+}
