@@ -234,18 +234,18 @@ pub fn exact_similar_pairs(
     }
     let mut order: Vec<(u32, u64)> = df.iter().map(|(&f, &c)| (c, f)).collect();
     order.sort_unstable();
-    let rank: AHashMap<u64, u32> = order
+    let rank: AHashMap<u64, usize> = order
         .iter()
         .enumerate()
-        .map(|(r, &(_, f))| (f, r as u32))
+        .map(|(r, &(_, f))| (f, r))
         .collect();
     drop(order);
     drop(df);
 
     let mut out = Vec::new();
-    let mut postings: AHashMap<u32, Vec<u32>> = AHashMap::new();
-    let mut ranked: Vec<u32> = Vec::new();
-    let mut seen: Vec<u32> = vec![u32::MAX; sets.len()];
+    let mut postings: AHashMap<usize, Vec<usize>> = AHashMap::new();
+    let mut ranked: Vec<usize> = Vec::new();
+    let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
     let mut empties: Vec<usize> = Vec::new();
     // Process in increasing size so each set is probed against smaller-or-equal ones,
     // which also allows the size filter |y| ≥ t·|x|.
@@ -261,16 +261,19 @@ pub fn exact_similar_pairs(
         ranked.extend(x.as_slice().iter().map(|f| rank[f]));
         ranked.sort_unstable();
         let n = x.len();
-        let prefix = n - ((threshold * n as f64).ceil() as usize).min(n) + 1;
+        // Overlap needed for J ≥ t is at least ⌈t·|x|⌉ ∈ [1, n]; the cast is exact
+        // because the value is a small non-negative integer.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let need = ((threshold * n as f64).ceil() as usize).clamp(1, n);
+        let prefix = n - need + 1;
         let min_size = threshold * n as f64;
-        for &r in &ranked[..prefix.min(n)] {
+        for &r in &ranked[..prefix] {
             if let Some(list) = postings.get(&r) {
                 for &j in list {
-                    let j = j as usize;
-                    if seen[j] == i as u32 || (sets[j].len() as f64) < min_size - 1e-9 {
+                    if seen[j] == i || (sets[j].len() as f64) < min_size - 1e-9 {
                         continue;
                     }
-                    seen[j] = i as u32;
+                    seen[j] = i;
                     let sim = crate::jaccard(x.as_slice(), sets[j].as_slice());
                     if sim >= threshold {
                         out.push((i.min(j), i.max(j), sim));
@@ -278,8 +281,8 @@ pub fn exact_similar_pairs(
                 }
             }
         }
-        for &r in &ranked[..prefix.min(n)] {
-            postings.entry(r).or_default().push(i as u32);
+        for &r in &ranked[..prefix] {
+            postings.entry(r).or_default().push(i);
         }
     }
     for (a, &i) in empties.iter().enumerate() {
@@ -287,6 +290,6 @@ pub fn exact_similar_pairs(
             out.push((i.min(j), i.max(j), 1.0));
         }
     }
-    out.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    out.sort_unstable_by_key(|p| (p.0, p.1));
     Ok(out)
 }

@@ -36,7 +36,7 @@ impl SchemeId {
     /// let id = ndd_core::SchemeId::new("exact-set").finish();
     /// assert_eq!(id, ndd_core::SchemeId::new("exact-set").finish());
     /// ```
-    #[must_use]
+    #[allow(clippy::new_ret_no_self)] // `new` starts the builder: SchemeId::new("x").with(1).finish()
     pub fn new(tag: &str) -> SchemeBuilder {
         SchemeBuilder {
             acc: stable_hash64(tag.as_bytes(), 0x6E64_645F_7363_6865),

@@ -5,6 +5,8 @@
 //! * fmix64 and k-gram vectors: computed by `hash_spec.py` beside this file, an
 //!   independent Python implementation of the specification in `ndd_core::hash`.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use ndd_core::hash::{KGramRoller, kgram_hash, mix64, stable_hash64};
 
 #[test]

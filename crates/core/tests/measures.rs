@@ -1,6 +1,8 @@
 //! Exact measures against definitions computed the slow way (BTreeSet / BTreeMap
 //! oracles), hand-computed values, and proptest properties.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use ndd_core::hash::{KGramRoller, kgram_hash};

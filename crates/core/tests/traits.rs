@@ -1,5 +1,7 @@
 //! The core traits compose, forward through references, and are usable as `dyn`.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use ndd_core::{
     CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, Error, ErrorKind,
     ExactSetSketcher, FeatureExtractor, FeatureSink, InvertedIndex, SchemeId, Signature, Sketcher,

@@ -1,1 +1,125 @@
-fn main() {}
+//! Tokenizing + word 5-gram shingling throughput on real text, against a plain
+//! reference pass measured in the same run.
+//!
+//! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
+//! `{"text": ...}` objects named by `NDD_BENCH_CORPUS` (for example the 66,855-document
+//! corpus that `shared/bench/make_corpus.py` builds).
+//!
+//! Run: `cargo bench -p ndd-shingle --bench shingle`
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ndd_core::{FeatureExtractor, FnSink, Tokenizer};
+use ndd_shingle::{CharShingler, WordShingler, WordTokenizer};
+use xxhash_rust::xxh3::xxh3_64;
+
+fn load_corpus() -> Vec<String> {
+    let path = std::env::var("NDD_BENCH_CORPUS").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/debian-copyright.jsonl").to_string()
+    });
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
+        .collect()
+}
+
+/// The reference pass of `shared/bench` (`rust-peers`): ASCII-lowercase, tokens are
+/// runs of `[a-z0-9]`, each word 5-gram joined by one space into a reused `String`
+/// and hashed with XXH3.
+fn baseline_5gram_strings(doc: &str, out: &mut Vec<u64>, lower: &mut String, gram: &mut String) {
+    lower.clear();
+    lower.extend(doc.chars().map(|c| c.to_ascii_lowercase()));
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    if tokens.len() < 5 {
+        if !tokens.is_empty() {
+            out.push(xxh3_64(tokens.join(" ").as_bytes()));
+        }
+        return;
+    }
+    for w in tokens.windows(5) {
+        gram.clear();
+        for (i, t) in w.iter().enumerate() {
+            if i > 0 {
+                gram.push(' ');
+            }
+            gram.push_str(t);
+        }
+        out.push(xxh3_64(gram.as_bytes()));
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let docs = load_corpus();
+    let bytes: usize = docs.iter().map(String::len).sum();
+    let mut group = c.benchmark_group("shingle");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(20);
+
+    group.bench_function("baseline: ascii tokens + xxh3 of each 5-gram string", |b| {
+        let (mut out, mut lower, mut gram) = (Vec::new(), String::new(), String::new());
+        b.iter(|| {
+            for d in &docs {
+                out.clear();
+                baseline_5gram_strings(d, &mut out, &mut lower, &mut gram);
+                black_box(&out);
+            }
+        });
+    });
+
+    group.bench_function("ndd: tokenize only (WordTokenizer)", |b| {
+        b.iter(|| {
+            let mut n = 0usize;
+            for d in &docs {
+                WordTokenizer::new().for_each_token(d, |t| n += t.end - t.start);
+            }
+            black_box(n)
+        });
+    });
+
+    let word5 = WordShingler::new(5).expect("valid");
+    group.bench_function("ndd: word 5-gram shingles (WordShingler, into a sink)", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &docs {
+                word5.extract(d, &mut FnSink(|f: u64| acc ^= f));
+            }
+            black_box(acc)
+        });
+    });
+
+    group.bench_function("ndd: word 5-gram shingles into a reused Vec", |b| {
+        let mut out: Vec<u64> = Vec::new();
+        b.iter(|| {
+            for d in &docs {
+                out.clear();
+                word5.extract(d, &mut out);
+                black_box(&out);
+            }
+        });
+    });
+
+    let char5 = CharShingler::new(5).expect("valid");
+    group.bench_function("ndd: char 5-gram shingles (CharShingler)", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            for d in &docs {
+                char5.extract(d, &mut FnSink(|f: u64| acc ^= f));
+            }
+            black_box(acc)
+        });
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default();
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,9 +1,9 @@
 //! Word and character k-gram shingles, hashed in one pass.
 
-use ndd_core::hash::{KGramRoller, mix64};
-use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Tokenizer, Weighted};
+use ndd_core::hash::{KGramRoller, mix64, stable_hash64};
+use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Weighted};
 
-use crate::token::{TokenFilter, WordTokenizer, hash_token};
+use crate::token::{TokenFilter, hash_token, scan_words};
 
 /// Which shingles of a document are kept as features.
 ///
@@ -113,7 +113,7 @@ pub enum ShingleHash {
 /// sequences of `k` consecutive words (A. Z. Broder, "On the resemblance and
 /// containment of documents", 1997; paper 002: "a shingle is just a word k-gram").
 ///
-/// Tokens come from [`WordTokenizer`], optionally filtered by a [`TokenFilter`],
+/// Tokens come from [`WordTokenizer`](crate::WordTokenizer), optionally filtered by a [`TokenFilter`],
 /// case-folded (on by default) and hashed with [`hash_token`](crate::hash_token); the
 /// window of `k` token hashes is combined in O(1) per position. Nothing is allocated
 /// per token or per shingle.
@@ -180,7 +180,6 @@ impl WordShingler {
     /// assert_eq!((s.k(), s.seed()), (3, 7));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    #[must_use]
     pub fn builder() -> WordShinglerBuilder {
         WordShinglerBuilder::default()
     }
@@ -228,7 +227,6 @@ impl WordShingler {
 
     #[inline]
     fn for_each_shingle<F: FnMut(u64)>(&self, doc: &str, mut emit: F) {
-        let tokenizer = WordTokenizer::new();
         let Ok(mut roller) = KGramRoller::new(self.k) else {
             return; // unreachable: k >= 1 is checked by the builder
         };
@@ -248,10 +246,15 @@ impl WordShingler {
             ShingleHash::Rolling => {
                 let filter = self.filter;
                 let no_filter = filter.is_none();
-                tokenizer.for_each_token(doc, |t| {
-                    if no_filter || filter.keeps(t.text) {
-                        if let Some(g) = roller.push(hash_token(t.text, self.fold_case, self.seed))
-                        {
+                let (fold, seed) = (self.fold_case, self.seed);
+                scan_words::<true, _>(doc, |start, end, folded| {
+                    let token = &doc[start..end];
+                    if no_filter || filter.keeps(token) {
+                        let h = match folded {
+                            Some(lower) if fold => stable_hash64(lower, seed),
+                            _ => hash_token(token, fold, seed),
+                        };
+                        if let Some(g) = roller.push(h) {
                             select(g);
                         }
                     }

@@ -7,9 +7,9 @@ use ndd_core::{Token, Tokenizer};
 /// ASCII bytes that belong to words: `[A-Za-z0-9]`.
 const fn ascii_word_table() -> [bool; 128] {
     let mut t = [false; 128];
-    let mut b = 0;
+    let mut b: u8 = 0;
     while b < 128 {
-        t[b] = (b as u8).is_ascii_alphanumeric();
+        t[b as usize] = b.is_ascii_alphanumeric();
         b += 1;
     }
     t
@@ -108,58 +108,79 @@ impl WordTokenizer {
 impl Tokenizer for WordTokenizer {
     #[inline]
     fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, mut f: F) {
-        let bytes = text.as_bytes();
-        let n = bytes.len();
-        let mut i = 0;
+        scan_words::<false, _>(text, |start, end, _| {
+            f(Token {
+                text: &text[start..end],
+                start,
+                end,
+            });
+        });
+    }
+}
+
+/// Length of the buffer in which [`scan_words`] lowercases short ASCII tokens.
+pub(crate) const FOLD_BUF: usize = 48;
+
+/// The word scanner behind [`WordTokenizer`]: calls `f(start, end, folded)` for every
+/// token. With `FOLD`, `folded` is the ASCII-lowercased token when the token is ASCII
+/// and at most [`FOLD_BUF`] bytes long (lowercased while scanning, so the shingler
+/// hashes it without a second pass), else `None`.
+#[inline]
+pub(crate) fn scan_words<const FOLD: bool, F: FnMut(usize, usize, Option<&[u8]>)>(
+    text: &str,
+    mut f: F,
+) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
+    let mut buf = [0u8; FOLD_BUF];
+    let mut i = 0;
+    while i < n {
+        // Skip separators.
+        let b = bytes[i];
+        if b < 0x80 {
+            if !ASCII_WORD[b as usize] {
+                i += 1;
+                continue;
+            }
+        } else {
+            let c = decode_at(text, i);
+            if is_separator(c) {
+                i += c.len_utf8();
+                continue;
+            }
+            if is_ideographic(c) {
+                let end = i + c.len_utf8();
+                f(i, end, None);
+                i = end;
+                continue;
+            }
+        }
+        // A word starts at i.
+        let start = i;
+        let mut ascii = true;
         while i < n {
-            // Skip separators.
             let b = bytes[i];
             if b < 0x80 {
                 if !ASCII_WORD[b as usize] {
-                    i += 1;
-                    continue;
+                    break;
                 }
+                if FOLD {
+                    if let Some(slot) = buf.get_mut(i - start) {
+                        *slot = b.to_ascii_lowercase();
+                    }
+                }
+                i += 1;
             } else {
                 let c = decode_at(text, i);
-                if is_separator(c) {
-                    i += c.len_utf8();
-                    continue;
+                if is_separator(c) || is_ideographic(c) {
+                    break;
                 }
-                if is_ideographic(c) {
-                    let end = i + c.len_utf8();
-                    f(Token {
-                        text: &text[i..end],
-                        start: i,
-                        end,
-                    });
-                    i = end;
-                    continue;
-                }
+                ascii = false;
+                i += c.len_utf8();
             }
-            // A word starts at i.
-            let start = i;
-            while i < n {
-                let b = bytes[i];
-                if b < 0x80 {
-                    if ASCII_WORD[b as usize] {
-                        i += 1;
-                    } else {
-                        break;
-                    }
-                } else {
-                    let c = decode_at(text, i);
-                    if is_separator(c) || is_ideographic(c) {
-                        break;
-                    }
-                    i += c.len_utf8();
-                }
-            }
-            f(Token {
-                text: &text[start..i],
-                start,
-                end: i,
-            });
         }
+        let folded = (FOLD && ascii && i - start <= FOLD_BUF).then(|| &buf[..i - start]);
+        f(start, i, folded);
     }
 }
 

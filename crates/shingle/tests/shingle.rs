@@ -1,6 +1,8 @@
 //! Shingling against definitions, the paper's worked example, golden vectors from the
 //! independent spec implementation (`crates/core/tests/hash_spec.py`), and properties.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use ndd_core::hash::{kgram_hash, stable_hash64};
 use ndd_core::{FeatureExtractor, Tokenizer, jaccard};
 use ndd_shingle::{
