@@ -1,1 +1,396 @@
-fn main() {}
+//! Finds near-duplicate groups in a folder of text/HTML files or a JSONL file.
+//!
+//! ```text
+//! cargo run --release --example dedup                      # the bundled corpus
+//! cargo run --release --example dedup -- --input docs/ --threshold 0.7 \
+//!     --pairs-out pairs.tsv --clusters-out clusters.tsv
+//! ```
+//!
+//! Input: a folder (every file below it, recursively; `.html`/`.htm` files and files
+//! that look like HTML are converted to text first) or a JSONL file with one
+//! `{"id": ..., "text": ...}` object per line (`id` may be a string or a number; when
+//! it is missing, the line number is the id).
+//!
+//! Method `exact` (the only one so far): word k-gram shingles (k = 5 by default, or
+//! character k-grams with `--char-k` for text without spaces), exact Jaccard of the
+//! shingle sets, all pairs at or above `--threshold` found with a prefix-filtered
+//! inverted index, grouped by connected components.
+//!
+//! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
+//! `--clusters-out` writes `id<TAB>cluster` for every document.
+
+use std::fmt::Write as _;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use ndd::shingle::html::{html_to_text, looks_like_html};
+use ndd::shingle::{CharShingler, WordShingler};
+use ndd::{DynFeatureExtractor, FeatureSet, UnionFind, exact_similar_pairs};
+
+const USAGE: &str = "\
+usage: dedup [--input PATH] [--threshold T] [--method exact] [--k K | --char-k K]
+             [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
+             [--top N]
+
+  --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
+                       objects (default: the bundled data/debian-copyright.jsonl)
+  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8):
+                       0.8 means 80% of the two documents' distinct shingles are shared
+  --method exact       exact Jaccard over shingles (the only method so far)
+  --k K                words per shingle (default 5)
+  --char-k K           use character K-grams instead of words (for Chinese, Japanese...)
+  --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair found
+  --clusters-out FILE  write id<TAB>cluster for every document
+  --on-error MODE      skip (default: report bad input and continue) or stop
+  --top N              how many of the largest groups to show (default 5)
+";
+
+struct Options {
+    input: PathBuf,
+    threshold: f64,
+    k: usize,
+    char_k: Option<usize>,
+    pairs_out: Option<PathBuf>,
+    clusters_out: Option<PathBuf>,
+    stop_on_error: bool,
+    top: usize,
+}
+
+fn parse_args() -> Result<Options, String> {
+    let mut o = Options {
+        input: Path::new(env!("CARGO_MANIFEST_DIR")).join("data/debian-copyright.jsonl"),
+        threshold: 0.8,
+        k: 5,
+        char_k: None,
+        pairs_out: None,
+        clusters_out: None,
+        stop_on_error: false,
+        top: 5,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        if flag == "-h" || flag == "--help" {
+            print!("{USAGE}");
+            std::process::exit(0);
+        }
+        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--input" => o.input = PathBuf::from(value()?),
+            "--threshold" => {
+                let v = value()?;
+                o.threshold = v
+                    .parse()
+                    .map_err(|_| format!("--threshold: not a number: {v}"))?;
+                if !(o.threshold > 0.0 && o.threshold <= 1.0) {
+                    return Err(format!("--threshold must lie in (0, 1], got {v}"));
+                }
+            }
+            "--method" => {
+                let v = value()?;
+                if v != "exact" {
+                    return Err(format!(
+                        "--method {v}: not available yet (this build has: exact)"
+                    ));
+                }
+            }
+            "--k" => o.k = parse_count(&flag, &value()?)?,
+            "--char-k" => o.char_k = Some(parse_count(&flag, &value()?)?),
+            "--pairs-out" => o.pairs_out = Some(PathBuf::from(value()?)),
+            "--clusters-out" => o.clusters_out = Some(PathBuf::from(value()?)),
+            "--on-error" => {
+                o.stop_on_error = match value()?.as_str() {
+                    "skip" => false,
+                    "stop" => true,
+                    v => return Err(format!("--on-error must be skip or stop, got {v}")),
+                }
+            }
+            "--top" => o.top = parse_count(&flag, &value()?)?,
+            _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
+        }
+    }
+    Ok(o)
+}
+
+fn parse_count(flag: &str, v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err(format!("{flag} must be a positive integer, got {v}")),
+    }
+}
+
+struct Doc {
+    id: String,
+    text: String,
+}
+
+/// Collects problems with the input; stops the run at the first one in `stop` mode.
+struct Problems {
+    stop: bool,
+    count: usize,
+}
+
+impl Problems {
+    fn report(&mut self, message: String) -> Result<(), String> {
+        self.count += 1;
+        if self.stop {
+            return Err(message);
+        }
+        eprintln!("warning: {message} (skipped)");
+        Ok(())
+    }
+}
+
+fn load(path: &Path, problems: &mut Problems) -> Result<Vec<Doc>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut docs = if meta.is_dir() {
+        load_folder(path, problems)?
+    } else {
+        load_jsonl(path, problems)?
+    };
+    let mut kept = Vec::with_capacity(docs.len());
+    for d in docs.drain(..) {
+        if d.text.trim().is_empty() {
+            problems.report(format!("{}: document {:?} is empty", path.display(), d.id))?;
+        } else {
+            kept.push(d);
+        }
+    }
+    Ok(kept)
+}
+
+fn load_jsonl(path: &Path, problems: &mut Problems) -> Result<Vec<Doc>, String> {
+    let content = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut docs = Vec::new();
+    for (i, line) in content.split(|&b| b == b'\n').enumerate() {
+        let line_no = i + 1;
+        let at = || format!("{}:{line_no}", path.display());
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let Ok(line) = std::str::from_utf8(line) else {
+            problems.report(format!("{}: invalid UTF-8", at()))?;
+            continue;
+        };
+        let value: serde_json::Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.report(format!("{}: malformed JSON: {e}", at()))?;
+                continue;
+            }
+        };
+        let Some(text) = value.get("text").and_then(|t| t.as_str()) else {
+            problems.report(format!("{}: no string field \"text\"", at()))?;
+            continue;
+        };
+        let id = match value.get("id") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            _ => line_no.to_string(),
+        };
+        docs.push(Doc {
+            id,
+            text: text.to_owned(),
+        });
+    }
+    Ok(docs)
+}
+
+fn load_folder(root: &Path, problems: &mut Problems) -> Result<Vec<Doc>, String> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                problems.report(format!("{}: {e}", dir.display()))?;
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut docs = Vec::with_capacity(files.len());
+    for f in files {
+        let bytes = match std::fs::read(&f) {
+            Ok(b) => b,
+            Err(e) => {
+                problems.report(format!("{}: {e}", f.display()))?;
+                continue;
+            }
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                problems.report(format!("{}: invalid UTF-8 at byte {at}", f.display()))?;
+                continue;
+            }
+        };
+        let is_html = f
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+        let text = if is_html || looks_like_html(&text) {
+            html_to_text(&text)
+        } else {
+            text
+        };
+        let id = f.strip_prefix(root).unwrap_or(&f).display().to_string();
+        docs.push(Doc { id, text });
+    }
+    Ok(docs)
+}
+
+fn snippet(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    for c in text
+        .split_whitespace()
+        .flat_map(|w| " ".chars().chain(w.chars()))
+        .skip(1)
+    {
+        if out.chars().count() >= max_chars {
+            out.push('…');
+            break;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn run(o: &Options) -> Result<(), String> {
+    let started = Instant::now();
+    let mut problems = Problems {
+        stop: o.stop_on_error,
+        count: 0,
+    };
+    let docs = load(&o.input, &mut problems)?;
+    let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
+    let loaded = started.elapsed();
+
+    let extractor: Box<dyn DynFeatureExtractor> = match o.char_k {
+        Some(k) => Box::new(CharShingler::new(k).map_err(|e| e.to_string())?),
+        None => Box::new(WordShingler::new(o.k).map_err(|e| e.to_string())?),
+    };
+    let t = Instant::now();
+    let mut scratch: Vec<u64> = Vec::new();
+    let sets: Vec<FeatureSet> = docs
+        .iter()
+        .map(|d| {
+            scratch.clear();
+            extractor.extract_dyn(&d.text, &mut scratch);
+            FeatureSet::from_unsorted(scratch.clone())
+        })
+        .collect();
+    let shingled = t.elapsed();
+
+    let t = Instant::now();
+    let pairs = exact_similar_pairs(&sets, o.threshold).map_err(|e| e.to_string())?;
+    let mut uf = UnionFind::new(docs.len());
+    for &(a, b, _) in &pairs {
+        uf.union(a, b);
+    }
+    let labels = uf.labels();
+    let mut groups: Vec<Vec<usize>> = uf.groups().into_iter().filter(|g| g.len() > 1).collect();
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+    let searched = t.elapsed();
+
+    if let Some(path) = &o.pairs_out {
+        write_file(path, |w| {
+            for &(a, b, s) in &pairs {
+                writeln!(w, "{}\t{}\t{s:.6}", docs[a].id, docs[b].id)?;
+            }
+            Ok(())
+        })?;
+    }
+    if let Some(path) = &o.clusters_out {
+        write_file(path, |w| {
+            for (d, &l) in docs.iter().zip(&labels) {
+                writeln!(w, "{}\t{l}", d.id)?;
+            }
+            Ok(())
+        })?;
+    }
+
+    let in_groups: usize = groups.iter().map(Vec::len).sum();
+    let mut report = String::new();
+    let _ = writeln!(report, "input:       {}", o.input.display());
+    let _ = writeln!(
+        report,
+        "documents:   {} ({:.1} MB{})",
+        docs.len(),
+        bytes as f64 / 1e6,
+        if problems.count > 0 {
+            format!(", {} skipped", problems.count)
+        } else {
+            String::new()
+        }
+    );
+    let _ = writeln!(
+        report,
+        "method:      exact Jaccard over {}, threshold {}",
+        match o.char_k {
+            Some(k) => format!("character {k}-grams"),
+            None => format!("word {}-grams", o.k),
+        },
+        o.threshold
+    );
+    let _ = writeln!(report, "pairs:       {}", pairs.len());
+    let _ = writeln!(
+        report,
+        "groups:      {} (holding {in_groups} documents; {} documents have no near-duplicate)",
+        groups.len(),
+        docs.len() - in_groups
+    );
+    let _ = writeln!(
+        report,
+        "time:        load {:.2?}, shingle {:.2?}, search + group {:.2?}",
+        loaded, shingled, searched
+    );
+    for (n, g) in groups.iter().take(o.top).enumerate() {
+        let _ = writeln!(report, "\ngroup {} ({} documents):", n + 1, g.len());
+        for &i in g.iter().take(6) {
+            let _ = writeln!(
+                report,
+                "  {:<28} {}",
+                snippet(&docs[i].id, 28),
+                snippet(&docs[i].text, 60)
+            );
+        }
+        if g.len() > 6 {
+            let _ = writeln!(report, "  … and {} more", g.len() - 6);
+        }
+    }
+    print!("{report}");
+    Ok(())
+}
+
+fn write_file(
+    path: &Path,
+    body: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), String> {
+    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut w = BufWriter::new(file);
+    body(&mut w)
+        .and_then(|()| w.flush())
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn main() -> ExitCode {
+    let result = parse_args().and_then(|o| run(&o));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

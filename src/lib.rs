@@ -1,6 +1,6 @@
 #![doc = include_str!("../README.md")]
 
-pub use ndd_core as core;
+pub use ndd_core;
 pub use ndd_core::*;
 
 /// Text preparation, tokenizers, shingles and spot signatures (the `ndd-shingle` crate).

@@ -1,5 +1,7 @@
 //! Clustering pairwise F1 and AC1 against hand-computed values and a brute-force oracle.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use ndd_core::{ErrorKind, UnionFind};
 use ndd_eval::{Labels, PairAgreement, ac1, cluster_pairwise, pair_agreement};
 use proptest::prelude::*;

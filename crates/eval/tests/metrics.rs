@@ -1,6 +1,8 @@
 //! Pairwise metrics and the Max-F1 sweep against hand-computed counts and a brute-force
 //! oracle.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use ndd_core::ErrorKind;
 use ndd_eval::{Confusion, Labels, evaluate_pairs, evaluate_predicted_pairs, max_f1, sweep};
 use proptest::prelude::*;

@@ -1,5 +1,7 @@
 //! The labeled near-duplicate generator.
 
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
 use ndd_core::ErrorKind;
 use ndd_eval::{EditKind, SynthConfig, generate_corpus, generate_variants, labels_of};
 

@@ -17,7 +17,11 @@ use xxhash_rust::xxh3::xxh3_64;
 
 fn load_corpus() -> Vec<String> {
     let path = std::env::var("NDD_BENCH_CORPUS").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/debian-copyright.jsonl").to_string()
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../data/debian-copyright.jsonl"
+        )
+        .to_string()
     });
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
@@ -83,15 +87,18 @@ fn bench(c: &mut Criterion) {
     });
 
     let word5 = WordShingler::new(5).expect("valid");
-    group.bench_function("ndd: word 5-gram shingles (WordShingler, into a sink)", |b| {
-        b.iter(|| {
-            let mut acc = 0u64;
-            for d in &docs {
-                word5.extract(d, &mut FnSink(|f: u64| acc ^= f));
-            }
-            black_box(acc)
-        });
-    });
+    group.bench_function(
+        "ndd: word 5-gram shingles (WordShingler, into a sink)",
+        |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                for d in &docs {
+                    word5.extract(d, &mut FnSink(|f: u64| acc ^= f));
+                }
+                black_box(acc)
+            });
+        },
+    );
 
     group.bench_function("ndd: word 5-gram shingles into a reused Vec", |b| {
         let mut out: Vec<u64> = Vec::new();

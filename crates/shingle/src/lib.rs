@@ -1,3 +1,41 @@
-//! Text preparation and feature extraction for ndd.
+//! Text preparation and feature extraction for ndd: HTML to text, Unicode word
+//! tokenizing with byte offsets, case folding and token filters, word and character
+//! k-gram shingles hashed in one pass, Rabin fingerprints, and spot signatures.
+//!
+//! Every extractor implements [`ndd_core::FeatureExtractor`]: it pushes 64-bit
+//! feature hashes into a sink as it scans, so sketches consume them without a
+//! `Vec` per document.
+//!
+//! # Example
+//!
+//! ```
+//! use ndd_core::{jaccard, FeatureExtractor};
+//! use ndd_shingle::{html::html_to_text, WordShingler};
+//!
+//! let page = "<p>The quick brown fox <a href='/ad'>buy now</a> jumps over the lazy dog</p>";
+//! let text = html_to_text(page);
+//! let shingles = WordShingler::new(3)?;
+//! let a = shingles.feature_set(&text);
+//! let b = shingles.feature_set("the quick brown fox jumps over the lazy dog");
+//! assert_eq!(jaccard(a.as_slice(), b.as_slice()), 1.0);
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+
 pub mod html;
 pub mod rabin;
+mod rabin_shingles;
+mod shingle;
+pub mod spots;
+mod stopwords;
+mod token;
+
+pub use ndd_core::{self, FeatureExtractor, FeatureSink, Token, Tokenizer};
+pub use rabin::RabinFingerprinter;
+pub use shingle::{
+    CharShingler, Selection, ShingleHash, ShortDocs, WordShingler, WordShinglerBuilder,
+};
+pub use spots::{
+    PunctSpotBuilder, PunctSpotExtractor, PunctSpotVariant, SpotOutcome, SpotSigBuilder,
+    SpotSigExtractor,
+};
+pub use token::{TokenFilter, WordTokenizer, fold_case_into, hash_token};

@@ -1,45 +1,46 @@
 //! Word shingles hashed as Rabin fingerprints of their text (`ShingleHash::Rabin`).
 
 use std::collections::VecDeque;
-use std::sync::OnceLock;
 
 use ndd_core::Tokenizer;
 
 use crate::WordShingler;
-use crate::token::{WordTokenizer, fold_case_into};
+use crate::rabin::RabinFingerprinter;
+use crate::token::WordTokenizer;
 
-// PLACEHOLDER until rabin.rs lands.
-struct Tmp;
-impl Tmp {
-    fn fingerprint(&self, b: &[u8]) -> u64 {
-        ndd_core::hash::stable_hash64(b, 0)
+/// Extends `fp` with the bytes of `token`, lowercased per character when `fold`.
+fn extend_token(fp: &RabinFingerprinter, mut h: u64, token: &str, fold: bool) -> u64 {
+    if !fold {
+        return fp.extend(h, token.as_bytes());
     }
-}
-fn fingerprinter() -> &'static Tmp {
-    static FP: OnceLock<Tmp> = OnceLock::new();
-    FP.get_or_init(|| Tmp)
+    if token.is_ascii() {
+        for &b in token.as_bytes() {
+            h = fp.extend_byte(h, b.to_ascii_lowercase());
+        }
+        return h;
+    }
+    let mut utf8 = [0u8; 4];
+    for c in token.chars().flat_map(char::to_lowercase) {
+        h = fp.extend(h, c.encode_utf8(&mut utf8).as_bytes());
+    }
+    h
 }
 
 /// Calls `emit` with the Rabin fingerprint of each k-gram's text: the (case-folded)
-/// tokens joined by single spaces. One text buffer per document, reused per shingle.
+/// tokens joined by single spaces. O(k) per position, no allocation per shingle.
 pub(crate) fn for_each_rabin_shingle<F: FnMut(u64)>(s: &WordShingler, doc: &str, emit: &mut F) {
     let (k, fold, filter, whole_short) = s.rabin_params();
-    let fp = fingerprinter();
+    let fp = RabinFingerprinter::shared();
     let mut window: VecDeque<(usize, usize)> = VecDeque::with_capacity(k);
-    let mut buf = String::new();
-    let render = |window: &VecDeque<(usize, usize)>, buf: &mut String| {
-        buf.clear();
+    let render = |window: &VecDeque<(usize, usize)>| {
+        let mut h = 0u64;
         for (i, &(a, b)) in window.iter().enumerate() {
             if i > 0 {
-                buf.push(' ');
+                h = fp.extend_byte(h, b' ');
             }
-            if fold {
-                fold_case_into(&doc[a..b], buf);
-            } else {
-                buf.push_str(&doc[a..b]);
-            }
+            h = extend_token(fp, h, &doc[a..b], fold);
         }
-        fp.fingerprint(buf.as_bytes())
+        h
     };
     WordTokenizer::new().for_each_token(doc, |t| {
         if !filter.keeps(t.text) {
@@ -50,10 +51,10 @@ pub(crate) fn for_each_rabin_shingle<F: FnMut(u64)>(s: &WordShingler, doc: &str,
         }
         window.push_back((t.start, t.end));
         if window.len() == k {
-            emit(render(&window, &mut buf));
+            emit(render(&window));
         }
     });
     if whole_short && !window.is_empty() && window.len() < k {
-        emit(render(&window, &mut buf));
+        emit(render(&window));
     }
 }

@@ -224,3 +224,29 @@ proptest! {
         prop_assert_eq!(s.features(&text).len(), (n + 1).saturating_sub(k));
     }
 }
+
+#[test]
+fn rabin_shingles_fingerprint_the_folded_kgram_text() {
+    use ndd_shingle::ShingleHash;
+    use ndd_shingle::rabin::RabinFingerprinter;
+    let fp = RabinFingerprinter::default();
+    let s = WordShingler::builder()
+        .k(2)
+        .hash(ShingleHash::Rabin)
+        .build()
+        .unwrap();
+    let got = s.features("Jack LONDON, traveled to Überlingen");
+    let want: Vec<u64> = [
+        "jack london",
+        "london traveled",
+        "traveled to",
+        "to überlingen",
+    ]
+    .iter()
+    .map(|g| fp.fingerprint(g.as_bytes()))
+    .collect();
+    assert_eq!(got, want);
+    // Helper 2's independent long-division golden for "jack london".
+    assert_eq!(got[0], 0x5665113c56f3e37a);
+    assert_eq!(s.features("alone"), vec![fp.fingerprint(b"alone")]);
+}
