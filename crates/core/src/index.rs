@@ -70,7 +70,7 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     }
 
     /// Visits every live document that shares a feature with `set`, with the overlap
-    /// count, using `counts` as scratch.
+    /// count (one small map allocated per query).
     fn for_each_overlap(&self, set: &FeatureSet, mut f: impl FnMut(u32, u32)) {
         let mut counts: AHashMap<u32, u32> = AHashMap::new();
         for feature in set.as_slice() {

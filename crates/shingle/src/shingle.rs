@@ -635,7 +635,7 @@ impl FeatureExtractor for CharShingler {
                 in_space = false;
                 // A run of whitespace between characters counts as one space;
                 // leading and trailing whitespace counts for nothing.
-                if roller.filled() > 0 || roller.partial().is_some() {
+                if roller.filled() > 0 {
                     push_char(' ', &mut roller);
                 }
             }

@@ -92,6 +92,8 @@ fn spotsigs_d1_chain3() {
 
 /// The running example of the SpotSigs paper (Theobald, Siddharth, Paepcke, SIGIR
 /// 2008): antecedents {a, an, the, is}, chain 2, distance 1, other stopwords skipped.
+/// That paper is not among the repository's sources; the expected spots below are
+/// derived by hand from the rule stated in `SpotSigExtractor`'s docs.
 #[test]
 fn spotsigs_paper_example() {
     let doc = "At a rally to kick off a weeklong campaign for the South Carolina primary, \
