@@ -164,9 +164,25 @@ pub const fn mix64(mut x: u64) -> u64 {
 /// ```
 #[must_use]
 pub fn kgram_hash(token_hashes: &[u64]) -> u64 {
+    kgram_hash_iter(token_hashes.iter().copied())
+}
+
+/// [`kgram_hash`] of token hashes given by an iterator, for windows that are not a
+/// contiguous slice (strided SpotSigs chains, words around a punctuation spot).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{kgram_hash, kgram_hash_iter};
+/// let words = [10u64, 20, 30, 40];
+/// // Every second word, as a spot-distance-2 chain takes them.
+/// assert_eq!(kgram_hash_iter(words.iter().copied().step_by(2)), kgram_hash(&[10, 30]));
+/// ```
+#[must_use]
+pub fn kgram_hash_iter<I: IntoIterator<Item = u64>>(token_hashes: I) -> u64 {
     let acc = token_hashes
-        .iter()
-        .fold(0u64, |acc, &t| acc.wrapping_mul(KGRAM_BASE).wrapping_add(t));
+        .into_iter()
+        .fold(0u64, |acc, t| acc.wrapping_mul(KGRAM_BASE).wrapping_add(t));
     mix64(acc)
 }
 

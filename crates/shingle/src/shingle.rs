@@ -1,6 +1,6 @@
 //! Word and character k-gram shingles, hashed in one pass.
 
-use ndd_core::hash::{KGramRoller, mix64, stable_hash64};
+use ndd_core::hash::{KGRAM_BASE, KGramRoller, mix64, stable_hash64};
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Weighted};
 
 use crate::token::{TokenFilter, hash_token, scan_words};
@@ -282,19 +282,10 @@ impl WordShingler {
 }
 
 fn counts_of<E: FeatureExtractor>(e: &E, doc: &str) -> SparseVector {
-    let mut features = e.features(doc);
-    features.sort_unstable();
-    let mut out: Vec<Weighted> = Vec::new();
-    for f in features {
-        match out.last_mut() {
-            Some(last) if last.feature == f => last.weight += 1.0,
-            _ => out.push(Weighted {
-                feature: f,
-                weight: 1.0,
-            }),
-        }
-    }
-    SparseVector::from_unsorted(out)
+    // Each occurrence weighs 1; `from_unsorted` sorts once and sums repeats.
+    let mut occurrences: Vec<Weighted> = Vec::new();
+    e.extract(doc, &mut occurrences);
+    SparseVector::from_unsorted(occurrences)
 }
 
 impl FeatureExtractor for WordShingler {
@@ -611,7 +602,7 @@ impl CharShingler {
 
     #[inline]
     fn char_hash(&self, c: char) -> u64 {
-        mix64(u64::from(c as u32).wrapping_add(self.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+        mix64(u64::from(c as u32).wrapping_add(self.seed.wrapping_mul(KGRAM_BASE)))
     }
 }
 

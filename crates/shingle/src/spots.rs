@@ -35,7 +35,7 @@
 //! assert!(!outcome.fallback);
 //! ```
 
-use ndd_core::hash::{KGRAM_BASE, mix64};
+use ndd_core::hash::kgram_hash_iter;
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, Tokenizer};
 
 use crate::token::{WordTokenizer, fold_case_into, hash_token};
@@ -362,10 +362,9 @@ impl SpotSigExtractor {
                 window,
                 distance: self.distance,
             };
-            let acc = chain.iter().fold(ante.hash, |acc, w| {
-                acc.wrapping_mul(KGRAM_BASE).wrapping_add(w.hash)
-            });
-            f(ante, chain, mix64(acc));
+            let feature =
+                kgram_hash_iter(std::iter::once(ante.hash).chain(chain.iter().map(|w| w.hash)));
+            f(ante, chain, feature);
         }
     }
 }
@@ -1003,13 +1002,13 @@ impl PunctSpotExtractor {
             }
             let mut buf = [0u8; 4];
             let mark = hash_token(c.encode_utf8(&mut buf), false, self.seed);
-            let acc = before
-                .iter()
-                .map(|w| w.hash)
-                .chain(std::iter::once(mark))
-                .chain(after.iter().map(|w| w.hash))
-                .fold(0u64, |acc, h| acc.wrapping_mul(KGRAM_BASE).wrapping_add(h));
-            let feature = mix64(acc);
+            let feature = kgram_hash_iter(
+                before
+                    .iter()
+                    .map(|w| w.hash)
+                    .chain(std::iter::once(mark))
+                    .chain(after.iter().map(|w| w.hash)),
+            );
             if i == j {
                 // The usual case: the words before and after are contiguous.
                 f(&words[lo..hi], feature);
