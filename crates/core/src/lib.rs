@@ -48,6 +48,7 @@
 //! ```
 
 mod cluster;
+pub mod codec;
 mod error;
 pub mod estimate;
 mod exact;
@@ -71,5 +72,5 @@ pub use measures::{
 pub use scheme::{SchemeBuilder, SchemeId};
 pub use traits::{
     CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor, FeatureSink,
-    FnSink, Signature, Sketcher, Token, Tokenizer,
+    FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
 };

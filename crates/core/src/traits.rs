@@ -365,6 +365,36 @@ pub trait Signature: Clone + std::fmt::Debug {
     }
 }
 
+/// A signature made of `k` slot values where, for two documents sketched with the same
+/// scheme, slot `i` agrees with probability equal to their similarity (MinHash and its
+/// one-permutation and weighted variants).
+///
+/// This is what banded LSH needs: it groups the slots into bands and hashes each band.
+/// Indexes consume this trait instead of naming a concrete sketch type.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+/// #[derive(Clone, Debug)]
+/// struct Slots(Vec<u64>);
+/// impl Signature for Slots {
+///     fn scheme(&self) -> SchemeId { SchemeId::new("demo-slots").finish() }
+///     fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
+///         let agree = self.0.iter().zip(&other.0).filter(|(a, b)| a == b).count();
+///         Ok(Estimate::exact(agree as f64 / self.0.len() as f64))
+///     }
+/// }
+/// impl SlotSignature for Slots {
+///     fn slots(&self) -> &[u64] { &self.0 }
+/// }
+/// assert_eq!(Slots(vec![1, 2, 3, 4]).slots().len(), 4);
+/// ```
+pub trait SlotSignature: Signature {
+    /// The slot values, in slot order.
+    fn slots(&self) -> &[u64];
+}
+
 /// Turns a stream of features into a signature.
 ///
 /// Configured once (validated at construction, immutable afterwards, shareable

@@ -1,0 +1,477 @@
+//! The versioned byte form shared by every persisted ndd value (signatures, indexes,
+//! lexicons).
+//!
+//! Layout, all integers little-endian:
+//!
+//! ```text
+//! magic  4 bytes   what the value is (for example b"MHS1" for a MinHash signature)
+//! version u16      the layout version of that value; readers refuse newer versions
+//! body   …         the value's fields, written in a fixed order
+//! check  u64       XXH3-64 (seed 0) of everything before it
+//! ```
+//!
+//! The body carries the parameters needed to refuse mismatched comparisons (the
+//! [`SchemeId`](crate::SchemeId) and sizes). The trailing checksum turns any
+//! truncation or bit flip into [`Error::CorruptData`] instead of a silently different
+//! signature; length prefixes are checked against the bytes that remain before
+//! anything is allocated, so corrupt input cannot request a huge allocation.
+//!
+//! # Example
+//!
+//! ```
+//! use ndd_core::codec::{ByteReader, ByteWriter};
+//! let mut w = ByteWriter::new(*b"DEMO", 1);
+//! w.u64(42);
+//! w.u64_slice(&[1, 2, 3]);
+//! let bytes = w.finish();
+//!
+//! let (mut r, version) = ByteReader::new(&bytes, *b"DEMO", 1)?;
+//! assert_eq!(version, 1);
+//! assert_eq!(r.u64()?, 42);
+//! assert_eq!(r.u64_vec()?, vec![1, 2, 3]);
+//! r.finish()?;
+//!
+//! // A flipped bit is caught.
+//! let mut bad = bytes.clone();
+//! bad[8] ^= 1;
+//! assert!(ByteReader::new(&bad, *b"DEMO", 1).is_err());
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+
+use crate::{Error, hash::stable_hash64};
+
+const HEADER: usize = 6;
+const CHECK: usize = 8;
+
+/// Writes the versioned byte form (see the [module docs](self)).
+///
+/// # Example
+///
+/// ```
+/// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+/// w.u8(7);
+/// assert_eq!(w.finish().len(), 4 + 2 + 1 + 8);
+/// ```
+#[derive(Debug, Clone)]
+pub struct ByteWriter {
+    buf: Vec<u8>,
+}
+
+impl ByteWriter {
+    /// Starts a value of kind `magic` at layout `version`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let w = ndd_core::codec::ByteWriter::new(*b"DEMO", 3);
+    /// assert_eq!(&w.finish()[..6], b"DEMO\x03\x00");
+    /// ```
+    #[must_use]
+    pub fn new(magic: [u8; 4], version: u16) -> Self {
+        let mut buf = Vec::with_capacity(64);
+        buf.extend_from_slice(&magic);
+        buf.extend_from_slice(&version.to_le_bytes());
+        ByteWriter { buf }
+    }
+
+    /// Appends one byte.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// w.u8(1);
+    /// ```
+    pub fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    /// Appends a `u32`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// w.u32(1);
+    /// ```
+    pub fn u32(&mut self, v: u32) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// Appends a `u64`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// w.u64(1);
+    /// ```
+    pub fn u64(&mut self, v: u64) {
+        self.buf.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// Appends an `f64` (its IEEE-754 bits).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// w.f64(0.5);
+    /// ```
+    pub fn f64(&mut self, v: f64) {
+        self.u64(v.to_bits());
+    }
+
+    /// Appends a length-prefixed slice of `u64`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// w.u64_slice(&[1, 2]);
+    /// ```
+    pub fn u64_slice(&mut self, v: &[u64]) {
+        self.u64(v.len() as u64);
+        self.buf.reserve(v.len() * 8);
+        for &x in v {
+            self.u64(x);
+        }
+    }
+
+    /// Appends raw bytes with a length prefix.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// w.bytes(b"abc");
+    /// ```
+    pub fn bytes(&mut self, v: &[u8]) {
+        self.u64(v.len() as u64);
+        self.buf.extend_from_slice(v);
+    }
+
+    /// Appends the checksum and returns the bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let bytes = ndd_core::codec::ByteWriter::new(*b"DEMO", 1).finish();
+    /// assert_eq!(bytes.len(), 14);
+    /// ```
+    #[must_use]
+    pub fn finish(mut self) -> Vec<u8> {
+        let check = stable_hash64(&self.buf, 0);
+        self.buf.extend_from_slice(&check.to_le_bytes());
+        self.buf
+    }
+}
+
+/// Reads the versioned byte form, checking magic, version and checksum up front.
+///
+/// Every read returns [`Error::CorruptData`] instead of panicking when the bytes run
+/// out; [`finish`](Self::finish) refuses trailing bytes.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::codec::{ByteReader, ByteWriter};
+/// let mut w = ByteWriter::new(*b"DEMO", 1);
+/// w.u32(9);
+/// let bytes = w.finish();
+/// assert!(ByteReader::new(&bytes[..bytes.len() - 1], *b"DEMO", 1).is_err()); // truncated
+/// assert!(ByteReader::new(&bytes, *b"OTHR", 1).is_err()); // another kind of value
+/// let (mut r, _) = ByteReader::new(&bytes, *b"DEMO", 1)?;
+/// assert_eq!(r.u32()?, 9);
+/// assert!(r.u32().is_err()); // nothing left
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ByteReader<'a> {
+    body: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> ByteReader<'a> {
+    /// Checks that `bytes` hold a value of kind `magic` at a version no newer than
+    /// `max_version`, with a valid checksum; returns a reader over the body and the
+    /// version found.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] for short input, another magic, a newer version, or a
+    /// checksum mismatch.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let bytes = ndd_core::codec::ByteWriter::new(*b"DEMO", 2).finish();
+    /// assert!(ndd_core::codec::ByteReader::new(&bytes, *b"DEMO", 1).is_err()); // too new
+    /// ```
+    pub fn new(bytes: &'a [u8], magic: [u8; 4], max_version: u16) -> Result<(Self, u16), Error> {
+        if bytes.len() < HEADER + CHECK {
+            return Err(Error::corrupt_data(format!(
+                "{} bytes is shorter than the {}-byte header and checksum",
+                bytes.len(),
+                HEADER + CHECK
+            )));
+        }
+        let (data, check) = bytes.split_at(bytes.len() - CHECK);
+        let mut c = [0u8; 8];
+        c.copy_from_slice(check);
+        if stable_hash64(data, 0) != u64::from_le_bytes(c) {
+            return Err(Error::corrupt_data("checksum mismatch"));
+        }
+        if data[..4] != magic {
+            return Err(Error::corrupt_data(format!(
+                "expected a {:?} value, found magic {:?}",
+                String::from_utf8_lossy(&magic),
+                String::from_utf8_lossy(&data[..4])
+            )));
+        }
+        let version = u16::from_le_bytes([data[4], data[5]]);
+        if version == 0 || version > max_version {
+            return Err(Error::corrupt_data(format!(
+                "layout version {version} is not supported (this build reads 1..={max_version})"
+            )));
+        }
+        Ok((
+            ByteReader {
+                body: &data[HEADER..],
+                pos: 0,
+            },
+            version,
+        ))
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'a [u8], Error> {
+        let rest = &self.body[self.pos..];
+        if rest.len() < n {
+            return Err(Error::corrupt_data(format!(
+                "truncated: needed {n} more bytes at offset {}, {} left",
+                self.pos,
+                rest.len()
+            )));
+        }
+        self.pos += n;
+        Ok(&rest[..n])
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], Error> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    /// Reads one byte.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when no bytes remain.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.u8(5);
+    /// let b = w.finish();
+    /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u8()?, 5);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn u8(&mut self) -> Result<u8, Error> {
+        Ok(self.take(1)?[0])
+    }
+
+    /// Reads a `u32`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when fewer than 4 bytes remain.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.u32(5);
+    /// let b = w.finish();
+    /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u32()?, 5);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn u32(&mut self) -> Result<u32, Error> {
+        Ok(u32::from_le_bytes(self.array()?))
+    }
+
+    /// Reads a `u64`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when fewer than 8 bytes remain.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.u64(5);
+    /// let b = w.finish();
+    /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u64()?, 5);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn u64(&mut self) -> Result<u64, Error> {
+        Ok(u64::from_le_bytes(self.array()?))
+    }
+
+    /// Reads an `f64`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when fewer than 8 bytes remain.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.f64(0.25);
+    /// let b = w.finish();
+    /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.f64()?, 0.25);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn f64(&mut self) -> Result<f64, Error> {
+        Ok(f64::from_bits(self.u64()?))
+    }
+
+    /// Reads a length prefix for elements of `elem_size` bytes, checking that that
+    /// many bytes remain (so corrupt input cannot request a huge allocation).
+    fn len_prefix(&mut self, elem_size: usize) -> Result<usize, Error> {
+        let n = self.u64()?;
+        let left = self.body.len() - self.pos;
+        match usize::try_from(n) {
+            Ok(n) if n.checked_mul(elem_size).is_some_and(|b| b <= left) => Ok(n),
+            _ => Err(Error::corrupt_data(format!(
+                "length prefix {n} exceeds the {left} bytes that remain"
+            ))),
+        }
+    }
+
+    /// Reads a length-prefixed slice of `u64`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when the prefix claims more than remains.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.u64_slice(&[4, 5]);
+    /// let b = w.finish();
+    /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u64_vec()?, vec![4, 5]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn u64_vec(&mut self) -> Result<Vec<u64>, Error> {
+        let n = self.len_prefix(8)?;
+        let raw = self.take(n * 8)?;
+        Ok(raw
+            .chunks_exact(8)
+            .map(|c| {
+                let mut a = [0u8; 8];
+                a.copy_from_slice(c);
+                u64::from_le_bytes(a)
+            })
+            .collect())
+    }
+
+    /// Reads length-prefixed raw bytes.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when the prefix claims more than remains.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.bytes(b"hi");
+    /// let b = w.finish();
+    /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.bytes()?, b"hi");
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn bytes(&mut self) -> Result<&'a [u8], Error> {
+        let n = self.len_prefix(1)?;
+        self.take(n)
+    }
+
+    /// Checks that the whole body was read.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when bytes remain.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let b = ByteWriter::new(*b"DEMO", 1).finish();
+    /// ByteReader::new(&b, *b"DEMO", 1)?.0.finish()?;
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn finish(self) -> Result<(), Error> {
+        let left = self.body.len() - self.pos;
+        if left == 0 {
+            Ok(())
+        } else {
+            Err(Error::corrupt_data(format!("{left} unexpected trailing bytes")))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error() {
+        let mut w = ByteWriter::new(*b"TEST", 1);
+        w.u64(7);
+        w.u64_slice(&[1, 2, 3]);
+        w.bytes(b"xyz");
+        let bytes = w.finish();
+        for cut in 0..bytes.len() {
+            assert!(ByteReader::new(&bytes[..cut], *b"TEST", 1).is_err());
+        }
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(ByteReader::new(&b, *b"TEST", 1).is_err(), "byte {i} bit {bit}");
+            }
+        }
+    }
+
+    #[test]
+    fn huge_length_prefix_is_refused_without_allocating() {
+        let mut w = ByteWriter::new(*b"TEST", 1);
+        w.u64(u64::MAX); // a length prefix with nothing behind it
+        let bytes = w.finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
+        assert!(r.u64_vec().is_err());
+        let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
+        assert!(r.bytes().is_err());
+    }
+
+    #[test]
+    fn version_zero_and_trailing_bytes_are_refused() {
+        let bytes = ByteWriter::new(*b"TEST", 0).finish();
+        assert!(ByteReader::new(&bytes, *b"TEST", 1).is_err());
+        let mut w = ByteWriter::new(*b"TEST", 1);
+        w.u8(1);
+        let bytes = w.finish();
+        let (r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
+        assert!(r.finish().is_err());
+    }
+}

@@ -1,0 +1,1 @@
+//! Banded LSH (work in progress).

@@ -1,0 +1,42 @@
+//! MinHash sketches for near-duplicate detection: a document's feature set (shingles)
+//! becomes `k` small integers whose agreement rate estimates the Jaccard coefficient.
+//!
+//! * [`MinHasher`] — the sketcher: classic `k`-hash MinHash or one-permutation
+//!   hashing with optimal densification ([`MinHashScheme`]), on text through any
+//!   [`FeatureExtractor`](ndd_core::FeatureExtractor) (word 5-grams by default) or on
+//!   feature hashes you extracted yourself.
+//! * [`MinHashSignature`] — `k` slot values; `similarity` gives the estimate `r/k` with
+//!   its standard error and confidence interval (paper 002); a versioned byte form.
+//! * [`HashFamily`], [`UniversalHashes`], [`FnFamily`] — the hash functions of classic
+//!   MinHash, including your own (paper 002's worked examples are tests).
+//!
+//! Sources: Leonardi, *Near-duplicate detection* (lecture slides, paper 002:
+//! minhashing, the estimator, banding); Hajishirzi, Yih and Kołcz, *Adaptive
+//! near-duplicate detection via similarity learning*, SIGIR 2010 (paper 000: §2.1
+//! super-shingles, §3.2 the linear hash family and MinHash over real-valued vectors);
+//! Shrivastava, *Optimal densification for fast and accurate minwise hashing*, ICML
+//! 2017.
+//!
+//! # Example: estimate the similarity of two documents
+//!
+//! ```
+//! use ndd_core::{DocSketcher, Signature};
+//! use ndd_minhash::MinHasher;
+//!
+//! let hasher = MinHasher::new(256)?;
+//! let a = hasher.sketch("It was the best of times, it was the worst of times, it was the age of wisdom");
+//! let b = hasher.sketch("It was the best of times, it was the worst of times, it was the age of folly");
+//! let est = a.similarity(&b)?;
+//! let (lo, hi) = est.interval(0.95)?; // [p̂ − 1.96 ŝ, p̂ + 1.96 ŝ]
+//! println!("J ≈ {:.2} (95% CI {lo:.2}–{hi:.2})", est.value());
+//! assert!(est.value() > 0.6); // exact J = 11/13
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+
+mod family;
+mod hasher;
+mod signature;
+
+pub use family::{FnFamily, HashFamily, MERSENNE_61, UniversalHashes};
+pub use hasher::{MinHashScheme, MinHashState, MinHasher, MinHasherBuilder};
+pub use signature::{EMPTY, MinHashSignature};
