@@ -40,6 +40,38 @@ pub fn stable_hash64(bytes: &[u8], seed: u64) -> u64 {
     xxh3::xxh3_64_with_seed(bytes, seed)
 }
 
+/// XXH3-64 of the little-endian bytes of `values` with `seed`: the specified hash of a
+/// group of slot values (LSH band keys, super-shingles), so that a distributed job can
+/// recompute it from the plain values.
+///
+/// Equal to `stable_hash64` of the concatenated 8-byte little-endian encodings;
+/// allocation-free.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{hash_u64s, stable_hash64};
+/// let bytes: Vec<u8> = [1u64, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
+/// assert_eq!(hash_u64s(&[1, 2, 3], 7), stable_hash64(&bytes, 7));
+/// ```
+#[must_use]
+pub fn hash_u64s(values: &[u64], seed: u64) -> u64 {
+    const STACK: usize = 32;
+    if values.len() <= STACK {
+        let mut buf = [0u8; STACK * 8];
+        for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+        stable_hash64(&buf[..values.len() * 8], seed)
+    } else {
+        let mut h = StableHasher::new(seed);
+        for v in values {
+            h.update(&v.to_le_bytes());
+        }
+        h.finish()
+    }
+}
+
 /// Incremental form of [`stable_hash64`]: feeding the pieces of a byte string gives the
 /// same value as hashing the whole string at once.
 ///

@@ -218,7 +218,10 @@ impl FnFamily {
     /// ```
     pub fn new(tag: &str, fns: Vec<BoxedFn>) -> Result<Self, Error> {
         if fns.is_empty() {
-            return Err(Error::invalid_parameter("fns", "at least one hash function"));
+            return Err(Error::invalid_parameter(
+                "fns",
+                "at least one hash function",
+            ));
         }
         Ok(FnFamily {
             tag: tag.to_owned(),
@@ -270,7 +273,14 @@ mod tests {
                 assert_eq!(u128::from(f.hash(i, x)), want);
             }
         }
-        for x in [0, 1, MERSENNE_61 - 1, MERSENNE_61, MERSENNE_61 + 1, u64::MAX] {
+        for x in [
+            0,
+            1,
+            MERSENNE_61 - 1,
+            MERSENNE_61,
+            MERSENNE_61 + 1,
+            u64::MAX,
+        ] {
             assert_eq!(reduce61(x), x % MERSENNE_61);
         }
     }

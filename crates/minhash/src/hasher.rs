@@ -16,8 +16,9 @@ use crate::signature::{EMPTY, MinHashSignature};
 /// so that signatures from a release that changed values refuse to compare.
 const ALGORITHM_VERSION: u64 = 1;
 
-/// Probes precomputed per bin for densification (the rest are computed on demand).
-const PRECOMPUTED_PROBES: usize = 8;
+/// Shifts of the densification rounds precomputed per hasher (later rounds, rarely
+/// reached, are computed on demand).
+const PRECOMPUTED_ROUNDS: usize = 64;
 
 /// How a [`MinHasher`] turns features into `k` slot values.
 ///
@@ -60,11 +61,19 @@ enum Kind {
 }
 
 /// The document-independent probe sequences of optimal densification.
+///
+/// Shrivastava's Algorithm 2 fills empty bin `i` from bin `h_t(i)` for the first
+/// attempt `t = 0, 1, …` that lands on a non-empty bin, each `h_t` drawn independently
+/// from a universal family. We draw `h_t` from the shift family
+/// `h_t(i) = (i + m_t) mod k`, `m_t` uniform in `[0, k)`: universal (two distinct bins
+/// never collide under one `h_t`), each bin's probe sequence uniform and independent of
+/// the data, and one attempt tests every empty bin at once with a rotation of the
+/// occupancy bitmap — a few word operations per attempt instead of a probe per bin.
 #[derive(Debug)]
 struct Densifier {
     k: usize,
     key: u64,
-    probes: Vec<u32>, // k × PRECOMPUTED_PROBES
+    shifts: Vec<usize>,
 }
 
 #[inline(always)]
@@ -73,71 +82,114 @@ fn bin_of(h: u64, k: u64) -> usize {
     ((u128::from(h) * u128::from(k)) >> 64) as usize
 }
 
+/// Bits `[off, off + 64)` of a bitmap (zeros past its end).
+#[inline(always)]
+fn window(bits: &[u64], off: usize) -> u64 {
+    let (q, r) = (off / 64, off % 64);
+    let lo = bits.get(q).copied().unwrap_or(0) >> r;
+    let hi = if r == 0 {
+        0
+    } else {
+        bits.get(q + 1).copied().unwrap_or(0) << (64 - r)
+    };
+    lo | hi
+}
+
 impl Densifier {
     fn new(k: usize, seed: u64) -> Self {
         let key = mix64(seed ^ 0x6465_6E73_6966_7921); // "densify!"
         let mut d = Densifier {
             k,
             key,
-            probes: Vec::with_capacity(k * PRECOMPUTED_PROBES),
+            shifts: Vec::new(),
         };
-        for bin in 0..k {
-            for attempt in 0..PRECOMPUTED_PROBES {
-                let p = d.probe_slow(bin, attempt as u64);
-                d.probes.push(p as u32);
-            }
-        }
+        d.shifts = (0..PRECOMPUTED_ROUNDS as u64).map(|t| d.shift(t)).collect();
         d
     }
 
-    /// The `attempt`-th bin that empty bin `bin` copies from, if non-empty: a 2-universal
-    /// hash of `(bin, attempt)` reduced to `[0, k)`.
+    /// `m_t`, the shift of attempt `t`.
     #[inline]
-    fn probe_slow(&self, bin: usize, attempt: u64) -> usize {
-        let x = ((bin as u64) << 32) ^ attempt;
-        bin_of(mix64(x ^ self.key).wrapping_add(x), self.k as u64)
+    fn shift(&self, t: u64) -> usize {
+        bin_of(mix64(self.key ^ t), self.k as u64)
     }
 
-    /// Fills empty bins of `mins` into `out` (both length k). `occupied` is the number
-    /// of non-empty bins, at least one.
-    fn densify(&self, mins: &[u64], out: &mut [u64]) {
+    /// Writes `mins` to `out`, each empty bin `i` filled with the value of bin
+    /// `(i + m_t) mod k` for the first attempt `t` where that bin is non-empty.
+    /// `state.occupied` has bit `i` set when bin `i` is non-empty; at least one is.
+    fn densify(&self, state: &mut MinHashState, out: &mut [u64]) {
         let k = self.k;
-        for (bin, o) in out.iter_mut().enumerate() {
-            let v = mins[bin];
-            if v != EMPTY {
-                *o = v;
-                continue;
-            }
-            let mut found = EMPTY;
-            for &p in &self.probes[bin * PRECOMPUTED_PROBES..(bin + 1) * PRECOMPUTED_PROBES] {
-                let v = mins[p as usize];
-                if v != EMPTY {
-                    found = v;
-                    break;
+        let MinHashState {
+            mins,
+            occupied,
+            ring,
+            unresolved,
+            ..
+        } = state;
+        out.copy_from_slice(mins);
+        // The occupancy ring, twice in a row, so that a rotation is a window read.
+        let words = k.div_ceil(64);
+        ring.clear();
+        ring.resize(2 * words + 2, 0);
+        for (w, &bits) in occupied.iter().enumerate() {
+            for base in [w * 64, k + w * 64] {
+                let (q, r) = (base / 64, base % 64);
+                ring[q] |= bits << r;
+                if r != 0 {
+                    ring[q + 1] |= bits >> (64 - r);
                 }
             }
-            if found == EMPTY {
-                // Continue the same sequence; after 64·k attempts (probability of
-                // reaching it < (1 − 1/k)^(64k) ≈ e^-64) fall back to the next
-                // non-empty bin to the right, so the loop is bounded.
-                let mut attempt = PRECOMPUTED_PROBES as u64;
-                let limit = 64 * k as u64;
-                while attempt < limit {
-                    let v = mins[self.probe_slow(bin, attempt)];
-                    if v != EMPTY {
-                        found = v;
-                        break;
+        }
+        unresolved.clear();
+        let mut remaining = 0usize;
+        for (w, &bits) in occupied.iter().enumerate() {
+            let valid = if (w + 1) * 64 <= k {
+                u64::MAX
+            } else {
+                (1u64 << (k % 64)) - 1
+            };
+            let u = !bits & valid;
+            remaining += u.count_ones() as usize;
+            unresolved.push(u);
+        }
+        let limit = 64 * k as u64;
+        let mut t = 0u64;
+        while remaining > 0 && t < limit {
+            let m = match self.shifts.get(t as usize) {
+                Some(&m) => m,
+                None => self.shift(t),
+            };
+            t += 1;
+            for (w, u) in unresolved.iter_mut().enumerate() {
+                if *u == 0 {
+                    continue;
+                }
+                let mut hit = *u & window(ring, w * 64 + m);
+                if hit == 0 {
+                    continue;
+                }
+                *u &= !hit;
+                remaining -= hit.count_ones() as usize;
+                while hit != 0 {
+                    let i = w * 64 + hit.trailing_zeros() as usize;
+                    hit &= hit - 1;
+                    let src = if i + m >= k { i + m - k } else { i + m };
+                    out[i] = mins[src];
+                }
+            }
+        }
+        if remaining > 0 {
+            // Not reached in practice (probability < (1 − 1/k)^(64k) ≈ e^-64 per bin);
+            // bounds the loop: the next non-empty bin to the right.
+            for (w, &u) in unresolved.iter().enumerate() {
+                let mut u = u;
+                while u != 0 {
+                    let i = w * 64 + u.trailing_zeros() as usize;
+                    u &= u - 1;
+                    if let Some(v) = (1..k).map(|d| mins[(i + d) % k]).find(|&v| v != EMPTY) {
+                        out[i] = v;
                     }
-                    attempt += 1;
-                }
-                if found == EMPTY {
-                    found = (1..k)
-                        .map(|d| mins[(bin + d) % k])
-                        .find(|&v| v != EMPTY)
-                        .unwrap_or(EMPTY);
                 }
             }
-            *o = found;
         }
     }
 }
@@ -160,6 +212,11 @@ impl Densifier {
 #[derive(Debug, Clone)]
 pub struct MinHashState {
     mins: Vec<u64>,
+    /// One-permutation hashing: bit `i` set when bin `i` received a feature.
+    occupied: Vec<u64>,
+    /// Densification scratch (the doubled occupancy ring, the unresolved bins).
+    ring: Vec<u64>,
+    unresolved: Vec<u64>,
     kind: StateKind,
 }
 
@@ -173,22 +230,33 @@ enum StateKind {
 impl MinHashState {
     fn reset(&mut self) {
         self.mins.fill(EMPTY);
+        self.occupied.fill(0);
+    }
+
+    #[inline(never)]
+    fn push_k_hashes(&mut self, feature: u64) {
+        match &self.kind {
+            StateKind::Classic(f) => f.update_mins(feature, &mut self.mins),
+            StateKind::Custom(f) => f.update_mins(feature, &mut self.mins),
+            StateKind::Oph { .. } => {}
+        }
     }
 }
 
 impl FeatureSink for MinHashState {
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, feature: u64) {
-        match &self.kind {
-            StateKind::Oph { key } => {
-                let h = mix64(feature ^ key);
-                let k = self.mins.len() as u64;
-                if let Some(m) = self.mins.get_mut(bin_of(h, k)) {
-                    *m = (*m).min(h);
-                }
+        if let StateKind::Oph { key } = self.kind {
+            let h = mix64(feature ^ key);
+            let bin = bin_of(h, self.mins.len() as u64);
+            if let Some(m) = self.mins.get_mut(bin) {
+                *m = (*m).min(h);
             }
-            StateKind::Classic(f) => f.update_mins(feature, &mut self.mins),
-            StateKind::Custom(f) => f.update_mins(feature, &mut self.mins),
+            if let Some(w) = self.occupied.get_mut(bin >> 6) {
+                *w |= 1 << (bin & 63);
+            }
+        } else {
+            self.push_k_hashes(feature);
         }
     }
 }
@@ -410,7 +478,10 @@ impl MinHasherBuilder {
         let (kind, algo) = match (self.family, self.which) {
             (Some(f), _) => {
                 let s = f.scheme();
-                (Kind::Custom(f), SchemeId::new("minhash-custom").with_scheme(s))
+                (
+                    Kind::Custom(f),
+                    SchemeId::new("minhash-custom").with_scheme(s),
+                )
             }
             (None, MinHashScheme::Classic) => (
                 Kind::Classic(UniversalHashes::new(self.k, self.seed)?),
@@ -559,8 +630,16 @@ impl<E> Sketcher for MinHasher<E> {
             Kind::Classic(f) => StateKind::Classic(f.clone()),
             Kind::Custom(f) => StateKind::Custom(Arc::clone(f)),
         };
+        let words = if matches!(kind, StateKind::Oph { .. }) {
+            self.k.div_ceil(64)
+        } else {
+            0
+        };
         MinHashState {
             mins: vec![EMPTY; self.k],
+            occupied: vec![0; words],
+            ring: Vec::with_capacity(2 * words + 2),
+            unresolved: Vec::with_capacity(words),
             kind,
         }
     }
@@ -575,11 +654,11 @@ impl<E> Sketcher for MinHasher<E> {
         values.resize(self.k, EMPTY);
         match &self.kind {
             Kind::Oph(d) if state.mins.len() == self.k => {
-                if state.mins.iter().all(|&v| v != EMPTY) || state.mins.iter().all(|&v| v == EMPTY)
-                {
+                let full: usize = state.occupied.iter().map(|w| w.count_ones() as usize).sum();
+                if full == 0 || full == self.k {
                     values.copy_from_slice(&state.mins);
                 } else {
-                    d.densify(&state.mins, values);
+                    d.densify(state, values);
                 }
             }
             _ => {

@@ -9,6 +9,8 @@
 //!   its standard error and confidence interval (paper 002); a versioned byte form.
 //! * [`HashFamily`], [`UniversalHashes`], [`FnFamily`] — the hash functions of classic
 //!   MinHash, including your own (paper 002's worked examples are tests).
+//! * [`SuperShingles`] — groups of values fingerprinted, and the "1-Shingles" rule
+//!   (paper 000 §2.1).
 //!
 //! Sources: Leonardi, *Near-duplicate detection* (lecture slides, paper 002:
 //! minhashing, the estimator, banding); Hajishirzi, Yih and Kołcz, *Adaptive
@@ -33,10 +35,16 @@
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
 
+mod bbit;
 mod family;
 mod hasher;
 mod signature;
+mod super_shingles;
+mod weighted;
 
+pub use bbit::BBitSignature;
 pub use family::{FnFamily, HashFamily, MERSENNE_61, UniversalHashes};
 pub use hasher::{MinHashScheme, MinHashState, MinHasher, MinHasherBuilder};
 pub use signature::{EMPTY, MinHashSignature};
+pub use super_shingles::SuperShingles;
+pub use weighted::{BucketizedMinHasher, IcwsMinHasher, IcwsState};

@@ -67,7 +67,10 @@ impl MinHashSignature {
     /// [`Error::InvalidParameter`] when `values` is empty.
     pub fn from_values(scheme: SchemeId, values: Vec<u64>) -> Result<Self, Error> {
         if values.is_empty() {
-            return Err(Error::invalid_parameter("values", "a signature has at least one slot"));
+            return Err(Error::invalid_parameter(
+                "values",
+                "a signature has at least one slot",
+            ));
         }
         Ok(MinHashSignature { scheme, values })
     }
@@ -206,7 +209,9 @@ impl MinHashSignature {
         let values = r.u64_vec()?;
         r.finish()?;
         if values.is_empty() {
-            return Err(Error::corrupt_data("a MinHash signature has at least one slot"));
+            return Err(Error::corrupt_data(
+                "a MinHash signature has at least one slot",
+            ));
         }
         Ok(MinHashSignature { scheme, values })
     }

@@ -1,0 +1,901 @@
+//! Weighted MinHash for real-valued sparse vectors: [`IcwsMinHasher`] (Improved
+//! Consistent Weighted Sampling, the recommended route) and [`BucketizedMinHasher`]
+//! (paper 000's bucketization of the weights into a set, then ordinary MinHash).
+//!
+//! Both produce a [`MinHashSignature`] whose fraction of agreeing slots estimates the
+//! weighted (generalized) Jaccard coefficient
+//! `J_w(a, b) = Σ_f min(a_f, b_f) / Σ_f max(a_f, b_f)` ([`ndd_core::weighted_jaccard`]),
+//! so the usual `r/k` estimator with its standard error, LSH banding and the byte
+//! form work unchanged.
+
+use std::sync::Arc;
+
+use ndd_core::hash::mix64;
+use ndd_core::{Error, ExternalFeatures, FeatureSink, SchemeId, Sketcher, SparseVector, Weighted};
+
+use crate::hasher::{MinHashScheme, MinHashState, MinHasher};
+use crate::signature::{EMPTY, MinHashSignature};
+
+/// Version of the value-defining algorithm of [`IcwsMinHasher`]; folded into its scheme.
+const ICWS_VERSION: u64 = 1;
+/// Version of the value-defining expansion of [`BucketizedMinHasher`]; folded into the
+/// scheme of its expanded features.
+const BUCKET_VERSION: u64 = 1;
+/// The largest `k` accepted (as for [`MinHasher`]).
+const MAX_K: usize = 1 << 24;
+/// Default cap on the number of sub-features one document may expand into.
+const DEFAULT_MAX_EXPANSION: u64 = 1 << 26;
+/// SplitMix64's increment (the golden ratio in 64 bits).
+const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The feature scheme assumed when the caller does not name one.
+fn default_feature_scheme() -> SchemeId {
+    SchemeId::new("external-weighted-features").finish()
+}
+
+/// A uniform draw in the open interval `(0, 1)` from 52 bits of `x`:
+/// `(⌊x / 2^12⌋ + ½) · 2^-52`, so the smallest value is `2^-53` and the largest
+/// `1 − 2^-53` (both exactly representable: neither end is ever reached).
+#[inline(always)]
+fn open_unit(x: u64) -> f64 {
+    const SCALE: f64 = 1.0 / (1u64 << 52) as f64;
+    ((x >> 12) as f64 + 0.5) * SCALE
+}
+
+/// Improved Consistent Weighted Sampling (ICWS): weighted MinHash for sparse vectors
+/// with non-negative real weights.
+///
+/// Slot `i` of the signature of a vector `S` is a *consistent weighted sample*
+/// `(f*, t*)` drawn as in Ioffe, *Improved Consistent Sampling, Weighted Minhash and
+/// L1 Sketching*, IEEE ICDM 2010, pp. 246–255: for every feature `f` with weight
+/// `S_f > 0`, with `r, c ~ Gamma(2, 1)` and `β ~ Uniform(0, 1)` drawn from
+/// `(seed, i, f)` only,
+///
+/// ```text
+/// t = ⌊ln S_f / r + β⌋,   y = exp(r (t − β)),   a = c / (y · exp(r)),
+/// ```
+///
+/// and `(f*, t*)` is the `(f, t)` of the smallest `a`. The slot stores a 64-bit hash
+/// of `(f*, t*)`. Ioffe's theorem: two vectors draw the same sample with probability
+/// exactly their weighted Jaccard coefficient `Σ min(a_f, b_f) / Σ max(a_f, b_f)`, so
+/// the agreement rate of `k` independent slots is an unbiased estimate with standard
+/// error `sqrt(J(1 − J)/k)`, exactly as for set MinHash (the integer `t*` makes the
+/// sample consistent: it does not change when a weight changes a little, unless the
+/// change crosses one of the sample's random thresholds).
+///
+/// Randomness: `Gamma(2, 1) = −ln(u₁·u₂)` with `u₁, u₂` uniform in the open interval
+/// `(0, 1)`, each uniform a [`mix64`] SplitMix64 sequence seeded by a hash of the
+/// seed, the slot and the feature. Nothing depends on the other features of the
+/// document, which is what makes the scheme consistent across documents.
+///
+/// Cost: `O(n · k)` for `n` non-zero weights, with three logarithms per
+/// (feature, slot); about `k` times the cost of one-permutation set MinHash. Prefer it
+/// over [`BucketizedMinHasher`] all the same: its cost does not depend on the weights'
+/// magnitudes and it estimates the real-valued coefficient exactly instead of a
+/// rounded one.
+///
+/// Weights: zero weights are skipped (a zero weight and an absent feature are the
+/// same thing, as in [`ndd_core::weighted_jaccard`]); an all-zero or empty vector gives
+/// the empty-document signature (every slot [`EMPTY`]), which estimates 1 against
+/// another empty one and 0 against anything else. [`sketch_entries`] refuses negative
+/// and non-finite weights; [`sketch_weighted`] treats negative weights as zero, as
+/// [`ndd_core::weighted_jaccard`] does.
+///
+/// Also a [`Sketcher`]: pushed features are summed per feature (a multiset of
+/// shingles becomes its term-frequency vector; [`FeatureSink::push`] counts 1,
+/// [`FeatureSink::push_weighted`] adds its weight).
+///
+/// [`sketch_entries`]: Self::sketch_entries
+/// [`sketch_weighted`]: Self::sketch_weighted
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{weighted_jaccard, Signature, SparseVector, Weighted};
+/// use ndd_minhash::IcwsMinHasher;
+///
+/// let a = SparseVector::from_unsorted(vec![
+///     Weighted::new(1, 3.0)?, Weighted::new(2, 1.0)?, Weighted::new(3, 0.5)?,
+/// ]);
+/// let b = SparseVector::from_unsorted(vec![
+///     Weighted::new(1, 2.0)?, Weighted::new(2, 1.0)?, Weighted::new(4, 0.5)?,
+/// ]);
+/// let exact = weighted_jaccard(&a, &b); // (2 + 1) / (3 + 1 + 0.5 + 0.5) = 0.6
+///
+/// let hasher = IcwsMinHasher::new(512, 42)?;
+/// let est = hasher.sketch_weighted(&a).similarity(&hasher.sketch_weighted(&b))?;
+/// assert!((est.value() - exact).abs() < 5.0 * est.std_error().max(0.02));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct IcwsMinHasher {
+    k: usize,
+    seed: u64,
+    feature_scheme: SchemeId,
+    scheme: SchemeId,
+    slot_keys: Arc<[u64]>,
+    feature_key: u64,
+    value_key: u64,
+}
+
+impl IcwsMinHasher {
+    /// A hasher with `k` slots drawn from `seed`, for features of an unnamed scheme
+    /// (name it with [`with_feature_scheme`](Self::with_feature_scheme)).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `k` is 0 or above 2^24.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::IcwsMinHasher;
+    /// assert_eq!(IcwsMinHasher::new(128, 7)?.num_hashes(), 128);
+    /// assert!(IcwsMinHasher::new(0, 7).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(k: usize, seed: u64) -> Result<Self, Error> {
+        if k == 0 || k > MAX_K {
+            return Err(Error::invalid_parameter(
+                "num_hashes",
+                format!("must be in 1..={MAX_K}, got {k}"),
+            ));
+        }
+        let base = mix64(seed ^ 0x6963_7773_2D6B_6579); // "icws-key"
+        let slot_keys = (1..=k as u64)
+            .map(|i| mix64(base.wrapping_add(i.wrapping_mul(GOLDEN))))
+            .collect();
+        let feature_scheme = default_feature_scheme();
+        Ok(IcwsMinHasher {
+            k,
+            seed,
+            feature_scheme,
+            scheme: Self::scheme_for(k, seed, feature_scheme),
+            slot_keys,
+            feature_key: mix64(seed ^ 0x6963_7773_2D66_6561), // "icws-fea"
+            value_key: mix64(seed ^ 0x6963_7773_2D76_616C),   // "icws-val"
+        })
+    }
+
+    fn scheme_for(k: usize, seed: u64, feature_scheme: SchemeId) -> SchemeId {
+        SchemeId::new("minhash-icws")
+            .with(ICWS_VERSION)
+            .with(k as u64)
+            .with(seed)
+            .with_scheme(feature_scheme)
+            .finish()
+    }
+
+    /// Names the scheme of the features being sketched (for example the extractor's
+    /// [`scheme`](ndd_core::FeatureExtractor::scheme)); it is folded into the
+    /// signatures' scheme so that vectors over different features never compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, Sketcher};
+    /// use ndd_minhash::IcwsMinHasher;
+    /// let plain = IcwsMinHasher::new(64, 1)?;
+    /// let tfidf = IcwsMinHasher::new(64, 1)?.with_feature_scheme(SchemeId::new("tfidf").finish());
+    /// assert_ne!(plain.scheme(), tfidf.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
+        self.feature_scheme = feature_scheme;
+        self.scheme = Self::scheme_for(self.k, self.seed, feature_scheme);
+        self
+    }
+
+    /// The number of slots `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 0)?.num_hashes(), 32);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(&self) -> usize {
+        self.k
+    }
+
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 9)?.seed(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The scheme of the features this hasher consumes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::IcwsMinHasher::new(8, 0)?.with_feature_scheme(s);
+    /// assert_eq!(h.feature_scheme(), s);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
+    }
+
+    /// The signature of `v`. Negative weights count as zero (as in
+    /// [`ndd_core::weighted_jaccard`]); non-finite weights, which only a
+    /// [`Weighted`] written field by field can hold, are skipped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Signature, SparseVector, Weighted};
+    /// let h = ndd_minhash::IcwsMinHasher::new(64, 0)?;
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(10, 2.5)?, Weighted::new(11, 0.5)?]);
+    /// let sig = h.sketch_weighted(&v);
+    /// assert_eq!(sig.num_values(), 64);
+    /// assert_eq!(sig.similarity(&h.sketch_weighted(&v))?.value(), 1.0);
+    /// assert!(h.sketch_weighted(&SparseVector::default()).is_empty_document());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sketch_weighted(&self, v: &SparseVector) -> MinHashSignature {
+        let mut out = self.new_signature();
+        self.sketch_weighted_into(v, &mut out);
+        out
+    }
+
+    /// Writes the signature of `v` into `out` (reusing its storage; allocates an
+    /// `O(k)` scratch buffer — the [`Sketcher`] state API allocates nothing in steady
+    /// state). Weights are treated as by [`sketch_weighted`](Self::sketch_weighted).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// let h = ndd_minhash::IcwsMinHasher::new(16, 0)?;
+    /// let mut out = h.sketch_weighted(&SparseVector::default());
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
+    /// h.sketch_weighted_into(&v, &mut out);
+    /// assert_eq!(out, h.sketch_weighted(&v));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_weighted_into(&self, v: &SparseVector, out: &mut MinHashSignature) {
+        let mut best = Vec::new();
+        self.sketch_core(
+            v.entries().iter().map(|w| (w.feature, w.weight)),
+            &mut best,
+            out,
+        );
+    }
+
+    /// The signature of weighted features given in any order; repeated features are
+    /// summed (as [`SparseVector::from_unsorted`] does).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] naming the first entry whose weight is negative, NaN or
+    /// infinite. Zero weights are accepted and skipped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::Weighted;
+    /// let h = ndd_minhash::IcwsMinHasher::new(32, 0)?;
+    /// let sig = h.sketch_entries(&[Weighted::new(5, 1.0)?, Weighted::new(9, 0.0)?])?;
+    /// assert_eq!(sig, h.sketch_entries(&[Weighted::new(5, 1.0)?])?);
+    /// assert!(h.sketch_entries(&[Weighted::new(5, -1.0)?]).is_err());
+    /// assert!(h.sketch_entries(&[Weighted { feature: 5, weight: f64::NAN }]).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_entries(&self, entries: &[Weighted]) -> Result<MinHashSignature, Error> {
+        check_entries(entries)?;
+        Ok(self.sketch_weighted(&SparseVector::from_unsorted(entries.to_vec())))
+    }
+
+    /// The ICWS loop: slot minima of `ln a` over the non-zero entries.
+    fn sketch_core<I: Iterator<Item = (u64, f64)>>(
+        &self,
+        entries: I,
+        best: &mut Vec<f64>,
+        out: &mut MinHashSignature,
+    ) {
+        out.set_scheme(self.scheme);
+        let values = out.values_mut();
+        values.clear();
+        values.resize(self.k, EMPTY);
+        best.clear();
+        best.resize(self.k, f64::INFINITY);
+        for (feature, weight) in entries {
+            if !weight.is_finite() || weight <= 0.0 {
+                continue;
+            }
+            let ln_s = weight.ln();
+            let fh = mix64(feature ^ self.feature_key);
+            for ((&key, b), v) in self
+                .slot_keys
+                .iter()
+                .zip(best.iter_mut())
+                .zip(values.iter_mut())
+            {
+                let x = mix64(fh ^ key);
+                let u = |j: u64| open_unit(mix64(x.wrapping_add(j.wrapping_mul(GOLDEN))));
+                // r, c ~ Gamma(2, 1) as −ln of a product of two uniforms; β ~ U(0, 1).
+                let r = -(u(1) * u(2)).ln();
+                let c = -(u(3) * u(4)).ln();
+                let beta = u(5);
+                let t = (ln_s / r + beta).floor();
+                // ln a = ln c − ln y − r = ln c − r (t − β + 1): the argmin of a,
+                // without an exp.
+                let ln_a = c.ln() - r * (t - beta + 1.0);
+                if ln_a < *b {
+                    *b = ln_a;
+                    *v = self.slot_value(feature, t);
+                }
+            }
+        }
+    }
+
+    /// The stored value of the sample `(f*, t*)`: a hash of both, never [`EMPTY`].
+    #[inline]
+    fn slot_value(&self, feature: u64, t: f64) -> u64 {
+        // `t` is an integer-valued float; `+ 0.0` turns −0 into +0 so that one
+        // integer has one bit pattern.
+        let t_bits = (t + 0.0).to_bits();
+        let v =
+            mix64(mix64(feature ^ self.value_key).wrapping_add(mix64(t_bits).wrapping_mul(GOLDEN)));
+        if v == EMPTY { EMPTY - 1 } else { v }
+    }
+}
+
+/// Checks that every weight is finite and non-negative.
+fn check_entries(entries: &[Weighted]) -> Result<(), Error> {
+    for (i, w) in entries.iter().enumerate() {
+        if !w.weight.is_finite() || w.weight < 0.0 {
+            return Err(Error::invalid_input(format!(
+                "weight {} of feature {:#x} at index {i} is not a finite non-negative number",
+                w.weight, w.feature
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The per-document accumulator of an [`IcwsMinHasher`] used as a [`Sketcher`]: the
+/// pushed weighted features and an `O(k)` scratch buffer, both reused across
+/// documents.
+///
+/// Pushes of the same feature are summed at [`Sketcher::finish_into`];
+/// [`FeatureSink::push`] adds weight 1. A non-finite weight given to
+/// [`FeatureSink::push_weighted`] is ignored (the sink cannot report an error; use
+/// [`IcwsMinHasher::sketch_entries`] to have it refused), and features whose summed
+/// weight is not positive are skipped.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{FeatureSink, Sketcher, SparseVector, Weighted};
+/// use ndd_minhash::IcwsMinHasher;
+/// let h = IcwsMinHasher::new(32, 0)?;
+/// let mut state = h.new_state();
+/// let mut sig = h.new_signature();
+/// state.push(7);
+/// state.push(7);
+/// state.push_weighted(8, 0.5);
+/// h.finish_into(&mut state, &mut sig);
+/// let tf = SparseVector::from_unsorted(vec![Weighted::new(7, 2.0)?, Weighted::new(8, 0.5)?]);
+/// assert_eq!(sig, h.sketch_weighted(&tf));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct IcwsState {
+    entries: Vec<Weighted>,
+    best: Vec<f64>,
+}
+
+impl FeatureSink for IcwsState {
+    #[inline]
+    fn push(&mut self, feature: u64) {
+        self.entries.push(Weighted {
+            feature,
+            weight: 1.0,
+        });
+    }
+
+    #[inline]
+    fn push_weighted(&mut self, feature: u64, weight: f64) {
+        if weight.is_finite() {
+            self.entries.push(Weighted { feature, weight });
+        }
+    }
+}
+
+impl Sketcher for IcwsMinHasher {
+    type Signature = MinHashSignature;
+    type State = IcwsState;
+
+    fn scheme(&self) -> SchemeId {
+        self.scheme
+    }
+
+    fn new_state(&self) -> IcwsState {
+        IcwsState {
+            entries: Vec::new(),
+            best: Vec::with_capacity(self.k),
+        }
+    }
+
+    fn new_signature(&self) -> MinHashSignature {
+        MinHashSignature::empty(self.scheme, self.k)
+    }
+
+    fn finish_into(&self, state: &mut IcwsState, out: &mut MinHashSignature) {
+        let entries = &mut state.entries;
+        // Sort by feature, then weight, so that the sums do not depend on push order.
+        entries.sort_unstable_by(|a, b| {
+            a.feature
+                .cmp(&b.feature)
+                .then(a.weight.total_cmp(&b.weight))
+        });
+        entries.dedup_by(|later, kept| {
+            if later.feature == kept.feature {
+                kept.weight = (kept.weight + later.weight).clamp(-f64::MAX, f64::MAX);
+                true
+            } else {
+                false
+            }
+        });
+        self.sketch_core(
+            entries.iter().map(|w| (w.feature, w.weight)),
+            &mut state.best,
+            out,
+        );
+        entries.clear();
+    }
+}
+
+/// Weighted MinHash by bucketization: each weight is multiplied by a large integer
+/// `scale` and rounded to an integer `n_f`; feature `f` becomes the `n_f` distinct
+/// sub-features `(f, 1), …, (f, n_f)` and an ordinary [`MinHasher`] sketches that set.
+///
+/// This is the route of Hajishirzi, Yih and Kołcz, *Adaptive near-duplicate detection
+/// via similarity learning*, SIGIR 2010, §3.2 (paper 000), after Gionis, Indyk and
+/// Motwani, *Similarity search in high dimensions via hashing*, VLDB 1999: "the weight
+/// of each k-gram in the vector is multiplied by a big integer and then the number is
+/// bucketed and mapped to a bit-string" — the sub-features are the positions of the
+/// one-bits of a unary code. The Jaccard coefficient of the expanded sets is
+/// `Σ min(n_a, n_b) / Σ max(n_a, n_b)` over the rounded integers, which is the
+/// weighted Jaccard coefficient up to rounding (each weight is off by at most
+/// `0.5 / scale`; [`quantize`](Self::quantize) shows the integers).
+///
+/// Cost grows with the scale: a document expands into `Σ_f round(scale · w_f)`
+/// sub-features, each hashed once (one-permutation hashing, the default) or `k` times
+/// ([`MinHashScheme::Classic`], the linear family `(a·x + b) mod p` of paper 000
+/// §3.2). A finer scale means less rounding error and proportionally more work, and a
+/// document whose expansion would exceed [`max_expansion`](Self::max_expansion)
+/// sub-features (default 2^26) is refused instead of taking unbounded time. That is why
+/// [`IcwsMinHasher`] is recommended: `O(n·k)` whatever the weights, no rounding.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{weighted_jaccard, Signature, SparseVector, Weighted};
+/// use ndd_minhash::BucketizedMinHasher;
+///
+/// let a = SparseVector::from_unsorted(vec![Weighted::new(1, 0.3)?, Weighted::new(2, 0.7)?]);
+/// let b = SparseVector::from_unsorted(vec![Weighted::new(1, 0.3)?, Weighted::new(2, 0.35)?]);
+/// let hasher = BucketizedMinHasher::new(256, 7, 100.0)?; // 0.3 → 30 sub-features
+/// let est = hasher.sketch_weighted(&a)?.similarity(&hasher.sketch_weighted(&b)?)?;
+/// let exact = weighted_jaccard(&a, &b); // 0.65 / 1.0
+/// assert!((est.value() - exact).abs() < 0.15);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct BucketizedMinHasher {
+    scale: f64,
+    max_expansion: u64,
+    k: usize,
+    seed: u64,
+    which: MinHashScheme,
+    feature_scheme: SchemeId,
+    sub_key: u64,
+    inner: MinHasher<ExternalFeatures>,
+}
+
+impl BucketizedMinHasher {
+    /// A hasher with `k` slots and seed `seed` (one-permutation hashing) over weights
+    /// multiplied by `scale`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `k` is 0 or above 2^24, or `scale` is not a
+    /// finite positive number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::BucketizedMinHasher;
+    /// assert_eq!(BucketizedMinHasher::new(64, 0, 100.0)?.scale(), 100.0);
+    /// assert!(BucketizedMinHasher::new(64, 0, 0.0).is_err());
+    /// assert!(BucketizedMinHasher::new(64, 0, f64::INFINITY).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(k: usize, seed: u64, scale: f64) -> Result<Self, Error> {
+        if !scale.is_finite() || scale <= 0.0 {
+            return Err(Error::invalid_parameter(
+                "scale",
+                format!("must be a finite positive number, got {scale}"),
+            ));
+        }
+        let feature_scheme = default_feature_scheme();
+        let which = MinHashScheme::OnePermutation;
+        Ok(BucketizedMinHasher {
+            scale,
+            max_expansion: DEFAULT_MAX_EXPANSION,
+            k,
+            seed,
+            which,
+            feature_scheme,
+            sub_key: mix64(seed ^ 0x6275_636B_6574_2D6B), // "bucket-k"
+            inner: Self::build_inner(k, seed, which, scale, feature_scheme)?,
+        })
+    }
+
+    fn build_inner(
+        k: usize,
+        seed: u64,
+        which: MinHashScheme,
+        scale: f64,
+        feature_scheme: SchemeId,
+    ) -> Result<MinHasher<ExternalFeatures>, Error> {
+        let expanded = SchemeId::new("bucketized-weights")
+            .with(BUCKET_VERSION)
+            .with_f64(scale)
+            .with_scheme(feature_scheme)
+            .finish();
+        MinHasher::builder()
+            .num_hashes(k)
+            .seed(seed)
+            .scheme(which)
+            .build_for_features(expanded)
+    }
+
+    /// Sketches the expanded set with `scheme` instead of one-permutation hashing
+    /// ([`MinHashScheme::Classic`] reproduces paper 000 exactly, at `k` times the cost).
+    ///
+    /// # Errors
+    ///
+    /// None in practice (the parameters were validated by [`new`](Self::new)); the
+    /// inner [`MinHasher`] is rebuilt and its errors are passed on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// let h = BucketizedMinHasher::new(64, 0, 10.0)?.with_minhash_scheme(MinHashScheme::Classic)?;
+    /// assert_eq!(h.minhash().minhash_scheme(), MinHashScheme::Classic);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn with_minhash_scheme(mut self, scheme: MinHashScheme) -> Result<Self, Error> {
+        self.inner = Self::build_inner(self.k, self.seed, scheme, self.scale, self.feature_scheme)?;
+        self.which = scheme;
+        Ok(self)
+    }
+
+    /// Names the scheme of the (unexpanded) features; folded into the signatures'
+    /// scheme.
+    ///
+    /// # Errors
+    ///
+    /// As [`with_minhash_scheme`](Self::with_minhash_scheme).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, Sketcher};
+    /// use ndd_minhash::BucketizedMinHasher;
+    /// let a = BucketizedMinHasher::new(64, 0, 10.0)?;
+    /// let b = BucketizedMinHasher::new(64, 0, 10.0)?.with_feature_scheme(SchemeId::new("tf").finish())?;
+    /// assert_ne!(a.minhash().scheme(), b.minhash().scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn with_feature_scheme(mut self, feature_scheme: SchemeId) -> Result<Self, Error> {
+        self.inner = Self::build_inner(self.k, self.seed, self.which, self.scale, feature_scheme)?;
+        self.feature_scheme = feature_scheme;
+        Ok(self)
+    }
+
+    /// Sets the largest number of sub-features one document may expand into (default
+    /// 2^26); larger documents are refused with [`Error::InvalidInput`]. Does not change
+    /// signature values.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `max_expansion` is 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// use ndd_minhash::BucketizedMinHasher;
+    /// let h = BucketizedMinHasher::new(64, 0, 100.0)?.with_max_expansion(1000)?;
+    /// let big = SparseVector::from_unsorted(vec![Weighted::new(1, 20.0)?]); // 2000 sub-features
+    /// assert!(h.sketch_weighted(&big).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn with_max_expansion(mut self, max_expansion: u64) -> Result<Self, Error> {
+        if max_expansion == 0 {
+            return Err(Error::invalid_parameter(
+                "max_expansion",
+                "must be at least 1",
+            ));
+        }
+        self.max_expansion = max_expansion;
+        Ok(self)
+    }
+
+    /// The weight multiplier.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.scale(), 50.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
+
+    /// The cap on sub-features per document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.max_expansion(), 1 << 26);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_expansion(&self) -> u64 {
+        self.max_expansion
+    }
+
+    /// The number of slots `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.num_hashes(), 8);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(&self) -> usize {
+        self.k
+    }
+
+    /// The scheme of the (unexpanded) features this hasher consumes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.with_feature_scheme(s)?;
+    /// assert_eq!(h.feature_scheme(), s);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
+    }
+
+    /// The set MinHash hasher that sketches the expanded sub-features (its scheme is
+    /// the signatures' scheme).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Signature, Sketcher, SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?;
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
+    /// assert_eq!(h.sketch_weighted(&v)?.scheme(), h.minhash().scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash(&self) -> &MinHasher<ExternalFeatures> {
+        &self.inner
+    }
+
+    /// The rounded integer weights `n_f = round(scale · w_f)` (as `f64`, exact),
+    /// dropping features that round to 0: the vector whose
+    /// [`weighted_jaccard`](ndd_core::weighted_jaccard) the signatures estimate
+    /// without bias. Negative weights count as zero.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] when a weight is not finite or the total exceeds
+    /// [`max_expansion`](Self::max_expansion).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::new(8, 0, 10.0)?;
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 0.26)?, Weighted::new(2, 0.04)?]);
+    /// let q = h.quantize(&v)?;
+    /// assert_eq!(q.entries(), &[Weighted::new(1, 3.0)?]); // 2.6 → 3, 0.4 → 0 (dropped)
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn quantize(&self, v: &SparseVector) -> Result<SparseVector, Error> {
+        let mut out = Vec::with_capacity(v.len());
+        let mut total = 0u64;
+        for w in v.entries() {
+            let n = self.count(w, &mut total)?;
+            if n > 0 {
+                out.push(Weighted {
+                    feature: w.feature,
+                    weight: n as f64,
+                });
+            }
+        }
+        Ok(SparseVector::from_unsorted(out))
+    }
+
+    /// `round(scale · w)` for one entry, added to `total`, checked against the cap.
+    fn count(&self, w: &Weighted, total: &mut u64) -> Result<u64, Error> {
+        if !w.weight.is_finite() {
+            return Err(Error::invalid_input(format!(
+                "weight of feature {:#x} is {}",
+                w.feature, w.weight
+            )));
+        }
+        if w.weight <= 0.0 {
+            return Ok(0);
+        }
+        let x = (w.weight * self.scale).round();
+        let room = self.max_expansion - *total;
+        // `x` is finite or +inf here (a positive finite weight times a positive finite
+        // scale) and is compared with the room left before the conversion.
+        if x > room as f64 {
+            return Err(Error::invalid_input(format!(
+                "the weights expand into more than {} sub-features (scale {}); \
+                 lower the scale, raise max_expansion, or use IcwsMinHasher",
+                self.max_expansion, self.scale
+            )));
+        }
+        let n = float_to_count(x).min(room);
+        *total += n;
+        Ok(n)
+    }
+
+    /// The signature of `v`. Negative weights count as zero.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] when a weight is not finite (possible only for a
+    /// [`Weighted`] written field by field) or the expansion exceeds
+    /// [`max_expansion`](Self::max_expansion).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Signature, SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::new(64, 0, 100.0)?;
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(3, 0.25)?]);
+    /// let sig = h.sketch_weighted(&v)?;
+    /// assert_eq!(sig.similarity(&h.sketch_weighted(&v)?)?.value(), 1.0);
+    /// assert!(h.sketch_weighted(&SparseVector::default())?.is_empty_document());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_weighted(&self, v: &SparseVector) -> Result<MinHashSignature, Error> {
+        let mut out = self.inner.new_signature();
+        self.sketch_weighted_into(v, &mut out)?;
+        Ok(out)
+    }
+
+    /// Writes the signature of `v` into `out` (allocates one MinHash state; see
+    /// [`sketch_weighted_with`](Self::sketch_weighted_with) to reuse one).
+    ///
+    /// # Errors
+    ///
+    /// As [`sketch_weighted`](Self::sketch_weighted); `out` is unchanged on error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::new(16, 0, 10.0)?;
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
+    /// let mut out = h.sketch_weighted(&SparseVector::default())?;
+    /// h.sketch_weighted_into(&v, &mut out)?;
+    /// assert_eq!(out, h.sketch_weighted(&v)?);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_weighted_into(
+        &self,
+        v: &SparseVector,
+        out: &mut MinHashSignature,
+    ) -> Result<(), Error> {
+        let mut state = self.inner.new_state();
+        self.sketch_weighted_with(&mut state, v, out)
+    }
+
+    /// Writes the signature of `v` into `out` using the caller's state (from
+    /// `self.minhash().new_state()`): nothing is allocated.
+    ///
+    /// # Errors
+    ///
+    /// As [`sketch_weighted`](Self::sketch_weighted); the weights are checked before
+    /// anything is pushed, so on error `state` and `out` are unchanged.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Sketcher, SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::new(16, 0, 10.0)?;
+    /// let mut state = h.minhash().new_state();
+    /// let mut out = h.minhash().new_signature();
+    /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 0.5)?]);
+    /// h.sketch_weighted_with(&mut state, &v, &mut out)?;
+    /// assert_eq!(out, h.sketch_weighted(&v)?);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_weighted_with(
+        &self,
+        state: &mut MinHashState,
+        v: &SparseVector,
+        out: &mut MinHashSignature,
+    ) -> Result<(), Error> {
+        // First pass: validate and bound the total before doing any work.
+        let mut total = 0u64;
+        for w in v.entries() {
+            self.count(w, &mut total)?;
+        }
+        let mut total = 0u64;
+        for w in v.entries() {
+            let n = self.count(w, &mut total)?;
+            let base = mix64(w.feature ^ self.sub_key);
+            for j in 1..=n {
+                state.push(mix64(base.wrapping_add(j.wrapping_mul(GOLDEN))));
+            }
+        }
+        self.inner.finish_into(state, out);
+        Ok(())
+    }
+
+    /// The signature of weighted features given in any order; repeated features are
+    /// summed.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] for a negative, NaN or infinite weight, or an expansion
+    /// above [`max_expansion`](Self::max_expansion).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::Weighted;
+    /// let h = ndd_minhash::BucketizedMinHasher::new(32, 0, 10.0)?;
+    /// let a = h.sketch_entries(&[Weighted::new(1, 0.5)?, Weighted::new(1, 0.5)?])?;
+    /// assert_eq!(a, h.sketch_entries(&[Weighted::new(1, 1.0)?])?);
+    /// assert!(h.sketch_entries(&[Weighted::new(1, -0.5)?]).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_entries(&self, entries: &[Weighted]) -> Result<MinHashSignature, Error> {
+        check_entries(entries)?;
+        self.sketch_weighted(&SparseVector::from_unsorted(entries.to_vec()))
+    }
+}
+
+/// Converts a rounded, non-negative count already checked to be at most a `u64` cap.
+#[allow(clippy::cast_possible_truncation)] // the caller bounds `x` by a u64 first
+fn float_to_count(x: f64) -> u64 {
+    x as u64
+}
