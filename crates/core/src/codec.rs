@@ -425,7 +425,9 @@ impl<'a> ByteReader<'a> {
         if left == 0 {
             Ok(())
         } else {
-            Err(Error::corrupt_data(format!("{left} unexpected trailing bytes")))
+            Err(Error::corrupt_data(format!(
+                "{left} unexpected trailing bytes"
+            )))
         }
     }
 }
@@ -448,7 +450,10 @@ mod tests {
             for bit in 0..8 {
                 let mut b = bytes.clone();
                 b[i] ^= 1 << bit;
-                assert!(ByteReader::new(&b, *b"TEST", 1).is_err(), "byte {i} bit {bit}");
+                assert!(
+                    ByteReader::new(&b, *b"TEST", 1).is_err(),
+                    "byte {i} bit {bit}"
+                );
             }
         }
     }
