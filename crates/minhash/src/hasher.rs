@@ -113,85 +113,122 @@ impl Densifier {
         bin_of(mix64(self.key ^ t), self.k as u64)
     }
 
-    /// Writes `mins` to `out`, each empty bin `i` filled with the value of bin
+    /// Fills, in place, each empty bin `i` of `bins` with the value of bin
     /// `(i + m_t) mod k` for the first attempt `t` where that bin is non-empty.
-    /// `state.occupied` has bit `i` set when bin `i` is non-empty; at least one is.
-    fn densify(&self, state: &mut MinHashState, out: &mut [u64]) {
+    /// `occupied` has bit `i` set when bin `i` is non-empty; at least one is.
+    /// Non-empty bins are only read, so filling in place reads original values.
+    fn densify(&self, bins: &mut [u64], occupied: &[u64]) {
+        match occupied.len() {
+            1 => self.densify_words::<1>(bins, occupied),
+            2 => self.densify_words::<2>(bins, occupied),
+            3 | 4 => self.densify_words::<4>(bins, occupied),
+            _ => self.densify_words::<0>(bins, occupied),
+        }
+    }
+
+    /// `W` 64-bit words hold the occupancy (`k <= 64·W`), in fixed-size arrays the
+    /// compiler unrolls; `W = 0` is the general case, on the heap.
+    #[inline(always)]
+    fn densify_words<const W: usize>(&self, bins: &mut [u64], occupied: &[u64]) {
         let k = self.k;
-        let MinHashState {
-            mins,
-            occupied,
-            ring,
-            unresolved,
-            ..
-        } = state;
-        out.copy_from_slice(mins);
-        // The occupancy ring, twice in a row, so that a rotation is a window read.
         let words = k.div_ceil(64);
-        ring.clear();
-        ring.resize(2 * words + 2, 0);
+        // The occupancy ring, twice in a row, so that a rotation is a window read.
+        let mut ring_fixed = [[0u64; 2]; W];
+        let mut ring_heap = Vec::new();
+        let ring: &mut [u64] = if W == 0 {
+            ring_heap.resize(2 * words + 2, 0);
+            &mut ring_heap
+        } else {
+            ring_fixed.as_flattened_mut()
+        };
+        let ring_len = ring.len();
         for (w, &bits) in occupied.iter().enumerate() {
             for base in [w * 64, k + w * 64] {
                 let (q, r) = (base / 64, base % 64);
-                ring[q] |= bits << r;
-                if r != 0 {
+                if let Some(x) = ring.get_mut(q) {
+                    *x |= bits << r;
+                }
+                if r != 0 && q + 1 < ring_len {
                     ring[q + 1] |= bits >> (64 - r);
                 }
             }
         }
-        unresolved.clear();
+        let mut unresolved_fixed = [0u64; W];
+        let mut unresolved_heap = Vec::new();
+        let unresolved: &mut [u64] = if W == 0 {
+            unresolved_heap.resize(words, 0);
+            &mut unresolved_heap
+        } else {
+            &mut unresolved_fixed
+        };
         let mut remaining = 0usize;
-        for (w, &bits) in occupied.iter().enumerate() {
+        for (w, (u, &bits)) in unresolved.iter_mut().zip(occupied).enumerate() {
             let valid = if (w + 1) * 64 <= k {
                 u64::MAX
             } else {
                 (1u64 << (k % 64)) - 1
             };
-            let u = !bits & valid;
+            *u = !bits & valid;
             remaining += u.count_ones() as usize;
-            unresolved.push(u);
         }
         let limit = 64 * k as u64;
         let mut t = 0u64;
-        while remaining > 0 && t < limit {
-            let m = match self.shifts.get(t as usize) {
-                Some(&m) => m,
-                None => self.shift(t),
-            };
+        // Whole-bitmap attempts while many bins are unresolved; the last one or two
+        // follow their own sequence bin by bin (same result, fewer instructions).
+        while remaining > 2 && t < limit {
+            let m = self.shift_at(t);
             t += 1;
             for (w, u) in unresolved.iter_mut().enumerate() {
-                if *u == 0 {
-                    continue;
-                }
                 let mut hit = *u & window(ring, w * 64 + m);
-                if hit == 0 {
-                    continue;
-                }
                 *u &= !hit;
                 remaining -= hit.count_ones() as usize;
                 while hit != 0 {
                     let i = w * 64 + hit.trailing_zeros() as usize;
                     hit &= hit - 1;
                     let src = if i + m >= k { i + m - k } else { i + m };
-                    out[i] = mins[src];
-                }
-            }
-        }
-        if remaining > 0 {
-            // Not reached in practice (probability < (1 − 1/k)^(64k) ≈ e^-64 per bin);
-            // bounds the loop: the next non-empty bin to the right.
-            for (w, &u) in unresolved.iter().enumerate() {
-                let mut u = u;
-                while u != 0 {
-                    let i = w * 64 + u.trailing_zeros() as usize;
-                    u &= u - 1;
-                    if let Some(v) = (1..k).map(|d| mins[(i + d) % k]).find(|&v| v != EMPTY) {
-                        out[i] = v;
+                    if let Some(&v) = bins.get(src) {
+                        bins[i] = v;
                     }
                 }
             }
         }
+        for (w, &u) in unresolved.iter().enumerate() {
+            let mut u = u;
+            while u != 0 {
+                let i = w * 64 + u.trailing_zeros() as usize;
+                u &= u - 1;
+                let src = (t..limit)
+                    .map(|t| {
+                        let m = self.shift_at(t);
+                        if i + m >= k { i + m - k } else { i + m }
+                    })
+                    .find(|&j| bit_is_set(occupied, j))
+                    // Not reached in practice (probability < (1 − 1/k)^(64k) ≈ e^-64);
+                    // bounds the loop: the next non-empty bin to the right.
+                    .or_else(|| {
+                        (1..k)
+                            .map(|d| (i + d) % k)
+                            .find(|&j| bit_is_set(occupied, j))
+                    });
+                if let Some(src) = src {
+                    bins[i] = bins[src];
+                }
+            }
+        }
     }
+
+    #[inline(always)]
+    fn shift_at(&self, t: u64) -> usize {
+        match self.shifts.get(t as usize) {
+            Some(&m) => m,
+            None => self.shift(t),
+        }
+    }
+}
+
+#[inline(always)]
+fn bit_is_set(bits: &[u64], i: usize) -> bool {
+    bits.get(i >> 6).is_some_and(|w| (w >> (i & 63)) & 1 != 0)
 }
 
 /// The per-document accumulator of a [`MinHasher`]: running minima, updated as
@@ -212,11 +249,9 @@ impl Densifier {
 #[derive(Debug, Clone)]
 pub struct MinHashState {
     mins: Vec<u64>,
-    /// One-permutation hashing: bit `i` set when bin `i` received a feature.
+    /// One-permutation hashing: bit `i` set when bin `i` is non-empty (computed when
+    /// the document is finished).
     occupied: Vec<u64>,
-    /// Densification scratch (the doubled occupancy ring, the unresolved bins).
-    ring: Vec<u64>,
-    unresolved: Vec<u64>,
     kind: StateKind,
 }
 
@@ -251,9 +286,6 @@ impl FeatureSink for MinHashState {
             let bin = bin_of(h, self.mins.len() as u64);
             if let Some(m) = self.mins.get_mut(bin) {
                 *m = (*m).min(h);
-            }
-            if let Some(w) = self.occupied.get_mut(bin >> 6) {
-                *w |= 1 << (bin & 63);
             }
         } else {
             self.push_k_hashes(feature);
@@ -638,8 +670,6 @@ impl<E> Sketcher for MinHasher<E> {
         MinHashState {
             mins: vec![EMPTY; self.k],
             occupied: vec![0; words],
-            ring: Vec::with_capacity(2 * words + 2),
-            unresolved: Vec::with_capacity(words),
             kind,
         }
     }
@@ -654,11 +684,21 @@ impl<E> Sketcher for MinHasher<E> {
         values.resize(self.k, EMPTY);
         match &self.kind {
             Kind::Oph(d) if state.mins.len() == self.k => {
+                // Occupancy from the bins, not tracked per push: a read-modify-write of
+                // one of k/64 words per feature is a store-forwarding chain that cost
+                // ~15% on long documents.
+                for (w, chunk) in state.occupied.iter_mut().zip(state.mins.chunks(64)) {
+                    *w = chunk
+                        .iter()
+                        .enumerate()
+                        .fold(0u64, |acc, (j, &v)| acc | (u64::from(v != EMPTY) << j));
+                }
                 let full: usize = state.occupied.iter().map(|w| w.count_ones() as usize).sum();
-                if full == 0 || full == self.k {
-                    values.copy_from_slice(&state.mins);
-                } else {
-                    d.densify(state, values);
+                // The state's bins become the signature; the signature's old buffer
+                // becomes the state's (reset below): no copy.
+                std::mem::swap(values, &mut state.mins);
+                if full != 0 && full != self.k {
+                    d.densify(values, &state.occupied);
                 }
             }
             _ => {
