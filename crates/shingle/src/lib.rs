@@ -24,10 +24,13 @@
 pub mod html;
 pub mod rabin;
 mod rabin_shingles;
+#[cfg(test)]
+mod reference;
 mod shingle;
 pub mod spots;
 mod stopwords;
 mod token;
+mod xxh3_short;
 
 pub use ndd_core::{self, FeatureExtractor, FeatureSink, Token, Tokenizer};
 pub use rabin::RabinFingerprinter;

@@ -1,9 +1,84 @@
 //! Word and character k-gram shingles, hashed in one pass.
 
-use ndd_core::hash::{KGRAM_BASE, KGramRoller, mix64, stable_hash64};
+use ndd_core::hash::{KGRAM_BASE, KGramRoller, mix64};
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Weighted};
 
-use crate::token::{TokenFilter, hash_token, scan_words};
+use crate::token::{TokenFilter, WordScanner, ascii_lowercase_word, hash_token};
+use crate::xxh3_short::ShortXxh3;
+
+/// A rolling k-gram combiner: [`KGramRoller`], or [`SmallRoller`] for small `k`.
+trait Roll {
+    /// Adds a token hash; the k-gram hash once `k` tokens were pushed.
+    fn push(&mut self, token_hash: u64) -> Option<u64>;
+    /// The hash of the partial window when `0 < pushed < k`.
+    fn partial(&self) -> Option<u64>;
+}
+
+impl Roll for KGramRoller {
+    #[inline(always)]
+    fn push(&mut self, token_hash: u64) -> Option<u64> {
+        KGramRoller::push(self, token_hash)
+    }
+    #[inline(always)]
+    fn partial(&self) -> Option<u64> {
+        KGramRoller::partial(self)
+    }
+}
+
+/// [`KGramRoller`]'s values (the k-gram hash of [`ndd_core::hash`]) for `k <=`
+/// [`MAX_K`](Self::MAX_K), with the window in a fixed power-of-two ring on the stack:
+/// no allocation per document, no wrap-around branch.
+struct SmallRoller {
+    ring: [u64; SmallRoller::MAX_K],
+    k: usize,
+    pushed: usize,
+    acc: u64,
+    /// `B^k mod 2^64`, the weight of the token leaving the window.
+    out_weight: u64,
+}
+
+impl SmallRoller {
+    /// The largest window; a power of two.
+    const MAX_K: usize = 32;
+
+    #[inline]
+    fn new(k: usize) -> Self {
+        debug_assert!((1..=Self::MAX_K).contains(&k));
+        let mut out_weight = 1u64;
+        for _ in 0..k {
+            out_weight = out_weight.wrapping_mul(KGRAM_BASE);
+        }
+        SmallRoller {
+            ring: [0; Self::MAX_K],
+            k,
+            pushed: 0,
+            acc: 0,
+            out_weight,
+        }
+    }
+}
+
+impl Roll for SmallRoller {
+    #[inline(always)]
+    fn push(&mut self, token_hash: u64) -> Option<u64> {
+        // The token pushed k positions ago; while fewer than k were pushed this slot
+        // was never written (k <= MAX_K), so it is 0 and subtracts nothing.
+        let leaving = self.ring[self.pushed.wrapping_sub(self.k) % Self::MAX_K];
+        self.ring[self.pushed % Self::MAX_K] = token_hash;
+        self.pushed += 1;
+        self.acc = self
+            .acc
+            .wrapping_mul(KGRAM_BASE)
+            .wrapping_add(token_hash)
+            .wrapping_sub(leaving.wrapping_mul(self.out_weight));
+        (self.pushed >= self.k).then(|| mix64(self.acc))
+    }
+
+    #[inline(always)]
+    fn partial(&self) -> Option<u64> {
+        (self.pushed > 0 && self.pushed < self.k).then(|| mix64(self.acc))
+    }
+}
 
 /// Which shingles of a document are kept as features.
 ///
@@ -227,46 +302,63 @@ impl WordShingler {
 
     #[inline]
     fn for_each_shingle<F: FnMut(u64)>(&self, doc: &str, mut emit: F) {
-        let Ok(mut roller) = KGramRoller::new(self.k) else {
-            return; // unreachable: k >= 1 is checked by the builder
-        };
-        let mut position = 0u64;
-        let mut select = |g: u64| {
-            let keep = match self.selection {
-                Selection::All => true,
-                Selection::ModM(m) => g % m == 0,
-                Selection::EveryNth(s) => position % s == 0,
-            };
-            position += 1;
-            if keep {
-                emit(g);
-            }
-        };
         match self.hash {
             ShingleHash::Rolling => {
-                let filter = self.filter;
-                let no_filter = filter.is_none();
-                let (fold, seed) = (self.fold_case, self.seed);
-                scan_words::<true, _>(doc, |start, end, folded| {
-                    let token = &doc[start..end];
-                    if no_filter || filter.keeps(token) {
-                        let h = match folded {
-                            Some(lower) if fold => stable_hash64(lower, seed),
-                            _ => hash_token(token, fold, seed),
-                        };
-                        if let Some(g) = roller.push(h) {
-                            select(g);
-                        }
-                    }
-                });
-                if self.short_docs == ShortDocs::WholeDocument {
-                    if let Some(g) = roller.partial() {
-                        select(g);
-                    }
+                let small = self.k <= SmallRoller::MAX_K;
+                if small && self.selection == Selection::All && self.filter.is_none() {
+                    // The default configuration, with nothing to test per token.
+                    self.rolling_shingles::<_, _, false>(doc, SmallRoller::new(self.k), &mut emit);
+                } else if small {
+                    let mut select = selector(self.selection, &mut emit);
+                    self.rolling_shingles::<_, _, true>(doc, SmallRoller::new(self.k), &mut select);
+                } else if let Ok(roller) = KGramRoller::new(self.k) {
+                    let mut select = selector(self.selection, &mut emit);
+                    self.rolling_shingles::<_, _, true>(doc, roller, &mut select);
                 }
             }
             ShingleHash::Rabin => {
+                let mut select = selector(self.selection, &mut emit);
                 crate::rabin_shingles::for_each_rabin_shingle(self, doc, &mut select);
+            }
+        }
+    }
+
+    /// The rolling k-gram hashes of the token hashes `hash_token(token, fold_case,
+    /// seed)`, with the token filter applied when `FILTER`. Short ASCII tokens are
+    /// hashed straight from the scanner's registers by [`ShortXxh3`] (the same XXH3
+    /// value); the others go through [`hash_token`].
+    #[inline(always)]
+    fn rolling_shingles<R: Roll, F: FnMut(u64), const FILTER: bool>(
+        &self,
+        doc: &str,
+        mut roller: R,
+        emit: &mut F,
+    ) {
+        let filter = self.filter;
+        let (fold, seed) = (self.fold_case, self.seed);
+        let short = ShortXxh3::new(seed);
+        let mut scanner = WordScanner::new(doc);
+        while let Some(t) = scanner.next_token() {
+            if FILTER && !filter.is_none() && !filter.keeps(&doc[t.start..t.end]) {
+                continue;
+            }
+            let h = if t.short_ascii {
+                let len = t.end - t.start;
+                if fold {
+                    short.hash(ascii_lowercase_word(t.lo), ascii_lowercase_word(t.hi), len)
+                } else {
+                    short.hash(t.lo, t.hi, len)
+                }
+            } else {
+                hash_token(&doc[t.start..t.end], fold, seed)
+            };
+            if let Some(g) = roller.push(h) {
+                emit(g);
+            }
+        }
+        if self.short_docs == ShortDocs::WholeDocument {
+            if let Some(g) = roller.partial() {
+                emit(g);
             }
         }
     }
@@ -278,6 +370,23 @@ impl WordShingler {
             self.filter,
             self.short_docs == ShortDocs::WholeDocument,
         )
+    }
+}
+
+/// Applies a [`Selection`] to a stream of shingles (numbered from 0) before `emit`.
+#[inline(always)]
+fn selector<F: FnMut(u64)>(selection: Selection, emit: &mut F) -> impl FnMut(u64) + '_ {
+    let mut position = 0u64;
+    move |g: u64| {
+        let keep = match selection {
+            Selection::All => true,
+            Selection::ModM(m) => g % m == 0,
+            Selection::EveryNth(s) => position % s == 0,
+        };
+        position += 1;
+        if keep {
+            emit(g);
+        }
     }
 }
 

@@ -108,80 +108,320 @@ impl WordTokenizer {
 impl Tokenizer for WordTokenizer {
     #[inline]
     fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, mut f: F) {
-        scan_words::<false, _>(text, |start, end, _| {
+        let mut scanner = WordScanner::new(text);
+        while let Some(t) = scanner.next_token() {
             f(Token {
-                text: &text[start..end],
-                start,
-                end,
+                text: &text[t.start..t.end],
+                start: t.start,
+                end: t.end,
             });
-        });
+        }
     }
 }
 
-/// Length of the buffer in which [`scan_words`] lowercases short ASCII tokens.
-pub(crate) const FOLD_BUF: usize = 48;
+/// One token found by [`WordScanner`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScannedToken {
+    /// Byte offset of the first byte.
+    pub(crate) start: usize,
+    /// Byte offset one past the last byte.
+    pub(crate) end: usize,
+    /// Whether the token is ASCII and at most 16 bytes long, with its bytes in
+    /// [`lo`](Self::lo) and [`hi`](Self::hi).
+    pub(crate) short_ascii: bool,
+    /// With `short_ascii`, bytes 0–7 of the token, little-endian; the bytes past the
+    /// token's end are unspecified.
+    pub(crate) lo: u64,
+    /// With `short_ascii`, bytes 8–15 of the token, little-endian; the bytes past the
+    /// token's end are unspecified.
+    pub(crate) hi: u64,
+}
 
-/// The word scanner behind [`WordTokenizer`]: calls `f(start, end, folded)` for every
-/// token. With `FOLD`, `folded` is the ASCII-lowercased token when the token is ASCII
-/// and at most [`FOLD_BUF`] bytes long (lowercased while scanning, so the shingler
-/// hashes it without a second pass), else `None`.
+/// The word scanner behind [`WordTokenizer`] and the word shingler.
+///
+/// The text is classified 64 bytes at a time into two bitmasks, ASCII letters and
+/// digits and non-ASCII bytes (SWAR on `u64` words, no per-byte branches); tokens are
+/// then read off the masks with bit scans: separator runs are skipped and a word's
+/// length found with one `trailing_zeros` each. Words of at most 16 ASCII bytes come
+/// back with their bytes in two registers, ready for the hash. Any byte >= 0x80 goes
+/// through the char-by-char Unicode rules ([`is_separator`], [`is_ideographic`]), so
+/// the tokens are those of the byte-by-byte definition for every input (the tests
+/// compare with the previous byte-by-byte scanner); runs of non-ASCII text are scanned
+/// char by char without classifying blocks for them.
+#[derive(Debug, Clone)]
+pub(crate) struct WordScanner<'a> {
+    text: &'a str,
+    /// Where the search for the next token starts: a char boundary, or past the end.
+    pos: usize,
+    /// Offset of the classified block; `base <= pos`.
+    base: usize,
+    /// Bit `j`: byte `base + j` is an ASCII letter or digit (0 past the text).
+    alnum: u64,
+    /// Bit `j`: byte `base + j` is >= 0x80 (0 past the text).
+    high: u64,
+}
+
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// `b` in every byte of a `u64`.
+const fn splat(b: u8) -> u64 {
+    b as u64 * 0x0101_0101_0101_0101
+}
+
+/// The high bit of every byte of `x` that is an ASCII letter or digit, `[A-Za-z0-9]`,
+/// for `x` without bytes >= 0x80 (per-byte range checks that cannot carry into the
+/// next byte).
+#[inline(always)]
+fn alnum_bytes_ascii(x: u64) -> u64 {
+    let digit = x.wrapping_add(splat(0x80 - b'0')) & !x.wrapping_add(splat(0x80 - b'9' - 1));
+    let folded = x | splat(0x20);
+    let letter =
+        folded.wrapping_add(splat(0x80 - b'a')) & !folded.wrapping_add(splat(0x80 - b'z' - 1));
+    (digit | letter) & HIGH
+}
+
+/// [`alnum_bytes_ascii`] for any `x`: bytes >= 0x80 are classified on their low seven
+/// bits (so nothing carries) and then cleared.
+#[inline(always)]
+fn alnum_bytes(x: u64) -> u64 {
+    alnum_bytes_ascii(x & !HIGH) & !x
+}
+
+/// Bit `j` of the result is the high bit of byte `j` of `m`, for `m` with no bits but
+/// the bytes' high bits (the product gathers them into the top byte without carries).
+#[inline(always)]
+fn gather_high_bits(m: u64) -> u64 {
+    (m >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// The letter-and-digit and non-ASCII bitmasks of 64 bytes.
+#[inline(always)]
+fn classify64(chunk: &[u8; 64]) -> (u64, u64) {
+    let mut words = [0u64; 8];
+    for (w, b) in words.iter_mut().zip(chunk.chunks_exact(8)) {
+        let mut le = [0u8; 8];
+        le.copy_from_slice(b);
+        *w = u64::from_le_bytes(le);
+    }
+    let any_high = words.iter().fold(0, |acc, w| acc | w) & HIGH;
+    let mut alnum = 0u64;
+    if any_high == 0 {
+        for (j, &w) in words.iter().enumerate() {
+            alnum |= gather_high_bits(alnum_bytes_ascii(w)) << (8 * j);
+        }
+        (alnum, 0)
+    } else {
+        let mut high = 0u64;
+        for (j, &w) in words.iter().enumerate() {
+            alnum |= gather_high_bits(alnum_bytes(w)) << (8 * j);
+            high |= gather_high_bits(w & HIGH) << (8 * j);
+        }
+        (alnum, high)
+    }
+}
+
+/// [`classify64`] of the 64 bytes of `bytes` from `base`, zero-padded past the end.
+#[inline(always)]
+fn classify_at(bytes: &[u8], base: usize) -> (u64, u64) {
+    match bytes.get(base..).and_then(<[u8]>::first_chunk::<64>) {
+        Some(chunk) => classify64(chunk),
+        None => classify_tail(bytes, base),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn classify_tail(bytes: &[u8], base: usize) -> (u64, u64) {
+    let mut chunk = [0u8; 64];
+    let rest = bytes.get(base..).unwrap_or_default();
+    let n = rest.len().min(64);
+    chunk[..n].copy_from_slice(&rest[..n]);
+    classify64(&chunk)
+}
+
+/// The 16 bytes of `bytes` from `i` as two little-endian words, zero-padded past the
+/// end.
+#[inline(always)]
+fn load16(bytes: &[u8], i: usize) -> (u64, u64) {
+    match bytes.get(i..).and_then(<[u8]>::first_chunk::<16>) {
+        Some(chunk) => halves(u128::from_le_bytes(*chunk)),
+        None => load16_tail(bytes, i),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn load16_tail(bytes: &[u8], i: usize) -> (u64, u64) {
+    let mut chunk = [0u8; 16];
+    let rest = bytes.get(i..).unwrap_or_default();
+    let n = rest.len().min(16);
+    chunk[..n].copy_from_slice(&rest[..n]);
+    halves(u128::from_le_bytes(chunk))
+}
+
+/// The low and the high 64 bits.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // the two halves, on purpose
+fn halves(v: u128) -> (u64, u64) {
+    (v as u64, (v >> 64) as u64)
+}
+
+/// `x` with every ASCII uppercase letter lowercased, for `x` holding an ASCII
+/// letter-and-digit token: among `[A-Za-z0-9]` the letters are exactly the bytes with
+/// bit 0x40 set, and setting their bit 0x20 lowercases them (bytes past the token may
+/// change, which does not matter: they are ignored).
+#[inline(always)]
+pub(crate) fn ascii_lowercase_word(x: u64) -> u64 {
+    x | ((x >> 1) & splat(0x20))
+}
+
+impl<'a> WordScanner<'a> {
+    #[inline]
+    pub(crate) fn new(text: &'a str) -> Self {
+        let (alnum, high) = classify_at(text.as_bytes(), 0);
+        WordScanner {
+            text,
+            pos: 0,
+            base: 0,
+            alnum,
+            high,
+        }
+    }
+
+    #[inline(always)]
+    fn refill(&mut self, base: usize) {
+        (self.alnum, self.high) = classify_at(self.text.as_bytes(), base);
+        self.base = base;
+    }
+
+    /// The next token, or `None` at the end of the text.
+    #[inline(always)]
+    pub(crate) fn next_token(&mut self) -> Option<ScannedToken> {
+        loop {
+            let rel = self.pos - self.base;
+            let start = if rel >= 64 {
+                // Past the classified block.
+                let b = *self.text.as_bytes().get(self.pos)?;
+                if b < 0x80 {
+                    self.refill(self.pos);
+                    continue;
+                }
+                // Non-ASCII text goes char by char below; classifying a block for it
+                // would not pay.
+                self.pos
+            } else {
+                // Skip ASCII separators: the next letter, digit or non-ASCII byte.
+                let candidates = (self.alnum | self.high) >> rel;
+                if candidates == 0 {
+                    self.pos = self.base + 64;
+                    continue;
+                }
+                let mut r = rel + candidates.trailing_zeros() as usize;
+                let start = self.base + r;
+                if (self.high >> r) & 1 == 0 {
+                    // An ASCII letter or digit starts a word; its run of letters and
+                    // digits:
+                    let mut run = (!(self.alnum >> r)).trailing_zeros() as usize;
+                    if r + run == 64 && r != 0 {
+                        // The run reaches the end of the block: classify from the
+                        // word's start.
+                        self.refill(start);
+                        r = 0;
+                        run = (!self.alnum).trailing_zeros() as usize;
+                    }
+                    let run_end = start + run;
+                    // The run ends the word unless the byte after it is not ASCII (a
+                    // non-ASCII letter or mark may continue the word). Runs of 16 bytes
+                    // or more (which may reach past the block) are not short tokens
+                    // either way.
+                    if run >= 16 || (self.high >> (r + run)) & 1 != 0 {
+                        let end = word_end(self.text, run_end);
+                        self.pos = end;
+                        return Some(ScannedToken::long(start, end));
+                    }
+                    self.pos = run_end;
+                    let (lo, hi) = load16(self.text.as_bytes(), start);
+                    return Some(ScannedToken {
+                        start,
+                        end: run_end,
+                        short_ascii: true,
+                        lo,
+                        hi,
+                    });
+                }
+                start
+            };
+            // A non-ASCII char at `start`.
+            match non_ascii_at(self.text, start) {
+                NonAscii::Separator(next) => self.pos = next,
+                NonAscii::Token(end) => {
+                    self.pos = end;
+                    return Some(ScannedToken::long(start, end));
+                }
+            }
+        }
+    }
+}
+
+impl ScannedToken {
+    /// A token that is not a short ASCII word.
+    #[inline(always)]
+    fn long(start: usize, end: usize) -> Self {
+        ScannedToken {
+            start,
+            end,
+            short_ascii: false,
+            lo: 0,
+            hi: 0,
+        }
+    }
+}
+
+/// What a non-ASCII char at a token boundary is.
+enum NonAscii {
+    /// A separator; the scan goes on at the given offset.
+    Separator(usize),
+    /// A token starts at the char and ends at the given offset.
+    Token(usize),
+}
+
+/// Classifies the non-ASCII char at byte `i` (a char boundary of `text`) where a token
+/// may start: a separator, an ideograph (a token on its own), or the first char of a
+/// word.
 #[inline]
-pub(crate) fn scan_words<const FOLD: bool, F: FnMut(usize, usize, Option<&[u8]>)>(
-    text: &str,
-    mut f: F,
-) {
+fn non_ascii_at(text: &str, i: usize) -> NonAscii {
+    let c = decode_at(text, i);
+    let next = i + c.len_utf8();
+    if is_separator(c) {
+        NonAscii::Separator(next)
+    } else if is_ideographic(c) {
+        NonAscii::Token(next)
+    } else {
+        NonAscii::Token(word_end(text, next))
+    }
+}
+
+/// The end of the word that goes on at byte `i` (a char boundary of `text`): the word
+/// runs over ASCII letters and digits and over non-ASCII chars that are neither
+/// separators nor ideographs.
+#[inline(never)]
+fn word_end(text: &str, mut i: usize) -> usize {
     let bytes = text.as_bytes();
-    let n = bytes.len();
-    let mut buf = [0u8; FOLD_BUF];
-    let mut i = 0;
-    while i < n {
-        // Skip separators.
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         if b < 0x80 {
             if !ASCII_WORD[b as usize] {
-                i += 1;
-                continue;
+                break;
             }
+            i += 1;
         } else {
             let c = decode_at(text, i);
-            if is_separator(c) {
-                i += c.len_utf8();
-                continue;
+            if is_separator(c) || is_ideographic(c) {
+                break;
             }
-            if is_ideographic(c) {
-                let end = i + c.len_utf8();
-                f(i, end, None);
-                i = end;
-                continue;
-            }
+            i += c.len_utf8();
         }
-        // A word starts at i.
-        let start = i;
-        let mut ascii = true;
-        while i < n {
-            let b = bytes[i];
-            if b < 0x80 {
-                if !ASCII_WORD[b as usize] {
-                    break;
-                }
-                if FOLD {
-                    if let Some(slot) = buf.get_mut(i - start) {
-                        *slot = b.to_ascii_lowercase();
-                    }
-                }
-                i += 1;
-            } else {
-                let c = decode_at(text, i);
-                if is_separator(c) || is_ideographic(c) {
-                    break;
-                }
-                ascii = false;
-                i += c.len_utf8();
-            }
-        }
-        let folded = (FOLD && ascii && i - start <= FOLD_BUF).then(|| &buf[..i - start]);
-        f(start, i, folded);
     }
+    i
 }
 
 /// The char starting at byte `i`, which must be a char boundary of `text`.
