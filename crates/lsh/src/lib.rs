@@ -1,1 +1,75 @@
-//! Banded LSH (work in progress).
+//! Banded locality-sensitive hashing for ndd: an index over MinHash-style slot
+//! signatures that finds the pairs likely to be similar without comparing all pairs.
+//!
+//! A signature of `k` slots is cut into `b` bands of `r` slots; two documents become a
+//! candidate pair when they agree on every slot of at least one band. For slots that
+//! agree with probability `s` (MinHash: the Jaccard similarity), that happens with
+//! probability `1 − (1 − s^r)^b`, an S-curve whose steep part sits near the similarity
+//! threshold you pick `b` and `r` for. (Giorgio Gambosi, "Near duplicate detection",
+//! slides for the Course of Information Retrieval, University of Rome Tor Vergata,
+//! derived from slides by C. Manning and H. Schütze: paper 002 in the project's
+//! papers, "Locality-Sensitive Hashing (LSH) for signatures" to "LSH summary".)
+//!
+//! # API themes
+//!
+//! * **Parameters** ([`LshParams`]): the S-curve ([`probability`](LshParams::probability)),
+//!   false-positive and false-negative areas, and two ways to choose `b × r ≤ k`:
+//!   [`optimal`](LshParams::optimal) / [`for_threshold`](LshParams::for_threshold)
+//!   (weighted areas, as datasketch's `MinHashLSH` does; 9 × 13 for 0.8 on 128 slots)
+//!   and [`min_candidates_for_recall`](LshParams::min_candidates_for_recall).
+//! * **Band keys as plain values**: [`band_key`] and
+//!   [`LshParams::band_keys_into`] give the stable 64-bit key of each band (XXH3-64
+//!   of the band's little-endian slot bytes, seeded with the band index), for a
+//!   distributed job to shuffle on.
+//! * **The index** ([`LshIndex`], also an [`ndd_core::CandidateIndex`]): insert,
+//!   remove, query, the streaming [`query_then_insert`](LshIndex::query_then_insert),
+//!   the all-pairs join from the buckets ([`all_pairs`](LshIndex::all_pairs)), and
+//!   verification against stored signatures or the caller's own features. About 200–250
+//!   bytes per document for 9 bands ([`memory`](LshIndex::memory) reports it).
+//! * **Batch join** ([`candidate_pairs`]): all candidate pairs of a collection by
+//!   sorting band keys.
+//! * **Plain slot signatures** ([`PlainSlots`]): slot values computed elsewhere.
+//!
+//! The index consumes signatures through [`SlotSignature`], so any sketch exposing
+//! slot values works (`ndd-minhash`'s signatures among them).
+//!
+//! # Example: streaming deduplication
+//!
+//! ```
+//! use ndd_core::SchemeId;
+//! use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+//!
+//! let scheme = SchemeId::new("example-minhash").with(128).finish();
+//! // Three documents' 128-slot signatures; the third agrees with the first on 120 slots.
+//! let first: Vec<u64> = (0..128).collect();
+//! let second: Vec<u64> = (1000..1128).collect();
+//! let mut third = first.clone();
+//! third[..8].fill(u64::MAX);
+//!
+//! let params = LshParams::for_threshold(0.8, 128)?; // 9 bands × 13 rows
+//! let mut index = LshIndex::builder(params).keep_signatures(true).build();
+//! let mut candidates = Vec::new();
+//! for (id, slots) in [first, second, third].into_iter().enumerate() {
+//!     candidates.clear();
+//!     index.query_then_insert(id, &PlainSlots::new(scheme, slots)?, &mut candidates)?;
+//!     if id == 2 {
+//!         assert_eq!(candidates, vec![0]);
+//!     }
+//! }
+//! let verified = index.all_pairs_verified(0.8)?;
+//! assert_eq!((verified[0].0, verified[0].1), (0, 2));
+//! assert_eq!(verified[0].2.value(), 120.0 / 128.0);
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+
+mod batch;
+mod index;
+mod params;
+mod slots;
+mod table;
+
+pub use batch::candidate_pairs;
+pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
+pub use ndd_core::{self, CandidateIndex, Error, Estimate, SchemeId, Signature, SlotSignature};
+pub use params::{LshParams, MAX_SEARCH_SLOTS, band_key};
+pub use slots::PlainSlots;

@@ -1,0 +1,1181 @@
+//! [`LshIndex`]: the banded LSH index (insert, remove, query, streaming
+//! query-then-insert, all-pairs join, verification) and its [`MemoryReport`].
+
+use std::fmt;
+use std::hash::Hash;
+use std::marker::PhantomData;
+
+use ahash::AHashMap;
+use ndd_core::{CandidateIndex, Error, Estimate, SchemeId, SlotSignature};
+
+use crate::LshParams;
+use crate::table::{BandTable, MAX_DOCS, NIL, Probe};
+
+/// Query band keys up to this many bands live on the stack.
+const STACK_BANDS: usize = 64;
+/// Bands whose table loads are issued together before probing.
+const PREFETCH_BANDS: usize = 16;
+
+/// A banded LSH index over slot signatures (MinHash and its variants), generic over
+/// the user's document key `K`.
+///
+/// Each document is cut into `b` bands of `r` slots ([`LshParams`]); a query's
+/// candidates are the documents that agree with it on every slot of at least one band
+/// (equal 64-bit [`band_key`](crate::band_key)s). Candidates are reported once each,
+/// however many bands they share. The first insert fixes the index's
+/// [`SchemeId`]: signatures of another scheme are refused.
+///
+/// # Layout and memory
+///
+/// Documents get dense `u32` slots (freed slots are reused). Per document the index
+/// stores its `b` band keys (8 bytes each) and one `u32` chain link per band; per
+/// band an open-addressing table (linear probing, load at most 3/4, grown by 1.5×)
+/// maps a key to the newest document of its bucket, whose link leads to the next
+/// older one. A table entry is 8 bytes: the head's slot and 32 bits of the key, so
+/// probing touches the stored keys only to confirm a match; a query's table loads
+/// for all bands are issued before any is used, so their cache misses overlap.
+///
+/// With all band keys distinct that is `12·b` bytes of per-document arrays plus
+/// `8·b / load` bytes of tables per document (documents in a shared bucket cost no
+/// table entry). For the 9 × 13 bands of a 0.8 threshold on 128 slots: 204 bytes per
+/// document with a [preset capacity](LshIndexBuilder::capacity), 222–244 bytes
+/// measured when grown on demand (tables and per-document arrays grow by 1.5×, so
+/// up to a third of an array can be slack). [`memory`](Self::memory) reports the
+/// allocated figures, with the user's keys and the stored signatures (if
+/// [kept](LshIndexBuilder::keep_signatures)) apart.
+///
+/// Removal unlinks the document from each band's chain, walking from the newest
+/// document of the bucket (so it costs the length of the chain ahead of it), and
+/// deletes emptied buckets by backward shifting.
+///
+/// (Banding: Giorgio Gambosi, "Near duplicate detection", slides for the Course of
+/// Information Retrieval, University of Rome Tor Vergata, derived from slides by
+/// C. Manning and H. Schütze: paper 002 in the project's papers.)
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::SchemeId;
+/// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+/// let scheme = SchemeId::new("demo").finish();
+/// let sig = |v: &[u64]| PlainSlots::new(scheme, v.to_vec());
+///
+/// let mut index = LshIndex::new(LshParams::new(2, 2)?);
+/// index.insert("a", &sig(&[1, 2, 3, 4])?)?;
+/// index.insert("b", &sig(&[1, 2, 9, 9])?)?; // shares band 0 with "a"
+/// index.insert("c", &sig(&[5, 6, 7, 8])?)?;
+/// assert_eq!(index.query(&sig(&[1, 2, 3, 4])?)?.len(), 2);
+/// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+/// assert!(index.remove(&"b"));
+/// assert!(index.all_pairs().is_empty());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct LshIndex<K, S> {
+    params: LshParams,
+    scheme: Option<SchemeId>,
+    tables: Vec<BandTable>,
+    /// `band_keys[slot·b + i]`: band `i`'s key of the document in `slot`.
+    band_keys: Vec<u64>,
+    /// `next[slot·b + i]`: the next older document in the same band-`i` bucket.
+    next: Vec<u32>,
+    slot_keys: Vec<Option<K>>,
+    signatures: Option<Vec<Option<S>>>,
+    by_key: AHashMap<K, u32>,
+    free: Vec<u32>,
+}
+
+/// Configures an [`LshIndex`]: whether to keep signatures for verification, and how
+/// many documents to make room for. Made by [`LshIndex::builder`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+/// let index: LshIndex<u64, PlainSlots> = LshIndex::builder(LshParams::new(9, 13)?)
+///     .keep_signatures(true)
+///     .capacity(10_000)
+///     .build();
+/// assert!(index.keeps_signatures());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[must_use]
+pub struct LshIndexBuilder<K, S> {
+    params: LshParams,
+    keep_signatures: bool,
+    capacity: usize,
+    _types: PhantomData<fn() -> (K, S)>,
+}
+
+impl<K, S> fmt::Debug for LshIndexBuilder<K, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LshIndexBuilder")
+            .field("params", &self.params)
+            .field("keep_signatures", &self.keep_signatures)
+            .field("capacity", &self.capacity)
+            .finish()
+    }
+}
+
+impl<K, S> Clone for LshIndexBuilder<K, S> {
+    fn clone(&self) -> Self {
+        LshIndexBuilder {
+            params: self.params,
+            keep_signatures: self.keep_signatures,
+            capacity: self.capacity,
+            _types: PhantomData,
+        }
+    }
+}
+
+impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
+    /// Keep a clone of every inserted signature, for
+    /// [`query_verified`](LshIndex::query_verified) and
+    /// [`all_pairs_verified`](LshIndex::all_pairs_verified) (default: `false`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u32, PlainSlots> =
+    ///     LshIndex::builder(LshParams::new(4, 4)?).keep_signatures(true).build();
+    /// assert!(index.keeps_signatures());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn keep_signatures(mut self, keep: bool) -> Self {
+        self.keep_signatures = keep;
+        self
+    }
+
+    /// Make room for `documents` documents up front (a hint: tables and arrays are
+    /// sized for it, so an index of known size never regrows and carries no growth
+    /// slack; a reservation that fails is dropped and the index grows on demand).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u32, PlainSlots> =
+    ///     LshIndex::builder(LshParams::new(9, 13)?).capacity(1000).build();
+    /// assert!(index.memory().band_tables >= 9 * 1000 * 8);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn capacity(mut self, documents: usize) -> Self {
+        self.capacity = documents.min(MAX_DOCS);
+        self
+    }
+
+    /// The empty index.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<String, PlainSlots> = LshIndex::builder(LshParams::new(2, 8)?).build();
+    /// assert!(index.is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn build(self) -> LshIndex<K, S> {
+        let b = self.params.bands();
+        let n = self.capacity;
+        let tables = (0..b).map(|_| BandTable::with_capacity(n)).collect();
+        let mut index = LshIndex {
+            params: self.params,
+            scheme: None,
+            tables,
+            band_keys: Vec::new(),
+            next: Vec::new(),
+            slot_keys: Vec::new(),
+            signatures: self.keep_signatures.then(Vec::new),
+            by_key: AHashMap::new(),
+            free: Vec::new(),
+        };
+        if n > 0 {
+            if let Some(nb) = n.checked_mul(b) {
+                let _ = index.band_keys.try_reserve_exact(nb);
+                let _ = index.next.try_reserve_exact(nb);
+            }
+            let _ = index.slot_keys.try_reserve_exact(n);
+            let _ = index.by_key.try_reserve(n);
+            if let Some(sigs) = &mut index.signatures {
+                let _ = sigs.try_reserve_exact(n);
+            }
+        }
+        index
+    }
+}
+
+/// Memory used by an [`LshIndex`], in bytes, from [`LshIndex::memory`].
+///
+/// Allocated capacity is counted (not just the used part), so growth slack shows.
+/// [`index_bytes`](Self::index_bytes) is the banding structure proper: band tables,
+/// chain links and stored band keys. The user's keys and the stored signatures are
+/// reported apart because their size is the user's choice.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::SchemeId;
+/// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+/// let scheme = SchemeId::new("demo").finish();
+/// let mut index = LshIndex::builder(LshParams::new(9, 13)?).capacity(100).build();
+/// for i in 0..100u64 {
+///     index.insert(i, &PlainSlots::new(scheme, (0..128).map(|j| i * 1000 + j).collect::<Vec<_>>())?)?;
+/// }
+/// let m = index.memory();
+/// assert_eq!(m.documents, 100);
+/// assert_eq!(m.band_keys, 100 * 9 * 8);
+/// assert!(m.bytes_per_document() <= 256.0);
+/// assert_eq!(m.signatures, 0);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct MemoryReport {
+    /// Documents indexed.
+    pub documents: usize,
+    /// The `b` bucket tables: 8 bytes per table slot.
+    pub band_tables: usize,
+    /// Chain links: 4 bytes per document slot per band.
+    pub chains: usize,
+    /// Stored band keys: 8 bytes per document slot per band.
+    pub band_keys: usize,
+    /// Key bookkeeping: the key → slot hash map (estimated from its capacity as
+    /// buckets × (`size_of::<(K, u32)>()` + 1 control byte)), the slot → key array
+    /// (`size_of::<Option<K>>()` per slot) and the free-slot list. Heap memory owned by
+    /// the keys themselves (a `String`'s text) is not visible and not counted.
+    pub key_map: usize,
+    /// Stored signatures: `size_of::<Option<S>>()` per slot plus 8 bytes per slot
+    /// value of each stored signature (its slot payload; other heap memory a
+    /// signature type may own is not visible). 0 when signatures are not kept.
+    pub signatures: usize,
+}
+
+impl MemoryReport {
+    /// `band_tables + chains + band_keys`: the banding structure proper.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let m = ndd_lsh::MemoryReport::default();
+    /// assert_eq!(m.index_bytes(), 0);
+    /// ```
+    #[must_use]
+    pub fn index_bytes(&self) -> usize {
+        self.band_tables + self.chains + self.band_keys
+    }
+
+    /// Everything: [`index_bytes`](Self::index_bytes) + `key_map` + `signatures`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let m = ndd_lsh::MemoryReport::default();
+    /// assert_eq!(m.total_bytes(), 0);
+    /// ```
+    #[must_use]
+    pub fn total_bytes(&self) -> usize {
+        self.index_bytes() + self.key_map + self.signatures
+    }
+
+    /// [`index_bytes`](Self::index_bytes) per indexed document (0 when empty).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_lsh::MemoryReport::default().bytes_per_document(), 0.0);
+    /// ```
+    #[must_use]
+    pub fn bytes_per_document(&self) -> f64 {
+        if self.documents == 0 {
+            0.0
+        } else {
+            self.index_bytes() as f64 / self.documents as f64
+        }
+    }
+}
+
+impl<K, S> fmt::Debug for LshIndex<K, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LshIndex")
+            .field("params", &self.params)
+            .field("scheme", &self.scheme)
+            .field("documents", &self.by_key.len())
+            .field("keeps_signatures", &self.signatures.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Grows `v` by at least `extra` elements of capacity, 1.5× at a time.
+fn reserve_by_half<T>(v: &mut Vec<T>, extra: usize) {
+    if v.capacity() - v.len() < extra {
+        v.reserve_exact(extra.max(v.len() / 2));
+    }
+}
+
+fn check_verify_threshold(t: f64) -> Result<(), Error> {
+    if t > 0.0 && t <= 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "threshold",
+            format!("must lie in (0, 1], got {t}"),
+        ))
+    }
+}
+
+impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
+    /// An empty index with these parameters, not keeping signatures.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u64, PlainSlots> = LshIndex::new(LshParams::for_threshold(0.8, 128)?);
+    /// assert_eq!(index.params().bands(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn new(params: LshParams) -> Self {
+        Self::builder(params).build()
+    }
+
+    /// A builder for an index with these parameters.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u64, PlainSlots> =
+    ///     LshIndex::builder(LshParams::new(20, 5)?).keep_signatures(true).build();
+    /// assert!(index.keeps_signatures());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn builder(params: LshParams) -> LshIndexBuilder<K, S> {
+        LshIndexBuilder {
+            params,
+            keep_signatures: false,
+            capacity: 0,
+            _types: PhantomData,
+        }
+    }
+
+    /// The banding parameters.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(3, 4)?);
+    /// assert_eq!(index.params(), LshParams::new(3, 4)?);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn params(&self) -> LshParams {
+        self.params
+    }
+
+    /// The scheme fixed by the first insert (`None` before it).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let scheme = SchemeId::new("demo").finish();
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// assert_eq!(index.scheme(), None);
+    /// index.insert(1u8, &PlainSlots::new(scheme, vec![1, 2])?)?;
+    /// assert_eq!(index.scheme(), Some(scheme));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scheme(&self) -> Option<SchemeId> {
+        self.scheme
+    }
+
+    /// Whether inserted signatures are kept for verification.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(1, 2)?);
+    /// assert!(!index.keeps_signatures());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn keeps_signatures(&self) -> bool {
+        self.signatures.is_some()
+    }
+
+    /// The number of documents indexed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let mut index = LshIndex::new(LshParams::new(1, 1)?);
+    /// index.insert("x", &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
+    /// index.insert("x", &PlainSlots::new(SchemeId::new("d").finish(), vec![2])?)?; // replaces
+    /// assert_eq!(index.len(), 1);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether the index holds no document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(1, 1)?);
+    /// assert!(index.is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+
+    /// Whether a document with this key is indexed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let mut index = LshIndex::new(LshParams::new(1, 1)?);
+    /// index.insert(7u32, &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
+    /// assert!(index.contains_key(&7));
+    /// assert!(!index.contains_key(&8));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn contains_key(&self, key: &K) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    /// The stored band keys of a document (`b` values, as
+    /// [`LshParams::band_keys_into`] computes them), or `None` when absent.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let p = LshParams::new(2, 3)?;
+    /// let mut index = LshIndex::new(p);
+    /// index.insert('a', &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4, 5, 6])?)?;
+    /// assert_eq!(index.band_keys_of(&'a'), Some(&p.band_keys(&[1, 2, 3, 4, 5, 6])?[..]));
+    /// assert_eq!(index.band_keys_of(&'b'), None);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn band_keys_of(&self, key: &K) -> Option<&[u64]> {
+        let slot = *self.by_key.get(key)? as usize;
+        let b = self.params.bands();
+        Some(&self.band_keys[slot * b..(slot + 1) * b])
+    }
+
+    /// The stored signature of a document (`None` when absent or when signatures are
+    /// not kept).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, SlotSignature};
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let mut index = LshIndex::builder(LshParams::new(1, 2)?).keep_signatures(true).build();
+    /// index.insert(1u8, &PlainSlots::new(SchemeId::new("d").finish(), vec![4, 5])?)?;
+    /// assert_eq!(index.signature(&1).map(|s| s.slots()), Some(&[4u64, 5][..]));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn signature(&self, key: &K) -> Option<&S> {
+        let slot = *self.by_key.get(key)? as usize;
+        self.signatures.as_ref()?.get(slot)?.as_ref()
+    }
+
+    /// Checks a signature against the index's scheme and the band layout.
+    fn check_signature(&self, signature: &S) -> Result<(), Error> {
+        if let Some(scheme) = self.scheme {
+            Error::check_schemes(scheme, signature.scheme())?;
+        }
+        self.params.check_signature_len(signature.slots().len())
+    }
+
+    /// Adds a document; re-inserting a key replaces its previous entry.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the signature's scheme differs from the index's
+    /// (fixed by the first insert); [`Error::InvalidParameter`] when the signature has
+    /// fewer than `bands × rows` slots; [`Error::InvalidInput`] when the index already
+    /// holds 3·2³⁰ documents. The index is unchanged on error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
+    /// let s = SchemeId::new("d").finish();
+    /// index.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
+    /// assert!(index.insert(2, &PlainSlots::new(s, vec![1, 2, 3])?).is_err()); // too short
+    /// let other = SchemeId::new("other").finish();
+    /// assert!(index.insert(3, &PlainSlots::new(other, vec![1, 2, 3, 4])?).is_err());
+    /// assert_eq!(index.len(), 1);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
+        self.insert_impl::<false>(key, signature, &mut Vec::new())
+    }
+
+    /// The streaming deduplication step: appends to `out` the keys of the documents
+    /// already indexed that are candidates for `signature` (each once), then inserts
+    /// it under `key`, probing each band's table once for both.
+    ///
+    /// If `key` is already indexed, its previous entry is removed first (so it is not
+    /// its own candidate).
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert); nothing is appended and the index is unchanged on
+    /// error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let stream = [vec![1, 2, 3, 4], vec![5, 6, 7, 8], vec![1, 2, 0, 0]];
+    /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
+    /// let mut found = Vec::new();
+    /// let mut duplicates = Vec::new();
+    /// for (i, slots) in stream.into_iter().enumerate() {
+    ///     found.clear();
+    ///     index.query_then_insert(i, &PlainSlots::new(s, slots)?, &mut found)?;
+    ///     if !found.is_empty() {
+    ///         duplicates.push((i, found.clone()));
+    ///     }
+    /// }
+    /// assert_eq!(duplicates, vec![(2, vec![0])]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query_then_insert(
+        &mut self,
+        key: K,
+        signature: &S,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        self.insert_impl::<true>(key, signature, out)
+    }
+
+    fn insert_impl<const QUERY: bool>(
+        &mut self,
+        key: K,
+        signature: &S,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        self.check_signature(signature)?;
+        if self.free.is_empty()
+            && self.slot_keys.len() >= MAX_DOCS
+            && !self.by_key.contains_key(&key)
+        {
+            return Err(Error::invalid_input(format!(
+                "an LSH index holds at most {MAX_DOCS} documents"
+            )));
+        }
+        self.remove(&key);
+        let slot = self.alloc_slot();
+        let b = self.params.bands();
+        let base = slot as usize * b;
+        self.params
+            .write_band_keys(signature.slots(), &mut self.band_keys[base..base + b]);
+
+        for table in &mut self.tables {
+            table.reserve_one();
+        }
+        let mut starts = [(0usize, 0u64); PREFETCH_BANDS];
+        for first in (0..b).step_by(PREFETCH_BANDS) {
+            let last = (first + PREFETCH_BANDS).min(b);
+            // Issue the table loads of a group of bands before probing any of them.
+            for i in first..last {
+                starts[i - first] = self.tables[i].start(self.band_keys[base + i]);
+            }
+            for i in first..last {
+                let table = &mut self.tables[i];
+                let keys = &self.band_keys;
+                let key_i = keys[base + i];
+                let probe = table.probe_from(key_i, starts[i - first], |h| {
+                    keys[h as usize * b + i] == key_i
+                });
+                match probe {
+                    Probe::Found(pos, head) => {
+                        if QUERY {
+                            let mut d = head;
+                            while d != NIL {
+                                let db = d as usize * b;
+                                if !shares_earlier_band(&keys[db..db + i], &keys[base..base + i]) {
+                                    if let Some(k) = &self.slot_keys[d as usize] {
+                                        out.push(k.clone());
+                                    }
+                                }
+                                d = self.next[db + i];
+                            }
+                        }
+                        self.next[base + i] = head;
+                        table.set_head(pos, slot);
+                    }
+                    Probe::Vacant(pos) => {
+                        self.next[base + i] = NIL;
+                        table.occupy(pos, key_i, slot);
+                    }
+                }
+            }
+        }
+
+        if let Some(sigs) = &mut self.signatures {
+            sigs[slot as usize] = Some(signature.clone());
+        }
+        self.slot_keys[slot as usize] = Some(key.clone());
+        self.by_key.insert(key, slot);
+        self.scheme = Some(signature.scheme());
+        Ok(())
+    }
+
+    /// A free document slot (the caller has checked the document limit).
+    #[allow(clippy::cast_possible_truncation)] // < MAX_DOCS < u32::MAX
+    fn alloc_slot(&mut self) -> u32 {
+        if let Some(slot) = self.free.pop() {
+            return slot;
+        }
+        let b = self.params.bands();
+        let slot = self.slot_keys.len();
+        reserve_by_half(&mut self.band_keys, b);
+        reserve_by_half(&mut self.next, b);
+        reserve_by_half(&mut self.slot_keys, 1);
+        self.band_keys.resize(self.band_keys.len() + b, 0);
+        self.next.resize(self.next.len() + b, NIL);
+        self.slot_keys.push(None);
+        if let Some(sigs) = &mut self.signatures {
+            reserve_by_half(sigs, 1);
+            sigs.push(None);
+        }
+        slot as u32
+    }
+
+    /// Removes a document; returns whether it was present.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// index.insert("a", &s)?;
+    /// index.insert("b", &s)?;
+    /// assert!(index.remove(&"a"));
+    /// assert!(!index.remove(&"a"));
+    /// assert_eq!(index.query(&s)?, vec!["b"]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn remove(&mut self, key: &K) -> bool {
+        let Some(slot) = self.by_key.remove(key) else {
+            return false;
+        };
+        let b = self.params.bands();
+        let base = slot as usize * b;
+        for (i, table) in self.tables.iter_mut().enumerate() {
+            let keys = &self.band_keys;
+            let key_i = keys[base + i];
+            let Probe::Found(pos, head) = table.probe(key_i, |h| keys[h as usize * b + i] == key_i)
+            else {
+                debug_assert!(false, "indexed document missing from band {i}");
+                continue;
+            };
+            let after = self.next[base + i];
+            if head == slot {
+                if after == NIL {
+                    table.delete(pos);
+                } else {
+                    table.set_head(pos, after);
+                }
+            } else {
+                let mut prev = head;
+                loop {
+                    let link = prev as usize * b + i;
+                    let cur = self.next[link];
+                    if cur == slot {
+                        self.next[link] = after;
+                        break;
+                    }
+                    if cur == NIL {
+                        debug_assert!(false, "document missing from its band-{i} chain");
+                        break;
+                    }
+                    prev = cur;
+                }
+            }
+        }
+        self.slot_keys[slot as usize] = None;
+        if let Some(sigs) = &mut self.signatures {
+            sigs[slot as usize] = None;
+        }
+        self.free.push(slot);
+        true
+    }
+
+    /// Calls `f` on the slot of every candidate for the band keys `qkeys`, once each.
+    #[inline]
+    fn for_each_candidate_slot(&self, qkeys: &[u64], mut f: impl FnMut(u32)) {
+        let b = self.params.bands();
+        let keys = &self.band_keys;
+        let mut starts = [(0usize, 0u64); PREFETCH_BANDS];
+        for first in (0..b).step_by(PREFETCH_BANDS) {
+            let last = (first + PREFETCH_BANDS).min(b);
+            for i in first..last {
+                starts[i - first] = self.tables[i].start(qkeys[i]);
+            }
+            for i in first..last {
+                let key_i = qkeys[i];
+                let probe = self.tables[i].probe_from(key_i, starts[i - first], |h| {
+                    keys[h as usize * b + i] == key_i
+                });
+                if let Probe::Found(_, head) = probe {
+                    let mut d = head;
+                    while d != NIL {
+                        let db = d as usize * b;
+                        if !shares_earlier_band(&keys[db..db + i], &qkeys[..i]) {
+                            f(d);
+                        }
+                        d = self.next[db + i];
+                    }
+                }
+            }
+        }
+    }
+
+    /// Validates `signature` and calls `f` with its band keys (on the stack for up to
+    /// 64 bands).
+    fn with_query_keys<T>(&self, signature: &S, f: impl FnOnce(&[u64]) -> T) -> Result<T, Error> {
+        self.check_signature(signature)?;
+        let b = self.params.bands();
+        if b <= STACK_BANDS {
+            let mut buf = [0u64; STACK_BANDS];
+            self.params
+                .write_band_keys(signature.slots(), &mut buf[..b]);
+            Ok(f(&buf[..b]))
+        } else {
+            let mut buf = vec![0u64; b];
+            self.params.write_band_keys(signature.slots(), &mut buf);
+            Ok(f(&buf))
+        }
+    }
+
+    /// Appends the keys of the candidates for `signature` to `out`, each once, in no
+    /// particular order. An indexed document is its own candidate.
+    ///
+    /// Allocation-free for up to 64 bands (beyond that, one buffer of `b` keys per
+    /// call).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the signature's scheme differs from the index's;
+    /// [`Error::InvalidParameter`] when it has fewer than `bands × rows` slots.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
+    /// index.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
+    /// index.insert(2u32, &PlainSlots::new(s, vec![0, 0, 3, 4])?)?;
+    /// let mut out = Vec::new();
+    /// index.query_into(&PlainSlots::new(s, vec![1, 2, 3, 4])?, &mut out)?;
+    /// out.sort();
+    /// assert_eq!(out, vec![1, 2]); // 1 shares both bands, reported once
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        self.with_query_keys(signature, |qkeys| {
+            self.for_each_candidate_slot(qkeys, |d| {
+                if let Some(k) = &self.slot_keys[d as usize] {
+                    out.push(k.clone());
+                }
+            });
+        })
+    }
+
+    /// The candidates for `signature` (allocates; see [`query_into`](Self::query_into)).
+    ///
+    /// # Errors
+    ///
+    /// As [`query_into`](Self::query_into).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// index.insert("x", &PlainSlots::new(s, vec![1, 2])?)?;
+    /// assert_eq!(index.query(&PlainSlots::new(s, vec![1, 2])?)?, vec!["x"]);
+    /// assert!(index.query(&PlainSlots::new(s, vec![1, 3])?)?.is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query(&self, signature: &S) -> Result<Vec<K>, Error> {
+        let mut out = Vec::new();
+        self.query_into(signature, &mut out)?;
+        Ok(out)
+    }
+
+    fn stored_signatures(&self) -> Result<&[Option<S>], Error> {
+        self.signatures.as_deref().ok_or_else(|| {
+            Error::invalid_parameter(
+                "keep_signatures",
+                "verification needs an index built with keep_signatures(true)",
+            )
+        })
+    }
+
+    /// The candidates for `signature` whose estimated similarity
+    /// ([`Signature::similarity`](ndd_core::Signature::similarity) against the stored signature) is at least
+    /// `threshold`, with the estimate, most similar first.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `threshold` is not in `(0, 1]` or the index does
+    /// not [keep signatures](LshIndexBuilder::keep_signatures); otherwise as
+    /// [`query_into`](Self::query_into), or any error of `similarity`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
+    /// index.insert("near", &PlainSlots::new(s, vec![1, 2, 3, 9])?)?;
+    /// index.insert("far", &PlainSlots::new(s, vec![1, 2, 7, 8])?)?;
+    /// let hits = index.query_verified(&PlainSlots::new(s, vec![1, 2, 3, 4])?, 0.7)?;
+    /// assert_eq!(hits.len(), 1);
+    /// assert_eq!((hits[0].0, hits[0].1.value()), ("near", 0.75));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query_verified(
+        &self,
+        signature: &S,
+        threshold: f64,
+    ) -> Result<Vec<(K, Estimate)>, Error> {
+        check_verify_threshold(threshold)?;
+        let sigs = self.stored_signatures()?;
+        let mut slots = Vec::new();
+        self.with_query_keys(signature, |qkeys| {
+            self.for_each_candidate_slot(qkeys, |d| slots.push(d));
+        })?;
+        let mut out = Vec::new();
+        for d in slots {
+            if let (Some(k), Some(Some(stored))) =
+                (&self.slot_keys[d as usize], sigs.get(d as usize))
+            {
+                let e = signature.similarity(stored)?;
+                if e.value() >= threshold {
+                    out.push((k.clone(), e));
+                }
+            }
+        }
+        out.sort_by(|a, b| b.1.value().total_cmp(&a.1.value()));
+        Ok(out)
+    }
+
+    /// Calls `f(x, y)` on the slots of every candidate pair once (the earlier-inserted
+    /// document first).
+    fn for_each_slot_pair(&self, mut f: impl FnMut(u32, u32)) {
+        let b = self.params.bands();
+        let keys = &self.band_keys;
+        let mut chain = Vec::new();
+        for (i, table) in self.tables.iter().enumerate() {
+            for head in table.heads() {
+                let second = self.next[head as usize * b + i];
+                if second == NIL {
+                    continue;
+                }
+                chain.clear();
+                let mut d = head;
+                while d != NIL {
+                    chain.push(d);
+                    d = self.next[d as usize * b + i];
+                }
+                chain.reverse(); // oldest first
+                for (n, &x) in chain.iter().enumerate() {
+                    let xb = x as usize * b;
+                    for &y in &chain[n + 1..] {
+                        let yb = y as usize * b;
+                        if !shares_earlier_band(&keys[xb..xb + i], &keys[yb..yb + i]) {
+                            f(x, y);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Calls `f(a, b)` on every candidate pair of indexed documents once, straight
+    /// from the buckets (no loop over all pairs of documents): `a` was inserted before
+    /// `b`. Pairs come band by band, in no particular order otherwise.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::new(LshParams::new(2, 1)?);
+    /// for (k, v) in [(1u32, [5, 6]), (2, [5, 6]), (3, [0, 6])] {
+    ///     index.insert(k, &PlainSlots::new(s, v.to_vec())?)?;
+    /// }
+    /// let mut pairs = Vec::new();
+    /// index.for_each_candidate_pair(|a, b| pairs.push((*a, *b)));
+    /// pairs.sort();
+    /// assert_eq!(pairs, vec![(1, 2), (1, 3), (2, 3)]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
+        self.for_each_slot_pair(|x, y| {
+            if let (Some(a), Some(b)) = (&self.slot_keys[x as usize], &self.slot_keys[y as usize]) {
+                f(a, b);
+            }
+        });
+    }
+
+    /// Every candidate pair once, as `(earlier, later)` keys (see
+    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// index.insert("a", &PlainSlots::new(s, vec![1, 2])?)?;
+    /// index.insert("b", &PlainSlots::new(s, vec![1, 2])?)?;
+    /// index.insert("c", &PlainSlots::new(s, vec![1, 3])?)?;
+    /// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn all_pairs(&self) -> Vec<(K, K)> {
+        self.all_pairs_filtered(|_, _| true)
+    }
+
+    /// The candidate pairs for which `keep(a, b)` is true: the hook for exact
+    /// verification against features the caller keeps (say, shingle sets by key).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::collections::HashMap;
+    /// use ndd_core::{jaccard, SchemeId};
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let features: HashMap<&str, Vec<u64>> =
+    ///     HashMap::from([("a", vec![1, 2, 3, 4]), ("b", vec![1, 2, 3, 5]), ("c", vec![1, 9])]);
+    /// let mut index = LshIndex::new(LshParams::new(1, 1)?);
+    /// for key in ["a", "b", "c"] {
+    ///     // A stand-in signature: every document gets the same slot, so all pairs are candidates.
+    ///     index.insert(key, &PlainSlots::new(s, vec![0])?)?;
+    /// }
+    /// let mut pairs = index.all_pairs_filtered(|a, b| jaccard(&features[a], &features[b]) >= 0.5);
+    /// pairs.sort();
+    /// assert_eq!(pairs, vec![("a", "b")]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_filtered<F: FnMut(&K, &K) -> bool>(&self, mut keep: F) -> Vec<(K, K)> {
+        let mut out = Vec::new();
+        self.for_each_candidate_pair(|a, b| {
+            if keep(a, b) {
+                out.push((a.clone(), b.clone()));
+            }
+        });
+        out
+    }
+
+    /// The candidate pairs whose estimated similarity (the stored signatures'
+    /// [`Signature::similarity`](ndd_core::Signature::similarity)) is at least `threshold`, with the estimate, most
+    /// similar first.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `threshold` is not in `(0, 1]` or the index does
+    /// not [keep signatures](LshIndexBuilder::keep_signatures); any error of
+    /// `similarity`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
+    /// index.insert(1u8, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
+    /// index.insert(2u8, &PlainSlots::new(s, vec![1, 2, 3, 5])?)?;
+    /// index.insert(3u8, &PlainSlots::new(s, vec![1, 2, 6, 7])?)?;
+    /// let pairs = index.all_pairs_verified(0.7)?;
+    /// assert_eq!(pairs.len(), 1);
+    /// assert_eq!((pairs[0].0, pairs[0].1, pairs[0].2.value()), (1, 2, 0.75));
+    /// assert!(LshIndex::<u8, PlainSlots>::new(LshParams::new(1, 1)?).all_pairs_verified(0.5).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_verified(&self, threshold: f64) -> Result<Vec<(K, K, Estimate)>, Error> {
+        check_verify_threshold(threshold)?;
+        let sigs = self.stored_signatures()?;
+        let mut out = Vec::new();
+        let mut failure = None;
+        self.for_each_slot_pair(|x, y| {
+            if failure.is_some() {
+                return;
+            }
+            let (x, y) = (x as usize, y as usize);
+            if let (Some(a), Some(b), Some(Some(sa)), Some(Some(sb))) = (
+                &self.slot_keys[x],
+                &self.slot_keys[y],
+                sigs.get(x),
+                sigs.get(y),
+            ) {
+                match sa.similarity(sb) {
+                    Ok(e) if e.value() >= threshold => out.push((a.clone(), b.clone(), e)),
+                    Ok(_) => {}
+                    Err(e) => failure = Some(e),
+                }
+            }
+        });
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        out.sort_by(|a, b| b.2.value().total_cmp(&a.2.value()));
+        Ok(out)
+    }
+
+    /// Bytes used, by part (see [`MemoryReport`] for what is counted and how).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
+    /// index.insert(1u64, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
+    /// let m = index.memory();
+    /// assert_eq!(m.documents, 1);
+    /// assert!(m.signatures >= 4 * 8);
+    /// assert_eq!(m.total_bytes(), m.index_bytes() + m.key_map + m.signatures);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn memory(&self) -> MemoryReport {
+        use std::mem::{size_of, size_of_val};
+        let map_cap = self.by_key.capacity();
+        let map_buckets = if map_cap == 0 {
+            0
+        } else {
+            (map_cap.saturating_mul(8) / 7).next_power_of_two()
+        };
+        let key_map = map_buckets * (size_of::<(K, u32)>() + 1)
+            + self.slot_keys.capacity() * size_of::<Option<K>>()
+            + self.free.capacity() * size_of::<u32>();
+        let signatures = self.signatures.as_ref().map_or(0, |sigs| {
+            sigs.capacity() * size_of::<Option<S>>()
+                + sigs
+                    .iter()
+                    .flatten()
+                    .map(|s| size_of_val(s.slots()))
+                    .sum::<usize>()
+        });
+        MemoryReport {
+            documents: self.len(),
+            band_tables: self.tables.iter().map(BandTable::bytes).sum(),
+            chains: self.next.capacity() * size_of::<u32>(),
+            band_keys: self.band_keys.capacity() * size_of::<u64>(),
+            key_map,
+            signatures,
+        }
+    }
+}
+
+/// Whether a document with band keys `a` (bands `0..i`) already matched a query or
+/// document with keys `b` in an earlier band: then the pair was reported there.
+#[inline]
+fn shares_earlier_band(a: &[u64], b: &[u64]) -> bool {
+    a.iter().zip(b).any(|(x, y)| x == y)
+}
+
+impl<K: Clone + Eq + Hash, S: SlotSignature> CandidateIndex for LshIndex<K, S> {
+    type Key = K;
+    type Signature = S;
+
+    fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
+        LshIndex::insert(self, key, signature)
+    }
+
+    fn remove(&mut self, key: &K) -> bool {
+        LshIndex::remove(self, key)
+    }
+
+    fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        LshIndex::query_into(self, signature, out)
+    }
+
+    fn len(&self) -> usize {
+        LshIndex::len(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PlainSlots;
+
+    #[test]
+    fn tables_grow_and_shrink_consistently() {
+        let s = SchemeId::new("t").finish();
+        let p = LshParams::new(3, 1).unwrap();
+        let mut index: LshIndex<u32, PlainSlots> = LshIndex::new(p);
+        for i in 0..5000u32 {
+            let v = u64::from(i);
+            index
+                .insert(i, &PlainSlots::new(s, vec![v, v / 2, v % 7]).unwrap())
+                .unwrap();
+        }
+        assert_eq!(index.tables[0].len(), 5000);
+        assert_eq!(index.tables[1].len(), 2500);
+        assert_eq!(index.tables[2].len(), 7);
+        for i in (0..5000u32).step_by(2) {
+            assert!(index.remove(&i));
+        }
+        assert_eq!(index.tables[0].len(), 2500);
+        assert_eq!(index.tables[1].len(), 2500);
+        assert_eq!(index.tables[2].len(), 7);
+        for i in (1..5000u32).step_by(2) {
+            let v = u64::from(i);
+            let mut got = index
+                .query(&PlainSlots::new(s, vec![v, u64::MAX, u64::MAX]).unwrap())
+                .unwrap();
+            got.sort_unstable();
+            assert_eq!(got, vec![i]);
+        }
+    }
+}

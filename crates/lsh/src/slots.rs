@@ -1,0 +1,124 @@
+//! [`PlainSlots`]: slot values computed elsewhere, as a [`SlotSignature`].
+
+use std::fmt;
+
+use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+
+/// A slot signature given as plain values with the scheme they were built under:
+/// MinHash slots read back from storage or another system (a distributed job,
+/// datasketch's `hashvalues`), synthetic signatures in tests, and the examples of this
+/// crate.
+///
+/// Its [`similarity`](Signature::similarity) is the MinHash estimate: the fraction
+/// `p` of slots that agree, with standard error `√(p(1−p)/k)`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{SchemeId, Signature, SlotSignature};
+/// use ndd_lsh::PlainSlots;
+/// let scheme = SchemeId::new("my-minhash").with(4).finish();
+/// let a = PlainSlots::new(scheme, vec![1, 2, 3, 4])?;
+/// let b = PlainSlots::new(scheme, vec![1, 2, 3, 9])?;
+/// assert_eq!(a.similarity(&b)?.value(), 0.75);
+/// assert_eq!(a.slots(), &[1, 2, 3, 4]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct PlainSlots {
+    scheme: SchemeId,
+    slots: Box<[u64]>,
+}
+
+impl PlainSlots {
+    /// Wraps slot values with their scheme.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] when `slots` is empty.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::PlainSlots;
+    /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![7; 128])?;
+    /// assert_eq!(s.len(), 128);
+    /// assert!(PlainSlots::new(SchemeId::new("x").finish(), Vec::new()).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(scheme: SchemeId, slots: impl Into<Box<[u64]>>) -> Result<Self, Error> {
+        let slots = slots.into();
+        if slots.is_empty() {
+            return Err(Error::invalid_input(
+                "a slot signature needs at least one slot",
+            ));
+        }
+        Ok(PlainSlots { scheme, slots })
+    }
+
+    /// The number of slots.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_lsh::PlainSlots::new(ndd_core::SchemeId::new("x").finish(), vec![1, 2])?;
+    /// assert_eq!(s.len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    #[allow(clippy::len_without_is_empty)] // never empty
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+}
+
+impl fmt::Debug for PlainSlots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown = &self.slots[..self.slots.len().min(4)];
+        f.debug_struct("PlainSlots")
+            .field("scheme", &self.scheme)
+            .field("len", &self.slots.len())
+            .field("first", &shown)
+            .finish()
+    }
+}
+
+impl Signature for PlainSlots {
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        self.scheme
+    }
+
+    /// The fraction of agreeing slots, with standard error `√(p(1−p)/k)`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`] when
+    /// the lengths differ.
+    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
+        self.check_compatible(other)?;
+        if self.slots.len() != other.slots.len() {
+            return Err(Error::LengthMismatch {
+                expected: self.slots.len(),
+                actual: other.slots.len(),
+            });
+        }
+        let k = self.slots.len() as f64;
+        let agree = self
+            .slots
+            .iter()
+            .zip(other.slots.iter())
+            .filter(|(a, b)| a == b)
+            .count() as f64;
+        let p = agree / k;
+        Estimate::new(p, (p * (1.0 - p) / k).sqrt())
+    }
+}
+
+impl SlotSignature for PlainSlots {
+    #[inline]
+    fn slots(&self) -> &[u64] {
+        &self.slots
+    }
+}
