@@ -7,8 +7,8 @@ use crate::Error;
 ///
 /// Sketches estimate a similarity from a sample (for MinHash, the fraction of `k`
 /// slots that agree), so the number comes with its uncertainty: `std_error` is the
-/// standard deviation of the estimator (for MinHash `sqrt(J(1-J)/k)`, Leskovec,
-/// Rajaraman and Ullman's treatment in paper 002). Exact measures return
+/// standard deviation of the estimator (for MinHash `sqrt(J(1-J)/k)`, Gambosi,
+/// *Near duplicate detection*, course slides, paper 002). Exact measures return
 /// [`Estimate::exact`], whose standard error is 0.
 ///
 /// # Example

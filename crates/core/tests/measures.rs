@@ -33,7 +33,7 @@ fn vector(m: &BTreeMap<u64, f64>) -> SparseVector {
 
 #[test]
 fn paper_002_bigram_example() {
-    // Leskovec, Rajaraman, Ullman slides (paper 002), "Jaccard coefficient: Example":
+    // Gambosi, "Near duplicate detection" slides (paper 002), "Jaccard coefficient: Example":
     // d1 = {Jack London, London traveled, traveled to, to Oakland}
     // d2 = {Jack London, London traveled, traveled to, to the, the city, city of, of Oakland}
     // d3 = {Jack traveled, traveled from, from Oakland, Oakland to, to London}

@@ -148,8 +148,11 @@ pub(crate) fn reduce61(x: u64) -> u64 {
 #[inline(always)]
 pub(crate) fn affine61(a: u64, x: u64, b: u64) -> u64 {
     let prod = u128::from(a) * u128::from(x);
-    // prod < 2^122: fold the high part onto the low 61 bits.
+    // prod < 2^122: fold the high part onto the low 61 bits. Both casts keep what
+    // they mean to: the low 64 bits (masked to 61), and prod >> 61 < 2^61.
+    #[allow(clippy::cast_possible_truncation)]
     let lo = (prod as u64) & MERSENNE_61;
+    #[allow(clippy::cast_possible_truncation)]
     let hi = (prod >> 61) as u64;
     let s = reduce61(lo + hi) + b;
     if s >= MERSENNE_61 { s - MERSENNE_61 } else { s }

@@ -78,8 +78,11 @@ struct Densifier {
 
 #[inline(always)]
 fn bin_of(h: u64, k: u64) -> usize {
-    // Multiply-high maps a uniform 64-bit value to [0, k) without a division.
-    ((u128::from(h) * u128::from(k)) >> 64) as usize
+    // Multiply-high maps a uniform 64-bit value to [0, k) without a division; the
+    // result is below k, itself a usize, so the cast cannot truncate.
+    #[allow(clippy::cast_possible_truncation)]
+    let bin = ((u128::from(h) * u128::from(k)) >> 64) as usize;
+    bin
 }
 
 /// Bits `[off, off + 64)` of a bitmap (zeros past its end).
@@ -219,7 +222,7 @@ impl Densifier {
 
     #[inline(always)]
     fn shift_at(&self, t: u64) -> usize {
-        match self.shifts.get(t as usize) {
+        match usize::try_from(t).ok().and_then(|i| self.shifts.get(i)) {
             Some(&m) => m,
             None => self.shift(t),
         }

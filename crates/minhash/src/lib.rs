@@ -16,7 +16,8 @@
 //!   consistent weighted sampling (recommended) and paper 000's bucketization.
 //! * [`BBitSignature`] — b-bit compression with the Li–König estimator.
 //!
-//! Sources: Leonardi, *Near-duplicate detection* (lecture slides, paper 002:
+//! Sources: Gambosi, *Near duplicate detection* (Information Retrieval course slides,
+//! University of Rome Tor Vergata, after Manning and Schütze; paper 002:
 //! minhashing, the estimator, banding); Hajishirzi, Yih and Kołcz, *Adaptive
 //! near-duplicate detection via similarity learning*, SIGIR 2010 (paper 000: §2.1
 //! super-shingles, §3.2 the linear hash family and MinHash over real-valued vectors);

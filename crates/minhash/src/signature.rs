@@ -16,7 +16,7 @@ const VERSION: u16 = 1;
 /// Two signatures of the same scheme agree in slot `i` with probability equal to the
 /// Jaccard coefficient `J = |A ∩ B| / |A ∪ B|` of the documents' feature sets, so the
 /// fraction of agreeing slots `p̂ = r / k` is an unbiased estimate of `J` with standard
-/// error `sqrt(p̂(1 − p̂) / k)` (Leonardi, *Near-duplicate detection*, lecture slides,
+/// error `sqrt(p̂(1 − p̂) / k)` (Gambosi, *Near duplicate detection*, course slides,
 /// paper 002, "Detecting near-duplicates from sketches"). More slots buy a smaller
 /// error: at `J = 0.8`, `k = 128` gives ±0.035, `k = 512` gives ±0.018.
 ///

@@ -1,4 +1,4 @@
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)] // tests: small values, loud failures
 //! MinHash correctness: paper 002's worked examples, golden vectors from an independent
 //! implementation of the specification (`minhash_spec.py`), statistical tests of the
 //! estimator for both schemes, and the error cases.
