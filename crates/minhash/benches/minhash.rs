@@ -97,8 +97,29 @@ fn bench(c: &mut Criterion) {
             });
             #[cfg(feature = "rayon")]
             group.bench_function(format!("{name} k={k} rayon"), |b| {
-                b.iter(|| black_box(h.par_sketch_batch(&docs).len()));
+                let mut out = vec![h.new_signature(); docs.len()];
+                b.iter(|| {
+                    h.par_sketch_batch_into(&docs, &mut out)
+                        .expect("same length");
+                    black_box(out[0].values()[0])
+                });
             });
+            if k == 128 {
+                // Allocating one signature per document, single thread and rayon.
+                group.bench_function(
+                    format!("{name} k={k} 1 thread, sketch_batch (allocates)"),
+                    |b| {
+                        b.iter(|| black_box(h.sketch_batch(&docs).len()));
+                    },
+                );
+                #[cfg(feature = "rayon")]
+                group.bench_function(
+                    format!("{name} k={k} rayon, par_sketch_batch (allocates)"),
+                    |b| {
+                        b.iter(|| black_box(h.par_sketch_batch(&docs).len()));
+                    },
+                );
+            }
         }
     }
     group.finish();

@@ -726,6 +726,10 @@ impl<E: FeatureExtractor> DocSketcher for MinHasher<E> {
     }
 }
 
+/// Documents per rayon task at least: enough to amortize a state per task.
+#[cfg(feature = "rayon")]
+const PAR_MIN_DOCS: usize = 64;
+
 #[cfg(feature = "rayon")]
 impl<E: FeatureExtractor + Sync> MinHasher<E> {
     /// The signatures of `docs`, sketched in parallel on rayon's pool (one state per
@@ -744,6 +748,7 @@ impl<E: FeatureExtractor + Sync> MinHasher<E> {
     pub fn par_sketch_batch<D: AsRef<str> + Sync>(&self, docs: &[D]) -> Vec<MinHashSignature> {
         use rayon::prelude::*;
         docs.par_iter()
+            .with_min_len(PAR_MIN_DOCS)
             .map_init(
                 || self.new_state(),
                 |state, d| {
@@ -753,5 +758,45 @@ impl<E: FeatureExtractor + Sync> MinHasher<E> {
                 },
             )
             .collect()
+    }
+
+    /// Writes the signatures of `docs` into `out` in parallel, reusing `out`'s buffers:
+    /// no allocation per document once `out` holds signatures of this hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] when `out.len() != docs.len()`; nothing is written.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{DocSketcher, Sketcher};
+    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// let docs = ["one two three four five six", "seven eight nine ten eleven"];
+    /// let mut out = vec![h.new_signature(); docs.len()];
+    /// h.par_sketch_batch_into(&docs, &mut out)?;
+    /// assert_eq!(out, h.sketch_batch(&docs));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn par_sketch_batch_into<D: AsRef<str> + Sync>(
+        &self,
+        docs: &[D],
+        out: &mut [MinHashSignature],
+    ) -> Result<(), Error> {
+        use rayon::prelude::*;
+        if docs.len() != out.len() {
+            return Err(Error::LengthMismatch {
+                expected: docs.len(),
+                actual: out.len(),
+            });
+        }
+        docs.par_iter()
+            .zip(out.par_iter_mut())
+            .with_min_len(PAR_MIN_DOCS)
+            .for_each_init(
+                || self.new_state(),
+                |state, (d, o)| self.sketch_with(state, d.as_ref(), o),
+            );
+        Ok(())
     }
 }

@@ -44,6 +44,8 @@
 mod bbit;
 mod family;
 mod hasher;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod signature;
 mod super_shingles;
 mod weighted;

@@ -1,0 +1,165 @@
+//! The dedup pipeline on real text, stage by stage, with baselines in the same run:
+//!
+//! * LSH insert + query of every document's real MinHash signature (sketching done
+//!   before timing), against a naive per-band `HashMap<u64, Vec<u32>>` index;
+//! * the whole pipeline without I/O: text → signature → LSH candidates → verified
+//!   pairs, single thread and (with `--features rayon`) parallel sketching.
+//!
+//! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
+//! `{"text": ...}` objects named by `NDD_BENCH_CORPUS`.
+//!
+//! Run: `NDD_BENCH_CORPUS=.../corpus.jsonl cargo bench --bench pipeline --features rayon`
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
+#![allow(clippy::cast_possible_truncation)] // document indexes of a corpus fit u32
+
+use std::collections::HashMap;
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ndd::lsh::{LshIndex, LshParams};
+use ndd::minhash::{MinHashSignature, MinHasher};
+use ndd::{DocSketcher, Signature};
+
+fn load_corpus() -> Vec<String> {
+    let path = std::env::var("NDD_BENCH_CORPUS").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/data/debian-copyright.jsonl").to_string()
+    });
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
+        .collect()
+}
+
+/// The baseline index: per band a `HashMap<u64, Vec<u32>>`, candidates deduplicated
+/// with a "seen" stamp per document; the same band keys as `LshIndex`.
+fn naive_query_then_insert(sigs: &[MinHashSignature], params: LshParams) -> usize {
+    let mut tables: Vec<HashMap<u64, Vec<u32>>> = vec![HashMap::new(); params.bands()];
+    let mut seen = vec![u32::MAX; sigs.len()];
+    let mut keys = Vec::with_capacity(params.bands());
+    let mut found = 0;
+    for (i, s) in sigs.iter().enumerate() {
+        let i = i as u32;
+        keys.clear();
+        params.band_keys_into(s.values(), &mut keys).expect("valid");
+        for (table, &key) in tables.iter_mut().zip(&keys) {
+            let bucket = table.entry(key).or_default();
+            for &j in bucket.iter() {
+                if seen[j as usize] != i {
+                    seen[j as usize] = i;
+                    found += 1;
+                }
+            }
+            bucket.push(i);
+        }
+    }
+    found
+}
+
+fn bench(c: &mut Criterion) {
+    let docs = load_corpus();
+    let bytes: usize = docs.iter().map(String::len).sum();
+    let hasher = MinHasher::new(128).expect("valid");
+    let sigs = hasher.sketch_batch(&docs);
+    let params = LshParams::for_threshold(0.8, 128).expect("valid");
+
+    let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
+    for (i, s) in sigs.iter().enumerate() {
+        index.insert(i as u32, s).expect("same scheme");
+    }
+    let m = index.memory();
+    eprintln!(
+        "{} documents, {}x{} bands: index {:.1} B/doc (band tables {}, chains {}, band keys {}), \
+         key map {:.1} B/doc, signatures kept by the caller {} B/doc",
+        m.documents,
+        params.bands(),
+        params.rows(),
+        m.bytes_per_document(),
+        m.band_tables,
+        m.chains,
+        m.band_keys,
+        m.key_map as f64 / m.documents as f64,
+        sigs[0].values().len() * 8
+    );
+
+    let mut group = c.benchmark_group("lsh-real-signatures");
+    group.throughput(Throughput::Elements(sigs.len() as u64));
+    group.sample_size(20);
+    group.bench_function(
+        "baseline: HashMap<u64, Vec<u32>> per band, query+insert",
+        |b| {
+            b.iter(|| black_box(naive_query_then_insert(&sigs, params)));
+        },
+    );
+    group.bench_function("ndd LshIndex: query_then_insert", |b| {
+        let mut out = Vec::new();
+        b.iter(|| {
+            let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
+            let mut found = 0;
+            for (i, s) in sigs.iter().enumerate() {
+                out.clear();
+                index
+                    .query_then_insert(i as u32, s, &mut out)
+                    .expect("valid");
+                found += out.len();
+            }
+            black_box(found)
+        });
+    });
+    group.bench_function("ndd LshIndex: insert all, then query all", |b| {
+        let mut out = Vec::new();
+        b.iter(|| {
+            let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
+            for (i, s) in sigs.iter().enumerate() {
+                index.insert(i as u32, s).expect("valid");
+            }
+            let mut found = 0;
+            for s in &sigs {
+                out.clear();
+                index.query_into(s, &mut out).expect("valid");
+                found += out.len();
+            }
+            black_box(found)
+        });
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("pipeline");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(10);
+    let run = |sigs: &[MinHashSignature]| {
+        let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
+        let mut out = Vec::new();
+        let mut pairs = 0usize;
+        for (i, s) in sigs.iter().enumerate() {
+            out.clear();
+            index
+                .query_then_insert(i as u32, s, &mut out)
+                .expect("valid");
+            for &j in &out {
+                if sigs[j as usize].similarity(s).expect("valid").value() >= 0.8 {
+                    pairs += 1;
+                }
+            }
+        }
+        pairs
+    };
+    group.bench_function(
+        "text -> signatures -> LSH -> verified pairs, 1 thread",
+        |b| {
+            b.iter(|| black_box(run(&hasher.sketch_batch(&docs))));
+        },
+    );
+    #[cfg(feature = "rayon")]
+    group.bench_function("same, sketching with rayon", |b| {
+        b.iter(|| black_box(run(&hasher.par_sketch_batch(&docs))));
+    });
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default();
+    targets = bench
+}
+criterion_main!(benches);
