@@ -726,9 +726,13 @@ impl<E: FeatureExtractor> DocSketcher for MinHasher<E> {
     }
 }
 
-/// Documents per rayon task at least: enough to amortize a state per task.
+/// Documents per rayon task at most. Rayon's adaptive splitting stops splitting a
+/// range that no other thread stole, so a long range of large documents (a corpus
+/// whose long texts sit together) would run on one thread while the others idle;
+/// capping the length keeps ranges small enough to be stolen (a state per task is
+/// cheap at this size).
 #[cfg(feature = "rayon")]
-const PAR_MIN_DOCS: usize = 64;
+const PAR_MAX_DOCS: usize = 256;
 
 #[cfg(feature = "rayon")]
 impl<E: FeatureExtractor + Sync> MinHasher<E> {
@@ -748,7 +752,7 @@ impl<E: FeatureExtractor + Sync> MinHasher<E> {
     pub fn par_sketch_batch<D: AsRef<str> + Sync>(&self, docs: &[D]) -> Vec<MinHashSignature> {
         use rayon::prelude::*;
         docs.par_iter()
-            .with_min_len(PAR_MIN_DOCS)
+            .with_max_len(PAR_MAX_DOCS)
             .map_init(
                 || self.new_state(),
                 |state, d| {
@@ -792,7 +796,7 @@ impl<E: FeatureExtractor + Sync> MinHasher<E> {
         }
         docs.par_iter()
             .zip(out.par_iter_mut())
-            .with_min_len(PAR_MIN_DOCS)
+            .with_max_len(PAR_MAX_DOCS)
             .for_each_init(
                 || self.new_state(),
                 |state, (d, o)| self.sketch_with(state, d.as_ref(), o),
