@@ -392,6 +392,24 @@ pub trait Signature: Clone + std::fmt::Debug {
 /// ```
 pub trait SlotSignature: Signature {
     /// The slot values, in slot order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+    /// #[derive(Clone, Debug)]
+    /// struct Two([u64; 2]);
+    /// impl Signature for Two {
+    ///     fn scheme(&self) -> SchemeId { SchemeId::new("two").finish() }
+    ///     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+    ///         Ok(Estimate::exact(f64::from(u8::from(self.0 == o.0))))
+    ///     }
+    /// }
+    /// impl SlotSignature for Two {
+    ///     fn slots(&self) -> &[u64] { &self.0 }
+    /// }
+    /// assert_eq!(Two([4, 5]).slots(), &[4, 5]);
+    /// ```
     fn slots(&self) -> &[u64];
 }
 

@@ -8,6 +8,15 @@ use ndd_core::hash::mix64;
 use ndd_core::{Error, SchemeId};
 
 /// The Mersenne prime `2^61 − 1`, the modulus of [`UniversalHashes`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_minhash::{HashFamily, UniversalHashes, MERSENNE_61};
+/// let f = UniversalHashes::new(8, 1)?;
+/// assert!((0..8).all(|i| f.hash(i, u64::MAX) < MERSENNE_61));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub const MERSENNE_61: u64 = (1 << 61) - 1;
 
 /// `k` hash functions for classic MinHash: slot `i` of a signature is
@@ -32,22 +41,68 @@ pub const MERSENNE_61: u64 = (1 << 61) - 1;
 /// ```
 pub trait HashFamily: fmt::Debug + Send + Sync {
     /// The number of functions `k` (at least 1).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{HashFamily, UniversalHashes};
+    /// assert_eq!(UniversalHashes::new(16, 0)?.len(), 16);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     fn len(&self) -> usize;
 
     /// Function `i` (`0 ≤ i < len()`) applied to feature `x`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{FnFamily, HashFamily};
+    /// let f = FnFamily::new("mod5", vec![Box::new(|x| x % 5)])?;
+    /// assert_eq!(f.hash(0, 7), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     fn hash(&self, i: usize, x: u64) -> u64;
 
     /// Identifies the family and its parameters; signatures of different families
     /// refuse to compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{HashFamily, UniversalHashes};
+    /// assert_ne!(UniversalHashes::new(4, 1)?.scheme(), UniversalHashes::new(4, 2)?.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     fn scheme(&self) -> SchemeId;
 
     /// Whether the family has no functions (never true for a usable family).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{HashFamily, UniversalHashes};
+    /// assert!(!UniversalHashes::new(1, 0)?.is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
     /// Folds feature `x` into running minima `mins` (`mins.len() == len()`).
     /// Override for a faster loop; the default calls [`hash`](Self::hash) `k` times.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{FnFamily, HashFamily};
+    /// let f = FnFamily::new("two", vec![Box::new(|x| x), Box::new(|x| 10 - x)])?;
+    /// let mut mins = [u64::MAX; 2];
+    /// for x in [3, 7] {
+    ///     f.update_mins(x, &mut mins);
+    /// }
+    /// assert_eq!(mins, [3, 3]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     #[inline]
     fn update_mins(&self, x: u64, mins: &mut [u64]) {
         for (i, m) in mins.iter_mut().enumerate() {

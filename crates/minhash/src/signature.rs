@@ -5,6 +5,15 @@ use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
 
 /// The value of a slot that saw no feature (the signature of an empty document has
 /// every slot at `EMPTY`).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::DocSketcher;
+/// let sig = ndd_minhash::MinHasher::new(8)?.sketch("");
+/// assert!(sig.values().iter().all(|&v| v == ndd_minhash::EMPTY));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub const EMPTY: u64 = u64::MAX;
 
 const MAGIC: [u8; 4] = *b"MHS1";
