@@ -71,6 +71,6 @@ pub use measures::{
 };
 pub use scheme::{SchemeBuilder, SchemeId};
 pub use traits::{
-    CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor, FeatureSink,
-    FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
+    BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor,
+    FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
 };

@@ -413,6 +413,73 @@ pub trait SlotSignature: Signature {
     fn slots(&self) -> &[u64];
 }
 
+/// A signature made of `m` bits where, for two documents sketched with the same scheme,
+/// each bit agrees with a probability that grows with their similarity (SimHash:
+/// `1 − θ/π` for the angle `θ` between the feature vectors).
+///
+/// What Hamming search and bit-sampling LSH need: the bits, packed little-endian into
+/// 64-bit words (bit `i` is bit `i % 64` of word `i / 64`; bits past `num_bits` are 0).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+/// #[derive(Clone, Debug)]
+/// struct Fingerprint(u64);
+/// impl Signature for Fingerprint {
+///     fn scheme(&self) -> SchemeId { SchemeId::new("demo-bits").finish() }
+///     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+///         Ok(Estimate::exact(1.0 - f64::from((self.0 ^ o.0).count_ones()) / 64.0))
+///     }
+/// }
+/// impl BitSignature for Fingerprint {
+///     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
+///     fn num_bits(&self) -> usize { 64 }
+/// }
+/// assert_eq!(Fingerprint(0b1011).words(), &[0b1011]);
+/// ```
+pub trait BitSignature: Signature {
+    /// The bits, packed into little-endian 64-bit words.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct F(u64);
+    /// # impl Signature for F {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("f").finish() }
+    /// #     fn similarity(&self, _: &Self) -> Result<Estimate, Error> { Ok(Estimate::exact(1.0)) }
+    /// # }
+    /// # impl BitSignature for F {
+    /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
+    /// #     fn num_bits(&self) -> usize { 64 }
+    /// # }
+    /// assert_eq!(F(7).words()[0].count_ones(), 3);
+    /// ```
+    fn words(&self) -> &[u64];
+
+    /// The number of bits `m`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct F(u64);
+    /// # impl Signature for F {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("f").finish() }
+    /// #     fn similarity(&self, _: &Self) -> Result<Estimate, Error> { Ok(Estimate::exact(1.0)) }
+    /// # }
+    /// # impl BitSignature for F {
+    /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
+    /// #     fn num_bits(&self) -> usize { 64 }
+    /// # }
+    /// assert_eq!(F(7).num_bits(), 64);
+    /// ```
+    fn num_bits(&self) -> usize;
+}
+
 /// Turns a stream of features into a signature.
 ///
 /// Configured once (validated at construction, immutable afterwards, shareable

@@ -1,0 +1,1 @@
+//! SimHash (work in progress).
