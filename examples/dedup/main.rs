@@ -31,13 +31,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use ndd::lsh::{LshIndex, LshParams};
-use ndd::minhash::{MinHashSignature, MinHasher};
+use ndd::UnionFind;
 use ndd::shingle::html::{html_to_text, looks_like_html};
-use ndd::shingle::{CharShingler, WordShingler};
-use ndd::{
-    DynFeatureExtractor, FeatureExtractor, FeatureSet, Signature, UnionFind, exact_similar_pairs,
-};
+
+mod exact;
+mod minhash;
 
 const USAGE: &str = "\
 usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
@@ -70,7 +68,7 @@ enum Method {
     Exact,
 }
 
-struct Options {
+pub(crate) struct Options {
     input: PathBuf,
     threshold: f64,
     method: Method,
@@ -156,7 +154,7 @@ fn parse_count(flag: &str, v: &str) -> Result<usize, String> {
     }
 }
 
-struct Doc {
+pub(crate) struct Doc {
     id: String,
     text: String,
 }
@@ -330,14 +328,9 @@ fn run(o: &Options) -> Result<(), String> {
     let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
     let loaded = started.elapsed();
 
-    let found = match (&o.method, o.char_k) {
-        (Method::Exact, _) => exact_pairs(&docs, o)?,
-        (Method::MinHash, Some(k)) => {
-            minhash_pairs(&docs, CharShingler::new(k).map_err(|e| e.to_string())?, o)?
-        }
-        (Method::MinHash, None) => {
-            minhash_pairs(&docs, WordShingler::new(o.k).map_err(|e| e.to_string())?, o)?
-        }
+    let found = match o.method {
+        Method::Exact => exact::pairs(&docs, o)?,
+        Method::MinHash => minhash::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -424,101 +417,10 @@ fn run(o: &Options) -> Result<(), String> {
 }
 
 /// The pairs a method found, `(a, b, score)` with `a < b`, and how it spent its time.
-struct Found {
+pub(crate) struct Found {
     pairs: Vec<(usize, usize, f64)>,
     method: String,
     timing: String,
-}
-
-fn exact_pairs(docs: &[Doc], o: &Options) -> Result<Found, String> {
-    let extractor: Box<dyn DynFeatureExtractor> = match o.char_k {
-        Some(k) => Box::new(CharShingler::new(k).map_err(|e| e.to_string())?),
-        None => Box::new(WordShingler::new(o.k).map_err(|e| e.to_string())?),
-    };
-    let t = Instant::now();
-    let mut scratch: Vec<u64> = Vec::new();
-    let sets: Vec<FeatureSet> = docs
-        .iter()
-        .map(|d| {
-            scratch.clear();
-            extractor.extract_dyn(&d.text, &mut scratch);
-            FeatureSet::from_unsorted(scratch.clone())
-        })
-        .collect();
-    let shingled = t.elapsed();
-    let t = Instant::now();
-    let pairs = exact_similar_pairs(&sets, o.threshold).map_err(|e| e.to_string())?;
-    Ok(Found {
-        pairs,
-        method: "exact Jaccard".into(),
-        timing: format!(
-            "shingle {shingled:.2?}, all-pairs search {:.2?}",
-            t.elapsed()
-        ),
-    })
-}
-
-fn minhash_pairs<E: FeatureExtractor + Sync>(
-    docs: &[Doc],
-    extractor: E,
-    o: &Options,
-) -> Result<Found, String> {
-    let err = |e: ndd::Error| e.to_string();
-    let hasher = MinHasher::builder()
-        .num_hashes(o.num_perm)
-        .build_with(extractor)
-        .map_err(err)?;
-    let params = match (o.bands, o.rows) {
-        (Some(b), Some(r)) => LshParams::new(b, r).map_err(err)?,
-        // A threshold of 1 asks for identical signatures: tune the bands for 0.99.
-        _ => LshParams::for_threshold(o.threshold.min(0.99), o.num_perm).map_err(err)?,
-    };
-    params.check_signature_len(o.num_perm).map_err(err)?;
-
-    let t = Instant::now();
-    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-    #[cfg(feature = "rayon")]
-    let sigs: Vec<MinHashSignature> = hasher.par_sketch_batch(&texts);
-    #[cfg(not(feature = "rayon"))]
-    let sigs: Vec<MinHashSignature> = ndd::DocSketcher::sketch_batch(&hasher, &texts);
-    let sketched = t.elapsed();
-
-    // Stream the documents through the index: each one's candidates are the earlier
-    // documents sharing a band; keep those whose estimated Jaccard reaches T.
-    let t = Instant::now();
-    let mut index: LshIndex<u32, MinHashSignature> =
-        LshIndex::builder(params).capacity(sigs.len()).build();
-    let (mut candidates, mut pairs) = (Vec::new(), Vec::new());
-    let mut n_candidates = 0usize;
-    for (i, sig) in sigs.iter().enumerate() {
-        candidates.clear();
-        let key = u32::try_from(i).map_err(|_| "more than 2^32 documents".to_string())?;
-        index
-            .query_then_insert(key, sig, &mut candidates)
-            .map_err(err)?;
-        n_candidates += candidates.len();
-        for &j in &candidates {
-            let j = j as usize;
-            let est = sigs[j].similarity(sig).map_err(err)?.value();
-            if est >= o.threshold {
-                pairs.push((j, i, est));
-            }
-        }
-    }
-    let indexed = t.elapsed();
-    let mem = index.memory();
-    Ok(Found {
-        pairs,
-        method: format!(
-            "MinHash ({} values, one-permutation) + LSH ({} bands x {} rows, \
-             {n_candidates} candidates, index {:.0} B/doc), estimated Jaccard",
-            o.num_perm,
-            params.bands(),
-            params.rows(),
-            mem.bytes_per_document()
-        ),
-        timing: format!("sketch {sketched:.2?}, LSH + verify {indexed:.2?}"),
-    })
 }
 
 fn write_file(
