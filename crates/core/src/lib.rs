@@ -24,6 +24,8 @@
 //!   [`weighted_jaccard`]) as free functions and as [`Similarity`] unit structs.
 //! * Exact reference sketch and indexes: [`ExactSet`], [`InvertedIndex`],
 //!   [`exact_similar_pairs`]; grouping with [`UnionFind`].
+//! * Collection statistics ([`stats::DocumentFrequencies`]): document frequencies,
+//!   IDF and normalized IDF, for TF-IDF weights and I-Match lexicons.
 //! * Stable hashing ([`hash`]): XXH3-64 for tokens, an O(1) rolling k-gram combiner,
 //!   pinned by golden vectors.
 //!
@@ -57,6 +59,7 @@ pub mod hash;
 mod index;
 mod measures;
 mod scheme;
+pub mod stats;
 mod traits;
 
 pub use cluster::UnionFind;
