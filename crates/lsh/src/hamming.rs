@@ -66,14 +66,17 @@ const MAX_DOCS: usize = u32::MAX as usize;
 /// | blocks | tables | leading bits | bytes / fingerprint | random candidates per query, N = 10⁶ | N = 10⁹ |
 /// | ---: | ---: | ---: | ---: | ---: | ---: |
 /// | 4 | 4 | 16 | 48–64 | 61 | 61,000 |
-/// | 5 | 10 | 25–26 | 120–160 | 0.2 | 240 |
-/// | 6 | 20 | 31–32 | 240–320 | 0.007 | 7 |
+/// | 5 | 10 | 25–26 | 120–160 | 0.2 | 209 |
+/// | 6 | 20 | 31–32 | 240–320 | 0.005 | 5 |
 /// | 8 | 56 | 40 | 672–896 | 0.00005 | 0.05 |
 ///
 /// [`for_collection`](Self::for_collection) picks the block count minimizing
 /// `tables × 16 + expected random candidates` per query (a probe counted as 16
-/// verifications): 4 blocks up to about 4 million fingerprints, 5 blocks up to about a
-/// billion, 6 beyond (Manku et al. use 20 tables, i.e. 6 blocks, for 8 billion).
+/// verifications): for `k = 3`, 4 blocks up to about 1.6 million fingerprints, 5 up to
+/// about 800 million, 6 up to about 60 billion (Manku et al. use 20 tables, i.e. 6
+/// blocks, for 8 billion). For the all-pairs join the same choice is close to the
+/// best: each table then costs a radix sort of `N` entries plus the comparisons inside
+/// runs of equal leading bits, about `N²/2^(p+1)`.
 /// [`new`](Self::new) overrides it.
 ///
 /// # Example
