@@ -1027,6 +1027,13 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn extend<I: IntoIterator<Item = (K, u64)>>(&mut self, items: I) -> Result<(), Error> {
+        let items = items.into_iter();
+        let hint = items.size_hint().0.min(MAX_DOCS);
+        self.by_key.reserve(hint);
+        self.fps.reserve(hint);
+        self.slot_keys.reserve(hint);
+        self.delta_fps.reserve(hint);
+        self.delta_ids.reserve(hint);
         let mut result = Ok(());
         for (key, fp) in items {
             if let Err(e) = self.insert_delta(key, fp) {
