@@ -408,10 +408,19 @@ fn layouts(p: HammingParams) -> Vec<Layout> {
     }
 }
 
+/// Reusable buffers of [`radix_sort_top`].
+#[derive(Default)]
+struct SortScratch {
+    keys: Vec<u64>,
+    ids: Vec<u32>,
+    counts: Vec<usize>,
+}
+
 /// Sorts `keys` (and `ids` along) on their top `bits` bits, stably, by LSD radix sort
-/// with digits of at most 11 bits (a digit all keys share is skipped).
+/// with digits of at most 11 bits: one read pass builds every digit's histogram, then
+/// one scatter pass per digit (a digit all keys share is skipped).
 #[allow(clippy::cast_possible_truncation)] // digits are masked to ≤ 11 bits
-fn radix_sort_top(keys: &mut Vec<u64>, ids: &mut Vec<u32>, bits: u32) {
+fn radix_sort_top(keys: &mut Vec<u64>, ids: &mut Vec<u32>, bits: u32, scratch: &mut SortScratch) {
     let n = keys.len();
     if n < 2 {
         return;
@@ -426,51 +435,85 @@ fn radix_sort_top(keys: &mut Vec<u64>, ids: &mut Vec<u32>, bits: u32) {
         }
         return;
     }
-    let passes = bits.div_ceil(RADIX_BITS);
-    let digit = bits.div_ceil(passes);
-    let mut tk = vec![0u64; n];
-    let mut ti = vec![0u32; n];
-    let mut counts = vec![0usize; 1 << digit];
-    let mut shift = shift0;
-    while shift < 64 {
-        let width = digit.min(64 - shift);
-        let mask = low_mask(width);
-        let counts = &mut counts[..1 << width];
-        counts.fill(0);
-        for &k in keys.iter() {
-            counts[((k >> shift) & mask) as usize] += 1;
+    let passes = bits.div_ceil(RADIX_BITS) as usize;
+    let digit = bits.div_ceil(passes as u32);
+    let radix = 1usize << digit;
+    let mask = low_mask(digit);
+    // Pass i covers bits shift0 + i·digit .. (the last may be narrower: its mask
+    // reads zeros above bit 63 because the shift leaves none).
+    let shift = |i: usize| shift0 + i as u32 * digit;
+    let counts = &mut scratch.counts;
+    counts.clear();
+    counts.resize(passes * radix, 0);
+    for &k in keys.iter() {
+        for i in 0..passes {
+            counts[i * radix + ((k >> shift(i)) & mask) as usize] += 1;
         }
-        if counts.contains(&n) {
-            shift += width;
+    }
+    scratch.keys.resize(n, 0);
+    scratch.ids.resize(n, 0);
+    for i in 0..passes {
+        let c = &mut counts[i * radix..(i + 1) * radix];
+        if c.contains(&n) {
             continue;
         }
         let mut sum = 0;
-        for c in counts.iter_mut() {
-            let here = *c;
-            *c = sum;
+        for x in c.iter_mut() {
+            let here = *x;
+            *x = sum;
             sum += here;
         }
+        let sh = shift(i);
+        let (tk, ti) = (&mut scratch.keys, &mut scratch.ids);
         for (&k, &id) in keys.iter().zip(ids.iter()) {
-            let d = ((k >> shift) & mask) as usize;
-            let at = counts[d];
-            counts[d] = at + 1;
+            let d = ((k >> sh) & mask) as usize;
+            let at = c[d];
+            c[d] = at + 1;
             tk[at] = k;
             ti[at] = id;
         }
-        std::mem::swap(keys, &mut tk);
-        std::mem::swap(ids, &mut ti);
-        shift += width;
+        std::mem::swap(keys, &mut scratch.keys);
+        std::mem::swap(ids, &mut scratch.ids);
     }
+}
+
+/// Whether `diff` has at most `K` set bits: clears the lowest set bit `K` times
+/// (two cheap operations each, cheaper than a popcount without the POPCNT
+/// instruction, which the default x86-64 target lacks).
+#[inline(always)]
+fn at_most<const K: u32>(mut diff: u64) -> bool {
+    for _ in 0..K {
+        diff &= diff.wrapping_sub(1);
+    }
+    diff == 0
 }
 
 /// Calls `f(id_a, id_b, distance)` for every pair within `k` bits of a table sorted on
 /// `layout`'s leading bits, for which this table is canonical.
-#[inline]
 fn scan_groups(
     layout: &Layout,
     keys: &[u64],
     ids: &[u32],
     k: u32,
+    f: &mut impl FnMut(u32, u32, u32),
+) {
+    match k {
+        0 => scan_groups_with(layout, keys, ids, at_most::<0>, f),
+        1 => scan_groups_with(layout, keys, ids, at_most::<1>, f),
+        2 => scan_groups_with(layout, keys, ids, at_most::<2>, f),
+        3 => scan_groups_with(layout, keys, ids, at_most::<3>, f),
+        4 => scan_groups_with(layout, keys, ids, at_most::<4>, f),
+        5 => scan_groups_with(layout, keys, ids, at_most::<5>, f),
+        _ => scan_groups_with(layout, keys, ids, |d: u64| d.count_ones() <= k, f),
+    }
+}
+
+#[inline(always)]
+fn scan_groups_with(
+    layout: &Layout,
+    keys: &[u64],
+    ids: &[u32],
+    within: impl Fn(u64) -> bool,
     f: &mut impl FnMut(u32, u32, u32),
 ) {
     let n = keys.len();
@@ -486,9 +529,8 @@ fn scan_groups(
             for (i, &x) in group.iter().enumerate() {
                 for (j, &y) in group[i + 1..].iter().enumerate() {
                     let diff = x ^ y;
-                    let d = diff.count_ones();
-                    if d <= k && layout.canonical(diff) {
-                        f(ids[s + i], ids[s + i + 1 + j], d);
+                    if within(diff) && layout.canonical(diff) {
+                        f(ids[s + i], ids[s + i + 1 + j], diff.count_ones());
                     }
                 }
             }
@@ -533,13 +575,14 @@ pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
     let k = params.max_distance();
     let mut keys = Vec::with_capacity(fingerprints.len());
     let mut ids = Vec::with_capacity(fingerprints.len());
+    let mut scratch = SortScratch::default();
     for layout in layouts(params) {
         keys.clear();
         ids.clear();
         keys.extend(fingerprints.iter().map(|&x| layout.permute(x)));
         #[allow(clippy::cast_possible_truncation)] // < MAX_DOCS, checked above
         ids.extend((0..fingerprints.len()).map(|i| i as u32));
-        radix_sort_top(&mut keys, &mut ids, layout.lead_bits);
+        radix_sort_top(&mut keys, &mut ids, layout.lead_bits, &mut scratch);
         scan_groups(&layout, &keys, &ids, k, &mut |a, b, d| {
             let (a, b) = (a as usize, b as usize);
             f(a.min(b), a.max(b), d);
@@ -1101,6 +1144,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
         }
         let slot_keys = &self.slot_keys;
         let live = |id: u32| slot_keys[id as usize].is_some();
+        let mut scratch = SortScratch::default();
         for (layout, table) in self.layouts.iter().zip(self.tables.iter_mut()) {
             let main = table.keys.len();
             let delta = self.delta_fps.len();
@@ -1115,7 +1159,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
                 }
                 keys.extend(self.delta_fps.iter().map(|&x| layout.permute(x)));
                 ids.extend_from_slice(&self.delta_ids);
-                radix_sort_top(&mut keys, &mut ids, layout.lead_bits);
+                radix_sort_top(&mut keys, &mut ids, layout.lead_bits, &mut scratch);
             } else {
                 let mut d: Vec<(u64, u32)> = self
                     .delta_fps
@@ -1375,8 +1419,9 @@ mod tests {
             .collect();
         let mut ids: Vec<u32> = (0..5000).collect();
         let orig = keys.clone();
+        let mut scratch = SortScratch::default();
         for bits in [1, 7, 16, 25, 33, 64] {
-            radix_sort_top(&mut keys, &mut ids, bits);
+            radix_sort_top(&mut keys, &mut ids, bits, &mut scratch);
             let sh = 64 - bits;
             assert!(keys.windows(2).all(|w| w[0] >> sh <= w[1] >> sh));
             for (k, id) in keys.iter().zip(&ids) {
