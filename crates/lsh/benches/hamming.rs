@@ -9,6 +9,8 @@
 //! * `query`: 10,000 queries (half near-duplicates of indexed fingerprints, half
 //!   random) against the built index; baseline: a popcount scan of all 1,000,000
 //!   fingerprints per query, on 100 of the queries (per-query cost compared).
+//! * `insert`: 10,000 inserts into the built index (two delta merges), and queries
+//!   against an index with a full delta (3,999 unmerged inserts).
 //! * `all pairs`: every pair within 3 bits, by the one-shot `hamming_pairs` (sorts
 //!   included; also with 5 blocks = 10 tables for the trade-off) and by
 //!   `HammingIndex::for_each_pair` on the built index; baseline: the
@@ -147,6 +149,46 @@ fn bench(c: &mut Criterion) {
             });
         },
     );
+
+    // Incremental inserts into the built index: 10,000 new documents, so the delta
+    // (limit 4·√N = 4,000) is merged into the tables twice.
+    let fresh: Vec<u64> = (0..10_000).map(|_| rng.random()).collect();
+    group.throughput(Throughput::Elements(fresh.len() as u64));
+    group.bench_function(
+        BenchmarkId::new("insert into built index (merges included)", N),
+        |b| {
+            b.iter_batched_ref(
+                || index.clone(),
+                |idx| {
+                    for (key, &x) in (1_000_000u32..).zip(&fresh) {
+                        idx.insert(key, x).expect("valid");
+                    }
+                    black_box(idx.len())
+                },
+                criterion::BatchSize::LargeInput,
+            );
+        },
+    );
+    // Queries against an index whose delta is full (3,999 unmerged inserts).
+    let mut with_delta = index.clone();
+    for (key, &x) in (1_000_000u32..).zip(&fresh[..3_999]) {
+        with_delta.insert(key, x).expect("valid");
+    }
+    assert_eq!(with_delta.delta_len(), 3_999);
+    group.throughput(Throughput::Elements(queries.len() as u64));
+    group.bench_function(BenchmarkId::new("query (index, full delta)", N), |b| {
+        let mut out = Vec::new();
+        b.iter(|| {
+            let mut total = 0;
+            for &q in &queries {
+                out.clear();
+                with_delta.query_into(q, &mut out);
+                total += out.len();
+            }
+            black_box(total)
+        });
+    });
+    drop(with_delta);
 
     group.throughput(Throughput::Elements(N as u64));
     group.bench_function(

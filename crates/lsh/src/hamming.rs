@@ -539,6 +539,29 @@ fn scan_groups_with(
     }
 }
 
+/// Calls `f(id, distance)` for the delta entries within reach of `q`: a branch-free
+/// test over chunks of 16 (which the compiler vectorizes), then the rare hits.
+#[inline(always)]
+fn scan_delta(
+    fps: &[u64],
+    ids: &[u32],
+    q: u64,
+    within: impl Fn(u64) -> bool,
+    f: &mut impl FnMut(u32, u32),
+) {
+    const CHUNK: usize = 16;
+    for (c, chunk) in fps.chunks(CHUNK).enumerate() {
+        let hit = chunk.iter().fold(false, |acc, &x| acc | within(x ^ q));
+        if hit {
+            for (i, &x) in chunk.iter().enumerate() {
+                if within(x ^ q) {
+                    f(ids[c * CHUNK + i], (x ^ q).count_ones());
+                }
+            }
+        }
+    }
+}
+
 /// Calls `f(i, j, distance)` once for every pair of positions `i < j` of
 /// `fingerprints` within `params.max_distance()` bits, in no particular order.
 ///
@@ -1142,8 +1165,21 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
         if self.delta_fps.is_empty() && self.retired.is_empty() {
             return;
         }
-        let slot_keys = &self.slot_keys;
-        let live = |id: u32| slot_keys[id as usize].is_some();
+        // Dead entries are the retired slots: a bitset of them (N/8 bytes, cache
+        // resident) replaces a random load per entry; none to test when none retired.
+        let any_dead = !self.retired.is_empty();
+        let mut dead = vec![
+            0u64;
+            if any_dead {
+                self.fps.len().div_ceil(64)
+            } else {
+                0
+            }
+        ];
+        for &r in &self.retired {
+            dead[r as usize / 64] |= 1 << (r % 64);
+        }
+        let live = |id: u32| !any_dead || dead[id as usize / 64] & (1 << (id % 64)) == 0;
         let mut scratch = SortScratch::default();
         for (layout, table) in self.layouts.iter().zip(self.tables.iter_mut()) {
             let main = table.keys.len();
@@ -1218,11 +1254,19 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
                 }
             }
         }
-        for (&x, &id) in self.delta_fps.iter().zip(&self.delta_ids) {
-            let d = (x ^ q).count_ones();
-            if d <= k {
-                f(id, d);
-            }
+        match k {
+            0 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<0>, &mut f),
+            1 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<1>, &mut f),
+            2 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<2>, &mut f),
+            3 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<3>, &mut f),
+            4 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<4>, &mut f),
+            _ => scan_delta(
+                &self.delta_fps,
+                &self.delta_ids,
+                q,
+                |d: u64| d.count_ones() <= k,
+                &mut f,
+            ),
         }
     }
 
