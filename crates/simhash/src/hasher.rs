@@ -80,13 +80,14 @@ impl std::fmt::Debug for StateWeights {
     }
 }
 
-/// Open-addressing set of the mixed feature hashes of the current document (for the
+/// Open-addressing set of the feature hashes of the current document (for the
 /// weightings that count each distinct feature once). The table grows within one
 /// document and is cleared, and its used size reset, by the next.
 #[derive(Debug, Clone)]
 struct SeenSet {
     table: Vec<u64>,
-    /// Slots in use for this document (a power of two); slots past it are all 0.
+    /// Slots in use for this document (a power of two, the table has at least as
+    /// many once something was inserted); slots past it are all 0.
     size: usize,
     len: usize,
     has_zero: bool,
@@ -99,45 +100,47 @@ impl SeenSet {
     fn new() -> Self {
         SeenSet {
             table: Vec::new(),
-            size: 0,
+            size: SEEN_INITIAL,
             len: 0,
             has_zero: false,
             scratch: Vec::new(),
         }
     }
 
+    /// Fibonacci hashing: the top `log2(size)` bits of `f·γ`. One multiply, so the
+    /// table load does not wait for a full mix of the feature; robust to structured
+    /// feature ids (consecutive integers spread out).
     #[inline(always)]
-    fn slot(s: u64, size: usize) -> usize {
-        // `size` is a power of two: the low bits of a mixed hash, below `size`.
+    fn slot(f: u64, size: usize) -> usize {
+        let shift = 64 - size.trailing_zeros();
+        // `size` is a power of two of at least 256: the result is below `size`.
         #[allow(clippy::cast_possible_truncation)]
-        let i = (s & (size as u64 - 1)) as usize;
+        let i = (f.wrapping_mul(crate::values::GAMMA) >> shift) as usize;
         i
     }
 
-    /// Inserts `s`; whether it was new.
+    /// Inserts `s` (a feature hash); whether it was new.
     #[inline(always)]
     fn insert(&mut self, s: u64) -> bool {
         if s == 0 {
             return !std::mem::replace(&mut self.has_zero, true);
         }
-        if self.size == 0 {
-            self.size = SEEN_INITIAL;
-            if self.table.len() < SEEN_INITIAL {
-                self.table.resize(SEEN_INITIAL, 0);
-            }
+        if self.table.len() < self.size {
+            self.table.resize(self.size, 0);
         }
         let mask = self.size - 1;
         let mut i = Self::slot(s, self.size);
         loop {
-            match self.table.get(i) {
-                Some(&0) | None => break,
-                Some(&t) if t == s => return false,
-                Some(_) => i = (i + 1) & mask,
+            let t = self.table[i];
+            if t == 0 {
+                break;
             }
+            if t == s {
+                return false;
+            }
+            i = (i + 1) & mask;
         }
-        if let Some(slot) = self.table.get_mut(i) {
-            *slot = s;
-        }
+        self.table[i] = s;
         self.len += 1;
         if 2 * self.len > self.size {
             self.grow();
@@ -166,9 +169,15 @@ impl SeenSet {
         }
     }
 
+    /// Clears the set. The next document starts at the size this one needed (load at
+    /// most 1/4), so documents of similar length do not grow the table again, and a
+    /// long document does not make every later one clear a large table.
     fn reset(&mut self) {
-        self.table[..self.size].fill(0);
-        self.size = 0;
+        let used = self.size.min(self.table.len());
+        self.table[..used].fill(0);
+        self.size = (4 * self.len)
+            .next_power_of_two()
+            .clamp(SEEN_INITIAL, used.max(SEEN_INITIAL));
         self.len = 0;
         self.has_zero = false;
     }
@@ -197,7 +206,7 @@ const LANE_FLUSH: u32 = 255;
 /// let mut sig = h.new_signature();
 /// for f in [1u64, 2, 3] { state.push(f); }
 /// h.finish_into(&mut state, &mut sig);
-/// assert_eq!(sig, h.sketch_features([3, 2, 1, 1])); // binary weights: a set
+/// assert_eq!(sig, h.sketch_features([3, 2, 1])); // a sum: order does not matter
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -271,7 +280,7 @@ impl SimHashState {
     #[inline]
     fn add_gaussian(&mut self, s: u64, w: f64) {
         self.float_used = true;
-        for (i, p) in (0u64..).zip(self.sums.iter_mut()) {
+        for (i, p) in (0u64..).zip(self.sums.iter_mut().take(self.bits)) {
             *p += w * gaussian_value(s, i);
         }
     }
@@ -353,10 +362,10 @@ impl SimHashState {
 impl FeatureSink for SimHashState {
     #[inline(always)]
     fn push(&mut self, feature: u64) {
-        let s = mix64(feature ^ self.key);
-        if self.distinct && !self.seen.insert(s) {
+        if self.distinct && !self.seen.insert(feature) {
             return;
         }
+        let s = mix64(feature ^ self.key);
         match &self.weights {
             StateWeights::Unit => self.add_unit(s),
             StateWeights::Idf(t) => {
@@ -402,7 +411,7 @@ impl FeatureSink for SimHashState {
 ///   fingerprints are what the Hamming-table search of Manku et al. indexes.
 /// * `seed` (default 0): signatures compare only with signatures of the same seed.
 /// * `projection`: [`Projection::Sign`] (default, fast) or [`Projection::Gaussian`].
-/// * `weighting`: [`Weighting::Binary`] (default), term frequency, TF-IDF, or your own.
+/// * `weighting`: [`Weighting::TermFrequency`] (default), binary, TF-IDF, or your own.
 ///
 /// [`MinHasher`]: https://docs.rs/ndd-minhash
 ///
@@ -461,7 +470,7 @@ impl Default for SimHasherBuilder {
             bits: 64,
             seed: 0,
             projection: Projection::Sign,
-            weighting: Weighting::Binary,
+            weighting: Weighting::TermFrequency,
         }
     }
 }
@@ -514,14 +523,14 @@ impl SimHasherBuilder {
         self
     }
 
-    /// The feature weighting (default [`Weighting::Binary`]).
+    /// The feature weighting (default [`Weighting::TermFrequency`]).
     ///
     /// # Example
     ///
     /// ```
     /// use ndd_simhash::{SimHasher, Weighting};
-    /// let h = SimHasher::builder().weighting(Weighting::TermFrequency).build()?;
-    /// assert!(matches!(h.weighting(), Weighting::TermFrequency));
+    /// let h = SimHasher::builder().weighting(Weighting::Binary).build()?;
+    /// assert!(matches!(h.weighting(), Weighting::Binary));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -624,7 +633,7 @@ impl SimHasherBuilder {
 
 impl SimHasher<WordShingler> {
     /// A text hasher with `bits`-bit signatures: word 5-gram shingles (case-folded,
-    /// Unicode words), `±1` values, binary weights, seed 0.
+    /// Unicode words), `±1` values, term-frequency weights, seed 0.
     ///
     /// # Errors
     ///
@@ -643,7 +652,8 @@ impl SimHasher<WordShingler> {
         SimHasher::builder().bits(bits).build()
     }
 
-    /// Starts a configuration (defaults: 64 bits, seed 0, `±1` values, binary weights).
+    /// Starts a configuration (defaults: 64 bits, seed 0, `±1` values, term-frequency
+    /// weights).
     ///
     /// # Example
     ///
@@ -705,7 +715,7 @@ impl<E> SimHasher<E> {
     ///
     /// ```
     /// use ndd_simhash::{SimHasher, Weighting};
-    /// assert!(matches!(SimHasher::new(64)?.weighting(), Weighting::Binary));
+    /// assert!(matches!(SimHasher::new(64)?.weighting(), Weighting::TermFrequency));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]

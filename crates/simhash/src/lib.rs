@@ -56,7 +56,7 @@
 //!   integers (`c_i` the number of `+1` values among `n` contributions); with real
 //!   weights `S_i = 2·P_i − W` in `f64`, `P_i` the sum (in push order) of the weights
 //!   whose value is `+1` and `W` the sum of all weights.
-//! * [`Projection::Gaussian`]: `s = fmix64(f ⊕ fmix64(seed ⊕ 0x6761757373696E61))`;
+//! * [`Projection::Gaussian`]: `s = fmix64(f ⊕ fmix64(seed ⊕ 0x676175737369616E))`;
 //!   `x = fmix64(s + (i + 1)·γ)`; `U = ((x >> 12) + 0.5)·2^-52`; `r_f[i] = Φ⁻¹(U)` by
 //!   Acklam's rational approximation with a logarithm computed from the exponent bits
 //!   and an `atanh` series (only `+ − × ÷ sqrt`, so correctly rounded everywhere);

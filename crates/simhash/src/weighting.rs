@@ -107,20 +107,24 @@ impl<F: Fn(u64) -> f64 + Send + Sync> FeatureWeights for FnWeights<F> {
 ///
 /// ```
 /// use ndd_simhash::{SimHasher, Weighting};
-/// let h = SimHasher::builder().weighting(Weighting::TermFrequency).build()?;
-/// assert!(matches!(h.weighting(), Weighting::TermFrequency));
+/// let h = SimHasher::builder().weighting(Weighting::Binary).build()?;
+/// assert!(matches!(h.weighting(), Weighting::Binary));
+/// assert!(matches!(Weighting::default(), Weighting::TermFrequency));
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
 pub enum Weighting {
     /// Weight 1 for each distinct feature of the document, however often it occurs:
-    /// the document as a set (the vectors of Charikar's baseline in paper 000 §2.3,
-    /// "each unique term"). The default, and the same features as MinHash sees.
-    #[default]
+    /// the document as a set, as MinHash sees it (the vectors of Charikar's baseline in
+    /// paper 000 §2.3, "each unique term"). Costs a per-document set of the features
+    /// seen (about 1.5× the sketching time of term frequency).
     Binary,
     /// Weight = the number of occurrences in the document (Manku et al.'s weighted
-    /// features with weight the frequency).
+    /// features, with the frequency as weight). The default: each occurrence is added
+    /// as it streams by, with no per-document set; for word 5-grams, which rarely
+    /// repeat within a document, nearly the same vectors as [`Binary`](Self::Binary).
+    #[default]
     TermFrequency,
     /// Weight = term frequency × `idf(f) = ln(N / df(f))` from collection statistics
     /// ([`Weighting::tf_idf`]); features never seen in the collection get the idf of
@@ -183,9 +187,12 @@ impl Weighting {
     /// let h = SimHasher::builder()
     ///     .weighting(Weighting::custom(FnWeights::new("all-ones", |_f: u64| 1.0)))
     ///     .build_for_features(ndd_core::SchemeId::new("ids").finish())?;
-    /// let binary = SimHasher::builder().build_for_features(ndd_core::SchemeId::new("ids").finish())?;
+    /// let binary = SimHasher::builder()
+    ///     .weighting(Weighting::Binary)
+    ///     .build_for_features(ndd_core::SchemeId::new("ids").finish())?;
     /// // Weight 1 per distinct feature is the binary vector: same bits.
-    /// assert_eq!(h.sketch_features([1, 2, 3]).words(), binary.sketch_features([1, 2, 3]).words());
+    /// let (a, b) = (h.sketch_features([1, 2, 2, 3]), binary.sketch_features([1, 2, 3]));
+    /// assert_eq!(a.words(), b.words());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn custom<W: FeatureWeights + 'static>(weights: W) -> Self {
@@ -235,6 +242,15 @@ pub struct TfIdf {
     fingerprint: u64,
     /// `idf` for `df` in `0..table.len()` (entry 0 is that of `df = 1`).
     table: Vec<f64>,
+    /// The features with `df ≥ 2` in an open-addressing table (key 0 = empty slot):
+    /// every other feature, seen once or never, has the idf of `df = 1`. Most features
+    /// of a large collection occur in one document, so this table is a fraction of the
+    /// statistics' size and the per-feature lookup mostly stays in cache.
+    keys: Vec<u64>,
+    dfs: Vec<u64>,
+    shift: u32,
+    /// `df` of the feature hash 0, if at least 2.
+    zero_df: u64,
 }
 
 impl fmt::Debug for TfIdf {
@@ -266,10 +282,48 @@ impl TfIdf {
         let table = (0..IDF_TABLE.min(n.saturating_add(1)))
             .map(|df| idf_of(n, df))
             .collect();
+        let common = stats.iter().filter(|&(_, df)| df >= 2).count();
+        let size = (2 * common).next_power_of_two().max(16);
+        let shift = 64 - size.trailing_zeros();
+        let (mut keys, mut dfs) = (vec![0u64; size], vec![0u64; size]);
+        let mut zero_df = 0;
+        for (f, df) in stats.iter().filter(|&(_, df)| df >= 2) {
+            if f == 0 {
+                zero_df = df;
+                continue;
+            }
+            let mut i = slot(f, shift);
+            while keys[i] != 0 {
+                i = (i + 1) & (size - 1);
+            }
+            keys[i] = f;
+            dfs[i] = df;
+        }
         TfIdf {
             stats,
             fingerprint,
             table,
+            keys,
+            dfs,
+            shift,
+            zero_df,
+        }
+    }
+
+    /// `df(feature)` if at least 2, else 1.
+    #[inline]
+    fn df_at_least_1(&self, feature: u64) -> u64 {
+        if feature == 0 {
+            return self.zero_df.max(1);
+        }
+        let mask = self.keys.len() - 1;
+        let mut i = slot(feature, self.shift);
+        loop {
+            match self.keys.get(i) {
+                Some(&k) if k == feature => return self.dfs.get(i).copied().unwrap_or(1),
+                Some(&0) | None => return 1,
+                Some(_) => i = (i + 1) & mask,
+            }
         }
     }
 
@@ -303,12 +357,21 @@ impl TfIdf {
     #[inline]
     #[must_use]
     pub fn idf(&self, feature: u64) -> f64 {
-        let df = self.stats.df(feature);
+        let df = self.df_at_least_1(feature);
         match usize::try_from(df).ok().and_then(|i| self.table.get(i)) {
             Some(&v) => v,
             None => idf_of(self.stats.num_docs(), df),
         }
     }
+}
+
+/// Fibonacci hashing into a table of `2^(64 − shift)` slots.
+#[inline(always)]
+fn slot(f: u64, shift: u32) -> usize {
+    // The shift leaves at most log2(table size) bits: below the table size.
+    #[allow(clippy::cast_possible_truncation)]
+    let i = (f.wrapping_mul(crate::values::GAMMA) >> shift) as usize;
+    i
 }
 
 fn idf_of(n: u64, df: u64) -> f64 {
