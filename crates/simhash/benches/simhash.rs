@@ -6,6 +6,9 @@
 //! `if` on the bit (the textbook loop of most SimHash implementations), binary weights
 //! deduplicated with a `HashSet`.
 //!
+//! Single-thread figures are the thread's CPU time (see `cpu_timed`); the rayon one is
+//! wall time.
+//!
 //! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS`.
 //!
@@ -14,6 +17,7 @@
 
 use std::collections::HashSet;
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::hash::mix64;
@@ -57,6 +61,32 @@ fn naive_sketch(shingler: &ndd_shingle::WordShingler, key: u64, doc: &str) -> u6
         .fold(0u64, |acc, (i, &c)| acc | (u64::from(c > 0) << i))
 }
 
+/// CPU time of the calling thread (Linux `/proc/thread-self/schedstat`, nanoseconds).
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs `f` `iters` times and returns the thread's CPU time (wall time where that is
+/// not available). On a machine shared with other jobs, CPU time is not inflated by
+/// waiting for a core, so the single-thread figures stay comparable across runs; cache
+/// and memory-bandwidth contention still show.
+fn cpu_timed<F: FnMut()>(iters: u64, mut f: F) -> Duration {
+    let wall = Instant::now();
+    let start = thread_cpu_ns();
+    for _ in 0..iters {
+        f();
+    }
+    match (start, thread_cpu_ns()) {
+        (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
+        _ => wall.elapsed(),
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let docs = load_corpus();
     let bytes: usize = docs.iter().map(String::len).sum();
@@ -73,12 +103,14 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
 
     group.bench_function("ceiling: tokenize + hash word 5-grams (no sketch)", |b| {
-        b.iter(|| {
-            let mut acc = 0u64;
-            for d in &docs {
-                shingler.extract(d, &mut FnSink(|f: u64| acc ^= f));
-            }
-            black_box(acc)
+        b.iter_custom(|iters| {
+            cpu_timed(iters, || {
+                let mut acc = 0u64;
+                for d in &docs {
+                    shingler.extract(d, &mut FnSink(|f: u64| acc ^= f));
+                }
+                black_box(acc);
+            })
         });
     });
 
@@ -107,13 +139,15 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("{name} 1 thread"), |b| {
             let mut state = h.new_state();
             let mut sig = h.new_signature();
-            b.iter(|| {
-                let mut acc = 0u64;
-                for d in &docs {
-                    h.sketch_with(&mut state, d, &mut sig);
-                    acc ^= sig.words()[0];
-                }
-                black_box(acc)
+            b.iter_custom(|iters| {
+                cpu_timed(iters, || {
+                    let mut acc = 0u64;
+                    for d in &docs {
+                        h.sketch_with(&mut state, d, &mut sig);
+                        acc ^= sig.words()[0];
+                    }
+                    black_box(acc);
+                })
             });
         });
     }
@@ -139,12 +173,14 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     let key = mix64(0x7369_6D68_6173_6821); // the crate's sign key for seed 0
     group.bench_function("naive 64 bits binary: HashSet + per-bit if", |b| {
-        b.iter(|| {
-            let mut acc = 0u64;
-            for d in &sample {
-                acc ^= naive_sketch(&shingler, key, d);
-            }
-            black_box(acc)
+        b.iter_custom(|iters| {
+            cpu_timed(iters, || {
+                let mut acc = 0u64;
+                for d in &sample {
+                    acc ^= naive_sketch(&shingler, key, d);
+                }
+                black_box(acc);
+            })
         });
     });
     let h = SimHasher::builder()
@@ -158,11 +194,13 @@ fn bench(c: &mut Criterion) {
     group.bench_function("sign 64 bits binary 1 thread (same sample)", |b| {
         let mut state = h.new_state();
         let mut sig = h.new_signature();
-        b.iter(|| {
-            for d in &sample {
-                h.sketch_with(&mut state, d, &mut sig);
-                black_box(&sig);
-            }
+        b.iter_custom(|iters| {
+            cpu_timed(iters, || {
+                for d in &sample {
+                    h.sketch_with(&mut state, d, &mut sig);
+                    black_box(&sig);
+                }
+            })
         });
     });
     for bits in [64, 384] {
@@ -174,11 +212,13 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("gaussian {bits} bits tf 1 thread"), |b| {
             let mut state = g.new_state();
             let mut sig = g.new_signature();
-            b.iter(|| {
-                for d in &sample {
-                    g.sketch_with(&mut state, d, &mut sig);
-                    black_box(&sig);
-                }
+            b.iter_custom(|iters| {
+                cpu_timed(iters, || {
+                    for d in &sample {
+                        g.sketch_with(&mut state, d, &mut sig);
+                        black_box(&sig);
+                    }
+                })
             });
         });
     }

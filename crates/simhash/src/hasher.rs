@@ -186,8 +186,9 @@ impl SeenSet {
 
 /// Byte lanes: bit `t` of a block is counted in byte `t / 8` of lane `t % 8`.
 const LANE_ONES: u64 = 0x0101_0101_0101_0101;
-/// A byte lane holds up to 255: flush the lanes into the counters at this many adds.
-const LANE_FLUSH: u32 = 255;
+/// Features buffered before they are counted; below 256, so that a byte lane cannot
+/// overflow within a batch.
+const BATCH: usize = 128;
 
 /// The per-document accumulator of a [`SimHasher`]: the running sums `Σ w_f·r_f[i]`
 /// (integer counters for `±1` values with unit weights, `f64` otherwise), updated as
@@ -218,9 +219,11 @@ pub struct SimHashState {
     distinct: bool,
     weights: StateWeights,
     seen: SeenSet,
-    /// `±1` with unit weights: byte-lane counters per 64-bit block.
-    lanes: Vec<[u64; 8]>,
-    pending: u32,
+    /// `±1` values with unit weights: features are buffered and counted a batch at a
+    /// time (the hashing of a batch pipelines, and the byte-lane counters stay in
+    /// registers).
+    batched: bool,
+    buf: Vec<u64>,
     /// Number of unit contributions and, per bit, how many had value `+1`.
     n: u64,
     counts: Vec<u64>,
@@ -234,24 +237,38 @@ pub struct SimHashState {
 }
 
 impl SimHashState {
-    #[inline(always)]
-    fn add_unit(&mut self, s: u64) {
-        match self.projection {
-            Projection::Sign => {
-                for (j, lane) in (0u64..).zip(self.lanes.iter_mut()) {
-                    let b = sign_block(s, j);
-                    for (k, l) in lane.iter_mut().enumerate() {
-                        *l += (b >> k) & LANE_ONES;
-                    }
-                }
-                self.n += 1;
-                self.pending += 1;
-                if self.pending == LANE_FLUSH {
-                    self.flush();
+    /// Counts the buffered features (`±1` values, unit weights): for each 64-bit
+    /// block, byte-lane counters in registers over the batch, then added to `counts`.
+    #[inline(never)]
+    fn count_batch(&mut self) {
+        let mut ss = [0u64; BATCH];
+        let mut n = 0;
+        for &f in &self.buf {
+            if self.distinct && !self.seen.insert(f) {
+                continue;
+            }
+            if let Some(slot) = ss.get_mut(n) {
+                *slot = mix64(f ^ self.key);
+                n += 1;
+            }
+        }
+        self.buf.clear();
+        let ss = &ss[..n];
+        for (j, counts) in (0u64..).zip(self.counts.chunks_exact_mut(64)) {
+            let mut lanes = [0u64; 8];
+            for &s in ss {
+                let b = sign_block(s, j);
+                for (k, l) in lanes.iter_mut().enumerate() {
+                    *l += (b >> k) & LANE_ONES;
                 }
             }
-            Projection::Gaussian => self.add_gaussian(s, 1.0),
+            for (k, l) in lanes.iter().enumerate() {
+                for byte in 0..8 {
+                    counts[8 * byte + k] += (l >> (8 * byte)) & 0xFF;
+                }
+            }
         }
+        self.n += n as u64;
     }
 
     /// Adds `w·r_f` for a finite `w`.
@@ -296,44 +313,36 @@ impl SimHashState {
         }
     }
 
-    #[inline(never)]
-    fn flush(&mut self) {
-        for (lane, counts) in self.lanes.iter_mut().zip(self.counts.chunks_mut(64)) {
-            for (k, l) in lane.iter_mut().enumerate() {
-                for byte in 0..8 {
-                    if let Some(c) = counts.get_mut(8 * byte + k) {
-                        *c += (*l >> (8 * byte)) & 0xFF;
-                    }
-                }
-                *l = 0;
-            }
-        }
-        self.pending = 0;
-    }
-
     /// Writes the bits into `words` (zeroed, `⌈bits/64⌉` long) and resets.
     fn finish(&mut self, words: &mut [u64]) {
-        self.flush();
+        if !self.buf.is_empty() {
+            self.count_batch();
+        }
         let n = self.n;
-        for (i, (c, p)) in self.counts.iter().zip(&self.sums).enumerate() {
-            if i >= self.bits {
-                break;
-            }
-            let positive = if self.float_used {
+        if self.float_used {
+            for (i, (c, p)) in self.counts.iter().zip(&self.sums).enumerate() {
+                if i >= self.bits {
+                    break;
+                }
                 // Exact: counts stay far below 2^53.
                 let int_part = 2.0 * *c as f64 - n as f64;
                 let float_part = match self.projection {
                     Projection::Sign => 2.0 * p - self.total,
                     Projection::Gaussian => *p,
                 };
-                int_part + float_part > 0.0
-            } else {
-                2 * c > n
-            };
-            if positive {
-                if let Some(w) = words.get_mut(i / 64) {
-                    *w |= 1 << (i % 64);
+                if int_part + float_part > 0.0 {
+                    if let Some(w) = words.get_mut(i / 64) {
+                        *w |= 1 << (i % 64);
+                    }
                 }
+            }
+        } else {
+            // Integer sums only: a branch-free pass the compiler vectorizes.
+            for (w, chunk) in words.iter_mut().zip(self.counts.chunks_exact(64)) {
+                *w = chunk
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (t, &c)| acc | (u64::from(2 * c > n) << t));
             }
         }
         if let Some(last) = words.last_mut() {
@@ -346,8 +355,7 @@ impl SimHashState {
         if self.distinct {
             self.seen.reset();
         }
-        self.lanes.fill([0; 8]);
-        self.pending = 0;
+        self.buf.clear();
         self.n = 0;
         self.counts.fill(0);
         if self.float_used {
@@ -363,12 +371,19 @@ impl SimHashState {
 impl FeatureSink for SimHashState {
     #[inline(always)]
     fn push(&mut self, feature: u64) {
+        if self.batched {
+            self.buf.push(feature);
+            if self.buf.len() >= BATCH {
+                self.count_batch();
+            }
+            return;
+        }
         if self.distinct && !self.seen.insert(feature) {
             return;
         }
         let s = mix64(feature ^ self.key);
         match &self.weights {
-            StateWeights::Unit => self.add_unit(s),
+            StateWeights::Unit => self.add_gaussian(s, 1.0),
             StateWeights::Idf(t) => {
                 let w = t.idf(feature);
                 self.add_weighted(s, w);
@@ -841,6 +856,8 @@ impl<E> Sketcher for SimHasher<E> {
 
     fn new_state(&self) -> SimHashState {
         let words = self.bits.div_ceil(64);
+        let batched = self.projection == Projection::Sign
+            && matches!(self.weighting, Weighting::Binary | Weighting::TermFrequency);
         let weights = match &self.weighting {
             Weighting::Binary | Weighting::TermFrequency => StateWeights::Unit,
             Weighting::TfIdf(t) => StateWeights::Idf(Arc::clone(t)),
@@ -857,8 +874,8 @@ impl<E> Sketcher for SimHasher<E> {
             distinct: self.weighting.distinct(),
             weights,
             seen: SeenSet::new(),
-            lanes: vec![[0; 8]; words],
-            pending: 0,
+            batched,
+            buf: Vec::with_capacity(BATCH),
             n: 0,
             counts: vec![0; words * 64],
             sums: vec![0.0; words * 64],

@@ -9,6 +9,12 @@ const MAGIC: [u8; 4] = *b"SHS1";
 const VERSION: u16 = 1;
 
 /// The largest number of bits a signature may have (2^20).
+///
+/// # Example
+///
+/// ```
+/// assert!(ndd_simhash::SimHasher::new(ndd_simhash::MAX_BITS + 1).is_err());
+/// ```
 pub const MAX_BITS: usize = 1 << 20;
 
 /// A SimHash signature: `m` bits, packed little-endian into `⌈m/64⌉` words (bit `i` is

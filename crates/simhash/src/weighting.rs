@@ -31,10 +31,26 @@ use crate::values::det_ln;
 /// ```
 pub trait FeatureWeights: Send + Sync {
     /// The weight of `feature` in a document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_simhash::{FeatureWeights, FnWeights};
+    /// assert_eq!(FnWeights::new("half", |_f: u64| 0.5).weight(3), 0.5);
+    /// ```
     fn weight(&self, feature: u64) -> f64;
 
     /// A fingerprint of these weights, folded into the scheme of every signature built
     /// with them (signatures under different weights refuse to compare).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_simhash::{FeatureWeights, FnWeights};
+    /// let a = FnWeights::new("model-v1", |_f: u64| 1.0);
+    /// let b = FnWeights::new("model-v2", |_f: u64| 1.0);
+    /// assert_ne!(a.scheme(), b.scheme());
+    /// ```
     fn scheme(&self) -> SchemeId;
 }
 
