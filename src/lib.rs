@@ -30,3 +30,7 @@ pub use ndd_minhash as minhash;
 /// (the `ndd-lsh` crate).
 #[cfg(feature = "lsh")]
 pub use ndd_lsh as lsh;
+
+/// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
+#[cfg(feature = "simhash")]
+pub use ndd_simhash as simhash;
