@@ -5,7 +5,12 @@
     doc = include_str!("../README.md")
 )]
 #![cfg_attr(
-    not(all(feature = "shingle", feature = "eval", feature = "minhash", feature = "lsh")),
+    not(all(
+        feature = "shingle",
+        feature = "eval",
+        feature = "minhash",
+        feature = "lsh"
+    )),
     doc = "Near-duplicate detection of text: the facade of the ndd crates. Enable the \
            default features for the full documentation and examples (README.md)."
 )]

@@ -36,10 +36,12 @@ use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
 mod minhash;
+mod simhash;
 
 const USAGE: &str = "\
-usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
+usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact]
              [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
+             [--bits M] [--max-hamming H] [--weighting binary|tf|tfidf]
              [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
              [--top N]
 
@@ -48,12 +50,20 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
   --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8):
                        0.8 means 80% of the two documents' distinct shingles are shared
   --method M           minhash (default): MinHash signatures + banded LSH, pairs kept
-                       when their estimated Jaccard reaches T; exact: exact Jaccard of
-                       the shingle sets (slower, holds every shingle in memory)
+                       when their estimated Jaccard reaches T; simhash: SimHash
+                       fingerprints, pairs at most --max-hamming bits apart (T unused);
+                       exact: exact Jaccard of the shingle sets (slower, holds every
+                       shingle in memory)
   --num-perm N         MinHash values per document (default 128); more values give a
                        tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
   --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
                        false positives and false negatives equally
+  --bits M             simhash: signature length in bits (default 64; 64-bit fingerprints
+                       are searched exactly, longer ones with bit-sampling LSH)
+  --max-hamming H      simhash: most differing bits for a pair (default 3 per 64 bits,
+                       the web-crawl setting); the score written is 1 - H/M
+  --weighting W        simhash: tf (default, term frequency), binary, or tfidf (IDF
+                       from the input's own document frequencies)
   --k K                words per shingle (default 5)
   --char-k K           use character K-grams instead of words (for Chinese, Japanese...)
   --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair found
@@ -65,6 +75,7 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
 #[derive(PartialEq)]
 enum Method {
     MinHash,
+    SimHash,
     Exact,
 }
 
@@ -75,6 +86,9 @@ pub(crate) struct Options {
     num_perm: usize,
     bands: Option<usize>,
     rows: Option<usize>,
+    bits: usize,
+    max_hamming: Option<usize>,
+    weighting: simhash::SimWeighting,
     k: usize,
     char_k: Option<usize>,
     pairs_out: Option<PathBuf>,
@@ -91,6 +105,9 @@ fn parse_args() -> Result<Options, String> {
         num_perm: 128,
         bands: None,
         rows: None,
+        bits: 64,
+        max_hamming: None,
+        weighting: simhash::SimWeighting::Tf,
         k: 5,
         char_k: None,
         pairs_out: None,
@@ -119,13 +136,26 @@ fn parse_args() -> Result<Options, String> {
             "--method" => {
                 o.method = match value()?.as_str() {
                     "minhash" => Method::MinHash,
+                    "simhash" => Method::SimHash,
                     "exact" => Method::Exact,
-                    v => return Err(format!("--method must be minhash or exact, got {v}")),
+                    v => {
+                        return Err(format!(
+                            "--method must be minhash, simhash or exact, got {v}"
+                        ));
+                    }
                 }
             }
             "--num-perm" => o.num_perm = parse_count(&flag, &value()?)?,
             "--bands" => o.bands = Some(parse_count(&flag, &value()?)?),
             "--rows" => o.rows = Some(parse_count(&flag, &value()?)?),
+            "--bits" => o.bits = parse_count(&flag, &value()?)?,
+            "--max-hamming" => {
+                let v = value()?;
+                o.max_hamming = Some(v.parse().map_err(|_| {
+                    format!("--max-hamming must be a non-negative integer, got {v}")
+                })?);
+            }
+            "--weighting" => o.weighting = simhash::SimWeighting::parse(&value()?)?,
             "--k" => o.k = parse_count(&flag, &value()?)?,
             "--char-k" => o.char_k = Some(parse_count(&flag, &value()?)?),
             "--pairs-out" => o.pairs_out = Some(PathBuf::from(value()?)),
@@ -331,6 +361,7 @@ fn run(o: &Options) -> Result<(), String> {
     let found = match o.method {
         Method::Exact => exact::pairs(&docs, o)?,
         Method::MinHash => minhash::pairs(&docs, o)?,
+        Method::SimHash => simhash::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -377,13 +408,17 @@ fn run(o: &Options) -> Result<(), String> {
     );
     let _ = writeln!(
         report,
-        "method:      {} over {}, threshold {}",
+        "method:      {} over {}{}",
         found.method,
         match o.char_k {
             Some(k) => format!("character {k}-grams"),
             None => format!("word {}-grams", o.k),
         },
-        o.threshold
+        if o.method == Method::SimHash {
+            String::new() // the Hamming bound decides, not the threshold
+        } else {
+            format!(", threshold {}", o.threshold)
+        }
     );
     let _ = writeln!(report, "pairs:       {}", pairs.len());
     let _ = writeln!(
