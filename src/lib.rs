@@ -20,3 +20,8 @@ pub use ndd_minhash as minhash;
 /// (the `ndd-lsh` crate).
 #[cfg(feature = "lsh")]
 pub use ndd_lsh as lsh;
+
+/// Normalized compression distance, SigNCD on punctuation-spot signatures and its
+/// exact pruned all-pairs search (the `ndd-ncd` crate).
+#[cfg(feature = "ncd")]
+pub use ndd_ncd as ncd;
