@@ -419,3 +419,31 @@ fn edge_cases_do_not_panic() {
     let r = SearchConfig::new(1.0).unwrap().search(&c).unwrap().report;
     assert_eq!(r.pruned_p1, 0);
 }
+
+#[test]
+fn figure_1_shape_full_text_drifts_past_the_window_signature_does_not() {
+    // The bundled texts joined: NCD(x, x) of the first n bytes (examples/figure1.rs).
+    let doc = bundled().join("\n");
+    let s = SigNcd::new();
+    for kind in [
+        CompressorKind::Snappy,
+        CompressorKind::Deflate(DeflateFormat::Gzip, 6),
+    ] {
+        let mut ncd = Ncd::new(kind.build().unwrap());
+        let at = |n: usize, ncd: &mut Ncd| {
+            let x = &doc.as_bytes()[..n];
+            let full = ncd.distance(x, x).unwrap();
+            let sig = s.signature(std::str::from_utf8(x).unwrap()).0;
+            (full, ncd.distance(sig.as_bytes(), sig.as_bytes()).unwrap())
+        };
+        let small = at(16 * 1024, &mut ncd);
+        let large = at(128 * 1024, &mut ncd);
+        assert!(
+            small.0 < 0.25 && small.1 < 0.25,
+            "{kind:?} 16 KB: {small:?}"
+        );
+        // Past Snappy's 64 KB block / deflate's 32 KB window the copy is not found.
+        assert!(large.0 > 0.8, "{kind:?} 128 KB full text: {large:?}");
+        assert!(large.1 < 0.25, "{kind:?} 128 KB signature: {large:?}");
+    }
+}
