@@ -21,6 +21,11 @@
 //!   Jaccard reaches the threshold. Memory is per document, not per shingle.
 //! * `exact`: exact Jaccard of the shingle sets, all pairs at or above `--threshold`
 //!   found with a prefix-filtered inverted index. The reference; holds every shingle.
+//! * `signcd`: SigNCD, the normalized compression distance of punctuation-spot
+//!   signatures (the words before each comma; documents with fewer than three commas
+//!   use all their words), all pairs with SigNCD <= 1 - `--threshold` found exactly by
+//!   the P1-pruned search of `ndd::ncd`; the score is 1 - SigNCD. `--compressor` picks
+//!   snappy (default), lz4, deflate, zlib or gzip (`gzip-9`: with a level).
 //!
 //! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
 //! `--clusters-out` writes `id<TAB>cluster` for every document.
@@ -36,12 +41,13 @@ use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
 mod minhash;
+mod signcd;
 
 const USAGE: &str = "\
-usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
+usage: dedup [--input PATH] [--threshold T] [--method minhash|exact|signcd]
              [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
              [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
-             [--top N]
+             [--top N] [--compressor C]
 
   --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
                        objects (default: the bundled data/debian-copyright.jsonl)
@@ -49,7 +55,9 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
                        0.8 means 80% of the two documents' distinct shingles are shared
   --method M           minhash (default): MinHash signatures + banded LSH, pairs kept
                        when their estimated Jaccard reaches T; exact: exact Jaccard of
-                       the shingle sets (slower, holds every shingle in memory)
+                       the shingle sets (slower, holds every shingle in memory);
+                       signcd: compression distance of punctuation-spot signatures,
+                       pairs kept when SigNCD <= 1 - T (score 1 - SigNCD)
   --num-perm N         MinHash values per document (default 128); more values give a
                        tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
   --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
@@ -60,12 +68,15 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
   --clusters-out FILE  write id<TAB>cluster for every document
   --on-error MODE      skip (default: report bad input and continue) or stop
   --top N              how many of the largest groups to show (default 5)
+  --compressor C       signcd: snappy (default), lz4, deflate, zlib, gzip; with a
+                       level for the last three (gzip-9)
 ";
 
 #[derive(PartialEq)]
 enum Method {
     MinHash,
     Exact,
+    SigNcd,
 }
 
 pub(crate) struct Options {
@@ -81,6 +92,7 @@ pub(crate) struct Options {
     clusters_out: Option<PathBuf>,
     stop_on_error: bool,
     top: usize,
+    compressor: String,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -97,6 +109,7 @@ fn parse_args() -> Result<Options, String> {
         clusters_out: None,
         stop_on_error: false,
         top: 5,
+        compressor: "snappy".into(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -120,7 +133,12 @@ fn parse_args() -> Result<Options, String> {
                 o.method = match value()?.as_str() {
                     "minhash" => Method::MinHash,
                     "exact" => Method::Exact,
-                    v => return Err(format!("--method must be minhash or exact, got {v}")),
+                    "signcd" => Method::SigNcd,
+                    v => {
+                        return Err(format!(
+                            "--method must be minhash, exact or signcd, got {v}"
+                        ));
+                    }
                 }
             }
             "--num-perm" => o.num_perm = parse_count(&flag, &value()?)?,
@@ -138,6 +156,12 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--top" => o.top = parse_count(&flag, &value()?)?,
+            "--compressor" => {
+                let v = value()?;
+                v.parse::<ndd::ncd::CompressorKind>()
+                    .map_err(|e| format!("--compressor: {e}"))?;
+                o.compressor = v;
+            }
             _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
         }
     }
@@ -331,6 +355,7 @@ fn run(o: &Options) -> Result<(), String> {
     let found = match o.method {
         Method::Exact => exact::pairs(&docs, o)?,
         Method::MinHash => minhash::pairs(&docs, o)?,
+        Method::SigNcd => signcd::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -379,9 +404,10 @@ fn run(o: &Options) -> Result<(), String> {
         report,
         "method:      {} over {}, threshold {}",
         found.method,
-        match o.char_k {
-            Some(k) => format!("character {k}-grams"),
-            None => format!("word {}-grams", o.k),
+        match (&o.method, o.char_k) {
+            (Method::SigNcd, _) => "punctuation-spot signatures".to_string(),
+            (_, Some(k)) => format!("character {k}-grams"),
+            (_, None) => format!("word {}-grams", o.k),
         },
         o.threshold
     );
