@@ -520,6 +520,18 @@ impl SearchBuilder {
     }
 }
 
+/// Lemma 3's bound for `C(x) <= C(y)`, computed as `(C(y) − C(x)) / C(y)`: the exact
+/// floating-point expression of [`crate::monotone_ncd_from_lengths`] with `C(xy)`
+/// at its floor `C(y)`, so a distance can never round below its own bound. (Testing
+/// `(1 − τ)·C(y) > C(x)` instead would prune a pair at exactly NCD = τ: `1 − 0.7` is
+/// `0.30000000000000004`.)
+fn lower_bound(cx: usize, cy: usize) -> f64 {
+    if cy == 0 {
+        return 0.0;
+    }
+    (cy as f64 - cx as f64) / cy as f64
+}
+
 fn pairs_of(n: usize) -> u64 {
     let n = n as u64;
     n * n.saturating_sub(1) / 2
@@ -562,16 +574,16 @@ impl<'a> Plan<'a> {
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_unstable_by_key(|&i| (lens[i], i));
         let sorted: Vec<usize> = order.iter().map(|&i| lens[i]).collect();
-        let keep = 1.0 - config.threshold;
+        let tau = config.threshold;
         let end = (0..n)
             .map(|r| {
                 if config.pruning == Pruning::None {
                     return n;
                 }
-                // P1: the first later item with (1 − τ)·C(y) > C(x), i.e. whose lower
-                // bound 1 − C(x)/C(y) exceeds τ. Sorted, so a binary search.
-                let cx = sorted[r] as f64;
-                r + 1 + sorted[r + 1..].partition_point(|&cy| keep * cy as f64 <= cx)
+                // P1: the first later item whose lower bound 1 − C(x)/C(y) exceeds τ.
+                // The bound is non-decreasing in C(y), so a binary search.
+                let cx = sorted[r];
+                r + 1 + sorted[r + 1..].partition_point(|&cy| lower_bound(cx, cy) <= tau)
             })
             .collect();
         let mut is_pivot = vec![false; n];

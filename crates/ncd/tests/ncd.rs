@@ -269,7 +269,7 @@ fn check_exact(corpus: &Corpus, label: &str) {
 #[test]
 fn p1_and_p2_find_every_pair_brute_force_finds_on_the_bundled_corpus() {
     let docs = bundled();
-    let corpus = SigNcd::new().corpus(&docs[..400]).unwrap();
+    let corpus = SigNcd::new().corpus(&docs[..300]).unwrap();
     check_exact(&corpus, "debian-copyright");
 }
 
@@ -446,4 +446,68 @@ fn figure_1_shape_full_text_drifts_past_the_window_signature_does_not() {
         assert!(large.0 > 0.8, "{kind:?} 128 KB full text: {large:?}");
         assert!(large.1 < 0.25, "{kind:?} 128 KB signature: {large:?}");
     }
+}
+
+/// A test double: `C(x)` = the number of distinct bytes of `x`. Monotone and
+/// idempotent, so lengths (and distances) are exactly controlled.
+#[derive(Debug, Clone)]
+struct DistinctBytes;
+
+impl Compressor for DistinctBytes {
+    fn name(&self) -> String {
+        "distinct-bytes".into()
+    }
+    fn compressed_len(&mut self, data: &[u8]) -> Result<usize, ndd_core::Error> {
+        let mut seen = [false; 256];
+        data.iter().for_each(|&b| seen[usize::from(b)] = true);
+        Ok(seen.iter().filter(|s| **s).count())
+    }
+    fn compress_into(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), ndd_core::Error> {
+        let n = self.compressed_len(data)?;
+        out.clear();
+        out.resize(n, 0);
+        Ok(())
+    }
+    fn decompress_into(&mut self, _: &[u8], _: &mut Vec<u8>) -> Result<(), ndd_core::Error> {
+        Err(ndd_core::Error::invalid_input("not invertible"))
+    }
+    fn box_clone(&self) -> Box<dyn Compressor> {
+        Box::new(self.clone())
+    }
+}
+
+#[test]
+fn p1_keeps_a_pair_whose_distance_equals_tau_exactly() {
+    // C = 3, 10, C(xy) = 10: NCD = 7/10 = 0.7 exactly, on Lemma 3's bound.
+    let mut c = Corpus::new(Box::new(DistinctBytes));
+    c.push(b"abc").unwrap();
+    c.push(b"abcdefghij").unwrap();
+    c.push(b"").unwrap(); // C = 0 with C = 0 partners: distance 0, never pruned
+    c.push(b"").unwrap();
+    assert_eq!(c.distance(0, 1).unwrap(), 0.7);
+    for t in 0..=10 {
+        let tau = f64::from(t) / 10.0;
+        let want = SearchConfig::builder(tau)
+            .pruning(Pruning::None)
+            .build()
+            .unwrap()
+            .search(&c)
+            .unwrap();
+        for pruning in [Pruning::P1, Pruning::P1P2] {
+            let got = SearchConfig::builder(tau)
+                .pruning(pruning)
+                .build()
+                .unwrap()
+                .search(&c)
+                .unwrap();
+            assert_eq!(got.pairs, want.pairs, "tau {tau} {pruning:?}");
+        }
+    }
+    let at = SearchConfig::new(0.7).unwrap().search(&c).unwrap();
+    assert!(at.pairs.iter().any(|p| (p.a, p.b) == (0, 1)));
+    assert!(
+        at.pairs
+            .iter()
+            .any(|p| (p.a, p.b, p.distance) == (2, 3, 0.0))
+    );
 }
