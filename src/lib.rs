@@ -36,6 +36,10 @@ pub use ndd_minhash as minhash;
 #[cfg(feature = "lsh")]
 pub use ndd_lsh as lsh;
 
+/// Normalized compression distance, SigNCD on punctuation-spot signatures and its
+/// exact pruned all-pairs search (the `ndd-ncd` crate).
+#[cfg(feature = "ncd")]
+pub use ndd_ncd as ncd;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
 pub use ndd_simhash as simhash;

@@ -21,6 +21,11 @@
 //!   Jaccard reaches the threshold. Memory is per document, not per shingle.
 //! * `exact`: exact Jaccard of the shingle sets, all pairs at or above `--threshold`
 //!   found with a prefix-filtered inverted index. The reference; holds every shingle.
+//! * `signcd`: SigNCD, the normalized compression distance of punctuation-spot
+//!   signatures (the words before each comma; documents with fewer than three commas
+//!   use all their words), all pairs with SigNCD <= 1 - `--threshold` found exactly by
+//!   the P1-pruned search of `ndd::ncd`; the score is 1 - SigNCD. `--compressor` picks
+//!   snappy (default), lz4, deflate, zlib or gzip (`gzip-9`: with a level).
 //!
 //! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
 //! `--clusters-out` writes `id<TAB>cluster` for every document.
@@ -36,14 +41,15 @@ use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
 mod minhash;
+mod signcd;
 mod simhash;
 
 const USAGE: &str = "\
-usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact]
+usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact|signcd]
              [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
              [--bits M] [--max-hamming H] [--weighting binary|tf|tfidf]
              [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
-             [--top N]
+             [--top N] [--compressor C]
 
   --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
                        objects (default: the bundled data/debian-copyright.jsonl)
@@ -53,7 +59,9 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact]
                        when their estimated Jaccard reaches T; simhash: SimHash
                        fingerprints, pairs at most --max-hamming bits apart (T unused);
                        exact: exact Jaccard of the shingle sets (slower, holds every
-                       shingle in memory)
+                       shingle in memory); signcd: compression distance of
+                       punctuation-spot signatures, pairs kept when SigNCD <= 1 - T
+                       (score 1 - SigNCD)
   --num-perm N         MinHash values per document (default 128); more values give a
                        tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
   --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
@@ -70,6 +78,8 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact]
   --clusters-out FILE  write id<TAB>cluster for every document
   --on-error MODE      skip (default: report bad input and continue) or stop
   --top N              how many of the largest groups to show (default 5)
+  --compressor C       signcd: snappy (default), lz4, deflate, zlib, gzip; with a
+                       level for the last three (gzip-9)
 ";
 
 #[derive(PartialEq)]
@@ -77,6 +87,7 @@ enum Method {
     MinHash,
     SimHash,
     Exact,
+    SigNcd,
 }
 
 pub(crate) struct Options {
@@ -95,6 +106,7 @@ pub(crate) struct Options {
     clusters_out: Option<PathBuf>,
     stop_on_error: bool,
     top: usize,
+    compressor: String,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -114,6 +126,7 @@ fn parse_args() -> Result<Options, String> {
         clusters_out: None,
         stop_on_error: false,
         top: 5,
+        compressor: "snappy".into(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -138,9 +151,10 @@ fn parse_args() -> Result<Options, String> {
                     "minhash" => Method::MinHash,
                     "simhash" => Method::SimHash,
                     "exact" => Method::Exact,
+                    "signcd" => Method::SigNcd,
                     v => {
                         return Err(format!(
-                            "--method must be minhash, simhash or exact, got {v}"
+                            "--method must be minhash, simhash, exact or signcd, got {v}"
                         ));
                     }
                 }
@@ -168,6 +182,12 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--top" => o.top = parse_count(&flag, &value()?)?,
+            "--compressor" => {
+                let v = value()?;
+                v.parse::<ndd::ncd::CompressorKind>()
+                    .map_err(|e| format!("--compressor: {e}"))?;
+                o.compressor = v;
+            }
             _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
         }
     }
@@ -362,6 +382,7 @@ fn run(o: &Options) -> Result<(), String> {
         Method::Exact => exact::pairs(&docs, o)?,
         Method::MinHash => minhash::pairs(&docs, o)?,
         Method::SimHash => simhash::pairs(&docs, o)?,
+        Method::SigNcd => signcd::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -410,9 +431,10 @@ fn run(o: &Options) -> Result<(), String> {
         report,
         "method:      {} over {}{}",
         found.method,
-        match o.char_k {
-            Some(k) => format!("character {k}-grams"),
-            None => format!("word {}-grams", o.k),
+        match (&o.method, o.char_k) {
+            (Method::SigNcd, _) => "punctuation-spot signatures".to_string(),
+            (_, Some(k)) => format!("character {k}-grams"),
+            (_, None) => format!("word {}-grams", o.k),
         },
         if o.method == Method::SimHash {
             String::new() // the Hamming bound decides, not the threshold
