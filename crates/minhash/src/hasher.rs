@@ -417,7 +417,8 @@ pub struct MinHashState {
     /// One-permutation hashing: bit `i` set when bin `i` is non-empty (computed when
     /// the document is finished).
     occupied: Vec<u64>,
-    /// One-permutation hashing: byte `i` is 1 when a feature fell into bin `i`.
+    /// One-permutation hashing with `k` = 64 or 128: byte `i` is 1 when a feature fell
+    /// into bin `i` (empty for other sizes).
     seen: Vec<u8>,
     kind: StateKind,
 }
@@ -838,7 +839,15 @@ impl<E> Sketcher for MinHasher<E> {
         MinHashState {
             mins: vec![EMPTY; self.k],
             occupied: vec![0; words],
-            seen: vec![0; if oph { self.k } else { 0 }],
+            // Flags only for the sizes whose densification reads them.
+            seen: vec![
+                0;
+                if oph && (self.k == 64 || self.k == 128) {
+                    self.k
+                } else {
+                    0
+                }
+            ],
             kind,
         }
     }
