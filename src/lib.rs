@@ -20,3 +20,8 @@ pub use ndd_minhash as minhash;
 /// (the `ndd-lsh` crate).
 #[cfg(feature = "lsh")]
 pub use ndd_lsh as lsh;
+
+/// I-Match signatures: collection-statistics lexicons, the long-document rule,
+/// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
+#[cfg(feature = "imatch")]
+pub use ndd_imatch as imatch;

@@ -63,12 +63,14 @@
 //! ```
 
 mod batch;
+mod exact;
 mod index;
 mod params;
 mod slots;
 mod table;
 
 pub use batch::candidate_pairs;
+pub use exact::{ExactIndex, ExactSignature};
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
 pub use ndd_core::{self, CandidateIndex, Error, Estimate, SchemeId, Signature, SlotSignature};
 pub use params::{LshParams, MAX_SEARCH_SLOTS, band_key};
