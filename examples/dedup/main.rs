@@ -21,6 +21,12 @@
 //!   Jaccard reaches the threshold. Memory is per document, not per shingle.
 //! * `exact`: exact Jaccard of the shingle sets, all pairs at or above `--threshold`
 //!   found with a prefix-filtered inverted index. The reference; holds every shingle.
+//! * `imatch`: I-Match (paper 003): SHA-1 of each document's terms inside a lexicon of
+//!   mid-IDF words (from the input's own statistics, or `--lexicon FILE` built from
+//!   another corpus by `cargo run -p ndd-imatch --example build_lexicon`), plus
+//!   `--lexicons K` randomized lexicons (default 5); documents sharing any of the
+//!   `K + 1` signatures are pairs, scored by the fraction shared. Word unigrams, not
+//!   k-grams; `--threshold` does not apply.
 //!
 //! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
 //! `--clusters-out` writes `id<TAB>cluster` for every document.
@@ -35,11 +41,13 @@ use ndd::UnionFind;
 use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
+mod imatch;
 mod minhash;
 
 const USAGE: &str = "\
-usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
+usage: dedup [--input PATH] [--threshold T] [--method minhash|exact|imatch]
              [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
+             [--lexicons K] [--lexicon FILE] [--nidf MIN,MAX] [--min-coverage F]
              [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
              [--top N]
 
@@ -56,6 +64,14 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
                        false positives and false negatives equally
   --k K                words per shingle (default 5)
   --char-k K           use character K-grams instead of words (for Chinese, Japanese...)
+  --lexicons K         imatch: randomized extra lexicons (default 5, at most 30); 0 is
+                       classic I-Match, one signature per document
+  --lexicon FILE       imatch: a lexicon built from another corpus (build_lexicon
+                       example of ndd-imatch); default: built from the input itself
+  --nidf MIN,MAX       imatch: normalized-IDF window of a lexicon built from the input
+                       (default 0.2,0.8 for web text; 0.2,0.3 did better on email)
+  --min-coverage F     imatch: required fraction of a document's terms in the lexicon,
+                       topped up from rarer terms for long documents (default 0.1)
   --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair found
   --clusters-out FILE  write id<TAB>cluster for every document
   --on-error MODE      skip (default: report bad input and continue) or stop
@@ -66,6 +82,7 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
 enum Method {
     MinHash,
     Exact,
+    IMatch,
 }
 
 pub(crate) struct Options {
@@ -81,6 +98,10 @@ pub(crate) struct Options {
     clusters_out: Option<PathBuf>,
     stop_on_error: bool,
     top: usize,
+    imatch_lexicons: usize,
+    imatch_lexicon: Option<PathBuf>,
+    imatch_nidf: (f64, f64),
+    imatch_min_coverage: Option<f64>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -97,6 +118,10 @@ fn parse_args() -> Result<Options, String> {
         clusters_out: None,
         stop_on_error: false,
         top: 5,
+        imatch_lexicons: 5,
+        imatch_lexicon: None,
+        imatch_nidf: (0.2, 0.8),
+        imatch_min_coverage: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -120,7 +145,12 @@ fn parse_args() -> Result<Options, String> {
                 o.method = match value()?.as_str() {
                     "minhash" => Method::MinHash,
                     "exact" => Method::Exact,
-                    v => return Err(format!("--method must be minhash or exact, got {v}")),
+                    "imatch" => Method::IMatch,
+                    v => {
+                        return Err(format!(
+                            "--method must be minhash, exact or imatch, got {v}"
+                        ));
+                    }
                 }
             }
             "--num-perm" => o.num_perm = parse_count(&flag, &value()?)?,
@@ -138,6 +168,27 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--top" => o.top = parse_count(&flag, &value()?)?,
+            "--lexicons" => {
+                let v = value()?;
+                o.imatch_lexicons = v
+                    .parse()
+                    .map_err(|_| format!("--lexicons must be a count from 0 to 30, got {v}"))?;
+            }
+            "--lexicon" => o.imatch_lexicon = Some(PathBuf::from(value()?)),
+            "--nidf" => {
+                let v = value()?;
+                let parsed = v
+                    .split_once(',')
+                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+                o.imatch_nidf = parsed.ok_or_else(|| format!("--nidf MIN,MAX: got {v}"))?;
+            }
+            "--min-coverage" => {
+                let v = value()?;
+                o.imatch_min_coverage = Some(
+                    v.parse()
+                        .map_err(|_| format!("--min-coverage: not a number: {v}"))?,
+                );
+            }
             _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
         }
     }
@@ -331,6 +382,7 @@ fn run(o: &Options) -> Result<(), String> {
     let found = match o.method {
         Method::Exact => exact::pairs(&docs, o)?,
         Method::MinHash => minhash::pairs(&docs, o)?,
+        Method::IMatch => imatch::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -375,16 +427,20 @@ fn run(o: &Options) -> Result<(), String> {
             String::new()
         }
     );
-    let _ = writeln!(
-        report,
-        "method:      {} over {}, threshold {}",
-        found.method,
-        match o.char_k {
-            Some(k) => format!("character {k}-grams"),
-            None => format!("word {}-grams", o.k),
-        },
-        o.threshold
-    );
+    if o.method == Method::IMatch {
+        let _ = writeln!(report, "method:      {}", found.method);
+    } else {
+        let _ = writeln!(
+            report,
+            "method:      {} over {}, threshold {}",
+            found.method,
+            match o.char_k {
+                Some(k) => format!("character {k}-grams"),
+                None => format!("word {}-grams", o.k),
+            },
+            o.threshold
+        );
+    }
     let _ = writeln!(report, "pairs:       {}", pairs.len());
     let _ = writeln!(
         report,

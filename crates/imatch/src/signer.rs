@@ -473,9 +473,9 @@ impl<E> fmt::Debug for IMatcher<E> {
 pub const DEFAULT_MIN_UNIQUE_TERMS: usize = 5;
 /// The default [`min_terms`](IMatcherBuilder::min_terms): 3 (see `docs/decisions.md`).
 pub const DEFAULT_MIN_TERMS: usize = 3;
-/// The default [`min_coverage`](IMatcherBuilder::min_coverage): 0.2 (see
+/// The default [`min_coverage`](IMatcherBuilder::min_coverage): 0.1 (see
 /// `docs/decisions.md`).
-pub const DEFAULT_MIN_COVERAGE: f64 = 0.2;
+pub const DEFAULT_MIN_COVERAGE: f64 = 0.1;
 
 /// Configures an [`IMatcher`]; made by [`IMatcher::builder`].
 ///
