@@ -13,14 +13,33 @@ const VERSION: u16 = 1;
 
 /// The default normalized-IDF window for web text, `[0.2, 0.8]` (paper 003 §6.5.1 and
 /// §6.5.2, for the WT10G and the news-derived SGML lexicons).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_imatch::Lexicon::builder().window(), ndd_imatch::WEB_NIDF_WINDOW);
+/// ```
 pub const WEB_NIDF_WINDOW: (f64, f64) = (0.2, 0.8);
 
 /// The window that cross-validation picked for email in paper 003 §6.5.2, `[0.2, 0.3]`
 /// (the SGML news lexicon applied to spam and legitimate email).
+///
+/// # Example
+///
+/// ```
+/// let (lo, hi) = ndd_imatch::EMAIL_NIDF_WINDOW;
+/// assert_eq!(ndd_imatch::Lexicon::builder().nidf_window(lo, hi).window(), (0.2, 0.3));
+/// ```
 pub const EMAIL_NIDF_WINDOW: (f64, f64) = (0.2, 0.3);
 
 /// The default cap on the secondary lexicon `B`: 100,000 terms (800 KB in the byte
 /// form). Paper 003 §3 leaves the size to the memory available.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_imatch::Lexicon::builder().cap(), ndd_imatch::DEFAULT_SECONDARY_CAP);
+/// ```
 pub const DEFAULT_SECONDARY_CAP: usize = 100_000;
 
 /// An I-Match lexicon pair: the primary lexicon `L` and the secondary lexicon `B` of

@@ -6,6 +6,16 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 
 /// The most extra lexicons a signer supports (`K`): membership of a term in the
 /// `K + 1` lexicons is one `u32` bit mask.
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::{IMatcher, Lexicon, MAX_EXTRA_LEXICONS};
+/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+/// assert!(IMatcher::builder(lex.clone()).extra_lexicons(MAX_EXTRA_LEXICONS).build().is_ok());
+/// assert!(IMatcher::builder(lex).extra_lexicons(MAX_EXTRA_LEXICONS + 1).build().is_err());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub const MAX_EXTRA_LEXICONS: usize = 30;
 
 /// How the `K` extra lexicons are drawn from the primary lexicon `L` (A. Kołcz and

@@ -15,6 +15,14 @@ use crate::randomize::{MAX_EXTRA_LEXICONS, membership_masks};
 use crate::{Lexicon, Randomization, unigram_extractor};
 
 /// A SHA-1 digest: the value of one I-Match signature coordinate.
+///
+/// # Example
+///
+/// ```
+/// let d: ndd_imatch::Digest = [0; 20];
+/// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some(d)]);
+/// assert_eq!(s.primary(), Some(&d));
+/// ```
 pub type Digest = [u8; 20];
 
 /// Why a document got no I-Match signature (a documented outcome, not an error).
@@ -470,11 +478,44 @@ impl<E> fmt::Debug for IMatcher<E> {
 }
 
 /// The default [`min_unique_terms`](IMatcherBuilder::min_unique_terms): 5 (paper 003 §6.3).
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_UNIQUE_TERMS};
+/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+/// let m = IMatcher::builder(lex).build()?;
+/// assert_eq!(m.sign("four words only here"), Err(Rejection::TooShort { unique_terms: 4, min: DEFAULT_MIN_UNIQUE_TERMS }));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub const DEFAULT_MIN_UNIQUE_TERMS: usize = 5;
 /// The default [`min_terms`](IMatcherBuilder::min_terms): 3 (see `docs/decisions.md`).
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_TERMS};
+/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2], vec![])?;
+/// let m = IMatcher::builder(lex).min_coverage(0.0).build()?;
+/// assert_eq!(m.sign_terms(&[1, 2, 7, 8, 9]), Err(Rejection::TooFewLexiconTerms { found: 2, min: DEFAULT_MIN_TERMS }));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub const DEFAULT_MIN_TERMS: usize = 3;
 /// The default [`min_coverage`](IMatcherBuilder::min_coverage): 0.1 (see
 /// `docs/decisions.md`).
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_COVERAGE};
+/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+/// let m = IMatcher::builder(lex).build()?;
+/// // 3 lexicon terms among 40 unique terms: 0.075 < 0.1, and no secondary lexicon to add from.
+/// let doc: Vec<u64> = (1..=3).chain(100..137).collect();
+/// assert!(matches!(m.sign_terms(&doc), Err(Rejection::LowCoverage { found: 3, unique_terms: 40, .. })));
+/// assert_eq!(DEFAULT_MIN_COVERAGE, 0.1);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub const DEFAULT_MIN_COVERAGE: f64 = 0.1;
 
 /// Configures an [`IMatcher`]; made by [`IMatcher::builder`].
