@@ -343,8 +343,18 @@ impl ExactSignature for IMatchSignature {
 /// # Example
 ///
 /// ```
-/// let mut scratch = ndd_imatch::Scratch::default();
-/// # let _ = &mut scratch;
+/// use ndd_core::FeatureExtractor;
+/// use ndd_imatch::{IMatcher, Lexicon, Scratch};
+/// let words = ndd_imatch::unigram_extractor();
+/// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
+/// let m = IMatcher::builder(lex).build()?;
+/// let mut scratch = Scratch::default();
+/// let sigs: Vec<_> = ["alpha bravo charlie delta echo", "echo delta charlie bravo alpha"]
+///     .iter()
+///     .map(|d| m.sign_with(&mut scratch, d))
+///     .collect::<Result<_, _>>()?;
+/// assert_eq!(sigs[0], sigs[1]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Scratch {
