@@ -71,6 +71,8 @@
 pub mod analysis;
 mod lexicon;
 mod randomize;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod signer;
 mod topidf;
 
