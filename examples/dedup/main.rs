@@ -53,7 +53,8 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|exact|imatch]
 
   --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
                        objects (default: the bundled data/debian-copyright.jsonl)
-  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8):
+  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8;
+                       not used by imatch, where sharing one signature makes a pair):
                        0.8 means 80% of the two documents' distinct shingles are shared
   --method M           minhash (default): MinHash signatures + banded LSH, pairs kept
                        when their estimated Jaccard reaches T; exact: exact Jaccard of
