@@ -36,6 +36,10 @@ pub use ndd_minhash as minhash;
 #[cfg(feature = "lsh")]
 pub use ndd_lsh as lsh;
 
+/// I-Match signatures: collection-statistics lexicons, the long-document rule,
+/// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
+#[cfg(feature = "imatch")]
+pub use ndd_imatch as imatch;
 /// Normalized compression distance, SigNCD on punctuation-spot signatures and its
 /// exact pruned all-pairs search (the `ndd-ncd` crate).
 #[cfg(feature = "ncd")]

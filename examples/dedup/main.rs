@@ -26,6 +26,12 @@
 //!   use all their words), all pairs with SigNCD <= 1 - `--threshold` found exactly by
 //!   the P1-pruned search of `ndd::ncd`; the score is 1 - SigNCD. `--compressor` picks
 //!   snappy (default), lz4, deflate, zlib or gzip (`gzip-9`: with a level).
+//! * `imatch`: I-Match (paper 003): SHA-1 of each document's terms inside a lexicon of
+//!   mid-IDF words (from the input's own statistics, or `--lexicon FILE` built from
+//!   another corpus by `cargo run -p ndd-imatch --example build_lexicon`), plus
+//!   `--lexicons K` randomized lexicons (default 5); documents sharing any of the
+//!   `K + 1` signatures are pairs, scored by the fraction shared. Word unigrams, not
+//!   k-grams; `--threshold` does not apply.
 //!
 //! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
 //! `--clusters-out` writes `id<TAB>cluster` for every document.
@@ -40,20 +46,24 @@ use ndd::UnionFind;
 use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
+mod imatch;
 mod minhash;
 mod signcd;
 mod simhash;
 
 const USAGE: &str = "\
-usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact|signcd]
+usage: dedup [--input PATH] [--threshold T]
+             [--method minhash|simhash|exact|signcd|imatch]
              [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
              [--bits M] [--max-hamming H] [--weighting binary|tf|tfidf]
+             [--lexicons K] [--lexicon FILE] [--nidf MIN,MAX] [--min-coverage F]
              [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
              [--top N] [--compressor C]
 
   --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
                        objects (default: the bundled data/debian-copyright.jsonl)
-  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8):
+  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8;
+                       not used by imatch, where sharing one signature makes a pair):
                        0.8 means 80% of the two documents' distinct shingles are shared
   --method M           minhash (default): MinHash signatures + banded LSH, pairs kept
                        when their estimated Jaccard reaches T; simhash: SimHash
@@ -61,7 +71,8 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact|sign
                        exact: exact Jaccard of the shingle sets (slower, holds every
                        shingle in memory); signcd: compression distance of
                        punctuation-spot signatures, pairs kept when SigNCD <= 1 - T
-                       (score 1 - SigNCD)
+                       (score 1 - SigNCD); imatch: I-Match SHA-1 signatures of the
+                       mid-IDF words, pairs share one of K + 1 signatures (T unused)
   --num-perm N         MinHash values per document (default 128); more values give a
                        tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
   --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
@@ -74,6 +85,14 @@ usage: dedup [--input PATH] [--threshold T] [--method minhash|simhash|exact|sign
                        from the input's own document frequencies)
   --k K                words per shingle (default 5)
   --char-k K           use character K-grams instead of words (for Chinese, Japanese...)
+  --lexicons K         imatch: randomized extra lexicons (default 5, at most 30); 0 is
+                       classic I-Match, one signature per document
+  --lexicon FILE       imatch: a lexicon built from another corpus (build_lexicon
+                       example of ndd-imatch); default: built from the input itself
+  --nidf MIN,MAX       imatch: normalized-IDF window of a lexicon built from the input
+                       (default 0.2,0.8 for web text; 0.2,0.3 did better on email)
+  --min-coverage F     imatch: required fraction of a document's terms in the lexicon,
+                       topped up from rarer terms for long documents (default 0.1)
   --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair found
   --clusters-out FILE  write id<TAB>cluster for every document
   --on-error MODE      skip (default: report bad input and continue) or stop
@@ -88,6 +107,7 @@ enum Method {
     SimHash,
     Exact,
     SigNcd,
+    IMatch,
 }
 
 pub(crate) struct Options {
@@ -107,6 +127,10 @@ pub(crate) struct Options {
     stop_on_error: bool,
     top: usize,
     compressor: String,
+    imatch_lexicons: usize,
+    imatch_lexicon: Option<PathBuf>,
+    imatch_nidf: (f64, f64),
+    imatch_min_coverage: Option<f64>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -127,6 +151,10 @@ fn parse_args() -> Result<Options, String> {
         stop_on_error: false,
         top: 5,
         compressor: "snappy".into(),
+        imatch_lexicons: 5,
+        imatch_lexicon: None,
+        imatch_nidf: (0.2, 0.8),
+        imatch_min_coverage: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -152,9 +180,10 @@ fn parse_args() -> Result<Options, String> {
                     "simhash" => Method::SimHash,
                     "exact" => Method::Exact,
                     "signcd" => Method::SigNcd,
+                    "imatch" => Method::IMatch,
                     v => {
                         return Err(format!(
-                            "--method must be minhash, simhash, exact or signcd, got {v}"
+                            "--method must be minhash, simhash, exact, signcd or imatch, got {v}"
                         ));
                     }
                 }
@@ -187,6 +216,27 @@ fn parse_args() -> Result<Options, String> {
                 v.parse::<ndd::ncd::CompressorKind>()
                     .map_err(|e| format!("--compressor: {e}"))?;
                 o.compressor = v;
+            }
+            "--lexicons" => {
+                let v = value()?;
+                o.imatch_lexicons = v
+                    .parse()
+                    .map_err(|_| format!("--lexicons must be a count from 0 to 30, got {v}"))?;
+            }
+            "--lexicon" => o.imatch_lexicon = Some(PathBuf::from(value()?)),
+            "--nidf" => {
+                let v = value()?;
+                let parsed = v
+                    .split_once(',')
+                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+                o.imatch_nidf = parsed.ok_or_else(|| format!("--nidf MIN,MAX: got {v}"))?;
+            }
+            "--min-coverage" => {
+                let v = value()?;
+                o.imatch_min_coverage = Some(
+                    v.parse()
+                        .map_err(|_| format!("--min-coverage: not a number: {v}"))?,
+                );
             }
             _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
         }
@@ -383,6 +433,7 @@ fn run(o: &Options) -> Result<(), String> {
         Method::MinHash => minhash::pairs(&docs, o)?,
         Method::SimHash => simhash::pairs(&docs, o)?,
         Method::SigNcd => signcd::pairs(&docs, o)?,
+        Method::IMatch => imatch::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -429,15 +480,16 @@ fn run(o: &Options) -> Result<(), String> {
     );
     let _ = writeln!(
         report,
-        "method:      {} over {}{}",
+        "method:      {}{}{}",
         found.method,
         match (&o.method, o.char_k) {
-            (Method::SigNcd, _) => "punctuation-spot signatures".to_string(),
-            (_, Some(k)) => format!("character {k}-grams"),
-            (_, None) => format!("word {}-grams", o.k),
+            (Method::SigNcd, _) => " over punctuation-spot signatures".to_string(),
+            (Method::IMatch, _) => String::new(), // word unigrams, said in the method
+            (_, Some(k)) => format!(" over character {k}-grams"),
+            (_, None) => format!(" over word {}-grams", o.k),
         },
-        if o.method == Method::SimHash {
-            String::new() // the Hamming bound decides, not the threshold
+        if matches!(o.method, Method::SimHash | Method::IMatch) {
+            String::new() // the Hamming bound or a shared signature decides
         } else {
             format!(", threshold {}", o.threshold)
         }

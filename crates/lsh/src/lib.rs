@@ -71,6 +71,7 @@
 
 mod batch;
 mod bits;
+mod exact;
 mod hamming;
 mod index;
 mod params;
@@ -79,6 +80,7 @@ mod table;
 
 pub use batch::candidate_pairs;
 pub use bits::{BitSampler, SampledBits};
+pub use exact::{ExactIndex, ExactSignature};
 pub use hamming::{
     HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, for_each_hamming_pair,
     hamming_pairs,
