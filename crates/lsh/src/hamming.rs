@@ -783,8 +783,8 @@ impl HammingMemory {
 /// `max(256, 4·√N)` entries: 4,000 at a million) it is sorted and merged into every
 /// table, `O(tables × N)` sequential copying, so an insert costs `O(tables × √N / 4)`
 /// amortized. Measured at a million fingerprints with 4 tables (`docs/performance.md`,
-/// a loaded 2-vCPU machine): a merge about 0.12 s, so about 25 µs per insert; a full
-/// delta adds about 10 µs to a 5 µs query. Set the limit with
+/// a loaded 2-vCPU machine): a merge about 0.12 s, so about 23 µs per insert; a full
+/// delta adds about 8 µs to an 8 µs query. Set the limit with
 /// [`with_delta_limit`](Self::with_delta_limit) to move cost between the two.
 /// [`extend`](Self::extend) inserts a batch and merges once, radix-sorting everything
 /// when the batch is large: that is the bulk build. [`remove`](Self::remove) drops a
