@@ -1,4 +1,19 @@
-#![doc = include_str!("../README.md")]
+// The README (whose examples run as doctests) uses the default features; without
+// them the crate doc is a short pointer, so `cargo test --no-default-features` passes.
+#![cfg_attr(
+    all(feature = "shingle", feature = "eval", feature = "minhash", feature = "lsh"),
+    doc = include_str!("../README.md")
+)]
+#![cfg_attr(
+    not(all(
+        feature = "shingle",
+        feature = "eval",
+        feature = "minhash",
+        feature = "lsh"
+    )),
+    doc = "Near-duplicate detection of text: the facade of the ndd crates. Enable the \
+           default features for the full documentation and examples (README.md)."
+)]
 
 pub use ndd_core;
 pub use ndd_core::*;
@@ -21,6 +36,14 @@ pub use ndd_minhash as minhash;
 #[cfg(feature = "lsh")]
 pub use ndd_lsh as lsh;
 
+/// I-Match signatures: collection-statistics lexicons, the long-document rule,
+/// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
+#[cfg(feature = "imatch")]
+pub use ndd_imatch as imatch;
+/// Normalized compression distance, SigNCD on punctuation-spot signatures and its
+/// exact pruned all-pairs search (the `ndd-ncd` crate).
+#[cfg(feature = "ncd")]
+pub use ndd_ncd as ncd;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
 pub use ndd_simhash as simhash;

@@ -21,6 +21,17 @@
 //!   Jaccard reaches the threshold. Memory is per document, not per shingle.
 //! * `exact`: exact Jaccard of the shingle sets, all pairs at or above `--threshold`
 //!   found with a prefix-filtered inverted index. The reference; holds every shingle.
+//! * `signcd`: SigNCD, the normalized compression distance of punctuation-spot
+//!   signatures (the words before each comma; documents with fewer than three commas
+//!   use all their words), all pairs with SigNCD <= 1 - `--threshold` found exactly by
+//!   the P1-pruned search of `ndd::ncd`; the score is 1 - SigNCD. `--compressor` picks
+//!   snappy (default), lz4, deflate, zlib or gzip (`gzip-9`: with a level).
+//! * `imatch`: I-Match (paper 003): SHA-1 of each document's terms inside a lexicon of
+//!   mid-IDF words (from the input's own statistics, or `--lexicon FILE` built from
+//!   another corpus by `cargo run -p ndd-imatch --example build_lexicon`), plus
+//!   `--lexicons K` randomized lexicons (default 5); documents sharing any of the
+//!   `K + 1` signatures are pairs, scored by the fraction shared. Word unigrams, not
+//!   k-grams; `--threshold` does not apply.
 //!
 //! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
 //! `--clusters-out` writes `id<TAB>cluster` for every document.
@@ -35,37 +46,68 @@ use ndd::UnionFind;
 use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
+mod imatch;
 mod minhash;
+mod signcd;
+mod simhash;
 
 const USAGE: &str = "\
-usage: dedup [--input PATH] [--threshold T] [--method minhash|exact]
+usage: dedup [--input PATH] [--threshold T]
+             [--method minhash|simhash|exact|signcd|imatch]
              [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
+             [--bits M] [--max-hamming H] [--weighting binary|tf|tfidf]
+             [--lexicons K] [--lexicon FILE] [--nidf MIN,MAX] [--min-coverage F]
              [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
-             [--top N]
+             [--top N] [--compressor C]
 
   --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
                        objects (default: the bundled data/debian-copyright.jsonl)
-  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8):
+  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8;
+                       not used by imatch, where sharing one signature makes a pair):
                        0.8 means 80% of the two documents' distinct shingles are shared
   --method M           minhash (default): MinHash signatures + banded LSH, pairs kept
-                       when their estimated Jaccard reaches T; exact: exact Jaccard of
-                       the shingle sets (slower, holds every shingle in memory)
+                       when their estimated Jaccard reaches T; simhash: SimHash
+                       fingerprints, pairs at most --max-hamming bits apart (T unused);
+                       exact: exact Jaccard of the shingle sets (slower, holds every
+                       shingle in memory); signcd: compression distance of
+                       punctuation-spot signatures, pairs kept when SigNCD <= 1 - T
+                       (score 1 - SigNCD); imatch: I-Match SHA-1 signatures of the
+                       mid-IDF words, pairs share one of K + 1 signatures (T unused)
   --num-perm N         MinHash values per document (default 128); more values give a
                        tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
   --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
                        false positives and false negatives equally
+  --bits M             simhash: signature length in bits (default 64; 64-bit fingerprints
+                       are searched exactly, longer ones with bit-sampling LSH)
+  --max-hamming H      simhash: most differing bits for a pair (default 3 per 64 bits,
+                       the web-crawl setting); the score written is 1 - H/M
+  --weighting W        simhash: tf (default, term frequency), binary, or tfidf (IDF
+                       from the input's own document frequencies)
   --k K                words per shingle (default 5)
   --char-k K           use character K-grams instead of words (for Chinese, Japanese...)
+  --lexicons K         imatch: randomized extra lexicons (default 5, at most 30); 0 is
+                       classic I-Match, one signature per document
+  --lexicon FILE       imatch: a lexicon built from another corpus (build_lexicon
+                       example of ndd-imatch); default: built from the input itself
+  --nidf MIN,MAX       imatch: normalized-IDF window of a lexicon built from the input
+                       (default 0.2,0.8 for web text; 0.2,0.3 did better on email)
+  --min-coverage F     imatch: required fraction of a document's terms in the lexicon,
+                       topped up from rarer terms for long documents (default 0.1)
   --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair found
   --clusters-out FILE  write id<TAB>cluster for every document
   --on-error MODE      skip (default: report bad input and continue) or stop
   --top N              how many of the largest groups to show (default 5)
+  --compressor C       signcd: snappy (default), lz4, deflate, zlib, gzip; with a
+                       level for the last three (gzip-9)
 ";
 
 #[derive(PartialEq)]
 enum Method {
     MinHash,
+    SimHash,
     Exact,
+    SigNcd,
+    IMatch,
 }
 
 pub(crate) struct Options {
@@ -75,12 +117,20 @@ pub(crate) struct Options {
     num_perm: usize,
     bands: Option<usize>,
     rows: Option<usize>,
+    bits: usize,
+    max_hamming: Option<usize>,
+    weighting: simhash::SimWeighting,
     k: usize,
     char_k: Option<usize>,
     pairs_out: Option<PathBuf>,
     clusters_out: Option<PathBuf>,
     stop_on_error: bool,
     top: usize,
+    compressor: String,
+    imatch_lexicons: usize,
+    imatch_lexicon: Option<PathBuf>,
+    imatch_nidf: (f64, f64),
+    imatch_min_coverage: Option<f64>,
 }
 
 fn parse_args() -> Result<Options, String> {
@@ -91,12 +141,20 @@ fn parse_args() -> Result<Options, String> {
         num_perm: 128,
         bands: None,
         rows: None,
+        bits: 64,
+        max_hamming: None,
+        weighting: simhash::SimWeighting::Tf,
         k: 5,
         char_k: None,
         pairs_out: None,
         clusters_out: None,
         stop_on_error: false,
         top: 5,
+        compressor: "snappy".into(),
+        imatch_lexicons: 5,
+        imatch_lexicon: None,
+        imatch_nidf: (0.2, 0.8),
+        imatch_min_coverage: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -119,13 +177,28 @@ fn parse_args() -> Result<Options, String> {
             "--method" => {
                 o.method = match value()?.as_str() {
                     "minhash" => Method::MinHash,
+                    "simhash" => Method::SimHash,
                     "exact" => Method::Exact,
-                    v => return Err(format!("--method must be minhash or exact, got {v}")),
+                    "signcd" => Method::SigNcd,
+                    "imatch" => Method::IMatch,
+                    v => {
+                        return Err(format!(
+                            "--method must be minhash, simhash, exact, signcd or imatch, got {v}"
+                        ));
+                    }
                 }
             }
             "--num-perm" => o.num_perm = parse_count(&flag, &value()?)?,
             "--bands" => o.bands = Some(parse_count(&flag, &value()?)?),
             "--rows" => o.rows = Some(parse_count(&flag, &value()?)?),
+            "--bits" => o.bits = parse_count(&flag, &value()?)?,
+            "--max-hamming" => {
+                let v = value()?;
+                o.max_hamming = Some(v.parse().map_err(|_| {
+                    format!("--max-hamming must be a non-negative integer, got {v}")
+                })?);
+            }
+            "--weighting" => o.weighting = simhash::SimWeighting::parse(&value()?)?,
             "--k" => o.k = parse_count(&flag, &value()?)?,
             "--char-k" => o.char_k = Some(parse_count(&flag, &value()?)?),
             "--pairs-out" => o.pairs_out = Some(PathBuf::from(value()?)),
@@ -138,6 +211,33 @@ fn parse_args() -> Result<Options, String> {
                 }
             }
             "--top" => o.top = parse_count(&flag, &value()?)?,
+            "--compressor" => {
+                let v = value()?;
+                v.parse::<ndd::ncd::CompressorKind>()
+                    .map_err(|e| format!("--compressor: {e}"))?;
+                o.compressor = v;
+            }
+            "--lexicons" => {
+                let v = value()?;
+                o.imatch_lexicons = v
+                    .parse()
+                    .map_err(|_| format!("--lexicons must be a count from 0 to 30, got {v}"))?;
+            }
+            "--lexicon" => o.imatch_lexicon = Some(PathBuf::from(value()?)),
+            "--nidf" => {
+                let v = value()?;
+                let parsed = v
+                    .split_once(',')
+                    .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
+                o.imatch_nidf = parsed.ok_or_else(|| format!("--nidf MIN,MAX: got {v}"))?;
+            }
+            "--min-coverage" => {
+                let v = value()?;
+                o.imatch_min_coverage = Some(
+                    v.parse()
+                        .map_err(|_| format!("--min-coverage: not a number: {v}"))?,
+                );
+            }
             _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
         }
     }
@@ -331,6 +431,9 @@ fn run(o: &Options) -> Result<(), String> {
     let found = match o.method {
         Method::Exact => exact::pairs(&docs, o)?,
         Method::MinHash => minhash::pairs(&docs, o)?,
+        Method::SimHash => simhash::pairs(&docs, o)?,
+        Method::SigNcd => signcd::pairs(&docs, o)?,
+        Method::IMatch => imatch::pairs(&docs, o)?,
     };
     let pairs = &found.pairs;
 
@@ -377,13 +480,19 @@ fn run(o: &Options) -> Result<(), String> {
     );
     let _ = writeln!(
         report,
-        "method:      {} over {}, threshold {}",
+        "method:      {}{}{}",
         found.method,
-        match o.char_k {
-            Some(k) => format!("character {k}-grams"),
-            None => format!("word {}-grams", o.k),
+        match (&o.method, o.char_k) {
+            (Method::SigNcd, _) => " over punctuation-spot signatures".to_string(),
+            (Method::IMatch, _) => String::new(), // word unigrams, said in the method
+            (_, Some(k)) => format!(" over character {k}-grams"),
+            (_, None) => format!(" over word {}-grams", o.k),
         },
-        o.threshold
+        if matches!(o.method, Method::SimHash | Method::IMatch) {
+            String::new() // the Hamming bound or a shared signature decides
+        } else {
+            format!(", threshold {}", o.threshold)
+        }
     );
     let _ = writeln!(report, "pairs:       {}", pairs.len());
     let _ = writeln!(

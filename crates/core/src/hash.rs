@@ -22,6 +22,14 @@
 use xxhash_rust::xxh3;
 
 /// The base of the k-gram polynomial (see the [module docs](self)).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{kgram_hash, mix64, KGRAM_BASE};
+/// // A 2-gram of token hashes 3 and 5 is fmix64(3·B + 5).
+/// assert_eq!(kgram_hash(&[3, 5]), mix64(3u64.wrapping_mul(KGRAM_BASE).wrapping_add(5)));
+/// ```
 pub const KGRAM_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// XXH3-64 of `bytes` with `seed`: the specified token hash.

@@ -29,6 +29,13 @@
 //! * **Batch join** ([`candidate_pairs`]): all candidate pairs of a collection by
 //!   sorting band keys.
 //! * **Plain slot signatures** ([`PlainSlots`]): slot values computed elsewhere.
+//! * **Hamming search over 64-bit fingerprints** ([`HammingIndex`], [`HammingParams`],
+//!   [`hamming_pairs`]): every fingerprint within `k` bits of a query, and every such
+//!   pair, exactly, with the permuted sorted tables of Manku, Jain and Das Sarma,
+//!   "Detecting near-duplicates for web crawling", WWW 2007.
+//! * **Banded Hamming LSH for long bit signatures** ([`BitSampler`], [`SampledBits`]):
+//!   bits sampled into bands, indexed by the same [`LshIndex`]; a band agrees with
+//!   probability `p^r` for bit agreement `p`.
 //!
 //! The index consumes signatures through [`SlotSignature`], so any sketch exposing
 //! slot values works (`ndd-minhash`'s signatures among them).
@@ -63,13 +70,24 @@
 //! ```
 
 mod batch;
+mod bits;
+mod exact;
+mod hamming;
 mod index;
 mod params;
 mod slots;
 mod table;
 
 pub use batch::candidate_pairs;
+pub use bits::{BitSampler, SampledBits};
+pub use exact::{ExactIndex, ExactSignature};
+pub use hamming::{
+    HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, for_each_hamming_pair,
+    hamming_pairs,
+};
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
-pub use ndd_core::{self, CandidateIndex, Error, Estimate, SchemeId, Signature, SlotSignature};
+pub use ndd_core::{
+    self, BitSignature, CandidateIndex, Error, Estimate, SchemeId, Signature, SlotSignature,
+};
 pub use params::{LshParams, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;

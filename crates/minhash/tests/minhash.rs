@@ -139,6 +139,39 @@ fn slides_mod5_example() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
+fn golden_vectors_for_the_fixed_size_densification() {
+    // k = 64 and 128 run a dedicated densification path; 12 features leave most bins
+    // to densification. From tests/minhash_spec.py.
+    for (k, slots, sum) in [
+        (
+            64,
+            [
+                0x80f84337767e67d,
+                0x537965f848484ca,
+                0xe9b076df5c13781e,
+                0xe9b076df5c13781e,
+            ],
+            0x8cf56ff374e474d_u64,
+        ),
+        (
+            128,
+            [
+                0x4396bad3f7570a16,
+                0x127642a63d7bcf61,
+                0xf8d6b2e1fd2a710a,
+                0x80f84337767e67d,
+            ],
+            0x842d124aaee949f,
+        ),
+    ] {
+        let v = for_features(MinHashScheme::OnePermutation, k, 5).sketch_features(1..=12);
+        let v = v.values();
+        assert_eq!([v[0], v[1], v[63], v[k - 1]], slots, "k={k}");
+        assert_eq!(v.iter().fold(0u64, |a, &x| a.wrapping_add(x)), sum, "k={k}");
+    }
+}
+
+#[test]
 fn golden_vectors_from_the_python_specification() {
     let classic = for_features(MinHashScheme::Classic, 8, 42).sketch_features(1..=20);
     assert_eq!(

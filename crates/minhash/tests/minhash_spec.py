@@ -49,3 +49,9 @@ v = oph(list(range(1, 11)), 100, 3)   # k not a multiple of 64: 10 features, abo
 print("oph k=100 seed=3 features=1..10, slots 0,37,63,64,99:", [hex(v[i]) for i in (0, 37, 63, 64, 99)])
 v = oph(list(range(1, 11)), 200, 3)
 print("oph k=200 seed=3 features=1..10, slots 0,100,127,128,199:", [hex(v[i]) for i in (0, 100, 127, 128, 199)])
+# k = 64 and 128 (the sizes with a dedicated densification path): few features, most bins
+# densified; slots at word edges, and the wrapping sum of all slots.
+for k in (64, 128):
+    v = oph(list(range(1, 13)), k, 5)
+    print(f"oph k={k} seed=5 features=1..12, slots 0,1,63,k-1 and sum:",
+          [hex(v[i]) for i in (0, 1, 63, k - 1)], hex(sum(v) & M))

@@ -42,6 +42,14 @@ use crate::token::{WordTokenizer, fold_case_into, hash_token};
 
 /// Upper bound of [`SpotSigBuilder::chain`], [`SpotSigBuilder::distance`] and of each
 /// side of [`PunctSpotBuilder::words`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_shingle::spots::{MAX_SPOT_WORDS, SpotSigExtractor};
+/// assert!(SpotSigExtractor::builder().chain(MAX_SPOT_WORDS).build().is_ok());
+/// assert!(SpotSigExtractor::builder().chain(MAX_SPOT_WORDS + 1).build().is_err());
+/// ```
 pub const MAX_SPOT_WORDS: usize = 16;
 
 /// Format version folded into the schemes of this module.

@@ -1,0 +1,163 @@
+//! How stable extended I-Match signatures are, and how many randomized lexicons perfect
+//! recall takes: equations 1, 6 and 7 of A. Kołcz and A. Chowdhury, "Lexicon
+//! randomization for near-duplicate detection with I-Match", Journal of Supercomputing
+//! 45(3), 2008, §4 and §7.4 (paper 003), with its Table 4.
+//!
+//! # Example: choosing `K`
+//!
+//! ```
+//! use ndd_imatch::analysis::{expected_extra_lexicons, stability};
+//! // Bagged lexicons leave out about a third of the terms (p ≈ 0.33 in Table 4).
+//! // One edit inside the lexicon: K = 5 extra lexicons keep a match 86% of the time.
+//! assert!((stability(0.33, 1, 5)? - 0.8650).abs() < 1e-4);
+//! // Two edits: perfect recall needs about 2.23 extra lexicons on average (Table 4).
+//! assert!((expected_extra_lexicons(10_000, 3_300, 2)? - 2.2278).abs() < 1e-4);
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+
+use ndd_core::Error;
+
+/// Equation 1: the probability that at least one of `k` randomized lexicons, each
+/// leaving out a fraction `p` of the primary lexicon, keeps its signature after `n`
+/// edits to lexicon terms, `1 − (1 − pⁿ)^K` (the `pⁿ` assumes `n` is small next to the
+/// number of terms left out).
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] when `p` is not in `[0, 1]`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::analysis::stability;
+/// assert_eq!(stability(0.5, 1, 1)?, 0.5);
+/// assert_eq!(stability(0.5, 1, 2)?, 0.75);
+/// assert_eq!(stability(0.3, 2, 0)?, 0.0); // no extra lexicon: every edit breaks the match
+/// assert!(stability(1.5, 1, 1).is_err());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn stability(p: f64, n: u32, k: u32) -> Result<f64, Error> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(Error::invalid_parameter(
+            "p",
+            format!("a fraction in [0, 1], got {p}"),
+        ));
+    }
+    let pn = p.powf(f64::from(n));
+    Ok(1.0 - (1.0 - pn).powf(f64::from(k)))
+}
+
+/// Equation 6, exactly: the probability `q` that a lexicon made by removing `m` of
+/// the `l` primary terms (uniformly at random) has none of the `n` perturbed terms,
+/// `C(l − n, m) / C(l, m) = ∏_{i<n} (l − m − i) / (l − i)`; 0 when `n > l − m`.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] when `m > l` or `n > l`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::analysis::survival_probability;
+/// assert_eq!(survival_probability(10, 5, 1)?, 0.5);
+/// assert_eq!(survival_probability(10, 5, 2)?, (5.0 / 10.0) * (4.0 / 9.0));
+/// assert_eq!(survival_probability(10, 5, 6)?, 0.0);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn survival_probability(l: u64, m: u64, n: u64) -> Result<f64, Error> {
+    if m > l {
+        return Err(Error::invalid_parameter(
+            "m",
+            format!("cannot remove {m} terms from a lexicon of {l}"),
+        ));
+    }
+    if n > l {
+        return Err(Error::invalid_parameter(
+            "n",
+            format!("cannot perturb {n} terms of a lexicon of {l}"),
+        ));
+    }
+    let kept = l - m;
+    if n > kept {
+        return Ok(0.0);
+    }
+    let mut q = 1.0f64;
+    for i in 0..n {
+        q *= (kept - i) as f64 / (l - i) as f64;
+    }
+    Ok(q)
+}
+
+/// Equation 6's approximation `(1 − m/l)ⁿ`, for a fraction `p = m/l` removed.
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] when `p` is not in `[0, 1]`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::analysis::survival_probability_approx;
+/// assert_eq!(survival_probability_approx(0.5, 3)?, 0.125);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn survival_probability_approx(p: f64, n: u32) -> Result<f64, Error> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(Error::invalid_parameter(
+            "p",
+            format!("a fraction in [0, 1], got {p}"),
+        ));
+    }
+    Ok((1.0 - p).powf(f64::from(n)))
+}
+
+/// Equation 7: the probability that the first randomized lexicon whose signature
+/// survives is the `k`-th drawn, `(1 − q)^(k−1)·q` (geometric; `k >= 1`).
+///
+/// # Errors
+///
+/// [`Error::InvalidParameter`] when `q` is not in `[0, 1]` or `k` is 0.
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::analysis::first_success_probability;
+/// assert_eq!(first_success_probability(0.5, 1)?, 0.5);
+/// assert_eq!(first_success_probability(0.5, 3)?, 0.125);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn first_success_probability(q: f64, k: u32) -> Result<f64, Error> {
+    if !(0.0..=1.0).contains(&q) {
+        return Err(Error::invalid_parameter(
+            "q",
+            format!("a probability in [0, 1], got {q}"),
+        ));
+    }
+    if k == 0 {
+        return Err(Error::invalid_parameter("k", "trials are counted from 1"));
+    }
+    Ok((1.0 - q).powf(f64::from(k - 1)) * q)
+}
+
+/// The expected number of randomized lexicons drawn until one keeps the signature
+/// under `n` perturbed lexicon terms, `1/q` with `q` from [`survival_probability`]
+/// (the mean of equation 7; paper 003 Table 4 for `m = 0.33·l`). Infinite when
+/// `q = 0` (more terms perturbed than a lexicon keeps).
+///
+/// # Errors
+///
+/// As [`survival_probability`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_imatch::analysis::expected_extra_lexicons;
+/// // Table 4, L = 1000 (M = 330): n = 5 needs 7.44 lexicons on average.
+/// assert_eq!(format!("{:.2}", expected_extra_lexicons(1000, 330, 5)?), "7.44");
+/// assert!(expected_extra_lexicons(10, 5, 6)?.is_infinite());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn expected_extra_lexicons(l: u64, m: u64, n: u64) -> Result<f64, Error> {
+    let q = survival_probability(l, m, n)?;
+    Ok(if q == 0.0 { f64::INFINITY } else { 1.0 / q })
+}

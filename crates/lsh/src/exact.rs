@@ -1,0 +1,779 @@
+//! [`ExactIndex`]: documents by exact signature coordinates (I-Match and its
+//! extended, randomized-lexicon signatures), and the [`ExactSignature`] trait it reads.
+//!
+//! An I-Match signature (A. Chowdhury, O. Frieder, D. Grossman, M. C. McCabe,
+//! "Collection statistics for fast duplicate document detection", ACM TOIS 20(2), 2002)
+//! is one hash per document; two documents are near duplicates when their hashes are
+//! equal. The extended signature of A. Kołcz and A. Chowdhury, "Lexicon randomization
+//! for near-duplicate detection with I-Match", Journal of Supercomputing 45(3), 2008,
+//! §4 (paper 003 in the project's papers) is a `(K + 1)`-tuple of such hashes, and two
+//! documents match when they agree on at least one coordinate. This index answers that
+//! with one hash-table lookup per coordinate, for clustering a collection and for
+//! checking a new document against it (the spam-filtering use of paper 003 §1).
+
+use std::fmt;
+use std::hash::Hash;
+
+use ahash::AHashMap;
+use ndd_core::{CandidateIndex, Error, SchemeId, Signature, SlotSignature as _, UnionFind};
+
+use crate::PlainSlots;
+
+const NIL: u32 = u32::MAX;
+
+/// A signature made of a fixed number of coordinates, each an exact fingerprint or
+/// absent; two signatures match when some coordinate `i` holds equal values in both.
+///
+/// Implemented by `ndd-imatch`'s `IMatchSignature` (one SHA-1 digest per lexicon, a
+/// coordinate absent when that lexicon rejected the document) and here by
+/// [`PlainSlots`] (every slot a `u64` coordinate).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::SchemeId;
+/// use ndd_lsh::{ExactSignature, PlainSlots};
+/// let sig = PlainSlots::new(SchemeId::new("demo").finish(), vec![7, 8])?;
+/// assert_eq!(sig.num_coordinates(), 2);
+/// assert_eq!(sig.coordinate(1), Some(&8));
+/// assert_eq!(sig.coordinate(2), None);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub trait ExactSignature: Signature {
+    /// The value of one coordinate (a digest, a 64-bit hash).
+    type Coordinate: Clone + Eq + Hash;
+
+    /// The number of coordinates, the same for every signature of a scheme.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ExactSignature, PlainSlots};
+    /// let sig = PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![1, 2, 3])?;
+    /// assert_eq!(sig.num_coordinates(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    fn num_coordinates(&self) -> usize;
+
+    /// Coordinate `i`, or `None` when it is absent (rejected) or `i` is out of range.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ExactSignature, PlainSlots};
+    /// let sig = PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![5])?;
+    /// assert_eq!((sig.coordinate(0), sig.coordinate(1)), (Some(&5), None));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    fn coordinate(&self, i: usize) -> Option<&Self::Coordinate>;
+}
+
+impl ExactSignature for PlainSlots {
+    type Coordinate = u64;
+
+    fn num_coordinates(&self) -> usize {
+        self.slots().len()
+    }
+
+    fn coordinate(&self, i: usize) -> Option<&u64> {
+        self.slots().get(i)
+    }
+}
+
+/// An index from exact signature coordinates to documents, generic over the user's
+/// document key `K`: a query's candidates are the documents that agree with it on at
+/// least one coordinate, each reported once.
+///
+/// The first insert fixes the index's [`SchemeId`] and number of coordinates;
+/// signatures of another scheme are refused. Per coordinate a hash table maps a value
+/// to the newest document holding it, whose per-coordinate link leads to the next
+/// older one, so a bucket of any size costs one table entry; the all-pairs join and
+/// [`groups`](Self::groups) come straight from the buckets. Groups are found without
+/// listing pairs (a bucket of `n` identical documents is `n − 1` unions, not
+/// `n(n − 1)/2` pairs).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::SchemeId;
+/// use ndd_lsh::{ExactIndex, PlainSlots};
+/// let s = SchemeId::new("demo").finish();
+/// let sig = |v: &[u64]| PlainSlots::new(s, v.to_vec());
+/// let mut index = ExactIndex::new();
+/// index.insert("a", &sig(&[1, 2])?)?;
+/// index.insert("b", &sig(&[9, 2])?)?; // agrees with "a" on coordinate 1
+/// index.insert("c", &sig(&[9, 7])?)?; // agrees with "b" on coordinate 0
+/// assert_eq!(index.query(&sig(&[1, 5])?)?, vec!["a"]);
+/// let mut pairs = index.all_pairs();
+/// pairs.sort();
+/// assert_eq!(pairs, vec![("a", "b"), ("b", "c")]);
+/// assert_eq!(index.groups(), vec![vec!["a", "b", "c"]]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct ExactIndex<K, S: ExactSignature> {
+    scheme: Option<SchemeId>,
+    width: usize,
+    tables: Vec<AHashMap<S::Coordinate, u32>>,
+    /// `next[slot·width + i]`: the next older document with the same coordinate `i`.
+    next: Vec<u32>,
+    /// `coords[slot·width + i]`: coordinate `i` of the document in `slot`.
+    coords: Vec<Option<S::Coordinate>>,
+    slot_keys: Vec<Option<K>>,
+    by_key: AHashMap<K, u32>,
+    free: Vec<u32>,
+}
+
+impl<K, S: ExactSignature> fmt::Debug for ExactIndex<K, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExactIndex")
+            .field("scheme", &self.scheme)
+            .field("coordinates", &self.width)
+            .field("documents", &self.by_key.len())
+            .finish()
+    }
+}
+
+impl<K: Clone + Eq + Hash, S: ExactSignature> Default for ExactIndex<K, S> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
+    /// The empty index.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let index: ExactIndex<u32, PlainSlots> = ExactIndex::new();
+    /// assert!(index.is_empty());
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        ExactIndex {
+            scheme: None,
+            width: 0,
+            tables: Vec::new(),
+            next: Vec::new(),
+            coords: Vec::new(),
+            slot_keys: Vec::new(),
+            by_key: AHashMap::new(),
+            free: Vec::new(),
+        }
+    }
+
+    /// The number of documents indexed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let mut index = ExactIndex::new();
+    /// index.insert(1u8, &PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![3])?)?;
+    /// assert_eq!(index.len(), 1);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.by_key.len()
+    }
+
+    /// Whether no document is indexed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// assert!(ExactIndex::<u8, PlainSlots>::new().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.by_key.is_empty()
+    }
+
+    /// The scheme fixed by the first insert (`None` before it).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = ExactIndex::new();
+    /// assert_eq!(index.scheme(), None);
+    /// index.insert(1u8, &PlainSlots::new(s, vec![3])?)?;
+    /// assert_eq!(index.scheme(), Some(s));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scheme(&self) -> Option<SchemeId> {
+        self.scheme
+    }
+
+    /// The number of coordinates per signature (0 before the first insert).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let mut index = ExactIndex::new();
+    /// index.insert(1u8, &PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![3, 4])?)?;
+    /// assert_eq!(index.num_coordinates(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_coordinates(&self) -> usize {
+        self.width
+    }
+
+    /// Checks `signature` against the index's scheme and width (fixing them on the
+    /// first insert when `fix` is set).
+    fn check(&mut self, signature: &S, fix: bool) -> Result<(), Error> {
+        match self.scheme {
+            Some(s) => Error::check_schemes(s, signature.scheme())?,
+            None if fix => {
+                self.scheme = Some(signature.scheme());
+                self.width = signature.num_coordinates();
+                self.tables = (0..self.width).map(|_| AHashMap::new()).collect();
+                return Ok(());
+            }
+            None => return Ok(()),
+        }
+        if signature.num_coordinates() != self.width {
+            return Err(Error::LengthMismatch {
+                expected: self.width,
+                actual: signature.num_coordinates(),
+            });
+        }
+        Ok(())
+    }
+
+    fn check_query(&self, signature: &S) -> Result<(), Error> {
+        if let Some(s) = self.scheme {
+            Error::check_schemes(s, signature.scheme())?;
+            if signature.num_coordinates() != self.width {
+                return Err(Error::LengthMismatch {
+                    expected: self.width,
+                    actual: signature.num_coordinates(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a document; re-inserting a key replaces its previous entry. A signature
+    /// whose coordinates are all absent is stored but matches nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the signature's scheme differs from the index's;
+    /// [`Error::LengthMismatch`] when its number of coordinates does; [`Error::InvalidInput`]
+    /// when the index already holds `u32::MAX − 1` documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let mut index = ExactIndex::new();
+    /// index.insert("a", &PlainSlots::new(SchemeId::new("x").finish(), vec![1])?)?;
+    /// let other = PlainSlots::new(SchemeId::new("y").finish(), vec![1])?;
+    /// assert!(index.insert("b", &other).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
+        self.check(signature, true)?;
+        self.remove(&key);
+        let w = self.width;
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                let n = self.slot_keys.len();
+                let s = u32::try_from(n).ok().filter(|&s| s < NIL).ok_or_else(|| {
+                    Error::invalid_input("the index is full (2^32 − 1 documents)")
+                })?;
+                self.slot_keys.push(None);
+                self.next.resize(self.next.len() + w, NIL);
+                self.coords.resize(self.coords.len() + w, None);
+                s
+            }
+        };
+        let base = slot as usize * w;
+        for i in 0..w {
+            let c = signature.coordinate(i).cloned();
+            self.next[base + i] = NIL;
+            if let Some(c) = &c {
+                if let Some(head) = self.tables[i].get_mut(c) {
+                    self.next[base + i] = *head;
+                    *head = slot;
+                } else {
+                    self.tables[i].insert(c.clone(), slot);
+                }
+            }
+            self.coords[base + i] = c;
+        }
+        self.slot_keys[slot as usize] = Some(key.clone());
+        self.by_key.insert(key, slot);
+        Ok(())
+    }
+
+    /// Removes a document; returns whether it was present.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![1])?;
+    /// let mut index = ExactIndex::new();
+    /// index.insert(1u8, &s)?;
+    /// index.insert(2u8, &s)?;
+    /// assert!(index.remove(&1));
+    /// assert!(!index.remove(&1));
+    /// assert_eq!(index.query(&s)?, vec![2]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn remove(&mut self, key: &K) -> bool {
+        let Some(slot) = self.by_key.remove(key) else {
+            return false;
+        };
+        let w = self.width;
+        let base = slot as usize * w;
+        for i in 0..w {
+            let Some(c) = self.coords[base + i].take() else {
+                continue;
+            };
+            let after = self.next[base + i];
+            let table = &mut self.tables[i];
+            if let Some(head) = table.get_mut(&c) {
+                if *head == slot {
+                    if after == NIL {
+                        table.remove(&c);
+                    } else {
+                        *head = after;
+                    }
+                } else {
+                    let mut d = *head;
+                    while d != NIL {
+                        let link = &mut self.next[d as usize * w + i];
+                        if *link == slot {
+                            *link = after;
+                            break;
+                        }
+                        d = *link;
+                    }
+                }
+            }
+            self.next[base + i] = NIL;
+        }
+        self.slot_keys[slot as usize] = None;
+        self.free.push(slot);
+        true
+    }
+
+    /// Whether the document in `slot` agrees with `coordinate_of(j)` on some
+    /// coordinate before `i` (then it was reported there).
+    fn shares_earlier<'a>(
+        &'a self,
+        slot: u32,
+        i: usize,
+        mut coordinate_of: impl FnMut(usize) -> Option<&'a S::Coordinate>,
+    ) -> bool {
+        let base = slot as usize * self.width;
+        (0..i).any(|j| match (&self.coords[base + j], coordinate_of(j)) {
+            (Some(a), Some(b)) => a == b,
+            _ => false,
+        })
+    }
+
+    fn for_each_match_slot(&self, signature: &S, mut f: impl FnMut(u32)) {
+        for i in 0..self.width {
+            let Some(c) = signature.coordinate(i) else {
+                continue;
+            };
+            let Some(&head) = self.tables[i].get(c) else {
+                continue;
+            };
+            let mut d = head;
+            while d != NIL {
+                if !self.shares_earlier(d, i, |j| signature.coordinate(j)) {
+                    f(d);
+                }
+                d = self.next[d as usize * self.width + i];
+            }
+        }
+    }
+
+    /// Appends the keys of the documents that agree with `signature` on at least one
+    /// coordinate to `out`, each once (newest first within a coordinate).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] or [`Error::LengthMismatch`] when `signature` does not
+    /// fit the index (an empty index accepts any signature and finds nothing).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// index.insert(1u8, &PlainSlots::new(s, vec![1, 2])?)?;
+    /// let mut out = Vec::new();
+    /// index.query_into(&PlainSlots::new(s, vec![1, 2])?, &mut out)?;
+    /// assert_eq!(out, vec![1]); // agrees on both coordinates, reported once
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        self.check_query(signature)?;
+        self.for_each_match_slot(signature, |d| {
+            if let Some(k) = &self.slot_keys[d as usize] {
+                out.push(k.clone());
+            }
+        });
+        Ok(())
+    }
+
+    /// The documents that agree with `signature` on at least one coordinate
+    /// (allocates; see [`query_into`](Self::query_into)).
+    ///
+    /// # Errors
+    ///
+    /// As [`query_into`](Self::query_into).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// index.insert("spam-1", &PlainSlots::new(s, vec![10, 11, 12])?)?;
+    /// // A new message whose first two coordinates changed still matches on the third.
+    /// assert_eq!(index.query(&PlainSlots::new(s, vec![20, 21, 12])?)?, vec!["spam-1"]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query(&self, signature: &S) -> Result<Vec<K>, Error> {
+        let mut out = Vec::new();
+        self.query_into(signature, &mut out)?;
+        Ok(out)
+    }
+
+    /// Appends the documents matching `signature` to `out`, then inserts it under
+    /// `key`: one pass for streaming deduplication (each document meets only the ones
+    /// before it).
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert); on error nothing is inserted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// let mut seen = Vec::new();
+    /// for (k, v) in [(0u32, 5u64), (1, 6), (2, 5)] {
+    ///     seen.clear();
+    ///     index.query_then_insert(k, &PlainSlots::new(s, vec![v])?, &mut seen)?;
+    /// }
+    /// assert_eq!(seen, vec![0]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn query_then_insert(
+        &mut self,
+        key: K,
+        signature: &S,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        self.check(signature, true)?;
+        self.query_into(signature, out)?;
+        self.insert(key, signature)
+    }
+
+    /// Calls `f(a, b)` once for every pair of indexed documents that agree on at least
+    /// one coordinate, `a` inserted before `b`, straight from the buckets.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// for (k, v) in [(1u8, [1, 2]), (2, [1, 2]), (3, [0, 2])] {
+    ///     index.insert(k, &PlainSlots::new(s, v.to_vec())?)?;
+    /// }
+    /// let mut pairs = Vec::new();
+    /// index.for_each_candidate_pair(|a, b| pairs.push((*a, *b)));
+    /// pairs.sort();
+    /// assert_eq!(pairs, vec![(1, 2), (1, 3), (2, 3)]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
+        let w = self.width;
+        let mut chain = Vec::new();
+        for (i, table) in self.tables.iter().enumerate() {
+            for &head in table.values() {
+                if self.next[head as usize * w + i] == NIL {
+                    continue;
+                }
+                chain.clear();
+                let mut d = head;
+                while d != NIL {
+                    chain.push(d);
+                    d = self.next[d as usize * w + i];
+                }
+                chain.reverse(); // oldest first
+                for (n, &x) in chain.iter().enumerate() {
+                    let xb = x as usize * w;
+                    for &y in &chain[n + 1..] {
+                        if self.shares_earlier(y, i, |j| self.coords[xb + j].as_ref()) {
+                            continue;
+                        }
+                        if let (Some(a), Some(b)) =
+                            (&self.slot_keys[x as usize], &self.slot_keys[y as usize])
+                        {
+                            f(a, b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every matching pair once, as `(earlier, later)` keys (see
+    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// index.insert("a", &PlainSlots::new(s, vec![1])?)?;
+    /// index.insert("b", &PlainSlots::new(s, vec![1])?)?;
+    /// index.insert("c", &PlainSlots::new(s, vec![2])?)?;
+    /// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn all_pairs(&self) -> Vec<(K, K)> {
+        let mut out = Vec::new();
+        self.for_each_candidate_pair(|a, b| out.push((a.clone(), b.clone())));
+        out
+    }
+
+    /// The groups of documents connected by shared coordinates (transitively: `a`
+    /// and `c` are grouped when each shares a coordinate with `b`), each with at
+    /// least two documents. Members are listed by internal slot and groups by their
+    /// first member's slot: insertion order when nothing was removed (removal frees
+    /// slots for reuse). Linear in the number of documents and coordinates.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// for (k, v) in [("a", [1, 1]), ("b", [2, 2]), ("c", [1, 3]), ("d", [4, 2]), ("e", [5, 5])] {
+    ///     index.insert(k, &PlainSlots::new(s, v.to_vec())?)?;
+    /// }
+    /// assert_eq!(index.groups(), vec![vec!["a", "c"], vec!["b", "d"]]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn groups(&self) -> Vec<Vec<K>> {
+        let w = self.width;
+        let mut uf = UnionFind::new(self.slot_keys.len());
+        for (i, table) in self.tables.iter().enumerate() {
+            for &head in table.values() {
+                let mut d = self.next[head as usize * w + i];
+                while d != NIL {
+                    uf.union(head as usize, d as usize);
+                    d = self.next[d as usize * w + i];
+                }
+            }
+        }
+        let mut groups: Vec<Vec<usize>> = uf
+            .groups()
+            .into_iter()
+            .filter(|g| g.iter().filter(|&&s| self.slot_keys[s].is_some()).count() > 1)
+            .collect();
+        for g in &mut groups {
+            g.retain(|&s| self.slot_keys[s].is_some());
+        }
+        groups
+            .into_iter()
+            .map(|g| {
+                g.into_iter()
+                    .filter_map(|s| self.slot_keys[s].clone())
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Approximate heap bytes used: the coordinate tables (estimated from their
+    /// capacity), the per-document coordinates and links, and the key bookkeeping.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let mut index = ExactIndex::new();
+    /// index.insert(1u64, &PlainSlots::new(SchemeId::new("x").finish(), vec![1, 2, 3])?)?;
+    /// assert!(index.memory_bytes() >= 3 * (8 + 4));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn memory_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let buckets = |cap: usize| {
+            if cap == 0 {
+                0
+            } else {
+                (cap.saturating_mul(8) / 7).next_power_of_two()
+            }
+        };
+        let tables: usize = self
+            .tables
+            .iter()
+            .map(|t| buckets(t.capacity()) * (size_of::<(S::Coordinate, u32)>() + 1))
+            .sum();
+        tables
+            + self.next.capacity() * size_of::<u32>()
+            + self.coords.capacity() * size_of::<Option<S::Coordinate>>()
+            + self.slot_keys.capacity() * size_of::<Option<K>>()
+            + buckets(self.by_key.capacity()) * (size_of::<(K, u32)>() + 1)
+            + self.free.capacity() * size_of::<u32>()
+    }
+}
+
+impl<K: Clone + Eq + Hash, S: ExactSignature> CandidateIndex for ExactIndex<K, S> {
+    type Key = K;
+    type Signature = S;
+
+    fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
+        ExactIndex::insert(self, key, signature)
+    }
+
+    fn remove(&mut self, key: &K) -> bool {
+        ExactIndex::remove(self, key)
+    }
+
+    fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        ExactIndex::query_into(self, signature, out)
+    }
+
+    fn len(&self) -> usize {
+        ExactIndex::len(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(v: &[u64]) -> PlainSlots {
+        PlainSlots::new(SchemeId::new("t").finish(), v.to_vec()).unwrap()
+    }
+
+    /// The definition, the slow way: pairs agreeing on some coordinate.
+    fn brute_pairs(docs: &[(u32, Vec<u64>)]) -> Vec<(u32, u32)> {
+        let mut out = Vec::new();
+        for (n, (a, va)) in docs.iter().enumerate() {
+            for (b, vb) in &docs[n + 1..] {
+                if va.iter().zip(vb).any(|(x, y)| x == y) {
+                    out.push((*a.min(b), *a.max(b)));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    #[test]
+    fn pairs_queries_and_groups_match_brute_force_under_churn() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut index: ExactIndex<u32, PlainSlots> = ExactIndex::new();
+        let mut live: Vec<(u32, Vec<u64>)> = Vec::new();
+        for step in 0..3000u32 {
+            if rng.random_bool(0.25) && !live.is_empty() {
+                let at = rng.random_range(0..live.len());
+                let (k, _) = live.swap_remove(at);
+                assert!(index.remove(&k));
+            } else {
+                let v: Vec<u64> = (0..3).map(|_| rng.random_range(0..40u64)).collect();
+                index.insert(step, &sig(&v)).unwrap();
+                live.push((step, v));
+            }
+        }
+        let mut got: Vec<(u32, u32)> = index
+            .all_pairs()
+            .into_iter()
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, brute_pairs(&live));
+        for (k, v) in live.iter().take(50) {
+            let mut q = index.query(&sig(v)).unwrap();
+            q.sort_unstable();
+            let mut want: Vec<u32> = live
+                .iter()
+                .filter(|(_, w)| w.iter().zip(v).any(|(x, y)| x == y))
+                .map(|(j, _)| *j)
+                .collect();
+            want.sort_unstable();
+            assert_eq!(q, want, "query for {k}");
+        }
+        // Groups: connected components of the brute-force pairs.
+        let pos: AHashMap<u32, usize> =
+            live.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect();
+        let mut uf = UnionFind::new(live.len());
+        for (a, b) in brute_pairs(&live) {
+            uf.union(pos[&a], pos[&b]);
+        }
+        let mut want: Vec<Vec<u32>> = uf
+            .groups()
+            .into_iter()
+            .filter(|g| g.len() > 1)
+            .map(|g| {
+                let mut g: Vec<u32> = g.into_iter().map(|i| live[i].0).collect();
+                g.sort_unstable();
+                g
+            })
+            .collect();
+        want.sort();
+        let mut got: Vec<Vec<u32>> = index
+            .groups()
+            .into_iter()
+            .map(|mut g| {
+                g.sort_unstable();
+                g
+            })
+            .collect();
+        got.sort();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn mismatched_width_and_reinsert() {
+        let mut index: ExactIndex<u8, PlainSlots> = ExactIndex::new();
+        index.insert(1, &sig(&[1, 2])).unwrap();
+        assert!(index.insert(2, &sig(&[1])).is_err());
+        assert!(index.query(&sig(&[1, 2, 3])).is_err());
+        index.insert(1, &sig(&[5, 6])).unwrap(); // replaces
+        assert_eq!(index.len(), 1);
+        assert!(index.query(&sig(&[1, 2])).unwrap().is_empty());
+        assert_eq!(index.query(&sig(&[5, 0])).unwrap(), vec![1]);
+    }
+}
