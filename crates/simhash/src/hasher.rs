@@ -223,6 +223,9 @@ pub struct SimHashState {
     /// time (the hashing of a batch pipelines, and the byte-lane counters stay in
     /// registers).
     batched: bool,
+    /// TF-IDF: features are buffered so that the `idf` lookups of a batch (cache
+    /// misses in a large table) overlap.
+    idf_batched: bool,
     buf: Vec<u64>,
     /// Number of unit contributions and, per bit, how many had value `+1`.
     n: u64,
@@ -237,6 +240,25 @@ pub struct SimHashState {
 }
 
 impl SimHashState {
+    /// Adds the buffered features with their `idf` weights, in push order: all lookups
+    /// first, so that their cache misses overlap.
+    #[inline(never)]
+    fn idf_batch(&mut self) {
+        let mut ws = [0.0f64; BATCH];
+        if let StateWeights::Idf(t) = &self.weights {
+            for (w, &f) in ws.iter_mut().zip(&self.buf) {
+                *w = t.idf(f);
+            }
+        }
+        let batch = std::mem::take(&mut self.buf);
+        for (&f, &w) in batch.iter().zip(&ws) {
+            let s = mix64(f ^ self.key);
+            self.add_weighted(s, w);
+        }
+        self.buf = batch;
+        self.buf.clear();
+    }
+
     /// Counts the buffered features (`±1` values, unit weights): for each 64-bit
     /// block, byte-lane counters in registers over the batch, then added to `counts`.
     #[inline(never)]
@@ -316,7 +338,11 @@ impl SimHashState {
     /// Writes the bits into `words` (zeroed, `⌈bits/64⌉` long) and resets.
     fn finish(&mut self, words: &mut [u64]) {
         if !self.buf.is_empty() {
-            self.count_batch();
+            if self.idf_batched {
+                self.idf_batch();
+            } else {
+                self.count_batch();
+            }
         }
         let n = self.n;
         if self.float_used {
@@ -375,6 +401,13 @@ impl FeatureSink for SimHashState {
             self.buf.push(feature);
             if self.buf.len() >= BATCH {
                 self.count_batch();
+            }
+            return;
+        }
+        if self.idf_batched {
+            self.buf.push(feature);
+            if self.buf.len() >= BATCH {
+                self.idf_batch();
             }
             return;
         }
@@ -875,6 +908,7 @@ impl<E> Sketcher for SimHasher<E> {
             weights,
             seen: SeenSet::new(),
             batched,
+            idf_batched: matches!(self.weighting, Weighting::TfIdf(_)),
             buf: Vec::with_capacity(BATCH),
             n: 0,
             counts: vec![0; words * 64],

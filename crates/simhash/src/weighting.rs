@@ -134,7 +134,7 @@ pub enum Weighting {
     /// Weight 1 for each distinct feature of the document, however often it occurs:
     /// the document as a set, as MinHash sees it (the vectors of Charikar's baseline in
     /// paper 000 §2.3, "each unique term"). Costs a per-document set of the features
-    /// seen (about 1.5× the sketching time of term frequency).
+    /// seen (about 1.3× the sketching time of term frequency).
     Binary,
     /// Weight = the number of occurrences in the document (Manku et al.'s weighted
     /// features, with the frequency as weight). The default: each occurrence is added

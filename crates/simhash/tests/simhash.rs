@@ -315,7 +315,14 @@ fn tf_idf_is_term_frequency_times_idf() {
             .weighting(Weighting::tf_idf(stats.clone()))
             .build_with(shingler.clone())
             .unwrap();
-        for doc in [TEXT3, "the cat sat on the mat with the dog", TEXT1] {
+        // The long document spans several internal batches of features.
+        let long = format!("{TEXT1} {TEXT2} ").repeat(8);
+        for doc in [
+            TEXT3,
+            "the cat sat on the mat with the dog",
+            TEXT1,
+            long.as_str(),
+        ] {
             // The vector the slow way: tf(f) · ln(N / max(df, 1)).
             let mut tf: Vec<(u64, f64)> = Vec::new();
             for f in shingler.features(doc) {
