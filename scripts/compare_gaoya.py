@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""End-to-end `dedup --method minhash` against the gaoya crate's sketch + LSH, same run.
+"""End-to-end `dedup` against gaoya, same run, runs alternated.
+
+`--method minhash` (default): the gaoya crate's sketch + LSH (shared/bench's rust-peers
+`peers gaoya-lsh`). `--method simhash`: gaoya's SimHash index from Python
+(`py_simhash.py --mode gaoya-index`, 64 bits, 6 blocks, at most 3 bits), which needs
+the shared/bench virtual environment (`--python bench/.venv/bin/python`).
 
 Usage (from the repository root, after shared/bench/make_corpus.py built the corpus):
 
     python3 scripts/compare_gaoya.py --corpus ../shared/bench/data/corpus.jsonl \
         --peers ../shared/bench/rust-peers [--runs 5] [--features rayon]
+    python3 scripts/compare_gaoya.py --method simhash --corpus ../shared/bench/data/corpus.jsonl \
+        --peers ../shared/bench/rust-peers --python ../shared/bench/.venv/bin/python
 
 Builds `examples/dedup` and the `shared/bench` rust-peers project (copied to a
 temporary directory so that nothing is written into it), then alternates runs of
@@ -20,6 +27,8 @@ ap.add_argument("--corpus", required=True)
 ap.add_argument("--peers", required=True)
 ap.add_argument("--runs", type=int, default=5)
 ap.add_argument("--features", default="")
+ap.add_argument("--method", choices=["minhash", "simhash"], default="minhash")
+ap.add_argument("--python", help="the shared/bench venv's python (for --method simhash)")
 a = ap.parse_args()
 
 feat = ["--features", a.features] if a.features else []
@@ -28,27 +37,40 @@ target = os.environ.get("CARGO_TARGET_DIR", "target")
 dedup = os.path.join(target, "release", "examples", "dedup")
 
 work = tempfile.mkdtemp(prefix="ndd-peers-")
-shutil.copytree(a.peers, os.path.join(work, "rust-peers"))
-env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(work, "target"))
-subprocess.run(["cargo", "build", "--release", "--manifest-path",
-                os.path.join(work, "rust-peers", "Cargo.toml")], check=True, env=env)
-peers = os.path.join(work, "target", "release", "peers")
+if a.method == "minhash":
+    shutil.copytree(a.peers, os.path.join(work, "rust-peers"))
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(work, "target"))
+    subprocess.run(["cargo", "build", "--release", "--manifest-path",
+                    os.path.join(work, "rust-peers", "Cargo.toml")], check=True, env=env)
+    peer_cmd = [os.path.join(work, "target", "release", "peers"), "gaoya-lsh", a.corpus]
+    ours_cmd = [dedup, "--input", a.corpus, "--top", "1"]
+    peer_name = "gaoya MinHasher32 + MinHashIndex (sketch + insert + query)"
+else:
+    if not a.python:
+        ap.error("--method simhash needs --python (the shared/bench venv's python)")
+    script = os.path.join(os.path.dirname(os.path.abspath(a.peers)), "py_simhash.py")
+    peer_cmd = [a.python, script, "--mode", "gaoya-index", "--corpus", a.corpus]
+    ours_cmd = [dedup, "--method", "simhash", "--max-hamming", "3", "--input", a.corpus,
+                "--top", "1"]
+    peer_name = "gaoya SimHashStringIndex (par_bulk_insert_docs + par_bulk_query)"
 
 ours, theirs, pairs = [], [], None
 for _ in range(a.runs):
     t = time.perf_counter()
-    out = subprocess.run([dedup, "--input", a.corpus, "--top", "1"], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(ours_cmd, check=True, capture_output=True, text=True).stdout
     ours.append(time.perf_counter() - t)
     pairs = re.search(r"pairs:\s+(\d+)", out).group(1)
-    line = subprocess.run([peers, "gaoya-lsh", a.corpus], check=True,
-                          capture_output=True, text=True).stdout
+    lines = subprocess.run(peer_cmd, check=True, capture_output=True, text=True).stdout
+    line = [l for l in lines.splitlines() if "pairs=" in l][-1]
     f = dict(kv.split("=", 1) for kv in line.split() if "=" in kv)
-    theirs.append(float(f["sketch_s"]) + float(f["insert_s"]) + float(f["query_s"]))
+    if a.method == "minhash":
+        theirs.append(float(f["sketch_s"]) + float(f["insert_s"]) + float(f["query_s"]))
+    else:  # gaoya sketches from text inside insert and query
+        theirs.append(float(f["insert_s"]) + float(f["query_s"]))
     gaoya_pairs = f["pairs"]
 
 o, g = statistics.median(ours), statistics.median(theirs)
-print(f"ndd dedup --method minhash (whole process): median {o:.3f} s over {a.runs} runs, {pairs} pairs")
-print(f"gaoya MinHasher32 + MinHashIndex (sketch + insert + query): median {g:.3f} s, {gaoya_pairs} pairs")
+print(f"ndd dedup --method {a.method} (whole process): median {o:.3f} s over {a.runs} runs, {pairs} pairs")
+print(f"{peer_name}: median {g:.3f} s, {gaoya_pairs} pairs")
 print(f"speed-up: {g / o:.2f}x")
 shutil.rmtree(work)
