@@ -57,6 +57,7 @@ mod exact;
 mod features;
 pub mod hash;
 mod index;
+pub mod math;
 mod measures;
 mod scheme;
 pub mod stats;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ndd_core::stats::DocumentFrequencies;
 use ndd_core::{Error, SchemeId, hash::stable_hash64};
 
-use crate::values::det_ln;
+use ndd_core::math::stable_ln;
 
 /// A weight for each feature hash: the learned weights of a model, a lexicon's
 /// scores, or any function of the feature (plug it in with [`Weighting::custom`]).
@@ -394,7 +394,7 @@ fn idf_of(n: u64, df: u64) -> f64 {
     if n == 0 {
         return 0.0;
     }
-    det_ln(n as f64 / df.max(1) as f64)
+    stable_ln(n as f64 / df.max(1) as f64)
 }
 
 /// Checks that TF-IDF statistics count the features of `feature_scheme`.
