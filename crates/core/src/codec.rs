@@ -480,3 +480,82 @@ mod tests {
         assert!(r.finish().is_err());
     }
 }
+
+/// Implements `serde::Serialize` and `serde::Deserialize` for types with a versioned
+/// byte form (`fn to_bytes(&self) -> Vec<u8>` and
+/// `fn from_bytes(&[u8]) -> Result<Self, ndd_core::Error>`): the value is written as
+/// those bytes, so every serde format gets the same checks on the way in (magic,
+/// version, checksum, contents) and corrupt input is a deserialization error, never a
+/// value with wrong contents. Formats without a bytes type (JSON) carry a sequence of
+/// numbers.
+///
+/// For the `serde` features of the ndd crates; the calling crate depends on `serde`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::codec::{ByteReader, ByteWriter};
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Pair(u64, u64);
+/// impl Pair {
+///     fn to_bytes(&self) -> Vec<u8> {
+///         let mut w = ByteWriter::new(*b"PAIR", 1);
+///         w.u64(self.0);
+///         w.u64(self.1);
+///         w.finish()
+///     }
+///     fn from_bytes(bytes: &[u8]) -> Result<Self, ndd_core::Error> {
+///         let (mut r, _) = ByteReader::new(bytes, *b"PAIR", 1)?;
+///         let pair = Pair(r.u64()?, r.u64()?);
+///         r.finish()?;
+///         Ok(pair)
+///     }
+/// }
+/// ndd_core::impl_serde_via_bytes!(Pair);
+///
+/// let json = serde_json::to_string(&Pair(1, 2)).unwrap();
+/// assert_eq!(serde_json::from_str::<Pair>(&json).unwrap(), Pair(1, 2));
+/// assert!(serde_json::from_str::<Pair>("[1, 2, 3]").is_err()); // not a valid byte form
+/// ```
+#[macro_export]
+macro_rules! impl_serde_via_bytes {
+    ($($ty:ty),+ $(,)?) => {$(
+        impl ::serde::Serialize for $ty {
+            fn serialize<S: ::serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(&self.to_bytes())
+            }
+        }
+
+        impl<'de> ::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct BytesVisitor;
+                impl<'v> ::serde::de::Visitor<'v> for BytesVisitor {
+                    type Value = Vec<u8>;
+                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str("the byte form of an ndd value")
+                    }
+                    fn visit_bytes<E: ::serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                        Ok(v.to_vec())
+                    }
+                    fn visit_byte_buf<E: ::serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                        Ok(v)
+                    }
+                    fn visit_seq<A: ::serde::de::SeqAccess<'v>>(
+                        self,
+                        mut seq: A,
+                    ) -> Result<Vec<u8>, A::Error> {
+                        // Bounded: a corrupt length hint cannot ask for a huge buffer.
+                        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+                        while let Some(b) = seq.next_element::<u8>()? {
+                            out.push(b);
+                        }
+                        Ok(out)
+                    }
+                }
+                let bytes = d.deserialize_bytes(BytesVisitor)?;
+                <$ty>::from_bytes(&bytes).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+    )+};
+}

@@ -3,65 +3,9 @@
 //! the same checks on the way in — magic, version, checksum, parameters — and corrupt
 //! input is a deserialization error, never a signature with wrong values.
 
-use serde::de::{Error as _, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::{BBitSignature, MinHashSignature};
 
-struct BytesVisitor;
-
-impl<'de> Visitor<'de> for BytesVisitor {
-    type Value = Vec<u8>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("the byte form of an ndd signature")
-    }
-
-    fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-        Ok(v.to_vec())
-    }
-
-    fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-        Ok(v)
-    }
-
-    // Formats without a bytes type (JSON) write a sequence of numbers.
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-        while let Some(b) = seq.next_element::<u8>()? {
-            out.push(b);
-        }
-        Ok(out)
-    }
-}
-
-fn bytes<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-    d.deserialize_bytes(BytesVisitor)
-}
-
-impl Serialize for MinHashSignature {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
-}
-
-impl<'de> Deserialize<'de> for MinHashSignature {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        MinHashSignature::from_bytes(&bytes(d)?).map_err(D::Error::custom)
-    }
-}
-
-impl Serialize for BBitSignature {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
-}
-
-impl<'de> Deserialize<'de> for BBitSignature {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        BBitSignature::from_bytes(&bytes(d)?).map_err(D::Error::custom)
-    }
-}
+ndd_core::impl_serde_via_bytes!(BBitSignature, MinHashSignature);
 
 #[cfg(test)]
 mod tests {
