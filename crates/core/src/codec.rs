@@ -432,55 +432,6 @@ impl<'a> ByteReader<'a> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_truncation_and_bit_flip_is_an_error() {
-        let mut w = ByteWriter::new(*b"TEST", 1);
-        w.u64(7);
-        w.u64_slice(&[1, 2, 3]);
-        w.bytes(b"xyz");
-        let bytes = w.finish();
-        for cut in 0..bytes.len() {
-            assert!(ByteReader::new(&bytes[..cut], *b"TEST", 1).is_err());
-        }
-        for i in 0..bytes.len() {
-            for bit in 0..8 {
-                let mut b = bytes.clone();
-                b[i] ^= 1 << bit;
-                assert!(
-                    ByteReader::new(&b, *b"TEST", 1).is_err(),
-                    "byte {i} bit {bit}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn huge_length_prefix_is_refused_without_allocating() {
-        let mut w = ByteWriter::new(*b"TEST", 1);
-        w.u64(u64::MAX); // a length prefix with nothing behind it
-        let bytes = w.finish();
-        let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
-        assert!(r.u64_vec().is_err());
-        let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
-        assert!(r.bytes().is_err());
-    }
-
-    #[test]
-    fn version_zero_and_trailing_bytes_are_refused() {
-        let bytes = ByteWriter::new(*b"TEST", 0).finish();
-        assert!(ByteReader::new(&bytes, *b"TEST", 1).is_err());
-        let mut w = ByteWriter::new(*b"TEST", 1);
-        w.u8(1);
-        let bytes = w.finish();
-        let (r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
-        assert!(r.finish().is_err());
-    }
-}
-
 /// Implements `serde::Serialize` and `serde::Deserialize` for types with a versioned
 /// byte form (`fn to_bytes(&self) -> Vec<u8>` and
 /// `fn from_bytes(&[u8]) -> Result<Self, ndd_core::Error>`): the value is written as
@@ -558,4 +509,53 @@ macro_rules! impl_serde_via_bytes {
             }
         }
     )+};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_an_error() {
+        let mut w = ByteWriter::new(*b"TEST", 1);
+        w.u64(7);
+        w.u64_slice(&[1, 2, 3]);
+        w.bytes(b"xyz");
+        let bytes = w.finish();
+        for cut in 0..bytes.len() {
+            assert!(ByteReader::new(&bytes[..cut], *b"TEST", 1).is_err());
+        }
+        for i in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut b = bytes.clone();
+                b[i] ^= 1 << bit;
+                assert!(
+                    ByteReader::new(&b, *b"TEST", 1).is_err(),
+                    "byte {i} bit {bit}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn huge_length_prefix_is_refused_without_allocating() {
+        let mut w = ByteWriter::new(*b"TEST", 1);
+        w.u64(u64::MAX); // a length prefix with nothing behind it
+        let bytes = w.finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
+        assert!(r.u64_vec().is_err());
+        let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
+        assert!(r.bytes().is_err());
+    }
+
+    #[test]
+    fn version_zero_and_trailing_bytes_are_refused() {
+        let bytes = ByteWriter::new(*b"TEST", 0).finish();
+        assert!(ByteReader::new(&bytes, *b"TEST", 1).is_err());
+        let mut w = ByteWriter::new(*b"TEST", 1);
+        w.u8(1);
+        let bytes = w.finish();
+        let (r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
+        assert!(r.finish().is_err());
+    }
 }
