@@ -46,7 +46,8 @@ pub enum Randomization {
     /// Remove exactly `round(fraction·|L|)` terms chosen uniformly at random (§4; the
     /// `p` of equation 1 and `M = p·L` of equation 6). `fraction` must lie in `(0, 1)`.
     Remove {
-        /// The fraction `p` of the primary lexicon's terms left out of each copy.
+        /// The fraction `p` of the lexicon's terms left out of each copy (of `L`, and of
+        /// `B` when there is one). A fraction below `1 / (2·|L|)` rounds to no term removed.
         fraction: f64,
     },
 }

@@ -360,7 +360,7 @@ impl ExactSignature for IMatchSignature {
 pub struct Scratch {
     terms: Vec<u64>,
     hits: Vec<(u64, u32)>,
-    extra: Vec<(u32, u64)>,
+    extra: Vec<(u32, u64, u32)>,
     set: Vec<u64>,
     bytes: Vec<u8>,
 }
@@ -458,10 +458,10 @@ impl LexiconMemory {
 #[derive(Clone)]
 pub struct IMatcher<E = WordShingler> {
     extractor: E,
-    /// Term → entry: odd = primary-lexicon term, the bit mask of the lexicons holding
-    /// it (bit 0 = `L`, bit `i` = extra lexicon `i`); even = secondary term of rank
-    /// `entry >> 1`.
-    table: AHashMap<u64, u32>,
+    /// Term → (mask, rank): the bit mask of the lexicons holding it (bit 0 = `L` or
+    /// `B`, bit `i` = extra lexicon `i`), and [`PRIMARY`] for a primary-lexicon term or
+    /// its rank in the secondary lexicon `B`.
+    table: AHashMap<u64, (u32, u32)>,
     width: usize,
     primary_len: usize,
     secondary_len: usize,
@@ -761,13 +761,23 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
                 "the secondary lexicon has 2^31 terms or more",
             ));
         }
+        // Paper 003 §4: with a secondary lexicon, the randomization samples both `L`
+        // and `B`; `B`'s draws come from a seed of their own, so `L`'s stay those of a
+        // signer without `B`.
         let masks = membership_masks(lex.len(), self.extra, self.randomization, self.seed);
+        let secondary_masks = membership_masks(
+            lex.secondary().len(),
+            self.extra,
+            self.randomization,
+            self.seed ^ SECONDARY_SEED,
+        );
         let mut table = AHashMap::with_capacity(lex.len() + lex.secondary().len());
         for (&t, &m) in lex.primary().iter().zip(&masks) {
-            table.insert(t, m);
+            table.insert(t, (m, PRIMARY));
         }
-        for (rank, &t) in lex.secondary().iter().enumerate() {
-            table.insert(t, u32::try_from(rank).unwrap_or(u32::MAX >> 1) << 1);
+        for (rank, (&t, &m)) in lex.secondary().iter().zip(&secondary_masks).enumerate() {
+            // Fewer than 2^31 secondary terms (checked above): the rank fits.
+            table.insert(t, (m, u32::try_from(rank).unwrap_or(PRIMARY - 1)));
         }
         let (rk, rp) = self.randomization.scheme_code();
         let scheme = SchemeId::new("imatch")
@@ -796,6 +806,12 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
         })
     }
 }
+
+/// The rank of a primary-lexicon term in the signer's table.
+const PRIMARY: u32 = u32::MAX;
+
+/// Mixed into the seed for the draws of the secondary lexicon's samples.
+const SECONDARY_SEED: u64 = 0x5345_434F_4E44_4152; // "SECONDAR"
 
 /// SHA-1 of `terms` (ascending), each as 8 little-endian bytes.
 fn digest_of(terms: impl Iterator<Item = u64>, bytes: &mut Vec<u8>) -> Digest {
@@ -895,7 +911,7 @@ impl<E: FeatureExtractor> IMatcher<E> {
         };
         LexiconMemory {
             terms: self.table.len(),
-            bytes: buckets * (size_of::<(u64, u32)>() + 1),
+            bytes: buckets * (size_of::<(u64, (u32, u32))>() + 1),
         }
     }
 
@@ -988,11 +1004,11 @@ impl<E: FeatureExtractor> IMatcher<E> {
         s.hits.clear();
         s.extra.clear();
         for &t in &s.terms {
-            if let Some(&e) = self.table.get(&t) {
-                if e & 1 == 1 {
-                    s.hits.push((t, e));
+            if let Some(&(mask, rank)) = self.table.get(&t) {
+                if rank == PRIMARY {
+                    s.hits.push((t, mask));
                 } else {
-                    s.extra.push((e >> 1, t));
+                    s.extra.push((rank, t, mask));
                 }
             }
         }
@@ -1016,7 +1032,9 @@ impl<E: FeatureExtractor> IMatcher<E> {
                     ))
                 }
             } else {
-                let take = (need - found).min(s.extra.len());
+                // The top-ranked terms of this coordinate's sample of `B`.
+                let available = s.extra.iter().filter(|e| e.2 & bit != 0).count();
+                let take = (need - found).min(available);
                 if found + take < need {
                     Err(Rejection::LowCoverage {
                         found: found + take,
@@ -1036,7 +1054,13 @@ impl<E: FeatureExtractor> IMatcher<E> {
                     s.set.clear();
                     s.set
                         .extend(s.hits.iter().filter(|h| h.1 & bit != 0).map(|h| h.0));
-                    s.set.extend(s.extra[..take].iter().map(|e| e.1));
+                    s.set.extend(
+                        s.extra
+                            .iter()
+                            .filter(|e| e.2 & bit != 0)
+                            .take(take)
+                            .map(|e| e.1),
+                    );
                     s.set.sort_unstable();
                     Ok(digest_of(s.set.iter().copied(), &mut s.bytes))
                 }

@@ -422,6 +422,43 @@ fn long_document_extension_adds_the_top_ranked_secondary_terms() {
     );
 }
 
+/// Paper 003 §4: with a secondary lexicon, randomization samples `B` as well, so one
+/// edit to a top-ranked `B` term of a long document does not change every coordinate.
+#[test]
+fn randomization_samples_the_secondary_lexicon_too() {
+    let lex = Lexicon::from_terms(
+        unigram_extractor_scheme(),
+        (1..=100).collect(),
+        (1000..1100).collect(),
+    )
+    .unwrap();
+    let m = IMatcher::builder(lex)
+        .extra_lexicons(10)
+        .min_coverage(0.3)
+        .seed(3)
+        .build()
+        .unwrap();
+    // 5 L-terms, 30 B-terms, 5 terms in neither: coverage needs 12 of the 40 terms, so
+    // every coordinate tops up from its sample of B (about 19 of the 30 terms).
+    let mut doc: Vec<u64> = (1..=5).chain(1000..1030).chain(5000..5005).collect();
+    let before = m.sign_terms(&doc).unwrap();
+    // The primary coordinate takes B's best-ranked terms: 1000..1007 with L's five.
+    let expected: Vec<u64> = (1..=5).chain(1000..1007).collect();
+    assert_eq!(before.primary(), Some(&sha1_of_sorted(expected)));
+    // Replace the best-ranked B term by a word outside both lexicons.
+    doc[5] = 6000;
+    let after = m.sign_terms(&doc).unwrap();
+    let kept = before.matching_coordinates(&after).unwrap();
+    // A shared B would change all 11 coordinates; each extra lexicon leaves term 1000
+    // out with probability (1 - 1/100)^100 = 0.37 (bootstrap): about 3.7 of 10 survive.
+    assert_ne!(before.primary(), after.primary());
+    assert!(before.coordinates().iter().all(Option::is_some));
+    assert!(
+        (1..=8).contains(&kept),
+        "{kept} of 11 coordinates survived an edit of one B term"
+    );
+}
+
 #[test]
 fn rejections_carry_their_reason() {
     let lex = Lexicon::from_terms(unigram_extractor_scheme(), vec![1, 2], vec![]).unwrap();
