@@ -77,10 +77,11 @@ usage: dedup [--input PATH] [--threshold T]
                        tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
   --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
                        false positives and false negatives equally
-  --bits M             simhash: signature length in bits (default 64; 64-bit fingerprints
-                       are searched exactly, longer ones with bit-sampling LSH)
+  --bits M             simhash: signature length in bits (default 64)
   --max-hamming H      simhash: most differing bits for a pair (default 3 per 64 bits,
-                       the web-crawl setting); the score written is 1 - H/M
+                       the web-crawl setting); a pair h bits apart scores 1 - h/M.
+                       At 64 bits the search is exact; other lengths use
+                       bit-sampling LSH tuned for 99% recall at H
   --weighting W        simhash: tf (default, term frequency), binary, or tfidf (IDF
                        from the input's own document frequencies)
   --k K                words per shingle (default 5)

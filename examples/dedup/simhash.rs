@@ -2,16 +2,19 @@
 //! (`±1` hyperplanes, weighted features), pairs at most `--max-hamming` bits apart.
 //!
 //! 64-bit fingerprints (the web-crawl setting of Manku et al.) are searched exactly
-//! with permuted sorted tables (`ndd::lsh::hamming_pairs`); longer signatures through
-//! bit-sampling banded LSH, whose candidates are then checked against the Hamming
-//! bound. The score is `1 − h/m`.
+//! with permuted sorted tables (`ndd::lsh::hamming_pairs`, whose block layout assumes
+//! 64 signature bits); other lengths through bit-sampling banded LSH tuned for 99%
+//! recall at the bound, whose candidates are then checked against it. The score is
+//! `1 − h/m`.
 
 use std::time::Instant;
 
 #[cfg(not(feature = "rayon"))]
 use ndd::DocSketcher;
 use ndd::FeatureExtractor;
-use ndd::lsh::{BitSampler, HammingParams, LshParams, candidate_pairs, hamming_pairs};
+use ndd::lsh::{
+    BitSampler, HammingParams, LshIndex, LshParams, MAX_SEARCH_SLOTS, SampledBits, hamming_pairs,
+};
 use ndd::shingle::{CharShingler, WordShingler};
 use ndd::simhash::{SimHashSignature, SimHasher, Weighting};
 use ndd::stats::DocumentFrequencies;
@@ -94,11 +97,14 @@ fn with_extractor<E: FeatureExtractor + Sync>(
 
     let t = Instant::now();
     let m = o.bits as f64;
-    let (pairs, search) = if let Some(fps) = sigs
-        .iter()
-        .map(SimHashSignature::as_u64)
-        .collect::<Option<Vec<u64>>>()
-    {
+    let (pairs, search) = if sigs.is_empty() {
+        (Vec::new(), "nothing to search".to_string())
+    } else if o.bits == 64 {
+        let fps = sigs
+            .iter()
+            .map(SimHashSignature::as_u64)
+            .collect::<Option<Vec<u64>>>()
+            .ok_or("a 64-bit signature has no u64 form")?;
         let h = u32::try_from(max_h).map_err(|_| "--max-hamming too large".to_string())?;
         let params = HammingParams::for_collection(h, fps.len()).map_err(err)?;
         let pairs = hamming_pairs(&fps, params)
@@ -113,30 +119,42 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         );
         (pairs, search)
     } else {
-        // Bands tuned to the bit agreement 1 − h/m that the Hamming bound allows, from
-        // at most 2 × bits sampled positions.
-        let agreement = 1.0 - max_h as f64 / m;
-        let params =
-            LshParams::for_threshold(agreement.clamp(0.01, 0.99), 2 * o.bits).map_err(err)?;
-        let sampler = BitSampler::new(params, o.bits, 0x5349_4d48).map_err(err)?;
-        let sampled = sigs
-            .iter()
-            .map(|s| sampler.sample(s))
-            .collect::<Result<Vec<_>, _>>()
+        // Bands with 99% recall at the bound's bit agreement 1 − h/m (from at most
+        // 2 × bits sampled positions): LSH only proposes candidates, and the exact
+        // Hamming distance then removes every false positive. Documents stream through
+        // the index, which keeps b band keys per document, not the sampled bits.
+        let agreement = (1.0 - max_h as f64 / m).clamp(0.01, 0.99);
+        let budget = (2 * o.bits).min(MAX_SEARCH_SLOTS);
+        let params = LshParams::min_candidates_for_recall(agreement, budget, 0.99)
+            .or_else(|_| LshParams::for_threshold(agreement, budget))
             .map_err(err)?;
-        let candidates = candidate_pairs(&sampled, params).map_err(err)?;
-        let n_candidates = candidates.len();
-        let mut pairs = Vec::new();
-        for (a, b) in candidates {
-            let h = sigs[a].hamming_distance(&sigs[b]).map_err(err)? as usize;
-            if h <= max_h {
-                pairs.push((a, b, 1.0 - h as f64 / m));
+        let sampler = BitSampler::new(params, o.bits, 0x5349_4d48).map_err(err)?;
+        let mut index: LshIndex<u32, SampledBits> =
+            LshIndex::builder(params).capacity(sigs.len()).build();
+        let mut sampled = sampler.sample(&sigs[0]).map_err(err)?;
+        let (mut candidates, mut pairs, mut n_candidates) = (Vec::new(), Vec::new(), 0usize);
+        for (i, sig) in sigs.iter().enumerate() {
+            sampler.sample_into(sig, &mut sampled).map_err(err)?;
+            let key = u32::try_from(i).map_err(|_| "more than 2^32 documents".to_string())?;
+            candidates.clear();
+            index
+                .query_then_insert(key, &sampled, &mut candidates)
+                .map_err(err)?;
+            n_candidates += candidates.len();
+            for &j in &candidates {
+                let j = j as usize;
+                let h = sigs[j].hamming_distance(sig).map_err(err)? as usize;
+                if h <= max_h {
+                    pairs.push((j, i, 1.0 - h as f64 / m));
+                }
             }
         }
         let search = format!(
-            "bit-sampling LSH ({} bands x {} bits, {n_candidates} candidates)",
+            "bit-sampling LSH ({} bands x {} bits, recall {:.3} at the bound, \
+             {n_candidates} candidates)",
             params.bands(),
-            params.rows()
+            params.rows(),
+            params.probability(agreement)
         );
         (pairs, search)
     };
