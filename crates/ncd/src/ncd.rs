@@ -60,8 +60,9 @@ pub fn ncd_from_lengths(cx: usize, cy: usize, cxy: usize) -> f64 {
 /// heuristic can compress `y` better after a similar `x` than alone, so `C(xy) < C(y)`
 /// and plain NCD drops below the lower bound `1 − C(x)/C(y)` of Lemma 3, or below 0.
 /// Then P1 would prune a pair that plain NCD puts under τ. With this form the lemma
-/// holds for every compressor, so the P1 search is exactly the brute force; the
-/// result is always in `[0, 1 + ε]`. [`Corpus::distance`] and the search use it.
+/// holds for every compressor, so the P1 search is exactly the brute force. Like
+/// plain NCD it can exceed 1 for real compressors (values up to about 1.3 are seen on
+/// short signatures). [`SigNcd::distance`], [`Corpus::distance`] and the search use it.
 ///
 /// # Example
 ///
@@ -641,8 +642,13 @@ impl SigNcd {
         self.extractor.signature(doc)
     }
 
-    /// `SigNCD(a, b)` (equation 4), `sig(a)` first in the concatenation. Allocates the
-    /// signatures and a compressor; for many documents build a [`Corpus`].
+    /// `SigNCD(a, b)` (equation 4), `sig(a)` first in the concatenation, with the
+    /// compressor's monotonicity enforced ([`monotone_ncd_from_lengths`]): the distance
+    /// [`Corpus::distance`] and the search use, so a pair this returns at most `τ` is a
+    /// pair the exact search reports. Equal to plain equation 4 except on the rare pairs
+    /// where the compressor does better on `sig(a)sig(b)` than on the larger signature
+    /// alone; [`Ncd::distance`] gives plain equation 2. Allocates the signatures and a
+    /// compressor; for many documents build a [`Corpus`].
     ///
     /// # Errors
     ///
@@ -660,7 +666,11 @@ impl SigNcd {
         let mut ncd = Ncd::new(self.compressor.build()?);
         let (sa, _) = self.signature(a);
         let (sb, _) = self.signature(b);
-        ncd.distance(sa.as_bytes(), sb.as_bytes())
+        let (ca, cb) = (
+            ncd.compressed_len(sa.as_bytes())?,
+            ncd.compressed_len(sb.as_bytes())?,
+        );
+        ncd.monotone_distance_with(sa.as_bytes(), ca, sb.as_bytes(), cb)
     }
 
     /// The signatures of `docs` with their compressed lengths, ready for

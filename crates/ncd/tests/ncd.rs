@@ -525,3 +525,46 @@ fn p1_keeps_a_pair_whose_distance_equals_tau_exactly() {
             .any(|p| (p.a, p.b, p.distance) == (2, 3, 0.0))
     );
 }
+
+/// The public per-pair `SigNcd::distance`, computed from the raw texts (signatures and
+/// compressed lengths made afresh for every pair, nothing shared with `Corpus`), agrees
+/// with the search: the search reports exactly the pairs it puts at most τ.
+#[test]
+fn search_agrees_with_the_per_pair_distance_of_the_public_api() {
+    // 300 documents: enough that Snappy is non-monotone on some pairs near τ = 0.7,
+    // where plain equation 4 and the search's distance part.
+    let docs: Vec<String> = bundled().into_iter().take(300).collect();
+    let signcd = SigNcd::new();
+    let corpus = signcd.corpus(&docs).unwrap();
+    let mut slow = Vec::new();
+    for i in 0..docs.len() {
+        for j in i + 1..docs.len() {
+            slow.push((i, j, signcd.distance(&docs[i], &docs[j]).unwrap()));
+        }
+    }
+    for tau in [0.3, 0.5, 0.7, 0.9] {
+        let want: std::collections::HashSet<(usize, usize)> = slow
+            .iter()
+            .filter(|p| p.2 <= tau)
+            .map(|p| (p.0, p.1))
+            .collect();
+        let got: std::collections::HashSet<(usize, usize)> = SearchConfig::new(tau)
+            .unwrap()
+            .search(&corpus)
+            .unwrap()
+            .pairs
+            .iter()
+            .map(|p| (p.a, p.b))
+            .collect();
+        assert!(
+            !want.is_empty(),
+            "no pair at tau {tau}: the fixture proves nothing"
+        );
+        let missing: Vec<_> = want.difference(&got).collect();
+        let extra: Vec<_> = got.difference(&want).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "tau {tau}: missing {missing:?}, extra {extra:?}"
+        );
+    }
+}
