@@ -3,14 +3,27 @@
 //! randomization for near-duplicate detection with I-Match", Journal of Supercomputing
 //! 45(3), 2008, §4 and §7.4 (paper 003), with its Table 4.
 //!
+//! A randomized lexicon keeps its signature under `n` edits of lexicon terms exactly
+//! when it left out all `n` edited terms. Equation 1 writes that as `pⁿ` for a
+//! fraction `p` left out; equation 6 as `C(L − n, M)/C(L, M)`, which is the same event
+//! when `M` counts the terms the lexicon **keeps**. The paper's Table 4 takes
+//! `M = 0.33·L`, that is lexicons keeping a third of `L` (leaving out two thirds),
+//! while its text describes bagging as keeping about two thirds: the two readings
+//! differ, and [`expected_extra_lexicons`] reproduces the table as printed. For this
+//! crate's [`Randomization::Bootstrap`](crate::Randomization::Bootstrap) (a lexicon
+//! keeps ~63% of `L`) pass `m ≈ 0.63·l`.
+//!
 //! # Example: choosing `K`
 //!
 //! ```
 //! use ndd_imatch::analysis::{expected_extra_lexicons, stability};
-//! // Bagged lexicons leave out about a third of the terms (p ≈ 0.33 in Table 4).
+//! // Bagged lexicons leave out about a third of the terms (p ≈ 0.33 of equation 1).
 //! // One edit inside the lexicon: K = 5 extra lexicons keep a match 86% of the time.
 //! assert!((stability(0.33, 1, 5)? - 0.8650).abs() < 1e-4);
-//! // Two edits: perfect recall needs about 2.23 extra lexicons on average (Table 4).
+//! // Two edits: lexicons keeping two thirds need 9.2 draws on average for one that
+//! // left out both edited terms...
+//! assert!((expected_extra_lexicons(10_000, 6_700, 2)? - 9.1846).abs() < 1e-4);
+//! // ...Table 4's 2.23 is for lexicons keeping a third (M = 0.33·L as printed).
 //! assert!((expected_extra_lexicons(10_000, 3_300, 2)? - 2.2278).abs() < 1e-4);
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
@@ -47,9 +60,11 @@ pub fn stability(p: f64, n: u32, k: u32) -> Result<f64, Error> {
     Ok(1.0 - (1.0 - pn).powf(f64::from(k)))
 }
 
-/// Equation 6, exactly: the probability `q` that a lexicon made by removing `m` of
-/// the `l` primary terms (uniformly at random) has none of the `n` perturbed terms,
-/// `C(l − n, m) / C(l, m) = ∏_{i<n} (l − m − i) / (l − i)`; 0 when `n > l − m`.
+/// Equation 6, exactly: the probability `q` that a randomized lexicon keeping `m` of
+/// the `l` primary terms (drawn uniformly) holds none of the `n` perturbed terms, so
+/// that its signature survives the edits: `C(l − n, m) / C(l, m) =
+/// ∏_{i<n} (l − m − i) / (l − i)`; 0 when `n > l − m`. (See the [module docs](self)
+/// for how this reads against Table 4.)
 ///
 /// # Errors
 ///
@@ -68,7 +83,7 @@ pub fn survival_probability(l: u64, m: u64, n: u64) -> Result<f64, Error> {
     if m > l {
         return Err(Error::invalid_parameter(
             "m",
-            format!("cannot remove {m} terms from a lexicon of {l}"),
+            format!("a lexicon of {l} terms cannot keep {m}"),
         ));
     }
     if n > l {
@@ -88,7 +103,7 @@ pub fn survival_probability(l: u64, m: u64, n: u64) -> Result<f64, Error> {
     Ok(q)
 }
 
-/// Equation 6's approximation `(1 − m/l)ⁿ`, for a fraction `p = m/l` removed.
+/// Equation 6's approximation `(1 − m/l)ⁿ`, for a fraction `p = m/l` kept.
 ///
 /// # Errors
 ///
@@ -141,8 +156,9 @@ pub fn first_success_probability(q: f64, k: u32) -> Result<f64, Error> {
 
 /// The expected number of randomized lexicons drawn until one keeps the signature
 /// under `n` perturbed lexicon terms, `1/q` with `q` from [`survival_probability`]
-/// (the mean of equation 7; paper 003 Table 4 for `m = 0.33·l`). Infinite when
-/// `q = 0` (more terms perturbed than a lexicon keeps).
+/// (the mean of equation 7), for lexicons keeping `m` of `l` terms; paper 003 Table 4
+/// is `m = 0.33·l` (see the [module docs](self)). Infinite when `q = 0` (more terms
+/// perturbed than a lexicon leaves out).
 ///
 /// # Errors
 ///

@@ -426,7 +426,9 @@ impl LexiconMemory {
 ///
 /// The document is rejected when coordinate 0 is; since every `L_i ⊆ L`, a rejected
 /// primary coordinate implies rejected extra ones. The signature is unchanged by word
-/// order, repeats, and edits to terms outside every lexicon; any edit inside `L`
+/// order, repeats, and edits to terms outside every lexicon that keep the number of
+/// unique terms (which the coverage rule counts: with `min_coverage` above 0, a
+/// document that grows may need more terms from `B`, or be rejected); any edit inside `L`
 /// changes coordinate 0, and coordinate `i` survives it with probability `p` (the
 /// fraction of `L` left out of `L_i`), so at least one of `K` survives `n` such edits
 /// with probability about `1 − (1 − p^n)^K` ([`crate::analysis::stability`], eq. 1).
