@@ -168,7 +168,8 @@ impl Weighting {
     /// load them with [`DocumentFrequencies::from_bytes`]).
     ///
     /// The statistics must count the same features the hasher extracts: building a
-    /// hasher checks that their schemes agree.
+    /// hasher checks that their schemes agree. Statistics of fewer than two documents
+    /// give every feature an idf of 0, hence all-zero signatures: count a collection.
     ///
     /// # Example
     ///
