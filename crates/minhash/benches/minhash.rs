@@ -18,19 +18,14 @@ use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
 use ndd_minhash::{MinHashScheme, MinHasher};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
+#[path = "../../../benches/common/corpus.rs"]
+mod corpus;
+
 fn load_corpus() -> Vec<String> {
-    let path = std::env::var("NDD_BENCH_CORPUS").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/debian-copyright.jsonl"
-        )
-        .to_string()
-    });
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .collect()
+    corpus::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    ))
 }
 
 /// The naive reference: lowercase ASCII-alphanumeric words, 5-gram strings, each

@@ -22,24 +22,20 @@ use std::io::Write;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndd_ncd::{Compressor, CompressorKind, DeflateFormat, Pruning, SearchConfig, SigNcd};
 
+#[path = "../../../benches/common/corpus.rs"]
+mod corpus;
+
 fn load_corpus() -> Vec<String> {
-    let path = std::env::var("NDD_BENCH_CORPUS").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/debian-copyright.jsonl"
-        )
-        .to_string()
-    });
     let n: usize = std::env::var("NDD_NCD_DOCS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(600);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .take(n)
-        .collect()
+    let mut docs = corpus::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    ));
+    docs.truncate(n);
+    docs
 }
 
 /// The allocating one-shot call of each compressor's crate (the baseline).

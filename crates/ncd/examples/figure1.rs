@@ -13,32 +13,28 @@
 
 use ndd_ncd::{CompressorKind, Ncd, SigNcd};
 
+#[path = "../../../benches/common/corpus.rs"]
+mod corpus;
+
 fn main() -> Result<(), ndd_core::Error> {
     let kind: CompressorKind = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "snappy".into())
         .parse()?;
-    let path = std::env::var("NDD_BENCH_CORPUS").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../data/debian-copyright.jsonl"
-        )
-        .to_string()
-    });
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let doc: String = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .take_while({
-            let mut total = 0;
-            move |t: &String| {
-                total += t.len();
-                total < 300_000
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
+    let doc: String = corpus::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    ))
+    .into_iter()
+    .take_while({
+        let mut total = 0;
+        move |t: &String| {
+            total += t.len();
+            total < 300_000
+        }
+    })
+    .collect::<Vec<_>>()
+    .join("\n");
     let s = SigNcd::builder().compressor(kind).build()?;
     let mut ncd = Ncd::new(kind.build()?);
     println!("compressor {}", kind.build()?.name());
