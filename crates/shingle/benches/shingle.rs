@@ -13,62 +13,18 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::{FeatureExtractor, FnSink, Tokenizer};
 use ndd_shingle::{CharShingler, WordShingler, WordTokenizer};
-use xxhash_rust::xxh3::xxh3_64;
 
 #[path = "../../../benches/common/corpus.rs"]
 mod corpus;
+#[path = "../../../benches/common/reference.rs"]
+mod reference;
+use reference::Reference;
 
 fn load_corpus() -> Vec<String> {
     corpus::load(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../data/debian-copyright.jsonl"
     ))
-}
-
-/// The reference pass of `shared/bench` (`rust-peers/src/lib.rs`, the source of its
-/// "tokenize + xxh3_64 of each 5-gram string" ceiling): ASCII-lowercase, tokens are runs
-/// of `[a-z0-9]` copied into one normalized buffer joined by single spaces, each word
-/// 5-gram (one shingle for 1–4 tokens) hashed as a byte string with XXH3.
-#[derive(Default)]
-struct Reference {
-    norm: Vec<u8>,
-    toks: Vec<(usize, usize)>,
-}
-
-impl Reference {
-    fn shingle_hashes(&mut self, text: &str, mut emit: impl FnMut(u64)) {
-        self.norm.clear();
-        self.toks.clear();
-        let b = text.as_bytes();
-        let (mut i, n) = (0, b.len());
-        while i < n {
-            while i < n && !b[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            if i >= n {
-                break;
-            }
-            if !self.norm.is_empty() {
-                self.norm.push(b' ');
-            }
-            let s = self.norm.len();
-            while i < n && b[i].is_ascii_alphanumeric() {
-                self.norm.push(b[i].to_ascii_lowercase());
-                i += 1;
-            }
-            self.toks.push((s, self.norm.len()));
-        }
-        let t = &self.toks;
-        match t.len() {
-            0 => {}
-            n if n < 5 => emit(xxh3_64(&self.norm[t[0].0..t[n - 1].1])),
-            n => {
-                for j in 0..=n - 5 {
-                    emit(xxh3_64(&self.norm[t[j].0..t[j + 4].1]));
-                }
-            }
-        }
-    }
 }
 
 fn bench(c: &mut Criterion) {
