@@ -11,13 +11,14 @@
 use std::sync::Arc;
 
 use ndd_core::hash::mix64;
+use ndd_core::math::stable_ln;
 use ndd_core::{Error, ExternalFeatures, FeatureSink, SchemeId, Sketcher, SparseVector, Weighted};
 
 use crate::hasher::{MinHashScheme, MinHashState, MinHasher};
 use crate::signature::{EMPTY, MinHashSignature};
 
 /// Version of the value-defining algorithm of [`IcwsMinHasher`]; folded into its scheme.
-const ICWS_VERSION: u64 = 1;
+const ICWS_VERSION: u64 = 2;
 /// Version of the value-defining expansion of [`BucketizedMinHasher`]; folded into the
 /// scheme of its expanded features.
 const BUCKET_VERSION: u64 = 1;
@@ -40,6 +41,20 @@ fn default_feature_scheme() -> SchemeId {
 fn open_unit(x: u64) -> f64 {
     const SCALE: f64 = 1.0 / (1u64 << 52) as f64;
     ((x >> 12) as f64 + 0.5) * SCALE
+}
+
+/// `ln w` of a positive finite weight with [`stable_ln`] (pure `+ − × ÷`, the same bits
+/// on every platform). `stable_ln` is defined on normal numbers only, so a subnormal
+/// weight is first multiplied by `2^64` (exact: the product is normal and keeps every
+/// bit) and `64 · ln 2` is subtracted from its logarithm.
+#[inline]
+fn ln_weight(w: f64) -> f64 {
+    const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+    if w < f64::MIN_POSITIVE {
+        stable_ln(w * TWO_POW_64) - 64.0 * std::f64::consts::LN_2
+    } else {
+        stable_ln(w)
+    }
 }
 
 /// Improved Consistent Weighted Sampling (ICWS): weighted MinHash for sparse vectors
@@ -68,6 +83,17 @@ fn open_unit(x: u64) -> f64 {
 /// outputs of a SplitMix64 sequence ([`mix64`] of a counter) started at a hash of the
 /// seed, the slot and the feature. Nothing depends on the other features of the
 /// document, which is what makes the scheme consistent across documents.
+///
+/// Stable across runs and platforms: a slot's value depends only on the seed, `k`,
+/// the features and their weights, through 64-bit integer hashing and IEEE-754
+/// `+ − × ÷` and `floor` (no `f64::ln`/`exp` of the platform's math library: every
+/// value-defining logarithm is [`ndd_core::math::stable_ln`]; a subnormal weight is
+/// scaled by `2^64` first, exactly, and `64 · ln 2` subtracted). The quantity
+/// minimized is `ln a`, computed as `ln c − r · ((t − β) + 1)`; the smallest `ln a`
+/// wins, the first feature in increasing feature order on a tie. The exact derivation
+/// of keys, uniforms and slot values is in `docs/decisions.md` ("Weighted MinHash
+/// values"), and `tests/minhash_spec.py`, an independent Python implementation of it,
+/// provides the golden vectors that `tests/weighted.rs` pins.
 ///
 /// Cost: `O(n · k)` for `n` non-zero weights, whatever their magnitudes. The
 /// paper's loop takes three logarithms per (feature, slot); a lower bound on `a`
@@ -312,7 +338,14 @@ impl IcwsMinHasher {
     /// `c = −ln(u₃u₄) ≥ y + y²/2 + y³/3` with `y = 1 − u₃u₄`. A pair is skipped when a
     /// bound reaches the minimum times `1 + 1e-9`; the margin dwarfs the rounding
     /// error of the full computation, so skipping never changes a slot (a unit test
-    /// checks the result against the unpruned loop).
+    /// checks the result against the unpruned loop). The error budget, in the log
+    /// domain: each `stable_ln` is within a few ulps, `t − β ≤ ln S / r` holds up to
+    /// one rounding of `ln S / r + β`, and the few products and the `exp` behind
+    /// `Best::lin` (the platform's, used for this bound only) add relative errors of
+    /// order `ε`; all told under `20 ε (|ln S| + r + |ln c|)`, that is
+    /// `20 · 2.2e-16 · (745 + 74 + 37) < 4e-12` (finite weights have `|ln S| < 745`,
+    /// `r ≤ 106 ln 2 < 74`, and `c ≥ 2^-53` so `|ln c| < 37`), some 250 times below
+    /// `ln(1 + 1e-9)`.
     fn sketch_core<I: Iterator<Item = (u64, f64)>>(
         &self,
         entries: I,
@@ -330,7 +363,7 @@ impl IcwsMinHasher {
             if !weight.is_finite() || weight <= 0.0 {
                 continue;
             }
-            let ln_s = weight.ln();
+            let ln_s = ln_weight(weight);
             let fh = mix64(feature ^ self.feature_key);
             for ((&key, b), v) in self
                 .slot_keys
@@ -349,15 +382,15 @@ impl IcwsMinHasher {
                 if y * (1.0 + y * (0.5 + y * (1.0 / 3.0))) * p12 >= bound {
                     continue;
                 }
-                let c = -q.ln();
+                let c = -stable_ln(q);
                 if c * p12 >= bound {
                     continue;
                 }
-                let r = -p12.ln();
+                let r = -stable_ln(p12);
                 let beta = u(5);
                 let t = (ln_s / r + beta).floor();
                 // ln a = ln c − ln y − r = ln c − r (t − β + 1).
-                let ln_a = c.ln() - r * (t - beta + 1.0);
+                let ln_a = stable_ln(c) - r * (t - beta + 1.0);
                 if ln_a < b.ln {
                     *b = Best::new(ln_a);
                     *v = self.slot_value(feature, t);
@@ -961,27 +994,24 @@ fn float_to_count(x: f64) -> u64 {
 mod tests {
     use super::*;
 
-    /// The loop exactly as the paper states it, without pruning.
+    /// The loop as the paper states it, without pruning, with the value-defining
+    /// arithmetic of the documentation: `ln a = ln c − r (t − β + 1)` (the logarithm of
+    /// the paper's `a = c / (y · e^r)`, `y = e^(r (t − β))`), every logarithm by
+    /// `stable_ln`.
     fn reference(h: &IcwsMinHasher, v: &[(u64, f64)]) -> Vec<u64> {
         let mut best = vec![f64::INFINITY; h.k];
         let mut values = vec![EMPTY; h.k];
         for &(feature, weight) in v {
-            let ln_s = weight.ln();
+            let ln_s = ln_weight(weight);
             let fh = mix64(feature ^ h.feature_key);
             for (i, &key) in h.slot_keys.iter().enumerate() {
                 let x = mix64(fh ^ key);
                 let u = |j: u64| open_unit(mix64(x.wrapping_add(j.wrapping_mul(GOLDEN))));
-                let r = -(u(1) * u(2)).ln();
-                let c = -(u(3) * u(4)).ln();
+                let r = -stable_ln(u(1) * u(2));
+                let c = -stable_ln(u(3) * u(4));
                 let beta = u(5);
                 let t = (ln_s / r + beta).floor();
-                let y = (r * (t - beta)).exp();
-                let a = c / (y * r.exp());
-                let ln_a = if a > 0.0 && a.is_finite() {
-                    a.ln()
-                } else {
-                    c.ln() - r * (t - beta + 1.0)
-                };
+                let ln_a = stable_ln(c) - r * (t - beta + 1.0);
                 if ln_a < best[i] {
                     best[i] = ln_a;
                     values[i] = h.slot_value(feature, t);
@@ -989,6 +1019,30 @@ mod tests {
             }
         }
         values
+    }
+
+    #[test]
+    fn ln_weight_covers_subnormal_weights() {
+        // Normal weights: stable_ln itself.
+        for w in [f64::MIN_POSITIVE, 1e-300, 0.5, 1.0, 3.0, 1e300, f64::MAX] {
+            assert_eq!(ln_weight(w).to_bits(), stable_ln(w).to_bits(), "{w}");
+        }
+        // Subnormal weights: finite, within a few ulps of ln, increasing.
+        let mut last = f64::NEG_INFINITY;
+        for w in [5e-324, 1e-323, 3e-320, 1e-310, 2.2e-308] {
+            let (a, b) = (ln_weight(w), w.ln());
+            assert!(
+                a.is_finite() && (a - b).abs() <= 8.0 * f64::EPSILON * b.abs(),
+                "{w}"
+            );
+            assert!(a > last, "{w}");
+            last = a;
+        }
+        // 2^-1074 is exactly 2^-1010 / 2^64.
+        assert_eq!(
+            ln_weight(5e-324),
+            stable_ln(f64::from_bits(13u64 << 52)) - 64.0 * std::f64::consts::LN_2
+        );
     }
 
     #[test]
@@ -1001,7 +1055,8 @@ mod tests {
         };
         for doc in 0..300 {
             let n = 1 + (next() % 400) as usize;
-            let spread = [1.0, 10.0, 700.0][doc % 3]; // up to e^±700: extreme weights
+            // Up to e^±744: extreme weights, subnormal ones included.
+            let spread = [1.0, 10.0, 700.0, 744.0][doc % 4];
             let v: Vec<(u64, f64)> = (0..n)
                 .map(|_| {
                     let z = open_unit(next()) * 2.0 - 1.0;

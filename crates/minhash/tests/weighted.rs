@@ -2,8 +2,10 @@
 //! Weighted MinHash: ICWS and bucketization against the exact weighted Jaccard
 //! coefficient (`ndd_core::weighted_jaccard`, the oracle), statistically (bias within 3
 //! standard errors, spread matching `sqrt(J(1 − J)/k)`), plus consistency, reduction
-//! to set Jaccard, errors, the Sketcher state API and stability pins.
+//! to set Jaccard, errors, the Sketcher state API, and golden vectors from the
+//! independent Python specification (`minhash_spec.py`).
 
+use ndd_core::hash::mix64;
 use ndd_core::{
     ErrorKind, FeatureSet, FeatureSink, SchemeId, Signature, Sketcher, SparseVector, Weighted,
     jaccard, weighted_jaccard,
@@ -423,36 +425,309 @@ fn icws_signatures_round_trip_through_bytes() {
     assert_eq!(MinHashSignature::from_bytes(&sig.to_bytes()).unwrap(), sig);
 }
 
-/// Stability pins, not correctness: these values were recorded after the statistical
-/// tests above passed, so that an accidental change of the value-defining algorithm
-/// (uniform draws, key derivation, slot-value hash) is caught. Change them only with
-/// a version bump of the ICWS scheme.
+/// The scheme id is a stability pin, recorded from this crate (it hashes the tag with
+/// XXH3, which the Python spec does not reimplement); the signature values are pinned
+/// by the golden vectors below. Version 1 of the scheme (values from `f64::ln`) had
+/// `0xc7ae_c289_c2f7_54ae`; signatures of that version must not compare with these.
 #[test]
-fn icws_stability_pins() {
+fn icws_scheme_pin() {
     let h = IcwsMinHasher::new(8, 42).unwrap();
-    let sig = h.sketch_weighted(&vector(&[
+    let id = h.scheme().as_u64();
+    assert_ne!(
+        id, 0xc7ae_c289_c2f7_54ae,
+        "the version bump must change the scheme"
+    );
+    assert_eq!(id, PINNED_ICWS_SCHEME, "{id:#018x}");
+}
+
+const PINNED_ICWS_SCHEME: u64 = 0xc6b7_645c_87d0_dd16;
+
+// ---------------------------------------------------------------------------------------
+// Golden vectors from crates/minhash/tests/minhash_spec.py, an independent Python
+// implementation of docs/decisions.md ("Weighted MinHash values"), not printed from Rust.
+// A change here is a value-breaking change (bump the scheme's version).
+// ---------------------------------------------------------------------------------------
+
+/// The spec's V1: ordinary weights, weight 1.0, a small one, a feature above 2^63.
+fn v1() -> SparseVector {
+    vector(&[
         (1, 1.0),
         (2, 2.5),
         (3, 0.25),
         (0xdead_beef, 10.0),
-    ]));
-    let pinned: [u64; 4] = PINNED_ICWS;
-    assert_eq!(&sig.values()[..4], &pinned, "{:#018x?}", sig.values());
-    assert_eq!(
-        h.scheme().as_u64(),
-        PINNED_ICWS_SCHEME,
-        "{:#018x}",
-        h.scheme().as_u64()
-    );
+        ((1 << 63) + 5, 0.001),
+    ])
 }
 
-const PINNED_ICWS: [u64; 4] = [
-    0xdb7f_1dca_2478_632f,
-    0xb1de_99e1_1c4a_3c12,
-    0x7986_480f_9ea8_056f,
-    0x2322_1442_052b_ac34,
-];
-const PINNED_ICWS_SCHEME: u64 = 0xc7ae_c289_c2f7_54ae;
+#[test]
+fn icws_golden_vectors_from_the_python_specification() {
+    let sketch =
+        |k, seed, v: &SparseVector| IcwsMinHasher::new(k, seed).unwrap().sketch_weighted(v);
+    let want: [u64; 16] = [
+        0xdb7f1dca2478632f,
+        0xb1de99e11c4a3c12,
+        0x7986480f9ea8056f,
+        0x23221442052bac34,
+        0x1f95318e7826284d,
+        0xb1de99e11c4a3c12,
+        0x806b68f02cf2748f,
+        0x85a69b709f41843a,
+        0x91824d1bbd57ab01,
+        0x23221442052bac34,
+        0x23221442052bac34,
+        0xc8727a3ac569b7de,
+        0x23221442052bac34,
+        0x85a69b709f41843a,
+        0x23221442052bac34,
+        0x85a69b709f41843a,
+    ];
+    assert_eq!(sketch(16, 42, &v1()).values(), &want);
+    let want: [u64; 16] = [
+        0x894519584282f20a,
+        0xf38e50eb24bab8de,
+        0x894519584282f20a,
+        0xe49328c78108f78,
+        0x54ce04d7d425d3bb,
+        0x894519584282f20a,
+        0x894519584282f20a,
+        0x894519584282f20a,
+        0xbd6b9c5ebc8a9e76,
+        0xf93b7e478bec8c66,
+        0xe49328c78108f78,
+        0x894519584282f20a,
+        0xe49328c78108f78,
+        0xf38e50eb24bab8de,
+        0xe49328c78108f78,
+        0xe49328c78108f78,
+    ];
+    assert_eq!(sketch(16, 7, &v1()).values(), &want);
+    // One feature: every slot holds it, with a t that depends on ln S (weight 1 gives
+    // t = floor(β) = 0 in every slot). Huge, tiny, smallest normal and subnormal weights.
+    let singles: [(f64, [u64; 8]); 7] = [
+        (
+            1.0,
+            [
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+                0xc3361a43111109dc,
+            ],
+        ),
+        (
+            1e300,
+            [
+                0x364eeb645a65c680,
+                0xd7942e08c2c9b5a5,
+                0xcb5f190f151a578,
+                0x4a83ba7b64c59c20,
+                0x37c6fd7b9ffc1cef,
+                0xf81b2775cb6641c4,
+                0xbab495a56989b7fb,
+                0xad55ac765e71e32f,
+            ],
+        ),
+        (
+            f64::MAX,
+            [
+                0xebc98d7b360618aa,
+                0xc8b3154569472a17,
+                0x8a117210b6db98df,
+                0x6031b76b033d829c,
+                0xfac9592fa090da0e,
+                0xeb23e7665519c610,
+                0xd893ee9d31930a4b,
+                0x5670342b9cb26980,
+            ],
+        ),
+        (
+            1e-300,
+            [
+                0xd76a5d58c0dabccf,
+                0x70fb025dbecc0776,
+                0xd29053aed9135fd,
+                0x5eeb8161ce5272bd,
+                0x8922d6868b3b0d3b,
+                0xe70dbc2bec031eb2,
+                0xd7a87bb46cd150d2,
+                0xd8a6b5e56d146aa0,
+            ],
+        ),
+        (
+            f64::MIN_POSITIVE,
+            [
+                0xa4e51155140ead4a,
+                0xd715ef4011ed90da,
+                0x1f75a299b5dcd340,
+                0x7a3293a3c65e6b8b,
+                0x145a3d84a5fca63d,
+                0xcf2859fab2f88633,
+                0xe432c26a46e50aa4,
+                0xba72a9ad6efb7576,
+            ],
+        ),
+        (
+            3e-310,
+            [
+                0x3cabe96648da39d5,
+                0xbfb7d530a070023e,
+                0x764ef66771163737,
+                0x90b67d59ec70db3b,
+                0x7fc67d106e10833d,
+                0xb44766488c3fa728,
+                0x3ec781654153c7af,
+                0x1536f52701d103d6,
+            ],
+        ),
+        (
+            5e-324,
+            [
+                0x6539634334eebe65,
+                0xdc474dcdf5aae151,
+                0xd75d097e1b2de86b,
+                0xad865976847f25f3,
+                0x9ed3c5da7a544e5f,
+                0x6877a1c10daedb6c,
+                0x8071539138970a68,
+                0x588e5a392d2694f0,
+            ],
+        ),
+    ];
+    for (w, want) in singles {
+        assert_eq!(
+            sketch(8, 1, &vector(&[(5, w)])).values(),
+            &want,
+            "weight {w:e}"
+        );
+    }
+    // Near a floor boundary: in slot 1, ln S / r + β lies within a few ulps of 3, and
+    // stable_ln (t = 2) and a correctly rounded ln (t = 3) disagree; `f64::ln` here
+    // would fail this vector on glibc.
+    let want: [u64; 8] = [
+        0xc69dee0cc00d4375,
+        0xf3cd5643cb00c024,
+        0xc69dee0cc00d4375,
+        0xf3cd5643cb00c024,
+        0xc69dee0cc00d4375,
+        0xc69dee0cc00d4375,
+        0xf3cd5643cb00c024,
+        0xf3cd5643cb00c024,
+    ];
+    assert_eq!(
+        sketch(8, 1, &vector(&[(5, 5.82711136650451)])).values(),
+        &want
+    );
+    // 64 features with weights 0.001 ..= 100 drawn from a counter, as the spec does.
+    let v2: Vec<(u64, f64)> = (0..64u64)
+        .map(|i| (mix64(i), (mix64(i + 1000) % 100_000 + 1) as f64 / 1000.0))
+        .collect();
+    let got = sketch(16, 3, &vector(&v2));
+    let want: [u64; 16] = [
+        0xb364260dcb706938,
+        0x8ae1a1fc90f692ca,
+        0xbc29facb124513be,
+        0x117eca4ed9a387f8,
+        0x2735134d9da3ac97,
+        0x29bb6a14a7a28b81,
+        0xc023e9391ec83259,
+        0x43f2c839dae9b777,
+        0x8ae1a1fc90f692ca,
+        0xcb5e7c648e7bad69,
+        0xb364260dcb706938,
+        0x5757ad62b79d1433,
+        0x991f8ada4854ea7b,
+        0x83cc4e74f807409d,
+        0xb18780ca40683178,
+        0x3f3a7013791c134c,
+    ];
+    assert_eq!(got.values(), &want);
+    assert_eq!(
+        got.values().iter().fold(0u64, |a, &x| a.wrapping_add(x)),
+        0xcf9f77f823a7e71a
+    );
+    // Tiny, subnormal, ordinary and huge weights together.
+    let v3 = vector(&[
+        (10, 1e-300),
+        (11, 5e-324),
+        (12, 1.0),
+        (13, 1e300),
+        (14, 3.5e300),
+    ]);
+    let want: [u64; 8] = [
+        0x1e8110933016421a,
+        0x8afdead5a7cfed07,
+        0xfb5129433d26096f,
+        0xfdb837e35abc12c0,
+        0x9b227b1cc4878002,
+        0xba8a944e169ebd85,
+        0x7792ff4e94897a77,
+        0x83493a0300201d91,
+    ];
+    assert_eq!(sketch(8, 0, &v3).values(), &want);
+}
+
+#[test]
+fn bucketized_golden_vectors_from_the_python_specification() {
+    // 0.26 → round(2.6) = 3 copies, 1.0 → 10, 0.04 → round(0.4) = 0 (dropped),
+    // 2.35 → 2.35 · 10 = 23.5 exactly in binary64 → 24 (half away from zero).
+    let b1 = vector(&[(1, 0.26), (2, 1.0), (3, 0.04), (0xdead_beef, 2.35)]);
+    let oph = BucketizedMinHasher::new(16, 42, 10.0).unwrap();
+    let want: [u64; 16] = [
+        0x3e30a170ababa8c,
+        0x16f3ccc6059b0bda,
+        0x21cc4692bc5e2d5e,
+        0x35ad82a521755160,
+        0x413156011174698a,
+        0x52d646778289af90,
+        0x64cec4e733e386a2,
+        0x71237a4e14a43c99,
+        0x81b7a5096ea14c69,
+        0x9c548b8d91d3b144,
+        0xad2b9576e00933b8,
+        0xb05d6bb2da14e8f5,
+        0xd235d30be42dbc24,
+        0xd235d30be42dbc24,
+        0xe139bfccfc91a685,
+        0xf0e3901033a95ed2,
+    ];
+    assert_eq!(oph.sketch_weighted(&b1).unwrap().values(), &want);
+    let classic = BucketizedMinHasher::new(8, 42, 10.0)
+        .unwrap()
+        .with_minhash_scheme(MinHashScheme::Classic)
+        .unwrap();
+    let want: [u64; 8] = [
+        0xf0d289289f3e7b,
+        0x4a63adcda75377,
+        0x7da76197ae9e55,
+        0x1a2bbfc883bcfd7,
+        0x265899a3bd3458,
+        0xb3684806bfe243,
+        0x19a86b3e564f38,
+        0x171a062875399ce,
+    ];
+    assert_eq!(classic.sketch_weighted(&b1).unwrap().values(), &want);
+    let counts = BucketizedMinHasher::new(8, 5, 1.0).unwrap();
+    let want: [u64; 8] = [
+        0x4ff037598b4db90c,
+        0x2fc54187f63c1040,
+        0x4ff037598b4db90c,
+        0x4ff037598b4db90c,
+        0x2fc54187f63c1040,
+        0xf8afa013d321dfa1,
+        0xf8afa013d321dfa1,
+        0xf8afa013d321dfa1,
+    ];
+    assert_eq!(
+        counts
+            .sketch_weighted(&vector(&[(7, 3.0), (8, 1.0)]))
+            .unwrap()
+            .values(),
+        &want
+    );
+}
 
 // ---------------------------------------------------------------------------------------
 // Bucketization.
