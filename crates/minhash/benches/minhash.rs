@@ -17,7 +17,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
-use ndd_minhash::{MinHashScheme, MinHasher};
+use ndd_core::{SparseVector, Weighted};
+use ndd_minhash::{BucketizedMinHasher, IcwsMinHasher, MinHashScheme, MinHasher};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 #[path = "../../../benches/common/corpus.rs"]
@@ -51,6 +52,36 @@ fn naive_sketch(doc: &str, k: usize, out: &mut Vec<u64>) {
         for s in &shingles {
             *m = (*m).min(xxh3_64_with_seed(s.as_bytes(), i as u64));
         }
+    }
+}
+
+/// The naive weighted reference: Ioffe's ICWS loop as the paper writes it (ICDM 2010,
+/// Algorithm 1), three logarithms and two exponentials per (feature, slot), no pruning,
+/// its random draws from seeded XXH3 of `(feature, slot, draw)`.
+fn naive_icws(v: &SparseVector, k: usize, out: &mut Vec<(u64, f64)>) {
+    let unit = |f: u64, i: usize, j: u64| {
+        let mut key = [0u8; 16];
+        key[..8].copy_from_slice(&f.to_le_bytes());
+        key[8..].copy_from_slice(&(i as u64).to_le_bytes());
+        ((xxh3_64_with_seed(&key, j) >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    };
+    out.clear();
+    for i in 0..k {
+        let (mut best, mut arg) = (f64::INFINITY, (0u64, 0.0));
+        for w in v.entries() {
+            let (f, s) = (w.feature, w.weight);
+            let r = -(unit(f, i, 1) * unit(f, i, 2)).ln();
+            let c = -(unit(f, i, 3) * unit(f, i, 4)).ln();
+            let beta = unit(f, i, 5);
+            let t = (s.ln() / r + beta).floor();
+            let y = (r * (t - beta)).exp();
+            let a = c / (y * r.exp());
+            if a < best {
+                best = a;
+                arg = (f, t);
+            }
+        }
+        out.push(arg);
     }
 }
 
@@ -185,6 +216,52 @@ fn bench(c: &mut Criterion) {
             for d in &sample {
                 h.sketch_with(&mut state, d, &mut sig);
                 black_box(&sig);
+            }
+        });
+    });
+    group.finish();
+
+    // Weighted MinHash: term-frequency vectors of word 5-gram shingles (the counts of
+    // repeated shingles), the first 2,000 documents; throughput in documents.
+    let shingler = ndd_shingle::WordShingler::new(5).expect("valid");
+    let vectors: Vec<SparseVector> = sample
+        .iter()
+        .map(|d| {
+            let mut entries = Vec::new();
+            shingler.extract(
+                d,
+                &mut FnSink(|f: u64| entries.extend(Weighted::new(f, 1.0))),
+            );
+            SparseVector::from_unsorted(entries)
+        })
+        .collect();
+    let mut group = c.benchmark_group("weighted-minhash");
+    group.throughput(Throughput::Elements(vectors.len() as u64));
+    group.sample_size(10);
+    group.bench_function("naive ICWS k=128 (paper's loop, no pruning)", |b| {
+        let mut out = Vec::new();
+        b.iter(|| {
+            for v in &vectors {
+                naive_icws(v, 128, &mut out);
+                black_box(&out);
+            }
+        });
+    });
+    let icws = IcwsMinHasher::new(128, 0).expect("valid");
+    group.bench_function("IcwsMinHasher k=128", |b| {
+        let mut sig = icws.sketch_weighted(&SparseVector::default());
+        b.iter(|| {
+            for v in &vectors {
+                icws.sketch_weighted_into(v, &mut sig);
+                black_box(&sig);
+            }
+        });
+    });
+    let bucketized = BucketizedMinHasher::new(128, 0, 1.0).expect("valid");
+    group.bench_function("BucketizedMinHasher k=128, scale 1 (integer counts)", |b| {
+        b.iter(|| {
+            for v in &vectors {
+                black_box(bucketized.sketch_weighted(v).expect("small counts"));
             }
         });
     });
