@@ -75,6 +75,8 @@ mod exact;
 mod hamming;
 mod index;
 mod params;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod slots;
 mod table;
 
