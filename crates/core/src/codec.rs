@@ -545,9 +545,10 @@ pub trait ByteForm: Sized {
 /// Implemented for `u8`, `u16`, `u32`, `u64`, `usize` (written as a `u64`; a value
 /// that does not fit the reading platform's `usize` is [`Error::CorruptData`]),
 /// `i32`, `i64` (two's complement), `String` (UTF-8 checked on reading), `Vec<u8>`,
-/// and pairs `(A, B)` of key types. Integers are fixed-width little-endian; strings
-/// and byte vectors carry an 8-byte length prefix, checked against the bytes that
-/// remain before anything is allocated.
+/// byte arrays `[u8; N]` (digests such as I-Match's SHA-1, written as is), and pairs
+/// `(A, B)` of key types. Integers are fixed-width little-endian; strings and byte
+/// vectors carry an 8-byte length prefix, checked against the bytes that remain
+/// before anything is allocated.
 ///
 /// Implement it for your own key type by writing its fields in a fixed order with
 /// the [`ByteWriter`] methods and reading them back in the same order:
@@ -700,6 +701,23 @@ impl KeyCodec for Vec<u8> {
     }
     fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
         Ok(r.bytes()?.to_vec())
+    }
+}
+
+/// Fixed-size byte arrays (digests such as I-Match's SHA-1) are written as their `N`
+/// bytes, with no length prefix.
+impl<const N: usize> KeyCodec for [u8; N] {
+    fn write_key(&self, w: &mut ByteWriter) {
+        for &b in self {
+            w.u8(b);
+        }
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        let mut out = [0u8; N];
+        for b in &mut out {
+            *b = r.u8()?;
+        }
+        Ok(out)
     }
 }
 
@@ -866,6 +884,8 @@ mod tests {
         }
         key_round_trip(&vec![0u8, 255, 3]);
         key_round_trip(&Vec::<u8>::new());
+        key_round_trip(&[7u8; 20]);
+        key_round_trip(&[0u8; 0]);
         key_round_trip(&(3u32, String::from("x")));
         key_round_trip(&((1u8, -2i64), vec![9u8]));
     }

@@ -12,7 +12,7 @@ use ndd_core::{Error, SchemeId, SlotSignature};
 
 use super::LshIndex;
 use crate::LshParams;
-use crate::table::{MAX_DOCS, NIL};
+use crate::table::{MAX_DOCS, chain_order};
 
 const MAGIC: [u8; 4] = *b"LSHI";
 const VERSION: u16 = 1;
@@ -31,41 +31,6 @@ fn corrupt(what: impl std::fmt::Display) -> Error {
 fn read_usize(r: &mut ByteReader<'_>, name: &str) -> Result<usize, Error> {
     let v = r.u64()?;
     usize::try_from(v).map_err(|_| corrupt(format_args!("{name} = {v} does not fit a usize")))
-}
-
-impl<K, S> LshIndex<K, S> {
-    /// The live document slots, every document after the older documents of each of
-    /// its buckets (a depth-first post-order along the `next` links, which point from
-    /// newer to older): inserting in this order rebuilds every chain as it is.
-    fn insertion_order(&self) -> Vec<u32> {
-        let b = self.params.bands();
-        let slots = self.slot_keys.len();
-        let mut done = vec![false; slots];
-        let mut order = Vec::with_capacity(self.by_key.len());
-        let mut stack: Vec<(u32, usize)> = Vec::new();
-        for (start, key) in self.slot_keys.iter().enumerate() {
-            if key.is_none() || done[start] {
-                continue;
-            }
-            done[start] = true;
-            #[allow(clippy::cast_possible_truncation)] // slots < MAX_DOCS < u32::MAX
-            stack.push((start as u32, 0));
-            while let Some((d, band)) = stack.last_mut() {
-                if *band < b {
-                    let older = self.next[*d as usize * b + *band];
-                    *band += 1;
-                    if older != NIL && !done[older as usize] {
-                        done[older as usize] = true;
-                        stack.push((older, 0));
-                    }
-                } else {
-                    order.push(*d);
-                    stack.pop();
-                }
-            }
-        }
-        order
-    }
 }
 
 impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S> {
@@ -109,7 +74,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let b = self.params.bands();
-        let order = self.insertion_order();
+        let order = chain_order(&self.slot_keys, &self.next, b);
         let sigs = self.signatures.as_deref();
         let per_doc = match (sigs, order.first()) {
             (Some(sigs), Some(&d)) => sigs[d as usize]
