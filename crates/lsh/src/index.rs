@@ -50,6 +50,12 @@ const PREFETCH_BANDS: usize = 16;
 /// document of the bucket (so it costs the length of the chain ahead of it), and
 /// deletes emptied buckets by backward shifting.
 ///
+/// [`to_bytes`](Self::to_bytes) / [`from_bytes`](Self::from_bytes) save and load the
+/// index (keys and band keys, or kept signatures; the tables are rebuilt on load) for
+/// key types with a [`KeyCodec`](ndd_core::codec::KeyCodec) and signature types with
+/// a [`ByteForm`](ndd_core::codec::ByteForm); with the `serde` feature the index is
+/// `Serialize`/`Deserialize` through those bytes.
+///
 /// (Banding: Giorgio Gambosi, "Near duplicate detection", slides for the Course of
 /// Information Retrieval, University of Rome Tor Vergata, derived from slides by
 /// C. Manning and H. Schütze: paper 002 in the project's papers.)
