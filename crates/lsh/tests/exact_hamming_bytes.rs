@@ -360,3 +360,39 @@ fn inconsistent_hamming_forms_are_refused() {
         assert!(load(b[..cut].to_vec()).is_err());
     }
 }
+
+/// The layouts of format version 1, spelled out byte by byte.
+#[test]
+fn format_version_1_is_pinned() {
+    fn finish(mut body: Vec<u8>) -> Vec<u8> {
+        let check = stable_hash64(&body, 0);
+        body.extend_from_slice(&check.to_le_bytes());
+        body
+    }
+    let s = SchemeId::new("coords").finish();
+    let mut exact: ExactIndex<u16, Coords> = ExactIndex::new();
+    exact.insert(3, &Coords(vec![Some(8), None])).unwrap();
+    let mut want = b"EXIX\x01\x00".to_vec();
+    want.push(2); // has a scheme
+    want.extend_from_slice(&s.as_u64().to_le_bytes());
+    want.extend_from_slice(&2u64.to_le_bytes()); // coordinates
+    want.extend_from_slice(&1u64.to_le_bytes()); // documents
+    want.extend_from_slice(&3u16.to_le_bytes());
+    want.push(1);
+    want.extend_from_slice(&8u64.to_le_bytes());
+    want.push(0);
+    assert_eq!(exact.to_bytes(), finish(want));
+
+    let mut hamming =
+        HammingIndex::new(HammingParams::new(1, 3).unwrap()).with_delta_limit(Some(5));
+    hamming.insert(4u16, 0xABCD).unwrap();
+    let mut want = b"HMIX\x01\x00".to_vec();
+    want.extend_from_slice(&1u32.to_le_bytes()); // max distance
+    want.extend_from_slice(&3u32.to_le_bytes()); // blocks
+    want.push(1); // a delta limit is set
+    want.extend_from_slice(&5u64.to_le_bytes());
+    want.extend_from_slice(&1u64.to_le_bytes()); // documents
+    want.extend_from_slice(&4u16.to_le_bytes());
+    want.extend_from_slice(&0xABCDu64.to_le_bytes());
+    assert_eq!(hamming.to_bytes(), finish(want));
+}

@@ -458,3 +458,64 @@ fn key_types_round_trip() {
     check(p, &docs, |i| vec![i as u8, 0]);
     check(p, &docs, |i| (i as u32 % 3, format!("{i}")));
 }
+
+/// The layout of format version 1, spelled out byte by byte (band keys and the
+/// checksum come from `band_key` and `stable_hash64`, pinned by their own golden
+/// vectors): a change of the format shows here and needs a version bump.
+#[test]
+fn format_version_1_is_pinned() {
+    fn finish(mut body: Vec<u8>) -> Vec<u8> {
+        let check = stable_hash64(&body, 0);
+        body.extend_from_slice(&check.to_le_bytes());
+        body
+    }
+    let s = scheme();
+    let mut index = LshIndex::new(LshParams::new(2, 1).unwrap());
+    index.insert(7u32, &sig(&[1, 2])).unwrap();
+    index.insert(9u32, &sig(&[1, 3])).unwrap();
+    let mut want = b"LSHI\x01\x00".to_vec();
+    want.extend_from_slice(&2u64.to_le_bytes()); // bands
+    want.extend_from_slice(&1u64.to_le_bytes()); // rows
+    want.push(2); // flags: has a scheme
+    want.extend_from_slice(&s.as_u64().to_le_bytes());
+    want.extend_from_slice(&2u64.to_le_bytes()); // documents
+    for (key, slots) in [(7u32, [1u64, 2]), (9, [1, 3])] {
+        want.extend_from_slice(&key.to_le_bytes());
+        for (band, &v) in slots.iter().enumerate() {
+            want.extend_from_slice(&ndd_lsh::band_key(band, &[v]).to_le_bytes());
+        }
+    }
+    assert_eq!(index.to_bytes(), finish(want));
+
+    // Kept signatures replace the band keys: an 8-byte length, then the signature's
+    // own form (PlainSlots: "PSLT", version 1, scheme, slot count, slots, checksum).
+    let mut index = LshIndex::builder(LshParams::new(1, 1).unwrap())
+        .keep_signatures(true)
+        .build();
+    index.insert(5u32, &sig(&[4])).unwrap();
+    let mut one = b"PSLT\x01\x00".to_vec();
+    one.extend_from_slice(&s.as_u64().to_le_bytes());
+    one.extend_from_slice(&1u64.to_le_bytes());
+    one.extend_from_slice(&4u64.to_le_bytes());
+    let one = finish(one);
+    let mut want = b"LSHI\x01\x00".to_vec();
+    want.extend_from_slice(&1u64.to_le_bytes());
+    want.extend_from_slice(&1u64.to_le_bytes());
+    want.push(3); // flags: keeps signatures, has a scheme
+    want.extend_from_slice(&s.as_u64().to_le_bytes());
+    want.extend_from_slice(&1u64.to_le_bytes());
+    want.extend_from_slice(&5u32.to_le_bytes());
+    want.extend_from_slice(&(one.len() as u64).to_le_bytes());
+    want.extend_from_slice(&one);
+    assert_eq!(index.to_bytes(), finish(want));
+
+    // A fresh index: no scheme, no documents.
+    let fresh: LshIndex<u32, PlainSlots> = LshIndex::new(LshParams::new(3, 4).unwrap());
+    let mut want = b"LSHI\x01\x00".to_vec();
+    want.extend_from_slice(&3u64.to_le_bytes());
+    want.extend_from_slice(&4u64.to_le_bytes());
+    want.push(0);
+    want.extend_from_slice(&0u64.to_le_bytes());
+    want.extend_from_slice(&0u64.to_le_bytes());
+    assert_eq!(fresh.to_bytes(), finish(want));
+}
