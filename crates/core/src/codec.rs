@@ -153,9 +153,13 @@ impl ByteWriter {
     /// ```
     pub fn u64_slice(&mut self, v: &[u64]) {
         self.u64(v.len() as u64);
-        self.buf.reserve(v.len() * 8);
-        for &x in v {
-            self.u64(x);
+        // Room for the checksum too, so that a value ending in a slice is finished
+        // without regrowing; the copy loop over fixed 8-byte chunks vectorizes.
+        self.buf.reserve(v.len() * 8 + CHECK);
+        let start = self.buf.len();
+        self.buf.resize(start + v.len() * 8, 0);
+        for (dst, &x) in self.buf[start..].chunks_exact_mut(8).zip(v) {
+            dst.copy_from_slice(&x.to_le_bytes());
         }
     }
 
