@@ -74,6 +74,27 @@ impl ByteWriter {
         ByteWriter { buf }
     }
 
+    /// Starts a value of kind `magic` at layout `version`, with room for `bytes` bytes
+    /// of body (a hint: large values are written without regrowing the buffer).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut w = ndd_core::codec::ByteWriter::with_capacity(*b"DEMO", 1, 800);
+    /// for i in 0..100u64 {
+    ///     w.u64(i);
+    /// }
+    /// assert_eq!(w.finish().len(), 6 + 800 + 8);
+    /// ```
+    #[must_use]
+    pub fn with_capacity(magic: [u8; 4], version: u16, bytes: usize) -> Self {
+        let mut buf = Vec::new();
+        let _ = buf.try_reserve_exact(bytes.saturating_add(HEADER + CHECK));
+        buf.extend_from_slice(&magic);
+        buf.extend_from_slice(&version.to_le_bytes());
+        ByteWriter { buf }
+    }
+
     /// Appends one byte.
     ///
     /// # Example
@@ -132,9 +153,13 @@ impl ByteWriter {
     /// ```
     pub fn u64_slice(&mut self, v: &[u64]) {
         self.u64(v.len() as u64);
-        self.buf.reserve(v.len() * 8);
-        for &x in v {
-            self.u64(x);
+        // Room for the checksum too, so that a value ending in a slice is finished
+        // without regrowing; the copy loop over fixed 8-byte chunks vectorizes.
+        self.buf.reserve(v.len() * 8 + CHECK);
+        let start = self.buf.len();
+        self.buf.resize(start + v.len() * 8, 0);
+        for (dst, &x) in self.buf[start..].chunks_exact_mut(8).zip(v) {
+            dst.copy_from_slice(&x.to_le_bytes());
         }
     }
 
@@ -406,6 +431,29 @@ impl<'a> ByteReader<'a> {
         self.take(n)
     }
 
+    /// The number of body bytes not read yet: an upper bound for sizing what a count
+    /// read from the bytes may claim (each element takes at least one byte), so
+    /// corrupt input cannot request a huge allocation.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::codec::*;
+    /// let mut w = ByteWriter::new(*b"DEMO", 1);
+    /// w.u64(1);
+    /// w.u32(2);
+    /// let b = w.finish();
+    /// let (mut r, _) = ByteReader::new(&b, *b"DEMO", 1)?;
+    /// assert_eq!(r.remaining(), 12);
+    /// r.u64()?;
+    /// assert_eq!(r.remaining(), 4);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn remaining(&self) -> usize {
+        self.body.len() - self.pos
+    }
+
     /// Checks that the whole body was read.
     ///
     /// # Errors
@@ -429,6 +477,261 @@ impl<'a> ByteReader<'a> {
                 "{left} unexpected trailing bytes"
             )))
         }
+    }
+}
+
+/// A value with a versioned byte form of its own (magic, version, parameters,
+/// checksum: see the [module docs](self)), so that containers such as the indexes of
+/// `ndd-lsh` can store it generically. Implemented by the signature types of the ndd
+/// crates (MinHash, b-bit, SimHash, I-Match, `ndd-lsh`'s `PlainSlots` and
+/// `SampledBits`) and by [`DocumentFrequencies`](crate::stats::DocumentFrequencies),
+/// each forwarding to its inherent `to_bytes` / `from_bytes`.
+///
+/// `from_bytes(&x.to_bytes())` must give back a value equal to `x` in everything
+/// observable (scheme, values), and must refuse truncated or altered bytes with
+/// [`Error::CorruptData`] rather than panic.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::codec::{ByteForm, ByteReader, ByteWriter};
+///
+/// #[derive(Debug, PartialEq)]
+/// struct Fingerprint(u64);
+/// impl ByteForm for Fingerprint {
+///     fn to_bytes(&self) -> Vec<u8> {
+///         let mut w = ByteWriter::new(*b"FPRT", 1);
+///         w.u64(self.0);
+///         w.finish()
+///     }
+///     fn from_bytes(bytes: &[u8]) -> Result<Self, ndd_core::Error> {
+///         let (mut r, _) = ByteReader::new(bytes, *b"FPRT", 1)?;
+///         let v = r.u64()?;
+///         r.finish()?;
+///         Ok(Fingerprint(v))
+///     }
+/// }
+/// let bytes = Fingerprint(7).to_bytes();
+/// assert_eq!(Fingerprint::from_bytes(&bytes)?, Fingerprint(7));
+/// assert!(Fingerprint::from_bytes(&bytes[1..]).is_err());
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub trait ByteForm: Sized {
+    /// The versioned byte form.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{codec::ByteForm, stats::DocumentFrequencies, SchemeId};
+    /// let df = DocumentFrequencies::new(SchemeId::new("w").finish());
+    /// assert_eq!(&ByteForm::to_bytes(&df)[..4], &df.to_bytes()[..4]);
+    /// ```
+    fn to_bytes(&self) -> Vec<u8>;
+
+    /// Reads the form written by [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] for truncated, altered, foreign or newer-version bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{codec::ByteForm, stats::DocumentFrequencies};
+    /// assert!(<DocumentFrequencies as ByteForm>::from_bytes(b"junk").is_err());
+    /// ```
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error>;
+}
+
+/// A document key that can be written into and read back from a byte form: what the
+/// indexes of `ndd-lsh` need of their key type `K` to be saved and loaded.
+///
+/// Implemented for `u8`, `u16`, `u32`, `u64`, `usize` (written as a `u64`; a value
+/// that does not fit the reading platform's `usize` is [`Error::CorruptData`]),
+/// `i32`, `i64` (two's complement), `String` (UTF-8 checked on reading), `Vec<u8>`,
+/// byte arrays `[u8; N]` (digests such as I-Match's SHA-1, written as is), and pairs
+/// `(A, B)` of key types. Integers are fixed-width little-endian; strings and byte
+/// vectors carry an 8-byte length prefix, checked against the bytes that remain
+/// before anything is allocated.
+///
+/// Implement it for your own key type by writing its fields in a fixed order with
+/// the [`ByteWriter`] methods and reading them back in the same order:
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
+/// use ndd_core::Error;
+///
+/// #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// struct DocRef {
+///     shard: u32,
+///     url: String,
+/// }
+/// impl KeyCodec for DocRef {
+///     fn write_key(&self, w: &mut ByteWriter) {
+///         self.shard.write_key(w);
+///         self.url.write_key(w);
+///     }
+///     fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+///         Ok(DocRef { shard: u32::read_key(r)?, url: String::read_key(r)? })
+///     }
+/// }
+///
+/// let key = DocRef { shard: 3, url: "https://example.org/a".into() };
+/// let mut w = ByteWriter::new(*b"KEYS", 1);
+/// key.write_key(&mut w);
+/// let bytes = w.finish();
+/// let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1)?;
+/// assert_eq!(DocRef::read_key(&mut r)?, key);
+/// r.finish()?;
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub trait KeyCodec: Sized {
+    /// Appends the key.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::codec::{ByteWriter, KeyCodec};
+    /// let mut w = ByteWriter::new(*b"KEYS", 1);
+    /// 7u32.write_key(&mut w);
+    /// assert_eq!(w.finish().len(), 6 + 4 + 8);
+    /// ```
+    fn write_key(&self, w: &mut ByteWriter);
+
+    /// Reads a key written by [`write_key`](Self::write_key).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] when the bytes run out or do not hold a valid key.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
+    /// let mut w = ByteWriter::new(*b"KEYS", 1);
+    /// String::from("doc-1").write_key(&mut w);
+    /// let bytes = w.finish();
+    /// let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1)?;
+    /// assert_eq!(String::read_key(&mut r)?, "doc-1");
+    /// assert!(u32::read_key(&mut r).is_err()); // nothing left
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error>;
+}
+
+impl KeyCodec for u8 {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u8(*self);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        r.u8()
+    }
+}
+
+impl KeyCodec for u16 {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u8(self.to_le_bytes()[0]);
+        w.u8(self.to_le_bytes()[1]);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        Ok(u16::from_le_bytes([r.u8()?, r.u8()?]))
+    }
+}
+
+impl KeyCodec for u32 {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u32(*self);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        r.u32()
+    }
+}
+
+impl KeyCodec for u64 {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u64(*self);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        r.u64()
+    }
+}
+
+impl KeyCodec for usize {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u64(*self as u64);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        let v = r.u64()?;
+        usize::try_from(v)
+            .map_err(|_| Error::corrupt_data(format!("key {v} does not fit this platform's usize")))
+    }
+}
+
+impl KeyCodec for i32 {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u32(u32::from_le_bytes(self.to_le_bytes()));
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        Ok(i32::from_le_bytes(r.u32()?.to_le_bytes()))
+    }
+}
+
+impl KeyCodec for i64 {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.u64(u64::from_le_bytes(self.to_le_bytes()));
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        Ok(i64::from_le_bytes(r.u64()?.to_le_bytes()))
+    }
+}
+
+impl KeyCodec for String {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.bytes(self.as_bytes());
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        let b = r.bytes()?;
+        std::str::from_utf8(b)
+            .map(str::to_owned)
+            .map_err(|e| Error::corrupt_data(format!("a string key is not UTF-8: {e}")))
+    }
+}
+
+impl KeyCodec for Vec<u8> {
+    fn write_key(&self, w: &mut ByteWriter) {
+        w.bytes(self);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        Ok(r.bytes()?.to_vec())
+    }
+}
+
+/// Fixed-size byte arrays (digests such as I-Match's SHA-1) are written as their `N`
+/// bytes, with no length prefix.
+impl<const N: usize> KeyCodec for [u8; N] {
+    fn write_key(&self, w: &mut ByteWriter) {
+        for &b in self {
+            w.u8(b);
+        }
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        let mut out = [0u8; N];
+        for b in &mut out {
+            *b = r.u8()?;
+        }
+        Ok(out)
+    }
+}
+
+impl<A: KeyCodec, B: KeyCodec> KeyCodec for (A, B) {
+    fn write_key(&self, w: &mut ByteWriter) {
+        self.0.write_key(w);
+        self.1.write_key(w);
+    }
+    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+        Ok((A::read_key(r)?, B::read_key(r)?))
     }
 }
 
@@ -546,6 +849,82 @@ mod tests {
         assert!(r.u64_vec().is_err());
         let (mut r, _) = ByteReader::new(&bytes, *b"TEST", 1).unwrap();
         assert!(r.bytes().is_err());
+    }
+
+    fn key_round_trip<K: KeyCodec + PartialEq + std::fmt::Debug>(key: &K) {
+        let mut w = ByteWriter::new(*b"KEYS", 1);
+        key.write_key(&mut w);
+        let bytes = w.finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1).unwrap();
+        assert_eq!(&K::read_key(&mut r).unwrap(), key);
+        r.finish().unwrap();
+    }
+
+    #[test]
+    fn every_key_type_round_trips() {
+        for v in [0u8, 1, 255] {
+            key_round_trip(&v);
+        }
+        for v in [0u16, 258, u16::MAX] {
+            key_round_trip(&v);
+        }
+        for v in [0u32, 7, u32::MAX] {
+            key_round_trip(&v);
+        }
+        for v in [0u64, 7, u64::MAX] {
+            key_round_trip(&v);
+        }
+        for v in [0usize, 7, usize::MAX] {
+            key_round_trip(&v);
+        }
+        for v in [0i32, -1, i32::MIN, i32::MAX] {
+            key_round_trip(&v);
+        }
+        for v in [0i64, -1, i64::MIN, i64::MAX] {
+            key_round_trip(&v);
+        }
+        for v in ["", "a", "héllo wörld"] {
+            key_round_trip(&v.to_string());
+        }
+        key_round_trip(&vec![0u8, 255, 3]);
+        key_round_trip(&Vec::<u8>::new());
+        key_round_trip(&[7u8; 20]);
+        key_round_trip(&[0u8; 0]);
+        key_round_trip(&(3u32, String::from("x")));
+        key_round_trip(&((1u8, -2i64), vec![9u8]));
+    }
+
+    #[test]
+    fn bad_keys_are_errors() {
+        // Not UTF-8.
+        let mut w = ByteWriter::new(*b"KEYS", 1);
+        w.bytes(&[0xff, 0xfe]);
+        let bytes = w.finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1).unwrap();
+        assert_eq!(
+            String::read_key(&mut r).unwrap_err().kind(),
+            crate::ErrorKind::CorruptData
+        );
+        // A huge length prefix.
+        let mut w = ByteWriter::new(*b"KEYS", 1);
+        w.u64(u64::MAX);
+        let bytes = w.finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1).unwrap();
+        assert!(Vec::<u8>::read_key(&mut r).is_err());
+        // Truncated.
+        let bytes = ByteWriter::new(*b"KEYS", 1).finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1).unwrap();
+        assert!(u16::read_key(&mut r).is_err());
+    }
+
+    #[cfg(target_pointer_width = "32")]
+    #[test]
+    fn usize_out_of_range_is_corrupt() {
+        let mut w = ByteWriter::new(*b"KEYS", 1);
+        w.u64(u64::MAX);
+        let bytes = w.finish();
+        let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1).unwrap();
+        assert!(usize::read_key(&mut r).is_err());
     }
 
     #[test]

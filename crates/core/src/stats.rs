@@ -400,3 +400,12 @@ impl DocumentFrequencies {
         })
     }
 }
+
+impl crate::codec::ByteForm for DocumentFrequencies {
+    fn to_bytes(&self) -> Vec<u8> {
+        DocumentFrequencies::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        DocumentFrequencies::from_bytes(bytes)
+    }
+}

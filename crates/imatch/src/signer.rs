@@ -337,6 +337,15 @@ impl ExactSignature for IMatchSignature {
     }
 }
 
+impl ndd_core::codec::ByteForm for IMatchSignature {
+    fn to_bytes(&self) -> Vec<u8> {
+        IMatchSignature::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        IMatchSignature::from_bytes(bytes)
+    }
+}
+
 /// Reusable buffers for [`IMatcher::sign_with`]: steady-state signing allocates only
 /// the signature.
 ///

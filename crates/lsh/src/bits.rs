@@ -19,6 +19,7 @@
 
 use std::fmt;
 
+use ndd_core::codec::{ByteForm, ByteReader, ByteWriter};
 use ndd_core::hash::mix64;
 use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature, SlotSignature};
 
@@ -428,6 +429,77 @@ impl BitSampler {
 pub struct SampledBits {
     scheme: SchemeId,
     bits: Vec<u64>,
+}
+
+const SAMPLED_MAGIC: [u8; 4] = *b"SBIT";
+const SAMPLED_VERSION: u16 = 1;
+
+impl SampledBits {
+    /// The versioned byte form (see [`ndd_core::codec`]): magic, version, scheme, the
+    /// sampled bits (one `u64` each, as [`slots`](SlotSignature::slots) shows them),
+    /// checksum; `8n + 30` bytes for `n` sampled bits.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct F(u64);
+    /// # impl Signature for F {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("f").finish() }
+    /// #     fn similarity(&self, _: &Self) -> Result<Estimate, Error> { Ok(Estimate::exact(1.0)) }
+    /// # }
+    /// # impl BitSignature for F {
+    /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
+    /// #     fn num_bits(&self) -> usize { 64 }
+    /// # }
+    /// use ndd_lsh::{BitSampler, LshParams, SampledBits};
+    /// let s = BitSampler::new(LshParams::new(2, 4)?, 64, 0)?;
+    /// let bits = s.sample(&F(0xDEAD_BEEF))?;
+    /// let bytes = bits.to_bytes();
+    /// assert_eq!(bytes.len(), 8 * 8 + 30);
+    /// assert_eq!(SampledBits::from_bytes(&bytes)?, bits);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = ByteWriter::new(SAMPLED_MAGIC, SAMPLED_VERSION);
+        w.u64(self.scheme.as_u64());
+        w.u64_slice(&self.bits);
+        w.finish()
+    }
+
+    /// Reads the form written by [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] for truncated, altered or foreign bytes, or a value other
+    /// than 0 or 1 where a bit belongs.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_lsh::SampledBits::from_bytes(b"not bits").is_err());
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (mut r, _) = ByteReader::new(bytes, SAMPLED_MAGIC, SAMPLED_VERSION)?;
+        let scheme = SchemeId::from_u64(r.u64()?);
+        let bits = r.u64_vec()?;
+        r.finish()?;
+        if bits.iter().any(|&b| b > 1) {
+            return Err(Error::corrupt_data("a sampled bit is neither 0 nor 1"));
+        }
+        Ok(SampledBits { scheme, bits })
+    }
+}
+
+impl ByteForm for SampledBits {
+    fn to_bytes(&self) -> Vec<u8> {
+        SampledBits::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        SampledBits::from_bytes(bytes)
+    }
 }
 
 impl fmt::Debug for SampledBits {

@@ -21,6 +21,8 @@ use crate::PlainSlots;
 
 const NIL: u32 = u32::MAX;
 
+mod bytes;
+
 /// A signature made of a fixed number of coordinates, each an exact fingerprint or
 /// absent; two signatures match when some coordinate `i` holds equal values in both.
 ///
@@ -286,6 +288,15 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     pub fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
         self.check(signature, true)?;
         self.remove(&key);
+        self.insert_coordinates(key, |i| signature.coordinate(i).cloned())
+    }
+
+    /// Adds a document (absent, and checked to fit) from its coordinates.
+    fn insert_coordinates(
+        &mut self,
+        key: K,
+        mut coordinate: impl FnMut(usize) -> Option<S::Coordinate>,
+    ) -> Result<(), Error> {
         let w = self.width;
         let slot = match self.free.pop() {
             Some(s) => s,
@@ -302,7 +313,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         };
         let base = slot as usize * w;
         for i in 0..w {
-            let c = signature.coordinate(i).cloned();
+            let c = coordinate(i);
             self.next[base + i] = NIL;
             if let Some(c) = &c {
                 if let Some(head) = self.tables[i].get_mut(c) {

@@ -48,6 +48,8 @@ const RADIX_BITS: u32 = 11;
 /// The most documents an index or a batch holds: ids are `u32`.
 const MAX_DOCS: usize = u32::MAX as usize;
 
+mod bytes;
+
 /// Parameters of a Hamming search: the largest distance `k` searched and the number of
 /// blocks `B` the 64 bits are split into (`B > k`), which fixes the tables: one per
 /// choice of `B − k` leading blocks, `C(B, k)` in all.

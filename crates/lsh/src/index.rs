@@ -11,6 +11,8 @@ use ndd_core::{CandidateIndex, Error, Estimate, SchemeId, SlotSignature};
 use crate::LshParams;
 use crate::table::{BandTable, MAX_DOCS, NIL, Probe};
 
+mod bytes;
+
 /// Query band keys up to this many bands live on the stack.
 const STACK_BANDS: usize = 64;
 /// Bands whose table loads are issued together before probing.
@@ -47,6 +49,12 @@ const PREFETCH_BANDS: usize = 16;
 /// Removal unlinks the document from each band's chain, walking from the newest
 /// document of the bucket (so it costs the length of the chain ahead of it), and
 /// deletes emptied buckets by backward shifting.
+///
+/// [`to_bytes`](Self::to_bytes) / [`from_bytes`](Self::from_bytes) save and load the
+/// index (keys and band keys, or kept signatures; the tables are rebuilt on load) for
+/// key types with a [`KeyCodec`](ndd_core::codec::KeyCodec) and signature types with
+/// a [`ByteForm`](ndd_core::codec::ByteForm); with the `serde` feature the index is
+/// `Serialize`/`Deserialize` through those bytes.
 ///
 /// (Banding: Giorgio Gambosi, "Near duplicate detection", slides for the Course of
 /// Information Retrieval, University of Rome Tor Vergata, derived from slides by
@@ -599,7 +607,24 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         let base = slot as usize * b;
         self.params
             .write_band_keys(signature.slots(), &mut self.band_keys[base..base + b]);
+        self.link_slot::<QUERY>(slot, out);
 
+        if let Some(sigs) = &mut self.signatures {
+            sigs[slot as usize] = Some(signature.clone());
+        }
+        self.slot_keys[slot as usize] = Some(key.clone());
+        self.by_key.insert(key, slot);
+        self.scheme = Some(signature.scheme());
+        Ok(())
+    }
+
+    /// Links the document in `slot`, whose band keys are stored, into every band's
+    /// bucket as its newest member; with `QUERY`, first appends the keys of the
+    /// documents already there (each once) to `out`.
+    #[inline]
+    fn link_slot<const QUERY: bool>(&mut self, slot: u32, out: &mut Vec<K>) {
+        let b = self.params.bands();
+        let base = slot as usize * b;
         for table in &mut self.tables {
             table.reserve_one();
         }
@@ -641,14 +666,6 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 }
             }
         }
-
-        if let Some(sigs) = &mut self.signatures {
-            sigs[slot as usize] = Some(signature.clone());
-        }
-        self.slot_keys[slot as usize] = Some(key.clone());
-        self.by_key.insert(key, slot);
-        self.scheme = Some(signature.scheme());
-        Ok(())
     }
 
     /// A free document slot (the caller has checked the document limit).

@@ -37,6 +37,15 @@
 //!   bits sampled into bands, indexed by the same [`LshIndex`]; a band agrees with
 //!   probability `p^r` for bit agreement `p`.
 //!
+//! * **Saving and loading**: [`LshIndex::to_bytes`] / [`LshIndex::from_bytes`] (and
+//!   the same on [`ExactIndex`] and [`HammingIndex`]): a versioned, checksummed byte
+//!   form holding the parameters, the scheme, the keys
+//!   ([`KeyCodec`](ndd_core::codec::KeyCodec)) and the band keys or kept signatures
+//!   ([`ByteForm`](ndd_core::codec::ByteForm)); the tables are rebuilt on load, and
+//!   the loaded index answers as the saved one. About 76 bytes per document for 9
+//!   bands and `u32` keys. `Serialize`/`Deserialize` through the same bytes with the
+//!   `serde` feature.
+//!
 //! The index consumes signatures through [`SlotSignature`], so any sketch exposing
 //! slot values works (`ndd-minhash`'s signatures among them).
 //!
@@ -75,6 +84,8 @@ mod exact;
 mod hamming;
 mod index;
 mod params;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod slots;
 mod table;
 

@@ -2,7 +2,11 @@
 
 use std::fmt;
 
+use ndd_core::codec::{ByteForm, ByteReader, ByteWriter};
 use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+
+const MAGIC: [u8; 4] = *b"PSLT";
+const VERSION: u16 = 1;
 
 /// A slot signature given as plain values with the scheme they were built under:
 /// MinHash slots read back from storage or another system (a distributed job,
@@ -71,6 +75,59 @@ impl PlainSlots {
     pub fn len(&self) -> usize {
         self.slots.len()
     }
+
+    /// The versioned byte form (see [`ndd_core::codec`]): magic, version, scheme, the
+    /// slot count and values, checksum; `8k + 30` bytes for `k` slots.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::PlainSlots;
+    /// let s = PlainSlots::new(ndd_core::SchemeId::new("x").finish(), vec![1, 2, 3])?;
+    /// let bytes = s.to_bytes();
+    /// assert_eq!(bytes.len(), 8 * 3 + 30);
+    /// assert_eq!(PlainSlots::from_bytes(&bytes)?, s);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = ByteWriter::new(MAGIC, VERSION);
+        w.u64(self.scheme.as_u64());
+        w.u64_slice(&self.slots);
+        w.finish()
+    }
+
+    /// Reads the form written by [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] for truncated, altered or foreign bytes, or no slots.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::PlainSlots;
+    /// let s = PlainSlots::new(ndd_core::SchemeId::new("x").finish(), vec![1, 2])?;
+    /// let mut bytes = s.to_bytes();
+    /// bytes[10] ^= 1;
+    /// assert!(PlainSlots::from_bytes(&bytes).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let scheme = SchemeId::from_u64(r.u64()?);
+        let slots = r.u64_vec()?;
+        r.finish()?;
+        if slots.is_empty() {
+            return Err(Error::corrupt_data(
+                "a slot signature has at least one slot",
+            ));
+        }
+        Ok(PlainSlots {
+            scheme,
+            slots: slots.into_boxed_slice(),
+        })
+    }
 }
 
 impl fmt::Debug for PlainSlots {
@@ -120,5 +177,14 @@ impl SlotSignature for PlainSlots {
     #[inline]
     fn slots(&self) -> &[u64] {
         &self.slots
+    }
+}
+
+impl ByteForm for PlainSlots {
+    fn to_bytes(&self) -> Vec<u8> {
+        PlainSlots::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        PlainSlots::from_bytes(bytes)
     }
 }

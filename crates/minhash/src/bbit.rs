@@ -612,3 +612,12 @@ impl Signature for BBitSignature {
         Ok(corrected_estimate(m, self.k, c, c))
     }
 }
+
+impl ndd_core::codec::ByteForm for BBitSignature {
+    fn to_bytes(&self) -> Vec<u8> {
+        BBitSignature::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        BBitSignature::from_bytes(bytes)
+    }
+}

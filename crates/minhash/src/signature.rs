@@ -254,3 +254,12 @@ impl SlotSignature for MinHashSignature {
         &self.values
     }
 }
+
+impl ndd_core::codec::ByteForm for MinHashSignature {
+    fn to_bytes(&self) -> Vec<u8> {
+        MinHashSignature::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        MinHashSignature::from_bytes(bytes)
+    }
+}

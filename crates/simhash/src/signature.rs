@@ -384,3 +384,12 @@ impl BitSignature for SimHashSignature {
         self.bits
     }
 }
+
+impl ndd_core::codec::ByteForm for SimHashSignature {
+    fn to_bytes(&self) -> Vec<u8> {
+        SimHashSignature::to_bytes(self)
+    }
+    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        SimHashSignature::from_bytes(bytes)
+    }
+}

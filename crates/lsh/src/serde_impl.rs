@@ -1,0 +1,169 @@
+//! `serde` support (feature `serde`): the signatures of this crate and its indexes
+//! serialize as their versioned byte form ([`PlainSlots::to_bytes`],
+//! [`SampledBits::to_bytes`], [`LshIndex::to_bytes`], [`ExactIndex::to_bytes`],
+//! [`HammingIndex::to_bytes`]), so every format gets the same
+//! checks on the way in (magic, version, checksum, parameters) and corrupt input is a
+//! deserialization error, never an index with wrong contents. An index's key type needs
+//! [`KeyCodec`] and its signature type [`ByteForm`], as for `to_bytes`.
+
+use std::hash::Hash;
+
+use ndd_core::SlotSignature;
+use ndd_core::codec::{ByteForm, KeyCodec};
+use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::{ExactIndex, ExactSignature, HammingIndex, LshIndex, PlainSlots, SampledBits};
+
+ndd_core::impl_serde_via_bytes!(PlainSlots, SampledBits);
+
+/// Reads a byte string (or, in formats without one, a sequence of numbers).
+fn deserialize_byte_form<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    struct BytesVisitor;
+    impl<'v> Visitor<'v> for BytesVisitor {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the byte form of an ndd index")
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+        fn visit_seq<A: SeqAccess<'v>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            // Bounded: a corrupt length hint cannot ask for a huge buffer.
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_bytes(BytesVisitor)
+}
+
+impl<K, S> Serialize for LshIndex<K, S>
+where
+    K: KeyCodec + Clone + Eq + Hash,
+    S: SlotSignature + ByteForm,
+{
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K, S> Deserialize<'de> for LshIndex<K, S>
+where
+    K: KeyCodec + Clone + Eq + Hash,
+    S: SlotSignature + ByteForm,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        LshIndex::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+impl<K, S> Serialize for ExactIndex<K, S>
+where
+    K: KeyCodec + Clone + Eq + Hash,
+    S: ExactSignature,
+    S::Coordinate: KeyCodec,
+{
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K, S> Deserialize<'de> for ExactIndex<K, S>
+where
+    K: KeyCodec + Clone + Eq + Hash,
+    S: ExactSignature,
+    S::Coordinate: KeyCodec,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        ExactIndex::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+impl<K: KeyCodec + Clone + Eq + Hash> Serialize for HammingIndex<K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for HammingIndex<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        HammingIndex::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndd_core::SchemeId;
+
+    use crate::{ExactIndex, HammingIndex, HammingParams, LshIndex, LshParams, PlainSlots};
+
+    #[test]
+    fn json_round_trip_and_corruption_is_an_error() {
+        let s = SchemeId::new("serde").finish();
+        let mut index = LshIndex::builder(LshParams::new(2, 2).unwrap())
+            .keep_signatures(true)
+            .build();
+        index
+            .insert(
+                "a".to_string(),
+                &PlainSlots::new(s, vec![1, 2, 3, 4]).unwrap(),
+            )
+            .unwrap();
+        index
+            .insert(
+                "b".to_string(),
+                &PlainSlots::new(s, vec![1, 2, 5, 6]).unwrap(),
+            )
+            .unwrap();
+        let json = serde_json::to_string(&index).unwrap();
+        let back: LshIndex<String, PlainSlots> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.to_bytes(), index.to_bytes());
+        assert_eq!(back.all_pairs(), vec![("a".to_string(), "b".to_string())]);
+
+        let sig = PlainSlots::new(s, vec![9, 8]).unwrap();
+        let back: PlainSlots = serde_json::from_str(&serde_json::to_string(&sig).unwrap()).unwrap();
+        assert_eq!(back, sig);
+
+        let mut v: Vec<u8> = serde_json::from_str(&json).unwrap();
+        v[20] ^= 1;
+        let bad = serde_json::to_string(&v).unwrap();
+        assert!(serde_json::from_str::<LshIndex<String, PlainSlots>>(&bad).is_err());
+        assert!(serde_json::from_str::<LshIndex<String, PlainSlots>>("[1,2,3]").is_err());
+        assert!(serde_json::from_str::<LshIndex<String, PlainSlots>>("\"text\"").is_err());
+        // Another key type than the one saved: the keys do not decode.
+        assert!(serde_json::from_str::<LshIndex<u64, PlainSlots>>(&json).is_err());
+    }
+
+    #[test]
+    fn exact_and_hamming_indexes_through_json() {
+        let s = SchemeId::new("serde").finish();
+        let mut exact = ExactIndex::new();
+        exact
+            .insert(1u32, &PlainSlots::new(s, vec![4, 5]).unwrap())
+            .unwrap();
+        exact
+            .insert(2u32, &PlainSlots::new(s, vec![4, 6]).unwrap())
+            .unwrap();
+        let json = serde_json::to_string(&exact).unwrap();
+        let back: ExactIndex<u32, PlainSlots> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.all_pairs(), vec![(1, 2)]);
+        assert!(serde_json::from_str::<HammingIndex<u32>>(&json).is_err());
+
+        let mut hamming = HammingIndex::new(HammingParams::new(1, 3).unwrap());
+        hamming.insert(String::from("x"), 0b10).unwrap();
+        hamming.insert(String::from("y"), 0b11).unwrap();
+        let json = serde_json::to_string(&hamming).unwrap();
+        let back: HammingIndex<String> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.all_pairs().len(), 1);
+        assert!(serde_json::from_str::<ExactIndex<u32, PlainSlots>>(&json).is_err());
+    }
+}
