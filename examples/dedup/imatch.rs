@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use ndd::imatch::{
-    DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, Rejection, Scratch, unigram_extractor,
+    DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, Rejection, unigram_extractor,
 };
 use ndd::lsh::ExactIndex;
 use ndd::{FeatureExtractor, Signature};
@@ -43,11 +43,11 @@ pub(crate) fn pairs(docs: &[Doc], o: &Options) -> Result<Found, String> {
     let lexicon_time = t.elapsed();
 
     let t = Instant::now();
-    let mut scratch = Scratch::default();
-    let sigs: Vec<Result<IMatchSignature, Rejection>> = docs
-        .iter()
-        .map(|d| imatch.sign_with(&mut scratch, &d.text))
-        .collect();
+    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+    #[cfg(feature = "rayon")]
+    let sigs: Vec<Result<IMatchSignature, Rejection>> = imatch.par_sign_batch(&texts);
+    #[cfg(not(feature = "rayon"))]
+    let sigs: Vec<Result<IMatchSignature, Rejection>> = imatch.sign_batch(&texts);
     let signed = t.elapsed();
     let (mut short, mut few, mut low) = (0usize, 0usize, 0usize);
     for s in &sigs {

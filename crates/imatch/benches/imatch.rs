@@ -96,6 +96,10 @@ fn bench(c: &mut Criterion) {
                 black_box(signed)
             });
         });
+        #[cfg(feature = "rayon")]
+        group.bench_function(format!("imatch K = {k}, rayon (par_sign_batch)"), |b| {
+            b.iter(|| black_box(imatch.par_sign_batch(&docs).len()));
+        });
     }
     group.finish();
 }

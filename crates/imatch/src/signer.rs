@@ -1118,6 +1118,43 @@ impl<E: FeatureExtractor> IMatcher<E> {
     }
 }
 
+/// Documents per rayon task at most (as in `MinHasher::par_sketch_batch`: keeps ranges
+/// of long documents small enough to be stolen).
+#[cfg(feature = "rayon")]
+const PAR_MAX_DOCS: usize = 256;
+
+#[cfg(feature = "rayon")]
+impl<E: FeatureExtractor + Sync> IMatcher<E> {
+    /// The signatures of many documents, signed in parallel on rayon's pool (one
+    /// [`Scratch`] per worker thread, reused across its documents). Same results, in
+    /// the same order, as [`sign_batch`](Self::sign_batch).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// use ndd_core::FeatureExtractor;
+    /// let words = ndd_imatch::unigram_extractor();
+    /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
+    /// let m = IMatcher::builder(lex).extra_lexicons(2).build()?;
+    /// let docs = ["alpha bravo charlie delta echo", "echo delta charlie bravo alpha", "nope"];
+    /// assert_eq!(m.par_sign_batch(&docs), m.sign_batch(&docs));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn par_sign_batch<D: AsRef<str> + Sync>(
+        &self,
+        docs: &[D],
+    ) -> Vec<Result<IMatchSignature, Rejection>> {
+        use rayon::prelude::*;
+        docs.par_iter()
+            .with_max_len(PAR_MAX_DOCS)
+            .map_init(Scratch::default, |scratch, d| {
+                self.sign_with(scratch, d.as_ref())
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

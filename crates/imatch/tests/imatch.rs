@@ -638,3 +638,16 @@ fn top_idf_variant_picks_the_n_rarest_after_skipping() {
         1.0
     );
 }
+
+#[cfg(feature = "rayon")]
+#[test]
+fn parallel_signing_equals_the_sequential_loop() {
+    let (vocab, _, lex) = trained();
+    let m = IMatcher::builder(lex).extra_lexicons(3).build().unwrap();
+    // More documents than one rayon task holds, signatures and rejections mixed.
+    let mut docs = training_corpus(&vocab, 1500, 9);
+    docs.extend(["", "tiny", "outsider words only here"].map(String::from));
+    let want: Vec<_> = docs.iter().map(|d| m.sign(d)).collect();
+    assert!(want.iter().any(Result::is_err) && want.iter().any(Result::is_ok));
+    assert_eq!(m.par_sign_batch(&docs), want);
+}
