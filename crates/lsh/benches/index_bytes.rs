@@ -17,8 +17,8 @@ use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use ndd_lsh::{LshIndex, LshParams, PlainSlots, SchemeId};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+#[path = "common/synthetic.rs"]
+mod synthetic;
 
 const K: usize = 128;
 const N: usize = 66_855;
@@ -26,26 +26,8 @@ const N: usize = 66_855;
 /// `n` signatures of `K` slots with planted near-duplicates (as in `benches/lsh.rs`).
 fn synthetic(n: usize, seed: u64) -> Vec<PlainSlots> {
     let scheme = SchemeId::new("bench-minhash").with(K as u64).finish();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut m = vec![0u64; n * K];
-    for d in 0..n {
-        if d > 0 && rng.random_bool(0.5) {
-            let origin = rng.random_range(0..d);
-            let s: f64 = rng.random_range(0.8..1.0);
-            for j in 0..K {
-                m[d * K + j] = if rng.random_bool(s) {
-                    m[origin * K + j]
-                } else {
-                    rng.random()
-                };
-            }
-        } else {
-            for j in 0..K {
-                m[d * K + j] = rng.random();
-            }
-        }
-    }
-    m.chunks_exact(K)
+    synthetic::slots(n, K, seed)
+        .chunks_exact(K)
         .map(|row| PlainSlots::new(scheme, row.to_vec()).expect("non-empty"))
         .collect()
 }

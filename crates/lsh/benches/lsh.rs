@@ -22,8 +22,8 @@ use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use ndd_lsh::{Error, Estimate, LshIndex, LshParams, SchemeId, Signature, SlotSignature, band_key};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+#[path = "common/synthetic.rs"]
+mod synthetic;
 
 const K: usize = 128;
 
@@ -47,28 +47,8 @@ impl SlotSignature for Row<'_> {
     }
 }
 
-/// `n × K` slots, row-major, with planted near-duplicates.
 fn synthetic(n: usize, seed: u64) -> Vec<u64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut m = vec![0u64; n * K];
-    for d in 0..n {
-        if d > 0 && rng.random_bool(0.5) {
-            let origin = rng.random_range(0..d);
-            let s: f64 = rng.random_range(0.8..1.0);
-            for j in 0..K {
-                m[d * K + j] = if rng.random_bool(s) {
-                    m[origin * K + j]
-                } else {
-                    rng.random()
-                };
-            }
-        } else {
-            for j in 0..K {
-                m[d * K + j] = rng.random();
-            }
-        }
-    }
-    m
+    synthetic::slots(n, K, seed)
 }
 
 fn rows(m: &[u64]) -> impl Iterator<Item = Row<'_>> {
