@@ -222,7 +222,8 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     // Weighted MinHash: term-frequency vectors of word 5-gram shingles (the counts of
-    // repeated shingles), the first 2,000 documents; throughput in documents.
+    // repeated shingles), the first 2,000 documents, and the same with TF-IDF weights;
+    // throughput in documents.
     let shingler = ndd_shingle::WordShingler::new(5).expect("valid");
     let vectors: Vec<SparseVector> = sample
         .iter()
@@ -235,28 +236,50 @@ fn bench(c: &mut Criterion) {
             SparseVector::from_unsorted(entries)
         })
         .collect();
+    // The same vectors with TF-IDF weights (real-valued, the use ICWS is for): each
+    // count times ln(N / df) over the sample, df from ndd_core::stats.
+    let mut stats = ndd_core::stats::DocumentFrequencies::new(shingler.scheme());
+    for v in &vectors {
+        let features: Vec<u64> = v.entries().iter().map(|w| w.feature).collect();
+        stats.add_document(&features);
+    }
+    let tf_idf: Vec<SparseVector> = vectors
+        .iter()
+        .map(|v| {
+            let entries = v
+                .entries()
+                .iter()
+                .filter_map(|w| Weighted::new(w.feature, w.weight * stats.idf(w.feature)).ok());
+            SparseVector::from_unsorted(entries.collect())
+        })
+        .collect();
     let mut group = c.benchmark_group("weighted-minhash");
     group.throughput(Throughput::Elements(vectors.len() as u64));
     group.sample_size(10);
-    group.bench_function("naive ICWS k=128 (paper's loop, no pruning)", |b| {
-        let mut out = Vec::new();
-        b.iter(|| {
-            for v in &vectors {
-                naive_icws(v, 128, &mut out);
-                black_box(&out);
-            }
-        });
-    });
     let icws = IcwsMinHasher::new(128, 0).expect("valid");
-    group.bench_function("IcwsMinHasher k=128", |b| {
-        let mut sig = icws.sketch_weighted(&SparseVector::default());
-        b.iter(|| {
-            for v in &vectors {
-                icws.sketch_weighted_into(v, &mut sig);
-                black_box(&sig);
-            }
+    for (name, set) in [("counts", &vectors), ("tf-idf", &tf_idf)] {
+        group.bench_function(
+            format!("naive ICWS k=128 (paper's loop, no pruning), {name}"),
+            |b| {
+                let mut out = Vec::new();
+                b.iter(|| {
+                    for v in set {
+                        naive_icws(v, 128, &mut out);
+                        black_box(&out);
+                    }
+                });
+            },
+        );
+        group.bench_function(format!("IcwsMinHasher k=128, {name}"), |b| {
+            let mut sig = icws.sketch_weighted(&SparseVector::default());
+            b.iter(|| {
+                for v in set {
+                    icws.sketch_weighted_into(v, &mut sig);
+                    black_box(&sig);
+                }
+            });
         });
-    });
+    }
     let bucketized = BucketizedMinHasher::new(128, 0, 1.0).expect("valid");
     group.bench_function("BucketizedMinHasher k=128, scale 1 (integer counts)", |b| {
         b.iter(|| {

@@ -99,9 +99,10 @@ fn ln_weight(w: f64) -> f64 {
 /// paper's loop takes three logarithms per (feature, slot); a lower bound on `a`
 /// (see the source) skips the logarithms for pairs that cannot beat the slot's current
 /// minimum, which is most of them, without changing any value. Measured (criterion,
-/// `weighted-minhash` in `benches/minhash.rs`; `docs/performance.md`): 1.3× the
-/// paper's unpruned loop, about 40 ns per (feature, slot) on the slow host of
-/// 2026-11-23, so ~0.3 ms for a 54-feature vector at `k = 128`.
+/// `weighted-minhash` in `benches/minhash.rs`; `docs/performance.md`): 1.3× (term
+/// counts) to 1.9× (TF-IDF weights) the paper's unpruned loop, about 40 ns per
+/// (feature, slot) on the slow host of 2026-11-23, so ~0.3 ms for a 54-feature vector
+/// at `k = 128`.
 /// Prefer it over [`BucketizedMinHasher`] for real-valued weights (TF-IDF): it
 /// estimates the real-valued coefficient itself rather than one of rounded weights,
 /// and its cost does not grow with the precision asked for. For small integer
