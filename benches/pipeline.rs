@@ -23,13 +23,6 @@ use ndd::{DocSketcher, Signature};
 #[path = "common/corpus.rs"]
 mod corpus;
 
-fn load_corpus() -> Vec<String> {
-    corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/debian-copyright.jsonl"
-    ))
-}
-
 /// The baseline index: per band a `HashMap<u64, Vec<u32>>`, candidates deduplicated
 /// with a "seen" stamp per document; the same band keys as `LshIndex`.
 fn naive_query_then_insert(sigs: &[MinHashSignature], params: LshParams) -> usize {
@@ -56,7 +49,7 @@ fn naive_query_then_insert(sigs: &[MinHashSignature], params: LshParams) -> usiz
 }
 
 fn bench(c: &mut Criterion) {
-    let docs = load_corpus();
+    let docs = corpus::load();
     let bytes: usize = docs.iter().map(String::len).sum();
     let hasher = MinHasher::new(128).expect("valid");
     let sigs = hasher.sketch_batch(&docs);

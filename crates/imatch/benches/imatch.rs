@@ -20,15 +20,8 @@ use sha1::{Digest, Sha1};
 #[path = "../../../benches/common/corpus.rs"]
 mod corpus;
 
-fn load_corpus() -> Vec<String> {
-    corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-}
-
 fn bench(c: &mut Criterion) {
-    let docs = load_corpus();
+    let docs = corpus::load();
     let bytes: usize = docs.iter().map(String::len).sum();
     let words = unigram_extractor();
     let stats = DocumentFrequencies::from_documents(&words, docs.iter().map(String::as_str));

@@ -26,13 +26,6 @@ mod corpus;
 #[path = "../../../benches/common/reference.rs"]
 mod reference;
 
-fn load_corpus() -> Vec<String> {
-    corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-}
-
 /// The naive reference: lowercase ASCII-alphanumeric words, 5-gram strings, each
 /// hashed with k seeds, the minimum kept per seed.
 fn naive_sketch(doc: &str, k: usize, out: &mut Vec<u64>) {
@@ -86,7 +79,7 @@ fn naive_icws(v: &SparseVector, k: usize, out: &mut Vec<(u64, f64)>) {
 }
 
 fn bench(c: &mut Criterion) {
-    let docs = load_corpus();
+    let docs = corpus::load();
     let bytes: usize = docs.iter().map(String::len).sum();
     let mut group = c.benchmark_group("minhash");
     group.throughput(Throughput::Bytes(bytes as u64));

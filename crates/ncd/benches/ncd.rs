@@ -30,10 +30,7 @@ fn load_corpus() -> Vec<String> {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(600);
-    let mut docs = corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ));
+    let mut docs = corpus::load();
     docs.truncate(n);
     docs
 }

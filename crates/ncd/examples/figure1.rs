@@ -21,20 +21,17 @@ fn main() -> Result<(), ndd_core::Error> {
         .nth(1)
         .unwrap_or_else(|| "snappy".into())
         .parse()?;
-    let doc: String = corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-    .into_iter()
-    .take_while({
-        let mut total = 0;
-        move |t: &String| {
-            total += t.len();
-            total < 300_000
-        }
-    })
-    .collect::<Vec<_>>()
-    .join("\n");
+    let doc: String = corpus::load()
+        .into_iter()
+        .take_while({
+            let mut total = 0;
+            move |t: &String| {
+                total += t.len();
+                total < 300_000
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     let s = SigNcd::builder().compressor(kind).build()?;
     let mut ncd = Ncd::new(kind.build()?);
     println!("compressor {}", kind.build()?.name());

@@ -19,19 +19,12 @@ use ndd_ncd::{Compressor, CompressorKind, Ncd, SigNcd};
 #[path = "../../../benches/common/corpus.rs"]
 mod corpus;
 
-fn load() -> Vec<String> {
-    corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-}
-
 fn main() -> Result<(), ndd_core::Error> {
     let mut args = std::env::args().skip(1);
     let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
     let kind: CompressorKind = args.next().unwrap_or_else(|| "snappy".into()).parse()?;
     let sig_only = args.next().is_some_and(|a| a == "sig");
-    let docs: Vec<String> = load().into_iter().take(n).collect();
+    let docs: Vec<String> = corpus::load().into_iter().take(n).collect();
     let n = docs.len();
     for (label, sig) in [("SigNCD (Sig-1L)", true), ("NCD (full text)", false)] {
         if sig_only && !sig {

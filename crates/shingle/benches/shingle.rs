@@ -20,15 +20,8 @@ mod corpus;
 mod reference;
 use reference::Reference;
 
-fn load_corpus() -> Vec<String> {
-    corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-}
-
 fn bench(c: &mut Criterion) {
-    let docs = load_corpus();
+    let docs = corpus::load();
     let bytes: usize = docs.iter().map(String::len).sum();
     let mut group = c.benchmark_group("shingle");
     group.throughput(Throughput::Bytes(bytes as u64));

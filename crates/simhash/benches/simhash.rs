@@ -28,13 +28,6 @@ use ndd_simhash::{Projection, SimHasher, Weighting};
 #[path = "../../../benches/common/corpus.rs"]
 mod corpus;
 
-fn load_corpus() -> Vec<String> {
-    corpus::load(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-}
-
 /// The naive reference: shingle hashes collected, deduplicated in a `HashSet`, then per
 /// feature and bit an `if` adding or subtracting 1 (64-bit, `±1` values of the same
 /// mixed hash as the crate, so the same bits).
@@ -83,7 +76,7 @@ fn cpu_timed<F: FnMut()>(iters: u64, mut f: F) -> Duration {
 }
 
 fn bench(c: &mut Criterion) {
-    let docs = load_corpus();
+    let docs = corpus::load();
     let bytes: usize = docs.iter().map(String::len).sum();
     let shingler = ndd_shingle::WordShingler::new(5).expect("valid");
     let features: usize = docs.iter().map(|d| shingler.features(d).len()).sum();
