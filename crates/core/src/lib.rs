@@ -22,6 +22,8 @@
 //!   [`DynFeatureExtractor`].
 //! * Exact measures ([`jaccard`], [`containment`], [`cosine`], [`extended_jaccard`],
 //!   [`weighted_jaccard`]) as free functions and as [`Similarity`] unit structs.
+//! * The one currency between stages: [`ScoredPair`] (two documents and a score,
+//!   higher is more similar) pushed into a [`PairSink`].
 //! * Exact reference sketch and indexes: [`ExactSet`], [`InvertedIndex`],
 //!   [`exact_similar_pairs`]; grouping with [`UnionFind`].
 //! * Collection statistics ([`stats::DocumentFrequencies`]): document frequencies,
@@ -59,6 +61,7 @@ pub mod hash;
 mod index;
 pub mod math;
 mod measures;
+mod pair;
 mod scheme;
 pub mod stats;
 mod traits;
@@ -73,6 +76,7 @@ pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
     cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,
 };
+pub use pair::{FnPairSink, PairCounter, PairSink, ScoredPair};
 pub use scheme::{SchemeBuilder, SchemeId};
 pub use traits::{
     BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor,

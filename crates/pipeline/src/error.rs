@@ -1,0 +1,72 @@
+//! The pipeline's error type: the core error plus what reading a corpus adds.
+
+use std::path::PathBuf;
+
+/// Everything that can stop a pipeline run, as a value.
+///
+/// Problems with single documents (a malformed JSONL line, an unreadable file) are
+/// not errors under [`ErrorPolicy::Skip`](crate::corpus::ErrorPolicy::Skip): they are
+/// collected as [`Problem`](crate::corpus::Problem)s and the run goes on. Under
+/// [`ErrorPolicy::Stop`](crate::corpus::ErrorPolicy::Stop) the first one becomes
+/// [`Error::Input`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Error;
+/// let e = Error::from(ndd_core::Error::invalid_parameter("threshold", "must lie in (0, 1]"));
+/// assert!(e.to_string().contains("threshold"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A parameter, signature or byte form was rejected by an ndd crate.
+    #[error(transparent)]
+    Core(#[from] ndd_core::Error),
+    /// A file or folder could not be opened or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A document was rejected and the error policy says stop.
+    #[error("{location}: {message}")]
+    Input {
+        /// Where: `file:line` for JSONL, the file's path for folders.
+        location: String,
+        /// What is wrong, in the user's terms.
+        message: String,
+    },
+    /// The input held no usable document: every line or file was rejected (the
+    /// problems say why), which is an error rather than an empty success.
+    #[error("{source_name}: no usable document ({rejected} rejected; first problem: {first})")]
+    NoDocuments {
+        /// The input that was read.
+        source_name: String,
+        /// How many lines or files were rejected.
+        rejected: usize,
+        /// The first rejection, for the message.
+        first: String,
+    },
+}
+
+impl Error {
+    /// An [`Error::Io`] for `path`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = ndd_pipeline::Error::io("missing.jsonl", std::io::ErrorKind::NotFound.into());
+    /// assert!(e.to_string().starts_with("missing.jsonl"));
+    /// ```
+    #[must_use]
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
