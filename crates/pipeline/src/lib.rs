@@ -1,11 +1,75 @@
 //! The ndd pipeline: from a corpus to deduplicated groups.
 //!
-//! (Work in progress: the stages land in the following commits.)
+//! ```text
+//! corpus ─► exact pass ─► candidates ─► verify ─► group ─► keep / drop
+//! (corpus)  (ExactPass)   (Candidate-   (Verifi-  (Grouping) (Outcome)
+//!                          Generator)    cation)
+//!                 every arrow after the exact pass carries ScoredPair
+//! ```
+//!
+//! One call runs it all ([`Dedup`]); every stage is also a type of its own, so a
+//! caller can read a corpus with [`corpus`], run only the exact pass, take
+//! candidate pairs from any method and verify or group them differently. Stages hand
+//! each other one currency, [`ScoredPair`](ndd_core::ScoredPair): two document
+//! indices and a score where higher is more similar.
+//!
+//! # Quick start
+//!
+//! ```
+//! use ndd_pipeline::{Dedup, Document};
+//!
+//! let docs = vec![
+//!     Document::new("mit-1", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files"),
+//!     Document::new("mit-2", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files."),
+//!     Document::new("gpl", "This program is free software; you can redistribute it and/or modify it under the terms of the GNU General Public License"),
+//! ];
+//! let out = Dedup::new().threshold(0.8).run(&docs)?;
+//! for group in &out.groups {
+//!     let ids: Vec<&str> = group.members.iter().map(|&i| docs[i].id.as_str()).collect();
+//!     println!("keep {} of {ids:?}", docs[group.representative].id);
+//! }
+//! assert_eq!(out.kept(), vec![0, 2]);
+//! # Ok::<(), ndd_pipeline::Error>(())
+//! ```
+//!
+//! # Parallelism
+//!
+//! With the `rayon` feature, sketching, the exact pass and verification run on all
+//! cores; the output is the same as with one thread (pairs are produced in an order
+//! that depends only on the input).
 
+mod candidates;
+mod dedup;
 mod document;
 mod error;
+mod exact;
+mod group;
+mod method;
+mod progress;
+mod report;
+mod verify;
 
 pub mod corpus;
 
+pub use candidates::{CandidateGenerator, CandidateReport, Emit};
+pub use dedup::Dedup;
 pub use document::{Document, OrderKey};
 pub use error::Error;
+pub use exact::{DocDigest, ExactDuplicates, ExactPass};
+pub use group::{Group, Grouping, Representative, RepresentativeFn};
+#[cfg(feature = "imatch")]
+pub use method::IMatchConfig;
+#[cfg(feature = "ncd")]
+pub use method::SigNcdConfig;
+pub use method::{
+    Banding, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig, Shingles, SimHashConfig,
+    SimWeighting,
+};
+pub use progress::{NoProgress, Progress, Stage};
+pub use report::{Outcome, Report};
+pub use verify::{PairScorer, Verification, Verifier, VerifyReport};
+
+pub use ndd_core::{self, PairSink, ScoredPair};
+
+/// The default similarity threshold: 0.8.
+pub const DEFAULT_THRESHOLD: f64 = 0.8;

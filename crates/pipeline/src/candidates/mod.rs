@@ -1,0 +1,259 @@
+//! Stage 2: candidate generation, one implementation per [`Method`].
+
+use std::time::{Duration, Instant};
+
+use ndd_core::{Error, PairSink, ScoredPair};
+
+use crate::progress::{NoProgress, Progress, Stage};
+use crate::{Method, Shingles};
+
+mod exact_jaccard;
+#[cfg(feature = "imatch")]
+mod imatch;
+#[cfg(feature = "minhash")]
+mod minhash;
+#[cfg(feature = "ncd")]
+mod signcd;
+#[cfg(feature = "simhash")]
+mod simhash;
+
+/// Which pairs a candidate stage passes on.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::Emit::default(), ndd_pipeline::Emit::Accepted);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Emit {
+    /// Only the pairs the method itself accepts (estimate ≥ T, within the Hamming
+    /// bound, a shared signature): the method is its own verifier.
+    #[default]
+    Accepted,
+    /// Every candidate the method's index proposes, scored by the method's estimate,
+    /// for a later verifier to decide (MinHash and bit-sampled SimHash propose more
+    /// than they accept; the exact searches propose only what they accept).
+    AllCandidates,
+}
+
+/// What a candidate stage did, for the [`Report`](crate::Report).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CandidateReport {
+    /// The method and its parameters in words (bands and rows, bits, lexicon sizes).
+    pub description: String,
+    /// Candidate pairs the index proposed (before the method's own check).
+    pub candidates: u64,
+    /// Pairs passed on to the sink.
+    pub emitted: u64,
+    /// Time spent building signatures.
+    pub sketch_time: Duration,
+    /// Time spent in the index or search.
+    pub search_time: Duration,
+    /// Bytes of index (and kept signatures) per document, when the method has an
+    /// index.
+    pub index_bytes_per_document: Option<f64>,
+}
+
+/// Finds candidate pairs among documents with one [`Method`]: the stage to call on
+/// its own when you want pairs and will group or verify them yourself.
+///
+/// Pairs are [`ScoredPair`]s of indices into the texts given, with `a < b`, each at
+/// most once, scored by the method's own measure (higher is more similar), in an
+/// order that depends only on the input (not on the thread count).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{CandidateGenerator, Method};
+/// let texts = [
+///     "the quick brown fox jumps over the lazy dog near the river bank today",
+///     "the quick brown fox jumps over the lazy dog near the river bank today!",
+///     "an unrelated sentence about compression distances and signatures",
+/// ];
+/// let mut pairs = Vec::new();
+/// let report = CandidateGenerator::new(Method::default()).threshold(0.8).run(&texts, &mut pairs)?;
+/// assert_eq!(pairs.len(), 1);
+/// assert_eq!((pairs[0].a, pairs[0].b), (0, 1));
+/// assert!(report.description.contains("MinHash"));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct CandidateGenerator {
+    method: Method,
+    shingles: Shingles,
+    threshold: f64,
+    emit: Emit,
+}
+
+impl CandidateGenerator {
+    /// A generator for `method` over word 5-grams at threshold 0.8.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::CandidateGenerator::new(ndd_pipeline::Method::ExactJaccard);
+    /// assert_eq!(g.method().name(), "exact");
+    /// ```
+    #[must_use]
+    pub fn new(method: Method) -> Self {
+        CandidateGenerator {
+            method,
+            shingles: Shingles::default(),
+            threshold: crate::DEFAULT_THRESHOLD,
+            emit: Emit::default(),
+        }
+    }
+
+    /// The features sketched (ignored by SigNCD and I-Match, which have their own).
+    #[must_use]
+    pub fn shingles(mut self, shingles: Shingles) -> Self {
+        self.shingles = shingles;
+        self
+    }
+
+    /// The similarity threshold `T` in `(0, 1]` (validated by [`run`](Self::run)).
+    #[must_use]
+    pub fn threshold(mut self, threshold: f64) -> Self {
+        self.threshold = threshold;
+        self
+    }
+
+    /// Which pairs to pass on.
+    #[must_use]
+    pub fn emit(mut self, emit: Emit) -> Self {
+        self.emit = emit;
+        self
+    }
+
+    /// The method.
+    #[must_use]
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// Runs the stage over `texts`, pushing pairs into `sink`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for invalid parameters (a threshold outside `(0, 1]`, a
+    /// shingle length of 0, bands × rows larger than the sketch, …) or more than
+    /// 2^32 documents.
+    pub fn run<D: AsRef<str> + Sync>(
+        &self,
+        texts: &[D],
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, crate::Error> {
+        self.run_with_progress(texts, &NoProgress, sink)
+    }
+
+    /// [`run`](Self::run) with progress reported to `progress`.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run).
+    pub fn run_with_progress<D: AsRef<str> + Sync>(
+        &self,
+        texts: &[D],
+        progress: &dyn Progress,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, crate::Error> {
+        check_threshold(self.threshold)?;
+        self.shingles.validate()?;
+        if u32::try_from(texts.len()).is_err() {
+            return Err(Error::invalid_input("more than 2^32 documents in one run").into());
+        }
+        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+        let ctx = Ctx {
+            threshold: self.threshold,
+            emit: self.emit,
+            shingles: self.shingles,
+            progress,
+        };
+        let mut counted = Counted { sink, n: 0 };
+        let mut report = match &self.method {
+            #[cfg(feature = "minhash")]
+            Method::MinHash(c) => minhash::run(c, &texts, &ctx, &mut counted)?,
+            #[cfg(feature = "simhash")]
+            Method::SimHash(c) => simhash::run(c, &texts, &ctx, &mut counted)?,
+            #[cfg(feature = "imatch")]
+            Method::IMatch(c) => imatch::run(c, &texts, &ctx, &mut counted)?,
+            #[cfg(feature = "ncd")]
+            Method::SigNcd(c) => signcd::run(c, &texts, &ctx, &mut counted)?,
+            Method::ExactJaccard => exact_jaccard::run(&texts, &ctx, &mut counted)?,
+        };
+        report.emitted = counted.n;
+        Ok(report)
+    }
+}
+
+/// `Ok` for a threshold in `(0, 1]`.
+pub(crate) fn check_threshold(t: f64) -> Result<(), Error> {
+    if t > 0.0 && t <= 1.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "threshold",
+            format!("must lie in (0, 1], got {t}"),
+        ))
+    }
+}
+
+/// What every method's implementation gets.
+pub(crate) struct Ctx<'a> {
+    pub(crate) threshold: f64,
+    pub(crate) emit: Emit,
+    pub(crate) shingles: Shingles,
+    pub(crate) progress: &'a dyn Progress,
+}
+
+impl Ctx<'_> {
+    /// Times `f` as `stage`, with start/finish reported.
+    pub(crate) fn stage<R>(
+        &self,
+        stage: Stage,
+        total: Option<u64>,
+        f: impl FnOnce() -> Result<R, Error>,
+    ) -> Result<(R, Duration), Error> {
+        self.progress.start(stage, total);
+        let t = Instant::now();
+        let r = f()?;
+        let took = t.elapsed();
+        self.progress.finish(stage);
+        Ok((r, took))
+    }
+}
+
+/// Counts what goes into the caller's sink.
+pub(crate) struct Counted<'a> {
+    sink: &'a mut dyn PairSink,
+    n: u64,
+}
+
+impl PairSink for Counted<'_> {
+    fn push_pair(&mut self, pair: ScoredPair) {
+        self.n += 1;
+        self.sink.push_pair(pair);
+    }
+}
+
+/// Document `i` as an index key (the caller checked there are fewer than 2^32).
+#[inline]
+pub(crate) fn key(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Calls `f` on consecutive chunks of `items` of at most [`CHUNK`](crate::progress::CHUNK)
+/// and reports each as progress of `stage`.
+pub(crate) fn in_chunks<T, R>(
+    items: &[T],
+    stage: Stage,
+    progress: &dyn Progress,
+    mut f: impl FnMut(&[T]) -> Vec<R>,
+) -> Vec<R> {
+    let mut out = Vec::with_capacity(items.len());
+    for chunk in items.chunks(crate::progress::CHUNK) {
+        out.extend(f(chunk));
+        progress.advance(stage, chunk.len() as u64);
+    }
+    out
+}

@@ -1,0 +1,281 @@
+//! [`Dedup`]: the one-call pipeline, documents in, groups out.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ndd_core::ScoredPair;
+
+use crate::candidates::{CandidateGenerator, Emit, check_threshold};
+use crate::progress::{NoProgress, Progress, Stage};
+use crate::report::{Outcome, Report};
+use crate::{
+    DEFAULT_THRESHOLD, Document, Error, ExactPass, Grouping, Method, Representative, Shingles,
+    Verification, Verifier,
+};
+
+/// The whole pipeline in one call: the exact-duplicate pass, candidate generation
+/// with a [`Method`], verification, grouping with a [`Representative`] policy.
+///
+/// Each stage is also a type of its own ([`ExactPass`], [`CandidateGenerator`],
+/// [`Verification`], [`Grouping`]) for callers who compose them differently.
+///
+/// Defaults: MinHash with 128 values over word 5-grams, banding chosen for 99% recall
+/// at the threshold 0.8, pairs kept when the estimate reaches it, exact copies removed
+/// first, the first-seen document of each group kept.
+///
+/// Cost: linear in the corpus for sketching and the exact pass; candidate generation
+/// and verification grow with the number of near-duplicate pairs, which the threshold
+/// bounds. Memory: the documents, plus per document one signature while the method
+/// runs (1 KiB for 128 MinHash values) and its index entries (about 200 bytes).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document};
+/// let docs = vec![
+///     Document::new("a", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software"),
+///     Document::new("b", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software."),
+///     Document::new("c", "This program is free software; you can redistribute it and/or modify it"),
+/// ];
+/// let out = Dedup::new().threshold(0.8).run(&docs)?;
+/// assert_eq!(out.groups.len(), 1);
+/// assert_eq!(out.groups[0].members, vec![0, 1]);
+/// assert_eq!(out.kept(), vec![0, 2]);
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Dedup {
+    method: Method,
+    threshold: f64,
+    shingles: Shingles,
+    exact: Option<ExactPass>,
+    verifier: Verifier,
+    representative: Representative,
+    progress: Arc<dyn Progress>,
+}
+
+impl std::fmt::Debug for Dedup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Dedup")
+            .field("method", &self.method)
+            .field("threshold", &self.threshold)
+            .field("shingles", &self.shingles)
+            .field("exact", &self.exact)
+            .field("verifier", &self.verifier)
+            .field("representative", &self.representative)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Dedup {
+    fn default() -> Self {
+        Dedup {
+            method: Method::default(),
+            threshold: DEFAULT_THRESHOLD,
+            shingles: Shingles::default(),
+            exact: Some(ExactPass::new()),
+            verifier: Verifier::default(),
+            representative: Representative::default(),
+            progress: Arc::new(NoProgress),
+        }
+    }
+}
+
+impl Dedup {
+    /// The pipeline with its defaults.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The method that proposes and scores pairs.
+    #[must_use]
+    pub fn method(mut self, method: Method) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// The similarity threshold `T` in `(0, 1]` (0.8 by default): a pair counts when
+    /// its score reaches it. For Jaccard, 0.8 means 80% of the two documents'
+    /// distinct shingles are shared. SimHash and I-Match decide by their own rule and
+    /// use `T` only through an exact verifier.
+    #[must_use]
+    pub fn threshold(mut self, threshold: f64) -> Self {
+        self.threshold = threshold;
+        self
+    }
+
+    /// The features sketched and verified.
+    #[must_use]
+    pub fn shingles(mut self, shingles: Shingles) -> Self {
+        self.shingles = shingles;
+        self
+    }
+
+    /// Whether the exact-duplicate pass runs first (on by default; off reproduces
+    /// every pair between exact copies instead of one per copy).
+    #[must_use]
+    pub fn exact_pass(mut self, on: bool) -> Self {
+        self.exact = on.then(ExactPass::new);
+        self
+    }
+
+    /// The exact-duplicate pass to run first, configured.
+    #[must_use]
+    pub fn exact_pass_with(mut self, pass: ExactPass) -> Self {
+        self.exact = Some(pass);
+        self
+    }
+
+    /// How candidates are verified.
+    #[must_use]
+    pub fn verifier(mut self, verifier: Verifier) -> Self {
+        self.verifier = verifier;
+        self
+    }
+
+    /// Which document of a group is kept.
+    #[must_use]
+    pub fn representative(mut self, representative: Representative) -> Self {
+        self.representative = representative;
+        self
+    }
+
+    /// Where progress goes (nowhere by default).
+    #[must_use]
+    pub fn progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// The method configured.
+    #[must_use]
+    pub fn method_config(&self) -> &Method {
+        &self.method
+    }
+
+    /// The threshold configured.
+    #[must_use]
+    pub fn threshold_value(&self) -> f64 {
+        self.threshold
+    }
+
+    /// The shingles configured.
+    #[must_use]
+    pub fn shingles_config(&self) -> Shingles {
+        self.shingles
+    }
+
+    /// Runs the pipeline on texts alone (ids are their positions).
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d e f", "a b c d e f", "x"])?;
+    /// assert_eq!(out.dropped(), vec![1]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn run_texts<D: AsRef<str>>(&self, texts: &[D]) -> Result<Outcome, Error> {
+        let docs: Vec<Document> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Document::new(i.to_string(), t.as_ref()))
+            .collect();
+        self.run(&docs)
+    }
+
+    /// Runs every stage over `docs`.
+    ///
+    /// An empty input gives an empty outcome.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for invalid parameters (threshold outside `(0, 1]`, shingle
+    /// length 0 or above 1024, bands × rows above the sketch, ...), more than 2^32
+    /// documents, or a custom representative function that returns a position
+    /// outside its group.
+    pub fn run(&self, docs: &[Document]) -> Result<Outcome, Error> {
+        check_threshold(self.threshold)?;
+        self.shingles.validate()?;
+        let progress: &dyn Progress = &*self.progress;
+        let mut report = Report {
+            documents: docs.len(),
+            bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
+            ..Report::default()
+        };
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+
+        // 1. Exact copies out first.
+        let exact = match &self.exact {
+            Some(pass) => {
+                progress.start(Stage::Exact, Some(docs.len() as u64));
+                let t = Instant::now();
+                let found = pass.run(&texts);
+                report.timings.push((Stage::Exact, t.elapsed()));
+                progress.advance(Stage::Exact, docs.len() as u64);
+                progress.finish(Stage::Exact);
+                report.exact_groups = found.groups().len();
+                report.exact_copies = found.copies();
+                Some(found)
+            }
+            None => None,
+        };
+        let unique: Vec<usize> = match &exact {
+            Some(e) => e.unique(),
+            None => (0..docs.len()).collect(),
+        };
+        let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
+
+        // 2. Candidates among the remaining documents.
+        let emit = match self.verifier {
+            Verifier::MethodScore => Emit::Accepted,
+            _ => Emit::AllCandidates,
+        };
+        let mut candidates: Vec<ScoredPair> = Vec::new();
+        let found = CandidateGenerator::new(self.method.clone())
+            .shingles(self.shingles)
+            .threshold(self.threshold)
+            .emit(emit)
+            .run_with_progress(&unique_texts, progress, &mut candidates)?;
+        report.timings.push((Stage::Sketch, found.sketch_time));
+        report.timings.push((Stage::Candidates, found.search_time));
+        report.method = found.description;
+        report.candidates = found.candidates;
+        report.index_bytes_per_document = found.index_bytes_per_document;
+
+        // 3. Verification.
+        let (verified, verify) = Verification::new(self.verifier.clone(), self.threshold)
+            .shingles(self.shingles)
+            .run_with_progress(&unique_texts, candidates, progress)?;
+        report.timings.push((Stage::Verify, verify.time));
+        report.verify = verify;
+
+        // 4. Back to document indices, exact copies paired with their first copy.
+        let mut pairs: Vec<ScoredPair> = verified
+            .into_iter()
+            .map(|p| p.map_keys(|k| unique[k]).normalized())
+            .collect();
+        if let Some(e) = &exact {
+            for g in e.groups() {
+                pairs.extend(g[1..].iter().map(|&m| ScoredPair::new(g[0], m, 1.0)));
+            }
+        }
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+
+        // 5. Groups and representatives.
+        progress.start(Stage::Group, Some(pairs.len() as u64));
+        let t = Instant::now();
+        let groups = Grouping::new(self.representative.clone()).run(docs, &pairs)?;
+        report.timings.push((Stage::Group, t.elapsed()));
+        progress.finish(Stage::Group);
+        report.pairs = pairs.len();
+        report.groups = groups.len();
+        report.grouped_documents = groups.iter().map(|g| g.members.len()).sum();
+        report.dropped = report.grouped_documents - report.groups;
+        Ok(Outcome::new(docs.len(), pairs, groups, report))
+    }
+}

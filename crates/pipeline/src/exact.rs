@@ -1,0 +1,339 @@
+//! Stage 1: the exact-duplicate pass of DURIAN (Yang and Callan 2006, section 4.3).
+
+use ndd_core::Tokenizer;
+use ndd_shingle::WordTokenizer;
+use sha1::{Digest, Sha1};
+
+/// The SHA-1 digest of a document string.
+pub type DocDigest = [u8; 20];
+
+/// Finds exact duplicates the way DURIAN does: every word of a document (Unicode
+/// words, case-folded unless told otherwise) concatenated into one *document string*
+/// with white space and punctuation removed, hashed with SHA-1; documents with equal
+/// digests are exact duplicates, found by sorting `(digest, document)` tuples.
+///
+/// When to use it: always, before a costlier stage. Exact copies are common in real
+/// collections (form letters, mirrored pages, re-uploads) and cost one hash each
+/// here, against a sketch, index entries and verification per copy later. The
+/// pipeline runs this pass first and passes one document per exact group on.
+///
+/// Cost: one pass over each document's bytes (SHA-1, about 1 GB/s), a sort of
+/// `n` indices by digest, 28 bytes per document. Documents with no word at all (only
+/// punctuation or white space) all share the digest of the empty string, and so are
+/// exact duplicates of each other, as the definition says.
+///
+/// Note the definition: removing the spaces makes `"note book"` and `"notebook"` the
+/// same document string. That is the paper's choice (lexical variation in spacing is
+/// an edit people do not notice); it can merge two documents that differ only in
+/// where one space falls.
+///
+/// # References
+///
+/// Hui Yang and Jamie Callan, *Near-Duplicate Detection by Instance-level Constrained
+/// Clustering*, SIGIR 2006, section 4.3 (redundancy-based reference copy detection).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::ExactPass;
+/// let docs = [
+///     "Dear Administrator: I oppose the rule.",
+///     "dear administrator -- i OPPOSE the rule!!",
+///     "Dear Administrator: I support the rule.",
+/// ];
+/// let found = ExactPass::new().run(&docs);
+/// assert_eq!(found.groups(), &[vec![0, 1]]);
+/// assert_eq!(found.copies(), 1); // one document is a copy of an earlier one
+/// assert_eq!(found.first_of(1), 0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExactPass {
+    fold_case: bool,
+}
+
+impl Default for ExactPass {
+    fn default() -> Self {
+        ExactPass { fold_case: true }
+    }
+}
+
+impl ExactPass {
+    /// The pass with case folding on (the default).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::ExactPass::new().folds_case());
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether words are case-folded before hashing (`true` by default: `The` and
+    /// `the` are the same word).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::ExactPass;
+    /// let strict = ExactPass::new().fold_case(false);
+    /// assert_eq!(strict.run(&["The end", "the end"]).groups().len(), 0);
+    /// ```
+    #[must_use]
+    pub fn fold_case(mut self, fold: bool) -> Self {
+        self.fold_case = fold;
+        self
+    }
+
+    /// Whether this pass folds case.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!ndd_pipeline::ExactPass::new().fold_case(false).folds_case());
+    /// ```
+    #[must_use]
+    pub fn folds_case(&self) -> bool {
+        self.fold_case
+    }
+
+    /// The SHA-1 digest of `doc`'s document string.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let pass = ndd_pipeline::ExactPass::new();
+    /// assert_eq!(pass.digest("A, b. C!"), pass.digest("abc"));
+    /// ```
+    #[must_use]
+    pub fn digest(&self, doc: &str) -> DocDigest {
+        let mut sha = Sha1::new();
+        let mut folded = String::new();
+        WordTokenizer::new().for_each_token(doc, |t| {
+            if self.fold_case {
+                folded.clear();
+                ndd_shingle::fold_case_into(t.text, &mut folded);
+                sha.update(folded.as_bytes());
+            } else {
+                sha.update(t.text.as_bytes());
+            }
+        });
+        sha.finalize().into()
+    }
+
+    /// The digests of many documents (in parallel under the `rayon` feature; the
+    /// same values either way).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let pass = ndd_pipeline::ExactPass::new();
+    /// let d = pass.digests(&["a b", "ab"]);
+    /// assert_eq!(d[0], d[1]);
+    /// ```
+    #[must_use]
+    pub fn digests<D: AsRef<str> + Sync>(&self, docs: &[D]) -> Vec<DocDigest> {
+        #[cfg(feature = "rayon")]
+        {
+            use rayon::prelude::*;
+            docs.par_iter()
+                .with_min_len(64)
+                .map(|d| self.digest(d.as_ref()))
+                .collect()
+        }
+        #[cfg(not(feature = "rayon"))]
+        {
+            docs.iter().map(|d| self.digest(d.as_ref())).collect()
+        }
+    }
+
+    /// Groups `docs` by digest.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let found = ndd_pipeline::ExactPass::new().run(&["x y", "z", "X Y", "xy"]);
+    /// assert_eq!(found.groups(), &[vec![0, 2, 3]]);
+    /// ```
+    #[must_use]
+    pub fn run<D: AsRef<str> + Sync>(&self, docs: &[D]) -> ExactDuplicates {
+        ExactDuplicates::from_digests(self.digests(docs))
+    }
+}
+
+/// What the exact pass found: a digest per document and the groups of documents
+/// sharing one.
+///
+/// # Example
+///
+/// ```
+/// let found = ndd_pipeline::ExactPass::new().run(&["a", "b", "a", "a"]);
+/// assert_eq!(found.groups(), &[vec![0, 2, 3]]);
+/// assert_eq!(found.unique(), vec![0, 1]);
+/// assert!(found.is_copy(3) && !found.is_copy(0));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExactDuplicates {
+    digests: Vec<DocDigest>,
+    first: Vec<usize>,
+    groups: Vec<Vec<usize>>,
+}
+
+impl ExactDuplicates {
+    /// Groups documents by their digests (index `i` is document `i`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::ExactDuplicates;
+    /// let found = ExactDuplicates::from_digests(vec![[1; 20], [2; 20], [1; 20]]);
+    /// assert_eq!(found.groups(), &[vec![0, 2]]);
+    /// ```
+    #[must_use]
+    pub fn from_digests(digests: Vec<DocDigest>) -> Self {
+        let n = digests.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        // Sort by (digest, index): equal digests become neighbours, in input order.
+        order.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        let mut first: Vec<usize> = (0..n).collect();
+        let mut groups = Vec::new();
+        let mut start = 0;
+        while start < n {
+            let mut end = start + 1;
+            while end < n && digests[order[end]] == digests[order[start]] {
+                end += 1;
+            }
+            if end - start > 1 {
+                let members: Vec<usize> = order[start..end].to_vec();
+                for &m in &members {
+                    first[m] = members[0];
+                }
+                groups.push(members);
+            }
+            start = end;
+        }
+        groups.sort_unstable_by_key(|g| g[0]);
+        ExactDuplicates {
+            digests,
+            first,
+            groups,
+        }
+    }
+
+    /// The number of documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "a"]).len(), 2);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.digests.len()
+    }
+
+    /// Whether there are no documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::ExactPass::new().run::<&str>(&[]).is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.digests.is_empty()
+    }
+
+    /// The groups of two or more documents with equal digests, each in input order,
+    /// ordered by their first member.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let found = ndd_pipeline::ExactPass::new().run(&["b", "a", "b", "a"]);
+    /// assert_eq!(found.groups(), &[vec![0, 2], vec![1, 3]]);
+    /// ```
+    #[must_use]
+    pub fn groups(&self) -> &[Vec<usize>] {
+        &self.groups
+    }
+
+    /// The digest of document `i`, if there is one.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let pass = ndd_pipeline::ExactPass::new();
+    /// assert_eq!(pass.run(&["q"]).digest(0), Some(&pass.digest("q")));
+    /// ```
+    #[must_use]
+    pub fn digest(&self, i: usize) -> Option<&DocDigest> {
+        self.digests.get(i)
+    }
+
+    /// All digests, by document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "b"]).digests().len(), 2);
+    /// ```
+    #[must_use]
+    pub fn digests(&self) -> &[DocDigest] {
+        &self.digests
+    }
+
+    /// The first document (in input order) with the same digest as `i`; `i` itself
+    /// when it has no earlier copy or is out of range.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let found = ndd_pipeline::ExactPass::new().run(&["a", "b", "a"]);
+    /// assert_eq!((found.first_of(2), found.first_of(1), found.first_of(9)), (0, 1, 9));
+    /// ```
+    #[must_use]
+    pub fn first_of(&self, i: usize) -> usize {
+        self.first.get(i).copied().unwrap_or(i)
+    }
+
+    /// Whether document `i` is a copy of an earlier document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let found = ndd_pipeline::ExactPass::new().run(&["a", "a"]);
+    /// assert!(found.is_copy(1) && !found.is_copy(0));
+    /// ```
+    #[must_use]
+    pub fn is_copy(&self, i: usize) -> bool {
+        self.first_of(i) != i
+    }
+
+    /// The number of documents that are copies of an earlier one (what the pass
+    /// removes before the costlier stages).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "a", "a", "b"]).copies(), 2);
+    /// ```
+    #[must_use]
+    pub fn copies(&self) -> usize {
+        self.groups.iter().map(|g| g.len() - 1).sum()
+    }
+
+    /// The documents that are not copies of an earlier one, in input order: the ones
+    /// later stages need to see.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "b", "a"]).unique(), vec![0, 1]);
+    /// ```
+    #[must_use]
+    pub fn unique(&self) -> Vec<usize> {
+        (0..self.len()).filter(|&i| !self.is_copy(i)).collect()
+    }
+}

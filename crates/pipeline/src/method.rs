@@ -1,0 +1,420 @@
+//! Which features a document is cut into ([`Shingles`]) and which method turns them
+//! into candidate pairs ([`Method`]).
+
+use ndd_core::{DynFeatureExtractor, Error};
+use ndd_shingle::{CharShingler, WordShingler};
+
+/// The features of a document: word k-grams for spaced scripts, character k-grams
+/// for unspaced ones (Chinese, Japanese, Thai) or very short texts.
+///
+/// Case is folded; words are Unicode words (see `ndd_shingle::WordTokenizer`).
+/// Every method but SigNCD and I-Match (which have features of their own) sketches
+/// these, and the exact verifiers compare them.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Shingles;
+/// assert_eq!(Shingles::default(), Shingles::Words(5));
+/// assert!(Shingles::Words(0).validate().is_err());
+/// assert_eq!(Shingles::Chars(4).to_string(), "character 4-grams");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shingles {
+    /// Runs of `k` consecutive words. Smaller `k` is more tolerant of scattered
+    /// edits; larger `k` more discriminating between documents that share phrases.
+    Words(usize),
+    /// Runs of `k` consecutive characters (white space collapsed).
+    Chars(usize),
+}
+
+/// Largest shingle length the pipeline accepts: a k-gram of more words or
+/// characters than this never occurs in real text, and the rolling hash costs O(k)
+/// per document to set up.
+pub const MAX_SHINGLE_LEN: usize = 1024;
+
+impl Default for Shingles {
+    fn default() -> Self {
+        Shingles::Words(5)
+    }
+}
+
+impl std::fmt::Display for Shingles {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Shingles::Words(k) => write!(f, "word {k}-grams"),
+            Shingles::Chars(k) => write!(f, "character {k}-grams"),
+        }
+    }
+}
+
+impl Shingles {
+    /// `Ok` when `k` is in `1..=`[`MAX_SHINGLE_LEN`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] naming `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Shingles::Chars(5000).validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        let k = match *self {
+            Shingles::Words(k) | Shingles::Chars(k) => k,
+        };
+        if k == 0 || k > MAX_SHINGLE_LEN {
+            return Err(Error::invalid_parameter(
+                "k",
+                format!("shingle length must lie in 1..={MAX_SHINGLE_LEN}, got {k}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The extractor, chosen at run time.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = ndd_pipeline::Shingles::Words(2).extractor()?;
+    /// let mut out: Vec<u64> = Vec::new();
+    /// e.extract_dyn("a b c", &mut out);
+    /// assert_eq!(out.len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn extractor(&self) -> Result<Box<dyn DynFeatureExtractor + Send + Sync>, Error> {
+        self.validate()?;
+        Ok(match *self {
+            Shingles::Words(k) => Box::new(WordShingler::new(k)?),
+            Shingles::Chars(k) => Box::new(CharShingler::new(k)?),
+        })
+    }
+
+    /// Calls `f` with the concrete extractor (monomorphized hot paths).
+    pub(crate) fn with<R>(&self, f: impl ExtractorFn<R>) -> Result<R, Error> {
+        self.validate()?;
+        match *self {
+            Shingles::Words(k) => f.call(WordShingler::new(k)?),
+            Shingles::Chars(k) => f.call(CharShingler::new(k)?),
+        }
+    }
+}
+
+/// A generic callback over the concrete extractor type (closures cannot be generic).
+pub(crate) trait ExtractorFn<R> {
+    fn call<E: ndd_core::FeatureExtractor + Send + Sync + 'static>(
+        self,
+        extractor: E,
+    ) -> Result<R, Error>;
+}
+
+/// How a MinHash run chooses its LSH bands and rows.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Banding;
+/// assert_eq!(Banding::default(), Banding::Recall(0.99));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Banding {
+    /// The fewest candidates whose probability of proposing a pair of similarity
+    /// exactly `T` is at least this recall (the default, 0.99): pairs just above the
+    /// threshold are not lost, and verification removes the extra candidates.
+    Recall(f64),
+    /// False positives and false negatives weighed equally around `T` (the S-curve's
+    /// midpoint lands slightly above `T`, so about a third of the pairs just above
+    /// the threshold are missed; fewer candidates to verify).
+    Balanced,
+    /// Exactly these bands and rows (`bands × rows` at most the number of hashes).
+    Fixed {
+        /// Number of bands `b`.
+        bands: usize,
+        /// Rows per band `r`.
+        rows: usize,
+    },
+}
+
+impl Default for Banding {
+    fn default() -> Self {
+        Banding::Recall(0.99)
+    }
+}
+
+/// MinHash + banded LSH: memory per document, not per shingle; any threshold.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::MinHashConfig;
+/// let c = MinHashConfig::default();
+/// assert_eq!(c.num_perm, 128);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MinHashConfig {
+    /// MinHash values per document (one-permutation hashing). More values give a
+    /// tighter estimate: standard error `sqrt(J(1−J)/num_perm)`, 0.035 at J = 0.8
+    /// with 128. Cost: 8 bytes per value per document while sketching, linear time.
+    /// At most 2^16 (larger sketches buy nothing measurable and cost memory).
+    pub num_perm: usize,
+    /// The seed of the hash functions (signatures of different seeds do not compare).
+    pub seed: u64,
+    /// How bands and rows are chosen.
+    pub banding: Banding,
+}
+
+/// Largest `num_perm` the pipeline accepts.
+pub const MAX_NUM_PERM: usize = 1 << 16;
+
+impl Default for MinHashConfig {
+    fn default() -> Self {
+        MinHashConfig {
+            num_perm: 128,
+            seed: 0,
+            banding: Banding::default(),
+        }
+    }
+}
+
+/// How SimHash weighs a feature.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::SimWeighting::default(), ndd_pipeline::SimWeighting::Binary);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SimWeighting {
+    /// Every distinct feature weighs 1.
+    #[default]
+    Binary,
+    /// Features weigh their count in the document (repeated boilerplate then
+    /// dominates the fingerprint).
+    TermFrequency,
+    /// Count times IDF from the corpus's own document frequencies.
+    TfIdf,
+}
+
+/// SimHash fingerprints: very near copies at web scale, 8 bytes per document at 64
+/// bits.
+///
+/// # Example
+///
+/// ```
+/// let c = ndd_pipeline::SimHashConfig::default();
+/// assert_eq!((c.bits, c.max_hamming()), (64, 3));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SimHashConfig {
+    /// Signature length in bits (64 … 4096). 64 bits are searched exactly with
+    /// permuted sorted tables; other lengths with bit-sampling LSH tuned for 99%
+    /// recall at the bound, then the exact Hamming distance.
+    pub bits: usize,
+    /// Most differing bits for a pair (`None`: 3 per 64 bits, the web-crawl setting
+    /// of Manku et al.). A pair `h` bits apart scores `1 − h/bits`.
+    pub hamming: Option<usize>,
+    /// How features are weighted.
+    pub weighting: SimWeighting,
+}
+
+impl Default for SimHashConfig {
+    fn default() -> Self {
+        SimHashConfig {
+            bits: 64,
+            hamming: None,
+            weighting: SimWeighting::default(),
+        }
+    }
+}
+
+impl SimHashConfig {
+    /// The Hamming bound in force.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let c = ndd_pipeline::SimHashConfig { bits: 256, ..Default::default() };
+    /// assert_eq!(c.max_hamming(), 12);
+    /// ```
+    #[must_use]
+    pub fn max_hamming(&self) -> usize {
+        self.hamming.unwrap_or(3 * self.bits / 64)
+    }
+}
+
+/// I-Match: one SHA-1 per lexicon per document; documents sharing one are pairs.
+///
+/// # Example
+///
+/// ```
+/// let c = ndd_pipeline::IMatchConfig::default();
+/// assert_eq!(c.extra_lexicons, 5);
+/// ```
+#[cfg(feature = "imatch")]
+#[derive(Debug, Clone, PartialEq)]
+pub struct IMatchConfig {
+    /// Randomized extra lexicons `K` (0 is classic I-Match; at most 30). Each adds
+    /// one SHA-1 per document and recall against small edits.
+    pub extra_lexicons: usize,
+    /// A lexicon built from another corpus; `None` builds one from the input.
+    pub lexicon: Option<ndd_imatch::Lexicon>,
+    /// Normalized-IDF window of a lexicon built from the input (0.2, 0.8 for web
+    /// text; 0.2, 0.3 did better on email in the paper).
+    pub nidf: (f64, f64),
+    /// Required fraction of a document's terms in the lexicon (`None`: the
+    /// signer's default).
+    pub min_coverage: Option<f64>,
+}
+
+#[cfg(feature = "imatch")]
+impl Default for IMatchConfig {
+    fn default() -> Self {
+        IMatchConfig {
+            extra_lexicons: 5,
+            lexicon: None,
+            nidf: (0.2, 0.8),
+            min_coverage: None,
+        }
+    }
+}
+
+/// SigNCD: compression distance of punctuation-spot signatures, searched exactly.
+///
+/// # Example
+///
+/// ```
+/// let c = ndd_pipeline::SigNcdConfig::default();
+/// assert_eq!(c.compressor, "snappy".parse()?);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[cfg(feature = "ncd")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SigNcdConfig {
+    /// The compressor.
+    pub compressor: ndd_ncd::CompressorKind,
+}
+
+/// The method that proposes and scores pairs.
+///
+/// | method | decides a pair | reach for it when |
+/// | --- | --- | --- |
+/// | [`MinHash`](Method::MinHash) (default) | estimated Jaccard of the shingle sets ≥ T | the general case: any threshold, any size |
+/// | [`SimHash`](Method::SimHash) | fingerprints at most `h` bits apart | very near copies at web scale, 8 bytes per document |
+/// | [`IMatch`](Method::IMatch) | one of the SHA-1s of the mid-IDF words is shared | exact-match lookups, spam campaigns, streams |
+/// | [`SigNcd`](Method::SigNcd) | compression distance of punctuation-spot signatures ≤ 1 − T | small to mid collections, no tuning |
+/// | [`ExactJaccard`](Method::ExactJaccard) | exact Jaccard of the shingle sets ≥ T | the reference; holds every shingle |
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Method;
+/// assert_eq!(Method::default().name(), "minhash");
+/// assert_eq!("exact".parse::<Method>()?.name(), "exact");
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Method {
+    /// MinHash + banded LSH.
+    #[cfg(feature = "minhash")]
+    MinHash(MinHashConfig),
+    /// SimHash + Hamming search.
+    #[cfg(feature = "simhash")]
+    SimHash(SimHashConfig),
+    /// I-Match signatures.
+    #[cfg(feature = "imatch")]
+    IMatch(IMatchConfig),
+    /// SigNCD exact search.
+    #[cfg(feature = "ncd")]
+    SigNcd(SigNcdConfig),
+    /// Exact Jaccard, all pairs by a prefix-filtered join.
+    ExactJaccard,
+}
+
+impl Default for Method {
+    fn default() -> Self {
+        #[cfg(feature = "minhash")]
+        {
+            Method::MinHash(MinHashConfig::default())
+        }
+        #[cfg(not(feature = "minhash"))]
+        {
+            Method::ExactJaccard
+        }
+    }
+}
+
+impl Method {
+    /// The method's command-line name: `minhash`, `simhash`, `imatch`, `signcd` or
+    /// `exact`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Method::ExactJaccard.name(), "exact");
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            #[cfg(feature = "minhash")]
+            Method::MinHash(_) => "minhash",
+            #[cfg(feature = "simhash")]
+            Method::SimHash(_) => "simhash",
+            #[cfg(feature = "imatch")]
+            Method::IMatch(_) => "imatch",
+            #[cfg(feature = "ncd")]
+            Method::SigNcd(_) => "signcd",
+            Method::ExactJaccard => "exact",
+        }
+    }
+
+    /// Whether the method scores pairs by a similarity threshold `T` (MinHash, SigNCD
+    /// and exact Jaccard do; SimHash uses its Hamming bound and I-Match a shared
+    /// signature instead).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Method::ExactJaccard.uses_threshold());
+    /// ```
+    #[must_use]
+    pub fn uses_threshold(&self) -> bool {
+        match self {
+            #[cfg(feature = "simhash")]
+            Method::SimHash(_) => false,
+            #[cfg(feature = "imatch")]
+            Method::IMatch(_) => false,
+            _ => true,
+        }
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        Ok(match s {
+            #[cfg(feature = "minhash")]
+            "minhash" => Method::MinHash(MinHashConfig::default()),
+            #[cfg(feature = "simhash")]
+            "simhash" => Method::SimHash(SimHashConfig::default()),
+            #[cfg(feature = "imatch")]
+            "imatch" => Method::IMatch(IMatchConfig::default()),
+            #[cfg(feature = "ncd")]
+            "signcd" => Method::SigNcd(SigNcdConfig::default()),
+            "exact" => Method::ExactJaccard,
+            other => {
+                return Err(Error::invalid_parameter(
+                    "method",
+                    format!("must be minhash, simhash, imatch, signcd or exact, got {other:?}"),
+                ));
+            }
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! The typed report of a run and its outcome: groups, pairs, what to keep and drop.
+
+use std::time::Duration;
+
+use ndd_core::ScoredPair;
+
+use crate::progress::Stage;
+use crate::{Group, VerifyReport};
+
+/// What happened in a run: counts per stage, timings, memory.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document};
+/// let docs = vec![Document::new("a", "same words here"), Document::new("b", "Same words, here!")];
+/// let report = Dedup::new().run(&docs)?.report;
+/// assert_eq!((report.documents, report.exact_copies, report.dropped), (2, 1, 1));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Report {
+    /// Documents given.
+    pub documents: usize,
+    /// Bytes of text given.
+    pub bytes: u64,
+    /// Groups of exact duplicates found by the exact pass (0 when it is off).
+    pub exact_groups: usize,
+    /// Documents removed by the exact pass before the costlier stages.
+    pub exact_copies: usize,
+    /// The method and its parameters, in words.
+    pub method: String,
+    /// Candidate pairs the method's index proposed.
+    pub candidates: u64,
+    /// What verification did.
+    pub verify: VerifyReport,
+    /// Pairs in the outcome (verified pairs plus one pair per exact copy).
+    pub pairs: usize,
+    /// Groups of two or more documents.
+    pub groups: usize,
+    /// Documents in those groups.
+    pub grouped_documents: usize,
+    /// Documents dropped (in a group, not its representative).
+    pub dropped: usize,
+    /// Time per stage, in the order they ran.
+    pub timings: Vec<(Stage, Duration)>,
+    /// Bytes of index per document, when the method has an index.
+    pub index_bytes_per_document: Option<f64>,
+}
+
+impl Report {
+    /// Total time of the stages.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Report::default().total_time(), std::time::Duration::ZERO);
+    /// ```
+    #[must_use]
+    pub fn total_time(&self) -> Duration {
+        self.timings.iter().map(|t| t.1).sum()
+    }
+}
+
+/// The result of a run: the pairs, the groups, and which documents to keep.
+///
+/// Indices refer to the documents as given.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document};
+/// let docs = vec![
+///     Document::new("a", "one two three four five six seven eight"),
+///     Document::new("b", "something else entirely, with other words"),
+///     Document::new("c", "One two three four five six seven eight."),
+/// ];
+/// let out = Dedup::new().run(&docs)?;
+/// assert_eq!(out.kept(), vec![0, 1]);
+/// assert_eq!(out.dropped(), vec![2]);
+/// assert_eq!(out.groups[0].members, vec![0, 2]);
+/// assert_eq!(out.labels(), vec![0, 1, 0]);
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    /// Every pair found, `a < b`, sorted by `(a, b)`; exact copies appear once, paired
+    /// with the first document of their exact group (score 1).
+    pub pairs: Vec<ScoredPair>,
+    /// Groups of two or more documents, ordered by their smallest member.
+    pub groups: Vec<Group>,
+    /// The report.
+    pub report: Report,
+    pub(crate) group_of: Vec<Option<u32>>,
+}
+
+impl Outcome {
+    /// Builds the lookup from documents to groups.
+    pub(crate) fn new(
+        n: usize,
+        pairs: Vec<ScoredPair>,
+        groups: Vec<Group>,
+        report: Report,
+    ) -> Self {
+        let mut group_of = vec![None; n];
+        for (g, group) in groups.iter().enumerate() {
+            for &m in &group.members {
+                group_of[m] = u32::try_from(g).ok();
+            }
+        }
+        Outcome {
+            pairs,
+            groups,
+            report,
+            group_of,
+        }
+    }
+
+    /// The group document `i` belongs to, if any.
+    #[must_use]
+    pub fn group_of(&self, i: usize) -> Option<&Group> {
+        self.group_of
+            .get(i)
+            .copied()
+            .flatten()
+            .and_then(|g| self.groups.get(g as usize))
+    }
+
+    /// Whether document `i` is kept: it is in no group, or it represents its group.
+    #[must_use]
+    pub fn is_kept(&self, i: usize) -> bool {
+        self.group_of(i).is_none_or(|g| g.representative == i)
+    }
+
+    /// The documents to keep, in input order.
+    #[must_use]
+    pub fn kept(&self) -> Vec<usize> {
+        (0..self.group_of.len())
+            .filter(|&i| self.is_kept(i))
+            .collect()
+    }
+
+    /// The documents to drop (near-duplicates of a kept one), in input order.
+    #[must_use]
+    pub fn dropped(&self) -> Vec<usize> {
+        (0..self.group_of.len())
+            .filter(|&i| !self.is_kept(i))
+            .collect()
+    }
+
+    /// A cluster label per document: its group's representative, or itself.
+    #[must_use]
+    pub fn labels(&self) -> Vec<usize> {
+        (0..self.group_of.len())
+            .map(|i| self.group_of(i).map_or(i, |g| g.representative))
+            .collect()
+    }
+}
