@@ -16,6 +16,9 @@
 //!   [`generate_variants`] and [`generate_corpus`], with the edit types of Yang and
 //!   Callan (2006, Section 2) and the spam obfuscations of Hajishirzi et al. (2010,
 //!   Section 4.2), see [`EditKind`].
+//! * Hard negatives for those sets: [`generate_siblings`] makes documents that share
+//!   almost all of a base text but differ in a clause, a name, a number or one short
+//!   added paragraph ([`SiblingKind`]), labeled as different documents.
 //!
 //! Precision is `1` when nothing was predicted and recall is `1` when there is nothing
 //! to find (see [`Confusion`]).
@@ -50,6 +53,7 @@
 mod agreement;
 mod labels;
 mod metrics;
+mod siblings;
 mod synth;
 
 pub use agreement::{PairAgreement, ac1, cluster_pairwise, pair_agreement};
@@ -57,6 +61,7 @@ pub use labels::Labels;
 pub use metrics::{
     Confusion, SweepPoint, ThresholdSweep, evaluate_pairs, evaluate_predicted_pairs, max_f1, sweep,
 };
+pub use siblings::{Sibling, SiblingConfig, SiblingKind, generate_siblings};
 pub use synth::{
     EditKind, LabeledDoc, SynthConfig, SyntheticCorpus, generate_corpus, generate_variants,
     labels_of,

@@ -596,14 +596,14 @@ fn pick_kind(kinds: &[(EditKind, f64)], rng: &mut ChaCha8Rng) -> EditKind {
 
 /// A text cut into blocks, with the separator used to join them again.
 #[derive(Debug)]
-struct Blocks {
-    parts: Vec<String>,
-    sep: &'static str,
+pub(crate) struct Blocks {
+    pub(crate) parts: Vec<String>,
+    pub(crate) sep: &'static str,
 }
 
 /// Paragraphs (split on blank lines); for a single paragraph, sentences; for a single
 /// sentence, up to four word spans.
-fn split_blocks(text: &str) -> Blocks {
+pub(crate) fn split_blocks(text: &str) -> Blocks {
     let mut paragraphs = Vec::new();
     let mut current: Vec<&str> = Vec::new();
     for line in text.lines() {
@@ -683,7 +683,7 @@ fn is_unspaced_script(c: char) -> bool {
 
 /// Byte ranges of the "words" of `text`: maximal runs of non-whitespace characters,
 /// except that every character of a script written without spaces is its own word.
-fn word_units(text: &str) -> Vec<(usize, usize)> {
+pub(crate) fn word_units(text: &str) -> Vec<(usize, usize)> {
     let mut units = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
@@ -707,7 +707,7 @@ fn word_units(text: &str) -> Vec<(usize, usize)> {
 
 /// The alphanumeric core of a whitespace-delimited token (leading and trailing
 /// punctuation removed).
-fn core_of(token: &str) -> &str {
+pub(crate) fn core_of(token: &str) -> &str {
     token.trim_matches(|c: char| !c.is_alphanumeric())
 }
 
