@@ -97,6 +97,7 @@ impl Shingles {
     }
 
     /// Calls `f` with the concrete extractor (monomorphized hot paths).
+    #[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
     pub(crate) fn with<R>(&self, f: impl ExtractorFn<R>) -> Result<R, Error> {
         self.validate()?;
         match *self {
@@ -107,6 +108,7 @@ impl Shingles {
 }
 
 /// A generic callback over the concrete extractor type (closures cannot be generic).
+#[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
 pub(crate) trait ExtractorFn<R> {
     fn call<E: ndd_core::FeatureExtractor + Send + Sync + 'static>(
         self,
@@ -250,6 +252,10 @@ impl SimHashConfig {
 
 /// I-Match: one SHA-1 per lexicon per document; documents sharing one are pairs.
 ///
+/// A lexicon built from the input needs collection statistics: when the input is too
+/// small or uniform for any term to fall in the nidf window, no document is signed
+/// and the method finds no pair (the report says why) rather than failing.
+///
 /// # Example
 ///
 /// ```
@@ -337,6 +343,7 @@ pub enum Method {
     ExactJaccard,
 }
 
+#[allow(clippy::derivable_impls)] // not derivable when the minhash feature is on
 impl Default for Method {
     fn default() -> Self {
         #[cfg(feature = "minhash")]

@@ -2,7 +2,7 @@
 //! with randomized extra lexicons; documents sharing any coordinate are pairs,
 //! scored by the fraction of coordinates they share.
 
-use ndd_core::{Error, PairSink, ScoredPair, Signature};
+use ndd_core::{Error, ErrorKind, PairSink, ScoredPair, Signature};
 use ndd_imatch::{
     DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, Rejection, unigram_extractor,
 };
@@ -15,12 +15,7 @@ use crate::progress::Stage;
 /// Most randomized extra lexicons accepted (each costs one SHA-1 per document).
 pub(crate) const MAX_EXTRA_LEXICONS: usize = 30;
 
-pub(crate) fn run(
-    config: &IMatchConfig,
-    texts: &[&str],
-    ctx: &Ctx<'_>,
-    sink: &mut dyn PairSink,
-) -> Result<CandidateReport, Error> {
+pub(crate) fn validate(config: &IMatchConfig) -> Result<(), Error> {
     if config.extra_lexicons > MAX_EXTRA_LEXICONS {
         return Err(Error::invalid_parameter(
             "extra_lexicons",
@@ -30,21 +25,56 @@ pub(crate) fn run(
             ),
         ));
     }
+    if let Some(c) = config.min_coverage {
+        if !(0.0..=1.0).contains(&c) {
+            return Err(Error::invalid_parameter(
+                "min_coverage",
+                format!("must lie in [0, 1], got {c}"),
+            ));
+        }
+    }
+    let (lo, hi) = config.nidf;
+    if !(0.0..=1.0).contains(&lo) || !(0.0..=1.0).contains(&hi) || lo >= hi {
+        return Err(Error::invalid_parameter(
+            "nidf",
+            format!("the window must satisfy 0 <= min < max <= 1, got ({lo}, {hi})"),
+        ));
+    }
+    Ok(())
+}
+
+pub(crate) fn run(
+    config: &IMatchConfig,
+    texts: &[&str],
+    ctx: &Ctx<'_>,
+    sink: &mut dyn PairSink,
+) -> Result<CandidateReport, Error> {
+    validate(config)?;
     let n = texts.len() as u64;
-    let ((imatch, sigs, source), sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-        let (lexicon, source) = match &config.lexicon {
-            Some(l) => (l.clone(), "given lexicon"),
-            None => {
-                let stats = DocumentFrequencies::from_documents(
-                    &unigram_extractor(),
-                    texts.iter().copied(),
-                );
-                let lex = Lexicon::builder()
-                    .nidf_window(config.nidf.0, config.nidf.1)
-                    .build(&stats)?;
-                (lex, "lexicon from the input")
+    let (lexicon, source) = match &config.lexicon {
+        Some(l) => (l.clone(), "given lexicon"),
+        None => {
+            let stats =
+                DocumentFrequencies::from_documents(&unigram_extractor(), texts.iter().copied());
+            match Lexicon::builder()
+                .nidf_window(config.nidf.0, config.nidf.1)
+                .build(&stats)
+            {
+                Ok(lex) => (lex, "lexicon from the input"),
+                // Too few documents or terms for a lexicon: a documented empty result.
+                Err(e) if e.kind() == ErrorKind::InvalidInput => {
+                    return Ok(CandidateReport {
+                        description: format!(
+                            "I-Match found no lexicon in the input ({e}): no document signed"
+                        ),
+                        ..CandidateReport::default()
+                    });
+                }
+                Err(e) => return Err(e),
             }
-        };
+        }
+    };
+    let ((imatch, sigs), sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
         let mut builder = IMatcher::builder(lexicon).extra_lexicons(config.extra_lexicons);
         if let Some(c) = config.min_coverage {
             builder = builder.min_coverage(c);
@@ -61,7 +91,7 @@ pub(crate) fn run(
                     imatch.sign_batch(chunk)
                 }
             });
-        Ok((imatch, sigs, source))
+        Ok((imatch, sigs))
     })?;
     let signed = sigs.iter().filter(|s| s.is_ok()).count();
 

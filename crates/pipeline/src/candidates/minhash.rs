@@ -55,6 +55,11 @@ pub(crate) fn sketch_all<E: FeatureExtractor + Sync>(
     })
 }
 
+pub(crate) fn validate(config: &MinHashConfig, threshold: f64) -> Result<(), Error> {
+    check_num_perm(config.num_perm)?;
+    lsh_params(config, threshold).map(drop)
+}
+
 pub(crate) fn run(
     config: &MinHashConfig,
     texts: &[&str],

@@ -162,6 +162,14 @@ impl CandidateGenerator {
         if u32::try_from(texts.len()).is_err() {
             return Err(Error::invalid_input("more than 2^32 documents in one run").into());
         }
+        self.validate()?;
+        if texts.len() < 2 {
+            // No pair to find (and collection statistics need two documents).
+            return Ok(CandidateReport {
+                description: format!("{} (fewer than two documents)", self.method.name()),
+                ..CandidateReport::default()
+            });
+        }
         let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
         let ctx = Ctx {
             threshold: self.threshold,
@@ -186,6 +194,38 @@ impl CandidateGenerator {
     }
 }
 
+impl CandidateGenerator {
+    /// Checks every parameter without running (also done by [`run`](Self::run), even
+    /// on fewer than two documents).
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// assert!(CandidateGenerator::new(Method::default()).threshold(0.0).validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), crate::Error> {
+        check_threshold(self.threshold)?;
+        self.shingles.validate()?;
+        match &self.method {
+            #[cfg(feature = "minhash")]
+            Method::MinHash(c) => minhash::validate(c, self.threshold)?,
+            #[cfg(feature = "simhash")]
+            Method::SimHash(c) => simhash::validate(c)?,
+            #[cfg(feature = "imatch")]
+            Method::IMatch(c) => imatch::validate(c)?,
+            #[cfg(feature = "ncd")]
+            Method::SigNcd(c) => signcd::validate(c, self.threshold)?,
+            Method::ExactJaccard => {}
+        }
+        Ok(())
+    }
+}
+
 /// `Ok` for a threshold in `(0, 1]`.
 pub(crate) fn check_threshold(t: f64) -> Result<(), Error> {
     if t > 0.0 && t <= 1.0 {
@@ -201,6 +241,7 @@ pub(crate) fn check_threshold(t: f64) -> Result<(), Error> {
 /// What every method's implementation gets.
 pub(crate) struct Ctx<'a> {
     pub(crate) threshold: f64,
+    #[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
     pub(crate) emit: Emit,
     pub(crate) shingles: Shingles,
     pub(crate) progress: &'a dyn Progress,
@@ -236,6 +277,10 @@ impl PairSink for Counted<'_> {
     }
 }
 
+#[cfg_attr(
+    not(any(feature = "minhash", feature = "simhash", feature = "imatch")),
+    allow(dead_code)
+)]
 /// Document `i` as an index key (the caller checked there are fewer than 2^32).
 #[inline]
 pub(crate) fn key(i: usize) -> u32 {

@@ -9,6 +9,12 @@ use super::{CandidateReport, Ctx};
 use crate::SigNcdConfig;
 use crate::progress::Stage;
 
+pub(crate) fn validate(config: &SigNcdConfig, threshold: f64) -> Result<(), Error> {
+    SigNcd::builder().compressor(config.compressor).build()?;
+    SearchConfig::builder((1.0 - threshold).max(0.0)).build()?;
+    Ok(())
+}
+
 pub(crate) fn run(
     config: &SigNcdConfig,
     texts: &[&str],

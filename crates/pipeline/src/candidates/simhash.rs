@@ -43,6 +43,16 @@ pub(crate) fn run(
             with_extractor(self.config, extractor, self.texts, self.ctx, self.sink)
         }
     }
+    validate(config)?;
+    ctx.shingles.with(Go {
+        config,
+        texts,
+        ctx,
+        sink,
+    })
+}
+
+pub(crate) fn validate(config: &SimHashConfig) -> Result<(), Error> {
     if config.bits == 0 || config.bits > MAX_BITS {
         return Err(Error::invalid_parameter(
             "bits",
@@ -59,12 +69,7 @@ pub(crate) fn run(
             ),
         ));
     }
-    ctx.shingles.with(Go {
-        config,
-        texts,
-        ctx,
-        sink,
-    })
+    Ok(())
 }
 
 fn with_extractor<E: FeatureExtractor + Sync>(

@@ -1,0 +1,470 @@
+//! Each stage of the pipeline against an oracle computed the slow way.
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)] // tests: small values, loud failures
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use ndd_core::{FeatureExtractor, ScoredPair};
+use ndd_pipeline::{
+    Banding, CandidateGenerator, Dedup, Document, Emit, ExactPass, Grouping, Method, MinHashConfig,
+    OrderKey, Representative, Shingles, Verification, Verifier,
+};
+use ndd_shingle::WordShingler;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn vocab(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("w{i}x")).collect()
+}
+
+fn random_doc(rng: &mut ChaCha8Rng, words: &[String], len: usize) -> Vec<String> {
+    (0..len)
+        .map(|_| words[rng.random_range(0..words.len())].clone())
+        .collect()
+}
+
+/// The exact Jaccard of two texts' word k-gram sets, from hash sets.
+fn jaccard_slow(k: usize, a: &str, b: &str) -> f64 {
+    let sh = WordShingler::new(k).unwrap();
+    let sa: HashSet<u64> = sh.features(a).into_iter().collect();
+    let sb: HashSet<u64> = sh.features(b).into_iter().collect();
+    let inter = sa.intersection(&sb).count();
+    let union = sa.union(&sb).count();
+    if union == 0 {
+        1.0
+    } else {
+        inter as f64 / union as f64
+    }
+}
+
+#[test]
+fn exact_pass_equals_brute_force_grouping_of_document_strings() {
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let words = vocab(6);
+    let mut docs = Vec::new();
+    for _ in 0..300 {
+        // Short documents from a tiny vocabulary, dressed in random case, spacing
+        // and punctuation: many collide as document strings.
+        let n = rng.random_range(0..4);
+        let mut s = String::new();
+        for w in random_doc(&mut rng, &words, n) {
+            let w = if rng.random_bool(0.5) {
+                w.to_uppercase()
+            } else {
+                w
+            };
+            s.push_str(&w);
+            s.push_str([" ", ", ", "! ", "  -- ", "\n"][rng.random_range(0..5)]);
+        }
+        docs.push(s);
+    }
+    // Oracle: for ASCII text the document string is every letter and digit, lower-cased.
+    let key = |d: &str| -> String {
+        d.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let mut expected: Vec<Vec<usize>> = Vec::new();
+    let mut seen = vec![false; docs.len()];
+    for i in 0..docs.len() {
+        if seen[i] {
+            continue;
+        }
+        let g: Vec<usize> = (i..docs.len())
+            .filter(|&j| key(&docs[j]) == key(&docs[i]))
+            .collect();
+        for &j in &g {
+            seen[j] = true;
+        }
+        if g.len() > 1 {
+            expected.push(g);
+        }
+    }
+    let found = ExactPass::new().run(&docs);
+    assert!(!expected.is_empty());
+    assert_eq!(found.groups(), expected.as_slice());
+    let copies: usize = expected.iter().map(|g| g.len() - 1).sum();
+    assert_eq!(found.copies(), copies);
+    assert_eq!(found.unique().len(), docs.len() - copies);
+}
+
+#[test]
+fn exact_pass_case_sensitive_when_told() {
+    let found = ExactPass::new()
+        .fold_case(false)
+        .run(&["Ab c", "ab c", "A b C"]);
+    assert!(found.groups().is_empty());
+    let found = ExactPass::new().fold_case(false).run(&["Ab c", "A-b c"]);
+    assert_eq!(found.groups(), &[vec![0, 1]]);
+}
+
+/// A corpus of `bases` random documents and, per base, one variant whose word
+/// 5-gram Jaccard with it lies in `[lo, hi]` (resampled until it does).
+fn planted(seed: u64, bases: usize, lo: f64, hi: f64) -> (Vec<String>, Vec<(usize, usize)>) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let words = vocab(20_000);
+    let mut docs = Vec::new();
+    let mut pairs = Vec::new();
+    let mut attempts = 0;
+    while pairs.len() < bases {
+        attempts += 1;
+        assert!(attempts < 20 * bases, "cannot plant pairs in [{lo}, {hi}]");
+        let base = random_doc(&mut rng, &words, 300);
+        let base_text = base.join(" ");
+        let mut found = None;
+        for _ in 0..50 {
+            let mut v = base.clone();
+            let edits = rng.random_range(1..12);
+            for _ in 0..edits {
+                let at = rng.random_range(0..v.len());
+                v[at] = words[rng.random_range(0..words.len())].clone();
+            }
+            let t = v.join(" ");
+            let j = jaccard_slow(5, &base_text, &t);
+            if j >= lo && j <= hi {
+                found = Some(t);
+                break;
+            }
+        }
+        if let Some(t) = found {
+            docs.push(base_text);
+            docs.push(t);
+            pairs.push((docs.len() - 2, docs.len() - 1));
+        }
+    }
+    (docs, pairs)
+}
+
+fn found_pairs(
+    method: Method,
+    verifier: Verifier,
+    t: f64,
+    docs: &[String],
+) -> BTreeSet<(usize, usize)> {
+    let out = Dedup::new()
+        .method(method)
+        .verifier(verifier)
+        .threshold(t)
+        .run_texts(docs)
+        .unwrap();
+    out.pairs.iter().map(|p| (p.a, p.b)).collect()
+}
+
+#[test]
+fn recall_banding_finds_pairs_just_above_the_threshold() {
+    // 300 planted pairs with exact 5-gram Jaccard in [0.80, 0.84]: the band where
+    // the balanced S-curve (midpoint near 0.845 for 128 values) loses many.
+    let (docs, planted) = planted(11, 300, 0.80, 0.84);
+    let t = 0.8;
+    let recall = |banding| {
+        let m = Method::MinHash(MinHashConfig {
+            banding,
+            ..MinHashConfig::default()
+        });
+        let got = found_pairs(m, Verifier::ExactJaccard, t, &docs);
+        planted.iter().filter(|p| got.contains(p)).count() as f64 / planted.len() as f64
+    };
+    let recall_default = recall(Banding::default());
+    let recall_balanced = recall(Banding::Balanced);
+    // 99% per pair at exactly T, more above it: 300 pairs put the total well above 0.97.
+    assert!(recall_default >= 0.97, "recall banding: {recall_default}");
+    assert!(
+        recall_balanced < recall_default - 0.1,
+        "balanced {recall_balanced} vs {recall_default}"
+    );
+}
+
+#[test]
+fn exact_method_equals_brute_force_all_pairs() {
+    let (mut docs, _) = planted(3, 40, 0.5, 0.95);
+    docs.truncate(60);
+    for t in [0.5, 0.7, 0.9] {
+        let got = found_pairs(Method::ExactJaccard, Verifier::MethodScore, t, &docs);
+        let mut expected = BTreeSet::new();
+        for i in 0..docs.len() {
+            for j in i + 1..docs.len() {
+                if jaccard_slow(5, &docs[i], &docs[j]) >= t {
+                    expected.insert((i, j));
+                }
+            }
+        }
+        assert_eq!(got, expected, "threshold {t}");
+    }
+}
+
+#[test]
+fn exact_verification_scores_are_the_definition_and_a_subset_of_brute_force() {
+    let (docs, _) = planted(5, 60, 0.6, 0.95);
+    let mut candidates = Vec::new();
+    CandidateGenerator::new(Method::default())
+        .threshold(0.7)
+        .emit(Emit::AllCandidates)
+        .run(&docs, &mut candidates)
+        .unwrap();
+    assert!(!candidates.is_empty());
+    let (kept, report) = Verification::new(Verifier::ExactJaccard, 0.7)
+        .run(&docs, candidates.clone())
+        .unwrap();
+    assert_eq!(report.checked as usize, candidates.len());
+    for p in &kept {
+        let j = jaccard_slow(5, &docs[p.a], &docs[p.b]);
+        assert!((p.score - j).abs() < 1e-12);
+        assert!(j >= 0.7);
+    }
+    let rejected = candidates.len() - kept.len();
+    let below = candidates
+        .iter()
+        .filter(|p| jaccard_slow(5, &docs[p.a], &docs[p.b]) < 0.7)
+        .count();
+    assert_eq!(rejected, below);
+}
+
+#[test]
+fn containment_verifier_is_the_smaller_set_in_the_larger() {
+    let a = "one two three four five six seven eight nine ten";
+    let b = "one two three four five six seven eight nine ten and a long tail of other words here";
+    let docs = [a, b];
+    let (kept, _) = Verification::new(Verifier::Containment, 0.99)
+        .shingles(Shingles::Words(2))
+        .run(&docs, vec![ScoredPair::new(0, 1, f64::NAN)])
+        .unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].score, 1.0);
+    let (kept, _) = Verification::new(Verifier::ExactJaccard, 0.99)
+        .shingles(Shingles::Words(2))
+        .run(&docs, vec![ScoredPair::new(0, 1, f64::NAN)])
+        .unwrap();
+    assert!(kept.is_empty());
+}
+
+/// Groups as sets of ids, with the representative's id.
+fn groups_by_id(out: &ndd_pipeline::Outcome, docs: &[Document]) -> BTreeMap<Vec<String>, String> {
+    out.groups
+        .iter()
+        .map(|g| {
+            let mut ids: Vec<String> = g.members.iter().map(|&i| docs[i].id.clone()).collect();
+            ids.sort();
+            (ids, docs[g.representative].id.clone())
+        })
+        .collect()
+}
+
+fn family_corpus(seed: u64) -> Vec<Document> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let words = vocab(5_000);
+    let mut docs = Vec::new();
+    for f in 0..40 {
+        let base = random_doc(&mut rng, &words, 120);
+        for v in 0..rng.random_range(1..5) {
+            let mut d = base.clone();
+            for _ in 0..rng.random_range(0..3) {
+                let at = rng.random_range(0..d.len());
+                d[at] = words[rng.random_range(0..words.len())].clone();
+            }
+            let mut text = d.join(" ");
+            if v % 3 == 2 {
+                text = text.to_uppercase(); // an exact copy under the document string
+            }
+            docs.push(Document::new(format!("f{f:02}v{v}"), text));
+        }
+    }
+    docs
+}
+
+#[test]
+fn groups_do_not_depend_on_input_order() {
+    let docs = family_corpus(21);
+    let run = |docs: &[Document]| {
+        let out = Dedup::new()
+            .representative(Representative::SmallestId)
+            .threshold(0.7)
+            .run(docs)
+            .unwrap();
+        groups_by_id(&out, docs)
+    };
+    let reference = run(&docs);
+    assert!(reference.len() >= 20, "{} groups", reference.len());
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    for _ in 0..5 {
+        let mut shuffled = docs.clone();
+        shuffled.shuffle(&mut rng);
+        assert_eq!(run(&shuffled), reference);
+    }
+}
+
+#[cfg(feature = "rayon")]
+#[test]
+fn outcome_does_not_depend_on_thread_count() {
+    let docs = family_corpus(22);
+    let in_pool = |threads: usize, method: Method, verifier: Verifier| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let out = Dedup::new()
+                .method(method)
+                .verifier(verifier)
+                .threshold(0.7)
+                .run(&docs)
+                .unwrap();
+            (out.pairs, out.groups)
+        })
+    };
+    for (method, verifier) in [
+        (Method::default(), Verifier::MethodScore),
+        (Method::default(), Verifier::ExactJaccard),
+        ("simhash".parse().unwrap(), Verifier::MethodScore),
+        ("exact".parse().unwrap(), Verifier::Containment),
+    ] {
+        let one = in_pool(1, method.clone(), verifier.clone());
+        assert!(!one.1.is_empty());
+        assert_eq!(in_pool(2, method, verifier), one);
+    }
+}
+
+#[test]
+fn representative_policies_follow_their_definitions() {
+    let texts = ["bb", "a much longer text", "ccc", "zz"];
+    let ids = ["m", "k", "z", "a"];
+    let orders = [Some(3.0), None, Some(1.0), Some(2.0)];
+    let docs: Vec<Document> = (0..4)
+        .map(|i| {
+            let d = Document::new(ids[i], texts[i]);
+            match orders[i] {
+                Some(o) => d.with_order(OrderKey::Number(o)),
+                None => d,
+            }
+        })
+        .collect();
+    // 0-1-2 connected, 3 alone.
+    let pairs = [ScoredPair::new(0, 1, 0.9), ScoredPair::new(2, 1, 0.9)];
+    let pick = |r: Representative| Grouping::new(r).run(&docs, &pairs).unwrap()[0].representative;
+    let members = [0usize, 1, 2];
+    let first = *members.iter().min().unwrap();
+    let smallest = *members.iter().min_by_key(|&&i| ids[i]).unwrap();
+    let longest = *members.iter().max_by_key(|&&i| texts[i].len()).unwrap();
+    let earliest = *members
+        .iter()
+        .filter(|&&i| orders[i].is_some())
+        .min_by(|&&a, &&b| orders[a].unwrap().total_cmp(&orders[b].unwrap()))
+        .unwrap();
+    assert_eq!(pick(Representative::FirstSeen), first);
+    assert_eq!(pick(Representative::SmallestId), smallest);
+    assert_eq!(pick(Representative::Longest), longest);
+    assert_eq!(pick(Representative::Order), earliest);
+    let last = Representative::Custom(std::sync::Arc::new(|g: &[&Document]| g.len() - 1));
+    assert_eq!(pick(last), 2);
+    let bad = Representative::Custom(std::sync::Arc::new(|g: &[&Document]| g.len()));
+    assert!(Grouping::new(bad).run(&docs, &pairs).is_err());
+    assert!(
+        Grouping::default()
+            .run(&docs, &[ScoredPair::new(0, 9, 1.0)])
+            .is_err()
+    );
+}
+
+#[test]
+fn outcome_keeps_one_per_group_and_every_singleton() {
+    let docs = family_corpus(23);
+    let out = Dedup::new().threshold(0.7).run(&docs).unwrap();
+    let kept = out.kept();
+    let dropped = out.dropped();
+    assert_eq!(kept.len() + dropped.len(), docs.len());
+    assert_eq!(out.report.dropped, dropped.len());
+    for g in &out.groups {
+        let k: Vec<usize> = g
+            .members
+            .iter()
+            .copied()
+            .filter(|&m| out.is_kept(m))
+            .collect();
+        assert_eq!(k, vec![g.representative]);
+    }
+    // Every pair's documents share a group; every exact copy is dropped or represents.
+    for p in &out.pairs {
+        assert!(p.a < p.b);
+        assert_eq!(out.group_of(p.a), out.group_of(p.b));
+        assert!(out.group_of(p.a).is_some());
+    }
+    assert!(out.report.exact_copies > 0);
+}
+
+#[test]
+fn bad_parameters_are_typed_errors_and_empty_input_is_an_empty_outcome() {
+    let docs = [Document::new("a", "some text")];
+    for t in [0.0, -1.0, 1.5, f64::NAN] {
+        assert!(
+            Dedup::new().threshold(t).run(&docs).is_err(),
+            "threshold {t}"
+        );
+    }
+    assert!(
+        Dedup::new()
+            .shingles(Shingles::Words(0))
+            .run(&docs)
+            .is_err()
+    );
+    assert!(
+        Dedup::new()
+            .shingles(Shingles::Chars(1 << 20))
+            .run(&docs)
+            .is_err()
+    );
+    for num_perm in [0, (1 << 16) + 1, usize::MAX] {
+        let m = Method::MinHash(MinHashConfig {
+            num_perm,
+            ..MinHashConfig::default()
+        });
+        assert!(
+            Dedup::new().method(m).run(&docs).is_err(),
+            "num_perm {num_perm}"
+        );
+    }
+    let m = Method::MinHash(MinHashConfig {
+        banding: Banding::Fixed {
+            bands: 20,
+            rows: 20,
+        },
+        ..MinHashConfig::default()
+    });
+    assert!(Dedup::new().method(m).run(&docs).is_err());
+    let m = Method::MinHash(MinHashConfig {
+        banding: Banding::Recall(1.5),
+        ..MinHashConfig::default()
+    });
+    assert!(Dedup::new().method(m).run(&docs).is_err());
+    let s = ndd_pipeline::SimHashConfig {
+        bits: 0,
+        ..Default::default()
+    };
+    assert!(Dedup::new().method(Method::SimHash(s)).run(&docs).is_err());
+    let s = ndd_pipeline::SimHashConfig {
+        bits: 64,
+        hamming: Some(64),
+        ..Default::default()
+    };
+    assert!(Dedup::new().method(Method::SimHash(s)).run(&docs).is_err());
+    assert!("fuzzy".parse::<Method>().is_err());
+
+    for method in ["minhash", "simhash", "imatch", "signcd", "exact"] {
+        let out = Dedup::new()
+            .method(method.parse().unwrap())
+            .run(&[])
+            .unwrap();
+        assert!(out.pairs.is_empty() && out.groups.is_empty() && out.kept().is_empty());
+        // Documents without any word: one exact group, nothing else breaks.
+        let blank = [
+            Document::new("x", ""),
+            Document::new("y", " ,. "),
+            Document::new("z", "word"),
+        ];
+        let out = Dedup::new()
+            .method(method.parse().unwrap())
+            .run(&blank)
+            .unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert_eq!(out.groups.len(), 1, "{method}");
+        assert_eq!(out.groups[0].members, vec![0, 1]);
+    }
+}
