@@ -126,6 +126,26 @@ impl<E: FeatureExtractor, S> Composed<E, S> {
     }
 }
 
+impl<S> Composed<crate::ExternalFeatures, S> {
+    /// `sketcher` fed with features extracted elsewhere (pushed into its state, or
+    /// through [`Sketcher::sketch_features`]): no extractor, hence no
+    /// [`DocSketcher`], and nothing to check.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Composed, ExactSetSketcher, SchemeId, Sketcher};
+    /// let c = Composed::external(ExactSetSketcher::new(SchemeId::new("ids").finish()));
+    /// assert_eq!(c.sketch_features([2, 1]).set().as_slice(), &[1, 2]);
+    /// ```
+    pub fn external(sketcher: S) -> Self {
+        Composed {
+            extractor: crate::ExternalFeatures,
+            sketcher,
+        }
+    }
+}
+
 impl<E, S> Composed<E, S> {
     /// The feature extractor.
     ///

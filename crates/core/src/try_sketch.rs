@@ -18,6 +18,10 @@ use crate::{FeatureSink, SchemeId, Signature, Sketcher};
 /// Contract of [`try_finish_into`](Self::try_finish_into): the state is reset whether
 /// it succeeds or fails, and `out` is written only on success.
 ///
+/// `scheme`, `new_state` and `new_signature` share their names with [`Sketcher`]'s:
+/// with both traits imported, call them on a `Sketcher` type as `Sketcher::new_state(&s)`
+/// (or import `TrySketcher` only where code is generic over it).
+///
 /// # Example
 ///
 /// ```

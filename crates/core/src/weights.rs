@@ -368,6 +368,7 @@ impl<E: FeatureExtractor + ?Sized> FeatureExtractorExt for E {}
 /// assert_eq!(t.idf(1), 0.0);
 /// assert!((t.idf(2) - 2f64.ln()).abs() < 1e-15);
 /// ```
+#[derive(Clone)]
 pub struct TfIdf {
     stats: DocumentFrequencies,
     fingerprint: u64,
