@@ -21,8 +21,8 @@ const DOCS: [&str; 4] = [
 /// Picks an extractor from a configuration string, as a program would.
 fn chosen(name: &str) -> Box<dyn DynFeatureExtractor + Send + Sync> {
     match name {
-        "chars" => Box::new(CharShingler::new(4).unwrap()),
-        _ => Box::new(WordShingler::new(3).unwrap()),
+        "chars" => Box::new(CharShingler::new(4).expect("valid")),
+        _ => Box::new(WordShingler::new(3).expect("valid")),
     }
 }
 

@@ -22,8 +22,8 @@ const DOCS: [&str; 4] = [
 
 fn chosen(name: &str) -> Box<dyn DynFeatureExtractor + Send + Sync> {
     match name {
-        "chars" => Box::new(CharShingler::new(4).unwrap()),
-        _ => Box::new(WordShingler::new(2).unwrap()),
+        "chars" => Box::new(CharShingler::new(4).expect("valid")),
+        _ => Box::new(WordShingler::new(2).expect("valid")),
     }
 }
 
