@@ -270,8 +270,8 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// # }
     /// use ndd_core::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
-    /// let Ok(sig) = c.try_sketch("ignored: external features push nothing");
-    /// assert_eq!(sig, c.sketch(""));
+    /// let Ok(sig) = c.try_sketch("abc");
+    /// assert_eq!(sig, c.sketch("cab"));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn try_sketch(&self, doc: &str) -> Result<S::Signature, S::Error>
