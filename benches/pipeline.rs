@@ -17,6 +17,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd::lsh::{LshIndex, LshParams};
+#[cfg(feature = "rayon")]
+use ndd::minhash::ParDocSketcher;
 use ndd::minhash::{MinHashSignature, MinHasher};
 use ndd::{DocSketcher, Signature};
 

@@ -9,6 +9,8 @@ use ndd::shingle::{CharShingler, WordShingler};
 use ndd::{FeatureExtractor, Signature};
 
 use crate::{Doc, Found, Options};
+#[cfg(feature = "rayon")]
+use ndd::minhash::ParDocSketcher;
 
 pub(crate) fn pairs(docs: &[Doc], o: &Options) -> Result<Found, String> {
     match o.char_k {

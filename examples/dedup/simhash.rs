@@ -20,6 +20,8 @@ use ndd::simhash::{SimHashSignature, SimHasher, Weighting};
 use ndd::stats::DocumentFrequencies;
 
 use crate::{Doc, Found, Options};
+#[cfg(feature = "rayon")]
+use ndd::simhash::ParDocSketcher;
 
 /// How features are weighted (`--weighting`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -124,6 +124,7 @@ pub struct ExternalFeatures;
 #[derive(Debug, Clone)]
 pub struct ExactSetSketcher<E = ExternalFeatures> {
     extractor: E,
+    feature_scheme: SchemeId,
     scheme: SchemeId,
 }
 
@@ -142,6 +143,7 @@ impl ExactSetSketcher<ExternalFeatures> {
     pub fn new(feature_scheme: SchemeId) -> Self {
         ExactSetSketcher {
             extractor: ExternalFeatures,
+            feature_scheme,
             scheme: scheme_for(feature_scheme),
         }
     }
@@ -163,8 +165,12 @@ impl<E: FeatureExtractor> ExactSetSketcher<E> {
     /// ```
     #[must_use]
     pub fn with_extractor(extractor: E) -> Self {
-        let scheme = scheme_for(extractor.scheme());
-        ExactSetSketcher { extractor, scheme }
+        let feature_scheme = extractor.scheme();
+        ExactSetSketcher {
+            extractor,
+            feature_scheme,
+            scheme: scheme_for(feature_scheme),
+        }
     }
 }
 
@@ -218,5 +224,12 @@ impl<E: FeatureExtractor> DocSketcher for ExactSetSketcher<E> {
     #[inline]
     fn extract_into(&self, doc: &str, state: &mut Vec<u64>) {
         self.extractor.extract(doc, state);
+    }
+}
+
+impl<E> crate::Ingest<Vec<u64>> for ExactSetSketcher<E> {
+    #[inline]
+    fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
     }
 }

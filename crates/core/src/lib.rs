@@ -19,7 +19,18 @@
 //! * User-level trait [`DocSketcher`]: `sketch(&doc)`, `sketch_into`, `sketch_with`
 //!   (caller-owned scratch, allocation-free) and batch forms, all provided.
 //! * Object-safe twins for choosing an implementation at run time: [`DynTokenizer`],
-//!   [`DynFeatureExtractor`].
+//!   [`DynFeatureExtractor`] (`Box<dyn DynFeatureExtractor>` is itself a
+//!   [`FeatureExtractor`], so a run-time choice plugs into every generic sketcher).
+//! * Fallible twin [`TrySketcher`] (associated `Error`), blanket-implemented for every
+//!   [`Sketcher`] with `Error = Infallible`.
+//! * One composition of extractor and sketcher, [`Composed`], with the [`Ingest`] hook
+//!   for specialized sinks; with the `rayon` feature, `ParDocSketcher` adds
+//!   `par_sketch_batch` / `par_sketch_batch_into` to every [`DocSketcher`].
+//! * Feature weights ([`weights`]): the weight-model contract
+//!   [`FeatureWeights`](weights::FeatureWeights) (feature hash and term frequency in,
+//!   weight out), TF-IDF ([`TfIdf`](weights::TfIdf)), and the adapter that weights any
+//!   extractor's features for any weighted sketcher
+//!   ([`weighted_by`](weights::FeatureExtractorExt::weighted_by)).
 //! * Exact measures ([`jaccard`], [`containment`], [`cosine`], [`extended_jaccard`],
 //!   [`weighted_jaccard`]) as free functions and as [`Similarity`] unit structs.
 //! * The one currency between stages: [`ScoredPair`] (two documents and a score,
@@ -53,6 +64,8 @@
 
 mod cluster;
 pub mod codec;
+pub mod compose;
+mod dyn_extract;
 mod error;
 pub mod estimate;
 mod exact;
@@ -65,8 +78,13 @@ mod pair;
 mod scheme;
 pub mod stats;
 mod traits;
+mod try_sketch;
+pub mod weights;
 
 pub use cluster::UnionFind;
+#[cfg(feature = "rayon")]
+pub use compose::ParDocSketcher;
+pub use compose::{Composed, Ingest};
 pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
 pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
@@ -82,3 +100,4 @@ pub use traits::{
     BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor,
     FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
 };
+pub use try_sketch::TrySketcher;

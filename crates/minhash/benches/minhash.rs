@@ -18,6 +18,8 @@ use std::hint::black_box;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
 use ndd_core::{SparseVector, Weighted};
+#[cfg(feature = "rayon")]
+use ndd_minhash::ParDocSketcher;
 use ndd_minhash::{BucketizedMinHasher, IcwsMinHasher, MinHashScheme, MinHasher};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 

@@ -237,9 +237,29 @@ impl BBitSignature {
     /// ```
     /// use ndd_core::Sketcher;
     /// let sig = ndd_minhash::MinHasher::new(64)?.sketch_features([1, 2]);
-    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 4)?.bits(), 4);
+    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 4)?.bits_per_slot(), 4);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
+    #[must_use]
+    pub fn bits_per_slot(&self) -> u32 {
+        self.bits
+    }
+
+    /// The number of bits `b` kept per slot: the old name of
+    /// [`bits_per_slot`](Self::bits_per_slot) (in SimHash, `bits()` is a signature's
+    /// total length).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use ndd_core::Sketcher;
+    /// let sig = ndd_minhash::MinHasher::new(64)?.sketch_features([1, 2]);
+    /// let b = ndd_minhash::BBitSignature::from_minhash(&sig, 4)?;
+    /// assert_eq!(b.bits(), b.bits_per_slot());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[deprecated(since = "0.1.1", note = "renamed to `bits_per_slot`")]
     #[must_use]
     pub fn bits(&self) -> u32 {
         self.bits
@@ -338,12 +358,31 @@ impl BBitSignature {
     /// use ndd_core::Sketcher;
     /// let sig = ndd_minhash::MinHasher::new(256)?.sketch_features([1]);
     /// assert_eq!(sig.values().len() * 8, 2048);
-    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 2)?.storage_bytes(), 64);
+    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 2)?.memory_bytes(), 64);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn storage_bytes(&self) -> usize {
+    pub fn memory_bytes(&self) -> usize {
         self.words.len() * 8
+    }
+
+    /// The old name of [`memory_bytes`](Self::memory_bytes) (the workspace's one name
+    /// for a memory report, as on `ndd_lsh::ExactIndex` and `ndd_imatch::Lexicon`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use ndd_core::Sketcher;
+    /// let sig = ndd_minhash::MinHasher::new(256)?.sketch_features([1]);
+    /// let b = ndd_minhash::BBitSignature::from_minhash(&sig, 2)?;
+    /// assert_eq!(b.storage_bytes(), b.memory_bytes());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[deprecated(since = "0.1.1", note = "renamed to `memory_bytes`")]
+    #[must_use]
+    pub fn storage_bytes(&self) -> usize {
+        self.memory_bytes()
     }
 
     /// The number of slots whose `b`-bit fields agree, counted on the XOR of the packed

@@ -5,20 +5,18 @@ use std::sync::Arc;
 
 use ndd_core::hash::mix64;
 use ndd_core::{
-    DocSketcher, Error, ExternalFeatures, FeatureExtractor, FeatureSink, SchemeId, Sketcher,
+    Composed, DocSketcher, Error, ExternalFeatures, FeatureExtractor, FeatureSink, Ingest,
+    SchemeId, Sketcher,
 };
 use ndd_shingle::WordShingler;
 
+use crate::densify::{Densifier, FixedOphSink, bin_of, occupancy_word, oph_key};
 use crate::family::{HashFamily, UniversalHashes};
 use crate::signature::{EMPTY, MinHashSignature};
 
 /// Version of the value-defining algorithms of this module; folded into every scheme,
 /// so that signatures from a release that changed values refuse to compare.
 const ALGORITHM_VERSION: u64 = 1;
-
-/// Shifts of the densification rounds precomputed per hasher (later rounds, rarely
-/// reached, are computed on demand).
-const PRECOMPUTED_ROUNDS: usize = 64;
 
 /// How a [`MinHasher`] turns features into `k` slot values.
 ///
@@ -58,342 +56,6 @@ enum Kind {
     Oph(Arc<Densifier>),
     Classic(UniversalHashes),
     Custom(Arc<dyn HashFamily>),
-}
-
-/// The document-independent probe sequences of optimal densification.
-///
-/// Shrivastava's Algorithm 2 fills empty bin `i` from bin `h_t(i)` for the first
-/// attempt `t = 0, 1, …` that lands on a non-empty bin, each `h_t` drawn independently
-/// from a universal family. We draw `h_t` from the shift family
-/// `h_t(i) = (i + m_t) mod k`, `m_t` uniform in `[0, k)`: universal (two distinct bins
-/// never collide under one `h_t`), each bin's probe sequence uniform and independent of
-/// the data, and one attempt tests every empty bin at once with a rotation of the
-/// occupancy bitmap — a few word operations per attempt instead of a probe per bin.
-#[derive(Debug)]
-struct Densifier {
-    k: usize,
-    key: u64,
-    shifts: Vec<usize>,
-    /// For the fixed sizes (`k` = 64 or 128): the distinct non-zero shifts in the order
-    /// of their first attempt `t < 64k`, padded with zeros to a multiple of four. An
-    /// attempt whose shift already occurred fills nothing new (its bins were tested
-    /// with the same shift before) and shift 0 never fills an empty bin, so these
-    /// attempts alone give the same result.
-    order: Vec<u8>,
-}
-
-#[inline(always)]
-fn bin_of(h: u64, k: u64) -> usize {
-    // Multiply-high maps a uniform 64-bit value to [0, k) without a division; the
-    // result is below k, itself a usize, so the cast cannot truncate.
-    #[allow(clippy::cast_possible_truncation)]
-    let bin = ((u128::from(h) * u128::from(k)) >> 64) as usize;
-    bin
-}
-
-/// Bits `[off, off + 64)` of a bitmap (zeros past its end).
-#[inline(always)]
-fn window(bits: &[u64], off: usize) -> u64 {
-    let (q, r) = (off / 64, off % 64);
-    let lo = bits.get(q).copied().unwrap_or(0) >> r;
-    let hi = if r == 0 {
-        0
-    } else {
-        bits.get(q + 1).copied().unwrap_or(0) << (64 - r)
-    };
-    lo | hi
-}
-
-impl Densifier {
-    fn new(k: usize, seed: u64) -> Self {
-        let key = mix64(seed ^ 0x6465_6E73_6966_7921); // "densify!"
-        let mut d = Densifier {
-            k,
-            key,
-            shifts: Vec::new(),
-            order: Vec::new(),
-        };
-        d.shifts = (0..PRECOMPUTED_ROUNDS as u64).map(|t| d.shift(t)).collect();
-        if k == 64 || k == 128 {
-            let mut seen = vec![false; k];
-            seen[0] = true;
-            for t in 0..64 * k as u64 {
-                let m = d.shift(t);
-                if !seen[m] {
-                    seen[m] = true;
-                    // m < k <= 128.
-                    d.order.extend(u8::try_from(m));
-                    if d.order.len() == k - 1 {
-                        break;
-                    }
-                }
-            }
-            // Padding to whole groups of four attempts: shift 0 fills nothing.
-            while d.order.len() % 4 != 0 {
-                d.order.push(0);
-            }
-        }
-        d
-    }
-
-    /// `m_t`, the shift of attempt `t`.
-    #[inline]
-    fn shift(&self, t: u64) -> usize {
-        bin_of(mix64(self.key ^ t), self.k as u64)
-    }
-
-    /// Fills, in place, each empty bin `i` of `bins` with the value of bin
-    /// `(i + m_t) mod k` for the first attempt `t` where that bin is non-empty.
-    /// `occupied` has bit `i` set when bin `i` is non-empty; at least one is.
-    /// Non-empty bins are only read, so filling in place reads original values.
-    fn densify(&self, bins: &mut [u64], occupied: &[u64]) {
-        match occupied.len() {
-            1 => self.densify_words::<1>(bins, occupied),
-            2 => self.densify_words::<2>(bins, occupied),
-            3 | 4 => self.densify_words::<4>(bins, occupied),
-            _ => self.densify_words::<0>(bins, occupied),
-        }
-    }
-
-    /// `W` 64-bit words hold the occupancy (`k <= 64·W`), in fixed-size arrays the
-    /// compiler unrolls; `W = 0` is the general case, on the heap.
-    #[inline(always)]
-    fn densify_words<const W: usize>(&self, bins: &mut [u64], occupied: &[u64]) {
-        let k = self.k;
-        let words = k.div_ceil(64);
-        // The occupancy ring, twice in a row, so that a rotation is a window read.
-        let mut ring_fixed = [[0u64; 2]; W];
-        let mut ring_heap = Vec::new();
-        let ring: &mut [u64] = if W == 0 {
-            ring_heap.resize(2 * words + 2, 0);
-            &mut ring_heap
-        } else {
-            ring_fixed.as_flattened_mut()
-        };
-        let ring_len = ring.len();
-        for (w, &bits) in occupied.iter().enumerate() {
-            for base in [w * 64, k + w * 64] {
-                let (q, r) = (base / 64, base % 64);
-                if let Some(x) = ring.get_mut(q) {
-                    *x |= bits << r;
-                }
-                if r != 0 && q + 1 < ring_len {
-                    ring[q + 1] |= bits >> (64 - r);
-                }
-            }
-        }
-        let mut unresolved_fixed = [0u64; W];
-        let mut unresolved_heap = Vec::new();
-        let unresolved: &mut [u64] = if W == 0 {
-            unresolved_heap.resize(words, 0);
-            &mut unresolved_heap
-        } else {
-            &mut unresolved_fixed
-        };
-        let mut remaining = 0usize;
-        for (w, (u, &bits)) in unresolved.iter_mut().zip(occupied).enumerate() {
-            let valid = if (w + 1) * 64 <= k {
-                u64::MAX
-            } else {
-                (1u64 << (k % 64)) - 1
-            };
-            *u = !bits & valid;
-            remaining += u.count_ones() as usize;
-        }
-        let limit = 64 * k as u64;
-        let mut t = 0u64;
-        // Whole-bitmap attempts while many bins are unresolved; the last one or two
-        // follow their own sequence bin by bin (same result, fewer instructions).
-        while remaining > 2 && t < limit {
-            let m = self.shift_at(t);
-            t += 1;
-            for (w, u) in unresolved.iter_mut().enumerate() {
-                let mut hit = *u & window(ring, w * 64 + m);
-                *u &= !hit;
-                remaining -= hit.count_ones() as usize;
-                while hit != 0 {
-                    let i = w * 64 + hit.trailing_zeros() as usize;
-                    hit &= hit - 1;
-                    let src = if i + m >= k { i + m - k } else { i + m };
-                    if let Some(&v) = bins.get(src) {
-                        bins[i] = v;
-                    }
-                }
-            }
-        }
-        for (w, &u) in unresolved.iter().enumerate() {
-            let mut u = u;
-            while u != 0 {
-                let i = w * 64 + u.trailing_zeros() as usize;
-                u &= u - 1;
-                let src = (t..limit)
-                    .map(|t| {
-                        let m = self.shift_at(t);
-                        if i + m >= k { i + m - k } else { i + m }
-                    })
-                    .find(|&j| bit_is_set(occupied, j))
-                    // Not reached in practice (probability < (1 − 1/k)^(64k) ≈ e^-64);
-                    // bounds the loop: the next non-empty bin to the right.
-                    .or_else(|| {
-                        (1..k)
-                            .map(|d| (i + d) % k)
-                            .find(|&j| bit_is_set(occupied, j))
-                    });
-                if let Some(src) = src {
-                    bins[i] = bins[src];
-                }
-            }
-        }
-    }
-
-    #[inline(always)]
-    fn shift_at(&self, t: u64) -> usize {
-        match usize::try_from(t).ok().and_then(|i| self.shifts.get(i)) {
-            Some(&m) => m,
-            None => self.shift(t),
-        }
-    }
-}
-
-/// Bit `i` set when bin `i` of a block of at most 64 bins is non-empty.
-#[inline(always)]
-fn occupancy_word(bins: &[u64]) -> u64 {
-    bins.iter().take(64).rev().fold(0u64, |acc, &v| {
-        acc.wrapping_add(acc) | u64::from(v != EMPTY)
-    })
-}
-
-/// Bits `[r, r + 64)` of the 128-bit value `hi:lo` (`r` taken mod 64): a funnel shift.
-#[inline(always)]
-fn funnel(lo: u64, hi: u64, r: usize) -> u64 {
-    // Only the low 64 bits of the shifted value are kept.
-    #[allow(clippy::cast_possible_truncation)]
-    let w = (((u128::from(hi) << 64) | u128::from(lo)) >> (r & 63)) as u64;
-    w
-}
-
-/// Bit `j` of the result is the lowest bit of byte `j` of `bytes` (each byte 0 or 1).
-#[inline(always)]
-fn byte_flags_to_bits(bytes: u64) -> u64 {
-    // Byte j times 2^(7·(7 − j) + 7) lands on bit 56 + j; no two partial products share
-    // a bit, so nothing carries.
-    bytes.wrapping_mul(0x0102_0408_1020_4080) >> 56
-}
-
-impl Densifier {
-    /// Densification for `k = K = 64·W` (64 or 128), in place: the same values as
-    /// [`Densifier::densify`] (tested against it), with fewer instructions and fewer
-    /// data-dependent branches. Occupancy comes from the per-bin flags the sink set
-    /// (`seen`, eight bins per multiplication) instead of a compare per bin; the
-    /// attempts run over the distinct shifts only, each a funnel shift of the
-    /// occupancy and two mask operations per word; the bins are filled once per group
-    /// of four attempts rather than once per attempt.
-    #[inline(always)]
-    fn finish_fixed<const K: usize, const W: usize>(&self, bins: &mut [u64; K], seen: &[u8; K]) {
-        debug_assert!(K == 64 * W && W <= 2);
-        let mut occ = [0u64; W];
-        for (o, block) in occ.iter_mut().zip(seen.chunks_exact(64)) {
-            for (g, bytes) in block.chunks_exact(8).enumerate() {
-                let mut b = [0u8; 8];
-                b.copy_from_slice(bytes);
-                *o |= byte_flags_to_bits(u64::from_le_bytes(b)) << (8 * g);
-            }
-        }
-        // Bin K − 1 from its value: the one feature hash equal to u64::MAX lands there
-        // and leaves the bin empty (EMPTY). In the other bins a flag means a value.
-        occ[W - 1] = (occ[W - 1] & !(1 << 63)) | (u64::from(bins[K - 1] != EMPTY) << 63);
-        let full: u32 = occ.iter().map(|w| w.count_ones()).sum();
-        if full == 0 || full as usize == K {
-            return;
-        }
-        // The occupancy twice in a row (and one more word), so a rotation is a window.
-        let mut ring = [0u64; 8];
-        for (j, r) in ring.iter_mut().enumerate().take(2 * W + 1) {
-            *r = occ[j % W];
-        }
-        let mut todo = [0u64; W];
-        for (t, o) in todo.iter_mut().zip(&occ) {
-            *t = !o;
-        }
-        // Attempts in groups of four: the hits of each attempt (bins still empty whose
-        // shifted bin is occupied) as masks, then one loop over the group's hits per
-        // word, the attempt of each bin read from two bit planes. A loop per attempt
-        // would end at a data-dependent count, a mispredicted branch each time.
-        for group in self.order.chunks_exact(4) {
-            let mut left = 0u64;
-            for w in 0..W {
-                let mut hits = [0u64; 4];
-                let mut t = todo[w];
-                for (h, &s) in hits.iter_mut().zip(group) {
-                    let q = usize::from(s) >> 6;
-                    let win = funnel(ring[(q + w) % 8], ring[(q + w + 1) % 8], usize::from(s));
-                    *h = t & win;
-                    t ^= *h;
-                }
-                todo[w] = t;
-                left |= t;
-                let (plane1, plane2) = (hits[1] | hits[3], hits[2] | hits[3]);
-                let mut offset = [0usize; 4];
-                for (o, &s) in offset.iter_mut().zip(group) {
-                    *o = 64 * w + usize::from(s);
-                }
-                let mut u = hits[0] | hits[1] | hits[2] | hits[3];
-                while u != 0 {
-                    let i = u.trailing_zeros();
-                    u &= u - 1;
-                    // The attempt that hit bin i (the masks are disjoint) from two bit
-                    // planes, as a table index: selects here become branches.
-                    let a = ((plane1 >> i) & 1) | (((plane2 >> i) & 1) << 1);
-                    // `a` < 4; the cast cannot truncate.
-                    #[allow(clippy::cast_possible_truncation)]
-                    let off = offset[a as usize % 4];
-                    let i = i as usize;
-                    bins[(64 * w + i) % K] = bins[(i + off) % K];
-                }
-            }
-            if left == 0 {
-                break;
-            }
-        }
-        // Bins no shift within 64k attempts reaches (not met in practice): the next
-        // non-empty bin to the right, as in `densify`.
-        for (w, &u) in todo.iter().enumerate() {
-            let mut u = u;
-            while u != 0 {
-                let i = 64 * w + u.trailing_zeros() as usize;
-                u &= u - 1;
-                if let Some(src) = (1..K).map(|d| (i + d) % K).find(|&j| bit_is_set(&occ, j)) {
-                    bins[i % K] = bins[src];
-                }
-            }
-        }
-    }
-}
-
-/// The feature sink of one-permutation hashing for `k = K`: the bins borrowed as an
-/// array and the key in a register for the whole document (the extractor's loop
-/// inlines `push`).
-struct FixedOphSink<'a, const K: usize> {
-    bins: &'a mut [u64; K],
-    seen: &'a mut [u8; K],
-    key: u64,
-}
-
-impl<const K: usize> FeatureSink for FixedOphSink<'_, K> {
-    #[inline(always)]
-    fn push(&mut self, feature: u64) {
-        let h = mix64(feature ^ self.key);
-        let bin = bin_of(h, K as u64) % K;
-        let m = &mut self.bins[bin];
-        *m = (*m).min(h);
-        // A store without a read: no dependency from one feature to the next.
-        self.seen[bin] = 1;
-    }
-}
-
-#[inline(always)]
-fn bit_is_set(bits: &[u64], i: usize) -> bool {
-    bits.get(i >> 6).is_some_and(|w| (w >> (i & 63)) & 1 != 0)
 }
 
 /// The per-document accumulator of a [`MinHasher`]: running minima, updated as
@@ -498,12 +160,37 @@ impl FeatureSink for MinHashState {
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct MinHasher<E = WordShingler> {
+pub struct MinHasher<E = WordShingler>(Composed<E, MinHashSketcher>);
+
+/// The MinHash sketcher proper, without a text front end: features in, a
+/// [`MinHashSignature`] out. A [`MinHasher`] is this sketcher composed with a feature
+/// extractor ([`Composed`]); compose it yourself with any extractor built for the
+/// features it was configured for (also one chosen at run time, a
+/// `Box<dyn DynFeatureExtractor>`). Build it with
+/// [`MinHasherBuilder::build_sketcher`].
+///
+/// Its [`Ingest`] hook keeps the fixed-size one-permutation fast path: for `k` = 64
+/// and 128 the extractor pushes into a sink that holds the bins as an array.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Composed, DocSketcher, FeatureExtractor};
+/// use ndd_minhash::MinHasher;
+/// use ndd_shingle::CharShingler;
+/// let chars = CharShingler::new(4)?;
+/// let sketcher = MinHasher::builder().num_hashes(64).build_sketcher(chars.scheme())?;
+/// let composed = Composed::new(chars.clone(), sketcher)?;
+/// let named = MinHasher::builder().num_hashes(64).build_with(chars)?;
+/// assert_eq!(composed.sketch("abcdefgh"), named.sketch("abcdefgh"));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct MinHashSketcher {
     k: usize,
     seed: u64,
     which: MinHashScheme,
     kind: Kind,
-    extractor: E,
     feature_scheme: SchemeId,
     scheme: SchemeId,
 }
@@ -644,8 +331,8 @@ impl MinHasherBuilder {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn build_with<E: FeatureExtractor>(self, extractor: E) -> Result<MinHasher<E>, Error> {
-        let fs = extractor.scheme();
-        self.finish(extractor, fs)
+        let sketcher = self.build_sketcher(extractor.scheme())?;
+        Ok(MinHasher(Composed::new(extractor, sketcher)?))
     }
 
     /// A hasher for feature hashes you extract yourself, identified by
@@ -668,10 +355,29 @@ impl MinHasherBuilder {
         self,
         feature_scheme: SchemeId,
     ) -> Result<MinHasher<ExternalFeatures>, Error> {
-        self.finish(ExternalFeatures, feature_scheme)
+        Ok(MinHasher(Composed::external(
+            self.build_sketcher(feature_scheme)?,
+        )))
     }
 
-    fn finish<E>(self, extractor: E, feature_scheme: SchemeId) -> Result<MinHasher<E>, Error> {
+    /// The sketcher alone, for features of `feature_scheme`: compose it with an
+    /// extractor ([`Composed::new`]) or push features into its state.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, Sketcher};
+    /// let s = ndd_minhash::MinHasher::builder()
+    ///     .num_hashes(32)
+    ///     .build_sketcher(SchemeId::new("ids").finish())?;
+    /// assert_eq!(s.sketch_features([1, 2]).num_values(), 32);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn build_sketcher(self, feature_scheme: SchemeId) -> Result<MinHashSketcher, Error> {
         const MAX_K: usize = 1 << 24;
         if self.k == 0 || self.k > MAX_K {
             return Err(Error::invalid_parameter(
@@ -702,12 +408,11 @@ impl MinHasherBuilder {
             .with(self.seed)
             .with_scheme(feature_scheme)
             .finish();
-        Ok(MinHasher {
+        Ok(MinHashSketcher {
             k: self.k,
             seed: self.seed,
             which: self.which,
             kind,
-            extractor,
             feature_scheme,
             scheme,
         })
@@ -750,13 +455,15 @@ impl MinHasher<WordShingler> {
     }
 }
 
-impl<E> MinHasher<E> {
+impl MinHashSketcher {
     /// The number of slots `k`.
     ///
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::MinHasher::new(200)?.num_hashes(), 200);
+    /// use ndd_core::SchemeId;
+    /// let s = ndd_minhash::MinHasher::builder().num_hashes(16).build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.num_hashes(), 16);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -769,12 +476,87 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::MinHasher::builder().seed(3).build()?.seed(), 3);
+    /// use ndd_core::SchemeId;
+    /// let s = ndd_minhash::MinHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.seed(), 5);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// The sketching scheme.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_minhash::{MinHasher, MinHashScheme};
+    /// let s = MinHasher::builder().build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.minhash_scheme(), MinHashScheme::OnePermutation);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash_scheme(&self) -> MinHashScheme {
+        self.which
+    }
+}
+
+impl<E> MinHasher<E> {
+    /// The sketcher without the extractor.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// assert_eq!(h.sketcher().num_hashes(), 64);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sketcher(&self) -> &MinHashSketcher {
+        self.0.sketcher()
+    }
+
+    /// The extractor and the sketcher as one [`Composed`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::Sketcher;
+    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// assert_eq!(h.as_composed().scheme(), h.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn as_composed(&self) -> &Composed<E, MinHashSketcher> {
+        &self.0
+    }
+
+    /// The number of slots `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::MinHasher::new(200)?.num_hashes(), 200);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(&self) -> usize {
+        self.sketcher().k
+    }
+
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::MinHasher::builder().seed(3).build()?.seed(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.sketcher().seed
     }
 
     /// The sketching scheme.
@@ -788,7 +570,7 @@ impl<E> MinHasher<E> {
     /// ```
     #[must_use]
     pub fn minhash_scheme(&self) -> MinHashScheme {
-        self.which
+        self.sketcher().which
     }
 
     /// The feature extractor.
@@ -801,7 +583,7 @@ impl<E> MinHasher<E> {
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &E {
-        &self.extractor
+        self.0.extractor()
     }
 
     /// The scheme of the features this hasher consumes.
@@ -816,11 +598,40 @@ impl<E> MinHasher<E> {
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {
-        self.feature_scheme
+        self.sketcher().feature_scheme
     }
 }
 
 impl<E> Sketcher for MinHasher<E> {
+    type Signature = MinHashSignature;
+    type State = MinHashState;
+
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        self.0.scheme()
+    }
+    #[inline]
+    fn new_state(&self) -> MinHashState {
+        self.0.new_state()
+    }
+    #[inline]
+    fn new_signature(&self) -> MinHashSignature {
+        self.0.new_signature()
+    }
+    #[inline]
+    fn finish_into(&self, state: &mut MinHashState, out: &mut MinHashSignature) {
+        self.0.finish_into(state, out);
+    }
+}
+
+impl<E: FeatureExtractor> DocSketcher for MinHasher<E> {
+    #[inline]
+    fn extract_into(&self, doc: &str, state: &mut MinHashState) {
+        self.0.extract_into(doc, state);
+    }
+}
+
+impl Sketcher for MinHashSketcher {
     type Signature = MinHashSignature;
     type State = MinHashState;
 
@@ -898,114 +709,38 @@ impl<E> Sketcher for MinHasher<E> {
     }
 }
 
-/// The per-feature key of one-permutation hashing, derived from the seed.
-fn oph_key(d: &Densifier) -> u64 {
-    // Independent of the densification key: a different constant through mix64.
-    mix64(d.key ^ 0x6F70_6862_696E_7321) // "ophbins!"
-}
-
-impl<E: FeatureExtractor> DocSketcher for MinHasher<E> {
+impl Ingest<MinHashState> for MinHashSketcher {
     #[inline]
-    fn extract_into(&self, doc: &str, state: &mut MinHashState) {
+    fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
+    }
+
+    /// One-permutation hashing with `k` = 64 or 128: the extractor pushes into a sink
+    /// that holds the bins as a fixed-size array and the key in a register (same
+    /// values as pushing into the state, tested).
+    #[inline]
+    fn ingest<E: FeatureExtractor + ?Sized>(
+        &self,
+        extractor: &E,
+        doc: &str,
+        state: &mut MinHashState,
+    ) {
         if let StateKind::Oph { key } = state.kind {
             let (mins, seen) = (state.mins.as_mut_slice(), state.seen.as_mut_slice());
             if let (Ok(bins), Ok(seen)) = (
                 <&mut [u64; 128]>::try_from(&mut *mins),
                 <&mut [u8; 128]>::try_from(&mut *seen),
             ) {
-                return self
-                    .extractor
-                    .extract(doc, &mut FixedOphSink { bins, seen, key });
+                return extractor.extract(doc, &mut FixedOphSink { bins, seen, key });
             }
             if let (Ok(bins), Ok(seen)) = (
                 <&mut [u64; 64]>::try_from(mins),
                 <&mut [u8; 64]>::try_from(seen),
             ) {
-                return self
-                    .extractor
-                    .extract(doc, &mut FixedOphSink { bins, seen, key });
+                return extractor.extract(doc, &mut FixedOphSink { bins, seen, key });
             }
         }
-        self.extractor.extract(doc, state);
-    }
-}
-
-/// Documents per rayon task at most. Rayon's adaptive splitting stops splitting a
-/// range that no other thread stole, so a long range of large documents (a corpus
-/// whose long texts sit together) would run on one thread while the others idle;
-/// capping the length keeps ranges small enough to be stolen (a state per task is
-/// cheap at this size).
-#[cfg(feature = "rayon")]
-const PAR_MAX_DOCS: usize = 256;
-
-#[cfg(feature = "rayon")]
-impl<E: FeatureExtractor + Sync> MinHasher<E> {
-    /// The signatures of `docs`, sketched in parallel on rayon's pool (one state per
-    /// worker thread, reused across its documents). Same values as
-    /// [`DocSketcher::sketch_batch`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::DocSketcher;
-    /// let h = ndd_minhash::MinHasher::new(64)?;
-    /// let docs = ["one two three four five six", "seven eight nine ten eleven"];
-    /// assert_eq!(h.par_sketch_batch(&docs), h.sketch_batch(&docs));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn par_sketch_batch<D: AsRef<str> + Sync>(&self, docs: &[D]) -> Vec<MinHashSignature> {
-        use rayon::prelude::*;
-        docs.par_iter()
-            .with_max_len(PAR_MAX_DOCS)
-            .map_init(
-                || self.new_state(),
-                |state, d| {
-                    let mut out = self.new_signature();
-                    self.sketch_with(state, d.as_ref(), &mut out);
-                    out
-                },
-            )
-            .collect()
-    }
-
-    /// Writes the signatures of `docs` into `out` in parallel, reusing `out`'s buffers:
-    /// no allocation per document once `out` holds signatures of this hasher.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::LengthMismatch`] when `out.len() != docs.len()`; nothing is written.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::{DocSketcher, Sketcher};
-    /// let h = ndd_minhash::MinHasher::new(64)?;
-    /// let docs = ["one two three four five six", "seven eight nine ten eleven"];
-    /// let mut out = vec![h.new_signature(); docs.len()];
-    /// h.par_sketch_batch_into(&docs, &mut out)?;
-    /// assert_eq!(out, h.sketch_batch(&docs));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn par_sketch_batch_into<D: AsRef<str> + Sync>(
-        &self,
-        docs: &[D],
-        out: &mut [MinHashSignature],
-    ) -> Result<(), Error> {
-        use rayon::prelude::*;
-        if docs.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                expected: docs.len(),
-                actual: out.len(),
-            });
-        }
-        docs.par_iter()
-            .zip(out.par_iter_mut())
-            .with_max_len(PAR_MAX_DOCS)
-            .for_each_init(
-                || self.new_state(),
-                |state, (d, o)| self.sketch_with(state, d.as_ref(), o),
-            );
-        Ok(())
+        extractor.extract(doc, state);
     }
 }
 
@@ -1066,7 +801,7 @@ mod tests {
         for k in [64, 128] {
             for seed in 0..4 {
                 let h = hasher(k, seed);
-                let Kind::Oph(d) = &h.kind else {
+                let Kind::Oph(d) = &h.sketcher().kind else {
                     panic!("one-permutation hashing expected")
                 };
                 assert_eq!(d.order.len() % 4, 0);
@@ -1092,7 +827,7 @@ mod tests {
     fn a_feature_hashing_to_u64_max_leaves_the_last_bin_empty() {
         for k in [64, 128] {
             let h = hasher(k, 3);
-            let Kind::Oph(d) = &h.kind else {
+            let Kind::Oph(d) = &h.sketcher().kind else {
                 panic!("one-permutation hashing expected")
             };
             let key = oph_key(d);

@@ -42,8 +42,11 @@
 //! ```
 
 mod bbit;
+mod bucketized;
+mod densify;
 mod family;
 mod hasher;
+mod icws;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod signature;
@@ -51,8 +54,12 @@ mod super_shingles;
 mod weighted;
 
 pub use bbit::BBitSignature;
+pub use bucketized::{BucketizedMinHasher, BucketizedState};
 pub use family::{FnFamily, HashFamily, MERSENNE_61, UniversalHashes};
-pub use hasher::{MinHashScheme, MinHashState, MinHasher, MinHasherBuilder};
+pub use hasher::{MinHashScheme, MinHashSketcher, MinHashState, MinHasher, MinHasherBuilder};
+pub use icws::{IcwsMinHasher, IcwsState};
+#[cfg(feature = "rayon")]
+pub use ndd_core::ParDocSketcher;
+pub use ndd_core::{self, Composed, DocSketcher, Sketcher, TrySketcher};
 pub use signature::{EMPTY, MinHashSignature};
 pub use super_shingles::SuperShingles;
-pub use weighted::{BucketizedMinHasher, IcwsMinHasher, IcwsState};

@@ -59,16 +59,16 @@ fn packing_round_trips_for_every_width() {
         let s = sig(values.clone());
         for b in 1..=64u32 {
             let p = BBitSignature::from_minhash(&s, b).unwrap();
-            assert_eq!(p.bits(), b);
+            assert_eq!(p.bits_per_slot(), b);
             assert_eq!(p.num_values(), k);
             assert_eq!(p.words(), pack_oracle(&values, b).as_slice(), "k {k} b {b}");
-            assert_eq!(p.storage_bytes(), (k * b as usize).div_ceil(64) * 8);
+            assert_eq!(p.memory_bytes(), (k * b as usize).div_ceil(64) * 8);
             for (i, &v) in values.iter().enumerate() {
                 assert_eq!(p.field(i), Some(v & mask(b)), "k {k} b {b} i {i}");
             }
             assert_eq!(p.field(k), None);
             let bytes = p.to_bytes();
-            assert_eq!(bytes.len(), p.storage_bytes() + 43);
+            assert_eq!(bytes.len(), p.memory_bytes() + 43);
             assert_eq!(BBitSignature::from_bytes(&bytes).unwrap(), p);
             assert_eq!(p.matches(&p).unwrap(), k);
             assert_eq!(p.similarity(&p).unwrap().value(), 1.0);

@@ -23,6 +23,8 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::hash::mix64;
 use ndd_core::stats::DocumentFrequencies;
 use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
+#[cfg(feature = "rayon")]
+use ndd_simhash::ParDocSketcher;
 use ndd_simhash::{Projection, SimHasher, Weighting};
 
 #[path = "../../../benches/common/corpus.rs"]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use ndd_core::hash::mix64;
 use ndd_core::{
     DocSketcher, Error, ExternalFeatures, FeatureExtractor, FeatureSink, SchemeId, Sketcher,
-    Weighted,
+    TrySketcher, Weighted,
 };
 use ndd_shingle::WordShingler;
 
@@ -422,7 +422,7 @@ impl FeatureSink for SimHashState {
                 self.add_weighted(s, w);
             }
             StateWeights::Custom(c) => {
-                let w = c.weight(feature);
+                let w = c.weight(feature, 1);
                 self.add_checked(feature, s, w);
             }
         }
@@ -830,11 +830,11 @@ impl<E> SimHasher<E> {
                 features[i].weight
             )));
         }
-        let mut state = self.new_state();
+        let mut state = Sketcher::new_state(self);
         for w in features {
             state.push_weighted(w.feature, w.weight);
         }
-        let mut out = self.new_signature();
+        let mut out = Sketcher::new_signature(self);
         self.finish_into(&mut state, &mut out);
         Ok(out)
     }
@@ -867,6 +867,74 @@ impl<E> SimHasher<E> {
         state: &mut SimHashState,
         out: &mut SimHashSignature,
     ) -> Result<(), Error> {
+        self.checked().try_finish_into(state, out)
+    }
+
+    /// This hasher in its checked mode: a [`TrySketcher`] that refuses a document
+    /// with a non-finite weight (which [`Sketcher::finish_into`] skips), for code
+    /// generic over fallible sketchers.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{FeatureSink, TrySketcher};
+    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// let checked = h.checked();
+    /// let mut state = checked.new_state();
+    /// let mut out = checked.new_signature();
+    /// state.push_weighted(7, f64::NAN);
+    /// assert!(checked.try_finish_into(&mut state, &mut out).is_err());
+    /// assert!(checked.try_sketch_features([1, 2]).is_ok());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn checked(&self) -> Checked<'_, E> {
+        Checked(self)
+    }
+}
+
+/// A [`SimHasher`] in its checked mode ([`SimHasher::checked`]): the
+/// [`TrySketcher`] whose [`try_finish_into`](TrySketcher::try_finish_into) fails on a
+/// non-finite weight instead of skipping it.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::TrySketcher;
+/// let h = ndd_simhash::SimHasher::new(64)?;
+/// assert_eq!(h.checked().try_sketch_features([3])?, ndd_core::Sketcher::sketch_features(&h, [3]));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Checked<'a, E>(&'a SimHasher<E>);
+
+/// # Errors
+///
+/// [`Error::InvalidInput`] naming the first feature with a non-finite weight (pushed,
+/// or returned by [`Weighting::custom`] weights) and how many there were. The state is
+/// reset either way; `out` is written only on success.
+impl<E> TrySketcher for Checked<'_, E> {
+    type Signature = SimHashSignature;
+    type State = SimHashState;
+    type Error = Error;
+
+    fn scheme(&self) -> SchemeId {
+        self.0.scheme
+    }
+
+    fn new_state(&self) -> SimHashState {
+        Sketcher::new_state(self.0)
+    }
+
+    fn new_signature(&self) -> SimHashSignature {
+        Sketcher::new_signature(self.0)
+    }
+
+    fn try_finish_into(
+        &self,
+        state: &mut SimHashState,
+        out: &mut SimHashSignature,
+    ) -> Result<(), Error> {
         if let Some((feature, w)) = state.first_invalid {
             let n = state.invalid;
             state.reset();
@@ -874,7 +942,7 @@ impl<E> SimHasher<E> {
                 "feature {feature:#018x} has non-finite weight {w} ({n} non-finite weights in the document)"
             )));
         }
-        self.finish_into(state, out);
+        self.0.finish_into(state, out);
         Ok(())
     }
 }
@@ -934,80 +1002,5 @@ impl<E: FeatureExtractor> DocSketcher for SimHasher<E> {
     #[inline]
     fn extract_into(&self, doc: &str, state: &mut SimHashState) {
         self.extractor.extract(doc, state);
-    }
-}
-
-/// Documents per rayon task at most (see `MinHasher::par_sketch_batch`: keeps ranges
-/// of long documents small enough to be stolen).
-#[cfg(feature = "rayon")]
-const PAR_MAX_DOCS: usize = 256;
-
-#[cfg(feature = "rayon")]
-impl<E: FeatureExtractor + Sync> SimHasher<E> {
-    /// The signatures of `docs`, sketched in parallel on rayon's pool (one state per
-    /// worker thread, reused across its documents). Same values as
-    /// [`DocSketcher::sketch_batch`].
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::DocSketcher;
-    /// let h = ndd_simhash::SimHasher::new(64)?;
-    /// let docs = ["one two three four five six", "seven eight nine ten eleven"];
-    /// assert_eq!(h.par_sketch_batch(&docs), h.sketch_batch(&docs));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn par_sketch_batch<D: AsRef<str> + Sync>(&self, docs: &[D]) -> Vec<SimHashSignature> {
-        use rayon::prelude::*;
-        docs.par_iter()
-            .with_max_len(PAR_MAX_DOCS)
-            .map_init(
-                || self.new_state(),
-                |state, d| {
-                    let mut out = self.new_signature();
-                    self.sketch_with(state, d.as_ref(), &mut out);
-                    out
-                },
-            )
-            .collect()
-    }
-
-    /// Writes the signatures of `docs` into `out` in parallel, reusing `out`'s buffers.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::LengthMismatch`] when `out.len() != docs.len()`; nothing is written.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::{DocSketcher, Sketcher};
-    /// let h = ndd_simhash::SimHasher::new(64)?;
-    /// let docs = ["one two three four five six", "seven eight nine ten eleven"];
-    /// let mut out = vec![h.new_signature(); docs.len()];
-    /// h.par_sketch_batch_into(&docs, &mut out)?;
-    /// assert_eq!(out, h.sketch_batch(&docs));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn par_sketch_batch_into<D: AsRef<str> + Sync>(
-        &self,
-        docs: &[D],
-        out: &mut [SimHashSignature],
-    ) -> Result<(), Error> {
-        use rayon::prelude::*;
-        if docs.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                expected: docs.len(),
-                actual: out.len(),
-            });
-        }
-        docs.par_iter()
-            .zip(out.par_iter_mut())
-            .with_max_len(PAR_MAX_DOCS)
-            .for_each_init(
-                || self.new_state(),
-                |state, (d, o)| self.sketch_with(state, d.as_ref(), o),
-            );
-        Ok(())
     }
 }

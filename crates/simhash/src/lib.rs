@@ -8,7 +8,10 @@
 //!   [`Projection::Gaussian`] (Charikar's Gaussian hyperplanes).
 //! * [`Weighting`] — binary, term frequency, TF-IDF from
 //!   [`DocumentFrequencies`](ndd_core::stats::DocumentFrequencies) ([`TfIdf`]), or your
-//!   own weights ([`FeatureWeights`], [`FnWeights`]).
+//!   own weights ([`FeatureWeights`], [`FnWeights`]; the weight contract lives in
+//!   [`ndd_core::weights`], shared with weighted MinHash, and is re-exported here).
+//!   A term-frequency-aware model reaches the hasher through an extractor weighted by
+//!   it ([`weighted_by`](ndd_core::weights::FeatureExtractorExt::weighted_by)).
 //! * [`SimHashSignature`] — packed bits (a 64-bit fingerprint is one `u64`:
 //!   [`SimHashSignature::as_u64`]); Hamming distance by popcount, the similarity
 //!   estimate `1 − h/m`, the cosine estimate `cos(π·h/m)`, a versioned byte form;
@@ -72,6 +75,9 @@ mod signature;
 mod values;
 mod weighting;
 
-pub use hasher::{Projection, SimHashState, SimHasher, SimHasherBuilder};
+pub use hasher::{Checked, Projection, SimHashState, SimHasher, SimHasherBuilder};
+#[cfg(feature = "rayon")]
+pub use ndd_core::ParDocSketcher;
+pub use ndd_core::{self, DocSketcher, Sketcher, TrySketcher};
 pub use signature::{MAX_BITS, SimHashSignature};
 pub use weighting::{FeatureWeights, FnWeights, TfIdf, Weighting};

@@ -5,107 +5,11 @@ use std::fmt;
 use std::sync::Arc;
 
 use ndd_core::stats::DocumentFrequencies;
-use ndd_core::{Error, SchemeId, hash::stable_hash64};
+use ndd_core::{Error, SchemeId};
 
-use ndd_core::math::stable_ln;
-
-/// A weight for each feature hash: the learned weights of a model, a lexicon's
-/// scores, or any function of the feature (plug it in with [`Weighting::custom`]).
-///
-/// `weight` is called once per distinct feature of a document. Weights may be negative
-/// or zero (zero drops the feature); non-finite weights are not used (see
-/// [`Weighting::custom`]).
-///
-/// # Example
-///
-/// ```
-/// use ndd_core::SchemeId;
-/// use ndd_simhash::FeatureWeights;
-/// /// Halves the weight of features with an even hash.
-/// struct Parity;
-/// impl FeatureWeights for Parity {
-///     fn weight(&self, feature: u64) -> f64 { if feature % 2 == 0 { 0.5 } else { 1.0 } }
-///     fn scheme(&self) -> SchemeId { SchemeId::new("parity-weights").finish() }
-/// }
-/// assert_eq!(Parity.weight(4), 0.5);
-/// ```
-pub trait FeatureWeights: Send + Sync {
-    /// The weight of `feature` in a document.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_simhash::{FeatureWeights, FnWeights};
-    /// assert_eq!(FnWeights::new("half", |_f: u64| 0.5).weight(3), 0.5);
-    /// ```
-    fn weight(&self, feature: u64) -> f64;
-
-    /// A fingerprint of these weights, folded into the scheme of every signature built
-    /// with them (signatures under different weights refuse to compare).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_simhash::{FeatureWeights, FnWeights};
-    /// let a = FnWeights::new("model-v1", |_f: u64| 1.0);
-    /// let b = FnWeights::new("model-v2", |_f: u64| 1.0);
-    /// assert_ne!(a.scheme(), b.scheme());
-    /// ```
-    fn scheme(&self) -> SchemeId;
-}
-
-/// [`FeatureWeights`] from a closure and a name that identifies it.
-///
-/// The name (and an optional version) is all the signature scheme knows about the
-/// closure: give different closures different names.
-///
-/// # Example
-///
-/// ```
-/// use ndd_simhash::{FeatureWeights, FnWeights};
-/// let w = FnWeights::new("triple", |_f: u64| 3.0);
-/// assert_eq!(w.weight(17), 3.0);
-/// assert_ne!(w.scheme(), FnWeights::new("double", |_f: u64| 2.0).scheme());
-/// ```
-pub struct FnWeights<F> {
-    scheme: SchemeId,
-    f: F,
-}
-
-impl<F> fmt::Debug for FnWeights<F> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("FnWeights")
-            .field("scheme", &self.scheme)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<F: Fn(u64) -> f64 + Send + Sync> FnWeights<F> {
-    /// Weights `f`, identified by `name`.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_simhash::{FeatureWeights, FnWeights};
-    /// assert_eq!(FnWeights::new("id-mod-3", |f: u64| (f % 3) as f64).weight(5), 2.0);
-    /// ```
-    pub fn new(name: &str, f: F) -> Self {
-        FnWeights {
-            scheme: SchemeId::new("simhash-fn-weights").with_str(name).finish(),
-            f,
-        }
-    }
-}
-
-impl<F: Fn(u64) -> f64 + Send + Sync> FeatureWeights for FnWeights<F> {
-    #[inline]
-    fn weight(&self, feature: u64) -> f64 {
-        (self.f)(feature)
-    }
-    fn scheme(&self) -> SchemeId {
-        self.scheme
-    }
-}
+/// Moved to [`ndd_core::weights`], where every weighted sketcher shares them;
+/// re-exported here so the old paths keep working.
+pub use ndd_core::weights::{FeatureWeights, FnWeights, TfIdf};
 
 /// How a [`SimHasher`](crate::SimHasher) weighs the features it extracts.
 ///
@@ -146,8 +50,12 @@ pub enum Weighting {
     /// ([`Weighting::tf_idf`]); features never seen in the collection get the idf of
     /// the rarest (`df` taken as 1).
     TfIdf(Arc<TfIdf>),
-    /// Weight = `w(f)` from user weights, once per distinct feature
-    /// ([`Weighting::custom`]).
+    /// Weight = `w(f, 1)` from user weights, once per distinct feature
+    /// ([`Weighting::custom`]): the streaming path does not count repeats, so the
+    /// model sees term frequency 1. For a model that uses the term frequency, give
+    /// the hasher an extractor weighted by it instead
+    /// ([`weighted_by`](ndd_core::weights::FeatureExtractorExt::weighted_by)): its
+    /// pushes carry the model's weights of the counted features.
     Custom(Arc<dyn FeatureWeights>),
 }
 
@@ -190,7 +98,8 @@ impl Weighting {
         Weighting::TfIdf(Arc::new(TfIdf::new(stats)))
     }
 
-    /// User weights, one per distinct feature of a document.
+    /// User weights, one per distinct feature of a document, called with term
+    /// frequency 1 (see [`Weighting::Custom`]).
     ///
     /// A weight that is NaN or infinite is not used: the feature contributes nothing,
     /// and [`SimHasher::try_finish_into`](crate::SimHasher::try_finish_into) reports
@@ -221,7 +130,9 @@ impl Weighting {
         match self {
             Weighting::Binary => SchemeId::new("simhash-binary").finish(),
             Weighting::TermFrequency => SchemeId::new("simhash-tf").finish(),
-            Weighting::TfIdf(t) => SchemeId::new("simhash-tfidf").with(t.fingerprint).finish(),
+            Weighting::TfIdf(t) => SchemeId::new("simhash-tfidf")
+                .with(t.fingerprint())
+                .finish(),
             Weighting::Custom(w) => SchemeId::new("simhash-custom")
                 .with_scheme(w.scheme())
                 .finish(),
@@ -234,174 +145,10 @@ impl Weighting {
     }
 }
 
-/// Document-frequency statistics prepared for TF-IDF weighting: the statistics, a
-/// fingerprint of their contents (so signatures under different statistics refuse to
-/// compare), and a table of `idf` by `df`.
-///
-/// `idf(f) = ln(N / max(df(f), 1))` as [`DocumentFrequencies::idf`] defines it, with the
-/// logarithm computed bit-identically on every platform (the library `ln` may differ in
-/// its last bit between platforms, and these weights decide signature bits).
-///
-/// # Example
-///
-/// ```
-/// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-/// use ndd_simhash::TfIdf;
-/// let mut stats = DocumentFrequencies::new(SchemeId::new("w").finish());
-/// stats.add_document(&[1, 2]);
-/// stats.add_document(&[1]);
-/// let t = TfIdf::new(stats);
-/// assert_eq!(t.idf(1), 0.0);
-/// assert!((t.idf(2) - 2f64.ln()).abs() < 1e-15);
-/// ```
-pub struct TfIdf {
-    stats: DocumentFrequencies,
-    fingerprint: u64,
-    /// `idf` for `df` in `0..table.len()` (entry 0 is that of `df = 1`).
-    table: Vec<f64>,
-    /// The features with `df ≥ 2` in an open-addressing table (key 0 = empty slot):
-    /// every other feature, seen once or never, has the idf of `df = 1`. Most features
-    /// of a large collection occur in one document, so this table is a fraction of the
-    /// statistics' size and the per-feature lookup mostly stays in cache.
-    keys: Vec<u64>,
-    dfs: Vec<u64>,
-    shift: u32,
-    /// `df` of the feature hash 0, if at least 2.
-    zero_df: u64,
-}
-
-impl fmt::Debug for TfIdf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TfIdf")
-            .field("stats", &self.stats)
-            .field("fingerprint", &format_args!("{:016x}", self.fingerprint))
-            .finish()
-    }
-}
-
-/// Precomputed `idf` values for `df` below this.
-const IDF_TABLE: u64 = 4096;
-
-impl TfIdf {
-    /// Prepares `stats` (fingerprints its contents: O(n log n) once).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-    /// let t = ndd_simhash::TfIdf::new(DocumentFrequencies::new(SchemeId::new("w").finish()));
-    /// assert_eq!(t.idf(5), 0.0); // no documents counted
-    /// ```
-    #[must_use]
-    pub fn new(stats: DocumentFrequencies) -> Self {
-        let fingerprint = stable_hash64(&stats.to_bytes(), 0);
-        let n = stats.num_docs();
-        let table = (0..IDF_TABLE.min(n.saturating_add(1)))
-            .map(|df| idf_of(n, df))
-            .collect();
-        let common = stats.iter().filter(|&(_, df)| df >= 2).count();
-        let size = (2 * common).next_power_of_two().max(16);
-        let shift = 64 - size.trailing_zeros();
-        let (mut keys, mut dfs) = (vec![0u64; size], vec![0u64; size]);
-        let mut zero_df = 0;
-        for (f, df) in stats.iter().filter(|&(_, df)| df >= 2) {
-            if f == 0 {
-                zero_df = df;
-                continue;
-            }
-            let mut i = slot(f, shift);
-            while keys[i] != 0 {
-                i = (i + 1) & (size - 1);
-            }
-            keys[i] = f;
-            dfs[i] = df;
-        }
-        TfIdf {
-            stats,
-            fingerprint,
-            table,
-            keys,
-            dfs,
-            shift,
-            zero_df,
-        }
-    }
-
-    /// `df(feature)` if at least 2, else 1.
-    #[inline]
-    fn df_at_least_1(&self, feature: u64) -> u64 {
-        if feature == 0 {
-            return self.zero_df.max(1);
-        }
-        let mask = self.keys.len() - 1;
-        let mut i = slot(feature, self.shift);
-        loop {
-            match self.keys.get(i) {
-                Some(&k) if k == feature => return self.dfs.get(i).copied().unwrap_or(1),
-                Some(&0) | None => return 1,
-                Some(_) => i = (i + 1) & mask,
-            }
-        }
-    }
-
-    /// The statistics.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-    /// let t = ndd_simhash::TfIdf::new(DocumentFrequencies::new(SchemeId::new("w").finish()));
-    /// assert_eq!(t.stats().num_docs(), 0);
-    /// ```
-    #[must_use]
-    pub fn stats(&self) -> &DocumentFrequencies {
-        &self.stats
-    }
-
-    /// `ln(N / max(df, 1))` for `feature` (0 when no document was counted).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-    /// let mut s = DocumentFrequencies::new(SchemeId::new("w").finish());
-    /// for _ in 0..4 { s.add_document(&[7]); }
-    /// s.add_document(&[8]);
-    /// let t = ndd_simhash::TfIdf::new(s);
-    /// assert!((t.idf(7) - (5.0f64 / 4.0).ln()).abs() < 1e-15);
-    /// assert!((t.idf(999) - 5.0f64.ln()).abs() < 1e-15); // unseen: as rare as the rarest
-    /// ```
-    #[inline]
-    #[must_use]
-    pub fn idf(&self, feature: u64) -> f64 {
-        let df = self.df_at_least_1(feature);
-        match usize::try_from(df).ok().and_then(|i| self.table.get(i)) {
-            Some(&v) => v,
-            None => idf_of(self.stats.num_docs(), df),
-        }
-    }
-}
-
-/// Fibonacci hashing into a table of `2^(64 − shift)` slots.
-#[inline(always)]
-fn slot(f: u64, shift: u32) -> usize {
-    // The shift leaves at most log2(table size) bits: below the table size.
-    #[allow(clippy::cast_possible_truncation)]
-    let i = (f.wrapping_mul(crate::values::GAMMA) >> shift) as usize;
-    i
-}
-
-fn idf_of(n: u64, df: u64) -> f64 {
-    if n == 0 {
-        return 0.0;
-    }
-    stable_ln(n as f64 / df.max(1) as f64)
-}
-
 /// Checks that TF-IDF statistics count the features of `feature_scheme`.
 pub(crate) fn check_stats(weighting: &Weighting, feature_scheme: SchemeId) -> Result<(), Error> {
     if let Weighting::TfIdf(t) = weighting {
-        Error::check_schemes(t.stats.scheme(), feature_scheme)?;
+        Error::check_schemes(t.stats().scheme(), feature_scheme)?;
     }
     Ok(())
 }
