@@ -166,6 +166,24 @@ impl Dedup {
         self.shingles
     }
 
+    /// The exact pass configured, if on.
+    #[must_use]
+    pub fn exact_config(&self) -> Option<ExactPass> {
+        self.exact
+    }
+
+    /// The verifier configured.
+    #[must_use]
+    pub fn verifier_config(&self) -> &Verifier {
+        &self.verifier
+    }
+
+    /// The representative policy configured.
+    #[must_use]
+    pub fn representative_config(&self) -> &Representative {
+        &self.representative
+    }
+
     /// Runs the pipeline on texts alone (ids are their positions).
     ///
     /// # Errors

@@ -45,6 +45,8 @@ mod error;
 mod exact;
 mod group;
 mod method;
+#[cfg(feature = "minhash")]
+mod persist;
 mod progress;
 mod report;
 mod verify;
@@ -65,6 +67,8 @@ pub use method::{
     Banding, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig, Shingles, SimHashConfig,
     SimWeighting,
 };
+#[cfg(feature = "minhash")]
+pub use persist::DedupIndex;
 pub use progress::{NoProgress, Progress, Stage};
 pub use report::{Outcome, Report};
 pub use verify::{PairScorer, Verification, Verifier, VerifyReport};
@@ -73,3 +77,31 @@ pub use ndd_core::{self, PairSink, ScoredPair};
 
 /// The default similarity threshold: 0.8.
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
+
+/// Writes `bytes` to `path` through a temporary file in the same folder and a
+/// rename, so readers see the old file or the new one, never half of one.
+pub(crate) fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::io(path, std::io::ErrorKind::InvalidInput.into()))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}

@@ -46,7 +46,7 @@ pub(crate) fn sketch_all<E: FeatureExtractor + Sync>(
     in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
         #[cfg(feature = "rayon")]
         {
-            hasher.par_sketch_batch(chunk)
+            ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk)
         }
         #[cfg(not(feature = "rayon"))]
         {

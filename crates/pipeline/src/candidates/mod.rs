@@ -17,6 +17,9 @@ mod signcd;
 #[cfg(feature = "simhash")]
 mod simhash;
 
+#[cfg(feature = "minhash")]
+pub(crate) use minhash::{check_num_perm, lsh_params};
+
 /// Which pairs a candidate stage passes on.
 ///
 /// # Example

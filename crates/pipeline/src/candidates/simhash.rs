@@ -97,7 +97,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         Ok(in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
             #[cfg(feature = "rayon")]
             {
-                hasher.par_sketch_batch(chunk)
+                ndd_core::ParDocSketcher::par_sketch_batch(&hasher, chunk)
             }
             #[cfg(not(feature = "rayon"))]
             {

@@ -1,0 +1,454 @@
+//! [`DedupIndex`]: the state that deduplicates later batches against earlier ones,
+//! saved and loaded through a versioned, checksummed byte form.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+#[cfg(not(feature = "rayon"))]
+use ndd_core::DocSketcher;
+#[cfg(feature = "rayon")]
+use ndd_core::ParDocSketcher;
+use ndd_core::codec::{ByteReader, ByteWriter};
+use ndd_core::{Error as CoreError, ScoredPair, Signature, UnionFind};
+use ndd_lsh::{LshIndex, LshParams};
+use ndd_minhash::{MinHashSignature, MinHasher};
+
+use crate::candidates::check_threshold;
+use crate::exact::DocDigest;
+use crate::group::Group;
+use crate::progress::Stage;
+use crate::report::{Outcome, Report};
+use crate::{
+    Dedup, Document, Error, ExactPass, Method, MinHashConfig, Representative, Shingles, Verifier,
+};
+
+const MAGIC: [u8; 4] = *b"NDDX";
+const VERSION: u16 = 1;
+
+/// Everything needed to check new documents against a corpus seen before, and to
+/// add them to it: the MinHash parameters, the LSH index with every document's
+/// signature, the exact-pass digests, the ids and the groups so far.
+///
+/// When to use it: corpora that arrive in batches (a crawl per day, a comment period
+/// that stays open), or a reference corpus that new documents are checked against.
+/// Adding batches one after another gives the same pairs and groups as one run over
+/// all of them (earlier documents are kept over later ones).
+///
+/// Supported: the MinHash method with the method-score verifier and the first-seen
+/// representative (the ones that need nothing but signatures; exact verifiers would
+/// need every earlier text). [`new`](Self::new) says so otherwise.
+///
+/// Cost: per document its id, 20 bytes of digest, 8 bytes of group label and the
+/// index entry with its signature (about `8 × num_perm + 100` bytes); saving and
+/// loading are linear in that.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, DedupIndex, Document};
+/// let monday = vec![Document::new("m1", "the committee approved the budget for the new library building on monday")];
+/// let tuesday = vec![
+///     Document::new("t1", "The committee approved the budget for the new library building on Monday!"),
+///     Document::new("t2", "a different story about the weather"),
+/// ];
+/// let mut index = DedupIndex::new(&Dedup::new())?;
+/// index.add(&monday)?;
+/// let bytes = index.to_bytes();
+///
+/// let mut index = DedupIndex::from_bytes(&bytes)?;
+/// let out = index.add(&tuesday)?;         // indices: 0 = m1, 1 = t1, 2 = t2
+/// assert_eq!(out.dropped(), vec![1]);      // t1 repeats m1
+/// assert_eq!(index.ids(), ["m1", "t1", "t2"]);
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+pub struct DedupIndex {
+    config: MinHashConfig,
+    shingles: Shingles,
+    threshold: f64,
+    exact: Option<ExactPass>,
+    hasher: MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>,
+    lsh: LshIndex<u32, MinHashSignature>,
+    ids: Vec<String>,
+    digests: BTreeMap<DocDigest, u32>,
+    labels: Vec<u32>,
+}
+
+impl std::fmt::Debug for DedupIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DedupIndex")
+            .field("config", &self.config)
+            .field("shingles", &self.shingles)
+            .field("threshold", &self.threshold)
+            .field("documents", &self.ids.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn unsupported(what: String) -> Error {
+    CoreError::invalid_parameter("dedup", what).into()
+}
+
+fn build_hasher(
+    config: &MinHashConfig,
+    shingles: Shingles,
+) -> Result<MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>, CoreError> {
+    crate::candidates::check_num_perm(config.num_perm)?;
+    MinHasher::builder()
+        .num_hashes(config.num_perm)
+        .seed(config.seed)
+        .build_with(shingles.extractor()?)
+}
+
+impl DedupIndex {
+    /// An empty index for `dedup`'s settings.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when `dedup` uses another method than MinHash, another
+    /// verifier than the method score, another representative than first-seen, or
+    /// invalid parameters.
+    pub fn new(dedup: &Dedup) -> Result<Self, Error> {
+        let Method::MinHash(config) = dedup.method_config() else {
+            return Err(unsupported(format!(
+                "an incremental index supports the minhash method, not {}",
+                dedup.method_config().name()
+            )));
+        };
+        if !matches!(dedup.verifier_config(), Verifier::MethodScore) {
+            return Err(unsupported(
+                "an incremental index verifies by the MinHash estimate only".into(),
+            ));
+        }
+        if *dedup.representative_config() != Representative::FirstSeen {
+            return Err(unsupported(
+                "an incremental index keeps the first-seen document of each group".into(),
+            ));
+        }
+        let threshold = dedup.threshold_value();
+        check_threshold(threshold)?;
+        let shingles = dedup.shingles_config();
+        let hasher = build_hasher(config, shingles)?;
+        let params = crate::candidates::lsh_params(config, threshold)?;
+        Ok(DedupIndex {
+            config: *config,
+            shingles,
+            threshold,
+            exact: dedup.exact_config(),
+            hasher,
+            lsh: LshIndex::builder(params).keep_signatures(true).build(),
+            ids: Vec::new(),
+            digests: BTreeMap::new(),
+            labels: Vec::new(),
+        })
+    }
+
+    /// Documents indexed so far.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether no document has been added.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The ids of the documents indexed, in the order they were added.
+    #[must_use]
+    pub fn ids(&self) -> &[String] {
+        &self.ids
+    }
+
+    /// Checks `docs` against everything indexed and against each other, then adds
+    /// them.
+    ///
+    /// The outcome's indices cover every document indexed so far: `0..len()` before
+    /// the call are the earlier ones, the rest are `docs` in order. Its pairs are the
+    /// pairs this batch found (each involves at least one new document), its groups
+    /// every group of the whole collection, so [`Outcome::dropped`] lists every
+    /// document to drop so far; the new ones are those at or above the earlier
+    /// `len()`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when the collection would exceed 2^32 documents; the index is
+    /// unchanged then.
+    pub fn add(&mut self, docs: &[Document]) -> Result<Outcome, Error> {
+        let base = self.ids.len();
+        let total = base + docs.len();
+        if u32::try_from(total).is_err() {
+            return Err(CoreError::invalid_input("more than 2^32 documents in one index").into());
+        }
+        let mut report = Report {
+            documents: docs.len(),
+            bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
+            ..Report::default()
+        };
+        let key = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+
+        // Exact copies of earlier documents or of this batch's.
+        let t = Instant::now();
+        let mut pairs: Vec<ScoredPair> = Vec::new();
+        let mut unique: Vec<usize> = Vec::with_capacity(docs.len());
+        let mut new_digests: Vec<(DocDigest, u32)> = Vec::new();
+        match &self.exact {
+            Some(pass) => {
+                let digests = pass.digests(&texts);
+                let mut batch: BTreeMap<DocDigest, u32> = BTreeMap::new();
+                for (i, d) in digests.into_iter().enumerate() {
+                    let g = base + i;
+                    match self.digests.get(&d).or_else(|| batch.get(&d)) {
+                        Some(&first) => {
+                            pairs.push(ScoredPair::new(first as usize, g, 1.0));
+                            report.exact_copies += 1;
+                        }
+                        None => {
+                            batch.insert(d, key(g));
+                            new_digests.push((d, key(g)));
+                            unique.push(i);
+                        }
+                    }
+                }
+            }
+            None => unique.extend(0..docs.len()),
+        }
+        report.timings.push((Stage::Exact, t.elapsed()));
+
+        // Sketch the rest, query the index, verify by the estimate, insert.
+        let t = Instant::now();
+        let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
+        #[cfg(feature = "rayon")]
+        let sigs = self.hasher.par_sketch_batch(&unique_texts);
+        #[cfg(not(feature = "rayon"))]
+        let sigs = self.hasher.sketch_batch(&unique_texts);
+        report.timings.push((Stage::Sketch, t.elapsed()));
+        let t = Instant::now();
+        // The only failure inside the loop would be a scheme mismatch: rule it out
+        // before anything changes.
+        if let Some(s) = self.lsh.scheme() {
+            CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.hasher))?;
+        }
+        let staged = &mut self.lsh;
+        let mut found = Vec::new();
+        for (&i, sig) in unique.iter().zip(&sigs) {
+            let g = base + i;
+            found.clear();
+            staged.query_then_insert(key(g), sig, &mut found)?;
+            report.candidates += found.len() as u64;
+            found.sort_unstable();
+            for &j in &found {
+                let other = staged.signature(&j).ok_or_else(|| {
+                    CoreError::invalid_input("a signature is missing from the index")
+                })?;
+                let est = other.similarity(sig)?.value();
+                if est >= self.threshold {
+                    pairs.push(ScoredPair::new(j as usize, g, est));
+                }
+            }
+        }
+        report.timings.push((Stage::Candidates, t.elapsed()));
+        pairs.sort_unstable_by_key(|p| (p.a, p.b));
+
+        // Groups of the whole collection, the earliest document representing each.
+        let t = Instant::now();
+        let mut uf = UnionFind::new(total);
+        for (i, &l) in self.labels.iter().enumerate() {
+            uf.union(i, l as usize);
+        }
+        for p in &pairs {
+            uf.union(p.a, p.b);
+        }
+        let groups: Vec<Group> = uf
+            .groups()
+            .into_iter()
+            .filter(|g| g.len() > 1)
+            .map(|members| Group {
+                representative: members[0],
+                members,
+            })
+            .collect();
+        report.timings.push((Stage::Group, t.elapsed()));
+
+        // Commit the rest of the batch.
+        self.digests.extend(new_digests);
+        self.ids.extend(docs.iter().map(|d| d.id.clone()));
+        self.labels = uf.labels().into_iter().map(key).collect();
+        report.method = format!(
+            "MinHash ({} values, seed {}) + LSH ({} bands x {} rows) over {}, incremental",
+            self.config.num_perm,
+            self.config.seed,
+            self.lsh.params().bands(),
+            self.lsh.params().rows(),
+            self.shingles
+        );
+        report.pairs = pairs.len();
+        report.groups = groups.len();
+        report.grouped_documents = groups.iter().map(|g| g.members.len()).sum();
+        report.dropped = report.grouped_documents - report.groups;
+        report.index_bytes_per_document = Some(self.lsh.memory().bytes_per_document());
+        Ok(Outcome::new(total, pairs, groups, report))
+    }
+
+    /// The versioned, checksummed byte form.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = ByteWriter::new(MAGIC, VERSION);
+        w.u64(self.config.num_perm as u64);
+        w.u64(self.config.seed);
+        let (kind, k) = match self.shingles {
+            Shingles::Words(k) => (0, k),
+            Shingles::Chars(k) => (1, k),
+        };
+        w.u8(kind);
+        w.u64(k as u64);
+        w.f64(self.threshold);
+        w.u8(match self.exact {
+            None => 0,
+            Some(p) if p.folds_case() => 1,
+            Some(_) => 2,
+        });
+        w.u64(self.ids.len() as u64);
+        for id in &self.ids {
+            w.bytes(id.as_bytes());
+        }
+        w.u64_slice(
+            &self
+                .labels
+                .iter()
+                .map(|&l| u64::from(l))
+                .collect::<Vec<u64>>(),
+        );
+        w.u64(self.digests.len() as u64);
+        for (d, &doc) in &self.digests {
+            w.bytes(d);
+            w.u32(doc);
+        }
+        w.bytes(&self.lsh.to_bytes());
+        w.finish()
+    }
+
+    /// Reads the byte form written by [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] with `CorruptData` for truncated, corrupt or inconsistent
+    /// bytes (a checksum, a count, a label or a digest that does not fit).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let corrupt = |what: &str| Error::from(CoreError::corrupt_data(what.to_string()));
+        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let num_perm = usize::try_from(r.u64()?).map_err(|_| corrupt("num_perm"))?;
+        let seed = r.u64()?;
+        let kind = r.u8()?;
+        let k = usize::try_from(r.u64()?).map_err(|_| corrupt("shingle length"))?;
+        let shingles = match kind {
+            0 => Shingles::Words(k),
+            1 => Shingles::Chars(k),
+            _ => return Err(corrupt("unknown shingle kind")),
+        };
+        let threshold = r.f64()?;
+        let exact = match r.u8()? {
+            0 => None,
+            1 => Some(ExactPass::new()),
+            2 => Some(ExactPass::new().fold_case(false)),
+            _ => return Err(corrupt("unknown exact-pass setting")),
+        };
+        let n = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
+        // Every id takes at least its 8-byte length: the count cannot exceed that.
+        if n > r.remaining() / 8 {
+            return Err(corrupt("document count larger than the bytes"));
+        }
+        let mut ids = Vec::with_capacity(n);
+        for _ in 0..n {
+            let id = std::str::from_utf8(r.bytes()?).map_err(|_| corrupt("an id is not UTF-8"))?;
+            ids.push(id.to_string());
+        }
+        let labels = r.u64_vec()?;
+        if labels.len() != n {
+            return Err(corrupt("label count differs from the document count"));
+        }
+        let labels: Vec<u32> = labels
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| match u32::try_from(l) {
+                Ok(l) if (l as usize) <= i && labels[l as usize] == u64::from(l) => Ok(l),
+                _ => Err(corrupt("a group label does not name an earlier document")),
+            })
+            .collect::<Result<_, _>>()?;
+        let m = usize::try_from(r.u64()?).map_err(|_| corrupt("digest count"))?;
+        if m > n {
+            return Err(corrupt("more digests than documents"));
+        }
+        let mut digests = BTreeMap::new();
+        for _ in 0..m {
+            let d: DocDigest = r
+                .bytes()?
+                .try_into()
+                .map_err(|_| corrupt("a digest is not 20 bytes"))?;
+            let doc = r.u32()?;
+            if doc as usize >= n || digests.insert(d, doc).is_some() {
+                return Err(corrupt("a digest names no document or repeats"));
+            }
+        }
+        let lsh: LshIndex<u32, MinHashSignature> = LshIndex::from_bytes(r.bytes()?)?;
+        r.finish()?;
+        let config = MinHashConfig {
+            num_perm,
+            seed,
+            banding: crate::Banding::Fixed {
+                bands: lsh.params().bands(),
+                rows: lsh.params().rows(),
+            },
+        };
+        check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
+        let hasher = build_hasher(&config, shingles).map_err(|e| corrupt(&e.to_string()))?;
+        if !lsh.keeps_signatures() || lsh.len() > n {
+            return Err(corrupt("the index does not match the documents"));
+        }
+        if let Some(s) = lsh.scheme() {
+            if s != ndd_core::Sketcher::scheme(&hasher) {
+                return Err(corrupt("the index was built with other MinHash parameters"));
+            }
+        }
+        Ok(DedupIndex {
+            config,
+            shingles,
+            threshold,
+            exact,
+            hasher,
+            lsh,
+            ids,
+            digests,
+            labels,
+        })
+    }
+
+    /// Writes the byte form to `path` atomically: to a temporary file beside it, then
+    /// renamed over it, so a crash never leaves a half-written index.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be written or renamed.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        crate::write_atomically(path, &self.to_bytes())
+    }
+
+    /// Reads an index saved by [`save`](Self::save).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be read; as [`from_bytes`](Self::from_bytes)
+    /// otherwise.
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// The LSH parameters in use.
+    #[must_use]
+    pub fn lsh_params(&self) -> LshParams {
+        self.lsh.params()
+    }
+}
