@@ -7,5 +7,9 @@ mod error;
 
 pub mod corpus;
 
+pub use corpus::{
+    Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
+    read_corpus,
+};
 pub use document::{Document, OrderKey};
 pub use error::Error;
