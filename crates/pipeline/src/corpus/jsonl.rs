@@ -289,7 +289,12 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        let total = file.metadata().ok().map(|m| m.len());
+        // A pipe (such as `<(zcat …)`) has no size to report.
+        let total = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
         let count = Arc::new(AtomicU64::new(0));
         let mut raw = BufReader::new(Counting {
             inner: file,
