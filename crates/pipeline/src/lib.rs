@@ -54,6 +54,10 @@ mod verify;
 pub mod corpus;
 
 pub use candidates::{CandidateGenerator, CandidateReport, Emit};
+pub use corpus::{
+    Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
+    read_corpus,
+};
 pub use dedup::Dedup;
 pub use document::{Document, OrderKey};
 pub use error::Error;

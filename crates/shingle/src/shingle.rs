@@ -1,9 +1,11 @@
 //! Word and character k-gram shingles, hashed in one pass.
 
 use ndd_core::hash::{KGRAM_BASE, KGramRoller, mix64};
-use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Weighted};
+use ndd_core::{
+    Error, FeatureExtractor, FeatureSink, SchemeBuilder, SchemeId, SparseVector, Weighted,
+};
 
-use crate::token::{TokenFilter, WordScanner, ascii_lowercase_word, hash_token};
+use crate::token::{TokenFilter, WordScanner, ascii_lowercase_word, hash_token, hash_token_nfkc};
 use crate::xxh3_short::ShortXxh3;
 
 /// A rolling k-gram combiner: [`KGramRoller`], or [`SmallRoller`] for small `k`.
@@ -212,6 +214,7 @@ pub struct WordShingler {
     k: usize,
     seed: u64,
     fold_case: bool,
+    nfkc: bool,
     filter: TokenFilter,
     selection: Selection,
     short_docs: ShortDocs,
@@ -335,7 +338,7 @@ impl WordShingler {
         emit: &mut F,
     ) {
         let filter = self.filter;
-        let (fold, seed) = (self.fold_case, self.seed);
+        let (fold, nfkc, seed) = (self.fold_case, self.nfkc, self.seed);
         let short = ShortXxh3::new(seed);
         let mut scanner = WordScanner::new(doc);
         while let Some(t) = scanner.next_token() {
@@ -349,6 +352,8 @@ impl WordShingler {
                 } else {
                     short.hash(t.lo, t.hi, len)
                 }
+            } else if nfkc {
+                hash_token_nfkc(&doc[t.start..t.end], fold, true, seed)
             } else {
                 hash_token(&doc[t.start..t.end], fold, seed)
             };
@@ -363,10 +368,11 @@ impl WordShingler {
         }
     }
 
-    pub(crate) fn rabin_params(&self) -> (usize, bool, TokenFilter, bool) {
+    pub(crate) fn rabin_params(&self) -> (usize, bool, bool, TokenFilter, bool) {
         (
             self.k,
             self.fold_case,
+            self.nfkc,
             self.filter,
             self.short_docs == ShortDocs::WholeDocument,
         )
@@ -423,6 +429,7 @@ pub struct WordShinglerBuilder {
     k: usize,
     seed: u64,
     fold_case: bool,
+    nfkc: bool,
     filter: TokenFilter,
     selection: Selection,
     short_docs: ShortDocs,
@@ -435,6 +442,7 @@ impl Default for WordShinglerBuilder {
             k: 5,
             seed: 0,
             fold_case: true,
+            nfkc: false,
             filter: TokenFilter::none(),
             selection: Selection::All,
             short_docs: ShortDocs::WholeDocument,
@@ -487,6 +495,36 @@ impl WordShinglerBuilder {
     /// ```
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
+        self
+    }
+
+    /// Normalizes each token to Unicode NFKC before case folding and hashing (default
+    /// off). Compatibility forms then agree with their plain forms: full-width
+    /// `ＡＢＣ` with `ABC`, the ligature `ﬁ` with `fi`, `²` with `2`, so copies that
+    /// differ only in such forms stay near-duplicates.
+    ///
+    /// Tokens are found in the original text (offsets stay valid) and normalized one
+    /// by one: a compatibility character that the tokenizer splits on still splits
+    /// (superscript `²` is a symbol to it, so `x²` is the token `x`, not `x2`), and one
+    /// that normalizes to punctuation or a space stays inside its token. A token already in NFKC (every ASCII token) is hashed
+    /// as without the option, without allocating. Turning it on changes the
+    /// extractor's [`SchemeId`], so signatures built with and without it refuse to
+    /// compare; with it off, values are exactly those of earlier versions.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let plain = ndd_shingle::WordShingler::builder().k(1).build()?;
+    /// let nfkc = ndd_shingle::WordShingler::builder().k(1).nfkc(true).build()?;
+    /// assert_ne!(plain.features("ＡＢＣ ﬁle"), plain.features("ABC file"));
+    /// assert_eq!(nfkc.features("ＡＢＣ ﬁle"), nfkc.features("ABC file"));
+    /// assert_ne!(plain.scheme(), nfkc.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[cfg(feature = "nfkc")]
+    pub fn nfkc(mut self, nfkc: bool) -> Self {
+        self.nfkc = nfkc;
         self
     }
 
@@ -574,12 +612,19 @@ impl WordShinglerBuilder {
             .with(sel_kind)
             .with(sel_arg)
             .with(u64::from(self.short_docs == ShortDocs::WholeDocument))
-            .with(u64::from(self.hash == ShingleHash::Rabin))
-            .finish();
+            .with(u64::from(self.hash == ShingleHash::Rabin));
+        // Appended only when on, so every scheme without NFKC is unchanged.
+        let scheme = if self.nfkc {
+            scheme.with(NFKC_SCHEME_TAG)
+        } else {
+            scheme
+        }
+        .finish();
         Ok(WordShingler {
             k: self.k,
             seed: self.seed,
             fold_case: self.fold_case,
+            nfkc: self.nfkc,
             filter: self.filter,
             selection,
             short_docs: self.short_docs,
@@ -588,6 +633,9 @@ impl WordShinglerBuilder {
         })
     }
 }
+
+/// Appended to a shingler's scheme when NFKC is on ("NFKC" in ASCII).
+const NFKC_SCHEME_TAG: u64 = 0x4E46_4B43;
 
 /// Character k-gram shingles: the path for text without spaces between words
 /// (Chinese, Japanese, Thai) and for noisy text where words are unreliable.
@@ -615,6 +663,7 @@ pub struct CharShingler {
     k: usize,
     seed: u64,
     fold_case: bool,
+    nfkc: bool,
     collapse_whitespace: bool,
     short_docs: ShortDocs,
     scheme: SchemeId,
@@ -664,22 +713,63 @@ impl CharShingler {
         if k == 0 {
             return Err(Error::invalid_parameter("k", "must be at least 1"));
         }
-        let scheme = SchemeId::new("char-shingles")
-            .with(1)
-            .with(k as u64)
-            .with(seed)
-            .with(u64::from(fold_case))
-            .with(u64::from(collapse_whitespace))
-            .with(u64::from(short_docs == ShortDocs::WholeDocument))
-            .finish();
+        let scheme =
+            Self::scheme_builder(k, seed, fold_case, collapse_whitespace, short_docs).finish();
         Ok(CharShingler {
             k,
             seed,
             fold_case,
+            nfkc: false,
             collapse_whitespace,
             short_docs,
             scheme,
         })
+    }
+
+    /// The same shingler with Unicode NFKC normalization of the text on or off
+    /// (default off): full-width `ＡＢＣ` then reads as `ABC`, the ligature `ﬁ` as
+    /// `fi`. A text already in NFKC (by the quick check of UAX #15) is read as it is,
+    /// without allocating; otherwise its characters are normalized as a stream. Turning
+    /// it on changes the [`SchemeId`]; with it off, values and scheme are exactly those
+    /// of earlier versions.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let plain = ndd_shingle::CharShingler::new(2)?;
+    /// let nfkc = plain.clone().with_nfkc(true);
+    /// assert_eq!(nfkc.features("ＡＢＣ"), nfkc.features("abc"));
+    /// assert_ne!(plain.features("ＡＢＣ"), plain.features("abc"));
+    /// assert_ne!(plain.scheme(), nfkc.scheme());
+    /// assert_eq!(nfkc.with_nfkc(false), plain);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[cfg(feature = "nfkc")]
+    #[must_use]
+    pub fn with_nfkc(self, nfkc: bool) -> Self {
+        let base = Self::with_options(
+            self.k,
+            self.seed,
+            self.fold_case,
+            self.collapse_whitespace,
+            self.short_docs,
+        );
+        // `k` was validated when `self` was built, so `base` is `Ok`.
+        let Ok(mut out) = base else { return self };
+        if nfkc {
+            out.nfkc = true;
+            out.scheme = Self::scheme_builder(
+                self.k,
+                self.seed,
+                self.fold_case,
+                self.collapse_whitespace,
+                self.short_docs,
+            )
+            .with(NFKC_SCHEME_TAG)
+            .finish();
+        }
+        out
     }
 
     /// The number of characters per shingle.
@@ -709,14 +799,29 @@ impl CharShingler {
         counts_of(self, doc)
     }
 
-    #[inline]
-    fn char_hash(&self, c: char) -> u64 {
-        mix64(u64::from(c as u32).wrapping_add(self.seed.wrapping_mul(KGRAM_BASE)))
+    /// The scheme of the options, NFKC aside.
+    fn scheme_builder(
+        k: usize,
+        seed: u64,
+        fold_case: bool,
+        collapse_whitespace: bool,
+        short_docs: ShortDocs,
+    ) -> SchemeBuilder {
+        SchemeId::new("char-shingles")
+            .with(1)
+            .with(k as u64)
+            .with(seed)
+            .with(u64::from(fold_case))
+            .with(u64::from(collapse_whitespace))
+            .with(u64::from(short_docs == ShortDocs::WholeDocument))
     }
-}
 
-impl FeatureExtractor for CharShingler {
-    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+    /// Pushes the shingles of the characters `chars` to `sink`.
+    fn extract_chars<S: FeatureSink + ?Sized>(
+        &self,
+        chars: impl Iterator<Item = char>,
+        sink: &mut S,
+    ) {
         let Ok(mut roller) = KGramRoller::new(self.k) else {
             return;
         };
@@ -726,7 +831,7 @@ impl FeatureExtractor for CharShingler {
                 sink.push(g);
             }
         };
-        for c in doc.chars() {
+        for c in chars {
             if self.collapse_whitespace && c.is_whitespace() {
                 in_space = true;
                 continue;
@@ -752,6 +857,22 @@ impl FeatureExtractor for CharShingler {
                 sink.push(g);
             }
         }
+    }
+
+    #[inline]
+    fn char_hash(&self, c: char) -> u64 {
+        mix64(u64::from(c as u32).wrapping_add(self.seed.wrapping_mul(KGRAM_BASE)))
+    }
+}
+
+impl FeatureExtractor for CharShingler {
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+        #[cfg(feature = "nfkc")]
+        if self.nfkc && !crate::token::is_nfkc(doc) {
+            use unicode_normalization::UnicodeNormalization;
+            return self.extract_chars(doc.nfkc(), sink);
+        }
+        self.extract_chars(doc.chars(), sink);
     }
 
     fn scheme(&self) -> SchemeId {

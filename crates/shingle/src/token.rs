@@ -568,18 +568,29 @@ pub fn hash_token(token: &str, fold_case: bool, seed: u64) -> u64 {
 }
 
 fn hash_folded_slow(token: &str, seed: u64) -> u64 {
+    hash_chars(token.chars(), true, seed)
+}
+
+/// XXH3-64 of the UTF-8 bytes of `chars` (each lowercased when `fold`), streamed
+/// through a stack buffer: the same value as hashing the collected string.
+fn hash_chars(chars: impl Iterator<Item = char>, fold: bool, seed: u64) -> u64 {
     let mut buf = [0u8; CHUNK + 16];
     let mut len = 0;
     let mut hasher: Option<StableHasher> = None;
-    for c in token.chars() {
-        for lc in c.to_lowercase() {
-            if len + 4 > buf.len() {
-                hasher
-                    .get_or_insert_with(|| StableHasher::new(seed))
-                    .update(&buf[..len]);
-                len = 0;
-            }
-            len += lc.encode_utf8(&mut buf[len..]).len();
+    let mut push = |c: char| {
+        if len + 4 > buf.len() {
+            hasher
+                .get_or_insert_with(|| StableHasher::new(seed))
+                .update(&buf[..len]);
+            len = 0;
+        }
+        len += c.encode_utf8(&mut buf[len..]).len();
+    };
+    for c in chars {
+        if fold {
+            c.to_lowercase().for_each(&mut push);
+        } else {
+            push(c);
         }
     }
     match hasher {
@@ -589,6 +600,31 @@ fn hash_folded_slow(token: &str, seed: u64) -> u64 {
             h.finish()
         }
     }
+}
+
+/// Whether `text` is certainly in NFKC already, by the quick check of UAX #15 (no
+/// allocation; `false` also when the check cannot tell, which is rare).
+#[cfg(feature = "nfkc")]
+#[inline]
+pub(crate) fn is_nfkc(text: &str) -> bool {
+    text.is_ascii()
+        || unicode_normalization::is_nfkc_quick(text.chars())
+            == unicode_normalization::IsNormalized::Yes
+}
+
+/// [`hash_token`] of the NFKC form of `token` when `nfkc` is set: the hash of
+/// `fold(NFKC(token))`. Tokens already in NFKC (every ASCII token) take the plain
+/// path; the others are normalized as a stream of characters, without a heap
+/// allocation unless a run of combining marks is very long.
+#[inline]
+pub(crate) fn hash_token_nfkc(token: &str, fold_case: bool, nfkc: bool, seed: u64) -> u64 {
+    #[cfg(feature = "nfkc")]
+    if nfkc && !is_nfkc(token) {
+        use unicode_normalization::UnicodeNormalization;
+        return hash_chars(token.nfkc(), fold_case, seed);
+    }
+    let _ = nfkc;
+    hash_token(token, fold_case, seed)
 }
 
 /// Writes the case-folded form of `token` to `out` (the bytes [`hash_token`] hashes).

@@ -1,1 +1,315 @@
 //! Corpus input: JSONL (plain or gzip-compressed) and folders of text/HTML files.
+//!
+//! * [`read_corpus`] reads a whole corpus: a path that is a **folder** is read with
+//!   [`FolderReader`] (one document per file); a path that is a **file** is JSON
+//!   Lines read with [`JsonlReader`], gzip-compressed or not (recognized by its magic
+//!   bytes, not its name). There is no single-text-file input: put one document in a
+//!   folder, or in a one-line JSONL file.
+//! * [`JsonlReader`] and [`FolderReader`] stream: they yield one
+//!   `Result<`[`Document`]`, `[`Problem`]`>` at a time, hold one document in memory,
+//!   and expose the bytes read for progress.
+//! * [`ReadOptions`] names the JSONL fields, sets HTML conversion, the largest
+//!   document accepted (64 MiB by default) and the [`ErrorPolicy`].
+//!
+//! Rejected lines and files are [`Problem`]s: under [`ErrorPolicy::Skip`] they are
+//! collected in [`Corpus::problems`] and reading goes on; under [`ErrorPolicy::Stop`]
+//! the first becomes [`Error::Input`]. Input with no usable document, whether every
+//! line or file was rejected or the file or folder is empty, is
+//! [`Error::NoDocuments`], never an empty success.
+//!
+//! # Example
+//!
+//! ```
+//! use ndd_pipeline::corpus::{read_corpus, ReadOptions};
+//! let path = std::env::temp_dir().join(format!("ndd-doc-corpus-{}.jsonl", std::process::id()));
+//! std::fs::write(&path, concat!(
+//!     "{\"id\": \"a\", \"text\": \"the first letter\"}\n",
+//!     "{\"id\": \"a\", \"text\": \"a second document with the same id\"}\n",
+//!     "{\"id\": \"b\", \"text\": 42}\n",
+//! ))?;
+//! let corpus = read_corpus(&path, &ReadOptions::default())?;
+//! assert_eq!(corpus.documents.len(), 1);
+//! assert_eq!(corpus.problems.len(), 2);
+//! assert!(corpus.problems[1].to_string().ends_with(":3: field \"text\" is a number, expected a string"));
+//! std::fs::remove_file(&path)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::{Document, Error};
+
+mod folder;
+mod jsonl;
+mod options;
+mod problems;
+mod record;
+
+pub use folder::FolderReader;
+pub use jsonl::JsonlReader;
+pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions};
+pub use problems::{Problem, ProblemKind};
+
+/// A corpus read whole: its documents in input order, the problems met, and counts.
+///
+/// # Example
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("ndd-doc-c-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// std::fs::write(dir.join("a.txt"), "some text")?;
+/// let corpus = ndd_pipeline::corpus::read_corpus(&dir, &Default::default())?;
+/// assert_eq!(corpus.documents[0].id, "a.txt");
+/// assert!(corpus.problems.is_empty());
+/// assert_eq!(corpus.stats.documents, 1);
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Corpus {
+    /// The accepted documents, in input order, with distinct ids.
+    pub documents: Vec<Document>,
+    /// The rejected lines and files, in input order (empty under
+    /// [`ErrorPolicy::Stop`], which returns the first instead).
+    pub problems: Vec<Problem>,
+    /// Counts of what was read.
+    pub stats: ReadStats,
+}
+
+/// Counts of a [`read_corpus`] run.
+///
+/// `records = documents + rejected`.
+///
+/// # Example
+///
+/// ```
+/// let s = ndd_pipeline::corpus::ReadStats::default();
+/// assert_eq!(s.records, s.documents + s.rejected);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct ReadStats {
+    /// Non-blank JSONL lines, or folder entries that were examined (files read or
+    /// rejected, loops, unreadable entries).
+    pub records: usize,
+    /// Documents accepted.
+    pub documents: usize,
+    /// Records rejected (one [`Problem`] each).
+    pub rejected: usize,
+    /// Blank JSONL lines skipped (not problems).
+    pub blank_lines: u64,
+    /// Folder entries reached again through a symbolic link, and so not read again.
+    pub revisited: u64,
+    /// Bytes read: of the file on disk for JSONL (compressed, if it is), of the files
+    /// read for a folder.
+    pub bytes_read: u64,
+}
+
+/// Where a [`read_corpus_with_progress`] run stands, passed to its callback after each
+/// line or file.
+///
+/// # Example
+///
+/// ```
+/// let p = ndd_pipeline::corpus::Progress::default();
+/// assert_eq!((p.bytes_read, p.total_bytes), (0, None));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Bytes read so far (see [`ReadStats::bytes_read`]).
+    pub bytes_read: u64,
+    /// The input's size in the same units, when known (a JSONL file's size; unknown
+    /// for a folder, which is not walked twice to learn it).
+    pub total_bytes: Option<u64>,
+    /// Documents accepted so far.
+    pub documents: usize,
+    /// Records rejected so far.
+    pub rejected: usize,
+}
+
+/// Reads a whole corpus: a folder with [`FolderReader`], a file as JSONL (plain or
+/// gzip) with [`JsonlReader`].
+///
+/// Documents keep input order. Ids must be distinct: the first document with an id is
+/// kept and every later one is rejected as a [`ProblemKind::DuplicateId`] problem at
+/// its own location. Problems follow [`ReadOptions::errors`].
+///
+/// # Errors
+///
+/// * [`Error::Io`] if `path` cannot be examined or opened;
+/// * [`Error::Input`] at the first problem under [`ErrorPolicy::Stop`];
+/// * [`Error::NoDocuments`] if no document was accepted: every record was rejected,
+///   or the input is empty (an empty or all-blank file, a folder without files).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{read_corpus, ErrorPolicy, ReadOptions};
+/// use ndd_pipeline::Error;
+/// let path = std::env::temp_dir().join(format!("ndd-doc-read-{}.jsonl", std::process::id()));
+/// std::fs::write(&path, "{\"body\": \"kept\"}\n{\"body\": true}\n")?;
+/// let opts = ReadOptions::default().with_text_field("body");
+/// assert_eq!(read_corpus(&path, &opts)?.documents[0].text, "kept");
+/// let stop = opts.with_errors(ErrorPolicy::Stop);
+/// match read_corpus(&path, &stop) {
+///     Err(Error::Input { location, message }) => {
+///         assert!(location.ends_with(":2"));
+///         assert_eq!(message, "field \"body\" is a boolean, expected a string");
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_corpus(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Corpus, Error> {
+    read_corpus_with_progress(path, options, |_| {})
+}
+
+/// [`read_corpus`] calling `progress` after each line or file (for a progress bar).
+///
+/// # Errors
+///
+/// As [`read_corpus`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{read_corpus_with_progress, ReadOptions};
+/// let path = std::env::temp_dir().join(format!("ndd-doc-prog-{}.jsonl", std::process::id()));
+/// std::fs::write(&path, "{\"text\": \"a\"}\n{\"text\": \"b\"}\n")?;
+/// let mut last = None;
+/// read_corpus_with_progress(&path, &ReadOptions::default(), |p| last = Some(p))?;
+/// let last = last.unwrap();
+/// assert_eq!((last.documents, Some(last.bytes_read)), (2, last.total_bytes));
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_corpus_with_progress(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+    progress: impl FnMut(Progress),
+) -> Result<Corpus, Error> {
+    let path = path.as_ref();
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_dir() {
+        let mut reader = FolderReader::new(path, options)?;
+        let mut corpus = collect(
+            &mut reader,
+            path,
+            options,
+            progress,
+            |r| (r.bytes_read(), None),
+            FolderReader::location,
+        )?;
+        corpus.stats.revisited = reader.revisited();
+        Ok(corpus)
+    } else {
+        let mut reader = JsonlReader::open(path, options)?;
+        let mut corpus = collect(
+            &mut reader,
+            path,
+            options,
+            progress,
+            |r| (r.bytes_read(), r.total_bytes()),
+            JsonlReader::location,
+        )?;
+        corpus.stats.blank_lines = reader.blank_lines();
+        Ok(corpus)
+    }
+}
+
+/// Drives a reader: duplicate ids, the error policy, counts, progress, NoDocuments.
+fn collect<I>(
+    reader: &mut I,
+    path: &Path,
+    options: &ReadOptions,
+    mut progress: impl FnMut(Progress),
+    bytes: impl Fn(&I) -> (u64, Option<u64>),
+    location: impl Fn(&I) -> String,
+) -> Result<Corpus, Error>
+where
+    I: Iterator<Item = Result<Document, Problem>>,
+{
+    let mut documents = Vec::new();
+    let mut problems = Vec::new();
+    let mut ids = HashSet::new();
+    while let Some(item) = reader.next() {
+        let rejected = match item {
+            Ok(doc) if ids.contains(&doc.id) => Problem::new(
+                location(reader),
+                format!(
+                    "duplicate id {:?}: an earlier document has it (the first is kept)",
+                    doc.id
+                ),
+                ProblemKind::DuplicateId,
+            ),
+            Ok(doc) => {
+                ids.insert(doc.id.clone());
+                documents.push(doc);
+                report(
+                    &mut progress,
+                    reader,
+                    &bytes,
+                    documents.len(),
+                    problems.len(),
+                );
+                continue;
+            }
+            Err(problem) => problem,
+        };
+        if options.errors == ErrorPolicy::Stop {
+            return Err(rejected.into());
+        }
+        problems.push(rejected);
+        report(
+            &mut progress,
+            reader,
+            &bytes,
+            documents.len(),
+            problems.len(),
+        );
+    }
+    if documents.is_empty() {
+        return Err(Error::NoDocuments {
+            source_name: path.display().to_string(),
+            rejected: problems.len(),
+            first: problems.first().map_or_else(
+                || "the input is empty (no line or file to read)".to_owned(),
+                Problem::to_string,
+            ),
+        });
+    }
+    let (bytes_read, _) = bytes(reader);
+    let stats = ReadStats {
+        records: documents.len() + problems.len(),
+        documents: documents.len(),
+        rejected: problems.len(),
+        blank_lines: 0,
+        revisited: 0,
+        bytes_read,
+    };
+    Ok(Corpus {
+        documents,
+        problems,
+        stats,
+    })
+}
+
+fn report<I>(
+    progress: &mut impl FnMut(Progress),
+    reader: &I,
+    bytes: &impl Fn(&I) -> (u64, Option<u64>),
+    documents: usize,
+    rejected: usize,
+) {
+    let (bytes_read, total_bytes) = bytes(reader);
+    progress(Progress {
+        bytes_read,
+        total_bytes,
+        documents,
+        rejected,
+    });
+}

@@ -1,0 +1,378 @@
+//! [`JsonlReader`]: JSON Lines, one document per line, plain or gzip-compressed,
+//! streamed with a bounded line buffer.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::options::ReadOptions;
+use super::problems::{Problem, ProblemKind};
+use super::record::parse_line;
+use crate::{Document, Error};
+
+/// The UTF-8 byte order mark, accepted (and dropped) at the start of a file.
+pub(super) const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The first two bytes of every gzip member (RFC 1952).
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A reader that counts the bytes it hands out, shared with the [`JsonlReader`] so
+/// that progress is reported in bytes of the file on disk even when it is compressed.
+#[derive(Debug)]
+struct Counting<R> {
+    inner: R,
+    count: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Counting<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// What one bounded line read found.
+enum LineRead {
+    Eof,
+    /// A line, now in the buffer (without its `'\n'`).
+    Line,
+    /// A line longer than the limit, skipped; its length in bytes.
+    TooLong(u64),
+}
+
+/// A streaming JSON Lines reader: yields one `Result<`[`Document`]`, `[`Problem`]`>`
+/// per non-blank line, holding only the current line in memory.
+///
+/// Each line is one JSON object. The text is the string field
+/// [`ReadOptions::text_field`]; the id is [`ReadOptions::id_field`] (a string, or a
+/// number kept as spelled in the JSON, so `7`, `7.0` and `"7"` stay distinct; without
+/// it or with `null`, the 1-based line number); the order key, if
+/// [`ReadOptions::order_field`] is set, a number or a string. Other fields are
+/// skipped without being built.
+///
+/// * A UTF-8 byte order mark at the start, `"\r\n"` line ends and blank lines are
+///   accepted; blank lines are counted ([`blank_lines`](Self::blank_lines)), not
+///   yielded.
+/// * A line that is not a JSON object, or whose fields do not fit, is yielded as a
+///   [`Problem`] at `name:line` with the reason, e.g.
+///   `corpus.jsonl:7: field "text" is a number, expected a string`; a text that is
+///   empty or only whitespace too ([`ProblemKind::Empty`]).
+/// * A line longer than [`ReadOptions::max_document_bytes`] is read through but not
+///   kept, and yielded as a [`ProblemKind::TooLarge`] problem: memory stays bounded
+///   by the limit whatever the input, even a 10 GB line without a newline.
+/// * A read error (a truncated or corrupt gzip stream, a failing disk) is yielded as a
+///   [`ProblemKind::Unreadable`] problem, and the iterator ends there.
+///
+/// The reader yields every problem; [`ReadOptions::errors`] and duplicate ids are the
+/// business of [`read_corpus`](super::read_corpus), which drives it.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+/// let input = "\u{feff}{\"id\": 7, \"text\": \"first\"}\n\n{\"text\": \"second\"}\n{\"id\": \"x\"}\n";
+/// let mut reader = JsonlReader::new(input.as_bytes(), "in.jsonl", &ReadOptions::default());
+/// let items: Vec<_> = reader.by_ref().collect();
+/// assert_eq!(items[0].as_ref().unwrap().id, "7");
+/// assert_eq!(items[1].as_ref().unwrap().id, "3"); // no id: the line number
+/// assert_eq!(items[2].as_ref().unwrap_err().location, "in.jsonl:4");
+/// assert_eq!((reader.lines(), reader.blank_lines()), (4, 1));
+/// assert_eq!(reader.bytes_read(), input.len() as u64);
+/// ```
+#[derive(Debug)]
+pub struct JsonlReader<R> {
+    reader: R,
+    name: String,
+    options: ReadOptions,
+    buf: Vec<u8>,
+    line: u64,
+    blank: u64,
+    consumed: u64,
+    /// Bytes read from the file on disk, when [`open`](JsonlReader::open) made the reader.
+    source_count: Option<Arc<AtomicU64>>,
+    total: Option<u64>,
+    done: bool,
+}
+
+impl<R: BufRead> JsonlReader<R> {
+    /// A reader over `reader`; `name` is the file name used in problem locations.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let opts = ReadOptions::default().with_text_field("body").with_order_field("t");
+    /// let doc = JsonlReader::new(&br#"{"body": "hello", "t": 3}"#[..], "x.jsonl", &opts)
+    ///     .next().unwrap().unwrap();
+    /// assert_eq!((doc.id.as_str(), doc.text.as_str()), ("1", "hello"));
+    /// assert_eq!(doc.order, Some(ndd_pipeline::OrderKey::Number(3.0)));
+    /// ```
+    pub fn new(reader: R, name: impl Into<String>, options: &ReadOptions) -> Self {
+        JsonlReader {
+            reader,
+            name: name.into(),
+            options: options.clone(),
+            buf: Vec::new(),
+            line: 0,
+            blank: 0,
+            consumed: 0,
+            source_count: None,
+            total: None,
+            done: false,
+        }
+    }
+
+    /// The same reader, reporting `total` as its [`total_bytes`](Self::total_bytes)
+    /// (for a progress bar over a stream whose size the caller knows).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let r = JsonlReader::new(&b""[..], "x", &ReadOptions::default()).with_total_bytes(10);
+    /// assert_eq!(r.total_bytes(), Some(10));
+    /// ```
+    #[must_use]
+    pub fn with_total_bytes(mut self, total: u64) -> Self {
+        self.total = Some(total);
+        self
+    }
+
+    /// Bytes of input consumed so far: of the file on disk (compressed, if it is) for
+    /// a reader made by [`open`](JsonlReader::open), of `reader` otherwise.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let mut r = JsonlReader::new(&b"{\"text\":\"a\"}\n{\"text\":\"b\"}\n"[..], "x", &ReadOptions::default());
+    /// r.next();
+    /// assert_eq!(r.bytes_read(), 13);
+    /// ```
+    pub fn bytes_read(&self) -> u64 {
+        match &self.source_count {
+            Some(c) => c.load(Ordering::Relaxed),
+            None => self.consumed,
+        }
+    }
+
+    /// The input's size in the units of [`bytes_read`](Self::bytes_read), when known
+    /// (the file's size for [`open`](JsonlReader::open)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// assert_eq!(JsonlReader::new(&b""[..], "x", &ReadOptions::default()).total_bytes(), None);
+    /// ```
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// Lines read so far, blank ones included (the line number of the last line).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let mut r = JsonlReader::new(&b"\n\n{\"text\":\"a\"}"[..], "x", &ReadOptions::default());
+    /// assert!(r.next().unwrap().is_ok());
+    /// assert_eq!(r.lines(), 3);
+    /// ```
+    pub fn lines(&self) -> u64 {
+        self.line
+    }
+
+    /// Blank lines (empty or only whitespace) skipped so far.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let mut r = JsonlReader::new(&b" \n\t\r\n"[..], "x", &ReadOptions::default());
+    /// assert!(r.next().is_none());
+    /// assert_eq!(r.blank_lines(), 2);
+    /// ```
+    pub fn blank_lines(&self) -> u64 {
+        self.blank
+    }
+
+    /// `name:line` of the last line read: where the last item came from.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let mut r = JsonlReader::new(&b"\n{\"text\":\"a\"}\n"[..], "c.jsonl", &ReadOptions::default());
+    /// r.next();
+    /// assert_eq!(r.location(), "c.jsonl:2");
+    /// ```
+    pub fn location(&self) -> String {
+        format!("{}:{}", self.name, self.line)
+    }
+
+    /// Reads the next line into `self.buf`, keeping at most `max_document_bytes` of it.
+    fn read_line_bounded(&mut self) -> io::Result<LineRead> {
+        self.buf.clear();
+        let max = self.options.max_document_bytes;
+        let mut any = false;
+        let mut too_long = false;
+        let mut len: u64 = 0;
+        loop {
+            let avail = match self.reader.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            any = true;
+            let (chunk, newline) = match avail.iter().position(|&b| b == b'\n') {
+                Some(i) => (&avail[..i], true),
+                None => (avail, false),
+            };
+            len += chunk.len() as u64;
+            if !too_long {
+                if len > max {
+                    too_long = true;
+                    self.buf = Vec::new();
+                } else {
+                    self.buf.extend_from_slice(chunk);
+                }
+            }
+            let used = chunk.len() + usize::from(newline);
+            self.reader.consume(used);
+            self.consumed += used as u64;
+            if newline {
+                break;
+            }
+        }
+        Ok(if !any {
+            LineRead::Eof
+        } else if too_long {
+            LineRead::TooLong(len)
+        } else {
+            LineRead::Line
+        })
+    }
+
+    fn problem(&self, kind: ProblemKind, message: String) -> Problem {
+        Problem::new(self.location(), message, kind)
+    }
+}
+
+impl JsonlReader<Box<dyn BufRead + Send>> {
+    /// Opens a JSONL file, plain or gzip-compressed: gzip is recognized by its magic
+    /// bytes (`1f 8b`), whatever the file is named, and concatenated gzip members are
+    /// read as one stream. Problem locations name the file as `path` displays.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] if the file cannot be opened or its first bytes read.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let path = std::env::temp_dir().join(format!("ndd-doc-open-{}.jsonl", std::process::id()));
+    /// std::fs::write(&path, "{\"id\": \"a\", \"text\": \"alpha\"}\n")?;
+    /// let mut reader = JsonlReader::open(&path, &ReadOptions::default())?;
+    /// assert_eq!(reader.next().unwrap().unwrap().text, "alpha");
+    /// assert_eq!(reader.bytes_read(), reader.total_bytes().unwrap());
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
+        let path = path.as_ref();
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        // A pipe (such as `<(zcat …)`) has no size to report.
+        let total = file
+            .metadata()
+            .ok()
+            .filter(|m| m.is_file())
+            .map(|m| m.len());
+        let count = Arc::new(AtomicU64::new(0));
+        let mut raw = BufReader::new(Counting {
+            inner: file,
+            count: Arc::clone(&count),
+        });
+        let is_gzip = loop {
+            match raw.fill_buf() {
+                Ok(b) => break b.starts_with(&GZIP_MAGIC),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(path, e)),
+            }
+        };
+        let reader: Box<dyn BufRead + Send> = if is_gzip {
+            Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
+        } else {
+            Box::new(raw)
+        };
+        let mut r = JsonlReader::new(reader, path.display().to_string(), options);
+        r.source_count = Some(count);
+        r.total = total;
+        Ok(r)
+    }
+}
+
+impl<R: BufRead> Iterator for JsonlReader<R> {
+    type Item = Result<Document, Problem>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if self.done {
+                return None;
+            }
+            let read = self.read_line_bounded();
+            match read {
+                Err(e) => {
+                    self.done = true;
+                    self.line += 1;
+                    let message = format!("read error, the rest of the input is lost: {e}");
+                    return Some(Err(self.problem(ProblemKind::Unreadable, message)));
+                }
+                Ok(LineRead::Eof) => {
+                    self.done = true;
+                    return None;
+                }
+                Ok(LineRead::TooLong(len)) => {
+                    self.line += 1;
+                    let message = format!(
+                        "line is {len} bytes, more than the limit of {} bytes (max_document_bytes)",
+                        self.options.max_document_bytes
+                    );
+                    return Some(Err(self.problem(ProblemKind::TooLarge, message)));
+                }
+                Ok(LineRead::Line) => {
+                    self.line += 1;
+                    let mut line = &self.buf[..];
+                    if self.line == 1 {
+                        line = line.strip_prefix(BOM).unwrap_or(line);
+                    }
+                    line = line.strip_suffix(b"\r").unwrap_or(line);
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        self.blank += 1;
+                        continue;
+                    }
+                    let result = match std::str::from_utf8(line) {
+                        Err(e) => Err((
+                            ProblemKind::Binary,
+                            format!(
+                                "not UTF-8 text: invalid byte sequence at byte {} of the line",
+                                e.valid_up_to()
+                            ),
+                        )),
+                        Ok(text) => parse_line(text, self.line, &self.options),
+                    };
+                    return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                }
+            }
+        }
+    }
+}
+
+impl<R: BufRead> std::iter::FusedIterator for JsonlReader<R> {}

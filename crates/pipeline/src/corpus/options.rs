@@ -1,0 +1,213 @@
+//! [`ReadOptions`]: field names, HTML handling, the size limit and the error policy.
+
+/// What to do when a line or file is rejected.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+/// assert_eq!(ReadOptions::default().errors, ErrorPolicy::Skip);
+/// let strict = ReadOptions::default().with_errors(ErrorPolicy::Stop);
+/// assert_eq!(strict.errors, ErrorPolicy::Stop);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorPolicy {
+    /// Collect a [`Problem`](super::Problem) and go on with the next line or file
+    /// (the default).
+    #[default]
+    Skip,
+    /// Return [`Error::Input`](crate::Error::Input) at the first problem.
+    Stop,
+}
+
+/// When the folder reader converts a file from HTML to text with
+/// [`ndd_shingle::html::html_to_text`].
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{HtmlMode, ReadOptions};
+/// assert_eq!(ReadOptions::default().html, HtmlMode::Auto);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HtmlMode {
+    /// Files named `*.html` or `*.htm` (any case), and files whose text
+    /// [`looks_like_html`](ndd_shingle::html::looks_like_html) (the default).
+    #[default]
+    Auto,
+    /// Every file.
+    Always,
+    /// No file: markup stays in the text.
+    Never,
+}
+
+/// The default of [`ReadOptions::max_document_bytes`]: 64 MiB.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{DEFAULT_MAX_DOCUMENT_BYTES, ReadOptions};
+/// assert_eq!(ReadOptions::default().max_document_bytes, DEFAULT_MAX_DOCUMENT_BYTES);
+/// assert_eq!(DEFAULT_MAX_DOCUMENT_BYTES, 64 << 20);
+/// ```
+pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 << 20;
+
+/// How a corpus is read: JSONL field names, HTML conversion of folder files, the
+/// largest document accepted and what to do with rejected lines and files.
+///
+/// Fields are public; the `with_*` methods chain.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{ErrorPolicy, HtmlMode, ReadOptions};
+/// let opts = ReadOptions::default()
+///     .with_text_field("body")
+///     .with_id_field("doc_id")
+///     .with_order_field("published")
+///     .with_html(HtmlMode::Never)
+///     .with_max_document_bytes(1 << 20)
+///     .with_errors(ErrorPolicy::Stop);
+/// assert_eq!(opts.text_field, "body");
+/// assert_eq!(opts.order_field.as_deref(), Some("published"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// The JSONL field holding the id (default `"id"`): a string, or a number kept in
+    /// its JSON spelling. A record without it (or with `null`) gets its line number.
+    pub id_field: String,
+    /// The JSONL field holding the text (default `"text"`): a string.
+    pub text_field: String,
+    /// The JSONL field holding the order key, if any (default none): a number or a
+    /// string, see [`OrderKey`](crate::OrderKey). A record without it (or with `null`)
+    /// has no order key.
+    pub order_field: Option<String>,
+    /// HTML conversion of folder files (default [`HtmlMode::Auto`]). JSONL text is never
+    /// converted.
+    pub html: HtmlMode,
+    /// The largest JSONL line or folder file accepted, in bytes as stored (a JSONL
+    /// line counts its JSON syntax and escapes; a gzip-compressed file counts its
+    /// decompressed lines). Larger ones are reported as problems after reading at most
+    /// this many bytes of them into memory. Default [`DEFAULT_MAX_DOCUMENT_BYTES`].
+    pub max_document_bytes: u64,
+    /// Whether folder walking includes files and folders whose name starts with `.`
+    /// (default `false`: `.git`, `.DS_Store` and the like are not documents). The
+    /// input folder itself is always read, whatever its name.
+    pub hidden: bool,
+    /// What to do with a rejected line or file (default [`ErrorPolicy::Skip`]).
+    pub errors: ErrorPolicy,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            id_field: "id".to_owned(),
+            text_field: "text".to_owned(),
+            order_field: None,
+            html: HtmlMode::Auto,
+            max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
+            hidden: false,
+            errors: ErrorPolicy::Skip,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// Sets [`id_field`](Self::id_field).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_id_field("url");
+    /// assert_eq!(o.id_field, "url");
+    /// ```
+    #[must_use]
+    pub fn with_id_field(mut self, name: impl Into<String>) -> Self {
+        self.id_field = name.into();
+        self
+    }
+
+    /// Sets [`text_field`](Self::text_field).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_text_field("body");
+    /// assert_eq!(o.text_field, "body");
+    /// ```
+    #[must_use]
+    pub fn with_text_field(mut self, name: impl Into<String>) -> Self {
+        self.text_field = name.into();
+        self
+    }
+
+    /// Sets [`order_field`](Self::order_field).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_order_field("date");
+    /// assert_eq!(o.order_field.as_deref(), Some("date"));
+    /// ```
+    #[must_use]
+    pub fn with_order_field(mut self, name: impl Into<String>) -> Self {
+        self.order_field = Some(name.into());
+        self
+    }
+
+    /// Sets [`html`](Self::html).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{HtmlMode, ReadOptions};
+    /// assert_eq!(ReadOptions::default().with_html(HtmlMode::Always).html, HtmlMode::Always);
+    /// ```
+    #[must_use]
+    pub fn with_html(mut self, mode: HtmlMode) -> Self {
+        self.html = mode;
+        self
+    }
+
+    /// Sets [`max_document_bytes`](Self::max_document_bytes).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_max_document_bytes(4096);
+    /// assert_eq!(o.max_document_bytes, 4096);
+    /// ```
+    #[must_use]
+    pub fn with_max_document_bytes(mut self, bytes: u64) -> Self {
+        self.max_document_bytes = bytes;
+        self
+    }
+
+    /// Sets [`hidden`](Self::hidden).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::corpus::ReadOptions::default().with_hidden(true).hidden);
+    /// ```
+    #[must_use]
+    pub fn with_hidden(mut self, hidden: bool) -> Self {
+        self.hidden = hidden;
+        self
+    }
+
+    /// Sets [`errors`](Self::errors).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+    /// assert_eq!(ReadOptions::default().with_errors(ErrorPolicy::Stop).errors, ErrorPolicy::Stop);
+    /// ```
+    #[must_use]
+    pub fn with_errors(mut self, policy: ErrorPolicy) -> Self {
+        self.errors = policy;
+        self
+    }
+}

@@ -1,0 +1,324 @@
+//! One JSONL line to a [`Document`]: a typed parse that looks only at the configured
+//! fields (borrowing the text when it has no escapes, skipping every other field
+//! without building it) and schema errors named in the user's terms.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+use super::ProblemKind;
+use super::options::ReadOptions;
+use crate::{Document, OrderKey};
+
+/// A field value, reduced to what the reader needs.
+enum Scalar<'a> {
+    Str(Cow<'a, str>),
+    Num(f64),
+    Null,
+    /// Any other JSON type, named for the message ("a boolean", "an array", …).
+    Other(&'static str),
+}
+
+impl Scalar<'_> {
+    fn type_name(&self) -> &'static str {
+        match self {
+            Scalar::Str(_) => "a string",
+            Scalar::Num(_) => "a number",
+            Scalar::Null => "null",
+            Scalar::Other(t) => t,
+        }
+    }
+}
+
+struct ScalarVisitor;
+
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Scalar::Str(Cow::Owned(v)))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(Scalar::Other("a boolean"))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v as f64))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v as f64))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Scalar::Num(v))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Scalar::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other("an array"))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Scalar::Other("an object"))
+    }
+}
+
+impl<'de> de::Deserialize<'de> for Scalar<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ScalarVisitor)
+    }
+}
+
+/// Which configured field a key is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Text,
+    Id,
+    Order,
+    Other,
+}
+
+struct KeySeed<'o>(&'o ReadOptions);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Role;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Role, D::Error> {
+        d.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed<'_> {
+    type Value = Role;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a field name")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Role, E> {
+        Ok(if v == self.0.text_field {
+            Role::Text
+        } else if v == self.0.id_field {
+            Role::Id
+        } else if self.0.order_field.as_deref() == Some(v) {
+            Role::Order
+        } else {
+            Role::Other
+        })
+    }
+}
+
+/// The configured fields of one line, before the schema checks.
+#[derive(Default)]
+struct Fields<'a> {
+    text: Option<Scalar<'a>>,
+    id: Option<&'a RawValue>,
+    order: Option<Scalar<'a>>,
+    /// The first configured field that appeared twice.
+    repeated: Option<Role>,
+}
+
+enum Line<'a> {
+    Object(Fields<'a>),
+    NotObject(&'static str),
+}
+
+struct LineSeed<'o>(&'o ReadOptions);
+
+impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
+    type Value = Line<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Line<'de>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for LineSeed<'_> {
+    type Value = Line<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line<'de>, A::Error> {
+        let mut fields = Fields::default();
+        while let Some(role) = map.next_key_seed(KeySeed(self.0))? {
+            let seen = match role {
+                Role::Text => fields.text.replace(map.next_value()?).is_some(),
+                Role::Id => fields.id.replace(map.next_value()?).is_some(),
+                Role::Order => fields.order.replace(map.next_value()?).is_some(),
+                Role::Other => {
+                    map.next_value::<IgnoredAny>()?;
+                    false
+                }
+            };
+            if seen && fields.repeated.is_none() {
+                fields.repeated = Some(role);
+            }
+        }
+        Ok(Line::Object(fields))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Line<'de>, A::Error> {
+        ScalarVisitor
+            .visit_seq(seq)
+            .map(|s| Line::NotObject(s.type_name()))
+    }
+    fn visit_borrowed_str<E: de::Error>(self, _: &'de str) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("a string"))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("a string"))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("a boolean"))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("a number"))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("a number"))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("a number"))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Line<'de>, E> {
+        Ok(Line::NotObject("null"))
+    }
+}
+
+/// The name of a JSON value from its first byte (the value is valid JSON).
+fn raw_type_name(raw: &str) -> &'static str {
+    match raw.as_bytes().first() {
+        Some(b'"') => "a string",
+        Some(b'{') => "an object",
+        Some(b'[') => "an array",
+        Some(b't' | b'f') => "a boolean",
+        Some(b'n') => "null",
+        _ => "a number",
+    }
+}
+
+/// `serde_json`'s message without its " at line L column C" suffix.
+fn bare_message(e: &serde_json::Error) -> String {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    match full.strip_suffix(&suffix) {
+        Some(m) => m.to_owned(),
+        None => full,
+    }
+}
+
+/// Parses one non-blank JSONL line into a document; `line_no` is the id of a record
+/// without one.
+pub(super) fn parse_line(
+    line: &str,
+    line_no: u64,
+    opts: &ReadOptions,
+) -> Result<Document, (ProblemKind, String)> {
+    let mut de = serde_json::Deserializer::from_str(line);
+    let parsed = LineSeed(opts)
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v));
+    let fields = match parsed {
+        Ok(Line::Object(fields)) => fields,
+        Ok(Line::NotObject(t)) => {
+            return Err((
+                ProblemKind::MalformedJson,
+                format!("the line is {t}, expected a JSON object"),
+            ));
+        }
+        Err(e) => {
+            return Err((
+                ProblemKind::MalformedJson,
+                format!(
+                    "malformed JSON at column {}: {}",
+                    e.column(),
+                    bare_message(&e)
+                ),
+            ));
+        }
+    };
+    let schema = |m: String| Err((ProblemKind::Schema, m));
+    if let Some(role) = fields.repeated {
+        let name = match role {
+            Role::Text => &opts.text_field,
+            Role::Id => &opts.id_field,
+            _ => opts.order_field.as_deref().unwrap_or_default(),
+        };
+        return schema(format!("field {name:?} appears more than once"));
+    }
+    let text = match fields.text {
+        Some(Scalar::Str(s)) => s,
+        None => {
+            return schema(format!(
+                "field {:?} (the text field) is missing",
+                opts.text_field
+            ));
+        }
+        Some(other) => {
+            return schema(format!(
+                "field {:?} is {}, expected a string",
+                opts.text_field,
+                other.type_name()
+            ));
+        }
+    };
+    let id = match fields.id.map(RawValue::get) {
+        None | Some("null") => line_no.to_string(),
+        Some(raw) if raw.starts_with('"') => match serde_json::from_str::<String>(raw) {
+            Ok(s) => s,
+            Err(e) => return schema(format!("field {:?}: {e}", opts.id_field)),
+        },
+        Some(raw) if raw_type_name(raw) == "a number" => raw.to_owned(),
+        Some(raw) => {
+            return schema(format!(
+                "field {:?} is {}, expected a string or a number",
+                opts.id_field,
+                raw_type_name(raw)
+            ));
+        }
+    };
+    let order = match fields.order {
+        None | Some(Scalar::Null) => None,
+        Some(Scalar::Num(x)) if x.is_finite() => Some(OrderKey::Number(x)),
+        Some(Scalar::Num(_)) => {
+            return schema(format!(
+                "field {:?} is not a finite number",
+                opts.order_field.as_deref().unwrap_or_default()
+            ));
+        }
+        Some(Scalar::Str(s)) => Some(OrderKey::Text(s.into_owned())),
+        Some(other) => {
+            return schema(format!(
+                "field {:?} (the order field) is {}, expected a number or a string",
+                opts.order_field.as_deref().unwrap_or_default(),
+                other.type_name()
+            ));
+        }
+    };
+    if text.trim().is_empty() {
+        let what = if text.is_empty() {
+            "empty"
+        } else {
+            "only whitespace"
+        };
+        return Err((
+            ProblemKind::Empty,
+            format!("field {:?} (the text) is {what}", opts.text_field),
+        ));
+    }
+    Ok(Document {
+        id,
+        text: text.into_owned(),
+        order,
+    })
+}
