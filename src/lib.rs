@@ -44,6 +44,11 @@ pub use ndd_imatch as imatch;
 /// exact pruned all-pairs search (the `ndd-ncd` crate).
 #[cfg(feature = "ncd")]
 pub use ndd_ncd as ncd;
+/// The pipeline from a corpus to deduplicated groups: corpus readers, the exact-duplicate
+/// pass, candidate generation per method, verification, grouping and persistence (the
+/// `ndd-pipeline` crate).
+#[cfg(feature = "pipeline")]
+pub use ndd_pipeline as pipeline;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
 pub use ndd_simhash as simhash;

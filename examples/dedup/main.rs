@@ -1,4 +1,5 @@
-//! Finds near-duplicate groups in a folder of text/HTML files or a JSONL file.
+//! Finds near-duplicate groups in a folder of text/HTML files or a JSONL file: a thin
+//! program over `ndd::pipeline` (argument parsing and printing only).
 //!
 //! ```text
 //! cargo run --release --example dedup                      # the bundled corpus
@@ -6,246 +7,291 @@
 //!     --pairs-out pairs.tsv --clusters-out clusters.tsv
 //! ```
 //!
-//! Input: a folder (every file below it, recursively; `.html`/`.htm` files and files
-//! that look like HTML are converted to text first) or a JSONL file with one
-//! `{"id": ..., "text": ...}` object per line (`id` may be a string or a number; when
-//! it is missing, the line number is the id).
-//!
-//! Both methods start from word k-gram shingles (k = 5 by default, or character
-//! k-grams with `--char-k` for text without spaces) and group the pairs found by
-//! connected components.
-//!
-//! * `minhash` (default): a 128-value MinHash signature per document (one-permutation
-//!   hashing), a banded LSH index whose bands and rows are chosen for `--threshold`
-//!   (or given with `--bands`/`--rows`), and candidates kept when their estimated
-//!   Jaccard reaches the threshold. Memory is per document, not per shingle.
-//! * `exact`: exact Jaccard of the shingle sets, all pairs at or above `--threshold`
-//!   found with a prefix-filtered inverted index. The reference; holds every shingle.
-//! * `signcd`: SigNCD, the normalized compression distance of punctuation-spot
-//!   signatures (the words before each comma; documents with fewer than three commas
-//!   use all their words), all pairs with SigNCD <= 1 - `--threshold` found exactly by
-//!   the P1-pruned search of `ndd::ncd`; the score is 1 - SigNCD. `--compressor` picks
-//!   snappy (default), lz4, deflate, zlib or gzip (`gzip-9`: with a level).
-//! * `imatch`: I-Match (paper 003): SHA-1 of each document's terms inside a lexicon of
-//!   mid-IDF words (from the input's own statistics, or `--lexicon FILE` built from
-//!   another corpus by `cargo run -p ndd-imatch --example build_lexicon`), plus
-//!   `--lexicons K` randomized lexicons (default 5); documents sharing any of the
-//!   `K + 1` signatures are pairs, scored by the fraction shared. Word unigrams, not
-//!   k-grams; `--threshold` does not apply.
-//!
-//! Outputs: `--pairs-out` writes `id_a<TAB>id_b<TAB>score` (higher is more similar),
-//! `--clusters-out` writes `id<TAB>cluster` for every document.
+//! Every stage is the library's: `corpus::read_corpus` reads the input,
+//! `pipeline::Dedup` removes exact copies, finds candidates with the chosen method,
+//! verifies them and groups them. See `--help` for the options.
 
 use std::fmt::Write as _;
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use ndd::UnionFind;
-use ndd::shingle::html::{html_to_text, looks_like_html};
-
-mod exact;
-mod imatch;
-mod minhash;
-mod signcd;
-mod simhash;
+use ndd::pipeline::corpus::{ErrorPolicy, ReadOptions, read_corpus};
+use ndd::pipeline::{
+    Banding, Dedup, IMatchConfig, Method, MinHashConfig, Representative, Shingles, SigNcdConfig,
+    SimHashConfig, SimWeighting, Verifier,
+};
 
 const USAGE: &str = "\
 usage: dedup [--input PATH] [--threshold T]
-             [--method minhash|simhash|exact|signcd|imatch]
-             [--num-perm N] [--bands B --rows R] [--k K | --char-k K]
-             [--bits M] [--max-hamming H] [--weighting binary|tf|tfidf]
-             [--lexicons K] [--lexicon FILE] [--nidf MIN,MAX] [--min-coverage F]
-             [--pairs-out FILE] [--clusters-out FILE] [--on-error skip|stop]
-             [--top N] [--compressor C]
+             [--method minhash|simhash|exact|signcd|imatch] [--verify V]
+             [--num-perm N] [--bands B --rows R] [--banding recall|balanced]
+             [--k K | --char-k K] [--bits M] [--max-hamming H]
+             [--weighting binary|tf|tfidf] [--lexicons K] [--lexicon FILE]
+             [--nidf MIN,MAX] [--min-coverage F] [--compressor C]
+             [--no-exact-pass] [--representative P] [--id-field F] [--text-field F]
+             [--order-field F] [--pairs-out FILE] [--clusters-out FILE]
+             [--on-error skip|stop] [--top N]
 
-  --input PATH         folder of text/HTML files, or a JSONL file of {\"id\", \"text\"}
-                       objects (default: the bundled data/debian-copyright.jsonl)
-  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8;
-                       not used by imatch, where sharing one signature makes a pair):
+  --input PATH         folder of text/HTML files, or a JSONL file (plain or gzip) of
+                       {\"id\", \"text\"} objects (default: the bundled
+                       data/debian-copyright.jsonl)
+  --threshold T        minimum similarity in (0, 1] for a pair to count (default 0.8):
                        0.8 means 80% of the two documents' distinct shingles are shared
-  --method M           minhash (default): MinHash signatures + banded LSH, pairs kept
-                       when their estimated Jaccard reaches T; simhash: SimHash
-                       fingerprints, pairs at most --max-hamming bits apart (T unused);
-                       exact: exact Jaccard of the shingle sets (slower, holds every
-                       shingle in memory); signcd: compression distance of
-                       punctuation-spot signatures, pairs kept when SigNCD <= 1 - T
-                       (score 1 - SigNCD); imatch: I-Match SHA-1 signatures of the
-                       mid-IDF words, pairs share one of K + 1 signatures (T unused)
-  --num-perm N         MinHash values per document (default 128); more values give a
-                       tighter estimate (standard error sqrt(J(1-J)/N): 0.035 at 0.8)
-  --bands B --rows R   LSH banding (B x R <= N); by default chosen for T by weighing
-                       false positives and false negatives equally
-  --bits M             simhash: signature length in bits (default 64)
-  --max-hamming H      simhash: most differing bits for a pair (default 3 per 64 bits,
-                       the web-crawl setting); a pair h bits apart scores 1 - h/M.
-                       At 64 bits the search is exact; other lengths use
-                       bit-sampling LSH tuned for 99% recall at H
-  --weighting W        simhash: tf (default, term frequency), binary, or tfidf (IDF
-                       from the input's own document frequencies)
+  --method M           minhash (default): MinHash + banded LSH, estimated Jaccard;
+                       simhash: fingerprints at most --max-hamming bits apart;
+                       exact: exact Jaccard (holds every shingle); signcd: compression
+                       distance of punctuation-spot signatures <= 1 - T; imatch: I-Match
+                       SHA-1 signatures of mid-IDF words, pairs share one of K + 1
+  --verify V           method (default: the method's own score decides), jaccard (exact
+                       Jaccard of the shingle sets >= T) or containment (the smaller set
+                       contained in the larger >= T)
+  --num-perm N         MinHash values per document (default 128; standard error of the
+                       estimate sqrt(J(1-J)/N): 0.035 at 0.8)
+  --banding B          recall (default: the fewest candidates with 99% recall at T) or
+                       balanced (false positives and negatives weighed equally)
+  --bands B --rows R   explicit LSH banding (B x R <= N)
   --k K                words per shingle (default 5)
-  --char-k K           use character K-grams instead of words (for Chinese, Japanese...)
-  --lexicons K         imatch: randomized extra lexicons (default 5, at most 30); 0 is
-                       classic I-Match, one signature per document
+  --char-k K           character K-grams instead of words (Chinese, Japanese, Thai)
+  --bits M             simhash: signature length (default 64)
+  --max-hamming H      simhash: most differing bits for a pair (default 3 per 64 bits)
+  --weighting W        simhash: binary (default), tf or tfidf
+  --lexicons K         imatch: randomized extra lexicons (default 5, at most 30)
   --lexicon FILE       imatch: a lexicon built from another corpus (build_lexicon
-                       example of ndd-imatch); default: built from the input itself
-  --nidf MIN,MAX       imatch: normalized-IDF window of a lexicon built from the input
-                       (default 0.2,0.8 for web text; 0.2,0.3 did better on email)
-  --min-coverage F     imatch: required fraction of a document's terms in the lexicon,
-                       topped up from rarer terms for long documents (default 0.1)
-  --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair found
-  --clusters-out FILE  write id<TAB>cluster for every document
+                       example of ndd-imatch); default: built from the input
+  --nidf MIN,MAX       imatch: normalized-IDF window (default 0.2,0.8)
+  --min-coverage F     imatch: required fraction of a document's terms in the lexicon
+  --compressor C       signcd: snappy (default), lz4, deflate, zlib, gzip (gzip-9: level)
+  --no-exact-pass      do not remove exact copies first (every pair between copies is
+                       then reported, not one per copy)
+  --representative P   which document of a group is kept: first (default), smallest-id,
+                       longest, order (smallest --order-field value)
+  --id-field F, --text-field F, --order-field F
+                       JSONL field names (default id, text, none)
+  --pairs-out FILE     write id_a<TAB>id_b<TAB>score for every pair (higher is more
+                       similar)
+  --clusters-out FILE  write id<TAB>cluster for every document (cluster = the input
+                       position of the document kept for its group)
   --on-error MODE      skip (default: report bad input and continue) or stop
   --top N              how many of the largest groups to show (default 5)
-  --compressor C       signcd: snappy (default), lz4, deflate, zlib, gzip; with a
-                       level for the last three (gzip-9)
 ";
 
-#[derive(PartialEq)]
-enum Method {
-    MinHash,
-    SimHash,
-    Exact,
-    SigNcd,
-    IMatch,
-}
-
-pub(crate) struct Options {
+struct Options {
     input: PathBuf,
-    threshold: f64,
-    method: Method,
-    num_perm: usize,
-    bands: Option<usize>,
-    rows: Option<usize>,
-    bits: usize,
-    max_hamming: Option<usize>,
-    weighting: simhash::SimWeighting,
-    k: usize,
-    char_k: Option<usize>,
+    dedup: Dedup,
+    read: ReadOptions,
     pairs_out: Option<PathBuf>,
     clusters_out: Option<PathBuf>,
-    stop_on_error: bool,
     top: usize,
-    compressor: String,
-    imatch_lexicons: usize,
-    imatch_lexicon: Option<PathBuf>,
-    imatch_nidf: (f64, f64),
-    imatch_min_coverage: Option<f64>,
+}
+
+/// Every flag's raw value, checked and turned into pipeline settings by `build`.
+#[derive(Default)]
+struct Raw {
+    threshold: Option<f64>,
+    method: Option<String>,
+    verify: Option<String>,
+    num_perm: Option<usize>,
+    bands: Option<usize>,
+    rows: Option<usize>,
+    banding: Option<String>,
+    bits: Option<usize>,
+    max_hamming: Option<usize>,
+    weighting: Option<String>,
+    k: Option<usize>,
+    char_k: Option<usize>,
+    lexicons: Option<usize>,
+    lexicon: Option<PathBuf>,
+    nidf: Option<(f64, f64)>,
+    min_coverage: Option<f64>,
+    compressor: Option<String>,
+    no_exact: bool,
+    representative: Option<String>,
 }
 
 fn parse_args() -> Result<Options, String> {
     let mut o = Options {
         input: Path::new(env!("CARGO_MANIFEST_DIR")).join("data/debian-copyright.jsonl"),
-        threshold: 0.8,
-        method: Method::MinHash,
-        num_perm: 128,
-        bands: None,
-        rows: None,
-        bits: 64,
-        max_hamming: None,
-        weighting: simhash::SimWeighting::Tf,
-        k: 5,
-        char_k: None,
+        dedup: Dedup::new(),
+        read: ReadOptions::default(),
         pairs_out: None,
         clusters_out: None,
-        stop_on_error: false,
         top: 5,
-        compressor: "snappy".into(),
-        imatch_lexicons: 5,
-        imatch_lexicon: None,
-        imatch_nidf: (0.2, 0.8),
-        imatch_min_coverage: None,
     };
+    let mut raw = Raw::default();
     let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        if flag == "-h" || flag == "--help" {
+    while let Some(arg) = args.next() {
+        if arg == "-h" || arg == "--help" {
             print!("{USAGE}");
             std::process::exit(0);
         }
-        let mut value = || args.next().ok_or_else(|| format!("{flag} needs a value"));
+        // `--flag=value` and `--flag value` both work.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| args.next())
+                .ok_or_else(|| format!("{flag} needs a value"))
+        };
         match flag.as_str() {
             "--input" => o.input = PathBuf::from(value()?),
-            "--threshold" => {
-                let v = value()?;
-                o.threshold = v
-                    .parse()
-                    .map_err(|_| format!("--threshold: not a number: {v}"))?;
-                if !(o.threshold > 0.0 && o.threshold <= 1.0) {
-                    return Err(format!("--threshold must lie in (0, 1], got {v}"));
-                }
-            }
-            "--method" => {
-                o.method = match value()?.as_str() {
-                    "minhash" => Method::MinHash,
-                    "simhash" => Method::SimHash,
-                    "exact" => Method::Exact,
-                    "signcd" => Method::SigNcd,
-                    "imatch" => Method::IMatch,
-                    v => {
-                        return Err(format!(
-                            "--method must be minhash, simhash, exact, signcd or imatch, got {v}"
-                        ));
-                    }
-                }
-            }
-            "--num-perm" => o.num_perm = parse_count(&flag, &value()?)?,
-            "--bands" => o.bands = Some(parse_count(&flag, &value()?)?),
-            "--rows" => o.rows = Some(parse_count(&flag, &value()?)?),
-            "--bits" => o.bits = parse_count(&flag, &value()?)?,
+            "--threshold" => raw.threshold = Some(parse_num(&flag, &value()?)?),
+            "--method" => raw.method = Some(value()?),
+            "--verify" => raw.verify = Some(value()?),
+            "--num-perm" => raw.num_perm = Some(parse_count(&flag, &value()?)?),
+            "--bands" => raw.bands = Some(parse_count(&flag, &value()?)?),
+            "--rows" => raw.rows = Some(parse_count(&flag, &value()?)?),
+            "--banding" => raw.banding = Some(value()?),
+            "--bits" => raw.bits = Some(parse_count(&flag, &value()?)?),
             "--max-hamming" => {
                 let v = value()?;
-                o.max_hamming = Some(v.parse().map_err(|_| {
+                raw.max_hamming = Some(v.parse().map_err(|_| {
                     format!("--max-hamming must be a non-negative integer, got {v}")
                 })?);
             }
-            "--weighting" => o.weighting = simhash::SimWeighting::parse(&value()?)?,
-            "--k" => o.k = parse_count(&flag, &value()?)?,
-            "--char-k" => o.char_k = Some(parse_count(&flag, &value()?)?),
-            "--pairs-out" => o.pairs_out = Some(PathBuf::from(value()?)),
-            "--clusters-out" => o.clusters_out = Some(PathBuf::from(value()?)),
-            "--on-error" => {
-                o.stop_on_error = match value()?.as_str() {
-                    "skip" => false,
-                    "stop" => true,
-                    v => return Err(format!("--on-error must be skip or stop, got {v}")),
-                }
-            }
-            "--top" => o.top = parse_count(&flag, &value()?)?,
-            "--compressor" => {
-                let v = value()?;
-                v.parse::<ndd::ncd::CompressorKind>()
-                    .map_err(|e| format!("--compressor: {e}"))?;
-                o.compressor = v;
-            }
+            "--weighting" => raw.weighting = Some(value()?),
+            "--k" => raw.k = Some(parse_count(&flag, &value()?)?),
+            "--char-k" => raw.char_k = Some(parse_count(&flag, &value()?)?),
             "--lexicons" => {
                 let v = value()?;
-                o.imatch_lexicons = v
-                    .parse()
-                    .map_err(|_| format!("--lexicons must be a count from 0 to 30, got {v}"))?;
+                raw.lexicons =
+                    Some(v.parse().map_err(|_| {
+                        format!("--lexicons must be a count from 0 to 30, got {v}")
+                    })?);
             }
-            "--lexicon" => o.imatch_lexicon = Some(PathBuf::from(value()?)),
+            "--lexicon" => raw.lexicon = Some(PathBuf::from(value()?)),
             "--nidf" => {
                 let v = value()?;
                 let parsed = v
                     .split_once(',')
                     .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)));
-                o.imatch_nidf = parsed.ok_or_else(|| format!("--nidf MIN,MAX: got {v}"))?;
+                raw.nidf = Some(parsed.ok_or_else(|| format!("--nidf MIN,MAX: got {v}"))?);
             }
-            "--min-coverage" => {
-                let v = value()?;
-                o.imatch_min_coverage = Some(
-                    v.parse()
-                        .map_err(|_| format!("--min-coverage: not a number: {v}"))?,
-                );
+            "--min-coverage" => raw.min_coverage = Some(parse_num(&flag, &value()?)?),
+            "--compressor" => raw.compressor = Some(value()?),
+            "--no-exact-pass" => raw.no_exact = true,
+            "--representative" => raw.representative = Some(value()?),
+            "--id-field" => o.read = o.read.with_id_field(value()?),
+            "--text-field" => o.read = o.read.with_text_field(value()?),
+            "--order-field" => o.read = o.read.with_order_field(value()?),
+            "--pairs-out" => o.pairs_out = Some(PathBuf::from(value()?)),
+            "--clusters-out" => o.clusters_out = Some(PathBuf::from(value()?)),
+            "--on-error" => {
+                o.read = o.read.with_errors(match value()?.as_str() {
+                    "skip" => ErrorPolicy::Skip,
+                    "stop" => ErrorPolicy::Stop,
+                    v => return Err(format!("--on-error must be skip or stop, got {v}")),
+                });
             }
-            _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
+            "--top" => o.top = parse_count(&flag, &value()?)?,
+            _ => return Err(format!("unknown option {arg}\n\n{USAGE}")),
         }
     }
-    if o.bands.is_some() != o.rows.is_some() {
-        return Err("--bands and --rows go together".into());
-    }
+    o.dedup = build(raw)?;
     Ok(o)
+}
+
+/// The pipeline settings the flags ask for.
+fn build(raw: Raw) -> Result<Dedup, String> {
+    let err = |e: ndd::Error| e.to_string();
+    let mut method: Method = raw
+        .method
+        .as_deref()
+        .unwrap_or("minhash")
+        .parse()
+        .map_err(err)?;
+    match &mut method {
+        Method::MinHash(c) => {
+            *c = MinHashConfig {
+                num_perm: raw.num_perm.unwrap_or(c.num_perm),
+                banding: match (raw.bands, raw.rows, raw.banding.as_deref()) {
+                    (Some(bands), Some(rows), None) => Banding::Fixed { bands, rows },
+                    (None, None, None | Some("recall")) => Banding::default(),
+                    (None, None, Some("balanced")) => Banding::Balanced,
+                    (None, None, Some(b)) => {
+                        return Err(format!("--banding must be recall or balanced, got {b}"));
+                    }
+                    (Some(_), Some(_), Some(_)) => {
+                        return Err("--banding and --bands/--rows exclude each other".into());
+                    }
+                    _ => return Err("--bands and --rows go together".into()),
+                },
+                ..*c
+            };
+        }
+        Method::SimHash(c) => {
+            *c = SimHashConfig {
+                bits: raw.bits.unwrap_or(c.bits),
+                hamming: raw.max_hamming,
+                weighting: match raw.weighting.as_deref() {
+                    None | Some("binary") => SimWeighting::Binary,
+                    Some("tf") => SimWeighting::TermFrequency,
+                    Some("tfidf") => SimWeighting::TfIdf,
+                    Some(w) => {
+                        return Err(format!("--weighting must be binary, tf or tfidf, got {w}"));
+                    }
+                },
+            };
+        }
+        Method::IMatch(c) => {
+            let lexicon = match &raw.lexicon {
+                Some(path) => {
+                    let bytes =
+                        std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                    Some(
+                        ndd::imatch::Lexicon::from_bytes(&bytes)
+                            .map_err(|e| format!("{}: {e}", path.display()))?,
+                    )
+                }
+                None => None,
+            };
+            *c = IMatchConfig {
+                extra_lexicons: raw.lexicons.unwrap_or(c.extra_lexicons),
+                lexicon,
+                nidf: raw.nidf.unwrap_or(c.nidf),
+                min_coverage: raw.min_coverage,
+            };
+        }
+        Method::SigNcd(c) => {
+            if let Some(name) = &raw.compressor {
+                *c = SigNcdConfig {
+                    compressor: name.parse().map_err(|e| format!("--compressor: {e}"))?,
+                };
+            }
+        }
+        _ => {}
+    }
+    let shingles = match (raw.char_k, raw.k) {
+        (Some(_), Some(_)) => return Err("--k and --char-k exclude each other".into()),
+        (Some(k), None) => Shingles::Chars(k),
+        (None, Some(k)) => Shingles::Words(k),
+        (None, None) => Shingles::default(),
+    };
+    let mut dedup = Dedup::new()
+        .method(method)
+        .shingles(shingles)
+        .exact_pass(!raw.no_exact)
+        .verifier(
+            raw.verify
+                .as_deref()
+                .unwrap_or("method")
+                .parse::<Verifier>()
+                .map_err(err)?,
+        )
+        .representative(
+            raw.representative
+                .as_deref()
+                .unwrap_or("first")
+                .parse::<Representative>()
+                .map_err(err)?,
+        );
+    if let Some(t) = raw.threshold {
+        dedup = dedup.threshold(t);
+    }
+    Ok(dedup)
 }
 
 fn parse_count(flag: &str, v: &str) -> Result<usize, String> {
@@ -255,152 +301,8 @@ fn parse_count(flag: &str, v: &str) -> Result<usize, String> {
     }
 }
 
-pub(crate) struct Doc {
-    id: String,
-    text: String,
-}
-
-/// Collects problems with the input; stops the run at the first one in `stop` mode.
-struct Problems {
-    stop: bool,
-    count: usize,
-}
-
-impl Problems {
-    fn report(&mut self, message: String) -> Result<(), String> {
-        self.count += 1;
-        if self.stop {
-            return Err(message);
-        }
-        eprintln!("warning: {message} (skipped)");
-        Ok(())
-    }
-}
-
-fn load(path: &Path, problems: &mut Problems) -> Result<Vec<Doc>, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut docs = if meta.is_dir() {
-        load_folder(path, problems)?
-    } else {
-        load_jsonl(path, problems)?
-    };
-    let mut kept = Vec::with_capacity(docs.len());
-    for d in docs.drain(..) {
-        if d.text.trim().is_empty() {
-            problems.report(format!("{}: document {:?} is empty", path.display(), d.id))?;
-        } else {
-            kept.push(d);
-        }
-    }
-    Ok(kept)
-}
-
-/// One JSONL line: typed, borrowing the text when it has no escapes (several times
-/// faster than building a `serde_json::Value`); other fields are ignored.
-#[derive(serde::Deserialize)]
-struct Record<'a> {
-    #[serde(borrow, default)]
-    text: Option<std::borrow::Cow<'a, str>>,
-    #[serde(borrow, default)]
-    id: Option<Id<'a>>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum Id<'a> {
-    #[serde(borrow)]
-    Text(std::borrow::Cow<'a, str>),
-    Number(serde_json::Number),
-}
-
-fn load_jsonl(path: &Path, problems: &mut Problems) -> Result<Vec<Doc>, String> {
-    let content = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut docs = Vec::new();
-    for (i, line) in content.split(|&b| b == b'\n').enumerate() {
-        let line_no = i + 1;
-        let at = || format!("{}:{line_no}", path.display());
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let Ok(line) = std::str::from_utf8(line) else {
-            problems.report(format!("{}: invalid UTF-8", at()))?;
-            continue;
-        };
-        let record: Record<'_> = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                problems.report(format!("{}: malformed JSON: {e}", at()))?;
-                continue;
-            }
-        };
-        let Some(text) = record.text else {
-            problems.report(format!("{}: no string field \"text\"", at()))?;
-            continue;
-        };
-        let id = match record.id {
-            Some(Id::Text(s)) => s.into_owned(),
-            Some(Id::Number(n)) => n.to_string(),
-            None => line_no.to_string(),
-        };
-        docs.push(Doc {
-            id,
-            text: text.into_owned(),
-        });
-    }
-    Ok(docs)
-}
-
-fn load_folder(root: &Path, problems: &mut Problems) -> Result<Vec<Doc>, String> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                problems.report(format!("{}: {e}", dir.display()))?;
-                continue;
-            }
-        };
-        for entry in entries.flatten() {
-            let p = entry.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
-    let mut docs = Vec::with_capacity(files.len());
-    for f in files {
-        let bytes = match std::fs::read(&f) {
-            Ok(b) => b,
-            Err(e) => {
-                problems.report(format!("{}: {e}", f.display()))?;
-                continue;
-            }
-        };
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                problems.report(format!("{}: invalid UTF-8 at byte {at}", f.display()))?;
-                continue;
-            }
-        };
-        let is_html = f
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
-        let text = if is_html || looks_like_html(&text) {
-            html_to_text(&text)
-        } else {
-            text
-        };
-        let id = f.strip_prefix(root).unwrap_or(&f).display().to_string();
-        docs.push(Doc { id, text });
-    }
-    Ok(docs)
+fn parse_num(flag: &str, v: &str) -> Result<f64, String> {
+    v.parse().map_err(|_| format!("{flag}: not a number: {v}"))
 }
 
 fn snippet(text: &str, max_chars: usize) -> String {
@@ -421,132 +323,123 @@ fn snippet(text: &str, max_chars: usize) -> String {
 
 fn run(o: &Options) -> Result<(), String> {
     let started = Instant::now();
-    let mut problems = Problems {
-        stop: o.stop_on_error,
-        count: 0,
-    };
-    let docs = load(&o.input, &mut problems)?;
-    let bytes: usize = docs.iter().map(|d| d.text.len()).sum();
-    let loaded = started.elapsed();
-
-    let found = match o.method {
-        Method::Exact => exact::pairs(&docs, o)?,
-        Method::MinHash => minhash::pairs(&docs, o)?,
-        Method::SimHash => simhash::pairs(&docs, o)?,
-        Method::SigNcd => signcd::pairs(&docs, o)?,
-        Method::IMatch => imatch::pairs(&docs, o)?,
-    };
-    let pairs = &found.pairs;
-
-    let t = Instant::now();
-    let mut uf = UnionFind::new(docs.len());
-    for &(a, b, _) in pairs {
-        uf.union(a, b);
+    let corpus = read_corpus(&o.input, &o.read).map_err(|e| e.to_string())?;
+    for p in &corpus.problems {
+        eprintln!("warning: {p} (skipped)");
     }
-    let labels = uf.labels();
-    let mut groups: Vec<Vec<usize>> = uf.groups().into_iter().filter(|g| g.len() > 1).collect();
-    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
-    let grouped = t.elapsed();
+    let loaded = started.elapsed();
+    let docs = &corpus.documents;
+    let out = o.dedup.run(docs).map_err(|e| e.to_string())?;
+    let r = &out.report;
 
     if let Some(path) = &o.pairs_out {
-        write_file(path, |w| {
-            for &(a, b, s) in pairs {
-                writeln!(w, "{}\t{}\t{s:.6}", docs[a].id, docs[b].id)?;
-            }
-            Ok(())
-        })?;
+        let mut s = String::new();
+        for p in &out.pairs {
+            let _ = writeln!(s, "{}\t{}\t{:.6}", docs[p.a].id, docs[p.b].id, p.score);
+        }
+        ndd::pipeline::write_atomically(path, s.as_bytes()).map_err(|e| e.to_string())?;
     }
     if let Some(path) = &o.clusters_out {
-        write_file(path, |w| {
-            for (d, &l) in docs.iter().zip(&labels) {
-                writeln!(w, "{}\t{l}", d.id)?;
-            }
-            Ok(())
-        })?;
+        let mut s = String::new();
+        for (d, l) in docs.iter().zip(out.labels()) {
+            let _ = writeln!(s, "{}\t{l}", d.id);
+        }
+        ndd::pipeline::write_atomically(path, s.as_bytes()).map_err(|e| e.to_string())?;
     }
 
-    let in_groups: usize = groups.iter().map(Vec::len).sum();
-    let mut report = String::new();
-    let _ = writeln!(report, "input:       {}", o.input.display());
+    let mut groups: Vec<&ndd::pipeline::Group> = out.groups.iter().collect();
+    groups.sort_by(|a, b| {
+        b.members
+            .len()
+            .cmp(&a.members.len())
+            .then(a.members[0].cmp(&b.members[0]))
+    });
+    let mut text = String::new();
+    let _ = writeln!(text, "input:       {}", o.input.display());
     let _ = writeln!(
-        report,
+        text,
         "documents:   {} ({:.1} MB{})",
         docs.len(),
-        bytes as f64 / 1e6,
-        if problems.count > 0 {
-            format!(", {} skipped", problems.count)
+        r.bytes as f64 / 1e6,
+        if corpus.problems.is_empty() {
+            String::new()
+        } else {
+            format!(", {} skipped", corpus.problems.len())
+        }
+    );
+    let _ = writeln!(
+        text,
+        "exact pass:  {} exact copies in {} groups removed before the method",
+        r.exact_copies, r.exact_groups
+    );
+    let method = o.dedup.method_config();
+    let _ = writeln!(
+        text,
+        "method:      {}{}{}",
+        r.method,
+        match method.name() {
+            "signcd" | "imatch" => String::new(),
+            _ => format!(" over {}", o.dedup.shingles_config()),
+        },
+        if method.uses_threshold() {
+            format!(", threshold {}", o.dedup.threshold_value())
         } else {
             String::new()
         }
     );
     let _ = writeln!(
-        report,
-        "method:      {}{}{}",
-        found.method,
-        match (&o.method, o.char_k) {
-            (Method::SigNcd, _) => " over punctuation-spot signatures".to_string(),
-            (Method::IMatch, _) => String::new(), // word unigrams, said in the method
-            (_, Some(k)) => format!(" over character {k}-grams"),
-            (_, None) => format!(" over word {}-grams", o.k),
-        },
-        if matches!(o.method, Method::SimHash | Method::IMatch) {
-            String::new() // the Hamming bound or a shared signature decides
-        } else {
-            format!(", threshold {}", o.threshold)
-        }
+        text,
+        "verify:      {} ({} candidates checked, {} kept)",
+        o.dedup.verifier_config().name(),
+        r.verify.checked,
+        r.verify.accepted
     );
-    let _ = writeln!(report, "pairs:       {}", pairs.len());
+    let _ = writeln!(text, "pairs:       {}", r.pairs);
     let _ = writeln!(
-        report,
-        "groups:      {} (holding {in_groups} documents; {} documents have no near-duplicate)",
-        groups.len(),
-        docs.len() - in_groups
+        text,
+        "groups:      {} (holding {} documents; {} kept, {} dropped)",
+        r.groups,
+        r.grouped_documents,
+        docs.len() - r.dropped,
+        r.dropped
     );
+    let stages: Vec<String> = r
+        .timings
+        .iter()
+        .map(|(s, t)| format!("{s} {t:.2?}"))
+        .collect();
     let _ = writeln!(
-        report,
-        "time:        load {loaded:.2?}, {}, group {grouped:.2?}; total {:.2?}",
-        found.timing,
+        text,
+        "time:        load {loaded:.2?}, {}; total {:.2?}",
+        stages.join(", "),
         started.elapsed()
     );
     for (n, g) in groups.iter().take(o.top).enumerate() {
-        let _ = writeln!(report, "\ngroup {} ({} documents):", n + 1, g.len());
-        for &i in g.iter().take(6) {
+        let _ = writeln!(
+            text,
+            "\ngroup {} ({} documents, keep {}):",
+            n + 1,
+            g.members.len(),
+            docs[g.representative].id
+        );
+        for &i in g.members.iter().take(6) {
             let _ = writeln!(
-                report,
+                text,
                 "  {:<28} {}",
                 snippet(&docs[i].id, 28),
                 snippet(&docs[i].text, 60)
             );
         }
-        if g.len() > 6 {
-            let _ = writeln!(report, "  … and {} more", g.len() - 6);
+        if g.members.len() > 6 {
+            let _ = writeln!(text, "  … and {} more", g.members.len() - 6);
         }
     }
-    print!("{report}");
+    print!("{text}");
     Ok(())
 }
 
-/// The pairs a method found, `(a, b, score)` with `a < b`, and how it spent its time.
-pub(crate) struct Found {
-    pairs: Vec<(usize, usize, f64)>,
-    method: String,
-    timing: String,
-}
-
-fn write_file(
-    path: &Path,
-    body: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), String> {
-    let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut w = BufWriter::new(file);
-    body(&mut w)
-        .and_then(|()| w.flush())
-        .map_err(|e| format!("{}: {e}", path.display()))
-}
-
 fn main() -> ExitCode {
-    let result = parse_args().and_then(|o| run(&o));
-    match result {
+    match parse_args().and_then(|o| run(&o)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("error: {message}");

@@ -83,8 +83,24 @@ pub use ndd_core::{self, PairSink, ScoredPair};
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a
-/// rename, so readers see the old file or the new one, never half of one.
-pub(crate) fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
+/// rename, so readers see the old file or the new one, never half of one (outputs
+/// of a run, saved indexes).
+///
+/// # Errors
+///
+/// [`Error::Io`] naming `path` when the temporary file cannot be written or
+/// renamed; the temporary file is removed then.
+///
+/// # Example
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("ndd-atomic-{}.tsv", std::process::id()));
+/// ndd_pipeline::write_atomically(&path, b"a\tb\t0.9\n")?;
+/// assert_eq!(std::fs::read(&path)?, b"a\tb\t0.9\n");
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write_atomically(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
