@@ -43,15 +43,15 @@ usage: dedup [--input PATH] [--threshold T]
                        exact: exact Jaccard (holds every shingle); signcd: compression
                        distance of punctuation-spot signatures <= 1 - T; imatch: I-Match
                        SHA-1 signatures of mid-IDF words, pairs share one of K + 1
-  --verify V           method (default: the method's own score decides), jaccard (exact
-                       Jaccard of the shingle sets >= T) or containment (the smaller set
-                       contained in the larger >= T)
+  --verify V           jaccard (exact Jaccard of the shingle sets >= T; the default for
+                       minhash), method (the method's own score decides; the default for
+                       the others) or containment (the smaller set in the larger >= T)
   --num-perm N         MinHash values per document (default 128; standard error of the
                        estimate sqrt(J(1-J)/N): 0.035 at 0.8)
   --banding B          recall (default: the fewest candidates with 99% recall at T) or
                        balanced (false positives and negatives weighed equally)
   --bands B --rows R   explicit LSH banding (B x R <= N)
-  --k K                words per shingle (default 5)
+  --k K                words per shingle (default 3)
   --char-k K           character K-grams instead of words (Chinese, Japanese, Thai)
   --bits M             simhash: signature length (default 64)
   --max-hamming H      simhash: most differing bits for a pair (default 3 per 64 bits)
@@ -290,6 +290,9 @@ fn build(raw: Raw) -> Result<Dedup, String> {
         );
     if let Some(t) = raw.threshold {
         dedup = dedup.threshold(t);
+    }
+    if let Some(v) = &raw.verify {
+        dedup = dedup.verifier(v.parse::<Verifier>().map_err(err)?);
     }
     Ok(dedup)
 }

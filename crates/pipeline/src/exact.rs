@@ -108,18 +108,52 @@ impl ExactPass {
     /// ```
     #[must_use]
     pub fn digest(&self, doc: &str) -> DocDigest {
-        let mut sha = Sha1::new();
-        let mut folded = String::new();
-        WordTokenizer::new().for_each_token(doc, |t| {
-            if self.fold_case {
-                folded.clear();
-                ndd_shingle::fold_case_into(t.text, &mut folded);
-                sha.update(folded.as_bytes());
-            } else {
-                sha.update(t.text.as_bytes());
+        self.digest_with(doc, &mut Vec::new())
+    }
+
+    /// [`digest`](Self::digest) building the document string in the caller's buffer
+    /// (reused across documents, nothing else is allocated).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let pass = ndd_pipeline::ExactPass::new();
+    /// let mut buf = Vec::new();
+    /// assert_eq!(pass.digest_with("a b", &mut buf), pass.digest("ab"));
+    /// assert_eq!(buf, b"ab");
+    /// ```
+    pub fn digest_with(&self, doc: &str, buf: &mut Vec<u8>) -> DocDigest {
+        buf.clear();
+        let fold = self.fold_case;
+        if doc.is_ascii() {
+            // In ASCII text the words are the runs of letters and digits, so the
+            // document string is every letter and digit in order: one branch-free
+            // pass over the bytes instead of one call per token (the same string).
+            buf.resize(doc.len(), 0);
+            let mut n = 0;
+            for &b in doc.as_bytes() {
+                buf[n] = if fold { b.to_ascii_lowercase() } else { b };
+                n += usize::from(b.is_ascii_alphanumeric());
             }
-        });
-        sha.finalize().into()
+            buf.truncate(n);
+        } else {
+            let mut folded = String::new();
+            WordTokenizer::new().for_each_token(doc, |t| {
+                if fold && !t.text.is_ascii() {
+                    folded.clear();
+                    ndd_shingle::fold_case_into(t.text, &mut folded);
+                    buf.extend_from_slice(folded.as_bytes());
+                } else {
+                    buf.extend_from_slice(t.text.as_bytes());
+                }
+            });
+            if fold {
+                // ASCII tokens were copied as they are: lower-case them in one pass.
+                // Folded characters are never upper-case ASCII, so this leaves them be.
+                buf.make_ascii_lowercase();
+            }
+        }
+        Sha1::digest(buf.as_slice()).into()
     }
 
     /// The digests of many documents (in parallel under the `rayon` feature; the
@@ -139,12 +173,15 @@ impl ExactPass {
             use rayon::prelude::*;
             docs.par_iter()
                 .with_min_len(64)
-                .map(|d| self.digest(d.as_ref()))
+                .map_init(Vec::new, |buf, d| self.digest_with(d.as_ref(), buf))
                 .collect()
         }
         #[cfg(not(feature = "rayon"))]
         {
-            docs.iter().map(|d| self.digest(d.as_ref())).collect()
+            let mut buf = Vec::new();
+            docs.iter()
+                .map(|d| self.digest_with(d.as_ref(), &mut buf))
+                .collect()
         }
     }
 

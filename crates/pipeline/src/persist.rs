@@ -35,9 +35,11 @@ const VERSION: u16 = 1;
 /// Adding batches one after another gives the same pairs and groups as one run over
 /// all of them (earlier documents are kept over later ones).
 ///
-/// Supported: the MinHash method with the method-score verifier and the first-seen
-/// representative (the ones that need nothing but signatures; exact verifiers would
-/// need every earlier text). [`new`](Self::new) says so otherwise.
+/// Supported: the MinHash method, verified by the MinHash estimate (the index keeps
+/// signatures, not texts, so the exact verifiers of a one-shot run are not
+/// available), with the first-seen representative. [`new`](Self::new) refuses other
+/// settings; a `Dedup` with its default verifier is accepted and verified by the
+/// estimate.
 ///
 /// Cost: per document its id, 20 bytes of digest, 8 bytes of group label and the
 /// index entry with its signature (about `8 × num_perm + 100` bytes); saving and
@@ -115,9 +117,13 @@ impl DedupIndex {
                 dedup.method_config().name()
             )));
         };
-        if !matches!(dedup.verifier_config(), Verifier::MethodScore) {
+        if !matches!(
+            dedup.explicit_verifier(),
+            None | Some(Verifier::MethodScore)
+        ) {
             return Err(unsupported(
-                "an incremental index verifies by the MinHash estimate only".into(),
+                "an incremental index verifies by the MinHash estimate only (it keeps no texts)"
+                    .into(),
             ));
         }
         if *dedup.representative_config() != Representative::FirstSeen {

@@ -129,7 +129,7 @@ pub struct Verification {
 
 impl Verification {
     /// Verification with `verifier` at `threshold` (validated by [`run`](Self::run)),
-    /// over word 5-grams.
+    /// over word 3-grams.
     #[must_use]
     pub fn new(verifier: Verifier, threshold: f64) -> Self {
         Verification {

@@ -45,7 +45,8 @@ fn key(p: &ScoredPair) -> (usize, usize, u64) {
 #[test]
 fn batches_through_saved_indexes_equal_one_run() {
     let docs = corpus(5);
-    let dedup = Dedup::new().threshold(0.7);
+    // The index verifies by the estimate: the one-shot run must too.
+    let dedup = Dedup::new().threshold(0.7).verifier(Verifier::MethodScore);
     let one = dedup.run(&docs).unwrap();
     assert!(one.groups.len() > 20 && one.report.exact_copies > 0);
     for cuts in [

@@ -145,6 +145,7 @@ fn found_pairs(
     let out = Dedup::new()
         .method(method)
         .verifier(verifier)
+        .shingles(Shingles::Words(5))
         .threshold(t)
         .run_texts(docs)
         .unwrap();
@@ -198,12 +199,14 @@ fn exact_verification_scores_are_the_definition_and_a_subset_of_brute_force() {
     let (docs, _) = planted(5, 60, 0.6, 0.95);
     let mut candidates = Vec::new();
     CandidateGenerator::new(Method::default())
+        .shingles(Shingles::Words(5))
         .threshold(0.7)
         .emit(Emit::AllCandidates)
         .run(&docs, &mut candidates)
         .unwrap();
     assert!(!candidates.is_empty());
     let (kept, report) = Verification::new(Verifier::ExactJaccard, 0.7)
+        .shingles(Shingles::Words(5))
         .run(&docs, candidates.clone())
         .unwrap();
     assert_eq!(report.checked as usize, candidates.len());

@@ -638,7 +638,11 @@ pub(crate) fn hash_token_nfkc(token: &str, fold_case: bool, nfkc: bool, seed: u6
 /// ```
 pub fn fold_case_into(token: &str, out: &mut String) {
     if token.is_ascii() {
-        out.extend(token.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        // One copy, then lower-casing in place: several times fewer instructions than
+        // pushing char by char (same result).
+        let start = out.len();
+        out.push_str(token);
+        out[start..].make_ascii_lowercase();
     } else {
         out.extend(token.chars().flat_map(char::to_lowercase));
     }

@@ -89,7 +89,7 @@ pub struct CandidateGenerator {
 }
 
 impl CandidateGenerator {
-    /// A generator for `method` over word 5-grams at threshold 0.8.
+    /// A generator for `method` over word 3-grams at threshold 0.8.
     ///
     /// # Example
     ///
