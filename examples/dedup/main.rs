@@ -274,13 +274,6 @@ fn build(raw: Raw) -> Result<Dedup, String> {
         .method(method)
         .shingles(shingles)
         .exact_pass(!raw.no_exact)
-        .verifier(
-            raw.verify
-                .as_deref()
-                .unwrap_or("method")
-                .parse::<Verifier>()
-                .map_err(err)?,
-        )
         .representative(
             raw.representative
                 .as_deref()

@@ -269,7 +269,9 @@ impl Dedup {
         let verifier = self.verifier_config();
         let emit = match verifier {
             Verifier::MethodScore => Emit::Accepted,
-            _ => Emit::AllCandidates,
+            // The estimate bounds Jaccard, not containment or a user's measure.
+            Verifier::ExactJaccard => Emit::Plausible,
+            Verifier::Containment | Verifier::Custom(_) => Emit::AllCandidates,
         };
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = CandidateGenerator::new(self.method.clone())

@@ -49,11 +49,12 @@ mod method;
 mod persist;
 mod progress;
 mod report;
+mod sets;
 mod verify;
 
 pub mod corpus;
 
-pub use candidates::{CandidateGenerator, CandidateReport, Emit};
+pub use candidates::{CandidateGenerator, CandidateReport, Emit, PLAUSIBLE_SIGMAS};
 pub use corpus::{
     Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,

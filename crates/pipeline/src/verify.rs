@@ -206,7 +206,19 @@ impl Verification {
                 })
             }
             Verifier::ExactJaccard | Verifier::Containment => {
-                let sets = self.sets_of(texts, &candidates)?;
+                let mut needed = vec![false; texts.len()];
+                for p in &candidates {
+                    needed[p.a] = true;
+                    needed[p.b] = true;
+                }
+                let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+                let sets = crate::sets::shingle_sets(
+                    self.shingles,
+                    &strs,
+                    Some(&needed),
+                    Stage::Verify,
+                    &NoProgress,
+                )?;
                 let jac = matches!(self.verifier, Verifier::ExactJaccard);
                 filter_map_pairs(&candidates, progress, |p| {
                     let (a, b) = (&sets[p.a], &sets[p.b]);
@@ -226,38 +238,6 @@ impl Verification {
             time: started.elapsed(),
         };
         Ok((kept, report))
-    }
-
-    /// The shingle set of every document named by a candidate (others stay empty).
-    fn sets_of<D: AsRef<str> + Sync>(
-        &self,
-        texts: &[D],
-        candidates: &[ScoredPair],
-    ) -> Result<Vec<FeatureSet>, Error> {
-        let mut needed = vec![false; texts.len()];
-        for p in candidates {
-            needed[p.a] = true;
-            needed[p.b] = true;
-        }
-        let extractor = self.shingles.extractor()?;
-        let one = |(i, t): (usize, &D)| {
-            if needed[i] {
-                let mut v: Vec<u64> = Vec::new();
-                extractor.extract_dyn(t.as_ref(), &mut v);
-                FeatureSet::from_unsorted(v)
-            } else {
-                FeatureSet::default()
-            }
-        };
-        #[cfg(feature = "rayon")]
-        {
-            use rayon::prelude::*;
-            Ok(texts.par_iter().enumerate().map(one).collect())
-        }
-        #[cfg(not(feature = "rayon"))]
-        {
-            Ok(texts.iter().enumerate().map(one).collect())
-        }
     }
 }
 

@@ -1,35 +1,10 @@
 //! Exact Jaccard of the shingle sets: every pair at or above the threshold, found by
 //! the prefix-filtered all-pairs join of `ndd_core::exact_similar_pairs`.
 
-use ndd_core::{Error, FeatureSet, PairSink, ScoredPair, exact_similar_pairs};
+use ndd_core::{Error, PairSink, ScoredPair, exact_similar_pairs};
 
-use super::{CandidateReport, Ctx, in_chunks};
+use super::{CandidateReport, Ctx};
 use crate::progress::Stage;
-
-/// The shingle set of every text (in parallel under `rayon`).
-pub(crate) fn feature_sets(
-    shingles: crate::Shingles,
-    texts: &[&str],
-    ctx: &Ctx<'_>,
-) -> Result<Vec<FeatureSet>, Error> {
-    let extractor = shingles.extractor()?;
-    Ok(in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
-        let one = |t: &&str| {
-            let mut v: Vec<u64> = Vec::new();
-            extractor.extract_dyn(t, &mut v);
-            FeatureSet::from_unsorted(v)
-        };
-        #[cfg(feature = "rayon")]
-        {
-            use rayon::prelude::*;
-            chunk.par_iter().map(one).collect::<Vec<_>>()
-        }
-        #[cfg(not(feature = "rayon"))]
-        {
-            chunk.iter().map(one).collect::<Vec<_>>()
-        }
-    }))
-}
 
 pub(crate) fn run(
     texts: &[&str],
@@ -38,7 +13,7 @@ pub(crate) fn run(
 ) -> Result<CandidateReport, Error> {
     let n = texts.len() as u64;
     let (sets, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-        feature_sets(ctx.shingles, texts, ctx)
+        crate::sets::shingle_sets(ctx.shingles, texts, None, Stage::Sketch, ctx.progress)
     })?;
     let (pairs, search_time) = ctx.stage(Stage::Candidates, None, || {
         exact_similar_pairs(&sets, ctx.threshold)

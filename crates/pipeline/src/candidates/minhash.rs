@@ -55,6 +55,13 @@ pub(crate) fn sketch_all<E: FeatureExtractor + Sync>(
     })
 }
 
+/// The lowest estimate a pair of similarity at least `t` shows with probability above
+/// 1 − 3.2·10⁻⁵: `t − 4·sqrt(v/k)` with `v` the largest `J(1 − J)` over `J ≥ t`.
+pub(crate) fn plausible_floor(t: f64, k: usize) -> f64 {
+    let v = if t >= 0.5 { t * (1.0 - t) } else { 0.25 };
+    t - super::PLAUSIBLE_SIGMAS * (v / k as f64).sqrt()
+}
+
 pub(crate) fn validate(config: &MinHashConfig, threshold: f64) -> Result<(), Error> {
     check_num_perm(config.num_perm)?;
     lsh_params(config, threshold).map(drop)
@@ -106,6 +113,11 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         Ok(sketch_all(&hasher, texts, ctx))
     })?;
 
+    let floor = match ctx.emit {
+        Emit::Accepted => ctx.threshold,
+        Emit::AllCandidates => f64::NEG_INFINITY,
+        Emit::Plausible => plausible_floor(ctx.threshold, config.num_perm),
+    };
     let ((candidates, bytes), search_time) = ctx.stage(Stage::Candidates, Some(n), || {
         let mut index: LshIndex<u32, MinHashSignature> =
             LshIndex::builder(params).capacity(sigs.len()).build();
@@ -119,7 +131,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
             for &j in &found {
                 let j = j as usize;
                 let est = sigs[j].similarity(sig)?.value();
-                if ctx.emit == Emit::AllCandidates || est >= ctx.threshold {
+                if est >= floor {
                     sink.push_pair(ScoredPair::new(j, i, est));
                 }
             }

@@ -37,7 +37,19 @@ pub enum Emit {
     /// for a later verifier to decide (MinHash and bit-sampled SimHash propose more
     /// than they accept; the exact searches propose only what they accept).
     AllCandidates,
+    /// The candidates whose similarity may reach `T`: for MinHash, those whose
+    /// estimate is at least `T − 4σ`, where `σ = sqrt(J(1 − J)/k)` is the estimate's
+    /// standard error at the least favourable `J ≥ T`. A pair of true similarity `J ≥
+    /// T` is dropped here with probability below 3.2·10⁻⁵ (the normal tail at 4σ);
+    /// most band collisions of dissimilar documents are. What an exact Jaccard
+    /// verifier needs to see. Other methods pass every candidate, as with
+    /// [`AllCandidates`](Emit::AllCandidates).
+    Plausible,
 }
+
+/// How many standard errors below `T` a MinHash estimate may fall before
+/// [`Emit::Plausible`] drops the candidate.
+pub const PLAUSIBLE_SIGMAS: f64 = 4.0;
 
 /// What a candidate stage did, for the [`Report`](crate::Report).
 #[derive(Debug, Clone, Default, PartialEq)]

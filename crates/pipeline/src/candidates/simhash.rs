@@ -154,7 +154,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
                 for &j in &found {
                     let j = j as usize;
                     let h = sigs[j].hamming_distance(sig)? as usize;
-                    if ctx.emit == Emit::AllCandidates || h <= max_h {
+                    if ctx.emit != Emit::Accepted || h <= max_h {
                         sink.push_pair(ScoredPair::new(j, i, 1.0 - h as f64 / m));
                     }
                 }
