@@ -43,8 +43,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let n = self.by_key.len();
         let mut w = ByteWriter::with_capacity(MAGIC, VERSION, 32 + n * 16);
-        w.u32(self.params.max_distance);
-        w.u32(self.params.blocks);
+        w.u32(self.params.max_distance());
+        w.u32(self.params.blocks());
         match self.delta_limit {
             Some(limit) => {
                 w.u8(1);
