@@ -79,6 +79,6 @@ pub use measures::{
 pub use pair::{FnPairSink, PairCounter, PairSink, ScoredPair};
 pub use scheme::{SchemeBuilder, SchemeId};
 pub use traits::{
-    BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor,
-    FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
+    BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, ExactSignature,
+    FeatureExtractor, FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
 };

@@ -480,6 +480,88 @@ pub trait BitSignature: Signature {
     fn num_bits(&self) -> usize;
 }
 
+/// A signature made of a fixed number of coordinates, each an exact fingerprint or
+/// absent; two signatures match when some coordinate `i` holds equal values in both.
+///
+/// What exact-signature indexes need (`ndd_lsh::ExactIndex`): one hash table per
+/// coordinate. Implemented by `ndd-imatch`'s `IMatchSignature` (one SHA-1 digest per
+/// lexicon, a coordinate absent when that lexicon rejected the document) and by
+/// `ndd_lsh::PlainSlots` (every slot a `u64` coordinate).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+/// /// Two optional 64-bit digests.
+/// #[derive(Clone, Debug)]
+/// struct Digests([Option<u64>; 2]);
+/// impl Signature for Digests {
+///     fn scheme(&self) -> SchemeId { SchemeId::new("demo-digests").finish() }
+///     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+///         let shared = (0..2).filter(|&i| self.0[i].is_some() && self.0[i] == o.0[i]).count();
+///         Ok(Estimate::exact(shared as f64 / 2.0))
+///     }
+/// }
+/// impl ExactSignature for Digests {
+///     type Coordinate = u64;
+///     fn num_coordinates(&self) -> usize { 2 }
+///     fn coordinate(&self, i: usize) -> Option<&u64> { self.0.get(i)?.as_ref() }
+/// }
+/// let sig = Digests([Some(7), None]);
+/// assert_eq!(sig.num_coordinates(), 2);
+/// assert_eq!((sig.coordinate(0), sig.coordinate(1), sig.coordinate(2)), (Some(&7), None, None));
+/// ```
+pub trait ExactSignature: Signature {
+    /// The value of one coordinate (a digest, a 64-bit hash).
+    type Coordinate: Clone + Eq + std::hash::Hash;
+
+    /// The number of coordinates, the same for every signature of a scheme.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct One(u64);
+    /// # impl Signature for One {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("one").finish() }
+    /// #     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+    /// #         Ok(Estimate::exact(f64::from(u8::from(self.0 == o.0))))
+    /// #     }
+    /// # }
+    /// # impl ExactSignature for One {
+    /// #     type Coordinate = u64;
+    /// #     fn num_coordinates(&self) -> usize { 1 }
+    /// #     fn coordinate(&self, i: usize) -> Option<&u64> { (i == 0).then_some(&self.0) }
+    /// # }
+    /// assert_eq!(One(3).num_coordinates(), 1);
+    /// ```
+    fn num_coordinates(&self) -> usize;
+
+    /// Coordinate `i`, or `None` when it is absent (rejected) or `i` is out of range.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct One(u64);
+    /// # impl Signature for One {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("one").finish() }
+    /// #     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+    /// #         Ok(Estimate::exact(f64::from(u8::from(self.0 == o.0))))
+    /// #     }
+    /// # }
+    /// # impl ExactSignature for One {
+    /// #     type Coordinate = u64;
+    /// #     fn num_coordinates(&self) -> usize { 1 }
+    /// #     fn coordinate(&self, i: usize) -> Option<&u64> { (i == 0).then_some(&self.0) }
+    /// # }
+    /// assert_eq!((One(5).coordinate(0), One(5).coordinate(1)), (Some(&5), None));
+    /// ```
+    fn coordinate(&self, i: usize) -> Option<&Self::Coordinate>;
+}
+
 /// Turns a stream of features into a signature.
 ///
 /// Configured once (validated at construction, immutable afterwards, shareable

@@ -1,5 +1,5 @@
 //! [`ExactIndex`]: documents by exact signature coordinates (I-Match and its
-//! extended, randomized-lexicon signatures), and the [`ExactSignature`] trait it reads.
+//! extended, randomized-lexicon signatures), over `ndd-core`'s [`ExactSignature`].
 //!
 //! An I-Match signature (A. Chowdhury, O. Frieder, D. Grossman, M. C. McCabe,
 //! "Collection statistics for fast duplicate document detection", ACM TOIS 20(2), 2002)
@@ -15,60 +15,13 @@ use std::fmt;
 use std::hash::Hash;
 
 use ahash::AHashMap;
-use ndd_core::{CandidateIndex, Error, SchemeId, Signature, SlotSignature as _, UnionFind};
+use ndd_core::{CandidateIndex, Error, ExactSignature, SchemeId, SlotSignature as _, UnionFind};
 
 use crate::PlainSlots;
 
 const NIL: u32 = u32::MAX;
 
 mod bytes;
-
-/// A signature made of a fixed number of coordinates, each an exact fingerprint or
-/// absent; two signatures match when some coordinate `i` holds equal values in both.
-///
-/// Implemented by `ndd-imatch`'s `IMatchSignature` (one SHA-1 digest per lexicon, a
-/// coordinate absent when that lexicon rejected the document) and here by
-/// [`PlainSlots`] (every slot a `u64` coordinate).
-///
-/// # Example
-///
-/// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{ExactSignature, PlainSlots};
-/// let sig = PlainSlots::new(SchemeId::new("demo").finish(), vec![7, 8])?;
-/// assert_eq!(sig.num_coordinates(), 2);
-/// assert_eq!(sig.coordinate(1), Some(&8));
-/// assert_eq!(sig.coordinate(2), None);
-/// # Ok::<(), ndd_core::Error>(())
-/// ```
-pub trait ExactSignature: Signature {
-    /// The value of one coordinate (a digest, a 64-bit hash).
-    type Coordinate: Clone + Eq + Hash;
-
-    /// The number of coordinates, the same for every signature of a scheme.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_lsh::{ExactSignature, PlainSlots};
-    /// let sig = PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![1, 2, 3])?;
-    /// assert_eq!(sig.num_coordinates(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    fn num_coordinates(&self) -> usize;
-
-    /// Coordinate `i`, or `None` when it is absent (rejected) or `i` is out of range.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_lsh::{ExactSignature, PlainSlots};
-    /// let sig = PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![5])?;
-    /// assert_eq!((sig.coordinate(0), sig.coordinate(1)), (Some(&5), None));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    fn coordinate(&self, i: usize) -> Option<&Self::Coordinate>;
-}
 
 impl ExactSignature for PlainSlots {
     type Coordinate = u64;

@@ -91,14 +91,15 @@ mod table;
 
 pub use batch::candidate_pairs;
 pub use bits::{BitSampler, SampledBits};
-pub use exact::{ExactIndex, ExactSignature};
+pub use exact::ExactIndex;
 pub use hamming::{
     HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, for_each_hamming_pair,
     hamming_pairs,
 };
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
 pub use ndd_core::{
-    self, BitSignature, CandidateIndex, Error, Estimate, SchemeId, Signature, SlotSignature,
+    self, BitSignature, CandidateIndex, Error, Estimate, ExactSignature, SchemeId, Signature,
+    SlotSignature,
 };
 pub use params::{LshParams, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;
