@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use ndd::UnionFind;
+use ndd::{ScoredPair, UnionFind};
 use ndd::shingle::html::{html_to_text, looks_like_html};
 
 mod exact;
@@ -440,8 +440,8 @@ fn run(o: &Options) -> Result<(), String> {
 
     let t = Instant::now();
     let mut uf = UnionFind::new(docs.len());
-    for &(a, b, _) in pairs {
-        uf.union(a, b);
+    for p in pairs {
+        uf.union(p.a, p.b);
     }
     let labels = uf.labels();
     let mut groups: Vec<Vec<usize>> = uf.groups().into_iter().filter(|g| g.len() > 1).collect();
@@ -450,8 +450,9 @@ fn run(o: &Options) -> Result<(), String> {
 
     if let Some(path) = &o.pairs_out {
         write_file(path, |w| {
-            for &(a, b, s) in pairs {
-                writeln!(w, "{}\t{}\t{s:.6}", docs[a].id, docs[b].id)?;
+            for p in pairs {
+                let s = p.score;
+                writeln!(w, "{}\t{}\t{s:.6}", docs[p.a].id, docs[p.b].id)?;
             }
             Ok(())
         })?;
@@ -526,9 +527,10 @@ fn run(o: &Options) -> Result<(), String> {
     Ok(())
 }
 
-/// The pairs a method found, `(a, b, score)` with `a < b`, and how it spent its time.
+/// The pairs a method found, `(a, b, score)` with `a < b` (the one pair currency,
+/// `ndd::ScoredPair`), and how it spent its time.
 pub(crate) struct Found {
-    pairs: Vec<(usize, usize, f64)>,
+    pairs: Vec<ScoredPair>,
     method: String,
     timing: String,
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use ndd::lsh::{LshIndex, LshParams};
 use ndd::minhash::{MinHashSignature, MinHasher};
 use ndd::shingle::{CharShingler, WordShingler};
-use ndd::{FeatureExtractor, Signature};
+use ndd::{FeatureExtractor, ScoredPair, Signature};
 
 use crate::{Doc, Found, Options};
 
@@ -60,7 +60,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
             let j = j as usize;
             let est = sigs[j].similarity(sig).map_err(err)?.value();
             if est >= o.threshold {
-                pairs.push((j, i, est));
+                pairs.push(ScoredPair::new(j, i, est));
             }
         }
     }

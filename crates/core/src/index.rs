@@ -5,7 +5,9 @@ use std::hash::Hash;
 
 use ahash::AHashMap;
 
-use crate::{CandidateIndex, Error, ExactSet, FeatureSet, SchemeId, Signature};
+use crate::{
+    CandidateIndex, Error, ExactSet, FeatureSet, PairSink, SchemeId, ScoredPair, Signature,
+};
 
 /// An inverted index from features to documents: the exact reference index.
 ///
@@ -191,7 +193,8 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 }
 
 /// Every pair of sets whose exact Jaccard coefficient is at least `threshold`, as
-/// `(i, j, jaccard)` with `i < j` indices into `sets`, sorted by `(i, j)`.
+/// [`ScoredPair`]s `(i, j, jaccard)` with `i < j` indices into `sets`, sorted by
+/// `(i, j)` (collects [`exact_similar_pairs_into`] and sorts).
 ///
 /// An exact all-pairs join without the O(N²) loop: prefix filtering (Bayardo, Ma and
 /// Srikant, "Scaling Up All Pairs Similarity Search", WWW 2007, section 4). Features
@@ -208,17 +211,47 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{exact_similar_pairs, FeatureSet};
+/// use ndd_core::{exact_similar_pairs, FeatureSet, ScoredPair};
 /// let sets: Vec<FeatureSet> = [vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![7, 8]]
 ///     .into_iter().map(FeatureSet::from_unsorted).collect();
 /// let pairs = exact_similar_pairs(&sets, 0.5)?;
-/// assert_eq!(pairs, vec![(0, 1, 0.6)]);
+/// assert_eq!(pairs, vec![ScoredPair::new(0, 1, 0.6)]);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
-pub fn exact_similar_pairs(
+pub fn exact_similar_pairs(sets: &[FeatureSet], threshold: f64) -> Result<Vec<ScoredPair>, Error> {
+    let mut out = Vec::new();
+    exact_similar_pairs_into(sets, threshold, &mut out)?;
+    out.sort_unstable_by_key(|p| (p.a, p.b));
+    Ok(out)
+}
+
+/// Pushes every pair of sets whose exact Jaccard coefficient is at least `threshold`
+/// into `sink`, as [`ScoredPair`]s `(i, j, jaccard)` with `i < j` indices into
+/// `sets`, each pair once, in the order the join finds them (not sorted): the
+/// streaming form of [`exact_similar_pairs`], with no output `Vec` unless the sink is
+/// one. The join's own working memory (feature ranks, prefix postings) is allocated
+/// once per call.
+///
+/// # Errors
+///
+/// As [`exact_similar_pairs`]; nothing is pushed on error.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{exact_similar_pairs_into, FeatureSet, PairCounter};
+/// let sets: Vec<FeatureSet> = [vec![1, 2, 3], vec![1, 2, 3], vec![1, 2, 4], vec![9]]
+///     .into_iter().map(FeatureSet::from_unsorted).collect();
+/// let mut count = PairCounter::default();
+/// exact_similar_pairs_into(&sets, 0.5, &mut count)?;
+/// assert_eq!(count.count, 3); // 0–1 (J = 1), 0–2 and 1–2 (J = 0.5)
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
     sets: &[FeatureSet],
     threshold: f64,
-) -> Result<Vec<(usize, usize, f64)>, Error> {
+    sink: &mut S,
+) -> Result<(), Error> {
     if !(threshold > 0.0 && threshold <= 1.0) {
         return Err(Error::invalid_parameter(
             "threshold",
@@ -242,7 +275,6 @@ pub fn exact_similar_pairs(
     drop(order);
     drop(df);
 
-    let mut out = Vec::new();
     let mut postings: AHashMap<usize, Vec<usize>> = AHashMap::new();
     let mut ranked: Vec<usize> = Vec::new();
     let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
@@ -276,7 +308,7 @@ pub fn exact_similar_pairs(
                     seen[j] = i;
                     let sim = crate::jaccard(x.as_slice(), sets[j].as_slice());
                     if sim >= threshold {
-                        out.push((i.min(j), i.max(j), sim));
+                        sink.push_pair(ScoredPair::new(i.min(j), i.max(j), sim));
                     }
                 }
             }
@@ -287,9 +319,8 @@ pub fn exact_similar_pairs(
     }
     for (a, &i) in empties.iter().enumerate() {
         for &j in &empties[a + 1..] {
-            out.push((i.min(j), i.max(j), 1.0));
+            sink.push_pair(ScoredPair::new(i.min(j), i.max(j), 1.0));
         }
     }
-    out.sort_unstable_by_key(|p| (p.0, p.1));
-    Ok(out)
+    Ok(())
 }

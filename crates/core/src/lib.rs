@@ -71,7 +71,7 @@ pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
 pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
 pub use features::{FeatureSet, SparseVector, Weighted};
-pub use index::{InvertedIndex, exact_similar_pairs};
+pub use index::{InvertedIndex, exact_similar_pairs, exact_similar_pairs_into};
 pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
     cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,
