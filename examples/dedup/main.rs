@@ -42,8 +42,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use ndd::{ScoredPair, UnionFind};
 use ndd::shingle::html::{html_to_text, looks_like_html};
+use ndd::{ScoredPair, UnionFind};
 
 mod exact;
 mod imatch;

@@ -128,6 +128,52 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     }
 }
 
+impl<K: Clone + Eq + Hash> InvertedIndex<K> {
+    /// Pushes every pair of indexed documents that share at least one feature into
+    /// `sink` once, scored by their exact Jaccard coefficient (the earlier-inserted
+    /// document first when nothing was removed). One overlap count per pair, from the
+    /// postings: no loop over all pairs of documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, ScoredPair, Sketcher};
+    /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
+    /// let mut index = InvertedIndex::new();
+    /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
+    /// index.insert(2u32, &sk.sketch_features([3, 4, 5, 6]))?;
+    /// index.insert(3u32, &sk.sketch_features([9]))?;
+    /// let mut pairs: Vec<ScoredPair<u32>> = Vec::new();
+    /// index.all_pairs_into(&mut pairs);
+    /// assert_eq!(pairs, vec![ScoredPair::new(1, 2, 2.0 / 6.0)]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_into<S: PairSink<K> + ?Sized>(&self, sink: &mut S) {
+        let mut counts: AHashMap<u32, u32> = AHashMap::new();
+        for (slot, entry) in self.slots.iter().enumerate() {
+            let Some((key, set)) = entry else { continue };
+            counts.clear();
+            for feature in set.as_slice() {
+                if let Some(list) = self.postings.get(feature) {
+                    for &other in list {
+                        if (other as usize) < slot {
+                            *counts.entry(other).or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+            let mut found: Vec<(u32, u32)> = counts.iter().map(|(&o, &c)| (o, c)).collect();
+            found.sort_unstable();
+            for (other, c) in found {
+                if let Some((okey, oset)) = &self.slots[other as usize] {
+                    let j = f64::from(c) / (set.len() + oset.len() - c as usize) as f64;
+                    sink.push_pair(ScoredPair::new(okey.clone(), key.clone(), j));
+                }
+            }
+        }
+    }
+}
+
 fn check_threshold(t: f64) -> Result<(), Error> {
     if (0.0..=1.0).contains(&t) {
         Ok(())
@@ -189,6 +235,23 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 
     fn len(&self) -> usize {
         self.live
+    }
+
+    fn query_then_insert(
+        &mut self,
+        key: K,
+        signature: &ExactSet,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        self.check(signature)?;
+        self.remove(&key);
+        self.query_into(signature, out)?;
+        self.insert(key, signature)
+    }
+
+    /// Pairs sharing at least one feature, scored by their exact Jaccard coefficient.
+    fn all_pairs_into(&self, sink: &mut dyn PairSink<K>) {
+        InvertedIndex::all_pairs_into(self, sink);
     }
 }
 

@@ -742,6 +742,17 @@ impl<S: DocSketcher + ?Sized> DocSketcher for &S {
 /// index.insert("a", &sk.sketch_features([1, 2, 3]))?;
 /// index.insert("b", &sk.sketch_features([9]))?;
 /// assert_eq!(index.query(&sk.sketch_features([3, 4]))?, vec!["a"]);
+///
+/// // Streaming: the earlier documents that are candidates, then insert.
+/// let mut found = Vec::new();
+/// index.query_then_insert("c", &sk.sketch_features([1, 2]), &mut found)?;
+/// assert_eq!(found, vec!["a"]);
+///
+/// // Every candidate pair once, scored by this index's exact Jaccard.
+/// let mut pairs: Vec<ndd_core::ScoredPair<&str>> = Vec::new();
+/// index.all_pairs_into(&mut pairs);
+/// assert_eq!(pairs.len(), 1);
+/// assert_eq!(pairs[0].score, 2.0 / 3.0);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 pub trait CandidateIndex {
@@ -773,6 +784,37 @@ pub trait CandidateIndex {
 
     /// The number of documents indexed.
     fn len(&self) -> usize;
+
+    /// The streaming deduplication step: appends to `out` the keys of the documents
+    /// already indexed that are candidates for `signature` (each once), then inserts
+    /// `signature` under `key`. Equals [`query_into`](Self::query_into) followed by
+    /// [`insert`](Self::insert), except that a `key` already indexed has its previous
+    /// entry removed first, so it is never its own candidate.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert); nothing is appended and the index is unchanged on
+    /// error.
+    fn query_then_insert(
+        &mut self,
+        key: Self::Key,
+        signature: &Self::Signature,
+        out: &mut Vec<Self::Key>,
+    ) -> Result<(), Error>;
+
+    /// Pushes every candidate pair of indexed documents into `sink` once, as
+    /// [`ScoredPair`](crate::ScoredPair)s (in no particular order; either key may come
+    /// first). The all-pairs join straight from the index's tables, no loop over all
+    /// pairs of documents.
+    ///
+    /// The score is the index's own measure when it holds one exactly, and
+    /// [`ScoredPair::UNSCORED`](crate::ScoredPair::UNSCORED) (`NaN`) when the pair is
+    /// only a candidate: each implementation documents which. (An inverted index
+    /// scores the exact Jaccard coefficient, an exact-signature index the fraction of
+    /// coordinates shared, a Hamming index `1 − h/64`; a banded LSH index pushes
+    /// unscored candidates for a verifier to score.) Takes a `dyn` sink so the trait
+    /// stays object-safe; indexes offer a generic inherent form as well.
+    fn all_pairs_into(&self, sink: &mut dyn crate::PairSink<Self::Key>);
 
     /// The candidates for `signature` (allocates).
     ///

@@ -29,9 +29,50 @@ mod join;
 mod layout;
 mod params;
 
-pub use index::{HammingIndex, HammingMemory};
-pub use join::{for_each_hamming_pair, hamming_pairs};
+pub use index::{HammingIndex, HammingMemory, PlainFingerprint};
+pub use join::{for_each_hamming_pair, hamming_pairs, hamming_pairs_into};
 pub use params::{HammingParams, MAX_HAMMING_TABLES};
 
 /// The most documents an index or a batch holds: ids are `u32`.
 const MAX_DOCS: usize = u32::MAX as usize;
+
+/// The score of a pair of 64-bit fingerprints `distance` bits apart: `1 − h/64`, the
+/// [`ScoredPair`](ndd_core::ScoredPair) score the Hamming join and index produce
+/// (exact in `f64`; distances above 64 give 0).
+///
+/// # Example
+///
+/// ```
+/// use ndd_lsh::similarity_from_hamming;
+/// assert_eq!(similarity_from_hamming(0), 1.0);
+/// assert_eq!(similarity_from_hamming(16), 0.75);
+/// ```
+#[must_use]
+pub fn similarity_from_hamming(distance: u32) -> f64 {
+    1.0 - f64::from(distance.min(64)) / 64.0
+}
+
+/// The Hamming distance behind a score of [`similarity_from_hamming`]: `(1 − s)·64`
+/// when that is a whole number of bits in `0..=64`, else `None` (a score from another
+/// measure, or `NaN`).
+///
+/// # Example
+///
+/// ```
+/// use ndd_lsh::{hamming_from_similarity, similarity_from_hamming};
+/// for h in 0..=64 {
+///     assert_eq!(hamming_from_similarity(similarity_from_hamming(h)), Some(h));
+/// }
+/// assert_eq!(hamming_from_similarity(0.3), None);
+/// assert_eq!(hamming_from_similarity(f64::NAN), None);
+/// ```
+#[must_use]
+pub fn hamming_from_similarity(score: f64) -> Option<u32> {
+    let bits = (1.0 - score) * 64.0;
+    if (0.0..=64.0).contains(&bits) && bits.fract() == 0.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // whole, in 0..=64
+        Some(bits as u32)
+    } else {
+        None
+    }
+}

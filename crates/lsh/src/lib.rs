@@ -89,12 +89,13 @@ mod serde_impl;
 mod slots;
 mod table;
 
-pub use batch::candidate_pairs;
+pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
 pub use exact::ExactIndex;
 pub use hamming::{
-    HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, for_each_hamming_pair,
-    hamming_pairs,
+    HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, PlainFingerprint,
+    for_each_hamming_pair, hamming_from_similarity, hamming_pairs, hamming_pairs_into,
+    similarity_from_hamming,
 };
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
 pub use ndd_core::{

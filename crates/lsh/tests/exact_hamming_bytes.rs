@@ -41,6 +41,11 @@ enum Op {
     QueryThenInsert(u16, Vec<Option<u64>>),
 }
 
+/// The distance behind a Hamming score (every score the index gives is one).
+fn dist(score: f64) -> u32 {
+    ndd_lsh::hamming_from_similarity(score).unwrap()
+}
+
 fn exact_ops(w: usize, max: usize) -> impl Strategy<Value = Vec<Op>> {
     let coords = prop::collection::vec(prop::option::weighted(0.8, 0u64..3), w);
     let op = prop_oneof![
@@ -178,7 +183,7 @@ fn same_hamming(
     let pairs = |i: &HammingIndex<u16>| {
         i.all_pairs()
             .into_iter()
-            .map(|(x, y, d)| (x.min(y), x.max(y), d))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
             .collect::<BTreeSet<_>>()
     };
     prop_assert_eq!(pairs(a), pairs(b));
@@ -341,7 +346,10 @@ fn inconsistent_hamming_forms_are_refused() {
     };
     let load = |b: Vec<u8>| HammingIndex::<u16>::from_bytes(&b);
     let ok = load(form(1, 3, 1, 5, 2, &[(1, 0), (2, 1)])).unwrap();
-    assert_eq!(ok.all_pairs(), vec![(1, 2, 1)]);
+    assert_eq!(
+        ok.all_pairs(),
+        vec![ndd_core::ScoredPair::new(1, 2, 1.0 - 1.0 / 64.0)]
+    );
     for (what, bytes) in [
         ("k ≥ blocks", form(3, 3, 0, 0, 0, &[])),
         ("zero blocks", form(0, 0, 0, 0, 0, &[])),

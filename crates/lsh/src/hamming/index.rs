@@ -3,14 +3,17 @@
 
 use std::fmt;
 use std::hash::Hash;
+use std::marker::PhantomData;
 
 use ahash::AHashMap;
-use ndd_core::Error;
+use ndd_core::{
+    BitSignature, CandidateIndex, Error, Estimate, PairSink, SchemeId, ScoredPair, Signature,
+};
 
 use super::layout::{
     Layout, SortScratch, at_most, layouts, radix_sort_top, scan_delta, scan_groups,
 };
-use super::{HammingParams, MAX_DOCS};
+use super::{HammingParams, MAX_DOCS, similarity_from_hamming};
 
 /// Directory of a table: at most `2^24` prefix entries (64 MiB).
 const MAX_DIR_BITS: u32 = 24;
@@ -144,10 +147,96 @@ impl HammingMemory {
     }
 }
 
+/// A 64-bit fingerprint with the scheme it was built with: the default signature
+/// type of a [`HammingIndex`] used through [`CandidateIndex`] (any [`BitSignature`] of
+/// 64 bits works, `ndd-simhash`'s 64-bit `SimHashSignature` among them).
+///
+/// Its similarity is `1 − h/64` for the Hamming distance `h`
+/// ([`similarity_from_hamming`](crate::similarity_from_hamming)).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{BitSignature, SchemeId, Signature};
+/// use ndd_lsh::PlainFingerprint;
+/// let s = SchemeId::new("simhash-64").finish();
+/// let (a, b) = (PlainFingerprint::new(s, 0b1011), PlainFingerprint::new(s, 0b0011));
+/// assert_eq!((a.bits(), a.num_bits(), a.words()), (0b1011, 64, &[0b1011u64][..]));
+/// assert_eq!(a.similarity(&b)?.value(), 1.0 - 1.0 / 64.0);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PlainFingerprint {
+    scheme: SchemeId,
+    bits: u64,
+}
+
+impl PlainFingerprint {
+    /// A fingerprint of scheme `scheme`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_lsh::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 7);
+    /// assert_eq!(f.bits(), 7);
+    /// ```
+    #[must_use]
+    pub const fn new(scheme: SchemeId, bits: u64) -> Self {
+        PlainFingerprint { scheme, bits }
+    }
+
+    /// The 64 bits.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_lsh::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 1 << 63);
+    /// assert_eq!(f.bits(), 1 << 63);
+    /// ```
+    #[must_use]
+    pub const fn bits(&self) -> u64 {
+        self.bits
+    }
+}
+
+impl Signature for PlainFingerprint {
+    fn scheme(&self) -> SchemeId {
+        self.scheme
+    }
+
+    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
+        self.check_compatible(other)?;
+        Ok(Estimate::exact(similarity_from_hamming(
+            (self.bits ^ other.bits).count_ones(),
+        )))
+    }
+}
+
+impl BitSignature for PlainFingerprint {
+    fn words(&self) -> &[u64] {
+        std::slice::from_ref(&self.bits)
+    }
+
+    fn num_bits(&self) -> usize {
+        64
+    }
+}
+
 /// An index of 64-bit fingerprints (SimHash) that finds every stored fingerprint within
 /// `k` bits of a query, and every such pair, exactly: Manku et al.'s permuted sorted
 /// tables (see [`HammingParams`] for the tables and their cost). Generic over the
 /// user's document key `K`.
+///
+/// # Two doors: bare `u64`s or signatures with a scheme
+///
+/// The inherent methods ([`insert`](Self::insert), [`query`](Self::query), …) take bare
+/// `u64` fingerprints: the fast path, with no scheme check (the caller vouches that
+/// all fingerprints come from one sketcher). Through [`CandidateIndex`] the index takes
+/// signatures of type `S` (default [`PlainFingerprint`]; any [`BitSignature`] with
+/// `num_bits() == 64`): the first signature inserted fixes the index's
+/// [`scheme`](Self::scheme), and a signature of another scheme is refused with
+/// [`Error::Incompatible`], as every index does. Use
+/// [`for_signatures`](Self::for_signatures) to choose another `S`.
 ///
 /// # Build and incremental updates
 ///
@@ -180,9 +269,10 @@ impl HammingMemory {
 /// assert!(index.all_pairs().is_empty());
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
-#[derive(Clone)]
-pub struct HammingIndex<K> {
+pub struct HammingIndex<K, S = PlainFingerprint> {
     pub(super) params: HammingParams,
+    /// The scheme fixed by the first signature inserted through [`CandidateIndex`].
+    pub(super) scheme: Option<SchemeId>,
     layouts: Vec<Layout>,
     tables: Vec<Table>,
     pub(super) delta_fps: Vec<u64>,
@@ -196,12 +286,34 @@ pub struct HammingIndex<K> {
     /// Dead slots still referenced by the tables (freed at the next merge).
     retired: Vec<u32>,
     pub(super) delta_limit: Option<usize>,
+    _signature: PhantomData<fn() -> S>,
 }
 
-impl<K> fmt::Debug for HammingIndex<K> {
+impl<K: Clone, S> Clone for HammingIndex<K, S> {
+    fn clone(&self) -> Self {
+        HammingIndex {
+            params: self.params,
+            scheme: self.scheme,
+            layouts: self.layouts.clone(),
+            tables: self.tables.clone(),
+            delta_fps: self.delta_fps.clone(),
+            delta_ids: self.delta_ids.clone(),
+            fps: self.fps.clone(),
+            slot_keys: self.slot_keys.clone(),
+            by_key: self.by_key.clone(),
+            free: self.free.clone(),
+            retired: self.retired.clone(),
+            delta_limit: self.delta_limit,
+            _signature: PhantomData,
+        }
+    }
+}
+
+impl<K, S> fmt::Debug for HammingIndex<K, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HammingIndex")
             .field("params", &self.params)
+            .field("scheme", &self.scheme)
             .field("documents", &self.by_key.len())
             .field("delta", &self.delta_fps.len())
             .field("retired", &self.retired.len())
@@ -210,7 +322,8 @@ impl<K> fmt::Debug for HammingIndex<K> {
 }
 
 impl<K: Clone + Eq + Hash> HammingIndex<K> {
-    /// An empty index.
+    /// An empty index (through [`CandidateIndex`] it takes [`PlainFingerprint`]s; see
+    /// [`for_signatures`](Self::for_signatures) for another signature type).
     ///
     /// # Example
     ///
@@ -222,21 +335,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// ```
     #[must_use]
     pub fn new(params: HammingParams) -> Self {
-        let layouts = layouts(params);
-        let tables = vec![Table::default(); layouts.len()];
-        HammingIndex {
-            params,
-            layouts,
-            tables,
-            delta_fps: Vec::new(),
-            delta_ids: Vec::new(),
-            fps: Vec::new(),
-            slot_keys: Vec::new(),
-            by_key: AHashMap::new(),
-            free: Vec::new(),
-            retired: Vec::new(),
-            delta_limit: None,
-        }
+        Self::for_signatures(params)
     }
 
     /// Builds an index from `(key, fingerprint)` pairs in one bulk sort (see
@@ -266,6 +365,60 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
         let mut index = Self::new(params);
         index.extend(items)?;
         Ok(index)
+    }
+}
+
+impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
+    /// An empty index whose [`CandidateIndex`] signature type is `S` (a
+    /// [`BitSignature`] of 64 bits).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{HammingIndex, HammingParams, PlainFingerprint};
+    /// let index = HammingIndex::<u32, PlainFingerprint>::for_signatures(HammingParams::new(3, 4)?);
+    /// assert!(index.is_empty() && index.scheme().is_none());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn for_signatures(params: HammingParams) -> Self {
+        let layouts = layouts(params);
+        let tables = vec![Table::default(); layouts.len()];
+        HammingIndex {
+            params,
+            scheme: None,
+            layouts,
+            tables,
+            delta_fps: Vec::new(),
+            delta_ids: Vec::new(),
+            fps: Vec::new(),
+            slot_keys: Vec::new(),
+            by_key: AHashMap::new(),
+            free: Vec::new(),
+            retired: Vec::new(),
+            delta_limit: None,
+            _signature: PhantomData,
+        }
+    }
+
+    /// The scheme fixed by the first signature inserted through [`CandidateIndex`]
+    /// (`None` before it, and for an index fed only bare `u64`s).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{CandidateIndex, SchemeId};
+    /// use ndd_lsh::{HammingIndex, HammingParams, PlainFingerprint};
+    /// let s = SchemeId::new("simhash-64").finish();
+    /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
+    /// assert_eq!(index.scheme(), None);
+    /// CandidateIndex::insert(&mut index, 1u32, &PlainFingerprint::new(s, 5))?;
+    /// assert_eq!(index.scheme(), Some(s));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scheme(&self) -> Option<SchemeId> {
+        self.scheme
     }
 
     /// Sets the delta size that triggers a merge into the tables (`None`: the default
@@ -749,26 +902,55 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
         }
     }
 
-    /// Every pair of indexed documents within `k` bits once, as `(a, b, distance)`
-    /// (see [`for_each_pair`](Self::for_each_pair)), sorted by distance.
+    /// Every pair of indexed documents within `k` bits once, as [`ScoredPair`]s scored
+    /// `1 − h/64` (see [`all_pairs_into`](Self::all_pairs_into)), most similar (fewest
+    /// differing bits) first; [`hamming_from_similarity`](crate::hamming_from_similarity)
+    /// gives the distance back.
     ///
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_lsh::{hamming_from_similarity, HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("a", 0u64), ("b", 0b1), ("c", 1 << 40)])?;
-    /// let mut pairs = index.all_pairs();
+    /// let pairs = index.all_pairs();
     /// assert_eq!(pairs.len(), 3);
-    /// assert_eq!(pairs[0].2, 1);
+    /// assert_eq!(pairs[0].score, 1.0 - 1.0 / 64.0);
+    /// assert_eq!(hamming_from_similarity(pairs[0].score), Some(1));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn all_pairs(&self) -> Vec<(K, K, u32)> {
+    pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
         let mut out = Vec::new();
-        self.for_each_pair(|a, b, d| out.push((a.clone(), b.clone(), d)));
-        out.sort_by_key(|e| e.2);
+        self.all_pairs_into(&mut out);
+        out.sort_by(|a, b| b.score.total_cmp(&a.score));
         out
+    }
+
+    /// Pushes every pair of indexed documents within `k` bits into `sink` once, scored
+    /// `1 − h/64` for their Hamming distance `h`, in no particular order (see
+    /// [`for_each_pair`](Self::for_each_pair), which hands over the distance itself).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::PairCounter;
+    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// let mut index = HammingIndex::new(HammingParams::new(1, 2)?);
+    /// index.extend([(1u8, 0u64), (2, 1), (3, 3)])?;
+    /// let mut count = PairCounter::default();
+    /// index.all_pairs_into(&mut count);
+    /// assert_eq!(count.count, 2); // 1–2 and 2–3
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
+        self.for_each_pair(|a, b, d| {
+            sink.push_pair(ScoredPair::new(
+                a.clone(),
+                b.clone(),
+                similarity_from_hamming(d),
+            ));
+        });
     }
 
     /// Bytes used, by part (see [`HammingMemory`]).
@@ -803,5 +985,83 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
                 + self.slot_keys.capacity() * size_of::<Option<K>>()
                 + (self.free.capacity() + self.retired.capacity()) * 4,
         }
+    }
+}
+
+impl<K: Clone + Eq + Hash, S: BitSignature> HammingIndex<K, S> {
+    /// The signature's 64 bits, after checking its scheme against the index's and its
+    /// length; with `fix`, the first signature fixes the scheme.
+    fn check_signature(&mut self, signature: &S, fix: bool) -> Result<u64, Error> {
+        let bits = self.signature_bits(signature)?;
+        if fix && self.scheme.is_none() {
+            self.scheme = Some(signature.scheme());
+        }
+        Ok(bits)
+    }
+
+    fn signature_bits(&self, signature: &S) -> Result<u64, Error> {
+        if let Some(scheme) = self.scheme {
+            Error::check_schemes(scheme, signature.scheme())?;
+        }
+        match (signature.num_bits(), signature.words()) {
+            (64, [bits]) => Ok(*bits),
+            (n, _) => Err(Error::LengthMismatch {
+                expected: 64,
+                actual: n,
+            }),
+        }
+    }
+}
+
+/// Through this trait the index takes signatures with a scheme (see the type's docs);
+/// `query_into` returns keys only, the distance dropped.
+impl<K: Clone + Eq + Hash, S: BitSignature> CandidateIndex for HammingIndex<K, S> {
+    type Key = K;
+    type Signature = S;
+
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] when the signature's scheme differs from the index's;
+    /// [`Error::LengthMismatch`] when it does not have 64 bits; as
+    /// [`HammingIndex::insert`] otherwise.
+    fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
+        let bits = self.signature_bits(signature)?;
+        HammingIndex::insert(self, key, bits)?;
+        self.check_signature(signature, true).map(|_| ())
+    }
+
+    fn remove(&mut self, key: &K) -> bool {
+        HammingIndex::remove(self, key)
+    }
+
+    fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        let bits = self.signature_bits(signature)?;
+        self.for_each_match(bits, |slot, _| {
+            if let Some(k) = &self.slot_keys[slot as usize] {
+                out.push(k.clone());
+            }
+        });
+        Ok(())
+    }
+
+    fn len(&self) -> usize {
+        HammingIndex::len(self)
+    }
+
+    fn query_then_insert(&mut self, key: K, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        let bits = self.signature_bits(signature)?;
+        let start = out.len();
+        self.remove_no_merge(&key);
+        CandidateIndex::query_into(self, signature, out)?;
+        if let Err(e) = HammingIndex::insert(self, key, bits) {
+            out.truncate(start);
+            return Err(e);
+        }
+        self.check_signature(signature, true).map(|_| ())
+    }
+
+    /// Scored `1 − h/64` ([`HammingIndex::all_pairs_into`]).
+    fn all_pairs_into(&self, sink: &mut dyn PairSink<K>) {
+        HammingIndex::all_pairs_into(self, sink);
     }
 }
