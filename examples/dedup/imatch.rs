@@ -73,7 +73,7 @@ pub(crate) fn pairs(docs: &[Doc], o: &Options) -> Result<Found, String> {
         let (a, b) = (a as usize, b as usize);
         if let (Ok(sa), Ok(sb)) = (&sigs[a], &sigs[b]) {
             match sa.similarity(sb) {
-                Ok(e) => pairs.push((a.min(b), a.max(b), e.value())),
+                Ok(e) => pairs.push(ndd::ScoredPair::new(a.min(b), a.max(b), e.value())),
                 Err(e) => failure = Some(e.to_string()),
             }
         }
@@ -81,14 +81,14 @@ pub(crate) fn pairs(docs: &[Doc], o: &Options) -> Result<Found, String> {
     if let Some(e) = failure {
         return Err(e);
     }
-    pairs.sort_unstable_by_key(|x| (x.0, x.1));
+    pairs.sort_unstable_by_key(|x| (x.a, x.b));
     let indexed = t.elapsed();
 
     // Paper 003 §6.4 judges I-Match against the cosine of the unique-term sets, with
     // 0.9 as "near duplicate": report that for a sample of the pairs found.
     let sample_every = (pairs.len() / 2000).max(1);
     let (mut checked, mut close) = (0usize, 0usize);
-    for &(a, b, _) in pairs.iter().step_by(sample_every) {
+    for &ndd::ScoredPair { a, b, .. } in pairs.iter().step_by(sample_every) {
         let (ta, tb) = (
             words.feature_set(&docs[a].text),
             words.feature_set(&docs[b].text),

@@ -36,11 +36,7 @@ pub(crate) fn pairs(docs: &[Doc], o: &Options) -> Result<Found, String> {
     let searched = t.elapsed();
     let r = out.report;
     Ok(Found {
-        pairs: out
-            .pairs
-            .iter()
-            .map(|p| (p.a, p.b, p.similarity()))
-            .collect(),
+        pairs: out.pairs,
         method: format!(
             "SigNCD ({}, Sig-1L comma signatures, {} full-text fallbacks), SigNCD <= {tau:.3}",
             corpus.compressor_name(),

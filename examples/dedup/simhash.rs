@@ -107,11 +107,8 @@ fn with_extractor<E: FeatureExtractor + Sync>(
             .ok_or("a 64-bit signature has no u64 form")?;
         let h = u32::try_from(max_h).map_err(|_| "--max-hamming too large".to_string())?;
         let params = HammingParams::for_collection(h, fps.len()).map_err(err)?;
-        let pairs = hamming_pairs(&fps, params)
-            .map_err(err)?
-            .into_iter()
-            .map(|(a, b, d)| (a, b, 1.0 - f64::from(d) / m))
-            .collect();
+        // Scored 1 − h/64, the same value as 1 − h/m for these 64-bit fingerprints.
+        let pairs = hamming_pairs(&fps, params).map_err(err)?;
         let search = format!(
             "permuted tables ({} tables of {} leading bits)",
             params.tables(),
@@ -145,7 +142,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
                 let j = j as usize;
                 let h = sigs[j].hamming_distance(sig).map_err(err)? as usize;
                 if h <= max_h {
-                    pairs.push((j, i, 1.0 - h as f64 / m));
+                    pairs.push(ndd::ScoredPair::new(j, i, 1.0 - h as f64 / m));
                 }
             }
         }
