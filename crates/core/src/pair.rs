@@ -39,6 +39,14 @@ pub struct ScoredPair<K = usize> {
 impl<K> ScoredPair<K> {
     /// The score of a candidate that no measure has scored yet: `NaN`, which no
     /// threshold comparison accepts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// assert!(ScoredPair::<u32>::UNSCORED.is_nan());
+    /// assert!(!(ScoredPair::<u32>::UNSCORED >= 0.5));
+    /// ```
     pub const UNSCORED: f64 = f64::NAN;
 
     /// A pair with a score.
