@@ -73,8 +73,8 @@
 //!     }
 //! }
 //! let verified = index.all_pairs_verified(0.8)?;
-//! assert_eq!((verified[0].0, verified[0].1), (0, 2));
-//! assert_eq!(verified[0].2.value(), 120.0 / 128.0);
+//! assert_eq!((verified[0].a, verified[0].b), (0, 2));
+//! assert_eq!(verified[0].score, 120.0 / 128.0);
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
 

@@ -24,7 +24,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// document its key and 64-bit fingerprint; the permuted tables are rebuilt on
     /// load by one bulk sort, as [`from_fingerprints`](Self::from_fingerprints) does.
     ///
-    /// Size: 39 bytes plus, per document, the key and 8 bytes (16 bytes per document
+    /// Size: 48 bytes (9 of them the scheme) plus, per document, the key and 8 bytes (16 bytes per document
     /// with `u64` keys, against `8 + 12·tables` bytes per document in memory).
     ///
     /// # Example
@@ -35,9 +35,9 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// index.insert(1u64, 0b1011)?;
     /// index.insert(2u64, 0b1000)?;
     /// let bytes = index.to_bytes();
-    /// assert_eq!(bytes.len(), 39 + 2 * 16);
+    /// assert_eq!(bytes.len(), 48 + 2 * 16);
     /// let loaded: HammingIndex<u64> = HammingIndex::from_bytes(&bytes)?;
-    /// assert_eq!(loaded.all_pairs(), vec![(1, 2, 2)]);
+    /// assert_eq!(loaded.all_pairs(), vec![ndd_core::ScoredPair::new(1, 2, 1.0 - 2.0 / 64.0)]);
     /// assert_eq!(loaded.params(), index.params());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```

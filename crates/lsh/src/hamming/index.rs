@@ -264,7 +264,8 @@ impl BitSignature for PlainFingerprint {
 /// index.insert("b", 0x0F0F_0F0F_0F0F_0F0E)?; // 1 bit from "a"
 /// index.insert("c", 0xF0F0_F0F0_F0F0_F0F0)?;
 /// assert_eq!(index.query(0x0F0F_0F0F_0F0F_0F0F), vec![("a", 0), ("b", 1)]);
-/// assert_eq!(index.all_pairs(), vec![("a", "b", 1)]);
+/// let pairs = index.all_pairs(); // scored 1 − h/64
+/// assert_eq!(pairs, vec![ndd_core::ScoredPair::new("a", "b", 1.0 - 1.0 / 64.0)]);
 /// assert!(index.remove(&"b"));
 /// assert!(index.all_pairs().is_empty());
 /// # Ok::<(), ndd_core::Error>(())
@@ -619,7 +620,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("x", 0u64), ("y", 0b101), ("z", !0)])?;
     /// assert_eq!(index.delta_len(), 0);
-    /// assert_eq!(index.all_pairs(), vec![("x", "y", 2)]);
+    /// assert_eq!(index.all_pairs(), vec![ndd_core::ScoredPair::new("x", "y", 1.0 - 2.0 / 64.0)]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn extend<I: IntoIterator<Item = (K, u64)>>(&mut self, items: I) -> Result<(), Error> {
