@@ -103,8 +103,8 @@ fn main() -> Res<()> {
             let exact_time = t.elapsed();
             let truth: HashSet<(u32, u32)> = exact
                 .iter()
-                .map(|&(a, b, _)| {
-                    let (a, b) = (a.min(b), a.max(b));
+                .map(|p| {
+                    let (a, b) = (p.a.min(p.b), p.a.max(p.b));
                     Ok((u32::try_from(a)?, u32::try_from(b)?))
                 })
                 .collect::<Res<_>>()?;

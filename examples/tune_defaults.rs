@@ -94,8 +94,8 @@ fn pick_bases(
     let sets: Vec<FeatureSet> = pool.iter().map(|t| w3.feature_set(t)).collect();
     let mut dropped = vec![false; pool.len()];
     let mut close = exact_similar_pairs(&sets, 0.5)?;
-    close.sort_unstable_by_key(|&(a, b, _)| (a.min(b), a.max(b)));
-    for (a, b, _) in close {
+    close.sort_unstable_by_key(|p| (p.a.min(p.b), p.a.max(p.b)));
+    for ndd::ScoredPair { a, b, .. } in close {
         let (a, b) = (a.min(b), a.max(b));
         if !dropped[a] {
             dropped[b] = true;
@@ -164,12 +164,12 @@ fn score(set: &LabeledSet, mut f: impl FnMut(usize, usize) -> f64) -> Res<(f64, 
         for b in a + 1..n {
             let s = f(a, b);
             if s > 0.0 {
-                pairs.push((a, b, s));
+                pairs.push(ndd::ScoredPair::new(a, b, s));
             }
         }
     }
     let all = max_f1(&pairs, &set.labels)?;
-    pairs.retain(|&(a, b, _)| a < set.plain && b < set.plain);
+    pairs.retain(|p| p.a < set.plain && p.b < set.plain);
     let plain = max_f1(&pairs, &set.plain_labels)?;
     Ok((all.f1, all.threshold, plain.f1))
 }

@@ -67,8 +67,8 @@ fn planted_near_duplicates_are_found_and_scored() {
                 .unwrap();
             let found = pairs
                 .iter()
-                .find(|p| (p.0, p.1) == (original.min(i), original.max(i)));
-            assert_eq!(found.map(|p| p.2), Some(1.0));
+                .find(|p| (p.a, p.b) == (original.min(i), original.max(i)));
+            assert_eq!(found.map(|p| p.score), Some(1.0));
         }
     }
 
@@ -78,9 +78,9 @@ fn planted_near_duplicates_are_found_and_scored() {
 
     // Grouping the pairs above that threshold recovers the planted clusters.
     let mut uf = UnionFind::new(corpus.docs.len());
-    for &(a, b, s) in &pairs {
-        if s >= best.threshold {
-            uf.union(a, b);
+    for p in &pairs {
+        if p.score >= best.threshold {
+            uf.union(p.a, p.b);
         }
     }
     let predicted = Labels::new(&uf.labels());

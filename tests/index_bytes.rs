@@ -32,7 +32,7 @@ fn minhash_signatures_kept_in_an_lsh_index_round_trip() {
             .all_pairs_verified(0.8)
             .unwrap()
             .into_iter()
-            .map(|(a, b, e)| (a, b, e.value().to_bits()))
+            .map(|p| (p.a, p.b, p.score.to_bits()))
             .collect();
         v.sort();
         v

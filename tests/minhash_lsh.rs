@@ -73,8 +73,9 @@ fn lsh_all_pairs_recovers_the_high_similarity_pairs_of_a_planted_corpus() {
             .filter(|&(a, b)| sigs[a].similarity(&sigs[b]).unwrap().value() >= 0.8)
             .collect();
 
-        let missed: Vec<&(usize, usize, f64)> = truth
+        let missed: Vec<(usize, usize, f64)> = truth
             .iter()
+            .map(|p| p.into_tuple())
             .filter(|(a, b, _)| !found.contains(&(*a, *b)))
             .collect();
         for (a, b, j) in &missed {

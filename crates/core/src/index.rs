@@ -5,7 +5,9 @@ use std::hash::Hash;
 
 use ahash::AHashMap;
 
-use crate::{CandidateIndex, Error, ExactSet, FeatureSet, SchemeId, Signature};
+use crate::{
+    CandidateIndex, Error, ExactSet, FeatureSet, PairSink, SchemeId, ScoredPair, Signature,
+};
 
 /// An inverted index from features to documents: the exact reference index.
 ///
@@ -126,6 +128,52 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     }
 }
 
+impl<K: Clone + Eq + Hash> InvertedIndex<K> {
+    /// Pushes every pair of indexed documents that share at least one feature into
+    /// `sink` once, scored by their exact Jaccard coefficient (the earlier-inserted
+    /// document first when nothing was removed). One overlap count per pair, from the
+    /// postings: no loop over all pairs of documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, ScoredPair, Sketcher};
+    /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
+    /// let mut index = InvertedIndex::new();
+    /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
+    /// index.insert(2u32, &sk.sketch_features([3, 4, 5, 6]))?;
+    /// index.insert(3u32, &sk.sketch_features([9]))?;
+    /// let mut pairs: Vec<ScoredPair<u32>> = Vec::new();
+    /// index.all_pairs_into(&mut pairs);
+    /// assert_eq!(pairs, vec![ScoredPair::new(1, 2, 2.0 / 6.0)]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_into<S: PairSink<K> + ?Sized>(&self, sink: &mut S) {
+        let mut counts: AHashMap<u32, u32> = AHashMap::new();
+        for (slot, entry) in self.slots.iter().enumerate() {
+            let Some((key, set)) = entry else { continue };
+            counts.clear();
+            for feature in set.as_slice() {
+                if let Some(list) = self.postings.get(feature) {
+                    for &other in list {
+                        if (other as usize) < slot {
+                            *counts.entry(other).or_insert(0) += 1;
+                        }
+                    }
+                }
+            }
+            let mut found: Vec<(u32, u32)> = counts.iter().map(|(&o, &c)| (o, c)).collect();
+            found.sort_unstable();
+            for (other, c) in found {
+                if let Some((okey, oset)) = &self.slots[other as usize] {
+                    let j = f64::from(c) / (set.len() + oset.len() - c as usize) as f64;
+                    sink.push_pair(ScoredPair::new(okey.clone(), key.clone(), j));
+                }
+            }
+        }
+    }
+}
+
 fn check_threshold(t: f64) -> Result<(), Error> {
     if (0.0..=1.0).contains(&t) {
         Ok(())
@@ -188,10 +236,28 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
     fn len(&self) -> usize {
         self.live
     }
+
+    fn query_then_insert(
+        &mut self,
+        key: K,
+        signature: &ExactSet,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        self.check(signature)?;
+        self.remove(&key);
+        self.query_into(signature, out)?;
+        self.insert(key, signature)
+    }
+
+    /// Pairs sharing at least one feature, scored by their exact Jaccard coefficient.
+    fn all_pairs_into(&self, sink: &mut dyn PairSink<K>) {
+        InvertedIndex::all_pairs_into(self, sink);
+    }
 }
 
 /// Every pair of sets whose exact Jaccard coefficient is at least `threshold`, as
-/// `(i, j, jaccard)` with `i < j` indices into `sets`, sorted by `(i, j)`.
+/// [`ScoredPair`]s `(i, j, jaccard)` with `i < j` indices into `sets`, sorted by
+/// `(i, j)` (collects [`exact_similar_pairs_into`] and sorts).
 ///
 /// An exact all-pairs join without the O(N²) loop: prefix filtering (Bayardo, Ma and
 /// Srikant, "Scaling Up All Pairs Similarity Search", WWW 2007, section 4). Features
@@ -208,17 +274,47 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{exact_similar_pairs, FeatureSet};
+/// use ndd_core::{exact_similar_pairs, FeatureSet, ScoredPair};
 /// let sets: Vec<FeatureSet> = [vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![7, 8]]
 ///     .into_iter().map(FeatureSet::from_unsorted).collect();
 /// let pairs = exact_similar_pairs(&sets, 0.5)?;
-/// assert_eq!(pairs, vec![(0, 1, 0.6)]);
+/// assert_eq!(pairs, vec![ScoredPair::new(0, 1, 0.6)]);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
-pub fn exact_similar_pairs(
+pub fn exact_similar_pairs(sets: &[FeatureSet], threshold: f64) -> Result<Vec<ScoredPair>, Error> {
+    let mut out = Vec::new();
+    exact_similar_pairs_into(sets, threshold, &mut out)?;
+    out.sort_unstable_by_key(|p| (p.a, p.b));
+    Ok(out)
+}
+
+/// Pushes every pair of sets whose exact Jaccard coefficient is at least `threshold`
+/// into `sink`, as [`ScoredPair`]s `(i, j, jaccard)` with `i < j` indices into
+/// `sets`, each pair once, in the order the join finds them (not sorted): the
+/// streaming form of [`exact_similar_pairs`], with no output `Vec` unless the sink is
+/// one. The join's own working memory (feature ranks, prefix postings) is allocated
+/// once per call.
+///
+/// # Errors
+///
+/// As [`exact_similar_pairs`]; nothing is pushed on error.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{exact_similar_pairs_into, FeatureSet, PairCounter};
+/// let sets: Vec<FeatureSet> = [vec![1, 2, 3], vec![1, 2, 3], vec![1, 2, 4], vec![9]]
+///     .into_iter().map(FeatureSet::from_unsorted).collect();
+/// let mut count = PairCounter::default();
+/// exact_similar_pairs_into(&sets, 0.5, &mut count)?;
+/// assert_eq!(count.count, 3); // 0–1 (J = 1), 0–2 and 1–2 (J = 0.5)
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
     sets: &[FeatureSet],
     threshold: f64,
-) -> Result<Vec<(usize, usize, f64)>, Error> {
+    sink: &mut S,
+) -> Result<(), Error> {
     if !(threshold > 0.0 && threshold <= 1.0) {
         return Err(Error::invalid_parameter(
             "threshold",
@@ -242,7 +338,6 @@ pub fn exact_similar_pairs(
     drop(order);
     drop(df);
 
-    let mut out = Vec::new();
     let mut postings: AHashMap<usize, Vec<usize>> = AHashMap::new();
     let mut ranked: Vec<usize> = Vec::new();
     let mut seen: Vec<usize> = vec![usize::MAX; sets.len()];
@@ -276,7 +371,7 @@ pub fn exact_similar_pairs(
                     seen[j] = i;
                     let sim = crate::jaccard(x.as_slice(), sets[j].as_slice());
                     if sim >= threshold {
-                        out.push((i.min(j), i.max(j), sim));
+                        sink.push_pair(ScoredPair::new(i.min(j), i.max(j), sim));
                     }
                 }
             }
@@ -287,9 +382,8 @@ pub fn exact_similar_pairs(
     }
     for (a, &i) in empties.iter().enumerate() {
         for &j in &empties[a + 1..] {
-            out.push((i.min(j), i.max(j), 1.0));
+            sink.push_pair(ScoredPair::new(i.min(j), i.max(j), 1.0));
         }
     }
-    out.sort_unstable_by_key(|p| (p.0, p.1));
-    Ok(out)
+    Ok(())
 }

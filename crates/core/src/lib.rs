@@ -89,7 +89,7 @@ pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
 pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
 pub use features::{FeatureSet, SparseVector, Weighted};
-pub use index::{InvertedIndex, exact_similar_pairs};
+pub use index::{InvertedIndex, exact_similar_pairs, exact_similar_pairs_into};
 pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
     cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,
@@ -97,7 +97,7 @@ pub use measures::{
 pub use pair::{FnPairSink, PairCounter, PairSink, ScoredPair};
 pub use scheme::{SchemeBuilder, SchemeId};
 pub use traits::{
-    BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, FeatureExtractor,
-    FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
+    BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, ExactSignature,
+    FeatureExtractor, FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,
 };
 pub use try_sketch::TrySketcher;

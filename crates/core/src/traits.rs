@@ -480,6 +480,88 @@ pub trait BitSignature: Signature {
     fn num_bits(&self) -> usize;
 }
 
+/// A signature made of a fixed number of coordinates, each an exact fingerprint or
+/// absent; two signatures match when some coordinate `i` holds equal values in both.
+///
+/// What exact-signature indexes need (`ndd_lsh::ExactIndex`): one hash table per
+/// coordinate. Implemented by `ndd-imatch`'s `IMatchSignature` (one SHA-1 digest per
+/// lexicon, a coordinate absent when that lexicon rejected the document) and by
+/// `ndd_lsh::PlainSlots` (every slot a `u64` coordinate).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+/// /// Two optional 64-bit digests.
+/// #[derive(Clone, Debug)]
+/// struct Digests([Option<u64>; 2]);
+/// impl Signature for Digests {
+///     fn scheme(&self) -> SchemeId { SchemeId::new("demo-digests").finish() }
+///     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+///         let shared = (0..2).filter(|&i| self.0[i].is_some() && self.0[i] == o.0[i]).count();
+///         Ok(Estimate::exact(shared as f64 / 2.0))
+///     }
+/// }
+/// impl ExactSignature for Digests {
+///     type Coordinate = u64;
+///     fn num_coordinates(&self) -> usize { 2 }
+///     fn coordinate(&self, i: usize) -> Option<&u64> { self.0.get(i)?.as_ref() }
+/// }
+/// let sig = Digests([Some(7), None]);
+/// assert_eq!(sig.num_coordinates(), 2);
+/// assert_eq!((sig.coordinate(0), sig.coordinate(1), sig.coordinate(2)), (Some(&7), None, None));
+/// ```
+pub trait ExactSignature: Signature {
+    /// The value of one coordinate (a digest, a 64-bit hash).
+    type Coordinate: Clone + Eq + std::hash::Hash;
+
+    /// The number of coordinates, the same for every signature of a scheme.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct One(u64);
+    /// # impl Signature for One {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("one").finish() }
+    /// #     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+    /// #         Ok(Estimate::exact(f64::from(u8::from(self.0 == o.0))))
+    /// #     }
+    /// # }
+    /// # impl ExactSignature for One {
+    /// #     type Coordinate = u64;
+    /// #     fn num_coordinates(&self) -> usize { 1 }
+    /// #     fn coordinate(&self, i: usize) -> Option<&u64> { (i == 0).then_some(&self.0) }
+    /// # }
+    /// assert_eq!(One(3).num_coordinates(), 1);
+    /// ```
+    fn num_coordinates(&self) -> usize;
+
+    /// Coordinate `i`, or `None` when it is absent (rejected) or `i` is out of range.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+    /// # #[derive(Clone, Debug)]
+    /// # struct One(u64);
+    /// # impl Signature for One {
+    /// #     fn scheme(&self) -> SchemeId { SchemeId::new("one").finish() }
+    /// #     fn similarity(&self, o: &Self) -> Result<Estimate, Error> {
+    /// #         Ok(Estimate::exact(f64::from(u8::from(self.0 == o.0))))
+    /// #     }
+    /// # }
+    /// # impl ExactSignature for One {
+    /// #     type Coordinate = u64;
+    /// #     fn num_coordinates(&self) -> usize { 1 }
+    /// #     fn coordinate(&self, i: usize) -> Option<&u64> { (i == 0).then_some(&self.0) }
+    /// # }
+    /// assert_eq!((One(5).coordinate(0), One(5).coordinate(1)), (Some(&5), None));
+    /// ```
+    fn coordinate(&self, i: usize) -> Option<&Self::Coordinate>;
+}
+
 /// Turns a stream of features into a signature.
 ///
 /// Configured once (validated at construction, immutable afterwards, shareable
@@ -660,6 +742,17 @@ impl<S: DocSketcher + ?Sized> DocSketcher for &S {
 /// index.insert("a", &sk.sketch_features([1, 2, 3]))?;
 /// index.insert("b", &sk.sketch_features([9]))?;
 /// assert_eq!(index.query(&sk.sketch_features([3, 4]))?, vec!["a"]);
+///
+/// // Streaming: the earlier documents that are candidates, then insert.
+/// let mut found = Vec::new();
+/// index.query_then_insert("c", &sk.sketch_features([1, 2]), &mut found)?;
+/// assert_eq!(found, vec!["a"]);
+///
+/// // Every candidate pair once, scored by this index's exact Jaccard.
+/// let mut pairs: Vec<ndd_core::ScoredPair<&str>> = Vec::new();
+/// index.all_pairs_into(&mut pairs);
+/// assert_eq!(pairs.len(), 1);
+/// assert_eq!(pairs[0].score, 2.0 / 3.0);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 pub trait CandidateIndex {
@@ -691,6 +784,37 @@ pub trait CandidateIndex {
 
     /// The number of documents indexed.
     fn len(&self) -> usize;
+
+    /// The streaming deduplication step: appends to `out` the keys of the documents
+    /// already indexed that are candidates for `signature` (each once), then inserts
+    /// `signature` under `key`. Equals [`query_into`](Self::query_into) followed by
+    /// [`insert`](Self::insert), except that a `key` already indexed has its previous
+    /// entry removed first, so it is never its own candidate.
+    ///
+    /// # Errors
+    ///
+    /// As [`insert`](Self::insert); nothing is appended and the index is unchanged on
+    /// error.
+    fn query_then_insert(
+        &mut self,
+        key: Self::Key,
+        signature: &Self::Signature,
+        out: &mut Vec<Self::Key>,
+    ) -> Result<(), Error>;
+
+    /// Pushes every candidate pair of indexed documents into `sink` once, as
+    /// [`ScoredPair`](crate::ScoredPair)s (in no particular order; either key may come
+    /// first). The all-pairs join straight from the index's tables, no loop over all
+    /// pairs of documents.
+    ///
+    /// The score is the index's own measure when it holds one exactly, and
+    /// [`ScoredPair::UNSCORED`](crate::ScoredPair::UNSCORED) (`NaN`) when the pair is
+    /// only a candidate: each implementation documents which. (An inverted index
+    /// scores the exact Jaccard coefficient, an exact-signature index the fraction of
+    /// coordinates shared, a Hamming index `1 − h/64`; a banded LSH index pushes
+    /// unscored candidates for a verifier to score.) Takes a `dyn` sink so the trait
+    /// stays object-safe; indexes offer a generic inherent form as well.
+    fn all_pairs_into(&self, sink: &mut dyn crate::PairSink<Self::Key>);
 
     /// The candidates for `signature` (allocates).
     ///

@@ -42,7 +42,7 @@
 //!     for b in a + 1..sets.len() {
 //!         let inter = sets[a].intersection(&sets[b]).count() as f64;
 //!         let union = sets[a].union(&sets[b]).count() as f64;
-//!         pairs.push((a, b, inter / union));
+//!         pairs.push(ndd_core::ScoredPair::new(a, b, inter / union));
 //!     }
 //! }
 //! let best = max_f1(&pairs, &corpus.labels)?;

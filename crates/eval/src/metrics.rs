@@ -1,7 +1,7 @@
 //! Pairwise precision, recall and F1 of scored document pairs, at one threshold or
 //! swept over every threshold (Max F1).
 
-use ndd_core::Error;
+use ndd_core::{Error, ScoredPair};
 
 use crate::Labels;
 
@@ -103,9 +103,10 @@ impl Confusion {
 /// # Example
 ///
 /// ```
+/// use ndd_core::ScoredPair;
 /// use ndd_eval::{max_f1, Labels};
 /// let labels = Labels::new(&[0, 0, 1]);
-/// let best = max_f1(&[(0, 1, 0.9), (1, 2, 0.4)], &labels)?;
+/// let best = max_f1(&[ScoredPair::new(0, 1, 0.9), ScoredPair::new(1, 2, 0.4)], &labels)?;
 /// assert_eq!(best.threshold, 0.9);
 /// assert_eq!((best.precision, best.recall, best.f1), (1.0, 1.0, 1.0));
 /// # Ok::<(), ndd_core::Error>(())
@@ -151,17 +152,20 @@ impl SweepPoint {
 
 /// Checks ids and scores, makes pairs unordered, drops self-pairs and keeps the maximum
 /// score of duplicate pairs. Returns `(score, is_true)` per distinct pair.
-fn normalize(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<Vec<(f64, bool)>, Error> {
+fn normalize(pairs: &[ScoredPair], labels: &Labels) -> Result<Vec<(f64, bool)>, Error> {
     let n = labels.len();
     let mut norm: Vec<(usize, usize, f64)> = Vec::with_capacity(pairs.len());
-    for (i, &(a, b, s)) in pairs.iter().enumerate() {
+    for (i, p) in pairs.iter().enumerate() {
+        let (a, b, s) = (p.a, p.b, p.score);
         if a >= n || b >= n {
             return Err(Error::invalid_input(format!(
                 "pair {i} = ({a}, {b}) names a document outside 0..{n}"
             )));
         }
         if s.is_nan() {
-            return Err(Error::invalid_input(format!("pair {i} has a NaN score")));
+            return Err(Error::invalid_input(format!(
+                "pair {i} has a NaN score (an unscored candidate)"
+            )));
         }
         if a != b {
             norm.push((a.min(b), a.max(b), s));
@@ -180,8 +184,8 @@ fn normalize(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<Vec<(f64,
 /// Pair counts of the scored pairs at `threshold`: pairs with `score >= threshold` are
 /// predicted near-duplicates; every true pair not among them is a false negative.
 ///
-/// `pairs` holds `(doc_a, doc_b, score)` with higher scores meaning more similar (for
-/// example an estimated Jaccard similarity). Pairs are unordered (`(1, 2)` and `(2, 1)`
+/// `pairs` holds [`ScoredPair`]s `(a, b, score)` with higher scores meaning more similar
+/// (for example an estimated Jaccard similarity), as every candidate source produces. Pairs are unordered (`(1, 2)` and `(2, 1)`
 /// are the same pair); when a pair occurs more than once its highest score counts;
 /// self-pairs `(a, a)` are ignored. Pairs that are absent count as not predicted.
 ///
@@ -196,16 +200,17 @@ fn normalize(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<Vec<(f64,
 /// # Example
 ///
 /// ```
+/// use ndd_core::ScoredPair;
 /// use ndd_eval::{evaluate_pairs, Labels};
 /// // Clusters {0,1,2}, {3,4}, {5}: true pairs 01 02 12 34.
 /// let labels = Labels::new(&[0, 0, 0, 1, 1, 2]);
-/// let pairs = [(0, 1, 0.9), (2, 1, 0.8), (3, 5, 0.7), (3, 4, 0.3)];
+/// let pairs = [(0, 1, 0.9), (2, 1, 0.8), (3, 5, 0.7), (3, 4, 0.3)].map(ScoredPair::from);
 /// let c = evaluate_pairs(&pairs, &labels, 0.5)?;
 /// assert_eq!((c.true_positives, c.false_positives, c.false_negatives), (2, 1, 2));
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 pub fn evaluate_pairs(
-    pairs: &[(usize, usize, f64)],
+    pairs: &[ScoredPair],
     labels: &Labels,
     threshold: f64,
 ) -> Result<Confusion, Error> {
@@ -252,7 +257,10 @@ pub fn evaluate_predicted_pairs(
     pairs: &[(usize, usize)],
     labels: &Labels,
 ) -> Result<Confusion, Error> {
-    let scored: Vec<(usize, usize, f64)> = pairs.iter().map(|&(a, b)| (a, b, 1.0)).collect();
+    let scored: Vec<ScoredPair> = pairs
+        .iter()
+        .map(|&(a, b)| ScoredPair::new(a, b, 1.0))
+        .collect();
     evaluate_pairs(&scored, labels, 1.0)
 }
 
@@ -268,9 +276,11 @@ pub fn evaluate_predicted_pairs(
 /// # Example
 ///
 /// ```
+/// use ndd_core::ScoredPair;
 /// use ndd_eval::{sweep, Labels};
 /// let labels = Labels::new(&[0, 0, 0, 1]);
-/// let s = sweep(&[(0, 1, 0.9), (0, 3, 0.8), (1, 2, 0.5), (0, 2, 0.5)], &labels)?;
+/// let pairs = [(0, 1, 0.9), (0, 3, 0.8), (1, 2, 0.5), (0, 2, 0.5)].map(ScoredPair::from);
+/// let s = sweep(&pairs, &labels)?;
 /// let thresholds: Vec<f64> = s.points().iter().map(|p| p.threshold).collect();
 /// assert_eq!(thresholds, vec![0.9, 0.8, 0.5]);
 /// assert_eq!(s.best().threshold, 0.5); // tp 3, fp 1: F1 = 6/7
@@ -294,13 +304,14 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
+    /// use ndd_core::ScoredPair;
     /// use ndd_eval::{Labels, ThresholdSweep};
-    /// let s = ThresholdSweep::new(&[(0, 1, 1.0)], &Labels::new(&[3, 3]))?;
+    /// let s = ThresholdSweep::new(&[ScoredPair::new(0, 1, 1.0)], &Labels::new(&[3, 3]))?;
     /// assert_eq!(s.points().len(), 1);
     /// assert_eq!(s.best().f1, 1.0);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn new(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<Self, Error> {
+    pub fn new(pairs: &[ScoredPair], labels: &Labels) -> Result<Self, Error> {
         let mut points = Vec::new();
         let best = run_sweep(pairs, labels, |p| points.push(p))?;
         Ok(ThresholdSweep { points, best })
@@ -312,8 +323,10 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
+    /// use ndd_core::ScoredPair;
     /// use ndd_eval::{sweep, Labels};
-    /// let s = sweep(&[(0, 1, 0.2), (0, 1, 0.7)], &Labels::new(&[0, 0]))?;
+    /// let pairs = [ScoredPair::new(0, 1, 0.2), ScoredPair::new(0, 1, 0.7)];
+    /// let s = sweep(&pairs, &Labels::new(&[0, 0]))?;
     /// assert_eq!(s.points().len(), 1); // the duplicate keeps its max score
     /// assert_eq!(s.points()[0].threshold, 0.7);
     /// # Ok::<(), ndd_core::Error>(())
@@ -331,9 +344,10 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
+    /// use ndd_core::ScoredPair;
     /// use ndd_eval::{sweep, Labels};
     /// // No true pairs: predicting nothing is perfect.
-    /// let s = sweep(&[(0, 1, 0.9)], &Labels::new(&[0, 1]))?;
+    /// let s = sweep(&[ScoredPair::new(0, 1, 0.9)], &Labels::new(&[0, 1]))?;
     /// assert_eq!(s.best().threshold, f64::INFINITY);
     /// assert_eq!(s.best().f1, 1.0);
     /// # Ok::<(), ndd_core::Error>(())
@@ -348,8 +362,9 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
+    /// use ndd_core::ScoredPair;
     /// use ndd_eval::{sweep, Labels};
-    /// let points = sweep(&[(0, 1, 0.9)], &Labels::new(&[0, 0]))?.into_points();
+    /// let points = sweep(&[ScoredPair::new(0, 1, 0.9)], &Labels::new(&[0, 0]))?.into_points();
     /// assert_eq!(points.len(), 1);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -362,7 +377,7 @@ impl ThresholdSweep {
 /// Sorts once and walks distinct scores in descending order, handing each point to
 /// `visit`; returns the best point (see [`ThresholdSweep::best`]).
 fn run_sweep(
-    pairs: &[(usize, usize, f64)],
+    pairs: &[ScoredPair],
     labels: &Labels,
     mut visit: impl FnMut(SweepPoint),
 ) -> Result<SweepPoint, Error> {
@@ -418,12 +433,14 @@ fn run_sweep(
 /// # Example
 ///
 /// ```
+/// use ndd_core::ScoredPair;
 /// use ndd_eval::{sweep, Labels};
-/// let s = sweep(&[(0, 1, 0.9), (1, 2, 0.1)], &Labels::new(&[0, 0, 0]))?;
+/// let pairs = [ScoredPair::new(0, 1, 0.9), ScoredPair::new(1, 2, 0.1)];
+/// let s = sweep(&pairs, &Labels::new(&[0, 0, 0]))?;
 /// assert_eq!(s.points().last().map(|p| p.recall), Some(2.0 / 3.0));
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
-pub fn sweep(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<ThresholdSweep, Error> {
+pub fn sweep(pairs: &[ScoredPair], labels: &Labels) -> Result<ThresholdSweep, Error> {
     ThresholdSweep::new(pairs, labels)
 }
 
@@ -439,10 +456,11 @@ pub fn sweep(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<Threshold
 /// # Example
 ///
 /// ```
+/// use ndd_core::ScoredPair;
 /// use ndd_eval::{max_f1, Labels};
 /// // Clusters {0,1,2}, {3,4}, {5}: 4 true pairs.
 /// let labels = Labels::new(&[0, 0, 0, 1, 1, 2]);
-/// let pairs = [(0, 1, 0.9), (1, 2, 0.8), (3, 5, 0.7), (3, 4, 0.6), (2, 5, 0.2)];
+/// let pairs = [(0, 1, 0.9), (1, 2, 0.8), (3, 5, 0.7), (3, 4, 0.6), (2, 5, 0.2)].map(ScoredPair::from);
 /// let best = max_f1(&pairs, &labels)?;
 /// // At 0.6: tp = 3 (01, 12, 34), fp = 1 (35), fn = 1 (02): P = R = F1 = 0.75.
 /// // At 0.2 the extra false positive (25) lowers F1 to 2/3.
@@ -450,6 +468,6 @@ pub fn sweep(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<Threshold
 /// assert_eq!(best.f1, 0.75);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
-pub fn max_f1(pairs: &[(usize, usize, f64)], labels: &Labels) -> Result<SweepPoint, Error> {
+pub fn max_f1(pairs: &[ScoredPair], labels: &Labels) -> Result<SweepPoint, Error> {
     run_sweep(pairs, labels, |_| {})
 }

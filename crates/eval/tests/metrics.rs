@@ -3,7 +3,7 @@
 
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use ndd_core::ErrorKind;
+use ndd_core::{ErrorKind, ScoredPair};
 use ndd_eval::{Confusion, Labels, evaluate_pairs, evaluate_predicted_pairs, max_f1, sweep};
 use proptest::prelude::*;
 
@@ -24,6 +24,11 @@ fn six() -> Labels {
 /// | 45   | 0.60  | no    |
 /// | 02   | 0.30  | yes   |
 /// | 25   | 0.10  | no    |
+/// The tuples as the one pair currency.
+fn sp(pairs: &[(usize, usize, f64)]) -> Vec<ScoredPair> {
+    pairs.iter().copied().map(ScoredPair::from).collect()
+}
+
 fn scored() -> Vec<(usize, usize, f64)> {
     vec![
         (0, 1, 0.95),
@@ -57,23 +62,23 @@ fn labels_count_true_pairs() {
 fn hand_computed_confusion_at_thresholds() {
     let l = six();
     // >= 0.65: 01, 12, 03, 34 predicted -> tp 3 (01 12 34), fp 1 (03), fn 1 (02).
-    let c = evaluate_pairs(&scored(), &l, 0.65).unwrap();
+    let c = evaluate_pairs(&sp(&scored()), &l, 0.65).unwrap();
     assert_eq!(counts(c), (3, 1, 1));
     assert_eq!(c.precision(), 0.75);
     assert_eq!(c.recall(), 0.75);
     assert_eq!(c.f1(), 0.75);
     // >= 0: everything (7 distinct pairs): tp 4, fp 3, fn 0.
-    let c = evaluate_pairs(&scored(), &l, 0.0).unwrap();
+    let c = evaluate_pairs(&sp(&scored()), &l, 0.0).unwrap();
     assert_eq!(counts(c), (4, 3, 0));
     assert_eq!(c.precision(), 4.0 / 7.0);
     assert_eq!(c.recall(), 1.0);
     // The duplicate keeps its max: at 0.95 the pair 01 is in.
     assert_eq!(
-        counts(evaluate_pairs(&scored(), &l, 0.95).unwrap()),
+        counts(evaluate_pairs(&sp(&scored()), &l, 0.95).unwrap()),
         (1, 0, 3)
     );
     // The self-pair (2,2,1.0) is ignored: at 0.99 nothing is predicted.
-    let c = evaluate_pairs(&scored(), &l, 0.99).unwrap();
+    let c = evaluate_pairs(&sp(&scored()), &l, 0.99).unwrap();
     assert_eq!(counts(c), (0, 0, 4));
     assert_eq!(c.precision(), 1.0); // nothing predicted
     assert_eq!(c.recall(), 0.0);
@@ -91,12 +96,12 @@ fn hand_computed_max_f1() {
     // 0.30       4  2  0   .667  1     .8    <- best
     // 0.10       4  3  0   .571  1     .727
     let l = six();
-    let s = sweep(&scored(), &l).unwrap();
+    let s = sweep(&sp(&scored()), &l).unwrap();
     let th: Vec<f64> = s.points().iter().map(|p| p.threshold).collect();
     assert_eq!(th, vec![0.95, 0.9, 0.8, 0.7, 0.6, 0.3, 0.1]);
     let f1: Vec<f64> = s.points().iter().map(|p| (p.f1 * 1000.0).round()).collect();
     assert_eq!(f1, vec![400.0, 667.0, 571.0, 750.0, 667.0, 800.0, 727.0]);
-    let best = max_f1(&scored(), &l).unwrap();
+    let best = max_f1(&sp(&scored()), &l).unwrap();
     assert_eq!(best, s.best());
     assert_eq!(best.threshold, 0.3);
     assert_eq!(counts(best.confusion), (4, 2, 0));
@@ -109,32 +114,32 @@ fn hand_computed_max_f1() {
 fn ties_enter_together() {
     let l = Labels::new(&[0, 0, 1, 1]);
     // 01 and 23 true; 02 false; all three tied.
-    let s = sweep(&[(0, 1, 0.5), (0, 2, 0.5), (2, 3, 0.5)], &l).unwrap();
+    let s = sweep(&sp(&[(0, 1, 0.5), (0, 2, 0.5), (2, 3, 0.5)]), &l).unwrap();
     assert_eq!(s.points().len(), 1);
     assert_eq!(counts(s.points()[0].confusion), (2, 1, 0));
     // 0.0 and -0.0 are one threshold.
-    let s = sweep(&[(0, 1, 0.0), (2, 3, -0.0)], &l).unwrap();
+    let s = sweep(&sp(&[(0, 1, 0.0), (2, 3, -0.0)]), &l).unwrap();
     assert_eq!(s.points().len(), 1);
 }
 
 #[test]
 fn empty_and_degenerate_inputs() {
     let l = six();
-    let s = sweep(&[], &l).unwrap();
+    let s = sweep(&sp(&[]), &l).unwrap();
     assert!(s.points().is_empty());
     assert_eq!(s.best().threshold, f64::INFINITY);
     assert_eq!(counts(s.best().confusion), (0, 0, 4));
     assert_eq!(s.best().f1, 0.0);
     // No true pairs at all: predicting nothing is perfect, predicting anything is not.
     let singles = Labels::new(&[1, 2, 3]);
-    let best = max_f1(&[(0, 1, 0.3)], &singles).unwrap();
+    let best = max_f1(&sp(&[(0, 1, 0.3)]), &singles).unwrap();
     assert_eq!(best.threshold, f64::INFINITY);
     assert_eq!(best.f1, 1.0);
     // Zero documents.
     let none = Labels::new::<u8>(&[]);
-    assert_eq!(max_f1(&[], &none).unwrap().f1, 1.0);
+    assert_eq!(max_f1(&sp(&[]), &none).unwrap().f1, 1.0);
     // Infinite scores are fine.
-    let c = evaluate_pairs(&[(0, 1, f64::INFINITY)], &l, f64::INFINITY).unwrap();
+    let c = evaluate_pairs(&sp(&[(0, 1, f64::INFINITY)]), &l, f64::INFINITY).unwrap();
     assert_eq!(counts(c), (1, 0, 3));
 }
 
@@ -147,18 +152,18 @@ fn unscored_pairs() {
 #[test]
 fn errors() {
     let l = six();
-    let e = evaluate_pairs(&[(0, 6, 0.5)], &l, 0.1).unwrap_err();
+    let e = evaluate_pairs(&sp(&[(0, 6, 0.5)]), &l, 0.1).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    let e = sweep(&[(9, 1, 0.5)], &l).unwrap_err();
+    let e = sweep(&sp(&[(9, 1, 0.5)]), &l).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    let e = max_f1(&[(0, 1, f64::NAN)], &l).unwrap_err();
+    let e = max_f1(&sp(&[(0, 1, f64::NAN)]), &l).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
-    let e = evaluate_pairs(&[(0, 1, 0.5)], &l, f64::NAN).unwrap_err();
+    let e = evaluate_pairs(&sp(&[(0, 1, 0.5)]), &l, f64::NAN).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidParameter);
     let e = evaluate_predicted_pairs(&[(0, 7)], &l).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::InvalidInput);
     // Even a self-pair must name a real document.
-    assert!(evaluate_pairs(&[(6, 6, 0.5)], &l, 0.1).is_err());
+    assert!(evaluate_pairs(&sp(&[(6, 6, 0.5)]), &l, 0.1).is_err());
 }
 
 #[test]
@@ -182,7 +187,7 @@ fn large_sweep_is_fast_enough() {
         pairs.push((a, b, ((x >> 40) % 1000) as f64 / 1000.0));
     }
     let start = std::time::Instant::now();
-    let s = sweep(&pairs, &labels).unwrap();
+    let s = sweep(&sp(&pairs), &labels).unwrap();
     assert!(s.points().len() <= 1000);
     assert!(s.best().f1 > 0.0);
     assert!(start.elapsed().as_secs() < 20);
@@ -234,7 +239,7 @@ proptest! {
     #[test]
     fn sweep_matches_brute_force_at_every_threshold((labels, pairs) in case()) {
         let l = Labels::new(&labels);
-        let s = sweep(&pairs, &l).unwrap();
+        let s = sweep(&sp(&pairs), &l).unwrap();
         // Every distinct max score of a distinct non-self pair appears once, descending.
         let mut max_of = std::collections::BTreeMap::new();
         for &(a, b, s) in pairs.iter().filter(|p| p.0 != p.1) {
@@ -250,10 +255,10 @@ proptest! {
         for p in s.points() {
             let expected = oracle(&labels, &pairs, p.threshold);
             prop_assert_eq!(counts(p.confusion), expected);
-            prop_assert_eq!(counts(evaluate_pairs(&pairs, &l, p.threshold).unwrap()), expected);
+            prop_assert_eq!(counts(evaluate_pairs(&sp(&pairs), &l, p.threshold).unwrap()), expected);
             best_f1 = best_f1.max(oracle_f1(expected));
         }
-        let best = max_f1(&pairs, &l).unwrap();
+        let best = max_f1(&sp(&pairs), &l).unwrap();
         prop_assert_eq!(best, s.best());
         prop_assert!((best.f1 - best_f1).abs() < 1e-12);
         prop_assert_eq!(counts(best.confusion), oracle(&labels, &pairs, best.threshold));

@@ -29,7 +29,7 @@
 //!   document, skipping the top few (H. Yang and J. Callan, SIGIR 2006, §6.3).
 //! * **Index**: `ndd_lsh::ExactIndex` maps signature coordinates to documents, for
 //!   clustering a collection and for checking new documents against it (§1's spam
-//!   filter). [`IMatchSignature`] implements its `ExactSignature`.
+//!   filter). [`IMatchSignature`] implements `ndd_core::ExactSignature`, the trait it reads.
 //! * **Analysis** ([`analysis`]): equation 1's stability `1 − (1 − pⁿ)^K`, equations 6
 //!   and 7 (the number of extra lexicons for perfect recall; Table 4).
 //!

@@ -6,8 +6,7 @@ use std::fmt;
 
 use ahash::AHashMap;
 use ndd_core::codec::{ByteReader, ByteWriter};
-use ndd_core::{Error, Estimate, FeatureExtractor, SchemeId, Signature};
-use ndd_lsh::ExactSignature;
+use ndd_core::{Error, Estimate, ExactSignature, FeatureExtractor, SchemeId, Signature};
 use ndd_shingle::WordShingler;
 use sha1::{Digest as _, Sha1};
 

@@ -1,7 +1,7 @@
 //! [`candidate_pairs`]: the all-pairs candidate join of a whole collection, by sorting
 //! band keys (the same grouping a distributed shuffle does).
 
-use ndd_core::{Error, SlotSignature};
+use ndd_core::{Error, PairSink, ScoredPair, SlotSignature};
 
 use crate::LshParams;
 
@@ -38,8 +38,55 @@ pub fn candidate_pairs<S: SlotSignature>(
     signatures: &[S],
     params: LshParams,
 ) -> Result<Vec<(usize, usize)>, Error> {
+    let mut pairs = Vec::new();
+    for_each_candidate(signatures, params, |x, y| pairs.push((x, y)))?;
+    pairs.sort_unstable();
+    Ok(pairs)
+}
+
+/// Pushes every candidate pair of a collection into `sink` once, unscored
+/// ([`ScoredPair::candidate`]: a shared band only proposes the pair), as `(i, j)` with
+/// `i < j` indices into `signatures`, band by band in no particular order: the
+/// streaming form of [`candidate_pairs`], with no pair list unless the sink is one.
+///
+/// # Errors
+///
+/// As [`candidate_pairs`]; nothing is pushed on error.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{SchemeId, ScoredPair};
+/// use ndd_lsh::{candidate_pairs_into, LshParams, PlainSlots};
+/// let s = SchemeId::new("d").finish();
+/// let sigs = [[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 7, 8]]
+///     .map(|v| PlainSlots::new(s, v.to_vec()))
+///     .into_iter()
+///     .collect::<Result<Vec<_>, _>>()?;
+/// let mut pairs: Vec<ScoredPair> = Vec::new();
+/// candidate_pairs_into(&sigs, LshParams::new(2, 2)?, &mut pairs)?;
+/// assert_eq!((pairs.len(), pairs[0].a, pairs[0].b, pairs[0].is_scored()), (1, 0, 1, false));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn candidate_pairs_into<S: SlotSignature, P: PairSink + ?Sized>(
+    signatures: &[S],
+    params: LshParams,
+    sink: &mut P,
+) -> Result<(), Error> {
+    for_each_candidate(signatures, params, |x, y| {
+        sink.push_pair(ScoredPair::candidate(x, y));
+    })
+}
+
+/// Calls `f(i, j)`, `i < j`, on every candidate pair once, after checking every
+/// signature.
+fn for_each_candidate<S: SlotSignature>(
+    signatures: &[S],
+    params: LshParams,
+    mut f: impl FnMut(usize, usize),
+) -> Result<(), Error> {
     let Some(first) = signatures.first() else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     let scheme = first.scheme();
     for s in signatures {
@@ -53,7 +100,6 @@ pub fn candidate_pairs<S: SlotSignature>(
         params.write_band_keys(s.slots(), out);
     }
 
-    let mut pairs = Vec::new();
     let mut column: Vec<(u64, usize)> = Vec::with_capacity(n);
     for i in 0..b {
         column.clear();
@@ -64,12 +110,11 @@ pub fn candidate_pairs<S: SlotSignature>(
                 for &(_, y) in &group[m + 1..] {
                     let earlier = (0..i).any(|j| keys[x * b + j] == keys[y * b + j]);
                     if !earlier {
-                        pairs.push((x, y));
+                        f(x, y);
                     }
                 }
             }
         }
     }
-    pairs.sort_unstable();
-    Ok(pairs)
+    Ok(())
 }

@@ -1,5 +1,5 @@
 //! [`ExactIndex`]: documents by exact signature coordinates (I-Match and its
-//! extended, randomized-lexicon signatures), and the [`ExactSignature`] trait it reads.
+//! extended, randomized-lexicon signatures), over `ndd-core`'s [`ExactSignature`].
 //!
 //! An I-Match signature (A. Chowdhury, O. Frieder, D. Grossman, M. C. McCabe,
 //! "Collection statistics for fast duplicate document detection", ACM TOIS 20(2), 2002)
@@ -15,60 +15,16 @@ use std::fmt;
 use std::hash::Hash;
 
 use ahash::AHashMap;
-use ndd_core::{CandidateIndex, Error, SchemeId, Signature, SlotSignature as _, UnionFind};
+use ndd_core::{
+    CandidateIndex, Error, ExactSignature, PairSink, SchemeId, ScoredPair, SlotSignature as _,
+    UnionFind,
+};
 
 use crate::PlainSlots;
 
 const NIL: u32 = u32::MAX;
 
 mod bytes;
-
-/// A signature made of a fixed number of coordinates, each an exact fingerprint or
-/// absent; two signatures match when some coordinate `i` holds equal values in both.
-///
-/// Implemented by `ndd-imatch`'s `IMatchSignature` (one SHA-1 digest per lexicon, a
-/// coordinate absent when that lexicon rejected the document) and here by
-/// [`PlainSlots`] (every slot a `u64` coordinate).
-///
-/// # Example
-///
-/// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{ExactSignature, PlainSlots};
-/// let sig = PlainSlots::new(SchemeId::new("demo").finish(), vec![7, 8])?;
-/// assert_eq!(sig.num_coordinates(), 2);
-/// assert_eq!(sig.coordinate(1), Some(&8));
-/// assert_eq!(sig.coordinate(2), None);
-/// # Ok::<(), ndd_core::Error>(())
-/// ```
-pub trait ExactSignature: Signature {
-    /// The value of one coordinate (a digest, a 64-bit hash).
-    type Coordinate: Clone + Eq + Hash;
-
-    /// The number of coordinates, the same for every signature of a scheme.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_lsh::{ExactSignature, PlainSlots};
-    /// let sig = PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![1, 2, 3])?;
-    /// assert_eq!(sig.num_coordinates(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    fn num_coordinates(&self) -> usize;
-
-    /// Coordinate `i`, or `None` when it is absent (rejected) or `i` is out of range.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_lsh::{ExactSignature, PlainSlots};
-    /// let sig = PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![5])?;
-    /// assert_eq!((sig.coordinate(0), sig.coordinate(1)), (Some(&5), None));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    fn coordinate(&self, i: usize) -> Option<&Self::Coordinate>;
-}
 
 impl ExactSignature for PlainSlots {
     type Coordinate = u64;
@@ -475,11 +431,12 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
 
     /// Appends the documents matching `signature` to `out`, then inserts it under
     /// `key`: one pass for streaming deduplication (each document meets only the ones
-    /// before it).
+    /// before it). A `key` already indexed has its previous entry removed first, so it
+    /// is never its own match.
     ///
     /// # Errors
     ///
-    /// As [`insert`](Self::insert); on error nothing is inserted.
+    /// As [`insert`](Self::insert); on error nothing is appended or inserted.
     ///
     /// # Example
     ///
@@ -503,6 +460,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         out: &mut Vec<K>,
     ) -> Result<(), Error> {
         self.check(signature, true)?;
+        self.remove(&key);
         self.query_into(signature, out)?;
         self.insert(key, signature)
     }
@@ -527,6 +485,15 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
+        self.for_each_slot_pair(|x, y| {
+            if let (Some(a), Some(b)) = (&self.slot_keys[x as usize], &self.slot_keys[y as usize]) {
+                f(a, b);
+            }
+        });
+    }
+
+    /// Calls `f(x, y)` on the slots of every matching pair once, `x` inserted first.
+    fn for_each_slot_pair(&self, mut f: impl FnMut(u32, u32)) {
         let w = self.width;
         let mut chain = Vec::new();
         for (i, table) in self.tables.iter().enumerate() {
@@ -544,18 +511,56 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
                 for (n, &x) in chain.iter().enumerate() {
                     let xb = x as usize * w;
                     for &y in &chain[n + 1..] {
-                        if self.shares_earlier(y, i, |j| self.coords[xb + j].as_ref()) {
-                            continue;
-                        }
-                        if let (Some(a), Some(b)) =
-                            (&self.slot_keys[x as usize], &self.slot_keys[y as usize])
-                        {
-                            f(a, b);
+                        if !self.shares_earlier(y, i, |j| self.coords[xb + j].as_ref()) {
+                            f(x, y);
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The fraction of the `num_coordinates` coordinates on which the documents in
+    /// two slots hold equal values.
+    fn shared_fraction(&self, x: u32, y: u32) -> f64 {
+        let w = self.width;
+        let (xb, yb) = (x as usize * w, y as usize * w);
+        let shared = (0..w)
+            .filter(|&j| matches!((&self.coords[xb + j], &self.coords[yb + j]), (Some(a), Some(b)) if a == b))
+            .count();
+        shared as f64 / w.max(1) as f64
+    }
+
+    /// Pushes every pair of indexed documents that agree on at least one coordinate
+    /// into `sink` once, as `(earlier, later)` keys scored by the fraction of
+    /// coordinates they share (what `IMatchSignature::similarity` reports), straight
+    /// from the buckets.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, ScoredPair};
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = SchemeId::new("x").finish();
+    /// let mut index = ExactIndex::new();
+    /// for (k, v) in [(1u8, [1, 2, 3, 4]), (2, [1, 2, 0, 4]), (3, [7, 7, 7, 7])] {
+    ///     index.insert(k, &PlainSlots::new(s, v.to_vec())?)?;
+    /// }
+    /// let mut pairs: Vec<ScoredPair<u8>> = Vec::new();
+    /// index.all_pairs_into(&mut pairs);
+    /// assert_eq!(pairs, vec![ScoredPair::new(1, 2, 0.75)]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
+        self.for_each_slot_pair(|x, y| {
+            if let (Some(a), Some(b)) = (&self.slot_keys[x as usize], &self.slot_keys[y as usize]) {
+                sink.push_pair(ScoredPair::new(
+                    a.clone(),
+                    b.clone(),
+                    self.shared_fraction(x, y),
+                ));
+            }
+        });
     }
 
     /// Every matching pair once, as `(earlier, later)` keys (see
@@ -686,6 +691,15 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> CandidateIndex for ExactIndex<K, S
 
     fn len(&self) -> usize {
         ExactIndex::len(self)
+    }
+
+    fn query_then_insert(&mut self, key: K, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        ExactIndex::query_then_insert(self, key, signature, out)
+    }
+
+    /// Scored by the fraction of coordinates shared ([`ExactIndex::all_pairs_into`]).
+    fn all_pairs_into(&self, sink: &mut dyn PairSink<K>) {
+        ExactIndex::all_pairs_into(self, sink);
     }
 }
 

@@ -6,7 +6,7 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 
 use ahash::AHashMap;
-use ndd_core::{CandidateIndex, Error, Estimate, SchemeId, SlotSignature};
+use ndd_core::{CandidateIndex, Error, Estimate, PairSink, SchemeId, ScoredPair, SlotSignature};
 
 use crate::LshParams;
 use crate::table::{BandTable, MAX_DOCS, NIL, Probe};
@@ -977,6 +977,32 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         });
     }
 
+    /// Pushes every candidate pair once into `sink`, unscored
+    /// ([`ScoredPair::candidate`]: the bands only propose; verify with the signatures
+    /// or [`all_pairs_verified_into`](Self::all_pairs_verified_into)), as
+    /// `(earlier, later)` keys (see
+    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, ScoredPair};
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// index.insert("a", &PlainSlots::new(s, vec![1, 2])?)?;
+    /// index.insert("b", &PlainSlots::new(s, vec![1, 2])?)?;
+    /// let mut pairs: Vec<ScoredPair<&str>> = Vec::new();
+    /// index.all_pairs_into(&mut pairs);
+    /// assert_eq!((pairs[0].a, pairs[0].b, pairs[0].is_scored()), ("a", "b", false));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
+        self.for_each_candidate_pair(|a, b| {
+            sink.push_pair(ScoredPair::candidate(a.clone(), b.clone()));
+        });
+    }
+
     /// Every candidate pair once, as `(earlier, later)` keys (see
     /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
     ///
@@ -1031,8 +1057,9 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     }
 
     /// The candidate pairs whose estimated similarity (the stored signatures'
-    /// [`Signature::similarity`](ndd_core::Signature::similarity)) is at least `threshold`, with the estimate, most
-    /// similar first.
+    /// [`Signature::similarity`](ndd_core::Signature::similarity)) is at least
+    /// `threshold`, as [`ScoredPair`]s `(earlier, later, estimate)`, most similar first
+    /// (collects [`all_pairs_verified_into`](Self::all_pairs_verified_into) and sorts).
     ///
     /// # Errors
     ///
@@ -1051,15 +1078,50 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// index.insert(2u8, &PlainSlots::new(s, vec![1, 2, 3, 5])?)?;
     /// index.insert(3u8, &PlainSlots::new(s, vec![1, 2, 6, 7])?)?;
     /// let pairs = index.all_pairs_verified(0.7)?;
-    /// assert_eq!(pairs.len(), 1);
-    /// assert_eq!((pairs[0].0, pairs[0].1, pairs[0].2.value()), (1, 2, 0.75));
+    /// assert_eq!(pairs, vec![ndd_core::ScoredPair::new(1, 2, 0.75)]);
     /// assert!(LshIndex::<u8, PlainSlots>::new(LshParams::new(1, 1)?).all_pairs_verified(0.5).is_err());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn all_pairs_verified(&self, threshold: f64) -> Result<Vec<(K, K, Estimate)>, Error> {
+    pub fn all_pairs_verified(&self, threshold: f64) -> Result<Vec<ScoredPair<K>>, Error> {
+        let mut out = Vec::new();
+        self.all_pairs_verified_into(threshold, &mut out)?;
+        out.sort_by(|a, b| b.score.total_cmp(&a.score));
+        Ok(out)
+    }
+
+    /// Pushes every candidate pair whose estimated similarity is at least `threshold`
+    /// into `sink`, as [`ScoredPair`]s `(earlier, later, estimate)`, in no particular
+    /// order: the streaming form of [`all_pairs_verified`](Self::all_pairs_verified)
+    /// (one chain buffer allocated per call; nothing per pair but the sink's own work).
+    ///
+    /// # Errors
+    ///
+    /// As [`all_pairs_verified`](Self::all_pairs_verified); the parameter errors come
+    /// before any pair is pushed, and on an error of `similarity` the walk stops (the
+    /// pairs pushed until then stay in the sink).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{PairCounter, SchemeId};
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
+    /// for (k, v) in [(1u8, [1, 2, 3, 4]), (2, [1, 2, 3, 5]), (3, [1, 2, 6, 7])] {
+    ///     index.insert(k, &PlainSlots::new(s, v.to_vec())?)?;
+    /// }
+    /// let mut count = PairCounter::default();
+    /// index.all_pairs_verified_into(0.5, &mut count)?; // 1–2 at 0.75, 1–3 and 2–3 at 0.5
+    /// assert_eq!(count.count, 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn all_pairs_verified_into<P: PairSink<K> + ?Sized>(
+        &self,
+        threshold: f64,
+        sink: &mut P,
+    ) -> Result<(), Error> {
         check_verify_threshold(threshold)?;
         let sigs = self.stored_signatures()?;
-        let mut out = Vec::new();
         let mut failure = None;
         self.for_each_slot_pair(|x, y| {
             if failure.is_some() {
@@ -1073,17 +1135,18 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 sigs.get(y),
             ) {
                 match sa.similarity(sb) {
-                    Ok(e) if e.value() >= threshold => out.push((a.clone(), b.clone(), e)),
+                    Ok(e) if e.value() >= threshold => {
+                        sink.push_pair(ScoredPair::new(a.clone(), b.clone(), e.value()));
+                    }
                     Ok(_) => {}
                     Err(e) => failure = Some(e),
                 }
             }
         });
-        if let Some(e) = failure {
-            return Err(e);
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(()),
         }
-        out.sort_by(|a, b| b.2.value().total_cmp(&a.2.value()));
-        Ok(out)
     }
 
     /// Bytes used, by part (see [`MemoryReport`] for what is counted and how).
@@ -1158,6 +1221,15 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> CandidateIndex for LshIndex<K, S> {
 
     fn len(&self) -> usize {
         LshIndex::len(self)
+    }
+
+    fn query_then_insert(&mut self, key: K, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
+        LshIndex::query_then_insert(self, key, signature, out)
+    }
+
+    /// Unscored candidates ([`LshIndex::all_pairs_into`]).
+    fn all_pairs_into(&self, sink: &mut dyn PairSink<K>) {
+        LshIndex::all_pairs_into(self, sink);
     }
 }
 

@@ -73,8 +73,8 @@
 //!     }
 //! }
 //! let verified = index.all_pairs_verified(0.8)?;
-//! assert_eq!((verified[0].0, verified[0].1), (0, 2));
-//! assert_eq!(verified[0].2.value(), 120.0 / 128.0);
+//! assert_eq!((verified[0].a, verified[0].b), (0, 2));
+//! assert_eq!(verified[0].score, 120.0 / 128.0);
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
 
@@ -89,16 +89,18 @@ mod serde_impl;
 mod slots;
 mod table;
 
-pub use batch::candidate_pairs;
+pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
-pub use exact::{ExactIndex, ExactSignature};
+pub use exact::ExactIndex;
 pub use hamming::{
-    HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, for_each_hamming_pair,
-    hamming_pairs,
+    HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, PlainFingerprint,
+    for_each_hamming_pair, hamming_from_similarity, hamming_pairs, hamming_pairs_into,
+    similarity_from_hamming,
 };
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
 pub use ndd_core::{
-    self, BitSignature, CandidateIndex, Error, Estimate, SchemeId, Signature, SlotSignature,
+    self, BitSignature, CandidateIndex, Error, Estimate, ExactSignature, SchemeId, Signature,
+    SlotSignature,
 };
 pub use params::{LshParams, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;

@@ -41,6 +41,11 @@ enum Op {
     QueryThenInsert(u16, Vec<Option<u64>>),
 }
 
+/// The distance behind a Hamming score (every score the index gives is one).
+fn dist(score: f64) -> u32 {
+    ndd_lsh::hamming_from_similarity(score).unwrap()
+}
+
 fn exact_ops(w: usize, max: usize) -> impl Strategy<Value = Vec<Op>> {
     let coords = prop::collection::vec(prop::option::weighted(0.8, 0u64..3), w);
     let op = prop_oneof![
@@ -178,7 +183,7 @@ fn same_hamming(
     let pairs = |i: &HammingIndex<u16>| {
         i.all_pairs()
             .into_iter()
-            .map(|(x, y, d)| (x.min(y), x.max(y), d))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
             .collect::<BTreeSet<_>>()
     };
     prop_assert_eq!(pairs(a), pairs(b));
@@ -341,7 +346,10 @@ fn inconsistent_hamming_forms_are_refused() {
     };
     let load = |b: Vec<u8>| HammingIndex::<u16>::from_bytes(&b);
     let ok = load(form(1, 3, 1, 5, 2, &[(1, 0), (2, 1)])).unwrap();
-    assert_eq!(ok.all_pairs(), vec![(1, 2, 1)]);
+    assert_eq!(
+        ok.all_pairs(),
+        vec![ndd_core::ScoredPair::new(1, 2, 1.0 - 1.0 / 64.0)]
+    );
     for (what, bytes) in [
         ("k ≥ blocks", form(3, 3, 0, 0, 0, &[])),
         ("zero blocks", form(0, 0, 0, 0, 0, &[])),
@@ -361,7 +369,8 @@ fn inconsistent_hamming_forms_are_refused() {
     }
 }
 
-/// The layouts of format version 1, spelled out byte by byte.
+/// The layouts of format version 1 (Hamming: 2, and 1 still read), spelled out byte
+/// by byte.
 #[test]
 fn format_version_1_is_pinned() {
     fn finish(mut body: Vec<u8>) -> Vec<u8> {
@@ -386,13 +395,23 @@ fn format_version_1_is_pinned() {
     let mut hamming =
         HammingIndex::new(HammingParams::new(1, 3).unwrap()).with_delta_limit(Some(5));
     hamming.insert(4u16, 0xABCD).unwrap();
-    let mut want = b"HMIX\x01\x00".to_vec();
-    want.extend_from_slice(&1u32.to_le_bytes()); // max distance
-    want.extend_from_slice(&3u32.to_le_bytes()); // blocks
-    want.push(1); // a delta limit is set
-    want.extend_from_slice(&5u64.to_le_bytes());
-    want.extend_from_slice(&1u64.to_le_bytes()); // documents
-    want.extend_from_slice(&4u16.to_le_bytes());
-    want.extend_from_slice(&0xABCDu64.to_le_bytes());
-    assert_eq!(hamming.to_bytes(), finish(want));
+    let layout = |version: u8| {
+        let mut want = vec![b'H', b'M', b'I', b'X', version, 0];
+        want.extend_from_slice(&1u32.to_le_bytes()); // max distance
+        want.extend_from_slice(&3u32.to_le_bytes()); // blocks
+        want.push(1); // a delta limit is set
+        want.extend_from_slice(&5u64.to_le_bytes());
+        if version >= 2 {
+            want.push(0); // no scheme (bare u64 inserts)
+            want.extend_from_slice(&0u64.to_le_bytes());
+        }
+        want.extend_from_slice(&1u64.to_le_bytes()); // documents
+        want.extend_from_slice(&4u16.to_le_bytes());
+        want.extend_from_slice(&0xABCDu64.to_le_bytes());
+        finish(want)
+    };
+    assert_eq!(hamming.to_bytes(), layout(2));
+    let v1 = HammingIndex::<u16>::from_bytes(&layout(1)).unwrap();
+    assert_eq!(v1.to_bytes(), layout(2));
+    assert_eq!(v1.scheme(), None);
 }

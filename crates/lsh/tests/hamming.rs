@@ -13,6 +13,11 @@ use ndd_lsh::{HammingIndex, HammingParams, hamming_pairs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+/// The distance behind a Hamming score (every score the index gives is one).
+fn dist(score: f64) -> u32 {
+    ndd_lsh::hamming_from_similarity(score).unwrap()
+}
+
 fn brute_query(fps: &[u64], q: u64, k: u32) -> BTreeSet<(usize, u32)> {
     fps.iter()
         .enumerate()
@@ -124,7 +129,11 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
         let ctx = format!("{what}: k={k} blocks={}", params.blocks());
         // Batch join.
         assert_eq!(
-            hamming_pairs(fps, params).unwrap(),
+            hamming_pairs(fps, params)
+                .unwrap()
+                .into_iter()
+                .map(|p| (p.a, p.b, dist(p.score)))
+                .collect::<Vec<_>>(),
             expected_pairs,
             "{ctx} batch"
         );
@@ -135,7 +144,7 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
         let mut pairs: Vec<(usize, usize, u32)> = index
             .all_pairs()
             .into_iter()
-            .map(|(a, b, d)| (a.min(b), a.max(b), d))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
             .collect();
         pairs.sort_unstable();
         assert_eq!(pairs, expected_pairs, "{ctx} index all_pairs");
@@ -155,7 +164,7 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
             let mut pairs: Vec<(usize, usize, u32)> = inc
                 .all_pairs()
                 .into_iter()
-                .map(|(a, b, d)| (a.min(b), a.max(b), d))
+                .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
                 .collect();
             pairs.sort_unstable();
             assert_eq!(pairs, expected_pairs, "{ctx} incremental {limit:?}");
@@ -175,7 +184,7 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
         let mut pairs: Vec<(usize, usize, u32)> = mixed
             .all_pairs()
             .into_iter()
-            .map(|(a, b, d)| (a.min(b), a.max(b), d))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
             .collect();
         pairs.sort_unstable();
         assert_eq!(pairs, expected_pairs, "{ctx} main + delta");
@@ -262,7 +271,7 @@ fn remove_and_reinsert() {
             let mut got: Vec<_> = index
                 .all_pairs()
                 .into_iter()
-                .map(|(a, b, d)| (a.min(b), a.max(b), d))
+                .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
                 .collect();
             got.sort_unstable();
             assert_eq!(got, want, "limit {limit:?} round {round}");

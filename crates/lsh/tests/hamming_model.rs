@@ -21,6 +21,11 @@ enum Op {
 }
 
 /// A fingerprint near one of four bases (a few flipped bits).
+/// The distance behind a Hamming score (every score the index gives is one).
+fn dist(score: f64) -> u32 {
+    ndd_lsh::hamming_from_similarity(score).unwrap()
+}
+
 fn fingerprint() -> impl Strategy<Value = u64> {
     let bases = [0u64, u64::MAX, 0x0123_4567_89AB_CDEF, 0xFFFF_0000_FFFF_0000];
     (0..4usize, proptest::collection::vec(0..64u32, 0..6))
@@ -89,7 +94,7 @@ proptest! {
                 Op::AllPairs => {
                     let got = index.all_pairs();
                     let set: BTreeSet<(u8, u8, u32)> =
-                        got.iter().map(|&(a, b, d)| (a.min(b), a.max(b), d)).collect();
+                        got.iter().map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score))).collect();
                     prop_assert_eq!(set.len(), got.len(), "a pair reported twice");
                     prop_assert_eq!(set, model_pairs(&model, k));
                 }
@@ -105,7 +110,7 @@ proptest! {
         let batch: BTreeSet<(u8, u8, u32)> = hamming_pairs(&fps, params)
             .unwrap()
             .into_iter()
-            .map(|(i, j, d)| (keys[i], keys[j], d))
+            .map(|p| (keys[p.a], keys[p.b], dist(p.score)))
             .collect();
         prop_assert_eq!(batch, model_pairs(&model, k));
     }

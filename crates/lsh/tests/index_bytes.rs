@@ -80,10 +80,10 @@ fn assert_same(
     }
     prop_assert_eq!(sorted_pairs(a), sorted_pairs(b));
     if a.keeps_signatures() {
-        let key = |v: Vec<(u16, u16, ndd_core::Estimate)>| {
+        let key = |v: Vec<ndd_core::ScoredPair<u16>>| {
             let mut v: Vec<_> = v
                 .into_iter()
-                .map(|(x, y, e)| (x, y, e.value().to_bits()))
+                .map(|p| (p.a, p.b, p.score.to_bits()))
                 .collect();
             v.sort_unstable();
             v

@@ -159,7 +159,7 @@ proptest! {
             .all_pairs_verified(0.5)
             .unwrap()
             .into_iter()
-            .map(|(x, y, _)| (x.min(y), x.max(y)))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b)))
             .collect();
         let agree = |x: &[u64], y: &[u64]| {
             x.iter().zip(y).filter(|(a, c)| a == c).count() as f64 / x.len() as f64

@@ -16,7 +16,7 @@
 //!   inexact `checked` shortcut is a named option.
 //!
 //! NCD is a distance: 0 for identical inputs, about 1 for unrelated ones. Users who
-//! think in similarities use `1 − NCD` ([`Pair::similarity`]).
+//! think in similarities use `1 − NCD` (the score of the search's [`ndd_core::ScoredPair`]s).
 //!
 //! # Example
 //!
@@ -48,6 +48,6 @@ pub mod search;
 pub use compress::{Compressor, CompressorKind, Deflate, DeflateFormat, Lz4, Snappy};
 pub use ncd::{Corpus, Ncd, SigNcd, SigNcdBuilder, monotone_ncd_from_lengths, ncd_from_lengths};
 pub use search::{
-    DEFAULT_P2_SLACK, DEFAULT_PIVOTS, Pair, Pruning, SearchBuilder, SearchConfig, SearchOutput,
+    DEFAULT_P2_SLACK, DEFAULT_PIVOTS, Pruning, SearchBuilder, SearchConfig, SearchOutput,
     SearchReport,
 };

@@ -54,7 +54,7 @@
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
 
-use ndd_core::Error;
+use ndd_core::{Error, ScoredPair};
 
 use crate::compress::Compressor;
 use crate::ncd::{Corpus, Ncd};
@@ -97,38 +97,6 @@ pub enum Pruning {
     P1,
     /// P1 and the triangle inequality through pivots (Lemma 5).
     P1P2,
-}
-
-/// One pair found: item indices `a < b` and `NCD(item a, item b)`.
-///
-/// # Example
-///
-/// ```
-/// let p = ndd_ncd::Pair { a: 0, b: 3, distance: 0.25 };
-/// assert_eq!(p.similarity(), 0.75);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pair {
-    /// The lower item index.
-    pub a: usize,
-    /// The higher item index.
-    pub b: usize,
-    /// NCD of the two items (lower index first in the concatenation).
-    pub distance: f64,
-}
-
-impl Pair {
-    /// `1 − distance`: higher means more similar.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert_eq!(ndd_ncd::Pair { a: 0, b: 1, distance: 0.0 }.similarity(), 1.0);
-    /// ```
-    #[must_use]
-    pub fn similarity(&self) -> f64 {
-        1.0 - self.distance
-    }
 }
 
 /// What the search did with the `n(n−1)/2` pairs: `compared + pruned_p1 + pruned_p2
@@ -187,7 +155,9 @@ impl SearchReport {
     }
 }
 
-/// The result of a search: the pairs (sorted by `(a, b)`) and the report.
+/// The result of a search: the pairs as [`ScoredPair`]s (items `a < b`, score
+/// `1 − NCD`, so higher is more similar and `NCD = 1 − score`), sorted by `(a, b)`,
+/// and the report.
 ///
 /// # Example
 ///
@@ -204,8 +174,8 @@ impl SearchReport {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct SearchOutput {
-    /// Pairs with NCD ≤ τ, sorted by `(a, b)`.
-    pub pairs: Vec<Pair>,
+    /// Pairs with NCD ≤ τ, scored `1 − NCD`, sorted by `(a, b)`.
+    pub pairs: Vec<ScoredPair>,
     /// Counts of compared and pruned pairs.
     pub report: SearchReport,
 }
@@ -565,7 +535,7 @@ struct Plan<'a> {
     is_pivot: Vec<bool>,
 }
 
-type RowResult = Result<(Vec<Pair>, SearchReport), Error>;
+type RowResult = Result<(Vec<ScoredPair>, SearchReport), Error>;
 
 impl<'a> Plan<'a> {
     fn new(config: &'a SearchConfig, corpus: &'a Corpus) -> Self {
@@ -613,13 +583,10 @@ impl<'a> Plan<'a> {
             .distance_using(ncd, self.order[r], self.order[j])
     }
 
-    fn pair(&self, r: usize, j: usize, distance: f64) -> Pair {
+    /// The pair of ranks `r` and `j` in the one currency: score `1 − NCD`.
+    fn pair(&self, r: usize, j: usize, distance: f64) -> ScoredPair {
         let (x, y) = (self.order[r], self.order[j]);
-        Pair {
-            a: x.min(y),
-            b: x.max(y),
-            distance,
-        }
+        ScoredPair::new(x.min(y), x.max(y), 1.0 - distance)
     }
 
     /// A pivot row: every pair of its partition, distances kept.
@@ -627,7 +594,7 @@ impl<'a> Plan<'a> {
         &self,
         ncd: &mut Ncd<C>,
         k: usize,
-    ) -> Result<(PivotRow, Vec<Pair>, SearchReport), Error> {
+    ) -> Result<(PivotRow, Vec<ScoredPair>, SearchReport), Error> {
         let end = self.end[k];
         let mut dist = Vec::with_capacity(end - k - 1);
         let mut pairs = Vec::new();
@@ -673,8 +640,8 @@ impl<'a> Plan<'a> {
         rows: &[usize],
     ) -> Result<
         (
-            Vec<(PivotRow, Vec<Pair>, SearchReport)>,
-            Vec<(Vec<Pair>, SearchReport)>,
+            Vec<(PivotRow, Vec<ScoredPair>, SearchReport)>,
+            Vec<(Vec<ScoredPair>, SearchReport)>,
         ),
         Error,
     > {

@@ -253,8 +253,11 @@ fn check_exact(corpus: &Corpus, label: &str) {
         }
         for c in configs {
             let out = c.search(corpus).unwrap();
+            // The search scores 1 − NCD; the same subtraction on the oracle's NCD.
             let got: Vec<(usize, usize, f64)> =
-                out.pairs.iter().map(|p| (p.a, p.b, p.distance)).collect();
+                out.pairs.iter().map(|p| (p.a, p.b, p.score)).collect();
+            let want: Vec<(usize, usize, f64)> =
+                want.iter().map(|&(a, b, d)| (a, b, 1.0 - d)).collect();
             let missing: Vec<_> = want.iter().filter(|p| !got.contains(p)).collect();
             let extra: Vec<_> = got.iter().filter(|p| !want.contains(p)).collect();
             assert!(
@@ -423,7 +426,7 @@ fn edge_cases_do_not_panic() {
                 .unwrap()
                 .search(&c)
                 .unwrap();
-            assert!(out.pairs.iter().all(|p| p.distance.is_finite()));
+            assert!(out.pairs.iter().all(|p| p.score.is_finite()));
         }
     }
     assert_eq!(ndd_ncd::ncd_from_lengths(0, 0, 0), 0.0);
@@ -519,11 +522,7 @@ fn p1_keeps_a_pair_whose_distance_equals_tau_exactly() {
     }
     let at = SearchConfig::new(0.7).unwrap().search(&c).unwrap();
     assert!(at.pairs.iter().any(|p| (p.a, p.b) == (0, 1)));
-    assert!(
-        at.pairs
-            .iter()
-            .any(|p| (p.a, p.b, p.distance) == (2, 3, 0.0))
-    );
+    assert!(at.pairs.iter().any(|p| (p.a, p.b, p.score) == (2, 3, 1.0)));
 }
 
 /// The public per-pair `SigNcd::distance`, computed from the raw texts (signatures and

@@ -2,19 +2,21 @@
 
 use std::hash::Hash;
 
-use ndd_core::Error;
 use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
+use ndd_core::{Error, SchemeId};
 
 use super::{HammingIndex, HammingParams, MAX_DOCS};
 
 const MAGIC: [u8; 4] = *b"HMIX";
-const VERSION: u16 = 1;
+/// 1: parameters, delta limit, documents. 2 adds the scheme (flag byte + `u64`)
+/// after the delta limit.
+const VERSION: u16 = 2;
 
 fn corrupt(what: impl std::fmt::Display) -> Error {
     Error::corrupt_data(format!("Hamming index: {what}"))
 }
 
-impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
+impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// The versioned byte form of the index (see [`ndd_core::codec`]: magic, version,
     /// body, XXH3 checksum), read back by [`from_bytes`](Self::from_bytes).
     ///
@@ -22,7 +24,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
     /// document its key and 64-bit fingerprint; the permuted tables are rebuilt on
     /// load by one bulk sort, as [`from_fingerprints`](Self::from_fingerprints) does.
     ///
-    /// Size: 39 bytes plus, per document, the key and 8 bytes (16 bytes per document
+    /// Size: 48 bytes (9 of them the scheme) plus, per document, the key and 8 bytes (16 bytes per document
     /// with `u64` keys, against `8 + 12·tables` bytes per document in memory).
     ///
     /// # Example
@@ -33,9 +35,9 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
     /// index.insert(1u64, 0b1011)?;
     /// index.insert(2u64, 0b1000)?;
     /// let bytes = index.to_bytes();
-    /// assert_eq!(bytes.len(), 39 + 2 * 16);
+    /// assert_eq!(bytes.len(), 48 + 2 * 16);
     /// let loaded: HammingIndex<u64> = HammingIndex::from_bytes(&bytes)?;
-    /// assert_eq!(loaded.all_pairs(), vec![(1, 2, 2)]);
+    /// assert_eq!(loaded.all_pairs(), vec![ndd_core::ScoredPair::new(1, 2, 1.0 - 2.0 / 64.0)]);
     /// assert_eq!(loaded.params(), index.params());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -43,8 +45,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
     pub fn to_bytes(&self) -> Vec<u8> {
         let n = self.by_key.len();
         let mut w = ByteWriter::with_capacity(MAGIC, VERSION, 32 + n * 16);
-        w.u32(self.params.max_distance);
-        w.u32(self.params.blocks);
+        w.u32(self.params.max_distance());
+        w.u32(self.params.blocks());
         match self.delta_limit {
             Some(limit) => {
                 w.u8(1);
@@ -55,6 +57,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
                 w.u64(0);
             }
         }
+        w.u8(u8::from(self.scheme.is_some()));
+        w.u64(self.scheme.map_or(0, SchemeId::as_u64));
         w.u64(n as u64);
         for (key, &fp) in self.slot_keys.iter().zip(&self.fps) {
             if let Some(key) = key {
@@ -92,7 +96,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
         let max_distance = r.u32()?;
         let blocks = r.u32()?;
         let params = HammingParams::new(max_distance, blocks).map_err(corrupt)?;
@@ -107,6 +111,17 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
             })?),
             f => return Err(corrupt(format_args!("delta limit flag {f}"))),
         };
+        let scheme = if version >= 2 {
+            let flag = r.u8()?;
+            let bits = r.u64()?;
+            match flag {
+                0 => None,
+                1 => Some(SchemeId::from_u64(bits)),
+                f => return Err(corrupt(format_args!("scheme flag {f}"))),
+            }
+        } else {
+            None
+        };
         let n = r.u64()?;
         let left = r.remaining();
         let n = usize::try_from(n)
@@ -117,7 +132,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> HammingIndex<K> {
                     "{n} documents cannot fit in the {left} bytes that remain"
                 ))
             })?;
-        let mut index = HammingIndex::new(params).with_delta_limit(limit);
+        let mut index = HammingIndex::for_signatures(params).with_delta_limit(limit);
+        index.scheme = scheme;
         let hint = n.min(left / 8);
         let _ = index.by_key.try_reserve(hint);
         let _ = index.fps.try_reserve_exact(hint);

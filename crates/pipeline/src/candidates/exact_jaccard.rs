@@ -1,7 +1,7 @@
 //! Exact Jaccard of the shingle sets: every pair at or above the threshold, found by
 //! the prefix-filtered all-pairs join of `ndd_core::exact_similar_pairs`.
 
-use ndd_core::{Error, PairSink, ScoredPair, exact_similar_pairs};
+use ndd_core::{Error, PairSink, exact_similar_pairs};
 
 use super::{CandidateReport, Ctx};
 use crate::progress::Stage;
@@ -19,8 +19,8 @@ pub(crate) fn run(
         exact_similar_pairs(&sets, ctx.threshold)
     })?;
     let count = pairs.len() as u64;
-    for (a, b, s) in pairs {
-        sink.push_pair(ScoredPair::new(a, b, s));
+    for p in pairs {
+        sink.push_pair(p);
     }
     Ok(CandidateReport {
         description: format!("exact Jaccard of {} (prefix-filtered join)", ctx.shingles),

@@ -2,7 +2,7 @@
 //! exact P1-pruned all-pairs search; a pair is kept when SigNCD ≤ 1 − T, scored
 //! 1 − SigNCD.
 
-use ndd_core::{Error, PairSink, ScoredPair};
+use ndd_core::{Error, PairSink};
 use ndd_ncd::{Pruning, SearchConfig, SigNcd};
 
 use super::{CandidateReport, Ctx};
@@ -37,8 +37,8 @@ pub(crate) fn run(
         .build()?;
     let (out, search_time) = ctx.stage(Stage::Candidates, None, || search.search(&corpus))?;
     let r = out.report;
-    for p in &out.pairs {
-        sink.push_pair(ScoredPair::new(p.a.min(p.b), p.a.max(p.b), p.similarity()));
+    for &p in &out.pairs {
+        sink.push_pair(p.normalized());
     }
     Ok(CandidateReport {
         description: format!(

@@ -122,8 +122,9 @@ fn with_extractor<E: FeatureExtractor + Sync>(
                 let params = HammingParams::for_collection(h, fps.len())?;
                 let pairs = hamming_pairs(&fps, params)?;
                 let count = pairs.len() as u64;
-                for (a, b, d) in pairs {
-                    sink.push_pair(ScoredPair::new(a, b, 1.0 - f64::from(d) / m));
+                // Scored 1 − h/64 by the join itself.
+                for p in pairs {
+                    sink.push_pair(p);
                 }
                 let search = format!(
                     "permuted tables ({} tables of {} leading bits)",
