@@ -84,12 +84,28 @@ impl Default for Dedup {
 
 impl Dedup {
     /// The pipeline with its defaults.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d", "a b c d"])?;
+    /// assert_eq!(out.groups.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
     }
 
     /// The method that proposes and scores pairs.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method};
+    /// let d = Dedup::new().method(Method::ExactJaccard);
+    /// assert_eq!(d.method_config().name(), "exact");
+    /// ```
     #[must_use]
     pub fn method(mut self, method: Method) -> Self {
         self.method = method;
@@ -100,6 +116,14 @@ impl Dedup {
     /// its score reaches it. For Jaccard, 0.8 means 80% of the two documents'
     /// distinct shingles are shared. SimHash and I-Match decide by their own rule and
     /// use `T` only through an exact verifier.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let d = ndd_pipeline::Dedup::new().threshold(0.9);
+    /// assert_eq!(d.threshold_value(), 0.9);
+    /// assert!(ndd_pipeline::Dedup::new().threshold(0.0).run_texts(&["x"]).is_err());
+    /// ```
     #[must_use]
     pub fn threshold(mut self, threshold: f64) -> Self {
         self.threshold = threshold;
@@ -107,6 +131,14 @@ impl Dedup {
     }
 
     /// The features sketched and verified.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Shingles};
+    /// let d = Dedup::new().shingles(Shingles::Chars(5));
+    /// assert_eq!(d.shingles_config(), Shingles::Chars(5));
+    /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
         self.shingles = shingles;
@@ -115,6 +147,17 @@ impl Dedup {
 
     /// Whether the exact-duplicate pass runs first (on by default; off reproduces
     /// every pair between exact copies instead of one per copy).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let texts = ["one two three four", "One two three four!"];
+    /// let with = ndd_pipeline::Dedup::new().run_texts(&texts)?;
+    /// let without = ndd_pipeline::Dedup::new().exact_pass(false).run_texts(&texts)?;
+    /// assert_eq!((with.report.exact_copies, without.report.exact_copies), (1, 0));
+    /// assert_eq!(with.groups, without.groups);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn exact_pass(mut self, on: bool) -> Self {
         self.exact = on.then(ExactPass::new);
@@ -122,6 +165,14 @@ impl Dedup {
     }
 
     /// The exact-duplicate pass to run first, configured.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, ExactPass};
+    /// let d = Dedup::new().exact_pass_with(ExactPass::new().fold_case(false));
+    /// assert_eq!(d.exact_config(), Some(ExactPass::new().fold_case(false)));
+    /// ```
     #[must_use]
     pub fn exact_pass_with(mut self, pass: ExactPass) -> Self {
         self.exact = Some(pass);
@@ -135,6 +186,14 @@ impl Dedup {
     /// `docs/decisions.md`), the method's own rule for the others (the exact join and
     /// SigNCD are exact already; SimHash and I-Match decide by a bound or a shared
     /// signature).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Verifier};
+    /// let d = Dedup::new().verifier(Verifier::Containment);
+    /// assert_eq!(d.verifier_config().name(), "containment");
+    /// ```
     #[must_use]
     pub fn verifier(mut self, verifier: Verifier) -> Self {
         self.verifier = Some(verifier);
@@ -142,6 +201,17 @@ impl Dedup {
     }
 
     /// Which document of a group is kept.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Representative};
+    /// let out = Dedup::new()
+    ///     .representative(Representative::Longest)
+    ///     .run_texts(&["a b c d e", "a b c d e."])?;
+    /// assert_eq!(out.groups[0].representative, 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn representative(mut self, representative: Representative) -> Self {
         self.representative = representative;
@@ -149,6 +219,15 @@ impl Dedup {
     }
 
     /// Where progress goes (nowhere by default).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use ndd_pipeline::{Dedup, NoProgress};
+    /// let d = Dedup::new().progress(Arc::new(NoProgress));
+    /// assert!(d.run_texts(&["x y"]).is_ok());
+    /// ```
     #[must_use]
     pub fn progress(mut self, progress: Arc<dyn Progress>) -> Self {
         self.progress = progress;
@@ -156,30 +235,65 @@ impl Dedup {
     }
 
     /// The method configured.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().method_config().name(), "minhash");
+    /// ```
     #[must_use]
     pub fn method_config(&self) -> &Method {
         &self.method
     }
 
     /// The threshold configured.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().threshold_value(), ndd_pipeline::DEFAULT_THRESHOLD);
+    /// ```
     #[must_use]
     pub fn threshold_value(&self) -> f64 {
         self.threshold
     }
 
     /// The shingles configured.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().shingles_config(), ndd_pipeline::Shingles::Words(3));
+    /// ```
     #[must_use]
     pub fn shingles_config(&self) -> Shingles {
         self.shingles
     }
 
     /// The exact pass configured, if on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Dedup::new().exact_config().is_some());
+    /// assert!(ndd_pipeline::Dedup::new().exact_pass(false).exact_config().is_none());
+    /// ```
     #[must_use]
     pub fn exact_config(&self) -> Option<ExactPass> {
         self.exact
     }
 
     /// The verifier in force: the one set, or the method's default.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method, Verifier};
+    /// assert_eq!(Dedup::new().verifier_config().name(), "jaccard"); // MinHash's default
+    /// let simhash = Dedup::new().method("simhash".parse()?);
+    /// assert_eq!(simhash.verifier_config().name(), "method");
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     #[must_use]
     pub fn verifier_config(&self) -> Verifier {
         self.verifier.clone().unwrap_or_else(|| match &self.method {
@@ -190,12 +304,27 @@ impl Dedup {
     }
 
     /// The verifier set with [`verifier`](Self::verifier), if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Verifier};
+    /// assert!(Dedup::new().explicit_verifier().is_none());
+    /// assert!(Dedup::new().verifier(Verifier::MethodScore).explicit_verifier().is_some());
+    /// ```
     #[must_use]
     pub fn explicit_verifier(&self) -> Option<&Verifier> {
         self.verifier.as_ref()
     }
 
     /// The representative policy configured.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Representative};
+    /// assert_eq!(*Dedup::new().representative_config(), Representative::FirstSeen);
+    /// ```
     #[must_use]
     pub fn representative_config(&self) -> &Representative {
         &self.representative
@@ -233,6 +362,20 @@ impl Dedup {
     /// length 0 or above 1024, bands × rows above the sketch, ...), more than 2^32
     /// documents, or a custom representative function that returns a position
     /// outside its group.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document};
+    /// let docs = vec![
+    ///     Document::new("a", "the rule applies to every plant in the state from next year"),
+    ///     Document::new("b", "The rule applies to every plant in the state from next year."),
+    /// ];
+    /// let out = Dedup::new().run(&docs)?;
+    /// assert_eq!(out.dropped(), vec![1]);
+    /// assert!(Dedup::new().run(&[])?.groups.is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn run(&self, docs: &[Document]) -> Result<Outcome, Error> {
         check_threshold(self.threshold)?;
         self.shingles.validate()?;

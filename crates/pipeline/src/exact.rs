@@ -5,6 +5,14 @@ use ndd_shingle::WordTokenizer;
 use sha1::{Digest, Sha1};
 
 /// The SHA-1 digest of a document string.
+///
+/// # Example
+///
+/// ```
+/// let d: ndd_pipeline::DocDigest = ndd_pipeline::ExactPass::new().digest("");
+/// // SHA-1 of the empty document string.
+/// assert_eq!(d[..4], [0xda, 0x39, 0xa3, 0xee]);
+/// ```
 pub type DocDigest = [u8; 20];
 
 /// Finds exact duplicates the way DURIAN does: every word of a document (Unicode

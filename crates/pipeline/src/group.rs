@@ -8,6 +8,14 @@ use crate::Document;
 
 /// A user's choice of representative: given a group's members (in input order),
 /// the position of the one to keep.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Document, RepresentativeFn};
+/// let last: RepresentativeFn = std::sync::Arc::new(|group: &[&Document]| group.len() - 1);
+/// assert_eq!(last(&[&Document::new("a", ""), &Document::new("b", "")]), 1);
+/// ```
 pub type RepresentativeFn = Arc<dyn Fn(&[&Document]) -> usize + Send + Sync>;
 
 /// Which document of a group is kept (the others are dropped as its near-duplicates).
@@ -132,6 +140,16 @@ impl std::str::FromStr for Representative {
 }
 
 /// A group of near-duplicates: two or more documents connected by pairs.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Dedup;
+/// let out = Dedup::new().run_texts(&["x y z w", "q", "X y z w"])?;
+/// let g = &out.groups[0];
+/// assert_eq!((g.representative, g.members.clone()), (0, vec![0, 2]));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
     /// The document kept (an index into the input).
@@ -168,6 +186,15 @@ pub struct Grouping {
 
 impl Grouping {
     /// Grouping with a representative policy.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Grouping, Representative};
+    /// let g = Grouping::new(Representative::SmallestId);
+    /// assert!(g.run(&[], &[])?.is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     #[must_use]
     pub fn new(representative: Representative) -> Self {
         Grouping { representative }
@@ -179,6 +206,18 @@ impl Grouping {
     ///
     /// [`Error::InvalidInput`] when a pair names a document outside `docs`, or a
     /// custom representative function returns a position outside its group.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{Document, Grouping};
+    /// let docs: Vec<Document> = (0..4).map(|i| Document::new(i.to_string(), "t")).collect();
+    /// let groups = Grouping::default().run(&docs, &[ScoredPair::new(3, 1, 0.9)])?;
+    /// assert_eq!(groups[0].members, vec![1, 3]);
+    /// assert!(Grouping::default().run(&docs, &[ScoredPair::new(0, 4, 0.9)]).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
     pub fn run(&self, docs: &[Document], pairs: &[ScoredPair]) -> Result<Vec<Group>, Error> {
         let mut uf = UnionFind::new(docs.len());
         for p in pairs {

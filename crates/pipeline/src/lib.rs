@@ -81,6 +81,12 @@ pub use verify::{PairScorer, Verification, Verifier, VerifyReport};
 pub use ndd_core::{self, PairSink, ScoredPair};
 
 /// The default similarity threshold: 0.8.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::Dedup::new().threshold_value(), ndd_pipeline::DEFAULT_THRESHOLD);
+/// ```
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a

@@ -31,6 +31,14 @@ pub enum Shingles {
 /// Largest shingle length the pipeline accepts: a k-gram of more words or
 /// characters than this never occurs in real text, and the rolling hash costs O(k)
 /// per document to set up.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Shingles, MAX_SHINGLE_LEN};
+/// assert!(Shingles::Words(MAX_SHINGLE_LEN).validate().is_ok());
+/// assert!(Shingles::Words(MAX_SHINGLE_LEN + 1).validate().is_err());
+/// ```
 pub const MAX_SHINGLE_LEN: usize = 1024;
 
 /// Word 3-grams: on labeled sets generated from three real sources, with hard
@@ -175,6 +183,14 @@ pub struct MinHashConfig {
 }
 
 /// Largest `num_perm` the pipeline accepts.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Method, MinHashConfig, MAX_NUM_PERM};
+/// let too_many = MinHashConfig { num_perm: MAX_NUM_PERM + 1, ..MinHashConfig::default() };
+/// assert!(Dedup::new().method(Method::MinHash(too_many)).run_texts(&["a"]).is_err());
+/// ```
 pub const MAX_NUM_PERM: usize = 1 << 16;
 
 impl Default for MinHashConfig {

@@ -110,6 +110,15 @@ impl DedupIndex {
     /// [`Error::Core`] when `dedup` uses another method than MinHash, another
     /// verifier than the method score, another representative than first-seen, or
     /// invalid parameters.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, Method};
+    /// assert!(DedupIndex::new(&Dedup::new())?.is_empty());
+    /// assert!(DedupIndex::new(&Dedup::new().method(Method::ExactJaccard)).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn new(dedup: &Dedup) -> Result<Self, Error> {
         let Method::MinHash(config) = dedup.method_config() else {
             return Err(unsupported(format!(
@@ -150,18 +159,43 @@ impl DedupIndex {
     }
 
     /// Documents indexed so far.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// index.add(&[ndd_pipeline::Document::new("a", "text")])?;
+    /// assert_eq!(index.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn len(&self) -> usize {
         self.ids.len()
     }
 
     /// Whether no document has been added.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?.is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 
     /// The ids of the documents indexed, in the order they were added.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// index.add(&[ndd_pipeline::Document::new("x", "text")])?;
+    /// assert_eq!(index.ids(), ["x"]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn ids(&self) -> &[String] {
         &self.ids
@@ -181,6 +215,19 @@ impl DedupIndex {
     ///
     /// [`Error::Core`] when the collection would exceed 2^32 documents; the index is
     /// unchanged then.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, Document};
+    /// let mut index = DedupIndex::new(&Dedup::new())?;
+    /// index.add(&[Document::new("old", "a notice about the new parking rules downtown")])?;
+    /// let out = index.add(&[Document::new("new", "A notice about the new parking rules downtown!")])?;
+    /// assert_eq!(out.pairs.len(), 1);
+    /// assert_eq!((out.pairs[0].a, out.pairs[0].b), (0, 1));
+    /// assert_eq!(out.dropped(), vec![1]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn add(&mut self, docs: &[Document]) -> Result<Outcome, Error> {
         let base = self.ids.len();
         let total = base + docs.len();
@@ -299,6 +346,16 @@ impl DedupIndex {
     }
 
     /// The versioned, checksummed byte form.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// let bytes = index.to_bytes();
+    /// assert_eq!(DedupIndex::from_bytes(&bytes)?.to_bytes(), bytes);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = ByteWriter::new(MAGIC, VERSION);
@@ -342,6 +399,16 @@ impl DedupIndex {
     ///
     /// [`Error::Core`] with `CorruptData` for truncated, corrupt or inconsistent
     /// bytes (a checksum, a count, a label or a digest that does not fit).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex};
+    /// let bytes = DedupIndex::new(&Dedup::new())?.to_bytes();
+    /// assert!(DedupIndex::from_bytes(&bytes).is_ok());
+    /// assert!(DedupIndex::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let corrupt = |what: &str| Error::from(CoreError::corrupt_data(what.to_string()));
         let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
@@ -437,6 +504,17 @@ impl DedupIndex {
     /// # Errors
     ///
     /// [`Error::Io`] when the file cannot be written or renamed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex};
+    /// let path = std::env::temp_dir().join(format!("ndd-save-{}.ndd", std::process::id()));
+    /// DedupIndex::new(&Dedup::new())?.save(&path)?;
+    /// assert!(DedupIndex::load(&path)?.is_empty());
+    /// std::fs::remove_file(&path).map_err(|e| ndd_pipeline::Error::io(&path, e))?;
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn save(&self, path: &Path) -> Result<(), Error> {
         crate::write_atomically(path, &self.to_bytes())
     }
@@ -447,12 +525,27 @@ impl DedupIndex {
     ///
     /// [`Error::Io`] when the file cannot be read; as [`from_bytes`](Self::from_bytes)
     /// otherwise.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let missing = std::path::Path::new("/nonexistent/ndd/index");
+    /// assert!(ndd_pipeline::DedupIndex::load(missing).is_err());
+    /// ```
     pub fn load(path: &Path) -> Result<Self, Error> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         Self::from_bytes(&bytes)
     }
 
     /// The LSH parameters in use.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert!(index.lsh_params().probability(0.8) >= 0.99);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn lsh_params(&self) -> LshParams {
         self.lsh.params()

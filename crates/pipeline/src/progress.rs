@@ -3,6 +3,14 @@
 
 /// A stage of a pipeline run, as reported to [`Progress`] and in the
 /// [`Report`](crate::Report).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Stage;
+/// assert!(Stage::Exact < Stage::Sketch);
+/// assert_eq!(Stage::Candidates.to_string(), "candidates");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Stage {

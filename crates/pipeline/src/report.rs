@@ -118,6 +118,15 @@ impl Outcome {
     }
 
     /// The group document `i` belongs to, if any.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d", "z", "a b c d"])?;
+    /// assert_eq!(out.group_of(2).map(|g| g.representative), Some(0));
+    /// assert!(out.group_of(1).is_none() && out.group_of(9).is_none());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn group_of(&self, i: usize) -> Option<&Group> {
         self.group_of
@@ -128,12 +137,28 @@ impl Outcome {
     }
 
     /// Whether document `i` is kept: it is in no group, or it represents its group.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d", "a b c d"])?;
+    /// assert!(out.is_kept(0) && !out.is_kept(1));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn is_kept(&self, i: usize) -> bool {
         self.group_of(i).is_none_or(|g| g.representative == i)
     }
 
     /// The documents to keep, in input order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
+    /// assert_eq!(out.kept(), vec![0, 1]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn kept(&self) -> Vec<usize> {
         (0..self.group_of.len())
@@ -142,6 +167,14 @@ impl Outcome {
     }
 
     /// The documents to drop (near-duplicates of a kept one), in input order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
+    /// assert_eq!(out.dropped(), vec![2]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn dropped(&self) -> Vec<usize> {
         (0..self.group_of.len())
@@ -150,6 +183,14 @@ impl Outcome {
     }
 
     /// A cluster label per document: its group's representative, or itself.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
+    /// assert_eq!(out.labels(), vec![0, 1, 0]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn labels(&self) -> Vec<usize> {
         (0..self.group_of.len())

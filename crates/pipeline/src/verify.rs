@@ -10,6 +10,14 @@ use crate::progress::{NoProgress, Progress, Stage};
 
 /// A user's measure: the similarity of two documents' texts, higher is more
 /// similar (a non-finite value rejects the pair).
+///
+/// # Example
+///
+/// ```
+/// let same_length: ndd_pipeline::PairScorer =
+///     std::sync::Arc::new(|a: &str, b: &str| if a.len() == b.len() { 1.0 } else { 0.0 });
+/// assert_eq!(same_length("ab", "cd"), 1.0);
+/// ```
 pub type PairScorer = Arc<dyn Fn(&str, &str) -> f64 + Send + Sync>;
 
 /// How candidate pairs are checked.
@@ -90,6 +98,17 @@ impl std::str::FromStr for Verifier {
 }
 
 /// What verification did.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::ScoredPair;
+/// use ndd_pipeline::{Verification, Verifier};
+/// let (_, r) = Verification::new(Verifier::ExactJaccard, 0.5)
+///     .run(&["a b c", "a b c"], vec![ScoredPair::new(0, 1, 0.9)])?;
+/// assert_eq!((r.checked, r.accepted), (1, 1));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VerifyReport {
     /// Candidate pairs checked.
@@ -130,6 +149,14 @@ pub struct Verification {
 impl Verification {
     /// Verification with `verifier` at `threshold` (validated by [`run`](Self::run)),
     /// over word 3-grams.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Verification, Verifier};
+    /// let v = Verification::new(Verifier::Containment, 0.9);
+    /// assert_eq!(v.verifier().name(), "containment");
+    /// ```
     #[must_use]
     pub fn new(verifier: Verifier, threshold: f64) -> Self {
         Verification {
@@ -140,6 +167,17 @@ impl Verification {
     }
 
     /// The shingles the exact verifiers compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{Shingles, Verification, Verifier};
+    /// let pair = vec![ScoredPair::new(0, 1, 0.0)];
+    /// let words = Verification::new(Verifier::ExactJaccard, 1.0).shingles(Shingles::Words(1));
+    /// assert_eq!(words.run(&["b a", "a b"], pair)?.0.len(), 1); // same word set
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
         self.shingles = shingles;
@@ -147,6 +185,13 @@ impl Verification {
     }
 
     /// The verifier.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Verification, Verifier};
+    /// assert_eq!(Verification::new(Verifier::MethodScore, 0.8).verifier().name(), "method");
+    /// ```
     #[must_use]
     pub fn verifier(&self) -> &Verifier {
         &self.verifier
@@ -159,6 +204,18 @@ impl Verification {
     /// [`Error::InvalidParameter`](ndd_core::Error::InvalidParameter) for a threshold
     /// outside `(0, 1]` or an invalid shingle length; `InvalidInput` for a pair
     /// naming a document outside `texts`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{Shingles, Verification, Verifier};
+    /// let v = Verification::new(Verifier::ExactJaccard, 0.5).shingles(Shingles::Words(1));
+    /// let (kept, _) = v.run(&["a b", "a c"], vec![ScoredPair::new(0, 1, 0.9)])?;
+    /// assert!(kept.is_empty()); // Jaccard 1/3
+    /// assert!(v.run(&["a"], vec![ScoredPair::new(0, 5, 0.9)]).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn run<D: AsRef<str> + Sync>(
         &self,
         texts: &[D],
@@ -172,6 +229,17 @@ impl Verification {
     /// # Errors
     ///
     /// As [`run`](Self::run).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{NoProgress, Verification, Verifier};
+    /// let v = Verification::new(Verifier::MethodScore, 0.5);
+    /// let (kept, _) = v.run_with_progress(&["a", "b"], vec![ScoredPair::new(0, 1, 0.7)], &NoProgress)?;
+    /// assert_eq!(kept.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn run_with_progress<D: AsRef<str> + Sync>(
         &self,
         texts: &[D],

@@ -49,9 +49,26 @@ pub enum Emit {
 
 /// How many standard errors below `T` a MinHash estimate may fall before
 /// [`Emit::Plausible`] drops the candidate.
+///
+/// # Example
+///
+/// ```
+/// // The normal tail beyond 4 standard errors: about 3.2e-5.
+/// assert_eq!(ndd_pipeline::PLAUSIBLE_SIGMAS, 4.0);
+/// ```
 pub const PLAUSIBLE_SIGMAS: f64 = 4.0;
 
 /// What a candidate stage did, for the [`Report`](crate::Report).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{CandidateGenerator, Method};
+/// let mut pairs = Vec::new();
+/// let r = CandidateGenerator::new(Method::ExactJaccard).run(&["a b c d", "a b c d"], &mut pairs)?;
+/// assert_eq!((r.candidates, r.emitted), (1, 1));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CandidateReport {
     /// The method and its parameters in words (bands and rows, bits, lexicon sizes).
@@ -120,6 +137,19 @@ impl CandidateGenerator {
     }
 
     /// The features sketched (ignored by SigNCD and I-Match, which have their own).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Method, Shingles};
+    /// let mut pairs = Vec::new();
+    /// CandidateGenerator::new(Method::ExactJaccard)
+    ///     .shingles(Shingles::Words(1))
+    ///     .threshold(1.0)
+    ///     .run(&["b a", "a b"], &mut pairs)?;
+    /// assert_eq!(pairs.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
         self.shingles = shingles;
@@ -127,6 +157,14 @@ impl CandidateGenerator {
     }
 
     /// The similarity threshold `T` in `(0, 1]` (validated by [`run`](Self::run)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// let g = CandidateGenerator::new(Method::ExactJaccard).threshold(1.5);
+    /// assert!(g.run(&["a"], &mut Vec::new()).is_err());
+    /// ```
     #[must_use]
     pub fn threshold(mut self, threshold: f64) -> Self {
         self.threshold = threshold;
@@ -134,6 +172,19 @@ impl CandidateGenerator {
     }
 
     /// Which pairs to pass on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Emit, Method};
+    /// let texts = ["a b c d e f g h", "a b c d e f g x"];
+    /// let (mut accepted, mut all) = (Vec::new(), Vec::new());
+    /// let g = CandidateGenerator::new(Method::default()).threshold(0.99);
+    /// g.clone().run(&texts, &mut accepted)?;
+    /// g.emit(Emit::AllCandidates).run(&texts, &mut all)?;
+    /// assert!(accepted.len() <= all.len());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[must_use]
     pub fn emit(mut self, emit: Emit) -> Self {
         self.emit = emit;
@@ -141,6 +192,13 @@ impl CandidateGenerator {
     }
 
     /// The method.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::CandidateGenerator::new(ndd_pipeline::Method::default());
+    /// assert_eq!(g.method().name(), "minhash");
+    /// ```
     #[must_use]
     pub fn method(&self) -> &Method {
         &self.method
@@ -153,6 +211,16 @@ impl CandidateGenerator {
     /// [`Error::Core`] for invalid parameters (a threshold outside `(0, 1]`, a
     /// shingle length of 0, bands × rows larger than the sketch, …) or more than
     /// 2^32 documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// let mut pairs = Vec::new();
+    /// CandidateGenerator::new(Method::ExactJaccard).run(&["x y z"; 3], &mut pairs)?;
+    /// assert_eq!(pairs.len(), 3); // every pair of three identical texts
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn run<D: AsRef<str> + Sync>(
         &self,
         texts: &[D],
@@ -166,6 +234,17 @@ impl CandidateGenerator {
     /// # Errors
     ///
     /// As [`run`](Self::run).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Method, NoProgress};
+    /// let mut pairs = Vec::new();
+    /// let g = CandidateGenerator::new(Method::ExactJaccard);
+    /// g.run_with_progress(&["x y", "x y"], &NoProgress, &mut pairs)?;
+    /// assert_eq!(pairs.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     pub fn run_with_progress<D: AsRef<str> + Sync>(
         &self,
         texts: &[D],
