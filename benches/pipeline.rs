@@ -3,7 +3,11 @@
 //! * LSH insert + query of every document's real MinHash signature (sketching done
 //!   before timing), against a naive per-band `HashMap<u64, Vec<u32>>` index;
 //! * the whole pipeline without I/O: text → signature → LSH candidates → verified
-//!   pairs, single thread and (with `--features rayon`) parallel sketching.
+//!   pairs, single thread and (with `--features rayon`) parallel sketching;
+//! * `ndd::pipeline::Dedup`, documents in, groups out: today's defaults (exact pass,
+//!   word 3-grams, banding for 99% recall, exact-Jaccard verification) against the
+//!   settings of the earlier `dedup` (word 5-grams, balanced banding, the estimate
+//!   decides, no exact pass) in the same run, and the exact pass alone.
 //!
 //! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS`.
@@ -147,6 +151,50 @@ fn bench(c: &mut Criterion) {
     #[cfg(feature = "rayon")]
     group.bench_function("same, sketching with rayon", |b| {
         b.iter(|| black_box(run(&hasher.par_sketch_batch(&docs))));
+    });
+    group.finish();
+
+    use ndd::pipeline::{
+        Banding, Dedup, Document, ExactPass, Method, MinHashConfig, Shingles, Verifier,
+    };
+    let documents: Vec<Document> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Document::new(i.to_string(), t.as_str()))
+        .collect();
+    let earlier = Dedup::new()
+        .shingles(Shingles::Words(5))
+        .method(Method::MinHash(MinHashConfig {
+            banding: Banding::Balanced,
+            ..MinHashConfig::default()
+        }))
+        .verifier(Verifier::MethodScore)
+        .exact_pass(false);
+    let defaults = Dedup::new();
+    for (name, d) in [
+        ("earlier dedup settings", &earlier),
+        ("defaults", &defaults),
+    ] {
+        let out = d.run(&documents).expect("valid");
+        eprintln!(
+            "Dedup {name}: {} pairs, {} groups, {} dropped, {} candidates",
+            out.report.pairs, out.report.groups, out.report.dropped, out.report.candidates
+        );
+    }
+    let mut group = c.benchmark_group("dedup (ndd-pipeline)");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(10);
+    group.bench_function("baseline: earlier dedup settings", |b| {
+        b.iter(|| black_box(earlier.run(&documents).expect("valid").report.pairs));
+    });
+    group.bench_function(
+        "defaults: exact pass + 3-grams + recall banding + exact verify",
+        |b| {
+            b.iter(|| black_box(defaults.run(&documents).expect("valid").report.pairs));
+        },
+    );
+    group.bench_function("exact pass alone", |b| {
+        b.iter(|| black_box(ExactPass::new().run(&docs).copies()));
     });
     group.finish();
 }

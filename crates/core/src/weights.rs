@@ -265,7 +265,7 @@ impl<E, W> WeightedExtractor<E, W> {
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
     /// use ndd_core::weights::{FeatureExtractorExt, FeatureWeights, FnWeights};
-    ///     /// let w = Bytes.weighted_by(FnWeights::new("two", |_f: u64| 2.0));
+    /// let w = Bytes.weighted_by(FnWeights::new("two", |_f: u64| 2.0));
     /// assert_eq!(w.weights().weight(1, 1), 2.0);
     /// ```
     pub fn weights(&self) -> &W {

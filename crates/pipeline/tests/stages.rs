@@ -415,7 +415,7 @@ fn bad_parameters_are_typed_errors_and_empty_input_is_an_empty_outcome() {
             .run(&docs)
             .is_err()
     );
-    for num_perm in [0, (1 << 16) + 1, usize::MAX] {
+    for num_perm in [0, ndd_pipeline::MAX_NUM_PERM + 1, usize::MAX] {
         let m = Method::MinHash(MinHashConfig {
             num_perm,
             ..MinHashConfig::default()
