@@ -191,6 +191,8 @@ fn parse_args() -> Result<Options, String> {
         }
     }
     o.dedup = build(raw)?;
+    // Refuse bad settings before reading a corpus.
+    o.dedup.validate().map_err(|e| e.to_string())?;
     Ok(o)
 }
 

@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use ndd_core::ScoredPair;
 
-use crate::candidates::{CandidateGenerator, Emit, check_threshold};
+use crate::candidates::{CandidateGenerator, Emit};
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::report::{Outcome, Report};
 use crate::{
@@ -330,6 +330,26 @@ impl Dedup {
         &self.representative
     }
 
+    /// Checks every parameter without reading any document (what [`run`](Self::run)
+    /// checks first), so a program can refuse bad settings before it loads a corpus.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run) for invalid parameters.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Dedup::new().validate().is_ok());
+    /// assert!(ndd_pipeline::Dedup::new().threshold(2.0).validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), Error> {
+        CandidateGenerator::new(self.method.clone())
+            .shingles(self.shingles)
+            .threshold(self.threshold)
+            .validate()
+    }
+
     /// Runs the pipeline on texts alone (ids are their positions).
     ///
     /// # Errors
@@ -377,8 +397,7 @@ impl Dedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document]) -> Result<Outcome, Error> {
-        check_threshold(self.threshold)?;
-        self.shingles.validate()?;
+        self.validate()?;
         let progress: &dyn Progress = &*self.progress;
         let mut report = Report {
             documents: docs.len(),

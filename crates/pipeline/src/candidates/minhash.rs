@@ -145,7 +145,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
     Ok(CandidateReport {
         description: format!(
             "MinHash ({} values, one-permutation, seed {}) + LSH ({} bands x {} rows; \
-             recall {:.3} at {}), estimated Jaccard",
+             recall {:.3} at {})",
             config.num_perm,
             config.seed,
             params.bands(),
