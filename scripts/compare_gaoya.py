@@ -29,6 +29,9 @@ ap.add_argument("--runs", type=int, default=5)
 ap.add_argument("--features", default="")
 ap.add_argument("--method", choices=["minhash", "simhash"], default="minhash")
 ap.add_argument("--python", help="the shared/bench venv's python (for --method simhash)")
+ap.add_argument("--dedup-args", default="",
+                help="extra flags for dedup, e.g. the earlier defaults: "
+                     "'--k 5 --banding balanced --verify method --no-exact-pass'")
 a = ap.parse_args()
 
 feat = ["--features", a.features] if a.features else []
@@ -43,7 +46,7 @@ if a.method == "minhash":
     subprocess.run(["cargo", "build", "--release", "--manifest-path",
                     os.path.join(work, "rust-peers", "Cargo.toml")], check=True, env=env)
     peer_cmd = [os.path.join(work, "target", "release", "peers"), "gaoya-lsh", a.corpus]
-    ours_cmd = [dedup, "--input", a.corpus, "--top", "1"]
+    ours_cmd = [dedup, "--input", a.corpus, "--top", "1", *a.dedup_args.split()]
     peer_name = "gaoya MinHasher32 + MinHashIndex (sketch + insert + query)"
 else:
     if not a.python:
@@ -51,7 +54,7 @@ else:
     script = os.path.join(os.path.dirname(os.path.abspath(a.peers)), "py_simhash.py")
     peer_cmd = [a.python, script, "--mode", "gaoya-index", "--corpus", a.corpus]
     ours_cmd = [dedup, "--method", "simhash", "--max-hamming", "3", "--input", a.corpus,
-                "--top", "1"]
+                "--top", "1", *a.dedup_args.split()]
     peer_name = "gaoya SimHashStringIndex (par_bulk_insert_docs + par_bulk_query)"
 
 ours, theirs, pairs = [], [], None
