@@ -29,7 +29,7 @@ usage: dedup [--input PATH] [--threshold T]
              [--k K | --char-k K] [--bits M] [--max-hamming H]
              [--weighting binary|tf|tfidf] [--lexicons K] [--lexicon FILE]
              [--nidf MIN,MAX] [--min-coverage F] [--compressor C]
-             [--no-exact-pass] [--representative P] [--id-field F] [--text-field F]
+             [--no-exact-pass] [--nfkc] [--representative P] [--id-field F] [--text-field F]
              [--order-field F] [--pairs-out FILE] [--clusters-out FILE]
              [--on-error skip|stop] [--top N]
 
@@ -64,6 +64,8 @@ usage: dedup [--input PATH] [--threshold T]
   --compressor C       signcd: snappy (default), lz4, deflate, zlib, gzip (gzip-9: level)
   --no-exact-pass      do not remove exact copies first (every pair between copies is
                        then reported, not one per copy)
+  --nfkc               normalize text to Unicode NFKC first (full-width letters,
+                       ligatures and other compatibility forms count as plain ones)
   --representative P   which document of a group is kept: first (default), smallest-id,
                        longest, order (smallest --order-field value)
   --id-field F, --text-field F, --order-field F
@@ -106,6 +108,7 @@ struct Raw {
     min_coverage: Option<f64>,
     compressor: Option<String>,
     no_exact: bool,
+    nfkc: bool,
     representative: Option<String>,
 }
 
@@ -173,6 +176,7 @@ fn parse_args() -> Result<Options, String> {
             "--min-coverage" => raw.min_coverage = Some(parse_num(&flag, &value()?)?),
             "--compressor" => raw.compressor = Some(value()?),
             "--no-exact-pass" => raw.no_exact = true,
+            "--nfkc" => raw.nfkc = true,
             "--representative" => raw.representative = Some(value()?),
             "--id-field" => o.read = o.read.with_id_field(value()?),
             "--text-field" => o.read = o.read.with_text_field(value()?),
@@ -276,6 +280,7 @@ fn build(raw: Raw) -> Result<Dedup, String> {
         .method(method)
         .shingles(shingles)
         .exact_pass(!raw.no_exact)
+        .nfkc(raw.nfkc)
         .representative(
             raw.representative
                 .as_deref()

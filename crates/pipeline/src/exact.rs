@@ -57,11 +57,15 @@ pub type DocDigest = [u8; 20];
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ExactPass {
     fold_case: bool,
+    nfkc: bool,
 }
 
 impl Default for ExactPass {
     fn default() -> Self {
-        ExactPass { fold_case: true }
+        ExactPass {
+            fold_case: true,
+            nfkc: false,
+        }
     }
 }
 
@@ -92,6 +96,37 @@ impl ExactPass {
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
         self
+    }
+
+    /// Whether the text is normalized to Unicode NFKC before the document string is
+    /// built (off by default): full-width letters, ligatures and other compatibility
+    /// forms then count as their plain forms. Text already in NFKC (all ASCII text)
+    /// costs one quick check.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::ExactPass;
+    /// let docs = ["ｆｕｌｌ ｗｉｄｔｈ ﬁle", "full width file"];
+    /// assert!(ExactPass::new().run(&docs).groups().is_empty());
+    /// assert_eq!(ExactPass::new().nfkc(true).run(&docs).groups(), &[vec![0, 1]]);
+    /// ```
+    #[must_use]
+    pub fn nfkc(mut self, nfkc: bool) -> Self {
+        self.nfkc = nfkc;
+        self
+    }
+
+    /// Whether this pass normalizes to NFKC.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::ExactPass::new().nfkc(true).normalizes_nfkc());
+    /// ```
+    #[must_use]
+    pub fn normalizes_nfkc(&self) -> bool {
+        self.nfkc
     }
 
     /// Whether this pass folds case.
@@ -131,6 +166,14 @@ impl ExactPass {
     /// assert_eq!(buf, b"ab");
     /// ```
     pub fn digest_with(&self, doc: &str, buf: &mut Vec<u8>) -> DocDigest {
+        use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
+        let normalized: String;
+        let doc = if self.nfkc && is_nfkc_quick(doc.chars()) != IsNormalized::Yes {
+            normalized = doc.nfkc().collect();
+            normalized.as_str()
+        } else {
+            doc
+        };
         buf.clear();
         let fold = self.fold_case;
         if doc.is_ascii() {

@@ -100,26 +100,55 @@ impl Shingles {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn extractor(&self) -> Result<Box<dyn DynFeatureExtractor + Send + Sync>, Error> {
+        self.extractor_with(false)
+    }
+
+    /// The extractor, with tokens normalized to Unicode NFKC first when `nfkc` is on
+    /// (full-width letters, ligatures and other compatibility forms then shingle like
+    /// their plain forms; the extractor's scheme records the choice).
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureSink;
+    /// let e = ndd_pipeline::Shingles::Words(1).extractor_with(true)?;
+    /// let (mut a, mut b): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    /// e.extract_dyn("ＡＢＣ", &mut a);
+    /// e.extract_dyn("abc", &mut b);
+    /// assert_eq!(a, b);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn extractor_with(
+        &self,
+        nfkc: bool,
+    ) -> Result<Box<dyn DynFeatureExtractor + Send + Sync>, Error> {
         self.validate()?;
         Ok(match *self {
-            Shingles::Words(k) => Box::new(WordShingler::new(k)?),
-            Shingles::Chars(k) => Box::new(CharShingler::new(k)?),
+            Shingles::Words(k) => Box::new(word_shingler(k, nfkc)?),
+            Shingles::Chars(k) => Box::new(CharShingler::new(k)?.with_nfkc(nfkc)),
         })
     }
 
     /// Calls `f` with the concrete extractor (monomorphized hot paths).
-    #[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
-    pub(crate) fn with<R>(&self, f: impl ExtractorFn<R>) -> Result<R, Error> {
+    pub(crate) fn with<R>(&self, nfkc: bool, f: impl ExtractorFn<R>) -> Result<R, Error> {
         self.validate()?;
         match *self {
-            Shingles::Words(k) => f.call(WordShingler::new(k)?),
-            Shingles::Chars(k) => f.call(CharShingler::new(k)?),
+            Shingles::Words(k) => f.call(word_shingler(k, nfkc)?),
+            Shingles::Chars(k) => f.call(CharShingler::new(k)?.with_nfkc(nfkc)),
         }
     }
 }
 
+/// Word k-grams, NFKC on or off (off: the same extractor as `WordShingler::new(k)`).
+fn word_shingler(k: usize, nfkc: bool) -> Result<WordShingler, Error> {
+    WordShingler::builder().k(k).nfkc(nfkc).build()
+}
+
 /// A generic callback over the concrete extractor type (closures cannot be generic).
-#[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
 pub(crate) trait ExtractorFn<R> {
     fn call<E: ndd_core::FeatureExtractor + Send + Sync + 'static>(
         self,

@@ -68,6 +68,7 @@ pub struct DedupIndex {
     config: MinHashConfig,
     shingles: Shingles,
     threshold: f64,
+    nfkc: bool,
     exact: Option<ExactPass>,
     hasher: MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>,
     lsh: LshIndex<u32, MinHashSignature>,
@@ -94,12 +95,13 @@ fn unsupported(what: String) -> Error {
 fn build_hasher(
     config: &MinHashConfig,
     shingles: Shingles,
+    nfkc: bool,
 ) -> Result<MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>, CoreError> {
     crate::candidates::check_num_perm(config.num_perm)?;
     MinHasher::builder()
         .num_hashes(config.num_perm)
         .seed(config.seed)
-        .build_with(shingles.extractor()?)
+        .build_with(shingles.extractor_with(nfkc)?)
 }
 
 impl DedupIndex {
@@ -143,12 +145,14 @@ impl DedupIndex {
         let threshold = dedup.threshold_value();
         check_threshold(threshold)?;
         let shingles = dedup.shingles_config();
-        let hasher = build_hasher(config, shingles)?;
+        let nfkc = dedup.normalizes_nfkc();
+        let hasher = build_hasher(config, shingles, nfkc)?;
         let params = crate::candidates::lsh_params(config, threshold)?;
         Ok(DedupIndex {
             config: *config,
             shingles,
             threshold,
+            nfkc,
             exact: dedup.exact_config(),
             hasher,
             lsh: LshIndex::builder(params).keep_signatures(true).build(),
@@ -373,6 +377,7 @@ impl DedupIndex {
             Some(p) if p.folds_case() => 1,
             Some(_) => 2,
         });
+        w.u8(u8::from(self.nfkc));
         w.u64(self.ids.len() as u64);
         for id in &self.ids {
             w.bytes(id.as_bytes());
@@ -428,6 +433,12 @@ impl DedupIndex {
             2 => Some(ExactPass::new().fold_case(false)),
             _ => return Err(corrupt("unknown exact-pass setting")),
         };
+        let nfkc = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(corrupt("unknown NFKC setting")),
+        };
+        let exact = exact.map(|p| p.nfkc(nfkc));
         let n = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
         // Every id takes at least its 8-byte length: the count cannot exceed that.
         if n > r.remaining() / 8 {
@@ -476,7 +487,7 @@ impl DedupIndex {
             },
         };
         check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
-        let hasher = build_hasher(&config, shingles).map_err(|e| corrupt(&e.to_string()))?;
+        let hasher = build_hasher(&config, shingles, nfkc).map_err(|e| corrupt(&e.to_string()))?;
         if !lsh.keeps_signatures() || lsh.len() > n {
             return Err(corrupt("the index does not match the documents"));
         }
@@ -489,6 +500,7 @@ impl DedupIndex {
             config,
             shingles,
             threshold,
+            nfkc,
             exact,
             hasher,
             lsh,

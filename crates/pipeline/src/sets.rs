@@ -11,6 +11,7 @@ use crate::progress::{CHUNK, Progress, Stage};
 /// per-shingle calls monomorphized and one scratch buffer per worker.
 pub(crate) fn shingle_sets(
     shingles: Shingles,
+    nfkc: bool,
     texts: &[&str],
     needed: Option<&[bool]>,
     stage: Stage,
@@ -58,10 +59,13 @@ pub(crate) fn shingle_sets(
             Ok(out)
         }
     }
-    shingles.with(Go {
-        texts,
-        needed,
-        stage,
-        progress,
-    })
+    shingles.with(
+        nfkc,
+        Go {
+            texts,
+            needed,
+            stage,
+            progress,
+        },
+    )
 }

@@ -144,6 +144,7 @@ pub struct Verification {
     verifier: Verifier,
     threshold: f64,
     shingles: Shingles,
+    nfkc: bool,
 }
 
 impl Verification {
@@ -163,6 +164,7 @@ impl Verification {
             verifier,
             threshold,
             shingles: Shingles::default(),
+            nfkc: false,
         }
     }
 
@@ -181,6 +183,25 @@ impl Verification {
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
         self.shingles = shingles;
+        self
+    }
+
+    /// Whether the exact verifiers cut shingles from NFKC-normalized tokens (off by
+    /// default).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{Verification, Verifier};
+    /// let v = Verification::new(Verifier::ExactJaccard, 1.0).nfkc(true);
+    /// let (kept, _) = v.run(&["ﬁne ｄａｙ ahead", "fine day ahead"], vec![ScoredPair::new(0, 1, 0.0)])?;
+    /// assert_eq!(kept.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn nfkc(mut self, nfkc: bool) -> Self {
+        self.nfkc = nfkc;
         self
     }
 
@@ -282,6 +303,7 @@ impl Verification {
                 let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
                 let sets = crate::sets::shingle_sets(
                     self.shingles,
+                    self.nfkc,
                     &strs,
                     Some(&needed),
                     Stage::Verify,

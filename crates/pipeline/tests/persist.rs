@@ -131,3 +131,37 @@ fn save_and_load_through_a_file() {
     assert!(DedupIndex::load(&dir.join("missing.ndd")).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_nfkc_setting_is_saved_with_the_index() {
+    let dedup = Dedup::new().nfkc(true);
+    let mut index = DedupIndex::new(&dedup).unwrap();
+    index
+        .add(&[Document::new(
+            "wide",
+            "ｔｈｅ ｂｏａｒｄ ｍｅｅｔｓ ｏｎ ｍｏｎｄａｙ ａｔ ｎｏｏｎ",
+        )])
+        .unwrap();
+    let mut index = DedupIndex::from_bytes(&index.to_bytes()).unwrap();
+    // An exact copy under NFKC, and a near copy through the NFKC shingles.
+    let out = index
+        .add(&[
+            Document::new("plain", "the board meets on monday at noon"),
+            Document::new("near", "the board meets on monday at noon today"),
+        ])
+        .unwrap();
+    assert_eq!(out.dropped(), vec![1, 2]);
+    assert_eq!(out.report.exact_copies, 1);
+    // Without NFKC the same batch finds nothing.
+    let mut plain = DedupIndex::new(&Dedup::new()).unwrap();
+    plain
+        .add(&[Document::new(
+            "wide",
+            "ｔｈｅ ｂｏａｒｄ ｍｅｅｔｓ ｏｎ ｍｏｎｄａｙ ａｔ ｎｏｏｎ",
+        )])
+        .unwrap();
+    let out = plain
+        .add(&[Document::new("plain", "the board meets on monday at noon")])
+        .unwrap();
+    assert!(out.dropped().is_empty());
+}

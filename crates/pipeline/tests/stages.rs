@@ -471,3 +471,49 @@ fn bad_parameters_are_typed_errors_and_empty_input_is_an_empty_outcome() {
         assert_eq!(out.groups[0].members, vec![0, 1]);
     }
 }
+
+#[test]
+fn nfkc_joins_compatibility_forms_in_every_stage_and_only_when_asked() {
+    let plain = "the ﬁnal report of the board on the ﬁscal year ahead of us all";
+    let wide: String = plain
+        .replace('ﬁ', "fi")
+        .chars()
+        .map(|c| match c {
+            'a'..='z' => char::from_u32(c as u32 - 'a' as u32 + 0xFF41).unwrap(),
+            _ => c,
+        })
+        .collect();
+    let ascii = plain.replace('ﬁ', "fi");
+    let docs = [
+        plain,
+        wide.as_str(),
+        ascii.as_str(),
+        "something else entirely here",
+    ];
+    for method in ["minhash", "exact", "simhash"] {
+        let off = Dedup::new()
+            .method(method.parse().unwrap())
+            .run_texts(&docs)
+            .unwrap();
+        let on = Dedup::new()
+            .method(method.parse().unwrap())
+            .nfkc(true)
+            .run_texts(&docs)
+            .unwrap();
+        assert!(
+            off.groups.iter().all(|g| !g.members.contains(&1)),
+            "{method}"
+        );
+        assert_eq!(on.groups.len(), 1, "{method}");
+        assert_eq!(on.groups[0].members, vec![0, 1, 2], "{method}");
+        // Under NFKC all three share one document string: the exact pass sees copies.
+        assert_eq!(on.report.exact_copies, 2, "{method}");
+    }
+    // Shingles alone (no exact pass): the same group.
+    let on = Dedup::new()
+        .exact_pass(false)
+        .nfkc(true)
+        .run_texts(&docs)
+        .unwrap();
+    assert_eq!(on.groups[0].members, vec![0, 1, 2]);
+}

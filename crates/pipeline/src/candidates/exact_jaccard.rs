@@ -13,7 +13,14 @@ pub(crate) fn run(
 ) -> Result<CandidateReport, Error> {
     let n = texts.len() as u64;
     let (sets, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-        crate::sets::shingle_sets(ctx.shingles, texts, None, Stage::Sketch, ctx.progress)
+        crate::sets::shingle_sets(
+            ctx.shingles,
+            ctx.nfkc,
+            texts,
+            None,
+            Stage::Sketch,
+            ctx.progress,
+        )
     })?;
     let (pairs, search_time) = ctx.stage(Stage::Candidates, None, || {
         exact_similar_pairs(&sets, ctx.threshold)

@@ -88,12 +88,15 @@ pub(crate) fn run(
         }
     }
     check_num_perm(config.num_perm)?;
-    ctx.shingles.with(Go {
-        config,
-        texts,
-        ctx,
-        sink,
-    })
+    ctx.shingles.with(
+        ctx.nfkc,
+        Go {
+            config,
+            texts,
+            ctx,
+            sink,
+        },
+    )
 }
 
 fn with_extractor<E: FeatureExtractor + Sync>(

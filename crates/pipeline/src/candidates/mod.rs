@@ -115,6 +115,7 @@ pub struct CandidateGenerator {
     shingles: Shingles,
     threshold: f64,
     emit: Emit,
+    nfkc: bool,
 }
 
 impl CandidateGenerator {
@@ -133,6 +134,7 @@ impl CandidateGenerator {
             shingles: Shingles::default(),
             threshold: crate::DEFAULT_THRESHOLD,
             emit: Emit::default(),
+            nfkc: false,
         }
     }
 
@@ -188,6 +190,26 @@ impl CandidateGenerator {
     #[must_use]
     pub fn emit(mut self, emit: Emit) -> Self {
         self.emit = emit;
+        self
+    }
+
+    /// Whether shingles are cut from NFKC-normalized tokens (off by default; SigNCD
+    /// and I-Match keep their own features).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// let g = CandidateGenerator::new(Method::ExactJaccard).threshold(1.0);
+    /// let (mut plain, mut folded) = (Vec::new(), Vec::new());
+    /// g.clone().run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut plain)?;
+    /// g.nfkc(true).run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut folded)?;
+    /// assert_eq!((plain.len(), folded.len()), (0, 1));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn nfkc(mut self, nfkc: bool) -> Self {
+        self.nfkc = nfkc;
         self
     }
 
@@ -269,6 +291,7 @@ impl CandidateGenerator {
             threshold: self.threshold,
             emit: self.emit,
             shingles: self.shingles,
+            nfkc: self.nfkc,
             progress,
         };
         let mut counted = Counted { sink, n: 0 };
@@ -338,6 +361,7 @@ pub(crate) struct Ctx<'a> {
     #[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
     pub(crate) emit: Emit,
     pub(crate) shingles: Shingles,
+    pub(crate) nfkc: bool,
     pub(crate) progress: &'a dyn Progress,
 }
 

@@ -44,12 +44,15 @@ pub(crate) fn run(
         }
     }
     validate(config)?;
-    ctx.shingles.with(Go {
-        config,
-        texts,
-        ctx,
-        sink,
-    })
+    ctx.shingles.with(
+        ctx.nfkc,
+        Go {
+            config,
+            texts,
+            ctx,
+            sink,
+        },
+    )
 }
 
 pub(crate) fn validate(config: &SimHashConfig) -> Result<(), Error> {
