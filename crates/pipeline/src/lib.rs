@@ -10,7 +10,7 @@
 //! One call runs it all ([`Dedup`]); every stage is also a type of its own, so a
 //! caller can read a corpus with [`corpus`], run only the exact pass, take
 //! candidate pairs from any method and verify or group them differently. Stages hand
-//! each other one currency, [`ScoredPair`](ndd_core::ScoredPair): two document
+//! each other one currency, [`ScoredPair`]: two document
 //! indices and a score where higher is more similar.
 //!
 //! # Quick start

@@ -260,6 +260,18 @@ pub enum SimWeighting {
 /// SimHash fingerprints: very near copies at web scale, 8 bytes per document at 64
 /// bits.
 ///
+/// How pairs are searched is the library's decision, by length. 64-bit fingerprints
+/// go to permuted sorted tables (Manku, Jain and Das Sarma, *Detecting
+/// Near-Duplicates for Web Crawling*, WWW 2007, section 3): exact (every pair within
+/// the bound, nothing else), with `C(blocks, h)` tables whose count `ndd_lsh`'s cost
+/// model picks for the collection size; the layout needs the fingerprint in one
+/// 64-bit word. Every other length goes through bit-sampling banded LSH: bands of
+/// sampled bit positions chosen for 99% recall at the bound's bit agreement `1 −
+/// h/bits`, from at most `2 × bits` positions, one band key per band per document,
+/// then the exact Hamming distance removes every false positive. Tables would need a
+/// number of blocks growing with the bound (3 per 64 bits by default means 48 bits
+/// at 1024), which the permuted layout does not scale to.
+///
 /// # Example
 ///
 /// ```

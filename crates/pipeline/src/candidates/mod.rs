@@ -230,7 +230,7 @@ impl CandidateGenerator {
     ///
     /// # Errors
     ///
-    /// [`Error::Core`] for invalid parameters (a threshold outside `(0, 1]`, a
+    /// [`Error::Core`](crate::Error::Core) for invalid parameters (a threshold outside `(0, 1]`, a
     /// shingle length of 0, bands × rows larger than the sketch, …) or more than
     /// 2^32 documents.
     ///
