@@ -398,6 +398,14 @@ fn run(o: &Options) -> Result<(), String> {
         r.verify.accepted
     );
     let _ = writeln!(text, "pairs:       {}", r.pairs);
+    let per_doc = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |b| format!("{b:.0} B"));
+    let _ = writeln!(
+        text,
+        "memory:      per document {:.0} B of text, {} of signature, {} of index",
+        r.mean_document_bytes(),
+        per_doc(r.signature_bytes_per_document),
+        per_doc(r.index_bytes_per_document)
+    );
     let _ = writeln!(
         text,
         "groups:      {} (holding {} documents; {} kept, {} dropped)",

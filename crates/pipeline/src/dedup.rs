@@ -484,6 +484,7 @@ impl Dedup {
         report.method = found.description;
         report.candidates = found.candidates;
         report.index_bytes_per_document = found.index_bytes_per_document;
+        report.signature_bytes_per_document = found.signature_bytes_per_document;
 
         // 3. Verification.
         let (verified, verify) = Verification::new(verifier, self.threshold)

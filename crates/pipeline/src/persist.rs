@@ -346,6 +346,7 @@ impl DedupIndex {
         report.grouped_documents = groups.iter().map(|g| g.members.len()).sum();
         report.dropped = report.grouped_documents - report.groups;
         report.index_bytes_per_document = Some(self.lsh.memory().bytes_per_document());
+        report.signature_bytes_per_document = Some(8.0 * self.config.num_perm as f64);
         Ok(Outcome::new(total, pairs, groups, report))
     }
 

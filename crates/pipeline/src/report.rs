@@ -47,9 +47,30 @@ pub struct Report {
     pub timings: Vec<(Stage, Duration)>,
     /// Bytes of index per document, when the method has an index.
     pub index_bytes_per_document: Option<f64>,
+    /// Bytes of signature per document while the method runs (see
+    /// [`CandidateReport::signature_bytes_per_document`](crate::CandidateReport::signature_bytes_per_document)).
+    pub signature_bytes_per_document: Option<f64>,
 }
 
 impl Report {
+    /// Mean bytes of text per document (0 for no document).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let out = ndd_pipeline::Dedup::new().run_texts(&["abcd", "ef"])?;
+    /// assert_eq!(out.report.mean_document_bytes(), 3.0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn mean_document_bytes(&self) -> f64 {
+        if self.documents == 0 {
+            0.0
+        } else {
+            self.bytes as f64 / self.documents as f64
+        }
+    }
+
     /// Total time of the stages.
     ///
     /// # Example

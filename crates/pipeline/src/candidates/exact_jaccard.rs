@@ -26,6 +26,7 @@ pub(crate) fn run(
         exact_similar_pairs(&sets, ctx.threshold)
     })?;
     let count = pairs.len() as u64;
+    let shingles: usize = sets.iter().map(ndd_core::FeatureSet::len).sum();
     for p in pairs {
         sink.push_pair(p);
     }
@@ -36,5 +37,6 @@ pub(crate) fn run(
         sketch_time,
         search_time,
         index_bytes_per_document: None,
+        signature_bytes_per_document: Some(8.0 * shingles as f64 / sets.len().max(1) as f64),
     })
 }

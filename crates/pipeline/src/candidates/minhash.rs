@@ -161,5 +161,6 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         sketch_time,
         search_time,
         index_bytes_per_document: Some(bytes),
+        signature_bytes_per_document: Some(8.0 * config.num_perm as f64),
     })
 }

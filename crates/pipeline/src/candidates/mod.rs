@@ -84,6 +84,11 @@ pub struct CandidateReport {
     /// Bytes of index (and kept signatures) per document, when the method has an
     /// index.
     pub index_bytes_per_document: Option<f64>,
+    /// Bytes of signature (or exact feature set) per document held while the method
+    /// runs: `8 × num_perm` for MinHash, `bits / 8` for SimHash, 21 per I-Match
+    /// coordinate, `8 ×` the mean shingle count for the exact join; `None` for SigNCD
+    /// (its signatures are strings of varying length).
+    pub signature_bytes_per_document: Option<f64>,
 }
 
 /// Finds candidate pairs among documents with one [`Method`]: the stage to call on

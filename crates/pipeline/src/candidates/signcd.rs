@@ -55,5 +55,6 @@ pub(crate) fn run(
         sketch_time,
         search_time,
         index_bytes_per_document: None,
+        signature_bytes_per_document: None,
     })
 }
