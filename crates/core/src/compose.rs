@@ -2,7 +2,8 @@
 //! [`DocSketcher`] of any extractor with any sketcher, and [`Ingest`] is the hook
 //! through which a sketcher takes a document's features (where MinHash keeps its
 //! fixed-size one-permutation fast path). With the `rayon` feature,
-//! [`ParDocSketcher`] adds the parallel batch methods to every [`DocSketcher`].
+//! [`ParDocSketcher`] adds the parallel batch methods to every [`DocSketcher`], and
+//! [`ParTryDocSketcher`] its fallible twin to every [`Composed`] of a [`TrySketcher`].
 
 use crate::{DocSketcher, Error, FeatureExtractor, FeatureSink, SchemeId, Sketcher, TrySketcher};
 
@@ -322,6 +323,46 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
         self.sketcher.ingest(&self.extractor, doc, state);
         self.sketcher.try_finish_into(state, out)
     }
+
+    /// The signatures of `docs` from a fallible sketcher, each one or its refusal, in
+    /// order (one state reused across the documents; a refusal does not stop the
+    /// batch).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # struct Bytes;
+    /// # impl _Fe for Bytes {
+    /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
+    /// #         doc.bytes().for_each(|b| sink.push(u64::from(b)));
+    /// #     }
+    /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
+    /// # }
+    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor};
+    /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
+    /// let docs = ["abc", "", "ab"];
+    /// let sigs = c.try_sketch_batch(&docs);
+    /// assert_eq!(sigs.len(), 3);
+    /// assert_eq!(sigs[2], c.try_sketch("ab"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn try_sketch_batch<D: AsRef<str>>(
+        &self,
+        docs: &[D],
+    ) -> Vec<Result<<S as TrySketcher>::Signature, S::Error>>
+    where
+        S: Ingest<<S as TrySketcher>::State>,
+    {
+        let mut state = self.sketcher.new_state();
+        docs.iter()
+            .map(|d| {
+                let mut out = self.sketcher.new_signature();
+                self.try_sketch_with(&mut state, d.as_ref(), &mut out)
+                    .map(|()| out)
+            })
+            .collect()
+    }
 }
 
 /// Documents per rayon task at most. Rayon's adaptive splitting stops splitting a
@@ -438,3 +479,179 @@ pub trait ParDocSketcher: DocSketcher + Sync {
 
 #[cfg(feature = "rayon")]
 impl<T: DocSketcher + Sync + ?Sized> ParDocSketcher for T {}
+
+#[cfg(feature = "rayon")]
+mod sealed {
+    /// Keeps [`ParTryDocSketcher`](super::ParTryDocSketcher) implemented by ndd-core only.
+    pub trait Sealed {}
+    impl<E, S> Sealed for super::Composed<E, S> {}
+}
+
+/// Parallel batch sketching with a fallible sketcher ([`TrySketcher`]): the twin of
+/// [`ParDocSketcher`] for sketchers that may refuse a document (I-Match's rejections,
+/// bucketized MinHash's expansion cap, SimHash's `Checked`). Implemented for every
+/// [`Composed`] extractor and fallible sketcher that can be shared between threads;
+/// sealed (call it, there is nothing to implement). One state per worker task, reused
+/// across its documents (a refused document resets it, as
+/// [`try_finish_into`](TrySketcher::try_finish_into) promises); the results are those
+/// of [`Composed::try_sketch_batch`], in order.
+///
+/// Feature `rayon`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Composed, ExactSetSketcher, ParTryDocSketcher, SchemeId};
+/// # use ndd_core::{FeatureExtractor, FeatureSink};
+/// # struct Bytes;
+/// # impl FeatureExtractor for Bytes {
+/// #     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+/// #         doc.bytes().for_each(|b| sink.push(u64::from(b)));
+/// #     }
+/// #     fn scheme(&self) -> SchemeId { SchemeId::new("bytes").finish() }
+/// # }
+/// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
+/// let docs = ["abc", "abd", "xyz"];
+/// assert_eq!(c.par_try_sketch_batch(&docs), c.try_sketch_batch(&docs));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[cfg(feature = "rayon")]
+pub trait ParTryDocSketcher: sealed::Sealed + Sync {
+    /// The signature type produced.
+    type Signature;
+    /// Why a document is refused.
+    type Error;
+
+    /// The signature of each of `docs` or its refusal, sketched in parallel, in the
+    /// order of `docs`.
+    ///
+    /// # Example
+    ///
+    /// See the [trait docs](ParTryDocSketcher).
+    fn par_try_sketch_batch<D: AsRef<str> + Sync>(
+        &self,
+        docs: &[D],
+    ) -> Vec<Result<Self::Signature, Self::Error>>;
+}
+
+#[cfg(feature = "rayon")]
+impl<E, S> ParTryDocSketcher for Composed<E, S>
+where
+    E: FeatureExtractor + Sync,
+    S: TrySketcher + Ingest<<S as TrySketcher>::State> + Sync,
+    <S as TrySketcher>::State: Send,
+    <S as TrySketcher>::Signature: Send,
+    S::Error: Send,
+{
+    type Signature = <S as TrySketcher>::Signature;
+    type Error = S::Error;
+
+    fn par_try_sketch_batch<D: AsRef<str> + Sync>(
+        &self,
+        docs: &[D],
+    ) -> Vec<Result<Self::Signature, Self::Error>> {
+        use rayon::prelude::*;
+        docs.par_iter()
+            .with_max_len(PAR_MAX_DOCS)
+            .map_init(
+                || self.sketcher.new_state(),
+                |state, d| {
+                    let mut out = self.sketcher.new_signature();
+                    self.try_sketch_with(state, d.as_ref(), &mut out)
+                        .map(|()| out)
+                },
+            )
+            .collect()
+    }
+}
+
+#[cfg(all(test, feature = "rayon"))]
+mod tests {
+    use super::*;
+    use crate::{ExactSet, ExactSetSketcher};
+
+    /// Whitespace-separated words, hashed.
+    struct Words;
+    impl FeatureExtractor for Words {
+        fn extract<T: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut T) {
+            for w in doc.split_whitespace() {
+                sink.push(crate::hash::stable_hash64(w.as_bytes(), 0));
+            }
+        }
+        fn scheme(&self) -> SchemeId {
+            SchemeId::new("test-words").finish()
+        }
+    }
+
+    /// Refuses documents with fewer than `min` distinct features; otherwise the exact set.
+    struct AtLeast {
+        min: usize,
+        inner: ExactSetSketcher,
+    }
+    impl TrySketcher for AtLeast {
+        type Signature = ExactSet;
+        type State = Vec<u64>;
+        type Error = usize;
+        fn scheme(&self) -> SchemeId {
+            Sketcher::scheme(&self.inner)
+        }
+        fn new_state(&self) -> Vec<u64> {
+            Vec::new()
+        }
+        fn new_signature(&self) -> ExactSet {
+            Sketcher::new_signature(&self.inner)
+        }
+        fn try_finish_into(&self, state: &mut Vec<u64>, out: &mut ExactSet) -> Result<(), usize> {
+            state.sort_unstable();
+            state.dedup();
+            let n = state.len();
+            let result = if n < self.min {
+                Err(n)
+            } else {
+                *out = self.inner.sketch_features(state.iter().copied());
+                Ok(())
+            };
+            state.clear();
+            result
+        }
+    }
+    impl Ingest<Vec<u64>> for AtLeast {
+        fn feature_scheme(&self) -> SchemeId {
+            Words.scheme()
+        }
+    }
+
+    #[test]
+    fn par_try_sketch_batch_equals_the_sequential_loop() {
+        let c = Composed::new(
+            Words,
+            AtLeast {
+                min: 3,
+                inner: ExactSetSketcher::new(Words.scheme()),
+            },
+        )
+        .unwrap();
+        // 2,000 documents (several rayon tasks of at most 256), every fifth refused.
+        let docs: Vec<String> = (0..2000u32)
+            .map(|i| {
+                let n = if i % 5 == 0 { 2 } else { 3 + i % 7 };
+                (0..n)
+                    .map(|j| format!("w{}", (i * 31 + j) % 97))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        let par = c.par_try_sketch_batch(&docs);
+        // The oracle: one fresh state per document, no batching.
+        let seq: Vec<_> = docs.iter().map(|d| c.try_sketch(d)).collect();
+        assert_eq!(par, seq);
+        assert_eq!(par, c.try_sketch_batch(&docs));
+        assert_eq!(par.iter().filter(|r| r.is_err()).count(), 400);
+        // Each accepted signature is the exact set of the document's words.
+        for (d, r) in docs.iter().zip(&par) {
+            if let Ok(sig) = r {
+                assert_eq!(sig.set(), &Words.feature_set(d));
+            }
+        }
+    }
+}

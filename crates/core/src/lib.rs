@@ -25,7 +25,9 @@
 //!   [`Sketcher`] with `Error = Infallible`.
 //! * One composition of extractor and sketcher, [`Composed`], with the [`Ingest`] hook
 //!   for specialized sinks; with the `rayon` feature, `ParDocSketcher` adds
-//!   `par_sketch_batch` / `par_sketch_batch_into` to every [`DocSketcher`].
+//!   `par_sketch_batch` / `par_sketch_batch_into` to every [`DocSketcher`], and its
+//!   fallible twin `ParTryDocSketcher` adds `par_try_sketch_batch` to every `Composed`
+//!   of a [`TrySketcher`] (sequentially: [`Composed::try_sketch_batch`]).
 //! * Feature weights ([`weights`]): the weight-model contract
 //!   [`FeatureWeights`](weights::FeatureWeights) (feature hash and term frequency in,
 //!   weight out), TF-IDF ([`TfIdf`](weights::TfIdf)), and the adapter that weights any
@@ -82,9 +84,9 @@ mod try_sketch;
 pub mod weights;
 
 pub use cluster::UnionFind;
-#[cfg(feature = "rayon")]
-pub use compose::ParDocSketcher;
 pub use compose::{Composed, Ingest};
+#[cfg(feature = "rayon")]
+pub use compose::{ParDocSketcher, ParTryDocSketcher};
 pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
 pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
