@@ -14,7 +14,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::FeatureExtractor;
-use ndd_imatch::{DocumentFrequencies, IMatcher, Lexicon, Scratch, unigram_extractor};
+use ndd_imatch::{DocumentFrequencies, IMatchState, IMatcher, Lexicon, unigram_extractor};
 use sha1::{Digest, Sha1};
 
 #[path = "../../../benches/common/corpus.rs"]
@@ -80,7 +80,7 @@ fn bench(c: &mut Criterion) {
             m.bytes_per_term()
         );
         group.bench_function(format!("imatch K = {k}"), |b| {
-            let mut scratch = Scratch::default();
+            let mut scratch = IMatchState::default();
             b.iter(|| {
                 let mut signed = 0usize;
                 for d in &docs {

@@ -73,6 +73,7 @@ mod lexicon;
 mod randomize;
 #[cfg(feature = "serde")]
 mod serde_impl;
+mod signature;
 mod signer;
 mod topidf;
 
@@ -80,12 +81,15 @@ pub use lexicon::{
     DEFAULT_SECONDARY_CAP, EMAIL_NIDF_WINDOW, Lexicon, LexiconBuilder, WEB_NIDF_WINDOW,
 };
 pub use ndd_core::stats::DocumentFrequencies;
-pub use ndd_core::{self, Error, Signature};
+pub use ndd_core::{self, Error, Signature, TrySketcher};
 pub use ndd_shingle::TokenFilter;
 pub use randomize::{MAX_EXTRA_LEXICONS, Randomization};
+pub use signature::{Digest, IMatchSignature};
+#[allow(deprecated)]
+pub use signer::Scratch;
 pub use signer::{
-    DEFAULT_MIN_COVERAGE, DEFAULT_MIN_TERMS, DEFAULT_MIN_UNIQUE_TERMS, Digest, IMatchSignature,
-    IMatcher, IMatcherBuilder, LexiconMemory, Rejection, Scratch,
+    DEFAULT_MIN_COVERAGE, DEFAULT_MIN_TERMS, DEFAULT_MIN_UNIQUE_TERMS, IMatchSigner, IMatchState,
+    IMatcher, IMatcherBuilder, LexiconMemory, Rejection,
 };
 pub use topidf::{TopIdfMatcher, TopIdfMatcherBuilder};
 

@@ -1,28 +1,17 @@
 //! [`IMatcher`]: I-Match signatures with the long-document rule and randomized
-//! lexicons; [`IMatchSignature`], the extended `(K + 1)`-coordinate signature; and
-//! [`Rejection`], why a document got none.
+//! lexicons, the extractor-free [`IMatchSigner`] it composes with a term extractor
+//! (a [`TrySketcher`] with per-document [`IMatchState`]), and [`Rejection`], why a
+//! document got no signature.
 
 use std::fmt;
 
 use ahash::AHashMap;
-use ndd_core::codec::{ByteReader, ByteWriter};
-use ndd_core::{Error, Estimate, ExactSignature, FeatureExtractor, SchemeId, Signature};
+use ndd_core::{Composed, Error, FeatureExtractor, FeatureSink, Ingest, SchemeId, TrySketcher};
 use ndd_shingle::WordShingler;
 use sha1::{Digest as _, Sha1};
 
 use crate::randomize::{MAX_EXTRA_LEXICONS, membership_masks};
-use crate::{Lexicon, Randomization, unigram_extractor};
-
-/// A SHA-1 digest: the value of one I-Match signature coordinate.
-///
-/// # Example
-///
-/// ```
-/// let d: ndd_imatch::Digest = [0; 20];
-/// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some(d)]);
-/// assert_eq!(s.primary(), Some(&d));
-/// ```
-pub type Digest = [u8; 20];
+use crate::{Digest, IMatchSignature, Lexicon, Randomization, unigram_extractor};
 
 /// Why a document got no I-Match signature (a documented outcome, not an error).
 ///
@@ -92,286 +81,54 @@ impl fmt::Display for Rejection {
 
 impl std::error::Error for Rejection {}
 
-/// An extended I-Match signature: one SHA-1 digest per lexicon (the primary lexicon
-/// first, then the `K` randomized ones), a coordinate absent when that lexicon rejected
-/// the document. Two documents are near duplicates when some coordinate is present and
-/// equal in both (paper 003 §4); [`similarity`](Signature::similarity) is the fraction
-/// of the `K + 1` coordinates that match.
-///
-/// # Example
-///
-/// ```
-/// use ndd_core::{SchemeId, Signature};
-/// use ndd_imatch::IMatchSignature;
-/// let s = SchemeId::new("demo").finish();
-/// let a = IMatchSignature::from_parts(s, vec![Some([1; 20]), Some([2; 20]), None]);
-/// let b = IMatchSignature::from_parts(s, vec![Some([9; 20]), Some([2; 20]), None]);
-/// assert!(a.matches(&b)?);
-/// assert_eq!(a.matching_coordinates(&b)?, 1);
-/// assert_eq!(a.similarity(&b)?.value(), 1.0 / 3.0);
-/// # Ok::<(), ndd_core::Error>(())
-/// ```
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct IMatchSignature {
-    scheme: SchemeId,
-    coords: Box<[Option<Digest>]>,
-}
-
-impl fmt::Debug for IMatchSignature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hex: Vec<String> = self
-            .coords
-            .iter()
-            .map(|c| match c {
-                Some(d) => d.iter().map(|b| format!("{b:02x}")).collect(),
-                None => "-".to_string(),
-            })
-            .collect();
-        f.debug_struct("IMatchSignature")
-            .field("scheme", &self.scheme)
-            .field("coordinates", &hex)
-            .finish()
-    }
-}
-
-const SIG_MAGIC: [u8; 4] = *b"IMSG";
-const SIG_VERSION: u16 = 1;
-
-impl IMatchSignature {
-    /// A signature from its parts (digests stored elsewhere).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None]);
-    /// assert_eq!(s.coordinates(), &[None]);
-    /// ```
-    #[must_use]
-    pub fn from_parts(scheme: SchemeId, coordinates: Vec<Option<Digest>>) -> Self {
-        IMatchSignature {
-            scheme,
-            coords: coordinates.into_boxed_slice(),
-        }
-    }
-
-    /// The `K + 1` coordinates: the primary lexicon's digest, then one per extra lexicon.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([0; 20])]);
-    /// assert_eq!(s.coordinates().len(), 1);
-    /// ```
-    #[must_use]
-    pub fn coordinates(&self) -> &[Option<Digest>] {
-        &self.coords
-    }
-
-    /// The classic I-Match signature: the primary lexicon's digest.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([7; 20]), None]);
-    /// assert_eq!(s.primary(), Some(&[7; 20]));
-    /// ```
-    #[must_use]
-    pub fn primary(&self) -> Option<&Digest> {
-        self.coords.first().and_then(Option::as_ref)
-    }
-
-    /// The number of coordinates whose digests are present and equal in both.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the schemes differ.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_imatch::IMatchSignature;
-    /// let a = IMatchSignature::from_parts(SchemeId::new("x").finish(), vec![Some([1; 20])]);
-    /// let b = IMatchSignature::from_parts(SchemeId::new("y").finish(), vec![Some([1; 20])]);
-    /// assert!(a.matching_coordinates(&b).is_err());
-    /// assert_eq!(a.matching_coordinates(&a)?, 1);
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn matching_coordinates(&self, other: &Self) -> Result<usize, Error> {
-        self.check_compatible(other)?;
-        Ok(self
-            .coords
-            .iter()
-            .zip(other.coords.iter())
-            .filter(|(a, b)| a.is_some() && a == b)
-            .count())
-    }
-
-    /// Whether the two agree on at least one coordinate (the near-duplicate rule of
-    /// paper 003 §4).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the schemes differ.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_imatch::IMatchSignature;
-    /// let s = SchemeId::new("x").finish();
-    /// let a = IMatchSignature::from_parts(s, vec![None, Some([3; 20])]);
-    /// let b = IMatchSignature::from_parts(s, vec![None, Some([4; 20])]);
-    /// assert!(!a.matches(&b)?); // absent coordinates never match
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn matches(&self, other: &Self) -> Result<bool, Error> {
-        Ok(self.matching_coordinates(other)? > 0)
-    }
-
-    /// The versioned byte form: scheme, coordinate count, then per coordinate a
-    /// presence byte and the 20-byte digest when present.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([5; 20]), None]);
-    /// let bytes = s.to_bytes();
-    /// assert_eq!(bytes.len(), 6 + 8 + 4 + 21 + 1 + 8);
-    /// assert_eq!(ndd_imatch::IMatchSignature::from_bytes(&bytes)?, s);
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    #[must_use]
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::new(SIG_MAGIC, SIG_VERSION);
-        w.u64(self.scheme.as_u64());
-        w.u32(u32::try_from(self.coords.len()).unwrap_or(u32::MAX));
-        for c in self.coords.iter() {
-            match c {
-                Some(d) => {
-                    w.u8(1);
-                    for &b in d {
-                        w.u8(b);
-                    }
-                }
-                None => w.u8(0),
-            }
-        }
-        w.finish()
-    }
-
-    /// Reads a signature written by [`to_bytes`](Self::to_bytes).
-    ///
-    /// # Errors
-    ///
-    /// [`Error::CorruptData`] for truncated, altered or foreign bytes, a presence byte
-    /// other than 0 or 1, or more than 31 coordinates.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None]);
-    /// let bytes = s.to_bytes();
-    /// assert!(ndd_imatch::IMatchSignature::from_bytes(&bytes[..bytes.len() - 1]).is_err());
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (mut r, _) = ByteReader::new(bytes, SIG_MAGIC, SIG_VERSION)?;
-        let scheme = SchemeId::from_u64(r.u64()?);
-        let n = r.u32()? as usize;
-        if n > MAX_EXTRA_LEXICONS + 1 {
-            return Err(Error::corrupt_data(format!(
-                "{n} coordinates, more than the {} supported",
-                MAX_EXTRA_LEXICONS + 1
-            )));
-        }
-        let mut coords = Vec::with_capacity(n);
-        for _ in 0..n {
-            match r.u8()? {
-                0 => coords.push(None),
-                1 => {
-                    let mut d = [0u8; 20];
-                    for b in &mut d {
-                        *b = r.u8()?;
-                    }
-                    coords.push(Some(d));
-                }
-                other => {
-                    return Err(Error::corrupt_data(format!(
-                        "coordinate presence byte {other}"
-                    )));
-                }
-            }
-        }
-        r.finish()?;
-        Ok(IMatchSignature {
-            scheme,
-            coords: coords.into_boxed_slice(),
-        })
-    }
-}
-
-impl Signature for IMatchSignature {
-    fn scheme(&self) -> SchemeId {
-        self.scheme
-    }
-
-    /// The fraction of the `K + 1` coordinates present and equal in both (exact: no
-    /// estimation error). Any value above 0 is a near-duplicate match.
-    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
-        let m = self.matching_coordinates(other)?;
-        let n = self.coords.len().max(1);
-        Ok(Estimate::exact(m as f64 / n as f64))
-    }
-}
-
-impl ExactSignature for IMatchSignature {
-    type Coordinate = Digest;
-
-    fn num_coordinates(&self) -> usize {
-        self.coords.len()
-    }
-
-    fn coordinate(&self, i: usize) -> Option<&Digest> {
-        self.coords.get(i).and_then(Option::as_ref)
-    }
-}
-
-impl ndd_core::codec::ByteForm for IMatchSignature {
-    fn to_bytes(&self) -> Vec<u8> {
-        IMatchSignature::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        IMatchSignature::from_bytes(bytes)
-    }
-}
-
-/// Reusable buffers for [`IMatcher::sign_with`]: steady-state signing allocates only
-/// the signature.
+/// Per-document state of an [`IMatchSigner`] (its [`TrySketcher::State`]): the
+/// document's terms as the extractor pushes them, and reusable buffers, so that
+/// steady-state signing allocates only the signature. Every signing resets it, whether
+/// the document is signed or rejected.
 ///
 /// # Example
 ///
 /// ```
 /// use ndd_core::FeatureExtractor;
-/// use ndd_imatch::{IMatcher, Lexicon, Scratch};
+/// use ndd_imatch::{IMatchState, IMatcher, Lexicon};
 /// let words = ndd_imatch::unigram_extractor();
 /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
 /// let m = IMatcher::builder(lex).build()?;
-/// let mut scratch = Scratch::default();
+/// let mut state = IMatchState::default();
 /// let sigs: Vec<_> = ["alpha bravo charlie delta echo", "echo delta charlie bravo alpha"]
 ///     .iter()
-///     .map(|d| m.sign_with(&mut scratch, d))
+///     .map(|d| m.sign_with(&mut state, d))
 ///     .collect::<Result<_, _>>()?;
 /// assert_eq!(sigs[0], sigs[1]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, Default)]
-pub struct Scratch {
+pub struct IMatchState {
     terms: Vec<u64>,
     hits: Vec<(u64, u32)>,
     extra: Vec<(u32, u64, u32)>,
     set: Vec<u64>,
     bytes: Vec<u8>,
 }
+
+impl FeatureSink for IMatchState {
+    /// Takes one term of the document (repeats allowed, any order).
+    #[inline]
+    fn push(&mut self, feature: u64) {
+        self.terms.push(feature);
+    }
+}
+
+/// The former name of [`IMatchState`].
+///
+/// # Example
+///
+/// ```
+/// # #![allow(deprecated)]
+/// let _state: ndd_imatch::Scratch = ndd_imatch::IMatchState::default();
+/// ```
+#[deprecated(since = "0.1.1", note = "renamed to `IMatchState`")]
+pub type Scratch = IMatchState;
 
 /// Memory of a signer's lexicon table, from [`IMatcher::memory`].
 ///
@@ -441,6 +198,12 @@ impl LexiconMemory {
 /// fraction of `L` left out of `L_i`), so at least one of `K` survives `n` such edits
 /// with probability about `1 − (1 − p^n)^K` ([`crate::analysis::stability`], eq. 1).
 ///
+/// An `IMatcher<E>` is the extractor-free [`IMatchSigner`] composed with the term
+/// extractor `E` ([`Composed`]); `sign`, `sign_with`, `sign_batch` and
+/// `par_sign_batch` are [`Composed::try_sketch`], [`Composed::try_sketch_with`],
+/// [`Composed::try_sketch_batch`] and `ndd_core::ParTryDocSketcher::par_try_sketch_batch`
+/// under their I-Match names.
+///
 /// # Example
 ///
 /// ```
@@ -466,8 +229,39 @@ impl LexiconMemory {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
-pub struct IMatcher<E = WordShingler> {
-    extractor: E,
+pub struct IMatcher<E = WordShingler>(Composed<E, IMatchSigner>);
+
+impl<E> fmt::Debug for IMatcher<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("IMatcher").field(self.signer()).finish()
+    }
+}
+
+/// The I-Match signer proper, without a text front end: a document's terms in, an
+/// [`IMatchSignature`] or a [`Rejection`] out (the rules are [`IMatcher`]'s). It is a
+/// [`TrySketcher`] (`State` = [`IMatchState`], `Error` = [`Rejection`]) and takes its
+/// terms through [`Ingest`] from an extractor with the lexicon's scheme, so
+/// [`Composed`] pairs it with any such extractor (also one chosen at run time, a
+/// `Box<dyn DynFeatureExtractor>`). Build it with [`IMatcherBuilder::build_signer`];
+/// an [`IMatcher`] holds one ([`IMatcher::signer`]).
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Composed, FeatureExtractor};
+/// use ndd_imatch::{IMatcher, Lexicon, Rejection};
+/// let words = ndd_imatch::unigram_extractor();
+/// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
+/// let signer = IMatcher::builder(lex.clone()).build_signer()?;
+/// let composed = Composed::new(words, signer)?;
+/// let named = IMatcher::builder(lex).build()?;
+/// let doc = "echo delta charlie bravo alpha";
+/// assert_eq!(composed.try_sketch(doc), named.sign(doc));
+/// assert!(matches!(composed.try_sketch("too short"), Err(Rejection::TooShort { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct IMatchSigner {
     /// Term → (mask, rank): the bit mask of the lexicons holding it (bit 0 = `L` or
     /// `B`, bit `i` = extra lexicon `i`), and [`PRIMARY`] for a primary-lexicon term or
     /// its rank in the secondary lexicon `B`.
@@ -479,12 +273,13 @@ pub struct IMatcher<E = WordShingler> {
     min_unique_terms: usize,
     min_terms: usize,
     min_coverage: f64,
+    feature_scheme: SchemeId,
     scheme: SchemeId,
 }
 
-impl<E> fmt::Debug for IMatcher<E> {
+impl fmt::Debug for IMatchSigner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("IMatcher")
+        f.debug_struct("IMatchSigner")
             .field("scheme", &self.scheme)
             .field("extra_lexicons", &(self.width - 1))
             .field("randomization", &self.randomization)
@@ -742,6 +537,41 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn build(self) -> Result<IMatcher<E>, Error> {
+        self.validate()?;
+        Error::check_schemes(self.lexicon.scheme(), self.extractor.scheme())?;
+        let signer = self.signer()?;
+        Ok(IMatcher(Composed::new(self.extractor, signer)?))
+    }
+
+    /// The signer without the extractor: an [`IMatchSigner`] for the lexicon's
+    /// features, to compose with any extractor of that scheme ([`Composed::new`]) or
+    /// to feed terms through its [`IMatchState`]. The builder's extractor is not used;
+    /// the signatures are those of [`build`](Self::build)'s signer.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build), without the extractor check.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{Ingest, TrySketcher};
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+    /// let signer = IMatcher::builder(lex.clone()).min_unique_terms(3).build_signer()?;
+    /// let m = IMatcher::builder(lex).min_unique_terms(3).build()?;
+    /// assert_eq!(signer.feature_scheme(), ndd_imatch::unigram_extractor_scheme());
+    /// assert_eq!(signer.try_sketch_features([3, 1, 2]), m.sign_terms(&[1, 2, 3]));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn build_signer(self) -> Result<IMatchSigner, Error> {
+        self.validate()?;
+        self.signer()
+    }
+
+    /// The parameter checks shared by [`build`](Self::build) and
+    /// [`build_signer`](Self::build_signer).
+    fn validate(&self) -> Result<(), Error> {
         if self.extra > MAX_EXTRA_LEXICONS {
             return Err(Error::invalid_parameter(
                 "extra_lexicons",
@@ -764,7 +594,12 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
                 format!("must lie in [0, 1], got {}", self.min_coverage),
             ));
         }
-        Error::check_schemes(self.lexicon.scheme(), self.extractor.scheme())?;
+        Ok(())
+    }
+
+    /// Draws the randomized lexicons and builds the term table (parameters already
+    /// validated).
+    fn signer(&self) -> Result<IMatchSigner, Error> {
         let lex = &self.lexicon;
         if lex.secondary().len() >= 1 << 31 {
             return Err(Error::invalid_input(
@@ -790,9 +625,11 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
             table.insert(t, (m, u32::try_from(rank).unwrap_or(PRIMARY - 1)));
         }
         let (rk, rp) = self.randomization.scheme_code();
+        // The lexicon's scheme is the extractor's (checked by `build`; `build_signer`
+        // has no extractor and takes the lexicon's word for it).
         let scheme = SchemeId::new("imatch")
             .with(1) // signature layout: SHA-1 of sorted LE u64 term hashes
-            .with_scheme(self.extractor.scheme())
+            .with_scheme(lex.scheme())
             .with(lex.fingerprint())
             .with(self.extra as u64)
             .with(if self.extra == 0 { 0 } else { rk })
@@ -802,8 +639,7 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
             .with(self.min_terms as u64)
             .with_f64(self.min_coverage)
             .finish();
-        Ok(IMatcher {
-            extractor: self.extractor,
+        Ok(IMatchSigner {
             table,
             width: self.extra + 1,
             primary_len: lex.len(),
@@ -812,6 +648,7 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
             min_unique_terms: self.min_unique_terms,
             min_terms: self.min_terms,
             min_coverage: self.min_coverage,
+            feature_scheme: lex.scheme(),
             scheme,
         })
     }
@@ -846,7 +683,7 @@ fn needed(fraction: f64, n: usize) -> usize {
     k
 }
 
-impl<E: FeatureExtractor> IMatcher<E> {
+impl IMatchSigner {
     /// The scheme stamped on every signature: the extractor, the lexicon's
     /// [`fingerprint`](Lexicon::fingerprint), `K`, the randomization and seed, and the
     /// three thresholds.
@@ -856,9 +693,8 @@ impl<E: FeatureExtractor> IMatcher<E> {
     /// ```
     /// use ndd_imatch::{IMatcher, Lexicon};
     /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
-    /// let a = IMatcher::builder(lex.clone()).build()?;
-    /// let b = IMatcher::builder(lex).min_terms(4).build()?;
-    /// assert_ne!(a.scheme(), b.scheme());
+    /// let m = IMatcher::builder(lex.clone()).build()?;
+    /// assert_eq!(IMatcher::builder(lex).build_signer()?.scheme(), m.scheme());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -873,29 +709,12 @@ impl<E: FeatureExtractor> IMatcher<E> {
     /// ```
     /// use ndd_imatch::{IMatcher, Lexicon};
     /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
-    /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build()?.extra_lexicons(), 4);
+    /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build_signer()?.extra_lexicons(), 4);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
     pub fn extra_lexicons(&self) -> usize {
         self.width - 1
-    }
-
-    /// The extractor that turns text into terms.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
-    /// let m = IMatcher::builder(lex).build()?;
-    /// assert_eq!(m.extractor().scheme(), ndd_imatch::unigram_extractor_scheme());
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    #[must_use]
-    pub fn extractor(&self) -> &E {
-        &self.extractor
     }
 
     /// Memory of the term table (primary + secondary terms, one entry each, whatever
@@ -905,10 +724,8 @@ impl<E: FeatureExtractor> IMatcher<E> {
     ///
     /// ```
     /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), (1..=1000).collect(), vec![])?;
-    /// let m = IMatcher::builder(lex).extra_lexicons(10).build()?.memory();
-    /// assert_eq!(m.terms, 1000);
-    /// assert!(m.bytes_per_term() >= 17.0 && m.bytes_per_term() <= 40.0);
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), (1..=100).collect(), vec![])?;
+    /// assert_eq!(IMatcher::builder(lex).build_signer()?.memory().terms, 100);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -925,83 +742,9 @@ impl<E: FeatureExtractor> IMatcher<E> {
         }
     }
 
-    /// The extended signature of `doc`, or why there is none.
-    ///
-    /// # Errors
-    ///
-    /// A [`Rejection`] (a documented outcome for short or poorly covered documents,
-    /// not a failure).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon, Rejection};
-    /// use ndd_core::FeatureExtractor;
-    /// let words = ndd_imatch::unigram_extractor();
-    /// let terms = words.features("lexicon terms matter here always");
-    /// let lex = Lexicon::from_terms(words.scheme(), terms, vec![])?;
-    /// let m = IMatcher::builder(lex).build()?;
-    /// assert!(m.sign("Always matter here, lexicon terms!").is_ok());
-    /// assert!(matches!(m.sign(""), Err(Rejection::TooShort { unique_terms: 0, min: 5 })));
-    /// # Ok::<(), ndd_core::Error>(())
-    /// ```
-    pub fn sign(&self, doc: &str) -> Result<IMatchSignature, Rejection> {
-        self.sign_with(&mut Scratch::default(), doc)
-    }
-
-    /// [`sign`](Self::sign) with caller-owned buffers.
-    ///
-    /// # Errors
-    ///
-    /// As [`sign`](Self::sign).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon, Scratch};
-    /// use ndd_core::FeatureExtractor;
-    /// let words = ndd_imatch::unigram_extractor();
-    /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
-    /// let m = IMatcher::builder(lex).build()?;
-    /// let mut scratch = Scratch::default();
-    /// let a = m.sign_with(&mut scratch, "alpha bravo charlie delta echo")?;
-    /// let b = m.sign_with(&mut scratch, "echo delta charlie bravo alpha alpha")?;
-    /// assert_eq!(a, b);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn sign_with(
-        &self,
-        scratch: &mut Scratch,
-        doc: &str,
-    ) -> Result<IMatchSignature, Rejection> {
-        scratch.terms.clear();
-        self.extractor.extract(doc, &mut scratch.terms);
-        self.sign_scratch(scratch)
-    }
-
-    /// The signature of a document given as its terms (feature hashes of this
-    /// signer's extractor, in any order, repeats allowed).
-    ///
-    /// # Errors
-    ///
-    /// As [`sign`](Self::sign).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
-    /// let m = IMatcher::builder(lex).min_unique_terms(3).build()?;
-    /// assert_eq!(m.sign_terms(&[3, 2, 1, 1])?, m.sign_terms(&[1, 2, 3])?);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn sign_terms(&self, terms: &[u64]) -> Result<IMatchSignature, Rejection> {
-        let mut scratch = Scratch::default();
-        scratch.terms.extend_from_slice(terms);
-        self.sign_scratch(&mut scratch)
-    }
-
-    fn sign_scratch(&self, s: &mut Scratch) -> Result<IMatchSignature, Rejection> {
+    /// Signs the terms in `s` into `out`, or rejects them (`out` untouched then).
+    /// Leaves the terms sorted and deduplicated; the caller resets.
+    fn finish(&self, s: &mut IMatchState, out: &mut IMatchSignature) -> Result<(), Rejection> {
         s.terms.sort_unstable();
         s.terms.dedup();
         let unique = s.terms.len();
@@ -1024,78 +767,314 @@ impl<E: FeatureExtractor> IMatcher<E> {
         }
         let need = needed(self.min_coverage, unique);
         let mut extra_sorted = false;
-        let mut coords = Vec::with_capacity(self.width);
-        let mut primary_rejection = None;
-        for i in 0..self.width {
-            let bit = 1u32 << i;
-            let found = s.hits.iter().filter(|h| h.1 & bit != 0).count();
-            let outcome = if found >= need {
-                if found < self.min_terms {
-                    Err(Rejection::TooFewLexiconTerms {
-                        found,
-                        min: self.min_terms,
-                    })
-                } else {
-                    Ok(digest_of(
-                        s.hits.iter().filter(|h| h.1 & bit != 0).map(|h| h.0),
-                        &mut s.bytes,
-                    ))
-                }
+        // A rejected primary coordinate rejects the document (before `out` is touched).
+        let primary = self.coordinate(s, 0, unique, need, &mut extra_sorted)?;
+        if out.coords.len() != self.width {
+            out.coords = vec![None; self.width].into_boxed_slice();
+        }
+        out.scheme = self.scheme;
+        for (i, c) in out.coords.iter_mut().enumerate() {
+            *c = if i == 0 {
+                Some(primary)
             } else {
-                // The top-ranked terms of this coordinate's sample of `B`.
-                let available = s.extra.iter().filter(|e| e.2 & bit != 0).count();
-                let take = (need - found).min(available);
-                if found + take < need {
-                    Err(Rejection::LowCoverage {
-                        found: found + take,
-                        unique_terms: unique,
-                        min_coverage: self.min_coverage,
-                    })
-                } else if found + take < self.min_terms {
-                    Err(Rejection::TooFewLexiconTerms {
-                        found: found + take,
-                        min: self.min_terms,
-                    })
-                } else {
-                    if !extra_sorted {
-                        s.extra.sort_unstable();
-                        extra_sorted = true;
-                    }
-                    s.set.clear();
-                    s.set
-                        .extend(s.hits.iter().filter(|h| h.1 & bit != 0).map(|h| h.0));
-                    s.set.extend(
-                        s.extra
-                            .iter()
-                            .filter(|e| e.2 & bit != 0)
-                            .take(take)
-                            .map(|e| e.1),
-                    );
-                    s.set.sort_unstable();
-                    Ok(digest_of(s.set.iter().copied(), &mut s.bytes))
-                }
+                self.coordinate(s, i, unique, need, &mut extra_sorted).ok()
             };
-            match outcome {
-                Ok(d) => coords.push(Some(d)),
-                Err(r) => {
-                    if i == 0 {
-                        primary_rejection = Some(r);
-                        break;
-                    }
-                    coords.push(None);
-                }
-            }
         }
-        if let Some(r) = primary_rejection {
-            return Err(r);
-        }
-        Ok(IMatchSignature {
-            scheme: self.scheme,
-            coords: coords.into_boxed_slice(),
-        })
+        Ok(())
     }
 
-    /// The signatures of many documents, buffers reused.
+    /// Coordinate `i` (lexicon `L_i`) of a document with `unique` terms, whose hits in
+    /// the table are in `s.hits` and `s.extra`; `need` terms reach the coverage.
+    fn coordinate(
+        &self,
+        s: &mut IMatchState,
+        i: usize,
+        unique: usize,
+        need: usize,
+        extra_sorted: &mut bool,
+    ) -> Result<Digest, Rejection> {
+        let bit = 1u32 << i;
+        let found = s.hits.iter().filter(|h| h.1 & bit != 0).count();
+        if found >= need {
+            return if found < self.min_terms {
+                Err(Rejection::TooFewLexiconTerms {
+                    found,
+                    min: self.min_terms,
+                })
+            } else {
+                Ok(digest_of(
+                    s.hits.iter().filter(|h| h.1 & bit != 0).map(|h| h.0),
+                    &mut s.bytes,
+                ))
+            };
+        }
+        // The top-ranked terms of this coordinate's sample of `B`.
+        let available = s.extra.iter().filter(|e| e.2 & bit != 0).count();
+        let take = (need - found).min(available);
+        if found + take < need {
+            Err(Rejection::LowCoverage {
+                found: found + take,
+                unique_terms: unique,
+                min_coverage: self.min_coverage,
+            })
+        } else if found + take < self.min_terms {
+            Err(Rejection::TooFewLexiconTerms {
+                found: found + take,
+                min: self.min_terms,
+            })
+        } else {
+            if !*extra_sorted {
+                s.extra.sort_unstable();
+                *extra_sorted = true;
+            }
+            s.set.clear();
+            s.set
+                .extend(s.hits.iter().filter(|h| h.1 & bit != 0).map(|h| h.0));
+            s.set.extend(
+                s.extra
+                    .iter()
+                    .filter(|e| e.2 & bit != 0)
+                    .take(take)
+                    .map(|e| e.1),
+            );
+            s.set.sort_unstable();
+            Ok(digest_of(s.set.iter().copied(), &mut s.bytes))
+        }
+    }
+}
+
+/// The I-Match rules as a fallible sketcher: the document's terms are pushed into an
+/// [`IMatchState`]; [`try_finish_into`](TrySketcher::try_finish_into) signs them or
+/// gives the [`Rejection`], and resets the state either way.
+impl TrySketcher for IMatchSigner {
+    type Signature = IMatchSignature;
+    type State = IMatchState;
+    type Error = Rejection;
+
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        self.scheme
+    }
+
+    #[inline]
+    fn new_state(&self) -> IMatchState {
+        IMatchState::default()
+    }
+
+    /// A signature of `K + 1` absent coordinates under this signer's scheme.
+    fn new_signature(&self) -> IMatchSignature {
+        IMatchSignature::from_parts(self.scheme, vec![None; self.width])
+    }
+
+    /// # Errors
+    ///
+    /// [`Rejection::TooShort`], [`Rejection::TooFewLexiconTerms`] or
+    /// [`Rejection::LowCoverage`] when the primary coordinate is rejected (the rules
+    /// on [`IMatcher`]); `out` is unchanged then.
+    fn try_finish_into(
+        &self,
+        state: &mut IMatchState,
+        out: &mut IMatchSignature,
+    ) -> Result<(), Rejection> {
+        let result = self.finish(state, out);
+        state.terms.clear();
+        state.hits.clear();
+        state.extra.clear();
+        result
+    }
+}
+
+/// Terms come from an extractor whose scheme is the lexicon's.
+impl Ingest<IMatchState> for IMatchSigner {
+    #[inline]
+    fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
+    }
+}
+
+impl<E> IMatcher<E> {
+    /// The scheme stamped on every signature: the extractor, the lexicon's
+    /// [`fingerprint`](Lexicon::fingerprint), `K`, the randomization and seed, and the
+    /// three thresholds.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// let a = IMatcher::builder(lex.clone()).build()?;
+    /// let b = IMatcher::builder(lex).min_terms(4).build()?;
+    /// assert_ne!(a.scheme(), b.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scheme(&self) -> SchemeId {
+        self.signer().scheme
+    }
+
+    /// `K`, the number of randomized extra lexicons.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build()?.extra_lexicons(), 4);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn extra_lexicons(&self) -> usize {
+        self.signer().extra_lexicons()
+    }
+
+    /// The extractor that turns text into terms.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// let m = IMatcher::builder(lex).build()?;
+    /// assert_eq!(m.extractor().scheme(), ndd_imatch::unigram_extractor_scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn extractor(&self) -> &E {
+        self.0.extractor()
+    }
+
+    /// The signer without the extractor.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// let m = IMatcher::builder(lex).extra_lexicons(2).build()?;
+    /// assert_eq!(m.signer().extra_lexicons(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn signer(&self) -> &IMatchSigner {
+        self.0.sketcher()
+    }
+
+    /// The extractor and the signer as one [`Composed`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// let m = IMatcher::builder(lex).build()?;
+    /// assert_eq!(m.as_composed().try_sketch("short"), m.sign("short"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn as_composed(&self) -> &Composed<E, IMatchSigner> {
+        &self.0
+    }
+
+    /// Memory of the term table (primary + secondary terms, one entry each, whatever
+    /// `K`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), (1..=1000).collect(), vec![])?;
+    /// let m = IMatcher::builder(lex).extra_lexicons(10).build()?.memory();
+    /// assert_eq!(m.terms, 1000);
+    /// assert!(m.bytes_per_term() >= 17.0 && m.bytes_per_term() <= 40.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn memory(&self) -> LexiconMemory {
+        self.signer().memory()
+    }
+
+    /// The signature of a document given as its terms (feature hashes of this
+    /// signer's extractor, in any order, repeats allowed).
+    ///
+    /// # Errors
+    ///
+    /// As [`sign`](Self::sign).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+    /// let m = IMatcher::builder(lex).min_unique_terms(3).build()?;
+    /// assert_eq!(m.sign_terms(&[3, 2, 1, 1])?, m.sign_terms(&[1, 2, 3])?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sign_terms(&self, terms: &[u64]) -> Result<IMatchSignature, Rejection> {
+        self.signer().try_sketch_features(terms.iter().copied())
+    }
+}
+
+impl<E: FeatureExtractor> IMatcher<E> {
+    /// The extended signature of `doc`, or why there is none
+    /// ([`Composed::try_sketch`]).
+    ///
+    /// # Errors
+    ///
+    /// A [`Rejection`] (a documented outcome for short or poorly covered documents,
+    /// not a failure).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatcher, Lexicon, Rejection};
+    /// use ndd_core::FeatureExtractor;
+    /// let words = ndd_imatch::unigram_extractor();
+    /// let terms = words.features("lexicon terms matter here always");
+    /// let lex = Lexicon::from_terms(words.scheme(), terms, vec![])?;
+    /// let m = IMatcher::builder(lex).build()?;
+    /// assert!(m.sign("Always matter here, lexicon terms!").is_ok());
+    /// assert!(matches!(m.sign(""), Err(Rejection::TooShort { unique_terms: 0, min: 5 })));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sign(&self, doc: &str) -> Result<IMatchSignature, Rejection> {
+        self.0.try_sketch(doc)
+    }
+
+    /// [`sign`](Self::sign) with a caller-owned state ([`Composed::try_sketch_with`]
+    /// into a new signature); the state is reset whether `doc` is signed or rejected.
+    ///
+    /// # Errors
+    ///
+    /// As [`sign`](Self::sign).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_imatch::{IMatchState, IMatcher, Lexicon};
+    /// use ndd_core::FeatureExtractor;
+    /// let words = ndd_imatch::unigram_extractor();
+    /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
+    /// let m = IMatcher::builder(lex).build()?;
+    /// let mut state = IMatchState::default();
+    /// let a = m.sign_with(&mut state, "alpha bravo charlie delta echo")?;
+    /// assert!(m.sign_with(&mut state, "too short").is_err());
+    /// let b = m.sign_with(&mut state, "echo delta charlie bravo alpha alpha")?;
+    /// assert_eq!(a, b);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sign_with(
+        &self,
+        state: &mut IMatchState,
+        doc: &str,
+    ) -> Result<IMatchSignature, Rejection> {
+        let mut out = self.signer().new_signature();
+        self.0.try_sketch_with(state, doc, &mut out)?;
+        Ok(out)
+    }
+
+    /// The signatures of many documents, one state reused
+    /// ([`Composed::try_sketch_batch`]).
     ///
     /// # Example
     ///
@@ -1110,23 +1089,16 @@ impl<E: FeatureExtractor> IMatcher<E> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn sign_batch<D: AsRef<str>>(&self, docs: &[D]) -> Vec<Result<IMatchSignature, Rejection>> {
-        let mut scratch = Scratch::default();
-        docs.iter()
-            .map(|d| self.sign_with(&mut scratch, d.as_ref()))
-            .collect()
+        self.0.try_sketch_batch(docs)
     }
 }
 
-/// Documents per rayon task at most (as in `MinHasher::par_sketch_batch`: keeps ranges
-/// of long documents small enough to be stolen).
-#[cfg(feature = "rayon")]
-const PAR_MAX_DOCS: usize = 256;
-
 #[cfg(feature = "rayon")]
 impl<E: FeatureExtractor + Sync> IMatcher<E> {
-    /// The signatures of many documents, signed in parallel on rayon's pool (one
-    /// [`Scratch`] per worker thread, reused across its documents). Same results, in
-    /// the same order, as [`sign_batch`](Self::sign_batch).
+    /// The signatures of many documents, signed in parallel on rayon's pool
+    /// (`ndd_core::ParTryDocSketcher::par_try_sketch_batch`: one [`IMatchState`] per
+    /// worker task, reused across its documents). Same results, in the same order, as
+    /// [`sign_batch`](Self::sign_batch).
     ///
     /// # Example
     ///
@@ -1144,13 +1116,40 @@ impl<E: FeatureExtractor + Sync> IMatcher<E> {
         &self,
         docs: &[D],
     ) -> Vec<Result<IMatchSignature, Rejection>> {
-        use rayon::prelude::*;
-        docs.par_iter()
-            .with_max_len(PAR_MAX_DOCS)
-            .map_init(Scratch::default, |scratch, d| {
-                self.sign_with(scratch, d.as_ref())
-            })
-            .collect()
+        use ndd_core::ParTryDocSketcher as _;
+        self.0.par_try_sketch_batch(docs)
+    }
+}
+
+/// Forwarded to its [`IMatchSigner`]: an `IMatcher` is a fallible sketcher of terms
+/// too (push its extractor's terms into the state).
+impl<E> TrySketcher for IMatcher<E> {
+    type Signature = IMatchSignature;
+    type State = IMatchState;
+    type Error = Rejection;
+
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        self.signer().scheme
+    }
+    #[inline]
+    fn new_state(&self) -> IMatchState {
+        self.signer().new_state()
+    }
+    #[inline]
+    fn new_signature(&self) -> IMatchSignature {
+        self.signer().new_signature()
+    }
+    /// # Errors
+    ///
+    /// As [`IMatchSigner`]'s.
+    #[inline]
+    fn try_finish_into(
+        &self,
+        state: &mut IMatchState,
+        out: &mut IMatchSignature,
+    ) -> Result<(), Rejection> {
+        self.signer().try_finish_into(state, out)
     }
 }
 
