@@ -21,6 +21,10 @@
 //! * **Signatures** ([`IMatcher`], [`IMatchSignature`], §3): SHA-1 of `S = L ∩ U` in a
 //!   canonical order; [`Rejection`] (a typed reason) when `|U|`, `|S|` or `|S|/|U|` is
 //!   too small, after extending `S` from `B` for long documents (steps 1–5).
+//! * **Composition**: [`IMatchSigner`] is the signer without a text front end, a
+//!   fallible sketcher ([`TrySketcher`], state [`IMatchState`], error [`Rejection`]);
+//!   [`IMatcher`] is it composed with a term extractor (`ndd_core::Composed`), and its
+//!   batch and parallel batch (feature `rayon`) are ndd-core's shared code.
 //! * **Randomized lexicons** ([`Randomization`], §4 and §6.6): `K` extra lexicons by
 //!   bootstrap sampling or by removing a fraction `p`; the signature is the
 //!   `(K + 1)`-tuple and two documents match when any coordinate agrees. Seeded and
