@@ -483,6 +483,20 @@ impl<T: DocSketcher + Sync + ?Sized> ParDocSketcher for T {}
 #[cfg(feature = "rayon")]
 mod sealed {
     /// Keeps [`ParTryDocSketcher`](super::ParTryDocSketcher) implemented by ndd-core only.
+    ///
+    /// # Example
+    ///
+    /// ```compile_fail
+    /// // Outside ndd-core the trait cannot be implemented.
+    /// struct Mine;
+    /// impl ndd_core::ParTryDocSketcher for Mine {
+    ///     type Signature = ();
+    ///     type Error = ();
+    ///     fn par_try_sketch_batch<D: AsRef<str> + Sync>(&self, _: &[D]) -> Vec<Result<(), ()>> {
+    ///         Vec::new()
+    ///     }
+    /// }
+    /// ```
     pub trait Sealed {}
     impl<E, S> Sealed for super::Composed<E, S> {}
 }
