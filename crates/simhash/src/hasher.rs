@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use ndd_core::hash::mix64;
 use ndd_core::{
-    DocSketcher, Error, ExternalFeatures, FeatureExtractor, FeatureSink, SchemeId, Sketcher,
-    TrySketcher, Weighted,
+    Composed, DocSketcher, Error, ExternalFeatures, FeatureExtractor, FeatureSink, Ingest,
+    SchemeId, Sketcher, TrySketcher, Weighted,
 };
 use ndd_shingle::WordShingler;
 
@@ -479,12 +479,39 @@ impl FeatureSink for SimHashState {
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 #[derive(Debug, Clone)]
-pub struct SimHasher<E = WordShingler> {
+pub struct SimHasher<E = WordShingler>(Composed<E, SimHashSketcher>);
+
+/// The SimHash sketcher proper, without a text front end: features in, a
+/// [`SimHashSignature`] out. A [`SimHasher`] is this sketcher composed with a feature
+/// extractor ([`Composed`]); compose it yourself with any extractor built for the
+/// features it was configured for (also one chosen at run time, a
+/// `Box<dyn DynFeatureExtractor>`). Build it with
+/// [`SimHasherBuilder::build_sketcher`].
+///
+/// It holds the signature length, the seed, the [`Projection`] and the
+/// [`Weighting`]; the weighting is applied inside its state ([`SimHashState`]) as
+/// features stream in, so the extractor pushes into the state directly (the default
+/// [`Ingest`] hook), monomorphized and without allocation per feature.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::{Composed, DocSketcher, FeatureExtractor};
+/// use ndd_shingle::CharShingler;
+/// use ndd_simhash::SimHasher;
+/// let chars = CharShingler::new(4)?;
+/// let sketcher = SimHasher::builder().bits(128).build_sketcher(chars.scheme())?;
+/// let composed = Composed::new(chars.clone(), sketcher)?;
+/// let named = SimHasher::builder().bits(128).build_with(chars)?;
+/// assert_eq!(composed.sketch("abcdefgh"), named.sketch("abcdefgh"));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct SimHashSketcher {
     bits: usize,
     seed: u64,
     projection: Projection,
     weighting: Weighting,
-    extractor: E,
     feature_scheme: SchemeId,
     scheme: SchemeId,
 }
@@ -623,8 +650,8 @@ impl SimHasherBuilder {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn build_with<E: FeatureExtractor>(self, extractor: E) -> Result<SimHasher<E>, Error> {
-        let fs = extractor.scheme();
-        self.finish(extractor, fs)
+        let sketcher = self.build_sketcher(extractor.scheme())?;
+        Ok(SimHasher(Composed::new(extractor, sketcher)?))
     }
 
     /// A hasher for feature hashes you extract yourself, identified by
@@ -649,10 +676,29 @@ impl SimHasherBuilder {
         self,
         feature_scheme: SchemeId,
     ) -> Result<SimHasher<ExternalFeatures>, Error> {
-        self.finish(ExternalFeatures, feature_scheme)
+        Ok(SimHasher(Composed::external(
+            self.build_sketcher(feature_scheme)?,
+        )))
     }
 
-    fn finish<E>(self, extractor: E, feature_scheme: SchemeId) -> Result<SimHasher<E>, Error> {
+    /// The sketcher alone, for features of `feature_scheme`: compose it with an
+    /// extractor ([`Composed::new`]) or push features into its state.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, Sketcher};
+    /// let s = ndd_simhash::SimHasher::builder()
+    ///     .bits(32)
+    ///     .build_sketcher(SchemeId::new("ids").finish())?;
+    /// assert_eq!(s.sketch_features([1, 2]).bits(), 32);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn build_sketcher(self, feature_scheme: SchemeId) -> Result<SimHashSketcher, Error> {
         if self.bits == 0 || self.bits > MAX_BITS {
             return Err(Error::invalid_parameter(
                 "bits",
@@ -668,12 +714,11 @@ impl SimHasherBuilder {
             .with_scheme(self.weighting.scheme())
             .with_scheme(feature_scheme)
             .finish();
-        Ok(SimHasher {
+        Ok(SimHashSketcher {
             bits: self.bits,
             seed: self.seed,
             projection: self.projection,
             weighting: self.weighting,
-            extractor,
             feature_scheme,
             scheme,
         })
@@ -718,6 +763,35 @@ impl SimHasher<WordShingler> {
 }
 
 impl<E> SimHasher<E> {
+    /// The sketcher without the extractor.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_simhash::SimHasher::new(128)?;
+    /// assert_eq!(h.sketcher().bits(), 128);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sketcher(&self) -> &SimHashSketcher {
+        self.0.sketcher()
+    }
+
+    /// The extractor and the sketcher as one [`Composed`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::Sketcher;
+    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// assert_eq!(h.as_composed().scheme(), h.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn as_composed(&self) -> &Composed<E, SimHashSketcher> {
+        &self.0
+    }
+
     /// The signature length `m`.
     ///
     /// # Example
@@ -728,7 +802,7 @@ impl<E> SimHasher<E> {
     /// ```
     #[must_use]
     pub fn bits(&self) -> usize {
-        self.bits
+        self.sketcher().bits
     }
 
     /// The seed.
@@ -741,7 +815,7 @@ impl<E> SimHasher<E> {
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.sketcher().seed
     }
 
     /// The random values.
@@ -755,7 +829,7 @@ impl<E> SimHasher<E> {
     /// ```
     #[must_use]
     pub fn projection(&self) -> Projection {
-        self.projection
+        self.sketcher().projection
     }
 
     /// The feature weighting.
@@ -769,7 +843,7 @@ impl<E> SimHasher<E> {
     /// ```
     #[must_use]
     pub fn weighting(&self) -> &Weighting {
-        &self.weighting
+        &self.sketcher().weighting
     }
 
     /// The feature extractor.
@@ -782,7 +856,7 @@ impl<E> SimHasher<E> {
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &E {
-        &self.extractor
+        self.0.extractor()
     }
 
     /// The scheme of the features this hasher consumes.
@@ -797,7 +871,7 @@ impl<E> SimHasher<E> {
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {
-        self.feature_scheme
+        self.sketcher().feature_scheme
     }
 
     /// The signature of a weighted feature vector given as `(feature, weight)` pairs
@@ -824,19 +898,7 @@ impl<E> SimHasher<E> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn sketch_weighted(&self, features: &[Weighted]) -> Result<SimHashSignature, Error> {
-        if let Some(i) = features.iter().position(|w| !w.weight.is_finite()) {
-            return Err(Error::invalid_input(format!(
-                "weight {} of feature {i} is not finite",
-                features[i].weight
-            )));
-        }
-        let mut state = Sketcher::new_state(self);
-        for w in features {
-            state.push_weighted(w.feature, w.weight);
-        }
-        let mut out = Sketcher::new_signature(self);
-        self.finish_into(&mut state, &mut out);
-        Ok(out)
+        self.sketcher().sketch_weighted(features)
     }
 
     /// Like [`Sketcher::finish_into`], but fails when a non-finite weight was pushed
@@ -867,7 +929,7 @@ impl<E> SimHasher<E> {
         state: &mut SimHashState,
         out: &mut SimHashSignature,
     ) -> Result<(), Error> {
-        self.checked().try_finish_into(state, out)
+        self.sketcher().try_finish_into(state, out)
     }
 
     /// This hasher in its checked mode: a [`TrySketcher`] that refuses a document
@@ -919,18 +981,161 @@ impl<E> TrySketcher for Checked<'_, E> {
     type Error = Error;
 
     fn scheme(&self) -> SchemeId {
-        self.0.scheme
+        self.0.sketcher().scheme
     }
 
     fn new_state(&self) -> SimHashState {
-        Sketcher::new_state(self.0)
+        Sketcher::new_state(self.0.sketcher())
     }
 
     fn new_signature(&self) -> SimHashSignature {
-        Sketcher::new_signature(self.0)
+        Sketcher::new_signature(self.0.sketcher())
     }
 
     fn try_finish_into(
+        &self,
+        state: &mut SimHashState,
+        out: &mut SimHashSignature,
+    ) -> Result<(), Error> {
+        self.0.sketcher().try_finish_into(state, out)
+    }
+}
+
+impl SimHashSketcher {
+    /// The signature length `m`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = ndd_simhash::SimHasher::builder().bits(96).build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.bits(), 96);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn bits(&self) -> usize {
+        self.bits
+    }
+
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = ndd_simhash::SimHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.seed(), 5);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The random values.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_simhash::{Projection, SimHasher};
+    /// let s = SimHasher::builder().build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.projection(), Projection::Sign);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn projection(&self) -> Projection {
+        self.projection
+    }
+
+    /// The feature weighting.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_simhash::{SimHasher, Weighting};
+    /// let s = SimHasher::builder()
+    ///     .weighting(Weighting::Binary)
+    ///     .build_sketcher(SchemeId::new("x").finish())?;
+    /// assert!(matches!(s.weighting(), Weighting::Binary));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn weighting(&self) -> &Weighting {
+        &self.weighting
+    }
+
+    /// The scheme of the features this sketcher was configured for.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let ids = SchemeId::new("ids").finish();
+    /// let s = ndd_simhash::SimHasher::builder().build_sketcher(ids)?;
+    /// assert_eq!(s.feature_scheme(), ids);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
+    }
+
+    /// The signature of a weighted feature vector; see
+    /// [`SimHasher::sketch_weighted`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] naming the index of the first weight that is NaN or
+    /// infinite.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SchemeId, Weighted};
+    /// let s = ndd_simhash::SimHasher::builder().build_sketcher(SchemeId::new("terms").finish())?;
+    /// let sig = s.sketch_weighted(&[Weighted { feature: 1, weight: 2.0 }])?;
+    /// assert_eq!(sig.bits(), 64);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn sketch_weighted(&self, features: &[Weighted]) -> Result<SimHashSignature, Error> {
+        if let Some(i) = features.iter().position(|w| !w.weight.is_finite()) {
+            return Err(Error::invalid_input(format!(
+                "weight {} of feature {i} is not finite",
+                features[i].weight
+            )));
+        }
+        let mut state = Sketcher::new_state(self);
+        for w in features {
+            state.push_weighted(w.feature, w.weight);
+        }
+        let mut out = Sketcher::new_signature(self);
+        self.finish_into(&mut state, &mut out);
+        Ok(out)
+    }
+
+    /// Like [`Sketcher::finish_into`], but fails when a non-finite weight was pushed
+    /// or returned by [`Weighting::custom`] weights; see
+    /// [`SimHasher::try_finish_into`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] naming the first offending feature and weight, and the
+    /// number of them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{FeatureSink, SchemeId, Sketcher};
+    /// let s = ndd_simhash::SimHasher::builder().build_sketcher(SchemeId::new("ids").finish())?;
+    /// let mut state = s.new_state();
+    /// let mut out = s.new_signature();
+    /// state.push_weighted(7, f64::NAN);
+    /// assert!(s.try_finish_into(&mut state, &mut out).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn try_finish_into(
         &self,
         state: &mut SimHashState,
         out: &mut SimHashSignature,
@@ -942,12 +1147,12 @@ impl<E> TrySketcher for Checked<'_, E> {
                 "feature {feature:#018x} has non-finite weight {w} ({n} non-finite weights in the document)"
             )));
         }
-        self.0.finish_into(state, out);
+        self.finish_into(state, out);
         Ok(())
     }
 }
 
-impl<E> Sketcher for SimHasher<E> {
+impl Sketcher for SimHashSketcher {
     type Signature = SimHashSignature;
     type State = SimHashState;
 
@@ -998,9 +1203,40 @@ impl<E> Sketcher for SimHasher<E> {
     }
 }
 
+/// The extractor pushes into the state, which applies the weighting as features
+/// stream in (the default hook).
+impl Ingest<SimHashState> for SimHashSketcher {
+    #[inline]
+    fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
+    }
+}
+
+impl<E> Sketcher for SimHasher<E> {
+    type Signature = SimHashSignature;
+    type State = SimHashState;
+
+    #[inline]
+    fn scheme(&self) -> SchemeId {
+        Sketcher::scheme(&self.0)
+    }
+    #[inline]
+    fn new_state(&self) -> SimHashState {
+        Sketcher::new_state(&self.0)
+    }
+    #[inline]
+    fn new_signature(&self) -> SimHashSignature {
+        Sketcher::new_signature(&self.0)
+    }
+    #[inline]
+    fn finish_into(&self, state: &mut SimHashState, out: &mut SimHashSignature) {
+        Sketcher::finish_into(&self.0, state, out);
+    }
+}
+
 impl<E: FeatureExtractor> DocSketcher for SimHasher<E> {
     #[inline]
     fn extract_into(&self, doc: &str, state: &mut SimHashState) {
-        self.extractor.extract(doc, state);
+        self.0.extract_into(doc, state);
     }
 }

@@ -75,7 +75,7 @@ mod signature;
 mod values;
 mod weighting;
 
-pub use hasher::{Checked, Projection, SimHashState, SimHasher, SimHasherBuilder};
+pub use hasher::{Checked, Projection, SimHashSketcher, SimHashState, SimHasher, SimHasherBuilder};
 #[cfg(feature = "rayon")]
 pub use ndd_core::ParDocSketcher;
 pub use ndd_core::{self, DocSketcher, Sketcher, TrySketcher};
