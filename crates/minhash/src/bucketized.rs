@@ -16,6 +16,8 @@ use crate::weighted::{GOLDEN, check_entries, default_feature_scheme};
 const BUCKET_VERSION: u64 = 1;
 /// Default cap on the number of sub-features one document may expand into.
 const DEFAULT_MAX_EXPANSION: u64 = 1 << 26;
+/// Default weight multiplier of the builder: weights to the nearest 0.01.
+const DEFAULT_SCALE: f64 = 100.0;
 
 /// Weighted MinHash by bucketization: each weight is multiplied by a large integer
 /// `scale` and rounded to an integer `n_f`; feature `f` becomes the `n_f` distinct
@@ -70,9 +72,213 @@ pub struct BucketizedMinHasher {
     inner: MinHasher<ExternalFeatures>,
 }
 
+/// Configures a [`BucketizedMinHasher`]; start with [`BucketizedMinHasher::builder`]
+/// (or `BucketizedMinHasherBuilder::default()`).
+///
+/// Defaults: 128 slots, seed 0, scale 100 (each weight rounded to the nearest 0.01;
+/// weights below 0.005 vanish), one-permutation hashing, the features named
+/// `external-weighted-features`, at most 2^26 sub-features per document.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::SchemeId;
+/// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+/// let h = BucketizedMinHasher::builder()
+///     .num_hashes(64)
+///     .seed(7)
+///     .scale(10.0)
+///     .minhash_scheme(MinHashScheme::Classic)
+///     .feature_scheme(SchemeId::new("tf").finish())
+///     .max_expansion(1 << 20)
+///     .build()?;
+/// assert_eq!((h.num_hashes(), h.seed(), h.scale()), (64, 7, 10.0));
+/// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
+/// // `new` is the shortcut for the first three.
+/// let short = BucketizedMinHasher::new(64, 7, 10.0)?;
+/// assert_eq!(short.minhash_scheme(), MinHashScheme::OnePermutation);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct BucketizedMinHasherBuilder {
+    k: usize,
+    seed: u64,
+    scale: f64,
+    which: MinHashScheme,
+    feature_scheme: SchemeId,
+    max_expansion: u64,
+}
+
+impl Default for BucketizedMinHasherBuilder {
+    fn default() -> Self {
+        BucketizedMinHasherBuilder {
+            k: 128,
+            seed: 0,
+            scale: DEFAULT_SCALE,
+            which: MinHashScheme::OnePermutation,
+            feature_scheme: default_feature_scheme(),
+            max_expansion: DEFAULT_MAX_EXPANSION,
+        }
+    }
+}
+
+impl BucketizedMinHasherBuilder {
+    /// The number of slots `k` (default 128).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().num_hashes(32).build()?;
+    /// assert_eq!(h.num_hashes(), 32);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// The seed (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().seed(3).build()?;
+    /// assert_eq!(h.seed(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// The weight multiplier (default 100): weight `w` becomes `round(scale · w)`
+    /// sub-features. Finer means less rounding and proportionally more work.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().scale(1.0).build()?;
+    /// assert_eq!(h.scale(), 1.0); // exact for integer weights such as term counts
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scale(mut self, scale: f64) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// How the expanded set is sketched (default [`MinHashScheme::OnePermutation`];
+    /// [`MinHashScheme::Classic`] reproduces paper 000 exactly, at `k` times the
+    /// cost).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// let h = BucketizedMinHasher::builder().minhash_scheme(MinHashScheme::Classic).build()?;
+    /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash_scheme(mut self, scheme: MinHashScheme) -> Self {
+        self.which = scheme;
+        self
+    }
+
+    /// Names the scheme of the (unexpanded) features, folded into the signatures'
+    /// scheme (for example the extractor's
+    /// [`scheme`](ndd_core::FeatureExtractor::scheme)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let tf = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(tf).build()?;
+    /// assert_eq!(h.feature_scheme(), tf);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
+        self.feature_scheme = feature_scheme;
+        self
+    }
+
+    /// The largest number of sub-features one document may expand into (default
+    /// 2^26); larger documents are refused with [`Error::InvalidInput`]. Does not
+    /// change signature values.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().max_expansion(1000).build()?;
+    /// let big = SparseVector::from_unsorted(vec![Weighted::new(1, 20.0)?]); // 2000 sub-features
+    /// assert!(h.sketch_weighted(&big).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_expansion(mut self, max_expansion: u64) -> Self {
+        self.max_expansion = max_expansion;
+        self
+    }
+
+    /// The configured hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `scale` is not a finite positive number,
+    /// `max_expansion` is 0, or `num_hashes` is 0 or above 2^24.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::BucketizedMinHasher;
+    /// assert!(BucketizedMinHasher::builder().scale(0.0).build().is_err());
+    /// assert!(BucketizedMinHasher::builder().scale(f64::NAN).build().is_err());
+    /// assert!(BucketizedMinHasher::builder().max_expansion(0).build().is_err());
+    /// assert!(BucketizedMinHasher::builder().num_hashes(0).build().is_err());
+    /// ```
+    pub fn build(self) -> Result<BucketizedMinHasher, Error> {
+        let BucketizedMinHasherBuilder {
+            k,
+            seed,
+            scale,
+            which,
+            feature_scheme,
+            max_expansion,
+        } = self;
+        if !scale.is_finite() || scale <= 0.0 {
+            return Err(Error::invalid_parameter(
+                "scale",
+                format!("must be a finite positive number, got {scale}"),
+            ));
+        }
+        if max_expansion == 0 {
+            return Err(Error::invalid_parameter(
+                "max_expansion",
+                "must be at least 1",
+            ));
+        }
+        Ok(BucketizedMinHasher {
+            scale,
+            max_expansion,
+            k,
+            seed,
+            which,
+            feature_scheme,
+            sub_key: mix64(seed ^ 0x6275_636B_6574_2D6B), // "bucket-k"
+            inner: BucketizedMinHasher::build_inner(k, seed, which, scale, feature_scheme)?,
+        })
+    }
+}
+
 impl BucketizedMinHasher {
     /// A hasher with `k` slots and seed `seed` (one-permutation hashing) over weights
-    /// multiplied by `scale`.
+    /// multiplied by `scale`: the shortcut for
+    /// `builder().num_hashes(k).seed(seed).scale(scale).build()`.
     ///
     /// # Errors
     ///
@@ -89,24 +295,26 @@ impl BucketizedMinHasher {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn new(k: usize, seed: u64, scale: f64) -> Result<Self, Error> {
-        if !scale.is_finite() || scale <= 0.0 {
-            return Err(Error::invalid_parameter(
-                "scale",
-                format!("must be a finite positive number, got {scale}"),
-            ));
-        }
-        let feature_scheme = default_feature_scheme();
-        let which = MinHashScheme::OnePermutation;
-        Ok(BucketizedMinHasher {
-            scale,
-            max_expansion: DEFAULT_MAX_EXPANSION,
-            k,
-            seed,
-            which,
-            feature_scheme,
-            sub_key: mix64(seed ^ 0x6275_636B_6574_2D6B), // "bucket-k"
-            inner: Self::build_inner(k, seed, which, scale, feature_scheme)?,
-        })
+        Self::builder()
+            .num_hashes(k)
+            .seed(seed)
+            .scale(scale)
+            .build()
+    }
+
+    /// Starts a configuration of all six settings (defaults in
+    /// [`BucketizedMinHasherBuilder`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().build()?;
+    /// assert_eq!((h.num_hashes(), h.scale(), h.max_expansion()), (128, 100.0, 1 << 26));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn builder() -> BucketizedMinHasherBuilder {
+        BucketizedMinHasherBuilder::default()
     }
 
     fn build_inner(
@@ -130,20 +338,27 @@ impl BucketizedMinHasher {
 
     /// Sketches the expanded set with `scheme` instead of one-permutation hashing
     /// ([`MinHashScheme::Classic`] reproduces paper 000 exactly, at `k` times the cost).
+    /// Deprecated: set it on the builder
+    /// ([`BucketizedMinHasherBuilder::minhash_scheme`]), which cannot fail.
     ///
     /// # Errors
     ///
-    /// None in practice (the parameters were validated by [`new`](Self::new)); the
+    /// None in practice (the parameters were validated when building); the
     /// inner [`MinHasher`] is rebuilt and its errors are passed on.
     ///
     /// # Example
     ///
     /// ```
+    /// # #![allow(deprecated)]
     /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
     /// let h = BucketizedMinHasher::new(64, 0, 10.0)?.with_minhash_scheme(MinHashScheme::Classic)?;
     /// assert_eq!(h.minhash().minhash_scheme(), MinHashScheme::Classic);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
+    #[deprecated(
+        since = "0.1.1",
+        note = "configure it with `BucketizedMinHasher::builder().minhash_scheme(..)`"
+    )]
     pub fn with_minhash_scheme(mut self, scheme: MinHashScheme) -> Result<Self, Error> {
         self.inner = Self::build_inner(self.k, self.seed, scheme, self.scale, self.feature_scheme)?;
         self.which = scheme;
@@ -151,7 +366,8 @@ impl BucketizedMinHasher {
     }
 
     /// Names the scheme of the (unexpanded) features; folded into the signatures'
-    /// scheme.
+    /// scheme. Deprecated: set it on the builder
+    /// ([`BucketizedMinHasherBuilder::feature_scheme`]), which cannot fail.
     ///
     /// # Errors
     ///
@@ -160,6 +376,7 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
+    /// # #![allow(deprecated)]
     /// use ndd_core::{SchemeId, Sketcher};
     /// use ndd_minhash::BucketizedMinHasher;
     /// let a = BucketizedMinHasher::new(64, 0, 10.0)?;
@@ -167,6 +384,10 @@ impl BucketizedMinHasher {
     /// assert_ne!(a.minhash().scheme(), b.minhash().scheme());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
+    #[deprecated(
+        since = "0.1.1",
+        note = "configure it with `BucketizedMinHasher::builder().feature_scheme(..)`"
+    )]
     pub fn with_feature_scheme(mut self, feature_scheme: SchemeId) -> Result<Self, Error> {
         self.inner = Self::build_inner(self.k, self.seed, self.which, self.scale, feature_scheme)?;
         self.feature_scheme = feature_scheme;
@@ -175,7 +396,8 @@ impl BucketizedMinHasher {
 
     /// Sets the largest number of sub-features one document may expand into (default
     /// 2^26); larger documents are refused with [`Error::InvalidInput`]. Does not change
-    /// signature values.
+    /// signature values. Deprecated: set it on the builder
+    /// ([`BucketizedMinHasherBuilder::max_expansion`]).
     ///
     /// # Errors
     ///
@@ -184,6 +406,7 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
+    /// # #![allow(deprecated)]
     /// use ndd_core::{SparseVector, Weighted};
     /// use ndd_minhash::BucketizedMinHasher;
     /// let h = BucketizedMinHasher::new(64, 0, 100.0)?.with_max_expansion(1000)?;
@@ -191,6 +414,10 @@ impl BucketizedMinHasher {
     /// assert!(h.sketch_weighted(&big).is_err());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
+    #[deprecated(
+        since = "0.1.1",
+        note = "configure it with `BucketizedMinHasher::builder().max_expansion(..)`"
+    )]
     pub fn with_max_expansion(mut self, max_expansion: u64) -> Result<Self, Error> {
         if max_expansion == 0 {
             return Err(Error::invalid_parameter(
@@ -241,6 +468,34 @@ impl BucketizedMinHasher {
         self.k
     }
 
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 9, 50.0)?.seed(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// How the expanded set is sketched.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// let h = BucketizedMinHasher::new(8, 0, 50.0)?;
+    /// assert_eq!(h.minhash_scheme(), MinHashScheme::OnePermutation);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash_scheme(&self) -> MinHashScheme {
+        self.which
+    }
+
     /// The scheme of the (unexpanded) features this hasher consumes.
     ///
     /// # Example
@@ -248,7 +503,7 @@ impl BucketizedMinHasher {
     /// ```
     /// use ndd_core::SchemeId;
     /// let s = SchemeId::new("tf").finish();
-    /// let h = ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.with_feature_scheme(s)?;
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(s).build()?;
     /// assert_eq!(h.feature_scheme(), s);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```

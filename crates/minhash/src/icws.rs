@@ -132,9 +132,134 @@ pub struct IcwsMinHasher {
     value_key: u64,
 }
 
+/// Configures an [`IcwsMinHasher`]; start with [`IcwsMinHasher::builder`] (or
+/// `IcwsMinHasherBuilder::default()`).
+///
+/// Defaults: 128 slots, seed 0, the features named `external-weighted-features`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::SchemeId;
+/// use ndd_minhash::IcwsMinHasher;
+/// let tfidf = SchemeId::new("tfidf").finish();
+/// let h = IcwsMinHasher::builder().num_hashes(256).seed(7).feature_scheme(tfidf).build()?;
+/// assert_eq!((h.num_hashes(), h.seed(), h.feature_scheme()), (256, 7, tfidf));
+/// // `new` and `with_feature_scheme` are the shortcuts.
+/// let short = IcwsMinHasher::new(256, 7)?.with_feature_scheme(tfidf);
+/// assert_eq!(ndd_core::Sketcher::scheme(&short), ndd_core::Sketcher::scheme(&h));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct IcwsMinHasherBuilder {
+    k: usize,
+    seed: u64,
+    feature_scheme: SchemeId,
+}
+
+impl Default for IcwsMinHasherBuilder {
+    fn default() -> Self {
+        IcwsMinHasherBuilder {
+            k: 128,
+            seed: 0,
+            feature_scheme: default_feature_scheme(),
+        }
+    }
+}
+
+impl IcwsMinHasherBuilder {
+    /// The number of slots `k` (default 128).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::IcwsMinHasher::builder().num_hashes(64).build()?;
+    /// assert_eq!(h.num_hashes(), 64);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
+
+    /// The seed (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::IcwsMinHasher::builder().seed(9).build()?;
+    /// assert_eq!(h.seed(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Names the scheme of the features being sketched (for example the extractor's
+    /// [`scheme`](ndd_core::FeatureExtractor::scheme)); it is folded into the
+    /// signatures' scheme so that vectors over different features never compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let tf = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::IcwsMinHasher::builder().feature_scheme(tf).build()?;
+    /// assert_eq!(h.feature_scheme(), tf);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
+        self.feature_scheme = feature_scheme;
+        self
+    }
+
+    /// The configured hasher.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when `num_hashes` is 0 or above 2^24.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_minhash::IcwsMinHasher::builder().num_hashes(0).build().is_err());
+    /// ```
+    pub fn build(self) -> Result<IcwsMinHasher, Error> {
+        let IcwsMinHasherBuilder {
+            k,
+            seed,
+            feature_scheme,
+        } = self;
+        if k == 0 || k > MAX_K {
+            return Err(Error::invalid_parameter(
+                "num_hashes",
+                format!("must be in 1..={MAX_K}, got {k}"),
+            ));
+        }
+        let base = mix64(seed ^ 0x6963_7773_2D6B_6579); // "icws-key"
+        let slot_keys = (1..=k as u64)
+            .map(|i| mix64(base.wrapping_add(i.wrapping_mul(GOLDEN))))
+            .collect();
+        Ok(IcwsMinHasher {
+            k,
+            seed,
+            feature_scheme,
+            scheme: IcwsMinHasher::scheme_for(k, seed, feature_scheme),
+            slot_keys,
+            feature_key: mix64(seed ^ 0x6963_7773_2D66_6561), // "icws-fea"
+            value_key: mix64(seed ^ 0x6963_7773_2D76_616C),   // "icws-val"
+        })
+    }
+}
+
 impl IcwsMinHasher {
     /// A hasher with `k` slots drawn from `seed`, for features of an unnamed scheme
-    /// (name it with [`with_feature_scheme`](Self::with_feature_scheme)).
+    /// (name it with [`with_feature_scheme`](Self::with_feature_scheme)): the shortcut
+    /// for `builder().num_hashes(k).seed(seed).build()`.
     ///
     /// # Errors
     ///
@@ -149,26 +274,21 @@ impl IcwsMinHasher {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn new(k: usize, seed: u64) -> Result<Self, Error> {
-        if k == 0 || k > MAX_K {
-            return Err(Error::invalid_parameter(
-                "num_hashes",
-                format!("must be in 1..={MAX_K}, got {k}"),
-            ));
-        }
-        let base = mix64(seed ^ 0x6963_7773_2D6B_6579); // "icws-key"
-        let slot_keys = (1..=k as u64)
-            .map(|i| mix64(base.wrapping_add(i.wrapping_mul(GOLDEN))))
-            .collect();
-        let feature_scheme = default_feature_scheme();
-        Ok(IcwsMinHasher {
-            k,
-            seed,
-            feature_scheme,
-            scheme: Self::scheme_for(k, seed, feature_scheme),
-            slot_keys,
-            feature_key: mix64(seed ^ 0x6963_7773_2D66_6561), // "icws-fea"
-            value_key: mix64(seed ^ 0x6963_7773_2D76_616C),   // "icws-val"
-        })
+        Self::builder().num_hashes(k).seed(seed).build()
+    }
+
+    /// Starts a configuration (defaults in [`IcwsMinHasherBuilder`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::IcwsMinHasher::builder().build()?;
+    /// assert_eq!((h.num_hashes(), h.seed()), (128, 0));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn builder() -> IcwsMinHasherBuilder {
+        IcwsMinHasherBuilder::default()
     }
 
     fn scheme_for(k: usize, seed: u64, feature_scheme: SchemeId) -> SchemeId {
@@ -183,6 +303,7 @@ impl IcwsMinHasher {
     /// Names the scheme of the features being sketched (for example the extractor's
     /// [`scheme`](ndd_core::FeatureExtractor::scheme)); it is folded into the
     /// signatures' scheme so that vectors over different features never compare.
+    /// The shortcut for [`IcwsMinHasherBuilder::feature_scheme`] on a built hasher.
     ///
     /// # Example
     ///

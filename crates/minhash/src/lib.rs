@@ -54,10 +54,10 @@ mod super_shingles;
 mod weighted;
 
 pub use bbit::BBitSignature;
-pub use bucketized::{BucketizedMinHasher, BucketizedState};
+pub use bucketized::{BucketizedMinHasher, BucketizedMinHasherBuilder, BucketizedState};
 pub use family::{FnFamily, HashFamily, MERSENNE_61, UniversalHashes};
 pub use hasher::{MinHashScheme, MinHashSketcher, MinHashState, MinHasher, MinHasherBuilder};
-pub use icws::{IcwsMinHasher, IcwsState};
+pub use icws::{IcwsMinHasher, IcwsMinHasherBuilder, IcwsState};
 #[cfg(feature = "rayon")]
 pub use ndd_core::ParDocSketcher;
 pub use ndd_core::{self, Composed, DocSketcher, Sketcher, TrySketcher};

@@ -87,9 +87,12 @@ fn tf_idf_weights_reach_icws_and_bucketized_minhash_the_same_way() {
         .unwrap()
         .with_feature_scheme(weighted.scheme());
     let icws_doc = Composed::new(weighted.clone(), icws.clone()).unwrap();
-    let bucket = BucketizedMinHasher::new(64, 3, 1000.0)
-        .unwrap()
-        .with_feature_scheme(weighted.scheme())
+    let bucket = BucketizedMinHasher::builder()
+        .num_hashes(64)
+        .seed(3)
+        .scale(1000.0)
+        .feature_scheme(weighted.scheme())
+        .build()
         .unwrap();
     let bucket_doc = Composed::new(weighted, bucket.clone()).unwrap();
     for doc in DOCS {
@@ -114,9 +117,10 @@ fn tf_idf_weights_reach_icws_and_bucketized_minhash_the_same_way() {
 
 #[test]
 fn bucketized_refuses_through_try_sketcher() {
-    let h = BucketizedMinHasher::new(32, 0, 100.0)
-        .unwrap()
-        .with_max_expansion(1000)
+    let h = BucketizedMinHasher::builder()
+        .num_hashes(32)
+        .max_expansion(1000)
+        .build()
         .unwrap();
     let mut state = h.new_state();
     let mut out = h.new_signature();

@@ -670,6 +670,7 @@ fn icws_golden_vectors_from_the_python_specification() {
 }
 
 #[test]
+#[allow(deprecated)] // pins the values of the old `with_minhash_scheme` route too
 fn bucketized_golden_vectors_from_the_python_specification() {
     // 0.26 → round(2.6) = 3 copies, 1.0 → 10, 0.04 → round(0.4) = 0 (dropped),
     // 2.35 → 2.35 · 10 = 23.5 exactly in binary64 → 24 (half away from zero).
@@ -814,9 +815,12 @@ fn bucketized_binary_weights_reduce_to_set_jaccard() {
 fn bucketized_consistency_schemes_and_classic() {
     let v = vector(&[(1, 0.5), (2, 1.25)]);
     let oph = BucketizedMinHasher::new(64, 1, 20.0).unwrap();
-    let classic = BucketizedMinHasher::new(64, 1, 20.0)
-        .unwrap()
-        .with_minhash_scheme(MinHashScheme::Classic)
+    let classic = BucketizedMinHasher::builder()
+        .num_hashes(64)
+        .seed(1)
+        .scale(20.0)
+        .minhash_scheme(MinHashScheme::Classic)
+        .build()
         .unwrap();
     let s1 = oph.sketch_weighted(&v).unwrap();
     assert_eq!(s1, oph.sketch_weighted(&v).unwrap());
@@ -827,15 +831,21 @@ fn bucketized_consistency_schemes_and_classic() {
     // The scale is part of the scheme; so is the feature scheme.
     let finer = BucketizedMinHasher::new(64, 1, 21.0).unwrap();
     assert!(s1.similarity(&finer.sketch_weighted(&v).unwrap()).is_err());
-    let named = BucketizedMinHasher::new(64, 1, 20.0)
-        .unwrap()
-        .with_feature_scheme(SchemeId::new("tf").finish())
+    let named = BucketizedMinHasher::builder()
+        .num_hashes(64)
+        .seed(1)
+        .scale(20.0)
+        .feature_scheme(SchemeId::new("tf").finish())
+        .build()
         .unwrap();
     assert!(s1.similarity(&named.sketch_weighted(&v).unwrap()).is_err());
     // The cap does not change values.
-    let capped = BucketizedMinHasher::new(64, 1, 20.0)
-        .unwrap()
-        .with_max_expansion(1000)
+    let capped = BucketizedMinHasher::builder()
+        .num_hashes(64)
+        .seed(1)
+        .scale(20.0)
+        .max_expansion(1000)
+        .build()
         .unwrap();
     assert_eq!(capped.sketch_weighted(&v).unwrap(), s1);
     // Entry form sums repeats; into/with forms agree.
@@ -861,7 +871,8 @@ fn bucketized_errors_and_empty_inputs() {
     }
     assert!(BucketizedMinHasher::new(0, 0, 1.0).is_err());
     let h = BucketizedMinHasher::new(16, 0, 100.0).unwrap();
-    assert!(h.clone().with_max_expansion(0).is_err());
+    let zero_cap = BucketizedMinHasher::builder().max_expansion(0).build();
+    assert_eq!(zero_cap.unwrap_err().kind(), ErrorKind::InvalidParameter);
     for bad in [f64::NAN, f64::INFINITY, -1.0] {
         let entries = [Weighted {
             feature: 1,
@@ -889,7 +900,12 @@ fn bucketized_errors_and_empty_inputs() {
     assert!(err.to_string().contains("IcwsMinHasher"), "{err}");
     let overflow = vector(&[(1, f64::MAX)]); // scale · weight = ∞
     assert!(h.sketch_weighted(&overflow).is_err());
-    let capped = h.clone().with_max_expansion(100).unwrap();
+    let capped = BucketizedMinHasher::builder()
+        .num_hashes(16)
+        .scale(100.0)
+        .max_expansion(100)
+        .build()
+        .unwrap();
     assert!(
         capped
             .sketch_weighted(&vector(&[(1, 0.5), (2, 0.5)]))
@@ -928,4 +944,76 @@ fn bucketized_errors_and_empty_inputs() {
         .quantize(&vector(&[(1, 0.004), (2, 0.016), (3, -1.0)]))
         .unwrap();
     assert_eq!(q, vector(&[(2, 2.0)]));
+}
+
+/// The builder, `new` and the deprecated `with_*` route configure the same hasher:
+/// same scheme, same values, same cap.
+#[test]
+#[allow(deprecated)]
+fn bucketized_builder_new_and_old_setters_agree() {
+    let v = vector(&[(1, 0.5), (2, 1.25), (7, 3.0)]);
+    let tf = SchemeId::new("tf").finish();
+    for which in [MinHashScheme::OnePermutation, MinHashScheme::Classic] {
+        let built = BucketizedMinHasher::builder()
+            .num_hashes(32)
+            .seed(5)
+            .scale(20.0)
+            .minhash_scheme(which)
+            .feature_scheme(tf)
+            .max_expansion(200)
+            .build()
+            .unwrap();
+        let old = BucketizedMinHasher::new(32, 5, 20.0)
+            .unwrap()
+            .with_minhash_scheme(which)
+            .unwrap()
+            .with_feature_scheme(tf)
+            .unwrap()
+            .with_max_expansion(200)
+            .unwrap();
+        assert_eq!(built.minhash().scheme(), old.minhash().scheme());
+        assert_eq!(
+            built.sketch_weighted(&v).unwrap(),
+            old.sketch_weighted(&v).unwrap()
+        );
+        assert_eq!(
+            (built.seed(), built.minhash_scheme(), built.max_expansion()),
+            (old.seed(), old.minhash_scheme(), old.max_expansion())
+        );
+        assert_eq!(built.feature_scheme(), tf);
+    }
+    // Defaults: 128 slots, seed 0, scale 100, one-permutation hashing, cap 2^26.
+    let d = BucketizedMinHasher::builder().build().unwrap();
+    let n = BucketizedMinHasher::new(128, 0, 100.0).unwrap();
+    assert_eq!(d.minhash().scheme(), n.minhash().scheme());
+    assert_eq!(d.max_expansion(), 1 << 26);
+    assert!(
+        BucketizedMinHasher::new(16, 0, 1.0)
+            .unwrap()
+            .with_max_expansion(0)
+            .is_err()
+    );
+}
+
+/// The ICWS builder and the `new` + `with_feature_scheme` shortcuts configure the same
+/// hasher; `build` validates as `new` does.
+#[test]
+fn icws_builder_and_shortcuts_agree() {
+    let v = vector(&[(1, 0.5), (2, 1.25), (7, 3.0)]);
+    let tf = SchemeId::new("tf").finish();
+    let built = IcwsMinHasher::builder()
+        .num_hashes(48)
+        .seed(11)
+        .feature_scheme(tf)
+        .build()
+        .unwrap();
+    let short = IcwsMinHasher::new(48, 11).unwrap().with_feature_scheme(tf);
+    assert_eq!(built.scheme(), short.scheme());
+    assert_eq!(built.sketch_weighted(&v), short.sketch_weighted(&v));
+    let d = IcwsMinHasher::builder().build().unwrap();
+    assert_eq!(d.scheme(), IcwsMinHasher::new(128, 0).unwrap().scheme());
+    for k in [0, (1 << 24) + 1] {
+        let err = IcwsMinHasher::builder().num_hashes(k).build().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidParameter);
+    }
 }
