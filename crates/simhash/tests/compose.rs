@@ -149,3 +149,64 @@ fn parallel_batches_equal_sequential_ones() {
         assert!(h.par_sketch_batch_into(&docs, &mut out[1..]).is_err());
     }
 }
+
+/// `SimHasher<E>` is a named configuration of `Composed<E, SimHashSketcher>`: the
+/// sketcher built alone and composed by hand gives the same signatures as the named
+/// hasher for every weighting and projection, and its `sketch_weighted` and
+/// `try_finish_into` are the hasher's.
+#[test]
+fn the_sketcher_composed_by_hand_is_the_named_hasher() {
+    let words = WordShingler::new(2).unwrap();
+    let stats = DocumentFrequencies::from_documents(&words, DOCS);
+    let weightings = [
+        Weighting::Binary,
+        Weighting::TermFrequency,
+        Weighting::tf_idf(stats),
+        Weighting::custom(ndd_core::weights::FnWeights::new("len", |f: u64| {
+            (f % 7) as f64 - 2.0
+        })),
+    ];
+    for bits in [64, 200] {
+        for projection in [Projection::Sign, Projection::Gaussian] {
+            for weighting in &weightings {
+                let b = || {
+                    SimHasher::builder()
+                        .bits(bits)
+                        .seed(3)
+                        .projection(projection)
+                        .weighting(weighting.clone())
+                };
+                let named = b().build_with(words.clone()).unwrap();
+                let sketcher = b().build_sketcher(words.scheme()).unwrap();
+                assert_eq!(Sketcher::scheme(&sketcher), Sketcher::scheme(&named));
+                assert_eq!(sketcher.bits(), bits);
+                assert_eq!(sketcher.projection(), projection);
+                let composed = ndd_core::Composed::new(words.clone(), sketcher.clone()).unwrap();
+                for doc in DOCS {
+                    assert_eq!(composed.sketch(doc), named.sketch(doc));
+                }
+                let v = [
+                    Weighted {
+                        feature: 1,
+                        weight: 0.5,
+                    },
+                    Weighted {
+                        feature: 9,
+                        weight: -2.0,
+                    },
+                ];
+                assert_eq!(
+                    sketcher.sketch_weighted(&v).unwrap(),
+                    named.sketch_weighted(&v).unwrap()
+                );
+                let mut state = Sketcher::new_state(&sketcher);
+                let mut out = Sketcher::new_signature(&sketcher);
+                state.push_weighted(4, f64::NAN);
+                assert!(sketcher.try_finish_into(&mut state, &mut out).is_err());
+                // The sketcher is for the words' features only.
+                let chars = CharShingler::new(4).unwrap();
+                assert!(ndd_core::Composed::new(chars, sketcher).is_err());
+            }
+        }
+    }
+}
