@@ -41,7 +41,7 @@ const DEFAULT_SCALE: f64 = 100.0;
 /// measured on 1000 features with weights in `0.1..5`, 0.1 ms at scale 10, 1 ms at
 /// 100, 10 ms at 1000 (`k = 128`). A document whose expansion would exceed
 /// [`max_expansion`](Self::max_expansion) sub-features (default 2^26) is refused
-/// instead of taking unbounded time. That is why [`IcwsMinHasher`] is recommended:
+/// instead of taking unbounded time. That is why [`IcwsMinHasher`](crate::IcwsMinHasher) is recommended:
 /// `O(n·k)` whatever the weights, no rounding. Bucketization remains useful to
 /// reproduce paper 000 and for coarse weights (small integers such as term counts,
 /// which scale 1 represents exactly).

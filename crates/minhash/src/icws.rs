@@ -82,7 +82,7 @@ fn ln_weight(w: f64) -> f64 {
 /// counts) to 1.9× (TF-IDF weights) the paper's unpruned loop, about 40 ns per
 /// (feature, slot) on the slow host of 2026-11-23, so ~0.3 ms for a 54-feature vector
 /// at `k = 128`.
-/// Prefer it over [`BucketizedMinHasher`] for real-valued weights (TF-IDF): it
+/// Prefer it over [`BucketizedMinHasher`](crate::BucketizedMinHasher) for real-valued weights (TF-IDF): it
 /// estimates the real-valued coefficient itself rather than one of rounded weights,
 /// and its cost does not grow with the precision asked for. For small integer
 /// weights (term counts), bucketization at scale 1 estimates the same coefficient

@@ -13,7 +13,9 @@
 //!   (paper 000 §2.1).
 //! * [`IcwsMinHasher`], [`BucketizedMinHasher`] — weighted MinHash for real-valued
 //!   vectors, estimating the weighted Jaccard `Σ min / Σ max`: Ioffe's improved
-//!   consistent weighted sampling (recommended) and paper 000's bucketization.
+//!   consistent weighted sampling (recommended) and paper 000's bucketization;
+//!   configured with `new(..)` or their builders ([`IcwsMinHasherBuilder`],
+//!   [`BucketizedMinHasherBuilder`]).
 //! * [`BBitSignature`] — b-bit compression with the Li–König estimator.
 //!
 //! Sources: Gambosi, *Near duplicate detection* (Information Retrieval course slides,

@@ -5,7 +5,10 @@
 //!   4096 … bits) on text through any [`FeatureExtractor`](ndd_core::FeatureExtractor)
 //!   (word 5-grams by default), on feature hashes, or on weighted vectors;
 //!   [`Projection::Sign`] (`±1` values from hash bits, fast) or
-//!   [`Projection::Gaussian`] (Charikar's Gaussian hyperplanes).
+//!   [`Projection::Gaussian`] (Charikar's Gaussian hyperplanes). A named
+//!   configuration of [`Composed`]`<E, `[`SimHashSketcher`]`>`:
+//!   build the extractor-free sketcher with
+//!   [`SimHasherBuilder::build_sketcher`] and compose it with any extractor.
 //! * [`Weighting`] — binary, term frequency, TF-IDF from
 //!   [`DocumentFrequencies`](ndd_core::stats::DocumentFrequencies) ([`TfIdf`]), or your
 //!   own weights ([`FeatureWeights`], [`FnWeights`]; the weight contract lives in
@@ -78,6 +81,6 @@ mod weighting;
 pub use hasher::{Checked, Projection, SimHashSketcher, SimHashState, SimHasher, SimHasherBuilder};
 #[cfg(feature = "rayon")]
 pub use ndd_core::ParDocSketcher;
-pub use ndd_core::{self, DocSketcher, Sketcher, TrySketcher};
+pub use ndd_core::{self, Composed, DocSketcher, Sketcher, TrySketcher};
 pub use signature::{MAX_BITS, SimHashSignature};
 pub use weighting::{FeatureWeights, FnWeights, TfIdf, Weighting};
