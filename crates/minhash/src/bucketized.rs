@@ -355,10 +355,7 @@ impl BucketizedMinHasher {
     /// assert_eq!(h.minhash().minhash_scheme(), MinHashScheme::Classic);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    #[deprecated(
-        since = "0.1.1",
-        note = "configure it with `BucketizedMinHasher::builder().minhash_scheme(..)`"
-    )]
+    #[deprecated(since = "0.1.1", note = "use the builder's `minhash_scheme`")]
     pub fn with_minhash_scheme(mut self, scheme: MinHashScheme) -> Result<Self, Error> {
         self.inner = Self::build_inner(self.k, self.seed, scheme, self.scale, self.feature_scheme)?;
         self.which = scheme;
@@ -384,10 +381,7 @@ impl BucketizedMinHasher {
     /// assert_ne!(a.minhash().scheme(), b.minhash().scheme());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    #[deprecated(
-        since = "0.1.1",
-        note = "configure it with `BucketizedMinHasher::builder().feature_scheme(..)`"
-    )]
+    #[deprecated(since = "0.1.1", note = "use the builder's `feature_scheme`")]
     pub fn with_feature_scheme(mut self, feature_scheme: SchemeId) -> Result<Self, Error> {
         self.inner = Self::build_inner(self.k, self.seed, self.which, self.scale, feature_scheme)?;
         self.feature_scheme = feature_scheme;
@@ -414,10 +408,7 @@ impl BucketizedMinHasher {
     /// assert!(h.sketch_weighted(&big).is_err());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    #[deprecated(
-        since = "0.1.1",
-        note = "configure it with `BucketizedMinHasher::builder().max_expansion(..)`"
-    )]
+    #[deprecated(since = "0.1.1", note = "use the builder's `max_expansion`")]
     pub fn with_max_expansion(mut self, max_expansion: u64) -> Result<Self, Error> {
         if max_expansion == 0 {
             return Err(Error::invalid_parameter(
