@@ -4,6 +4,25 @@ use ndd_core::Tokenizer;
 use ndd_shingle::WordTokenizer;
 use sha1::{Digest, Sha1};
 
+/// ASCII letters and digits as they are, every other byte 0.
+static ALNUM: [u8; 256] = alnum_table(false);
+/// ASCII letters lower-cased and digits, every other byte 0.
+static ALNUM_FOLDED: [u8; 256] = alnum_table(true);
+
+const fn alnum_table(fold: bool) -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        #[allow(clippy::cast_possible_truncation)] // i < 256
+        let b = i as u8;
+        if b.is_ascii_alphanumeric() {
+            t[i] = if fold { b.to_ascii_lowercase() } else { b };
+        }
+        i += 1;
+    }
+    t
+}
+
 /// The SHA-1 digest of a document string.
 ///
 /// # Example
@@ -179,12 +198,16 @@ impl ExactPass {
         if doc.is_ascii() {
             // In ASCII text the words are the runs of letters and digits, so the
             // document string is every letter and digit in order: one branch-free
-            // pass over the bytes instead of one call per token (the same string).
-            buf.resize(doc.len(), 0);
+            // pass over the bytes through a table (0 for a byte that is dropped)
+            // instead of one call per token (the same string, half the time of the
+            // same loop without the table).
+            let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
+            buf.resize(doc.len() + 1, 0);
             let mut n = 0;
             for &b in doc.as_bytes() {
-                buf[n] = if fold { b.to_ascii_lowercase() } else { b };
-                n += usize::from(b.is_ascii_alphanumeric());
+                let c = table[usize::from(b)];
+                buf[n] = c;
+                n += usize::from(c != 0);
             }
             buf.truncate(n);
         } else {
