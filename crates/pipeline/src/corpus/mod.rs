@@ -35,7 +35,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use crate::{Document, Error};
@@ -235,7 +234,7 @@ where
 {
     let mut documents = Vec::new();
     let mut problems = Vec::new();
-    let mut ids = HashSet::new();
+    let mut ids = ahash::AHashSet::new();
     while let Some(item) = reader.next() {
         let rejected = match item {
             Ok(doc) if ids.contains(&doc.id) => Problem::new(
