@@ -1,7 +1,5 @@
 //! Stage 1: the exact-duplicate pass of DURIAN (Yang and Callan 2006, section 4.3).
 
-use ndd_core::Tokenizer;
-use ndd_shingle::WordTokenizer;
 use sha1::{Digest, Sha1};
 
 /// ASCII letters and digits as they are, every other byte 0.
@@ -211,20 +209,25 @@ impl ExactPass {
             }
             buf.truncate(n);
         } else {
-            let mut folded = String::new();
-            WordTokenizer::new().for_each_token(doc, |t| {
-                if fold && !t.text.is_ascii() {
-                    folded.clear();
-                    ndd_shingle::fold_case_into(t.text, &mut folded);
-                    buf.extend_from_slice(folded.as_bytes());
-                } else {
-                    buf.extend_from_slice(t.text.as_bytes());
+            // The concatenation of the tokens is every word character in order, so
+            // no token boundary is needed: classify each character.
+            let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
+            let mut utf8 = [0u8; 4];
+            for c in doc.chars() {
+                if c.is_ascii() {
+                    let b = table[c as usize];
+                    if b != 0 {
+                        buf.push(b);
+                    }
+                } else if ndd_shingle::is_word_char(c) {
+                    if fold {
+                        for l in c.to_lowercase() {
+                            buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+                        }
+                    } else {
+                        buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                    }
                 }
-            });
-            if fold {
-                // ASCII tokens were copied as they are: lower-case them in one pass.
-                // Folded characters are never upper-case ASCII, so this leaves them be.
-                buf.make_ascii_lowercase();
             }
         }
         Sha1::digest(buf.as_slice()).into()

@@ -517,3 +517,43 @@ fn nfkc_joins_compatibility_forms_in_every_stage_and_only_when_asked() {
         .unwrap();
     assert_eq!(on.groups[0].members, vec![0, 1, 2]);
 }
+
+/// The document string the slow way: the tokenizer's tokens, case-folded one by one,
+/// concatenated.
+fn document_string_by_tokens(doc: &str, fold: bool) -> Vec<u8> {
+    use ndd_core::Tokenizer;
+    let mut out = String::new();
+    ndd_shingle::WordTokenizer::new().for_each_token(doc, |t| {
+        if fold {
+            ndd_shingle::fold_case_into(t.text, &mut out);
+        } else {
+            out.push_str(t.text);
+        }
+    });
+    out.into_bytes()
+}
+
+#[test]
+fn exact_pass_document_string_equals_the_tokens_concatenated_on_any_text() {
+    use sha1::{Digest, Sha1};
+    // Characters from every class the tokenizer distinguishes.
+    let pool: Vec<char> = "aZ09 \t\n.,;-_'\"éÉßİıΣσς K©×÷…—“”€→∑─☃東京ひらカタ한국\u{3000}、。ＡＢａ１！\u{FEFF}\u{FFFD}\u{0301}\u{0915}\u{093F}😀\u{1F600}\u{200B}\u{00A0}\u{2028}"
+        .chars()
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(99);
+    for round in 0..3000 {
+        let len = rng.random_range(0..40);
+        let doc: String = (0..len)
+            .map(|_| pool[rng.random_range(0..pool.len())])
+            .collect();
+        for fold in [true, false] {
+            let pass = ExactPass::new().fold_case(fold);
+            let expected: [u8; 20] = Sha1::digest(document_string_by_tokens(&doc, fold)).into();
+            assert_eq!(
+                pass.digest(&doc),
+                expected,
+                "round {round}, fold {fold}: {doc:?}"
+            );
+        }
+    }
+}

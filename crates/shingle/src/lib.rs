@@ -41,4 +41,4 @@ pub use spots::{
     PunctSpotBuilder, PunctSpotExtractor, PunctSpotVariant, SpotOutcome, SpotSigBuilder,
     SpotSigExtractor,
 };
-pub use token::{TokenFilter, WordTokenizer, fold_case_into, hash_token};
+pub use token::{TokenFilter, WordTokenizer, fold_case_into, hash_token, is_word_char};

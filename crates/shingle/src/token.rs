@@ -43,6 +43,27 @@ fn is_separator(c: char) -> bool {
         || u == 0xFFFD
 }
 
+/// Whether `c` belongs to a word as [`WordTokenizer`] splits text: ASCII letters and
+/// digits, and every non-ASCII character that is not whitespace, a control, or in a
+/// punctuation or symbol block (ideographs included: each is a word of its own).
+/// The concatenation of a text's tokens is exactly its word characters in order.
+///
+/// # Example
+///
+/// ```
+/// use ndd_shingle::is_word_char;
+/// assert!(is_word_char('a') && is_word_char('é') && is_word_char('東'));
+/// assert!(!is_word_char('-') && !is_word_char('—') && !is_word_char('\u{3000}'));
+/// ```
+#[must_use]
+pub fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        c.is_ascii_alphanumeric()
+    } else {
+        !is_separator(c)
+    }
+}
+
 /// Whether a character is written without spaces between words and becomes a token
 /// on its own: Han ideographs, Hiragana, Katakana (as in Unicode's word-boundary
 /// rules, UAX #29, for ideographs).
