@@ -660,3 +660,49 @@ fn a_file_path_is_jsonl_even_if_it_is_plain_text() {
         other => panic!("expected NoDocuments, got {other:?}"),
     }
 }
+
+/// `read_corpus` gives the documents, problems and locations of the streaming reader
+/// with the duplicate-id rule applied in order, over 12,000 lines mixing good records,
+/// malformed JSON, schema errors, blank lines, CRLF, a BOM and repeated ids.
+#[test]
+fn read_corpus_equals_the_streaming_reader_with_the_duplicate_id_rule() {
+    use std::collections::HashSet;
+    use std::fmt::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("many.jsonl");
+    let mut text = String::from("\u{feff}");
+    for i in 0..12_000u32 {
+        match i % 97 {
+            0 => text.push_str("not json at all\n"),
+            1 => text.push('\n'),
+            2 => text.push_str("{\"id\": 5, \"text\": \"a duplicate id\"}\n"),
+            3 => text.push_str("{\"id\": \"x\", \"text\": 3}\n"),
+            4 => text.push_str("   \r\n"),
+            _ => {
+                let _ = writeln!(
+                    text,
+                    "{{\"id\": \"d{i}\", \"text\": \"document number {i}\"}}\r"
+                );
+            }
+        }
+    }
+    fs::write(&path, &text).unwrap();
+    let options = ReadOptions::default();
+    let corpus = read_corpus(&path, &options).unwrap();
+
+    let mut reader = JsonlReader::open(&path, &options).unwrap();
+    let (mut docs, mut problems) = (Vec::new(), Vec::new());
+    let mut ids = HashSet::new();
+    while let Some(item) = reader.next() {
+        match item {
+            Ok(d) if !ids.insert(d.id.clone()) => problems.push(reader.location()),
+            Ok(d) => docs.push(d),
+            Err(p) => problems.push(p.location.clone()),
+        }
+    }
+    assert!(docs.len() > 11_000 && problems.len() > 300);
+    assert_eq!(corpus.documents, docs);
+    let locations: Vec<String> = corpus.problems.iter().map(|p| p.location.clone()).collect();
+    assert_eq!(locations, problems);
+    assert_eq!(corpus.stats.blank_lines, reader.blank_lines());
+}
