@@ -18,6 +18,10 @@ pub(super) const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The first two bytes of every gzip member (RFC 1952).
 const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
+/// The read buffer of [`JsonlReader::open`]: most lines lie whole in it and are
+/// decoded in place, without a copy.
+const READ_BUFFER: usize = 128 * 1024;
+
 /// A reader that counts the bytes it hands out, shared with the [`JsonlReader`] so
 /// that progress is reported in bytes of the file on disk even when it is compressed.
 #[derive(Debug)]
@@ -231,7 +235,7 @@ impl<R: BufRead> JsonlReader<R> {
                 break;
             }
             any = true;
-            let (chunk, newline) = match avail.iter().position(|&b| b == b'\n') {
+            let (chunk, newline) = match memchr::memchr(b'\n', avail) {
                 Some(i) => (&avail[..i], true),
                 None => (avail, false),
             };
@@ -296,10 +300,13 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
             .filter(|m| m.is_file())
             .map(|m| m.len());
         let count = Arc::new(AtomicU64::new(0));
-        let mut raw = BufReader::new(Counting {
-            inner: file,
-            count: Arc::clone(&count),
-        });
+        let mut raw = BufReader::with_capacity(
+            READ_BUFFER,
+            Counting {
+                inner: file,
+                count: Arc::clone(&count),
+            },
+        );
         let is_gzip = loop {
             match raw.fill_buf() {
                 Ok(b) => break b.starts_with(&GZIP_MAGIC),
@@ -308,7 +315,10 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
             }
         };
         let reader: Box<dyn BufRead + Send> = if is_gzip {
-            Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
+            Box::new(BufReader::with_capacity(
+                READ_BUFFER,
+                flate2::bufread::MultiGzDecoder::new(raw),
+            ))
         } else {
             Box::new(raw)
         };
@@ -326,6 +336,38 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
         loop {
             if self.done {
                 return None;
+            }
+            // Fast path: the whole line is already in the reader's buffer, so it is
+            // decoded where it lies, without a copy into `self.buf`.
+            let max = self.options.max_document_bytes;
+            let fast = match self.reader.fill_buf() {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    self.line += 1;
+                    let message = format!("read error, the rest of the input is lost: {e}");
+                    return Some(Err(self.problem(ProblemKind::Unreadable, message)));
+                }
+                Ok(avail) => match memchr::memchr(b'\n', avail) {
+                    Some(i) if i as u64 <= max => {
+                        Some((i, decode_line(&avail[..i], self.line + 1, &self.options)))
+                    }
+                    _ => None,
+                },
+            };
+            if let Some((i, decoded)) = fast {
+                self.reader.consume(i + 1);
+                self.consumed += i as u64 + 1;
+                self.line += 1;
+                match decoded {
+                    None => {
+                        self.blank += 1;
+                        continue;
+                    }
+                    Some(result) => {
+                        return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                    }
+                }
             }
             let read = self.read_line_bounded();
             match read {
@@ -349,30 +391,47 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                 }
                 Ok(LineRead::Line) => {
                     self.line += 1;
-                    let mut line = &self.buf[..];
-                    if self.line == 1 {
-                        line = line.strip_prefix(BOM).unwrap_or(line);
+                    match decode_line(&self.buf, self.line, &self.options) {
+                        None => {
+                            self.blank += 1;
+                            continue;
+                        }
+                        Some(result) => {
+                            return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                        }
                     }
-                    line = line.strip_suffix(b"\r").unwrap_or(line);
-                    if line.iter().all(u8::is_ascii_whitespace) {
-                        self.blank += 1;
-                        continue;
-                    }
-                    let result = match std::str::from_utf8(line) {
-                        Err(e) => Err((
-                            ProblemKind::Binary,
-                            format!(
-                                "not UTF-8 text: invalid byte sequence at byte {} of the line",
-                                e.valid_up_to()
-                            ),
-                        )),
-                        Ok(text) => parse_line(text, self.line, &self.options),
-                    };
-                    return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
                 }
             }
         }
     }
+}
+
+/// One line (without its `'\n'`) to a document or the reason it is not one; `None`
+/// for a blank line. `line` is its 1-based number: the first line may start with a
+/// byte order mark.
+fn decode_line(
+    line: &[u8],
+    number: u64,
+    options: &ReadOptions,
+) -> Option<Result<Document, (ProblemKind, String)>> {
+    let mut line = line;
+    if number == 1 {
+        line = line.strip_prefix(BOM).unwrap_or(line);
+    }
+    line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some(match std::str::from_utf8(line) {
+        Err(e) => Err((
+            ProblemKind::Binary,
+            format!(
+                "not UTF-8 text: invalid byte sequence at byte {} of the line",
+                e.valid_up_to()
+            ),
+        )),
+        Ok(text) => parse_line(text, number, options),
+    })
 }
 
 impl<R: BufRead> std::iter::FusedIterator for JsonlReader<R> {}
