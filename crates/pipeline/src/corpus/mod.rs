@@ -234,10 +234,10 @@ where
 {
     let mut documents = Vec::new();
     let mut problems = Vec::new();
-    let mut ids = ahash::AHashSet::new();
+    let mut ids = SeenIds::new(ahash::RandomState::new());
     while let Some(item) = reader.next() {
         let rejected = match item {
-            Ok(doc) if ids.contains(&doc.id) => Problem::new(
+            Ok(doc) if !ids.first_time(&doc.id, &documents) => Problem::new(
                 location(reader),
                 format!(
                     "duplicate id {:?}: an earlier document has it (the first is kept)",
@@ -246,7 +246,6 @@ where
                 ProblemKind::DuplicateId,
             ),
             Ok(doc) => {
-                ids.insert(doc.id.clone());
                 documents.push(doc);
                 report(
                     &mut progress,
@@ -297,6 +296,40 @@ where
     })
 }
 
+/// The ids of the documents kept so far, without a copy of them: each id's hash
+/// maps to the first kept document with that hash, whose id is compared; the rare
+/// ids whose hash is already taken by another id are kept apart, by value.
+struct SeenIds<H> {
+    hasher: H,
+    by_hash: ahash::AHashMap<u64, usize>,
+    collided: ahash::AHashSet<String>,
+}
+
+impl<H: std::hash::BuildHasher> SeenIds<H> {
+    fn new(hasher: H) -> Self {
+        SeenIds {
+            hasher,
+            by_hash: ahash::AHashMap::new(),
+            collided: ahash::AHashSet::new(),
+        }
+    }
+
+    /// Whether no document of `kept` has `id`, where `kept` holds every document
+    /// this set was asked about and answered `true` for, in order; if so, `id` is
+    /// recorded as the id of the next document of `kept` (the caller pushes it).
+    fn first_time(&mut self, id: &str, kept: &[Document]) -> bool {
+        use std::collections::hash_map::Entry;
+        match self.by_hash.entry(self.hasher.hash_one(id)) {
+            Entry::Vacant(v) => {
+                v.insert(kept.len());
+                true
+            }
+            Entry::Occupied(o) if kept.get(*o.get()).is_some_and(|d| d.id == id) => false,
+            Entry::Occupied(_) => self.collided.insert(id.to_owned()),
+        }
+    }
+}
+
 fn report<I>(
     progress: &mut impl FnMut(Progress),
     reader: &I,
@@ -311,4 +344,51 @@ fn report<I>(
         documents,
         rejected,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
+
+    /// Hashes every id to one of `BUCKETS` values: most ids collide.
+    #[derive(Default)]
+    struct Few(u64);
+    const BUCKETS: u64 = 3;
+    impl Hasher for Few {
+        fn finish(&self) -> u64 {
+            self.0 % BUCKETS
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            self.0 = bytes.iter().map(|&b| u64::from(b)).sum();
+        }
+    }
+
+    /// Drives `seen` over ids as `collect` does and checks every answer against a set
+    /// of the ids by value.
+    fn check<H: BuildHasher>(mut seen: SeenIds<H>, ids: &[String]) {
+        let mut kept = Vec::new();
+        let mut oracle = std::collections::HashSet::new();
+        for id in ids {
+            let first = seen.first_time(id, &kept);
+            assert_eq!(first, oracle.insert(id.clone()), "id {id:?}");
+            if first {
+                kept.push(Document::new(id.clone(), "t"));
+            }
+        }
+    }
+
+    #[test]
+    fn seen_ids_equal_a_set_of_the_ids_even_when_every_hash_collides() {
+        let mut ids = Vec::new();
+        let mut x = 12345u64;
+        for _ in 0..5_000 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ids.push(format!("d{}", (x >> 33) % 700));
+        }
+        check(SeenIds::new(BuildHasherDefault::<Few>::default()), &ids);
+        check(SeenIds::new(ahash::RandomState::new()), &ids);
+    }
 }
