@@ -1,11 +1,15 @@
 //! MinHash (one-permutation hashing) + banded LSH, streamed: each document's
 //! candidates are the earlier documents sharing a band.
 
+use std::ops::Range;
+
 use ndd_core::{Error, FeatureExtractor, PairSink, ScoredPair, Signature};
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::{MinHashSignature, MinHasher};
 
-use super::{CandidateReport, Ctx, Emit, in_chunks, key};
+#[cfg(not(feature = "rayon"))]
+use super::in_chunks;
+use super::{CandidateReport, Ctx, Emit, key};
 use crate::method::ExtractorFn;
 use crate::progress::Stage;
 use crate::{Banding, MinHashConfig};
@@ -37,21 +41,16 @@ pub(crate) fn check_num_perm(num_perm: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// Signatures of `texts`, reported in chunks (in parallel under `rayon`).
+/// Signatures of `texts`, reported in chunks (the `rayon` build sketches while it
+/// searches instead: `sketch_while_searching`).
+#[cfg(not(feature = "rayon"))]
 pub(crate) fn sketch_all<E: FeatureExtractor + Sync>(
     hasher: &MinHasher<E>,
     texts: &[&str],
     ctx: &Ctx<'_>,
 ) -> Vec<MinHashSignature> {
     in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
-        #[cfg(feature = "rayon")]
-        {
-            ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk)
-        }
-        #[cfg(not(feature = "rayon"))]
-        {
-            ndd_core::DocSketcher::sketch_batch(hasher, chunk)
-        }
+        ndd_core::DocSketcher::sketch_batch(hasher, chunk)
     })
 }
 
@@ -111,40 +110,42 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         .seed(config.seed)
         .build_with(extractor)?;
     let params = lsh_params(config, ctx.threshold)?;
-    let n = texts.len() as u64;
-    let (sigs, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-        Ok(sketch_all(&hasher, texts, ctx))
-    })?;
-
     let floor = match ctx.emit {
         Emit::Accepted => ctx.threshold,
         Emit::AllCandidates => f64::NEG_INFINITY,
         Emit::Plausible => plausible_floor(ctx.threshold, config.num_perm),
     };
-    let ((candidates, bytes), search_time) = ctx.stage(Stage::Candidates, Some(n), || {
-        let mut index: LshIndex<u32, MinHashSignature> =
-            LshIndex::builder(params).capacity(sigs.len()).build();
-        let mut found = Vec::new();
-        let mut candidates = 0u64;
-        for (i, sig) in sigs.iter().enumerate() {
-            found.clear();
-            index.query_then_insert(key(i), sig, &mut found)?;
-            candidates += found.len() as u64;
-            found.sort_unstable();
-            for &j in &found {
-                let j = j as usize;
-                let est = sigs[j].similarity(sig)?.value();
-                if est >= floor {
-                    sink.push_pair(ScoredPair::new(j, i, est));
-                }
-            }
-            if (i + 1) % crate::progress::CHUNK == 0 {
+    let mut search = Search {
+        index: LshIndex::builder(params).capacity(texts.len()).build(),
+        floor,
+        found: Vec::new(),
+        out: Vec::new(),
+        candidates: 0,
+    };
+    #[cfg(feature = "rayon")]
+    let (sketch_time, search_time) =
+        sketch_while_searching(&hasher, texts, ctx, &mut search, sink)?;
+    #[cfg(not(feature = "rayon"))]
+    let (sketch_time, search_time) = {
+        let n = texts.len() as u64;
+        let (sigs, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
+            Ok(sketch_all(&hasher, texts, ctx))
+        })?;
+        let ((), search_time) = ctx.stage(Stage::Candidates, Some(n), || {
+            for chunk_start in (0..sigs.len()).step_by(crate::progress::CHUNK) {
+                let end = (chunk_start + crate::progress::CHUNK).min(sigs.len());
+                let searched = search.run(&sigs, chunk_start..end);
+                search.flush(sink);
+                searched?;
                 ctx.progress
-                    .advance(Stage::Candidates, crate::progress::CHUNK as u64);
+                    .advance(Stage::Candidates, (end - chunk_start) as u64);
             }
-        }
-        Ok((candidates, index.memory().bytes_per_document()))
-    })?;
+            Ok(())
+        })?;
+        (sketch_time, search_time)
+    };
+    let candidates = search.candidates;
+    let bytes = search.index.memory().bytes_per_document();
     Ok(CandidateReport {
         description: format!(
             "MinHash ({} values, one-permutation, seed {}) + LSH ({} bands x {} rows; \
@@ -163,4 +164,92 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         index_bytes_per_document: Some(bytes),
         signature_bytes_per_document: Some(8.0 * config.num_perm as f64),
     })
+}
+
+/// The streamed LSH search: each document's candidates are the earlier documents
+/// sharing a band; those whose estimate reaches `floor` are collected in `out`, in
+/// document order and then in the order of the earlier document.
+struct Search {
+    index: LshIndex<u32, MinHashSignature>,
+    floor: f64,
+    found: Vec<u32>,
+    out: Vec<ScoredPair>,
+    candidates: u64,
+}
+
+impl Search {
+    /// Queries then inserts the documents `range` of `sigs` (every document before
+    /// `range` is inserted already).
+    fn run(&mut self, sigs: &[MinHashSignature], range: Range<usize>) -> Result<(), Error> {
+        for i in range {
+            let Some(sig) = sigs.get(i) else { break };
+            self.found.clear();
+            self.index.query_then_insert(key(i), sig, &mut self.found)?;
+            self.candidates += self.found.len() as u64;
+            self.found.sort_unstable();
+            for &j in &self.found {
+                let j = j as usize;
+                if let Some(earlier) = sigs.get(j) {
+                    let est = earlier.similarity(sig)?.value();
+                    if est >= self.floor {
+                        self.out.push(ScoredPair::new(j, i, est));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands the pairs collected so far to `sink`, in order.
+    fn flush(&mut self, sink: &mut dyn PairSink) {
+        for pair in self.out.drain(..) {
+            sink.push_pair(pair);
+        }
+    }
+}
+
+/// Sketches `texts` in chunks on rayon's pool while the previous chunk is searched
+/// (the search is serial: one thread searches while the others sketch). Returns the
+/// time until the last signature (the sketch stage) and the time of the search that
+/// remains after it (the candidate stage); pairs reach `sink` in the same order as
+/// sketching everything first and then searching.
+#[cfg(feature = "rayon")]
+fn sketch_while_searching<E: FeatureExtractor + Sync>(
+    hasher: &MinHasher<E>,
+    texts: &[&str],
+    ctx: &Ctx<'_>,
+    search: &mut Search,
+    sink: &mut dyn PairSink,
+) -> Result<(std::time::Duration, std::time::Duration), Error> {
+    use std::time::Instant;
+    let n = texts.len() as u64;
+    let mut sigs: Vec<MinHashSignature> = Vec::with_capacity(texts.len());
+    let mut pending = 0..0;
+    ctx.progress.start(Stage::Sketch, Some(n));
+    let t = Instant::now();
+    for chunk in texts.chunks(crate::progress::CHUNK) {
+        let (new, searched) = rayon::join(
+            || ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk),
+            || search.run(&sigs, pending.clone()),
+        );
+        search.flush(sink);
+        searched?;
+        pending = sigs.len()..sigs.len() + new.len();
+        sigs.extend(new);
+        ctx.progress.advance(Stage::Sketch, chunk.len() as u64);
+    }
+    let sketch_time = t.elapsed();
+    ctx.progress.finish(Stage::Sketch);
+    ctx.progress.start(Stage::Candidates, Some(n));
+    ctx.progress
+        .advance(Stage::Candidates, pending.start as u64);
+    let t = Instant::now();
+    let searched = search.run(&sigs, pending.clone());
+    search.flush(sink);
+    searched?;
+    ctx.progress
+        .advance(Stage::Candidates, pending.len() as u64);
+    let search_time = t.elapsed();
+    ctx.progress.finish(Stage::Candidates);
+    Ok((sketch_time, search_time))
 }
