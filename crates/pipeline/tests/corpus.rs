@@ -706,3 +706,90 @@ fn read_corpus_equals_the_streaming_reader_with_the_duplicate_id_rule() {
     assert_eq!(locations, problems);
     assert_eq!(corpus.stats.blank_lines, reader.blank_lines());
 }
+
+/// `read_corpus` (which, under `rayon`, reads lines in batches of about 1 MiB and
+/// decodes them in parallel) equals the streaming reader with the duplicate-id rule,
+/// problem by problem (location, message, kind), over about 9 MB: many batches, lines
+/// that span the read buffer, lines over the size limit (short ones and ones longer
+/// than the read buffer), escapes, invalid UTF-8, blank lines, CRLF and a BOM; the
+/// stop policy fails on the same first problem.
+#[test]
+fn read_corpus_in_batches_equals_the_streaming_reader() {
+    use std::collections::HashSet;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("batches.jsonl");
+    let mut bytes: Vec<u8> = b"\xEF\xBB\xBF".to_vec();
+    let mut x = 7u64;
+    for i in 0..40_000u32 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let len = match (x >> 40) % 100 {
+            0 => 300_000,   // longer than the read buffer and the limit
+            1..=2 => 5_000, // over the limit
+            3..=5 => 3_000, // under the limit
+            _ => (x >> 20) as usize % 400,
+        };
+        let body = "w".repeat(len);
+        match i % 101 {
+            0 => bytes.extend_from_slice(b"{\"text\": \"bad \xff byte\"}\n"),
+            1 => bytes.extend_from_slice(b"\n"),
+            2 => bytes.extend_from_slice(
+                format!("{{\"id\": {}, \"text\": \"dup\"}}\n", i % 7).as_bytes(),
+            ),
+            3 => bytes.extend_from_slice(b"[1, 2]\r\n"),
+            4 => bytes.extend_from_slice(b"  \t \r\n"),
+            5 => bytes.extend_from_slice(b"{\"id\": \"e\", \"text\": \"tab\\t\\u00e9\\n\"}\n"),
+            _ => bytes.extend_from_slice(
+                format!("{{\"id\": \"d{i}\", \"text\": \"{body} {i}\"}}\r\n").as_bytes(),
+            ),
+        }
+    }
+    bytes.extend_from_slice(b"{\"id\": \"last\", \"text\": \"no newline at the end\"}");
+    fs::write(&path, &bytes).unwrap();
+    assert!(bytes.len() > 8_000_000);
+    let options = ReadOptions::default().with_max_document_bytes(4_000);
+    let corpus = read_corpus(&path, &options).unwrap();
+
+    let mut reader = JsonlReader::open(&path, &options).unwrap();
+    let (mut docs, mut problems) = (Vec::new(), Vec::new());
+    let mut ids = HashSet::new();
+    while let Some(item) = reader.next() {
+        match item {
+            Ok(d) if !ids.insert(d.id.clone()) => problems.push((
+                reader.location(),
+                format!(
+                    "duplicate id {:?}: an earlier document has it (the first is kept)",
+                    d.id
+                ),
+                ProblemKind::DuplicateId,
+            )),
+            Ok(d) => docs.push(d),
+            Err(p) => problems.push((p.location.clone(), p.message.clone(), p.kind)),
+        }
+    }
+    for kind in [
+        ProblemKind::TooLarge,
+        ProblemKind::Binary,
+        ProblemKind::DuplicateId,
+    ] {
+        assert!(
+            problems.iter().filter(|p| p.2 == kind).count() > 50,
+            "{kind:?}"
+        );
+    }
+    assert_eq!(corpus.documents, docs);
+    let got: Vec<_> = corpus
+        .problems
+        .iter()
+        .map(|p| (p.location.clone(), p.message.clone(), p.kind))
+        .collect();
+    assert_eq!(got, problems);
+    assert_eq!(corpus.stats.blank_lines, reader.blank_lines());
+    assert_eq!(corpus.stats.bytes_read, bytes.len() as u64);
+
+    match read_corpus(&path, &options.with_errors(ErrorPolicy::Stop)) {
+        Err(Error::Input { location, .. }) => assert_eq!(location, problems[0].0),
+        other => panic!("expected the first problem, got {other:?}"),
+    }
+}

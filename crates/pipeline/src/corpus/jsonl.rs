@@ -435,3 +435,201 @@ fn decode_line(
 }
 
 impl<R: BufRead> std::iter::FusedIterator for JsonlReader<R> {}
+
+/// A line read but not decoded yet (the batched reading of
+/// [`read_corpus`](super::read_corpus) under `rayon`).
+#[cfg(feature = "rayon")]
+enum RawLine {
+    /// The line's bytes in the batch, without its `'\n'`.
+    Line(std::ops::Range<usize>),
+    /// A line longer than the limit, skipped; its length in bytes.
+    TooLong(u64),
+    /// A read error's message; the input ends there.
+    Unreadable(String),
+}
+
+/// Lines read in one go, decoded later (in parallel): at least one line, and lines
+/// until `BATCH_BYTES` are held, so a batch holds at most `BATCH_BYTES` plus one line
+/// of at most `max_document_bytes`.
+#[cfg(feature = "rayon")]
+#[derive(Default)]
+struct RawBatch {
+    data: Vec<u8>,
+    /// Each line's 1-based number and what was read.
+    lines: Vec<(u64, RawLine)>,
+    /// [`JsonlReader::bytes_read`] after the batch.
+    bytes_read: u64,
+}
+
+/// Bytes of lines read per batch.
+#[cfg(feature = "rayon")]
+const BATCH_BYTES: usize = 1 << 20;
+
+#[cfg(feature = "rayon")]
+impl<R: BufRead> JsonlReader<R> {
+    /// Reads the next batch of lines without decoding them (empty at the end).
+    fn read_batch(&mut self) -> RawBatch {
+        let mut batch = RawBatch::default();
+        let max = self.options.max_document_bytes;
+        while !self.done && batch.data.len() < BATCH_BYTES {
+            let raw = match self.reader.fill_buf() {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.done = true;
+                    RawLine::Unreadable(format!("read error, the rest of the input is lost: {e}"))
+                }
+                Ok(avail) => match memchr::memchr(b'\n', avail) {
+                    Some(i) if i as u64 <= max => {
+                        let start = batch.data.len();
+                        batch.data.extend_from_slice(&avail[..i]);
+                        self.reader.consume(i + 1);
+                        self.consumed += i as u64 + 1;
+                        RawLine::Line(start..start + i)
+                    }
+                    _ => match self.read_line_bounded() {
+                        Err(e) => {
+                            self.done = true;
+                            RawLine::Unreadable(format!(
+                                "read error, the rest of the input is lost: {e}"
+                            ))
+                        }
+                        Ok(LineRead::Eof) => {
+                            self.done = true;
+                            break;
+                        }
+                        Ok(LineRead::TooLong(len)) => RawLine::TooLong(len),
+                        Ok(LineRead::Line) => {
+                            let start = batch.data.len();
+                            batch.data.extend_from_slice(&self.buf);
+                            RawLine::Line(start..batch.data.len())
+                        }
+                    },
+                },
+            };
+            self.line += 1;
+            batch.lines.push((self.line, raw));
+        }
+        if !self.done && matches!(self.reader.fill_buf(), Ok(b) if b.is_empty()) {
+            // At the end: the progress of this batch is the whole input.
+            self.done = true;
+        }
+        batch.bytes_read = self.bytes_read();
+        batch
+    }
+}
+
+/// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the next batch
+/// is read: the same items in the same order, with the same problems.
+#[cfg(feature = "rayon")]
+pub(super) struct Batched<'r, R> {
+    reader: &'r mut JsonlReader<R>,
+    name: String,
+    options: ReadOptions,
+    ready: std::vec::IntoIter<(u64, Option<Result<Document, Problem>>)>,
+    ahead: Option<RawBatch>,
+    line: u64,
+    bytes_read: u64,
+    blank: u64,
+}
+
+#[cfg(feature = "rayon")]
+impl<'r, R: BufRead + Send> Batched<'r, R> {
+    pub(super) fn new(reader: &'r mut JsonlReader<R>) -> Self {
+        Batched {
+            name: reader.name.clone(),
+            options: reader.options.clone(),
+            reader,
+            ready: Vec::new().into_iter(),
+            ahead: None,
+            line: 0,
+            bytes_read: 0,
+            blank: 0,
+        }
+    }
+
+    /// `name:line` of the last item yielded, as [`JsonlReader::location`].
+    pub(super) fn location(&self) -> String {
+        format!("{}:{}", self.name, self.line)
+    }
+
+    /// Bytes read up to the end of the batch of the last item yielded, and the total.
+    pub(super) fn bytes(&self) -> (u64, Option<u64>) {
+        (self.bytes_read, self.reader.total_bytes())
+    }
+
+    /// Blank lines skipped so far.
+    pub(super) fn blank_lines(&self) -> u64 {
+        self.blank
+    }
+}
+
+#[cfg(feature = "rayon")]
+fn decode_batch(
+    batch: &RawBatch,
+    name: &str,
+    options: &ReadOptions,
+) -> Vec<(u64, Option<Result<Document, Problem>>)> {
+    use rayon::prelude::*;
+    batch
+        .lines
+        .par_iter()
+        .with_min_len(64)
+        .map(|(number, raw)| {
+            let problem = |kind, message| Problem::new(format!("{name}:{number}"), message, kind);
+            let item = match raw {
+                RawLine::Line(range) => batch.data.get(range.clone()).and_then(|line| {
+                    decode_line(line, *number, options)
+                        .map(|r| r.map_err(|(kind, m)| problem(kind, m)))
+                }),
+                RawLine::TooLong(len) => Some(Err(problem(
+                    ProblemKind::TooLarge,
+                    format!(
+                        "line is {len} bytes, more than the limit of {} bytes (max_document_bytes)",
+                        options.max_document_bytes
+                    ),
+                ))),
+                RawLine::Unreadable(message) => {
+                    Some(Err(problem(ProblemKind::Unreadable, message.clone())))
+                }
+            };
+            (*number, item)
+        })
+        .collect()
+}
+
+#[cfg(feature = "rayon")]
+impl<R: BufRead + Send> Iterator for Batched<'_, R> {
+    type Item = Result<Document, Problem>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            for (line, item) in self.ready.by_ref() {
+                self.line = line;
+                match item {
+                    None => self.blank += 1,
+                    Some(item) => return Some(item),
+                }
+            }
+            let batch = match self.ahead.take() {
+                Some(b) => b,
+                None => self.reader.read_batch(),
+            };
+            if batch.lines.is_empty() {
+                return None;
+            }
+            let Batched {
+                reader,
+                name,
+                options,
+                ..
+            } = self;
+            let (decoded, ahead) = rayon::join(
+                || decode_batch(&batch, name, options),
+                || reader.read_batch(),
+            );
+            self.ready = decoded.into_iter();
+            self.ahead = Some(ahead);
+            self.bytes_read = batch.bytes_read;
+        }
+    }
+}

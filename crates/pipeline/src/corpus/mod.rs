@@ -207,16 +207,35 @@ pub fn read_corpus_with_progress(
         Ok(corpus)
     } else {
         let mut reader = JsonlReader::open(path, options)?;
-        let mut corpus = collect(
-            &mut reader,
-            path,
-            options,
-            progress,
-            |r| (r.bytes_read(), r.total_bytes()),
-            JsonlReader::location,
-        )?;
-        corpus.stats.blank_lines = reader.blank_lines();
-        Ok(corpus)
+        #[cfg(feature = "rayon")]
+        {
+            // Lines decoded in parallel a batch at a time, the next batch read
+            // meanwhile: the same items in the same order.
+            let mut batched = jsonl::Batched::new(&mut reader);
+            let mut corpus = collect(
+                &mut batched,
+                path,
+                options,
+                progress,
+                jsonl::Batched::bytes,
+                jsonl::Batched::location,
+            )?;
+            corpus.stats.blank_lines = batched.blank_lines();
+            Ok(corpus)
+        }
+        #[cfg(not(feature = "rayon"))]
+        {
+            let mut corpus = collect(
+                &mut reader,
+                path,
+                options,
+                progress,
+                |r| (r.bytes_read(), r.total_bytes()),
+                JsonlReader::location,
+            )?;
+            corpus.stats.blank_lines = reader.blank_lines();
+            Ok(corpus)
+        }
     }
 }
 
