@@ -201,10 +201,17 @@ impl ExactPass {
             // same loop without the table).
             let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
             buf.resize(doc.len() + 1, 0);
+            // Through a slice, so that its pointer and length stay in registers (a
+            // byte store through the `Vec` could alias them, so each `buf[n]` reloads
+            // them); `n` never passes the byte's own index, so `get_mut` always finds
+            // the slot.
+            let out = buf.as_mut_slice();
             let mut n = 0;
             for &b in doc.as_bytes() {
                 let c = table[usize::from(b)];
-                buf[n] = c;
+                if let Some(slot) = out.get_mut(n) {
+                    *slot = c;
+                }
                 n += usize::from(c != 0);
             }
             buf.truncate(n);

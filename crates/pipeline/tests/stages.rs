@@ -556,4 +556,20 @@ fn exact_pass_document_string_equals_the_tokens_concatenated_on_any_text() {
             );
         }
     }
+    // ASCII-only text (the table path), every ASCII byte, lengths up to 600.
+    for round in 0..2000 {
+        let len = rng.random_range(0..600);
+        let doc: String = (0..len)
+            .map(|_| char::from(rng.random_range(0..128u8)))
+            .collect();
+        for fold in [true, false] {
+            let pass = ExactPass::new().fold_case(fold);
+            let expected: [u8; 20] = Sha1::digest(document_string_by_tokens(&doc, fold)).into();
+            assert_eq!(
+                pass.digest(&doc),
+                expected,
+                "ascii round {round}, fold {fold}"
+            );
+        }
+    }
 }
