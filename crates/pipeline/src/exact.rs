@@ -193,40 +193,34 @@ impl ExactPass {
         };
         buf.clear();
         let fold = self.fold_case;
+        let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
         if doc.is_ascii() {
             // In ASCII text the words are the runs of letters and digits, so the
             // document string is every letter and digit in order: one branch-free
             // pass over the bytes through a table (0 for a byte that is dropped)
             // instead of one call per token (the same string, half the time of the
             // same loop without the table).
-            let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
-            buf.resize(doc.len() + 1, 0);
-            // Through a slice, so that its pointer and length stay in registers (a
-            // byte store through the `Vec` could alias them, so each `buf[n]` reloads
-            // them); `n` never passes the byte's own index, so `get_mut` always finds
-            // the slot.
-            let out = buf.as_mut_slice();
-            let mut n = 0;
-            for &b in doc.as_bytes() {
-                let c = table[usize::from(b)];
-                if let Some(slot) = out.get_mut(n) {
-                    *slot = c;
-                }
-                n += usize::from(c != 0);
-            }
-            buf.truncate(n);
+            push_ascii(table, doc.as_bytes(), buf);
         } else {
             // The concatenation of the tokens is every word character in order, so
-            // no token boundary is needed: classify each character.
-            let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
+            // no token boundary is needed: the ASCII runs through the table as above,
+            // each other character classified on its own.
             let mut utf8 = [0u8; 4];
-            for c in doc.chars() {
-                if c.is_ascii() {
-                    let b = table[c as usize];
-                    if b != 0 {
-                        buf.push(b);
-                    }
-                } else if ndd_shingle::is_word_char(c) {
+            let mut rest = doc;
+            while !rest.is_empty() {
+                let run = rest
+                    .bytes()
+                    .position(|b| !b.is_ascii())
+                    .unwrap_or(rest.len());
+                // An ASCII byte is a whole character: `run` is a boundary.
+                let Some((ascii, tail)) = rest.split_at_checked(run) else {
+                    break;
+                };
+                push_ascii(table, ascii.as_bytes(), buf);
+                let mut chars = tail.chars();
+                let Some(c) = chars.next() else { break };
+                rest = chars.as_str();
+                if ndd_shingle::is_word_char(c) {
                     if fold {
                         for l in c.to_lowercase() {
                             buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
@@ -281,6 +275,28 @@ impl ExactPass {
     pub fn run<D: AsRef<str> + Sync>(&self, docs: &[D]) -> ExactDuplicates {
         ExactDuplicates::from_digests(self.digests(docs))
     }
+}
+
+/// Appends `table[b]` to `buf` for every byte `b` of `bytes` whose entry is not 0
+/// (the letters and digits of ASCII text, folded or not).
+#[inline]
+fn push_ascii(table: &[u8; 256], bytes: &[u8], buf: &mut Vec<u8>) {
+    let start = buf.len();
+    buf.resize(start + bytes.len(), 0);
+    let mut n = 0;
+    // Through a slice, so that its pointer and length stay in registers (a byte
+    // store through the `Vec` could alias them, so each `buf[n]` would reload them);
+    // `n` never passes the byte's own index, so `get_mut` always finds the slot.
+    if let Some(out) = buf.get_mut(start..) {
+        for &b in bytes {
+            let c = table[usize::from(b)];
+            if let Some(slot) = out.get_mut(n) {
+                *slot = c;
+            }
+            n += usize::from(c != 0);
+        }
+    }
+    buf.truncate(start + n);
 }
 
 /// What the exact pass found: a digest per document and the groups of documents
