@@ -573,3 +573,65 @@ fn exact_pass_document_string_equals_the_tokens_concatenated_on_any_text() {
         }
     }
 }
+
+/// The MinHash candidate stage over several chunks of 4,096 documents (under `rayon`
+/// the next chunk is sketched while the previous one is searched) gives the pairs of
+/// the plain loop, in the same order: every signature first, then each document
+/// queried and inserted in turn, its earlier candidates sorted.
+#[test]
+fn minhash_candidates_over_many_chunks_equal_sketch_then_search() {
+    use ndd_core::{DocSketcher, Signature};
+    use ndd_lsh::{LshIndex, LshParams};
+    use ndd_minhash::MinHasher;
+    let mut rng = ChaCha8Rng::seed_from_u64(4096);
+    let words = vocab(300);
+    let mut docs: Vec<String> = Vec::new();
+    for i in 0..10_000 {
+        if i % 5 == 4 {
+            // A near copy of an earlier document: a few words replaced.
+            let mut d: Vec<String> = docs[rng.random_range(0..docs.len())]
+                .split(' ')
+                .map(str::to_owned)
+                .collect();
+            for _ in 0..2 {
+                let at = rng.random_range(0..d.len());
+                d[at] = words[rng.random_range(0..words.len())].clone();
+            }
+            docs.push(d.join(" "));
+        } else {
+            let len = rng.random_range(8..40);
+            docs.push(random_doc(&mut rng, &words, len).join(" "));
+        }
+    }
+    let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let mut got = Vec::new();
+    CandidateGenerator::new(Method::default())
+        .threshold(0.8)
+        .emit(Emit::AllCandidates)
+        .run(&texts, &mut got)
+        .unwrap();
+
+    let hasher = MinHasher::builder()
+        .num_hashes(128)
+        .seed(0)
+        .build_with(Shingles::default().extractor().unwrap())
+        .unwrap();
+    let sigs: Vec<_> = texts.iter().map(|t| hasher.sketch(t)).collect();
+    let params = LshParams::min_candidates_for_recall(0.8, 128, 0.99).unwrap();
+    let mut index = LshIndex::new(params);
+    let mut expected = Vec::new();
+    let mut found: Vec<u32> = Vec::new();
+    for (i, sig) in sigs.iter().enumerate() {
+        found.clear();
+        index
+            .query_then_insert(u32::try_from(i).unwrap(), sig, &mut found)
+            .unwrap();
+        found.sort_unstable();
+        for &j in &found {
+            let est = sigs[j as usize].similarity(sig).unwrap().value();
+            expected.push(ScoredPair::new(j as usize, i, est));
+        }
+    }
+    assert!(expected.len() > 1_000, "{}", expected.len());
+    assert_eq!(got, expected);
+}
