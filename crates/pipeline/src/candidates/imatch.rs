@@ -49,7 +49,6 @@ pub(crate) fn run(
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
-    validate(config)?;
     let n = texts.len() as u64;
     let (lexicon, source) = match &config.lexicon {
         Some(l) => (l.clone(), "given lexicon"),

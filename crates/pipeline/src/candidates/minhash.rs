@@ -86,7 +86,6 @@ pub(crate) fn run(
             with_extractor(self.config, extractor, self.texts, self.ctx, self.sink)
         }
     }
-    check_num_perm(config.num_perm)?;
     ctx.shingles.with(
         ctx.nfkc,
         Go {

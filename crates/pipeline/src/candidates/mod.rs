@@ -300,6 +300,8 @@ impl CandidateGenerator {
             progress,
         };
         let mut counted = Counted { sink, n: 0 };
+        // Every method's parameters were checked by `validate` above; the runners
+        // below do not check them again.
         let mut report = match &self.method {
             #[cfg(feature = "minhash")]
             Method::MinHash(c) => minhash::run(c, &texts, &ctx, &mut counted)?,

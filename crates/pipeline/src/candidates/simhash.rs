@@ -43,7 +43,6 @@ pub(crate) fn run(
             with_extractor(self.config, extractor, self.texts, self.ctx, self.sink)
         }
     }
-    validate(config)?;
     ctx.shingles.with(
         ctx.nfkc,
         Go {
