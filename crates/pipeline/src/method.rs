@@ -132,29 +132,33 @@ impl Shingles {
             Shingles::Chars(k) => Box::new(CharShingler::new(k)?.with_nfkc(nfkc)),
         })
     }
-
-    /// Calls `f` with the concrete extractor (monomorphized hot paths).
-    pub(crate) fn with<R>(&self, nfkc: bool, f: impl ExtractorFn<R>) -> Result<R, Error> {
-        self.validate()?;
-        match *self {
-            Shingles::Words(k) => f.call(word_shingler(k, nfkc)?),
-            Shingles::Chars(k) => f.call(CharShingler::new(k)?.with_nfkc(nfkc)),
-        }
-    }
 }
 
 /// Word k-grams, NFKC on or off (off: the same extractor as `WordShingler::new(k)`).
-fn word_shingler(k: usize, nfkc: bool) -> Result<WordShingler, Error> {
+pub(crate) fn word_shingler(k: usize, nfkc: bool) -> Result<WordShingler, Error> {
     WordShingler::builder().k(k).nfkc(nfkc).build()
 }
 
-/// A generic callback over the concrete extractor type (closures cannot be generic).
-pub(crate) trait ExtractorFn<R> {
-    fn call<E: ndd_core::FeatureExtractor + Send + Sync + 'static>(
-        self,
-        extractor: E,
-    ) -> Result<R, Error>;
+/// Evaluates `$body` with `$e` bound to the concrete extractor of `$shingles` (so the
+/// per-shingle path is monomorphized; a closure cannot be generic over the extractor
+/// type). The enclosing function returns `Result<_, ndd_core::Error>`.
+macro_rules! for_extractor {
+    ($shingles:expr, $nfkc:expr, |$e:ident| $body:expr) => {{
+        let shingles: $crate::Shingles = $shingles;
+        shingles.validate()?;
+        match shingles {
+            $crate::Shingles::Words(k) => {
+                let $e = $crate::method::word_shingler(k, $nfkc)?;
+                $body
+            }
+            $crate::Shingles::Chars(k) => {
+                let $e = ndd_shingle::CharShingler::new(k)?.with_nfkc($nfkc);
+                $body
+            }
+        }
+    }};
 }
+pub(crate) use for_extractor;
 
 /// How a MinHash run chooses its LSH bands and rows.
 ///

@@ -3,7 +3,6 @@
 use ndd_core::{Error, FeatureExtractor, FeatureSet};
 
 use crate::Shingles;
-use crate::method::ExtractorFn;
 use crate::progress::{CHUNK, Progress, Stage};
 
 /// The shingle set of every text whose `needed` flag is set (every text when `None`;
@@ -17,55 +16,45 @@ pub(crate) fn shingle_sets(
     stage: Stage,
     progress: &dyn Progress,
 ) -> Result<Vec<FeatureSet>, Error> {
-    struct Go<'a> {
-        texts: &'a [&'a str],
-        needed: Option<&'a [bool]>,
-        stage: Stage,
-        progress: &'a dyn Progress,
-    }
-    impl ExtractorFn<Vec<FeatureSet>> for Go<'_> {
-        fn call<E: FeatureExtractor + Send + Sync + 'static>(
-            self,
-            extractor: E,
-        ) -> Result<Vec<FeatureSet>, Error> {
-            let mut out = Vec::with_capacity(self.texts.len());
-            for (c, chunk) in self.texts.chunks(CHUNK).enumerate() {
-                let first = c * CHUNK;
-                let one = |scratch: &mut Vec<u64>, (i, t): (usize, &&str)| {
-                    if self.needed.is_some_and(|n| !n[first + i]) {
-                        return FeatureSet::default();
-                    }
-                    scratch.clear();
-                    extractor.extract(t, scratch);
-                    FeatureSet::from_unsorted(scratch.clone())
-                };
-                #[cfg(feature = "rayon")]
-                {
-                    use rayon::prelude::*;
-                    let part: Vec<FeatureSet> = chunk
-                        .par_iter()
-                        .enumerate()
-                        .map_init(Vec::new, one)
-                        .collect();
-                    out.extend(part);
-                }
-                #[cfg(not(feature = "rayon"))]
-                {
-                    let mut scratch = Vec::new();
-                    out.extend(chunk.iter().enumerate().map(|x| one(&mut scratch, x)));
-                }
-                self.progress.advance(self.stage, chunk.len() as u64);
+    crate::method::for_extractor!(shingles, nfkc, |e| Ok(sets_with(
+        &e, texts, needed, stage, progress
+    )))
+}
+
+fn sets_with<E: FeatureExtractor + Sync>(
+    extractor: &E,
+    texts: &[&str],
+    needed: Option<&[bool]>,
+    stage: Stage,
+    progress: &dyn Progress,
+) -> Vec<FeatureSet> {
+    let mut out = Vec::with_capacity(texts.len());
+    for (c, chunk) in texts.chunks(CHUNK).enumerate() {
+        let first = c * CHUNK;
+        let one = |scratch: &mut Vec<u64>, (i, t): (usize, &&str)| {
+            if needed.is_some_and(|n| !n[first + i]) {
+                return FeatureSet::default();
             }
-            Ok(out)
+            scratch.clear();
+            extractor.extract(t, scratch);
+            FeatureSet::from_unsorted(scratch.clone())
+        };
+        #[cfg(feature = "rayon")]
+        {
+            use rayon::prelude::*;
+            let part: Vec<FeatureSet> = chunk
+                .par_iter()
+                .enumerate()
+                .map_init(Vec::new, one)
+                .collect();
+            out.extend(part);
         }
+        #[cfg(not(feature = "rayon"))]
+        {
+            let mut scratch = Vec::new();
+            out.extend(chunk.iter().enumerate().map(|x| one(&mut scratch, x)));
+        }
+        progress.advance(stage, chunk.len() as u64);
     }
-    shingles.with(
-        nfkc,
-        Go {
-            texts,
-            needed,
-            stage,
-            progress,
-        },
-    )
+    out
 }

@@ -10,7 +10,6 @@ use ndd_minhash::{MinHashSignature, MinHasher};
 #[cfg(not(feature = "rayon"))]
 use super::in_chunks;
 use super::{CandidateReport, Ctx, Emit, key};
-use crate::method::ExtractorFn;
 use crate::progress::Stage;
 use crate::{Banding, MinHashConfig};
 
@@ -72,29 +71,9 @@ pub(crate) fn run(
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
-    struct Go<'a, 'c> {
-        config: &'a MinHashConfig,
-        texts: &'a [&'a str],
-        ctx: &'a Ctx<'c>,
-        sink: &'a mut dyn PairSink,
-    }
-    impl ExtractorFn<CandidateReport> for Go<'_, '_> {
-        fn call<E: FeatureExtractor + Send + Sync + 'static>(
-            self,
-            extractor: E,
-        ) -> Result<CandidateReport, Error> {
-            with_extractor(self.config, extractor, self.texts, self.ctx, self.sink)
-        }
-    }
-    ctx.shingles.with(
-        ctx.nfkc,
-        Go {
-            config,
-            texts,
-            ctx,
-            sink,
-        },
-    )
+    crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| with_extractor(
+        config, e, texts, ctx, sink
+    ))
 }
 
 fn with_extractor<E: FeatureExtractor + Sync>(

@@ -16,7 +16,6 @@ use ndd_lsh::{
 use ndd_simhash::{SimHashSignature, SimHasher, Weighting};
 
 use super::{CandidateReport, Ctx, Emit, in_chunks, key};
-use crate::method::ExtractorFn;
 use crate::progress::Stage;
 use crate::{SimHashConfig, SimWeighting};
 
@@ -29,29 +28,9 @@ pub(crate) fn run(
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
-    struct Go<'a, 'c> {
-        config: &'a SimHashConfig,
-        texts: &'a [&'a str],
-        ctx: &'a Ctx<'c>,
-        sink: &'a mut dyn PairSink,
-    }
-    impl ExtractorFn<CandidateReport> for Go<'_, '_> {
-        fn call<E: FeatureExtractor + Send + Sync + 'static>(
-            self,
-            extractor: E,
-        ) -> Result<CandidateReport, Error> {
-            with_extractor(self.config, extractor, self.texts, self.ctx, self.sink)
-        }
-    }
-    ctx.shingles.with(
-        ctx.nfkc,
-        Go {
-            config,
-            texts,
-            ctx,
-            sink,
-        },
-    )
+    crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| with_extractor(
+        config, e, texts, ctx, sink
+    ))
 }
 
 pub(crate) fn validate(config: &SimHashConfig) -> Result<(), Error> {
