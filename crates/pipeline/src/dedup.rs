@@ -516,6 +516,14 @@ impl Dedup {
         report.groups = groups.len();
         report.grouped_documents = groups.iter().map(|g| g.members.len()).sum();
         report.dropped = report.grouped_documents - report.groups;
-        Ok(Outcome::new(docs.len(), pairs, groups, report))
+        let out = Outcome::new(docs.len(), pairs, groups, report);
+        Ok(match &exact {
+            Some(e) => out.with_copies(
+                (0..docs.len())
+                    .map(|i| u32::try_from(e.first_of(i)).unwrap_or(u32::MAX))
+                    .collect(),
+            ),
+            None => out,
+        })
     }
 }

@@ -75,7 +75,7 @@ pub use method::{
 #[cfg(feature = "minhash")]
 pub use persist::DedupIndex;
 pub use progress::{NoProgress, Progress, Stage};
-pub use report::{Outcome, Report};
+pub use report::{Fate, Outcome, Report};
 pub use verify::{PairScorer, Verification, Verifier, VerifyReport};
 
 pub use ndd_core::{self, PairSink, ScoredPair};

@@ -232,6 +232,61 @@ pub struct MinHashConfig {
 /// ```
 pub const MAX_NUM_PERM: usize = 4096;
 
+impl MinHashConfig {
+    /// The bands and rows this configuration uses at `threshold`: what
+    /// [`Dedup::run`](crate::Dedup::run) and [`DedupIndex`](crate::DedupIndex) build
+    /// their LSH index with. Look at its
+    /// [`probability`](ndd_lsh::LshParams::probability) (the S-curve) before a run to
+    /// see which pairs can become candidates.
+    ///
+    /// # Errors
+    ///
+    /// [`ndd_core::Error::InvalidParameter`] when `threshold` is not in `(0, 1]`,
+    /// `num_perm` is outside `1..=`[`MAX_NUM_PERM`], or the banding cannot be met
+    /// with `num_perm` hashes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::MinHashConfig;
+    /// let p = MinHashConfig::default().lsh_params(0.8)?;
+    /// assert!(p.probability(0.8) >= 0.99); // the default recall banding
+    /// assert!(p.bands() * p.rows() <= 128);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn lsh_params(&self, threshold: f64) -> Result<ndd_lsh::LshParams, Error> {
+        crate::candidates::check_threshold(threshold)?;
+        check_num_perm(self.num_perm)?;
+        self.banding_for(threshold)
+    }
+
+    /// [`lsh_params`](Self::lsh_params) without the checks of `threshold` and
+    /// `num_perm` (done by the caller).
+    pub(crate) fn banding_for(&self, threshold: f64) -> Result<ndd_lsh::LshParams, Error> {
+        use ndd_lsh::LshParams;
+        // A threshold of 1 asks for identical signatures: tune the bands for 0.99.
+        let t = threshold.min(0.99);
+        let params = match self.banding {
+            Banding::Recall(r) => LshParams::min_candidates_for_recall(t, self.num_perm, r)?,
+            Banding::Balanced => LshParams::for_threshold(t, self.num_perm)?,
+            Banding::Fixed { bands, rows } => LshParams::new(bands, rows)?,
+        };
+        params.check_signature_len(self.num_perm)?;
+        Ok(params)
+    }
+}
+
+/// Checks `num_perm` against the pipeline's bound.
+pub(crate) fn check_num_perm(num_perm: usize) -> Result<(), Error> {
+    if num_perm == 0 || num_perm > MAX_NUM_PERM {
+        return Err(Error::invalid_parameter(
+            "num_perm",
+            format!("must lie in 1..={MAX_NUM_PERM}, got {num_perm}"),
+        ));
+    }
+    Ok(())
+}
+
 impl Default for MinHashConfig {
     fn default() -> Self {
         MinHashConfig {

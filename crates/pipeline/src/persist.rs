@@ -251,6 +251,8 @@ impl DedupIndex {
         let mut pairs: Vec<ScoredPair> = Vec::new();
         let mut unique: Vec<usize> = Vec::with_capacity(docs.len());
         let mut new_digests: Vec<(DocDigest, u32)> = Vec::new();
+        // Earlier documents count as their own first copy (their copies are not kept).
+        let mut copy_of: Vec<u32> = (0..total).map(key).collect();
         match &self.exact {
             Some(pass) => {
                 let digests = pass.digests(&texts);
@@ -260,6 +262,7 @@ impl DedupIndex {
                     match self.digests.get(&d).or_else(|| batch.get(&d)) {
                         Some(&first) => {
                             pairs.push(ScoredPair::new(first as usize, g, 1.0));
+                            copy_of[g] = first;
                             report.exact_copies += 1;
                         }
                         None => {
@@ -347,7 +350,7 @@ impl DedupIndex {
         report.dropped = report.grouped_documents - report.groups;
         report.index_bytes_per_document = Some(self.lsh.memory().bytes_per_document());
         report.signature_bytes_per_document = Some(8.0 * self.config.num_perm as f64);
-        Ok(Outcome::new(total, pairs, groups, report))
+        Ok(Outcome::new(total, pairs, groups, report).with_copies(copy_of))
     }
 
     /// The versioned, checksummed byte form.
@@ -562,5 +565,41 @@ impl DedupIndex {
     #[must_use]
     pub fn lsh_params(&self) -> LshParams {
         self.lsh.params()
+    }
+
+    /// The settings this index was built with, as a [`Dedup`]: method and MinHash
+    /// parameters, threshold, shingles, NFKC and the exact pass. Loading a saved index
+    /// gives them back, so a program can show them or check that a batch is read
+    /// the way the index expects. The banding comes back as the bands and rows it
+    /// chose ([`Banding::Fixed`](crate::Banding::Fixed)), whatever policy chose them.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Banding, Dedup, DedupIndex, Method, Shingles};
+    /// let dedup = Dedup::new().threshold(0.7).shingles(Shingles::Words(5));
+    /// let index = DedupIndex::from_bytes(&DedupIndex::new(&dedup)?.to_bytes())?;
+    /// let settings = index.settings();
+    /// assert_eq!(settings.threshold_value(), 0.7);
+    /// assert_eq!(settings.shingles_config(), Shingles::Words(5));
+    /// let (b, r) = (index.lsh_params().bands(), index.lsh_params().rows());
+    /// match settings.method_config() {
+    ///     Method::MinHash(c) => assert_eq!(c.banding, Banding::Fixed { bands: b, rows: r }),
+    ///     other => panic!("{other:?}"),
+    /// }
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn settings(&self) -> Dedup {
+        let dedup = Dedup::new()
+            .method(Method::MinHash(self.config))
+            .threshold(self.threshold)
+            .shingles(self.shingles)
+            .nfkc(self.nfkc)
+            .verifier(Verifier::MethodScore);
+        match self.exact {
+            Some(pass) => dedup.exact_pass_with(pass),
+            None => dedup.exact_pass(false),
+        }
     }
 }

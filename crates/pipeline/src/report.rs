@@ -114,6 +114,9 @@ pub struct Outcome {
     /// The report.
     pub report: Report,
     pub(crate) group_of: Vec<Option<u32>>,
+    /// Per document, the first document of its exact-copy group (itself when it has
+    /// no copy or no exact pass ran); empty when no exact pass ran.
+    pub(crate) copy_of: Vec<u32>,
 }
 
 impl Outcome {
@@ -135,6 +138,56 @@ impl Outcome {
             groups,
             report,
             group_of,
+            copy_of: Vec::new(),
+        }
+    }
+
+    /// The same outcome, knowing which documents are exact copies of which:
+    /// `copy_of[i]` is the first document of `i`'s exact-copy group (`i` itself when
+    /// it has no copy).
+    pub(crate) fn with_copies(mut self, copy_of: Vec<u32>) -> Self {
+        self.copy_of = copy_of;
+        self
+    }
+
+    /// What happened to document `i`: kept alone, kept for its group, or dropped as an
+    /// exact copy or as a near-duplicate of the document kept for its group.
+    ///
+    /// A dropped document is an [`ExactCopy`](Fate::ExactCopy) when the exact pass
+    /// found it to be a copy of the kept document (the same text after the pass's
+    /// normalization), a [`NearDuplicate`](Fate::NearDuplicate) otherwise. Without
+    /// an exact pass every dropped document is a near-duplicate. For the outcome of
+    /// [`DedupIndex::add`](crate::DedupIndex::add), copies are known for the new
+    /// batch's documents. An index out of range is [`Fate::Unique`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Fate};
+    /// let out = Dedup::new().run_texts(&[
+    ///     "the quick brown fox jumps over the lazy dog",
+    ///     "something else entirely",
+    ///     "The quick brown fox jumps over the lazy dog.",   // an exact copy once folded
+    ///     "the quick brown fox jumps over the lazy dog again",
+    /// ])?;
+    /// assert_eq!(out.fate(0), Fate::Kept);
+    /// assert_eq!(out.fate(1), Fate::Unique);
+    /// assert_eq!(out.fate(2), Fate::ExactCopy);
+    /// assert_eq!(out.fate(3), Fate::NearDuplicate);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn fate(&self, i: usize) -> Fate {
+        let Some(group) = self.group_of(i) else {
+            return Fate::Unique;
+        };
+        if group.representative == i {
+            return Fate::Kept;
+        }
+        let first = |d: usize| self.copy_of.get(d).map(|&f| f as usize);
+        match (first(i), first(group.representative)) {
+            (Some(a), Some(b)) if a == b => Fate::ExactCopy,
+            _ => Fate::NearDuplicate,
         }
     }
 
@@ -217,5 +270,59 @@ impl Outcome {
         (0..self.group_of.len())
             .map(|i| self.group_of(i).map_or(i, |g| g.representative))
             .collect()
+    }
+}
+
+/// What [`Outcome::fate`] says happened to a document.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Fate;
+/// assert!(Fate::Kept.is_kept() && Fate::Unique.is_kept());
+/// assert!(!Fate::ExactCopy.is_kept() && !Fate::NearDuplicate.is_kept());
+/// assert_eq!(Fate::NearDuplicate.name(), "near");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Fate {
+    /// Kept: no other document is similar enough.
+    Unique,
+    /// Kept as the representative of its group.
+    Kept,
+    /// Dropped: an exact copy of the document kept for its group.
+    ExactCopy,
+    /// Dropped: a near-duplicate of a document of its group.
+    NearDuplicate,
+}
+
+impl Fate {
+    /// Whether the document is kept.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Fate::Unique.is_kept());
+    /// ```
+    #[must_use]
+    pub fn is_kept(self) -> bool {
+        matches!(self, Fate::Unique | Fate::Kept)
+    }
+
+    /// A short name: `unique`, `kept`, `exact` or `near`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Fate::ExactCopy.name(), "exact");
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Fate::Unique => "unique",
+            Fate::Kept => "kept",
+            Fate::ExactCopy => "exact",
+            Fate::NearDuplicate => "near",
+        }
     }
 }

@@ -793,3 +793,76 @@ fn read_corpus_in_batches_equals_the_streaming_reader() {
         other => panic!("expected the first problem, got {other:?}"),
     }
 }
+
+/// `Corpus::lines` says where each accepted document's record is: checked against
+/// the input split at its newlines, with blank lines, rejected lines, duplicate ids
+/// and CRLF in between; the same from a file, from gzip and from a stream.
+#[test]
+fn lines_point_at_each_documents_record() {
+    let input = concat!(
+        "{\"id\": \"a\", \"text\": \"alpha\"}\n",
+        "\n",
+        "not json\n",
+        "{\"id\": \"b\", \"text\": \"beta\"}\r\n",
+        "{\"id\": \"a\", \"text\": \"a repeated id\"}\n",
+        "   \n",
+        "{\"id\": \"c\", \"text\": \"gamma\"}",
+    );
+    // The oracle: the line whose JSON has the document's id and text.
+    let split: Vec<&str> = input.split('\n').collect();
+    let check = |corpus: &ndd_pipeline::Corpus, how: &str| {
+        assert_eq!(ids(corpus), ["a", "b", "c"], "{how}");
+        assert_eq!(corpus.lines.len(), corpus.documents.len(), "{how}");
+        for (doc, &line) in corpus.documents.iter().zip(&corpus.lines) {
+            let record: serde_json::Value =
+                serde_json::from_str(split[usize::try_from(line).unwrap() - 1].trim_end()).unwrap();
+            assert_eq!(record["id"], doc.id.as_str(), "{how}");
+            assert_eq!(record["text"], doc.text.as_str(), "{how}");
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let plain = write(&dir.path().join("c.jsonl"), input);
+    check(
+        &read_corpus(&plain, &ReadOptions::default()).unwrap(),
+        "file",
+    );
+    let gz = write(&dir.path().join("c.jsonl.gz"), gzip(input.as_bytes()));
+    check(&read_corpus(&gz, &ReadOptions::default()).unwrap(), "gzip");
+    for (how, bytes) in [
+        ("stream", input.as_bytes().to_vec()),
+        ("gzip stream", gzip(input.as_bytes())),
+    ] {
+        let reader = JsonlReader::from_read(
+            std::io::Cursor::new(bytes),
+            "<stdin>",
+            &ReadOptions::default(),
+        )
+        .unwrap();
+        let corpus = ndd_pipeline::corpus::read_jsonl_with_progress(reader, |_| {}).unwrap();
+        check(&corpus, how);
+        assert!(
+            corpus.problems[0].to_string().starts_with("<stdin>:3:"),
+            "{how}"
+        );
+    }
+    // A folder has no lines.
+    let folder = dir.path().join("folder");
+    write(&folder.join("x.txt"), "text");
+    assert!(
+        read_corpus(&folder, &ReadOptions::default())
+            .unwrap()
+            .lines
+            .is_empty()
+    );
+}
+
+/// An empty stream is `NoDocuments` named after the stream.
+#[test]
+fn an_empty_stream_is_no_documents_named_after_it() {
+    let reader =
+        JsonlReader::from_read(std::io::empty(), "<stdin>", &ReadOptions::default()).unwrap();
+    match ndd_pipeline::corpus::read_jsonl_with_progress(reader, |_| {}) {
+        Err(Error::NoDocuments { source_name, .. }) => assert_eq!(source_name, "<stdin>"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -635,3 +635,70 @@ fn minhash_candidates_over_many_chunks_equal_sketch_then_search() {
     assert!(expected.len() > 1_000, "{}", expected.len());
     assert_eq!(got, expected);
 }
+
+/// `Outcome::fate` against its definition: a dropped document is an exact copy when
+/// its text, folded as the exact pass folds it, equals the kept document's; checked
+/// with a representative policy that keeps a later copy, and without an exact pass.
+#[test]
+fn fate_names_exact_copies_of_the_kept_document() {
+    use ndd_pipeline::{Fate, OrderKey, Representative};
+    let base = "notice of the public hearing on the proposed zoning change for the east district";
+    let docs = vec![
+        Document::new("a", base).with_order(OrderKey::Number(3.0)),
+        Document::new("b", format!("{base} tonight")).with_order(OrderKey::Number(1.0)),
+        Document::new("c", base.to_uppercase()).with_order(OrderKey::Number(2.0)),
+        Document::new("d", "an unrelated letter about the library")
+            .with_order(OrderKey::Number(0.0)),
+    ];
+    // Folded as the exact pass does by default (case and punctuation), by hand.
+    let fold = |t: &str| t.to_lowercase();
+    let check = |dedup: Dedup, exact_pass: bool| {
+        let out = dedup.run(&docs).unwrap();
+        for i in 0..docs.len() {
+            let expected = match out.group_of(i) {
+                None => Fate::Unique,
+                Some(g) if g.representative == i => Fate::Kept,
+                Some(g)
+                    if exact_pass && fold(&docs[i].text) == fold(&docs[g.representative].text) =>
+                {
+                    Fate::ExactCopy
+                }
+                Some(_) => Fate::NearDuplicate,
+            };
+            assert_eq!(
+                out.fate(i),
+                expected,
+                "document {i}, exact pass {exact_pass}"
+            );
+        }
+        out
+    };
+    // First seen kept: c is a copy of a, b a near-duplicate.
+    let out = check(Dedup::new().threshold(0.7), true);
+    assert_eq!(
+        (out.fate(1), out.fate(2)),
+        (Fate::NearDuplicate, Fate::ExactCopy)
+    );
+    // Earliest order kept (b): a and c are near-duplicates of b, not copies of it.
+    let out = check(
+        Dedup::new()
+            .threshold(0.7)
+            .representative(Representative::Order),
+        true,
+    );
+    assert_eq!(
+        (out.fate(0), out.fate(2)),
+        (Fate::NearDuplicate, Fate::NearDuplicate)
+    );
+    // c's order (2) comes before a's (3): among {a, b, c} without b, c would be kept and
+    // a is its copy.
+    let two = [docs[0].clone(), docs[2].clone()];
+    let out = Dedup::new()
+        .representative(Representative::Order)
+        .run(&two)
+        .unwrap();
+    assert_eq!((out.fate(0), out.fate(1)), (Fate::ExactCopy, Fate::Kept));
+    // Without an exact pass nothing is called a copy.
+    let out = check(Dedup::new().threshold(0.7).exact_pass(false), false);
+    assert_eq!(out.fate(2), Fate::NearDuplicate);
+}

@@ -10,34 +10,17 @@ use ndd_minhash::{MinHashSignature, MinHasher};
 #[cfg(not(feature = "rayon"))]
 use super::in_chunks;
 use super::{CandidateReport, Ctx, Emit, key};
+use crate::MinHashConfig;
 use crate::progress::Stage;
-use crate::{Banding, MinHashConfig};
 
-/// The LSH parameters `config` asks for at `threshold`.
+/// The LSH parameters `config` asks for at `threshold` (checked by the caller).
 pub(crate) fn lsh_params(config: &MinHashConfig, threshold: f64) -> Result<LshParams, Error> {
-    // A threshold of 1 asks for identical signatures: tune the bands for 0.99.
-    let t = threshold.min(0.99);
-    let params = match config.banding {
-        Banding::Recall(r) => LshParams::min_candidates_for_recall(t, config.num_perm, r)?,
-        Banding::Balanced => LshParams::for_threshold(t, config.num_perm)?,
-        Banding::Fixed { bands, rows } => LshParams::new(bands, rows)?,
-    };
-    params.check_signature_len(config.num_perm)?;
-    Ok(params)
+    config.banding_for(threshold)
 }
 
 /// Checks `num_perm` against the pipeline's bound.
 pub(crate) fn check_num_perm(num_perm: usize) -> Result<(), Error> {
-    if num_perm == 0 || num_perm > crate::method::MAX_NUM_PERM {
-        return Err(Error::invalid_parameter(
-            "num_perm",
-            format!(
-                "must lie in 1..={}, got {num_perm}",
-                crate::method::MAX_NUM_PERM
-            ),
-        ));
-    }
-    Ok(())
+    crate::method::check_num_perm(num_perm)
 }
 
 /// Signatures of `texts`, reported in chunks (the `rayon` build sketches while it

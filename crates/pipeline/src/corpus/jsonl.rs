@@ -204,6 +204,16 @@ impl<R: BufRead> JsonlReader<R> {
         self.blank
     }
 
+    /// The options this reader decodes with.
+    pub(super) fn options(&self) -> &ReadOptions {
+        &self.options
+    }
+
+    /// The name used in problem locations.
+    pub(super) fn name(&self) -> &str {
+        &self.name
+    }
+
     /// `name:line` of the last line read: where the last item came from.
     ///
     /// # Example
@@ -299,11 +309,44 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
             .ok()
             .filter(|m| m.is_file())
             .map(|m| m.len());
+        let mut r = Self::from_read(file, path.display().to_string(), options)
+            .map_err(|e| Error::io(path, e))?;
+        r.total = total;
+        Ok(r)
+    }
+
+    /// A reader over any byte stream (standard input, a socket, a decompressor of
+    /// the caller's), plain or gzip-compressed: gzip is recognized by its magic bytes
+    /// and concatenated gzip members are read as one stream, as [`open`](Self::open)
+    /// does for files. `name` names the stream in problem locations (`<stdin>:3`).
+    /// [`bytes_read`](JsonlReader::bytes_read) counts the stream's bytes (compressed,
+    /// if it is); the total is unknown unless given with
+    /// [`with_total_bytes`](JsonlReader::with_total_bytes).
+    ///
+    /// # Errors
+    ///
+    /// The I/O error met while reading the stream's first bytes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{JsonlReader, ReadOptions};
+    /// let input: &[u8] = b"{\"id\": \"a\", \"text\": \"alpha\"}\n";
+    /// let mut reader = JsonlReader::from_read(input, "<stdin>", &ReadOptions::default())?;
+    /// assert_eq!(reader.next().unwrap().unwrap().text, "alpha");
+    /// assert_eq!(reader.location(), "<stdin>:1");
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn from_read(
+        read: impl Read + Send + 'static,
+        name: impl Into<String>,
+        options: &ReadOptions,
+    ) -> io::Result<Self> {
         let count = Arc::new(AtomicU64::new(0));
         let mut raw = BufReader::with_capacity(
             READ_BUFFER,
             Counting {
-                inner: file,
+                inner: read,
                 count: Arc::clone(&count),
             },
         );
@@ -311,7 +354,7 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
             match raw.fill_buf() {
                 Ok(b) => break b.starts_with(&GZIP_MAGIC),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io(path, e)),
+                Err(e) => return Err(e),
             }
         };
         let reader: Box<dyn BufRead + Send> = if is_gzip {
@@ -322,9 +365,8 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
         } else {
             Box::new(raw)
         };
-        let mut r = JsonlReader::new(reader, path.display().to_string(), options);
+        let mut r = JsonlReader::new(reader, name, options);
         r.source_count = Some(count);
-        r.total = total;
         Ok(r)
     }
 }
@@ -560,6 +602,11 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
     /// Blank lines skipped so far.
     pub(super) fn blank_lines(&self) -> u64 {
         self.blank
+    }
+
+    /// The line number of the last item yielded.
+    pub(super) fn line(&self) -> u64 {
+        self.line
     }
 }
 

@@ -75,6 +75,10 @@ pub struct Corpus {
     pub problems: Vec<Problem>,
     /// Counts of what was read.
     pub stats: ReadStats,
+    /// For a JSONL input, the 1-based line number of each document, in the order of
+    /// [`documents`](Self::documents): where its record is, to copy it unchanged into
+    /// a deduplicated output. Empty for a folder (a document's id is its path).
+    pub lines: Vec<u64>,
 }
 
 /// Counts of a [`read_corpus`] run.
@@ -197,61 +201,93 @@ pub fn read_corpus_with_progress(
         let mut reader = FolderReader::new(path, options)?;
         let mut corpus = collect(
             &mut reader,
-            path,
+            &path.display().to_string(),
             options,
             progress,
             |r| (r.bytes_read(), None),
             FolderReader::location,
+            |_| None,
         )?;
         corpus.stats.revisited = reader.revisited();
         Ok(corpus)
     } else {
-        let mut reader = JsonlReader::open(path, options)?;
-        #[cfg(feature = "rayon")]
-        {
-            // Lines decoded in parallel a batch at a time, the next batch read
-            // meanwhile: the same items in the same order.
-            let mut batched = jsonl::Batched::new(&mut reader);
-            let mut corpus = collect(
-                &mut batched,
-                path,
-                options,
-                progress,
-                jsonl::Batched::bytes,
-                jsonl::Batched::location,
-            )?;
-            corpus.stats.blank_lines = batched.blank_lines();
-            Ok(corpus)
-        }
-        #[cfg(not(feature = "rayon"))]
-        {
-            let mut corpus = collect(
-                &mut reader,
-                path,
-                options,
-                progress,
-                |r| (r.bytes_read(), r.total_bytes()),
-                JsonlReader::location,
-            )?;
-            corpus.stats.blank_lines = reader.blank_lines();
-            Ok(corpus)
-        }
+        read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)
+    }
+}
+
+/// Reads a whole JSONL corpus from `reader` (standard input, for example:
+/// [`JsonlReader::from_read`]) as [`read_corpus`] reads a JSONL file: the same
+/// documents, problems, counts and errors, with the reader's name in locations.
+///
+/// # Errors
+///
+/// As [`read_corpus`], with the reader's name in place of a path.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{read_jsonl_with_progress, JsonlReader, ReadOptions};
+/// let input: &[u8] = b"{\"id\": \"a\", \"text\": \"alpha\"}\n\n{\"id\": \"b\", \"text\": \"beta\"}\n";
+/// let reader = JsonlReader::from_read(input, "<stdin>", &ReadOptions::default())?;
+/// let corpus = read_jsonl_with_progress(reader, |_| {})?;
+/// assert_eq!(corpus.documents[1].text, "beta");
+/// assert_eq!(corpus.lines, [1, 3]); // where each record is
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
+    mut reader: JsonlReader<R>,
+    progress: impl FnMut(Progress),
+) -> Result<Corpus, Error> {
+    let options = reader.options().clone();
+    let name = reader.name().to_owned();
+    #[cfg(feature = "rayon")]
+    {
+        // Lines decoded in parallel a batch at a time, the next batch read
+        // meanwhile: the same items in the same order.
+        let mut batched = jsonl::Batched::new(&mut reader);
+        let mut corpus = collect(
+            &mut batched,
+            &name,
+            &options,
+            progress,
+            jsonl::Batched::bytes,
+            jsonl::Batched::location,
+            |r| Some(r.line()),
+        )?;
+        corpus.stats.blank_lines = batched.blank_lines();
+        Ok(corpus)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        let mut corpus = collect(
+            &mut reader,
+            &name,
+            &options,
+            progress,
+            |r| (r.bytes_read(), r.total_bytes()),
+            JsonlReader::location,
+            |r| Some(r.lines()),
+        )?;
+        corpus.stats.blank_lines = reader.blank_lines();
+        Ok(corpus)
     }
 }
 
 /// Drives a reader: duplicate ids, the error policy, counts, progress, NoDocuments.
 fn collect<I>(
     reader: &mut I,
-    path: &Path,
+    source_name: &str,
     options: &ReadOptions,
     mut progress: impl FnMut(Progress),
     bytes: impl Fn(&I) -> (u64, Option<u64>),
     location: impl Fn(&I) -> String,
+    line: impl Fn(&I) -> Option<u64>,
 ) -> Result<Corpus, Error>
 where
     I: Iterator<Item = Result<Document, Problem>>,
 {
     let mut documents = Vec::new();
+    let mut lines = Vec::new();
     let mut problems = Vec::new();
     let mut ids = SeenIds::new(ahash::RandomState::new());
     while let Some(item) = reader.next() {
@@ -266,6 +302,9 @@ where
             ),
             Ok(doc) => {
                 documents.push(doc);
+                if let Some(l) = line(reader) {
+                    lines.push(l);
+                }
                 report(
                     &mut progress,
                     reader,
@@ -291,7 +330,7 @@ where
     }
     if documents.is_empty() {
         return Err(Error::NoDocuments {
-            source_name: path.display().to_string(),
+            source_name: source_name.to_owned(),
             rejected: problems.len(),
             first: problems.first().map_or_else(
                 || "the input is empty (no line or file to read)".to_owned(),
@@ -312,6 +351,7 @@ where
         documents,
         problems,
         stats,
+        lines,
     })
 }
 
