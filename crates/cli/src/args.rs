@@ -1,0 +1,363 @@
+//! The command line: subcommands and options, parsed by clap from these types (their
+//! doc comments are the `--help` text).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Near-duplicate detection of text: finds documents that say the same thing with
+/// small differences, groups them, and keeps one of each group.
+#[derive(Debug, Parser)]
+#[command(name = "ndd", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    after_help = "Exit status: 0 on success, 1 when the run failed (unreadable \
+    input, no document read, bad input under --on-error stop, an output that cannot be \
+    written), 2 for invalid options."
+)]
+pub(crate) struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Find near-duplicate groups in a corpus and write the deduplicated result.
+    ///
+    /// With no --input, runs on the bundled corpus of 562 Debian copyright files
+    /// (data/debian-copyright.jsonl of the source repository).
+    Dedup(Box<DedupArgs>),
+    /// Show what a threshold and signature size mean before a run: the bands and rows,
+    /// the probability that a pair becomes a candidate, expected recall, candidates
+    /// and bytes per document.
+    Explain(ExplainArgs),
+    /// Print a shell completion script (for example `ndd completions bash >
+    /// ~/.local/share/bash-completion/completions/ndd`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// `ndd dedup`.
+#[derive(Debug, Args)]
+pub(crate) struct DedupArgs {
+    /// Where the documents come from.
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// How documents are compared.
+    #[command(flatten)]
+    pub(crate) method: MethodArgs,
+    /// What is written.
+    #[command(flatten)]
+    pub(crate) output: OutputArgs,
+    /// Incremental use with a saved index.
+    #[command(flatten)]
+    pub(crate) index: IndexArgs,
+    /// No progress bars (they are off anyway when stderr is not a terminal).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+    /// How many of the largest groups the summary shows.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub(crate) top: usize,
+}
+
+/// Input options.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Input")]
+pub(crate) struct InputArgs {
+    /// A folder of text/HTML files, a JSONL file (plain or gzip) of {"id": ..., "text":
+    /// ...} lines, or `-` for JSONL on standard input [default: the bundled corpus]
+    #[arg(long, short, value_name = "PATH")]
+    pub(crate) input: Option<PathBuf>,
+    /// JSONL field holding each document's id (the line number when absent)
+    #[arg(long, default_value = "id", value_name = "FIELD")]
+    pub(crate) id_field: String,
+    /// JSONL field holding each document's text
+    #[arg(long, default_value = "text", value_name = "FIELD")]
+    pub(crate) text_field: String,
+    /// JSONL field ordering documents (a number or an ISO 8601 date) for
+    /// `--representative order`
+    #[arg(long, value_name = "FIELD")]
+    pub(crate) order_field: Option<String>,
+    /// What to do with a bad line or file: skip it with a warning, or stop with an error
+    #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
+    pub(crate) on_error: OnError,
+    /// Largest document accepted, in bytes; longer lines and files are skipped as bad
+    /// input
+    #[arg(long, default_value_t = ndd_pipeline::corpus::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
+    pub(crate) max_document_bytes: u64,
+}
+
+/// `--on-error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnError {
+    /// Report bad input on stderr and go on.
+    Skip,
+    /// Stop at the first bad line or file (exit status 1).
+    Stop,
+}
+
+/// Method options.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Method")]
+pub(crate) struct MethodArgs {
+    /// minhash: MinHash + banded LSH (the general case); simhash: fingerprints at most
+    /// --max-hamming bits apart; exact: exact Jaccard of all shingle sets (the
+    /// reference, small corpora); signcd: compression distance of punctuation-spot
+    /// signatures; imatch: I-Match signatures of mid-IDF words
+    #[arg(long, value_enum, default_value_t = MethodName::Minhash, value_name = "METHOD")]
+    pub(crate) method: MethodName,
+    /// Minimum similarity in (0, 1] for a pair to count [default: 0.8]: 0.8 means 80%
+    /// of the two documents' distinct shingles are shared
+    #[arg(long, short, value_name = "T")]
+    pub(crate) threshold: Option<f64>,
+    /// jaccard: exact Jaccard of the shingle sets (default for minhash); method: the
+    /// method's own score (default for the others); containment: the smaller set
+    /// within the larger
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub(crate) verify: Option<VerifyName>,
+    /// Words per shingle [default: 3]
+    #[arg(long, value_name = "K", conflicts_with = "char_k")]
+    pub(crate) k: Option<usize>,
+    /// Character K-grams instead of words (Chinese, Japanese, Thai)
+    #[arg(long, value_name = "K")]
+    pub(crate) char_k: Option<usize>,
+    /// Do not remove exact copies first (every pair between copies is then reported,
+    /// not one per copy)
+    #[arg(long)]
+    pub(crate) no_exact_pass: bool,
+    /// Normalize text to Unicode NFKC first (full-width letters, ligatures and other
+    /// compatibility forms count as plain ones)
+    #[arg(long)]
+    pub(crate) nfkc: bool,
+    /// Which document of a group is kept: the first read, the smallest id, the
+    /// longest, or the smallest --order-field value
+    #[arg(long, value_enum, default_value_t = RepresentativeName::First, value_name = "WHICH")]
+    pub(crate) representative: RepresentativeName,
+    /// minhash: hash values per document [default: 128]; standard error of the
+    /// estimate sqrt(J(1-J)/N), 0.035 at 0.8
+    #[arg(long, value_name = "N", help_heading = "MinHash")]
+    pub(crate) num_perm: Option<usize>,
+    /// minhash: recall (the fewest candidates with 99% recall at the threshold) or
+    /// balanced (false positives and negatives weighed equally) [default: recall]
+    #[arg(long, value_enum, value_name = "HOW", help_heading = "MinHash", conflicts_with_all = ["bands", "rows"])]
+    pub(crate) banding: Option<BandingName>,
+    /// minhash: explicit number of LSH bands (with --rows; bands x rows <= --num-perm)
+    #[arg(long, value_name = "B", help_heading = "MinHash", requires = "rows")]
+    pub(crate) bands: Option<usize>,
+    /// minhash: explicit rows per band (with --bands)
+    #[arg(long, value_name = "R", help_heading = "MinHash", requires = "bands")]
+    pub(crate) rows: Option<usize>,
+    /// simhash: signature length in bits [default: 64]
+    #[arg(long, value_name = "M", help_heading = "SimHash")]
+    pub(crate) bits: Option<usize>,
+    /// simhash: most differing bits for a pair [default: 3 per 64 bits]
+    #[arg(long, value_name = "H", help_heading = "SimHash")]
+    pub(crate) max_hamming: Option<usize>,
+    /// simhash: feature weights [default: binary]
+    #[arg(long, value_enum, value_name = "W", help_heading = "SimHash")]
+    pub(crate) weighting: Option<WeightingName>,
+    /// imatch: randomized extra lexicons, 0 to 30 [default: 5]
+    #[arg(long, value_name = "K", help_heading = "I-Match")]
+    pub(crate) lexicons: Option<usize>,
+    /// imatch: a lexicon built from another corpus [default: built from the input]
+    #[arg(long, value_name = "FILE", help_heading = "I-Match")]
+    pub(crate) lexicon: Option<PathBuf>,
+    /// imatch: normalized-IDF window of the lexicon's words [default: 0.2,0.8]
+    #[arg(long, value_name = "MIN,MAX", value_parser = parse_window, help_heading = "I-Match")]
+    pub(crate) nidf: Option<(f64, f64)>,
+    /// imatch: required fraction of a document's distinct terms in the lexicon
+    #[arg(long, value_name = "F", help_heading = "I-Match")]
+    pub(crate) min_coverage: Option<f64>,
+    /// signcd: snappy (default), lz4, deflate, zlib, gzip, or name-level (gzip-9)
+    #[arg(long, value_name = "C", help_heading = "SigNCD")]
+    pub(crate) compressor: Option<String>,
+}
+
+impl MethodArgs {
+    /// The flags given that set how documents are compared (refused with a saved
+    /// index, whose settings decide).
+    pub(crate) fn given(&self) -> Vec<&'static str> {
+        let flags = [
+            ("--method", self.method != MethodName::Minhash),
+            ("--threshold", self.threshold.is_some()),
+            ("--verify", self.verify.is_some()),
+            ("--k", self.k.is_some()),
+            ("--char-k", self.char_k.is_some()),
+            ("--no-exact-pass", self.no_exact_pass),
+            ("--nfkc", self.nfkc),
+            (
+                "--representative",
+                self.representative != RepresentativeName::First,
+            ),
+            ("--num-perm", self.num_perm.is_some()),
+            ("--banding", self.banding.is_some()),
+            ("--bands", self.bands.is_some()),
+            ("--bits", self.bits.is_some()),
+            ("--max-hamming", self.max_hamming.is_some()),
+            ("--weighting", self.weighting.is_some()),
+            ("--lexicons", self.lexicons.is_some()),
+            ("--lexicon", self.lexicon.is_some()),
+            ("--nidf", self.nidf.is_some()),
+            ("--min-coverage", self.min_coverage.is_some()),
+            ("--compressor", self.compressor.is_some()),
+        ];
+        flags
+            .into_iter()
+            .filter(|&(_, given)| given)
+            .map(|(f, _)| f)
+            .collect()
+    }
+}
+
+/// `--method`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MethodName {
+    /// MinHash + banded LSH.
+    Minhash,
+    /// SimHash fingerprints.
+    Simhash,
+    /// Exact Jaccard of all shingle sets.
+    Exact,
+    /// Compression distance of spot signatures.
+    Signcd,
+    /// I-Match signatures.
+    Imatch,
+}
+
+/// `--verify`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum VerifyName {
+    /// Exact Jaccard of the shingle sets.
+    Jaccard,
+    /// The method's own score.
+    Method,
+    /// The smaller shingle set within the larger.
+    Containment,
+}
+
+/// `--representative`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum RepresentativeName {
+    /// The first document read.
+    First,
+    /// The smallest id.
+    SmallestId,
+    /// The longest text.
+    Longest,
+    /// The smallest --order-field value.
+    Order,
+}
+
+/// `--banding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BandingName {
+    /// 99% recall at the threshold with the fewest candidates.
+    Recall,
+    /// False positives and negatives weighed equally.
+    Balanced,
+}
+
+/// `--weighting`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum WeightingName {
+    /// Every feature weighs 1.
+    Binary,
+    /// Term frequency.
+    Tf,
+    /// Term frequency times inverse document frequency.
+    Tfidf,
+}
+
+/// Output options.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Output")]
+pub(crate) struct OutputArgs {
+    /// Write the deduplicated corpus: the kept JSONL records, unchanged (for a folder,
+    /// {"id", "text"} records)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) keep_out: Option<PathBuf>,
+    /// Write every record with "ndd_group" (the id of the document kept for its
+    /// group), "ndd_kept" (true/false) and "ndd_reason" (unique, kept, exact, near)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) annotate_out: Option<PathBuf>,
+    /// Write the ids of the documents to drop, one per line (escaped as in TSV)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) drop_out: Option<PathBuf>,
+    /// Write every pair found: id_a, id_b, score (higher is more similar)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) pairs_out: Option<PathBuf>,
+    /// Write every document's cluster: id, cluster (the input position of the
+    /// document kept for its group)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) clusters_out: Option<PathBuf>,
+    /// Format of --pairs-out and --clusters-out: TSV with a header line (tab, newline,
+    /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
+    #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]
+    pub(crate) format: Format,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Tab-separated values with a header line.
+    Tsv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Incremental options.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Incremental batches (minhash, verified by the estimate)")]
+pub(crate) struct IndexArgs {
+    /// Save an index of the documents seen, to check later batches against them
+    #[arg(long, value_name = "PATH")]
+    pub(crate) index_out: Option<PathBuf>,
+    /// Check this batch against a saved index: pairs within the batch and with the
+    /// indexed documents; the index's settings decide the method
+    #[arg(long, value_name = "PATH")]
+    pub(crate) index_in: Option<PathBuf>,
+    /// With --index-in: add this batch to the saved index (rewritten in place, or
+    /// written to --index-out when given)
+    #[arg(long, requires = "index_in")]
+    pub(crate) add: bool,
+}
+
+/// `ndd explain`.
+#[derive(Debug, Args)]
+pub(crate) struct ExplainArgs {
+    /// The similarity threshold in (0, 1]
+    #[arg(long, short, default_value_t = ndd_pipeline::DEFAULT_THRESHOLD, value_name = "T")]
+    pub(crate) threshold: f64,
+    /// MinHash values per document
+    #[arg(long, default_value_t = 128, value_name = "N")]
+    pub(crate) num_perm: usize,
+    /// recall (99% recall at the threshold, fewest candidates) or balanced
+    #[arg(long, value_enum, value_name = "HOW", conflicts_with_all = ["bands", "rows"])]
+    pub(crate) banding: Option<BandingName>,
+    /// Explicit number of bands (with --rows)
+    #[arg(long, value_name = "B", requires = "rows")]
+    pub(crate) bands: Option<usize>,
+    /// Explicit rows per band (with --bands)
+    #[arg(long, value_name = "R", requires = "bands")]
+    pub(crate) rows: Option<usize>,
+    /// A corpus (as for dedup) to measure candidates and bytes per document on a
+    /// sample of it
+    #[arg(long, short, value_name = "PATH")]
+    pub(crate) input: Option<PathBuf>,
+    /// Documents sampled from --input (evenly spaced)
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub(crate) sample: usize,
+    /// Words per shingle for the sample
+    #[arg(long, default_value_t = 3, value_name = "K")]
+    pub(crate) k: usize,
+}
+
+/// `MIN,MAX` of `--nidf`.
+fn parse_window(s: &str) -> Result<(f64, f64), String> {
+    s.split_once(',')
+        .and_then(|(a, b)| Some((a.trim().parse().ok()?, b.trim().parse().ok()?)))
+        .ok_or_else(|| format!("expected MIN,MAX (two numbers), got {s:?}"))
+}

@@ -1,0 +1,256 @@
+//! Where the documents come from: a path, standard input, or the bundled corpus; and
+//! reading the original records again to copy them unchanged.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+use ndd_pipeline::Corpus;
+use ndd_pipeline::corpus::{JsonlReader, ReadOptions, read_corpus_with_progress};
+
+use crate::error::CliError;
+use crate::progress::Bars;
+
+/// The bundled corpus, relative to the source repository's root.
+const BUNDLED: &str = "data/debian-copyright.jsonl";
+
+/// The input of a run.
+#[derive(Debug)]
+pub(crate) enum Source {
+    /// A file or folder the user named.
+    Path(PathBuf),
+    /// The bundled corpus, found beside the program or the working directory.
+    Bundled(PathBuf),
+    /// JSONL on standard input.
+    Stdin,
+}
+
+impl Source {
+    /// The source `--input` names, or the bundled corpus without one.
+    pub(crate) fn resolve(input: Option<&Path>) -> Result<Self, CliError> {
+        match input {
+            Some(p) if p.as_os_str() == "-" => Ok(Source::Stdin),
+            Some(p) => Ok(Source::Path(p.to_path_buf())),
+            None => bundled_corpus().map(Source::Bundled),
+        }
+    }
+
+    /// The path of a file or folder input.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        match self {
+            Source::Path(p) | Source::Bundled(p) => Some(p),
+            Source::Stdin => None,
+        }
+    }
+
+    /// How the input is named in messages.
+    pub(crate) fn name(&self) -> String {
+        match self {
+            Source::Path(p) => p.display().to_string(),
+            Source::Bundled(p) => format!("{} (the bundled corpus)", p.display()),
+            Source::Stdin => "<stdin>".to_owned(),
+        }
+    }
+}
+
+/// The bundled corpus: `data/debian-copyright.jsonl` in the nearest ancestor of the
+/// program (`target/release/ndd` of a checkout) or of the working directory that has
+/// it. No path is compiled in, so a moved checkout still finds it.
+fn bundled_corpus() -> Result<PathBuf, CliError> {
+    let starts = [std::env::current_exe().ok(), std::env::current_dir().ok()];
+    for start in starts.into_iter().flatten() {
+        for dir in start.ancestors() {
+            let candidate = dir.join(BUNDLED);
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(CliError::Usage(format!(
+        "no --input given and the bundled corpus ({BUNDLED}) was not found above the \
+         program or the working directory; it ships with the source repository. Pass \
+         --input PATH (a folder, a JSONL file, or - for standard input)"
+    )))
+}
+
+/// A corpus read, with what is needed to find its records again.
+#[derive(Debug)]
+pub(crate) struct Input {
+    /// The documents, problems and counts.
+    pub(crate) corpus: Corpus,
+    /// The JSONL file holding the records (the spooled copy of standard input), or
+    /// `None` for a folder.
+    pub(crate) records: Option<RecordFile>,
+}
+
+/// A JSONL file whose lines are the corpus's records.
+#[derive(Debug)]
+pub(crate) enum RecordFile {
+    /// The user's file.
+    Path(PathBuf),
+    /// Standard input, copied while it was read; deleted when dropped.
+    Spooled(tempfile::TempPath),
+}
+
+impl RecordFile {
+    fn path(&self) -> &Path {
+        match self {
+            RecordFile::Path(p) => p,
+            RecordFile::Spooled(p) => p,
+        }
+    }
+}
+
+/// Reads the corpus of `source`. `keep_records`: standard input is copied to a
+/// temporary file as it is read, so that its records can be copied out afterwards.
+pub(crate) fn read(
+    source: &Source,
+    options: &ReadOptions,
+    bars: &Bars,
+    keep_records: bool,
+) -> Result<Input, CliError> {
+    let bar = bars.reading(&source.name());
+    let progress = |p: ndd_pipeline::corpus::Progress| bar.update(p);
+    let input = match source {
+        Source::Path(path) | Source::Bundled(path) => {
+            let corpus = read_corpus_with_progress(path, options, progress)?;
+            let records = path.is_file().then(|| RecordFile::Path(path.clone()));
+            Input { corpus, records }
+        }
+        Source::Stdin => {
+            let stdin = io::stdin();
+            let (reader, spool): (Box<dyn Read + Send>, _) = if keep_records {
+                let (file, path) = tempfile::NamedTempFile::new()
+                    .map_err(|e| CliError::Input(format!("a temporary copy of stdin: {e}")))?
+                    .into_parts();
+                (
+                    Box::new(Tee {
+                        inner: stdin,
+                        copy: io::BufWriter::new(file),
+                    }),
+                    Some(path),
+                )
+            } else {
+                (Box::new(stdin), None)
+            };
+            let reader = JsonlReader::from_read(reader, "<stdin>", options)
+                .map_err(|e| CliError::Input(format!("<stdin>: {e}")))?;
+            let corpus = ndd_pipeline::corpus::read_jsonl_with_progress(reader, progress)?;
+            Input {
+                corpus,
+                records: spool.map(RecordFile::Spooled),
+            }
+        }
+    };
+    bar.finish();
+    Ok(input)
+}
+
+/// Copies what it reads into `copy` (standard input spooled for a second pass).
+struct Tee<R> {
+    inner: R,
+    copy: io::BufWriter<File>,
+}
+
+impl<R: Read> Read for Tee<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n == 0 {
+            self.copy.flush()?;
+        } else {
+            self.copy.write_all(&buf[..n])?;
+        }
+        Ok(n)
+    }
+}
+
+/// Reads a whole file of at most `max` bytes (a lexicon, an index).
+pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, CliError> {
+    let fail = |e: &dyn std::fmt::Display| CliError::Input(format!("{}: {e}", path.display()));
+    let file = File::open(path).map_err(|e| fail(&e))?;
+    let len = file.metadata().map_err(|e| fail(&e))?.len();
+    if len > max {
+        return Err(fail(&format!(
+            "{len} bytes, more than the {max} bytes such a file can honestly need"
+        )));
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(&e))?;
+    if bytes.len() as u64 > max {
+        return Err(fail(&format!("more than {max} bytes")));
+    }
+    Ok(bytes)
+}
+
+/// The lines of a JSONL file (plain or gzip), read forward: the record at a line
+/// number, without its line end or byte order mark.
+pub(crate) struct Records {
+    reader: Box<dyn BufRead>,
+    name: String,
+    line: u64,
+    buf: Vec<u8>,
+}
+
+impl Records {
+    /// Opens the records of `file`.
+    pub(crate) fn open(file: &RecordFile) -> Result<Self, CliError> {
+        let path = file.path();
+        let fail = |e: io::Error| CliError::Input(format!("{}: {e}", path.display()));
+        let mut raw = BufReader::new(File::open(path).map_err(fail)?);
+        let gzip = raw.fill_buf().map_err(fail)?.starts_with(&[0x1f, 0x8b]);
+        let reader: Box<dyn BufRead> = if gzip {
+            Box::new(BufReader::new(flate2::bufread::MultiGzDecoder::new(raw)))
+        } else {
+            Box::new(raw)
+        };
+        Ok(Records {
+            reader,
+            name: path.display().to_string(),
+            line: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// The record at 1-based `line`, which must come after the previous call's.
+    pub(crate) fn at(&mut self, line: u64) -> Result<&[u8], CliError> {
+        let fail = |m: String| CliError::Input(m);
+        if line <= self.line {
+            return Err(fail(format!(
+                "{}: record {line} asked after {}",
+                self.name, self.line
+            )));
+        }
+        while self.line + 1 < line {
+            let n = self
+                .reader
+                .skip_until(b'\n')
+                .map_err(|e| fail(format!("{}: {e}", self.name)))?;
+            if n == 0 {
+                break;
+            }
+            self.line += 1;
+        }
+        self.buf.clear();
+        let n = self
+            .reader
+            .read_until(b'\n', &mut self.buf)
+            .map_err(|e| fail(format!("{}: {e}", self.name)))?;
+        self.line += 1;
+        if n == 0 || self.line != line {
+            return Err(fail(format!(
+                "{}: line {line} is missing (the input changed while it was read?)",
+                self.name
+            )));
+        }
+        let mut record = self.buf.as_slice();
+        if line == 1 {
+            record = record.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(record);
+        }
+        while let [rest @ .., b'\n' | b'\r'] = record {
+            record = rest;
+        }
+        Ok(record)
+    }
+}

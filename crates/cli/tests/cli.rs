@@ -1,0 +1,927 @@
+//! The `ndd` binary, run as a user runs it: on fixtures whose near-duplicate
+//! families are known by construction, on bad input and bad options, with every
+//! output, incremental batches, standard input and gzip.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn ndd(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ndd"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run ndd")
+}
+
+fn ndd_stdin(args: &[&str], dir: &Path, input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ndd"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ndd");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait for ndd")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[track_caller]
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        out.status.code(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+#[track_caller]
+fn fails(out: &Output, code: i32, message: &str) {
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "stdout: {}\nstderr: {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains(message),
+        "stderr {:?} lacks {message:?}",
+        text(&out.stderr)
+    );
+}
+
+/// splitmix64: a fixed, dependency-free source of words.
+struct Words(u64);
+
+impl Words {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn text(&mut self, n: usize) -> Vec<String> {
+        (0..n)
+            .map(|_| format!("w{}", self.next() % 100_000))
+            .collect()
+    }
+}
+
+/// One fixture document: its id, JSONL record, family and what it is.
+struct Doc {
+    id: String,
+    record: String,
+    family: usize,
+    kind: &'static str,
+}
+
+/// `families` families of documents that are near-duplicates by construction: a base
+/// text of 120 random words; an exact copy (upper case and punctuation added, which the
+/// exact pass folds away); and an edit with its last word replaced (Jaccard of the word
+/// 3-gram sets 116/119 = 0.97). Words come from 100,000, so families share no 3-gram.
+/// Every fourth family has one more field and odd spacing in its records, which must
+/// come out unchanged.
+fn fixture(families: usize, seed: u64, id_prefix: &str) -> Vec<Doc> {
+    let mut words = Words(seed);
+    let mut docs = Vec::new();
+    for f in 0..families {
+        let base = words.text(120);
+        let mut edit = base.clone();
+        if let Some(last) = edit.last_mut() {
+            *last = format!("x{}", words.next());
+        }
+        let copy = format!("{}!", base.join(" ").to_uppercase());
+        for (kind, body) in [
+            ("base", base.join(" ")),
+            ("copy", copy),
+            ("edit", edit.join(" ")),
+        ] {
+            let id = format!("{id_prefix}{f}-{kind}");
+            let record = if f % 4 == 3 {
+                format!(
+                    "{{ \"id\" : {}, \"lang\": \"en\",  \"text\":{} }}",
+                    serde_json::to_string(&id).expect("a JSON string"),
+                    serde_json::to_string(&body).expect("a JSON string")
+                )
+            } else {
+                serde_json::json!({ "id": id, "text": body }).to_string()
+            };
+            docs.push(Doc {
+                id,
+                record,
+                family: f,
+                kind,
+            });
+        }
+    }
+    docs
+}
+
+fn jsonl(docs: &[Doc]) -> String {
+    docs.iter().map(|d| format!("{}\n", d.record)).collect()
+}
+
+/// TSV rows after the header, split into fields.
+fn tsv(path: &Path, header: &str) -> Vec<Vec<String>> {
+    let body = fs::read_to_string(path).expect("the TSV output");
+    let mut lines = body.lines();
+    assert_eq!(lines.next(), Some(header), "{}", path.display());
+    lines
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect()
+}
+
+#[test]
+fn help_version_and_option_syntax() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = ok(&ndd(&["--version"], dir.path()));
+    assert_eq!(v.trim(), format!("ndd {}", env!("CARGO_PKG_VERSION")));
+    let help = ok(&ndd(&["dedup", "--help"], dir.path()));
+    for flag in [
+        "--input",
+        "--method",
+        "--threshold",
+        "--k",
+        "--char-k",
+        "--num-perm",
+        "--pairs-out",
+        "--clusters-out",
+        "--keep-out",
+        "--annotate-out",
+        "--drop-out",
+        "--format",
+        "--index-out",
+        "--index-in",
+        "--add",
+        "--on-error",
+        "--quiet",
+        "--text-field",
+        "--id-field",
+    ] {
+        assert!(help.contains(flag), "dedup --help lacks {flag}");
+    }
+    fs::write(dir.path().join("in.jsonl"), jsonl(&fixture(2, 1, "d"))).unwrap();
+    // `--opt=value` and `--opt value` are the same.
+    let a = ok(&ndd(
+        &["dedup", "-q", "--input=in.jsonl", "--threshold=0.7"],
+        dir.path(),
+    ));
+    let b = ok(&ndd(
+        &["dedup", "-q", "--input", "in.jsonl", "--threshold", "0.7"],
+        dir.path(),
+    ));
+    let strip_time = |s: &str| {
+        s.lines()
+            .filter(|l| !l.starts_with("time:"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(strip_time(&a), strip_time(&b));
+    assert!(a.contains("threshold 0.7"));
+    let bash = ok(&ndd(&["completions", "bash"], dir.path()));
+    assert!(bash.contains("ndd") && bash.contains("--keep-out"));
+    fails(
+        &ndd(&["dedup", "--no-such-flag"], dir.path()),
+        2,
+        "--no-such-flag",
+    );
+}
+
+/// Every output of the contract, checked against the families the fixture was built
+/// with: pairs only within families, one group per family, the base kept, the copy
+/// dropped as exact, the edit as near; kept records byte-identical to the input's.
+#[test]
+fn outputs_match_the_families_built_into_the_fixture() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = fixture(12, 7, "doc-");
+    let input = jsonl(&docs);
+    fs::write(dir.path().join("in.jsonl"), &input).unwrap();
+    let stdout = ok(&ndd(
+        &[
+            "dedup",
+            "--input",
+            "in.jsonl",
+            "--pairs-out",
+            "pairs.tsv",
+            "--clusters-out",
+            "clusters.tsv",
+            "--keep-out",
+            "kept.jsonl",
+            "--annotate-out",
+            "annotated.jsonl",
+            "--drop-out",
+            "drop.txt",
+        ],
+        dir.path(),
+    ));
+    assert!(
+        stdout.contains("dropped:     24 (12 exact copies, 12 near-duplicates)"),
+        "{stdout}"
+    );
+    let by_id: BTreeMap<&str, &Doc> = docs.iter().map(|d| (d.id.as_str(), d)).collect();
+
+    // Pairs: within families only, every family's three documents connected.
+    let pairs = tsv(&dir.path().join("pairs.tsv"), "id_a\tid_b\tscore");
+    let mut linked: BTreeMap<usize, BTreeSet<&str>> = BTreeMap::new();
+    for row in &pairs {
+        let (a, b) = (by_id[row[0].as_str()], by_id[row[1].as_str()]);
+        assert_eq!(a.family, b.family, "{row:?}");
+        let score: f64 = row[2].parse().unwrap();
+        assert!((0.8..=1.0).contains(&score), "{row:?}");
+        linked
+            .entry(a.family)
+            .or_default()
+            .extend([a.id.as_str(), b.id.as_str()]);
+    }
+    assert_eq!(linked.len(), 12);
+    assert!(linked.values().all(|ids| ids.len() == 3));
+
+    // Clusters: every document, labelled with its family's base position.
+    let clusters = tsv(&dir.path().join("clusters.tsv"), "id\tcluster");
+    assert_eq!(clusters.len(), docs.len());
+    for (row, d) in clusters.iter().zip(&docs) {
+        assert_eq!(row[0], d.id);
+        assert_eq!(row[1], (3 * d.family).to_string());
+    }
+
+    // The deduplicated corpus: the base records, byte for byte.
+    let kept = fs::read_to_string(dir.path().join("kept.jsonl")).unwrap();
+    let expected: String = docs
+        .iter()
+        .filter(|d| d.kind == "base")
+        .map(|d| format!("{}\n", d.record))
+        .collect();
+    assert_eq!(kept, expected);
+
+    // Drop list: the copies and edits, in input order.
+    let drop = fs::read_to_string(dir.path().join("drop.txt")).unwrap();
+    let expected: Vec<&str> = docs
+        .iter()
+        .filter(|d| d.kind != "base")
+        .map(|d| d.id.as_str())
+        .collect();
+    assert_eq!(drop.lines().collect::<Vec<_>>(), expected);
+
+    // Annotated: every record with its group, kept flag and reason.
+    let annotated = fs::read_to_string(dir.path().join("annotated.jsonl")).unwrap();
+    assert_eq!(annotated.lines().count(), docs.len());
+    for (line, d) in annotated.lines().zip(&docs) {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let original: serde_json::Value = serde_json::from_str(&d.record).unwrap();
+        for (k, val) in original.as_object().unwrap() {
+            assert_eq!(&v[k], val, "{k} of {}", d.id);
+        }
+        let base = format!("doc-{}-base", d.family);
+        assert_eq!(v["ndd_group"], base.as_str());
+        assert_eq!(v["ndd_kept"], d.kind == "base");
+        let reason = match d.kind {
+            "base" => "kept",
+            "copy" => "exact",
+            _ => "near",
+        };
+        assert_eq!(v["ndd_reason"], reason, "{}", d.id);
+        assert!(line.starts_with(d.record.trim_end_matches(['}', ' '])));
+    }
+}
+
+#[test]
+fn jsonl_format_and_tsv_escaping_of_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs = fixture(3, 11, "");
+    // Ids with a tab, a newline and a backslash.
+    for (d, id) in docs
+        .iter_mut()
+        .step_by(3)
+        .zip(["tab\there", "new\nline", "back\\slash"])
+    {
+        let v: serde_json::Value = serde_json::from_str(&d.record).unwrap();
+        d.record = serde_json::json!({ "id": id, "text": v["text"] }).to_string();
+        d.id = id.to_owned();
+    }
+    fs::write(dir.path().join("in.jsonl"), jsonl(&docs)).unwrap();
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--pairs-out",
+            "p.tsv",
+            "--clusters-out",
+            "c.tsv",
+        ],
+        dir.path(),
+    ));
+    let clusters = tsv(&dir.path().join("c.tsv"), "id\tcluster");
+    assert_eq!(clusters[0][0], "tab\\there");
+    assert_eq!(clusters[3][0], "new\\nline");
+    assert_eq!(clusters[6][0], "back\\\\slash");
+    assert!(clusters.iter().all(|r| r.len() == 2));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--format",
+            "jsonl",
+            "--pairs-out",
+            "p.jsonl",
+            "--clusters-out",
+            "c.jsonl",
+        ],
+        dir.path(),
+    ));
+    let rows: Vec<serde_json::Value> = fs::read_to_string(dir.path().join("c.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), docs.len());
+    assert_eq!(rows[3]["id"], "new\nline");
+    assert_eq!(rows[4]["cluster"], 3);
+    let pairs: Vec<serde_json::Value> = fs::read_to_string(dir.path().join("p.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The TSV and JSONL pairs are the same pairs.
+    let tsv_pairs = tsv(&dir.path().join("p.tsv"), "id_a\tid_b\tscore");
+    assert_eq!(pairs.len(), tsv_pairs.len());
+    assert!(pairs.iter().any(|p| p["id_a"] == "tab\there"));
+    assert!(pairs.iter().all(|p| p["score"].as_f64().unwrap() >= 0.8));
+}
+
+/// Output paths are checked before any work: the input, the same file twice, a
+/// folder, a missing folder, a file inside the input folder. Nothing is written and
+/// the input is unchanged.
+#[test]
+fn bad_output_paths_are_refused_before_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = jsonl(&fixture(2, 3, "d"));
+    fs::write(dir.path().join("in.jsonl"), &input).unwrap();
+    fs::create_dir(dir.path().join("folder")).unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    fs::write(dir.path().join("folder/a.txt"), "some text here").unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["--pairs-out", "in.jsonl"], "is the input"),
+        (&["--pairs-out", "./sub/../in.jsonl"], "is the input"),
+        (
+            &["--pairs-out", "x.tsv", "--clusters-out", "x.tsv"],
+            "also given to --pairs-out",
+        ),
+        (
+            &["--keep-out", "k.jsonl", "--drop-out", "./k.jsonl"],
+            "also given to --keep-out",
+        ),
+        (&["--pairs-out", "folder"], "is a folder"),
+        (&["--pairs-out", "missing/x.tsv"], "cannot be used"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["dedup", "--input", "in.jsonl"];
+        args.extend_from_slice(extra);
+        fails(&ndd(&args, dir.path()), 2, message);
+    }
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                "folder",
+                "--keep-out",
+                "folder/kept.jsonl",
+            ],
+            dir.path(),
+        ),
+        2,
+        "inside the input folder",
+    );
+    // A symbolic link to the input is the input.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(dir.path().join("in.jsonl"), dir.path().join("link.jsonl"))
+            .unwrap();
+        fails(
+            &ndd(
+                &["dedup", "--input", "in.jsonl", "--pairs-out", "link.jsonl"],
+                dir.path(),
+            ),
+            2,
+            "is the input",
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(dir.path().join("in.jsonl")).unwrap(),
+        input
+    );
+    let left: BTreeSet<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let made: BTreeSet<String> = ["folder", "in.jsonl", "link.jsonl", "sub"]
+        .map(String::from)
+        .into();
+    assert!(left.is_subset(&made), "{left:?}");
+    assert_eq!(fs::read_dir(dir.path().join("folder")).unwrap().count(), 1);
+}
+
+/// A run that fails while writing leaves no output, keeps an existing file's old
+/// contents and leaves no temporary file behind.
+#[test]
+fn a_failed_run_leaves_no_output_that_looks_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = jsonl(&fixture(2, 5, "d"));
+    // A record that already has a field --annotate-out adds: refused while writing.
+    input.push_str("{\"id\": \"z\", \"text\": \"other words entirely\", \"ndd_kept\": 1}\n");
+    fs::write(dir.path().join("in.jsonl"), &input).unwrap();
+    fs::write(dir.path().join("pairs.tsv"), "old contents\n").unwrap();
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                "in.jsonl",
+                "--pairs-out",
+                "pairs.tsv",
+                "--annotate-out",
+                "ann.jsonl",
+                "--keep-out",
+                "kept.jsonl",
+            ],
+            dir.path(),
+        ),
+        1,
+        "ndd_kept",
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("pairs.tsv")).unwrap(),
+        "old contents\n"
+    );
+    let mut left: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["in.jsonl", "pairs.tsv"]);
+}
+
+#[test]
+fn bad_input_exit_codes_and_messages_name_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = jsonl(&fixture(1, 9, "d"));
+    fs::write(dir.path().join("mixed.jsonl"), format!("{good}not json\n")).unwrap();
+    fs::write(dir.path().join("empty.jsonl"), "").unwrap();
+    fs::write(dir.path().join("bad.jsonl"), "nope\n{\"text\": 3}\n").unwrap();
+    // Skip (the default): a warning with file and line, exit 0; no progress bar
+    // drawn into a stderr that is not a terminal, even without --quiet.
+    let out = ndd(&["dedup", "--input", "mixed.jsonl"], dir.path());
+    ok(&out);
+    assert!(
+        !text(&out.stderr).contains('\x1b'),
+        "{:?}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        text(&out.stderr).lines().count(),
+        1,
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains("mixed.jsonl:4: malformed JSON"),
+        "{}",
+        text(&out.stderr)
+    );
+    // Stop: exit 1 at the first bad line.
+    fails(
+        &ndd(
+            &["dedup", "--input", "mixed.jsonl", "--on-error", "stop"],
+            dir.path(),
+        ),
+        1,
+        "mixed.jsonl:4",
+    );
+    fails(
+        &ndd(&["dedup", "--input", "empty.jsonl"], dir.path()),
+        1,
+        "no usable document",
+    );
+    fails(
+        &ndd(&["dedup", "--input", "bad.jsonl"], dir.path()),
+        1,
+        "bad.jsonl:1",
+    );
+    fails(
+        &ndd(&["dedup", "--input", "missing.jsonl"], dir.path()),
+        1,
+        "missing.jsonl",
+    );
+    fails(
+        &ndd_stdin(&["dedup", "--input", "-"], dir.path(), b""),
+        1,
+        "<stdin>",
+    );
+    // Binary garbage is bad input, not a crash.
+    fs::write(
+        dir.path().join("binary.jsonl"),
+        [0xff, 0xfe, 0, 1, 2, b'\n', 0x1f, 0x8b],
+    )
+    .unwrap();
+    fails(
+        &ndd(&["dedup", "--input", "binary.jsonl"], dir.path()),
+        1,
+        "binary.jsonl",
+    );
+}
+
+#[test]
+fn invalid_options_are_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("in.jsonl"), jsonl(&fixture(1, 2, "d"))).unwrap();
+    let cases: [(&[&str], &str); 10] = [
+        (&["--threshold", "0"], "threshold"),
+        (&["--threshold", "1.5"], "threshold"),
+        (&["--threshold", "nan"], "threshold"),
+        (&["--num-perm", "0"], "num_perm"),
+        (&["--num-perm", "100000000"], "num_perm"),
+        (&["--k", "0"], "must"),
+        (&["--k", "18446744073709551615"], "must"),
+        (&["--bands", "4"], "--rows"),
+        (&["--bits", "128"], "belongs to --method simhash"),
+        (&["--k", "3", "--char-k", "4"], "cannot be used with"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["dedup", "--input", "in.jsonl"];
+        args.extend_from_slice(extra);
+        let out = ndd(&args, dir.path());
+        fails(&out, 2, message);
+    }
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                "in.jsonl",
+                "--method",
+                "simhash",
+                "--index-out",
+                "i",
+            ],
+            dir.path(),
+        ),
+        2,
+        "minhash",
+    );
+    fails(
+        &ndd(&["explain", "--threshold", "2"], dir.path()),
+        2,
+        "threshold",
+    );
+}
+
+/// Two batches through a saved index give the same pairs and groups as one run over
+/// both verified the same way (by the MinHash estimate); reading an index without
+/// --add leaves it unchanged.
+#[test]
+fn incremental_batches_equal_one_run_over_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = fixture(10, 13, "d");
+    // Batch two holds late copies of batch one's families, and new families.
+    let (first, second) = docs.split_at(16);
+    fs::write(dir.path().join("one.jsonl"), jsonl(first)).unwrap();
+    fs::write(dir.path().join("two.jsonl"), jsonl(second)).unwrap();
+    fs::write(dir.path().join("all.jsonl"), jsonl(&docs)).unwrap();
+    let p = dir.path();
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "all.jsonl",
+            "--verify",
+            "method",
+            "--clusters-out",
+            "all-c.tsv",
+            "--pairs-out",
+            "all-p.tsv",
+        ],
+        p,
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "one.jsonl",
+            "--index-out",
+            "index.ndd",
+            "--clusters-out",
+            "one-c.tsv",
+            "--pairs-out",
+            "one-p.tsv",
+        ],
+        p,
+    ));
+    let saved = fs::read(p.join("index.ndd")).unwrap();
+    // Checking without --add leaves the index as it was.
+    let out = ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "two.jsonl",
+            "--index-in",
+            "index.ndd",
+        ],
+        p,
+    ));
+    assert!(
+        out.contains("16 documents indexed before this batch"),
+        "{out}"
+    );
+    assert_eq!(fs::read(p.join("index.ndd")).unwrap(), saved);
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "two.jsonl",
+            "--index-in",
+            "index.ndd",
+            "--add",
+            "--clusters-out",
+            "two-c.tsv",
+            "--pairs-out",
+            "two-p.tsv",
+            "--drop-out",
+            "two-drop.txt",
+        ],
+        p,
+    ));
+    assert_ne!(fs::read(p.join("index.ndd")).unwrap(), saved);
+    let rows = |name: &str, header: &str| tsv(&p.join(name), header);
+    let mut clusters = rows("one-c.tsv", "id\tcluster");
+    clusters.extend(rows("two-c.tsv", "id\tcluster"));
+    assert_eq!(clusters, rows("all-c.tsv", "id\tcluster"));
+    let mut pairs: BTreeSet<Vec<String>> =
+        rows("one-p.tsv", "id_a\tid_b\tscore").into_iter().collect();
+    pairs.extend(rows("two-p.tsv", "id_a\tid_b\tscore"));
+    assert_eq!(
+        pairs,
+        rows("all-p.tsv", "id_a\tid_b\tscore").into_iter().collect()
+    );
+    // The drop list of batch two: its copies and edits (the families' bases of batch
+    // one stay kept).
+    let expected: Vec<&str> = second
+        .iter()
+        .filter(|d| d.kind != "base")
+        .map(|d| d.id.as_str())
+        .collect();
+    assert_eq!(
+        fs::read_to_string(p.join("two-drop.txt"))
+            .unwrap()
+            .lines()
+            .collect::<Vec<_>>(),
+        expected
+    );
+    // Settings come from the index; a corrupt index is bad input.
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                "two.jsonl",
+                "--index-in",
+                "index.ndd",
+                "--k",
+                "5",
+            ],
+            p,
+        ),
+        2,
+        "--k",
+    );
+    fs::write(p.join("bad.ndd"), b"NDDX garbage").unwrap();
+    fails(
+        &ndd(
+            &["dedup", "--input", "two.jsonl", "--index-in", "bad.ndd"],
+            p,
+        ),
+        1,
+        "bad.ndd",
+    );
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                "two.jsonl",
+                "--index-in",
+                "index.ndd",
+                "--pairs-out",
+                "index.ndd",
+            ],
+            p,
+        ),
+        2,
+        "--index-in",
+    );
+}
+
+#[test]
+fn stdin_gzip_and_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let docs = fixture(4, 17, "d");
+    let input = jsonl(&docs);
+    fs::write(p.join("in.jsonl"), &input).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(input.as_bytes()).unwrap();
+    let gz = gz.finish().unwrap();
+    fs::write(p.join("in.jsonl.gz"), &gz).unwrap();
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--keep-out",
+            "a.jsonl",
+            "--annotate-out",
+            "a-ann.jsonl",
+        ],
+        p,
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl.gz",
+            "--keep-out",
+            "b.jsonl",
+            "--annotate-out",
+            "b-ann.jsonl",
+        ],
+        p,
+    ));
+    ok(&ndd_stdin(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "-",
+            "--keep-out",
+            "c.jsonl",
+            "--annotate-out",
+            "c-ann.jsonl",
+        ],
+        p,
+        input.as_bytes(),
+    ));
+    ok(&ndd_stdin(
+        &["dedup", "-q", "--input", "-", "--keep-out", "d.jsonl"],
+        p,
+        &gz,
+    ));
+    let a = fs::read(p.join("a.jsonl")).unwrap();
+    assert_eq!(a.iter().filter(|&&b| b == b'\n').count(), 4);
+    for other in ["b.jsonl", "c.jsonl", "d.jsonl"] {
+        assert_eq!(fs::read(p.join(other)).unwrap(), a, "{other}");
+    }
+    for other in ["b-ann.jsonl", "c-ann.jsonl"] {
+        assert_eq!(
+            fs::read(p.join(other)).unwrap(),
+            fs::read(p.join("a-ann.jsonl")).unwrap()
+        );
+    }
+    // A folder: one document per file; kept documents become {"id", "text"} records.
+    let folder = p.join("docs");
+    fs::create_dir(&folder).unwrap();
+    for d in &docs {
+        let v: serde_json::Value = serde_json::from_str(&d.record).unwrap();
+        fs::write(
+            folder.join(format!("{}.txt", d.id)),
+            v["text"].as_str().unwrap(),
+        )
+        .unwrap();
+    }
+    ok(&ndd(
+        &["dedup", "-q", "--input", "docs", "--keep-out", "f.jsonl"],
+        p,
+    ));
+    let kept: Vec<serde_json::Value> = fs::read_to_string(p.join("f.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(kept.len(), 4);
+    let ids: BTreeSet<&str> = kept.iter().map(|v| v["id"].as_str().unwrap()).collect();
+    // Files sort by name: each family's "base" before its "copy" and "edit".
+    let expected: BTreeSet<String> = docs
+        .iter()
+        .filter(|d| d.kind == "base")
+        .map(|d| format!("{}.txt", d.id))
+        .collect();
+    assert_eq!(ids, expected.iter().map(String::as_str).collect());
+}
+
+/// Without --input the bundled corpus is found from the program's location, whatever
+/// the working directory.
+#[test]
+fn the_bundled_corpus_runs_without_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = ok(&ndd(&["dedup", "--quiet", "--top", "1"], dir.path()));
+    assert!(out.contains("(the bundled corpus)"), "{out}");
+    assert!(out.contains("documents:   562 read"), "{out}");
+}
+
+/// `explain` prints the bands and rows it chose and the S-curve they give; the
+/// printed probabilities are recomputed here from the formula 1 - (1 - s^r)^b.
+#[test]
+fn explain_shows_a_consistent_s_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        &["explain"][..],
+        &["explain", "--threshold", "0.5", "--num-perm", "64"],
+        &[
+            "explain",
+            "--bands",
+            "20",
+            "--rows",
+            "5",
+            "--threshold",
+            "0.6",
+        ],
+    ] {
+        let out = ok(&ndd(args, dir.path()));
+        let line = out.lines().find(|l| l.starts_with("bands:")).unwrap();
+        let nums: Vec<f64> = line
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|s| !s.is_empty())
+            .take(2)
+            .map(|s| s.parse().unwrap())
+            .collect();
+        let (b, r) = (nums[0], nums[1]);
+        let mut seen = 0;
+        for l in out
+            .lines()
+            .filter(|l| l.trim_start().starts_with("similarity "))
+        {
+            let mut parts = l.split_whitespace();
+            let s: f64 = parts.nth(1).unwrap().trim_end_matches(':').parse().unwrap();
+            let printed: f64 = parts.next().unwrap().trim_end_matches('%').parse().unwrap();
+            let p = 1.0 - (1.0 - s.powf(r)).powf(b);
+            assert!(
+                (printed - 100.0 * p).abs() < 0.001,
+                "{l}: expected {}",
+                100.0 * p
+            );
+            seen += 1;
+        }
+        assert!(seen >= 10, "{out}");
+        assert!(out.contains("bytes per document"), "{out}");
+    }
+    // The default banding keeps 99% at the threshold.
+    let out = ok(&ndd(&["explain", "--threshold", "0.7"], dir.path()));
+    let recall = out
+        .lines()
+        .find(|l| l.starts_with("expected recall"))
+        .unwrap();
+    let pct: f64 = recall
+        .split_whitespace()
+        .nth(2)
+        .unwrap()
+        .trim_end_matches('%')
+        .parse()
+        .unwrap();
+    assert!(pct >= 99.0, "{recall}");
+    // With an input: candidates measured on a sample.
+    fs::write(dir.path().join("in.jsonl"), jsonl(&fixture(5, 3, "d"))).unwrap();
+    let out = ok(&ndd(&["explain", "--input", "in.jsonl"], dir.path()));
+    assert!(out.contains("measured on 15 of the 15 documents"), "{out}");
+    // Each document has 2 others of its family, all far above 0.8.
+    assert!(
+        out.contains("pairs estimated at or above 0.8: 2.00 per document"),
+        "{out}"
+    );
+}
