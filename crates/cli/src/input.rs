@@ -109,7 +109,7 @@ pub(crate) fn read(
     bars: &Bars,
     keep_records: bool,
 ) -> Result<Input, CliError> {
-    let bar = bars.reading(&source.name());
+    let bar = bars.reading();
     let progress = |p: ndd_pipeline::corpus::Progress| bar.update(p);
     let input = match source {
         Source::Path(path) | Source::Bundled(path) => {

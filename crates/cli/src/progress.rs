@@ -46,16 +46,16 @@ impl Bars {
         }
     }
 
-    /// The bar of reading `name`.
-    pub(crate) fn reading(&self, name: &str) -> ReadBar {
+    /// The bar of the read stage.
+    pub(crate) fn reading(&self) -> ReadBar {
         ReadBar {
             bar: self.bar(
                 None,
                 "{prefix:>10} {spinner} {msg} [{elapsed_precise}]",
                 "read".to_owned(),
             ),
-            sized: false,
-            name: name.to_owned(),
+            sized: std::cell::Cell::new(false),
+            seen: std::cell::Cell::new(0),
         }
     }
 }
@@ -64,14 +64,22 @@ impl Bars {
 #[derive(Debug)]
 pub(crate) struct ReadBar {
     bar: ProgressBar,
-    sized: bool,
-    name: String,
+    sized: std::cell::Cell<bool>,
+    /// Reports seen; the bar is updated on every 256th only (an update costs a lock
+    /// and a clock read, more than decoding a short line).
+    seen: std::cell::Cell<u64>,
 }
 
 impl ReadBar {
     /// Shows where reading stands.
     pub(crate) fn update(&self, p: ndd_pipeline::corpus::Progress) {
-        if let (false, Some(total)) = (self.sized, p.total_bytes) {
+        let seen = self.seen.get();
+        self.seen.set(seen + 1);
+        if seen % 256 != 0 {
+            return;
+        }
+        if let (false, Some(total)) = (self.sized.get(), p.total_bytes) {
+            self.sized.set(true);
             // The first report with a size turns the spinner into a bar.
             self.bar.set_length(total);
             self.bar.set_style(
@@ -83,13 +91,11 @@ impl ReadBar {
             );
         }
         self.bar.set_position(p.bytes_read);
-        // Formatting a message costs more than reading a short line: not every time.
-        if p.documents % 1024 == 0 {
-            self.bar.set_message(format!(
-                "{}: {} documents, {} rejected",
-                self.name, p.documents, p.rejected
-            ));
-        }
+        self.bar.set_message(if p.rejected == 0 {
+            format!("{} documents", p.documents)
+        } else {
+            format!("{} documents, {} rejected", p.documents, p.rejected)
+        });
     }
 
     /// Removes the bar.
@@ -100,11 +106,11 @@ impl ReadBar {
 
 impl Progress for Bars {
     fn start(&self, stage: Stage, total: Option<u64>) {
-        let bar = self.bar(
-            total,
-            "{prefix:>10} [{bar:30}] {human_pos}/{human_len} {per_sec} eta {eta}",
-            stage.name().to_owned(),
-        );
+        let template = match total {
+            Some(_) => "{prefix:>10} [{bar:30}] {human_pos}/{human_len} eta {eta}",
+            None => "{prefix:>10} {spinner} {human_pos} [{elapsed_precise}]",
+        };
+        let bar = self.bar(total, template, stage.name().to_owned());
         if let Ok(mut current) = self.current.lock() {
             if let Some(old) = current.replace(bar) {
                 old.finish_and_clear();

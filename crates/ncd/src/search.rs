@@ -339,11 +339,43 @@ impl SearchConfig {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn search(&self, corpus: &Corpus) -> Result<SearchOutput, Error> {
+        self.search_with_progress(corpus, &|_| {})
+    }
+
+    /// [`search`](Self::search), calling `progress(rows)` as rows of the search are
+    /// done: one row per document, `corpus.len()` in all (from several threads at
+    /// once in a parallel search). For a progress bar over a long search; the result
+    /// is the same.
+    ///
+    /// # Errors
+    ///
+    /// As [`search`](Self::search).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use ndd_ncd::{SearchConfig, SigNcd};
+    /// let docs = ["red, green, blue, yellow", "red, green, blue, yellow!", "one, two"];
+    /// let corpus = SigNcd::new().corpus(&docs)?;
+    /// let rows = AtomicU64::new(0);
+    /// let out = SearchConfig::new(0.6)?.search_with_progress(&corpus, &|r| {
+    ///     rows.fetch_add(r, Ordering::Relaxed);
+    /// })?;
+    /// assert_eq!(rows.into_inner(), 3);
+    /// assert_eq!(out.pairs, SearchConfig::new(0.6)?.search(&corpus)?.pairs);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn search_with_progress(
+        &self,
+        corpus: &Corpus,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<SearchOutput, Error> {
         let plan = Plan::new(self, corpus);
         let mut out = if self.checked {
-            plan.run_checked()?
+            plan.run_checked(progress)?
         } else {
-            plan.run_exact()?
+            plan.run_exact(progress)?
         };
         out.report.items = corpus.len();
         out.report.total_pairs = pairs_of(corpus.len());
@@ -613,12 +645,12 @@ impl<'a> Plan<'a> {
         Ok((PivotRow { rank: k, end, dist }, pairs, report))
     }
 
-    fn run_exact(&self) -> Result<SearchOutput, Error> {
+    fn run_exact(&self, progress: &(dyn Fn(u64) + Sync)) -> Result<SearchOutput, Error> {
         let n = self.n();
         let pivot_ranks: Vec<usize> = (0..n).filter(|&r| self.is_pivot[r]).collect();
         let rows: Vec<usize> = (0..n).filter(|&r| !self.is_pivot[r]).collect();
         let mut out = SearchOutput::default();
-        let (pivot_rows, row_results) = self.run_rows(&pivot_ranks, &rows)?;
+        let (pivot_rows, row_results) = self.run_rows(&pivot_ranks, &rows, progress)?;
         let mut pivots = Vec::with_capacity(pivot_rows.len());
         for (p, pairs, report) in pivot_rows {
             out.pairs.extend(pairs);
@@ -638,6 +670,7 @@ impl<'a> Plan<'a> {
         &self,
         pivot_ranks: &[usize],
         rows: &[usize],
+        progress: &(dyn Fn(u64) + Sync),
     ) -> Result<
         (
             Vec<(PivotRow, Vec<ScoredPair>, SearchReport)>,
@@ -653,7 +686,11 @@ impl<'a> Plan<'a> {
                 .with_max_len(1)
                 .map_init(
                     || Ncd::new(self.corpus.new_compressor()),
-                    |ncd, &k| self.pivot_row(ncd, k),
+                    |ncd, &k| {
+                        let row = self.pivot_row(ncd, k);
+                        progress(1);
+                        row
+                    },
                 )
                 .collect::<Result<Vec<_>, Error>>()?;
             let pivots: Vec<&PivotRow> = pivot_rows.iter().map(|(p, _, _)| p).collect();
@@ -662,7 +699,11 @@ impl<'a> Plan<'a> {
                 .with_max_len(16)
                 .map_init(
                     || Ncd::new(self.corpus.new_compressor()),
-                    |ncd, &r| self.row_with(ncd, r, &pivots),
+                    |ncd, &r| {
+                        let row = self.row_with(ncd, r, &pivots);
+                        progress(1);
+                        row
+                    },
                 )
                 .collect::<Result<Vec<_>, Error>>()?;
             return Ok((pivot_rows, results));
@@ -670,12 +711,20 @@ impl<'a> Plan<'a> {
         let mut ncd = Ncd::new(self.corpus.new_compressor());
         let pivot_rows = pivot_ranks
             .iter()
-            .map(|&k| self.pivot_row(&mut ncd, k))
+            .map(|&k| {
+                let row = self.pivot_row(&mut ncd, k);
+                progress(1);
+                row
+            })
             .collect::<Result<Vec<_>, Error>>()?;
         let pivots: Vec<&PivotRow> = pivot_rows.iter().map(|(p, _, _)| p).collect();
         let results = rows
             .iter()
-            .map(|&r| self.row_with(&mut ncd, r, &pivots))
+            .map(|&r| {
+                let row = self.row_with(&mut ncd, r, &pivots);
+                progress(1);
+                row
+            })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok((pivot_rows, results))
     }
@@ -718,12 +767,13 @@ impl<'a> Plan<'a> {
     }
 
     /// Algorithm 1 with its `checked` set, sequential in rank order.
-    fn run_checked(&self) -> Result<SearchOutput, Error> {
+    fn run_checked(&self, progress: &(dyn Fn(u64) + Sync)) -> Result<SearchOutput, Error> {
         let n = self.n();
         let mut ncd = Ncd::new(self.corpus.new_compressor());
         let mut checked = vec![false; n];
         let mut out = SearchOutput::default();
         for r in 0..n {
+            progress(1);
             let end = self.end[r];
             out.report.pruned_p1 += (n - end) as u64;
             if checked[r] {

@@ -567,3 +567,43 @@ fn search_agrees_with_the_per_pair_distance_of_the_public_api() {
         );
     }
 }
+
+/// `search_with_progress` reports one row per document in every mode (sequential,
+/// parallel, pivots, checked) and finds what `search` finds.
+#[test]
+fn progress_counts_every_row_once_and_changes_nothing() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let texts = bundled();
+    let docs: Vec<&str> = texts.iter().take(150).map(String::as_str).collect();
+    let corpus = SigNcd::new().corpus(&docs).unwrap();
+    let configs = [
+        SearchConfig::builder(0.4)
+            .pruning(Pruning::None)
+            .build()
+            .unwrap(),
+        SearchConfig::builder(0.4)
+            .pruning(Pruning::P1)
+            .build()
+            .unwrap(),
+        SearchConfig::builder(0.4)
+            .pruning(Pruning::P1P2)
+            .build()
+            .unwrap(),
+        SearchConfig::builder(0.4)
+            .pruning(Pruning::P1P2)
+            .parallel(true)
+            .build()
+            .unwrap(),
+        SearchConfig::builder(0.4).checked(true).build().unwrap(),
+    ];
+    for c in configs {
+        let rows = AtomicU64::new(0);
+        let out = c
+            .search_with_progress(&corpus, &|r| {
+                rows.fetch_add(r, Ordering::Relaxed);
+            })
+            .unwrap();
+        assert_eq!(rows.into_inner(), docs.len() as u64, "{c:?}");
+        assert_eq!(out.pairs, c.search(&corpus).unwrap().pairs, "{c:?}");
+    }
+}

@@ -35,7 +35,12 @@ pub(crate) fn run(
         .pruning(Pruning::P1)
         .parallel(cfg!(feature = "rayon"))
         .build()?;
-    let (out, search_time) = ctx.stage(Stage::Candidates, None, || search.search(&corpus))?;
+    // One row of the search per document.
+    let (out, search_time) = ctx.stage(Stage::Candidates, Some(n), || {
+        search.search_with_progress(&corpus, &|rows| {
+            ctx.progress.advance(Stage::Candidates, rows);
+        })
+    })?;
     let r = out.report;
     for &p in &out.pairs {
         sink.push_pair(p.normalized());
