@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""End-to-end `dedup` against gaoya, same run, runs alternated.
+"""End-to-end `ndd dedup` (the ndd-cli tool) against gaoya, same run, runs alternated.
 
 `--method minhash` (default): the gaoya crate's sketch + LSH (shared/bench's rust-peers
 `peers gaoya-lsh`). `--method simhash`: gaoya's SimHash index from Python
@@ -9,11 +9,12 @@ the shared/bench virtual environment (`--python bench/.venv/bin/python`).
 Usage (from the repository root, after shared/bench/make_corpus.py built the corpus):
 
     python3 scripts/compare_gaoya.py --corpus ../shared/bench/data/corpus.jsonl \
-        --peers ../shared/bench/rust-peers [--runs 5] [--features rayon]
+        --peers ../shared/bench/rust-peers [--runs 5] [--no-default-features]
     python3 scripts/compare_gaoya.py --method simhash --corpus ../shared/bench/data/corpus.jsonl \
         --peers ../shared/bench/rust-peers --python ../shared/bench/.venv/bin/python
 
-Builds `examples/dedup` and the `shared/bench` rust-peers project (copied to a
+Builds the `ndd` tool (ndd-cli; all cores by default, `--no-default-features` for one
+thread) and the `shared/bench` rust-peers project (copied to a
 temporary directory so that nothing is written into it), then alternates runs of
 both and prints the medians. Our figure is the whole process, wall clock: JSON
 loading, sketching, LSH, verification, grouping and output. gaoya's is the
@@ -26,7 +27,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument("--corpus", required=True)
 ap.add_argument("--peers", required=True)
 ap.add_argument("--runs", type=int, default=5)
-ap.add_argument("--features", default="")
+ap.add_argument("--no-default-features", action="store_true",
+                help="build ndd without rayon (one thread)")
 ap.add_argument("--method", choices=["minhash", "simhash"], default="minhash")
 ap.add_argument("--python", help="the shared/bench venv's python (for --method simhash)")
 ap.add_argument("--dedup-args", default="",
@@ -34,10 +36,10 @@ ap.add_argument("--dedup-args", default="",
                      "'--k 5 --banding balanced --verify method --no-exact-pass'")
 a = ap.parse_args()
 
-feat = ["--features", a.features] if a.features else []
-subprocess.run(["cargo", "build", "--release", "--example", "dedup", *feat], check=True)
+feat = ["--no-default-features"] if a.no_default_features else []
+subprocess.run(["cargo", "build", "--release", "-p", "ndd-cli", *feat], check=True)
 target = os.environ.get("CARGO_TARGET_DIR", "target")
-dedup = os.path.join(target, "release", "examples", "dedup")
+dedup = os.path.join(target, "release", "ndd")
 
 work = tempfile.mkdtemp(prefix="ndd-peers-")
 if a.method == "minhash":
@@ -46,14 +48,14 @@ if a.method == "minhash":
     subprocess.run(["cargo", "build", "--release", "--manifest-path",
                     os.path.join(work, "rust-peers", "Cargo.toml")], check=True, env=env)
     peer_cmd = [os.path.join(work, "target", "release", "peers"), "gaoya-lsh", a.corpus]
-    ours_cmd = [dedup, "--input", a.corpus, "--top", "1", *a.dedup_args.split()]
+    ours_cmd = [dedup, "dedup", "--quiet", "--input", a.corpus, "--top", "1", *a.dedup_args.split()]
     peer_name = "gaoya MinHasher32 + MinHashIndex (sketch + insert + query)"
 else:
     if not a.python:
         ap.error("--method simhash needs --python (the shared/bench venv's python)")
     script = os.path.join(os.path.dirname(os.path.abspath(a.peers)), "py_simhash.py")
     peer_cmd = [a.python, script, "--mode", "gaoya-index", "--corpus", a.corpus]
-    ours_cmd = [dedup, "--method", "simhash", "--max-hamming", "3", "--input", a.corpus,
+    ours_cmd = [dedup, "dedup", "--quiet", "--method", "simhash", "--max-hamming", "3", "--input", a.corpus,
                 "--top", "1", *a.dedup_args.split()]
     peer_name = "gaoya SimHashStringIndex (par_bulk_insert_docs + par_bulk_query)"
 

@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p ndd-imatch --example build_lexicon -- CORPUS.jsonl OUT.lex \
 //!     [--nidf MIN,MAX] [--secondary-cap N]
-//! cargo run --release --example dedup -- --method imatch --lexicon OUT.lex
+//! cargo run --release -p ndd-cli -- dedup --method imatch --lexicon OUT.lex
 //! ```
 //!
 //! `CORPUS.jsonl` holds one `{"text": ...}` object per line. The statistics are
