@@ -226,6 +226,45 @@ pub fn kgram_hash_iter<I: IntoIterator<Item = u64>>(token_hashes: I) -> u64 {
     mix64(acc)
 }
 
+/// The longest k-gram (window of tokens or characters) the rolling hash and the
+/// shinglers built on it accept: 1,024.
+///
+/// Why: a shingler allocates a window of `k` hashes per document (8 KiB at the
+/// limit) and a k-gram longer than a few dozen words never repeats between documents
+/// that are not copies; without a limit, `k = 2^30` allocated 8 GiB per document.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::hash::{KGramRoller, MAX_KGRAM_LEN};
+/// assert!(KGramRoller::new(MAX_KGRAM_LEN).is_ok());
+/// assert!(KGramRoller::new(MAX_KGRAM_LEN + 1).is_err());
+/// assert!(KGramRoller::new(usize::MAX).is_err());
+/// ```
+pub const MAX_KGRAM_LEN: usize = 1024;
+
+/// `Ok` when `k` is a k-gram length in `1..=`[`MAX_KGRAM_LEN`].
+///
+/// # Errors
+///
+/// [`crate::Error::InvalidParameter`] naming `k` otherwise.
+///
+/// # Example
+///
+/// ```
+/// assert!(ndd_core::hash::check_kgram_len(3).is_ok());
+/// assert!(ndd_core::hash::check_kgram_len(0).is_err());
+/// ```
+pub fn check_kgram_len(k: usize) -> Result<(), crate::Error> {
+    if k == 0 || k > MAX_KGRAM_LEN {
+        return Err(crate::Error::invalid_parameter(
+            "k",
+            format!("must lie in 1..={MAX_KGRAM_LEN}, got {k}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Combines a stream of token hashes into k-gram hashes, one per position, in O(1) per
 /// token (Rabin–Karp rolling over the polynomial of the [module docs](self)).
 ///
@@ -257,7 +296,7 @@ impl KGramRoller {
     ///
     /// # Errors
     ///
-    /// [`crate::Error::InvalidParameter`] when `k == 0`.
+    /// [`crate::Error::InvalidParameter`] when `k == 0` or `k >` [`MAX_KGRAM_LEN`].
     ///
     /// # Example
     ///
@@ -267,13 +306,10 @@ impl KGramRoller {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn new(k: usize) -> Result<Self, crate::Error> {
-        if k == 0 {
-            return Err(crate::Error::invalid_parameter("k", "must be at least 1"));
-        }
-        let mut out_weight = 1u64;
-        for _ in 1..k {
-            out_weight = out_weight.wrapping_mul(KGRAM_BASE);
-        }
+        check_kgram_len(k)?;
+        // B^(k-1) by squaring; k - 1 < 2^10 fits in u32.
+        let exp = u32::try_from(k - 1).unwrap_or(u32::MAX);
+        let out_weight = KGRAM_BASE.wrapping_pow(exp);
         Ok(KGramRoller {
             ring: vec![0; k].into_boxed_slice(),
             pos: 0,

@@ -230,7 +230,7 @@ impl BucketizedMinHasherBuilder {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] when `scale` is not a finite positive number,
-    /// `max_expansion` is 0, or `num_hashes` is 0 or above 2^24.
+    /// `max_expansion` is 0, or `num_hashes` is 0 or above [`MAX_NUM_HASHES`](crate::MAX_NUM_HASHES).
     ///
     /// # Example
     ///
@@ -282,7 +282,7 @@ impl BucketizedMinHasher {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k` is 0 or above 2^24, or `scale` is not a
+    /// [`Error::InvalidParameter`] when `k` is 0 or above [`MAX_NUM_HASHES`](crate::MAX_NUM_HASHES), or `scale` is not a
     /// finite positive number.
     ///
     /// # Example

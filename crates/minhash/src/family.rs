@@ -147,16 +147,21 @@ impl UniversalHashes {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k == 0`.
+    /// [`Error::InvalidParameter`] when `k == 0` or `k` is above
+    /// [`MAX_NUM_HASHES`](crate::MAX_NUM_HASHES) (16 bytes per function).
     ///
     /// # Example
     ///
     /// ```
     /// assert!(ndd_minhash::UniversalHashes::new(0, 1).is_err());
+    /// assert!(ndd_minhash::UniversalHashes::new(usize::MAX, 1).is_err());
     /// ```
     pub fn new(k: usize, seed: u64) -> Result<Self, Error> {
-        if k == 0 {
-            return Err(Error::invalid_parameter("num_hashes", "must be at least 1"));
+        if k == 0 || k > crate::MAX_NUM_HASHES {
+            return Err(Error::invalid_parameter(
+                "num_hashes",
+                format!("must be in 1..={}, got {k}", crate::MAX_NUM_HASHES),
+            ));
         }
         let mut state = seed;
         let mut next = move || {

@@ -221,7 +221,7 @@ impl IcwsMinHasherBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `num_hashes` is 0 or above 2^24.
+    /// [`Error::InvalidParameter`] when `num_hashes` is 0 or above [`MAX_NUM_HASHES`](crate::MAX_NUM_HASHES).
     ///
     /// # Example
     ///
@@ -263,7 +263,7 @@ impl IcwsMinHasher {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k` is 0 or above 2^24.
+    /// [`Error::InvalidParameter`] when `k` is 0 or above [`MAX_NUM_HASHES`](crate::MAX_NUM_HASHES).
     ///
     /// # Example
     ///

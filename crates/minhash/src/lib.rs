@@ -58,7 +58,9 @@ mod weighted;
 pub use bbit::BBitSignature;
 pub use bucketized::{BucketizedMinHasher, BucketizedMinHasherBuilder, BucketizedState};
 pub use family::{FnFamily, HashFamily, MERSENNE_61, UniversalHashes};
-pub use hasher::{MinHashScheme, MinHashSketcher, MinHashState, MinHasher, MinHasherBuilder};
+pub use hasher::{
+    MAX_NUM_HASHES, MinHashScheme, MinHashSketcher, MinHashState, MinHasher, MinHasherBuilder,
+};
 pub use icws::{IcwsMinHasher, IcwsMinHasherBuilder, IcwsState};
 #[cfg(feature = "rayon")]
 pub use ndd_core::ParDocSketcher;

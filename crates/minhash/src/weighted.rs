@@ -12,7 +12,7 @@
 use ndd_core::{Error, SchemeId, Weighted};
 
 /// The largest `k` accepted (as for [`MinHasher`](crate::MinHasher)).
-pub(crate) const MAX_K: usize = 1 << 24;
+pub(crate) const MAX_K: usize = crate::MAX_NUM_HASHES;
 /// SplitMix64's increment (the golden ratio in 64 bits).
 pub(crate) const GOLDEN: u64 = 0x9E37_79B9_7F4A_7C15;
 

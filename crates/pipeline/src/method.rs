@@ -39,7 +39,7 @@ pub enum Shingles {
 /// assert!(Shingles::Words(MAX_SHINGLE_LEN).validate().is_ok());
 /// assert!(Shingles::Words(MAX_SHINGLE_LEN + 1).validate().is_err());
 /// ```
-pub const MAX_SHINGLE_LEN: usize = 1024;
+pub const MAX_SHINGLE_LEN: usize = ndd_core::hash::MAX_KGRAM_LEN;
 
 /// Word 3-grams: on labeled sets generated from three real sources, with hard
 /// negatives, they beat 5-grams for MinHash and SimHash in every cell

@@ -235,7 +235,8 @@ impl WordShingler {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k == 0`.
+    /// [`Error::InvalidParameter`] when `k` is 0 or above
+    /// [`MAX_KGRAM_LEN`](ndd_core::hash::MAX_KGRAM_LEN) (1,024).
     ///
     /// # Example
     ///
@@ -589,7 +590,9 @@ impl WordShinglerBuilder {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k == 0` or a selection parameter is 0.
+    /// [`Error::InvalidParameter`] when `k` is 0 or above
+    /// [`MAX_KGRAM_LEN`](ndd_core::hash::MAX_KGRAM_LEN) (1,024), or a selection
+    /// parameter is 0.
     ///
     /// # Example
     ///
@@ -597,9 +600,7 @@ impl WordShinglerBuilder {
     /// assert!(ndd_shingle::WordShingler::builder().k(5).build().is_ok());
     /// ```
     pub fn build(self) -> Result<WordShingler, Error> {
-        if self.k == 0 {
-            return Err(Error::invalid_parameter("k", "must be at least 1"));
-        }
+        ndd_core::hash::check_kgram_len(self.k)?;
         let selection = self.selection.validate()?;
         let (sel_kind, sel_arg) = selection.scheme_code();
         let scheme = SchemeId::new("word-shingles")
@@ -675,7 +676,8 @@ impl CharShingler {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k == 0`.
+    /// [`Error::InvalidParameter`] when `k` is 0 or above
+    /// [`MAX_KGRAM_LEN`](ndd_core::hash::MAX_KGRAM_LEN) (1,024).
     ///
     /// # Example
     ///
@@ -692,7 +694,8 @@ impl CharShingler {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `k == 0`.
+    /// [`Error::InvalidParameter`] when `k` is 0 or above
+    /// [`MAX_KGRAM_LEN`](ndd_core::hash::MAX_KGRAM_LEN) (1,024).
     ///
     /// # Example
     ///
@@ -710,9 +713,7 @@ impl CharShingler {
         collapse_whitespace: bool,
         short_docs: ShortDocs,
     ) -> Result<Self, Error> {
-        if k == 0 {
-            return Err(Error::invalid_parameter("k", "must be at least 1"));
-        }
+        ndd_core::hash::check_kgram_len(k)?;
         let scheme =
             Self::scheme_builder(k, seed, fold_case, collapse_whitespace, short_docs).finish();
         Ok(CharShingler {

@@ -250,3 +250,55 @@ fn rabin_shingles_fingerprint_the_folded_kgram_text() {
     assert_eq!(got[0], 0x5665113c56f3e37a);
     assert_eq!(s.features("alone"), vec![fp.fingerprint(b"alone")]);
 }
+
+/// Bounded work (issue "bounded work"): k-gram lengths past `MAX_KGRAM_LEN` are errors
+/// for every shingler and hash (usize::MAX used to loop forever, 2^30 to allocate
+/// 8 GiB per document, the Rabin variant to abort), and the longest accepted k
+/// shingles a long document quickly, with the values of the k-gram hash definition.
+#[test]
+fn k_gram_lengths_are_bounded_and_the_limit_is_cheap() {
+    use ndd_core::hash::MAX_KGRAM_LEN;
+    use ndd_shingle::{CharShingler, ShingleHash, ShortDocs};
+    for k in [0, MAX_KGRAM_LEN + 1, 1 << 30, 1 << 40, usize::MAX] {
+        assert!(WordShingler::new(k).is_err(), "{k}");
+        assert!(
+            WordShingler::builder()
+                .k(k)
+                .hash(ShingleHash::Rabin)
+                .build()
+                .is_err(),
+            "{k}"
+        );
+        assert!(CharShingler::new(k).is_err(), "{k}");
+        assert!(CharShingler::with_options(k, 0, true, true, ShortDocs::Skip).is_err());
+        assert!(ndd_core::hash::KGramRoller::new(k).is_err(), "{k}");
+    }
+    let started = std::time::Instant::now();
+    let words: Vec<String> = (0..5000).map(|i| format!("w{}", i % 1500)).collect();
+    let doc = words.join(" ");
+    let k = MAX_KGRAM_LEN;
+    let shingler = WordShingler::builder()
+        .k(k)
+        .fold_case(false)
+        .build()
+        .unwrap();
+    let got = shingler.features(&doc);
+    // The definition: the k-gram hash of every window of k token hashes.
+    let tokens: Vec<u64> = words
+        .iter()
+        .map(|w| stable_hash64(w.as_bytes(), 0))
+        .collect();
+    let expected: std::collections::BTreeSet<u64> = tokens.windows(k).map(kgram_hash).collect();
+    assert_eq!(
+        got.iter()
+            .copied()
+            .collect::<std::collections::BTreeSet<u64>>(),
+        expected
+    );
+    for hash in [ShingleHash::Rolling, ShingleHash::Rabin] {
+        let s = WordShingler::builder().k(k).hash(hash).build().unwrap();
+        assert!(!s.features(&doc).is_empty());
+        assert!(!CharShingler::new(k).unwrap().features(&doc).is_empty());
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
