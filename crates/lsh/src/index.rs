@@ -87,6 +87,11 @@ pub struct LshIndex<K, S> {
     band_keys: Vec<u64>,
     /// `next[slot·b + i]`: the next older document in the same band-`i` bucket.
     next: Vec<u32>,
+    /// `prev[slot·b + i]`: the next newer document in the same band-`i` bucket (`NIL`
+    /// for the bucket's head), so that removing a document from a bucket of any size
+    /// costs O(1) per band (walking a chain of 50,000 identical documents per removal
+    /// took 29 s for all of them).
+    prev: Vec<u32>,
     slot_keys: Vec<Option<K>>,
     signatures: Option<Vec<Option<S>>>,
     by_key: AHashMap<K, u32>,
@@ -194,6 +199,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
             tables,
             band_keys: Vec::new(),
             next: Vec::new(),
+            prev: Vec::new(),
             slot_keys: Vec::new(),
             signatures: self.keep_signatures.then(Vec::new),
             by_key: AHashMap::new(),
@@ -657,10 +663,13 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                             }
                         }
                         self.next[base + i] = head;
+                        self.prev[base + i] = NIL;
+                        self.prev[head as usize * b + i] = slot;
                         table.set_head(pos, slot);
                     }
                     Probe::Vacant(pos) => {
                         self.next[base + i] = NIL;
+                        self.prev[base + i] = NIL;
                         table.occupy(pos, key_i, slot);
                     }
                 }
@@ -678,9 +687,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         let slot = self.slot_keys.len();
         reserve_by_half(&mut self.band_keys, b);
         reserve_by_half(&mut self.next, b);
+        reserve_by_half(&mut self.prev, b);
         reserve_by_half(&mut self.slot_keys, 1);
         self.band_keys.resize(self.band_keys.len() + b, 0);
         self.next.resize(self.next.len() + b, NIL);
+        self.prev.resize(self.prev.len() + b, NIL);
         self.slot_keys.push(None);
         if let Some(sigs) = &mut self.signatures {
             reserve_by_half(sigs, 1);
@@ -712,6 +723,17 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         let b = self.params.bands();
         let base = slot as usize * b;
         for (i, table) in self.tables.iter_mut().enumerate() {
+            let after = self.next[base + i];
+            let before = self.prev[base + i];
+            if after != NIL {
+                self.prev[after as usize * b + i] = before;
+            }
+            if before != NIL {
+                // Inside the chain: unlink it, the table is untouched.
+                self.next[before as usize * b + i] = after;
+                continue;
+            }
+            // The bucket's head: the table entry moves to the next older document.
             let keys = &self.band_keys;
             let key_i = keys[base + i];
             let Probe::Found(pos, head) = table.probe(key_i, |h| keys[h as usize * b + i] == key_i)
@@ -719,28 +741,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 debug_assert!(false, "indexed document missing from band {i}");
                 continue;
             };
-            let after = self.next[base + i];
-            if head == slot {
-                if after == NIL {
-                    table.delete(pos);
-                } else {
-                    table.set_head(pos, after);
-                }
+            debug_assert_eq!(head, slot, "a chain's head has no newer document");
+            if after == NIL {
+                table.delete(pos);
             } else {
-                let mut prev = head;
-                loop {
-                    let link = prev as usize * b + i;
-                    let cur = self.next[link];
-                    if cur == slot {
-                        self.next[link] = after;
-                        break;
-                    }
-                    if cur == NIL {
-                        debug_assert!(false, "document missing from its band-{i} chain");
-                        break;
-                    }
-                    prev = cur;
-                }
+                table.set_head(pos, after);
             }
         }
         self.slot_keys[slot as usize] = None;
@@ -923,8 +928,19 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         let b = self.params.bands();
         let keys = &self.band_keys;
         let mut chain = Vec::new();
+        let mut heads = Vec::new();
         for (i, table) in self.tables.iter().enumerate() {
-            for head in table.heads() {
+            // Buckets in the order of their head slot, not of the table's layout
+            // (which depends on its random seed): the same pairs in the same order on
+            // every run.
+            heads.clear();
+            heads.extend(
+                table
+                    .heads()
+                    .filter(|&h| self.next[h as usize * b + i] != NIL),
+            );
+            heads.sort_unstable();
+            for &head in &heads {
                 let second = self.next[head as usize * b + i];
                 if second == NIL {
                     continue;
@@ -1188,7 +1204,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         MemoryReport {
             documents: self.len(),
             band_tables: self.tables.iter().map(BandTable::bytes).sum(),
-            chains: self.next.capacity() * size_of::<u32>(),
+            chains: (self.next.capacity() + self.prev.capacity()) * size_of::<u32>(),
             band_keys: self.band_keys.capacity() * size_of::<u64>(),
             key_map,
             signatures,
