@@ -91,7 +91,7 @@ mod table;
 
 pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
-pub use exact::ExactIndex;
+pub use exact::{ExactIndex, MAX_EXACT_COORDINATES};
 pub use hamming::{
     HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, PlainFingerprint,
     for_each_hamming_pair, hamming_from_similarity, hamming_pairs, hamming_pairs_into,

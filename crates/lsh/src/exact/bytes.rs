@@ -12,8 +12,6 @@ const MAGIC: [u8; 4] = *b"EXIX";
 const VERSION: u16 = 1;
 /// Flag bit: the index has a scheme (fixed by its first insert).
 const HAS_SCHEME: u8 = 2;
-/// Coordinates per signature loaded without documents to justify their tables.
-const FREE_COORDINATES: usize = 1 << 16;
 
 fn corrupt(what: impl std::fmt::Display) -> Error {
     Error::corrupt_data(format!("exact index: {what}"))
@@ -133,9 +131,10 @@ where
                 "{n} documents of {w} coordinates cannot fit in the {left} bytes that remain"
             )));
         }
-        if w > FREE_COORDINATES && n == 0 {
+        if w > super::MAX_EXACT_COORDINATES {
             return Err(corrupt(format_args!(
-                "{w} coordinates are not justified by any document"
+                "{w} coordinates, more than the {} an exact index takes",
+                super::MAX_EXACT_COORDINATES
             )));
         }
         let mut index = ExactIndex::new();
