@@ -678,3 +678,28 @@ fn the_largest_signature_sketches_a_short_document_quickly() {
         assert!(IcwsMinHasher::new(k, 1).is_err(), "{k}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Every `num_hashes` in the whole `usize` range is refused or sketches a short
+    /// document within the cost documented at `MAX_NUM_HASHES` (bounded work).
+    #[test]
+    fn any_signature_size_is_refused_or_cheap(
+        k in prop_oneof![
+            0usize..=300,
+            (ndd_minhash::MAX_NUM_HASHES - 4)..=(ndd_minhash::MAX_NUM_HASHES + 4),
+            any::<usize>(),
+        ],
+        scheme in prop_oneof![Just(MinHashScheme::OnePermutation), Just(MinHashScheme::Classic)],
+    ) {
+        let started = std::time::Instant::now();
+        match MinHasher::builder().num_hashes(k).scheme(scheme).build() {
+            Err(_) => prop_assert!(k == 0 || k > ndd_minhash::MAX_NUM_HASHES),
+            Ok(h) => {
+                let sig = h.sketch("a short document of seven words");
+                prop_assert_eq!(sig.values().len(), k);
+            }
+        }
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+}

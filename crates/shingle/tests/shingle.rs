@@ -302,3 +302,38 @@ fn k_gram_lengths_are_bounded_and_the_limit_is_cheap() {
     }
     assert!(started.elapsed() < std::time::Duration::from_secs(2));
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+    /// Every k-gram length in the whole `usize` range is refused or shingles a document
+    /// within the cost documented at `MAX_KGRAM_LEN` (bounded work).
+    #[test]
+    fn any_k_is_refused_or_cheap(
+        k in prop_oneof![
+            0usize..=40,
+            (ndd_core::hash::MAX_KGRAM_LEN - 2)..=(ndd_core::hash::MAX_KGRAM_LEN + 2),
+            any::<usize>(),
+        ],
+        rabin in any::<bool>(),
+        chars in any::<bool>(),
+    ) {
+        let started = std::time::Instant::now();
+        let doc = "word ".repeat(2000);
+        let valid = (1..=ndd_core::hash::MAX_KGRAM_LEN).contains(&k);
+        if chars {
+            let s = CharShingler::new(k);
+            prop_assert_eq!(s.is_ok(), valid);
+            if let Ok(s) = s {
+                prop_assert!(!s.features(&doc).is_empty());
+            }
+        } else {
+            let hash = if rabin { ndd_shingle::ShingleHash::Rabin } else { ndd_shingle::ShingleHash::Rolling };
+            let s = WordShingler::builder().k(k).hash(hash).build();
+            prop_assert_eq!(s.is_ok(), valid);
+            if let Ok(s) = s {
+                prop_assert!(!s.features(&doc).is_empty());
+            }
+        }
+        prop_assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+}
