@@ -4,7 +4,7 @@
 //!   before timing), against a naive per-band `HashMap<u64, Vec<u32>>` index;
 //! * the whole pipeline without I/O: text → signature → LSH candidates → verified
 //!   pairs, single thread and (with `--features rayon`) parallel sketching;
-//! * `ndd::pipeline::Dedup`, documents in, groups out: today's defaults (exact pass,
+//! * `near_dup::pipeline::Dedup`, documents in, groups out: today's defaults (exact pass,
 //!   word 3-grams, banding for 99% recall, exact-Jaccard verification) against the
 //!   settings of the earlier `dedup` (word 5-grams, balanced banding, the estimate
 //!   decides, no exact pass) in the same run, and the exact pass alone.
@@ -20,11 +20,11 @@ use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use ndd::lsh::{LshIndex, LshParams};
+use near_dup::lsh::{LshIndex, LshParams};
 #[cfg(feature = "rayon")]
-use ndd::minhash::ParDocSketcher;
-use ndd::minhash::{MinHashSignature, MinHasher};
-use ndd::{DocSketcher, Signature};
+use near_dup::minhash::ParDocSketcher;
+use near_dup::minhash::{MinHashSignature, MinHasher};
+use near_dup::{DocSketcher, Signature};
 
 #[path = "common/corpus.rs"]
 mod corpus;
@@ -154,7 +154,7 @@ fn bench(c: &mut Criterion) {
     });
     group.finish();
 
-    use ndd::pipeline::{
+    use near_dup::pipeline::{
         Banding, Dedup, Document, ExactPass, Method, MinHashConfig, Shingles, Verifier,
     };
     let documents: Vec<Document> = docs

@@ -9,8 +9,8 @@
 
 use std::process::ExitCode;
 
-use ndd::pipeline::corpus::{ReadOptions, read_corpus};
-use ndd::pipeline::{Dedup, Fate};
+use near_dup::pipeline::corpus::{ReadOptions, read_corpus};
+use near_dup::pipeline::{Dedup, Fate};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         concat!(env!("CARGO_MANIFEST_DIR"), "/data/debian-copyright.jsonl").to_owned()
     });
     let threshold = match args.next().map(|t| t.parse::<f64>()) {
-        None => ndd::pipeline::DEFAULT_THRESHOLD,
+        None => near_dup::pipeline::DEFAULT_THRESHOLD,
         Some(Ok(t)) => t,
         Some(Err(e)) => {
             eprintln!("error: the threshold: {e}");
@@ -34,7 +34,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(input: &str, threshold: f64) -> Result<(), ndd::pipeline::Error> {
+fn run(input: &str, threshold: f64) -> Result<(), near_dup::pipeline::Error> {
     // Bad lines are skipped and listed in `corpus.problems`.
     let corpus = read_corpus(input, &ReadOptions::default())?;
     let docs = &corpus.documents;

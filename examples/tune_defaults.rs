@@ -1,5 +1,5 @@
 //! Which shingle size, weighting and signature length should each method default to?
-//! Max F1 (`ndd::eval::max_f1`, every pair of a labeled set scored) on labeled sets
+//! Max F1 (`near_dup::eval::max_f1`, every pair of a labeled set scored) on labeled sets
 //! generated from real text, with hard negatives.
 //!
 //! Every set is built the same way from one real source:
@@ -8,11 +8,11 @@
 //!    copies removed, shuffled with the seed, and greedily thinned so that no two
 //!    bases share 50% or more of their word 3-grams (real near-duplicates among the
 //!    bases would be labeled as different documents);
-//! 2. hard negatives: one sibling (`ndd::eval::generate_siblings`: one clause, one name,
+//! 2. hard negatives: one sibling (`near_dup::eval::generate_siblings`: one clause, one name,
 //!    one number changed, or one paragraph of 3–8 words added) of half of the bases,
 //!    each a base of its own (a different document);
 //! 3. positives: `generate_corpus` with 4 variants of every base and sibling (every
-//!    edit kind of `ndd::eval::EditKind`, equal weights).
+//!    edit kind of `near_dup::eval::EditKind`, equal weights).
 //!
 //! Every pair of documents with a score above 0 enters the sweep (a pair scored 0 is
 //! never predicted at any threshold above 0). Each cell shows Max F1 on the whole set,
@@ -32,13 +32,15 @@ use std::error::Error as StdError;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use ndd::eval::{Labels, SiblingConfig, SynthConfig, generate_corpus, generate_siblings, max_f1};
-use ndd::imatch::{IMatcher, Lexicon, unigram_extractor};
-use ndd::minhash::MinHasher;
-use ndd::shingle::{CharShingler, WordShingler};
-use ndd::simhash::{SimHashSignature, SimHasher, Weighting};
-use ndd::stats::DocumentFrequencies;
-use ndd::{DocSketcher, FeatureExtractor, FeatureSet, Signature, exact_similar_pairs};
+use near_dup::eval::{
+    Labels, SiblingConfig, SynthConfig, generate_corpus, generate_siblings, max_f1,
+};
+use near_dup::imatch::{IMatcher, Lexicon, unigram_extractor};
+use near_dup::minhash::MinHasher;
+use near_dup::shingle::{CharShingler, WordShingler};
+use near_dup::simhash::{SimHashSignature, SimHasher, Weighting};
+use near_dup::stats::DocumentFrequencies;
+use near_dup::{DocSketcher, FeatureExtractor, FeatureSet, Signature, exact_similar_pairs};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -95,7 +97,7 @@ fn pick_bases(
     let mut dropped = vec![false; pool.len()];
     let mut close = exact_similar_pairs(&sets, 0.5)?;
     close.sort_unstable_by_key(|p| (p.a.min(p.b), p.a.max(p.b)));
-    for ndd::ScoredPair { a, b, .. } in close {
+    for near_dup::ScoredPair { a, b, .. } in close {
         let (a, b) = (a.min(b), a.max(b));
         if !dropped[a] {
             dropped[b] = true;
@@ -164,7 +166,7 @@ fn score(set: &LabeledSet, mut f: impl FnMut(usize, usize) -> f64) -> Res<(f64, 
         for b in a + 1..n {
             let s = f(a, b);
             if s > 0.0 {
-                pairs.push(ndd::ScoredPair::new(a, b, s));
+                pairs.push(near_dup::ScoredPair::new(a, b, s));
             }
         }
     }
@@ -190,7 +192,7 @@ fn exact(set: &LabeledSet, k: usize) -> Res<(f64, f64, f64)> {
     let e = WordShingler::new(k)?;
     let sets: Vec<FeatureSet> = set.texts.iter().map(|t| e.feature_set(t)).collect();
     score(set, |a, b| {
-        ndd::jaccard(sets[a].as_slice(), sets[b].as_slice())
+        near_dup::jaccard(sets[a].as_slice(), sets[b].as_slice())
     })
 }
 

@@ -14,41 +14,77 @@
     doc = "Near-duplicate detection of text: the facade of the ndd crates. Enable the \
            default features for the full documentation and examples (README.md)."
 )]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub use ndd_core;
+#[doc(inline)]
 pub use ndd_core::*;
+
+/// The traits a program needs in scope to call the crates' methods:
+/// `use near_dup::prelude::*;` brings them all (traits only, no types, so it clashes
+/// with nothing).
+///
+/// # Example
+///
+/// ```
+/// use near_dup::prelude::*;
+/// let hasher = near_dup::minhash::MinHasher::new(128)?; // `sketch` comes from DocSketcher
+/// let a = hasher.sketch("the quick brown fox jumps over the lazy dog");
+/// let b = hasher.sketch("the quick brown fox jumps over the lazy dog");
+/// assert_eq!(a.similarity(&b)?.value(), 1.0); // `similarity` from Signature
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+pub mod prelude {
+    pub use ndd_core::codec::{ByteForm, KeyCodec};
+    pub use ndd_core::weights::{FeatureExtractorExt, FeatureWeights};
+    pub use ndd_core::{
+        BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer,
+        ExactSignature, FeatureExtractor, FeatureSink, PairSink, Signature, Similarity, Sketcher,
+        SlotSignature, Tokenizer, TrySketcher,
+    };
+    #[cfg(feature = "rayon")]
+    pub use ndd_core::{ParDocSketcher, ParTryDocSketcher};
+}
 
 /// Text preparation, tokenizers, shingles and spot signatures (the `ndd-shingle` crate).
 #[cfg(feature = "shingle")]
+#[doc(inline)]
 pub use ndd_shingle as shingle;
 
 /// Evaluation metrics and the labeled near-duplicate generator (the `ndd-eval` crate).
 #[cfg(feature = "eval")]
+#[doc(inline)]
 pub use ndd_eval as eval;
 
 /// MinHash sketches: classic, one-permutation with densification, b-bit, weighted and
 /// super-shingles (the `ndd-minhash` crate).
 #[cfg(feature = "minhash")]
+#[doc(inline)]
 pub use ndd_minhash as minhash;
 
 /// Banded LSH over MinHash signatures: the index, the S-curve, choosing bands and rows
 /// (the `ndd-lsh` crate).
 #[cfg(feature = "lsh")]
+#[doc(inline)]
 pub use ndd_lsh as lsh;
 
 /// I-Match signatures: collection-statistics lexicons, the long-document rule,
 /// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
 #[cfg(feature = "imatch")]
+#[doc(inline)]
 pub use ndd_imatch as imatch;
 /// Normalized compression distance, SigNCD on punctuation-spot signatures and its
 /// exact pruned all-pairs search (the `ndd-ncd` crate).
 #[cfg(feature = "ncd")]
+#[doc(inline)]
 pub use ndd_ncd as ncd;
 /// The pipeline from a corpus to deduplicated groups: corpus readers, the exact-duplicate
 /// pass, candidate generation per method, verification, grouping and persistence (the
 /// `ndd-pipeline` crate).
 #[cfg(feature = "pipeline")]
+#[doc(inline)]
 pub use ndd_pipeline as pipeline;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
+#[doc(inline)]
 pub use ndd_simhash as simhash;

@@ -3,9 +3,9 @@
 
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use ndd::eval::{EditKind, Labels, SynthConfig, generate_corpus, max_f1};
-use ndd::shingle::WordShingler;
-use ndd::{FeatureExtractor, FeatureSet, UnionFind, exact_similar_pairs};
+use near_dup::eval::{EditKind, Labels, SynthConfig, generate_corpus, max_f1};
+use near_dup::shingle::WordShingler;
+use near_dup::{FeatureExtractor, FeatureSet, UnionFind, exact_similar_pairs};
 
 /// Real base texts: distinct documents from the bundled Debian copyright corpus.
 fn base_texts(n: usize) -> Vec<String> {
@@ -25,7 +25,7 @@ fn base_texts(n: usize) -> Vec<String> {
         if !(400..4000).contains(&text.len())
             || kept
                 .iter()
-                .any(|(_, s)| ndd::jaccard(s.as_slice(), set.as_slice()) > 0.3)
+                .any(|(_, s)| near_dup::jaccard(s.as_slice(), set.as_slice()) > 0.3)
         {
             continue;
         }
@@ -84,6 +84,6 @@ fn planted_near_duplicates_are_found_and_scored() {
         }
     }
     let predicted = Labels::new(&uf.labels());
-    let agreement = ndd::eval::cluster_pairwise(&corpus.labels, &predicted).unwrap();
+    let agreement = near_dup::eval::cluster_pairwise(&corpus.labels, &predicted).unwrap();
     assert!(agreement.f1() > 0.95, "clustering F1 {}", agreement.f1());
 }

@@ -11,11 +11,13 @@
 ))]
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use ndd::eval::{EditKind, SynthConfig, generate_corpus};
-use ndd::imatch::{DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, unigram_extractor};
-use ndd::lsh::ExactIndex;
-use ndd::shingle::WordShingler;
-use ndd::{FeatureExtractor, FeatureSet};
+use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
+use near_dup::imatch::{
+    DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, unigram_extractor,
+};
+use near_dup::lsh::ExactIndex;
+use near_dup::shingle::WordShingler;
+use near_dup::{FeatureExtractor, FeatureSet};
 
 fn bundled() -> Vec<String> {
     let raw = std::fs::read_to_string(concat!(
@@ -40,7 +42,7 @@ fn distinct_bases(all: &[String], n: usize) -> Vec<String> {
         if !(400..4000).contains(&text.len())
             || kept
                 .iter()
-                .any(|(_, s)| ndd::jaccard(s.as_slice(), set.as_slice()) > 0.3)
+                .any(|(_, s)| near_dup::jaccard(s.as_slice(), set.as_slice()) > 0.3)
         {
             continue;
         }

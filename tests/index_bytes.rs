@@ -3,11 +3,11 @@
 //! MinHash signatures kept in an `LshIndex`, I-Match signatures (20-byte SHA-1
 //! coordinates, some absent) in an `ExactIndex`.
 
-use ndd::codec::ByteForm;
-use ndd::imatch::IMatchSignature;
-use ndd::lsh::{ExactIndex, LshIndex, LshParams};
-use ndd::minhash::{MinHashSignature, MinHasher};
-use ndd::{SchemeId, Sketcher};
+use near_dup::codec::ByteForm;
+use near_dup::imatch::IMatchSignature;
+use near_dup::lsh::{ExactIndex, LshIndex, LshParams};
+use near_dup::minhash::{MinHashSignature, MinHasher};
+use near_dup::{SchemeId, Sketcher};
 
 #[test]
 fn minhash_signatures_kept_in_an_lsh_index_round_trip() {

@@ -6,11 +6,13 @@
 
 use std::collections::HashSet;
 
-use ndd::eval::{EditKind, SynthConfig, generate_corpus};
-use ndd::lsh::{LshIndex, LshParams, candidate_pairs};
-use ndd::minhash::{MinHashSignature, MinHasher};
-use ndd::shingle::WordShingler;
-use ndd::{DocSketcher, FeatureExtractor, FeatureSet, Signature, Sketcher, exact_similar_pairs};
+use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
+use near_dup::lsh::{LshIndex, LshParams, candidate_pairs};
+use near_dup::minhash::{MinHashSignature, MinHasher};
+use near_dup::shingle::WordShingler;
+use near_dup::{
+    DocSketcher, FeatureExtractor, FeatureSet, Signature, Sketcher, exact_similar_pairs,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -133,7 +135,7 @@ fn candidate_rate_follows_the_s_curve_on_real_minhash_signatures() {
     // (paper 002's example): the fraction that become candidates is 1 - (1 - s^5)^20.
     let hasher = MinHasher::builder()
         .num_hashes(100)
-        .build_for_features(ndd::SchemeId::new("random-ids").finish())
+        .build_for_features(near_dup::SchemeId::new("random-ids").finish())
         .unwrap();
     let params = LshParams::new(20, 5).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(20);

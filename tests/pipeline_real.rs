@@ -5,17 +5,17 @@
 
 use std::collections::BTreeSet;
 
-use ndd::pipeline::corpus::{ReadOptions, read_corpus};
-use ndd::pipeline::{Dedup, Method, Verifier};
+use near_dup::pipeline::corpus::{ReadOptions, read_corpus};
+use near_dup::pipeline::{Dedup, Method, Verifier};
 
-fn corpus() -> Vec<ndd::pipeline::Document> {
+fn corpus() -> Vec<near_dup::pipeline::Document> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/debian-copyright.jsonl");
     read_corpus(&path, &ReadOptions::default())
         .unwrap()
         .documents
 }
 
-fn pairs(out: &ndd::pipeline::Outcome) -> BTreeSet<(usize, usize)> {
+fn pairs(out: &near_dup::pipeline::Outcome) -> BTreeSet<(usize, usize)> {
     out.pairs.iter().map(|p| (p.a, p.b)).collect()
 }
 

@@ -3,7 +3,7 @@
 //! [`DocumentFrequencies`] is counted by streaming over a corpus once and answers the
 //! document frequency `df(f)`, the inverse document frequency `idf(f) = ln(N / df(f))`
 //! and its normalized form `nidf(f) = idf(f) / ln(N)` in `[0, 1]`. Logarithms are
-//! [`stable_ln`](crate::math::stable_ln), so a lexicon cut from these values at a window
+//! [`stable_ln`], so a lexicon cut from these values at a window
 //! edge is the same on every platform. It is what TF-IDF
 //! weighting (SimHash, weighted MinHash) and I-Match lexicons (an `nidf` window, paper
 //! 003 §6.5) are built from. Statistics built on one collection are meant to be applied
@@ -264,7 +264,7 @@ impl DocumentFrequencies {
     }
 
     /// The inverse document frequency `ln(N / df)` (by
-    /// [`stable_ln`](crate::math::stable_ln)), with `df` taken as 1 for a feature
+    /// [`stable_ln`]), with `df` taken as 1 for a feature
     /// never seen (an unseen feature is as rare as the rarest seen one). 0 when no
     /// document was counted.
     ///
