@@ -17,7 +17,7 @@ use ndd_core::FeatureExtractor;
 use ndd_imatch::{DocumentFrequencies, IMatchState, IMatcher, Lexicon, unigram_extractor};
 use sha1::{Digest, Sha1};
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
 
 fn bench(c: &mut Criterion) {

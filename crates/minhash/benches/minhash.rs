@@ -23,9 +23,9 @@ use ndd_minhash::ParDocSketcher;
 use ndd_minhash::{BucketizedMinHasher, IcwsMinHasher, MinHashScheme, MinHasher};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
-#[path = "../../../benches/common/reference.rs"]
+#[path = "common/reference.rs"]
 mod reference;
 
 /// The naive reference: lowercase ASCII-alphanumeric words, 5-gram strings, each

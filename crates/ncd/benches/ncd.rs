@@ -22,7 +22,7 @@ use std::io::Write;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndd_ncd::{Compressor, CompressorKind, DeflateFormat, Pruning, SearchConfig, SigNcd};
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
 
 fn load_corpus() -> Vec<String> {

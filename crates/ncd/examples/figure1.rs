@@ -13,7 +13,7 @@
 
 use ndd_ncd::{CompressorKind, Ncd, SigNcd};
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "../benches/common/corpus.rs"]
 mod corpus;
 
 fn main() -> Result<(), ndd_core::Error> {

@@ -16,7 +16,7 @@
 
 use ndd_ncd::{Compressor, CompressorKind, Ncd, SigNcd};
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "../benches/common/corpus.rs"]
 mod corpus;
 
 fn main() -> Result<(), ndd_core::Error> {

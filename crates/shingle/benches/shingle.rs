@@ -14,9 +14,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::{FeatureExtractor, FnSink, Tokenizer};
 use ndd_shingle::{CharShingler, WordShingler, WordTokenizer};
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
-#[path = "../../../benches/common/reference.rs"]
+#[path = "common/reference.rs"]
 mod reference;
 use reference::Reference;
 

@@ -27,7 +27,7 @@ use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
 use ndd_simhash::ParDocSketcher;
 use ndd_simhash::{Projection, SimHasher, Weighting};
 
-#[path = "../../../benches/common/corpus.rs"]
+#[path = "common/corpus.rs"]
 mod corpus;
 
 /// The naive reference: shingle hashes collected, deduplicated in a `HashSet`, then per
