@@ -9,7 +9,7 @@ use crate::math::normal_quantile;
 /// Sketches estimate a similarity from a sample (for MinHash, the fraction of `k`
 /// slots that agree), so the number comes with its uncertainty: `std_error` is the
 /// standard deviation of the estimator (for MinHash `sqrt(J(1-J)/k)`, Gambosi,
-/// *Near duplicate detection*, course slides, paper 002). Exact measures return
+/// *Near duplicate detection*, course slides). Exact measures return
 /// [`Estimate::exact`], whose standard error is 0.
 ///
 /// # Example

@@ -3,7 +3,7 @@
 use crate::Error;
 
 /// A feature with a real weight: one coordinate of a sparse document vector
-/// (TF, TF-IDF or a learned weight of a k-gram, paper 000 section 3.1).
+/// (TF, TF-IDF or a learned weight of a k-gram, Hajishirzi, Yih and Kołcz (SIGIR 2010, section 3.1)).
 ///
 /// # Example
 ///
@@ -46,7 +46,7 @@ impl Weighted {
 }
 
 /// A sorted, duplicate-free set of 64-bit feature hashes: the exact representation
-/// of a document as a set of shingles (paper 002: "represent each document as a set
+/// of a document as a set of shingles ("represent each document as a set
 /// of shingles").
 ///
 /// Exact measures ([`crate::jaccard`], [`crate::containment`]) run as a merge of two
@@ -191,7 +191,7 @@ impl FromIterator<u64> for FeatureSet {
 }
 
 /// A sparse real vector: features sorted by hash, each once, with finite weights
-/// (paper 000's real-valued k-gram vector; term-frequency vectors from multiset
+/// (Hajishirzi, Yih and Kołcz's (SIGIR 2010) real-valued k-gram vector; term-frequency vectors from multiset
 /// shingling).
 ///
 /// # Example

@@ -44,7 +44,7 @@
 //! * Stable hashing ([`hash`]): XXH3-64 for tokens, an O(1) rolling k-gram combiner,
 //!   pinned by golden vectors.
 //!
-//! # Example: exact Jaccard of two documents' word bigrams (paper 002's example)
+//! # Example: exact Jaccard of two documents' word bigrams (Gambosi's slides' example)
 //!
 //! ```
 //! use ndd_core::{hash::{stable_hash64, KGramRoller}, jaccard, FeatureSet};

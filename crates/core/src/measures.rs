@@ -66,7 +66,7 @@ pub fn intersection_len(a: &[u64], b: &[u64]) -> usize {
 
 /// The Jaccard coefficient `|A ∩ B| / |A ∪ B|` of two sorted, duplicate-free slices.
 ///
-/// Paper 002's worked example: on word bigrams, "Jack London traveled to Oakland" and
+/// Gambosi's slides' worked example: on word bigrams, "Jack London traveled to Oakland" and
 /// "Jack London traveled to the city of Oakland" share 3 of 8 distinct bigrams.
 ///
 /// # Example
@@ -129,7 +129,7 @@ pub fn dot(a: &SparseVector, b: &SparseVector) -> f64 {
     s
 }
 
-/// Cosine similarity `v_p · v_q / (‖v_p‖ ‖v_q‖)` (paper 000, equation 2).
+/// Cosine similarity `v_p · v_q / (‖v_p‖ ‖v_q‖)` (Hajishirzi, Yih and Kołcz (SIGIR 2010), equation 2).
 ///
 /// # Example
 ///
@@ -150,7 +150,7 @@ pub fn cosine(a: &SparseVector, b: &SparseVector) -> f64 {
     }
 }
 
-/// Extended Jaccard `v_p · v_q / (‖v_p‖² + ‖v_q‖² − v_p · v_q)` (paper 000,
+/// Extended Jaccard `v_p · v_q / (‖v_p‖² + ‖v_q‖² − v_p · v_q)` (Hajishirzi, Yih and Kołcz (SIGIR 2010),
 /// equation 3; Tanimoto's coefficient). Equals [`jaccard`] on binary vectors.
 ///
 /// # Example

@@ -290,7 +290,7 @@ impl DocumentFrequencies {
 
     /// The normalized inverse document frequency `idf / ln(N)`, in `[0, 1]`: 0 for a
     /// feature in every document, 1 for one in a single document (or never seen). This
-    /// is the scale of I-Match's lexicon windows (paper 003 §6.5: `[0.2, 0.8]` for web
+    /// is the scale of I-Match's lexicon windows (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §6.5: `[0.2, 0.8]` for web
     /// text). 0 when fewer than two documents were counted (nothing can be told apart).
     ///
     /// # Example

@@ -1,5 +1,5 @@
 //! Feature weights: how much each feature of a document counts in a weighted sketch
-//! (paper 000 Table 2 compares binary, TF-IDF and learned weights).
+//! (Hajishirzi, Yih and Kołcz, SIGIR 2010, Table 2 compares binary, TF-IDF and learned weights).
 //!
 //! * [`FeatureWeights`] — the weight-model contract: a weight from the feature hash
 //!   and its count in the document. TF-IDF ([`TfIdf`]), closures ([`FnWeights`]) and
@@ -25,7 +25,7 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 ///
 /// This is the contract every source of weights implements: TF-IDF ([`TfIdf`]: `tf ×
 /// idf(f)`), closures ([`FnWeights`]), a lexicon's scores, and learned models such as
-/// ANDD's linear model over per-k-gram features (paper 000 §3), which may use the term
+/// ANDD's linear model over per-k-gram features (Hajishirzi, Yih and Kołcz, SIGIR 2010, §3), which may use the term
 /// frequency as one of its inputs. Sketchers receive the result through
 /// [`WeightedExtractor`], once per distinct feature.
 ///

@@ -49,6 +49,14 @@
 //! assert!(best.f1 > 0.5);
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
+//!
+//! # References
+//!
+//! - H. Yang and J. Callan, "Near-duplicate detection by instance-level constrained
+//!   clustering", SIGIR 2006 (AC1 agreement, section 5.2).
+//! - K. L. Gwet, "Computing inter-rater reliability and its variance in the presence of
+//!   high agreement", British Journal of Mathematical and Statistical Psychology 61(1),
+//!   2008.
 
 mod agreement;
 mod labels;

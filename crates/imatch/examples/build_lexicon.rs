@@ -1,5 +1,5 @@
 //! Builds an I-Match lexicon from a corpus and writes its byte form, to apply to
-//! another collection (paper 003 §6.5: a lexicon from a large, clean collection may
+//! another collection (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §6.5: a lexicon from a large, clean collection may
 //! serve better than one from the target itself).
 //!
 //! ```text

@@ -1,7 +1,7 @@
 //! How stable extended I-Match signatures are, and how many randomized lexicons perfect
 //! recall takes: equations 1, 6 and 7 of A. Kołcz and A. Chowdhury, "Lexicon
 //! randomization for near-duplicate detection with I-Match", Journal of Supercomputing
-//! 45(3), 2008, §4 and §7.4 (paper 003), with its Table 4.
+//! 45(3), 2008, §4 and §7.4, with its Table 4.
 //!
 //! A randomized lexicon keeps its signature under `n` edits of lexicon terms exactly
 //! when it left out all `n` edited terms. Equation 1 writes that as `pⁿ` for a
@@ -156,7 +156,7 @@ pub fn first_success_probability(q: f64, k: u32) -> Result<f64, Error> {
 
 /// The expected number of randomized lexicons drawn until one keeps the signature
 /// under `n` perturbed lexicon terms, `1/q` with `q` from [`survival_probability`]
-/// (the mean of equation 7), for lexicons keeping `m` of `l` terms; paper 003 Table 4
+/// (the mean of equation 7), for lexicons keeping `m` of `l` terms; Kołcz and Chowdhury (The Journal of Supercomputing 2008, Table 4)
 /// is `m = 0.33·l` (see the [module docs](self)). Infinite when `q = 0` (more terms
 /// perturbed than a lexicon leaves out).
 ///

@@ -11,7 +11,7 @@ use ndd_core::{Error, SchemeId};
 const MAGIC: [u8; 4] = *b"IMLX";
 const VERSION: u16 = 1;
 
-/// The default normalized-IDF window for web text, `[0.2, 0.8]` (paper 003 §6.5.1 and
+/// The default normalized-IDF window for web text, `[0.2, 0.8]` (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §6.5.1 and
 /// §6.5.2, for the WT10G and the news-derived SGML lexicons).
 ///
 /// # Example
@@ -21,7 +21,7 @@ const VERSION: u16 = 1;
 /// ```
 pub const WEB_NIDF_WINDOW: (f64, f64) = (0.2, 0.8);
 
-/// The window that cross-validation picked for email in paper 003 §6.5.2, `[0.2, 0.3]`
+/// The window that cross-validation picked for email in Kołcz and Chowdhury (The Journal of Supercomputing 2008, §6.5.2), `[0.2, 0.3]`
 /// (the SGML news lexicon applied to spam and legitimate email).
 ///
 /// # Example
@@ -33,7 +33,7 @@ pub const WEB_NIDF_WINDOW: (f64, f64) = (0.2, 0.8);
 pub const EMAIL_NIDF_WINDOW: (f64, f64) = (0.2, 0.3);
 
 /// The default cap on the secondary lexicon `B`: 100,000 terms (800 KB in the byte
-/// form). Paper 003 §3 leaves the size to the memory available.
+/// form). Kołcz and Chowdhury (The Journal of Supercomputing 2008, §3) leaves the size to the memory available.
 ///
 /// # Example
 ///
@@ -44,7 +44,7 @@ pub const DEFAULT_SECONDARY_CAP: usize = 100_000;
 
 /// An I-Match lexicon pair: the primary lexicon `L` and the secondary lexicon `B` of
 /// A. Kołcz and A. Chowdhury, "Lexicon randomization for near-duplicate detection with
-/// I-Match", Journal of Supercomputing 45(3), 2008, §3 (paper 003).
+/// I-Match", Journal of Supercomputing 45(3), 2008, §3.
 ///
 /// * `L` holds the terms whose normalized IDF `nidf = ln(N/df) / ln N` lies in a window
 ///   `[min, max]` (Zipfian filtering: very frequent terms carry no content, very rare

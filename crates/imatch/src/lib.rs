@@ -9,9 +9,9 @@
 //! words; documents with equal hashes are near duplicates, found by one hash-table
 //! lookup. This crate follows A. Kołcz and A. Chowdhury, "Lexicon randomization for
 //! near-duplicate detection with I-Match", Journal of Supercomputing 45(3), 2008
-//! (paper 003 in the project's papers; summarized in H. Hajishirzi, W. Yih, A. Kołcz,
+//! (Kołcz and Chowdhury (The Journal of Supercomputing 2008); summarized in H. Hajishirzi, W. Yih, A. Kołcz,
 //! "Adaptive near-duplicate detection via similarity learning", SIGIR 2010, §2.2:
-//! paper 000):
+//! Hajishirzi, Yih and Kołcz (SIGIR 2010)):
 //!
 //! * **Lexicons** ([`Lexicon`], §3 and §6.5): from [`DocumentFrequencies`] counted
 //!   over a corpus, the primary lexicon `L` = terms with normalized IDF in a window
@@ -29,7 +29,7 @@
 //!   bootstrap sampling or by removing a fraction `p`; the signature is the
 //!   `(K + 1)`-tuple and two documents match when any coordinate agrees. Seeded and
 //!   reproducible.
-//! * **Paper 004's variant** ([`TopIdfMatcher`]): the `N` highest-IDF words of each
+//! * **Yang and Callan's (SIGIR 2006) variant** ([`TopIdfMatcher`]): the `N` highest-IDF words of each
 //!   document, skipping the top few (H. Yang and J. Callan, SIGIR 2006, §6.3).
 //! * **Index**: `ndd_lsh::ExactIndex` maps signature coordinates to documents, for
 //!   clustering a collection and for checking new documents against it (§1's spam
@@ -71,6 +71,16 @@
 //! assert_eq!(index.query(&incoming)?.len(), 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # References
+//!
+//! - A. Chowdhury, O. Frieder, D. Grossman and M. C. McCabe, "Collection statistics for
+//!   fast duplicate document detection", ACM Transactions on Information Systems 20(2),
+//!   2002.
+//! - A. Kołcz and A. Chowdhury, "Lexicon randomization for near-duplicate detection with
+//!   I-Match", The Journal of Supercomputing 45(3), 2008.
+//! - H. Yang and J. Callan, "Near-duplicate detection by instance-level constrained
+//!   clustering", SIGIR 2006.
 
 pub mod analysis;
 mod lexicon;
@@ -99,7 +109,7 @@ pub use topidf::{TopIdfMatcher, TopIdfMatcherBuilder};
 
 use ndd_shingle::{ShortDocs, WordShingler};
 
-/// The term extractor of paper 003 §6.3: word unigrams (ndd-shingle's
+/// The term extractor of Kołcz and Chowdhury (The Journal of Supercomputing 2008, §6.3): word unigrams (ndd-shingle's
 /// [`WordTokenizer`](ndd_shingle::WordTokenizer): runs of letters and digits), lower
 /// case, without tokens of more than one digit or fewer than four characters
 /// ([`TokenFilter::imatch`]). Each term is the XXH3-64 hash of its lower-cased text

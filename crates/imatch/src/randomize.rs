@@ -1,4 +1,4 @@
-//! Randomized copies of a lexicon (paper 003 §4 and §6.6), drawn reproducibly.
+//! Randomized copies of a lexicon (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §4 and §6.6), drawn reproducibly.
 
 use ndd_core::Error;
 use rand_chacha::ChaCha8Rng;
@@ -20,7 +20,7 @@ pub const MAX_EXTRA_LEXICONS: usize = 30;
 
 /// How the `K` extra lexicons are drawn from the primary lexicon `L` (A. Kołcz and
 /// A. Chowdhury, "Lexicon randomization for near-duplicate detection with I-Match",
-/// Journal of Supercomputing 45(3), 2008, §4 and §6.6: paper 003).
+/// Journal of Supercomputing 45(3), 2008, §4 and §6.6).
 ///
 /// Each extra lexicon is a proper subset of `L`; each is drawn independently from a
 /// ChaCha8 stream (seed = the signer's seed, stream = the lexicon's index), with

@@ -23,7 +23,7 @@ pub type Digest = [u8; 20];
 /// An extended I-Match signature: one SHA-1 digest per lexicon (the primary lexicon
 /// first, then the `K` randomized ones), a coordinate absent when that lexicon rejected
 /// the document. Two documents are near duplicates when some coordinate is present and
-/// equal in both (paper 003 §4); [`similarity`](Signature::similarity) is the fraction
+/// equal in both (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §4); [`similarity`](Signature::similarity) is the fraction
 /// of the `K + 1` coordinates that match.
 ///
 /// # Example
@@ -136,7 +136,7 @@ impl IMatchSignature {
     }
 
     /// Whether the two agree on at least one coordinate (the near-duplicate rule of
-    /// paper 003 §4).
+    /// Kołcz and Chowdhury (The Journal of Supercomputing 2008, §4)).
     ///
     /// # Errors
     ///

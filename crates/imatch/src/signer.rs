@@ -26,7 +26,7 @@ use crate::{Digest, IMatchSignature, Lexicon, Randomization, unigram_extractor};
 #[non_exhaustive]
 pub enum Rejection {
     /// Fewer unique terms than [`min_unique_terms`](IMatcherBuilder::min_unique_terms)
-    /// after preparation (paper 003 §6.3: messages with fewer than five unique words
+    /// after preparation (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §6.3: messages with fewer than five unique words
     /// are too short).
     TooShort {
         /// `|U|`, the document's unique terms.
@@ -168,10 +168,10 @@ impl LexiconMemory {
 
 /// Computes extended I-Match signatures (A. Kołcz and A. Chowdhury, "Lexicon
 /// randomization for near-duplicate detection with I-Match", Journal of
-/// Supercomputing 45(3), 2008: paper 003; after A. Chowdhury, O. Frieder, D. Grossman,
+/// Supercomputing 45(3), 2008; after A. Chowdhury, O. Frieder, D. Grossman,
 /// M. C. McCabe, "Collection statistics for fast duplicate document detection", ACM
 /// TOIS 20(2), 2002; summarized in H. Hajishirzi, W. Yih, A. Kołcz, "Adaptive
-/// near-duplicate detection via similarity learning", SIGIR 2010, §2.2: paper 000).
+/// near-duplicate detection via similarity learning", SIGIR 2010, §2.2).
 ///
 /// For a document with unique terms `U` (after the §6.3 preparation of the
 /// extractor) and each lexicon `L_i` (the primary lexicon, `i = 0`, then `K`
@@ -292,7 +292,7 @@ impl fmt::Debug for IMatchSigner {
     }
 }
 
-/// The default [`min_unique_terms`](IMatcherBuilder::min_unique_terms): 5 (paper 003 §6.3).
+/// The default [`min_unique_terms`](IMatcherBuilder::min_unique_terms): 5 (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §6.3).
 ///
 /// # Example
 ///
@@ -502,7 +502,7 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
         self
     }
 
-    /// The smallest `|S| / |U|` (the long-document rule of paper 003 §3; default
+    /// The smallest `|S| / |U|` (the long-document rule of Kołcz and Chowdhury (The Journal of Supercomputing 2008, §3); default
     /// [`DEFAULT_MIN_COVERAGE`]; 0 turns the rule off; must lie in `[0, 1]`).
     ///
     /// # Example
@@ -606,7 +606,7 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
                 "the secondary lexicon has 2^31 terms or more",
             ));
         }
-        // Paper 003 §4: with a secondary lexicon, the randomization samples both `L`
+        // Kołcz and Chowdhury (The Journal of Supercomputing 2008, §4): with a secondary lexicon, the randomization samples both `L`
         // and `B`; `B`'s draws come from a seed of their own, so `L`'s stay those of a
         // signer without `B`.
         let masks = membership_masks(lex.len(), self.extra, self.randomization, self.seed);

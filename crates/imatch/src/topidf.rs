@@ -1,5 +1,5 @@
 //! [`TopIdfMatcher`]: the I-Match variant of H. Yang and J. Callan, "Near-duplicate
-//! detection by instance-level constrained clustering", SIGIR 2006, §6.3 (paper 004):
+//! detection by instance-level constrained clustering", SIGIR 2006, §6.3:
 //! the `N` highest-IDF words of a document, skipping the top few.
 
 use std::fmt;
@@ -14,14 +14,14 @@ use crate::{IMatchSignature, Rejection, unigram_extractor};
 
 /// I-Match by per-document selection instead of a lexicon window (H. Yang and
 /// J. Callan, "Near-duplicate detection by instance-level constrained clustering",
-/// SIGIR 2006, §6.3: paper 004): the document's unique terms are ranked by IDF from
+/// SIGIR 2006, §6.3): the document's unique terms are ranked by IDF from
 /// collection statistics, the `skip` highest are dropped as likely misspellings, and
 /// the next `n` form the signature set (defaults `n = 30`, `skip = 5`, as there).
 ///
 /// Terms never seen in the statistics rank highest (IDF of `df = 1`); ties go by
 /// term hash, so the choice is a pure function of the statistics. The signature is
 /// the same SHA-1 of the chosen term hashes in increasing order as [`IMatcher`]'s, in
-/// an [`IMatchSignature`] of one coordinate. Paper 003 §3 contrasts this "fixed
+/// an [`IMatchSignature`] of one coordinate. Kołcz and Chowdhury (The Journal of Supercomputing 2008, §3) contrasts this "fixed
 /// fraction of high-IDF terms per document" family with its window lexicons: it
 /// represents long documents but can under-represent short ones. This signer keeps the
 /// whole [`DocumentFrequencies`] (16 bytes per term serialized).

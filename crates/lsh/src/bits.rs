@@ -5,8 +5,8 @@
 //! Indyk and Rajeev Motwani, "Approximate nearest neighbors: towards removing the curse
 //! of dimensionality", STOC 1998: a sampled bit position agrees between two `m`-bit
 //! signatures with probability `p = 1 − h/m` for Hamming distance `h`. For SimHash
-//! (Charikar's random hyperplanes, paper 000 of the project: Hajishirzi, Yih and
-//! Kolcz, "Adaptive Near-Duplicate Detection via Similarity Learning", SIGIR 2010,
+//! (Charikar's random hyperplanes, in H. Hajishirzi, W. Yih and A.
+//! Kołcz, "Adaptive Near-Duplicate Detection via Similarity Learning", SIGIR 2010,
 //! section 3.2) `p` estimates `1 − θ/π` for the angle `θ` between the feature vectors.
 //!
 //! A [`BitSampler`] draws `b × r` positions from a seed (uniformly, independently, with

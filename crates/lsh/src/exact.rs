@@ -6,10 +6,10 @@
 //! is one hash per document; two documents are near duplicates when their hashes are
 //! equal. The extended signature of A. Kołcz and A. Chowdhury, "Lexicon randomization
 //! for near-duplicate detection with I-Match", Journal of Supercomputing 45(3), 2008,
-//! §4 (paper 003 in the project's papers) is a `(K + 1)`-tuple of such hashes, and two
+//! §4 is a `(K + 1)`-tuple of such hashes, and two
 //! documents match when they agree on at least one coordinate. This index answers that
 //! with one hash-table lookup per coordinate, for clustering a collection and for
-//! checking a new document against it (the spam-filtering use of paper 003 §1).
+//! checking a new document against it (the spam-filtering use of Kołcz and Chowdhury (The Journal of Supercomputing 2008, §1)).
 
 use std::fmt;
 use std::hash::Hash;

@@ -3,7 +3,7 @@
 //!
 //! The method of Gurmeet Singh Manku, Arvind Jain and Anish Das Sarma, "Detecting
 //! near-duplicates for web crawling", WWW 2007, section 3 (the "Hamming distance
-//! problem"), which paper 001 of the project (Zhang et al., "Effective and Fast Near
+//! problem"), which Zhang, Yao, Ji and Fang ("Effective and Fast Near
 //! Duplicate Detection via Signature-Based Compression Metrics", 2016, sections 5.2
 //! and 6) uses as its "Google's simhash" baseline with 64-bit fingerprints.
 //!

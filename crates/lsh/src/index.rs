@@ -58,7 +58,7 @@ const PREFETCH_BANDS: usize = 16;
 ///
 /// (Banding: Giorgio Gambosi, "Near duplicate detection", slides for the Course of
 /// Information Retrieval, University of Rome Tor Vergata, derived from slides by
-/// C. Manning and H. Schütze: paper 002 in the project's papers.)
+/// C. Manning and H. Schütze.)
 ///
 /// # Example
 ///

@@ -7,8 +7,7 @@
 //! probability `1 − (1 − s^r)^b`, an S-curve whose steep part sits near the similarity
 //! threshold you pick `b` and `r` for. (Giorgio Gambosi, "Near duplicate detection",
 //! slides for the Course of Information Retrieval, University of Rome Tor Vergata,
-//! derived from slides by C. Manning and H. Schütze: paper 002 in the project's
-//! papers, "Locality-Sensitive Hashing (LSH) for signatures" to "LSH summary".)
+//! derived from slides by C. Manning and H. Schütze, "Locality-Sensitive Hashing (LSH) for signatures" to "LSH summary".)
 //!
 //! # API themes
 //!
@@ -77,6 +76,15 @@
 //! assert_eq!(verified[0].score, 120.0 / 128.0);
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
+//!
+//! # References
+//!
+//! - P. Indyk and R. Motwani, "Approximate nearest neighbors: towards removing the curse
+//!   of dimensionality", STOC 1998.
+//! - J. Leskovec, A. Rajaraman and J. D. Ullman, *Mining of Massive Datasets*, Cambridge
+//!   University Press, chapter 3.
+//! - G. S. Manku, A. Jain and A. Das Sarma, "Detecting near-duplicates for web crawling",
+//!   WWW 2007.
 
 mod batch;
 mod bits;

@@ -28,7 +28,7 @@ pub const MAX_SEARCH_SLOTS: usize = 8192;
 /// [`threshold_estimate`](Self::threshold_estimate) `≈ (1/b)^(1/r)`. (Giorgio Gambosi,
 /// "Near duplicate detection", slides for the Course of Information Retrieval,
 /// University of Rome Tor Vergata, derived from slides by C. Manning and H. Schütze:
-/// paper 002 in the project's papers, "Partition in bands" to "Picking the S-curve".)
+/// Gambosi's near-duplicate detection slides (after Manning and Schütze), "Partition in bands" to "Picking the S-curve".)
 ///
 /// Choose `b` and `r` for a similarity threshold with [`optimal`](Self::optimal) /
 /// [`for_threshold`](Self::for_threshold) (weighted false-positive and false-negative
@@ -39,7 +39,7 @@ pub const MAX_SEARCH_SLOTS: usize = 8192;
 ///
 /// ```
 /// use ndd_lsh::LshParams;
-/// // Paper 002's example: 20 bands of 5 rows.
+/// // Gambosi's slides' example: 20 bands of 5 rows.
 /// let p = LshParams::new(20, 5)?;
 /// assert!((p.probability(0.8) - 0.9996).abs() < 1e-4);
 /// assert!((p.probability(0.3) - 0.0475).abs() < 1e-4);
@@ -130,7 +130,7 @@ impl LshParams {
     }
 
     /// The probability `1 − (1 − s^r)^b` that two signatures whose slots agree with
-    /// probability `s` share at least one band: the S-curve (paper 002, "Collision
+    /// probability `s` share at least one band: the S-curve (Gambosi's near-duplicate detection slides (after Manning and Schütze), "Collision
     /// probability in a band").
     ///
     /// Computed as `−expm1(b · ln_1p(−s^r))`, which keeps full relative precision for
@@ -140,7 +140,7 @@ impl LshParams {
     ///
     /// ```
     /// let p = ndd_lsh::LshParams::new(20, 5)?;
-    /// // Paper 002's table, "Example: b = 20, r = 5".
+    /// // Gambosi's slides' table, "Example: b = 20, r = 5".
     /// for (s, printed) in [(0.2, 0.006), (0.5, 0.47), (0.8, 0.9996)] {
     ///     assert!((p.probability(s) - printed).abs() < 1e-3);
     /// }
@@ -172,7 +172,7 @@ impl LshParams {
     }
 
     /// The false-positive area `∫₀ᵗ P(s) ds`: how much probability of becoming a
-    /// candidate pairs below the threshold `t` get (the green area of paper 002's
+    /// candidate pairs below the threshold `t` get (the green area of Gambosi's slides'
     /// "Picking the S-curve").
     ///
     /// Adaptive Gauss–Kronrod (7, 15) quadrature, absolute error below 1e-9. `t`
@@ -195,7 +195,7 @@ impl LshParams {
     }
 
     /// The false-negative area `∫ₜ¹ (1 − P(s)) ds`: how much probability of being
-    /// missed pairs above the threshold `t` get (the blue area of paper 002's
+    /// missed pairs above the threshold `t` get (the blue area of Gambosi's slides'
     /// "Picking the S-curve").
     ///
     /// Same quadrature and clamping as

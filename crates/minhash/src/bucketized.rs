@@ -1,5 +1,5 @@
 //! [`BucketizedMinHasher`]: weighted MinHash by bucketization of the weights into a
-//! set, then ordinary MinHash (paper 000 §3.2).
+//! set, then ordinary MinHash (Hajishirzi, Yih and Kołcz, SIGIR 2010, §3.2).
 
 use ndd_core::hash::mix64;
 use ndd_core::{
@@ -24,7 +24,7 @@ const DEFAULT_SCALE: f64 = 100.0;
 /// sub-features `(f, 1), …, (f, n_f)` and an ordinary [`MinHasher`] sketches that set.
 ///
 /// This is the route of Hajishirzi, Yih and Kołcz, *Adaptive near-duplicate detection
-/// via similarity learning*, SIGIR 2010, §3.2 (paper 000), after Gionis, Indyk and
+/// via similarity learning*, SIGIR 2010, §3.2, after Gionis, Indyk and
 /// Motwani, *Similarity search in high dimensions via hashing*, VLDB 1999: "the weight
 /// of each k-gram in the vector is multiplied by a big integer and then the number is
 /// bucketed and mapped to a bit-string" — the sub-features are the positions of the
@@ -35,7 +35,7 @@ const DEFAULT_SCALE: f64 = 100.0;
 ///
 /// Cost grows with the scale: a document expands into `Σ_f round(scale · w_f)`
 /// sub-features, each hashed once (one-permutation hashing, the default) or `k` times
-/// ([`MinHashScheme::Classic`], the linear family `(a·x + b) mod p` of paper 000
+/// ([`MinHashScheme::Classic`], the linear family `(a·x + b) mod p` of Hajishirzi, Yih and Kołcz (SIGIR 2010)
 /// §3.2). A finer scale means less rounding error (each weight is off by up to
 /// `0.5 / scale`, and weights below `0.5 / scale` vanish) and proportionally more work:
 /// measured on 1000 features with weights in `0.1..5`, 0.1 ms at scale 10, 1 ms at
@@ -43,7 +43,7 @@ const DEFAULT_SCALE: f64 = 100.0;
 /// [`max_expansion`](Self::max_expansion) sub-features (default 2^26) is refused
 /// instead of taking unbounded time. That is why [`IcwsMinHasher`](crate::IcwsMinHasher) is recommended:
 /// `O(n·k)` whatever the weights, no rounding. Bucketization remains useful to
-/// reproduce paper 000 and for coarse weights (small integers such as term counts,
+/// reproduce Hajishirzi, Yih and Kołcz (SIGIR 2010) and for coarse weights (small integers such as term counts,
 /// which scale 1 represents exactly).
 ///
 /// # Example
@@ -170,7 +170,7 @@ impl BucketizedMinHasherBuilder {
     }
 
     /// How the expanded set is sketched (default [`MinHashScheme::OnePermutation`];
-    /// [`MinHashScheme::Classic`] reproduces paper 000 exactly, at `k` times the
+    /// [`MinHashScheme::Classic`] reproduces Hajishirzi, Yih and Kołcz (SIGIR 2010) exactly, at `k` times the
     /// cost).
     ///
     /// # Example
@@ -337,7 +337,7 @@ impl BucketizedMinHasher {
     }
 
     /// Sketches the expanded set with `scheme` instead of one-permutation hashing
-    /// ([`MinHashScheme::Classic`] reproduces paper 000 exactly, at `k` times the cost).
+    /// ([`MinHashScheme::Classic`] reproduces Hajishirzi, Yih and Kołcz (SIGIR 2010) exactly, at `k` times the cost).
     /// Deprecated: set it on the builder
     /// ([`BucketizedMinHasherBuilder::minhash_scheme`]), which cannot fail.
     ///

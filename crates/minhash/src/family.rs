@@ -116,7 +116,7 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
 
 /// `k` functions `h_i(x) = (a_i·x + b_i) mod p` with `p = 2^61 − 1`, the linear
 /// family of Hajishirzi, Yih and Kołcz, *Adaptive near-duplicate detection via
-/// similarity learning*, SIGIR 2010, §3.2 (paper 000), applied to the 64-bit feature
+/// similarity learning*, SIGIR 2010, §3.2, applied to the 64-bit feature
 /// reduced mod `p`.
 ///
 /// The coefficients are a stable function of the seed: `a_i ∈ [1, p)`, `b_i ∈ [0, p)`
@@ -251,7 +251,7 @@ type BoxedFn = Box<dyn Fn(u64) -> u64 + Send + Sync>;
 /// User-supplied hash functions, one closure per slot, named by a tag that goes into
 /// the signatures' scheme.
 ///
-/// # Example: paper 002's `h1(x) = x mod 5`, `h2(x) = (2x + 1) mod 5`
+/// # Example: Gambosi's slides' `h1(x) = x mod 5`, `h2(x) = (2x + 1) mod 5`
 ///
 /// ```
 /// use ndd_minhash::{FnFamily, HashFamily};

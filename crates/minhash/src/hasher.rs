@@ -63,8 +63,8 @@ pub enum MinHashScheme {
     #[default]
     OnePermutation,
     /// `k` independent hash functions from the linear family
-    /// `h_i(x) = (a_i·x + b_i) mod (2^61 − 1)` (paper 000 §3.2), slot `i` the minimum
-    /// of `h_i` over the features (Broder's scheme as in paper 002). `O(n·k)` per
+    /// `h_i(x) = (a_i·x + b_i) mod (2^61 − 1)` (Hajishirzi, Yih and Kołcz, SIGIR 2010, §3.2), slot `i` the minimum
+    /// of `h_i` over the features (Broder's scheme as in Gambosi's near-duplicate detection slides (after Manning and Schütze)). `O(n·k)` per
     /// document; the papers' reference scheme.
     Classic,
 }

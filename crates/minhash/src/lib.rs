@@ -6,22 +6,22 @@
 //!   [`FeatureExtractor`](ndd_core::FeatureExtractor) (word 5-grams by default) or on
 //!   feature hashes you extracted yourself.
 //! * [`MinHashSignature`] — `k` slot values; `similarity` gives the estimate `r/k` with
-//!   its standard error and confidence interval (paper 002); a versioned byte form.
+//!   its standard error and confidence interval (Gambosi's near-duplicate detection slides, after Manning and Schütze); a versioned byte form.
 //! * [`HashFamily`], [`UniversalHashes`], [`FnFamily`] — the hash functions of classic
-//!   MinHash, including your own (paper 002's worked examples are tests).
+//!   MinHash, including your own (Gambosi's slides' worked examples are tests).
 //! * [`SuperShingles`] — groups of values fingerprinted, and the "1-Shingles" rule
-//!   (paper 000 §2.1).
+//!   (Hajishirzi, Yih and Kołcz, SIGIR 2010, §2.1).
 //! * [`IcwsMinHasher`], [`BucketizedMinHasher`] — weighted MinHash for real-valued
 //!   vectors, estimating the weighted Jaccard `Σ min / Σ max`: Ioffe's improved
-//!   consistent weighted sampling (recommended) and paper 000's bucketization;
+//!   consistent weighted sampling (recommended) and Hajishirzi, Yih and Kołcz's (SIGIR 2010) bucketization;
 //!   configured with `new(..)` or their builders ([`IcwsMinHasherBuilder`],
 //!   [`BucketizedMinHasherBuilder`]).
 //! * [`BBitSignature`] — b-bit compression with the Li–König estimator.
 //!
 //! Sources: Gambosi, *Near duplicate detection* (Information Retrieval course slides,
-//! University of Rome Tor Vergata, after Manning and Schütze; paper 002:
+//! University of Rome Tor Vergata, after Manning and Schütze; Gambosi's near-duplicate detection slides (after Manning and Schütze):
 //! minhashing, the estimator, banding); Hajishirzi, Yih and Kołcz, *Adaptive
-//! near-duplicate detection via similarity learning*, SIGIR 2010 (paper 000: §2.1
+//! near-duplicate detection via similarity learning*, SIGIR 2010 (§2.1
 //! super-shingles, §3.2 the linear hash family and MinHash over real-valued vectors);
 //! Shrivastava, *Optimal densification for fast and accurate minwise hashing*, ICML
 //! 2017; Ioffe, *Improved consistent sampling, weighted minhash and L1 sketching*, ICDM
@@ -42,6 +42,19 @@
 //! assert!(est.value() > 0.6); // exact J = 11/13
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
+//!
+//! # References
+//!
+//! - A. Z. Broder, "On the resemblance and containment of documents", Compression and
+//!   Complexity of Sequences (SEQUENCES), 1997.
+//! - P. Li, A. Owen and C.-H. Zhang, "One permutation hashing", NeurIPS 2012.
+//! - A. Shrivastava, "Optimal densification for fast and accurate minwise hashing", ICML
+//!   2017.
+//! - P. Li and A. C. König, "b-Bit minwise hashing", WWW 2010.
+//! - S. Ioffe, "Improved consistent sampling, weighted minhash and L1 sketching", ICDM
+//!   2010.
+//! - C. D. Manning, P. Raghavan and H. Schütze, *Introduction to Information Retrieval*,
+//!   Cambridge University Press, 2008, chapter 19.
 
 mod bbit;
 mod bucketized;

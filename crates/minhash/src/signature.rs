@@ -1,4 +1,4 @@
-//! [`MinHashSignature`]: k slot values and the Jaccard estimator of paper 002.
+//! [`MinHashSignature`]: k slot values and the Jaccard estimator of Gambosi's near-duplicate detection slides (after Manning and Schütze).
 
 use ndd_core::codec::{ByteReader, ByteWriter};
 use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
@@ -26,7 +26,7 @@ const VERSION: u16 = 1;
 /// Jaccard coefficient `J = |A ∩ B| / |A ∪ B|` of the documents' feature sets, so the
 /// fraction of agreeing slots `p̂ = r / k` is an unbiased estimate of `J` with standard
 /// error `sqrt(p̂(1 − p̂) / k)` (Gambosi, *Near duplicate detection*, course slides,
-/// paper 002, "Detecting near-duplicates from sketches"). More slots buy a smaller
+/// Gambosi's near-duplicate detection slides (after Manning and Schütze), "Detecting near-duplicates from sketches"). More slots buy a smaller
 /// error: at `J = 0.8`, `k = 128` gives ±0.035, `k = 512` gives ±0.018.
 ///
 /// The empty document's signature has every slot at [`EMPTY`]: two empty documents
@@ -145,7 +145,7 @@ impl MinHashSignature {
         self.values.iter().all(|&v| v == EMPTY)
     }
 
-    /// The number of slots in which the two signatures agree (`r` in paper 002).
+    /// The number of slots in which the two signatures agree (`r` in Gambosi's near-duplicate detection slides (after Manning and Schütze)).
     ///
     /// # Errors
     ///
@@ -226,7 +226,7 @@ impl MinHashSignature {
     }
 }
 
-/// The estimate `r / k` with standard error `sqrt(p̂(1 − p̂) / k)` (paper 002).
+/// The estimate `r / k` with standard error `sqrt(p̂(1 − p̂) / k)` (Gambosi's near-duplicate detection slides, after Manning and Schütze).
 pub(crate) fn estimate_from_matches(matches: usize, k: usize) -> Estimate {
     let kf = k as f64;
     let p = matches as f64 / kf;

@@ -1,5 +1,5 @@
 //! Super-shingles: a MinHash signature's `k` values grouped into `m'` disjoint groups,
-//! each group fingerprinted (paper 000 §2.1), and the "1-Shingles" rule.
+//! each group fingerprinted (Hajishirzi, Yih and Kołcz, SIGIR 2010, §2.1), and the "1-Shingles" rule.
 
 use ndd_core::hash::hash_u64s;
 use ndd_core::{Error, SchemeId, Signature};
@@ -12,13 +12,13 @@ use crate::MinHashSignature;
 /// [`ndd_core::hash::hash_u64s`]).
 ///
 /// From Hajishirzi, Yih and Kołcz, *Adaptive near-duplicate detection via similarity
-/// learning*, SIGIR 2010, §2.1 (paper 000): "each m-dimensional vector can be further
+/// learning*, SIGIR 2010, §2.1: "each m-dimensional vector can be further
 /// mapped to a smaller set of super shingles by first separating the elements into m'
 /// disjoint subsets of equal size and then fingerprinting each subset". Two documents
 /// with Jaccard `J` share super-shingle `j` with probability `J^(k/m')`; the
 /// "1-Shingles" rule ([`shares_any`](Self::shares_any)) declares near-duplicates when at
 /// least one is shared, probability `1 − (1 − J^(k/m'))^m'` — a band of LSH, stored
-/// compactly (paper 000's experiments: 84 values into 6 super-shingles, 48 bytes).
+/// compactly (Hajishirzi, Yih and Kołcz's (SIGIR 2010) experiments: 84 values into 6 super-shingles, 48 bytes).
 ///
 /// # Example
 ///
@@ -161,7 +161,7 @@ impl SuperShingles {
             .count())
     }
 
-    /// The "1-Shingles" rule of paper 000 §4: near-duplicates when at least one
+    /// The "1-Shingles" rule of Hajishirzi, Yih and Kołcz (SIGIR 2010, §4): near-duplicates when at least one
     /// super-shingle is shared.
     ///
     /// # Errors

@@ -1,6 +1,6 @@
 //! Weighted MinHash for real-valued sparse vectors: [`IcwsMinHasher`](crate::IcwsMinHasher) (Improved
 //! Consistent Weighted Sampling, the recommended route) and [`BucketizedMinHasher`](crate::BucketizedMinHasher)
-//! (paper 000's bucketization of the weights into a set, then ordinary MinHash).
+//! (Hajishirzi, Yih and Kołcz's (SIGIR 2010) bucketization of the weights into a set, then ordinary MinHash).
 //!
 //! Both produce a [`MinHashSignature`](crate::MinHashSignature) whose fraction of agreeing slots estimates the
 //! weighted (generalized) Jaccard coefficient

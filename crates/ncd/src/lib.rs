@@ -39,6 +39,13 @@
 //! assert_eq!((out.pairs[0].a, out.pairs[0].b), (0, 1));
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
+//!
+//! # References
+//!
+//! - R. Cilibrasi and P. M. B. Vitányi, "Clustering by compression", IEEE Transactions on
+//!   Information Theory 51(4), 2005.
+//! - X. Zhang, Y. Yao, Y. Ji and B. Fang, "Effective and fast near duplicate detection via
+//!   signature-based compression metrics", Mathematical Problems in Engineering, 2016.
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod compress;

@@ -42,7 +42,7 @@ pub enum Representative {
     /// The member with the longest text (the most complete copy).
     Longest,
     /// The member with the smallest [`OrderKey`](crate::OrderKey) (a timestamp field:
-    /// the earliest copy, the reference copy of paper 004); members without one come
+    /// the earliest copy, the reference copy of Yang and Callan (SIGIR 2006)); members without one come
     /// after those with one.
     Order,
     /// A user function.

@@ -37,6 +37,12 @@
 //! With the `rayon` feature, sketching, the exact pass and verification run on all
 //! cores; the output is the same as with one thread (pairs are produced in an order
 //! that depends only on the input).
+//!
+//! # References
+//!
+//! - H. Yang and J. Callan, "Near-duplicate detection by instance-level constrained
+//!   clustering", SIGIR 2006 (the exact-duplicate pass, section 4.3).
+//! - A. Z. Broder, "On the resemblance and containment of documents", SEQUENCES 1997.
 
 mod candidates;
 mod dedup;

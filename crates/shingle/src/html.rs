@@ -1,6 +1,6 @@
 //! HTML to text in a single pass, without regular expressions or dependencies.
 //!
-//! This is the preprocessing step of paper 001 (section 4.1, step 1): "HTML framing
+//! This is the preprocessing step of Zhang, Yao, Ji and Fang (Mathematical Problems in Engineering 2016) (section 4.1, step 1): "HTML framing
 //! elements such as `<script…>…</script>`, `<style…>…</style>`, `<a…>…</a>` and
 //! `<iframe…>…</iframe>` are replaced with blank spaces", so that navigation links,
 //! advertisements and code do not count as content.
@@ -59,7 +59,7 @@
 //! assert_eq!(html_to_text(page), "Caf&eacute; & Bar\nOpen daily \u{2013} from 9.");
 //! ```
 
-/// The elements whose content is dropped by default: exactly paper 001's framing
+/// The elements whose content is dropped by default: exactly Zhang, Yao, Ji and Fang's (Mathematical Problems in Engineering 2016) framing
 /// elements (section 4.1, step 1).
 ///
 /// # Example
@@ -129,7 +129,7 @@ pub const BLOCK_ELEMENTS: [&str; 44] = [
     "ul",
 ];
 
-/// Converts HTML to text with the default settings (paper 001's dropped elements,
+/// Converts HTML to text with the default settings (Zhang, Yao, Ji and Fang's (Mathematical Problems in Engineering 2016) dropped elements,
 /// newlines for block elements). See the [module documentation](self) for the rules.
 ///
 /// # Example

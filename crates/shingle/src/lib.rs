@@ -20,6 +20,15 @@
 //! assert_eq!(jaccard(a.as_slice(), b.as_slice()), 1.0);
 //! # Ok::<(), ndd_core::Error>(())
 //! ```
+//!
+//! # References
+//!
+//! - A. Z. Broder, S. C. Glassman, M. S. Manasse and G. Zweig, "Syntactic clustering of
+//!   the Web", WWW 1997.
+//! - M. Theobald, J. Siddharth and A. Paepcke, "SpotSigs: robust and efficient near
+//!   duplicate detection in large web collections", SIGIR 2008.
+//! - M. O. Rabin, "Fingerprinting by random polynomials", Technical Report TR-15-81,
+//!   Harvard University, 1981.
 
 pub mod html;
 pub mod rabin;

@@ -1,5 +1,5 @@
 //! 64-bit Rabin fingerprints (M. O. Rabin, "Fingerprinting by random polynomials",
-//! 1981), the hash Broder used for shingles (papers 000 section 2.1 and 002).
+//! 1981), the hash Broder used for shingles (Hajishirzi, Yih and Kołcz (SIGIR 2010, section 2.1) and Gambosi's slides).
 //!
 //! # Specification
 //!

@@ -180,7 +180,7 @@ pub enum ShingleHash {
     #[default]
     Rolling,
     /// The 64-bit Rabin fingerprint of the k-gram's text (case-folded tokens joined by
-    /// single spaces), Broder's original shingle (papers 000 section 2.1 and 002).
+    /// single spaces), Broder's original shingle (Hajishirzi, Yih and Kołcz (SIGIR 2010, section 2.1) and Gambosi's slides).
     /// O(k) per position; use it to match fingerprints computed by other Rabin-based
     /// tools.
     Rabin,
@@ -188,7 +188,7 @@ pub enum ShingleHash {
 
 /// Word k-gram shingles: the document as the set (or multiset) of its hashed
 /// sequences of `k` consecutive words (A. Z. Broder, "On the resemblance and
-/// containment of documents", 1997; paper 002: "a shingle is just a word k-gram").
+/// containment of documents", 1997; Gambosi's near-duplicate detection slides (after Manning and Schütze): "a shingle is just a word k-gram").
 ///
 /// Tokens come from [`WordTokenizer`](crate::WordTokenizer), optionally filtered by a [`TokenFilter`],
 /// case-folded (on by default) and hashed with [`hash_token`](crate::hash_token); the

@@ -493,7 +493,7 @@ impl TokenFilter {
         }
     }
 
-    /// The I-Match preprocessing (paper 003 section 6.3): at least four characters and
+    /// The I-Match preprocessing (Kołcz and Chowdhury, The Journal of Supercomputing 2008, section 6.3): at least four characters and
     /// at most one digit.
     ///
     /// # Example

@@ -36,7 +36,7 @@ pub enum Projection {
     /// `±1` values taken from the bits of a 64-bit hash of the feature (one hash per 64
     /// bits of signature): the cheap variant of web-scale fingerprints (Manku, Jain and
     /// Das Sarma, *Detecting near-duplicates for web crawling*, WWW 2007, §2; Henzinger's
-    /// implementation in paper 000 §2.3 draws from `[−1, 1]`). With binary or
+    /// implementation in Hajishirzi, Yih and Kołcz (SIGIR 2010, §2.3) draws from `[−1, 1]`). With binary or
     /// term-frequency weights the sums are integers, counted in bit-sliced counters.
     /// The one-bit collision probability approaches `1 − θ/π` as the number of features
     /// grows (the sum of many `±1` terms is close to Gaussian): for two sets of 401
@@ -46,7 +46,7 @@ pub enum Projection {
     Sign,
     /// Standard normal values, one per feature and bit, as in Charikar's random
     /// hyperplanes (*Similarity estimation techniques from rounding algorithms*, STOC
-    /// 2002; paper 000 §3.2, "each k-gram … associated with m different random numbers
+    /// 2002; Hajishirzi, Yih and Kołcz (SIGIR 2010, §3.2), "each k-gram … associated with m different random numbers
     /// drawn from the Gaussian distribution"): the collision probability is exactly
     /// `1 − θ/π` for any vectors. 20–40× the time per feature of [`Sign`](Self::Sign)
     /// (a normal quantile per bit).
@@ -455,7 +455,7 @@ impl FeatureSink for SimHashState {
 /// Parameters, in the user's terms:
 /// * `bits` (`m`, default 64): the signature length. The estimate `1 − h/m` has
 ///   standard error `sqrt(p(1 − p)/m)`: ±0.045 at `p = 0.85` for 64 bits, ±0.018 for
-///   384. Paper 000 (Figure 1) finds near-duplicate detection accuracy rising quickly
+///   384. Hajishirzi, Yih and Kołcz (SIGIR 2010) (Figure 1) finds near-duplicate detection accuracy rising quickly
 ///   with `m` and indistinguishable from the exact cosine from 512 bits on; 64-bit
 ///   fingerprints are what the Hamming-table search of Manku et al. indexes.
 /// * `seed` (default 0): signatures compare only with signatures of the same seed.

@@ -24,9 +24,8 @@
 //! algorithms*, STOC 2002 (random hyperplanes: a bit differs with probability `θ/π`);
 //! G. S. Manku, A. Jain and A. Das Sarma, *Detecting near-duplicates for web crawling*,
 //! WWW 2007 (64-bit fingerprints of weighted features); Hajishirzi, Yih and Kołcz,
-//! *Adaptive near-duplicate detection via similarity learning*, SIGIR 2010 (paper 000:
-//! §2.3 random projection, §3.2 LSH-Cosine with Gaussian values, Table 2 weighting,
-//! Table 3 the 384-bit Charikar baseline, Figure 1 the 64…4096-bit sweep); and paper 001
+//! *Adaptive near-duplicate detection via similarity learning*, SIGIR 2010 (//! §2.3 random projection, §3.2 LSH-Cosine with Gaussian values, Table 2 weighting,
+//! Table 3 the 384-bit Charikar baseline, Figure 1 the 64…4096-bit sweep); and Zhang, Yao, Ji and Fang (Mathematical Problems in Engineering 2016)
 //! (*Effective and fast near duplicate detection via signature-based compression
 //! metrics*, §5.2 and §6: Google's simhash with 64-bit fingerprints as a baseline).
 //!
@@ -36,7 +35,7 @@
 //! use ndd_core::{DocSketcher, Signature};
 //! use ndd_simhash::SimHasher;
 //!
-//! let hasher = SimHasher::new(384)?; // paper 000's Charikar baseline length
+//! let hasher = SimHasher::new(384)?; // Hajishirzi, Yih and Kołcz's (SIGIR 2010) Charikar baseline length
 //! let a = hasher.sketch("It was the best of times, it was the worst of times, it was the age of wisdom");
 //! let b = hasher.sketch("It was the best of times, it was the worst of times, it was the age of folly");
 //! let sim = a.similarity(&b)?; // 1 − h/m, estimates 1 − θ/π
@@ -71,6 +70,13 @@
 //!   occurrence; TF-IDF adds `idf(f) = ln(N / max(df, 1))` per occurrence; custom
 //!   weights give each distinct feature `w(f)`; explicit weights add as given.
 //!   A non-finite weight contributes nothing (and is an error in the fallible APIs).
+//!
+//! # References
+//!
+//! - M. S. Charikar, "Similarity estimation techniques from rounding algorithms", STOC
+//!   2002.
+//! - G. S. Manku, A. Jain and A. Das Sarma, "Detecting near-duplicates for web crawling",
+//!   WWW 2007.
 mod hasher;
 #[cfg(feature = "serde")]
 mod serde_impl;

@@ -23,11 +23,11 @@ pub const MAX_BITS: usize = 1 << 20;
 ///
 /// For two documents whose weighted feature vectors are at angle `θ`, each bit differs
 /// with probability `θ/π` (Charikar, *Similarity estimation techniques from rounding
-/// algorithms*, STOC 2002; paper 000 §3.2), independently across bits for Gaussian
+/// algorithms*, STOC 2002; Hajishirzi, Yih and Kołcz (SIGIR 2010, §3.2)), independently across bits for Gaussian
 /// values. So the Hamming distance `h` gives:
 ///
 /// * [`similarity`](Signature::similarity): `1 − h/m`, an unbiased estimate of
-///   `1 − θ/π`, with standard error `sqrt(p(1 − p)/m)` (paper 000 §3.2: "the number of
+///   `1 − θ/π`, with standard error `sqrt(p(1 − p)/m)` (Hajishirzi, Yih and Kołcz, SIGIR 2010, §3.2: "the number of
 ///   identical bits … divided by m");
 /// * [`cosine_estimate`](Self::cosine_estimate): `cos(π·h/m)`, the cosine of the
 ///   vectors.

@@ -1,5 +1,5 @@
 //! Feature weights: how much each feature of a document counts in its signature
-//! (paper 000 Table 2 compares binary, TF-IDF and learned weights).
+//! (Hajishirzi, Yih and Kołcz, SIGIR 2010, Table 2 compares binary, TF-IDF and learned weights).
 
 use std::fmt;
 use std::sync::Arc;
@@ -14,7 +14,7 @@ pub use ndd_core::weights::{FeatureWeights, FnWeights, TfIdf};
 /// How a [`SimHasher`](crate::SimHasher) weighs the features it extracts.
 ///
 /// The signature approximates the angle between the documents' weighted feature
-/// vectors; the weighting decides what those vectors are. Paper 000 (Hajishirzi, Yih
+/// vectors; the weighting decides what those vectors are. Hajishirzi, Yih and Kołcz (SIGIR 2010) (Hajishirzi, Yih
 /// and Kołcz, SIGIR 2010, Table 2) measures, for cosine on news articles, Max F1 0.861
 /// (binary unigrams), 0.884 (TF-IDF) and 0.956 (learned weights): better weights matter
 /// more than the choice of measure.
@@ -37,7 +37,7 @@ pub use ndd_core::weights::{FeatureWeights, FnWeights, TfIdf};
 pub enum Weighting {
     /// Weight 1 for each distinct feature of the document, however often it occurs:
     /// the document as a set, as MinHash sees it (the vectors of Charikar's baseline in
-    /// paper 000 §2.3, "each unique term"). Costs a per-document set of the features
+    /// Hajishirzi, Yih and Kołcz (SIGIR 2010, §2.3), "each unique term"). Costs a per-document set of the features
     /// seen (about 1.3× the sketching time of term frequency).
     Binary,
     /// Weight = the number of occurrences in the document (Manku et al.'s weighted
