@@ -11,6 +11,7 @@
 //! with one hash-table lookup per coordinate, for clustering a collection and for
 //! checking a new document against it (the spam-filtering use of Kołcz and Chowdhury (The Journal of Supercomputing 2008, §1)).
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::hash::Hash;
 
@@ -147,6 +148,29 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
             by_key: AHashMap::new(),
             free: Vec::new(),
         }
+    }
+
+    /// Whether a document with this key is indexed; the key can be given in any form
+    /// it borrows as (`&str` for `String` keys).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![1])?;
+    /// let mut index = ExactIndex::new();
+    /// index.insert(String::from("doc-1"), &s)?;
+    /// assert!(index.contains_key("doc-1") && !index.contains_key("doc-2"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        self.by_key.contains_key(key)
     }
 
     /// The number of documents indexed.
@@ -339,7 +363,11 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// assert_eq!(index.query(&s)?, vec![2]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn remove(&mut self, key: &K) -> bool {
+    pub fn remove<Q>(&mut self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let Some(slot) = self.by_key.remove(key) else {
             return false;
         };

@@ -1,6 +1,7 @@
 //! [`LshIndex`]: the banded LSH index (insert, remove, query, streaming
 //! query-then-insert, all-pairs join, verification) and its [`MemoryReport`].
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -471,7 +472,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn contains_key(&self, key: &K) -> bool {
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         self.by_key.contains_key(key)
     }
 
@@ -491,7 +496,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn band_keys_of(&self, key: &K) -> Option<&[u64]> {
+    pub fn band_keys_of<Q>(&self, key: &Q) -> Option<&[u64]>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let slot = *self.by_key.get(key)? as usize;
         let b = self.params.bands();
         Some(&self.band_keys[slot * b..(slot + 1) * b])
@@ -511,7 +520,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn signature(&self, key: &K) -> Option<&S> {
+    pub fn signature<Q>(&self, key: &Q) -> Option<&S>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let slot = *self.by_key.get(key)? as usize;
         self.signatures.as_ref()?.get(slot)?.as_ref()
     }
@@ -716,7 +729,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// assert_eq!(index.query(&s)?, vec!["b"]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn remove(&mut self, key: &K) -> bool {
+    pub fn remove<Q>(&mut self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let Some(slot) = self.by_key.remove(key) else {
             return false;
         };

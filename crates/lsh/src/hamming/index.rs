@@ -1,6 +1,7 @@
 //! [`HammingIndex`]: the dynamic index (sorted permuted tables plus an unsorted
 //! delta), and its [`HammingMemory`] report.
 
+use std::borrow::Borrow;
 use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -501,7 +502,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn contains_key(&self, key: &K) -> bool {
+    pub fn contains_key<Q>(&self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         self.by_key.contains_key(key)
     }
 
@@ -518,7 +523,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn fingerprint(&self, key: &K) -> Option<u64> {
+    pub fn fingerprint<Q>(&self, key: &Q) -> Option<u64>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         self.by_key.get(key).map(|&s| self.fps[s as usize])
     }
 
@@ -642,7 +651,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         result
     }
 
-    fn remove_no_merge(&mut self, key: &K) -> bool {
+    fn remove_no_merge<Q>(&mut self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let Some(slot) = self.by_key.remove(key) else {
             return false;
         };
@@ -670,7 +683,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// assert_eq!(index.query(1), vec![("b", 0)]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn remove(&mut self, key: &K) -> bool {
+    pub fn remove<Q>(&mut self, key: &Q) -> bool
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
         let removed = self.remove_no_merge(key);
         if removed {
             self.merge_if_due();
