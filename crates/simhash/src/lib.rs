@@ -77,6 +77,7 @@
 //!   2002.
 //! - G. S. Manku, A. Jain and A. Das Sarma, "Detecting near-duplicates for web crawling",
 //!   WWW 2007.
+mod fingerprint;
 mod hasher;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -84,6 +85,7 @@ mod signature;
 mod values;
 mod weighting;
 
+pub use fingerprint::Fingerprinter64;
 pub use hasher::{Checked, Projection, SimHashSketcher, SimHashState, SimHasher, SimHasherBuilder};
 #[cfg(feature = "rayon")]
 pub use ndd_core::ParDocSketcher;

@@ -658,3 +658,34 @@ fn debug_is_concise() {
         "{s}"
     );
 }
+
+/// `Fingerprinter64` gives, for every document, the bits of the 64-bit signature
+/// (`as_u64`), with every weighting, and refuses other lengths at construction.
+#[test]
+fn fingerprinter64_equals_the_signature_bits() {
+    use ndd_simhash::Fingerprinter64;
+    let docs = [
+        "the committee approved the budget for the new library building",
+        "The committee approved the budget for the new library building!",
+        "an entirely different sentence about the weather in the mountains",
+        "",
+        "one",
+    ];
+    for weighting in [Weighting::Binary, Weighting::TermFrequency] {
+        let h = SimHasher::builder()
+            .bits(64)
+            .weighting(weighting)
+            .seed(3)
+            .build()
+            .unwrap();
+        let f = Fingerprinter64::from_hasher(h.clone()).unwrap();
+        for d in docs {
+            assert_eq!(Some(f.fingerprint(d)), h.sketch(d).as_u64(), "{d:?}");
+        }
+        assert_eq!(f.fingerprints(&docs).len(), docs.len());
+    }
+    for bits in [1, 32, 63, 65, 128] {
+        let h = SimHasher::new(bits).unwrap();
+        assert!(Fingerprinter64::from_hasher(h).is_err(), "{bits}");
+    }
+}
