@@ -24,6 +24,10 @@ pub use ndd_core::*;
 /// `use near_dup::prelude::*;` brings them all (traits only, no types, so it clashes
 /// with nothing).
 ///
+/// [`TrySketcher`](ndd_core::TrySketcher) is left out on purpose: every `Sketcher`
+/// is also a `TrySketcher`, and with both in scope `hasher.scheme()` would be
+/// ambiguous. Import it where you call `try_sketch_features`.
+///
 /// # Example
 ///
 /// ```
@@ -35,15 +39,15 @@ pub use ndd_core::*;
 /// # Ok::<(), near_dup::Error>(())
 /// ```
 pub mod prelude {
+    #[cfg(feature = "rayon")]
+    pub use ndd_core::ParDocSketcher;
     pub use ndd_core::codec::{ByteForm, KeyCodec};
     pub use ndd_core::weights::{FeatureExtractorExt, FeatureWeights};
     pub use ndd_core::{
         BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer,
         ExactSignature, FeatureExtractor, FeatureSink, PairSink, Signature, Similarity, Sketcher,
-        SlotSignature, Tokenizer, TrySketcher,
+        SlotSignature, Tokenizer,
     };
-    #[cfg(feature = "rayon")]
-    pub use ndd_core::{ParDocSketcher, ParTryDocSketcher};
 }
 
 /// Text preparation, tokenizers, shingles and spot signatures (the `ndd-shingle` crate).

@@ -71,3 +71,38 @@ fn imatch_signatures_in_an_exact_index_round_trip() {
     let q = IMatchSignature::from_parts(scheme, vec![digest(1), None]);
     assert_eq!(loaded.query(&q).unwrap(), index.query(&q).unwrap());
 }
+
+/// The documented way to use a saved index: rebuild the sketcher from the parameters
+/// kept beside it and check its scheme; a sketcher with other parameters is refused
+/// instead of answering wrongly.
+#[test]
+fn a_loaded_index_is_queried_by_a_rebuilt_sketcher_with_the_same_scheme() {
+    use near_dup::lsh::{LshIndex, LshParams};
+    use near_dup::minhash::{MinHashSignature, MinHasher};
+    use near_dup::prelude::*;
+    let build = |seed: u64| {
+        MinHasher::builder()
+            .num_hashes(128)
+            .seed(seed)
+            .build()
+            .unwrap()
+    };
+    let docs = [
+        "the council will meet on tuesday to discuss the new budget for the schools",
+        "an unrelated text about gardening tools and the spring planting season",
+    ];
+    let hasher = build(42);
+    let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(LshParams::new(16, 6).unwrap());
+    for (i, d) in (0u32..).zip(docs) {
+        index.insert(i, &hasher.sketch(d)).unwrap();
+    }
+    let loaded: LshIndex<u32, MinHashSignature> = LshIndex::from_bytes(&index.to_bytes()).unwrap();
+
+    let rebuilt = build(42);
+    assert_eq!(loaded.scheme(), Some(rebuilt.scheme()));
+    assert_eq!(loaded.query(&rebuilt.sketch(docs[0])).unwrap(), vec![0]);
+    let other = build(7);
+    assert_ne!(loaded.scheme(), Some(other.scheme()));
+    let err = loaded.query(&other.sketch(docs[0])).unwrap_err();
+    assert_eq!(err.kind(), near_dup::ErrorKind::Incompatible);
+}

@@ -393,6 +393,17 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
 
     /// The scheme fixed by the first insert (`None` before it).
     ///
+    /// **Rebuilding the sketcher of a saved index.** The byte form keeps this scheme
+    /// id (a fingerprint of the sketcher's parameters: kind, number of values, seed,
+    /// shingles), the bands and rows, and the band keys or signatures, but not the
+    /// parameters themselves. Keep them beside the index (or use
+    /// `ndd_pipeline::DedupIndex`, which saves them with its index), rebuild the
+    /// sketcher from them after loading, and compare its
+    /// [`scheme`](ndd_core::Sketcher::scheme) with this one before querying: a
+    /// sketcher built with other parameters has another scheme, and
+    /// [`query`](Self::query) and [`insert`](Self::insert) refuse its signatures
+    /// ([`Error::Incompatible`]) rather than answer wrongly.
+    ///
     /// # Example
     ///
     /// ```
