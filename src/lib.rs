@@ -24,7 +24,7 @@ pub use ndd_core::*;
 /// `use near_dup::prelude::*;` brings them all (traits only, no types, so it clashes
 /// with nothing).
 ///
-/// [`TrySketcher`](ndd_core::TrySketcher) is left out on purpose: every `Sketcher`
+/// [`TrySketcher`] is left out on purpose: every `Sketcher`
 /// is also a `TrySketcher`, and with both in scope `hasher.scheme()` would be
 /// ambiguous. Import it where you call `try_sketch_features`.
 ///
