@@ -110,5 +110,5 @@ pub use ndd_core::{
     self, BitSignature, CandidateIndex, Error, Estimate, ExactSignature, SchemeId, Signature,
     SlotSignature,
 };
-pub use params::{LshParams, MAX_SEARCH_SLOTS, band_key};
+pub use params::{LshParams, MAX_BANDED_SLOTS, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;

@@ -17,6 +17,22 @@ use ndd_core::hash::hash_u64s;
 /// ```
 pub const MAX_SEARCH_SLOTS: usize = 8192;
 
+/// The most signature values LSH parameters may band: `bands × rows ≤ 65,536`, the
+/// largest MinHash signature (`ndd_minhash::MAX_NUM_HASHES`).
+///
+/// An index holds one bucket table per band (about 90 bytes empty), so the limit
+/// bounds what [`LshIndex::new`](crate::LshIndex::new) allocates before any document
+/// (under 6 MiB); `LshParams::new(2^61, 1)` used to make it abort.
+///
+/// # Example
+///
+/// ```
+/// use ndd_lsh::{LshParams, MAX_BANDED_SLOTS};
+/// assert!(LshParams::new(MAX_BANDED_SLOTS, 1).is_ok());
+/// assert!(LshParams::new(MAX_BANDED_SLOTS / 2, 3).is_err());
+/// ```
+pub const MAX_BANDED_SLOTS: usize = 1 << 16;
+
 /// Banding parameters: a signature's first `bands × rows` slots are cut into `bands`
 /// bands of `rows` consecutive slots; two documents become a candidate pair when all
 /// `rows` slots of at least one band agree.
@@ -58,7 +74,8 @@ impl LshParams {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when either is 0 or their product overflows `usize`.
+    /// [`Error::InvalidParameter`] when either is 0 or `bands × rows` is above
+    /// [`MAX_BANDED_SLOTS`].
     ///
     /// # Example
     ///
@@ -68,6 +85,7 @@ impl LshParams {
     /// assert_eq!((p.bands(), p.rows(), p.slots_used()), (9, 13, 117));
     /// assert!(LshParams::new(0, 5).is_err());
     /// assert!(LshParams::new(5, 0).is_err());
+    /// assert!(LshParams::new(1 << 61, 1).is_err()); // an index would need 2^61 tables
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn new(bands: usize, rows: usize) -> Result<Self, Error> {
@@ -77,10 +95,13 @@ impl LshParams {
         if rows == 0 {
             return Err(Error::invalid_parameter("rows", "must be at least 1"));
         }
-        if bands.checked_mul(rows).is_none() {
+        if bands.checked_mul(rows).is_none_or(|n| n > MAX_BANDED_SLOTS) {
             return Err(Error::invalid_parameter(
                 "bands",
-                format!("bands × rows = {bands} × {rows} overflows"),
+                format!(
+                    "bands × rows = {bands} × {rows} is above {MAX_BANDED_SLOTS}, the most \
+                     signature values an index bands"
+                ),
             ));
         }
         Ok(LshParams { bands, rows })

@@ -412,18 +412,24 @@ fn hand_made_forms_load_or_are_refused() {
 }
 
 #[test]
-fn huge_band_counts_load_when_the_documents_justify_them() {
-    // 70,000 bands of one row: above the 65,536 loaded without evidence, fine with a
-    // document whose band keys are present.
-    let b = 70_000usize;
+fn the_largest_banding_loads_and_larger_is_refused() {
+    // MAX_BANDED_SLOTS bands of one row (the largest MinHash signature, banded one
+    // value per band) round-trip; one band more is refused when made and when loaded.
+    let b = ndd_lsh::MAX_BANDED_SLOTS;
     let slots: Vec<u64> = (0..b as u64).collect();
     let mut index = LshIndex::new(LshParams::new(b, 1).unwrap());
     index.insert(7u32, &sig(&slots)).unwrap();
     let loaded = LshIndex::<u32, PlainSlots>::from_bytes(&index.to_bytes()).unwrap();
     assert_eq!(loaded.query(&sig(&slots)).unwrap(), vec![7]);
-    // Empty, it is refused: nothing justifies the tables.
-    index.remove(&7);
-    assert!(LshIndex::<u32, PlainSlots>::from_bytes(&index.to_bytes()).is_err());
+    assert!(LshParams::new(b + 1, 1).is_err());
+    Form {
+        bands: (b + 1) as u64,
+        rows: 1,
+        count: 0,
+        docs: Vec::new(),
+        ..Form::default()
+    }
+    .refused("more bands than any signature has values");
 }
 
 #[test]
