@@ -21,7 +21,12 @@ pub struct UnionFind {
 }
 
 impl UnionFind {
-    /// `n` singleton sets.
+    /// `n` singleton sets: 16 bytes per element.
+    ///
+    /// # Panics
+    ///
+    /// When the memory for `n` elements cannot be reserved, as `Vec::with_capacity`
+    /// does; use [`try_new`](Self::try_new) when `n` comes from outside.
     ///
     /// # Example
     ///
@@ -34,6 +39,34 @@ impl UnionFind {
             parent: (0..n).collect(),
             size: vec![1; n],
         }
+    }
+
+    /// `n` singleton sets, or an error when their memory (16 bytes per element)
+    /// cannot be reserved: for an `n` read from untrusted input.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`](crate::Error::InvalidInput) when `n` elements do not
+    /// fit in memory (`usize::MAX` used to abort the process).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_core::UnionFind::try_new(3)?.len(), 3);
+    /// assert!(ndd_core::UnionFind::try_new(usize::MAX).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn try_new(n: usize) -> Result<Self, crate::Error> {
+        let too_big = |_| {
+            crate::Error::invalid_input(format!("{n} union-find elements do not fit in memory"))
+        };
+        let mut parent = Vec::new();
+        parent.try_reserve_exact(n).map_err(too_big)?;
+        let mut size = Vec::new();
+        size.try_reserve_exact(n).map_err(too_big)?;
+        parent.extend(0..n);
+        size.resize(n, 1);
+        Ok(UnionFind { parent, size })
     }
 
     /// The number of elements.
