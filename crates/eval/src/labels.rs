@@ -69,8 +69,9 @@ impl Labels {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidInput`] when a group names a document `>= n` or a document
-    /// appears in more than one group (or twice in one group).
+    /// [`Error::InvalidInput`] when a group names a document `>= n`, a document
+    /// appears in more than one group (or twice in one group), or `n` labels (8 bytes
+    /// each) do not fit in memory.
     ///
     /// # Example
     ///
@@ -80,11 +81,15 @@ impl Labels {
     /// assert_eq!(labels.num_clusters(), 3); // {0,3}, {1,4}, {2}
     /// assert_eq!(labels.same_cluster(0, 3), Some(true));
     /// assert!(Labels::from_groups(2, &[vec![0, 2]]).is_err());
+    /// assert!(Labels::from_groups(usize::MAX, &[]).is_err()); // aborted before
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn from_groups(n: usize, groups: &[Vec<usize>]) -> Result<Self, Error> {
         const UNSET: usize = usize::MAX;
-        let mut raw = vec![UNSET; n];
+        let mut raw = Vec::new();
+        raw.try_reserve_exact(n)
+            .map_err(|_| Error::invalid_input(format!("{n} labels do not fit in memory")))?;
+        raw.resize(n, UNSET);
         for (g, group) in groups.iter().enumerate() {
             for &doc in group {
                 let Some(slot) = raw.get_mut(doc) else {

@@ -234,6 +234,38 @@ impl Default for SynthConfig {
 }
 
 impl SynthConfig {
+    /// The most blocks one edit adds, removes or borrows: 64 (a block is 8 to 40
+    /// words, so an edited document grows by at most about 2,600 words).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_eval::SynthConfig;
+    /// let c = SynthConfig { max_blocks: SynthConfig::MAX_BLOCKS + 1, ..SynthConfig::new(0) };
+    /// assert!(c.validate().is_err());
+    /// ```
+    pub const MAX_BLOCKS: usize = 64;
+    /// The most copies of a text the `repeated` edit makes: 64.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_eval::SynthConfig;
+    /// let c = SynthConfig { max_repeats: usize::MAX, ..SynthConfig::new(0) };
+    /// assert!(c.validate().is_err());
+    /// ```
+    pub const MAX_REPEATS: usize = 64;
+    /// The most variants generated per base text: 1,000.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_eval::SynthConfig;
+    /// let c = SynthConfig { variants_per_base: usize::MAX, ..SynthConfig::new(0) };
+    /// assert!(c.validate().is_err());
+    /// ```
+    pub const MAX_VARIANTS: usize = 1000;
+
     /// The default settings with the given seed.
     ///
     /// # Example
@@ -274,7 +306,10 @@ impl SynthConfig {
     /// * `kinds` contains [`EditKind::Original`] or a weight that is negative or not
     ///   finite, or its weights sum to `0` while `variants_per_base > 0`;
     /// * `minor_change_fraction` or `misspell_fraction` is outside `[0, 1]`;
-    /// * `max_blocks` is `0` or `max_repeats` is below `2`.
+    /// * `max_blocks` is `0` or above [`SynthConfig::MAX_BLOCKS`], `max_repeats` is
+    ///   below `2` or above [`SynthConfig::MAX_REPEATS`], or `variants_per_base` is
+    ///   above [`SynthConfig::MAX_VARIANTS`] (each bounds the size or the number of
+    ///   generated documents; huge values used to abort or hang).
     ///
     /// # Example
     ///
@@ -318,13 +353,34 @@ impl SynthConfig {
                 ));
             }
         }
-        if self.max_blocks == 0 {
-            return Err(Error::invalid_parameter("max_blocks", "must be at least 1"));
+        if !(1..=Self::MAX_BLOCKS).contains(&self.max_blocks) {
+            return Err(Error::invalid_parameter(
+                "max_blocks",
+                format!(
+                    "must lie in 1..={}, got {}",
+                    Self::MAX_BLOCKS,
+                    self.max_blocks
+                ),
+            ));
         }
-        if self.max_repeats < 2 {
+        if !(2..=Self::MAX_REPEATS).contains(&self.max_repeats) {
             return Err(Error::invalid_parameter(
                 "max_repeats",
-                "must be at least 2",
+                format!(
+                    "must lie in 2..={}, got {}",
+                    Self::MAX_REPEATS,
+                    self.max_repeats
+                ),
+            ));
+        }
+        if self.variants_per_base > Self::MAX_VARIANTS {
+            return Err(Error::invalid_parameter(
+                "variants_per_base",
+                format!(
+                    "must be at most {}, got {}",
+                    Self::MAX_VARIANTS,
+                    self.variants_per_base
+                ),
             ));
         }
         Ok(())

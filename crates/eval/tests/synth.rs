@@ -420,3 +420,40 @@ fn punctuation_and_emoji_only_bases_do_not_panic() {
         }
     }
 }
+
+/// Bounded work (issue "bounded work"): huge generator parameters are refused before
+/// any work (`max_blocks = usize::MAX` used to hang in the block-adding edit), and the
+/// largest accepted values generate quickly.
+#[test]
+fn huge_generator_parameters_are_refused_and_the_limits_are_cheap() {
+    let bases = [
+        "one two three. four five six. seven eight nine. ten eleven twelve.",
+        "alpha beta gamma. delta epsilon zeta. eta theta iota. kappa lambda mu.",
+    ];
+    for bad in [
+        SynthConfig {
+            max_blocks: usize::MAX,
+            ..SynthConfig::new(1)
+        },
+        SynthConfig {
+            max_repeats: usize::MAX,
+            ..SynthConfig::new(1)
+        },
+        SynthConfig {
+            variants_per_base: usize::MAX,
+            ..SynthConfig::new(1)
+        },
+    ] {
+        assert!(generate_corpus(&bases, &bad).is_err());
+    }
+    let started = std::time::Instant::now();
+    let at_limits = SynthConfig {
+        max_blocks: SynthConfig::MAX_BLOCKS,
+        max_repeats: SynthConfig::MAX_REPEATS,
+        variants_per_base: 200,
+        ..SynthConfig::new(1)
+    };
+    let corpus = generate_corpus(&bases, &at_limits).unwrap();
+    assert_eq!(corpus.len(), 402);
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+}
