@@ -59,7 +59,7 @@ fn imatch_signatures_in_an_exact_index_round_trip() {
         (4, vec![digest(9), digest(8)]),
     ] {
         index
-            .insert(k, &IMatchSignature::from_parts(scheme, coords))
+            .insert(k, &IMatchSignature::from_parts(scheme, coords).unwrap())
             .unwrap();
     }
     let bytes = index.to_bytes();
@@ -68,7 +68,7 @@ fn imatch_signatures_in_an_exact_index_round_trip() {
     let mut pairs = loaded.all_pairs();
     pairs.sort_unstable();
     assert_eq!(pairs, vec![(1, 2), (1, 3)]);
-    let q = IMatchSignature::from_parts(scheme, vec![digest(1), None]);
+    let q = IMatchSignature::from_parts(scheme, vec![digest(1), None]).unwrap();
     assert_eq!(loaded.query(&q).unwrap(), index.query(&q).unwrap());
 }
 

@@ -15,8 +15,9 @@ use crate::randomize::MAX_EXTRA_LEXICONS;
 ///
 /// ```
 /// let d: ndd_imatch::Digest = [0; 20];
-/// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some(d)]);
+/// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some(d)])?;
 /// assert_eq!(s.primary(), Some(&d));
+/// # Ok::<(), ndd_core::Error>(())
 /// ```
 pub type Digest = [u8; 20];
 
@@ -32,8 +33,8 @@ pub type Digest = [u8; 20];
 /// use ndd_core::{SchemeId, Signature};
 /// use ndd_imatch::IMatchSignature;
 /// let s = SchemeId::new("demo").finish();
-/// let a = IMatchSignature::from_parts(s, vec![Some([1; 20]), Some([2; 20]), None]);
-/// let b = IMatchSignature::from_parts(s, vec![Some([9; 20]), Some([2; 20]), None]);
+/// let a = IMatchSignature::from_parts(s, vec![Some([1; 20]), Some([2; 20]), None])?;
+/// let b = IMatchSignature::from_parts(s, vec![Some([9; 20]), Some([2; 20]), None])?;
 /// assert!(a.matches(&b)?);
 /// assert_eq!(a.matching_coordinates(&b)?, 1);
 /// assert_eq!(a.similarity(&b)?.value(), 1.0 / 3.0);
@@ -66,20 +67,53 @@ const SIG_MAGIC: [u8; 4] = *b"IMSG";
 const SIG_VERSION: u16 = 1;
 
 impl IMatchSignature {
+    /// `width` absent coordinates (a signer's "no signature"; `width` is checked by
+    /// the signer).
+    pub(crate) fn empty(scheme: SchemeId, width: usize) -> Self {
+        IMatchSignature {
+            scheme,
+            coords: vec![None; width].into_boxed_slice(),
+        }
+    }
+
+    /// The same signature with its first coordinate set (one-coordinate signers).
+    pub(crate) fn with_first(mut self, digest: Digest) -> Self {
+        if let Some(c) = self.coords.first_mut() {
+            *c = Some(digest);
+        }
+        self
+    }
+
     /// A signature from its parts (digests stored elsewhere).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when there are more than
+    /// [`MAX_EXTRA_LEXICONS`](crate::MAX_EXTRA_LEXICONS)` + 1` coordinates (what the
+    /// byte form and every signer allow).
     ///
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None]);
+    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None])?;
     /// assert_eq!(s.coordinates(), &[None]);
+    /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    #[must_use]
-    pub fn from_parts(scheme: SchemeId, coordinates: Vec<Option<Digest>>) -> Self {
-        IMatchSignature {
+    pub fn from_parts(scheme: SchemeId, coordinates: Vec<Option<Digest>>) -> Result<Self, Error> {
+        if coordinates.len() > MAX_EXTRA_LEXICONS + 1 {
+            return Err(Error::invalid_parameter(
+                "coordinates",
+                format!(
+                    "{} coordinates, more than the {} a signature holds",
+                    coordinates.len(),
+                    MAX_EXTRA_LEXICONS + 1
+                ),
+            ));
+        }
+        Ok(IMatchSignature {
             scheme,
             coords: coordinates.into_boxed_slice(),
-        }
+        })
     }
 
     /// The `K + 1` coordinates: the primary lexicon's digest, then one per extra lexicon.
@@ -87,8 +121,9 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([0; 20])]);
+    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([0; 20])])?;
     /// assert_eq!(s.coordinates().len(), 1);
+    /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
     pub fn coordinates(&self) -> &[Option<Digest>] {
@@ -100,8 +135,9 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([7; 20]), None]);
+    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([7; 20]), None])?;
     /// assert_eq!(s.primary(), Some(&[7; 20]));
+    /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
     pub fn primary(&self) -> Option<&Digest> {
@@ -119,14 +155,22 @@ impl IMatchSignature {
     /// ```
     /// use ndd_core::SchemeId;
     /// use ndd_imatch::IMatchSignature;
-    /// let a = IMatchSignature::from_parts(SchemeId::new("x").finish(), vec![Some([1; 20])]);
-    /// let b = IMatchSignature::from_parts(SchemeId::new("y").finish(), vec![Some([1; 20])]);
+    /// let a = IMatchSignature::from_parts(SchemeId::new("x").finish(), vec![Some([1; 20])])?;
+    /// let b = IMatchSignature::from_parts(SchemeId::new("y").finish(), vec![Some([1; 20])])?;
     /// assert!(a.matching_coordinates(&b).is_err());
     /// assert_eq!(a.matching_coordinates(&a)?, 1);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn matching_coordinates(&self, other: &Self) -> Result<usize, Error> {
         self.check_compatible(other)?;
+        if self.coords.len() != other.coords.len() {
+            // As MinHash and SimHash: a comparison of signatures of different lengths
+            // has no meaning (it gave 0.5 one way and 1.0 the other).
+            return Err(Error::LengthMismatch {
+                expected: self.coords.len(),
+                actual: other.coords.len(),
+            });
+        }
         Ok(self
             .coords
             .iter()
@@ -148,8 +192,8 @@ impl IMatchSignature {
     /// use ndd_core::SchemeId;
     /// use ndd_imatch::IMatchSignature;
     /// let s = SchemeId::new("x").finish();
-    /// let a = IMatchSignature::from_parts(s, vec![None, Some([3; 20])]);
-    /// let b = IMatchSignature::from_parts(s, vec![None, Some([4; 20])]);
+    /// let a = IMatchSignature::from_parts(s, vec![None, Some([3; 20])])?;
+    /// let b = IMatchSignature::from_parts(s, vec![None, Some([4; 20])])?;
     /// assert!(!a.matches(&b)?); // absent coordinates never match
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -163,7 +207,7 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([5; 20]), None]);
+    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([5; 20]), None])?;
     /// let bytes = s.to_bytes();
     /// assert_eq!(bytes.len(), 6 + 8 + 4 + 21 + 1 + 8);
     /// assert_eq!(ndd_imatch::IMatchSignature::from_bytes(&bytes)?, s);
@@ -198,9 +242,10 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None]);
+    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None])?;
     /// let bytes = s.to_bytes();
     /// assert!(ndd_imatch::IMatchSignature::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _) = ByteReader::new(bytes, SIG_MAGIC, SIG_VERSION)?;
@@ -285,7 +330,8 @@ mod tests {
         let sig = IMatchSignature::from_parts(
             crate::unigram_extractor_scheme(),
             vec![Some([7; 20]), None],
-        );
+        )
+        .unwrap();
         let json = serde_json::to_string(&sig).unwrap();
         assert_eq!(serde_json::from_str::<IMatchSignature>(&json).unwrap(), sig);
         let mut v: Vec<u8> = serde_json::from_str(&json).unwrap();

@@ -863,7 +863,7 @@ impl TrySketcher for IMatchSigner {
 
     /// A signature of `K + 1` absent coordinates under this signer's scheme.
     fn new_signature(&self) -> IMatchSignature {
-        IMatchSignature::from_parts(self.scheme, vec![None; self.width])
+        IMatchSignature::empty(self.scheme, self.width)
     }
 
     /// # Errors

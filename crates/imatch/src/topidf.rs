@@ -310,6 +310,6 @@ impl<E: FeatureExtractor> TopIdfMatcher<E> {
             bytes.extend_from_slice(&t.to_le_bytes());
         }
         let digest: [u8; 20] = Sha1::digest(&bytes).into();
-        Ok(IMatchSignature::from_parts(self.scheme, vec![Some(digest)]))
+        Ok(IMatchSignature::empty(self.scheme, 1).with_first(digest))
     }
 }

@@ -651,3 +651,26 @@ fn parallel_signing_equals_the_sequential_loop() {
     assert!(want.iter().any(Result::is_err) && want.iter().any(Result::is_ok));
     assert_eq!(m.par_sign_batch(&docs), want);
 }
+
+/// Signatures of the same scheme with different numbers of coordinates do not compare
+/// (they gave 0.5 one way and 1.0 the other), and `from_parts` builds only what the
+/// byte form can load (40 coordinates were built, saved and then refused).
+#[test]
+fn signature_lengths_are_checked_on_both_sides() {
+    use ndd_core::{ErrorKind, Signature};
+    use ndd_imatch::{IMatchSignature, MAX_EXTRA_LEXICONS};
+    let s = ndd_core::SchemeId::new("len").finish();
+    let two = IMatchSignature::from_parts(s, vec![Some([1; 20]), Some([2; 20])]).unwrap();
+    let one = IMatchSignature::from_parts(s, vec![Some([1; 20])]).unwrap();
+    for (a, b) in [(&two, &one), (&one, &two)] {
+        assert_eq!(
+            a.similarity(b).unwrap_err().kind(),
+            ErrorKind::LengthMismatch
+        );
+        assert!(a.matches(b).is_err());
+    }
+    let widest = vec![None; MAX_EXTRA_LEXICONS + 1];
+    let sig = IMatchSignature::from_parts(s, widest).unwrap();
+    assert_eq!(IMatchSignature::from_bytes(&sig.to_bytes()).unwrap(), sig);
+    assert!(IMatchSignature::from_parts(s, vec![None; 40]).is_err());
+}
