@@ -237,9 +237,18 @@ pub struct SimHashState {
     float_used: bool,
     invalid: u64,
     first_invalid: Option<(u64, f64)>,
+    /// The scheme of the sketcher that made this state: a state is scratch space for
+    /// one configuration (its length, seed, projection and weights).
+    owner: SchemeId,
 }
 
 impl SimHashState {
+    /// Whether a weighted sum overflowed (weights near `f64::MAX`): the signs of
+    /// infinite or NaN sums mean nothing.
+    fn overflowed(&self) -> bool {
+        self.float_used && (!self.total.is_finite() || self.sums.iter().any(|v| !v.is_finite()))
+    }
+
     /// Adds the buffered features with their `idf` weights, in push order: all lookups
     /// first, so that their cache misses overlap.
     #[inline(never)]
@@ -1111,7 +1120,7 @@ impl SimHashSketcher {
             state.push_weighted(w.feature, w.weight);
         }
         let mut out = Sketcher::new_signature(self);
-        self.finish_into(&mut state, &mut out);
+        self.try_finish_into(&mut state, &mut out)?;
         Ok(out)
     }
 
@@ -1140,6 +1149,20 @@ impl SimHashSketcher {
         state: &mut SimHashState,
         out: &mut SimHashSignature,
     ) -> Result<(), Error> {
+        if state.owner != self.scheme {
+            let other = state.owner;
+            *state = Sketcher::new_state(self);
+            return Err(Error::Incompatible {
+                left: self.scheme,
+                right: other,
+            });
+        }
+        if state.overflowed() {
+            state.reset();
+            return Err(Error::invalid_input(
+                "the weighted sums overflowed (weights near f64::MAX): scale the weights down",
+            ));
+        }
         if let Some((feature, w)) = state.first_invalid {
             let n = state.invalid;
             state.reset();
@@ -1190,6 +1213,7 @@ impl Sketcher for SimHashSketcher {
             float_used: false,
             invalid: 0,
             first_invalid: None,
+            owner: self.scheme,
         }
     }
 
@@ -1198,6 +1222,12 @@ impl Sketcher for SimHashSketcher {
     }
 
     fn finish_into(&self, state: &mut SimHashState, out: &mut SimHashSignature) {
+        if state.owner != self.scheme {
+            // A state made by another configuration: its counts are not this
+            // sketcher's. Give the empty document's signature and a state of ours
+            // (`try_finish_into` reports this as an error instead).
+            *state = Sketcher::new_state(self);
+        }
         let words = out.reset(self.scheme, self.bits);
         state.finish(words);
     }
@@ -1237,6 +1267,11 @@ impl<E> Sketcher for SimHasher<E> {
 impl<E: FeatureExtractor> DocSketcher for SimHasher<E> {
     #[inline]
     fn extract_into(&self, doc: &str, state: &mut SimHashState) {
+        if state.owner != self.0.sketcher().scheme {
+            // A state made by another configuration (`sketch_with` given another
+            // hasher's state): start from one of ours, so the signature is right.
+            *state = Sketcher::new_state(self);
+        }
         self.0.extract_into(doc, state);
     }
 }

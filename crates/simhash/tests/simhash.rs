@@ -607,11 +607,10 @@ fn huge_finite_weights_and_zero_weights_have_defined_results() {
         h.sketch_weighted(&neg).unwrap(),
     );
     assert_eq!(a.words()[0], !b.words()[0]); // sums are odd multiples of 1: never 0
-    // Sums that overflow to ±∞ keep their sign; no panic.
-    let big = h
-        .sketch_weighted(&[w(1, f64::MAX), w(2, f64::MAX)])
-        .unwrap();
-    assert_eq!(big.bits(), 64);
+    // Sums that overflow are an error (their infinite and NaN sums have no sign to
+    // keep: three weights of f64::MAX used to give an all-zero signature); no panic.
+    let big = h.sketch_weighted(&[w(1, f64::MAX), w(2, f64::MAX)]);
+    assert_eq!(big.unwrap_err().kind(), ErrorKind::InvalidInput);
 }
 
 #[test]
@@ -688,4 +687,42 @@ fn fingerprinter64_equals_the_signature_bits() {
         let h = SimHasher::new(bits).unwrap();
         assert!(Fingerprinter64::from_hasher(h).is_err(), "{bits}");
     }
+}
+
+/// Weights whose sums overflow are an error, not a silent all-zero signature (three
+/// weights of `f64::MAX` gave `Ok(0)`); a state made by another configuration is reset
+/// by `sketch_with` (the signature is this hasher's) and refused by `try_finish_into`.
+#[test]
+fn overflowing_weights_and_foreign_states_are_caught() {
+    use ndd_core::TrySketcher;
+    let h = SimHasher::builder().bits(64).build().unwrap();
+    let huge: Vec<Weighted> = (1..=3)
+        .map(|f| Weighted {
+            feature: f,
+            weight: f64::MAX,
+        })
+        .collect();
+    assert!(h.sketch_weighted(&huge).is_err());
+    let fine: Vec<Weighted> = (1..=3)
+        .map(|f| Weighted {
+            feature: f,
+            weight: 1e300,
+        })
+        .collect();
+    assert!(h.sketch_weighted(&fine).is_ok());
+
+    let other = SimHasher::builder().bits(128).seed(9).build().unwrap();
+    let doc = "the committee approved the budget for the new library building";
+    let mut foreign = Sketcher::new_state(&other);
+    let mut out = Sketcher::new_signature(&h);
+    h.sketch_with(&mut foreign, doc, &mut out);
+    assert_eq!(out, h.sketch(doc));
+    let mut foreign = Sketcher::new_state(&other);
+    foreign.push(7);
+    let mut out = TrySketcher::new_signature(&h.checked());
+    let err = h
+        .checked()
+        .try_finish_into(&mut foreign, &mut out)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Incompatible);
 }
