@@ -476,3 +476,34 @@ fn hot_exact_buckets_and_wide_forms_are_cheap() {
     let at_limit = ExactIndex::<u32, PlainSlots>::from_bytes(&w.finish()).unwrap();
     assert_eq!(at_limit.num_coordinates(), MAX_EXACT_COORDINATES);
 }
+
+/// A delta limit of 0 (as saved bytes may hold) used to make every insert rewrite the
+/// tables (milliseconds each); limits below `max(64, √N)` now count as that, so
+/// 10,000 inserts into a loaded index stay cheap, and it answers as the definition
+/// says.
+#[test]
+fn a_zero_delta_limit_does_not_make_inserts_linear() {
+    use std::time::{Duration, Instant};
+    let mut index: HammingIndex<u64> =
+        HammingIndex::new(HammingParams::new(3, 6).unwrap()).with_delta_limit(Some(0));
+    for i in 0..10_000u64 {
+        index.insert(i, stable_hash64(&i.to_le_bytes(), 1)).unwrap();
+    }
+    let mut loaded: HammingIndex<u64> = HammingIndex::from_bytes(&index.to_bytes()).unwrap();
+    let started = Instant::now();
+    for i in 10_000..20_000u64 {
+        loaded
+            .insert(i, stable_hash64(&i.to_le_bytes(), 1))
+            .unwrap();
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    // The delta stays within the effective limit, √N of the merged tables.
+    assert!(loaded.delta_len() <= 200, "{}", loaded.delta_len());
+    // A copy of document 5's fingerprint is found at distance 0.
+    let fp = stable_hash64(&5u64.to_le_bytes(), 1);
+    assert!(loaded.query(fp).contains(&(5, 0)));
+}

@@ -370,6 +370,9 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     }
 }
 
+/// The smallest delta limit in effect (see [`HammingIndex::with_delta_limit`]).
+const MIN_DELTA_LIMIT: usize = 64;
+
 impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// An empty index whose [`CandidateIndex`] signature type is `S` (a
     /// [`BitSignature`] of 64 bits).
@@ -424,17 +427,21 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     }
 
     /// Sets the delta size that triggers a merge into the tables (`None`: the default
-    /// `max(256, 4·√N)`). A larger delta makes inserts cheaper and queries dearer.
+    /// `max(256, 4·√N)`). A larger delta makes inserts cheaper and queries dearer: a
+    /// merge rewrites the tables, so an insert costs `O(N / limit)` amortized. Limits
+    /// below `max(64, √N)` count as that, so that an insert costs at most `O(√N)`
+    /// amortized whatever is asked (a limit of 0 read from saved bytes made every
+    /// insert rewrite the tables).
     ///
     /// # Example
     ///
     /// ```
     /// use ndd_lsh::{HammingIndex, HammingParams};
-    /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?).with_delta_limit(Some(2));
-    /// for i in 0..10u64 {
+    /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?).with_delta_limit(Some(100));
+    /// for i in 0..1000u64 {
     ///     index.insert(i, i << 40)?;
     /// }
-    /// assert!(index.delta_len() <= 2);
+    /// assert!(index.delta_len() <= 100);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -551,10 +558,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
 
     #[allow(clippy::cast_possible_truncation)] // 4·√N is far below usize::MAX
     fn limit(&self) -> usize {
-        self.delta_limit.unwrap_or_else(|| {
-            let main = self.tables.first().map_or(0, |t| t.keys.len());
-            ((4.0 * (main as f64).sqrt()) as usize).max(256)
-        })
+        let main = self.tables.first().map_or(0, |t| t.keys.len());
+        let root = (main as f64).sqrt() as usize;
+        self.delta_limit
+            .unwrap_or_else(|| (4 * root).max(256))
+            .max(root.max(MIN_DELTA_LIMIT))
     }
 
     /// Adds a document without merging; re-inserting a key replaces its entry.
