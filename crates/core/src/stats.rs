@@ -19,6 +19,17 @@ use crate::{Error, FeatureExtractor, FeatureSet, SchemeId};
 const MAGIC: [u8; 4] = *b"NDF1";
 const VERSION: u16 = 1;
 
+/// The most documents [`DocumentFrequencies`] counts: 2^53, where every count is
+/// still exact as an `f64` (IDF is computed in floating point). Loading a larger `N`
+/// is an error, and so is a merge past it; a collection near it is far beyond any
+/// real one (saved statistics claiming N near 2^64 made `merge` overflow).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_core::stats::MAX_COUNTED_DOCS, 1 << 53);
+/// ```
+pub const MAX_COUNTED_DOCS: u64 = 1 << 53;
 /// Document frequencies of features over a collection: `N` documents, and for each
 /// feature the number of documents that contain it at least once.
 ///
@@ -128,6 +139,7 @@ impl DocumentFrequencies {
 
     /// Counts one document given its features, in any order and with repeats (each
     /// distinct feature counts once). An empty document still counts towards `N`.
+    /// Counts stop at [`MAX_COUNTED_DOCS`].
     ///
     /// # Example
     ///
@@ -142,9 +154,13 @@ impl DocumentFrequencies {
         self.scratch.extend_from_slice(features);
         self.scratch.sort_unstable();
         self.scratch.dedup();
-        self.num_docs += 1;
+        // Counts stop at MAX_COUNTED_DOCS (N ≤ 2^53 < u64::MAX, df ≤ N), so the
+        // statistics always save and load.
+        self.num_docs = (self.num_docs + 1).min(MAX_COUNTED_DOCS);
+        let cap = self.num_docs;
         for &f in &self.scratch {
-            *self.df.entry(f).or_insert(0) += 1;
+            let n = self.df.entry(f).or_insert(0);
+            *n = (*n + 1).min(cap);
         }
     }
 
@@ -159,9 +175,11 @@ impl DocumentFrequencies {
     /// assert_eq!((s.df(1), s.df(3), s.df(2)), (1, 1, 0));
     /// ```
     pub fn add_set(&mut self, set: &FeatureSet) {
-        self.num_docs += 1;
+        self.num_docs = (self.num_docs + 1).min(MAX_COUNTED_DOCS);
+        let cap = self.num_docs;
         for &f in set.as_slice() {
-            *self.df.entry(f).or_insert(0) += 1;
+            let n = self.df.entry(f).or_insert(0);
+            *n = (*n + 1).min(cap);
         }
     }
 
@@ -170,7 +188,9 @@ impl DocumentFrequencies {
     ///
     /// # Errors
     ///
-    /// [`Error::Incompatible`] when the two count features of different schemes.
+    /// [`Error::Incompatible`] when the two count features of different schemes;
+    /// [`Error::InvalidInput`] when the merged collection would count more than
+    /// [`MAX_COUNTED_DOCS`] documents (`self` is unchanged then).
     ///
     /// # Example
     ///
@@ -188,9 +208,21 @@ impl DocumentFrequencies {
     /// ```
     pub fn merge(&mut self, other: &DocumentFrequencies) -> Result<(), Error> {
         Error::check_schemes(self.scheme, other.scheme)?;
-        self.num_docs += other.num_docs;
+        let total = self
+            .num_docs
+            .checked_add(other.num_docs)
+            .filter(|&n| n <= MAX_COUNTED_DOCS)
+            .ok_or_else(|| {
+                Error::invalid_input(format!(
+                    "{} + {} documents is more than the {MAX_COUNTED_DOCS} counted",
+                    self.num_docs, other.num_docs
+                ))
+            })?;
+        self.num_docs = total;
+        // Each df is at most its part's N, so the sums stay at most `total`.
         for (&f, &n) in &other.df {
-            *self.df.entry(f).or_insert(0) += n;
+            let d = self.df.entry(f).or_insert(0);
+            *d = d.saturating_add(n);
         }
         Ok(())
     }
@@ -376,6 +408,11 @@ impl DocumentFrequencies {
         let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
         let scheme = SchemeId::from_u64(r.u64()?);
         let num_docs = r.u64()?;
+        if num_docs > MAX_COUNTED_DOCS {
+            return Err(Error::corrupt_data(format!(
+                "N = {num_docs} documents, more than the {MAX_COUNTED_DOCS} counted"
+            )));
+        }
         let features = r.u64_vec()?;
         let counts = r.u64_vec()?;
         r.finish()?;

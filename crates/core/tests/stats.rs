@@ -121,3 +121,58 @@ fn degenerate_collections_have_defined_values() {
     assert_eq!((one.idf(1), one.nidf(1)), (0.0, 0.0));
     assert!(one.idf(2).is_finite());
 }
+
+/// Statistics whose counts come from outside (saved bytes with N near 2^64) cannot
+/// overflow: the loader refuses N above MAX_COUNTED_DOCS, a merge past it is an error
+/// that leaves the statistics unchanged, and what is left always saves and loads.
+#[test]
+fn counts_from_outside_cannot_overflow() {
+    use ndd_core::codec::ByteWriter;
+    use ndd_core::stats::{DocumentFrequencies, MAX_COUNTED_DOCS};
+    let scheme = ndd_core::SchemeId::new("w").finish();
+    let form = |n: u64, df: u64| {
+        let mut w = ByteWriter::new(*b"NDF1", 1);
+        w.u64(scheme.as_u64());
+        w.u64(n);
+        w.u64_slice(&[42]);
+        w.u64_slice(&[df]);
+        w.finish()
+    };
+    assert!(DocumentFrequencies::from_bytes(&form(u64::MAX - 1, 5)).is_err());
+    let mut a = DocumentFrequencies::from_bytes(&form(MAX_COUNTED_DOCS, 7)).unwrap();
+    let b = DocumentFrequencies::from_bytes(&form(1, 1)).unwrap();
+    let before = a.to_bytes();
+    assert!(a.merge(&b).is_err());
+    assert_eq!(a.to_bytes(), before);
+    a.add_document(&[42, 43]);
+    let reloaded = DocumentFrequencies::from_bytes(&a.to_bytes()).unwrap();
+    assert_eq!(reloaded.df(42), 8);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+    /// Any payload under a valid checksum (the checksum recomputed after mutation) is
+    /// a typed error or statistics that save and load to the same bytes; never a panic.
+    #[test]
+    fn checksum_valid_mutations_load_or_are_refused(
+        n in proptest::prelude::any::<u64>(),
+        feats in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..8),
+        counts in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..8),
+    ) {
+        use ndd_core::codec::ByteWriter;
+        use ndd_core::stats::DocumentFrequencies;
+        let mut w = ByteWriter::new(*b"NDF1", 1);
+        w.u64(7);
+        w.u64(n);
+        w.u64_slice(&feats);
+        w.u64_slice(&counts);
+        if let Ok(mut s) = DocumentFrequencies::from_bytes(&w.finish()) {
+            let bytes = s.to_bytes();
+            proptest::prop_assert_eq!(DocumentFrequencies::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+            let copy = s.clone();
+            let _ = s.merge(&copy);
+            s.add_document(&feats);
+            proptest::prop_assert!(DocumentFrequencies::from_bytes(&s.to_bytes()).is_ok());
+        }
+    }
+}
