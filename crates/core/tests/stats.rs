@@ -127,9 +127,8 @@ fn degenerate_collections_have_defined_values() {
 /// that leaves the statistics unchanged, and what is left always saves and loads.
 #[test]
 fn counts_from_outside_cannot_overflow() {
-    use ndd_core::codec::ByteWriter;
-    use ndd_core::stats::{DocumentFrequencies, MAX_COUNTED_DOCS};
-    let scheme = ndd_core::SchemeId::new("w").finish();
+    use ndd_core::stats::MAX_COUNTED_DOCS;
+    let scheme = SchemeId::new("w").finish();
     let form = |n: u64, df: u64| {
         let mut w = ByteWriter::new(*b"NDF1", 1);
         w.u64(scheme.as_u64());
@@ -149,18 +148,17 @@ fn counts_from_outside_cannot_overflow() {
     assert_eq!(reloaded.df(42), 8);
 }
 
-proptest::proptest! {
-    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
     /// Any payload under a valid checksum (the checksum recomputed after mutation) is
     /// a typed error or statistics that save and load to the same bytes; never a panic.
     #[test]
     fn checksum_valid_mutations_load_or_are_refused(
-        n in proptest::prelude::any::<u64>(),
-        feats in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..8),
-        counts in proptest::collection::vec(proptest::prelude::any::<u64>(), 0..8),
+        n in any::<u64>(),
+        feats in proptest::collection::vec(any::<u64>(), 0..8),
+        counts in proptest::collection::vec(any::<u64>(), 0..8),
     ) {
         use ndd_core::codec::ByteWriter;
-        use ndd_core::stats::DocumentFrequencies;
         let mut w = ByteWriter::new(*b"NDF1", 1);
         w.u64(7);
         w.u64(n);
@@ -168,11 +166,11 @@ proptest::proptest! {
         w.u64_slice(&counts);
         if let Ok(mut s) = DocumentFrequencies::from_bytes(&w.finish()) {
             let bytes = s.to_bytes();
-            proptest::prop_assert_eq!(DocumentFrequencies::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+            prop_assert_eq!(DocumentFrequencies::from_bytes(&bytes).unwrap().to_bytes(), bytes);
             let copy = s.clone();
             let _ = s.merge(&copy);
             s.add_document(&feats);
-            proptest::prop_assert!(DocumentFrequencies::from_bytes(&s.to_bytes()).is_ok());
+            prop_assert!(DocumentFrequencies::from_bytes(&s.to_bytes()).is_ok());
         }
     }
 }
