@@ -117,7 +117,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let added = match &mut index {
         Some(ix) => {
             let base = ix.len();
-            Some((base, ix.add(docs)?))
+            Some((base, ix.add_with_progress(docs, bars.as_ref())?))
         }
         None => None,
     };

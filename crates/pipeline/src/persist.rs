@@ -233,6 +233,41 @@ impl DedupIndex {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn add(&mut self, docs: &[Document]) -> Result<Outcome, Error> {
+        self.add_with_progress(docs, &crate::NoProgress)
+    }
+
+    /// [`add`](Self::add), reporting each stage to `progress` (exact pass, sketch,
+    /// candidates in chunks of documents, group) for a progress bar.
+    ///
+    /// # Errors
+    ///
+    /// As [`add`](Self::add).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicU64, Ordering};
+    /// use ndd_pipeline::{Dedup, DedupIndex, Document, Progress, Stage};
+    /// #[derive(Default)]
+    /// struct Count(AtomicU64);
+    /// impl Progress for Count {
+    ///     fn advance(&self, stage: Stage, done: u64) {
+    ///         if stage == Stage::Sketch {
+    ///             self.0.fetch_add(done, Ordering::Relaxed);
+    ///         }
+    ///     }
+    /// }
+    /// let mut index = DedupIndex::new(&Dedup::new())?;
+    /// let count = Count::default();
+    /// index.add_with_progress(&[Document::new("a", "some text here"), Document::new("b", "other words")], &count)?;
+    /// assert_eq!(count.0.load(Ordering::Relaxed), 2);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn add_with_progress(
+        &mut self,
+        docs: &[Document],
+        progress: &dyn crate::Progress,
+    ) -> Result<Outcome, Error> {
         let base = self.ids.len();
         let total = base + docs.len();
         if u32::try_from(total).is_err() {
@@ -247,6 +282,7 @@ impl DedupIndex {
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
 
         // Exact copies of earlier documents or of this batch's.
+        progress.start(Stage::Exact, Some(docs.len() as u64));
         let t = Instant::now();
         let mut pairs: Vec<ScoredPair> = Vec::new();
         let mut unique: Vec<usize> = Vec::with_capacity(docs.len());
@@ -276,14 +312,22 @@ impl DedupIndex {
             None => unique.extend(0..docs.len()),
         }
         report.timings.push((Stage::Exact, t.elapsed()));
+        progress.advance(Stage::Exact, docs.len() as u64);
+        progress.finish(Stage::Exact);
 
         // Sketch the rest, query the index, verify by the estimate, insert.
         let t = Instant::now();
         let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
-        #[cfg(feature = "rayon")]
-        let sigs = self.hasher.par_sketch_batch(&unique_texts);
-        #[cfg(not(feature = "rayon"))]
-        let sigs = self.hasher.sketch_batch(&unique_texts);
+        progress.start(Stage::Sketch, Some(unique_texts.len() as u64));
+        let mut sigs = Vec::with_capacity(unique_texts.len());
+        for chunk in unique_texts.chunks(crate::progress::CHUNK) {
+            #[cfg(feature = "rayon")]
+            sigs.extend(self.hasher.par_sketch_batch(chunk));
+            #[cfg(not(feature = "rayon"))]
+            sigs.extend(self.hasher.sketch_batch(chunk));
+            progress.advance(Stage::Sketch, chunk.len() as u64);
+        }
+        progress.finish(Stage::Sketch);
         report.timings.push((Stage::Sketch, t.elapsed()));
         let t = Instant::now();
         // The only failure inside the loop would be a scheme mismatch: rule it out
@@ -293,7 +337,11 @@ impl DedupIndex {
         }
         let staged = &mut self.lsh;
         let mut found = Vec::new();
-        for (&i, sig) in unique.iter().zip(&sigs) {
+        progress.start(Stage::Candidates, Some(sigs.len() as u64));
+        for (n, (&i, sig)) in unique.iter().zip(&sigs).enumerate() {
+            if n % crate::progress::CHUNK == 0 && n > 0 {
+                progress.advance(Stage::Candidates, crate::progress::CHUNK as u64);
+            }
             let g = base + i;
             found.clear();
             staged.query_then_insert(key(g), sig, &mut found)?;
@@ -309,6 +357,7 @@ impl DedupIndex {
                 }
             }
         }
+        progress.finish(Stage::Candidates);
         report.timings.push((Stage::Candidates, t.elapsed()));
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
