@@ -33,14 +33,14 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use near_dup::eval::{
-    Labels, SiblingConfig, SynthConfig, generate_corpus, generate_siblings, max_f1,
+    Labels, SiblingConfig, SynthConfig, distinct_texts, generate_corpus, generate_siblings, max_f1,
 };
 use near_dup::imatch::{IMatcher, Lexicon, unigram_extractor};
 use near_dup::minhash::MinHasher;
 use near_dup::shingle::{CharShingler, WordShingler};
 use near_dup::simhash::{SimHashSignature, SimHasher, Weighting};
 use near_dup::stats::DocumentFrequencies;
-use near_dup::{DocSketcher, FeatureExtractor, FeatureSet, Signature, exact_similar_pairs};
+use near_dup::{DocSketcher, FeatureExtractor, FeatureSet, Signature};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -92,24 +92,8 @@ fn pick_bases(
     pool.sort_unstable();
     pool.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
     pool.truncate(4 * n);
-    let w3 = WordShingler::new(3)?;
-    let sets: Vec<FeatureSet> = pool.iter().map(|t| w3.feature_set(t)).collect();
-    let mut dropped = vec![false; pool.len()];
-    let mut close = exact_similar_pairs(&sets, 0.5)?;
-    close.sort_unstable_by_key(|p| (p.a.min(p.b), p.a.max(p.b)));
-    for near_dup::ScoredPair { a, b, .. } in close {
-        let (a, b) = (a.min(b), a.max(b));
-        if !dropped[a] {
-            dropped[b] = true;
-        }
-    }
-    Ok(pool
-        .into_iter()
-        .zip(dropped)
-        .filter(|(_, d)| !d)
-        .map(|(t, _)| t.to_string())
-        .take(n)
-        .collect())
+    // Real texts that are not near-duplicates of each other.
+    Ok(distinct_texts(&pool, &WordShingler::new(3)?, 0.5, n)?)
 }
 
 fn build_set(name: &str, bases: Vec<String>, seed: u64, variants: usize) -> Res<LabeledSet> {

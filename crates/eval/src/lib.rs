@@ -59,12 +59,14 @@
 //!   2008.
 
 mod agreement;
+mod bases;
 mod labels;
 mod metrics;
 mod siblings;
 mod synth;
 
 pub use agreement::{PairAgreement, ac1, cluster_pairwise, pair_agreement};
+pub use bases::distinct_texts;
 pub use labels::Labels;
 pub use metrics::{
     Confusion, SweepPoint, ThresholdSweep, evaluate_pairs, evaluate_predicted_pairs, max_f1, sweep,

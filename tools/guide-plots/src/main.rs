@@ -18,7 +18,6 @@
 use std::error::Error;
 use std::path::{Path, PathBuf};
 
-use ndd_core::{FeatureExtractor, FeatureSet, exact_similar_pairs};
 use ndd_eval::{
     Labels, SiblingConfig, SynthConfig, cluster_pairwise, generate_corpus, generate_siblings,
 };
@@ -49,24 +48,12 @@ fn bases(root: &Path, n: usize) -> Res<Vec<String>> {
         .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
         .filter(|t| t.split_whitespace().count() >= 40)
         .collect();
-    let w3 = ndd_shingle_word3()?;
-    let sets: Vec<FeatureSet> = pool.iter().map(|t| w3.feature_set(t)).collect();
-    let mut dropped = vec![false; pool.len()];
-    let mut close = exact_similar_pairs(&sets, 0.5)?;
-    close.sort_unstable_by_key(|p| (p.a.min(p.b), p.a.max(p.b)));
-    for p in close {
-        let (a, b) = (p.a.min(p.b), p.a.max(p.b));
-        if !dropped[a] {
-            dropped[b] = true;
-        }
-    }
-    Ok(pool
-        .into_iter()
-        .zip(dropped)
-        .filter(|(_, d)| !d)
-        .map(|(t, _)| t)
-        .take(n)
-        .collect())
+    Ok(ndd_eval::distinct_texts(
+        &pool,
+        &*ndd_shingle_word3()?,
+        0.5,
+        n,
+    )?)
 }
 
 /// Word 3-grams, the pipeline's default shingles.
