@@ -10,7 +10,7 @@ use ahash::AHashMap;
 use ndd_core::{CandidateIndex, Error, Estimate, PairSink, SchemeId, ScoredPair, SlotSignature};
 
 use crate::LshParams;
-use crate::table::{BandTable, MAX_DOCS, NIL, Probe};
+use crate::table::{BandTable, MAX_DOCS, NIL, Probe, Start};
 
 mod bytes;
 
@@ -658,7 +658,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         for table in &mut self.tables {
             table.reserve_one();
         }
-        let mut starts = [(0usize, 0u64); PREFETCH_BANDS];
+        let mut starts = [Start::default(); PREFETCH_BANDS];
         for first in (0..b).step_by(PREFETCH_BANDS) {
             let last = (first + PREFETCH_BANDS).min(b);
             // Issue the table loads of a group of bands before probing any of them.
@@ -669,9 +669,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 let table = &mut self.tables[i];
                 let keys = &self.band_keys;
                 let key_i = keys[base + i];
-                let probe = table.probe_from(key_i, starts[i - first], |h| {
-                    keys[h as usize * b + i] == key_i
-                });
+                let probe =
+                    table.probe_from(starts[i - first], |h| keys[h as usize * b + i] == key_i);
                 match probe {
                     Probe::Found(pos, head) => {
                         if QUERY {
@@ -694,7 +693,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                     Probe::Vacant(pos) => {
                         self.next[base + i] = NIL;
                         self.prev[base + i] = NIL;
-                        table.occupy(pos, key_i, slot);
+                        table.occupy(pos, starts[i - first], slot);
                     }
                 }
             }
@@ -789,7 +788,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     fn for_each_candidate_slot(&self, qkeys: &[u64], mut f: impl FnMut(u32)) {
         let b = self.params.bands();
         let keys = &self.band_keys;
-        let mut starts = [(0usize, 0u64); PREFETCH_BANDS];
+        let mut starts = [Start::default(); PREFETCH_BANDS];
         for first in (0..b).step_by(PREFETCH_BANDS) {
             let last = (first + PREFETCH_BANDS).min(b);
             for i in first..last {
@@ -797,9 +796,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
             }
             for i in first..last {
                 let key_i = qkeys[i];
-                let probe = self.tables[i].probe_from(key_i, starts[i - first], |h| {
-                    keys[h as usize * b + i] == key_i
-                });
+                let probe = self.tables[i]
+                    .probe_from(starts[i - first], |h| keys[h as usize * b + i] == key_i);
                 if let Probe::Found(_, head) = probe {
                     let mut d = head;
                     while d != NIL {

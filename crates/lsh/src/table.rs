@@ -28,6 +28,14 @@ const MAX_CAP: u64 = 1 << 32;
 pub(crate) const MAX_DOCS: usize = 3 << 30;
 
 /// What [`BandTable::probe`] found.
+/// Where a key's probe starts: see [`BandTable::start`].
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Start {
+    pos: usize,
+    entry: u64,
+    fragment: u32,
+}
+
 pub(crate) enum Probe {
     /// The key's bucket: table position and head document.
     Found(usize, u32),
@@ -143,27 +151,28 @@ impl BandTable {
         }
     }
 
-    /// The home position of `key` and the entry stored there. Loading it apart from
-    /// [`probe_from`](Self::probe_from) lets the caller start the (likely cache-missing)
-    /// loads of several bands before using any of them.
+    /// The fragment of `key`, its home position and the entry stored there. Loading
+    /// it apart from [`probe_from`](Self::probe_from) lets the caller start the
+    /// (likely cache-missing) loads of several bands before using any of them; the
+    /// fragment (a mix of the key) is computed once for the probe and the insert.
     #[inline]
-    pub(crate) fn start(&self, key: u64) -> (usize, u64) {
-        let pos = home(self.fragment(key), self.slots.len());
-        (pos, self.slots[pos])
+    pub(crate) fn start(&self, key: u64) -> Start {
+        let fragment = self.fragment(key);
+        let pos = home(fragment, self.slots.len());
+        Start {
+            pos,
+            entry: self.slots[pos],
+            fragment,
+        }
     }
 
-    /// Finds `key`'s bucket from its [`start`](Self::start); `confirm(head)` checks the
+    /// Finds the bucket of the key `start` was made for; `confirm(head)` checks the
     /// full key of a head document whose fragment matches.
     #[inline]
-    pub(crate) fn probe_from(
-        &self,
-        key: u64,
-        start: (usize, u64),
-        confirm: impl Fn(u32) -> bool,
-    ) -> Probe {
+    pub(crate) fn probe_from(&self, start: Start, confirm: impl Fn(u32) -> bool) -> Probe {
         let cap = self.slots.len();
-        let f = self.fragment(key);
-        let (mut pos, mut e) = start;
+        let f = start.fragment;
+        let (mut pos, mut e) = (start.pos, start.entry);
         loop {
             if e == EMPTY {
                 return Probe::Vacant(pos);
@@ -182,7 +191,7 @@ impl BandTable {
     /// Finds `key`'s bucket (see [`probe_from`](Self::probe_from)).
     #[inline]
     pub(crate) fn probe(&self, key: u64, confirm: impl Fn(u32) -> bool) -> Probe {
-        self.probe_from(key, self.start(key), confirm)
+        self.probe_from(self.start(key), confirm)
     }
 
     /// Replaces the head document of the bucket at `pos`.
@@ -195,8 +204,8 @@ impl BandTable {
     /// Fills the empty position `pos` (from [`probe`](Self::probe), after
     /// [`reserve_one`](Self::reserve_one)) with a new bucket.
     #[inline]
-    pub(crate) fn occupy(&mut self, pos: usize, key: u64, head: u32) {
-        self.slots[pos] = entry(self.fragment(key), head);
+    pub(crate) fn occupy(&mut self, pos: usize, start: Start, head: u32) {
+        self.slots[pos] = entry(start.fragment, head);
         self.len += 1;
     }
 
