@@ -160,7 +160,15 @@ impl Densifier {
         // per round would cost O(k² log k / f): 50 s for five words at k = 2^18.
         let filled = k - remaining;
         if filled < words {
-            let sources: Vec<usize> = (0..k).filter(|&j| bit_is_set(occupied, j)).collect();
+            // The non-empty bins, from the bitmap's set bits (fewer than `words`).
+            let mut sources = Vec::with_capacity(filled);
+            for (w, &word) in occupied.iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    sources.push(w * 64 + bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
+                }
+            }
             while remaining > 2 && t < limit {
                 let m = self.shift_at(t);
                 t += 1;
