@@ -97,7 +97,7 @@ fn build_hasher(
     shingles: Shingles,
     nfkc: bool,
 ) -> Result<MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>, CoreError> {
-    crate::candidates::check_num_perm(config.num_perm)?;
+    crate::method::check_num_perm(config.num_perm)?;
     MinHasher::builder()
         .num_hashes(config.num_perm)
         .seed(config.seed)
@@ -147,7 +147,7 @@ impl DedupIndex {
         let shingles = dedup.shingles_config();
         let nfkc = dedup.normalizes_nfkc();
         let hasher = build_hasher(config, shingles, nfkc)?;
-        let params = crate::candidates::lsh_params(config, threshold)?;
+        let params = config.banding_for(threshold)?;
         Ok(DedupIndex {
             config: *config,
             shingles,

@@ -4,7 +4,7 @@
 use std::ops::Range;
 
 use ndd_core::{Error, FeatureExtractor, PairSink, ScoredPair, Signature};
-use ndd_lsh::{LshIndex, LshParams};
+use ndd_lsh::LshIndex;
 use ndd_minhash::{MinHashSignature, MinHasher};
 
 #[cfg(not(feature = "rayon"))]
@@ -12,16 +12,6 @@ use super::in_chunks;
 use super::{CandidateReport, Ctx, Emit, key};
 use crate::MinHashConfig;
 use crate::progress::Stage;
-
-/// The LSH parameters `config` asks for at `threshold` (checked by the caller).
-pub(crate) fn lsh_params(config: &MinHashConfig, threshold: f64) -> Result<LshParams, Error> {
-    config.banding_for(threshold)
-}
-
-/// Checks `num_perm` against the pipeline's bound.
-pub(crate) fn check_num_perm(num_perm: usize) -> Result<(), Error> {
-    crate::method::check_num_perm(num_perm)
-}
 
 /// Signatures of `texts`, reported in chunks (the `rayon` build sketches while it
 /// searches instead: `sketch_while_searching`).
@@ -44,8 +34,8 @@ pub(crate) fn plausible_floor(t: f64, k: usize) -> f64 {
 }
 
 pub(crate) fn validate(config: &MinHashConfig, threshold: f64) -> Result<(), Error> {
-    check_num_perm(config.num_perm)?;
-    lsh_params(config, threshold).map(drop)
+    crate::method::check_num_perm(config.num_perm)?;
+    config.banding_for(threshold).map(drop)
 }
 
 pub(crate) fn run(
@@ -70,7 +60,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         .num_hashes(config.num_perm)
         .seed(config.seed)
         .build_with(extractor)?;
-    let params = lsh_params(config, ctx.threshold)?;
+    let params = config.banding_for(ctx.threshold)?;
     let floor = match ctx.emit {
         Emit::Accepted => ctx.threshold,
         Emit::AllCandidates => f64::NEG_INFINITY,

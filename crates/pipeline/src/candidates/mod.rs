@@ -17,9 +17,6 @@ mod signcd;
 #[cfg(feature = "simhash")]
 mod simhash;
 
-#[cfg(feature = "minhash")]
-pub(crate) use minhash::{check_num_perm, lsh_params};
-
 /// Which pairs a candidate stage passes on.
 ///
 /// # Example
@@ -414,6 +411,10 @@ pub(crate) fn key(i: usize) -> u32 {
 
 /// Calls `f` on consecutive chunks of `items` of at most [`CHUNK`](crate::progress::CHUNK)
 /// and reports each as progress of `stage`.
+#[cfg_attr(
+    not(any(feature = "minhash", feature = "simhash", feature = "imatch")),
+    allow(dead_code)
+)]
 pub(crate) fn in_chunks<T, R>(
     items: &[T],
     stage: Stage,
