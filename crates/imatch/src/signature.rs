@@ -67,21 +67,13 @@ const SIG_MAGIC: [u8; 4] = *b"IMSG";
 const SIG_VERSION: u16 = 1;
 
 impl IMatchSignature {
-    /// `width` absent coordinates (a signer's "no signature"; `width` is checked by
-    /// the signer).
-    pub(crate) fn empty(scheme: SchemeId, width: usize) -> Self {
+    /// A signature of coordinates a signer made (their number is within
+    /// [`MAX_EXTRA_LEXICONS`]` + 1` by the signer's own checks).
+    pub(crate) fn from_signer(scheme: SchemeId, coordinates: Vec<Option<Digest>>) -> Self {
         IMatchSignature {
             scheme,
-            coords: vec![None; width].into_boxed_slice(),
+            coords: coordinates.into_boxed_slice(),
         }
-    }
-
-    /// The same signature with its first coordinate set (one-coordinate signers).
-    pub(crate) fn with_first(mut self, digest: Digest) -> Self {
-        if let Some(c) = self.coords.first_mut() {
-            *c = Some(digest);
-        }
-        self
     }
 
     /// A signature from its parts (digests stored elsewhere).
@@ -110,10 +102,7 @@ impl IMatchSignature {
                 ),
             ));
         }
-        Ok(IMatchSignature {
-            scheme,
-            coords: coordinates.into_boxed_slice(),
-        })
+        Ok(Self::from_signer(scheme, coordinates))
     }
 
     /// The `K + 1` coordinates: the primary lexicon's digest, then one per extra lexicon.

@@ -863,7 +863,7 @@ impl TrySketcher for IMatchSigner {
 
     /// A signature of `K + 1` absent coordinates under this signer's scheme.
     fn new_signature(&self) -> IMatchSignature {
-        IMatchSignature::empty(self.scheme, self.width)
+        IMatchSignature::from_signer(self.scheme, vec![None; self.width])
     }
 
     /// # Errors

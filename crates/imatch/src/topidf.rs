@@ -310,6 +310,9 @@ impl<E: FeatureExtractor> TopIdfMatcher<E> {
             bytes.extend_from_slice(&t.to_le_bytes());
         }
         let digest: [u8; 20] = Sha1::digest(&bytes).into();
-        Ok(IMatchSignature::empty(self.scheme, 1).with_first(digest))
+        Ok(IMatchSignature::from_signer(
+            self.scheme,
+            vec![Some(digest)],
+        ))
     }
 }
