@@ -122,17 +122,11 @@ pub(crate) fn run(a: &ExplainArgs) -> Result<(), CliError> {
                 1e6 * params.probability(0.3),
                 1e6 * params.probability(0.5)
             );
-            let signatures: Vec<MinHashSignature> = synthetic_documents(1000)
-                .iter()
-                .map(|d| hasher.sketch(d))
-                .collect();
-            bytes_report(
-                &mut s,
-                config.num_perm,
-                params,
-                &signatures,
-                "1,000 random documents",
-            );
+            let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
+            for (i, d) in (0u32..).zip(synthetic_documents(1000)) {
+                index.insert(i, &hasher.sketch(&d))?;
+            }
+            bytes_report(&mut s, config.num_perm, &index, "1,000 random documents");
         }
     }
     print!("{s}");
@@ -205,23 +199,17 @@ fn sample_report(
         a.threshold,
         per_doc(similar)
     );
-    bytes_report(s, a.num_perm, params, &signatures, "the sample");
+    bytes_report(s, a.num_perm, &index, "the sample");
     Ok(())
 }
 
-/// Bytes per document: the signature and the LSH index, measured by indexing
-/// `signatures`.
+/// Bytes per document: the signature, and the LSH index as measured on `index`.
 fn bytes_report(
     s: &mut String,
     num_perm: usize,
-    params: LshParams,
-    signatures: &[MinHashSignature],
+    index: &LshIndex<u32, MinHashSignature>,
     what: &str,
 ) {
-    let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
-    for (i, sig) in signatures.iter().enumerate() {
-        let _ = index.insert(u32::try_from(i).unwrap_or(u32::MAX), sig);
-    }
     let _ = writeln!(
         s,
         "bytes per document: {} of signature (8 x {num_perm}) + {:.0} of LSH index \

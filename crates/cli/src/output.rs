@@ -18,6 +18,14 @@ pub(crate) struct Target {
     resolved: PathBuf,
 }
 
+/// The folder a file named `path` is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
 /// The path `path` stands for once its folder is resolved: two spellings of one file
 /// (`./a`, `dir/../a`, a symbolic link to it) resolve to the same path.
 fn resolve(path: &Path) -> io::Result<PathBuf> {
@@ -27,10 +35,7 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
     let name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
+    let parent = folder_of(path);
     let dir = fs::canonicalize(parent).map_err(|e| {
         io::Error::new(
             e.kind(),
@@ -121,10 +126,7 @@ impl Drop for TempFile {
 impl Pending {
     /// Starts writing `target`.
     pub(crate) fn create(target: &Path) -> Result<Self, CliError> {
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
+        let dir = folder_of(target);
         let name = target
             .file_name()
             .ok_or_else(|| CliError::output(target, "not a file name"))?

@@ -25,10 +25,7 @@ impl Bars {
     }
 
     fn bar(&self, len: Option<u64>, template: &str, prefix: String) -> ProgressBar {
-        let bar = match len {
-            Some(n) => ProgressBar::with_draw_target(Some(n), self.target()),
-            None => ProgressBar::with_draw_target(None, self.target()),
-        };
+        let bar = ProgressBar::with_draw_target(len, self.target());
         let style = ProgressStyle::with_template(template)
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> ");

@@ -79,8 +79,8 @@ pub(crate) fn dedup(a: &MethodArgs) -> Result<Dedup, CliError> {
                 flag,
                 &format!(
                     "belongs to --method {}, not {}",
-                    method_name(owner),
-                    method_name(a.method)
+                    spelling(owner),
+                    spelling(a.method)
                 ),
             ));
         }
@@ -157,13 +157,7 @@ pub(crate) fn dedup(a: &MethodArgs) -> Result<Dedup, CliError> {
 /// lexicon is about 40 MB), so that a wrong path does not read a disk image.
 const MAX_LEXICON_BYTES: u64 = 1 << 30;
 
-/// `--method`'s spelling of a method.
-pub(crate) fn method_name(m: MethodName) -> &'static str {
-    match m {
-        MethodName::Minhash => "minhash",
-        MethodName::Simhash => "simhash",
-        MethodName::Exact => "exact",
-        MethodName::Signcd => "signcd",
-        MethodName::Imatch => "imatch",
-    }
+/// `--method`'s spelling of a method: the name clap parses.
+fn spelling(m: MethodName) -> String {
+    clap::ValueEnum::to_possible_value(&m).map_or_else(String::new, |v| v.get_name().to_owned())
 }
