@@ -248,19 +248,23 @@ impl DedupIndex {
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
     /// use ndd_pipeline::{Dedup, DedupIndex, Document, Progress, Stage};
+    /// /// Documents reported done by the sketch and candidate stages.
     /// #[derive(Default)]
-    /// struct Count(AtomicU64);
+    /// struct Count(AtomicU64, AtomicU64);
     /// impl Progress for Count {
     ///     fn advance(&self, stage: Stage, done: u64) {
-    ///         if stage == Stage::Sketch {
-    ///             self.0.fetch_add(done, Ordering::Relaxed);
-    ///         }
+    ///         match stage {
+    ///             Stage::Sketch => self.0.fetch_add(done, Ordering::Relaxed),
+    ///             Stage::Candidates => self.1.fetch_add(done, Ordering::Relaxed),
+    ///             _ => 0,
+    ///         };
     ///     }
     /// }
     /// let mut index = DedupIndex::new(&Dedup::new())?;
     /// let count = Count::default();
     /// index.add_with_progress(&[Document::new("a", "some text here"), Document::new("b", "other words")], &count)?;
     /// assert_eq!(count.0.load(Ordering::Relaxed), 2);
+    /// assert_eq!(count.1.load(Ordering::Relaxed), 2);
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn add_with_progress(
@@ -339,9 +343,6 @@ impl DedupIndex {
         let mut found = Vec::new();
         progress.start(Stage::Candidates, Some(sigs.len() as u64));
         for (n, (&i, sig)) in unique.iter().zip(&sigs).enumerate() {
-            if n % crate::progress::CHUNK == 0 && n > 0 {
-                progress.advance(Stage::Candidates, crate::progress::CHUNK as u64);
-            }
             let g = base + i;
             found.clear();
             staged.query_then_insert(key(g), sig, &mut found)?;
@@ -356,7 +357,14 @@ impl DedupIndex {
                     pairs.push(ScoredPair::new(j as usize, g, est));
                 }
             }
+            if (n + 1) % crate::progress::CHUNK == 0 {
+                progress.advance(Stage::Candidates, crate::progress::CHUNK as u64);
+            }
         }
+        progress.advance(
+            Stage::Candidates,
+            (sigs.len() % crate::progress::CHUNK) as u64,
+        );
         progress.finish(Stage::Candidates);
         report.timings.push((Stage::Candidates, t.elapsed()));
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
