@@ -50,4 +50,6 @@ pub use spots::{
     PunctSpotBuilder, PunctSpotExtractor, PunctSpotVariant, SpotOutcome, SpotSigBuilder,
     SpotSigExtractor,
 };
+#[cfg(feature = "nfkc")]
+pub use token::hash_token_nfkc_form;
 pub use token::{TokenFilter, WordTokenizer, fold_case_into, hash_token, is_word_char};

@@ -648,6 +648,23 @@ pub(crate) fn hash_token_nfkc(token: &str, fold_case: bool, nfkc: bool, seed: u6
     hash_token(token, fold_case, seed)
 }
 
+/// The token hash of [`hash_token`] taken over the NFKC form of `token`: what a
+/// shingler built with `nfkc(true)` hashes for each token, so that tools that keep
+/// tokens in order (alignment) agree with the shingles on every token.
+///
+/// # Example
+///
+/// ```
+/// use ndd_shingle::{hash_token, hash_token_nfkc_form};
+/// assert_eq!(hash_token_nfkc_form("ﬁle", true, 0), hash_token("file", true, 0));
+/// assert_eq!(hash_token_nfkc_form("Ｔｏｋｙｏ", true, 0), hash_token("tokyo", true, 0));
+/// ```
+#[cfg(feature = "nfkc")]
+#[must_use]
+pub fn hash_token_nfkc_form(token: &str, fold_case: bool, seed: u64) -> u64 {
+    hash_token_nfkc(token, fold_case, true, seed)
+}
+
 /// Writes the case-folded form of `token` to `out` (the bytes [`hash_token`] hashes).
 ///
 /// # Example

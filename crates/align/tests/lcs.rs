@@ -1,0 +1,206 @@
+//! The bit-parallel LCS, the early exit, the alignment and the block report against
+//! the definitions computed the slow way.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+use ndd_align::{Aligner, BlockKind, BlockReport, Measure, TokenOptions, quadratic_lcs_len};
+use ndd_core::hash::mix64;
+use ndd_shingle::{FeatureExtractor, WordShingler};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// The bundled corpus (in the repository: `data/debian-copyright.jsonl`).
+fn bundled() -> Vec<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
+        .collect()
+}
+
+/// Sequences over a small alphabet (many matches) of lengths that cross word edges.
+fn seq(max: usize, alphabet: u64) -> impl Strategy<Value = Vec<u64>> {
+    prop::collection::vec(0..alphabet, 0..max)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn lcs_equals_the_dynamic_program(a in seq(200, 6), b in seq(200, 6)) {
+        prop_assert_eq!(Aligner::new().lcs_len(&a, &b), quadratic_lcs_len(&a, &b));
+    }
+
+    #[test]
+    fn lcs_equals_the_dynamic_program_on_wide_alphabets(a in seq(300, 300), b in seq(300, 300)) {
+        prop_assert_eq!(Aligner::new().lcs_len(&a, &b), quadratic_lcs_len(&a, &b));
+    }
+
+    #[test]
+    fn the_early_exit_never_changes_a_decision(
+        a in seq(150, 5),
+        b in seq(150, 5),
+        min in 0usize..160,
+        t in 0.0f64..=1.0,
+    ) {
+        let mut al = Aligner::new();
+        let full = quadratic_lcs_len(&a, &b);
+        let r = al.lcs(&a, &b, min);
+        prop_assert_eq!(r.lcs, (full >= min).then_some(full));
+        let complete = al.lcs(&a, &b, 0);
+        for m in Measure::ALL {
+            let want = Some(m.score(&complete)).filter(|&s| s >= t);
+            prop_assert_eq!(al.verify(&a, &b, m, t).unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn an_exact_alignment_is_a_longest_common_subsequence(a in seq(120, 4), b in seq(120, 4)) {
+        let al = Aligner::new().align(&a, &b);
+        prop_assert!(al.is_exact());
+        prop_assert_eq!(al.matched(), quadratic_lcs_len(&a, &b));
+        let (mut pa, mut pb) = (0, 0);
+        for r in al.runs() {
+            prop_assert!(r.a >= pa && r.b >= pb && r.len > 0);
+            prop_assert_eq!(&a[r.a..r.a + r.len], &b[r.b..r.b + r.len]);
+            pa = r.a + r.len;
+            pb = r.b + r.len;
+        }
+    }
+
+    #[test]
+    fn block_reports_rebuild_both_texts(
+        a in "[a-c ,.\n]{0,80}",
+        b in "[a-c ,.\n]{0,80}",
+    ) {
+        check_report(&a, &b);
+    }
+}
+
+/// The blocks partition both texts, and shared blocks hold the same tokens on both
+/// sides.
+fn check_report(a: &str, b: &str) {
+    let o = TokenOptions::default();
+    let (ta, tb) = (o.tokens(a), o.tokens(b));
+    let r = BlockReport::new(&mut Aligner::new(), &ta, &tb);
+    let rebuilt_a: String = r.a_blocks().iter().map(|x| r.a_text(x)).collect();
+    let rebuilt_b: String = r.b_blocks().iter().map(|x| r.b_text(x)).collect();
+    assert_eq!(rebuilt_a, a);
+    assert_eq!(rebuilt_b, b);
+    let mut next = 0;
+    for x in r.a_blocks() {
+        assert_eq!(x.tokens.start, next, "token ranges are contiguous");
+        next = x.tokens.end;
+        if let Some(other) = &x.other {
+            assert_ne!(x.kind, BlockKind::Unique);
+            assert_eq!(&ta.hashes()[x.tokens.clone()], &tb.hashes()[other.clone()]);
+        }
+    }
+    assert_eq!(next, ta.len());
+    let shared = |blocks: &[ndd_align::Block]| {
+        blocks
+            .iter()
+            .filter(|x| x.kind == BlockKind::Shared)
+            .map(|x| x.tokens.len())
+            .sum::<usize>()
+    };
+    assert_eq!(shared(r.a_blocks()), r.alignment().matched());
+    assert_eq!(shared(r.b_blocks()), r.alignment().matched());
+}
+
+#[test]
+fn lcs_on_real_text_equals_the_dynamic_program() {
+    let docs = bundled();
+    let o = TokenOptions::default();
+    let mut rng = ChaCha8Rng::seed_from_u64(14);
+    let mut al = Aligner::new();
+    for _ in 0..60 {
+        let a = o.hashes(&docs[rng.random_range(0..docs.len())]);
+        let mut b = o.hashes(&docs[rng.random_range(0..docs.len())]);
+        // Half the pairs share most text: a copy of `a` with tokens changed.
+        if rng.random_bool(0.5) {
+            b = a.clone();
+            for _ in 0..rng.random_range(0..=b.len() / 10 + 1) {
+                if !b.is_empty() {
+                    let i = rng.random_range(0..b.len());
+                    b[i] = rng.random();
+                }
+            }
+        }
+        let (a, b) = (&a[..a.len().min(1500)], &b[..b.len().min(1500)]);
+        assert_eq!(al.lcs_len(a, b), quadratic_lcs_len(a, b));
+    }
+}
+
+#[test]
+fn block_reports_rebuild_real_documents() {
+    let docs = bundled();
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    for _ in 0..40 {
+        let a = &docs[rng.random_range(0..docs.len())];
+        let b = &docs[rng.random_range(0..docs.len())];
+        check_report(a, b);
+        // And a near copy: the first half of `a` after the second.
+        let cut = a
+            .char_indices()
+            .nth(a.chars().count() / 2)
+            .map_or(0, |(i, _)| i);
+        check_report(a, &format!("{}{}", &a[cut..], &a[..cut]));
+    }
+}
+
+#[test]
+fn tokens_are_those_of_the_word_shingles() {
+    // A word 1-gram shingle is the mixed hash of its token: the shingler's features,
+    // in order, are the alignment's tokens (same tokenizer, folding, NFKC and hash).
+    let mut docs = bundled();
+    docs.truncate(50);
+    docs.push("Ｆｕｌｌ ﬁle Straße ÉCOLE école".to_string());
+    for nfkc in [false, true] {
+        let o = TokenOptions::default().nfkc(nfkc);
+        let sh = WordShingler::builder().k(1).nfkc(nfkc).build().unwrap();
+        for d in &docs {
+            let mixed: Vec<u64> = o.hashes(d).into_iter().map(mix64).collect();
+            assert_eq!(mixed, sh.features(d));
+        }
+    }
+}
+
+#[test]
+fn hostile_inputs_cost_what_the_bound_says() {
+    // One repeated word on both sides: every position matches (the worst case of a
+    // sparse method), 20,000 tokens each; the early exit rejects an unreachable
+    // threshold after the multiset bound without any bit step.
+    let a = vec![7u64; 20_000];
+    let b = vec![7u64; 20_000];
+    let mut al = Aligner::new();
+    assert_eq!(al.lcs_len(&a, &b), 20_000);
+    let r = al.lcs(&a, &b[..100], 101);
+    assert_eq!(r.lcs, None);
+    // Sides beyond MAX_TOKENS are cut, not refused.
+    let long = vec![1u64; ndd_align::MAX_TOKENS + 5];
+    let r = al.lcs(&long, &[1, 1], 0);
+    assert_eq!((r.len_a, r.lcs), (ndd_align::MAX_TOKENS, Some(2)));
+    // Completely different long sides: the alignment falls back to the bounded
+    // search and says so; its runs are still a common subsequence.
+    let x: Vec<u64> = (0..30_000).collect();
+    let y: Vec<u64> = (0..30_000).map(|i| (i * 7919) % 30_011).collect();
+    let aln = al.align(&x, &y);
+    assert!(!aln.is_exact());
+    assert!(aln.matched() <= al.lcs_len(&x, &y));
+    for r in aln.runs() {
+        assert_eq!(&x[r.a..r.a + r.len], &y[r.b..r.b + r.len]);
+    }
+}
+
+#[test]
+fn invalid_thresholds_are_refused() {
+    let mut al = Aligner::new();
+    for t in [f64::NAN, -0.1, 1.5, f64::INFINITY] {
+        assert!(al.verify(&[1], &[1], Measure::Dice, t).is_err(), "{t}");
+    }
+}
