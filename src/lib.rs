@@ -72,6 +72,11 @@ pub use ndd_minhash as minhash;
 #[doc(inline)]
 pub use ndd_lsh as lsh;
 
+/// Token alignment: the bit-parallel LCS verifier, block reports of what differs and
+/// the near-duplicate categories of Yang and Callan (the `ndd-align` crate).
+#[cfg(feature = "align")]
+#[doc(inline)]
+pub use ndd_align as align;
 /// I-Match signatures: collection-statistics lexicons, the long-document rule,
 /// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
 #[cfg(feature = "imatch")]

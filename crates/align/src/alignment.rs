@@ -10,6 +10,17 @@ use crate::{Aligner, LcsResult, MAX_TOKENS};
 /// the alignment is the exact shortest edit script of Myers (1986): 2^28 steps, about
 /// a quarter of a second. Beyond it the bounded search of `similar`'s Myers runs
 /// instead and the runs may cover fewer tokens than the LCS ([`Alignment::is_exact`]).
+///
+/// # Example
+///
+/// ```
+/// use ndd_align::{Aligner, EXACT_ALIGNMENT_BUDGET};
+/// // Two unrelated 20,000-token sides: (40,000)·40,000 steps is over the budget.
+/// let a: Vec<u64> = (0..20_000).collect();
+/// let b: Vec<u64> = (20_000..40_000).collect();
+/// assert!(40_000u64 * 40_000 > EXACT_ALIGNMENT_BUDGET);
+/// assert!(!Aligner::new().align(&a, &b).is_exact());
+/// ```
 pub const EXACT_ALIGNMENT_BUDGET: u64 = 1 << 28;
 
 /// A run of tokens that are the same on both sides: `a[a..a + len] == b[b..b + len]`.

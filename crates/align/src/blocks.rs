@@ -1,12 +1,24 @@
 //! What two documents share and what differs: blocks with byte offsets.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
+use crate::grams::GramIndex;
 use crate::{Aligner, Alignment, Tokens};
 
 /// The shortest run of tokens reported as moved or repeated text (shorter common
 /// runs are too likely to be chance: "of the", "and the").
+///
+/// # Example
+///
+/// ```
+/// use ndd_align::{Aligner, BlockKind, BlockReport, TokenOptions, MIN_MOVED_TOKENS};
+/// assert_eq!(MIN_MOVED_TOKENS, 4);
+/// let o = TokenOptions::default();
+/// // "one two three four" moves to the end: four tokens, found as moved text.
+/// let (a, b) = (o.tokens("one two three four a b c d e f"), o.tokens("a b c d e f one two three four"));
+/// let r = BlockReport::new(&mut Aligner::new(), &a, &b);
+/// assert!(r.b_blocks().iter().any(|bl| bl.kind == BlockKind::Moved));
+/// ```
 pub const MIN_MOVED_TOKENS: usize = 4;
 
 /// Positions kept per k-gram when looking for moved text: a k-gram that occurs more
@@ -88,10 +100,10 @@ pub struct Block {
 ///
 /// Built from an [`Alignment`]: aligned runs are [`Shared`](BlockKind::Shared); the
 /// gaps between them are searched for runs of at least [`MIN_MOVED_TOKENS`] tokens
-/// that occur in the other document, through a table of its token 4-grams (linear
-/// time): found in the other side's gaps they are [`Moved`](BlockKind::Moved), found in
+/// that occur in the other document, through a sorted table of its token 4-grams
+/// (O(n log n)): found in the other side's gaps they are [`Moved`](BlockKind::Moved), found in
 /// its aligned text they are [`Repeated`](BlockKind::Repeated); what is left is
-/// [`Unique`](BlockKind::Unique). Cost after the alignment: O(|a| + |b|).
+/// [`Unique`](BlockKind::Unique). Cost after the alignment: O((|a| + |b|) log) at most.
 ///
 /// # Example
 ///
@@ -353,45 +365,41 @@ struct Copy {
 /// Runs of at least [`MIN_MOVED_TOKENS`] unique tokens of `this` that occur in `that`.
 fn find_copies(this: &[u64], this_marks: &[Mark], that: &[u64], that_marks: &[Mark]) -> Vec<Copy> {
     let k = MIN_MOVED_TOKENS;
-    let mut found = Vec::new();
-    if this.len() < k || that.len() < k || !this_marks.contains(&Mark::Unique) {
-        return found;
-    }
-    let mut table: HashMap<[u64; MIN_MOVED_TOKENS], Vec<usize>, ahash::RandomState> =
-        HashMap::default();
-    for (p, w) in that.windows(k).enumerate() {
-        let key: [u64; MIN_MOVED_TOKENS] = [w[0], w[1], w[2], w[3]];
-        let slot = table.entry(key).or_default();
-        if slot.len() < MAX_POSITIONS {
-            slot.push(p);
-        }
-    }
+    // The runs of unique tokens long enough to hold a copy.
+    let mut runs = Vec::new();
     let mut i = 0;
-    while i + k <= this.len() {
-        // Only runs that start in unique text and stay in it.
-        let run_end = (i..this.len())
-            .find(|&j| this_marks[j] != Mark::Unique)
-            .unwrap_or(this.len());
-        if run_end == i {
+    while i < this.len() {
+        if this_marks[i] != Mark::Unique {
             i += 1;
             continue;
         }
-        let mut j = i;
-        while j + k <= run_end {
-            let w = &this[j..j + k];
-            let key = [w[0], w[1], w[2], w[3]];
-            let best = table.get(&key).and_then(|ps| {
-                ps.iter()
-                    .map(|&p| {
-                        let len = (0..)
-                            .take_while(|&t| {
-                                j + t < run_end && p + t < that.len() && this[j + t] == that[p + t]
-                            })
-                            .count();
-                        (len, p)
-                    })
-                    .max_by_key(|&(len, p)| (len, std::cmp::Reverse(p)))
-            });
+        let end = (i..this.len())
+            .find(|&j| this_marks[j] != Mark::Unique)
+            .unwrap_or(this.len());
+        if end - i >= k {
+            runs.push(i..end);
+        }
+        i = end;
+    }
+    let mut found = Vec::new();
+    if runs.is_empty() || that.len() < k {
+        return found;
+    }
+    let grams = GramIndex::new(that, k);
+    for run in runs {
+        let mut j = run.start;
+        while j + k <= run.end {
+            let best = grams
+                .starts(&this[j..j + k], MAX_POSITIONS)
+                .map(|p| {
+                    let len = (0..)
+                        .take_while(|&t| {
+                            j + t < run.end && p + t < that.len() && this[j + t] == that[p + t]
+                        })
+                        .count();
+                    (len, p)
+                })
+                .max_by_key(|&(len, p)| (len, std::cmp::Reverse(p)));
             match best {
                 Some((len, p)) if len >= k => {
                     found.push(Copy {
@@ -405,7 +413,6 @@ fn find_copies(this: &[u64], this_marks: &[Mark], that: &[u64], that_marks: &[Ma
                 _ => j += 1,
             }
         }
-        i = run_end.max(i + 1);
     }
     // Split each copy where the other side changes between aligned and gap text.
     let mut out = Vec::with_capacity(found.len());

@@ -1,11 +1,11 @@
 //! The near-duplicate categories of Yang and Callan (SIGIR 2006, Section 2), read
 //! off a block report, and the containment of paragraphs (Section 4.4.1).
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use ndd_core::Error;
 
+use crate::grams::GramIndex;
 use crate::{Aligner, BlockKind, BlockReport, Tokens};
 
 /// How a candidate document was made from a reference document, in the categories of
@@ -220,8 +220,9 @@ pub fn classify(
 /// Paragraphs are separated by blank lines; a text of one paragraph is taken sentence
 /// by sentence. A text without tokens is contained in anything.
 ///
-/// Cost: O(|container|) to index its token 4-grams, then each paragraph is checked at
-/// no more than 64 positions where its first 4-gram occurs, so a container that repeats
+/// Cost: O(n log n) to index the n tokens of the container by their first k tokens (k
+/// up to 4), then each paragraph is checked at no more than 64 positions where its
+/// first 4-gram occurs, so a container that repeats
 /// one 4-gram thousands of times costs little (a paragraph found only past the 64th
 /// such place is then reported missing).
 ///
@@ -242,15 +243,12 @@ pub fn contains_paragraphs(container: &Tokens<'_>, contained: &Tokens<'_>) -> bo
         .all(|p| finder.contains(&contained.hashes()[p]))
 }
 
-/// Finds runs of tokens in a sequence through tables of its k-grams (k = 1 to 4,
+/// Finds runs of tokens in a sequence through indexes of its k-grams (k = 1 to 4,
 /// built when first needed), checking at most [`MAX_CHECKS`] positions per run.
 struct Finder<'s> {
     seq: &'s [u64],
-    tables: [Option<GramTable>; 4],
+    indexes: [Option<GramIndex>; 4],
 }
-
-/// Where each k-gram (zero-padded to 4 tokens) of a sequence starts.
-type GramTable = HashMap<[u64; 4], Vec<usize>, ahash::RandomState>;
 
 /// Positions of one k-gram checked when looking for a run: a run is searched in
 /// O(MAX_CHECKS · its length) at most, so a hostile text of one repeated word
@@ -261,14 +259,8 @@ impl<'s> Finder<'s> {
     fn new(seq: &'s [u64]) -> Self {
         Finder {
             seq,
-            tables: [None, None, None, None],
+            indexes: [None, None, None, None],
         }
-    }
-
-    fn key(w: &[u64]) -> [u64; 4] {
-        let mut key = [0u64; 4];
-        key[..w.len()].copy_from_slice(w);
-        key
     }
 
     /// Whether `run` occurs in the sequence as a contiguous run.
@@ -278,19 +270,10 @@ impl<'s> Finder<'s> {
         }
         let k = run.len().min(4);
         let seq = self.seq;
-        let table = self.tables[k - 1].get_or_insert_with(|| {
-            let mut t = GramTable::default();
-            for (p, w) in seq.windows(k).enumerate() {
-                let slot = t.entry(Self::key(w)).or_default();
-                if slot.len() < MAX_CHECKS {
-                    slot.push(p);
-                }
-            }
-            t
-        });
-        table
-            .get(&Self::key(&run[..k]))
-            .is_some_and(|ps| ps.iter().any(|&p| seq.get(p..p + run.len()) == Some(run)))
+        let index = self.indexes[k - 1].get_or_insert_with(|| GramIndex::new(seq, k));
+        index
+            .starts(run, MAX_CHECKS)
+            .any(|p| seq.get(p..p + run.len()) == Some(run))
     }
 }
 

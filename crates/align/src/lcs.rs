@@ -3,9 +3,20 @@
 
 use std::collections::HashMap;
 
+use ndd_core::hash::KGramRoller;
+
 /// The tokens of one side beyond which a pair is compared on its first
 /// `MAX_TOKENS` tokens only: 2^20 (about a million words, a 6 MB text). The LCS of two
 /// such sides costs at most 2^40 / 64 = 1.7·10^10 word operations.
+///
+/// # Example
+///
+/// ```
+/// use ndd_align::{Aligner, MAX_TOKENS};
+/// let long = vec![1u64; MAX_TOKENS + 10];
+/// let r = Aligner::new().lcs(&long, &[1, 1, 1], 0);
+/// assert_eq!((r.len_a, r.lcs), (MAX_TOKENS, Some(3)));
+/// ```
 pub const MAX_TOKENS: usize = 1 << 20;
 
 /// What one LCS computation found: its length (or that it is below what was asked)
@@ -37,12 +48,40 @@ pub struct LcsResult {
     pub distinct_b: usize,
     /// Distinct tokens in both.
     pub distinct_common: usize,
+    /// Distinct word 3-grams of the first sequence (the shingles of a
+    /// `WordShingler::new(3)`: a sequence of one or two tokens is one shingle).
+    pub shingles_a: usize,
+    /// Distinct word 3-grams of the second sequence.
+    pub shingles_b: usize,
+    /// Distinct word 3-grams in both.
+    pub shingles_common: usize,
     /// Whether the bit-parallel pass stopped before the end because the required
     /// length could no longer be reached.
     pub stopped_early: bool,
 }
 
 impl LcsResult {
+    /// The Jaccard coefficient of the two word 3-gram sets (the pipeline's exact
+    /// verifier on its default shingles): 1 for two empty sequences.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_align::{Aligner, TokenOptions};
+    /// let o = TokenOptions::default();
+    /// let r = Aligner::new().lcs(&o.hashes("a b c d"), &o.hashes("a b c e"), 0);
+    /// assert_eq!(r.shingle_jaccard(), 1.0 / 3.0); // {abc} of {abc, bcd, bce}
+    /// ```
+    #[must_use]
+    pub fn shingle_jaccard(&self) -> f64 {
+        let union = self.shingles_a + self.shingles_b - self.shingles_common;
+        if union == 0 {
+            1.0
+        } else {
+            self.shingles_common as f64 / union as f64
+        }
+    }
+
     /// The Jaccard coefficient of the two token sets: 1 for two empty sequences.
     ///
     /// # Example
@@ -114,6 +153,9 @@ pub struct Aligner {
     v: Vec<u64>,
     /// The row of each token of the longer side (`NO_ROW` when it cannot match).
     b_rows: Vec<u32>,
+    /// The word 3-gram sets of the two sides, sorted.
+    grams_a: Vec<u64>,
+    grams_b: Vec<u64>,
 }
 
 impl Aligner {
@@ -212,6 +254,8 @@ impl Aligner {
         } else {
             (distinct_short, distinct_long)
         };
+        shingles_into(a, &mut self.grams_a);
+        shingles_into(b, &mut self.grams_b);
         let mut result = LcsResult {
             lcs: None,
             len_a,
@@ -219,6 +263,9 @@ impl Aligner {
             distinct_a,
             distinct_b,
             distinct_common: common,
+            shingles_a: self.grams_a.len(),
+            shingles_b: self.grams_b.len(),
+            shingles_common: sorted_common(&self.grams_a, &self.grams_b),
             stopped_early: false,
         };
         let Some(min_len) = required(&result) else {
@@ -279,6 +326,39 @@ impl Aligner {
         result.lcs = (lcs >= min_len).then_some(lcs);
         result
     }
+}
+
+/// The distinct word 3-gram hashes of a token sequence, sorted: the values of
+/// `ndd_shingle::WordShingler::new(3)` (a shorter sequence is one shingle of all its
+/// tokens; an empty one has none).
+fn shingles_into(tokens: &[u64], out: &mut Vec<u64>) {
+    out.clear();
+    let Ok(mut roller) = KGramRoller::new(3) else {
+        return;
+    };
+    out.extend(tokens.iter().filter_map(|&t| roller.push(t)));
+    if out.is_empty() {
+        out.extend(roller.partial());
+    }
+    out.sort_unstable();
+    out.dedup();
+}
+
+/// How many values two sorted, distinct lists share.
+fn sorted_common(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 /// The zero bits among the first `n` bits of `v`: the LCS length so far.

@@ -63,6 +63,7 @@
 mod alignment;
 mod blocks;
 mod category;
+mod grams;
 mod lcs;
 mod similarity;
 mod tokens;

@@ -171,6 +171,25 @@ fn tokens_are_those_of_the_word_shingles() {
 }
 
 #[test]
+fn shingle_jaccard_is_that_of_the_word_3_gram_shingler() {
+    let docs = bundled();
+    let o = TokenOptions::default();
+    let sh = WordShingler::new(3).unwrap();
+    let mut al = Aligner::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut extra: Vec<String> = vec!["".into(), "one".into(), "one two".into(), "two one".into()];
+    extra.extend((0..30).map(|_| docs[rng.random_range(0..docs.len())].clone()));
+    for a in &extra {
+        for b in extra.iter().step_by(3) {
+            let r = al.lcs(&o.hashes(a), &o.hashes(b), 0);
+            let want =
+                ndd_core::jaccard(sh.feature_set(a).as_slice(), sh.feature_set(b).as_slice());
+            assert_eq!(r.shingle_jaccard(), want, "{a:.40} / {b:.40}");
+        }
+    }
+}
+
+#[test]
 fn hostile_inputs_cost_what_the_bound_says() {
     // One repeated word on both sides: every position matches (the worst case of a
     // sparse method), 20,000 tokens each; the early exit rejects an unreachable

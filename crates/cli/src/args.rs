@@ -236,6 +236,8 @@ pub(crate) enum VerifyName {
     Method,
     /// The smaller shingle set within the larger.
     Containment,
+    /// Token alignment: the mean of LCS-Dice (word order) and word-set Jaccard
+    Align,
 }
 
 /// `--representative`.
@@ -293,6 +295,12 @@ pub(crate) struct OutputArgs {
     /// document kept for its group)
     #[arg(long, value_name = "FILE")]
     pub(crate) clusters_out: Option<PathBuf>,
+    /// Write, per pair found, what differs: the category of the second document
+    /// relative to the first (minor-change, block-added, key-block, ...), their
+    /// blocks with byte offsets and the unique text of each (JSONL). Pairs with a
+    /// document of a saved index (--index-in) are left out: its texts are not kept
+    #[arg(long, value_name = "FILE")]
+    pub(crate) explain_out: Option<PathBuf>,
     /// Format of --pairs-out and --clusters-out: TSV with a header line (tab, newline,
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]

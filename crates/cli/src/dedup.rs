@@ -5,14 +5,14 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ndd_pipeline::{DedupIndex, Document, Outcome};
+use ndd_pipeline::{Dedup, DedupIndex, Document, Outcome};
 
 use crate::args::DedupArgs;
 use crate::error::CliError;
 use crate::input::{self, Source};
 use crate::output::{self, Target};
 use crate::progress::Bars;
-use crate::{settings, summary, write};
+use crate::{explain_out, settings, summary, write};
 
 /// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
 /// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
@@ -93,6 +93,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         ("--drop-out", o.drop_out.as_deref()),
         ("--pairs-out", o.pairs_out.as_deref()),
         ("--clusters-out", o.clusters_out.as_deref()),
+        ("--explain-out", o.explain_out.as_deref()),
     ];
     if let Some((flag, p)) = index_target {
         outputs.push((flag, Some(p)));
@@ -139,7 +140,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     // Write everything, then move it into place.
     let mut ready = Vec::new();
     for t in &targets {
-        ready.push(write_target(t, &found, &input, index.as_ref(), a)?);
+        ready.push(write_target(t, &found, &input, index.as_ref(), &dedup, a)?);
     }
     for r in ready {
         r.commit()?;
@@ -175,6 +176,7 @@ fn write_target(
     found: &Found<'_>,
     input: &input::Input,
     index: Option<&DedupIndex>,
+    dedup: &Dedup,
     a: &DedupArgs,
 ) -> Result<output::Ready, CliError> {
     let mut pending = output::Pending::create(&t.path)?;
@@ -184,6 +186,9 @@ fn write_target(
         "--pairs-out" => write::pairs(pending.writer(), found, format).map_err(io)?,
         "--clusters-out" => write::clusters(pending.writer(), found, format).map_err(io)?,
         "--drop-out" => write::dropped(pending.writer(), found).map_err(io)?,
+        "--explain-out" => {
+            explain_out::write(pending.writer(), found, dedup.nfkc_value()).map_err(io)?;
+        }
         "--keep-out" => write::records(pending.writer(), found, input, false)?,
         "--annotate-out" => write::records(pending.writer(), found, input, true)?,
         _ => {

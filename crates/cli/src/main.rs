@@ -18,6 +18,7 @@ mod args;
 mod dedup;
 mod error;
 mod explain;
+mod explain_out;
 mod input;
 mod output;
 mod progress;

@@ -144,6 +144,7 @@ pub(crate) fn dedup(a: &MethodArgs) -> Result<Dedup, CliError> {
             VerifyName::Jaccard => Verifier::ExactJaccard,
             VerifyName::Method => Verifier::MethodScore,
             VerifyName::Containment => Verifier::Containment,
+            VerifyName::Align => Verifier::Align(ndd_pipeline::AlignMeasure::Combined),
         });
     }
     // Every parameter checked before any input is read.

@@ -925,3 +925,109 @@ fn explain_shows_a_consistent_s_curve() {
         "{out}"
     );
 }
+
+#[test]
+fn align_verifier_and_explain_out_say_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = fixture(6, 11, "d");
+    fs::write(dir.path().join("in.jsonl"), jsonl(&docs)).unwrap();
+    ok(&ndd(
+        &[
+            "dedup",
+            "--input",
+            "in.jsonl",
+            "--verify",
+            "align",
+            "--pairs-out",
+            "pairs.tsv",
+            "--explain-out",
+            "explain.jsonl",
+        ],
+        dir.path(),
+    ));
+    let texts: BTreeMap<&str, String> = docs
+        .iter()
+        .map(|d| {
+            let v: serde_json::Value = serde_json::from_str(&d.record).unwrap();
+            (d.id.as_str(), v["text"].as_str().unwrap().to_string())
+        })
+        .collect();
+    // The combined score by its definition: words (the fixture's are ASCII words
+    // separated by spaces), LCS containment by the dynamic program, word 3-gram sets.
+    let combined = |a: &str, b: &str| {
+        let wa: Vec<String> = a
+            .split_whitespace()
+            .map(|w| w.trim_end_matches('!').to_lowercase())
+            .collect();
+        let wb: Vec<String> = b
+            .split_whitespace()
+            .map(|w| w.trim_end_matches('!').to_lowercase())
+            .collect();
+        let mut dp = vec![vec![0usize; wb.len() + 1]; wa.len() + 1];
+        for i in 0..wa.len() {
+            for j in 0..wb.len() {
+                dp[i + 1][j + 1] = if wa[i] == wb[j] {
+                    dp[i][j] + 1
+                } else {
+                    dp[i][j + 1].max(dp[i + 1][j])
+                };
+            }
+        }
+        let sa: BTreeSet<&[String]> = wa.windows(3).collect();
+        let sb: BTreeSet<&[String]> = wb.windows(3).collect();
+        let jac = sa.intersection(&sb).count() as f64 / sa.union(&sb).count() as f64;
+        let containment = dp[wa.len()][wb.len()] as f64 / wa.len().min(wb.len()) as f64;
+        (containment + jac) / 2.0
+    };
+    let pairs = tsv(&dir.path().join("pairs.tsv"), "id_a\tid_b\tscore");
+    assert_eq!(pairs.len(), 12, "a copy and an edit per family");
+    for p in &pairs {
+        let want = combined(&texts[p[0].as_str()], &texts[p[1].as_str()]);
+        let got: f64 = p[2].parse().unwrap();
+        assert!((got - want).abs() < 1e-6, "{p:?}: {got} vs {want}");
+    }
+    let explain = fs::read_to_string(dir.path().join("explain.jsonl")).unwrap();
+    let lines: Vec<serde_json::Value> = explain
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 12);
+    for l in &lines {
+        let (a, b) = (l["id_a"].as_str().unwrap(), l["id_b"].as_str().unwrap());
+        // The blocks' byte ranges cover each text exactly, in order.
+        for (side, id) in [("blocks_a", a), ("blocks_b", b)] {
+            let mut at = 0;
+            for bl in l[side].as_array().unwrap() {
+                assert_eq!(bl["start"].as_u64().unwrap() as usize, at);
+                at = bl["end"].as_u64().unwrap() as usize;
+                if let Some(t) = bl["text"].as_str() {
+                    assert_eq!(&texts[id][bl["start"].as_u64().unwrap() as usize..at], t);
+                }
+            }
+            assert_eq!(at, texts[id].len());
+        }
+        let kinds: BTreeSet<&str> = [a, b].iter().map(|id| by_kind(&docs, id)).collect();
+        if kinds.contains("copy") {
+            assert_eq!(l["category"], "exact", "{l}");
+        } else {
+            // The edit replaced the base's last word: one word each side.
+            assert_eq!(l["category"], "minor-change", "{l}");
+            let last = |id: &str| texts[id].split_whitespace().last().unwrap().to_string();
+            assert_eq!(l["unique_a"], serde_json::json!([last(a)]));
+            assert_eq!(l["unique_b"], serde_json::json!([last(b)]));
+        }
+    }
+    // --explain-out is an output like the others: it may not overwrite the input.
+    fails(
+        &ndd(
+            &["dedup", "--input", "in.jsonl", "--explain-out", "in.jsonl"],
+            dir.path(),
+        ),
+        2,
+        "in.jsonl",
+    );
+}
+
+fn by_kind<'a>(docs: &'a [Doc], id: &str) -> &'a str {
+    docs.iter().find(|d| d.id == id).map_or("", |d| d.kind)
+}

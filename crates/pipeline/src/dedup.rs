@@ -294,6 +294,18 @@ impl Dedup {
         self.threshold
     }
 
+    /// Whether documents are compared in NFKC form.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Dedup::new().nfkc(true).nfkc_value());
+    /// ```
+    #[must_use]
+    pub fn nfkc_value(&self) -> bool {
+        self.nfkc
+    }
+
     /// The shingles configured.
     ///
     /// # Example
@@ -470,7 +482,8 @@ impl Dedup {
             Verifier::MethodScore => Emit::Accepted,
             // The estimate bounds Jaccard, not containment or a user's measure.
             Verifier::ExactJaccard => Emit::Plausible,
-            Verifier::Containment | Verifier::Custom(_) => Emit::AllCandidates,
+            // Containment, word order and a user's measure are not bounded by it.
+            Verifier::Containment | Verifier::Align(_) | Verifier::Custom(_) => Emit::AllCandidates,
         };
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = CandidateGenerator::new(self.method.clone())

@@ -82,7 +82,7 @@ pub use method::{
 pub use persist::DedupIndex;
 pub use progress::{NoProgress, Progress, Stage};
 pub use report::{Fate, Outcome, Report};
-pub use verify::{PairScorer, Verification, Verifier, VerifyReport};
+pub use verify::{AlignMeasure, PairScorer, Verification, Verifier, VerifyReport};
 
 pub use ndd_core::{self, PairSink, ScoredPair};
 

@@ -3,10 +3,13 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ndd_align::{Aligner, TokenOptions};
 use ndd_core::{Error, FeatureSet, ScoredPair, containment, jaccard};
 
 use crate::Shingles;
 use crate::progress::{NoProgress, Progress, Stage};
+
+pub use ndd_align::Measure as AlignMeasure;
 
 /// A user's measure: the similarity of two documents' texts, higher is more
 /// similar (a non-finite value rejects the pair).
@@ -31,6 +34,13 @@ pub type PairScorer = Arc<dyn Fn(&str, &str) -> f64 + Send + Sync>;
 ///   values) at the cost of shingling each document in a candidate pair again.
 /// * [`Containment`](Verifier::Containment): `|A ∩ B| / min(|A|, |B|)` ≥ T: one
 ///   document contained in the other (a form letter inside a longer comment).
+/// * [`Align`](Verifier::Align): the two documents as word sequences, scored by
+///   a measure of their longest common subsequence ([`AlignMeasure`]; the
+///   recommended [`Combined`](AlignMeasure::Combined) is the mean of LCS-Dice and
+///   word-set Jaccard) ≥ T. The only verifier that sees word order: it tells a
+///   document with one clause or name changed (a sibling, not a copy) from a copy,
+///   and shuffled text from the original. Costs O(|a|·|b|/64) per pair, stopping
+///   early once T is out of reach (`ndd-align`).
 /// * [`Custom`](Verifier::Custom): any function of the two texts.
 ///
 /// # Example
@@ -52,6 +62,9 @@ pub enum Verifier {
     ExactJaccard,
     /// Exact containment of the smaller shingle set in the larger.
     Containment,
+    /// Token alignment: a measure of the longest common subsequence of the two
+    /// documents' words.
+    Align(AlignMeasure),
     /// A user function.
     Custom(PairScorer),
 }
@@ -63,7 +76,8 @@ impl std::fmt::Debug for Verifier {
 }
 
 impl Verifier {
-    /// `method`, `jaccard`, `containment` or `custom`.
+    /// `method`, `jaccard`, `containment`, `align` (the combined measure),
+    /// `align-dice`, `align-containment` or `custom`.
     ///
     /// # Example
     ///
@@ -76,6 +90,9 @@ impl Verifier {
             Verifier::MethodScore => "method",
             Verifier::ExactJaccard => "jaccard",
             Verifier::Containment => "containment",
+            Verifier::Align(AlignMeasure::Combined) => "align",
+            Verifier::Align(AlignMeasure::Dice) => "align-dice",
+            Verifier::Align(AlignMeasure::Containment) => "align-containment",
             Verifier::Custom(_) => "custom",
         }
     }
@@ -89,9 +106,15 @@ impl std::str::FromStr for Verifier {
             "method" | "estimate" => Ok(Verifier::MethodScore),
             "jaccard" | "exact" => Ok(Verifier::ExactJaccard),
             "containment" => Ok(Verifier::Containment),
+            "align" | "align-combined" => Ok(Verifier::Align(AlignMeasure::Combined)),
+            "align-dice" => Ok(Verifier::Align(AlignMeasure::Dice)),
+            "align-containment" => Ok(Verifier::Align(AlignMeasure::Containment)),
             other => Err(Error::invalid_parameter(
                 "verifier",
-                format!("must be method, jaccard or containment, got {other:?}"),
+                format!(
+                    "must be method, jaccard, containment, align, align-dice or \
+                     align-containment, got {other:?}"
+                ),
             )),
         }
     }
@@ -294,6 +317,18 @@ impl Verification {
                     Some(score(p)).filter(|q| q.score >= t)
                 })
             }
+            Verifier::Align(measure) => {
+                let tokens = token_hashes(texts, &candidates, self.nfkc);
+                let measure = *measure;
+                filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
+                    // The threshold was checked above, so verify cannot fail.
+                    let score = al
+                        .verify(&tokens[p.a], &tokens[p.b], measure, t)
+                        .ok()
+                        .flatten()?;
+                    Some(p.with_score(score))
+                })
+            }
             Verifier::ExactJaccard | Verifier::Containment => {
                 let mut needed = vec![false; texts.len()];
                 for p in &candidates {
@@ -340,23 +375,67 @@ fn containment_of_smaller(a: &FeatureSet, b: &FeatureSet) -> f64 {
     }
 }
 
+/// The token hashes (the word tokenizer, case folded, NFKC when asked) of every
+/// document named by a pair; empty for the others.
+fn token_hashes<D: AsRef<str> + Sync>(
+    texts: &[D],
+    pairs: &[ScoredPair],
+    nfkc: bool,
+) -> Vec<Vec<u64>> {
+    let mut needed = vec![false; texts.len()];
+    for p in pairs {
+        needed[p.a] = true;
+        needed[p.b] = true;
+    }
+    let options = TokenOptions::default().nfkc(nfkc);
+    let one = |(t, &need): (&D, &bool)| {
+        if need {
+            options.hashes(t.as_ref())
+        } else {
+            Vec::new()
+        }
+    };
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        texts.par_iter().zip(needed.par_iter()).map(one).collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        texts.iter().zip(needed.iter()).map(one).collect()
+    }
+}
+
 /// Maps pairs in order (in parallel under `rayon`), reporting progress per chunk.
 fn filter_map_pairs(
     pairs: &[ScoredPair],
     progress: &dyn Progress,
     f: impl Fn(&ScoredPair) -> Option<ScoredPair> + Sync,
 ) -> Vec<ScoredPair> {
+    filter_map_pairs_with(pairs, progress, || (), |(), p| f(p))
+}
+
+/// [`filter_map_pairs`] with per-thread scratch state made by `init`.
+fn filter_map_pairs_with<S>(
+    pairs: &[ScoredPair],
+    progress: &dyn Progress,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, &ScoredPair) -> Option<ScoredPair> + Sync + Send,
+) -> Vec<ScoredPair> {
     let mut out = Vec::new();
+    #[cfg(not(feature = "rayon"))]
+    let mut state = init();
     for chunk in pairs.chunks(crate::progress::CHUNK * 4) {
         #[cfg(feature = "rayon")]
         {
             use rayon::prelude::*;
-            let part: Vec<Option<ScoredPair>> = chunk.par_iter().map(&f).collect();
+            let part: Vec<Option<ScoredPair>> =
+                chunk.par_iter().map_init(&init, |s, p| f(s, p)).collect();
             out.extend(part.into_iter().flatten());
         }
         #[cfg(not(feature = "rayon"))]
         {
-            out.extend(chunk.iter().filter_map(&f));
+            out.extend(chunk.iter().filter_map(|p| f(&mut state, p)));
         }
         progress.advance(Stage::Verify, chunk.len() as u64);
     }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use ndd_core::{FeatureExtractor, ScoredPair};
 use ndd_pipeline::{
-    Banding, CandidateGenerator, Dedup, Document, Emit, ExactPass, Grouping, Method, MinHashConfig,
-    OrderKey, Representative, Shingles, Verification, Verifier,
+    AlignMeasure, Banding, CandidateGenerator, Dedup, Document, Emit, ExactPass, Grouping, Method,
+    MinHashConfig, OrderKey, Representative, Shingles, Verification, Verifier,
 };
 use ndd_shingle::WordShingler;
 use rand::seq::SliceRandom;
@@ -241,6 +241,115 @@ fn containment_verifier_is_the_smaller_set_in_the_larger() {
     assert!(kept.is_empty());
 }
 
+/// The alignment verifier's measures the slow way: words split and lowercased by
+/// hand (the test texts are ASCII words and spaces), the LCS by the textbook dynamic
+/// program, the word 3-gram sets as sets of string triples (a text of one or two
+/// words is one shingle).
+fn align_slow(measure: AlignMeasure, a: &str, b: &str) -> f64 {
+    let wa: Vec<String> = a.split_whitespace().map(str::to_lowercase).collect();
+    let wb: Vec<String> = b.split_whitespace().map(str::to_lowercase).collect();
+    let mut dp = vec![vec![0usize; wb.len() + 1]; wa.len() + 1];
+    for i in 0..wa.len() {
+        for j in 0..wb.len() {
+            dp[i + 1][j + 1] = if wa[i] == wb[j] {
+                dp[i][j] + 1
+            } else {
+                dp[i][j + 1].max(dp[i + 1][j])
+            };
+        }
+    }
+    let lcs = dp[wa.len()][wb.len()] as f64;
+    let (n, m) = (wa.len() as f64, wb.len() as f64);
+    let grams = |w: &[String]| -> BTreeSet<Vec<String>> {
+        if w.len() < 3 {
+            [w.to_vec()].into_iter().collect()
+        } else {
+            w.windows(3).map(<[String]>::to_vec).collect()
+        }
+    };
+    let (sa, sb) = (grams(&wa), grams(&wb));
+    let jac = sa.intersection(&sb).count() as f64 / sa.union(&sb).count() as f64;
+    match measure {
+        AlignMeasure::Dice => 2.0 * lcs / (n + m),
+        AlignMeasure::Containment => lcs / n.min(m),
+        AlignMeasure::Combined => (lcs / n.min(m) + jac) / 2.0,
+    }
+}
+
+#[test]
+fn align_verifier_scores_pairs_by_the_definition() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let words = vocab(40);
+    let mut docs: Vec<String> = Vec::new();
+    let mut pairs = Vec::new();
+    for i in 0..60 {
+        let len = rng.random_range(5..80);
+        let base = random_doc(&mut rng, &words, len);
+        let mut copy = base.clone();
+        // Edits of every kind: words replaced, a run moved, words added.
+        for _ in 0..rng.random_range(0..6) {
+            let at = rng.random_range(0..copy.len());
+            copy[at] = words[rng.random_range(0..words.len())].to_uppercase();
+        }
+        if rng.random_bool(0.3) {
+            let third = copy.len() / 3;
+            copy.rotate_left(third);
+        }
+        if rng.random_bool(0.3) {
+            copy.extend(random_doc(&mut rng, &words, 10));
+        }
+        docs.push(base.join(" "));
+        docs.push(copy.join("  "));
+        pairs.push(ScoredPair::new(2 * i, 2 * i + 1, 0.0));
+        if i > 0 {
+            pairs.push(ScoredPair::new(2 * i, 2 * i - 2, 0.0));
+        }
+    }
+    for measure in [
+        AlignMeasure::Combined,
+        AlignMeasure::Dice,
+        AlignMeasure::Containment,
+    ] {
+        for t in [0.3, 0.6, 0.9] {
+            let (kept, report) = Verification::new(Verifier::Align(measure), t)
+                .run(&docs, pairs.clone())
+                .unwrap();
+            let want: Vec<(usize, usize, f64)> = pairs
+                .iter()
+                .map(|p| (p.a, p.b, align_slow(measure, &docs[p.a], &docs[p.b])))
+                .filter(|&(_, _, s)| s >= t)
+                .collect();
+            assert_eq!(report.checked, pairs.len() as u64);
+            assert_eq!(kept.len(), want.len(), "{measure} at {t}");
+            for (k, w) in kept.iter().zip(&want) {
+                assert_eq!((k.a, k.b), (w.0, w.1));
+                assert!((k.score - w.2).abs() < 1e-12, "{} vs {}", k.score, w.2);
+            }
+        }
+    }
+}
+
+#[test]
+fn align_verifier_tells_order_from_vocabulary() {
+    // The same words, shuffled: set Jaccard 1, the alignment far lower.
+    let a = "the agency should adopt the strict mercury standard for power plants now";
+    let b = "now plants power for standard mercury strict the adopt should agency the";
+    let pair = vec![ScoredPair::new(0, 1, 0.0)];
+    let jac = Verification::new(Verifier::ExactJaccard, 0.9)
+        .shingles(Shingles::Words(1))
+        .run(&[a, b], pair.clone())
+        .unwrap();
+    assert_eq!(jac.0.len(), 1);
+    let al = Verification::new("align".parse().unwrap(), 0.9)
+        .run(&[a, b], pair)
+        .unwrap();
+    assert!(al.0.is_empty());
+    for name in ["align", "align-dice", "align-containment"] {
+        assert_eq!(name.parse::<Verifier>().unwrap().name(), name);
+    }
+    assert!("align-foo".parse::<Verifier>().is_err());
+}
+
 /// Groups as sets of ids, with the representative's id.
 fn groups_by_id(out: &ndd_pipeline::Outcome, docs: &[Document]) -> BTreeMap<Vec<String>, String> {
     out.groups
@@ -320,6 +429,7 @@ fn outcome_does_not_depend_on_thread_count() {
         (Method::default(), Verifier::ExactJaccard),
         ("simhash".parse().unwrap(), Verifier::MethodScore),
         ("exact".parse().unwrap(), Verifier::Containment),
+        (Method::default(), Verifier::Align(AlignMeasure::Combined)),
     ] {
         let one = in_pool(1, method.clone(), verifier.clone());
         assert!(!one.1.is_empty());

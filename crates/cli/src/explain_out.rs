@@ -1,0 +1,66 @@
+//! `--explain-out`: what differs in each pair found, as JSON lines.
+
+use std::io::{self, Write};
+
+use ndd_align::{Aligner, Block, BlockKind, BlockReport, TokenOptions};
+use serde_json::{Value, json};
+
+use crate::dedup::Found;
+
+/// One JSON line per pair of this batch: the ids and score, the category of `b`
+/// relative to `a` (Yang and Callan's categories), the token counts, the LCS and
+/// word-set Jaccard, and both documents' blocks (kind and byte range; the text of
+/// every block that is not shared) so a reader sees exactly what differs.
+pub(crate) fn write(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
+    let options = TokenOptions::default().nfkc(nfkc);
+    let mut aligner = Aligner::new();
+    let text = |pos: usize| {
+        pos.checked_sub(f.base)
+            .and_then(|i| f.docs.get(i))
+            .map(|d| d.text.as_str())
+    };
+    for p in &f.outcome.pairs {
+        let (Some(ta), Some(tb)) = (text(p.a), text(p.b)) else {
+            continue; // a document of a saved index: no text to compare
+        };
+        let (a, b) = (options.tokens(ta), options.tokens(tb));
+        let report = BlockReport::new(&mut aligner, &a, &b);
+        let class = report.classify();
+        let score = (p.score * 1e6).round() / 1e6;
+        let line = json!({
+            "id_a": f.ids[p.a],
+            "id_b": f.ids[p.b],
+            "score": score,
+            "category": class.category.name(),
+            "tokens_a": report.len_a(),
+            "tokens_b": report.len_b(),
+            "lcs": report.alignment().matched(),
+            "word_jaccard": (report.word_jaccard() * 1e6).round() / 1e6,
+            "unique_a": report.unique_a_text(),
+            "unique_b": report.unique_b_text(),
+            "blocks_a": blocks_json(report.a_blocks(), ta),
+            "blocks_b": blocks_json(report.b_blocks(), tb),
+        });
+        serde_json::to_writer(&mut *out, &line)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// A side's blocks: kind and byte range, with the text of every block not shared.
+fn blocks_json(blocks: &[Block], text: &str) -> Vec<Value> {
+    blocks
+        .iter()
+        .map(|bl| {
+            let mut v = json!({
+                "kind": bl.kind.name(),
+                "start": bl.bytes.start,
+                "end": bl.bytes.end,
+            });
+            if bl.kind != BlockKind::Shared {
+                v["text"] = Value::from(text.get(bl.bytes.clone()).unwrap_or(""));
+            }
+            v
+        })
+        .collect()
+}
