@@ -4,7 +4,9 @@
 //!   near-duplicate pair (the same window of real text with 5% of its tokens
 //!   replaced, which passes) and on an unrelated pair (two windows of different
 //!   documents, which fails and exits early), against the quadratic dynamic program
-//!   (`quadratic_lcs_len`) on the near-duplicate pair in the same run.
+//!   (`quadratic_lcs_len`) on the near-duplicate pair in the same run;
+//!   `prepared_pass` is the near-duplicate pair as `Prepared` documents (what the
+//!   pipeline's verifier does: the per-document work done once).
 //! * `report/{100,1000,10000}`: a block report and its category for the
 //!   near-duplicate pair (alignment, moved-text search, classification).
 //!
@@ -16,7 +18,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ndd_align::{Aligner, BlockReport, Measure, TokenOptions, quadratic_lcs_len};
+use ndd_align::{Aligner, BlockReport, Measure, Prepared, TokenOptions, quadratic_lcs_len};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -86,6 +88,13 @@ fn bench(c: &mut Criterion) {
         );
         group.bench_function(BenchmarkId::new("bit_parallel_pass", n), |bch| {
             bch.iter(|| al.verify(black_box(&a), black_box(&b), Measure::Combined, 0.8))
+        });
+        let (pa, pb) = (
+            Prepared::from_hashes(a.clone()),
+            Prepared::from_hashes(b.clone()),
+        );
+        group.bench_function(BenchmarkId::new("prepared_pass", n), |bch| {
+            bch.iter(|| al.verify_prepared(black_box(&pa), black_box(&pb), Measure::Combined, 0.8))
         });
         group.bench_function(BenchmarkId::new("bit_parallel_fail", n), |bch| {
             bch.iter(|| al.verify(black_box(&a), black_box(&far), Measure::Combined, 0.8))

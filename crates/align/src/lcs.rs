@@ -1,7 +1,7 @@
 //! The longest common subsequence of two token sequences, bit-parallel, with an
 //! early exit once a required length can no longer be reached.
 
-use std::collections::HashMap;
+use std::ops::Range;
 
 use ndd_core::hash::KGramRoller;
 
@@ -102,14 +102,7 @@ impl LcsResult {
     }
 }
 
-/// A per-token entry of the symbol table: its bit row (or `NO_ROW`) and counts.
-#[derive(Debug, Clone, Copy)]
-struct Entry {
-    row: u32,
-    count_a: u32,
-    count_b: u32,
-}
-
+/// A token of the long side that the short side lacks.
 const NO_ROW: u32 = u32::MAX;
 
 /// Computes longest common subsequences of token sequences, reusing its buffers
@@ -119,8 +112,10 @@ const NO_ROW: u32 = u32::MAX;
 /// Crochemore et al. (2001) as Hyyrö (2004) presents it: the shorter sequence is a bit
 /// vector, the longer is read one token at a time, and each step costs
 /// ⌈shorter / 64⌉ word operations, so a pair costs O(|a|·|b| / 64) and memory
-/// O(distinct common tokens · |shorter| / 64) words. Tokens of the longer side that
-/// the shorter lacks cost one hash lookup.
+/// O(distinct common tokens · |shorter| / 64) words. The tokens both sides have are
+/// found by merging the two sides' tokens sorted by hash (O(n log n), or O(n) for
+/// [`Prepared`](crate::Prepared) documents, which keep them sorted); tokens of the
+/// longer side that the shorter lacks are skipped.
 ///
 /// With a required length (from a threshold), the pass stops as soon as the LCS so
 /// far plus the matchable tokens still to read falls below it, and no bit is set up
@@ -148,14 +143,19 @@ const NO_ROW: u32 = u32::MAX;
 ///   15th Australasian Workshop on Combinatorial Algorithms (AWOCA)*, 2004.
 #[derive(Debug, Clone, Default)]
 pub struct Aligner {
-    table: HashMap<u64, Entry, ahash::RandomState>,
+    /// Per token both sides have: its entries in the short and the long side's
+    /// sorted lists.
+    shared: Vec<(Range<usize>, Range<usize>)>,
     rows: Vec<u64>,
     v: Vec<u64>,
     /// The row of each token of the longer side (`NO_ROW` when it cannot match).
     b_rows: Vec<u32>,
     /// The word 3-gram sets of the two sides, sorted.
-    grams_a: Vec<u64>,
-    grams_b: Vec<u64>,
+    pub(crate) grams_a: Vec<u64>,
+    pub(crate) grams_b: Vec<u64>,
+    /// Each side's (token, position), sorted.
+    pub(crate) pos_a: Vec<(u64, u32)>,
+    pub(crate) pos_b: Vec<(u64, u32)>,
 }
 
 impl Aligner {
@@ -196,66 +196,66 @@ impl Aligner {
     /// assert_eq!(r.word_jaccard(), 1.0);
     /// ```
     pub fn lcs(&mut self, a: &[u64], b: &[u64], min_len: usize) -> LcsResult {
-        self.lcs_with(a, b, |_| Some(min_len))
-    }
-
-    /// [`lcs`](Self::lcs) with the required length chosen from the set statistics
-    /// (`None`: nothing can pass, do not run the pass).
-    pub(crate) fn lcs_with(
-        &mut self,
-        a: &[u64],
-        b: &[u64],
-        required: impl FnOnce(&LcsResult) -> Option<usize>,
-    ) -> LcsResult {
         let a = &a[..a.len().min(MAX_TOKENS)];
         let b = &b[..b.len().min(MAX_TOKENS)];
-        let (len_a, len_b) = (a.len(), b.len());
-        // The shorter side is the bit vector.
-        let (short, long, swapped) = if a.len() <= b.len() {
-            (a, b, false)
-        } else {
-            (b, a, true)
-        };
-        self.table.clear();
-        for &t in short {
-            self.table
-                .entry(t)
-                .or_insert(Entry {
-                    row: NO_ROW,
-                    count_a: 0,
-                    count_b: 0,
-                })
-                .count_a += 1;
-        }
-        let distinct_short = self.table.len();
-        let mut distinct_long = 0;
-        for &t in long {
-            let e = self.table.entry(t).or_insert(Entry {
-                row: NO_ROW,
-                count_a: 0,
-                count_b: 0,
-            });
-            if e.count_b == 0 {
-                distinct_long += 1;
-            }
-            e.count_b += 1;
-        }
-        let mut common = 0usize;
-        let mut multiset_bound = 0usize;
-        for e in self.table.values_mut() {
-            if e.count_a > 0 && e.count_b > 0 {
-                e.row = u32::try_from(common).unwrap_or(NO_ROW);
-                common += 1;
-                multiset_bound += e.count_a.min(e.count_b) as usize;
-            }
-        }
-        let (distinct_a, distinct_b) = if swapped {
-            (distinct_long, distinct_short)
-        } else {
-            (distinct_short, distinct_long)
-        };
+        let (mut pa, mut pb) = (
+            std::mem::take(&mut self.pos_a),
+            std::mem::take(&mut self.pos_b),
+        );
+        sorted_positions(a, &mut pa);
+        sorted_positions(b, &mut pb);
         shingles_into(a, &mut self.grams_a);
         shingles_into(b, &mut self.grams_b);
+        let mut r = self.core(&pa, &pb, min_len);
+        (self.pos_a, self.pos_b) = (pa, pb);
+        r.shingles_a = self.grams_a.len();
+        r.shingles_b = self.grams_b.len();
+        r.shingles_common = sorted_common(&self.grams_a, &self.grams_b);
+        r
+    }
+
+    /// The bit-parallel pass and the word-set statistics, from each side's tokens as
+    /// (hash, position) sorted by hash (sides already cut to [`MAX_TOKENS`]); the
+    /// shingle fields are left 0.
+    pub(crate) fn core(&mut self, a: &[(u64, u32)], b: &[(u64, u32)], min_len: usize) -> LcsResult {
+        let (len_a, len_b) = (a.len(), b.len());
+        // The shorter side is the bit vector.
+        let (short, long) = if len_a <= len_b { (a, b) } else { (b, a) };
+        // One merge of the two sorted lists: distinct tokens of each side, the tokens
+        // both have (each gets a row) and the multiset bound Σ min(count, count).
+        let (mut distinct_short, mut distinct_long, mut common, mut multiset_bound) = (0, 0, 0, 0);
+        self.shared.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < short.len() || j < long.len() {
+            let hs = short.get(i).map(|e| e.0);
+            let hl = long.get(j).map(|e| e.0);
+            let h = match (hs, hl) {
+                (Some(x), Some(y)) => x.min(y),
+                (Some(x), None) => x,
+                (None, Some(y)) => y,
+                (None, None) => break,
+            };
+            let si = i;
+            while i < short.len() && short[i].0 == h {
+                i += 1;
+            }
+            let sj = j;
+            while j < long.len() && long[j].0 == h {
+                j += 1;
+            }
+            distinct_short += usize::from(i > si);
+            distinct_long += usize::from(j > sj);
+            if i > si && j > sj {
+                common += 1;
+                multiset_bound += (i - si).min(j - sj);
+                self.shared.push((si..i, sj..j));
+            }
+        }
+        let (distinct_a, distinct_b) = if len_a <= len_b {
+            (distinct_short, distinct_long)
+        } else {
+            (distinct_long, distinct_short)
+        };
         let mut result = LcsResult {
             lcs: None,
             len_a,
@@ -263,13 +263,10 @@ impl Aligner {
             distinct_a,
             distinct_b,
             distinct_common: common,
-            shingles_a: self.grams_a.len(),
-            shingles_b: self.grams_b.len(),
-            shingles_common: sorted_common(&self.grams_a, &self.grams_b),
+            shingles_a: 0,
+            shingles_b: 0,
+            shingles_common: 0,
             stopped_early: false,
-        };
-        let Some(min_len) = required(&result) else {
-            return result;
         };
         if multiset_bound < min_len {
             return result;
@@ -278,25 +275,77 @@ impl Aligner {
             result.lcs = Some(0).filter(|&l| l >= min_len);
             return result;
         }
-        let words = short.len().div_ceil(64);
+        let n = short.len();
+        let words = n.div_ceil(64);
         self.rows.clear();
         self.rows.resize(common * words, 0);
-        for (i, t) in short.iter().enumerate() {
-            let row = self.table[t].row;
-            if row != NO_ROW {
-                self.rows[row as usize * words + i / 64] |= 1 << (i % 64);
+        self.b_rows.clear();
+        self.b_rows.resize(long.len(), NO_ROW);
+        for (row, (rs, rl)) in self.shared.iter().enumerate() {
+            for &(_, p) in &short[rs.clone()] {
+                let p = p as usize;
+                self.rows[row * words + p / 64] |= 1 << (p % 64);
+            }
+            // `common` rows fit in u32: a side has at most MAX_TOKENS tokens.
+            let row = u32::try_from(row).unwrap_or(NO_ROW);
+            for &(_, p) in &long[rl.clone()] {
+                self.b_rows[p as usize] = row;
             }
         }
-        self.b_rows.clear();
-        self.b_rows.extend(
-            long.iter()
-                .map(|t| self.table.get(t).map_or(NO_ROW, |e| e.row)),
-        );
         // Matchable tokens of the long side, counted down as they are read.
-        let mut matchable = self.b_rows.iter().filter(|&&r| r != NO_ROW).count();
+        let matchable: usize = self.shared.iter().map(|(_, rl)| rl.len()).sum();
         self.v.clear();
         self.v.resize(words, u64::MAX);
-        let n = short.len();
+        // One or two words (sides of up to 128 tokens, most documents) run in
+        // registers: u128 addition carries between the two words by itself.
+        let stopped = match words {
+            1 => self.rows_in_register::<u64>(n, matchable, min_len),
+            2 => self.rows_in_register::<u128>(n, matchable, min_len),
+            _ => self.rows_in_words(n, matchable, min_len),
+        };
+        if stopped {
+            result.stopped_early = true;
+            return result;
+        }
+        let lcs = zeros(&self.v, n);
+        result.lcs = (lcs >= min_len).then_some(lcs);
+        result
+    }
+
+    /// The bit-parallel steps over `self.b_rows` with the bit vector in one register
+    /// of type `W` (`n <= W::BITS`); leaves it in `self.v`. `true` when it stopped
+    /// because `min_len` was out of reach.
+    fn rows_in_register<W: BitWord>(
+        &mut self,
+        n: usize,
+        mut matchable: usize,
+        min_len: usize,
+    ) -> bool {
+        let words = W::WORDS;
+        let mut v = W::ONES;
+        let mut since_check = 0u32;
+        for &r in &self.b_rows {
+            if r == NO_ROW {
+                continue;
+            }
+            matchable -= 1;
+            let m = W::load(&self.rows[r as usize * words..(r as usize + 1) * words]);
+            v = v.wrapping_add(v & m) | (v & !m);
+            since_check += 1;
+            if min_len > 0 && since_check >= 32 {
+                since_check = 0;
+                if v.zeros_below(n) + matchable < min_len {
+                    return true;
+                }
+            }
+        }
+        v.store(&mut self.v);
+        false
+    }
+
+    /// The bit-parallel steps over `self.b_rows` on the multi-word vector `self.v`.
+    fn rows_in_words(&mut self, n: usize, mut matchable: usize, min_len: usize) -> bool {
+        let words = self.v.len();
         let mut since_check = 0u32;
         for &r in &self.b_rows {
             if r == NO_ROW {
@@ -317,21 +366,96 @@ impl Aligner {
             if min_len > 0 && since_check >= 32 {
                 since_check = 0;
                 if zeros(&self.v, n) + matchable < min_len {
-                    result.stopped_early = true;
-                    return result;
+                    return true;
                 }
             }
         }
-        let lcs = zeros(&self.v, n);
-        result.lcs = (lcs >= min_len).then_some(lcs);
-        result
+        false
     }
+}
+
+/// A bit vector that fits in one register: `u64` (one word) or `u128` (two).
+trait BitWord:
+    Copy
+    + std::ops::BitAnd<Output = Self>
+    + std::ops::BitOr<Output = Self>
+    + std::ops::Not<Output = Self>
+{
+    /// Words of 64 bits it holds.
+    const WORDS: usize;
+    /// All bits set.
+    const ONES: Self;
+    /// From `WORDS` words, least significant first.
+    fn load(words: &[u64]) -> Self;
+    /// Into the first `WORDS` words of `out`.
+    fn store(self, out: &mut [u64]);
+    fn wrapping_add(self, other: Self) -> Self;
+    /// The zero bits among the low `n` bits.
+    fn zeros_below(self, n: usize) -> usize;
+}
+
+impl BitWord for u64 {
+    const WORDS: usize = 1;
+    const ONES: Self = u64::MAX;
+    fn load(words: &[u64]) -> Self {
+        words[0]
+    }
+    fn store(self, out: &mut [u64]) {
+        out[0] = self;
+    }
+    fn wrapping_add(self, other: Self) -> Self {
+        u64::wrapping_add(self, other)
+    }
+    fn zeros_below(self, n: usize) -> usize {
+        let mask = if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+        (!self & mask).count_ones() as usize
+    }
+}
+
+impl BitWord for u128 {
+    const WORDS: usize = 2;
+    const ONES: Self = u128::MAX;
+    fn load(words: &[u64]) -> Self {
+        u128::from(words[0]) | (u128::from(words[1]) << 64)
+    }
+    fn store(self, out: &mut [u64]) {
+        // Truncation intended: the low and the high 64 bits.
+        #[allow(clippy::cast_possible_truncation)]
+        {
+            out[0] = self as u64;
+            out[1] = (self >> 64) as u64;
+        }
+    }
+    fn wrapping_add(self, other: Self) -> Self {
+        u128::wrapping_add(self, other)
+    }
+    fn zeros_below(self, n: usize) -> usize {
+        let mask = if n >= 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
+        (!self & mask).count_ones() as usize
+    }
+}
+
+/// `(token, position)` for every token, sorted (by token, then position).
+pub(crate) fn sorted_positions(tokens: &[u64], out: &mut Vec<(u64, u32)>) {
+    out.clear();
+    // Positions fit in u32: sides are cut to MAX_TOKENS.
+    out.extend(
+        tokens
+            .iter()
+            .enumerate()
+            .map(|(p, &t)| (t, u32::try_from(p).unwrap_or(u32::MAX))),
+    );
+    out.sort_unstable();
 }
 
 /// The distinct word 3-gram hashes of a token sequence, sorted: the values of
 /// `ndd_shingle::WordShingler::new(3)` (a shorter sequence is one shingle of all its
 /// tokens; an empty one has none).
-fn shingles_into(tokens: &[u64], out: &mut Vec<u64>) {
+pub(crate) fn shingles_into(tokens: &[u64], out: &mut Vec<u64>) {
     out.clear();
     let Ok(mut roller) = KGramRoller::new(3) else {
         return;
@@ -345,7 +469,7 @@ fn shingles_into(tokens: &[u64], out: &mut Vec<u64>) {
 }
 
 /// How many values two sorted, distinct lists share.
-fn sorted_common(a: &[u64], b: &[u64]) -> usize {
+pub(crate) fn sorted_common(a: &[u64], b: &[u64]) -> usize {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

@@ -73,5 +73,5 @@ pub use blocks::{Block, BlockKind, BlockReport, MIN_MOVED_TOKENS};
 pub use category::{Category, Classification, ClassifyOptions, classify, contains_paragraphs};
 pub use lcs::{Aligner, LcsResult, MAX_TOKENS, quadratic_lcs_len};
 pub use ndd_core::Error;
-pub use similarity::Measure;
+pub use similarity::{Measure, Prepared};
 pub use tokens::{TokenOptions, Tokens};

@@ -2,7 +2,8 @@
 
 use ndd_core::Error;
 
-use crate::{Aligner, LcsResult};
+use crate::lcs::{shingles_into, sorted_common, sorted_positions};
+use crate::{Aligner, LcsResult, TokenOptions};
 
 /// A similarity of two token sequences computed from their longest common
 /// subsequence `L` (and, for [`Combined`](Measure::Combined), their word 3-gram sets).
@@ -74,9 +75,9 @@ impl Measure {
         }
     }
 
-    /// The measure for an LCS of length `lcs` with the set statistics of `r`.
-    fn with_lcs(self, r: &LcsResult, lcs: usize) -> f64 {
-        let (n, m) = (r.len_a, r.len_b);
+    /// The measure of sides of `n` and `m` tokens with an LCS of `lcs` and word
+    /// 3-gram Jaccard `shingle_jaccard`.
+    fn value(self, n: usize, m: usize, lcs: usize, shingle_jaccard: f64) -> f64 {
         let dice = if n + m == 0 {
             1.0
         } else {
@@ -90,7 +91,7 @@ impl Measure {
         match self {
             Measure::Dice => dice,
             Measure::Containment => containment,
-            Measure::Combined => (containment + r.shingle_jaccard()) / 2.0,
+            Measure::Combined => (containment + shingle_jaccard) / 2.0,
         }
     }
 
@@ -106,14 +107,16 @@ impl Measure {
     /// ```
     #[must_use]
     pub fn score(self, r: &LcsResult) -> f64 {
-        r.lcs.map_or(0.0, |l| self.with_lcs(r, l))
+        r.lcs.map_or(0.0, |l| {
+            self.value(r.len_a, r.len_b, l, r.shingle_jaccard())
+        })
     }
 
-    /// The shortest LCS that reaches `threshold`, given the lengths and set
-    /// statistics in `r` (`lcs` is not read); `None` when even a full match does not.
-    fn min_lcs_for(self, r: &LcsResult, threshold: f64) -> Option<usize> {
-        let most = r.len_a.min(r.len_b);
-        if self.with_lcs(r, most) < threshold {
+    /// The shortest LCS with which sides of `n` and `m` tokens (and that 3-gram
+    /// Jaccard) reach `threshold`; `None` when even a full match does not.
+    fn min_lcs(self, n: usize, m: usize, shingle_jaccard: f64, threshold: f64) -> Option<usize> {
+        let most = n.min(m);
+        if self.value(n, m, most, shingle_jaccard) < threshold {
             return None;
         }
         // The measures grow with the LCS: binary search on the exact float formula,
@@ -121,7 +124,7 @@ impl Measure {
         let (mut lo, mut hi) = (0usize, most);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.with_lcs(r, mid) >= threshold {
+            if self.value(n, m, mid, shingle_jaccard) >= threshold {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -153,12 +156,119 @@ impl std::str::FromStr for Measure {
     }
 }
 
+/// A document ready for verification: its tokens (cut to
+/// [`MAX_TOKENS`](crate::MAX_TOKENS)) sorted with their positions, and its sorted word
+/// 3-gram set, computed once and reused for every pair the document is in: a pair of
+/// prepared documents needs no hashing or sorting, only merges and the bit-parallel
+/// pass.
+///
+/// Memory: about 20 bytes per token.
+///
+/// # Example
+///
+/// ```
+/// use ndd_align::{Aligner, Measure, Prepared, TokenOptions};
+/// let o = TokenOptions::default();
+/// let docs: Vec<Prepared> = ["a b c d e", "a b c d f", "e d c b a"]
+///     .iter()
+///     .map(|t| Prepared::new(&o, t))
+///     .collect();
+/// let mut al = Aligner::new();
+/// // Containment 4/5 and 3-grams 2 of 4 shared: (0.8 + 0.5) / 2.
+/// assert_eq!(al.verify_prepared(&docs[0], &docs[1], Measure::Combined, 0.6)?, Some(0.65));
+/// assert_eq!(al.verify_prepared(&docs[0], &docs[2], Measure::Combined, 0.6)?, None);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Prepared {
+    /// (token, position), sorted.
+    positions: Vec<(u64, u32)>,
+    shingles: Vec<u64>,
+}
+
+impl Prepared {
+    /// Tokenizes `text` with `options` and prepares it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_align::{Prepared, TokenOptions};
+    /// let p = Prepared::new(&TokenOptions::default(), "one two three four");
+    /// assert_eq!((p.len(), p.shingles().len()), (4, 2));
+    /// ```
+    #[must_use]
+    pub fn new(options: &TokenOptions, text: &str) -> Self {
+        Self::from_hashes(options.hashes(text))
+    }
+
+    /// Prepares token hashes made elsewhere (with [`TokenOptions::hashes`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_align::Prepared;
+    /// assert_eq!(Prepared::from_hashes(vec![1, 2]).shingles().len(), 1); // one short shingle
+    /// ```
+    #[must_use]
+    pub fn from_hashes(mut tokens: Vec<u64>) -> Self {
+        tokens.truncate(crate::MAX_TOKENS);
+        let mut shingles = Vec::new();
+        shingles_into(&tokens, &mut shingles);
+        let mut positions = Vec::new();
+        sorted_positions(&tokens, &mut positions);
+        Prepared {
+            positions,
+            shingles,
+        }
+    }
+
+    /// The number of tokens.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_align::Prepared::from_hashes(vec![5, 5, 6]).len(), 3);
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// Whether the document has no token.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_align::Prepared::default().is_empty());
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The distinct word 3-gram hashes, sorted (the values of
+    /// `WordShingler::new(3)`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let p = ndd_align::Prepared::from_hashes(vec![1, 2, 3, 1, 2, 3]);
+    /// assert_eq!(p.shingles().len(), 3); // 123, 231, 312
+    /// ```
+    #[must_use]
+    pub fn shingles(&self) -> &[u64] {
+        &self.shingles
+    }
+}
+
 impl Aligner {
     /// The similarity of `a` and `b` under `measure` if it reaches `threshold`, else
     /// `None`; the LCS pass stops as soon as the threshold is out of reach.
     ///
     /// The answer is exactly that of computing the full LCS and comparing
-    /// `measure.score(..) >= threshold`.
+    /// `measure.score(..) >= threshold`. To verify many pairs among the same
+    /// documents, [`Prepared`] documents and
+    /// [`verify_prepared`](Self::verify_prepared) do the per-document work once.
     ///
     /// # Errors
     ///
@@ -185,15 +295,108 @@ impl Aligner {
         measure: Measure,
         threshold: f64,
     ) -> Result<Option<f64>, Error> {
-        if !(0.0..=1.0).contains(&threshold) {
-            return Err(Error::invalid_parameter(
-                "threshold",
-                format!("must be in [0, 1], got {threshold}"),
-            ));
-        }
-        // The set statistics come first (cheap) and give the smallest LCS that
-        // can pass; the bit-parallel pass then stops once that is out of reach.
-        let r = self.lcs_with(a, b, |stats| measure.min_lcs_for(stats, threshold));
-        Ok(r.lcs.map(|_| measure.score(&r)).filter(|&s| s >= threshold))
+        let a = &a[..a.len().min(crate::MAX_TOKENS)];
+        let b = &b[..b.len().min(crate::MAX_TOKENS)];
+        // Shingles first: under the combined measure they may rule the pair out
+        // before the tokens are sorted.
+        let (mut ga, mut gb) = (
+            std::mem::take(&mut self.grams_a),
+            std::mem::take(&mut self.grams_b),
+        );
+        shingles_into(a, &mut ga);
+        shingles_into(b, &mut gb);
+        let bound = needed_lcs(measure, a.len(), b.len(), &ga, &gb, threshold);
+        (self.grams_a, self.grams_b) = (ga, gb);
+        let Some((need, shingle_jaccard)) = bound? else {
+            return Ok(None);
+        };
+        let (mut pa, mut pb) = (
+            std::mem::take(&mut self.pos_a),
+            std::mem::take(&mut self.pos_b),
+        );
+        sorted_positions(a, &mut pa);
+        sorted_positions(b, &mut pb);
+        let r = self.core(&pa, &pb, need);
+        (self.pos_a, self.pos_b) = (pa, pb);
+        Ok(passing(measure, &r, shingle_jaccard, threshold))
     }
+
+    /// [`verify`](Self::verify) for prepared documents: no tokenizing or shingling per
+    /// pair, and a pair whose 3-gram sets already rule it out under
+    /// [`Measure::Combined`] costs one merge of the two sets.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] for a threshold that is not a number in `[0, 1]`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_align::{Aligner, Measure, Prepared, TokenOptions};
+    /// let o = TokenOptions::default();
+    /// let (a, b) = (Prepared::new(&o, "x y z"), Prepared::new(&o, "x y z"));
+    /// assert_eq!(Aligner::new().verify_prepared(&a, &b, Measure::Dice, 1.0)?, Some(1.0));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn verify_prepared(
+        &mut self,
+        a: &Prepared,
+        b: &Prepared,
+        measure: Measure,
+        threshold: f64,
+    ) -> Result<Option<f64>, Error> {
+        let bound = needed_lcs(
+            measure,
+            a.len(),
+            b.len(),
+            &a.shingles,
+            &b.shingles,
+            threshold,
+        );
+        let Some((need, shingle_jaccard)) = bound? else {
+            return Ok(None);
+        };
+        let r = self.core(&a.positions, &b.positions, need);
+        Ok(passing(measure, &r, shingle_jaccard, threshold))
+    }
+}
+
+/// The shortest LCS with which sides of `n` and `m` tokens (and these shingle sets)
+/// reach `threshold` under `measure`, with their 3-gram Jaccard; `Ok(None)` when no
+/// LCS can.
+fn needed_lcs(
+    measure: Measure,
+    n: usize,
+    m: usize,
+    a_shingles: &[u64],
+    b_shingles: &[u64],
+    threshold: f64,
+) -> Result<Option<(usize, f64)>, Error> {
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(Error::invalid_parameter(
+            "threshold",
+            format!("must be in [0, 1], got {threshold}"),
+        ));
+    }
+    let shingle_jaccard = if measure == Measure::Combined {
+        let common = sorted_common(a_shingles, b_shingles);
+        let union = a_shingles.len() + b_shingles.len() - common;
+        if union == 0 {
+            1.0
+        } else {
+            common as f64 / union as f64
+        }
+    } else {
+        0.0
+    };
+    Ok(measure
+        .min_lcs(n, m, shingle_jaccard, threshold)
+        .map(|need| (need, shingle_jaccard)))
+}
+
+/// The score of a finished pass if it reaches `threshold`.
+fn passing(measure: Measure, r: &LcsResult, shingle_jaccard: f64, threshold: f64) -> Option<f64> {
+    r.lcs
+        .map(|l| measure.value(r.len_a, r.len_b, l, shingle_jaccard))
+        .filter(|&s| s >= threshold)
 }

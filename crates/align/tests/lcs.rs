@@ -2,7 +2,9 @@
 //! the definitions computed the slow way.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use ndd_align::{Aligner, BlockKind, BlockReport, Measure, TokenOptions, quadratic_lcs_len};
+use ndd_align::{
+    Aligner, BlockKind, BlockReport, Measure, Prepared, TokenOptions, quadratic_lcs_len,
+};
 use ndd_core::hash::mix64;
 use ndd_shingle::{FeatureExtractor, WordShingler};
 use proptest::prelude::*;
@@ -52,9 +54,11 @@ proptest! {
         let r = al.lcs(&a, &b, min);
         prop_assert_eq!(r.lcs, (full >= min).then_some(full));
         let complete = al.lcs(&a, &b, 0);
+        let (pa, pb) = (Prepared::from_hashes(a.clone()), Prepared::from_hashes(b.clone()));
         for m in Measure::ALL {
             let want = Some(m.score(&complete)).filter(|&s| s >= t);
             prop_assert_eq!(al.verify(&a, &b, m, t).unwrap(), want);
+            prop_assert_eq!(al.verify_prepared(&pa, &pb, m, t).unwrap(), want);
         }
     }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ndd_align::{Aligner, TokenOptions};
+use ndd_align::{Aligner, Prepared, TokenOptions};
 use ndd_core::{Error, FeatureSet, ScoredPair, containment, jaccard};
 
 use crate::Shingles;
@@ -318,12 +318,12 @@ impl Verification {
                 })
             }
             Verifier::Align(measure) => {
-                let tokens = token_hashes(texts, &candidates, self.nfkc);
+                let docs = prepared(texts, &candidates, self.nfkc);
                 let measure = *measure;
                 filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
                     // The threshold was checked above, so verify cannot fail.
                     let score = al
-                        .verify(&tokens[p.a], &tokens[p.b], measure, t)
+                        .verify_prepared(&docs[p.a], &docs[p.b], measure, t)
                         .ok()
                         .flatten()?;
                     Some(p.with_score(score))
@@ -375,13 +375,9 @@ fn containment_of_smaller(a: &FeatureSet, b: &FeatureSet) -> f64 {
     }
 }
 
-/// The token hashes (the word tokenizer, case folded, NFKC when asked) of every
-/// document named by a pair; empty for the others.
-fn token_hashes<D: AsRef<str> + Sync>(
-    texts: &[D],
-    pairs: &[ScoredPair],
-    nfkc: bool,
-) -> Vec<Vec<u64>> {
+/// Every document named by a pair, tokenized (the word tokenizer, case folded, NFKC
+/// when asked) and prepared for alignment; empty for the others.
+fn prepared<D: AsRef<str> + Sync>(texts: &[D], pairs: &[ScoredPair], nfkc: bool) -> Vec<Prepared> {
     let mut needed = vec![false; texts.len()];
     for p in pairs {
         needed[p.a] = true;
@@ -390,9 +386,9 @@ fn token_hashes<D: AsRef<str> + Sync>(
     let options = TokenOptions::default().nfkc(nfkc);
     let one = |(t, &need): (&D, &bool)| {
         if need {
-            options.hashes(t.as_ref())
+            Prepared::new(&options, t.as_ref())
         } else {
-            Vec::new()
+            Prepared::default()
         }
     };
     #[cfg(feature = "rayon")]
