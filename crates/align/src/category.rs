@@ -296,11 +296,16 @@ fn paragraphs(tokens: &Tokens<'_>) -> Vec<Range<usize>> {
     };
     let paras = split(&|gap: &str| {
         // A blank line: two line breaks with only whitespace between them.
-        let lines: Vec<&str> = gap.split('\n').collect();
-        lines.len() >= 3
-            && lines[1..lines.len() - 1]
-                .iter()
-                .any(|l| l.trim().is_empty())
+        let mut lines = gap.split('\n');
+        lines.next(); // before the first line break
+        let mut inner: Option<&str> = None;
+        for line in lines {
+            if inner.is_some_and(|l| l.trim().is_empty()) {
+                return true;
+            }
+            inner = Some(line);
+        }
+        false
     });
     if paras.len() >= 2 {
         return paras;

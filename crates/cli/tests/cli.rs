@@ -998,10 +998,13 @@ fn align_verifier_and_explain_out_say_what_differs() {
         for (side, id) in [("blocks_a", a), ("blocks_b", b)] {
             let mut at = 0;
             for bl in l[side].as_array().unwrap() {
-                assert_eq!(bl["start"].as_u64().unwrap() as usize, at);
-                at = bl["end"].as_u64().unwrap() as usize;
+                assert_eq!(usize::try_from(bl["start"].as_u64().unwrap()).unwrap(), at);
+                at = usize::try_from(bl["end"].as_u64().unwrap()).unwrap();
                 if let Some(t) = bl["text"].as_str() {
-                    assert_eq!(&texts[id][bl["start"].as_u64().unwrap() as usize..at], t);
+                    assert_eq!(
+                        &texts[id][usize::try_from(bl["start"].as_u64().unwrap()).unwrap()..at],
+                        t
+                    );
                 }
             }
             assert_eq!(at, texts[id].len());
