@@ -115,7 +115,7 @@ pub(crate) struct MethodArgs {
     pub(crate) threshold: Option<f64>,
     /// jaccard: exact Jaccard of the shingle sets (default for minhash); method: the
     /// method's own score (default for the others); containment: the smaller set
-    /// within the larger
+    /// within the larger; align: word order too (token alignment; see --explain-out)
     #[arg(long, value_enum, value_name = "HOW")]
     pub(crate) verify: Option<VerifyName>,
     /// Words per shingle [default: 3]
@@ -236,7 +236,8 @@ pub(crate) enum VerifyName {
     Method,
     /// The smaller shingle set within the larger.
     Containment,
-    /// Token alignment: the mean of LCS-Dice (word order) and word-set Jaccard
+    /// Token alignment: the mean of the share of the shorter document's words found
+    /// in order in the longer (LCS containment) and word 3-gram Jaccard
     Align,
 }
 
