@@ -4,9 +4,11 @@ use std::convert::Infallible;
 
 use similar::algorithms::{DiffHook, myers};
 
+use crate::lcs::sorted_positions;
 use crate::{Aligner, LcsResult, MAX_TOKENS};
 
-/// The largest `(|a| + |b|) · D` (D = |a| + |b| − 2·LCS, the edit distance) for which
+/// For sides too long for the bit-vector traceback (about 11,500 tokens each), the
+/// largest `(|a| + |b|) · D` (D = |a| + |b| − 2·LCS, the edit distance) for which
 /// the alignment is the exact shortest edit script of Myers (1986): 2^28 steps, about
 /// a quarter of a second. Beyond it the bounded search of `similar`'s Myers runs
 /// instead and the runs may cover fewer tokens than the LCS ([`Alignment::is_exact`]).
@@ -15,13 +17,20 @@ use crate::{Aligner, LcsResult, MAX_TOKENS};
 ///
 /// ```
 /// use ndd_align::{Aligner, EXACT_ALIGNMENT_BUDGET};
-/// // Two unrelated 20,000-token sides: (40,000)·40,000 steps is over the budget.
+/// // 20,000 tokens against the same reversed: too long for the traceback, and an
+/// // edit distance of 39,998 puts Myers' exact search over the budget.
 /// let a: Vec<u64> = (0..20_000).collect();
-/// let b: Vec<u64> = (20_000..40_000).collect();
-/// assert!(40_000u64 * 40_000 > EXACT_ALIGNMENT_BUDGET);
-/// assert!(!Aligner::new().align(&a, &b).is_exact());
+/// let b: Vec<u64> = (0..20_000).rev().collect();
+/// assert!(40_000u64 * 39_998 > EXACT_ALIGNMENT_BUDGET);
+/// let al = Aligner::new().align(&a, &b);
+/// assert!(!al.is_exact() && al.matched() <= 1);
 /// ```
 pub const EXACT_ALIGNMENT_BUDGET: u64 = 1 << 28;
+
+/// The most 64-bit words of bit-vector columns a traceback keeps (16 MiB): above it
+/// (sides of about 11,500 tokens each and more) the alignment comes from Myers'
+/// diff instead.
+const TRACEBACK_WORDS: usize = 1 << 21;
 
 /// A run of tokens that are the same on both sides: `a[a..a + len] == b[b..b + len]`.
 ///
@@ -129,6 +138,20 @@ impl Alignment {
     }
 }
 
+/// Appends a matched token pair to runs built back to front (positions decrease).
+fn push_back_match(runs: &mut Vec<Run>, a: usize, b: usize) {
+    if let Some(last) = runs.last_mut()
+        && last.a == a + 1
+        && last.b == b + 1
+    {
+        last.a = a;
+        last.b = b;
+        last.len += 1;
+        return;
+    }
+    runs.push(Run { a, b, len: 1 });
+}
+
 /// Collects the equal runs of a diff, merging touching ones.
 struct Collect(Vec<Run>);
 
@@ -158,10 +181,13 @@ impl DiffHook for Collect {
 impl Aligner {
     /// Aligns `a` and `b` (each cut to its first [`MAX_TOKENS`] tokens).
     ///
-    /// Cost: the LCS pass (O(|a|·|b|/64)), then Myers' diff in O((|a| + |b|)·D) for an
-    /// edit distance D, which is cheap for near-duplicates; when that product
-    /// exceeds [`EXACT_ALIGNMENT_BUDGET`], the bounded heuristic search of the
-    /// `similar` crate runs instead.
+    /// Cost: the LCS pass (O(|a|·|b|/64)) twice, the second keeping the bit vector
+    /// after every token of the longer side, then a walk back in O(|a| + |b|): an
+    /// exact longest common subsequence (Hyyrö 2004). When those vectors would take
+    /// more than 16 MiB (sides of about 11,500 tokens each), Myers' diff runs instead
+    /// in O((|a| + |b|)·D) for an edit distance D, cheap for near-duplicates; when
+    /// that product exceeds [`EXACT_ALIGNMENT_BUDGET`], the bounded heuristic search
+    /// of the `similar` crate.
     ///
     /// # Example
     ///
@@ -179,12 +205,76 @@ impl Aligner {
         self.align_with_stats(a, b).0
     }
 
-    /// [`align`](Self::align) and the LCS statistics it computed on the way.
+    /// A longest common subsequence of `a` and `b` as runs, from the bit vectors of
+    /// the LCS pass that just ran on them (`lcs` long); `None` when the columns would
+    /// exceed [`TRACEBACK_WORDS`].
+    ///
+    /// Bit `i` of the vector after `j` tokens of the longer side is 1 exactly when
+    /// `L[i + 1][j] == L[i][j]` (the DP value does not grow with short-side token `i`).
+    /// Walking back from `(n, m)`: equal tokens match (a diagonal step is always
+    /// optimal for them), else the short side steps back when that bit is 1, the long
+    /// side otherwise.
+    fn traceback(&mut self, a: &[u64], b: &[u64], lcs: usize) -> Option<Vec<Run>> {
+        let swapped = a.len() > b.len();
+        let (short, long) = if swapped { (b, a) } else { (a, b) };
+        let (n, m) = (short.len(), long.len());
+        let mut runs = Vec::new();
+        if lcs == 0 {
+            return Some(runs);
+        }
+        let words = n.div_ceil(64);
+        if m.checked_mul(words)? > TRACEBACK_WORDS {
+            return None;
+        }
+        let columns = self.replay_columns(words);
+        let (mut i, mut j) = (n, m);
+        while i > 0 && j > 0 {
+            if short[i - 1] == long[j - 1] {
+                let (pa, pb) = if swapped {
+                    (j - 1, i - 1)
+                } else {
+                    (i - 1, j - 1)
+                };
+                push_back_match(&mut runs, pa, pb);
+                i -= 1;
+                j -= 1;
+            } else if columns[(j - 1) * words + (i - 1) / 64] >> ((i - 1) % 64) & 1 == 1 {
+                i -= 1;
+            } else {
+                j -= 1;
+            }
+        }
+        runs.reverse();
+        Some(runs)
+    }
+
+    /// [`align`](Self::align) and the LCS statistics it computed on the way (without
+    /// the word 3-gram counts, which are left 0).
     pub(crate) fn align_with_stats(&mut self, a: &[u64], b: &[u64]) -> (Alignment, LcsResult) {
         let a = &a[..a.len().min(MAX_TOKENS)];
         let b = &b[..b.len().min(MAX_TOKENS)];
-        let stats = self.lcs(a, b, 0);
+        // The LCS pass (the word 3-gram statistics are not needed here: left 0).
+        let (mut pa, mut pb) = (
+            std::mem::take(&mut self.pos_a),
+            std::mem::take(&mut self.pos_b),
+        );
+        sorted_positions(a, &mut pa);
+        sorted_positions(b, &mut pb);
+        let stats = self.core(&pa, &pb, 0);
+        (self.pos_a, self.pos_b) = (pa, pb);
         let lcs = stats.lcs.unwrap_or(0);
+        // The LCS pass left its rows set up: replayed with every column kept, it
+        // gives a longest common subsequence by walking back (Hyyrö 2004), when the
+        // columns fit the budget.
+        if let Some(runs) = self.traceback(a, b, lcs) {
+            let alignment = Alignment {
+                runs,
+                len_a: a.len(),
+                len_b: b.len(),
+                exact: true,
+            };
+            return (alignment, stats);
+        }
         let d = (a.len() + b.len() - 2 * lcs) as u64;
         let exact = (a.len() + b.len()) as u64 * d <= EXACT_ALIGNMENT_BUDGET;
         let mut hook = Collect(Vec::new());

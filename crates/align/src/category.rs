@@ -431,7 +431,7 @@ impl BlockReport<'_> {
             return c;
         }
         if moved > 0 && ua + ub <= slack(la.max(lb)).max(1)
-            || same_multiset(a_tokens.hashes(), b_tokens.hashes())
+            || same_multiset(a_tokens.hashes(), &ka, b_tokens.hashes(), &kb)
         {
             c.category = Category::BlockReordering;
             return c;
@@ -550,12 +550,21 @@ fn is_repetition(short: &[u64], long: &[u64]) -> bool {
 }
 
 /// Whether the two sides have the same tokens with the same counts.
-fn same_multiset(a: &[u64], b: &[u64]) -> bool {
+/// The aligned tokens are the same on both sides, so only the others (`kinds` not
+/// shared) are sorted and compared: few for a near-duplicate.
+fn same_multiset(a: &[u64], ka: &[BlockKind], b: &[u64], kb: &[BlockKind]) -> bool {
     if a.len() != b.len() || a.is_empty() {
         return false;
     }
-    let (mut a, mut b) = (a.to_vec(), b.to_vec());
-    a.sort_unstable();
-    b.sort_unstable();
-    a == b
+    let rest = |t: &[u64], k: &[BlockKind]| {
+        let mut v: Vec<u64> = t
+            .iter()
+            .zip(k)
+            .filter(|&(_, &k)| k != BlockKind::Shared)
+            .map(|(&h, _)| h)
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    rest(a, ka) == rest(b, kb)
 }

@@ -343,6 +343,29 @@ impl Aligner {
         false
     }
 
+    /// The bit vector after each token of the long side (`words` words per column,
+    /// column `j` after token `j`), replaying the rows the last full pass of
+    /// [`core`](Self::core) set up.
+    pub(crate) fn replay_columns(&mut self, words: usize) -> Vec<u64> {
+        let mut columns = Vec::with_capacity(self.b_rows.len() * words);
+        let mut v = vec![u64::MAX; words];
+        for &r in &self.b_rows {
+            if r != NO_ROW {
+                let row = &self.rows[r as usize * words..(r as usize + 1) * words];
+                let mut carry = false;
+                for (x, &m) in v.iter_mut().zip(row) {
+                    let old = *x;
+                    let (s1, c1) = old.overflowing_add(old & m);
+                    let (s2, c2) = s1.overflowing_add(u64::from(carry));
+                    carry = c1 || c2;
+                    *x = s2 | (old & !m);
+                }
+            }
+            columns.extend_from_slice(&v);
+        }
+        columns
+    }
+
     /// The bit-parallel steps over `self.b_rows` on the multi-word vector `self.v`.
     fn rows_in_words(&mut self, n: usize, mut matchable: usize, min_len: usize) -> bool {
         let words = self.v.len();

@@ -63,7 +63,7 @@ proptest! {
     }
 
     #[test]
-    fn an_exact_alignment_is_a_longest_common_subsequence(a in seq(120, 4), b in seq(120, 4)) {
+    fn an_exact_alignment_is_a_longest_common_subsequence(a in seq(300, 4), b in seq(300, 4)) {
         let al = Aligner::new().align(&a, &b);
         prop_assert!(al.is_exact());
         prop_assert_eq!(al.matched(), quadratic_lcs_len(&a, &b));
@@ -208,6 +208,16 @@ fn hostile_inputs_cost_what_the_bound_says() {
     let long = vec![1u64; ndd_align::MAX_TOKENS + 5];
     let r = al.lcs(&long, &[1, 1], 0);
     assert_eq!((r.len_a, r.lcs), (ndd_align::MAX_TOKENS, Some(2)));
+    // Sides too long for the bit-vector traceback but close: Myers' exact search.
+    let long_a: Vec<u64> = (0..12_000).map(|i| i % 997).collect();
+    let mut long_b = long_a.clone();
+    for k in 0..10 {
+        long_b[k * 1_000 + 7] = 5_000 + k as u64;
+    }
+    let aln = al.align(&long_a, &long_b);
+    assert!(aln.is_exact());
+    assert_eq!(aln.matched(), 11_990);
+    assert_eq!(al.lcs_len(&long_a, &long_b), 11_990);
     // Completely different long sides: the alignment falls back to the bounded
     // search and says so; its runs are still a common subsequence.
     let x: Vec<u64> = (0..30_000).collect();
