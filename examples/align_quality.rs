@@ -11,7 +11,6 @@
 //! cargo run --release --example align_quality -- [--bench data/corpus.jsonl] [--bases 200] [--seed 1]
 //! ```
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use near_dup::FeatureExtractor;
@@ -109,21 +108,10 @@ fn all_scores(set: &LabeledSet) -> Res<Vec<(usize, usize, Scores)>> {
 }
 
 fn main() -> Res<()> {
-    let mut bench: Option<PathBuf> = None;
-    let (mut n, mut seed, mut variants) = (200usize, 1u64, 4usize);
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut val = || args.next().ok_or(format!("{a} needs a value"));
-        match a.as_str() {
-            "--bench" => bench = Some(PathBuf::from(val()?)),
-            "--bases" => n = val()?.parse()?,
-            "--seed" => seed = val()?.parse()?,
-            "--variants" => variants = val()?.parse()?,
-            _ => return Err(format!("unknown argument {a}").into()),
-        }
-    }
+    let options = labeled::Options::parse()?;
+    let (seed, variants) = (options.seed, options.variants);
     let t0 = Instant::now();
-    let sets = labeled::sets(bench.as_ref(), n, seed, variants)?;
+    let sets = options.sets()?;
     println!("# align_quality (seed {seed}, {variants} variants per base)\n");
     for s in &sets {
         println!("- {}", s.summary);

@@ -27,7 +27,6 @@
 //! and ScanCode license texts): it adds a license set and a description set. The
 //! bundled `data/debian-copyright.jsonl` always gives a third set.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use near_dup::imatch::{IMatcher, Lexicon, unigram_extractor};
@@ -103,21 +102,10 @@ fn imatch(set: &LabeledSet, extra: usize) -> Res<((f64, f64, f64), usize)> {
 }
 
 fn main() -> Res<()> {
-    let mut bench: Option<PathBuf> = None;
-    let (mut n, mut seed, mut variants) = (200usize, 1u64, 4usize);
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut val = || args.next().ok_or(format!("{a} needs a value"));
-        match a.as_str() {
-            "--bench" => bench = Some(PathBuf::from(val()?)),
-            "--bases" => n = val()?.parse()?,
-            "--seed" => seed = val()?.parse()?,
-            "--variants" => variants = val()?.parse()?,
-            _ => return Err(format!("unknown argument {a}").into()),
-        }
-    }
+    let options = labeled::Options::parse()?;
+    let (seed, variants) = (options.seed, options.variants);
     let t0 = Instant::now();
-    let sets = labeled::sets(bench.as_ref(), n, seed, variants)?;
+    let sets = options.sets()?;
 
     println!("# tune_defaults (seed {seed}, {variants} variants per base)\n");
     for s in &sets {

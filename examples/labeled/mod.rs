@@ -169,3 +169,41 @@ pub(crate) fn sets(
     sets.push(build_set("copyright", cop, seed, variants)?);
     Ok(sets)
 }
+
+/// The examples' options: `--bench PATH`, `--bases N` (200), `--seed S` (1),
+/// `--variants V` (4).
+pub(crate) struct Options {
+    pub(crate) bench: Option<PathBuf>,
+    pub(crate) bases: usize,
+    pub(crate) seed: u64,
+    pub(crate) variants: usize,
+}
+
+impl Options {
+    /// Parses the command line.
+    pub(crate) fn parse() -> Res<Self> {
+        let mut o = Options {
+            bench: None,
+            bases: 200,
+            seed: 1,
+            variants: 4,
+        };
+        let mut args = std::env::args().skip(1);
+        while let Some(a) = args.next() {
+            let mut val = || args.next().ok_or(format!("{a} needs a value"));
+            match a.as_str() {
+                "--bench" => o.bench = Some(PathBuf::from(val()?)),
+                "--bases" => o.bases = val()?.parse()?,
+                "--seed" => o.seed = val()?.parse()?,
+                "--variants" => o.variants = val()?.parse()?,
+                _ => return Err(format!("unknown argument {a}").into()),
+            }
+        }
+        Ok(o)
+    }
+
+    /// The labeled sets these options ask for.
+    pub(crate) fn sets(&self) -> Res<Vec<LabeledSet>> {
+        sets(self.bench.as_ref(), self.bases, self.seed, self.variants)
+    }
+}

@@ -15,6 +15,9 @@
 //! Run: `cargo bench -p ndd-align --bench align -- --warm-up-time 1 --measurement-time 3`
 #![allow(missing_docs, clippy::unwrap_used)] // criterion_group! generates an undocumented function
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -23,16 +26,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn corpus_text() -> String {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .collect::<Vec<_>>()
-        .join("\n\n")
+    common::bundled().join("\n\n")
 }
 
 /// Words `start..start + n` of the corpus, as text.

@@ -4,7 +4,6 @@ use std::convert::Infallible;
 
 use similar::algorithms::{DiffHook, myers};
 
-use crate::lcs::sorted_positions;
 use crate::{Aligner, LcsResult, MAX_TOKENS};
 
 /// For sides too long for the bit-vector traceback (about 11,500 tokens each), the
@@ -254,14 +253,7 @@ impl Aligner {
         let a = &a[..a.len().min(MAX_TOKENS)];
         let b = &b[..b.len().min(MAX_TOKENS)];
         // The LCS pass (the word 3-gram statistics are not needed here: left 0).
-        let (mut pa, mut pb) = (
-            std::mem::take(&mut self.pos_a),
-            std::mem::take(&mut self.pos_b),
-        );
-        sorted_positions(a, &mut pa);
-        sorted_positions(b, &mut pb);
-        let stats = self.core(&pa, &pb, 0);
-        (self.pos_a, self.pos_b) = (pa, pb);
+        let stats = self.core_of_tokens(a, b, 0);
         let lcs = stats.lcs.unwrap_or(0);
         // The LCS pass left its rows set up: replayed with every column kept, it
         // gives a longest common subsequence by walking back (Hyyrö 2004), when the

@@ -154,8 +154,8 @@ pub struct Aligner {
     pub(crate) grams_a: Vec<u64>,
     pub(crate) grams_b: Vec<u64>,
     /// Each side's (token, position), sorted.
-    pub(crate) pos_a: Vec<(u64, u32)>,
-    pub(crate) pos_b: Vec<(u64, u32)>,
+    pos_a: Vec<(u64, u32)>,
+    pos_b: Vec<(u64, u32)>,
 }
 
 impl Aligner {
@@ -198,19 +198,26 @@ impl Aligner {
     pub fn lcs(&mut self, a: &[u64], b: &[u64], min_len: usize) -> LcsResult {
         let a = &a[..a.len().min(MAX_TOKENS)];
         let b = &b[..b.len().min(MAX_TOKENS)];
+        shingles_into(a, &mut self.grams_a);
+        shingles_into(b, &mut self.grams_b);
+        let mut r = self.core_of_tokens(a, b, min_len);
+        r.shingles_a = self.grams_a.len();
+        r.shingles_b = self.grams_b.len();
+        r.shingles_common = sorted_common(&self.grams_a, &self.grams_b);
+        r
+    }
+
+    /// [`core`](Self::core) on token lists (already cut to [`MAX_TOKENS`]), sorted
+    /// into the aligner's buffers.
+    pub(crate) fn core_of_tokens(&mut self, a: &[u64], b: &[u64], min_len: usize) -> LcsResult {
         let (mut pa, mut pb) = (
             std::mem::take(&mut self.pos_a),
             std::mem::take(&mut self.pos_b),
         );
         sorted_positions(a, &mut pa);
         sorted_positions(b, &mut pb);
-        shingles_into(a, &mut self.grams_a);
-        shingles_into(b, &mut self.grams_b);
-        let mut r = self.core(&pa, &pb, min_len);
+        let r = self.core(&pa, &pb, min_len);
         (self.pos_a, self.pos_b) = (pa, pb);
-        r.shingles_a = self.grams_a.len();
-        r.shingles_b = self.grams_b.len();
-        r.shingles_common = sorted_common(&self.grams_a, &self.grams_b);
         r
     }
 

@@ -42,10 +42,11 @@
 //! # Cost
 //!
 //! An LCS costs O(|a|·|b| / 64) word operations (a pair of 1,000-word documents:
-//! about 16,000 steps), an alignment adds Myers' O((|a| + |b|)·D) for D tokens
-//! changed, and a block report is linear in the two documents after that. Sides longer
-//! than [`MAX_TOKENS`] are compared on their first `MAX_TOKENS` tokens, and the exact
-//! alignment is bounded by [`EXACT_ALIGNMENT_BUDGET`].
+//! about 16,000 steps); an alignment replays them keeping every column and walks back
+//! in O(|a| + |b|) (Myers' O((|a| + |b|)·D) diff for sides of more than about 11,500
+//! tokens, bounded by [`EXACT_ALIGNMENT_BUDGET`]); a block report then sorts the
+//! other side's token 4-grams, O(n log n). Sides longer than [`MAX_TOKENS`] are
+//! compared on their first `MAX_TOKENS` tokens.
 //!
 //! # References
 //!

@@ -310,14 +310,7 @@ impl Aligner {
         let Some((need, shingle_jaccard)) = bound? else {
             return Ok(None);
         };
-        let (mut pa, mut pb) = (
-            std::mem::take(&mut self.pos_a),
-            std::mem::take(&mut self.pos_b),
-        );
-        sorted_positions(a, &mut pa);
-        sorted_positions(b, &mut pb);
-        let r = self.core(&pa, &pb, need);
-        (self.pos_a, self.pos_b) = (pa, pb);
+        let r = self.core_of_tokens(a, b, need);
         Ok(passing(measure, &r, shingle_jaccard, threshold))
     }
 

@@ -3,23 +3,14 @@
 //! recall, at least 0.9 for every category the generator produces.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
+mod common;
+
+use common::bundled;
+
 use std::collections::BTreeMap;
 
 use ndd_align::{Aligner, Category, TokenOptions, classify};
 use ndd_eval::{EditKind, SynthConfig, generate_variants};
-
-/// The bundled corpus (in the repository: `data/debian-copyright.jsonl`).
-fn bundled() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .collect()
-}
 
 /// The paper category an edit of the generator makes (Yang and Callan 2006,
 /// Section 2). `Misspelled` and `AppendedUnrelated` are spam obfuscations of another

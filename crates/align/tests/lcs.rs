@@ -2,6 +2,10 @@
 //! the definitions computed the slow way.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
+mod common;
+
+use common::bundled;
+
 use ndd_align::{
     Aligner, BlockKind, BlockReport, Measure, Prepared, TokenOptions, quadratic_lcs_len,
 };
@@ -10,19 +14,6 @@ use ndd_shingle::{FeatureExtractor, WordShingler};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-
-/// The bundled corpus (in the repository: `data/debian-copyright.jsonl`).
-fn bundled() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .collect()
-}
 
 /// Sequences over a small alphabet (many matches) of lengths that cross word edges.
 fn seq(max: usize, alphabet: u64) -> impl Strategy<Value = Vec<u64>> {
@@ -235,5 +226,57 @@ fn invalid_thresholds_are_refused() {
     let mut al = Aligner::new();
     for t in [f64::NAN, -0.1, 1.5, f64::INFINITY] {
         assert!(al.verify(&[1], &[1], Measure::Dice, t).is_err(), "{t}");
+    }
+}
+
+/// Paragraph containment the slow way: the contained text split at blank lines by
+/// hand (sentence by sentence when it has one paragraph, as documented), each
+/// paragraph's words searched as a contiguous run among the container's words.
+fn contains_slow(container: &str, contained: &str) -> bool {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let hay = words(container);
+    let mut paras: Vec<&str> = contained
+        .split("\n\n")
+        .filter(|p| !words(p).is_empty())
+        .collect();
+    if paras.len() < 2 {
+        paras = contained
+            .split_inclusive(". ")
+            .filter(|p| !words(p).is_empty())
+            .collect();
+    }
+    paras.iter().all(|p| {
+        let needle = words(p);
+        hay.windows(needle.len()).any(|w| w == needle.as_slice())
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn paragraph_containment_matches_a_naive_search(
+        paras in prop::collection::vec(prop::collection::vec(0usize..6, 1..6), 1..5),
+        order in prop::collection::vec(0usize..8, 0..8),
+        noise in prop::collection::vec(0usize..6, 0..6),
+    ) {
+        let vocab = ["alpha", "beta", "gamma", "delta", "eps", "zeta"];
+        let para = |p: &Vec<usize>| p.iter().map(|&i| vocab[i]).collect::<Vec<_>>().join(" ");
+        let contained = paras.iter().map(para).collect::<Vec<_>>().join("\n\n");
+        // The container: some of the paragraphs in any order, with noise between.
+        let mut parts: Vec<String> = order.iter().filter_map(|&i| paras.get(i).map(para)).collect();
+        parts.insert(parts.len() / 2, para(&noise));
+        let container = parts.join("\n\n");
+        let o = TokenOptions::default();
+        prop_assert_eq!(
+            ndd_align::contains_paragraphs(&o.tokens(&container), &o.tokens(&contained)),
+            contains_slow(&container, &contained),
+            "{:?} in {:?}", contained, container
+        );
     }
 }
