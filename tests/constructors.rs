@@ -5,11 +5,46 @@
 
 use std::time::{Duration, Instant};
 
+use near_dup::align::{Aligner, BlockReport, Measure, TokenOptions};
+use near_dup::imatch::{IMatcher, Lexicon, Randomization, unigram_extractor};
 use near_dup::lsh::{HammingIndex, HammingParams, LshIndex, LshParams, PlainSlots};
+use near_dup::ncd::{Pruning, SearchConfig, SigNcd};
 use near_dup::pipeline::{Dedup, Method, MinHashConfig, Shingles, SimHashConfig};
 use near_dup::prelude::*;
 use near_dup::simhash::SimHasher;
 use proptest::prelude::*;
+
+/// Any float, the special ones often.
+fn float() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(-0.0),
+        Just(1.0),
+        -2.0f64..3.0,
+        any::<f64>()
+    ]
+}
+
+/// A fraction: valid values half the time, any float otherwise.
+fn fraction() -> impl Strategy<Value = f64> {
+    prop_oneof![0.0f64..1.0, float()]
+}
+
+/// A small real-looking corpus for the collection-statistics constructors.
+fn corpus() -> Vec<String> {
+    (0..60)
+        .map(|i| {
+            format!(
+                "report{} market{} growth{} quarter{} with the news of week {i}",
+                i % 4,
+                i % 6,
+                i % 9,
+                i % 15
+            )
+        })
+        .collect()
+}
 
 /// Small values, values around the limits, and anything.
 fn size() -> impl Strategy<Value = usize> {
@@ -75,6 +110,86 @@ proptest! {
             let out = dedup.run_texts(&["one two three four five", "one two three four five!", "six"]);
             prop_assert!(out.is_ok());
         }
+        prop_assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn imatch_parameters(
+        window in prop_oneof![(0.0f64..0.5, 0.5f64..1.0), (float(), float())],
+        cap in size(),
+        extra in size(),
+        remove in prop::option::of(fraction()),
+        seed in any::<u64>(),
+        min_unique in size(),
+        min_terms in size(),
+        coverage in fraction(),
+    ) {
+        let started = Instant::now();
+        let docs = corpus();
+        let stats = near_dup::stats::DocumentFrequencies::from_documents(
+            &unigram_extractor(),
+            docs.iter().map(String::as_str),
+        );
+        let lexicon = Lexicon::builder()
+            .nidf_window(window.0, window.1)
+            .secondary_cap(cap)
+            .build(&stats);
+        if let Ok(lexicon) = lexicon {
+            let randomization = remove.map_or(Randomization::Bootstrap, |fraction| {
+                Randomization::Remove { fraction }
+            });
+            let built = IMatcher::builder(lexicon)
+                .extra_lexicons(extra)
+                .randomization(randomization)
+                .seed(seed)
+                .min_unique_terms(min_unique)
+                .min_terms(min_terms)
+                .min_coverage(coverage)
+                .build();
+            if let Ok(matcher) = built {
+                // Signing is an error (too few terms) or a signature; never a panic.
+                let _ = matcher.sign(&docs[3]);
+            }
+        }
+        prop_assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn signcd_search_parameters(
+        threshold in fraction(),
+        pivots in size(),
+        slack in fraction(),
+        pruning in 0usize..3,
+        checked in any::<bool>(),
+        min_spots in size(),
+    ) {
+        let started = Instant::now();
+        let pruning = [Pruning::None, Pruning::P1, Pruning::P1P2][pruning];
+        let config = SearchConfig::builder(threshold)
+            .pivots(pivots)
+            .p2_slack(slack)
+            .pruning(pruning)
+            .checked(checked)
+            .build();
+        if let (Ok(config), Ok(sig)) = (config, SigNcd::builder().min_spots(min_spots).build()) {
+            let corpus = sig.corpus(&corpus()).unwrap();
+            prop_assert!(config.search(&corpus).is_ok());
+        }
+        prop_assert!(started.elapsed() < Duration::from_secs(2));
+    }
+
+    #[test]
+    fn alignment_thresholds_and_measures(threshold in fraction(), measure in 0usize..3) {
+        let started = Instant::now();
+        let o = TokenOptions::default();
+        let docs = corpus();
+        let (a, b) = (o.tokens(&docs[1]), o.tokens(&docs[2]));
+        let mut al = Aligner::new();
+        let r = al.verify(a.hashes(), b.hashes(), Measure::ALL[measure], threshold);
+        prop_assert_eq!(r.is_ok(), (0.0..=1.0).contains(&threshold));
+        let report = BlockReport::new(&mut al, &a, &b);
+        let rebuilt: String = report.b_blocks().iter().map(|x| report.b_text(x)).collect();
+        prop_assert_eq!(rebuilt, docs[2].clone());
         prop_assert!(started.elapsed() < Duration::from_secs(2));
     }
 }
