@@ -439,11 +439,11 @@ impl BlockReport<'_> {
         // The edits between aligned runs, unique tokens only.
         let a_paras = paragraphs(a_tokens);
         let mut minor_per_para = vec![0usize; a_paras.len().max(1)];
+        // Paragraphs are consecutive and in order: a binary search finds a token's.
         let para_of = |t: usize| {
             a_paras
-                .iter()
-                .position(|p| p.contains(&t))
-                .unwrap_or(a_paras.len().saturating_sub(1))
+                .partition_point(|p| p.end <= t)
+                .min(a_paras.len().saturating_sub(1))
         };
         let (mut added, mut deleted) = (Vec::new(), Vec::new());
         // Each gap between aligned runs, with the gaps around an aligned run shorter

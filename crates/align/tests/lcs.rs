@@ -222,6 +222,39 @@ fn hostile_inputs_cost_what_the_bound_says() {
 }
 
 #[test]
+fn hostile_reports_stay_near_linear() {
+    // 40,000 one-word paragraphs against a copy with every other word changed: 20,000
+    // edits, 40,000 paragraphs (a paragraph lookup per edit was quadratic); and one
+    // word repeated 40,000 times against itself shifted (every 4-gram everywhere).
+    let o = TokenOptions::default();
+    let a: String = (0..40_000).map(|i| format!("w{i}\n\n")).collect();
+    let b: String = (0..40_000)
+        .map(|i| {
+            if i % 2 == 0 {
+                format!("w{i}\n\n")
+            } else {
+                format!("x{i}\n\n")
+            }
+        })
+        .collect();
+    let same = "the ".repeat(40_000);
+    let shifted = format!("a {same}");
+    let mut al = Aligner::new();
+    for (x, y) in [(&a, &b), (&same, &shifted)] {
+        let started = std::time::Instant::now();
+        let (tx, ty) = (o.tokens(x), o.tokens(y));
+        let r = BlockReport::new(&mut al, &tx, &ty);
+        let _ = r.classify();
+        let _ = ndd_align::contains_paragraphs(&ty, &tx);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+    }
+}
+
+#[test]
 fn invalid_thresholds_are_refused() {
     let mut al = Aligner::new();
     for t in [f64::NAN, -0.1, 1.5, f64::INFINITY] {
