@@ -77,6 +77,11 @@ pub use ndd_lsh as lsh;
 #[cfg(feature = "align")]
 #[doc(inline)]
 pub use ndd_align as align;
+/// DURIAN's grouping pieces: the Dirichlet-smoothed KL-divergence distance and
+/// reference copies (the `ndd-cluster` crate).
+#[cfg(feature = "cluster")]
+#[doc(inline)]
+pub use ndd_cluster as cluster;
 /// I-Match signatures: collection-statistics lexicons, the long-document rule,
 /// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
 #[cfg(feature = "imatch")]

@@ -1,0 +1,42 @@
+//! From near-duplicate pairs to groups, after DURIAN (Yang and Callan, SIGIR 2006):
+//! its distance, the Dirichlet-smoothed KL divergence of two documents' word
+//! distributions ([`KlDivergence`] over a collection [`Background`]), and its
+//! redundancy-based reference copies ([`reference_copies`]).
+//!
+//! The constraint closure and the constrained clustering of the paper (its Sections
+//! 4.4 and Figure 3) build on these and are not in this crate yet.
+//!
+//! # Example
+//!
+//! ```
+//! use ndd_cluster::{reference_copies, Background, KlDivergence, DEFAULT_MIN_COPIES, DEFAULT_MU};
+//! use ndd_shingle::WordShingler;
+//!
+//! let words = WordShingler::new(1)?;
+//! let texts = ["stop the mine now", "stop the mine now please", "protect the river"];
+//! let counts: Vec<_> = texts.iter().map(|t| words.counts(t)).collect();
+//! let background = Background::from_documents(&counts);
+//! let kl = KlDivergence::new(&background, DEFAULT_MU)?;
+//! assert!(kl.distance(&counts[0], &counts[1]) < kl.distance(&counts[0], &counts[2]));
+//!
+//! // Seven exact copies of a form letter, submitted at these times:
+//! let groups = vec![(0..7).collect::<Vec<usize>>()];
+//! let time = [9, 4, 7, 8, 5, 6, 3];
+//! let refs = reference_copies(&groups, DEFAULT_MIN_COPIES, |d| time[d]);
+//! assert_eq!((refs[0].document, refs[0].copies), (6, 7));
+//! # Ok::<(), ndd_core::Error>(())
+//! ```
+//!
+//! # References
+//!
+//! * H. Yang and J. Callan, "Near-duplicate detection by instance-level constrained
+//!   clustering", *Proceedings of the 29th Annual International ACM SIGIR Conference
+//!   (SIGIR '06)*, 2006, Sections 4.2 and 4.3.
+//! * C. Zhai and J. Lafferty, "A study of smoothing methods for language models applied
+//!   to ad hoc information retrieval", *SIGIR 2001*.
+
+mod kl;
+mod reference;
+
+pub use kl::{Background, DEFAULT_MU, KlDivergence};
+pub use reference::{DEFAULT_MIN_COPIES, ReferenceCopy, reference_copies};
