@@ -65,7 +65,9 @@ mod metrics;
 mod siblings;
 mod synth;
 
-pub use agreement::{PairAgreement, ac1, cluster_pairwise, pair_agreement};
+pub use agreement::{
+    PairAgreement, ac1, cluster_pairwise, group_agreements, macro_ac1, pair_agreement,
+};
 pub use bases::distinct_texts;
 pub use labels::Labels;
 pub use metrics::{

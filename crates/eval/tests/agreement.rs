@@ -3,7 +3,9 @@
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use ndd_core::{ErrorKind, UnionFind};
-use ndd_eval::{Labels, PairAgreement, ac1, cluster_pairwise, pair_agreement};
+use ndd_eval::{
+    Labels, PairAgreement, ac1, cluster_pairwise, group_agreements, macro_ac1, pair_agreement,
+};
 use proptest::prelude::*;
 
 #[test]
@@ -143,4 +145,70 @@ proptest! {
             prop_assert!(v.is_finite() && v <= 1.0 + 1e-12);
         }
     }
+}
+
+/// Per group of `x` (by its first document's label), the pairs that involve the group,
+/// counted by enumerating every pair.
+fn brute_groups(x: &[u8], y: &[u8]) -> Vec<(u8, PairAgreement)> {
+    let labels: std::collections::BTreeSet<u8> = x.iter().copied().collect();
+    labels
+        .into_iter()
+        .map(|g| {
+            let mut agr = PairAgreement::default();
+            for i in 0..x.len() {
+                for j in i + 1..x.len() {
+                    if x[i] != g && x[j] != g {
+                        continue;
+                    }
+                    match (x[i] == x[j], y[i] == y[j]) {
+                        (true, true) => agr.a += 1,
+                        (true, false) => agr.b += 1,
+                        (false, true) => agr.c += 1,
+                        (false, false) => agr.d += 1,
+                    }
+                }
+            }
+            (g, agr)
+        })
+        .collect()
+}
+
+proptest! {
+    #[test]
+    fn group_agreements_and_macro_ac1_match_brute_force(
+        xy in prop::collection::vec((0u8..6, 0u8..6), 2..40)
+    ) {
+        let x: Vec<u8> = xy.iter().map(|p| p.0).collect();
+        let y: Vec<u8> = xy.iter().map(|p| p.1).collect();
+        let (lx, ly) = (Labels::new(&x), Labels::new(&y));
+        let got = group_agreements(&lx, &ly).unwrap();
+        let want = brute_groups(&x, &y);
+        prop_assert_eq!(got.len(), want.len());
+        for (g, agr) in &want {
+            let first = x.iter().position(|v| v == g).unwrap();
+            let id = lx.cluster_of(first).unwrap();
+            prop_assert_eq!(got[id], *agr);
+        }
+        let mean = want.iter().filter_map(|(_, a)| a.ac1()).sum::<f64>()
+            / want.iter().filter(|(_, a)| a.ac1().is_some()).count() as f64;
+        prop_assert!((macro_ac1(&lx, &ly).unwrap() - mean).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn macro_ac1_counts_every_group_once() {
+    // Identical clusterings agree perfectly under both averages.
+    let x = Labels::new(&[0, 0, 0, 1, 1, 2]);
+    assert_eq!(macro_ac1(&x, &x).unwrap(), 1.0);
+    assert_eq!(ac1(&x, &x).unwrap(), 1.0);
+    // Errors as for the micro average.
+    assert_eq!(
+        macro_ac1(&x, &Labels::new(&[0])).unwrap_err().kind(),
+        ErrorKind::LengthMismatch
+    );
+    let one = Labels::new(&[3]);
+    assert_eq!(
+        macro_ac1(&one, &one).unwrap_err().kind(),
+        ErrorKind::InvalidInput
+    );
 }
