@@ -126,8 +126,6 @@ pub struct BlockReport<'t> {
     a_blocks: Vec<Block>,
     b_blocks: Vec<Block>,
     alignment: Alignment,
-    len_a: usize,
-    len_b: usize,
     word_jaccard: f64,
 }
 
@@ -167,8 +165,6 @@ impl<'t> BlockReport<'t> {
             b: b.clone(),
             a_blocks: blocks_of(a, &a_marks),
             b_blocks: blocks_of(b, &b_marks),
-            len_a: a.len(),
-            len_b: b.len(),
             word_jaccard: stats.word_jaccard(),
             alignment,
         }
@@ -301,7 +297,7 @@ impl<'t> BlockReport<'t> {
     /// ```
     #[must_use]
     pub fn len_a(&self) -> usize {
-        self.len_a
+        self.a.len()
     }
 
     /// Tokens of the second document.
@@ -315,7 +311,7 @@ impl<'t> BlockReport<'t> {
     /// ```
     #[must_use]
     pub fn len_b(&self) -> usize {
-        self.len_b
+        self.b.len()
     }
 
     /// The Jaccard coefficient of the two word sets.

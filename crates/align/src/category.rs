@@ -381,7 +381,8 @@ impl BlockReport<'_> {
         let kb = kinds(self.b_blocks(), lb);
         let count = |k: &[BlockKind], kind: BlockKind| k.iter().filter(|&&x| x == kind).count();
         let (ua, ub) = (count(&ka, BlockKind::Unique), count(&kb, BlockKind::Unique));
-        let moved = count(&ka, BlockKind::Moved) + count(&kb, BlockKind::Moved);
+        let (ma, mb) = (count(&ka, BlockKind::Moved), count(&kb, BlockKind::Moved));
+        let moved = ma + mb;
         let (ra, rb) = (
             count(&ka, BlockKind::Repeated),
             count(&kb, BlockKind::Repeated),
@@ -418,14 +419,8 @@ impl BlockReport<'_> {
         }
         // One side is the other repeated: the extra text is copies of aligned text.
         // (at least twice as long: two copies or more).
-        if (rb > 0
-            && lb >= 2 * la
-            && ub + count(&kb, BlockKind::Moved) <= slack(lb)
-            && ua <= slack(la))
-            || (ra > 0
-                && la >= 2 * lb
-                && ua + count(&ka, BlockKind::Moved) <= slack(la)
-                && ub <= slack(lb))
+        if (rb > 0 && lb >= 2 * la && ub + mb <= slack(lb) && ua <= slack(la))
+            || (ra > 0 && la >= 2 * lb && ua + ma <= slack(la) && ub <= slack(lb))
         {
             c.category = Category::Repeated;
             return c;
@@ -521,7 +516,7 @@ impl BlockReport<'_> {
                     Category::BlockAdded
                 }
             }
-            _ if self.has_whole_paragraph(a_tokens, b_tokens) => Category::KeyBlock,
+            _ if self.has_whole_paragraph() => Category::KeyBlock,
             _ if self.word_jaccard() > o.bag_of_words => Category::BagOfWords,
             _ => Category::Different,
         };
@@ -530,7 +525,8 @@ impl BlockReport<'_> {
 
     /// Whether one side contains a whole paragraph (of at least 3 tokens) of the
     /// other.
-    fn has_whole_paragraph(&self, a: &Tokens<'_>, b: &Tokens<'_>) -> bool {
+    fn has_whole_paragraph(&self) -> bool {
+        let (a, b) = (self.a_tokens(), self.b_tokens());
         let whole = |from: &Tokens<'_>, into: &Tokens<'_>| {
             let mut finder = Finder::new(into.hashes());
             paragraphs(from)

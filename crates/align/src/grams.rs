@@ -1,7 +1,7 @@
 //! Where each run of k tokens of a sequence starts: a sorted table of k-gram keys,
 //! for finding moved text and contained paragraphs in linear-ish time.
 
-use ndd_core::hash::mix64;
+use ndd_core::hash::kgram_hash;
 
 /// The k-grams of a sequence (k ≤ 4), sorted by key.
 #[derive(Debug, Clone)]
@@ -9,16 +9,6 @@ pub(crate) struct GramIndex {
     k: usize,
     /// (key, start position), sorted.
     table: Vec<(u64, u32)>,
-}
-
-/// A key for `w` (at most 4 tokens); equal runs have equal keys, and a match is
-/// always confirmed by comparing the tokens.
-fn key(w: &[u64]) -> u64 {
-    let mut h = 0u64;
-    for &t in w {
-        h = mix64(h.rotate_left(23) ^ t);
-    }
-    h
 }
 
 impl GramIndex {
@@ -29,7 +19,7 @@ impl GramIndex {
         let mut table: Vec<(u64, u32)> = seq
             .windows(k)
             .enumerate()
-            .map(|(p, w)| (key(w), u32::try_from(p).unwrap_or(u32::MAX)))
+            .map(|(p, w)| (kgram_hash(w), u32::try_from(p).unwrap_or(u32::MAX)))
             .collect();
         table.sort_unstable();
         GramIndex { k, table }
@@ -38,7 +28,7 @@ impl GramIndex {
     /// The first `limit` positions (in order) where a k-gram with the key of
     /// `run[..k]` starts; the caller confirms each by comparing tokens.
     pub(crate) fn starts(&self, run: &[u64], limit: usize) -> impl Iterator<Item = usize> + '_ {
-        let want = key(&run[..self.k.min(run.len())]);
+        let want = kgram_hash(&run[..self.k.min(run.len())]);
         let from = self.table.partition_point(|&(k, _)| k < want);
         self.table[from..]
             .iter()

@@ -74,12 +74,7 @@ impl LcsResult {
     /// ```
     #[must_use]
     pub fn shingle_jaccard(&self) -> f64 {
-        let union = self.shingles_a + self.shingles_b - self.shingles_common;
-        if union == 0 {
-            1.0
-        } else {
-            self.shingles_common as f64 / union as f64
-        }
+        jaccard_of_counts(self.shingles_a, self.shingles_b, self.shingles_common)
     }
 
     /// The Jaccard coefficient of the two token sets: 1 for two empty sequences.
@@ -93,12 +88,18 @@ impl LcsResult {
     /// ```
     #[must_use]
     pub fn word_jaccard(&self) -> f64 {
-        let union = self.distinct_a + self.distinct_b - self.distinct_common;
-        if union == 0 {
-            1.0
-        } else {
-            self.distinct_common as f64 / union as f64
-        }
+        jaccard_of_counts(self.distinct_a, self.distinct_b, self.distinct_common)
+    }
+}
+
+/// Jaccard of two sets from their sizes and their intersection's (1 for two empty
+/// sets, as `ndd_core::jaccard`).
+fn jaccard_of_counts(a: usize, b: usize, common: usize) -> f64 {
+    let union = a + b - common;
+    if union == 0 {
+        1.0
+    } else {
+        common as f64 / union as f64
     }
 }
 
@@ -203,7 +204,7 @@ impl Aligner {
         let mut r = self.core_of_tokens(a, b, min_len);
         r.shingles_a = self.grams_a.len();
         r.shingles_b = self.grams_b.len();
-        r.shingles_common = sorted_common(&self.grams_a, &self.grams_b);
+        r.shingles_common = ndd_core::intersection_len(&self.grams_a, &self.grams_b);
         r
     }
 
@@ -358,15 +359,10 @@ impl Aligner {
         let mut v = vec![u64::MAX; words];
         for &r in &self.b_rows {
             if r != NO_ROW {
-                let row = &self.rows[r as usize * words..(r as usize + 1) * words];
-                let mut carry = false;
-                for (x, &m) in v.iter_mut().zip(row) {
-                    let old = *x;
-                    let (s1, c1) = old.overflowing_add(old & m);
-                    let (s2, c2) = s1.overflowing_add(u64::from(carry));
-                    carry = c1 || c2;
-                    *x = s2 | (old & !m);
-                }
+                step_words(
+                    &mut v,
+                    &self.rows[r as usize * words..(r as usize + 1) * words],
+                );
             }
             columns.extend_from_slice(&v);
         }
@@ -382,16 +378,10 @@ impl Aligner {
                 continue;
             }
             matchable -= 1;
-            let row = &self.rows[r as usize * words..(r as usize + 1) * words];
-            let mut carry = false;
-            for (v, &m) in self.v.iter_mut().zip(row) {
-                let x = *v;
-                let u = x & m;
-                let (s1, c1) = x.overflowing_add(u);
-                let (s2, c2) = s1.overflowing_add(u64::from(carry));
-                carry = c1 || c2;
-                *v = s2 | (x & !m);
-            }
+            step_words(
+                &mut self.v,
+                &self.rows[r as usize * words..(r as usize + 1) * words],
+            );
             since_check += 1;
             if min_len > 0 && since_check >= 32 {
                 since_check = 0;
@@ -401,6 +391,20 @@ impl Aligner {
             }
         }
         false
+    }
+}
+
+/// One bit-parallel step on a multi-word vector: `V' = (V + (V & M)) | (V & !M)`,
+/// the addition carrying from word to word (least significant word first).
+#[inline]
+fn step_words(v: &mut [u64], row: &[u64]) {
+    let mut carry = false;
+    for (x, &m) in v.iter_mut().zip(row) {
+        let old = *x;
+        let (s1, c1) = old.overflowing_add(old & m);
+        let (s2, c2) = s1.overflowing_add(u64::from(carry));
+        carry = c1 || c2;
+        *x = s2 | (old & !m);
     }
 }
 
@@ -496,23 +500,6 @@ pub(crate) fn shingles_into(tokens: &[u64], out: &mut Vec<u64>) {
     }
     out.sort_unstable();
     out.dedup();
-}
-
-/// How many values two sorted, distinct lists share.
-pub(crate) fn sorted_common(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// The zero bits among the first `n` bits of `v`: the LCS length so far.

@@ -2,7 +2,7 @@
 
 use ndd_core::Error;
 
-use crate::lcs::{shingles_into, sorted_common, sorted_positions};
+use crate::lcs::{shingles_into, sorted_positions};
 use crate::{Aligner, LcsResult, TokenOptions};
 
 /// A similarity of two token sequences computed from their longest common
@@ -303,8 +303,13 @@ impl Aligner {
             std::mem::take(&mut self.grams_a),
             std::mem::take(&mut self.grams_b),
         );
-        shingles_into(a, &mut ga);
-        shingles_into(b, &mut gb);
+        // Only the combined measure reads the 3-gram sets.
+        ga.clear();
+        gb.clear();
+        if measure == Measure::Combined {
+            shingles_into(a, &mut ga);
+            shingles_into(b, &mut gb);
+        }
         let bound = needed_lcs(measure, a.len(), b.len(), &ga, &gb, threshold);
         (self.grams_a, self.grams_b) = (ga, gb);
         let Some((need, shingle_jaccard)) = bound? else {
@@ -372,13 +377,7 @@ fn needed_lcs(
         ));
     }
     let shingle_jaccard = if measure == Measure::Combined {
-        let common = sorted_common(a_shingles, b_shingles);
-        let union = a_shingles.len() + b_shingles.len() - common;
-        if union == 0 {
-            1.0
-        } else {
-            common as f64 / union as f64
-        }
+        ndd_core::jaccard(a_shingles, b_shingles)
     } else {
         0.0
     };
