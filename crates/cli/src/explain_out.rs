@@ -7,6 +7,7 @@ use ndd_pipeline::ScoredPair;
 use serde_json::{Value, json};
 
 use crate::dedup::Found;
+use crate::write::round6;
 
 /// One JSON line per pair of this batch: the ids and score, the category of `b`
 /// relative to `a` (Yang and Callan's categories), the token counts, the LCS and
@@ -58,16 +59,15 @@ fn line(
     let (a, b) = (options.tokens(ta), options.tokens(tb));
     let report = BlockReport::new(aligner, &a, &b);
     let class = report.classify();
-    let score = (p.score * 1e6).round() / 1e6;
     let value = json!({
         "id_a": f.ids[p.a],
         "id_b": f.ids[p.b],
-        "score": score,
+        "score": round6(p.score),
         "category": class.category.name(),
         "tokens_a": report.len_a(),
         "tokens_b": report.len_b(),
         "lcs": report.alignment().matched(),
-        "word_jaccard": (report.word_jaccard() * 1e6).round() / 1e6,
+        "word_jaccard": round6(report.word_jaccard()),
         "unique_a": report.unique_a_text(),
         "unique_b": report.unique_b_text(),
         "blocks_a": blocks_json(report.a_blocks(), ta),

@@ -8,6 +8,12 @@ use crate::error::CliError;
 use crate::input::{Input, Records};
 use crate::output::tsv_field;
 
+/// `x` rounded to six decimals: the precision of scores in JSON outputs (the TSV
+/// form prints six).
+pub(crate) fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
 /// `--pairs-out`: `id_a<TAB>id_b<TAB>score` after a header line, or JSONL.
 pub(crate) fn pairs(out: &mut impl Write, f: &Found<'_>, format: Format) -> io::Result<()> {
     if format == Format::Tsv {
@@ -23,7 +29,7 @@ pub(crate) fn pairs(out: &mut impl Write, f: &Found<'_>, format: Format) -> io::
                 writeln!(out, "\t{:.6}", p.score)?;
             }
             Format::Jsonl => {
-                let score = (p.score * 1e6).round() / 1e6;
+                let score = round6(p.score);
                 serde_json::to_writer(
                     &mut *out,
                     &serde_json::json!({ "id_a": a, "id_b": b, "score": score }),

@@ -332,11 +332,7 @@ impl Verification {
                 })
             }
             Verifier::ExactJaccard | Verifier::Containment => {
-                let mut needed = vec![false; texts.len()];
-                for p in &candidates {
-                    needed[p.a] = true;
-                    needed[p.b] = true;
-                }
+                let needed = named_by(texts.len(), &candidates);
                 let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
                 let sets = crate::sets::shingle_sets(
                     self.shingles,
@@ -377,14 +373,20 @@ fn containment_of_smaller(a: &FeatureSet, b: &FeatureSet) -> f64 {
     }
 }
 
-/// Every document named by a pair, tokenized (the word tokenizer, case folded, NFKC
-/// when asked) and prepared for alignment; empty for the others.
-fn prepared<D: AsRef<str> + Sync>(texts: &[D], pairs: &[ScoredPair], nfkc: bool) -> Vec<Prepared> {
-    let mut needed = vec![false; texts.len()];
+/// For each of `n` documents, whether a pair names it.
+fn named_by(n: usize, pairs: &[ScoredPair]) -> Vec<bool> {
+    let mut needed = vec![false; n];
     for p in pairs {
         needed[p.a] = true;
         needed[p.b] = true;
     }
+    needed
+}
+
+/// Every document named by a pair, tokenized (the word tokenizer, case folded, NFKC
+/// when asked) and prepared for alignment; empty for the others.
+fn prepared<D: AsRef<str> + Sync>(texts: &[D], pairs: &[ScoredPair], nfkc: bool) -> Vec<Prepared> {
+    let needed = named_by(texts.len(), pairs);
     let options = TokenOptions::default().nfkc(nfkc);
     let one = |(t, &need): (&D, &bool)| {
         if need {
