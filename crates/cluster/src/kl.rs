@@ -224,9 +224,11 @@ impl<'b> KlDivergence<'b> {
     /// ```
     #[must_use]
     pub fn divergence(&self, a: &SparseVector, b: &SparseVector) -> f64 {
-        let positive =
-            |v: &SparseVector| -> f64 { v.entries().iter().map(|e| e.weight.max(0.0)).sum() };
-        let (len_a, len_b) = (positive(a), positive(b));
+        self.divergence_with(a, total(a), b, total(b))
+    }
+
+    /// [`divergence`](Self::divergence) with the two documents' total counts given.
+    fn divergence_with(&self, a: &SparseVector, len_a: f64, b: &SparseVector, len_b: f64) -> f64 {
         if len_a <= 0.0 {
             return 0.0;
         }
@@ -277,11 +279,18 @@ impl<'b> KlDivergence<'b> {
     /// ```
     #[must_use]
     pub fn distance(&self, a: &SparseVector, b: &SparseVector) -> f64 {
-        let empty = |v: &SparseVector| v.entries().iter().all(|e| e.weight <= 0.0);
-        match (empty(a), empty(b)) {
-            (true, true) => 0.0,
+        let (len_a, len_b) = (total(a), total(b));
+        match (len_a > 0.0, len_b > 0.0) {
+            (false, false) => 0.0,
             (true, false) | (false, true) => f64::INFINITY,
-            (false, false) => self.divergence(a, b).min(self.divergence(b, a)),
+            (true, true) => self
+                .divergence_with(a, len_a, b, len_b)
+                .min(self.divergence_with(b, len_b, a, len_a)),
         }
     }
+}
+
+/// A document's length `|d|`: the sum of its positive counts.
+fn total(v: &SparseVector) -> f64 {
+    v.entries().iter().map(|e| e.weight.max(0.0)).sum()
 }

@@ -151,16 +151,7 @@ impl PairAgreement {
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 pub fn pair_agreement(x: &Labels, y: &Labels) -> Result<PairAgreement, Error> {
-    if x.len() != y.len() {
-        return Err(Error::LengthMismatch {
-            expected: x.len(),
-            actual: y.len(),
-        });
-    }
-    let mut cells: HashMap<(usize, usize), u64> = HashMap::with_capacity(x.len());
-    for (&i, &j) in x.cluster_ids().iter().zip(y.cluster_ids()) {
-        *cells.entry((i, j)).or_insert(0) += 1;
-    }
+    let cells = contingency(x, y)?;
     let a: u64 = cells.values().map(|&k| pairs_of(k)).sum();
     let same_x = x.true_pairs();
     let same_y = y.true_pairs();
@@ -222,6 +213,21 @@ pub fn ac1(x: &Labels, y: &Labels) -> Result<f64, Error> {
         .ok_or_else(|| Error::invalid_input("AC1 needs at least two documents"))
 }
 
+/// The contingency table of two labelings: documents per (group of `x`, group of `y`).
+fn contingency(x: &Labels, y: &Labels) -> Result<HashMap<(usize, usize), u64>, Error> {
+    if x.len() != y.len() {
+        return Err(Error::LengthMismatch {
+            expected: x.len(),
+            actual: y.len(),
+        });
+    }
+    let mut cells: HashMap<(usize, usize), u64> = HashMap::with_capacity(x.len());
+    for (&i, &j) in x.cluster_ids().iter().zip(y.cluster_ids()) {
+        *cells.entry((i, j)).or_insert(0) += 1;
+    }
+    Ok(cells)
+}
+
 /// The agreement of `x` and `y` on the pairs that involve each group of `x`: for group
 /// `g`, the pairs with both documents in `g` and the pairs with one document in `g` and
 /// one outside (`x` keeps those apart). Indexed by `x`'s cluster ids
@@ -247,17 +253,8 @@ pub fn ac1(x: &Labels, y: &Labels) -> Result<f64, Error> {
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
 pub fn group_agreements(x: &Labels, y: &Labels) -> Result<Vec<PairAgreement>, Error> {
-    if x.len() != y.len() {
-        return Err(Error::LengthMismatch {
-            expected: x.len(),
-            actual: y.len(),
-        });
-    }
+    let cells = contingency(x, y)?;
     let n = x.len() as u64;
-    let mut cells: HashMap<(usize, usize), u64> = HashMap::with_capacity(x.len());
-    for (&i, &j) in x.cluster_ids().iter().zip(y.cluster_ids()) {
-        *cells.entry((i, j)).or_insert(0) += 1;
-    }
     let mut out = vec![PairAgreement::default(); x.num_clusters()];
     for (&(g, j), &k) in &cells {
         let col = y.cluster_sizes()[j] as u64;
