@@ -1,10 +1,14 @@
 //! From near-duplicate pairs to groups, after DURIAN (Yang and Callan, SIGIR 2006):
 //! its distance, the Dirichlet-smoothed KL divergence of two documents' word
 //! distributions ([`KlDivergence`] over a collection [`Background`]), and its
-//! redundancy-based reference copies ([`reference_copies`]).
+//! redundancy-based reference copies ([`reference_copies`]), its instance-level
+//! constraints ([`Constraints`], closed by [`Constraints::close`]) and its constrained
+//! clustering ([`cluster`], over the candidate graph [`Neighbours`] an index proposed).
 //!
-//! The constraint closure and the constrained clustering of the paper (its Sections
-//! 4.4 and Figure 3) build on these and are not in this crate yet.
+//! A typical run: exact-duplicate groups give the reference copies and must-link each
+//! group; rules over document attributes give cannot- and family-links; candidate
+//! pairs come from an index (`ndd-lsh` banding over MinHash signatures); the distance
+//! is [`KlDivergence::distance`] over word counts.
 //!
 //! # Example
 //!
@@ -32,11 +36,19 @@
 //! * H. Yang and J. Callan, "Near-duplicate detection by instance-level constrained
 //!   clustering", *Proceedings of the 29th Annual International ACM SIGIR Conference
 //!   (SIGIR '06)*, 2006, Sections 4.2 and 4.3.
+//! * H. Yang and J. Callan, Sections 4.4 (constraints) and 4.4.5 with Figure 3
+//!   (clustering), of the same paper.
 //! * C. Zhai and J. Lafferty, "A study of smoothing methods for language models applied
 //!   to ad hoc information retrieval", *SIGIR 2001*.
 
+mod clustering;
+mod constraints;
 mod kl;
+mod neighbours;
 mod reference;
 
+pub use clustering::{ClusterOptions, Clustering, DEFAULT_ALPHA, DEFAULT_THETA, cluster};
+pub use constraints::{Closure, Constraints, Link, MAX_CLOSED_CANNOT};
 pub use kl::{Background, DEFAULT_MU, KlDivergence};
+pub use neighbours::Neighbours;
 pub use reference::{DEFAULT_MIN_COPIES, ReferenceCopy, reference_copies};
