@@ -182,6 +182,13 @@ impl Constraints {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn add(&mut self, link: Link, a: usize, b: usize) -> Result<&mut Self, Error> {
+        self.check(link, a, b)?;
+        self.links.push((link, a, b));
+        Ok(self)
+    }
+
+    /// The error [`add`](Self::add) gives for a pair, if any.
+    pub(crate) fn check(&self, link: Link, a: usize, b: usize) -> Result<(), Error> {
         if a >= self.n || b >= self.n {
             return Err(Error::invalid_input(format!(
                 "{link}-link ({a}, {b}) names a document outside 0..{}",
@@ -193,8 +200,7 @@ impl Constraints {
                 "{link}-link ({a}, {b}) links a document to itself"
             )));
         }
-        self.links.push((link, a, b));
-        Ok(self)
+        Ok(())
     }
 
     /// Must-links every document of `group` to its first (for example a group of exact

@@ -46,9 +46,11 @@ mod constraints;
 mod kl;
 mod neighbours;
 mod reference;
+mod rules;
 
 pub use clustering::{ClusterOptions, Clustering, DEFAULT_ALPHA, DEFAULT_THETA, cluster};
 pub use constraints::{Closure, Constraints, Link, MAX_CLOSED_CANNOT};
 pub use kl::{Background, DEFAULT_MU, KlDivergence};
 pub use neighbours::Neighbours;
 pub use reference::{DEFAULT_MIN_COPIES, ReferenceCopy, reference_copies};
+pub use rules::{DEFAULT_MUST_OVERLAP, is_must_link};

@@ -12,6 +12,8 @@
 //!   [`pair_agreement`], as defined by Yang and Callan, *Near-Duplicate Detection by
 //!   Instance-level Constrained Clustering*, SIGIR 2006 (Section 5.2, equations 10 and
 //!   11). Both run in O(n) through a contingency table, never enumerating pairs.
+//!   Per category of document (exact copy, minor change, block added...):
+//!   [`category_scores`], the precision, recall and F1 of the paper's Table 2.
 //! * A seeded generator of labeled near-duplicates of real base texts:
 //!   [`generate_variants`] and [`generate_corpus`], with the edit types of Yang and
 //!   Callan (2006, Section 2) and the spam obfuscations of Hajishirzi et al. (2010,
@@ -60,6 +62,7 @@
 
 mod agreement;
 mod bases;
+mod category;
 mod labels;
 mod metrics;
 mod siblings;
@@ -69,6 +72,7 @@ pub use agreement::{
     PairAgreement, ac1, cluster_pairwise, group_agreements, macro_ac1, pair_agreement,
 };
 pub use bases::distinct_texts;
+pub use category::{CategoryScores, category_scores};
 pub use labels::Labels;
 pub use metrics::{
     Confusion, SweepPoint, ThresholdSweep, evaluate_pairs, evaluate_predicted_pairs, max_f1, sweep,
