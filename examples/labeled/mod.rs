@@ -1,6 +1,8 @@
 //! Labeled sets generated from real text, with hard negatives, and Max F1 over every
 //! pair: shared by the examples that measure defaults (`tune_defaults`,
-//! `align_quality`). See `tune_defaults.rs` for how a set is built.
+//! `align_quality`, `durian`). See `tune_defaults.rs` for how a set is built.
+// Each example uses a part of this module.
+#![allow(dead_code)]
 
 use std::collections::HashSet;
 use std::error::Error as StdError;
@@ -117,8 +119,6 @@ pub(crate) fn build_set(
 }
 
 /// Max F1 on the whole set and without the sibling clusters.
-// Used by tune_defaults; align_quality scores several measures per pass instead.
-#[allow(dead_code)]
 pub(crate) fn score(
     set: &LabeledSet,
     mut f: impl FnMut(usize, usize) -> f64,

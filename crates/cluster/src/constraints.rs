@@ -293,11 +293,90 @@ impl Constraints {
     /// other; family-links from an attribute that a cannot-link also reads (the same
     /// docket, against different dockets) never cross a cannot-link.
     pub fn close(&self) -> Result<Closure, Error> {
+        Ok(self.close_with(Conflicts::Refuse)?.0)
+    }
+
+    /// [`close`](Self::close), resolving a given cannot-link between two documents
+    /// that the must-links put in one class by `policy`, and returning the links it
+    /// dropped (in the order given).
+    ///
+    /// * [`Conflicts::Refuse`]: an error, as [`close`](Self::close).
+    /// * [`Conflicts::DropCannot`]: must is stronger; the cannot-link is dropped (an
+    ///   exact copy of a form letter that cites the wrong docket stays with it).
+    /// * [`Conflicts::DropMust`]: must-links are taken in the order given, and one that
+    ///   would join two classes with a given cannot-link between them is dropped (the
+    ///   same letter sent on two dockets stays two campaigns).
+    ///
+    /// Cost: as [`close`](Self::close), plus O(l log l) for [`Conflicts::DropMust`].
+    ///
+    /// # Errors
+    ///
+    /// As [`close`](Self::close) (the conflict error only with
+    /// [`Conflicts::Refuse`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_cluster::{Conflicts, Constraints, Link};
+    /// let mut c = Constraints::new(3);
+    /// c.add(Link::Must, 0, 1)?.add(Link::Must, 1, 2)?.add(Link::Cannot, 2, 0)?;
+    /// assert!(c.close().is_err());
+    /// let (closed, dropped) = c.close_with(Conflicts::DropCannot)?;
+    /// assert_eq!(dropped, vec![(Link::Cannot, 2, 0)]);
+    /// assert_eq!(closed.link(0, 2), Some(Link::Must));
+    /// let (closed, dropped) = c.close_with(Conflicts::DropMust)?;
+    /// assert_eq!(dropped, vec![(Link::Must, 1, 2)]);
+    /// assert_eq!(closed.link(0, 2), Some(Link::Cannot));
+    /// assert_eq!(closed.link(1, 2), Some(Link::Cannot)); // rule 2
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn close_with(
+        &self,
+        policy: Conflicts,
+    ) -> Result<(Closure, Vec<(Link, usize, usize)>), Error> {
         let n = self.n;
+        let mut dropped = Vec::new();
         let mut uf = UnionFind::try_new(n)?;
-        for &(link, a, b) in &self.links {
-            if link == Link::Must {
+        if policy == Conflicts::DropMust {
+            // Each class's given cannot-link partners (documents), merged small into
+            // large as classes join.
+            let mut partners: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for &(link, a, b) in &self.links {
+                if link == Link::Cannot {
+                    partners[a].push(b);
+                    partners[b].push(a);
+                }
+            }
+            for &(link, a, b) in &self.links {
+                if link != Link::Must {
+                    continue;
+                }
+                let (ra, rb) = (uf.find(a), uf.find(b));
+                if ra == rb {
+                    continue;
+                }
+                let (small, other) = if partners[ra].len() <= partners[rb].len() {
+                    (ra, rb)
+                } else {
+                    (rb, ra)
+                };
+                let list = std::mem::take(&mut partners[small]);
+                if list.iter().any(|&p| uf.find(p) == other) {
+                    partners[small] = list;
+                    dropped.push((link, a, b));
+                    continue;
+                }
                 uf.union(a, b);
+                let root = uf.find(a);
+                let mut merged = std::mem::take(&mut partners[other]);
+                merged.extend(list);
+                partners[root] = merged;
+            }
+        } else {
+            for &(link, a, b) in &self.links {
+                if link == Link::Must {
+                    uf.union(a, b);
+                }
             }
         }
         // Dense class ids in the order of each class's first document.
@@ -323,9 +402,12 @@ impl Constraints {
             match link {
                 Link::Must => {}
                 Link::Cannot if x == y => {
-                    return Err(Error::invalid_input(format!(
-                        "documents {a} and {b} are cannot-linked but must-linked through their must-links"
-                    )));
+                    if policy == Conflicts::Refuse {
+                        return Err(Error::invalid_input(format!(
+                            "documents {a} and {b} are cannot-linked but must-linked through their must-links"
+                        )));
+                    }
+                    dropped.push((link, a, b));
                 }
                 Link::Cannot => {
                     cannot.insert(ordered(x, y));
@@ -387,14 +469,34 @@ impl Constraints {
         for v in &mut cannot_of {
             v.sort_unstable();
         }
-        Ok(Closure {
+        let closure = Closure {
             class,
             members,
             cannot,
             cannot_of,
             family: group,
-        })
+        };
+        Ok((closure, dropped))
     }
+}
+
+/// What [`Constraints::close_with`] does with a given cannot-link between two
+/// documents the must-links join.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_cluster::Conflicts::default(), ndd_cluster::Conflicts::Refuse);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Conflicts {
+    /// Return an error naming the two documents.
+    #[default]
+    Refuse,
+    /// Drop the cannot-link (must is the stronger condition).
+    DropCannot,
+    /// Drop the must-link that would join the two (taken in the order given).
+    DropMust,
 }
 
 fn ordered(x: usize, y: usize) -> (usize, usize) {

@@ -2,7 +2,7 @@
 //! on boolean matrices, on hand-made cases and on random constraint graphs.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use ndd_cluster::{Constraints, Link};
+use ndd_cluster::{Conflicts, Constraints, Link};
 use proptest::prelude::*;
 
 type Matrix = Vec<Vec<bool>>;
@@ -261,5 +261,90 @@ proptest! {
     fn closure_matches_brute_force_without_must_links(seed_links in links(7, 12)) {
         let links: Vec<_> = seed_links.into_iter().filter(|&(l, _, _)| l != Link::Must).collect();
         check(7, &links)?;
+    }
+}
+
+/// Must-connectivity of `n` documents under `musts`, as a matrix (rule 1 by brute force).
+fn must_matrix(n: usize, musts: &[(usize, usize)]) -> Matrix {
+    let mut m = vec![vec![false; n]; n];
+    for (a, row) in m.iter_mut().enumerate() {
+        row[a] = true;
+    }
+    for &(a, b) in musts {
+        set(&mut m, a, b);
+    }
+    fixpoint(n, |a, b, c| m[a][b] && m[b][c] && set(&mut m, a, c));
+    m
+}
+
+/// The links a policy keeps and drops, the slow way.
+fn resolve(
+    n: usize,
+    links: &[(Link, usize, usize)],
+    policy: Conflicts,
+) -> (Vec<(Link, usize, usize)>, Vec<(Link, usize, usize)>) {
+    let (mut kept, mut dropped) = (Vec::new(), Vec::new());
+    match policy {
+        Conflicts::DropCannot | Conflicts::Refuse => {
+            let musts: Vec<_> = links
+                .iter()
+                .filter(|l| l.0 == Link::Must)
+                .map(|l| (l.1, l.2))
+                .collect();
+            let m = must_matrix(n, &musts);
+            for &l in links {
+                if l.0 == Link::Cannot && m[l.1][l.2] {
+                    dropped.push(l)
+                } else {
+                    kept.push(l)
+                }
+            }
+        }
+        Conflicts::DropMust => {
+            let cannots: Vec<_> = links
+                .iter()
+                .filter(|l| l.0 == Link::Cannot)
+                .map(|l| (l.1, l.2))
+                .collect();
+            let mut musts = Vec::new();
+            for &l in links {
+                if l.0 != Link::Must {
+                    kept.push(l);
+                    continue;
+                }
+                musts.push((l.1, l.2));
+                let m = must_matrix(n, &musts);
+                if cannots.iter().any(|&(a, b)| m[a][b]) {
+                    musts.pop();
+                    dropped.push(l);
+                } else {
+                    kept.push(l);
+                }
+            }
+        }
+    }
+    (kept, dropped)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn conflicts_are_resolved_as_stated(seed_links in links(7, 16), drop_must in any::<bool>()) {
+        let policy = if drop_must { Conflicts::DropMust } else { Conflicts::DropCannot };
+        let mut given = Constraints::new(7);
+        for &(l, a, b) in &seed_links {
+            given.add(l, a, b).unwrap();
+        }
+        let (kept, want_dropped) = resolve(7, &seed_links, policy);
+        let (closed, dropped) = given.close_with(policy).unwrap();
+        prop_assert_eq!(&dropped, &want_dropped);
+        prop_assert_eq!(given.close().is_err(), !resolve(7, &seed_links, Conflicts::Refuse).1.is_empty());
+        let want = brute_force(7, &kept).expect("no conflict is left");
+        for (a, row) in want.iter().enumerate() {
+            for (b, &w) in row.iter().enumerate() {
+                prop_assert_eq!(closed.link(a, b), w);
+            }
+        }
     }
 }
