@@ -453,8 +453,8 @@ fn main() -> Res<()> {
             .copied()
             .collect()
     };
-    for fraction in [0.0, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0] {
-        let k = |list: &[(usize, usize)]| (fraction * list.len() as f64).round() as usize;
+    for per_mille in [0usize, 10, 20, 50, 100, 250, 500, 1000] {
+        let k = |list: &[(usize, usize)]| (list.len() * per_mille).div_ceil(1000);
         let m = sample(&links.must, k(&links.must), &mut rng);
         let c = sample(&links.cannot, k(&links.cannot), &mut rng);
         let f = sample(&links.family, k(&links.family), &mut rng);
@@ -469,7 +469,7 @@ fn main() -> Res<()> {
         .collect::<Res<Vec<_>>>()?;
         println!(
             "| {}% ({} / {} / {}) | {} |",
-            fraction * 100.0,
+            per_mille as f64 / 10.0,
             m.len(),
             c.len(),
             f.len(),

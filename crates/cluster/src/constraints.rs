@@ -67,6 +67,9 @@ impl std::str::FromStr for Link {
     }
 }
 
+/// A link between two documents as given to [`Constraints::add`]: `(link, a, b)`.
+pub type LinkPair = (Link, usize, usize);
+
 /// The most closed cannot-link pairs (between must-linked classes) a closure may hold:
 /// 2^22, about 128 MiB. A closure that would need more is refused
 /// ([`Constraints::close`]).
@@ -90,7 +93,7 @@ pub const MAX_CLOSED_CANNOT: usize = 1 << 22;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Constraints {
     n: usize,
-    links: Vec<(Link, usize, usize)>,
+    links: Vec<LinkPair>,
 }
 
 impl Constraints {
@@ -161,7 +164,7 @@ impl Constraints {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn links(&self) -> &[(Link, usize, usize)] {
+    pub fn links(&self) -> &[LinkPair] {
         &self.links
     }
 
@@ -330,10 +333,7 @@ impl Constraints {
     /// assert_eq!(closed.link(1, 2), Some(Link::Cannot)); // rule 2
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn close_with(
-        &self,
-        policy: Conflicts,
-    ) -> Result<(Closure, Vec<(Link, usize, usize)>), Error> {
+    pub fn close_with(&self, policy: Conflicts) -> Result<(Closure, Vec<LinkPair>), Error> {
         let n = self.n;
         let mut dropped = Vec::new();
         let mut uf = UnionFind::try_new(n)?;

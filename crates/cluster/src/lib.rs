@@ -49,7 +49,7 @@ mod reference;
 mod rules;
 
 pub use clustering::{ClusterOptions, Clustering, DEFAULT_ALPHA, DEFAULT_THETA, cluster};
-pub use constraints::{Closure, Conflicts, Constraints, Link, MAX_CLOSED_CANNOT};
+pub use constraints::{Closure, Conflicts, Constraints, Link, LinkPair, MAX_CLOSED_CANNOT};
 pub use kl::{Background, DEFAULT_MU, KlDivergence};
 pub use neighbours::Neighbours;
 pub use reference::{DEFAULT_MIN_COPIES, ReferenceCopy, reference_copies};

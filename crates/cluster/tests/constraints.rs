@@ -2,7 +2,7 @@
 //! on boolean matrices, on hand-made cases and on random constraint graphs.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use ndd_cluster::{Conflicts, Constraints, Link};
+use ndd_cluster::{Conflicts, Constraints, Link, LinkPair};
 use proptest::prelude::*;
 
 type Matrix = Vec<Vec<bool>>;
@@ -282,7 +282,7 @@ fn resolve(
     n: usize,
     links: &[(Link, usize, usize)],
     policy: Conflicts,
-) -> (Vec<(Link, usize, usize)>, Vec<(Link, usize, usize)>) {
+) -> (Vec<LinkPair>, Vec<LinkPair>) {
     let (mut kept, mut dropped) = (Vec::new(), Vec::new());
     match policy {
         Conflicts::DropCannot | Conflicts::Refuse => {

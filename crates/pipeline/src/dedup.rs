@@ -9,8 +9,8 @@ use crate::candidates::{CandidateGenerator, Emit};
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::report::{Outcome, Report};
 use crate::{
-    DEFAULT_THRESHOLD, Document, Error, ExactPass, Grouping, Method, Representative, Shingles,
-    Verification, Verifier,
+    DEFAULT_THRESHOLD, Document, Error, ExactPass, GroupMethod, Grouping, Method, Representative,
+    Shingles, Verification, Verifier,
 };
 
 /// The whole pipeline in one call: the exact-duplicate pass, candidate generation
@@ -52,6 +52,7 @@ pub struct Dedup {
     exact: Option<ExactPass>,
     verifier: Option<Verifier>,
     representative: Representative,
+    group: GroupMethod,
     nfkc: bool,
     progress: Arc<dyn Progress>,
 }
@@ -65,6 +66,7 @@ impl std::fmt::Debug for Dedup {
             .field("exact", &self.exact)
             .field("verifier", &self.verifier)
             .field("representative", &self.representative)
+            .field("group", &self.group)
             .field("nfkc", &self.nfkc)
             .finish_non_exhaustive()
     }
@@ -79,6 +81,7 @@ impl Default for Dedup {
             exact: Some(ExactPass::new()),
             verifier: None,
             representative: Representative::default(),
+            group: GroupMethod::default(),
             nfkc: false,
             progress: Arc::new(NoProgress),
         }
@@ -219,6 +222,40 @@ impl Dedup {
     pub fn representative(mut self, representative: Representative) -> Self {
         self.representative = representative;
         self
+    }
+
+    /// How pairs become groups ([`GroupMethod::Components`] by default: connected
+    /// components of the verified pairs). [`GroupMethod::Durian`] clusters over every
+    /// candidate pair instead, so the threshold then only chooses the candidates
+    /// (the banding); lower it to give DURIAN's distance more to choose from.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DurianGrouping, GroupMethod};
+    /// let letter = "Please protect the river from mercury. Our families fish there every summer.";
+    /// let texts = [letter, letter, letter, letter, letter, letter, "Please protect the river from mercury. Our families fish there every summer, and swim."];
+    /// let out = Dedup::new().group(GroupMethod::Durian(DurianGrouping::new())).run_texts(&texts)?;
+    /// assert_eq!(out.groups[0].members, (0..7).collect::<Vec<_>>());
+    /// assert_eq!(out.groups[0].copies, Some(6));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn group(mut self, group: GroupMethod) -> Self {
+        self.group = group;
+        self
+    }
+
+    /// The grouping configured.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().group_config().name(), "components");
+    /// ```
+    #[must_use]
+    pub fn group_config(&self) -> &GroupMethod {
+        &self.group
     }
 
     /// Whether text is normalized to Unicode NFKC in every stage (the exact pass's
@@ -392,6 +429,9 @@ impl Dedup {
     /// assert!(ndd_pipeline::Dedup::new().threshold(2.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
+        if let GroupMethod::Durian(d) = &self.group {
+            d.validate()?;
+        }
         CandidateGenerator::new(self.method.clone())
             .shingles(self.shingles)
             .threshold(self.threshold)
@@ -478,7 +518,13 @@ impl Dedup {
 
         // 2. Candidates among the remaining documents.
         let verifier = self.verifier_config();
+        let durian = match &self.group {
+            GroupMethod::Durian(d) => Some(d),
+            GroupMethod::Components => None,
+        };
         let emit = match verifier {
+            // DURIAN's distance decides among every candidate.
+            _ if durian.is_some() => Emit::AllCandidates,
             Verifier::MethodScore => Emit::Accepted,
             // The estimate bounds Jaccard, not containment or a user's measure.
             Verifier::ExactJaccard => Emit::Plausible,
@@ -498,6 +544,15 @@ impl Dedup {
         report.candidates = found.candidates;
         report.index_bytes_per_document = found.index_bytes_per_document;
         report.signature_bytes_per_document = found.signature_bytes_per_document;
+
+        // DURIAN groups over the candidate graph, in document indices.
+        let candidate_graph: Vec<ScoredPair> = match durian {
+            Some(_) => candidates
+                .iter()
+                .map(|p| p.map_keys(|k| unique[k]))
+                .collect(),
+            None => Vec::new(),
+        };
 
         // 3. Verification.
         let (verified, verify) = Verification::new(verifier, self.threshold)
@@ -522,7 +577,13 @@ impl Dedup {
         // 5. Groups and representatives.
         progress.start(Stage::Group, Some(pairs.len() as u64));
         let t = Instant::now();
-        let groups = Grouping::new(self.representative.clone()).run(docs, &pairs)?;
+        let groups = match durian {
+            Some(d) => {
+                let exact_groups = exact.as_ref().map_or(&[][..], |e| e.groups());
+                d.run(docs, &candidate_graph, exact_groups, &self.representative)?
+            }
+            None => Grouping::new(self.representative.clone()).run(docs, &pairs)?,
+        };
         report.timings.push((Stage::Group, t.elapsed()));
         progress.finish(Stage::Group);
         report.pairs = pairs.len();

@@ -1,6 +1,7 @@
 //! [`Document`]: what every stage reads, and [`OrderKey`], the user's order of them.
 
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// One document of a corpus: the user's id, its text, and optionally a value that
 /// orders documents (a timestamp or sequence number) for the
@@ -24,6 +25,11 @@ pub struct Document {
     pub text: String,
     /// The user's order of documents, when given (earliest first).
     pub order: Option<OrderKey>,
+    /// Named attribute values (a docket, a relay, a footer), as the reader found them
+    /// in the fields [`ReadOptions::attribute_fields`](crate::corpus::ReadOptions::attribute_fields)
+    /// names; a field missing or `null` is not listed. The constrained grouping
+    /// ([`GroupMethod::Durian`](crate::GroupMethod::Durian)) reads them.
+    pub attributes: Vec<(Arc<str>, String)>,
 }
 
 impl Document {
@@ -40,6 +46,7 @@ impl Document {
             id: id.into(),
             text: text.into(),
             order: None,
+            attributes: Vec::new(),
         }
     }
 
@@ -56,6 +63,40 @@ impl Document {
     pub fn with_order(mut self, order: OrderKey) -> Self {
         self.order = Some(order);
         self
+    }
+
+    /// The same document with attribute `name` set to `value` (replacing an earlier
+    /// value of that name).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let d = ndd_pipeline::Document::new("a", "t").with_attribute("docket", "EPA-0056");
+    /// assert_eq!(d.attribute("docket"), Some("EPA-0056"));
+    /// assert_eq!(d.attribute("relay"), None);
+    /// ```
+    #[must_use]
+    pub fn with_attribute(mut self, name: impl Into<Arc<str>>, value: impl Into<String>) -> Self {
+        let name = name.into();
+        self.attributes.retain(|(n, _)| *n != name);
+        self.attributes.push((name, value.into()));
+        self
+    }
+
+    /// The value of attribute `name`, if the document has it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let d = ndd_pipeline::Document::new("a", "t").with_attribute("relay", "r1");
+    /// assert_eq!(d.attribute("relay"), Some("r1"));
+    /// ```
+    #[must_use]
+    pub fn attribute(&self, name: &str) -> Option<&str> {
+        self.attributes
+            .iter()
+            .find(|(n, _)| &**n == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 

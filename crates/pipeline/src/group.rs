@@ -84,7 +84,7 @@ impl Representative {
     }
 
     /// The representative of `members` (document indices in increasing order).
-    fn pick(&self, members: &[usize], docs: &[Document]) -> Result<usize, Error> {
+    pub(crate) fn pick(&self, members: &[usize], docs: &[Document]) -> Result<usize, Error> {
         let first = members[0];
         Ok(match self {
             Representative::FirstSeen => first,
@@ -139,7 +139,8 @@ impl std::str::FromStr for Representative {
     }
 }
 
-/// A group of near-duplicates: two or more documents connected by pairs.
+/// A group of near-duplicates: two or more documents connected by pairs (or placed
+/// together by [`GroupMethod::Durian`]).
 ///
 /// # Example
 ///
@@ -156,6 +157,66 @@ pub struct Group {
     pub representative: usize,
     /// Every member, the representative included, in increasing order.
     pub members: Vec<usize>,
+    /// When the representative is a form letter's reference copy
+    /// ([`GroupMethod::Durian`]): how many exact copies of it the corpus holds, itself
+    /// included. `None` otherwise.
+    pub copies: Option<usize>,
+}
+
+/// How verified pairs become groups.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{DurianGrouping, GroupMethod};
+/// assert_eq!(GroupMethod::default(), GroupMethod::Components);
+/// assert_eq!("durian".parse::<GroupMethod>()?, GroupMethod::Durian(DurianGrouping::new()));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum GroupMethod {
+    /// Connected components of the verified pairs ([`Grouping`]): single link, a
+    /// chain of pairs makes one group. Cost near-linear in documents and pairs.
+    #[default]
+    Components,
+    /// DURIAN's constrained clustering over every candidate pair ([`DurianGrouping`]):
+    /// reference copies seed first, a document joins the nearest seed under a
+    /// KL-divergence threshold, constraints from attributes are honoured; no chains.
+    /// The verified pairs are still reported, but do not decide the groups.
+    Durian(crate::DurianGrouping),
+}
+
+impl GroupMethod {
+    /// `components` or `durian`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::GroupMethod::Components.name(), "components");
+    /// ```
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            GroupMethod::Components => "components",
+            GroupMethod::Durian(_) => "durian",
+        }
+    }
+}
+
+impl std::str::FromStr for GroupMethod {
+    type Err = Error;
+
+    /// `components`, or `durian` with [`DurianGrouping`]'s defaults.
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s {
+            "components" => Ok(GroupMethod::Components),
+            "durian" => Ok(GroupMethod::Durian(crate::DurianGrouping::new())),
+            other => Err(Error::invalid_parameter(
+                "group",
+                format!("must be components or durian, got {other:?}"),
+            )),
+        }
+    }
 }
 
 /// Turns pairs into groups: connected components of the pair graph (single link:
@@ -239,6 +300,7 @@ impl Grouping {
                 Ok(Group {
                     representative,
                     members,
+                    copies: None,
                 })
             })
             .collect()

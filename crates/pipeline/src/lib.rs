@@ -47,6 +47,7 @@
 mod candidates;
 mod dedup;
 mod document;
+mod durian;
 mod error;
 mod exact;
 mod group;
@@ -67,9 +68,10 @@ pub use corpus::{
 };
 pub use dedup::Dedup;
 pub use document::{Document, OrderKey};
+pub use durian::DurianGrouping;
 pub use error::Error;
 pub use exact::{DocDigest, ExactDuplicates, ExactPass};
-pub use group::{Group, Grouping, Representative, RepresentativeFn};
+pub use group::{Group, GroupMethod, Grouping, Representative, RepresentativeFn};
 #[cfg(feature = "imatch")]
 pub use method::IMatchConfig;
 #[cfg(feature = "ncd")]

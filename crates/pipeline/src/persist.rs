@@ -385,6 +385,7 @@ impl DedupIndex {
             .map(|members| Group {
                 representative: members[0],
                 members,
+                copies: None,
             })
             .collect();
         report.timings.push((Stage::Group, t.elapsed()));

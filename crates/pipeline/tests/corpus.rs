@@ -243,6 +243,30 @@ fn order_field_numbers_and_strings_other_types_rejected() {
 }
 
 #[test]
+fn attribute_fields_strings_numbers_absent_others_rejected() {
+    let opts = ReadOptions::default().with_attribute_fields(["docket", "relay"]);
+    let input = concat!(
+        "{\"text\": \"a\", \"docket\": \"EPA-1\", \"relay\": 7.0}\n",
+        "{\"text\": \"b\", \"docket\": null}\n",
+        "{\"text\": \"c\", \"relay\": [1]}\n",
+        "{\"text\": \"d\", \"docket\": \"x\", \"docket\": \"y\"}\n",
+        "{\"text\": \"e\", \"docket\": \"caf\\u00e9\"}\n",
+    );
+    let items: Vec<_> = JsonlReader::new(input.as_bytes(), "a", &opts).collect();
+    let doc = |i: usize| items[i].as_ref().unwrap();
+    assert_eq!(doc(0).attribute("docket"), Some("EPA-1"));
+    assert_eq!(doc(0).attribute("relay"), Some("7.0"));
+    assert!(doc(1).attributes.is_empty());
+    assert_eq!(doc(4).attribute("docket"), Some("café"));
+    let err = |i: usize| items[i].as_ref().unwrap_err().to_string();
+    assert_eq!(
+        err(2),
+        "a:3: field \"relay\" (an attribute) is an array, expected a string or a number"
+    );
+    assert_eq!(err(3), "a:4: field \"docket\" appears more than once");
+}
+
+#[test]
 fn bom_crlf_and_blank_lines_are_accepted() {
     let input = b"\xEF\xBB\xBF{\"id\": \"a\", \"text\": \"one\"}\r\n\r\n   \n{\"id\": \"b\", \"text\": \"two\"}\r\n";
     let mut r = JsonlReader::new(&input[..], "bom.jsonl", &ReadOptions::default());

@@ -292,6 +292,7 @@ impl FolderReader {
             id: self.id_of(path),
             text,
             order: None,
+            attributes: Vec::new(),
         })
     }
 

@@ -83,6 +83,10 @@ pub struct ReadOptions {
     /// string, see [`OrderKey`](crate::OrderKey). A record without it (or with `null`)
     /// has no order key.
     pub order_field: Option<String>,
+    /// JSONL fields read into [`Document::attributes`](crate::Document::attributes)
+    /// (default none): each a string, or a number kept in its JSON spelling; a record
+    /// without one (or with `null`) lacks that attribute.
+    pub attribute_fields: Vec<String>,
     /// HTML conversion of folder files (default [`HtmlMode::Auto`]). JSONL text is never
     /// converted.
     pub html: HtmlMode,
@@ -105,6 +109,7 @@ impl Default for ReadOptions {
             id_field: "id".to_owned(),
             text_field: "text".to_owned(),
             order_field: None,
+            attribute_fields: Vec::new(),
             html: HtmlMode::Auto,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             hidden: false,
@@ -139,6 +144,23 @@ impl ReadOptions {
     #[must_use]
     pub fn with_text_field(mut self, name: impl Into<String>) -> Self {
         self.text_field = name.into();
+        self
+    }
+
+    /// Sets [`attribute_fields`](Self::attribute_fields).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_attribute_fields(["docket", "relay"]);
+    /// assert_eq!(o.attribute_fields, ["docket", "relay"]);
+    /// ```
+    #[must_use]
+    pub fn with_attribute_fields<S: Into<String>>(
+        mut self,
+        names: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.attribute_fields = names.into_iter().map(Into::into).collect();
         self
     }
 

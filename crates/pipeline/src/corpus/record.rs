@@ -89,6 +89,8 @@ enum Role {
     Text,
     Id,
     Order,
+    /// The i-th of [`ReadOptions::attribute_fields`].
+    Attribute(usize),
     Other,
 }
 
@@ -113,6 +115,8 @@ impl Visitor<'_> for KeySeed<'_> {
             Role::Id
         } else if self.0.order_field.as_deref() == Some(v) {
             Role::Order
+        } else if let Some(i) = self.0.attribute_fields.iter().position(|f| f == v) {
+            Role::Attribute(i)
         } else {
             Role::Other
         })
@@ -125,6 +129,8 @@ struct Fields<'a> {
     text: Option<Scalar<'a>>,
     id: Option<&'a RawValue>,
     order: Option<Scalar<'a>>,
+    /// Attribute values by field index (raw JSON).
+    attributes: Vec<(usize, &'a RawValue)>,
     /// The first configured field that appeared twice.
     repeated: Option<Role>,
 }
@@ -156,6 +162,11 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
                 Role::Text => fields.text.replace(map.next_value()?).is_some(),
                 Role::Id => fields.id.replace(map.next_value()?).is_some(),
                 Role::Order => fields.order.replace(map.next_value()?).is_some(),
+                Role::Attribute(i) => {
+                    let seen = fields.attributes.iter().any(|&(j, _)| j == i);
+                    fields.attributes.push((i, map.next_value()?));
+                    seen
+                }
                 Role::Other => {
                     map.next_value::<IgnoredAny>()?;
                     false
@@ -252,6 +263,7 @@ pub(super) fn parse_line(
         let name = match role {
             Role::Text => &opts.text_field,
             Role::Id => &opts.id_field,
+            Role::Attribute(i) => &opts.attribute_fields[i],
             _ => opts.order_field.as_deref().unwrap_or_default(),
         };
         return schema(format!("field {name:?} appears more than once"));
@@ -305,6 +317,26 @@ pub(super) fn parse_line(
             ));
         }
     };
+    let mut attributes: Vec<(std::sync::Arc<str>, String)> =
+        Vec::with_capacity(fields.attributes.len());
+    for (i, raw) in fields.attributes {
+        let name = &opts.attribute_fields[i];
+        let raw = raw.get();
+        let value = match raw_type_name(raw) {
+            "null" => continue,
+            "a string" => match serde_json::from_str::<String>(raw) {
+                Ok(s) => s,
+                Err(e) => return schema(format!("field {name:?}: {e}")),
+            },
+            "a number" => raw.to_owned(),
+            other => {
+                return schema(format!(
+                    "field {name:?} (an attribute) is {other}, expected a string or a number"
+                ));
+            }
+        };
+        attributes.push((std::sync::Arc::from(name.as_str()), value));
+    }
     if text.trim().is_empty() {
         let what = if text.is_empty() {
             "empty"
@@ -320,5 +352,6 @@ pub(super) fn parse_line(
         id,
         text: text.into_owned(),
         order,
+        attributes,
     })
 }

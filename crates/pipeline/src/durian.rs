@@ -1,0 +1,377 @@
+//! The grouping stage by DURIAN's constrained clustering (Yang and Callan, SIGIR 2006):
+//! reference copies from the exact pass, constraints from document attributes and the
+//! must-link test, clusters over the candidate graph by Dirichlet-smoothed KL
+//! divergence.
+
+use ndd_align::TokenOptions;
+use ndd_cluster::{
+    Background, ClusterOptions, Conflicts, Constraints, DEFAULT_ALPHA, DEFAULT_MIN_COPIES,
+    DEFAULT_MU, DEFAULT_MUST_OVERLAP, DEFAULT_THETA, KlDivergence, Neighbours, cluster,
+    is_must_link, reference_copies,
+};
+use ndd_core::{ScoredPair, SparseVector};
+use ndd_shingle::WordShingler;
+
+use crate::{Document, Error, Group, Representative};
+
+/// Settings of the constrained grouping ([`GroupMethod::Durian`]): the clustering's
+/// threshold and family adjustment, the reference copies' `m`, and which document
+/// attributes make constraints.
+///
+/// Constraints are drawn where Figure 3 of the paper consults them: must-links (the
+/// candidate contains every paragraph of the reference copy, or shares more than
+/// [`must_overlap`](Self::must_overlap) of its words) and family-links (same value of a
+/// [`family_if_same`](Self::family_if_same) attribute) between each reference copy
+/// and its candidates; cannot-links (both documents have a value of a
+/// [`cannot_if_different`](Self::cannot_if_different) attribute and the values
+/// differ) between every candidate pair. Exact copies are must-linked first; a
+/// must-link that would join two cannot-linked documents is dropped
+/// ([`Conflicts::DropMust`] by default). `docs/decisions.md` has the measurements
+/// behind each default.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document, DurianGrouping, GroupMethod};
+/// let letter = "We urge the agency to adopt the strictest mercury standard. Our children deserve clean air and clean water.";
+/// let sibling = "We urge the agency to adopt the strictest fuel economy standard. Our children deserve clean air and clean water.";
+/// let mut docs: Vec<Document> = (0..6)
+///     .map(|i| Document::new(format!("epa-{i}"), letter).with_attribute("docket", "EPA-0056"))
+///     .collect();
+/// docs.extend((0..6).map(|i| Document::new(format!("dot-{i}"), sibling).with_attribute("docket", "DOT-16128")));
+/// let durian = DurianGrouping::new().cannot_if_different("docket");
+/// let out = Dedup::new().threshold(0.5).group(GroupMethod::Durian(durian)).run(&docs)?;
+/// // Two campaigns, each kept as its reference copy with its number of copies.
+/// assert_eq!(out.groups.len(), 2);
+/// assert_eq!((out.groups[0].representative, out.groups[0].copies), (0, Some(6)));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+///
+/// # References
+///
+/// * H. Yang and J. Callan, "Near-duplicate detection by instance-level constrained
+///   clustering", *SIGIR 2006*, Sections 4.2–4.4 and Figure 3.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DurianGrouping {
+    theta: f64,
+    alpha: f64,
+    mu: f64,
+    min_copies: usize,
+    must_overlap: f64,
+    cannot: Vec<String>,
+    family: Vec<String>,
+    conflicts: Conflicts,
+}
+
+impl Default for DurianGrouping {
+    fn default() -> Self {
+        DurianGrouping {
+            theta: DEFAULT_THETA,
+            alpha: DEFAULT_ALPHA,
+            mu: DEFAULT_MU,
+            min_copies: DEFAULT_MIN_COPIES,
+            must_overlap: DEFAULT_MUST_OVERLAP,
+            cannot: Vec::new(),
+            family: Vec::new(),
+            conflicts: Conflicts::DropMust,
+        }
+    }
+}
+
+impl DurianGrouping {
+    /// The defaults: θ = 1, α = 0.05, μ = 1, `m` = 5, must overlap 0.95, no attribute
+    /// rules, conflicting must-links dropped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::DurianGrouping::new();
+    /// assert_eq!((g.theta_value(), g.min_copies_value()), (1.0, 5));
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The clustering's threshold θ on the KL-divergence distance: a candidate joins a
+    /// seed's cluster when its distance (less α when family-linked) is below θ. Larger
+    /// values make larger groups; checked (0 or more, not NaN) when the pipeline runs.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::DurianGrouping::new().theta(0.75).theta_value(), 0.75);
+    /// ```
+    #[must_use]
+    pub fn theta(mut self, theta: f64) -> Self {
+        self.theta = theta;
+        self
+    }
+
+    /// The family adjustment α (0.05): how much a family-link lowers a distance.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::DurianGrouping::new().family_alpha(0.1);
+    /// assert_eq!(g, ndd_pipeline::DurianGrouping::new().family_alpha(0.1));
+    /// ```
+    #[must_use]
+    pub fn family_alpha(mut self, alpha: f64) -> Self {
+        self.alpha = alpha;
+        self
+    }
+
+    /// The Dirichlet prior μ of the distance (1).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::DurianGrouping::new().mu(2.0);
+    /// assert_ne!(g, ndd_pipeline::DurianGrouping::new());
+    /// ```
+    #[must_use]
+    pub fn mu(mut self, mu: f64) -> Self {
+        self.mu = mu;
+        self
+    }
+
+    /// `m` (5): a group of more than `m` exact copies is a form letter, and its
+    /// earliest document (by [`Document::order`], then input order) its reference
+    /// copy.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::DurianGrouping::new().min_copies(2).min_copies_value(), 2);
+    /// ```
+    #[must_use]
+    pub fn min_copies(mut self, m: usize) -> Self {
+        self.min_copies = m;
+        self
+    }
+
+    /// The word overlap (word-set Jaccard) above which a candidate is must-linked to a
+    /// reference copy (0.95, the paper's minor change).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::DurianGrouping::new().must_overlap(0.9);
+    /// assert_ne!(g, ndd_pipeline::DurianGrouping::new());
+    /// ```
+    #[must_use]
+    pub fn must_overlap(mut self, overlap: f64) -> Self {
+        self.must_overlap = overlap;
+        self
+    }
+
+    /// Cannot-links candidate pairs whose values of attribute `name` differ (a docket
+    /// identifier).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::DurianGrouping::new().cannot_if_different("docket");
+    /// assert_eq!(g.cannot_attributes(), ["docket"]);
+    /// ```
+    #[must_use]
+    pub fn cannot_if_different(mut self, name: impl Into<String>) -> Self {
+        self.cannot.push(name.into());
+        self
+    }
+
+    /// Family-links a reference copy and its candidates when they have the same value
+    /// of attribute `name` (a relay, a footer).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let g = ndd_pipeline::DurianGrouping::new().family_if_same("relay");
+    /// assert_eq!(g.family_attributes(), ["relay"]);
+    /// ```
+    #[must_use]
+    pub fn family_if_same(mut self, name: impl Into<String>) -> Self {
+        self.family.push(name.into());
+        self
+    }
+
+    /// What to do when a must-link and a cannot-link contradict ([`Conflicts::DropMust`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_cluster::Conflicts;
+    /// let g = ndd_pipeline::DurianGrouping::new().conflicts(Conflicts::DropCannot);
+    /// assert_ne!(g, ndd_pipeline::DurianGrouping::new());
+    /// ```
+    #[must_use]
+    pub fn conflicts(mut self, policy: Conflicts) -> Self {
+        self.conflicts = policy;
+        self
+    }
+
+    /// θ.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::DurianGrouping::new().theta_value(), ndd_cluster::DEFAULT_THETA);
+    /// ```
+    #[must_use]
+    pub fn theta_value(&self) -> f64 {
+        self.theta
+    }
+
+    /// `m`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::DurianGrouping::new().min_copies_value(), 5);
+    /// ```
+    #[must_use]
+    pub fn min_copies_value(&self) -> usize {
+        self.min_copies
+    }
+
+    /// The attributes that make cannot-links.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::DurianGrouping::new().cannot_attributes().is_empty());
+    /// ```
+    #[must_use]
+    pub fn cannot_attributes(&self) -> &[String] {
+        &self.cannot
+    }
+
+    /// The attributes that make family-links.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::DurianGrouping::new().family_attributes().is_empty());
+    /// ```
+    #[must_use]
+    pub fn family_attributes(&self) -> &[String] {
+        &self.family
+    }
+
+    /// Checks the numbers (θ, α, μ, the overlap).
+    pub(crate) fn validate(&self) -> Result<(), Error> {
+        ClusterOptions::new(self.theta)?.alpha(self.alpha)?;
+        KlDivergence::new(&Background::new(), self.mu)?;
+        if !(0.0..=1.0).contains(&self.must_overlap) {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "must_overlap",
+                format!("must be in [0, 1], got {}", self.must_overlap),
+            )));
+        }
+        Ok(())
+    }
+
+    /// The groups of `docs`, from `candidates` (document indices, every candidate the
+    /// index proposed) and the exact-copy groups (`exact`, first copy first).
+    pub(crate) fn run(
+        &self,
+        docs: &[Document],
+        candidates: &[ScoredPair],
+        exact: &[Vec<usize>],
+        representative: &Representative,
+    ) -> Result<Vec<Group>, Error> {
+        self.validate()?;
+        let n = docs.len();
+        let nb = Neighbours::from_pairs(n, candidates.iter().copied())?;
+        // Word counts once per distinct text; the background counts every copy.
+        let mut first = (0..n).collect::<Vec<usize>>();
+        for g in exact {
+            for &m in &g[1..] {
+                first[m] = g[0];
+            }
+        }
+        let words = WordShingler::new(1)?;
+        let counts: Vec<Option<SparseVector>> = (0..n)
+            .map(|d| (first[d] == d).then(|| words.counts(&docs[d].text)))
+            .collect();
+        let count_of = |d: usize| counts[first[d]].as_ref();
+        let mut background = Background::new();
+        for d in 0..n {
+            if let Some(c) = count_of(d) {
+                background.add(c);
+            }
+        }
+        let kl = KlDivergence::new(&background, self.mu)?;
+        let found = reference_copies(exact, self.min_copies, |d| (docs[d].order.clone(), d));
+        let refs: Vec<usize> = found.iter().map(|r| r.document).collect();
+        let copies_of: std::collections::HashMap<usize, usize> =
+            found.iter().map(|r| (r.document, r.copies)).collect();
+
+        let mut constraints = Constraints::new(n);
+        for g in exact {
+            constraints.must_group(g)?;
+        }
+        let ref_pairs: Vec<(usize, usize)> = refs
+            .iter()
+            .flat_map(|&r| nb.of(r).iter().map(move |&s| (r, s)))
+            .collect();
+        let tokens = TokenOptions::default();
+        let mut ref_tokens = std::collections::HashMap::new();
+        constraints.add_where(
+            ndd_cluster::Link::Must,
+            ref_pairs.iter().copied(),
+            |r, s| {
+                let reference = ref_tokens
+                    .entry(r)
+                    .or_insert_with(|| tokens.tokens(&docs[r].text));
+                is_must_link(reference, &tokens.tokens(&docs[s].text), self.must_overlap)
+            },
+        )?;
+        let values =
+            |name: &str| -> Vec<Option<&str>> { docs.iter().map(|d| d.attribute(name)).collect() };
+        let all_pairs = (0..n).flat_map(|a| {
+            nb.of(a)
+                .iter()
+                .filter(move |&&b| a < b)
+                .map(move |&b| (a, b))
+        });
+        for name in &self.cannot {
+            constraints.cannot_if_different(all_pairs.clone(), &values(name))?;
+        }
+        for name in &self.family {
+            constraints.family_if_same(ref_pairs.iter().copied(), &values(name))?;
+        }
+        let (closure, _) = constraints.close_with(self.conflicts)?;
+        let options = ClusterOptions::new(self.theta)?.alpha(self.alpha)?;
+        let clustering = cluster(&refs, &nb, &closure, &options, |a, b| {
+            match (count_of(a), count_of(b)) {
+                (Some(x), Some(y)) => kl.distance(x, y),
+                _ => f64::INFINITY,
+            }
+        })?;
+        let mut groups = Vec::new();
+        for (k, members) in clustering.groups().into_iter().enumerate() {
+            if members.len() < 2 {
+                continue;
+            }
+            let centroid = clustering.centroid(k);
+            let group = if let Some(&copies) = copies_of.get(&centroid) {
+                Group {
+                    representative: centroid,
+                    members,
+                    copies: Some(copies),
+                }
+            } else {
+                Group {
+                    representative: representative.pick(&members, docs)?,
+                    members,
+                    copies: None,
+                }
+            };
+            groups.push(group);
+        }
+        groups.sort_by_key(|g| g.members[0]);
+        Ok(groups)
+    }
+}
