@@ -77,9 +77,10 @@ pub(crate) struct InputArgs {
     /// JSONL field holding each document's text
     #[arg(long, default_value = "text", value_name = "FIELD")]
     pub(crate) text_field: String,
-    /// JSONL field ordering documents (a number or an ISO 8601 date) for
-    /// `--representative order`
-    #[arg(long, value_name = "FIELD")]
+    /// JSONL field ordering documents (a number or an ISO 8601 date): the earliest
+    /// copy of a form letter is its reference copy (--group durian), and the kept one
+    /// under `--representative order`
+    #[arg(long, value_name = "FIELD", alias = "timestamp-field")]
     pub(crate) order_field: Option<String>,
     /// What to do with a bad line or file: skip it with a warning, or stop with an error
     #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
@@ -174,6 +175,40 @@ pub(crate) struct MethodArgs {
     /// signcd: snappy (default), lz4, deflate, zlib, gzip, or name-level (gzip-9)
     #[arg(long, value_name = "C", help_heading = "SigNCD")]
     pub(crate) compressor: Option<String>,
+    /// How pairs become groups. components: connected components of the pairs found
+    /// (a chain of pairs is one group); durian: DURIAN's constrained clustering over
+    /// every candidate (reference copies seed groups, a document joins the nearest
+    /// seed under --theta, attribute rules honoured; no chains)
+    #[arg(long, value_enum, default_value_t = GroupName::Components, value_name = "HOW", help_heading = "Grouping")]
+    pub(crate) group: GroupName,
+    /// durian: JSONL fields that make constraints, comma-separated, each NAME=cannot
+    /// (documents whose values differ are never grouped: a docket), NAME=family (the
+    /// same value brings a document 0.05 closer to a reference copy: a relay, a
+    /// footer), NAME=both, or NAME alone for family
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        help_heading = "Grouping"
+    )]
+    pub(crate) attribute_fields: Vec<String>,
+    /// durian: largest KL-divergence distance at which a document joins a seed
+    /// [default: 1.0]; larger makes larger groups
+    #[arg(long, value_name = "THETA", help_heading = "Grouping")]
+    pub(crate) theta: Option<f64>,
+    /// durian: a text with more than M exact copies is a form letter, its earliest
+    /// copy the reference copy [default: 5]
+    #[arg(long, value_name = "M", help_heading = "Grouping")]
+    pub(crate) min_copies: Option<usize>,
+}
+
+/// `--group`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum GroupName {
+    /// Connected components of the pairs found.
+    Components,
+    /// DURIAN's constrained clustering.
+    Durian,
 }
 
 impl MethodArgs {
@@ -203,6 +238,10 @@ impl MethodArgs {
             ("--nidf", self.nidf.is_some()),
             ("--min-coverage", self.min_coverage.is_some()),
             ("--compressor", self.compressor.is_some()),
+            ("--group", self.group != GroupName::Components),
+            ("--attribute-fields", !self.attribute_fields.is_empty()),
+            ("--theta", self.theta.is_some()),
+            ("--min-copies", self.min_copies.is_some()),
         ];
         flags
             .into_iter()
@@ -302,6 +341,12 @@ pub(crate) struct OutputArgs {
     /// document of a saved index (--index-in) are left out: its texts are not kept
     #[arg(long, value_name = "FILE")]
     pub(crate) explain_out: Option<PathBuf>,
+    /// Write, per member of every group, its category relative to the document kept
+    /// for the group (minor-change, block-added, key-block, ...) and its unique text
+    /// (JSONL); the kept document's line says how many exact copies it has when it is
+    /// a form letter's reference copy (--group durian)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) members_out: Option<PathBuf>,
     /// Format of --pairs-out and --clusters-out: TSV with a header line (tab, newline,
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]

@@ -38,6 +38,14 @@ impl Found<'_> {
             .group_of(g)
             .map_or(g, |group| group.representative)
     }
+
+    /// The text of the document at collection position `pos`, `None` for a document
+    /// of a saved index (its text is not kept).
+    pub(crate) fn text(&self, pos: usize) -> Option<&str> {
+        pos.checked_sub(self.base)
+            .and_then(|i| self.docs.get(i))
+            .map(|d| d.text.as_str())
+    }
 }
 
 /// Runs `ndd dedup`.
@@ -64,11 +72,19 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         }
         None => None,
     };
+    let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let dedup = match &index {
         Some(ix) => ix.settings(),
-        None => settings::dedup(&a.method)?,
+        None => settings::dedup(&a.method, &attributes)?,
     };
     let incremental = index.is_some() || a.index.index_out.is_some();
+    if incremental && a.method.group != crate::args::GroupName::Components {
+        return Err(CliError::Usage(
+            "--group durian cannot be combined with --index-out: a saved index groups \
+             by connected components"
+                .to_owned(),
+        ));
+    }
     if incremental && index.is_none() {
         // Refuse what an index cannot do before reading anything.
         index = Some(DedupIndex::new(&dedup).map_err(|e| {
@@ -94,6 +110,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         ("--pairs-out", o.pairs_out.as_deref()),
         ("--clusters-out", o.clusters_out.as_deref()),
         ("--explain-out", o.explain_out.as_deref()),
+        ("--members-out", o.members_out.as_deref()),
     ];
     if let Some((flag, p)) = index_target {
         outputs.push((flag, Some(p)));
@@ -103,7 +120,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     // Read.
     let bars = Arc::new(Bars::new(a.quiet));
     let read_started = Instant::now();
-    let options = settings::read_options(&a.input);
+    let options = settings::read_options(&a.input, &attributes);
     let input = input::read(
         &source,
         &options,
@@ -188,6 +205,9 @@ fn write_target(
         "--drop-out" => write::dropped(pending.writer(), found).map_err(io)?,
         "--explain-out" => {
             explain_out::write(pending.writer(), found, dedup.nfkc_value()).map_err(io)?;
+        }
+        "--members-out" => {
+            explain_out::members(pending.writer(), found, dedup.nfkc_value()).map_err(io)?;
         }
         "--keep-out" => write::records(pending.writer(), found, input, false)?,
         "--annotate-out" => write::records(pending.writer(), found, input, true)?,

@@ -1,4 +1,5 @@
-//! `--explain-out`: what differs in each pair found, as JSON lines.
+//! `--explain-out` and `--members-out`: what differs in each pair found, and each
+//! group member against the document kept, as JSON lines.
 
 use std::io::{self, Write};
 
@@ -15,14 +16,64 @@ use crate::write::round6;
 /// every block that is not shared) so a reader sees exactly what differs.
 pub(crate) fn write(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
     let options = TokenOptions::default().nfkc(nfkc);
-    // Chunks of pairs: reports built in parallel, lines written in pair order.
-    for chunk in f.outcome.pairs.chunks(1024) {
+    write_lines(out, &f.outcome.pairs, |al, p| line(al, f, &options, p))
+}
+
+/// One JSON line per member of every group of this batch: the group (the id of the
+/// document kept), the member's id, and its category relative to the kept document
+/// with its unique text; the kept document's own line says `"category": "kept"` and,
+/// for a form letter's reference copy, how many exact copies it has. Members from a
+/// saved index (no text) are left out.
+pub(crate) fn members(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
+    let options = TokenOptions::default().nfkc(nfkc);
+    let items: Vec<(usize, usize)> = f
+        .outcome
+        .groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, group)| group.members.iter().map(move |&m| (g, m)))
+        .collect();
+    write_lines(out, &items, |al, &(g, m)| {
+        let group = &f.outcome.groups[g];
+        let rep = group.representative;
+        let (Some(tr), Some(tm)) = (f.text(rep), f.text(m)) else {
+            return Ok(None);
+        };
+        let mut value = json!({
+            "group": f.ids[rep],
+            "id": f.ids[m],
+        });
+        if m == rep {
+            value["category"] = Value::from("kept");
+            if let Some(c) = group.copies {
+                value["reference_copy_of"] = Value::from(c);
+            }
+        } else {
+            let (r, d) = (options.tokens(tr), options.tokens(tm));
+            let report = BlockReport::new(al, &r, &d);
+            value["category"] = Value::from(report.classify().category.name());
+            value["unique_text"] = Value::from(report.unique_b_text());
+        }
+        let mut bytes = serde_json::to_vec(&value)?;
+        bytes.push(b'\n');
+        Ok(Some(bytes))
+    })
+}
+
+/// Writes the lines `line` makes of `items`, in order: chunks built in parallel (with
+/// the `rayon` feature), each with its own aligner; `None` writes nothing.
+fn write_lines<T: Sync>(
+    out: &mut impl Write,
+    items: &[T],
+    line: impl Fn(&mut Aligner, &T) -> io::Result<Option<Vec<u8>>> + Sync,
+) -> io::Result<()> {
+    for chunk in items.chunks(1024) {
         #[cfg(feature = "rayon")]
         let lines: Vec<Option<Vec<u8>>> = {
             use rayon::prelude::*;
             chunk
                 .par_iter()
-                .map_init(Aligner::new, |al, p| line(al, f, &options, p))
+                .map_init(Aligner::new, |al, item| line(al, item))
                 .collect::<io::Result<_>>()?
         };
         #[cfg(not(feature = "rayon"))]
@@ -30,7 +81,7 @@ pub(crate) fn write(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Resu
             let mut al = Aligner::new();
             chunk
                 .iter()
-                .map(|p| line(&mut al, f, &options, p))
+                .map(|item| line(&mut al, item))
                 .collect::<io::Result<_>>()?
         };
         for l in lines.into_iter().flatten() {
@@ -48,12 +99,7 @@ fn line(
     options: &TokenOptions,
     p: &ScoredPair,
 ) -> io::Result<Option<Vec<u8>>> {
-    let text = |pos: usize| {
-        pos.checked_sub(f.base)
-            .and_then(|i| f.docs.get(i))
-            .map(|d| d.text.as_str())
-    };
-    let (Some(ta), Some(tb)) = (text(p.a), text(p.b)) else {
+    let (Some(ta), Some(tb)) = (f.text(p.a), f.text(p.b)) else {
         return Ok(None);
     };
     let (a, b) = (options.tokens(ta), options.tokens(tb));

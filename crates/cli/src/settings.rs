@@ -2,18 +2,18 @@
 
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 use ndd_pipeline::{
-    Banding, Dedup, IMatchConfig, Method, MinHashConfig, Representative, Shingles, SigNcdConfig,
-    SimHashConfig, SimWeighting, Verifier,
+    Banding, Dedup, DurianGrouping, GroupMethod, IMatchConfig, Method, MinHashConfig,
+    Representative, Shingles, SigNcdConfig, SimHashConfig, SimWeighting, Verifier,
 };
 
 use crate::args::{
-    BandingName, InputArgs, MethodArgs, MethodName, OnError, RepresentativeName, VerifyName,
-    WeightingName,
+    BandingName, GroupName, InputArgs, MethodArgs, MethodName, OnError, RepresentativeName,
+    VerifyName, WeightingName,
 };
 use crate::error::CliError;
 
-/// How the input is read.
-pub(crate) fn read_options(a: &InputArgs) -> ReadOptions {
+/// How the input is read (`attributes`: the JSONL fields the grouping reads).
+pub(crate) fn read_options(a: &InputArgs, attributes: &[(String, Roles)]) -> ReadOptions {
     let mut o = ReadOptions::default()
         .with_id_field(a.id_field.clone())
         .with_text_field(a.text_field.clone())
@@ -25,7 +25,69 @@ pub(crate) fn read_options(a: &InputArgs) -> ReadOptions {
     if let Some(f) = &a.order_field {
         o = o.with_order_field(f.clone());
     }
-    o
+    o.with_attribute_fields(attributes.iter().map(|(name, _)| name.clone()))
+}
+
+/// What an attribute field of `--attribute-fields` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Roles {
+    /// Different values make a cannot-link.
+    pub(crate) cannot: bool,
+    /// The same value makes a family-link.
+    pub(crate) family: bool,
+}
+
+/// `--attribute-fields`, parsed: each field once, with its roles, none of them the
+/// id, text or order field.
+pub(crate) fn attribute_fields(
+    method: &MethodArgs,
+    input: &InputArgs,
+) -> Result<Vec<(String, Roles)>, CliError> {
+    let usage = |m: String| CliError::Usage(format!("--attribute-fields: {m}"));
+    let mut out: Vec<(String, Roles)> = Vec::new();
+    for item in &method.attribute_fields {
+        let (name, role) = match item.split_once('=') {
+            Some((n, r)) => (n.trim(), r.trim()),
+            None => (item.trim(), "family"),
+        };
+        let roles = match role {
+            "cannot" => Roles {
+                cannot: true,
+                family: false,
+            },
+            "family" => Roles {
+                cannot: false,
+                family: true,
+            },
+            "both" => Roles {
+                cannot: true,
+                family: true,
+            },
+            other => {
+                return Err(usage(format!(
+                    "{name:?} has role {other:?}; expected cannot, family or both"
+                )));
+            }
+        };
+        if name.is_empty() {
+            return Err(usage(format!("{item:?} names no field")));
+        }
+        let taken = [
+            Some(input.id_field.as_str()),
+            Some(input.text_field.as_str()),
+            input.order_field.as_deref(),
+        ];
+        if taken.contains(&Some(name)) {
+            return Err(usage(format!(
+                "{name:?} is already the id, text or order field"
+            )));
+        }
+        if out.iter().any(|(n, _)| n == name) {
+            return Err(usage(format!("{name:?} is given twice")));
+        }
+        out.push((name.to_owned(), roles));
+    }
+    Ok(out)
 }
 
 /// The banding the options ask for (`None`: the default).
@@ -41,8 +103,9 @@ pub(crate) fn banding(
     }
 }
 
-/// The pipeline settings the options ask for, validated.
-pub(crate) fn dedup(a: &MethodArgs) -> Result<Dedup, CliError> {
+/// The pipeline settings the options ask for, validated; `attributes` from
+/// [`attribute_fields`].
+pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<Dedup, CliError> {
     let usage = |flag: &str, what: &str| CliError::Usage(format!("{flag} {what}"));
     let mut method = match a.method {
         MethodName::Minhash => Method::MinHash(MinHashConfig::default()),
@@ -147,11 +210,45 @@ pub(crate) fn dedup(a: &MethodArgs) -> Result<Dedup, CliError> {
             VerifyName::Align => Verifier::Align(ndd_pipeline::AlignMeasure::Combined),
         });
     }
+    dedup = dedup.group(grouping(a, attributes)?);
     // Every parameter checked before any input is read.
     dedup
         .validate()
         .map_err(|e| CliError::Usage(e.to_string()))?;
     Ok(dedup)
+}
+
+/// The grouping the options ask for.
+fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMethod, CliError> {
+    if a.group == GroupName::Components {
+        let durian_only = [
+            ("--attribute-fields", !a.attribute_fields.is_empty()),
+            ("--theta", a.theta.is_some()),
+            ("--min-copies", a.min_copies.is_some()),
+        ];
+        if let Some((flag, _)) = durian_only.iter().find(|f| f.1) {
+            return Err(CliError::Usage(format!(
+                "{flag} belongs to --group durian, not components"
+            )));
+        }
+        return Ok(GroupMethod::Components);
+    }
+    let mut d = DurianGrouping::new();
+    if let Some(t) = a.theta {
+        d = d.theta(t);
+    }
+    if let Some(m) = a.min_copies {
+        d = d.min_copies(m);
+    }
+    for (name, roles) in attributes {
+        if roles.cannot {
+            d = d.cannot_if_different(name.clone());
+        }
+        if roles.family {
+            d = d.family_if_same(name.clone());
+        }
+    }
+    Ok(GroupMethod::Durian(d))
 }
 
 /// The largest `--lexicon` file read: far above any real lexicon (a 2-million-word

@@ -113,6 +113,20 @@ pub(crate) fn text(
             ""
         }
     );
+    if let ndd_pipeline::GroupMethod::Durian(d) = dedup.group_config() {
+        let references = f
+            .outcome
+            .groups
+            .iter()
+            .filter(|g| g.copies.is_some())
+            .count();
+        let _ = writeln!(
+            s,
+            "group:       durian (theta {}; {references} groups kept as a form letter's \
+             reference copy)",
+            d.theta_value()
+        );
+    }
     let stages: Vec<String> = r
         .timings
         .iter()

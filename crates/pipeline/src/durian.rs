@@ -283,7 +283,6 @@ impl DurianGrouping {
     ) -> Result<Vec<Group>, Error> {
         self.validate()?;
         let n = docs.len();
-        let nb = Neighbours::from_pairs(n, candidates.iter().copied())?;
         // Word counts once per distinct text; the background counts every copy.
         let mut first = (0..n).collect::<Vec<usize>>();
         for g in exact {
@@ -307,6 +306,18 @@ impl DurianGrouping {
         let refs: Vec<usize> = found.iter().map(|r| r.document).collect();
         let copies_of: std::collections::HashMap<usize, usize> =
             found.iter().map(|r| (r.document, r.copies)).collect();
+        // Candidates were found for the first copy of each exact group; a reference
+        // copy stands in for its group instead (it seeds with them).
+        let mut stand_in: Vec<usize> = (0..n).collect();
+        for &r in &refs {
+            stand_in[first[r]] = r;
+        }
+        let nb = Neighbours::from_pairs(
+            n,
+            candidates
+                .iter()
+                .map(|p| ScoredPair::new(stand_in[p.a], stand_in[p.b], p.score)),
+        )?;
 
         let mut constraints = Constraints::new(n);
         for g in exact {

@@ -110,11 +110,17 @@ fn a_bridge_document_does_not_chain_two_letters() {
 #[test]
 fn the_reference_copy_is_the_earliest_copy() {
     let times = [5.0, 3.0, 9.0, 1.0, 7.0, 8.0];
-    let docs: Vec<Document> = times
+    let mut docs: Vec<Document> = times
         .iter()
         .enumerate()
         .map(|(i, &t)| Document::new(format!("c{i}"), LETTER_B).with_order(OrderKey::Number(t)))
         .collect();
+    // An edited copy: its candidate pair is with the first copy (c0), the one the
+    // exact pass keeps; the reference copy (c3) must still reach it.
+    docs.push(Document::new(
+        "edit",
+        format!("{LETTER_B} Thank you for reading."),
+    ));
     let out = Dedup::new()
         .group(GroupMethod::Durian(DurianGrouping::new()))
         .run(&docs)
@@ -124,6 +130,7 @@ fn the_reference_copy_is_the_earliest_copy() {
         (out.groups[0].representative, out.groups[0].copies),
         (3, Some(6))
     );
+    assert_eq!(out.groups[0].members, (0..7).collect::<Vec<_>>());
     // m = 6: six copies are not "more than m", so no reference copy; the group is
     // still found, kept by the representative policy (first seen).
     let out = Dedup::new()

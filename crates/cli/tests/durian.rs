@@ -1,0 +1,220 @@
+//! `ndd dedup --group durian`, run as a user runs it: two campaigns of one letter on
+//! two dockets (text alone cannot tell them apart), with attributes and timestamps in
+//! JSONL fields; the members output; the options refused.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{fails, ndd, ok};
+use serde_json::{Value, json};
+
+/// splitmix64 words: `n` of them, from `seed`.
+fn words(seed: u64, n: usize) -> Vec<String> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            format!("w{}", (z ^ (z >> 31)) % 50_000)
+        })
+        .collect()
+}
+
+/// A letter of 80 words and its sibling (words 10 to 16 changed), 7 exact copies of
+/// each on dockets D1 and D2 (the letter's earliest copy is `l-3` by the `t` field),
+/// an edited copy of each with a block added, and an unrelated comment.
+fn write_fixture(dir: &Path) {
+    let letter = words(1, 80);
+    let mut sibling = letter.clone();
+    sibling.splice(10..17, words(2, 7));
+    let block = words(3, 20).join(" ");
+    let mut lines = Vec::new();
+    for i in 0..7 {
+        let t = if i == 3 { 1 } else { 100 + i };
+        lines.push(
+            json!({"id": format!("l-{i}"), "text": letter.join(" "), "docket": "D1", "t": t}),
+        );
+    }
+    for i in 0..7 {
+        lines.push(json!({"id": format!("s-{i}"), "text": sibling.join(" "), "docket": "D2", "t": 200 + i}));
+    }
+    lines.push(json!({"id": "l-edit", "text": format!("{}\n\n{block}", letter.join(" ")), "docket": "D1", "t": 300}));
+    lines.push(json!({"id": "s-edit", "text": format!("{}\n\n{block}", sibling.join(" ")), "docket": "D2", "t": 301}));
+    lines.push(json!({"id": "u", "text": words(4, 60).join(" "), "docket": null}));
+    let body: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    fs::write(dir.join("in.jsonl"), body).unwrap();
+}
+
+/// `--clusters-out` TSV as (id, cluster label).
+fn clusters(path: &Path) -> Vec<(String, String)> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (a, b) = l.split_once('\t').unwrap();
+            (a.to_owned(), b.to_owned())
+        })
+        .collect()
+}
+
+#[test]
+fn docket_cannot_links_keep_sibling_campaigns_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let base = [
+        "dedup",
+        "--input",
+        "in.jsonl",
+        "--threshold",
+        "0.5",
+        "--timestamp-field",
+        "t",
+        "-q",
+    ];
+    // Connected components: one group of everything but the unrelated comment.
+    ok(&ndd(
+        &[&base[..], &["--clusters-out", "components.tsv"]].concat(),
+        dir.path(),
+    ));
+    let comp = clusters(&dir.path().join("components.tsv"));
+    let labels: std::collections::BTreeSet<&str> = comp
+        .iter()
+        .filter(|(id, _)| id != "u")
+        .map(|(_, c)| c.as_str())
+        .collect();
+    assert_eq!(labels.len(), 1, "{comp:?}");
+
+    // DURIAN with the docket as a cannot-link: two groups, each of 8, kept as the
+    // letter's earliest copy and the sibling's first.
+    ok(&ndd(
+        &[
+            &base[..],
+            &[
+                "--group",
+                "durian",
+                "--attribute-fields",
+                "docket=cannot",
+                "--clusters-out",
+                "durian.tsv",
+                "--members-out",
+                "members.jsonl",
+            ],
+        ]
+        .concat(),
+        dir.path(),
+    ));
+    let dur = clusters(&dir.path().join("durian.tsv"));
+    let label = |id: &str| dur.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    // Cluster labels are input positions of the kept documents: l-3 is line 4 (3),
+    // s-0 is line 8 (7).
+    for id in ["l-0", "l-3", "l-6", "l-edit"] {
+        assert_eq!(label(id), "3", "{id}: {dur:?}");
+    }
+    for id in ["s-0", "s-6", "s-edit"] {
+        assert_eq!(label(id), "7", "{id}: {dur:?}");
+    }
+    assert_eq!(label("u"), "16");
+
+    let members: Vec<Value> = fs::read_to_string(dir.path().join("members.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(members.len(), 16);
+    let line = |id: &str| members.iter().find(|m| m["id"] == id).unwrap();
+    assert_eq!(line("l-3")["category"], "kept");
+    assert_eq!(line("l-3")["reference_copy_of"], 7);
+    assert_eq!(line("l-0")["category"], "exact");
+    assert_eq!(line("l-edit")["group"], "l-3");
+    assert_eq!(line("l-edit")["category"], "block-added");
+    assert_eq!(line("l-edit")["unique_text"][0], words(3, 20).join(" "));
+    assert_eq!(line("s-edit")["group"], "s-0");
+}
+
+#[test]
+fn grouping_options_are_checked_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    let run = |extra: &[&str]| {
+        ndd(
+            &[&["dedup", "--input", "in.jsonl"][..], extra].concat(),
+            dir.path(),
+        )
+    };
+    fails(
+        &run(&["--theta", "0.5"]),
+        2,
+        "--theta belongs to --group durian",
+    );
+    fails(
+        &run(&["--attribute-fields", "docket"]),
+        2,
+        "--attribute-fields belongs to --group durian",
+    );
+    fails(
+        &run(&["--group", "durian", "--attribute-fields", "docket=maybe"]),
+        2,
+        "expected cannot, family or both",
+    );
+    fails(
+        &run(&["--group", "durian", "--attribute-fields", "text=cannot"]),
+        2,
+        "already the id, text or order field",
+    );
+    fails(
+        &run(&[
+            "--group",
+            "durian",
+            "--attribute-fields",
+            "docket,docket=cannot",
+        ]),
+        2,
+        "given twice",
+    );
+    fails(&run(&["--group", "durian", "--theta=-1"]), 2, "theta");
+    fails(
+        &run(&["--group", "durian", "--index-out", "ix.bin"]),
+        2,
+        "--group durian cannot be combined with --index-out",
+    );
+    fails(&run(&["--group", "single-link"]), 2, "invalid value");
+    assert!(!dir.path().join("ix.bin").exists());
+}
+
+#[test]
+fn an_attribute_of_the_wrong_type_is_a_bad_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |id: &str, docket: Value| {
+        json!({"id": id, "text": "some words here", "docket": docket}).to_string()
+    };
+    let body = format!(
+        "{}\n{}\n",
+        line("a", json!("D1")),
+        line("b", json!({"x": 1}))
+    );
+    fs::write(dir.path().join("in.jsonl"), body).unwrap();
+    let args = [
+        "dedup",
+        "--input",
+        "in.jsonl",
+        "--group",
+        "durian",
+        "--attribute-fields",
+        "docket=both",
+    ];
+    let out = ndd(&args, dir.path());
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("in.jsonl:2: field \"docket\" (an attribute) is an object"),
+        "{stderr}"
+    );
+    let strict = ndd(&[&args[..], &["--on-error", "stop"]].concat(), dir.path());
+    fails(&strict, 1, "(an attribute) is an object");
+}
