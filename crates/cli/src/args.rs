@@ -183,7 +183,8 @@ pub(crate) struct MethodArgs {
     pub(crate) group: GroupName,
     /// durian: JSONL fields that make constraints, comma-separated, each NAME=cannot
     /// (documents whose values differ are never grouped: a docket), NAME=family (the
-    /// same value brings a document 0.05 closer to a reference copy: a relay, a
+    /// same value brings a document 0.05 closer to a reference copy: a value that
+    /// identifies a campaign, such as a relay, not one campaigns share, such as a mail
     /// footer), NAME=both, or NAME alone for family
     #[arg(
         long,
