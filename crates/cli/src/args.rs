@@ -193,6 +193,10 @@ pub(crate) struct MethodArgs {
         help_heading = "Grouping"
     )]
     pub(crate) attribute_fields: Vec<String>,
+    /// durian: links you assert, one per line: must, cannot or family, then the two
+    /// documents' ids, separated by tabs (lines starting with # are comments)
+    #[arg(long, value_name = "FILE", help_heading = "Grouping")]
+    pub(crate) links_in: Option<PathBuf>,
     /// durian: largest KL-divergence distance at which a document joins a seed
     /// [default: 1.0]; larger makes larger groups
     #[arg(long, value_name = "THETA", help_heading = "Grouping")]
@@ -241,6 +245,7 @@ impl MethodArgs {
             ("--compressor", self.compressor.is_some()),
             ("--group", self.group != GroupName::Components),
             ("--attribute-fields", !self.attribute_fields.is_empty()),
+            ("--links-in", self.links_in.is_some()),
             ("--theta", self.theta.is_some()),
             ("--min-copies", self.min_copies.is_some()),
         ];

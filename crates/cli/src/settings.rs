@@ -1,5 +1,6 @@
 //! From options to the library's settings: a [`Dedup`] and [`ReadOptions`].
 
+use ndd_cluster::Link;
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 use ndd_pipeline::{
     Banding, Dedup, DurianGrouping, GroupMethod, IMatchConfig, Method, MinHashConfig,
@@ -11,6 +12,7 @@ use crate::args::{
     VerifyName, WeightingName,
 };
 use crate::error::CliError;
+use crate::output::tsv_unescape;
 
 /// How the input is read (`attributes`: the JSONL fields the grouping reads).
 pub(crate) fn read_options(a: &InputArgs, attributes: &[(String, Roles)]) -> ReadOptions {
@@ -223,6 +225,7 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
     if a.group == GroupName::Components {
         let durian_only = [
             ("--attribute-fields", !a.attribute_fields.is_empty()),
+            ("--links-in", a.links_in.is_some()),
             ("--theta", a.theta.is_some()),
             ("--min-copies", a.min_copies.is_some()),
         ];
@@ -240,6 +243,11 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
     if let Some(m) = a.min_copies {
         d = d.min_copies(m);
     }
+    if let Some(path) = &a.links_in {
+        for (link, x, y) in links_in(path)? {
+            d = d.assert_link(link, x, y);
+        }
+    }
     for (name, roles) in attributes {
         if roles.cannot {
             d = d.cannot_if_different(name.clone());
@@ -249,6 +257,39 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
         }
     }
     Ok(GroupMethod::Durian(d))
+}
+
+/// The largest `--links-in` file read: 1 GiB (about 30 million links).
+const MAX_LINKS_BYTES: u64 = 1 << 30;
+
+/// `--links-in`: `link<TAB>id<TAB>id` lines; blank lines and `#` comments skipped; ids
+/// unescaped as the TSV outputs escape them.
+fn links_in(path: &std::path::Path) -> Result<Vec<(Link, String, String)>, CliError> {
+    let bytes = crate::input::read_bounded(path, MAX_LINKS_BYTES)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| CliError::Input(format!("{}: not UTF-8 text: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = |m: String| CliError::Input(format!("{}:{}: {m}", path.display(), i + 1));
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [link, a, b] = fields[..] else {
+            return Err(at(format!(
+                "expected 3 tab-separated fields (link, id, id), found {}",
+                fields.len()
+            )));
+        };
+        let link: Link = link.parse().map_err(|_| {
+            at(format!(
+                "unknown link {link:?}; expected must, cannot or family"
+            ))
+        })?;
+        out.push((link, tsv_unescape(a), tsv_unescape(b)));
+    }
+    Ok(out)
 }
 
 /// The largest `--lexicon` file read: far above any real lexicon (a 2-million-word

@@ -218,3 +218,58 @@ fn an_attribute_of_the_wrong_type_is_a_bad_line() {
     let strict = ndd(&[&args[..], &["--on-error", "stop"]].concat(), dir.path());
     fails(&strict, 1, "(an attribute) is an object");
 }
+
+#[test]
+fn links_in_asserts_must_and_cannot_links_by_id() {
+    let dir = tempfile::tempdir().unwrap();
+    write_fixture(dir.path());
+    fs::write(
+        dir.path().join("links.tsv"),
+        "# reviewed by hand\nmust\tu\tl-0\ncannot\tl-edit\tl-3\r\n\n",
+    )
+    .unwrap();
+    let base = [
+        "dedup",
+        "--input",
+        "in.jsonl",
+        "--threshold",
+        "0.5",
+        "--timestamp-field",
+        "t",
+        "--group",
+        "durian",
+    ];
+    ok(&ndd(
+        &[
+            &base[..],
+            &["--links-in", "links.tsv", "--clusters-out", "c.tsv"],
+        ]
+        .concat(),
+        dir.path(),
+    ));
+    let c = clusters(&dir.path().join("c.tsv"));
+    let label = |id: &str| c.iter().find(|(i, _)| i == id).unwrap().1.clone();
+    assert_eq!(label("u"), "3", "{c:?}");
+    assert_ne!(label("l-edit"), "3", "{c:?}");
+
+    for (body, message) in [
+        ("must\tu\n", "links.tsv:1: expected 3 tab-separated fields"),
+        ("# ok\nsame\tu\tl-0\n", "links.tsv:2: unknown link"),
+        ("must\tu\tnobody\n", "\"nobody\", which is no document's id"),
+    ] {
+        fs::write(dir.path().join("links.tsv"), body).unwrap();
+        let out = ndd(
+            &[&base[..], &["--links-in", "links.tsv"]].concat(),
+            dir.path(),
+        );
+        fails(&out, 1, message);
+    }
+    fails(
+        &ndd(
+            &["dedup", "--input", "in.jsonl", "--links-in", "links.tsv"],
+            dir.path(),
+        ),
+        2,
+        "--links-in belongs to --group durian",
+    );
+}

@@ -6,7 +6,7 @@
 use ndd_align::TokenOptions;
 use ndd_cluster::{
     Background, ClusterOptions, Conflicts, Constraints, DEFAULT_ALPHA, DEFAULT_MIN_COPIES,
-    DEFAULT_MU, DEFAULT_MUST_OVERLAP, DEFAULT_THETA, KlDivergence, Neighbours, cluster,
+    DEFAULT_MU, DEFAULT_MUST_OVERLAP, DEFAULT_THETA, KlDivergence, Link, Neighbours, cluster,
     is_must_link, reference_copies,
 };
 use ndd_core::{ScoredPair, SparseVector};
@@ -60,6 +60,7 @@ pub struct DurianGrouping {
     must_overlap: f64,
     cannot: Vec<String>,
     family: Vec<String>,
+    asserted: Vec<(Link, String, String)>,
     conflicts: Conflicts,
 }
 
@@ -73,6 +74,7 @@ impl Default for DurianGrouping {
             must_overlap: DEFAULT_MUST_OVERLAP,
             cannot: Vec::new(),
             family: Vec::new(),
+            asserted: Vec::new(),
             conflicts: Conflicts::DropMust,
         }
     }
@@ -194,6 +196,42 @@ impl DurianGrouping {
     pub fn family_if_same(mut self, name: impl Into<String>) -> Self {
         self.family.push(name.into());
         self
+    }
+
+    /// Asserts `link` between the documents with ids `a` and `b` (a reviewer's
+    /// judgement, a known campaign). Asserted must-links are trusted after exact
+    /// copies and before the must-link test; a run fails with
+    /// [`Error::Core`] (invalid input) when an id names no document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_cluster::Link;
+    /// use ndd_pipeline::{Dedup, Document, DurianGrouping, GroupMethod};
+    /// let docs = [Document::new("a", "one two three four five six"), Document::new("b", "seven eight nine ten")];
+    /// let durian = DurianGrouping::new().assert_link(Link::Must, "a", "b");
+    /// let out = Dedup::new().group(GroupMethod::Durian(durian)).run(&docs)?;
+    /// assert_eq!(out.groups[0].members, vec![0, 1]);
+    /// let unknown = DurianGrouping::new().assert_link(Link::Must, "a", "zzz");
+    /// assert!(Dedup::new().group(GroupMethod::Durian(unknown)).run(&docs).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn assert_link(mut self, link: Link, a: impl Into<String>, b: impl Into<String>) -> Self {
+        self.asserted.push((link, a.into(), b.into()));
+        self
+    }
+
+    /// The links asserted by id, in order.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::DurianGrouping::new().asserted_links().is_empty());
+    /// ```
+    #[must_use]
+    pub fn asserted_links(&self) -> &[(Link, String, String)] {
+        &self.asserted
     }
 
     /// What to do when a must-link and a cannot-link contradict ([`Conflicts::DropMust`]).
@@ -323,22 +361,38 @@ impl DurianGrouping {
         for g in exact {
             constraints.must_group(g)?;
         }
+        if !self.asserted.is_empty() {
+            let index: std::collections::HashMap<&str, usize> = docs
+                .iter()
+                .enumerate()
+                .map(|(i, d)| (d.id.as_str(), i))
+                .collect();
+            let find = |id: &str| {
+                index.get(id).copied().ok_or_else(|| {
+                    Error::Core(ndd_core::Error::invalid_input(format!(
+                        "an asserted link names {id:?}, which is no document's id"
+                    )))
+                })
+            };
+            for (link, a, b) in &self.asserted {
+                let (a, b) = (find(a)?, find(b)?);
+                if a != b {
+                    constraints.add(*link, a, b)?;
+                }
+            }
+        }
         let ref_pairs: Vec<(usize, usize)> = refs
             .iter()
             .flat_map(|&r| nb.of(r).iter().map(move |&s| (r, s)))
             .collect();
         let tokens = TokenOptions::default();
         let mut ref_tokens = std::collections::HashMap::new();
-        constraints.add_where(
-            ndd_cluster::Link::Must,
-            ref_pairs.iter().copied(),
-            |r, s| {
-                let reference = ref_tokens
-                    .entry(r)
-                    .or_insert_with(|| tokens.tokens(&docs[r].text));
-                is_must_link(reference, &tokens.tokens(&docs[s].text), self.must_overlap)
-            },
-        )?;
+        constraints.add_where(Link::Must, ref_pairs.iter().copied(), |r, s| {
+            let reference = ref_tokens
+                .entry(r)
+                .or_insert_with(|| tokens.tokens(&docs[r].text));
+            is_must_link(reference, &tokens.tokens(&docs[s].text), self.must_overlap)
+        })?;
         let values =
             |name: &str| -> Vec<Option<&str>> { docs.iter().map(|d| d.attribute(name)).collect() };
         let all_pairs = (0..n).flat_map(|a| {
