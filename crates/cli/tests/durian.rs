@@ -50,6 +50,18 @@ fn write_fixture(dir: &Path) {
     fs::write(dir.join("in.jsonl"), body).unwrap();
 }
 
+/// The run every test starts from: the fixture, candidates down to Jaccard 0.5,
+/// timestamps from `t`.
+const BASE: [&str; 7] = [
+    "dedup",
+    "--input",
+    "in.jsonl",
+    "--threshold",
+    "0.5",
+    "--timestamp-field",
+    "t",
+];
+
 /// `--clusters-out` TSV as (id, cluster label).
 fn clusters(path: &Path) -> Vec<(String, String)> {
     fs::read_to_string(path)
@@ -67,16 +79,7 @@ fn clusters(path: &Path) -> Vec<(String, String)> {
 fn docket_cannot_links_keep_sibling_campaigns_apart() {
     let dir = tempfile::tempdir().unwrap();
     write_fixture(dir.path());
-    let base = [
-        "dedup",
-        "--input",
-        "in.jsonl",
-        "--threshold",
-        "0.5",
-        "--timestamp-field",
-        "t",
-        "-q",
-    ];
+    let base = [&BASE[..], &["-q"]].concat();
     // Connected components: one group of everything but the unrelated comment.
     ok(&ndd(
         &[&base[..], &["--clusters-out", "components.tsv"]].concat(),
@@ -228,17 +231,7 @@ fn links_in_asserts_must_and_cannot_links_by_id() {
         "# reviewed by hand\nmust\tu\tl-0\ncannot\tl-edit\tl-3\r\n\n",
     )
     .unwrap();
-    let base = [
-        "dedup",
-        "--input",
-        "in.jsonl",
-        "--threshold",
-        "0.5",
-        "--timestamp-field",
-        "t",
-        "--group",
-        "durian",
-    ];
+    let base = [&BASE[..], &["--group", "durian"]].concat();
     ok(&ndd(
         &[
             &base[..],
