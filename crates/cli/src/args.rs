@@ -151,6 +151,11 @@ pub(crate) struct MethodArgs {
     /// minhash: explicit rows per band (with --bands)
     #[arg(long, value_name = "R", help_heading = "MinHash", requires = "bands")]
     pub(crate) rows: Option<usize>,
+    /// minhash: most members of one LSH bucket a document is compared with, the newest
+    /// first, or `none` [default: 256]; bounds the pairs of thousands of
+    /// near-identical documents (their group is kept, some of its pairs not reported)
+    #[arg(long, value_name = "N", value_parser = parse_bucket_scan, help_heading = "MinHash")]
+    pub(crate) max_bucket_scan: Option<BucketScan>,
     /// simhash: signature length in bits [default: 64]
     #[arg(long, value_name = "M", help_heading = "SimHash")]
     pub(crate) bits: Option<usize>,
@@ -205,6 +210,21 @@ pub(crate) struct MethodArgs {
     /// copy the reference copy [default: 5]
     #[arg(long, value_name = "M", help_heading = "Grouping")]
     pub(crate) min_copies: Option<usize>,
+}
+
+/// `--max-bucket-scan`: a bound, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BucketScan(pub(crate) Option<usize>);
+
+/// Parses `--max-bucket-scan`: a positive number or `none`.
+fn parse_bucket_scan(s: &str) -> Result<BucketScan, String> {
+    if s == "none" {
+        return Ok(BucketScan(None));
+    }
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(BucketScan(Some(n))),
+        _ => Err(format!("expected a positive number or `none`, got {s:?}")),
+    }
 }
 
 /// `--group`.

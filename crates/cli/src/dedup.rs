@@ -65,10 +65,13 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                 )));
             }
             let bytes = input::read_bounded(path, MAX_INDEX_BYTES)?;
-            Some(
-                DedupIndex::from_bytes(&bytes)
-                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
-            )
+            let mut ix = DedupIndex::from_bytes(&bytes)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            // A setting of the process, not saved with the index.
+            if let Some(scan) = a.method.max_bucket_scan {
+                ix.set_max_bucket_scan(scan.0);
+            }
+            Some(ix)
         }
         None => None,
     };

@@ -121,6 +121,11 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
         ("--num-perm", a.num_perm.is_some(), MethodName::Minhash),
         ("--banding", a.banding.is_some(), MethodName::Minhash),
         ("--bands", a.bands.is_some(), MethodName::Minhash),
+        (
+            "--max-bucket-scan",
+            a.max_bucket_scan.is_some(),
+            MethodName::Minhash,
+        ),
         ("--bits", a.bits.is_some(), MethodName::Simhash),
         (
             "--max-hamming",
@@ -154,6 +159,9 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
         Method::MinHash(c) => {
             c.num_perm = a.num_perm.unwrap_or(c.num_perm);
             c.banding = banding(a.banding, a.bands, a.rows);
+            if let Some(scan) = a.max_bucket_scan {
+                c.max_bucket_scan = scan.0;
+            }
         }
         Method::SimHash(c) => {
             c.bits = a.bits.unwrap_or(c.bits);

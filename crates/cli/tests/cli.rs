@@ -120,6 +120,10 @@ fn help_version_and_option_syntax() {
         "--quiet",
         "--text-field",
         "--id-field",
+        "--group",
+        "--attribute-fields",
+        "--members-out",
+        "--max-bucket-scan",
     ] {
         assert!(help.contains(flag), "dedup --help lacks {flag}");
     }
@@ -147,6 +151,53 @@ fn help_version_and_option_syntax() {
         &ndd(&["dedup", "--no-such-flag"], dir.path()),
         2,
         "--no-such-flag",
+    );
+    // --max-bucket-scan: a positive number or none, for minhash only.
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--max-bucket-scan",
+            "none",
+        ],
+        dir.path(),
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--max-bucket-scan",
+            "3",
+        ],
+        dir.path(),
+    ));
+    fails(
+        &ndd(
+            &["dedup", "--input", "in.jsonl", "--max-bucket-scan", "0"],
+            dir.path(),
+        ),
+        2,
+        "expected a positive number or `none`",
+    );
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                "in.jsonl",
+                "--method",
+                "simhash",
+                "--max-bucket-scan",
+                "3",
+            ],
+            dir.path(),
+        ),
+        2,
+        "--max-bucket-scan belongs to --method minhash",
     );
 }
 

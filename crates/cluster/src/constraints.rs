@@ -68,11 +68,28 @@ impl std::str::FromStr for Link {
 }
 
 /// A link between two documents as given to [`Constraints::add`]: `(link, a, b)`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_cluster::{Constraints, Link, LinkPair};
+/// let mut c = Constraints::new(2);
+/// c.add(Link::Cannot, 0, 1)?;
+/// let given: &[LinkPair] = c.links();
+/// assert_eq!(given, &[(Link::Cannot, 0, 1)]);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
 pub type LinkPair = (Link, usize, usize);
 
 /// The most closed cannot-link pairs (between must-linked classes) a closure may hold:
 /// 2^22, about 128 MiB. A closure that would need more is refused
 /// ([`Constraints::close`]).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_cluster::MAX_CLOSED_CANNOT, 4_194_304);
+/// ```
 pub const MAX_CLOSED_CANNOT: usize = 1 << 22;
 
 /// Constraints given between documents `0..n`: the pairs a user or a rule asserts,

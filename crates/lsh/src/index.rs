@@ -6,7 +6,7 @@ use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
-use ahash::AHashMap;
+use ahash::{AHashMap, AHashSet};
 use ndd_core::{CandidateIndex, Error, Estimate, PairSink, SchemeId, ScoredPair, SlotSignature};
 
 use crate::LshParams;
@@ -97,6 +97,8 @@ pub struct LshIndex<K, S> {
     signatures: Option<Vec<Option<S>>>,
     by_key: AHashMap<K, u32>,
     free: Vec<u32>,
+    /// Most members of one bucket a query reads, newest first (`usize::MAX`: all).
+    bucket_scan: usize,
 }
 
 /// Configures an [`LshIndex`]: whether to keep signatures for verification, and how
@@ -118,6 +120,7 @@ pub struct LshIndexBuilder<K, S> {
     params: LshParams,
     keep_signatures: bool,
     capacity: usize,
+    bucket_scan: usize,
     _types: PhantomData<fn() -> (K, S)>,
 }
 
@@ -127,6 +130,7 @@ impl<K, S> fmt::Debug for LshIndexBuilder<K, S> {
             .field("params", &self.params)
             .field("keep_signatures", &self.keep_signatures)
             .field("capacity", &self.capacity)
+            .field("bucket_scan", &self.bucket_scan)
             .finish()
     }
 }
@@ -137,6 +141,7 @@ impl<K, S> Clone for LshIndexBuilder<K, S> {
             params: self.params,
             keep_signatures: self.keep_signatures,
             capacity: self.capacity,
+            bucket_scan: self.bucket_scan,
             _types: PhantomData,
         }
     }
@@ -179,6 +184,24 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
         self
     }
 
+    /// Bounds the work of a query in a hot bucket: a query reads at most `members`
+    /// documents of each band's bucket, the most recently inserted first (default:
+    /// all). See [`LshIndex::set_max_bucket_scan`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u32, PlainSlots> =
+    ///     LshIndex::builder(LshParams::new(4, 4)?).max_bucket_scan(Some(100)).build();
+    /// assert_eq!(index.max_bucket_scan(), Some(100));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn max_bucket_scan(mut self, members: Option<usize>) -> Self {
+        self.bucket_scan = members.unwrap_or(usize::MAX);
+        self
+    }
+
     /// The empty index.
     ///
     /// # Example
@@ -205,6 +228,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
             signatures: self.keep_signatures.then(Vec::new),
             by_key: AHashMap::new(),
             free: Vec::new(),
+            bucket_scan: self.bucket_scan,
         };
         if n > 0 {
             if let Some(nb) = n.checked_mul(b) {
@@ -372,6 +396,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
             params,
             keep_signatures: false,
             capacity: 0,
+            bucket_scan: usize::MAX,
             _types: PhantomData,
         }
     }
@@ -434,6 +459,56 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     #[must_use]
     pub fn keeps_signatures(&self) -> bool {
         self.signatures.is_some()
+    }
+
+    /// Bounds the work of a query (and of [`query_then_insert`](Self::query_then_insert))
+    /// in a hot bucket: at most `members` documents of each band's bucket are read, the
+    /// most recently inserted first; `None` reads them all (the default).
+    ///
+    /// Without a bound, a bucket of `m` near-identical documents makes `m(m−1)/2`
+    /// candidate pairs when they stream in (20,000 lines that differ by a number: 2·10^8
+    /// pairs). With a bound `c`, each document's candidates from one band are at most
+    /// `c`, so a stream of `n` documents over `b` bands makes at most `n·b·c` pairs,
+    /// and each new document still meets the `c` newest members of its bucket, which
+    /// keeps a bucket of mutual near-duplicates connected. What is lost: pairs with
+    /// older members of buckets larger than `c` (a group's pairs, not its members, when
+    /// its documents are near-duplicates of each other). Not saved by
+    /// [`to_bytes`](Self::to_bytes): a setting of the process, not of the index.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// index.set_max_bucket_scan(Some(2));
+    /// let mut found = Vec::new();
+    /// for i in 0..5 {
+    ///     found.clear();
+    ///     index.query_then_insert(i, &s, &mut found)?;
+    /// }
+    /// assert_eq!(found, vec![3, 2]); // the two newest of the four before it
+    /// assert_eq!(index.query(&s)?.len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
+        self.bucket_scan = members.unwrap_or(usize::MAX);
+    }
+
+    /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) (`None`: none).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(2, 2)?);
+    /// assert_eq!(index.max_bucket_scan(), None);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_bucket_scan(&self) -> Option<usize> {
+        (self.bucket_scan != usize::MAX).then_some(self.bucket_scan)
     }
 
     /// The number of documents indexed.
@@ -655,6 +730,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     fn link_slot<const QUERY: bool>(&mut self, slot: u32, out: &mut Vec<K>) {
         let b = self.params.bands();
         let base = slot as usize * b;
+        // With a bounded scan an older member may be skipped in the first band the
+        // two share and met in a later one, so "reported in an earlier shared band"
+        // no longer holds: remember what was reported instead.
+        let mut seen = (QUERY && self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
         for table in &mut self.tables {
             table.reserve_one();
         }
@@ -674,15 +753,23 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 match probe {
                     Probe::Found(pos, head) => {
                         if QUERY {
-                            let mut d = head;
-                            while d != NIL {
+                            let (mut d, mut read) = (head, 0);
+                            while d != NIL && read < self.bucket_scan {
                                 let db = d as usize * b;
-                                if !shares_earlier_band(&keys[db..db + i], &keys[base..base + i]) {
+                                let first_time = match &mut seen {
+                                    None => !shares_earlier_band(
+                                        &keys[db..db + i],
+                                        &keys[base..base + i],
+                                    ),
+                                    Some(set) => set.insert(d),
+                                };
+                                if first_time {
                                     if let Some(k) = &self.slot_keys[d as usize] {
                                         out.push(k.clone());
                                     }
                                 }
                                 d = self.next[db + i];
+                                read += 1;
                             }
                         }
                         self.next[base + i] = head;
@@ -787,6 +874,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     #[inline]
     fn for_each_candidate_slot(&self, qkeys: &[u64], mut f: impl FnMut(u32)) {
         let b = self.params.bands();
+        // As in `link_slot`: a bounded scan dedups by what it reported.
+        let mut seen = (self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
         let keys = &self.band_keys;
         let mut starts = [Start::default(); PREFETCH_BANDS];
         for first in (0..b).step_by(PREFETCH_BANDS) {
@@ -799,13 +888,18 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 let probe = self.tables[i]
                     .probe_from(starts[i - first], |h| keys[h as usize * b + i] == key_i);
                 if let Probe::Found(_, head) = probe {
-                    let mut d = head;
-                    while d != NIL {
+                    let (mut d, mut read) = (head, 0);
+                    while d != NIL && read < self.bucket_scan {
                         let db = d as usize * b;
-                        if !shares_earlier_band(&keys[db..db + i], &qkeys[..i]) {
+                        let first_time = match &mut seen {
+                            None => !shares_earlier_band(&keys[db..db + i], &qkeys[..i]),
+                            Some(set) => set.insert(d),
+                        };
+                        if first_time {
                             f(d);
                         }
                         d = self.next[db + i];
+                        read += 1;
                     }
                 }
             }

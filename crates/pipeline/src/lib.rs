@@ -77,8 +77,8 @@ pub use method::IMatchConfig;
 #[cfg(feature = "ncd")]
 pub use method::SigNcdConfig;
 pub use method::{
-    Banding, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig, Shingles, SimHashConfig,
-    SimWeighting,
+    Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig,
+    Shingles, SimHashConfig, SimWeighting,
 };
 #[cfg(feature = "minhash")]
 pub use persist::DedupIndex;

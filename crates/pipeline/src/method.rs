@@ -216,7 +216,26 @@ pub struct MinHashConfig {
     pub seed: u64,
     /// How bands and rows are chosen.
     pub banding: Banding,
+    /// Most members of one LSH bucket each document's query reads, the newest first
+    /// (`None`: all). Bounds the candidate pairs of a hot bucket (thousands of
+    /// near-identical documents) to about `documents × bands × bound` instead of the
+    /// square of the bucket; a bucket of mutual near-duplicates stays connected
+    /// through each document's newest bucket-mates, so groups are kept and only some
+    /// of their pairs are not reported. Default [`DEFAULT_MAX_BUCKET_SCAN`]. Not saved
+    /// with a [`DedupIndex`](crate::DedupIndex): a later batch uses its own.
+    pub max_bucket_scan: Option<usize>,
 }
+
+/// The default [`MinHashConfig::max_bucket_scan`]: 256 (measured in
+/// `docs/decisions.md`: no bucket of the bench corpus reaches it at the default
+/// threshold, so its output is unchanged).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::MinHashConfig::default().max_bucket_scan, Some(ndd_pipeline::DEFAULT_MAX_BUCKET_SCAN));
+/// ```
+pub const DEFAULT_MAX_BUCKET_SCAN: usize = 256;
 
 /// Largest `num_perm` the pipeline accepts: the densification of a very short
 /// document costs up to about `num_perm²`, a few milliseconds per document at 4096;
@@ -293,6 +312,7 @@ impl Default for MinHashConfig {
             num_perm: 128,
             seed: 0,
             banding: Banding::default(),
+            max_bucket_scan: Some(DEFAULT_MAX_BUCKET_SCAN),
         }
     }
 }

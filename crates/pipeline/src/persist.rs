@@ -155,11 +155,44 @@ impl DedupIndex {
             nfkc,
             exact: dedup.exact_config(),
             hasher,
-            lsh: LshIndex::builder(params).keep_signatures(true).build(),
+            lsh: LshIndex::builder(params)
+                .keep_signatures(true)
+                .max_bucket_scan(config.max_bucket_scan)
+                .build(),
             ids: Vec::new(),
             digests: BTreeMap::new(),
             labels: Vec::new(),
         })
+    }
+
+    /// Sets [`MinHashConfig::max_bucket_scan`] for the batches added from now on (it
+    /// is not saved: a loaded index has the default).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// index.set_max_bucket_scan(None);
+    /// assert_eq!(index.max_bucket_scan(), None);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
+        self.config.max_bucket_scan = members;
+        self.lsh.set_max_bucket_scan(members);
+    }
+
+    /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert_eq!(index.max_bucket_scan(), Some(ndd_pipeline::DEFAULT_MAX_BUCKET_SCAN));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_bucket_scan(&self) -> Option<usize> {
+        self.lsh.max_bucket_scan()
     }
 
     /// Documents indexed so far.
@@ -538,8 +571,9 @@ impl DedupIndex {
                 return Err(corrupt("a digest names no document or repeats"));
             }
         }
-        let lsh: LshIndex<u32, MinHashSignature> = LshIndex::from_bytes(r.bytes()?)?;
+        let mut lsh: LshIndex<u32, MinHashSignature> = LshIndex::from_bytes(r.bytes()?)?;
         r.finish()?;
+        // The bucket bound is a setting of the process, not saved: the default.
         let config = MinHashConfig {
             num_perm,
             seed,
@@ -547,7 +581,9 @@ impl DedupIndex {
                 bands: lsh.params().bands(),
                 rows: lsh.params().rows(),
             },
+            ..MinHashConfig::default()
         };
+        lsh.set_max_bucket_scan(config.max_bucket_scan);
         check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
         let hasher = build_hasher(&config, shingles, nfkc).map_err(|e| corrupt(&e.to_string()))?;
         if !lsh.keeps_signatures() || lsh.len() > n {

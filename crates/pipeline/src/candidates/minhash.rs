@@ -67,7 +67,10 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         Emit::Plausible => plausible_floor(ctx.threshold, config.num_perm),
     };
     let mut search = Search {
-        index: LshIndex::builder(params).capacity(texts.len()).build(),
+        index: LshIndex::builder(params)
+            .capacity(texts.len())
+            .max_bucket_scan(config.max_bucket_scan)
+            .build(),
         floor,
         found: Vec::new(),
         out: Vec::new(),
