@@ -9,7 +9,9 @@ use near_dup::align::{Aligner, BlockReport, Measure, TokenOptions};
 use near_dup::imatch::{IMatcher, Lexicon, Randomization, unigram_extractor};
 use near_dup::lsh::{HammingIndex, HammingParams, LshIndex, LshParams, PlainSlots};
 use near_dup::ncd::{Pruning, SearchConfig, SigNcd};
-use near_dup::pipeline::{Dedup, Method, MinHashConfig, Shingles, SimHashConfig};
+use near_dup::pipeline::{
+    Dedup, DurianGrouping, GroupMethod, Method, MinHashConfig, Shingles, SimHashConfig,
+};
 use near_dup::prelude::*;
 use near_dup::simhash::SimHasher;
 use proptest::prelude::*;
@@ -55,14 +57,16 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn lsh_parameters(bands in size(), rows in size()) {
+    fn lsh_parameters(bands in size(), rows in size(), scan in proptest::option::of(size())) {
         let started = Instant::now();
         if let Ok(p) = LshParams::new(bands, rows) {
-            let mut index: LshIndex<u32, PlainSlots> = LshIndex::new(p);
+            let mut index: LshIndex<u32, PlainSlots> =
+                LshIndex::builder(p).max_bucket_scan(scan).build();
             let scheme = near_dup::SchemeId::new("c").finish();
             let slots = PlainSlots::new(scheme, vec![1; p.slots_used()]).unwrap();
             index.insert(1, &slots).unwrap();
-            prop_assert_eq!(index.query(&slots).unwrap(), vec![1]);
+            let want = if scan == Some(0) { vec![] } else { vec![1] };
+            prop_assert_eq!(index.query(&slots).unwrap(), want);
         }
         prop_assert!(started.elapsed() < Duration::from_secs(2));
     }
@@ -95,17 +99,31 @@ proptest! {
         threshold in prop_oneof![Just(0.0), Just(1.0), Just(f64::NAN), -1.0f64..2.0],
         simhash in any::<bool>(),
         bits in size(),
+        max_bucket_scan in proptest::option::of(size()),
+        durian in proptest::option::of((float(), float(), float(), fraction(), size())),
     ) {
         let started = Instant::now();
         let method = if simhash {
             Method::SimHash(SimHashConfig { bits, ..SimHashConfig::default() })
         } else {
-            Method::MinHash(MinHashConfig { num_perm, ..MinHashConfig::default() })
+            Method::MinHash(MinHashConfig { num_perm, max_bucket_scan, ..MinHashConfig::default() })
+        };
+        let group = match durian {
+            None => GroupMethod::Components,
+            Some((theta, alpha, mu, overlap, m)) => GroupMethod::Durian(
+                DurianGrouping::new()
+                    .theta(theta)
+                    .family_alpha(alpha)
+                    .mu(mu)
+                    .must_overlap(overlap)
+                    .min_copies(m),
+            ),
         };
         let dedup = Dedup::new()
             .method(method)
             .shingles(if chars { Shingles::Chars(k) } else { Shingles::Words(k) })
-            .threshold(threshold);
+            .threshold(threshold)
+            .group(group);
         if dedup.validate().is_ok() {
             let out = dedup.run_texts(&["one two three four five", "one two three four five!", "six"]);
             prop_assert!(out.is_ok());

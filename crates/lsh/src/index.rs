@@ -472,8 +472,9 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// and each new document still meets the `c` newest members of its bucket, which
     /// keeps a bucket of mutual near-duplicates connected. What is lost: pairs with
     /// older members of buckets larger than `c` (a group's pairs, not its members, when
-    /// its documents are near-duplicates of each other). Not saved by
-    /// [`to_bytes`](Self::to_bytes): a setting of the process, not of the index.
+    /// its documents are near-duplicates of each other). `Some(0)` reads no member:
+    /// every query finds nothing. Not saved by [`to_bytes`](Self::to_bytes): a setting
+    /// of the process, not of the index.
     ///
     /// # Example
     ///

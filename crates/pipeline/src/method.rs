@@ -223,6 +223,13 @@ pub struct MinHashConfig {
     /// through each document's newest bucket-mates, so groups are kept and only some
     /// of their pairs are not reported. Default [`DEFAULT_MAX_BUCKET_SCAN`]. Not saved
     /// with a [`DedupIndex`](crate::DedupIndex): a later batch uses its own.
+    /// `Some(0)` is refused (it would find nothing).
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method, MinHashConfig};
+    /// let zero = MinHashConfig { max_bucket_scan: Some(0), ..MinHashConfig::default() };
+    /// assert!(Dedup::new().method(Method::MinHash(zero)).validate().is_err());
+    /// ```
     pub max_bucket_scan: Option<usize>,
 }
 

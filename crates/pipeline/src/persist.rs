@@ -122,6 +122,7 @@ impl DedupIndex {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup) -> Result<Self, Error> {
+        dedup.validate()?;
         let Method::MinHash(config) = dedup.method_config() else {
             return Err(unsupported(format!(
                 "an incremental index supports the minhash method, not {}",

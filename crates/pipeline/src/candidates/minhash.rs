@@ -35,6 +35,12 @@ pub(crate) fn plausible_floor(t: f64, k: usize) -> f64 {
 
 pub(crate) fn validate(config: &MinHashConfig, threshold: f64) -> Result<(), Error> {
     crate::method::check_num_perm(config.num_perm)?;
+    if config.max_bucket_scan == Some(0) {
+        return Err(Error::invalid_parameter(
+            "max_bucket_scan",
+            "must be at least 1 (or None for no bound): 0 would find no candidate",
+        ));
+    }
     config.banding_for(threshold).map(drop)
 }
 
