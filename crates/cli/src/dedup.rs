@@ -100,6 +100,18 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
 
     // Outputs, checked before the work.
     let source = Source::resolve(a.input.input.as_deref())?;
+    if source.path().is_some_and(Path::is_dir) {
+        // A folder's files have no fields to read these from.
+        let fields = [
+            ("--order-field", a.input.order_field.is_some()),
+            ("--attribute-fields", !a.method.attribute_fields.is_empty()),
+        ];
+        if let Some((flag, _)) = fields.iter().find(|f| f.1) {
+            return Err(CliError::Usage(format!(
+                "{flag} reads JSONL fields; a folder's files have none"
+            )));
+        }
+    }
     let index_target: Option<(&'static str, &Path)> = match (&a.index.index_out, a.index.add) {
         (Some(p), _) => Some(("--index-out", p)),
         (None, true) => index_in.map(|p| ("--add", p)),

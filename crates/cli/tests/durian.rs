@@ -266,3 +266,51 @@ fn links_in_asserts_must_and_cannot_links_by_id() {
         "--links-in belongs to --group durian",
     );
 }
+
+#[test]
+fn a_folder_has_no_fields_to_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("letters");
+    fs::create_dir(&folder).unwrap();
+    let letter = words(5, 60).join(" ");
+    for i in 0..7 {
+        fs::write(folder.join(format!("copy{i}.txt")), &letter).unwrap();
+    }
+    fs::write(
+        folder.join("edited.txt"),
+        format!("{letter}\n\n{}", words(6, 15).join(" ")),
+    )
+    .unwrap();
+    for flag in [
+        ["--attribute-fields", "docket=cannot"],
+        ["--timestamp-field", "t"],
+    ] {
+        fails(
+            &ndd(
+                &[
+                    "dedup", "--input", "letters", "--group", "durian", flag[0], flag[1],
+                ],
+                dir.path(),
+            ),
+            2,
+            "reads JSONL fields; a folder's files have none",
+        );
+    }
+    // Without fields, the folder's copies are a form letter and the edit joins it.
+    ok(&ndd(
+        &[
+            "dedup",
+            "--input",
+            "letters",
+            "--group",
+            "durian",
+            "--members-out",
+            "m.jsonl",
+        ],
+        dir.path(),
+    ));
+    let members = fs::read_to_string(dir.path().join("m.jsonl")).unwrap();
+    assert_eq!(members.lines().count(), 8, "{members}");
+    assert!(members.contains("\"reference_copy_of\":7"), "{members}");
+    assert!(members.contains("\"id\":\"edited.txt\""), "{members}");
+}
