@@ -14,7 +14,7 @@ use ndd_shingle::WordShingler;
 
 use crate::{Document, Error, Group, Representative};
 
-/// Settings of the constrained grouping ([`GroupMethod::Durian`]): the clustering's
+/// Settings of the constrained grouping ([`GroupMethod::Durian`](crate::GroupMethod::Durian)): the clustering's
 /// threshold and family adjustment, the reference copies' `m`, and which document
 /// attributes make constraints.
 ///

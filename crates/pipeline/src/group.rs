@@ -179,7 +179,7 @@ pub enum GroupMethod {
     /// chain of pairs makes one group. Cost near-linear in documents and pairs.
     #[default]
     Components,
-    /// DURIAN's constrained clustering over every candidate pair ([`DurianGrouping`]):
+    /// DURIAN's constrained clustering over every candidate pair ([`DurianGrouping`](crate::DurianGrouping)):
     /// reference copies seed first, a document joins the nearest seed under a
     /// KL-divergence threshold, constraints from attributes are honoured; no chains.
     /// The verified pairs are still reported, but do not decide the groups.
@@ -206,7 +206,7 @@ impl GroupMethod {
 impl std::str::FromStr for GroupMethod {
     type Err = Error;
 
-    /// `components`, or `durian` with [`DurianGrouping`]'s defaults.
+    /// `components`, or `durian` with [`DurianGrouping`](crate::DurianGrouping)'s defaults.
     fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "components" => Ok(GroupMethod::Components),
