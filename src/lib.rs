@@ -77,8 +77,8 @@ pub use ndd_lsh as lsh;
 #[cfg(feature = "align")]
 #[doc(inline)]
 pub use ndd_align as align;
-/// DURIAN's grouping pieces: the Dirichlet-smoothed KL-divergence distance and
-/// reference copies (the `ndd-cluster` crate).
+/// DURIAN's grouping: the Dirichlet-smoothed KL-divergence distance, reference
+/// copies, constraints and the constrained clustering (the `ndd-cluster` crate).
 #[cfg(feature = "cluster")]
 #[doc(inline)]
 pub use ndd_cluster as cluster;
@@ -87,6 +87,11 @@ pub use ndd_cluster as cluster;
 #[cfg(feature = "imatch")]
 #[doc(inline)]
 pub use ndd_imatch as imatch;
+/// ANDD's learned k-gram weights: features, the weight model, training by L-BFGS
+/// (the `ndd-learn` crate; not a default feature, it brings the `argmin` optimizer).
+#[cfg(feature = "learn")]
+#[doc(inline)]
+pub use ndd_learn as learn;
 /// Normalized compression distance, SigNCD on punctuation-spot signatures and its
 /// exact pruned all-pairs search (the `ndd-ncd` crate).
 #[cfg(feature = "ncd")]

@@ -1,0 +1,545 @@
+//! The learned weighting function `gw(g, d) = Σ λj φj(g, d)` (Hajishirzi, Yih and
+//! Kołcz 2010, equation 1), the similarities it is trained for (equations 2 and 3),
+//! and its byte form.
+
+use ndd_core::codec::{ByteReader, ByteWriter};
+use ndd_core::{Error, SchemeId, SparseVector, Weighted};
+
+use crate::features::{CollectionStats, Document, FeatureRow, Kgrams, NUM_FEATURES};
+
+/// The similarity the weights are learned for, and the LSH family that estimates it.
+///
+/// # Example
+///
+/// ```
+/// use ndd_learn::Objective;
+/// assert_eq!("jaccard".parse::<Objective>()?, Objective::Jaccard);
+/// assert_eq!(Objective::Cosine.name(), "cosine");
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Objective {
+    /// Cosine of the weighted k-gram vectors (equation 2): SimHash estimates it
+    /// (LSH-Cos).
+    #[default]
+    Cosine,
+    /// Extended Jaccard `v·w / (|v|² + |w|² − v·w)` (equation 3): weighted MinHash
+    /// estimates the weighted (min/max) Jaccard that it is trained as a proxy for
+    /// (LSH-Jaccard).
+    Jaccard,
+}
+
+impl Objective {
+    /// `cosine` or `jaccard`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_learn::Objective::Jaccard.name(), "jaccard");
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Cosine => "cosine",
+            Objective::Jaccard => "jaccard",
+        }
+    }
+
+    /// The similarity of two weighted vectors (sorted by feature), 0 when either has
+    /// no positive weight.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// use ndd_learn::Objective;
+    /// let v = |e: &[(u64, f64)]| SparseVector::from_unsorted(e.iter().map(|&(f, w)| Weighted::new(f, w).unwrap()).collect());
+    /// let (a, b) = (v(&[(1, 1.0), (2, 1.0)]), v(&[(1, 1.0)]));
+    /// assert!((Objective::Cosine.similarity(&a, &b) - 0.5f64.sqrt()).abs() < 1e-12);
+    /// assert!((Objective::Jaccard.similarity(&a, &b) - 0.5).abs() < 1e-12);
+    /// ```
+    #[must_use]
+    pub fn similarity(self, a: &SparseVector, b: &SparseVector) -> f64 {
+        let (dot, na, nb) = dot_norms(
+            a.entries().iter().map(|e| (e.feature, e.weight)),
+            b.entries().iter().map(|e| (e.feature, e.weight)),
+        );
+        self.of_parts(dot, na, nb)
+    }
+
+    /// The similarity from `v·w`, `|v|²` and `|w|²`.
+    pub(crate) fn of_parts(self, dot: f64, na: f64, nb: f64) -> f64 {
+        match self {
+            Objective::Cosine if na > 0.0 && nb > 0.0 => dot / (na * nb).sqrt(),
+            Objective::Jaccard if na + nb - dot > 0.0 => dot / (na + nb - dot),
+            _ => 0.0,
+        }
+    }
+}
+
+impl std::fmt::Display for Objective {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Objective {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self, Error> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "cosine" => Ok(Objective::Cosine),
+            "jaccard" => Ok(Objective::Jaccard),
+            _ => Err(Error::invalid_input(format!(
+                "unknown objective `{s}` (cosine, jaccard)"
+            ))),
+        }
+    }
+}
+
+/// `v·w`, `|v|²`, `|w|²` of two sorted sparse vectors.
+pub(crate) fn dot_norms(
+    a: impl Iterator<Item = (u64, f64)>,
+    b: impl Iterator<Item = (u64, f64)>,
+) -> (f64, f64, f64) {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
+    loop {
+        match (a.peek().copied(), b.peek().copied()) {
+            (Some((fa, wa)), Some((fb, wb))) => {
+                if fa == fb {
+                    dot += wa * wb;
+                    na += wa * wa;
+                    nb += wb * wb;
+                    a.next();
+                    b.next();
+                } else if fa < fb {
+                    na += wa * wa;
+                    a.next();
+                } else {
+                    nb += wb * wb;
+                    b.next();
+                }
+            }
+            (Some((_, wa)), None) => {
+                na += wa * wa;
+                a.next();
+            }
+            (None, Some((_, wb))) => {
+                nb += wb * wb;
+                b.next();
+            }
+            (None, None) => return (dot, na, nb),
+        }
+    }
+}
+
+/// The standardization of raw features the model was trained with: `(x − mean) /
+/// scale` per feature (the bias stays 1). Part of the model: the same rows must be
+/// scaled the same way when the model is used.
+///
+/// # Example
+///
+/// ```
+/// use ndd_learn::{FeatureScaling, NUM_FEATURES};
+/// let rows = [[1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]];
+/// let s = FeatureScaling::fit(rows.iter());
+/// let z = s.apply(&rows[1]);
+/// assert_eq!(z[0], 1.0); // the bias
+/// assert!((z[1] - 1.0).abs() < 1e-12); // one standard deviation above the mean
+/// assert_eq!(z[2], 0.0); // a constant feature scales to 0
+/// # let _ = NUM_FEATURES;
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FeatureScaling {
+    mean: [f64; NUM_FEATURES],
+    scale: [f64; NUM_FEATURES],
+}
+
+impl Default for FeatureScaling {
+    fn default() -> Self {
+        FeatureScaling {
+            mean: [0.0; NUM_FEATURES],
+            scale: [1.0; NUM_FEATURES],
+        }
+    }
+}
+
+impl FeatureScaling {
+    /// The mean and standard deviation of each feature over `rows` (a feature with no
+    /// spread gets scale 1 after centring, so it is 0 everywhere).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_learn::FeatureScaling::fit(std::iter::empty());
+    /// assert_eq!(s, ndd_learn::FeatureScaling::default());
+    /// ```
+    pub fn fit<'a>(rows: impl Iterator<Item = &'a FeatureRow>) -> Self {
+        let mut n = 0.0;
+        let mut sum = [0.0; NUM_FEATURES];
+        let mut sq = [0.0; NUM_FEATURES];
+        for r in rows {
+            n += 1.0;
+            for j in 0..NUM_FEATURES {
+                sum[j] += r[j];
+                sq[j] += r[j] * r[j];
+            }
+        }
+        let mut s = FeatureScaling::default();
+        if n == 0.0 {
+            return s;
+        }
+        for j in 1..NUM_FEATURES {
+            let mean = sum[j] / n;
+            let var = (sq[j] / n - mean * mean).max(0.0);
+            s.mean[j] = mean;
+            s.scale[j] = if var > 1e-24 { var.sqrt() } else { 1.0 };
+        }
+        s
+    }
+
+    /// The scaled row.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let r = [1.0; ndd_learn::NUM_FEATURES];
+    /// assert_eq!(ndd_learn::FeatureScaling::default().apply(&r), r);
+    /// ```
+    #[must_use]
+    pub fn apply(&self, row: &FeatureRow) -> FeatureRow {
+        let mut z = [0.0; NUM_FEATURES];
+        z[0] = row[0];
+        for j in 1..NUM_FEATURES {
+            z[j] = (row[j] - self.mean[j]) / self.scale[j];
+        }
+        z
+    }
+}
+
+/// Learned k-gram weights: `gw(g, d) = max(0, Σ λj zj(g, d))` for the scaled features
+/// `z` of k-gram `g` in document `d` (equation 1). A k-gram whose linear score is
+/// negative weighs 0: it is left out of the vector, as if it were not in the
+/// document, which keeps every weight a valid input of SimHash and weighted MinHash.
+///
+/// Made by [`Trainer::train`](crate::Trainer::train), or [`WeightModel::binary`] (every
+/// k-gram weighs 1: the unlearned baseline).
+///
+/// # Example
+///
+/// ```
+/// use ndd_learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
+/// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["a b c", "a b d"]);
+/// let binary = WeightModel::binary(stats.kgrams(), Objective::Cosine);
+/// let (x, y) = (binary.vector(&stats, &Document::new("a b c")), binary.vector(&stats, &Document::new("a b d")));
+/// assert!((binary.similarity(&x, &y) - 2.0 / 3.0).abs() < 1e-12);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct WeightModel {
+    kgrams: Kgrams,
+    objective: Objective,
+    scaling: FeatureScaling,
+    lambda: [f64; NUM_FEATURES],
+}
+
+const MAGIC: [u8; 4] = *b"NDLW";
+const VERSION: u16 = 1;
+/// [`NUM_FEATURES`] as stored.
+#[allow(clippy::cast_possible_truncation)] // 11
+const FEATURE_COUNT: u32 = NUM_FEATURES as u32;
+
+impl WeightModel {
+    /// A model from its parts.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidParameter`] when a weight or a scaling value is not finite, or
+    /// a scale is not above 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{FeatureScaling, Kgrams, Objective, WeightModel, NUM_FEATURES};
+    /// let mut lambda = [0.0; NUM_FEATURES];
+    /// lambda[0] = 1.0;
+    /// let m = WeightModel::new(Kgrams::new(2)?, Objective::Jaccard, FeatureScaling::default(), lambda)?;
+    /// assert_eq!(m.lambda()[0], 1.0);
+    /// lambda[1] = f64::NAN;
+    /// assert!(WeightModel::new(Kgrams::new(2)?, Objective::Jaccard, FeatureScaling::default(), lambda).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn new(
+        kgrams: Kgrams,
+        objective: Objective,
+        scaling: FeatureScaling,
+        lambda: [f64; NUM_FEATURES],
+    ) -> Result<Self, Error> {
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !finite(&lambda)
+            || !finite(&scaling.mean)
+            || !finite(&scaling.scale)
+            || scaling.scale.iter().any(|&s| s <= 0.0)
+        {
+            return Err(Error::invalid_parameter(
+                "weight model",
+                "weights, means and scales must be finite, scales above 0",
+            ));
+        }
+        Ok(WeightModel {
+            kgrams,
+            objective,
+            scaling,
+            lambda,
+        })
+    }
+
+    /// Every k-gram weighs 1 (λ = bias only): the binary vectors ANDD is compared
+    /// against.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// assert_eq!(WeightModel::binary(Kgrams::new(1)?, Objective::Cosine).lambda()[0], 1.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn binary(kgrams: Kgrams, objective: Objective) -> Self {
+        let mut lambda = [0.0; NUM_FEATURES];
+        lambda[0] = 1.0;
+        WeightModel {
+            kgrams,
+            objective,
+            scaling: FeatureScaling::default(),
+            lambda,
+        }
+    }
+
+    /// The weights λ, by [`Feature`](crate::Feature) index.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// assert_eq!(WeightModel::binary(Kgrams::new(1)?, Objective::Cosine).lambda()[1], 0.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn lambda(&self) -> &[f64; NUM_FEATURES] {
+        &self.lambda
+    }
+
+    /// The feature scaling.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{FeatureScaling, Kgrams, Objective, WeightModel};
+    /// assert_eq!(*WeightModel::binary(Kgrams::new(1)?, Objective::Cosine).scaling(), FeatureScaling::default());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scaling(&self) -> &FeatureScaling {
+        &self.scaling
+    }
+
+    /// The similarity trained for.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// assert_eq!(WeightModel::binary(Kgrams::new(1)?, Objective::Jaccard).objective(), Objective::Jaccard);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn objective(&self) -> Objective {
+        self.objective
+    }
+
+    /// The k-grams weighed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// assert_eq!(WeightModel::binary(Kgrams::new(3)?, Objective::Cosine).kgrams().k(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn kgrams(&self) -> Kgrams {
+        self.kgrams
+    }
+
+    /// The weight of a k-gram with raw features `row`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel, NUM_FEATURES};
+    /// let m = WeightModel::binary(Kgrams::new(1)?, Objective::Cosine);
+    /// assert_eq!(m.weight(&[1.0; NUM_FEATURES]), 1.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn weight(&self, row: &FeatureRow) -> f64 {
+        let z = self.scaling.apply(row);
+        linear(&self.lambda, &z).max(0.0)
+    }
+
+    /// The document's weighted k-gram vector (k-grams of weight 0 left out).
+    ///
+    /// # Errors
+    ///
+    /// None in practice: `stats` must count the model's k-grams; the vector is empty
+    /// otherwise.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
+    /// let stats = CollectionStats::from_documents(Kgrams::new(2)?, ["a b c"]);
+    /// let m = WeightModel::binary(stats.kgrams(), Objective::Cosine);
+    /// assert_eq!(m.vector(&stats, &Document::new("a b c")).len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn vector(&self, stats: &CollectionStats, doc: &Document) -> SparseVector {
+        if stats.kgrams() != self.kgrams {
+            return SparseVector::default();
+        }
+        let entries: Vec<Weighted> = stats
+            .rows(doc)
+            .iter()
+            .filter_map(|(g, row)| {
+                let w = self.weight(row);
+                (w > 0.0).then(|| Weighted::new(*g, w).ok()).flatten()
+            })
+            .collect();
+        SparseVector::from_unsorted(entries)
+    }
+
+    /// The trained similarity of two weighted vectors.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
+    /// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["x y"]);
+    /// let m = WeightModel::binary(stats.kgrams(), Objective::Jaccard);
+    /// let v = m.vector(&stats, &Document::new("x y"));
+    /// assert_eq!(m.similarity(&v, &v), 1.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn similarity(&self, a: &SparseVector, b: &SparseVector) -> f64 {
+        self.objective.similarity(a, b)
+    }
+
+    /// A fingerprint of the model for signature schemes: signatures built with
+    /// different models refuse to compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// let a = WeightModel::binary(Kgrams::new(1)?, Objective::Cosine);
+    /// let b = WeightModel::binary(Kgrams::new(2)?, Objective::Cosine);
+    /// assert_ne!(a.scheme(), b.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scheme(&self) -> SchemeId {
+        let mut b = SchemeId::new("ndd-learn-weights")
+            .with(self.kgrams.k() as u64)
+            .with_str(self.objective.name());
+        for v in self
+            .lambda
+            .iter()
+            .chain(&self.scaling.mean)
+            .chain(&self.scaling.scale)
+        {
+            b = b.with_f64(*v);
+        }
+        b.finish()
+    }
+
+    /// The versioned, checksummed byte form (magic `NDLW`, version 1).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// let m = WeightModel::binary(Kgrams::new(2)?, Objective::Jaccard);
+    /// assert_eq!(WeightModel::from_bytes(&m.to_bytes())?, m);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut w = ByteWriter::new(MAGIC, VERSION);
+        w.u64(self.kgrams.k() as u64);
+        w.u8(match self.objective {
+            Objective::Cosine => 0,
+            Objective::Jaccard => 1,
+        });
+        w.u32(FEATURE_COUNT);
+        for v in self
+            .lambda
+            .iter()
+            .chain(&self.scaling.mean)
+            .chain(&self.scaling.scale)
+        {
+            w.f64(*v);
+        }
+        w.finish()
+    }
+
+    /// Loads [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::CorruptData`] for bytes that are truncated, altered, of another version
+    /// or inconsistent (a k out of range, a non-finite weight).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_learn::WeightModel::from_bytes(b"not a model").is_err());
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let corrupt = |m: &str| Error::CorruptData {
+            reason: format!("weight model: {m}"),
+        };
+        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let k = usize::try_from(r.u64()?).map_err(|_| corrupt("k"))?;
+        let kgrams = Kgrams::new(k).map_err(|_| corrupt("k out of range"))?;
+        let objective = match r.u8()? {
+            0 => Objective::Cosine,
+            1 => Objective::Jaccard,
+            _ => return Err(corrupt("unknown objective")),
+        };
+        if r.u32()? != FEATURE_COUNT {
+            return Err(corrupt("feature count"));
+        }
+        let mut read = || -> Result<[f64; NUM_FEATURES], Error> {
+            let mut a = [0.0; NUM_FEATURES];
+            for x in &mut a {
+                *x = r.f64()?;
+            }
+            Ok(a)
+        };
+        let lambda = read()?;
+        let mean = read()?;
+        let scale = read()?;
+        r.finish()?;
+        WeightModel::new(kgrams, objective, FeatureScaling { mean, scale }, lambda)
+            .map_err(|_| corrupt("a weight, mean or scale is not finite"))
+    }
+}
+
+/// `λ · z`.
+pub(crate) fn linear(lambda: &[f64; NUM_FEATURES], z: &FeatureRow) -> f64 {
+    lambda.iter().zip(z).map(|(l, x)| l * x).sum()
+}
