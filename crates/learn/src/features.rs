@@ -430,6 +430,37 @@ impl CollectionStats {
         self.kgram_df.num_docs()
     }
 
+    /// A fingerprint of the statistics (every k-gram and term document frequency and
+    /// the query table), for signature schemes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// let k = Kgrams::new(1)?;
+    /// let a = CollectionStats::from_documents(k, ["a b", "b"]);
+    /// let b = CollectionStats::from_documents(k, ["a b", "c"]);
+    /// assert_ne!(a.fingerprint(), b.fingerprint());
+    /// assert_eq!(a.fingerprint(), CollectionStats::from_documents(k, ["a b", "b"]).fingerprint());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn fingerprint(&self) -> u64 {
+        let mut values: Vec<u64> = vec![self.kgrams.k as u64, self.kgram_df.num_docs()];
+        for table in [&self.kgram_df, &self.term_df] {
+            let mut entries: Vec<(u64, u64)> = table.iter().collect();
+            entries.sort_unstable();
+            values.push(entries.len() as u64);
+            values.extend(entries.into_iter().flat_map(|(f, d)| [f, d]));
+        }
+        if let Some(q) = &self.queries {
+            let mut entries: Vec<(u64, u64)> = q.iter().map(|(&k, &v)| (k, v.to_bits())).collect();
+            entries.sort_unstable();
+            values.extend(entries.into_iter().flat_map(|(f, d)| [f, d]));
+        }
+        ndd_core::hash::hash_u64s(&values, 0x4c45_4152)
+    }
+
     /// The k-grams these statistics are for.
     ///
     /// # Example

@@ -50,7 +50,7 @@ mod model;
 mod train;
 
 pub use features::{CollectionStats, Document, Feature, FeatureRow, Kgrams, MAX_K, NUM_FEATURES};
-pub use model::{FeatureScaling, Objective, WeightModel};
+pub use model::{FeatureScaling, LearnedKgrams, Objective, WeightModel};
 pub use train::{
     DEFAULT_L2, Instance, Loss, MAX_INSTANCES, MAX_ITERATIONS, TrainProgress, TrainReport, Trainer,
     instances_from_clusters,

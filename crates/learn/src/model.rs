@@ -3,7 +3,7 @@
 //! and its byte form.
 
 use ndd_core::codec::{ByteReader, ByteWriter};
-use ndd_core::{Error, SchemeId, SparseVector, Weighted};
+use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Weighted};
 
 use crate::features::{CollectionStats, Document, FeatureRow, Kgrams, NUM_FEATURES};
 
@@ -542,4 +542,66 @@ impl WeightModel {
 /// `λ · z`.
 pub(crate) fn linear(lambda: &[f64; NUM_FEATURES], z: &FeatureRow) -> f64 {
     lambda.iter().zip(z).map(|(l, x)| l * x).sum()
+}
+
+/// A model and its collection statistics as a [`FeatureExtractor`]: each k-gram of a
+/// document (its body; title and URL features are 0) pushed once with its learned
+/// weight through [`FeatureSink::push_weighted`], so any weighted sketcher takes it
+/// unchanged: SimHash estimates the learned cosine (LSH-Cos), ICWS or bucketized
+/// MinHash the weighted Jaccard of the learned vectors (LSH-Jaccard). k-grams of
+/// weight 0 are not pushed. For documents with a title or URL, sketch
+/// [`WeightModel::vector`] with the sketcher's weighted entry point instead.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::FeatureExtractor;
+/// use ndd_learn::{CollectionStats, Document, Kgrams, LearnedKgrams, Objective, WeightModel};
+/// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["a b", "b c"]);
+/// let model = WeightModel::binary(stats.kgrams(), Objective::Cosine);
+/// let extractor = LearnedKgrams::new(&model, &stats);
+/// assert_eq!(extractor.features("a b a").len(), 2); // each k-gram once
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct LearnedKgrams<'a> {
+    model: &'a WeightModel,
+    stats: &'a CollectionStats,
+}
+
+impl<'a> LearnedKgrams<'a> {
+    /// The extractor of `model` over `stats` (which must count the model's k-grams;
+    /// otherwise every document is empty).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_learn::{CollectionStats, Kgrams, LearnedKgrams, Objective, WeightModel};
+    /// let stats = CollectionStats::from_documents(Kgrams::new(2)?, ["a b c"]);
+    /// let model = WeightModel::binary(stats.kgrams(), Objective::Jaccard);
+    /// let _ = LearnedKgrams::new(&model, &stats);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn new(model: &'a WeightModel, stats: &'a CollectionStats) -> Self {
+        LearnedKgrams { model, stats }
+    }
+}
+
+impl FeatureExtractor for LearnedKgrams<'_> {
+    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+        for e in self.model.vector(self.stats, &Document::new(doc)).entries() {
+            sink.push_weighted(e.feature, e.weight);
+        }
+    }
+
+    fn scheme(&self) -> SchemeId {
+        // The weights depend on the model and on the statistics' document
+        // frequencies: signatures under other statistics must not compare.
+        SchemeId::new("ndd-learn-learned-kgrams")
+            .with_scheme(self.model.scheme())
+            .with(self.stats.documents())
+            .with(self.stats.fingerprint())
+            .finish()
+    }
 }
