@@ -11,6 +11,11 @@
 //! * [`Trainer`]: the pairwise-preference logistic loss ([`Loss`], equation 4) with
 //!   L2 regularization, minimized by L-BFGS (the `argmin` crate) from binary weights,
 //!   over [`Instance`]s drawn from labeled clusters ([`instances_from_clusters`]).
+//! * [`LearnedKgrams`]: a model as a weighted [`FeatureExtractor`](ndd_core::FeatureExtractor),
+//!   so SimHash and weighted MinHash sketch learned vectors unchanged.
+//! * [`evaluate_splits`] and [`learning_curve`]: Max F1 of learned, binary and TF-IDF
+//!   weights and plain Jaccard over random halvings of the clusters (Table 2), and
+//!   against the number of training clusters (Figure 5).
 //!
 //! # Example
 //!
@@ -45,10 +50,14 @@
 //! * W. Yih, "Learning term-weighting functions for similarity measures", *EMNLP
 //!   2009* (the preference-ordering setting).
 
+mod evaluate;
 mod features;
 mod model;
 mod train;
 
+pub use evaluate::{
+    Evaluation, MAX_EVALUATION_DOCUMENTS, SplitScores, evaluate_splits, learning_curve,
+};
 pub use features::{CollectionStats, Document, Feature, FeatureRow, Kgrams, MAX_K, NUM_FEATURES};
 pub use model::{FeatureScaling, LearnedKgrams, Objective, WeightModel};
 pub use train::{
