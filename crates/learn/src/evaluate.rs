@@ -234,7 +234,8 @@ pub fn evaluate_splits(
 ///
 /// # Errors
 ///
-/// As [`evaluate_splits`]; a count larger than half of the clusters is capped.
+/// As [`evaluate_splits`]. A count is raised to 2 (training needs two clusters) and
+/// capped at half of the clusters.
 ///
 /// # Example
 ///
@@ -268,7 +269,7 @@ pub fn learning_curve(
     let half = clusters.len() / 2;
     let mut out = Vec::with_capacity(counts.len());
     for &count in counts {
-        let count = count.min(half);
+        let count = count.clamp(2, half.max(2));
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (mut learned, mut binary) = (0.0, 0.0);
         for s in 0..splits {

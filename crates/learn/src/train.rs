@@ -369,6 +369,7 @@ impl Trainer {
             loss,
             evaluations: &evaluations,
             progress: RefCell::new(&mut progress),
+            last: RefCell::new(None),
         };
         let result = Executor::new(reporter, solver)
             .configure(|s| s.param(start.to_vec()).max_iters(self.max_iterations))
@@ -484,101 +485,159 @@ impl<'a> Loss<'a> {
         lambda: &[f64; NUM_FEATURES],
         grad: bool,
     ) -> (f64, [f64; NUM_FEATURES]) {
-        let mut g = [0.0; NUM_FEATURES];
+        // Each document's weights once per evaluation, and the loss's derivative by
+        // each of its weights accumulated over the instances; the chain rule to λ at
+        // the end, once per document: O(instances · k-grams + documents · k-grams ·
+        // features) instead of features times every instance.
+        let n = self.rows.len();
+        let mut weights: Vec<Option<Vec<f64>>> = vec![None; n];
+        for inst in self.instances {
+            for d in [inst.first.0, inst.first.1, inst.second.0, inst.second.1] {
+                if let (Some(slot), Some(rows)) = (weights.get_mut(d), self.rows.get(d)) {
+                    if slot.is_none() {
+                        *slot = Some(
+                            rows.iter()
+                                .map(|(_, z)| linear(lambda, z).max(0.0))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        let norms: Vec<f64> = weights
+            .iter()
+            .map(|w| w.as_ref().map_or(0.0, |w| w.iter().map(|x| x * x).sum()))
+            .collect();
+        let mut dw: Vec<Vec<f64>> = if grad {
+            weights
+                .iter()
+                .map(|w| vec![0.0; w.as_ref().map_or(0, Vec::len)])
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let m = self.instances.len().max(1) as f64;
         let mut total = 0.0;
         for inst in self.instances {
-            let (s1, g1) = self.pair(lambda, inst.first, grad);
-            let (s2, g2) = self.pair(lambda, inst.second, grad);
+            let s1 = self.pair(&weights, &norms, inst.first, None);
+            let s2 = self.pair(&weights, &norms, inst.second, None);
             let sign = if inst.y { 1.0 } else { -1.0 };
             let x = -sign * (s1 - s2);
             total += softplus(x);
             if grad {
-                // d softplus(x)/dΔ = σ(x) · (−sign).
-                let d = -sign * sigmoid(x);
-                for j in 0..NUM_FEATURES {
-                    g[j] += d * (g1[j] - g2[j]);
+                // d softplus(x)/dΔ = σ(x) · (−sign), and Δ = s1 − s2.
+                let d = -sign * sigmoid(x) / m;
+                self.pair(&weights, &norms, inst.first, Some((d, &mut dw)));
+                self.pair(&weights, &norms, inst.second, Some((-d, &mut dw)));
+            }
+        }
+        let mut g = [0.0; NUM_FEATURES];
+        if grad {
+            for (d, dwd) in dw.iter().enumerate() {
+                let Some(w) = &weights[d] else { continue };
+                for (k, (_, z)) in self.rows[d].iter().enumerate() {
+                    if w[k] > 0.0 && dwd[k] != 0.0 {
+                        for f in 0..NUM_FEATURES {
+                            g[f] += dwd[k] * z[f];
+                        }
+                    }
                 }
             }
         }
-        let m = self.instances.len().max(1) as f64;
         let mut value = total / m;
         for j in 0..NUM_FEATURES {
-            g[j] = g[j] / m + self.l2 * lambda[j];
+            g[j] += self.l2 * lambda[j];
             value += 0.5 * self.l2 * lambda[j] * lambda[j];
         }
         (value, g)
     }
 
-    /// The similarity of a pair and its gradient in λ.
+    /// The similarity of a pair from the documents' weights; with `acc = (scale,
+    /// dw)`, also adds `scale · ∂sim/∂w` to each document's weight derivatives.
     fn pair(
         &self,
-        lambda: &[f64; NUM_FEATURES],
+        weights: &[Option<Vec<f64>>],
+        norms: &[f64],
         (p, q): (usize, usize),
-        grad: bool,
-    ) -> (f64, [f64; NUM_FEATURES]) {
+        acc: Option<(f64, &mut Vec<Vec<f64>>)>,
+    ) -> f64 {
+        let (Some(Some(wp)), Some(Some(wq))) = (weights.get(p), weights.get(q)) else {
+            return 0.0;
+        };
         let (rp, rq) = (&self.rows[p], &self.rows[q]);
-        let wp: Vec<f64> = rp.iter().map(|(_, z)| linear(lambda, z).max(0.0)).collect();
-        let wq: Vec<f64> = rq.iter().map(|(_, z)| linear(lambda, z).max(0.0)).collect();
-        // The partner's weight of each k-gram (0 when the other lacks it).
-        let (mut op, mut oq) = (vec![0.0; rp.len()], vec![0.0; rq.len()]);
-        let (mut i, mut j) = (0, 0);
-        while i < rp.len() && j < rq.len() {
-            match rp[i].0.cmp(&rq[j].0) {
-                std::cmp::Ordering::Equal => {
-                    op[i] = wq[j];
-                    oq[j] = wp[i];
-                    i += 1;
-                    j += 1;
-                }
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-            }
-        }
-        let dot: f64 = wp.iter().zip(&op).map(|(a, b)| a * b).sum();
-        let na: f64 = wp.iter().map(|w| w * w).sum();
-        let nb: f64 = wq.iter().map(|w| w * w).sum();
-        let sim = self.objective.of_parts(dot, na, nb);
-        let mut g = [0.0; NUM_FEATURES];
-        if !grad || sim == 0.0 && dot == 0.0 && (na == 0.0 || nb == 0.0) {
-            return (sim, g);
-        }
-        // ∂sim/∂v[k] for each side, then through the active (positive) weights.
-        let partial = |v: f64, other: f64, n_own: f64, n_other: f64| -> f64 {
-            match self.objective {
-                Objective::Cosine => {
-                    if n_own > 0.0 && n_other > 0.0 {
-                        other / (n_own * n_other).sqrt() - sim * v / n_own
-                    } else {
-                        0.0
+        // The dot product over the k-grams both documents have (a merge).
+        let for_shared = |mut f: Box<dyn FnMut(usize, usize) + '_>| {
+            let (mut i, mut j) = (0, 0);
+            while i < rp.len() && j < rq.len() {
+                match rp[i].0.cmp(&rq[j].0) {
+                    std::cmp::Ordering::Equal => {
+                        f(i, j);
+                        i += 1;
+                        j += 1;
                     }
-                }
-                Objective::Jaccard => {
-                    let den = na + nb - dot;
-                    if den > 0.0 {
-                        (other - sim * (2.0 * v - other)) / den
-                    } else {
-                        0.0
-                    }
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
                 }
             }
         };
-        for (k, (_, z)) in rp.iter().enumerate() {
-            if wp[k] > 0.0 {
-                let d = partial(wp[k], op[k], na, nb);
-                for f in 0..NUM_FEATURES {
-                    g[f] += d * z[f];
+        let mut dot = 0.0;
+        for_shared(Box::new(|i, j| dot += wp[i] * wq[j]));
+        let (na, nb) = (norms[p], norms[q]);
+        let sim = self.objective.of_parts(dot, na, nb);
+        let Some((scale, dw)) = acc else {
+            return sim;
+        };
+        // ∂sim/∂w_p[k] = a·other_k + b·w_p[k] (and the same for q with its norm).
+        let (a_p, b_p, a_q, b_q) = match self.objective {
+            Objective::Cosine => {
+                if na > 0.0 && nb > 0.0 {
+                    let r = 1.0 / (na * nb).sqrt();
+                    (r, -sim / na, r, -sim / nb)
+                } else {
+                    return sim;
                 }
             }
-        }
-        for (k, (_, z)) in rq.iter().enumerate() {
-            if wq[k] > 0.0 {
-                let d = partial(wq[k], oq[k], nb, na);
-                for f in 0..NUM_FEATURES {
-                    g[f] += d * z[f];
+            Objective::Jaccard => {
+                let den = na + nb - dot;
+                if den > 0.0 {
+                    // (other − J(2v − other)) / den = (1 + J)/den · other − 2J/den · v.
+                    let (a, b) = ((1.0 + sim) / den, -2.0 * sim / den);
+                    (a, b, a, b)
+                } else {
+                    return sim;
                 }
             }
+        };
+        for (k, &w) in wp.iter().enumerate() {
+            dw[p][k] += scale * b_p * w;
         }
-        (sim, g)
+        for (k, &w) in wq.iter().enumerate() {
+            dw[q][k] += scale * b_q * w;
+        }
+        if p == q {
+            for_shared(Box::new(|i, j| {
+                dw[p][i] += scale * a_p * wq[j];
+                dw[q][j] += scale * a_q * wp[i];
+            }));
+        } else {
+            let (dp, dq) = two_mut(dw, p, q);
+            for_shared(Box::new(|i, j| {
+                dp[i] += scale * a_p * wq[j];
+                dq[j] += scale * a_q * wp[i];
+            }));
+        }
+        sim
+    }
+}
+
+/// Two distinct elements of `v`, mutably.
+fn two_mut(v: &mut [Vec<f64>], p: usize, q: usize) -> (&mut Vec<f64>, &mut Vec<f64>) {
+    if p < q {
+        let (lo, hi) = v.split_at_mut(q);
+        (&mut lo[p], &mut hi[0])
+    } else {
+        let (lo, hi) = v.split_at_mut(p);
+        (&mut hi[0], &mut lo[q])
     }
 }
 
@@ -597,11 +656,38 @@ fn sigmoid(x: f64) -> f64 {
     }
 }
 
+/// A point, its loss and its gradient.
+type Evaluated = ([f64; NUM_FEATURES], f64, [f64; NUM_FEATURES]);
+
 /// The loss as argmin sees it, counting evaluations and reporting progress.
 struct Reporter<'a, 'p, P: FnMut(TrainProgress)> {
     loss: Loss<'a>,
     evaluations: &'p Cell<u64>,
     progress: RefCell<&'p mut P>,
+    /// The last point evaluated, with its loss and gradient: the line search asks for
+    /// the cost and then the gradient of the same point, one pass serves both.
+    last: RefCell<Option<Evaluated>>,
+}
+
+impl<P: FnMut(TrainProgress)> Reporter<'_, '_, P> {
+    /// The loss and gradient at `p`, computed once per point.
+    fn at(&self, p: &[f64]) -> (f64, [f64; NUM_FEATURES]) {
+        let lambda = to_array(p);
+        if let Some((l, v, g)) = *self.last.borrow() {
+            if l == lambda {
+                return (v, g);
+            }
+        }
+        let (v, g) = self.loss.gradient(&lambda);
+        let evaluations = self.evaluations.get() + 1;
+        self.evaluations.set(evaluations);
+        (self.progress.borrow_mut())(TrainProgress {
+            evaluations,
+            loss: v,
+        });
+        *self.last.borrow_mut() = Some((lambda, v, g));
+        (v, g)
+    }
 }
 
 fn to_array(p: &[f64]) -> [f64; NUM_FEATURES] {
@@ -617,11 +703,7 @@ impl<P: FnMut(TrainProgress)> CostFunction for Reporter<'_, '_, P> {
     type Output = f64;
 
     fn cost(&self, p: &Vec<f64>) -> Result<f64, argmin::core::Error> {
-        let loss = self.loss.value(&to_array(p));
-        let evaluations = self.evaluations.get() + 1;
-        self.evaluations.set(evaluations);
-        (self.progress.borrow_mut())(TrainProgress { evaluations, loss });
-        Ok(loss)
+        Ok(self.at(p).0)
     }
 }
 
@@ -630,6 +712,6 @@ impl<P: FnMut(TrainProgress)> Gradient for Reporter<'_, '_, P> {
     type Gradient = Vec<f64>;
 
     fn gradient(&self, p: &Vec<f64>) -> Result<Vec<f64>, argmin::core::Error> {
-        Ok(self.loss.gradient(&to_array(p)).1.to_vec())
+        Ok(self.at(p).1.to_vec())
     }
 }
