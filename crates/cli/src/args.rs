@@ -32,6 +32,12 @@ pub(crate) enum Command {
     /// the probability that a pair becomes a candidate, expected recall, candidates
     /// and bytes per document.
     Explain(ExplainArgs),
+    /// Learn k-gram weights from a labeled JSONL corpus (ANDD: Hajishirzi, Yih and
+    /// Kołcz, SIGIR 2010) and write the model.
+    ///
+    /// Documents with the same value of --label-field are near-duplicates of each
+    /// other; training prefers their pairs to pairs of different labels.
+    Train(TrainArgs),
     /// Print a shell completion script (for example `ndd completions bash >
     /// ~/.local/share/bash-completion/completions/ndd`).
     Completions {
@@ -210,6 +216,58 @@ pub(crate) struct MethodArgs {
     /// copy the reference copy [default: 5]
     #[arg(long, value_name = "M", help_heading = "Grouping")]
     pub(crate) min_copies: Option<usize>,
+}
+
+/// `ndd train`.
+#[derive(Debug, Args)]
+pub(crate) struct TrainArgs {
+    /// A JSONL file (plain or gzip) of labeled documents, or `-` for standard input
+    #[arg(long, short, value_name = "PATH")]
+    pub(crate) input: PathBuf,
+    /// JSONL field holding each document's cluster label (documents without it count
+    /// in the collection statistics only)
+    #[arg(long, value_name = "FIELD")]
+    pub(crate) label_field: String,
+    /// Where to write the model (a small binary file)
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: PathBuf,
+    /// The similarity to learn for: cosine (SimHash estimates it) or jaccard (weighted
+    /// MinHash)
+    #[arg(long, default_value = "cosine", value_name = "OBJECTIVE")]
+    pub(crate) objective: String,
+    /// Words per k-gram
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub(crate) k: usize,
+    /// Training instances (pairs of a near-duplicate pair and an unrelated pair)
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
+    pub(crate) instances: usize,
+    /// Most L-BFGS iterations
+    #[arg(long, default_value_t = 100, value_name = "N")]
+    pub(crate) max_iterations: u64,
+    /// L2 regularization weight [default: 0.001]
+    #[arg(long, value_name = "ALPHA")]
+    pub(crate) l2: Option<f64>,
+    /// Seed of the instances drawn
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub(crate) seed: u64,
+    /// JSONL field holding each document's id
+    #[arg(long, default_value = "id", value_name = "FIELD")]
+    pub(crate) id_field: String,
+    /// JSONL field holding each document's text
+    #[arg(long, default_value = "text", value_name = "FIELD")]
+    pub(crate) text_field: String,
+    /// JSONL field holding a title or e-mail subject (the in-title feature)
+    #[arg(long, value_name = "FIELD")]
+    pub(crate) title_field: Option<String>,
+    /// JSONL field holding a URL (the in-URL feature)
+    #[arg(long, value_name = "FIELD")]
+    pub(crate) url_field: Option<String>,
+    /// What to do with a bad line: skip it with a warning, or stop with an error
+    #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
+    pub(crate) on_error: OnError,
+    /// No progress on stderr
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
 }
 
 /// `--max-bucket-scan`: a bound, or none.

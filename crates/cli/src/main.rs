@@ -4,6 +4,7 @@
 //! ndd dedup                                   # the bundled corpus of a source checkout
 //! ndd dedup --input docs/ --threshold 0.7 --keep-out kept.jsonl --pairs-out pairs.tsv
 //! ndd explain --threshold 0.8 --num-perm 128
+//! ndd train --input labeled.jsonl --label-field cluster --out weights.ndl
 //! ```
 //!
 //! A thin program over the `ndd-pipeline` library: this crate parses options, shows
@@ -24,6 +25,7 @@ mod output;
 mod progress;
 mod settings;
 mod summary;
+mod train;
 mod write;
 
 use args::{Cli, Command};
@@ -33,6 +35,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Dedup(a) => dedup::run(a),
         Command::Explain(a) => explain::run(a),
+        Command::Train(a) => train::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ndd", &mut std::io::stdout());
             Ok(())

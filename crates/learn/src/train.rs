@@ -289,7 +289,12 @@ impl Trainer {
     }
 
     /// Learns weights from `docs` and `instances` (indices into `docs`), starting from
-    /// binary weights; `progress` is called after each loss evaluation. The feature
+    /// binary weights; `progress` is called after each loss evaluation.
+    ///
+    /// The bias weight is held at 1 and the others are learned: cosine and extended
+    /// Jaccard do not change when every weight is multiplied by the same positive
+    /// number, so with all weights free the L2 term would shrink them toward 0
+    /// without changing any similarity. The feature
     /// scaling is fitted on the k-grams of the documents the instances name.
     ///
     /// Cost: per evaluation, one pass over the instances' document pairs (linear in
@@ -372,14 +377,14 @@ impl Trainer {
             last: RefCell::new(None),
         };
         let result = Executor::new(reporter, solver)
-            .configure(|s| s.param(start.to_vec()).max_iters(self.max_iterations))
+            .configure(|s| s.param(start[1..].to_vec()).max_iters(self.max_iterations))
             .run()
             .map_err(|e| Error::invalid_input(format!("training failed: {e}")))?;
         let state = result.state();
         let best = state
             .get_best_param()
             .cloned()
-            .unwrap_or_else(|| start.to_vec());
+            .unwrap_or_else(|| start[1..].to_vec());
         let lambda = to_array(&best);
         let final_loss = loss.value(&lambda);
         let (iterations, evaluations) = (state.get_iter(), evaluations.get());
@@ -398,7 +403,7 @@ impl Trainer {
 
 /// Equation 4 over scaled rows: the mean over instances of
 /// `log(1 + exp(−s·Δ))`, `s = +1` when the first pair should score higher, plus
-/// `α/2 · |λ|²`.
+/// `α/2 · Σ λj²` over every weight but the bias.
 ///
 /// Public for the gradient test and for users who optimize it themselves.
 ///
@@ -545,7 +550,8 @@ impl<'a> Loss<'a> {
             }
         }
         let mut value = total / m;
-        for j in 0..NUM_FEATURES {
+        // The bias is not penalized (the trainer holds it at 1).
+        for j in 1..NUM_FEATURES {
             g[j] += self.l2 * lambda[j];
             value += 0.5 * self.l2 * lambda[j] * lambda[j];
         }
@@ -690,9 +696,11 @@ impl<P: FnMut(TrainProgress)> Reporter<'_, '_, P> {
     }
 }
 
+/// The full λ from the optimized ones: the bias held at 1.
 fn to_array(p: &[f64]) -> [f64; NUM_FEATURES] {
     let mut a = [0.0; NUM_FEATURES];
-    for (x, y) in a.iter_mut().zip(p) {
+    a[0] = 1.0;
+    for (x, y) in a[1..].iter_mut().zip(p) {
         *x = *y;
     }
     a
@@ -712,6 +720,6 @@ impl<P: FnMut(TrainProgress)> Gradient for Reporter<'_, '_, P> {
     type Gradient = Vec<f64>;
 
     fn gradient(&self, p: &Vec<f64>) -> Result<Vec<f64>, argmin::core::Error> {
-        Ok(self.at(p).1.to_vec())
+        Ok(self.at(p).1[1..].to_vec())
     }
 }

@@ -1,0 +1,142 @@
+//! `ndd train`, run as a user runs it: a labeled JSONL fixture whose clusters share
+//! boilerplate of varying length, the model written and loadable, bad input refused.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+mod common;
+
+use std::fs;
+
+use common::{fails, ndd, ok};
+use serde_json::json;
+
+/// 20 clusters of 3: part of a topic each, words of their own, legal boilerplate of
+/// random length at the end; a document without a label; a malformed line.
+fn fixture() -> String {
+    let mut x: u64 = 5;
+    let mut next = |n: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    let mut lines = Vec::new();
+    for c in 0..20 {
+        for v in 0..3 {
+            let mut w: Vec<String> = (0..8)
+                .filter(|_| next(10) < 6)
+                .map(|i| format!("c{c}t{i}"))
+                .collect();
+            w.extend((0..4).map(|i| format!("c{c}v{v}u{i}")));
+            w.extend((0..next(15)).map(|i| format!("legal{i}")));
+            lines.push(json!({"id": format!("{c}-{v}"), "text": w.join(" "), "cluster": format!("c{c}"), "subject": format!("topic {c}")}).to_string());
+        }
+    }
+    lines.push(json!({"id": "alone", "text": "no label on this one"}).to_string());
+    lines.push("not json".to_owned());
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn trains_a_model_that_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
+    let out = ok(&ndd(
+        &[
+            "train",
+            "--input",
+            "labeled.jsonl",
+            "--label-field",
+            "cluster",
+            "--title-field",
+            "subject",
+            "--out",
+            "w.ndl",
+            "--instances",
+            "2000",
+            "-q",
+        ],
+        dir.path(),
+    ));
+    assert!(out.contains("61 read, 60 labeled, 20 clusters"), "{out}");
+    let loss = out.lines().find(|l| l.starts_with("loss:")).unwrap();
+    let nums: Vec<f64> = loss
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    assert!(nums[1] < nums[0], "{loss}");
+    let model =
+        ndd_learn::WeightModel::from_bytes(&fs::read(dir.path().join("w.ndl")).unwrap()).unwrap();
+    assert_eq!(model.lambda()[0], 1.0);
+    assert_eq!(model.objective(), ndd_learn::Objective::Cosine);
+}
+
+#[test]
+fn bad_training_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
+    let run = |extra: &[&str]| {
+        ndd(
+            &[
+                &["train", "--input", "labeled.jsonl", "--out", "w.ndl", "-q"][..],
+                extra,
+            ]
+            .concat(),
+            dir.path(),
+        )
+    };
+    fails(
+        &run(&["--label-field", "nope"]),
+        1,
+        "0 documents have a \"nope\" field",
+    );
+    fails(
+        &run(&["--label-field", "cluster", "--objective", "euclid"]),
+        2,
+        "--objective",
+    );
+    fails(&run(&["--label-field", "cluster", "--k", "0"]), 2, "--k");
+    fails(
+        &run(&["--label-field", "cluster", "--instances", "0"]),
+        2,
+        "--instances",
+    );
+    fails(
+        &run(&["--label-field", "text"]),
+        2,
+        "must name different fields",
+    );
+    fails(
+        &ndd(
+            &[
+                "train",
+                "--input",
+                "labeled.jsonl",
+                "--label-field",
+                "cluster",
+                "--out",
+                "labeled.jsonl",
+            ],
+            dir.path(),
+        ),
+        2,
+        "is the input",
+    );
+    fs::create_dir(dir.path().join("folder")).unwrap();
+    fails(
+        &ndd(
+            &[
+                "train",
+                "--input",
+                "folder",
+                "--label-field",
+                "cluster",
+                "--out",
+                "w.ndl",
+            ],
+            dir.path(),
+        ),
+        2,
+        "reads a JSONL file",
+    );
+    assert!(!dir.path().join("w.ndl").exists());
+}
