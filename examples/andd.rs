@@ -2,7 +2,8 @@
 //! unlearned ones on labeled sets generated from real text, with hard negatives
 //! (sibling documents that differ in a clause, a name, a number): Max F1 on held-out
 //! clusters over random splits (Table 2's comparison) for learned, binary and TF-IDF
-//! weights and plain Jaccard, and the learning curve (Figure 5's shape). Each set is
+//! weights and plain Jaccard, over word unigrams and 3-grams, and the learning curve
+//! (Figure 5's shape). Each set is
 //! also run with heavy shared boilerplate appended (a legal footer of random length
 //! on every document), the domain the paper's news pages stand for.
 //!
@@ -62,8 +63,8 @@ fn main() -> Res<()> {
         println!("- {}", s.summary);
     }
     println!();
-    println!("| set | objective | learned | binary | TF-IDF | Jaccard (sets) |");
-    println!("| --- | --- | ---: | ---: | ---: | ---: |");
+    println!("| set | k | objective | learned | binary | TF-IDF | Jaccard (k-gram sets) |");
+    println!("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
     let mut curves = Vec::new();
     for s in &sets {
         let labels: Vec<usize> = s.labels.cluster_ids().to_vec();
@@ -72,40 +73,45 @@ fn main() -> Res<()> {
             (" + boilerplate", with_boilerplate(&s.texts, o.seed)),
         ] {
             let docs: Vec<Document> = texts.iter().map(|t| Document::new(t.as_str())).collect();
-            let stats =
-                CollectionStats::from_documents(Kgrams::new(1)?, texts.iter().map(String::as_str));
-            for objective in [Objective::Cosine, Objective::Jaccard] {
-                let settings = Evaluation {
-                    splits: 5,
-                    instances: 1000,
-                    seed: o.seed,
-                    trainer: Trainer::new(objective).max_iterations(40)?,
-                };
-                let scores = evaluate_splits(&stats, &docs, &labels, &settings)?;
-                let col = |f: fn(&SplitScores) -> f64| {
-                    let (m, sd) = mean_sd(&scores.iter().map(f).collect::<Vec<_>>());
-                    format!("{m:.3} ± {sd:.3}")
-                };
-                println!(
-                    "| {}{variant} | {objective} | {} | {} | {} | {} |",
-                    s.name,
-                    col(|x| x.learned),
-                    col(|x| x.binary),
-                    col(|x| x.tfidf),
-                    col(|x| x.jaccard)
+            for k in [1, 3] {
+                let stats = CollectionStats::from_documents(
+                    Kgrams::new(k)?,
+                    texts.iter().map(String::as_str),
                 );
-                if objective == Objective::Cosine {
-                    let one = Evaluation {
-                        splits: 3,
-                        ..settings
+                for objective in [Objective::Cosine, Objective::Jaccard] {
+                    let settings = Evaluation {
+                        splits: 5,
+                        instances: 1000,
+                        seed: o.seed,
+                        trainer: Trainer::new(objective).max_iterations(40)?,
                     };
-                    let curve = learning_curve(&stats, &docs, &labels, &one, &[2, 5, 10, 25, 50])?;
-                    curves.push((format!("{}{variant}", s.name), curve));
+                    let scores = evaluate_splits(&stats, &docs, &labels, &settings)?;
+                    let col = |f: fn(&SplitScores) -> f64| {
+                        let (m, sd) = mean_sd(&scores.iter().map(f).collect::<Vec<_>>());
+                        format!("{m:.3} ± {sd:.3}")
+                    };
+                    println!(
+                        "| {}{variant} | {k} | {objective} | {} | {} | {} | {} |",
+                        s.name,
+                        col(|x| x.learned),
+                        col(|x| x.binary),
+                        col(|x| x.tfidf),
+                        col(|x| x.jaccard)
+                    );
+                    if objective == Objective::Cosine && k == 1 {
+                        let one = Evaluation {
+                            splits: 3,
+                            ..settings
+                        };
+                        let curve =
+                            learning_curve(&stats, &docs, &labels, &one, &[2, 5, 10, 25, 50])?;
+                        curves.push((format!("{}{variant}", s.name), curve));
+                    }
                 }
             }
         }
     }
-    println!("\n## Learning curve (cosine; mean Max F1 over 3 splits: learned / binary)\n");
+    println!("\n## Learning curve (cosine, k = 1; mean Max F1 over 3 splits: learned / binary)\n");
     println!("| set | 2 | 5 | 10 | 25 | 50 training clusters |");
     println!("| --- | --- | --- | --- | --- | --- |");
     for (name, curve) in curves {
