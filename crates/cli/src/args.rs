@@ -169,8 +169,18 @@ pub(crate) struct MethodArgs {
     #[arg(long, value_name = "H", help_heading = "SimHash")]
     pub(crate) max_hamming: Option<usize>,
     /// simhash: feature weights [default: binary]
-    #[arg(long, value_enum, value_name = "W", help_heading = "SimHash")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "W",
+        help_heading = "SimHash",
+        conflicts_with = "weights"
+    )]
     pub(crate) weighting: Option<WeightingName>,
+    /// simhash: k-gram weights learned by `ndd train` (the model's k-grams replace
+    /// --k; document frequencies come from this corpus)
+    #[arg(long, value_name = "MODEL", help_heading = "SimHash")]
+    pub(crate) weights: Option<PathBuf>,
     /// imatch: randomized extra lexicons, 0 to 30 [default: 5]
     #[arg(long, value_name = "K", help_heading = "I-Match")]
     pub(crate) lexicons: Option<usize>,
@@ -316,6 +326,7 @@ impl MethodArgs {
             ("--bits", self.bits.is_some()),
             ("--max-hamming", self.max_hamming.is_some()),
             ("--weighting", self.weighting.is_some()),
+            ("--weights", self.weights.is_some()),
             ("--lexicons", self.lexicons.is_some()),
             ("--lexicon", self.lexicon.is_some()),
             ("--nidf", self.nidf.is_some()),

@@ -133,6 +133,7 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
             MethodName::Simhash,
         ),
         ("--weighting", a.weighting.is_some(), MethodName::Simhash),
+        ("--weights", a.weights.is_some(), MethodName::Simhash),
         ("--lexicons", a.lexicons.is_some(), MethodName::Imatch),
         ("--lexicon", a.lexicon.is_some(), MethodName::Imatch),
         ("--nidf", a.nidf.is_some(), MethodName::Imatch),
@@ -171,6 +172,12 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
                 Some(WeightingName::Tf) => SimWeighting::TermFrequency,
                 Some(WeightingName::Tfidf) => SimWeighting::TfIdf,
             };
+            if let Some(path) = &a.weights {
+                let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
+                let model = ndd_learn::WeightModel::from_bytes(&bytes)
+                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+                c.weighting = SimWeighting::Learned(std::sync::Arc::new(model));
+            }
         }
         Method::IMatch(c) => {
             if let Some(path) = &a.lexicon {
@@ -266,6 +273,10 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
     }
     Ok(GroupMethod::Durian(d))
 }
+
+/// The largest `--weights` file read: a model is 291 bytes; 1 MiB leaves room for
+/// later versions and refuses a wrong path to a large file at once.
+const MAX_MODEL_BYTES: u64 = 1 << 20;
 
 /// The largest `--links-in` file read: 1 GiB (about 30 million links).
 const MAX_LINKS_BYTES: u64 = 1 << 30;

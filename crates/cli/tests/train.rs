@@ -140,3 +140,76 @@ fn bad_training_input_is_refused() {
     );
     assert!(!dir.path().join("w.ndl").exists());
 }
+
+#[test]
+fn dedup_uses_a_trained_model() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
+    ok(&ndd(
+        &[
+            "train",
+            "--input",
+            "labeled.jsonl",
+            "--label-field",
+            "cluster",
+            "--out",
+            "w.ndl",
+            "--instances",
+            "3000",
+            "-q",
+        ],
+        dir.path(),
+    ));
+    let simhash = [
+        "dedup",
+        "--input",
+        "labeled.jsonl",
+        "--method",
+        "simhash",
+        "--bits",
+        "256",
+        "--max-hamming",
+        "60",
+        "-q",
+    ];
+    let learned = ok(&ndd(
+        &[&simhash[..], &["--weights", "w.ndl"]].concat(),
+        dir.path(),
+    ));
+    assert!(learned.contains("learned weights"), "{learned}");
+    let binary = ok(&ndd(&simhash, dir.path()));
+    let pairs = |out: &str| -> usize {
+        let line = out.lines().find(|l| l.starts_with("pairs:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    assert!(pairs(&learned) > pairs(&binary), "{learned}\n{binary}");
+    // Refused: another method, both weightings, a file that is not a model.
+    fails(
+        &ndd(
+            &["dedup", "--input", "labeled.jsonl", "--weights", "w.ndl"],
+            dir.path(),
+        ),
+        2,
+        "--weights belongs to --method simhash",
+    );
+    fails(
+        &ndd(
+            &[
+                &simhash[..],
+                &["--weights", "w.ndl", "--weighting", "tfidf"],
+            ]
+            .concat(),
+            dir.path(),
+        ),
+        2,
+        "cannot be used with",
+    );
+    fails(
+        &ndd(
+            &[&simhash[..], &["--weights", "labeled.jsonl"]].concat(),
+            dir.path(),
+        ),
+        1,
+        "corrupt data",
+    );
+}

@@ -331,7 +331,7 @@ impl Default for MinHashConfig {
 /// ```
 /// assert_eq!(ndd_pipeline::SimWeighting::default(), ndd_pipeline::SimWeighting::Binary);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum SimWeighting {
     /// Every distinct feature weighs 1.
     #[default]
@@ -341,6 +341,12 @@ pub enum SimWeighting {
     TermFrequency,
     /// Count times IDF from the corpus's own document frequencies.
     TfIdf,
+    /// Weights learned from labeled clusters (ANDD: `ndd train`, `ndd_learn`),
+    /// over the model's own k-grams (the pipeline's shingle setting is not used),
+    /// with document frequencies from the corpus being deduplicated. Feature
+    /// `learn`.
+    #[cfg(feature = "learn")]
+    Learned(std::sync::Arc<ndd_learn::WeightModel>),
 }
 
 /// SimHash fingerprints: very near copies at web scale, 8 bytes per document at 64
@@ -364,7 +370,7 @@ pub enum SimWeighting {
 /// let c = ndd_pipeline::SimHashConfig::default();
 /// assert_eq!((c.bits, c.max_hamming()), (64, 3));
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SimHashConfig {
     /// Signature length in bits (64 … 4096). 64 bits are searched exactly with
     /// permuted sorted tables; other lengths with bit-sampling LSH tuned for 99%

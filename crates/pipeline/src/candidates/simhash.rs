@@ -28,6 +28,14 @@ pub(crate) fn run(
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
+    #[cfg(feature = "learn")]
+    if let SimWeighting::Learned(model) = &config.weighting {
+        // The model's k-grams, weighted with document frequencies of this corpus.
+        let stats =
+            ndd_learn::CollectionStats::from_documents(model.kgrams(), texts.iter().copied());
+        let extractor = ndd_learn::LearnedKgrams::new(model, &stats);
+        return with_extractor(config, extractor, texts, ctx, sink);
+    }
     crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| with_extractor(
         config, e, texts, ctx, sink
     ))
@@ -63,8 +71,11 @@ fn with_extractor<E: FeatureExtractor + Sync>(
     let max_h = config.max_hamming();
     let n = texts.len() as u64;
     let (sigs, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-        let weighting = match config.weighting {
+        let weighting = match &config.weighting {
             SimWeighting::Binary => Weighting::Binary,
+            // The extractor pushes each k-gram once with its learned weight.
+            #[cfg(feature = "learn")]
+            SimWeighting::Learned(_) => Weighting::TermFrequency,
             SimWeighting::TermFrequency => Weighting::TermFrequency,
             SimWeighting::TfIdf => Weighting::tf_idf(DocumentFrequencies::from_documents(
                 &extractor,
@@ -158,10 +169,12 @@ fn with_extractor<E: FeatureExtractor + Sync>(
             "SimHash ({} bits, {} weights) + {search}, Hamming distance <= {max_h}, \
              score 1 - h/{}",
             config.bits,
-            match config.weighting {
+            match &config.weighting {
                 SimWeighting::Binary => "binary",
                 SimWeighting::TermFrequency => "term-frequency",
                 SimWeighting::TfIdf => "TF-IDF",
+                #[cfg(feature = "learn")]
+                SimWeighting::Learned(_) => "learned",
             },
             config.bits
         ),
