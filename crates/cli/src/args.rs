@@ -275,7 +275,7 @@ pub(crate) struct TrainArgs {
     /// What to do with a bad line: skip it with a warning, or stop with an error
     #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
     pub(crate) on_error: OnError,
-    /// No progress on stderr
+    /// No progress spinner on stderr (it is off anyway when stderr is not a terminal)
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }

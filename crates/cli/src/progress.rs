@@ -43,6 +43,15 @@ impl Bars {
         }
     }
 
+    /// The spinner of `ndd train`: loss evaluations and the current loss.
+    pub(crate) fn training(&self) -> ProgressBar {
+        self.bar(
+            None,
+            "{prefix:>10} {spinner} {pos} evaluations, loss {msg} [{elapsed_precise}]",
+            "train".to_owned(),
+        )
+    }
+
     /// The bar of the read stage.
     pub(crate) fn reading(&self) -> ReadBar {
         ReadBar {

@@ -127,17 +127,14 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
             i
         })
         .collect();
-    let show = !a.quiet;
+    let spinner = bars.training();
     let (model, report) = trainer
         .train(&stats, &docs, &instances, |p| {
-            if show && p.evaluations % 10 == 0 {
-                eprintln!(
-                    "training: {} evaluations, loss {:.6}",
-                    p.evaluations, p.loss
-                );
-            }
+            spinner.set_position(p.evaluations);
+            spinner.set_message(format!("{:.6}", p.loss));
         })
         .map_err(|e| CliError::Input(format!("training failed: {e}")))?;
+    spinner.finish_and_clear();
 
     let mut pending = output::Pending::create(&targets[0].path)?;
     std::io::Write::write_all(pending.writer(), &model.to_bytes())
