@@ -205,8 +205,7 @@ pub fn evaluate_splits(
         instances,
         seed,
     } = *settings;
-    check_lengths(docs, labels)?;
-    let clusters = cluster_ids(labels);
+    let clusters = cluster_ids(docs, labels)?;
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(splits);
     for s in 0..splits {
@@ -264,8 +263,7 @@ pub fn learning_curve(
         instances,
         seed,
     } = *settings;
-    check_lengths(docs, labels)?;
-    let clusters = cluster_ids(labels);
+    let clusters = cluster_ids(docs, labels)?;
     let half = clusters.len() / 2;
     let mut out = Vec::with_capacity(counts.len());
     for &count in counts {
@@ -304,20 +302,16 @@ pub fn learning_curve(
     Ok(out)
 }
 
-fn check_lengths(docs: &[Document], labels: &[usize]) -> Result<(), Error> {
+/// The distinct labels, sorted, once `labels` is checked to be one per document.
+fn cluster_ids(docs: &[Document], labels: &[usize]) -> Result<Vec<usize>, Error> {
     if docs.len() != labels.len() {
         return Err(Error::LengthMismatch {
             expected: docs.len(),
             actual: labels.len(),
         });
     }
-    Ok(())
-}
-
-/// The distinct labels, sorted.
-fn cluster_ids(labels: &[usize]) -> Vec<usize> {
     let mut c = labels.to_vec();
     c.sort_unstable();
     c.dedup();
-    c
+    Ok(c)
 }
