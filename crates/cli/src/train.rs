@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_learn::{CollectionStats, Document, Feature, Kgrams, Trainer, instances_from_clusters};
+use ndd_learn::{CollectionStats, Document, Feature, Kgrams, Trainer, instances_from_labels};
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 
 use crate::args::{OnError, TrainArgs};
@@ -99,34 +99,26 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     // Documents with a label take part in the instances; every document counts in
     // the collection statistics.
     let mut label_ids: ahash::AHashMap<&str, usize> = ahash::AHashMap::new();
-    let mut labeled: Vec<usize> = Vec::new();
-    let mut labels: Vec<usize> = Vec::new();
-    for (i, d) in corpus.documents.iter().enumerate() {
-        if let Some(l) = d.attribute(&a.label_field) {
-            let next = label_ids.len();
-            labels.push(*label_ids.entry(l).or_insert(next));
-            labeled.push(i);
-        }
-    }
+    let labels: Vec<Option<usize>> = corpus
+        .documents
+        .iter()
+        .map(|d| {
+            d.attribute(&a.label_field).map(|l| {
+                let next = label_ids.len();
+                *label_ids.entry(l).or_insert(next)
+            })
+        })
+        .collect();
+    let labeled = labels.iter().flatten().count();
     let stats = CollectionStats::from_documents(kgrams, docs.iter().map(|d| d.body.as_str()));
-    let instances = instances_from_clusters(&labels, a.instances, a.seed).map_err(|e| {
+    let instances = instances_from_labels(&labels, a.instances, a.seed).map_err(|e| {
         CliError::Input(format!(
-            "{}: {e} ({} documents have a {:?} field, in {} clusters)",
+            "{}: {e} ({labeled} documents have a {:?} field, in {} clusters)",
             source.name(),
-            labeled.len(),
             a.label_field,
             label_ids.len()
         ))
     })?;
-    // Instances index the labeled documents; map them to corpus positions.
-    let instances: Vec<_> = instances
-        .into_iter()
-        .map(|mut i| {
-            i.first = (labeled[i.first.0], labeled[i.first.1]);
-            i.second = (labeled[i.second.0], labeled[i.second.1]);
-            i
-        })
-        .collect();
     let spinner = bars.training();
     let (model, report) = trainer
         .train(&stats, &docs, &instances, |p| {
@@ -145,7 +137,7 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     println!(
         "documents:   {} read, {} labeled, {} clusters",
         docs.len(),
-        labeled.len(),
+        labeled,
         label_ids.len()
     );
     println!(

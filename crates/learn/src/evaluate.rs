@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::features::{CollectionStats, Document, Feature};
 use crate::model::WeightModel;
-use crate::train::{Trainer, instances_from_clusters};
+use crate::train::{Trainer, instances_from_labels};
 
 /// Max F1 over every pair of a split's test documents, for each weighting.
 ///
@@ -44,21 +44,20 @@ pub struct SplitScores {
 /// ```
 pub const MAX_EVALUATION_DOCUMENTS: usize = 20_000;
 
-/// Trains on the documents of `train_clusters` (labels) and scores every pair of the
-/// other documents with each weighting. `stats` should be counted over the whole
-/// collection (unsupervised statistics).
+/// Trains on the documents whose label is in `train` and scores every pair of those
+/// whose label is in `test` (both sorted label lists), with each weighting. `stats`
+/// should be counted over the whole collection (unsupervised statistics).
 fn split(
     stats: &CollectionStats,
     docs: &[Document],
     labels: &[usize],
-    train_clusters: &[usize],
-    trainer: &Trainer,
-    instances: usize,
+    (train, test): (&[usize], &[usize]),
+    settings: &Evaluation,
     seed: u64,
 ) -> Result<SplitScores, Error> {
-    let in_train = |l: usize| train_clusters.binary_search(&l).is_ok();
-    let train: Vec<usize> = (0..docs.len()).filter(|&d| in_train(labels[d])).collect();
-    let test: Vec<usize> = (0..docs.len()).filter(|&d| !in_train(labels[d])).collect();
+    let test: Vec<usize> = (0..docs.len())
+        .filter(|&d| test.binary_search(&labels[d]).is_ok())
+        .collect();
     if test.len() > MAX_EVALUATION_DOCUMENTS {
         return Err(Error::invalid_parameter(
             "documents",
@@ -68,10 +67,13 @@ fn split(
             ),
         ));
     }
-    let train_docs: Vec<Document> = train.iter().map(|&d| docs[d].clone()).collect();
-    let train_labels: Vec<usize> = train.iter().map(|&d| labels[d]).collect();
-    let inst = instances_from_clusters(&train_labels, instances, seed)?;
-    let (model, _) = trainer.train(stats, &train_docs, &inst, |_| {})?;
+    let train_labels: Vec<Option<usize>> = labels
+        .iter()
+        .map(|&l| train.binary_search(&l).is_ok().then_some(l))
+        .collect();
+    let inst = instances_from_labels(&train_labels, settings.instances, seed)?;
+    let trainer = settings.trainer;
+    let (model, _) = trainer.train(stats, docs, &inst, |_| {})?;
     let objective = trainer.objective();
     let binary = WeightModel::binary(stats.kgrams(), objective);
     let n_docs = stats.documents().max(1) as f64;
@@ -199,28 +201,21 @@ pub fn evaluate_splits(
     labels: &[usize],
     settings: &Evaluation,
 ) -> Result<Vec<SplitScores>, Error> {
-    let Evaluation {
-        trainer,
-        splits,
-        instances,
-        seed,
-    } = *settings;
     let clusters = cluster_ids(docs, labels)?;
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut out = Vec::with_capacity(splits);
-    for s in 0..splits {
+    let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
+    let mut out = Vec::with_capacity(settings.splits);
+    for s in 0..settings.splits {
         let mut order = clusters.clone();
         order.shuffle(&mut rng);
-        let mut train = order[..order.len() / 2].to_vec();
-        train.sort_unstable();
+        let half = order.len() / 2;
+        let (train, test) = sorted_halves(&mut order, half, half);
         out.push(split(
             stats,
             docs,
             labels,
-            &train,
-            &trainer,
-            instances,
-            seed ^ s as u64,
+            (train, test),
+            settings,
+            settings.seed ^ s as u64,
         )?);
     }
     Ok(out)
@@ -234,7 +229,8 @@ pub fn evaluate_splits(
 /// # Errors
 ///
 /// As [`evaluate_splits`]. A count is raised to 2 (training needs two clusters) and
-/// capped at half of the clusters.
+/// capped at half of the clusters (a collection of fewer than 4 clusters then fails
+/// to train).
 ///
 /// # Example
 ///
@@ -257,49 +253,44 @@ pub fn learning_curve(
     settings: &Evaluation,
     counts: &[usize],
 ) -> Result<Vec<(usize, f64, f64)>, Error> {
-    let Evaluation {
-        trainer,
-        splits,
-        instances,
-        seed,
-    } = *settings;
     let clusters = cluster_ids(docs, labels)?;
     let half = clusters.len() / 2;
     let mut out = Vec::with_capacity(counts.len());
     for &count in counts {
-        let count = count.clamp(2, half.max(2));
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        // At least 2 clusters (training needs two), never more than the training half.
+        let count = count.clamp(2, half.max(2)).min(half);
+        let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
         let (mut learned, mut binary) = (0.0, 0.0);
-        for s in 0..splits {
+        for s in 0..settings.splits {
             let mut order = clusters.clone();
             order.shuffle(&mut rng);
             // The test half is order[half..]; train on `count` of the rest.
-            let mut train = order[..count].to_vec();
-            train.sort_unstable();
-            let kept: Vec<usize> = (0..docs.len())
-                .filter(|&d| {
-                    let l = labels[d];
-                    train.binary_search(&l).is_ok() || order[half..].contains(&l)
-                })
-                .collect();
-            let sub_docs: Vec<Document> = kept.iter().map(|&d| docs[d].clone()).collect();
-            let sub_labels: Vec<usize> = kept.iter().map(|&d| labels[d]).collect();
+            let (train, test) = sorted_halves(&mut order, count, half);
             let scores = split(
                 stats,
-                &sub_docs,
-                &sub_labels,
-                &train,
-                &trainer,
-                instances,
-                seed ^ s as u64,
+                docs,
+                labels,
+                (train, test),
+                settings,
+                settings.seed ^ s as u64,
             )?;
             learned += scores.learned;
             binary += scores.binary;
         }
-        let k = splits.max(1) as f64;
+        let k = settings.splits.max(1) as f64;
         out.push((count, learned / k, binary / k));
     }
     Ok(out)
+}
+
+/// The first `count` labels of the shuffled `order` (training) and those from `half`
+/// on (test), each sorted for lookups.
+fn sorted_halves(order: &mut [usize], count: usize, half: usize) -> (&[usize], &[usize]) {
+    let (front, back) = order.split_at_mut(half);
+    let train = &mut front[..count];
+    train.sort_unstable();
+    back.sort_unstable();
+    (train, back)
 }
 
 /// The distinct labels, sorted, once `labels` is checked to be one per document.

@@ -263,12 +263,15 @@ impl Kgrams {
         self.k
     }
 
-    /// The tokens of `text`: (hash, whether it starts with an upper-case letter).
-    fn tokens(text: &str) -> Vec<(u64, bool)> {
+    /// The token hashes of `text`, and with `caps`, whether each starts with an
+    /// upper-case letter.
+    fn tokens(text: &str, mut caps: Option<&mut Vec<bool>>) -> Vec<u64> {
         let mut out = Vec::new();
         WordTokenizer::new().for_each_token(text, |t| {
-            let cap = t.text.chars().next().is_some_and(char::is_uppercase);
-            out.push((hash_token(t.text, true, 0), cap));
+            if let Some(c) = caps.as_deref_mut() {
+                c.push(t.text.chars().next().is_some_and(char::is_uppercase));
+            }
+            out.push(hash_token(t.text, true, 0));
         });
         out
     }
@@ -276,8 +279,7 @@ impl Kgrams {
 
 impl FeatureExtractor for Kgrams {
     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-        let hashes: Vec<u64> = Kgrams::tokens(doc).into_iter().map(|t| t.0).collect();
-        for w in hashes.windows(self.k) {
+        for w in Kgrams::tokens(doc, None).windows(self.k) {
             sink.push(kgram_hash(w));
         }
     }
@@ -493,23 +495,29 @@ impl CollectionStats {
     /// ```
     #[must_use]
     pub fn rows(&self, doc: &Document) -> Vec<(u64, FeatureRow)> {
+        self.rows_of(&doc.body, doc.title.as_deref(), doc.url.as_deref())
+    }
+
+    /// [`rows`](Self::rows) of a body, title and URL given apart.
+    pub(crate) fn rows_of(
+        &self,
+        body: &str,
+        title: Option<&str>,
+        url: Option<&str>,
+    ) -> Vec<(u64, FeatureRow)> {
         let k = self.kgrams.k;
-        let tokens = Kgrams::tokens(&doc.body);
-        let n = tokens.len();
+        let mut caps = Vec::new();
+        let hashes = Kgrams::tokens(body, Some(&mut caps));
+        let n = hashes.len();
         if n < k {
             return Vec::new();
         }
-        let title: AHashSet<u64> = doc
-            .title
-            .as_deref()
+        let title: AHashSet<u64> = title
             .map(|t| self.kgrams.features(t).into_iter().collect())
             .unwrap_or_default();
-        let url: AHashSet<u64> = doc
-            .url
-            .as_deref()
-            .map(|u| Kgrams::tokens(u).into_iter().map(|t| t.0).collect())
+        let url: AHashSet<u64> = url
+            .map(|u| Kgrams::tokens(u, None).into_iter().collect())
             .unwrap_or_default();
-        let hashes: Vec<u64> = tokens.iter().map(|t| t.0).collect();
         // First position and count of each k-gram.
         let mut seen: AHashMap<u64, (usize, u32)> = AHashMap::new();
         for (i, w) in hashes.windows(k).enumerate() {
@@ -521,10 +529,12 @@ impl CollectionStats {
             .into_iter()
             .map(|(g, (first, tf))| {
                 let terms = &hashes[first..first + k];
-                let mut dfs: Vec<u64> = terms
-                    .iter()
-                    .map(|&t| self.term_df.df(kgram_hash(&[t])))
-                    .collect();
+                // k ≤ MAX_K: the terms' document frequencies on the stack.
+                let mut df_buf = [0u64; MAX_K];
+                let dfs = &mut df_buf[..k];
+                for (d, &t) in dfs.iter_mut().zip(terms) {
+                    *d = self.term_df.df(kgram_hash(&[t]));
+                }
                 dfs.sort_unstable();
                 let mean = dfs.iter().map(|&d| d as f64).sum::<f64>() / k as f64;
                 let median = if k % 2 == 1 {
@@ -546,7 +556,7 @@ impl CollectionStats {
                 row[Feature::Qf.index()] = qf.ln_1p();
                 row[Feature::Loc.index()] = first as f64 / n as f64;
                 row[Feature::Len.index()] = len;
-                row[Feature::Cap.index()] = f64::from(u8::from(tokens[first].1));
+                row[Feature::Cap.index()] = f64::from(u8::from(caps[first]));
                 row[Feature::InTitle.index()] = f64::from(u8::from(title.contains(&g)));
                 row[Feature::InUrl.index()] =
                     f64::from(u8::from(terms.iter().all(|t| url.contains(t))));

@@ -62,5 +62,5 @@ pub use features::{CollectionStats, Document, Feature, FeatureRow, Kgrams, MAX_K
 pub use model::{FeatureScaling, LearnedKgrams, Objective, WeightModel};
 pub use train::{
     DEFAULT_L2, Instance, Loss, MAX_INSTANCES, MAX_ITERATIONS, TrainProgress, TrainReport, Trainer,
-    instances_from_clusters,
+    instances_from_clusters, instances_from_labels,
 };

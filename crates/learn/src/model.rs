@@ -60,14 +60,16 @@ impl Objective {
     /// ```
     #[must_use]
     pub fn similarity(self, a: &SparseVector, b: &SparseVector) -> f64 {
-        let (dot, na, nb) = dot_norms(
-            a.entries().iter().map(|e| (e.feature, e.weight)),
-            b.entries().iter().map(|e| (e.feature, e.weight)),
-        );
-        self.of_parts(dot, na, nb)
+        if a.is_empty() || b.is_empty() {
+            return 0.0;
+        }
+        match self {
+            Objective::Cosine => ndd_core::cosine(a, b),
+            Objective::Jaccard => ndd_core::extended_jaccard(a, b),
+        }
     }
 
-    /// The similarity from `v·w`, `|v|²` and `|w|²`.
+    /// The similarity from `v·w`, `|v|²` and `|w|²` (training keeps the norms).
     pub(crate) fn of_parts(self, dot: f64, na: f64, nb: f64) -> f64 {
         match self {
             Objective::Cosine if na > 0.0 && nb > 0.0 => dot / (na * nb).sqrt(),
@@ -93,43 +95,6 @@ impl std::str::FromStr for Objective {
             _ => Err(Error::invalid_input(format!(
                 "unknown objective `{s}` (cosine, jaccard)"
             ))),
-        }
-    }
-}
-
-/// `v·w`, `|v|²`, `|w|²` of two sorted sparse vectors.
-pub(crate) fn dot_norms(
-    a: impl Iterator<Item = (u64, f64)>,
-    b: impl Iterator<Item = (u64, f64)>,
-) -> (f64, f64, f64) {
-    let (mut a, mut b) = (a.peekable(), b.peekable());
-    let (mut dot, mut na, mut nb) = (0.0, 0.0, 0.0);
-    loop {
-        match (a.peek().copied(), b.peek().copied()) {
-            (Some((fa, wa)), Some((fb, wb))) => {
-                if fa == fb {
-                    dot += wa * wb;
-                    na += wa * wa;
-                    nb += wb * wb;
-                    a.next();
-                    b.next();
-                } else if fa < fb {
-                    na += wa * wa;
-                    a.next();
-                } else {
-                    nb += wb * wb;
-                    b.next();
-                }
-            }
-            (Some((_, wa)), None) => {
-                na += wa * wa;
-                a.next();
-            }
-            (None, Some((_, wb))) => {
-                nb += wb * wb;
-                b.next();
-            }
-            (None, None) => return (dot, na, nb),
         }
     }
 }
@@ -389,12 +354,8 @@ impl WeightModel {
         linear(&self.lambda, &z).max(0.0)
     }
 
-    /// The document's weighted k-gram vector (k-grams of weight 0 left out).
-    ///
-    /// # Errors
-    ///
-    /// None in practice: `stats` must count the model's k-grams; the vector is empty
-    /// otherwise.
+    /// The document's weighted k-gram vector (k-grams of weight 0 left out). `stats`
+    /// must count the model's k-grams; the vector is empty otherwise.
     ///
     /// # Example
     ///
@@ -407,11 +368,16 @@ impl WeightModel {
     /// ```
     #[must_use]
     pub fn vector(&self, stats: &CollectionStats, doc: &Document) -> SparseVector {
+        self.vector_of(stats, &stats.rows(doc))
+    }
+
+    /// The weighted vector of rows from `stats` (empty when `stats` counts other
+    /// k-grams).
+    fn vector_of(&self, stats: &CollectionStats, rows: &[(u64, FeatureRow)]) -> SparseVector {
         if stats.kgrams() != self.kgrams {
             return SparseVector::default();
         }
-        let entries: Vec<Weighted> = stats
-            .rows(doc)
+        let entries: Vec<Weighted> = rows
             .iter()
             .filter_map(|(g, row)| {
                 let w = self.weight(row);
@@ -567,6 +533,8 @@ pub(crate) fn linear(lambda: &[f64; NUM_FEATURES], z: &FeatureRow) -> f64 {
 pub struct LearnedKgrams<'a> {
     model: &'a WeightModel,
     stats: &'a CollectionStats,
+    /// Fingerprinting the statistics reads every table: done once.
+    scheme: SchemeId,
 }
 
 impl<'a> LearnedKgrams<'a> {
@@ -584,24 +552,30 @@ impl<'a> LearnedKgrams<'a> {
     /// ```
     #[must_use]
     pub fn new(model: &'a WeightModel, stats: &'a CollectionStats) -> Self {
-        LearnedKgrams { model, stats }
+        // The weights depend on the model and on the statistics' document
+        // frequencies: signatures under other statistics must not compare.
+        let scheme = SchemeId::new("ndd-learn-learned-kgrams")
+            .with_scheme(model.scheme())
+            .with(stats.documents())
+            .with(stats.fingerprint())
+            .finish();
+        LearnedKgrams {
+            model,
+            stats,
+            scheme,
+        }
     }
 }
 
 impl FeatureExtractor for LearnedKgrams<'_> {
     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-        for e in self.model.vector(self.stats, &Document::new(doc)).entries() {
+        let rows = self.stats.rows_of(doc, None, None);
+        for e in self.model.vector_of(self.stats, &rows).entries() {
             sink.push_weighted(e.feature, e.weight);
         }
     }
 
     fn scheme(&self) -> SchemeId {
-        // The weights depend on the model and on the statistics' document
-        // frequencies: signatures under other statistics must not compare.
-        SchemeId::new("ndd-learn-learned-kgrams")
-            .with_scheme(self.model.scheme())
-            .with(self.stats.documents())
-            .with(self.stats.fingerprint())
-            .finish()
+        self.scheme
     }
 }

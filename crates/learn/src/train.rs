@@ -74,6 +74,32 @@ pub fn instances_from_clusters(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Instance>, Error> {
+    let labels: Vec<Option<usize>> = labels.iter().copied().map(Some).collect();
+    instances_from_labels(&labels, count, seed)
+}
+
+/// [`instances_from_clusters`] where only some documents are labeled (`None`: a
+/// document that takes part in no instance, for example one of the test half, or
+/// one without a label in the input). Instances name documents by their index in
+/// `labels`.
+///
+/// # Errors
+///
+/// As [`instances_from_clusters`], counting labeled documents only.
+///
+/// # Example
+///
+/// ```
+/// let labels = [Some(0), None, Some(0), Some(1)];
+/// let inst = ndd_learn::instances_from_labels(&labels, 50, 1)?;
+/// assert!(inst.iter().all(|i| ![i.first.0, i.first.1, i.second.0, i.second.1].contains(&1)));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub fn instances_from_labels(
+    labels: &[Option<usize>],
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Instance>, Error> {
     if count > MAX_INSTANCES {
         return Err(Error::invalid_parameter(
             "count",
@@ -81,8 +107,12 @@ pub fn instances_from_clusters(
         ));
     }
     let mut by_label: ahash::AHashMap<usize, Vec<usize>> = ahash::AHashMap::new();
-    for (d, &l) in labels.iter().enumerate() {
-        by_label.entry(l).or_default().push(d);
+    let mut members = Vec::new();
+    for (d, l) in labels.iter().enumerate() {
+        if let Some(l) = *l {
+            by_label.entry(l).or_default().push(d);
+            members.push(d);
+        }
     }
     let mut clusters: Vec<Vec<usize>> = by_label.into_values().collect();
     clusters.sort();
@@ -117,26 +147,19 @@ pub fn instances_from_clusters(
         }
         let positive = (c[a], c[b]);
         let negative = loop {
-            let x = rng.random_range(0..labels.len());
-            let y = rng.random_range(0..labels.len());
+            let x = members[rng.random_range(0..members.len())];
+            let y = members[rng.random_range(0..members.len())];
             if labels[x] != labels[y] {
                 break (x, y);
             }
         };
         let y = rng.random_bool(0.5);
-        out.push(if y {
-            Instance {
-                first: positive,
-                second: negative,
-                y,
-            }
+        let (first, second) = if y {
+            (positive, negative)
         } else {
-            Instance {
-                first: negative,
-                second: positive,
-                y,
-            }
-        });
+            (negative, positive)
+        };
+        out.push(Instance { first, second, y });
     }
     Ok(out)
 }
@@ -524,16 +547,16 @@ impl<'a> Loss<'a> {
         let m = self.instances.len().max(1) as f64;
         let mut total = 0.0;
         for inst in self.instances {
-            let s1 = self.pair(&weights, &norms, inst.first, None);
-            let s2 = self.pair(&weights, &norms, inst.second, None);
+            let (s1, dot1) = self.pair(&weights, &norms, inst.first);
+            let (s2, dot2) = self.pair(&weights, &norms, inst.second);
             let sign = if inst.y { 1.0 } else { -1.0 };
             let x = -sign * (s1 - s2);
             total += softplus(x);
             if grad {
                 // d softplus(x)/dΔ = σ(x) · (−sign), and Δ = s1 − s2.
                 let d = -sign * sigmoid(x) / m;
-                self.pair(&weights, &norms, inst.first, Some((d, &mut dw)));
-                self.pair(&weights, &norms, inst.second, Some((-d, &mut dw)));
+                self.accumulate(&weights, &norms, inst.first, (s1, dot1), d, &mut dw);
+                self.accumulate(&weights, &norms, inst.second, (s2, dot2), -d, &mut dw);
             }
         }
         let mut g = [0.0; NUM_FEATURES];
@@ -558,61 +581,49 @@ impl<'a> Loss<'a> {
         (value, g)
     }
 
-    /// The similarity of a pair from the documents' weights; with `acc = (scale,
-    /// dw)`, also adds `scale · ∂sim/∂w` to each document's weight derivatives.
+    /// The similarity of a pair from the documents' weights, and its dot product.
     fn pair(
         &self,
         weights: &[Option<Vec<f64>>],
         norms: &[f64],
         (p, q): (usize, usize),
-        acc: Option<(f64, &mut Vec<Vec<f64>>)>,
-    ) -> f64 {
+    ) -> (f64, f64) {
         let (Some(Some(wp)), Some(Some(wq))) = (weights.get(p), weights.get(q)) else {
-            return 0.0;
-        };
-        let (rp, rq) = (&self.rows[p], &self.rows[q]);
-        // The dot product over the k-grams both documents have (a merge).
-        let for_shared = |mut f: Box<dyn FnMut(usize, usize) + '_>| {
-            let (mut i, mut j) = (0, 0);
-            while i < rp.len() && j < rq.len() {
-                match rp[i].0.cmp(&rq[j].0) {
-                    std::cmp::Ordering::Equal => {
-                        f(i, j);
-                        i += 1;
-                        j += 1;
-                    }
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                }
-            }
+            return (0.0, 0.0);
         };
         let mut dot = 0.0;
-        for_shared(Box::new(|i, j| dot += wp[i] * wq[j]));
-        let (na, nb) = (norms[p], norms[q]);
-        let sim = self.objective.of_parts(dot, na, nb);
-        let Some((scale, dw)) = acc else {
-            return sim;
+        for_shared(&self.rows[p], &self.rows[q], |i, j| dot += wp[i] * wq[j]);
+        (self.objective.of_parts(dot, norms[p], norms[q]), dot)
+    }
+
+    /// Adds `scale · ∂sim/∂w` of the pair to each document's weight derivatives, given
+    /// the pair's similarity and dot product from [`pair`](Self::pair).
+    fn accumulate(
+        &self,
+        weights: &[Option<Vec<f64>>],
+        norms: &[f64],
+        (p, q): (usize, usize),
+        (sim, dot): (f64, f64),
+        scale: f64,
+        dw: &mut [Vec<f64>],
+    ) {
+        let (Some(Some(wp)), Some(Some(wq))) = (weights.get(p), weights.get(q)) else {
+            return;
         };
+        let (na, nb) = (norms[p], norms[q]);
         // ∂sim/∂w_p[k] = a·other_k + b·w_p[k] (and the same for q with its norm).
         let (a_p, b_p, a_q, b_q) = match self.objective {
-            Objective::Cosine => {
-                if na > 0.0 && nb > 0.0 {
-                    let r = 1.0 / (na * nb).sqrt();
-                    (r, -sim / na, r, -sim / nb)
-                } else {
-                    return sim;
-                }
+            Objective::Cosine if na > 0.0 && nb > 0.0 => {
+                let r = 1.0 / (na * nb).sqrt();
+                (r, -sim / na, r, -sim / nb)
             }
-            Objective::Jaccard => {
+            Objective::Jaccard if na + nb - dot > 0.0 => {
+                // (other − J(2v − other)) / den = (1 + J)/den · other − 2J/den · v.
                 let den = na + nb - dot;
-                if den > 0.0 {
-                    // (other − J(2v − other)) / den = (1 + J)/den · other − 2J/den · v.
-                    let (a, b) = ((1.0 + sim) / den, -2.0 * sim / den);
-                    (a, b, a, b)
-                } else {
-                    return sim;
-                }
+                let (a, b) = ((1.0 + sim) / den, -2.0 * sim / den);
+                (a, b, a, b)
             }
+            _ => return,
         };
         for (k, &w) in wp.iter().enumerate() {
             dw[p][k] += scale * b_p * w;
@@ -620,30 +631,28 @@ impl<'a> Loss<'a> {
         for (k, &w) in wq.iter().enumerate() {
             dw[q][k] += scale * b_q * w;
         }
-        if p == q {
-            for_shared(Box::new(|i, j| {
-                dw[p][i] += scale * a_p * wq[j];
-                dw[q][j] += scale * a_q * wp[i];
-            }));
-        } else {
-            let (dp, dq) = two_mut(dw, p, q);
-            for_shared(Box::new(|i, j| {
-                dp[i] += scale * a_p * wq[j];
-                dq[j] += scale * a_q * wp[i];
-            }));
-        }
-        sim
+        // Indexed through `dw` each time, so a pair of a document with itself works.
+        for_shared(&self.rows[p], &self.rows[q], |i, j| {
+            dw[p][i] += scale * a_p * wq[j];
+            dw[q][j] += scale * a_q * wp[i];
+        });
     }
 }
 
-/// Two distinct elements of `v`, mutably.
-fn two_mut(v: &mut [Vec<f64>], p: usize, q: usize) -> (&mut Vec<f64>, &mut Vec<f64>) {
-    if p < q {
-        let (lo, hi) = v.split_at_mut(q);
-        (&mut lo[p], &mut hi[0])
-    } else {
-        let (lo, hi) = v.split_at_mut(p);
-        (&mut hi[0], &mut lo[q])
+/// Calls `f(i, j)` for each k-gram both rows have (`a[i]` and `b[j]`), merging the
+/// two sorted lists.
+fn for_shared(a: &[(u64, FeatureRow)], b: &[(u64, FeatureRow)], mut f: impl FnMut(usize, usize)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Equal => {
+                f(i, j);
+                i += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+        }
     }
 }
 
