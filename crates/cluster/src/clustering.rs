@@ -336,9 +336,9 @@ pub fn cluster<D: FnMut(usize, usize) -> f64>(
         constraints,
         cluster_of_class: vec![NONE; constraints.num_classes()],
         centroids: Vec::new(),
+        visited: Vec::new(),
     };
     let mut seeded = vec![false; n];
-    let mut seen: Vec<usize> = Vec::new();
     let (theta, alpha) = (options.theta, options.alpha);
     let mut adjusted = |a: usize, b: usize| {
         let d = distance(a, b);
@@ -378,13 +378,14 @@ pub fn cluster<D: FnMut(usize, usize) -> f64>(
                 continue;
             }
             let mut best = (to_seed, own);
-            seen.clear();
             for &c in neighbours.of(s) {
                 let k = state.cluster_of(c);
-                if k == NONE || k == own || seen.contains(&k) || state.blocked(s, k) {
+                // Each cluster once per candidate: `visited[k]` holds the last
+                // candidate that looked at cluster k.
+                if k == NONE || k == own || state.visited[k] == s || state.blocked(s, k) {
                     continue;
                 }
-                seen.push(k);
+                state.visited[k] = s;
                 let dk = adjusted(s, state.centroids[k]);
                 if dk < best.0 || (dk == best.0 && best.1 != own && k < best.1) {
                     best = (dk, k);
@@ -415,6 +416,8 @@ struct State<'c> {
     constraints: &'c Closure,
     cluster_of_class: Vec<usize>,
     centroids: Vec<usize>,
+    /// Per cluster, the last candidate that compared itself with it.
+    visited: Vec<usize>,
 }
 
 impl State<'_> {
@@ -426,6 +429,7 @@ impl State<'_> {
     fn start(&mut self, seed: usize) -> usize {
         let k = self.centroids.len();
         self.centroids.push(seed);
+        self.visited.push(NONE);
         self.cluster_of_class[self.constraints.class_of(seed)] = k;
         k
     }

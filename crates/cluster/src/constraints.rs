@@ -489,7 +489,6 @@ impl Constraints {
         let closure = Closure {
             class,
             members,
-            cannot,
             cannot_of,
             family: group,
         };
@@ -521,8 +520,8 @@ fn ordered(x: usize, y: usize) -> (usize, usize) {
 }
 
 /// Closed constraints: must classes, the cannot-links between them and the family
-/// groups, answering [`link`](Self::link) for any pair in O(1). Made by
-/// [`Constraints::close`], or [`Closure::none`] for none at all.
+/// groups, answering [`link`](Self::link) for any pair in O(log d), d the cannot-links
+/// of a class. Made by [`Constraints::close`], or [`Closure::none`] for none at all.
 ///
 /// # Example
 ///
@@ -540,7 +539,7 @@ fn ordered(x: usize, y: usize) -> (usize, usize) {
 pub struct Closure {
     class: Vec<usize>,
     members: Vec<Vec<usize>>,
-    cannot: HashSet<(usize, usize), ahash::RandomState>,
+    /// Each class's cannot-linked classes, sorted (both directions of each pair).
     cannot_of: Vec<Vec<usize>>,
     family: Vec<usize>,
 }
@@ -558,7 +557,6 @@ impl Closure {
         Closure {
             class: (0..n).collect(),
             members: (0..n).map(|d| vec![d]).collect(),
-            cannot: HashSet::default(),
             cannot_of: vec![Vec::new(); n],
             family: (0..n).collect(),
         }
@@ -597,7 +595,7 @@ impl Closure {
         let (x, y) = (self.class[a], self.class[b]);
         if x == y {
             Some(Link::Must)
-        } else if self.cannot.contains(&ordered(x, y)) {
+        } else if self.cannot_of[x].binary_search(&y).is_ok() {
             Some(Link::Cannot)
         } else if self.family[x] == self.family[y] {
             Some(Link::Family)
@@ -699,6 +697,6 @@ impl Closure {
     /// ```
     #[must_use]
     pub fn num_cannot_pairs(&self) -> usize {
-        self.cannot.len()
+        self.cannot_of.iter().map(Vec::len).sum::<usize>() / 2
     }
 }
