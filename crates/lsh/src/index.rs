@@ -754,24 +754,18 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 match probe {
                     Probe::Found(pos, head) => {
                         if QUERY {
-                            let (mut d, mut read) = (head, 0);
-                            while d != NIL && read < self.bucket_scan {
-                                let db = d as usize * b;
-                                let first_time = match &mut seen {
-                                    None => !shares_earlier_band(
-                                        &keys[db..db + i],
-                                        &keys[base..base + i],
-                                    ),
-                                    Some(set) => set.insert(d),
-                                };
-                                if first_time {
-                                    if let Some(k) = &self.slot_keys[d as usize] {
-                                        out.push(k.clone());
-                                    }
+                            let walk = BucketWalk {
+                                keys,
+                                next: &self.next,
+                                bands: b,
+                                limit: self.bucket_scan,
+                            };
+                            let slot_keys = &self.slot_keys;
+                            walk.run(head, i, &keys[base..base + i], &mut seen, |d| {
+                                if let Some(k) = &slot_keys[d as usize] {
+                                    out.push(k.clone());
                                 }
-                                d = self.next[db + i];
-                                read += 1;
-                            }
+                            });
                         }
                         self.next[base + i] = head;
                         self.prev[base + i] = NIL;
@@ -889,19 +883,13 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 let probe = self.tables[i]
                     .probe_from(starts[i - first], |h| keys[h as usize * b + i] == key_i);
                 if let Probe::Found(_, head) = probe {
-                    let (mut d, mut read) = (head, 0);
-                    while d != NIL && read < self.bucket_scan {
-                        let db = d as usize * b;
-                        let first_time = match &mut seen {
-                            None => !shares_earlier_band(&keys[db..db + i], &qkeys[..i]),
-                            Some(set) => set.insert(d),
-                        };
-                        if first_time {
-                            f(d);
-                        }
-                        d = self.next[db + i];
-                        read += 1;
-                    }
+                    let walk = BucketWalk {
+                        keys,
+                        next: &self.next,
+                        bands: b,
+                        limit: self.bucket_scan,
+                    };
+                    walk.run(head, i, &qkeys[..i], &mut seen, &mut f);
                 }
             }
         }
@@ -1329,6 +1317,45 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
             band_keys: self.band_keys.capacity() * size_of::<u64>(),
             key_map,
             signatures,
+        }
+    }
+}
+
+/// A walk along one band's bucket chain, shared by the queries: newest member first,
+/// at most `limit` members read.
+struct BucketWalk<'a> {
+    keys: &'a [u64],
+    next: &'a [u32],
+    bands: usize,
+    limit: usize,
+}
+
+impl BucketWalk<'_> {
+    /// Calls `report` with each member of band `i`'s bucket starting at `head` that is
+    /// met for the first time in this query: with `seen` (a bounded walk), the members
+    /// not in it; otherwise those sharing no earlier band with the query's keys
+    /// `earlier` (an unbounded walk reported them in their first shared band).
+    #[inline]
+    fn run(
+        &self,
+        head: u32,
+        i: usize,
+        earlier: &[u64],
+        seen: &mut Option<AHashSet<u32>>,
+        mut report: impl FnMut(u32),
+    ) {
+        let (mut d, mut read) = (head, 0);
+        while d != NIL && read < self.limit {
+            let db = d as usize * self.bands;
+            let first_time = match seen {
+                None => !shares_earlier_band(&self.keys[db..db + i], earlier),
+                Some(set) => set.insert(d),
+            };
+            if first_time {
+                report(d);
+            }
+            d = self.next[db + i];
+            read += 1;
         }
     }
 }
