@@ -177,7 +177,7 @@ impl Evaluation {
 /// # Errors
 ///
 /// [`Error::LengthMismatch`] when `labels` is not one per document; those of
-/// [`instances_from_clusters`] and [`Trainer::train`] for a training half without a
+/// [`instances_from_clusters`](crate::instances_from_clusters) and [`Trainer::train`] for a training half without a
 /// near-duplicate pair or two clusters; [`Error::InvalidParameter`] for too many
 /// test documents.
 ///
