@@ -177,9 +177,11 @@ pub(crate) struct MethodArgs {
         conflicts_with = "weights"
     )]
     pub(crate) weighting: Option<WeightingName>,
-    /// simhash: k-gram weights learned by `ndd train` (the model's k-grams replace
-    /// --k; document frequencies come from this corpus)
-    #[arg(long, value_name = "MODEL", help_heading = "SimHash")]
+    /// simhash or minhash: k-gram weights learned by `ndd train` (the model's k-grams
+    /// replace --k; document frequencies come from this corpus). With minhash the
+    /// signatures are weighted samples (ICWS) of the learned weighted Jaccard,
+    /// verified by their estimate unless --verify says otherwise
+    #[arg(long, value_name = "MODEL", help_heading = "Learned weights")]
     pub(crate) weights: Option<PathBuf>,
     /// imatch: randomized extra lexicons, 0 to 30 [default: 5]
     #[arg(long, value_name = "K", help_heading = "I-Match")]

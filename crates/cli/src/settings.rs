@@ -4,7 +4,8 @@ use ndd_cluster::Link;
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 use ndd_pipeline::{
     Banding, Dedup, DurianGrouping, GroupMethod, IMatchConfig, Method, MinHashConfig,
-    Representative, Shingles, SigNcdConfig, SimHashConfig, SimWeighting, Verifier,
+    MinHashWeighting, Representative, Shingles, SigNcdConfig, SimHashConfig, SimWeighting,
+    Verifier,
 };
 
 use crate::args::{
@@ -133,7 +134,6 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
             MethodName::Simhash,
         ),
         ("--weighting", a.weighting.is_some(), MethodName::Simhash),
-        ("--weights", a.weights.is_some(), MethodName::Simhash),
         ("--lexicons", a.lexicons.is_some(), MethodName::Imatch),
         ("--lexicon", a.lexicon.is_some(), MethodName::Imatch),
         ("--nidf", a.nidf.is_some(), MethodName::Imatch),
@@ -144,6 +144,15 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
         ),
         ("--compressor", a.compressor.is_some(), MethodName::Signcd),
     ];
+    if a.weights.is_some() && !matches!(a.method, MethodName::Minhash | MethodName::Simhash) {
+        return Err(usage(
+            "--weights",
+            &format!(
+                "belongs to --method minhash or simhash, not {}",
+                spelling(a.method)
+            ),
+        ));
+    }
     for &(flag, given, owner) in foreign {
         if given && owner != a.method {
             return Err(usage(
@@ -163,6 +172,9 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
             if let Some(scan) = a.max_bucket_scan {
                 c.max_bucket_scan = scan.0;
             }
+            if let Some(path) = &a.weights {
+                c.weighting = MinHashWeighting::Learned(learned_model(path)?);
+            }
         }
         Method::SimHash(c) => {
             c.bits = a.bits.unwrap_or(c.bits);
@@ -173,10 +185,7 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
                 Some(WeightingName::Tfidf) => SimWeighting::TfIdf,
             };
             if let Some(path) = &a.weights {
-                let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
-                let model = ndd_learn::WeightModel::from_bytes(&bytes)
-                    .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
-                c.weighting = SimWeighting::Learned(std::sync::Arc::new(model));
+                c.weighting = SimWeighting::Learned(learned_model(path)?);
             }
         }
         Method::IMatch(c) => {
@@ -272,6 +281,16 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
         }
     }
     Ok(GroupMethod::Durian(d))
+}
+
+/// The model of `--weights`, read with a bound on its size.
+fn learned_model(
+    path: &std::path::Path,
+) -> Result<std::sync::Arc<ndd_learn::WeightModel>, CliError> {
+    let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
+    let model = ndd_learn::WeightModel::from_bytes(&bytes)
+        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+    Ok(std::sync::Arc::new(model))
 }
 
 /// The largest `--weights` file read: a model is 291 bytes; 1 MiB leaves room for

@@ -383,7 +383,8 @@ impl Dedup {
     pub fn verifier_config(&self) -> Verifier {
         self.verifier.clone().unwrap_or_else(|| match &self.method {
             #[cfg(feature = "minhash")]
-            Method::MinHash(_) => Verifier::ExactJaccard,
+            // Set Jaccard would ignore learned weights: their estimate verifies.
+            Method::MinHash(c) if !c.weighting.is_learned() => Verifier::ExactJaccard,
             _ => Verifier::MethodScore,
         })
     }

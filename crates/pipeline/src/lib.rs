@@ -78,7 +78,7 @@ pub use method::IMatchConfig;
 pub use method::SigNcdConfig;
 pub use method::{
     Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig,
-    Shingles, SimHashConfig, SimWeighting,
+    MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
 };
 #[cfg(feature = "minhash")]
 pub use persist::DedupIndex;

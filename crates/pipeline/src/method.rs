@@ -202,7 +202,7 @@ impl Default for Banding {
 /// let c = MinHashConfig::default();
 /// assert_eq!(c.num_perm, 128);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MinHashConfig {
     /// MinHash values per document (one-permutation hashing). More values give a
     /// tighter estimate: standard error `sqrt(J(1−J)/num_perm)`, 0.035 at J = 0.8
@@ -231,6 +231,60 @@ pub struct MinHashConfig {
     /// assert!(Dedup::new().method(Method::MinHash(zero)).validate().is_err());
     /// ```
     pub max_bucket_scan: Option<usize>,
+    /// How shingles weigh: [`MinHashWeighting::Binary`] (set Jaccard, the default)
+    /// or weights learned by `ndd train` (weighted Jaccard through ICWS).
+    pub weighting: MinHashWeighting,
+}
+
+/// How MinHash weighs a feature.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{MinHashConfig, MinHashWeighting};
+/// assert_eq!(MinHashConfig::default().weighting, MinHashWeighting::Binary);
+/// ```
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum MinHashWeighting {
+    /// Every distinct shingle weighs 1: the signatures estimate the Jaccard
+    /// similarity of the shingle sets (one-permutation MinHash).
+    #[default]
+    Binary,
+    /// ANDD's LSH-Jaccard: k-gram weights learned from labeled clusters (`ndd
+    /// train`, [`ndd_learn::Trainer`]), over the model's own k-grams (the pipeline's
+    /// shingle setting is not used), with document frequencies from the corpus being
+    /// deduplicated. Signatures are Ioffe's consistent weighted samples, which
+    /// estimate the weighted Jaccard `Σ min(x, y) / Σ max(x, y)` of the learned
+    /// vectors; the threshold applies to that similarity and the default verifier
+    /// is the estimate ([`Verifier::MethodScore`](crate::Verifier::MethodScore)),
+    /// since set Jaccard would ignore the weights. Models trained with
+    /// [`Objective::Jaccard`](ndd_learn::Objective::Jaccard) fit this method best.
+    /// Cost: about 8× the time of binary sketching per document (the features; see
+    /// `docs/performance.md`). Not accepted by a [`DedupIndex`](crate::DedupIndex),
+    /// whose byte form does not carry the model. Feature `learn`.
+    ///
+    /// # References
+    ///
+    /// - H. Hajishirzi, W. Yih and A. Kołcz, "Adaptive near-duplicate detection via
+    ///   similarity learning", *SIGIR '10*, 2010, Section 3.2 (LSH-Jaccard).
+    /// - Sergey Ioffe, *Improved Consistent Sampling, Weighted Minhash and L1
+    ///   Sketching*, ICDM 2010.
+    #[cfg(feature = "learn")]
+    Learned(std::sync::Arc<ndd_learn::WeightModel>),
+}
+
+impl MinHashWeighting {
+    /// Whether the weights come from a learned model.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!ndd_pipeline::MinHashWeighting::Binary.is_learned());
+    /// ```
+    #[must_use]
+    pub fn is_learned(&self) -> bool {
+        !matches!(self, MinHashWeighting::Binary)
+    }
 }
 
 /// The default [`MinHashConfig::max_bucket_scan`]: 256 (measured in
@@ -320,6 +374,7 @@ impl Default for MinHashConfig {
             seed: 0,
             banding: Banding::default(),
             max_bucket_scan: Some(DEFAULT_MAX_BUCKET_SCAN),
+            weighting: MinHashWeighting::Binary,
         }
     }
 }

@@ -129,6 +129,13 @@ impl DedupIndex {
                 dedup.method_config().name()
             )));
         };
+        if config.weighting.is_learned() {
+            return Err(unsupported(
+                "an incremental index takes binary MinHash weights only (its byte form does \
+                 not carry a learned model)"
+                    .into(),
+            ));
+        }
         if !matches!(
             dedup.explicit_verifier(),
             None | Some(Verifier::MethodScore)
@@ -150,7 +157,7 @@ impl DedupIndex {
         let hasher = build_hasher(config, shingles, nfkc)?;
         let params = config.banding_for(threshold)?;
         Ok(DedupIndex {
-            config: *config,
+            config: config.clone(),
             shingles,
             threshold,
             nfkc,
@@ -687,7 +694,7 @@ impl DedupIndex {
     #[must_use]
     pub fn settings(&self) -> Dedup {
         let dedup = Dedup::new()
-            .method(Method::MinHash(self.config))
+            .method(Method::MinHash(self.config.clone()))
             .threshold(self.threshold)
             .shingles(self.shingles)
             .nfkc(self.nfkc)

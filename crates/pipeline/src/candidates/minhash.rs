@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use ndd_core::{Error, FeatureExtractor, PairSink, ScoredPair, Signature};
+use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature};
 use ndd_lsh::LshIndex;
 use ndd_minhash::{MinHashSignature, MinHasher};
 
@@ -16,15 +16,20 @@ use crate::progress::Stage;
 /// Signatures of `texts`, reported in chunks (the `rayon` build sketches while it
 /// searches instead: `sketch_while_searching`).
 #[cfg(not(feature = "rayon"))]
-pub(crate) fn sketch_all<E: FeatureExtractor + Sync>(
-    hasher: &MinHasher<E>,
+fn sketch_all<S: MinHashSketcher>(
+    sketcher: &S,
     texts: &[&str],
     ctx: &Ctx<'_>,
 ) -> Vec<MinHashSignature> {
     in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
-        ndd_core::DocSketcher::sketch_batch(hasher, chunk)
+        sketcher.sketch_batch(chunk)
     })
 }
+
+/// What sketches documents into MinHash signatures here: one-permutation MinHash over
+/// the pipeline's shingles, or ICWS over learned k-gram weights.
+trait MinHashSketcher: DocSketcher<Signature = MinHashSignature, State: Send> + Sync {}
+impl<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync> MinHashSketcher for S {}
 
 /// The lowest estimate a pair of similarity at least `t` shows with probability above
 /// 1 − 3.2·10⁻⁵: `t − 4·sqrt(v/k)` with `v` the largest `J(1 − J)` over `J ≥ t`.
@@ -50,22 +55,45 @@ pub(crate) fn run(
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
-    crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| with_extractor(
-        config, e, texts, ctx, sink
-    ))
+    #[cfg(feature = "learn")]
+    if let crate::MinHashWeighting::Learned(model) = &config.weighting {
+        // The model's k-grams, weighted with document frequencies of this corpus, into
+        // consistent weighted samples (ANDD's LSH-Jaccard).
+        let stats =
+            ndd_learn::CollectionStats::from_documents(model.kgrams(), texts.iter().copied());
+        let learned = ndd_learn::LearnedKgrams::new(model, &stats);
+        let icws = ndd_minhash::IcwsMinHasher::builder()
+            .num_hashes(config.num_perm)
+            .seed(config.seed)
+            .feature_scheme(ndd_core::FeatureExtractor::scheme(&learned))
+            .build()?;
+        let sketcher = ndd_core::Composed::new(learned, icws)?;
+        return with_sketcher(
+            config,
+            &sketcher,
+            "ICWS over learned k-gram weights",
+            texts,
+            ctx,
+            sink,
+        );
+    }
+    crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| {
+        let hasher = MinHasher::builder()
+            .num_hashes(config.num_perm)
+            .seed(config.seed)
+            .build_with(e)?;
+        with_sketcher(config, &hasher, "one-permutation", texts, ctx, sink)
+    })
 }
 
-fn with_extractor<E: FeatureExtractor + Sync>(
+fn with_sketcher<S: MinHashSketcher>(
     config: &MinHashConfig,
-    extractor: E,
+    hasher: &S,
+    kind: &str,
     texts: &[&str],
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
-    let hasher = MinHasher::builder()
-        .num_hashes(config.num_perm)
-        .seed(config.seed)
-        .build_with(extractor)?;
     let params = config.banding_for(ctx.threshold)?;
     let floor = match ctx.emit {
         Emit::Accepted => ctx.threshold,
@@ -83,13 +111,12 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         candidates: 0,
     };
     #[cfg(feature = "rayon")]
-    let (sketch_time, search_time) =
-        sketch_while_searching(&hasher, texts, ctx, &mut search, sink)?;
+    let (sketch_time, search_time) = sketch_while_searching(hasher, texts, ctx, &mut search, sink)?;
     #[cfg(not(feature = "rayon"))]
     let (sketch_time, search_time) = {
         let n = texts.len() as u64;
         let (sigs, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-            Ok(sketch_all(&hasher, texts, ctx))
+            Ok(sketch_all(hasher, texts, ctx))
         })?;
         let ((), search_time) = ctx.stage(Stage::Candidates, Some(n), || {
             for chunk_start in (0..sigs.len()).step_by(crate::progress::CHUNK) {
@@ -108,7 +135,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
     let bytes = search.index.memory().bytes_per_document();
     Ok(CandidateReport {
         description: format!(
-            "MinHash ({} values, one-permutation, seed {}) + LSH ({} bands x {} rows; \
+            "MinHash ({} values, {kind}, seed {}) + LSH ({} bands x {} rows; \
              recall {:.3} at {})",
             config.num_perm,
             config.seed,
@@ -174,8 +201,8 @@ impl Search {
 /// remains after it (the candidate stage); pairs reach `sink` in the same order as
 /// sketching everything first and then searching.
 #[cfg(feature = "rayon")]
-fn sketch_while_searching<E: FeatureExtractor + Sync>(
-    hasher: &MinHasher<E>,
+fn sketch_while_searching<S: MinHashSketcher>(
+    hasher: &S,
     texts: &[&str],
     ctx: &Ctx<'_>,
     search: &mut Search,
