@@ -53,6 +53,8 @@
 mod evaluate;
 mod features;
 mod model;
+#[cfg(feature = "serde")]
+mod serde_impl;
 mod train;
 
 pub use evaluate::{
