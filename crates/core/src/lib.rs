@@ -39,6 +39,10 @@
 //!   higher is more similar) pushed into a [`PairSink`].
 //! * Exact reference sketch and indexes: [`ExactSet`], [`InvertedIndex`],
 //!   [`exact_similar_pairs`]; grouping with [`UnionFind`].
+//! * Components over sparse `u64` document ids that merge partial results
+//!   deterministically ([`DocUnionFind`], representative = smallest id), and the edges a
+//!   bucket of candidates emits ([`bucket_edges`]: star by default, or chain), for jobs
+//!   split over workers, stages or machines.
 //! * Collection statistics ([`stats::DocumentFrequencies`]): document frequencies,
 //!   IDF and normalized IDF, for TF-IDF weights and I-Match lexicons.
 //! * Stable hashing ([`hash`]): XXH3-64 for tokens, an O(1) rolling k-gram combiner,
@@ -66,6 +70,7 @@
 
 mod cluster;
 pub mod codec;
+mod components;
 pub mod compose;
 mod dyn_extract;
 mod error;
@@ -84,6 +89,7 @@ mod try_sketch;
 pub mod weights;
 
 pub use cluster::UnionFind;
+pub use components::{BucketEdges, DocUnionFind, EdgePolicy, bucket_edges};
 pub use compose::{Composed, Ingest};
 #[cfg(feature = "rayon")]
 pub use compose::{ParDocSketcher, ParTryDocSketcher};
