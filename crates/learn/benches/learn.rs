@@ -7,7 +7,9 @@
 //!   words of the bundled corpus (one window and two copies with 10 words replaced).
 //! * `sketch/*`: 64-bit SimHash of the 300 documents' unigrams, binary
 //!   (`WordShingler`) against learned weights (`LearnedKgrams`), and the learned
-//!   vectors alone (`WeightModel::vector`: the features and weights).
+//!   vectors alone (`WeightModel::vector`: the features and weights); 128-value
+//!   one-permutation MinHash of binary unigrams against ICWS over learned weights
+//!   (what `ndd dedup --weights` runs with `--method minhash`).
 //!
 //! Run: `cargo bench -p ndd-learn --bench learn -- --warm-up-time 1 --measurement-time 5`
 #![allow(missing_docs, clippy::unwrap_used)] // criterion_group! generates an undocumented function
@@ -98,6 +100,24 @@ fn bench(c: &mut Criterion) {
         .unwrap();
     g.bench_function("simhash_learned", |b| {
         b.iter(|| texts.iter().map(|t| learned.sketch(t)).collect::<Vec<_>>());
+    });
+    let minhash = ndd_minhash::MinHasher::builder()
+        .num_hashes(128)
+        .build_with(WordShingler::new(1).unwrap())
+        .unwrap();
+    g.bench_function("minhash_binary", |b| {
+        b.iter(|| texts.iter().map(|t| minhash.sketch(t)).collect::<Vec<_>>());
+    });
+    let kgrams = LearnedKgrams::new(&model, &stats);
+    let icws = ndd_core::Composed::new(
+        kgrams,
+        ndd_minhash::IcwsMinHasher::new(128, 0)
+            .unwrap()
+            .with_feature_scheme(ndd_core::FeatureExtractor::scheme(&kgrams)),
+    )
+    .unwrap();
+    g.bench_function("icws_learned", |b| {
+        b.iter(|| texts.iter().map(|t| icws.sketch(t)).collect::<Vec<_>>());
     });
     g.bench_function("learned_vectors", |b| {
         b.iter(|| {

@@ -259,8 +259,9 @@ pub enum MinHashWeighting {
     /// is the estimate ([`Verifier::MethodScore`](crate::Verifier::MethodScore)),
     /// since set Jaccard would ignore the weights. Models trained with
     /// [`Objective::Jaccard`](ndd_learn::Objective::Jaccard) fit this method best.
-    /// Cost: about 8× the time of binary sketching per document (the features; see
-    /// `docs/performance.md`). Not accepted by a [`DedupIndex`](crate::DedupIndex),
+    /// Cost: about 70× the time of binary MinHash per document, since ICWS draws
+    /// `num_perm` samples per distinct k-gram (4.5 MiB/s against 329 MiB/s at 128
+    /// values, `docs/performance.md`). Not accepted by a [`DedupIndex`](crate::DedupIndex),
     /// whose byte form does not carry the model. Feature `learn`.
     ///
     /// # References
