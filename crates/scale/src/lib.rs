@@ -14,6 +14,9 @@
 //!   truncated, corrupt, incomplete or mismatched files; no panics; memory bounded).
 //!   The byte-by-byte specification is `docs/formats.md` in the repository.
 //!
+//! * [`runs`]: [`ExternalSort`], records sorted with a bounded number in memory:
+//!   sorted runs spilled to record files and merged back in order.
+//!
 //! Components of the edges, merged deterministically across partial results, are
 //! [`ndd_core::DocUnionFind`]; the edges of a bucket are [`ndd_core::bucket_edges`].
 //!
@@ -42,9 +45,11 @@
 //! ```
 
 pub mod records;
+pub mod runs;
 
 pub use records::{
     Assignment, BandKeyRecord, END_MAGIC, Edge, FORMAT_VERSION, HEADER_LEN, MAGIC, Record,
     RecordError, RecordKind, RecordReader, RecordWriter, TRAILER_LEN, band_key_fingerprint,
     i64_to_u64, read_all, temp_path, u64_to_i64,
 };
+pub use runs::{ExternalSort, MAX_FAN_IN, Merge, SortedRuns};

@@ -1,0 +1,397 @@
+//! External sorting of records: [`ExternalSort`] takes records in any order with a
+//! bounded number in memory, spills sorted runs to record files, and
+//! [`SortedRuns::merge`] streams them back in order (a k-way merge, in several passes
+//! when there are more runs than [`MAX_FAN_IN`]).
+//!
+//! This is how the out-of-core stages group band keys by bucket and edges by pair
+//! without holding either in memory: memory is `max_in_memory × size_of::<T>()` while
+//! pushing, and about 64 KiB per open run while merging.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use crate::records::{Record, RecordError, RecordReader, RecordWriter};
+
+/// Most runs merged at once: 64 readers with 64 KiB buffers each, 4 MiB. More runs
+/// are merged in passes (each pass reads and writes every record once more).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_scale::MAX_FAN_IN, 64);
+/// ```
+pub const MAX_FAN_IN: usize = 64;
+
+/// Records pushed in any order, sorted by `key` with at most `max_in_memory` of them in
+/// memory; the rest spilled to sorted run files `{prefix}-{n}.bin` in a directory.
+///
+/// # Example
+///
+/// ```
+/// use ndd_scale::{Edge, ExternalSort};
+/// let dir = tempfile::tempdir()?;
+/// // Two records in memory at most: five records make three runs.
+/// let mut sort = ExternalSort::new(dir.path(), "edges", |e: &Edge| (e.a, e.b), 2, 0)?;
+/// for (a, b) in [(5, 6), (1, 2), (3, 4), (1, 2), (0, 9)] {
+///     sort.push(Edge { a, b })?;
+/// }
+/// let runs = sort.finish()?;
+/// assert_eq!(runs.paths().len(), 3);
+/// let sorted: Vec<Edge> = runs.merge()?.collect::<Result<_, _>>()?;
+/// let pairs: Vec<(u64, u64)> = sorted.into_iter().map(Into::into).collect();
+/// assert_eq!(pairs, [(0, 9), (1, 2), (1, 2), (3, 4), (5, 6)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct ExternalSort<T: Record, K: Ord> {
+    dir: PathBuf,
+    prefix: String,
+    key: fn(&T) -> K,
+    buffer: Vec<T>,
+    max_in_memory: usize,
+    fingerprint: u64,
+    runs: Vec<PathBuf>,
+    next_run: usize,
+    pushed: u64,
+}
+
+impl<T: Record, K: Ord> ExternalSort<T, K> {
+    /// A sort spilling to `dir` (created if missing), holding at most `max_in_memory`
+    /// records (at least 1) before it writes a run. Every run carries `fingerprint`.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Io`] when `dir` cannot be created.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 1 << 20, 0)?;
+    /// assert_eq!(sort.len(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(
+        dir: impl AsRef<Path>,
+        prefix: &str,
+        key: fn(&T) -> K,
+        max_in_memory: usize,
+        fingerprint: u64,
+    ) -> Result<Self, RecordError> {
+        std::fs::create_dir_all(dir.as_ref())?;
+        let max_in_memory = max_in_memory.max(1);
+        Ok(ExternalSort {
+            dir: dir.as_ref().to_path_buf(),
+            prefix: prefix.to_owned(),
+            key,
+            // Grows as records come: a large bound costs nothing for a small input.
+            buffer: Vec::new(),
+            max_in_memory,
+            fingerprint,
+            runs: Vec::new(),
+            next_run: 0,
+            pushed: 0,
+        })
+    }
+
+    /// Adds a record; writes a sorted run when `max_in_memory` records are held.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Io`] when a run cannot be written.
+    ///
+    /// # Example
+    ///
+    /// See [`ExternalSort`].
+    pub fn push(&mut self, record: T) -> Result<(), RecordError> {
+        self.buffer.push(record);
+        self.pushed += 1;
+        if self.buffer.len() >= self.max_in_memory {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    /// Records pushed so far.
+    ///
+    /// # Example
+    ///
+    /// See [`new`](Self::new).
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Whether no record was pushed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
+    /// assert!(sort.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.pushed == 0
+    }
+
+    fn spill(&mut self) -> Result<(), RecordError> {
+        if self.buffer.is_empty() {
+            return Ok(());
+        }
+        let key = self.key;
+        self.buffer.sort_unstable_by_key(key);
+        let path = self.run_path();
+        let mut w = RecordWriter::create(&path, self.fingerprint)?;
+        for r in &self.buffer {
+            w.write(r)?;
+        }
+        w.finish()?;
+        self.runs.push(path);
+        self.buffer.clear();
+        Ok(())
+    }
+
+    fn run_path(&mut self) -> PathBuf {
+        let p = self
+            .dir
+            .join(format!("{}-{}.bin", self.prefix, self.next_run));
+        self.next_run += 1;
+        p
+    }
+
+    /// Writes what is held as the last run and merges runs in passes until at most
+    /// [`MAX_FAN_IN`] remain.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError`] when a run cannot be written or read back.
+    ///
+    /// # Example
+    ///
+    /// See [`ExternalSort`].
+    pub fn finish(mut self) -> Result<SortedRuns<T, K>, RecordError> {
+        self.spill()?;
+        self.buffer = Vec::new();
+        while self.runs.len() > MAX_FAN_IN {
+            let older = std::mem::take(&mut self.runs);
+            for group in older.chunks(MAX_FAN_IN) {
+                let path = self.run_path();
+                let mut w = RecordWriter::create(&path, self.fingerprint)?;
+                for r in merge_paths(group, self.key, self.fingerprint)? {
+                    w.write(&r?)?;
+                }
+                w.finish()?;
+                for p in group {
+                    std::fs::remove_file(p)?;
+                }
+                self.runs.push(path);
+            }
+        }
+        Ok(SortedRuns {
+            paths: self.runs,
+            key: self.key,
+            fingerprint: self.fingerprint,
+        })
+    }
+}
+
+impl<T: Record, K: Ord> std::fmt::Debug for ExternalSort<T, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExternalSort")
+            .field("dir", &self.dir)
+            .field("prefix", &self.prefix)
+            .field("held", &self.buffer.len())
+            .field("max_in_memory", &self.max_in_memory)
+            .field("runs", &self.runs.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The sorted run files an [`ExternalSort`] wrote, at most [`MAX_FAN_IN`] of them.
+///
+/// # Example
+///
+/// See [`ExternalSort`].
+pub struct SortedRuns<T: Record, K: Ord> {
+    paths: Vec<PathBuf>,
+    key: fn(&T) -> K,
+    fingerprint: u64,
+}
+
+impl<T: Record, K: Ord> SortedRuns<T, K> {
+    /// Runs already on disk (each sorted by `key`), for example those a finished stage
+    /// wrote before the process was stopped.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_scale::{Edge, SortedRuns};
+    /// let runs = SortedRuns::from_paths(Vec::new(), |e: &Edge| e.a, 0);
+    /// assert_eq!(runs.merge()?.count(), 0);
+    /// # Ok::<(), ndd_scale::RecordError>(())
+    /// ```
+    #[must_use]
+    pub fn from_paths(paths: Vec<PathBuf>, key: fn(&T) -> K, fingerprint: u64) -> Self {
+        SortedRuns {
+            paths,
+            key,
+            fingerprint,
+        }
+    }
+
+    /// The run files.
+    ///
+    /// # Example
+    ///
+    /// See [`ExternalSort`].
+    #[must_use]
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
+
+    /// Every record of every run, in `key` order (records of equal keys in run order).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError`] when a run is missing, incomplete, corrupt or of another
+    /// fingerprint; a checksum mismatch found while streaming comes as an `Err` item.
+    ///
+    /// # Example
+    ///
+    /// See [`ExternalSort`].
+    pub fn merge(&self) -> Result<Merge<T, K>, RecordError> {
+        merge_paths(&self.paths, self.key, self.fingerprint)
+    }
+
+    /// Deletes the run files.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Io`] when a file cannot be removed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
+    /// sort.push(ndd_scale::Edge { a: 1, b: 2 })?;
+    /// sort.finish()?.remove()?;
+    /// assert_eq!(std::fs::read_dir(dir.path())?.count(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn remove(self) -> Result<(), RecordError> {
+        for p in &self.paths {
+            std::fs::remove_file(p)?;
+        }
+        Ok(())
+    }
+}
+
+impl<T: Record, K: Ord> std::fmt::Debug for SortedRuns<T, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SortedRuns")
+            .field("paths", &self.paths)
+            .finish_non_exhaustive()
+    }
+}
+
+fn merge_paths<T: Record, K: Ord>(
+    paths: &[PathBuf],
+    key: fn(&T) -> K,
+    fingerprint: u64,
+) -> Result<Merge<T, K>, RecordError> {
+    let mut readers = Vec::with_capacity(paths.len());
+    for p in paths {
+        readers.push(RecordReader::open(p)?.expect_fingerprint(fingerprint)?);
+    }
+    let mut merge = Merge {
+        readers,
+        heap: BinaryHeap::new(),
+        key,
+        failed: false,
+    };
+    for i in 0..merge.readers.len() {
+        merge.refill(i)?;
+    }
+    Ok(merge)
+}
+
+/// One head of a run in the merge: ordered by key, then by run (stable).
+struct Head<T, K> {
+    key: K,
+    run: usize,
+    record: T,
+}
+
+impl<T, K: Ord> PartialEq for Head<T, K> {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key && self.run == other.run
+    }
+}
+impl<T, K: Ord> Eq for Head<T, K> {}
+impl<T, K: Ord> PartialOrd for Head<T, K> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<T, K: Ord> Ord for Head<T, K> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (&self.key, self.run).cmp(&(&other.key, other.run))
+    }
+}
+
+/// The k-way merge of sorted runs: an iterator of records in key order.
+///
+/// # Example
+///
+/// See [`ExternalSort`].
+pub struct Merge<T: Record, K: Ord> {
+    readers: Vec<RecordReader<T, BufReader<File>>>,
+    heap: BinaryHeap<Reverse<Head<T, K>>>,
+    key: fn(&T) -> K,
+    failed: bool,
+}
+
+impl<T: Record, K: Ord> std::fmt::Debug for Merge<T, K> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Merge")
+            .field("runs", &self.readers.len())
+            .field("heads", &self.heap.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: Record, K: Ord> Merge<T, K> {
+    fn refill(&mut self, run: usize) -> Result<(), RecordError> {
+        if let Some(next) = self.readers.get_mut(run).and_then(Iterator::next) {
+            let record = next?;
+            self.heap.push(Reverse(Head {
+                key: (self.key)(&record),
+                run,
+                record,
+            }));
+        }
+        Ok(())
+    }
+}
+
+impl<T: Record, K: Ord> Iterator for Merge<T, K> {
+    type Item = Result<T, RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        let Reverse(head) = self.heap.pop()?;
+        if let Err(e) = self.refill(head.run) {
+            self.failed = true;
+            return Some(Err(e));
+        }
+        Some(Ok(head.record))
+    }
+}
