@@ -53,6 +53,8 @@ mod exact;
 mod group;
 mod method;
 #[cfg(feature = "minhash")]
+mod outofcore;
+#[cfg(feature = "minhash")]
 mod persist;
 mod progress;
 mod report;
@@ -79,6 +81,10 @@ pub use method::SigNcdConfig;
 pub use method::{
     Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig,
     MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
+};
+#[cfg(feature = "minhash")]
+pub use outofcore::{
+    DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET, OutOfCore, OutOfCoreOutcome, StageRun,
 };
 #[cfg(feature = "minhash")]
 pub use persist::DedupIndex;

@@ -104,7 +104,13 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// # Example
     ///
-    /// See [`ExternalSort`].
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
+    /// sort.push(ndd_scale::Edge { a: 2, b: 0 })?;
+    /// assert_eq!(sort.len(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn push(&mut self, record: T) -> Result<(), RecordError> {
         self.buffer.push(record);
         self.pushed += 1;
@@ -118,7 +124,15 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// # Example
     ///
-    /// See [`new`](Self::new).
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 1, 0)?;
+    /// for a in 0..3 {
+    ///     sort.push(ndd_scale::Edge { a, b: a })?;
+    /// }
+    /// assert_eq!(sort.len(), 3); // spilled or not
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn len(&self) -> u64 {
         self.pushed
@@ -173,7 +187,13 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// # Example
     ///
-    /// See [`ExternalSort`].
+    /// ```
+    /// let dir = tempfile::tempdir()?;
+    /// let sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
+    /// let runs = sort.finish()?; // nothing pushed: no run
+    /// assert!(runs.paths().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn finish(mut self) -> Result<SortedRuns<T, K>, RecordError> {
         self.spill()?;
         self.buffer = Vec::new();
@@ -216,7 +236,18 @@ impl<T: Record, K: Ord> std::fmt::Debug for ExternalSort<T, K> {
 ///
 /// # Example
 ///
-/// See [`ExternalSort`].
+/// ```
+/// use ndd_scale::{Edge, ExternalSort};
+/// let dir = tempfile::tempdir()?;
+/// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+/// sort.push(Edge { a: 0, b: 9 })?;
+/// sort.push(Edge { a: 1, b: 3 })?;
+/// let runs = sort.finish()?;
+/// assert_eq!(runs.paths().len(), 2);
+/// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
+/// assert_eq!(merged, [3, 9]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct SortedRuns<T: Record, K: Ord> {
     paths: Vec<PathBuf>,
     key: fn(&T) -> K,
@@ -248,7 +279,18 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     ///
     /// # Example
     ///
-    /// See [`ExternalSort`].
+    /// ```
+    /// use ndd_scale::{Edge, ExternalSort};
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+    /// sort.push(Edge { a: 0, b: 9 })?;
+    /// sort.push(Edge { a: 1, b: 3 })?;
+    /// let runs = sort.finish()?;
+    /// assert_eq!(runs.paths().len(), 2);
+    /// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
+    /// assert_eq!(merged, [3, 9]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     #[must_use]
     pub fn paths(&self) -> &[PathBuf] {
         &self.paths
@@ -263,7 +305,18 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     ///
     /// # Example
     ///
-    /// See [`ExternalSort`].
+    /// ```
+    /// use ndd_scale::{Edge, ExternalSort};
+    /// let dir = tempfile::tempdir()?;
+    /// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+    /// sort.push(Edge { a: 0, b: 9 })?;
+    /// sort.push(Edge { a: 1, b: 3 })?;
+    /// let runs = sort.finish()?;
+    /// assert_eq!(runs.paths().len(), 2);
+    /// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
+    /// assert_eq!(merged, [3, 9]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn merge(&self) -> Result<Merge<T, K>, RecordError> {
         merge_paths(&self.paths, self.key, self.fingerprint)
     }
@@ -349,7 +402,18 @@ impl<T, K: Ord> Ord for Head<T, K> {
 ///
 /// # Example
 ///
-/// See [`ExternalSort`].
+/// ```
+/// use ndd_scale::{Edge, ExternalSort};
+/// let dir = tempfile::tempdir()?;
+/// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+/// sort.push(Edge { a: 0, b: 9 })?;
+/// sort.push(Edge { a: 1, b: 3 })?;
+/// let runs = sort.finish()?;
+/// assert_eq!(runs.paths().len(), 2);
+/// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
+/// assert_eq!(merged, [3, 9]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Merge<T: Record, K: Ord> {
     readers: Vec<RecordReader<T, BufReader<File>>>,
     heap: BinaryHeap<Reverse<Head<T, K>>>,

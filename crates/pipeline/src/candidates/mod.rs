@@ -11,7 +11,7 @@ mod exact_jaccard;
 #[cfg(feature = "imatch")]
 mod imatch;
 #[cfg(feature = "minhash")]
-mod minhash;
+pub(crate) mod minhash;
 #[cfg(feature = "ncd")]
 mod signcd;
 #[cfg(feature = "simhash")]

@@ -1,0 +1,78 @@
+//! Stage 2, the shuffle: band keys merged in bucket order; within a bucket each
+//! document is paired with at most `max_bucket_scan` of the members before it, the
+//! newest first (what the in-memory LSH index's bounded walk reads), and the pairs are
+//! sorted and written as candidate runs. A hot bucket costs at most `scan` pairs per
+//! member and `scan` ids of memory, whatever its size.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+use ndd_scale::{Edge, ExternalSort, SortedRuns};
+
+use super::{Job, pair_order};
+use crate::Error;
+use crate::progress::Stage;
+
+/// What stage 2 wrote.
+pub(super) struct Bucketed {
+    pub(super) runs: Vec<PathBuf>,
+    pub(super) candidates: u64,
+    pub(super) bytes_written: u64,
+}
+
+pub(super) fn run(
+    job: &Job<'_>,
+    keys: &SortedRuns<ndd_scale::BandKeyRecord, (u16, u64, u64)>,
+    fingerprint: u64,
+) -> Result<Bucketed, Error> {
+    let dir = job.dir;
+    let buffer = (job.budget / 2 / size_of::<Edge>() as u64).max(1);
+    let mut pairs = ExternalSort::new(
+        dir,
+        "candidates",
+        pair_order,
+        usize::try_from(buffer).unwrap_or(usize::MAX),
+        fingerprint,
+    )
+    .map_err(|e| job.records_error(dir, e))?;
+    let scan = job.scan;
+    let mut bucket: Option<(u16, u64)> = None;
+    let mut recent: VecDeque<u64> = VecDeque::new();
+    let mut read = 0u64;
+    job.progress.start(Stage::Candidates, None);
+    for record in keys.merge().map_err(|e| job.records_error(dir, e))? {
+        let r = record.map_err(|e| job.records_error(dir, e))?;
+        if bucket != Some((r.band, r.key)) {
+            bucket = Some((r.band, r.key));
+            recent.clear();
+        }
+        for &earlier in recent.iter().rev() {
+            pairs
+                .push(Edge {
+                    a: earlier,
+                    b: r.doc,
+                })
+                .map_err(|e| job.records_error(dir, e))?;
+        }
+        recent.push_back(r.doc);
+        if recent.len() > scan {
+            recent.pop_front();
+        }
+        read += 1;
+        if read % 65_536 == 0 {
+            job.progress.advance(Stage::Candidates, 65_536);
+        }
+    }
+    job.progress.finish(Stage::Candidates);
+    let candidates = pairs.len();
+    let runs = pairs.finish().map_err(|e| job.records_error(dir, e))?;
+    let mut bytes_written = 0;
+    for p in runs.paths() {
+        bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
+    }
+    Ok(Bucketed {
+        runs: runs.paths().to_vec(),
+        candidates,
+        bytes_written,
+    })
+}

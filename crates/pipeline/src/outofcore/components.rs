@@ -1,0 +1,53 @@
+//! Stage 4: connected components of the accepted pairs by union-find over document
+//! positions (representative: the smallest position, the first-seen document), written
+//! as assignments sorted by document for every document of a group of two or more.
+
+use ndd_core::DocUnionFind;
+use ndd_scale::{Assignment, Edge, RecordReader, RecordWriter};
+
+use super::{ASSIGNMENTS, Job, PAIRS};
+use crate::Error;
+use crate::progress::Stage;
+
+/// What stage 4 wrote.
+pub(super) struct Grouped {
+    pub(super) groups: u64,
+    pub(super) grouped: u64,
+    pub(super) bytes_written: u64,
+}
+
+pub(super) fn run(job: &Job<'_>, fingerprint: u64) -> Result<Grouped, Error> {
+    let dir = job.dir;
+    let pairs = dir.join(PAIRS);
+    let mut uf = DocUnionFind::new();
+    job.progress.start(Stage::Group, None);
+    let reader = RecordReader::<Edge, _>::open(&pairs)
+        .and_then(|r| r.expect_fingerprint(fingerprint))
+        .map_err(|e| job.records_error(dir, e))?;
+    for e in reader {
+        let e = e.map_err(|e| job.records_error(dir, e))?;
+        uf.union(e.a, e.b);
+    }
+    let assignments = uf.into_assignments();
+    let path = dir.join(ASSIGNMENTS);
+    let mut w = RecordWriter::<Assignment>::create(&path, fingerprint)
+        .map_err(|e| job.records_error(dir, e))?;
+    let mut groups = 0u64;
+    for &(doc, rep) in &assignments {
+        if doc == rep {
+            groups += 1;
+        }
+        w.write(&Assignment { doc, rep })
+            .map_err(|e| job.records_error(dir, e))?;
+    }
+    w.finish().map_err(|e| job.records_error(dir, e))?;
+    job.progress.finish(Stage::Group);
+    let bytes_written = std::fs::metadata(&path)
+        .map_err(|e| Error::io(&path, e))?
+        .len();
+    Ok(Grouped {
+        groups,
+        grouped: assignments.len() as u64,
+        bytes_written,
+    })
+}

@@ -1,0 +1,815 @@
+//! [`OutOfCore`]: the MinHash pipeline for corpora larger than memory, as four stages
+//! that read and write files in a work directory, each reused when a later run finds
+//! it finished.
+//!
+//! 1. **sketch**: per document, shingles → MinHash signature → band keys; signatures
+//!    to `signatures.bin`, band keys to runs sorted by bucket (`keys-*.bin`), shingle
+//!    sets to `sets.bin` when the verifier reads them.
+//! 2. **candidates**: the runs merged in bucket order; each document paired with at
+//!    most `max_bucket_scan` earlier members of each of its buckets, the newest first
+//!    (exactly the pairs the in-memory index's bounded walk reads); the pairs sorted
+//!    into `candidates-*.bin`.
+//! 3. **verify**: each distinct candidate scored as the in-memory run scores it;
+//!    accepted pairs to `pairs.bin` (+ `scores.bin`).
+//! 4. **group**: connected components by union-find (representative: the first-seen
+//!    document) to `assignments.bin`, one record per document of a group.
+//!
+//! Band keys, pairs and assignments are `ndd_scale` record files (versioned, with a
+//! checksummed trailer whose absence marks a file its writer did not finish), so
+//! another engine can produce or consume them (`docs/formats.md`).
+
+mod buckets;
+mod components;
+mod manifest;
+mod sketch;
+mod verify;
+
+use std::fs::File;
+use std::io::{BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ndd_core::{SchemeId, ScoredPair};
+use ndd_minhash::MinHasher;
+use ndd_scale::{Assignment, BandKeyRecord, Edge, RecordError, RecordReader, SortedRuns};
+
+use crate::progress::{NoProgress, Progress, Stage};
+use crate::{
+    Dedup, Document, Error, GroupMethod, Method, MinHashConfig, Representative, Shingles, Verifier,
+};
+use manifest::Marker;
+
+/// The default [`OutOfCore::memory_budget`]: 1 GiB.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::DEFAULT_MEMORY_BUDGET, 1 << 30);
+/// ```
+pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
+
+/// The smallest [`OutOfCore::memory_budget`] accepted: 1 MiB (smaller budgets would
+/// spend their time writing and merging tiny runs).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, OutOfCore, MIN_MEMORY_BUDGET};
+/// let dir = tempfile::tempdir()?;
+/// let job = OutOfCore::new(&Dedup::new(), dir.path())?;
+/// assert!(job.memory_budget(MIN_MEMORY_BUDGET - 1).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub const MIN_MEMORY_BUDGET: u64 = 1 << 20;
+
+const PAIRS: &str = "pairs.bin";
+const SCORES: &str = "scores.bin";
+const ASSIGNMENTS: &str = "assignments.bin";
+const STAGES: [(&str, Stage); 4] = [
+    ("sketch", Stage::Sketch),
+    ("candidates", Stage::Candidates),
+    ("verify", Stage::Verify),
+    ("group", Stage::Group),
+];
+
+fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
+    (r.band, r.key, r.doc)
+}
+
+fn pair_order(e: &Edge) -> (u64, u64) {
+    (e.a, e.b)
+}
+
+/// Deduplication of a corpus larger than memory, with the MinHash method: the same
+/// pairs and groups as [`Dedup::run`] with the same settings, under a memory budget,
+/// through files in a work directory.
+///
+/// What memory holds: band keys and candidate pairs up to the budget before they are
+/// spilled as sorted runs (half of it each), a chunk of document text up to a quarter
+/// of it, 64 KiB per run while merging, and, beyond the budget, the union-find of the
+/// documents that have a near-duplicate (about 40 bytes each). What the work directory
+/// holds: per document its signature (`8 × num_perm + 28` bytes) and band keys (18
+/// bytes per band), its shingle set when the verifier reads sets (8 bytes per distinct
+/// shingle), and 16 bytes per candidate pair.
+///
+/// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
+/// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
+/// A later run with the same settings reuses every finished stage and redoes the
+/// rest, so a crash or a kill costs the stage it interrupted, not the run; changing a
+/// setting redoes the stages it affects.
+///
+/// Supported: the MinHash method with binary weights, verified by the estimate,
+/// exact Jaccard (the default) or containment, grouped by connected components with
+/// the first-seen document kept. [`new`](Self::new) refuses other settings. The exact
+/// pass is not run: exact copies have identical signatures and shingle sets, so they
+/// meet as pairs of score 1 and end in the same groups as in the in-memory run.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document, OutOfCore};
+/// let docs = vec![
+///     Document::new("a", "the committee approved the budget for the new library building on monday"),
+///     Document::new("b", "The committee approved the budget for the new library building on Monday!"),
+///     Document::new("c", "a different story about the weather this weekend"),
+/// ];
+/// let dir = tempfile::tempdir()?;
+/// let job = OutOfCore::new(&Dedup::new(), dir.path())?.memory_budget(64 << 20)?;
+/// let outcome = job.run(docs.into_iter().map(Ok))?;
+/// assert_eq!((outcome.documents, outcome.pairs, outcome.groups), (3, 1, 1));
+/// let kept: Vec<u64> = outcome.kept_positions()?;
+/// assert_eq!(kept, [0, 2]); // "b" is a near-duplicate of "a"
+/// // A second run finds every stage finished and redoes none.
+/// let again = job.run(std::iter::empty())?;
+/// assert!(again.stages.iter().all(|s| s.reused));
+/// assert_eq!(again.pairs, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct OutOfCore {
+    config: MinHashConfig,
+    threshold: f64,
+    shingles: Shingles,
+    nfkc: bool,
+    verifier: Verifier,
+    work_dir: PathBuf,
+    budget: u64,
+    input: u64,
+    progress: Arc<dyn Progress>,
+}
+
+impl std::fmt::Debug for OutOfCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OutOfCore")
+            .field("config", &self.config)
+            .field("threshold", &self.threshold)
+            .field("shingles", &self.shingles)
+            .field("verifier", &self.verifier)
+            .field("work_dir", &self.work_dir)
+            .field("budget", &self.budget)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The settings one run of the stages works with.
+struct Job<'a> {
+    dir: &'a Path,
+    budget: u64,
+    scan: usize,
+    threshold: f64,
+    num_perm: usize,
+    verifier: &'a Verifier,
+    needs_sets: bool,
+    progress: &'a dyn Progress,
+}
+
+impl Job<'_> {
+    fn records_error(&self, dir: &Path, e: RecordError) -> Error {
+        damaged(dir, e)
+    }
+}
+
+impl OutOfCore {
+    /// The out-of-core run of `dedup`'s settings, working in `work_dir` (created if
+    /// missing; files of an earlier run with the same settings are reused).
+    ///
+    /// # Errors
+    ///
+    /// [`ndd_core::Error::InvalidParameter`] (wrapped) for settings the stages do not
+    /// support: another method than MinHash, learned weights, an alignment or custom
+    /// verifier, a representative other than the first-seen document, DURIAN
+    /// grouping; or invalid settings ([`Dedup::validate`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// assert!(OutOfCore::new(&Dedup::new(), dir.path()).is_ok());
+    /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), dir.path()).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
+        dedup.validate()?;
+        let unsupported =
+            |m: String| Error::Core(ndd_core::Error::invalid_parameter("out-of-core", m));
+        let Method::MinHash(config) = dedup.method_config() else {
+            return Err(unsupported(format!(
+                "the out-of-core stages run the minhash method, not {}",
+                dedup.method_config().name()
+            )));
+        };
+        if config.weighting.is_learned() {
+            return Err(unsupported(
+                "the out-of-core stages take binary MinHash weights only".into(),
+            ));
+        }
+        let verifier = dedup.verifier_config();
+        if !matches!(
+            verifier,
+            Verifier::MethodScore | Verifier::ExactJaccard | Verifier::Containment
+        ) {
+            return Err(unsupported(format!(
+                "the out-of-core stages verify by the estimate, exact Jaccard or containment, not {}",
+                verifier.name()
+            )));
+        }
+        if *dedup.representative_config() != Representative::FirstSeen {
+            return Err(unsupported(
+                "the out-of-core stages keep the first-seen document of each group".into(),
+            ));
+        }
+        if !matches!(dedup.group_config(), GroupMethod::Components) {
+            return Err(unsupported(
+                "the out-of-core stages group by connected components".into(),
+            ));
+        }
+        Ok(OutOfCore {
+            config: config.clone(),
+            threshold: dedup.threshold_value(),
+            shingles: dedup.shingles_config(),
+            nfkc: dedup.normalizes_nfkc(),
+            verifier,
+            work_dir: work_dir.into(),
+            budget: DEFAULT_MEMORY_BUDGET,
+            input: 0,
+            progress: Arc::new(NoProgress),
+        })
+    }
+
+    /// Bytes of memory the stages' buffers may use ([`DEFAULT_MEMORY_BUDGET`]): more
+    /// means fewer, longer runs (fewer files, faster merges), not different results.
+    ///
+    /// # Errors
+    ///
+    /// [`ndd_core::Error::InvalidParameter`] (wrapped) below [`MIN_MEMORY_BUDGET`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let job = ndd_pipeline::OutOfCore::new(&ndd_pipeline::Dedup::new(), "work")?;
+    /// let job = job.memory_budget(256 << 20)?; // 256 MiB
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn memory_budget(mut self, bytes: u64) -> Result<Self, Error> {
+        if bytes < MIN_MEMORY_BUDGET {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "memory_budget",
+                format!("must be at least {MIN_MEMORY_BUDGET} bytes (1 MiB), got {bytes}"),
+            )));
+        }
+        self.budget = bytes;
+        Ok(self)
+    }
+
+    /// A fingerprint of the input (its path, size and modification time, say; `ndd
+    /// dedup --work-dir` passes those): finished stages are reused only when it
+    /// matches, so a work directory left by another input is not taken for this
+    /// one's. Default 0: the caller vouches that the input is the same.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let first = OutOfCore::new(&Dedup::new(), dir.path())?.input_fingerprint(1);
+    /// first.run([Ok(Document::new("a", "one text"))])?;
+    /// let second = OutOfCore::new(&Dedup::new(), dir.path())?.input_fingerprint(2);
+    /// let out = second.run([Ok(Document::new("a", "one text")), Ok(Document::new("b", "two"))])?;
+    /// assert!(!out.stages[0].reused);
+    /// assert_eq!(out.documents, 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn input_fingerprint(mut self, fingerprint: u64) -> Self {
+        self.input = fingerprint;
+        self
+    }
+
+    /// Reports the stages' progress (documents sketched, band keys merged, pairs
+    /// checked).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// let dir = tempfile::tempdir()?;
+    /// let job = ndd_pipeline::OutOfCore::new(&ndd_pipeline::Dedup::new(), dir.path())?
+    ///     .progress(Arc::new(ndd_pipeline::NoProgress));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn progress(mut self, progress: Arc<dyn Progress>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// The work directory.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let job = ndd_pipeline::OutOfCore::new(&ndd_pipeline::Dedup::new(), "work")?;
+    /// assert_eq!(job.work_dir(), std::path::Path::new("work"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn work_dir(&self) -> &Path {
+        &self.work_dir
+    }
+
+    /// The fingerprint of what each stage's output depends on, by stage.
+    fn fingerprints(&self, params: ndd_lsh::LshParams) -> [u64; 4] {
+        let shingles = match self.shingles {
+            Shingles::Words(k) => k as u64,
+            Shingles::Chars(k) => (1 << 32) | k as u64,
+        };
+        let sketch = SchemeId::new("ndd-pipeline/out-of-core/sketch")
+            .with(u64::from(ndd_scale::FORMAT_VERSION))
+            .with(self.input)
+            .with(self.config.num_perm as u64)
+            .with(self.config.seed)
+            .with(params.bands() as u64)
+            .with(params.rows() as u64)
+            .with(shingles)
+            .with(u64::from(self.nfkc))
+            .with(u64::from(self.needs_sets()))
+            .finish();
+        let candidates = SchemeId::new("ndd-pipeline/out-of-core/candidates")
+            .with_scheme(sketch)
+            .with(self.config.max_bucket_scan.map_or(u64::MAX, |s| s as u64))
+            .finish();
+        let verify = SchemeId::new("ndd-pipeline/out-of-core/verify")
+            .with_scheme(candidates)
+            .with_f64(self.threshold)
+            .with_str(self.verifier.name())
+            .finish();
+        let group = SchemeId::new("ndd-pipeline/out-of-core/group")
+            .with_scheme(verify)
+            .finish();
+        [sketch, candidates, verify, group].map(SchemeId::as_u64)
+    }
+
+    fn needs_sets(&self) -> bool {
+        matches!(
+            self.verifier,
+            Verifier::ExactJaccard | Verifier::Containment
+        )
+    }
+
+    /// Runs the stages that are not finished yet over `docs` (positions are their
+    /// order: the first document is 0). `docs` is read only when the sketch stage has
+    /// to be done; a run whose sketch stage is reused does not consume it.
+    ///
+    /// # Errors
+    ///
+    /// The first `Err` of `docs`; [`Error::Io`] when the work directory cannot be
+    /// written; [`ndd_core::Error::CorruptData`] (wrapped) when a work file from an
+    /// earlier run is damaged (remove the work directory to start over).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, Error, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let job = OutOfCore::new(&Dedup::new(), dir.path())?;
+    /// // An input error stops the run with it.
+    /// let docs = vec![Ok(Document::new("a", "text")), Err(Error::io("in.jsonl", std::io::ErrorKind::Other.into()))];
+    /// assert!(job.run(docs).is_err());
+    /// assert_eq!(job.run([Ok(Document::new("a", "text"))])?.documents, 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run<I>(&self, docs: I) -> Result<OutOfCoreOutcome, Error>
+    where
+        I: IntoIterator<Item = Result<Document, Error>>,
+    {
+        let dir = self.work_dir.as_path();
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let params = self.config.lsh_params(self.threshold)?;
+        let fingerprints = self.fingerprints(params);
+        let job = Job {
+            dir,
+            budget: self.budget,
+            scan: self.config.max_bucket_scan.unwrap_or(usize::MAX),
+            threshold: self.threshold,
+            num_perm: self.config.num_perm,
+            verifier: &self.verifier,
+            needs_sets: self.needs_sets(),
+            progress: self.progress.as_ref(),
+        };
+        // Markers that still hold; a stage redone invalidates every later one.
+        let mut markers: Vec<Option<Marker>> = Vec::new();
+        for (i, (name, _)) in STAGES.iter().enumerate() {
+            let m = markers
+                .last()
+                .is_none_or(Option::is_some)
+                .then(|| Marker::load(dir, name, fingerprints[i]))
+                .flatten();
+            markers.push(m);
+        }
+        for (i, (name, _)) in STAGES.iter().enumerate() {
+            if markers[i].is_none() {
+                Marker::clear(dir, name)?;
+            }
+        }
+        let mut stages = Vec::new();
+        let timed = |stages: &mut Vec<StageRun>, stage: Stage, reused: bool, t: Instant, bytes| {
+            stages.push(StageRun {
+                stage,
+                reused,
+                time: t.elapsed(),
+                bytes_written: bytes,
+            });
+        };
+
+        // 1. sketch
+        let t = Instant::now();
+        let sketched = match markers[0].take() {
+            Some(m) => m,
+            None => {
+                let s = crate::method::for_extractor!(self.shingles, self.nfkc, |e| {
+                    let hasher = MinHasher::builder()
+                        .num_hashes(self.config.num_perm)
+                        .seed(self.config.seed)
+                        .build_with(e)?;
+                    let scheme =
+                        ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(&hasher, ""));
+                    let fp = ndd_scale::band_key_fingerprint(scheme, params);
+                    sketch::run(&job, &hasher, params, fp, docs.into_iter()).map(|s| (s, fp))
+                })?;
+                let (s, fp) = s;
+                let m = Marker::default()
+                    .with("documents", s.documents)
+                    .with("signature_len", s.signature_len)
+                    .with("band_key_fingerprint", fp)
+                    .with("bytes_written", s.bytes_written)
+                    .with("runs", run_names(&s.runs));
+                m.save(dir, "sketch", fingerprints[0])?;
+                timed(&mut stages, Stage::Sketch, false, t, s.bytes_written);
+                m
+            }
+        };
+        if stages.is_empty() {
+            timed(&mut stages, Stage::Sketch, true, t, 0);
+        }
+        let documents = need(&sketched, "documents")?;
+        let signature_len = need(&sketched, "signature_len")?;
+        let key_fp = need(&sketched, "band_key_fingerprint")?;
+
+        // 2. candidates
+        let t = Instant::now();
+        let bucketed = match markers[1].take() {
+            Some(m) => {
+                timed(&mut stages, Stage::Candidates, true, t, 0);
+                m
+            }
+            None => {
+                let keys = SortedRuns::from_paths(run_paths(dir, &sketched), bucket_order, key_fp);
+                let b = buckets::run(&job, &keys, fingerprints[1])?;
+                let m = Marker::default()
+                    .with("candidates", b.candidates)
+                    .with("runs", run_names(&b.runs));
+                m.save(dir, "candidates", fingerprints[1])?;
+                timed(&mut stages, Stage::Candidates, false, t, b.bytes_written);
+                m
+            }
+        };
+        let candidates = need(&bucketed, "candidates")?;
+
+        // 3. verify
+        let t = Instant::now();
+        let verified = match markers[2].take() {
+            Some(m) => {
+                timed(&mut stages, Stage::Verify, true, t, 0);
+                m
+            }
+            None => {
+                let runs =
+                    SortedRuns::from_paths(run_paths(dir, &bucketed), pair_order, fingerprints[1]);
+                let v = verify::run(&job, &runs, signature_len, fingerprints[2])?;
+                let m = Marker::default()
+                    .with("checked", v.checked)
+                    .with("pairs", v.pairs);
+                m.save(dir, "verify", fingerprints[2])?;
+                timed(&mut stages, Stage::Verify, false, t, v.bytes_written);
+                m
+            }
+        };
+
+        // 4. group
+        let t = Instant::now();
+        let grouped = match markers[3].take() {
+            Some(m) => {
+                timed(&mut stages, Stage::Group, true, t, 0);
+                m
+            }
+            None => {
+                let g = components::run(&job, fingerprints[2])?;
+                let m = Marker::default()
+                    .with("groups", g.groups)
+                    .with("grouped", g.grouped);
+                m.save(dir, "group", fingerprints[3])?;
+                timed(&mut stages, Stage::Group, false, t, g.bytes_written);
+                m
+            }
+        };
+        Ok(OutOfCoreOutcome {
+            documents,
+            candidates,
+            checked: need(&verified, "checked")?,
+            pairs: need(&verified, "pairs")?,
+            groups: need(&grouped, "groups")?,
+            grouped: need(&grouped, "grouped")?,
+            stages,
+            work_dir: dir.to_path_buf(),
+            fingerprint: fingerprints[2],
+        })
+    }
+}
+
+fn need(m: &Marker, key: &str) -> Result<u64, Error> {
+    m.get_u64(key).ok_or_else(|| {
+        Error::Core(ndd_core::Error::corrupt_data(format!(
+            "a stage marker has no {key}; remove the work directory to start over"
+        )))
+    })
+}
+
+fn run_names(runs: &[PathBuf]) -> String {
+    runs.iter()
+        .filter_map(|p| p.file_name().and_then(|n| n.to_str()))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn run_paths(dir: &Path, m: &Marker) -> Vec<PathBuf> {
+    m.get("runs")
+        .unwrap_or("")
+        .split(',')
+        .filter(|n| !n.is_empty())
+        // Names only: a marker cannot point outside the work directory.
+        .filter(|n| !n.contains(['/', '\\']) && *n != "..")
+        .map(|n| dir.join(n))
+        .collect()
+}
+
+/// One stage of an [`OutOfCore`] run.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document, OutOfCore, Stage};
+/// let dir = tempfile::tempdir()?;
+/// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "text"))])?;
+/// let stages: Vec<Stage> = out.stages.iter().map(|s| s.stage).collect();
+/// assert_eq!(stages, [Stage::Sketch, Stage::Candidates, Stage::Verify, Stage::Group]);
+/// assert!(out.stages[0].bytes_written > 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageRun {
+    /// Which stage: [`Stage::Sketch`], [`Stage::Candidates`], [`Stage::Verify`] or
+    /// [`Stage::Group`].
+    pub stage: Stage,
+    /// Whether an earlier run had finished it (nothing was redone).
+    pub reused: bool,
+    /// How long it took in this run.
+    pub time: Duration,
+    /// Bytes it wrote to the work directory in this run.
+    pub bytes_written: u64,
+}
+
+/// What an [`OutOfCore`] run found; the pairs and the assignments stay in the work
+/// directory and are streamed from there.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Document, OutOfCore};
+/// let dir = tempfile::tempdir()?;
+/// let texts = ["one two three four five six", "one two three four five six", "other"];
+/// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+///     .run(texts.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
+/// assert_eq!((out.documents, out.pairs, out.groups, out.grouped), (3, 1, 1, 2));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct OutOfCoreOutcome {
+    /// Documents read.
+    pub documents: u64,
+    /// Candidate pairs proposed by the buckets (a pair met in several bands counts
+    /// once per band).
+    pub candidates: u64,
+    /// Distinct candidate pairs scored.
+    pub checked: u64,
+    /// Pairs accepted.
+    pub pairs: u64,
+    /// Groups of two or more documents.
+    pub groups: u64,
+    /// Documents in those groups.
+    pub grouped: u64,
+    /// The four stages, in order.
+    pub stages: Vec<StageRun>,
+    work_dir: PathBuf,
+    fingerprint: u64,
+}
+
+impl OutOfCoreOutcome {
+    /// Documents that are near-duplicates of a kept one (in a group, not its first).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let texts = ["one two three four five six", "one two three four five six", "other"];
+    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    ///     .run(texts.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
+    /// assert_eq!(out.duplicates(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn duplicates(&self) -> u64 {
+        self.grouped - self.groups
+    }
+
+    /// The record file of assignments: `(doc, rep)` for every document of a group,
+    /// sorted by document, `rep` the group's first-seen document (`docs/formats.md`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "x y z"))])?;
+    /// assert!(out.assignments_path().ends_with("assignments.bin"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn assignments_path(&self) -> PathBuf {
+        self.work_dir.join(ASSIGNMENTS)
+    }
+
+    /// The record file of accepted pairs (edges `a < b`, by position), sorted.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "x y z"))])?;
+    /// assert!(out.pairs_path().ends_with("pairs.bin"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn pairs_path(&self) -> PathBuf {
+        self.work_dir.join(PAIRS)
+    }
+
+    /// The assignments, streamed: `(doc, rep)` by position, sorted by document, for
+    /// every document of a group of two or more (a document absent is alone, and
+    /// kept).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] or a wrapped [`ndd_core::Error::CorruptData`] when the file is
+    /// missing or damaged (also as items, for damage found while streaming).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let docs = ["one two three four five six", "one two three four five six", "other"];
+    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    ///     .run(docs.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
+    /// let a: Vec<(u64, u64)> = out.assignments()?.map(|a| a.map(|a| (a.doc, a.rep))).collect::<Result<_, _>>()?;
+    /// assert_eq!(a, [(0, 0), (1, 0)]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn assignments(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<Assignment, Error>> + use<>, Error> {
+        let dir = self.work_dir.clone();
+        let bad = move |e: RecordError| damaged(&dir, e);
+        let r = RecordReader::<Assignment, _>::open(self.assignments_path())
+            .and_then(|r| r.expect_fingerprint(self.fingerprint))
+            .map_err(&bad)?;
+        // Records stream before the trailer's checksum is checked: a damaged record
+        // must not pass for a position (a huge one would be a huge allocation).
+        let documents = self.documents;
+        let mut next = 0u64;
+        Ok(r.map(move |a| {
+            let a = a.map_err(&bad)?;
+            if a.doc < next || a.doc >= documents || a.rep > a.doc {
+                return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
+                    "assignment ({}, {}) out of order or range for {documents} documents",
+                    a.doc, a.rep
+                ))));
+            }
+            next = a.doc + 1;
+            Ok(a)
+        }))
+    }
+
+    /// The positions of the documents kept, in order: every document that is alone or
+    /// first in its group. Streams the assignments; memory is the returned vector
+    /// (use [`assignments`](Self::assignments) to stream instead).
+    ///
+    /// # Errors
+    ///
+    /// As [`assignments`](Self::assignments).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let texts = ["other", "one two three four five six", "one two three four five six"];
+    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    ///     .run(texts.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
+    /// assert_eq!(out.kept_positions()?, [0, 1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn kept_positions(&self) -> Result<Vec<u64>, Error> {
+        let mut kept = Vec::new();
+        let mut next = 0u64;
+        for a in self.assignments()? {
+            let a = a?;
+            kept.extend(next..a.doc);
+            if a.is_representative() {
+                kept.push(a.doc);
+            }
+            next = a.doc + 1;
+        }
+        kept.extend(next..self.documents);
+        Ok(kept)
+    }
+
+    /// The accepted pairs with their scores, streamed in `(a, b)` order.
+    ///
+    /// # Errors
+    ///
+    /// As [`assignments`](Self::assignments).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = tempfile::tempdir()?;
+    /// let docs = ["one two three four five six", "one two three four five six"];
+    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    ///     .run(docs.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
+    /// let pairs: Vec<_> = out.scored_pairs()?.collect::<Result<_, _>>()?;
+    /// assert_eq!((pairs[0].a, pairs[0].b, pairs[0].score), (0, 1, 1.0));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn scored_pairs(
+        &self,
+    ) -> Result<impl Iterator<Item = Result<ScoredPair, Error>> + use<>, Error> {
+        let dir = self.work_dir.clone();
+        let bad = move |e: RecordError| damaged(&dir, e);
+        let pairs = RecordReader::<Edge, _>::open(self.pairs_path())
+            .and_then(|r| r.expect_fingerprint(self.fingerprint))
+            .map_err(&bad)?;
+        let scores_path = self.work_dir.join(SCORES);
+        let file = File::open(&scores_path).map_err(|e| Error::io(&scores_path, e))?;
+        let expected = pairs.len().saturating_mul(8);
+        let actual = file
+            .metadata()
+            .map_err(|e| Error::io(&scores_path, e))?
+            .len();
+        if actual != expected {
+            return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
+                "{}: {actual} bytes for {} pairs",
+                scores_path.display(),
+                pairs.len()
+            ))));
+        }
+        let mut scores = BufReader::new(file);
+        Ok(pairs.map(move |e| {
+            let e = e.map_err(&bad)?;
+            let mut b = [0u8; 8];
+            scores
+                .read_exact(&mut b)
+                .map_err(|err| Error::io(&scores_path, err))?;
+            let pos = |x: u64| {
+                usize::try_from(x).map_err(|_| {
+                    Error::Core(ndd_core::Error::corrupt_data("a position beyond usize"))
+                })
+            };
+            Ok(ScoredPair::new(pos(e.a)?, pos(e.b)?, f64::from_le_bytes(b)))
+        }))
+    }
+}
+
+fn damaged(dir: &Path, e: RecordError) -> Error {
+    match e {
+        RecordError::Io(source) => Error::io(dir, source),
+        other => Error::Core(ndd_core::Error::corrupt_data(format!(
+            "{}: a work file is damaged ({other}); remove the work directory to start over",
+            dir.display()
+        ))),
+    }
+}

@@ -1,0 +1,259 @@
+//! Stage 1, per document and without communication: shingles, MinHash signature and
+//! band keys. Signatures go to `signatures.bin` (each in its checked byte form, all of
+//! one length), band keys to runs sorted by bucket, and, when the verifier reads
+//! shingle sets, the sets to `sets.bin` with their end offsets in `sets.idx`.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use ndd_core::{FeatureExtractor, FeatureSet};
+use ndd_lsh::LshParams;
+use ndd_minhash::{MinHashSignature, MinHasher};
+use ndd_scale::{BandKeyRecord, ExternalSort};
+
+use super::{Job, bucket_order};
+use crate::progress::Stage;
+use crate::{Document, Error};
+
+/// What stage 1 wrote.
+pub(super) struct Sketched {
+    pub(super) documents: u64,
+    pub(super) signature_len: u64,
+    pub(super) runs: Vec<PathBuf>,
+    pub(super) bytes_written: u64,
+}
+
+pub(super) const SIGNATURES: &str = "signatures.bin";
+pub(super) const SETS: &str = "sets.bin";
+pub(super) const SET_ENDS: &str = "sets.idx";
+
+struct Out {
+    path: PathBuf,
+    w: BufWriter<File>,
+    bytes: u64,
+}
+
+impl Out {
+    fn create(dir: &Path, name: &str) -> Result<Self, Error> {
+        let path = dir.join(name);
+        let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(Out {
+            w: BufWriter::with_capacity(1 << 16, f),
+            path,
+            bytes: 0,
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.bytes += bytes.len() as u64;
+        self.w
+            .write_all(bytes)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    fn finish(mut self) -> Result<u64, Error> {
+        self.w.flush().map_err(|e| Error::io(&self.path, e))?;
+        self.w
+            .get_ref()
+            .sync_all()
+            .map_err(|e| Error::io(&self.path, e))?;
+        Ok(self.bytes)
+    }
+}
+
+pub(super) fn run<E, I>(
+    job: &Job<'_>,
+    hasher: &MinHasher<E>,
+    params: LshParams,
+    fingerprint: u64,
+    docs: I,
+) -> Result<Sketched, Error>
+where
+    E: FeatureExtractor + Sync,
+    I: Iterator<Item = Result<Document, Error>>,
+{
+    let dir = job.dir;
+    let key_buffer = (job.budget / 2 / size_of::<BandKeyRecord>() as u64).max(1);
+    let mut keys = ExternalSort::new(
+        dir,
+        "keys",
+        bucket_order,
+        usize::try_from(key_buffer).unwrap_or(usize::MAX),
+        fingerprint,
+    )
+    .map_err(|e| job.records_error(dir, e))?;
+    let mut sigs = Out::create(dir, SIGNATURES)?;
+    let mut sets = match job.needs_sets {
+        true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
+        false => None,
+    };
+    let chunk_bytes = (job.budget / 4).max(1);
+    let mut documents = 0u64;
+    let mut signature_len = None;
+    let mut band_keys = Vec::new();
+    let mut scratch = Vec::new();
+    let mut set_end = 0u64;
+    let mut chunk: Vec<Document> = Vec::new();
+    let mut docs = docs.peekable();
+    job.progress.start(Stage::Sketch, None);
+    while docs.peek().is_some() {
+        // A chunk: up to CHUNK documents or a quarter of the budget of text.
+        chunk.clear();
+        let mut held = 0u64;
+        while chunk.len() < crate::progress::CHUNK && held < chunk_bytes {
+            let Some(doc) = docs.next() else { break };
+            let doc = doc?;
+            held += doc.text.len() as u64;
+            chunk.push(doc);
+        }
+        let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
+        #[cfg(feature = "rayon")]
+        let signatures = ndd_core::ParDocSketcher::par_sketch_batch(hasher, &texts);
+        #[cfg(not(feature = "rayon"))]
+        let signatures = ndd_core::DocSketcher::sketch_batch(hasher, &texts);
+        for (text, sig) in texts.iter().zip(&signatures) {
+            let doc = documents;
+            documents += 1;
+            let bytes = sig.to_bytes();
+            if *signature_len.get_or_insert(bytes.len()) != bytes.len() {
+                return Err(Error::Core(ndd_core::Error::corrupt_data(
+                    "MinHash signatures of one run differ in length",
+                )));
+            }
+            sigs.write(&bytes)?;
+            band_keys.clear();
+            params.band_keys_into(sig.values(), &mut band_keys)?;
+            for (band, &key) in band_keys.iter().enumerate() {
+                let band = u16::try_from(band).map_err(|_| {
+                    Error::Core(ndd_core::Error::invalid_parameter(
+                        "bands",
+                        "at most 65,536 bands are written to band-key files",
+                    ))
+                })?;
+                keys.push(BandKeyRecord { doc, band, key })
+                    .map_err(|e| job.records_error(dir, e))?;
+            }
+            if let Some((values, ends)) = &mut sets {
+                scratch.clear();
+                hasher.extractor().extract(text, &mut scratch);
+                let set = FeatureSet::from_unsorted(std::mem::take(&mut scratch));
+                for v in set.as_slice() {
+                    values.write(&v.to_le_bytes())?;
+                }
+                set_end += set.len() as u64;
+                ends.write(&set_end.to_le_bytes())?;
+                scratch = set.into_vec();
+            }
+        }
+        job.progress.advance(Stage::Sketch, texts.len() as u64);
+    }
+    job.progress.finish(Stage::Sketch);
+    let runs = keys.finish().map_err(|e| job.records_error(dir, e))?;
+    let mut bytes_written = sigs.finish()?;
+    if let Some((values, ends)) = sets {
+        bytes_written += values.finish()? + ends.finish()?;
+    }
+    for p in runs.paths() {
+        bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
+    }
+    Ok(Sketched {
+        documents,
+        signature_len: signature_len.map_or(0, |l| l as u64),
+        runs: runs.paths().to_vec(),
+        bytes_written,
+    })
+}
+
+/// Reads a MinHash signature of `signatures.bin` by document position.
+pub(super) struct Signatures {
+    file: File,
+    path: PathBuf,
+    len: u64,
+    buf: Vec<u8>,
+}
+
+impl Signatures {
+    pub(super) fn open(dir: &Path, len: u64) -> Result<Self, Error> {
+        let path = dir.join(SIGNATURES);
+        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let buf = vec![0; usize::try_from(len).unwrap_or(0)];
+        Ok(Signatures {
+            file,
+            path,
+            len,
+            buf,
+        })
+    }
+
+    pub(super) fn get(&mut self, doc: u64) -> Result<MinHashSignature, Error> {
+        read_at(&mut self.file, &self.path, doc * self.len, &mut self.buf)?;
+        Ok(MinHashSignature::from_bytes(&self.buf)?)
+    }
+}
+
+/// Reads a shingle set of `sets.bin` by document position.
+pub(super) struct Sets {
+    values: File,
+    ends: File,
+    values_path: PathBuf,
+    ends_path: PathBuf,
+    /// The largest set read: a corrupt offset cannot ask for more than the file has.
+    values_len: u64,
+}
+
+impl Sets {
+    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
+        let values_path = dir.join(SETS);
+        let ends_path = dir.join(SET_ENDS);
+        let values = File::open(&values_path).map_err(|e| Error::io(&values_path, e))?;
+        let ends = File::open(&ends_path).map_err(|e| Error::io(&ends_path, e))?;
+        let values_len = values
+            .metadata()
+            .map_err(|e| Error::io(&values_path, e))?
+            .len();
+        Ok(Sets {
+            values,
+            ends,
+            values_path,
+            ends_path,
+            values_len,
+        })
+    }
+
+    pub(super) fn get(&mut self, doc: u64) -> Result<FeatureSet, Error> {
+        let mut b = [0u8; 8];
+        let start = if doc == 0 {
+            0
+        } else {
+            read_at(&mut self.ends, &self.ends_path, (doc - 1) * 8, &mut b)?;
+            u64::from_le_bytes(b)
+        };
+        read_at(&mut self.ends, &self.ends_path, doc * 8, &mut b)?;
+        let end = u64::from_le_bytes(b);
+        let bytes = end
+            .checked_sub(start)
+            .and_then(|n| n.checked_mul(8))
+            .filter(|&n| start.saturating_mul(8).saturating_add(n) <= self.values_len)
+            .ok_or_else(|| {
+                Error::Core(ndd_core::Error::corrupt_data(format!(
+                    "{}: offsets {start}..{end} out of range",
+                    self.ends_path.display()
+                )))
+            })?;
+        let mut buf = vec![0u8; usize::try_from(bytes).unwrap_or(0)];
+        read_at(&mut self.values, &self.values_path, start * 8, &mut buf)?;
+        let values: Vec<u64> = buf
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+            .collect();
+        Ok(FeatureSet::from_unsorted(values))
+    }
+}
+
+fn read_at(file: &mut File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    file.seek(SeekFrom::Start(at))
+        .and_then(|_| file.read_exact(buf))
+        .map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,130 @@
+//! Stage 3: each distinct candidate pair, in order, scored as the in-memory run scores
+//! it: the MinHash estimate from the two signatures, then (for the exact verifiers)
+//! the measure of the two shingle sets. Accepted pairs go to `pairs.bin` (edges, `a <
+//! b`) with their scores in `scores.bin` (f64 little-endian, same order).
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+
+use ndd_core::{Signature, containment, jaccard};
+use ndd_scale::{Edge, RecordWriter, SortedRuns};
+
+use super::sketch::{Sets, Signatures};
+use super::{Job, PAIRS, SCORES};
+use crate::progress::Stage;
+use crate::{Error, Verifier};
+
+/// What stage 3 wrote.
+pub(super) struct Verified {
+    pub(super) checked: u64,
+    pub(super) pairs: u64,
+    pub(super) bytes_written: u64,
+}
+
+pub(super) fn run(
+    job: &Job<'_>,
+    candidates: &SortedRuns<Edge, (u64, u64)>,
+    signature_len: u64,
+    fingerprint: u64,
+) -> Result<Verified, Error> {
+    let dir = job.dir;
+    let mut sigs = Signatures::open(dir, signature_len)?;
+    let mut sets = if job.needs_sets {
+        Some(Sets::open(dir)?)
+    } else {
+        None
+    };
+    let pairs_path = dir.join(PAIRS);
+    let mut out = RecordWriter::<Edge>::create(&pairs_path, fingerprint)
+        .map_err(|e| job.records_error(dir, e))?;
+    let scores_path = dir.join(SCORES);
+    let scores_tmp = ndd_scale::temp_path(&scores_path);
+    let mut scores =
+        BufWriter::new(File::create(&scores_tmp).map_err(|e| Error::io(&scores_tmp, e))?);
+    let t = job.threshold;
+    let floor = match job.verifier {
+        Verifier::MethodScore => t,
+        Verifier::ExactJaccard => crate::candidates::minhash::plausible_floor(t, job.num_perm),
+        _ => f64::NEG_INFINITY,
+    };
+    let (mut checked, mut accepted) = (0u64, 0u64);
+    let mut last: Option<Edge> = None;
+    let mut cached_a: Option<(
+        u64,
+        ndd_minhash::MinHashSignature,
+        Option<ndd_core::FeatureSet>,
+    )> = None;
+    job.progress.start(Stage::Verify, None);
+    for e in candidates.merge().map_err(|e| job.records_error(dir, e))? {
+        let e = e.map_err(|e| job.records_error(dir, e))?;
+        if last == Some(e) {
+            continue;
+        }
+        last = Some(e);
+        checked += 1;
+        if checked % 65_536 == 0 {
+            job.progress.advance(Stage::Verify, 65_536);
+        }
+        if cached_a.as_ref().is_none_or(|c| c.0 != e.a) {
+            cached_a = Some((e.a, sigs.get(e.a)?, None));
+        }
+        let Some((_, sig_a, set_a)) = cached_a.as_mut() else {
+            continue;
+        };
+        let est = sig_a.similarity(&sigs.get(e.b)?)?.value();
+        if est < floor {
+            continue;
+        }
+        let score = match (&job.verifier, &mut sets) {
+            (Verifier::ExactJaccard | Verifier::Containment, Some(sets)) => {
+                if set_a.is_none() {
+                    *set_a = Some(sets.get(e.a)?);
+                }
+                let (a, b) = (
+                    set_a.as_ref().map_or(&[][..], |s| s.as_slice()),
+                    sets.get(e.b)?,
+                );
+                if matches!(job.verifier, Verifier::ExactJaccard) {
+                    jaccard(a, b.as_slice())
+                } else {
+                    containment_of_smaller(a, b.as_slice())
+                }
+            }
+            _ => est,
+        };
+        if score < t {
+            continue;
+        }
+        accepted += 1;
+        out.write(&e).map_err(|err| job.records_error(dir, err))?;
+        scores
+            .write_all(&score.to_le_bytes())
+            .map_err(|err| Error::io(&scores_tmp, err))?;
+    }
+    job.progress.finish(Stage::Verify);
+    scores
+        .into_inner()
+        .map_err(|e| Error::io(&scores_tmp, e.into_error()))?
+        .sync_all()
+        .map_err(|e| Error::io(&scores_tmp, e))?;
+    std::fs::rename(&scores_tmp, &scores_path).map_err(|e| Error::io(&scores_path, e))?;
+    out.finish().map_err(|e| job.records_error(dir, e))?;
+    let bytes_written = std::fs::metadata(&pairs_path)
+        .map_err(|e| Error::io(&pairs_path, e))?
+        .len()
+        + accepted * 8;
+    Ok(Verified {
+        checked,
+        pairs: accepted,
+        bytes_written,
+    })
+}
+
+/// `|A ∩ B| / min(|A|, |B|)`, as the in-memory verifier computes it.
+fn containment_of_smaller(a: &[u64], b: &[u64]) -> f64 {
+    if a.len() <= b.len() {
+        containment(a, b)
+    } else {
+        containment(b, a)
+    }
+}

@@ -1,0 +1,286 @@
+//! The out-of-core stages against the in-memory pipeline on real text (the bundled
+//! Debian copyright files, with generated near-duplicates and exact copies): the same
+//! pairs with the same scores and the same groups, under a budget that forces
+//! several sorted runs; finished stages reused; a hot bucket bounded; damaged work
+//! files refused.
+#![allow(clippy::unwrap_used, clippy::cast_possible_truncation)] // tests unwrap to fail loudly; counts are small
+
+use std::collections::BTreeMap;
+
+use ndd_pipeline::{
+    Dedup, Document, MIN_MEMORY_BUDGET, Method, MinHashConfig, OutOfCore, Stage, Verifier,
+};
+
+/// The bundled corpus, each third document followed by two variants (a few words
+/// changed), each seventh by an exact copy: about 930 documents.
+fn corpus() -> Vec<Document> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut x: u64 = 11;
+    let mut next = |n: u64| {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (x >> 33) % n.max(1)
+    };
+    let mut docs = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let t = v["text"].as_str().unwrap().to_owned();
+        docs.push(Document::new(format!("{i}"), t.clone()));
+        if i % 3 == 0 {
+            for c in 0..2 {
+                let mut words: Vec<String> = t.split_whitespace().map(str::to_owned).collect();
+                let edits = 1 + words.len() / 40;
+                for _ in 0..edits {
+                    let at = next(words.len() as u64) as usize;
+                    if let Some(w) = words.get_mut(at) {
+                        w.push_str("zz");
+                    }
+                }
+                docs.push(Document::new(format!("{i}v{c}"), words.join(" ")));
+            }
+        }
+        if i % 7 == 0 {
+            docs.push(Document::new(format!("{i}copy"), t));
+        }
+    }
+    docs
+}
+
+fn pairs_of(out: &ndd_pipeline::OutOfCoreOutcome) -> BTreeMap<(usize, usize), f64> {
+    out.scored_pairs()
+        .unwrap()
+        .map(|p| {
+            let p = p.unwrap();
+            ((p.a, p.b), p.score)
+        })
+        .collect()
+}
+
+#[test]
+fn same_pairs_scores_and_groups_as_the_in_memory_run() {
+    let docs = corpus();
+    assert!(docs.len() > 900);
+    for verifier in [
+        Verifier::ExactJaccard,
+        Verifier::MethodScore,
+        Verifier::Containment,
+    ] {
+        // 64 bands of 2 rows: many band keys and candidates, so that 1 MiB forces
+        // several sorted runs of each.
+        let config = MinHashConfig {
+            banding: ndd_pipeline::Banding::Fixed { bands: 64, rows: 2 },
+            ..MinHashConfig::default()
+        };
+        let dedup = Dedup::new()
+            .method(Method::MinHash(config))
+            .threshold(0.7)
+            .verifier(verifier.clone())
+            .exact_pass(false);
+        let memory = dedup.run(&docs).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let job = OutOfCore::new(&dedup, dir.path())
+            .unwrap()
+            .memory_budget(MIN_MEMORY_BUDGET)
+            .unwrap();
+        let out = job.run(docs.iter().cloned().map(Ok)).unwrap();
+        // The budget forced band keys and candidates into several sorted runs.
+        let runs = |prefix: &str| {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter(|e| {
+                    let name = e.as_ref().unwrap().file_name();
+                    name.to_string_lossy().starts_with(prefix)
+                })
+                .count()
+        };
+        assert!(runs("keys-") >= 2, "{} runs", runs("keys-"));
+        assert!(runs("candidates-") >= 2, "{} runs", runs("candidates-"));
+        let want: BTreeMap<(usize, usize), f64> = memory
+            .pairs
+            .iter()
+            .map(|p| ((p.a.min(p.b), p.a.max(p.b)), p.score))
+            .collect();
+        assert!(want.len() > 300, "{} pairs", want.len());
+        assert_eq!(pairs_of(&out), want, "{}", verifier.name());
+        assert_eq!(out.pairs as usize, want.len());
+        let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
+        assert_eq!(out.kept_positions().unwrap(), kept, "{}", verifier.name());
+        assert_eq!(out.groups as usize, memory.report.groups);
+        assert_eq!(out.documents as usize, docs.len());
+    }
+    // With the exact pass (the default) the in-memory run reports exact copies apart,
+    // but keeps the same documents.
+    let dedup = Dedup::new().threshold(0.7);
+    let memory = dedup.run(&docs).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
+    assert_eq!(out.kept_positions().unwrap(), kept);
+}
+
+#[test]
+fn finished_stages_are_reused_and_a_changed_setting_redoes_what_it_affects() {
+    let docs: Vec<Document> = corpus().into_iter().take(300).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let dedup = Dedup::new().threshold(0.7);
+    let first = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert!(first.stages.iter().all(|s| !s.reused));
+    // Same settings: nothing redone, the input not even read.
+    let again = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::once(Err(ndd_pipeline::Error::io(
+            "never read",
+            std::io::Error::other("the input was read"),
+        ))))
+        .unwrap();
+    assert!(again.stages.iter().all(|s| s.reused));
+    assert_eq!(
+        again.kept_positions().unwrap(),
+        first.kept_positions().unwrap()
+    );
+    // Another threshold: sketch and candidates reused, verify and group redone.
+    let dedup = Dedup::new()
+        .threshold(0.9)
+        .method(Method::MinHash(MinHashConfig {
+            // The banding fixed, so that the candidates do not depend on the threshold.
+            banding: ndd_pipeline::Banding::Fixed { bands: 16, rows: 8 },
+            ..MinHashConfig::default()
+        }));
+    let loose = Dedup::new()
+        .threshold(0.7)
+        .method(dedup.method_config().clone());
+    OutOfCore::new(&loose, dir.path())
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    let strict = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap();
+    let reused: Vec<(Stage, bool)> = strict.stages.iter().map(|s| (s.stage, s.reused)).collect();
+    assert_eq!(
+        reused,
+        [
+            (Stage::Sketch, true),
+            (Stage::Candidates, true),
+            (Stage::Verify, false),
+            (Stage::Group, false)
+        ]
+    );
+    let memory = dedup.clone().exact_pass(false).run(&docs).unwrap();
+    assert_eq!(strict.pairs as usize, memory.pairs.len());
+    // A stage interrupted (its marker and output gone) is redone, with the same result.
+    std::fs::remove_file(dir.path().join("group.done")).unwrap();
+    std::fs::remove_file(dir.path().join("assignments.bin")).unwrap();
+    let resumed = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap();
+    assert!(!resumed.stages[3].reused && resumed.stages[2].reused);
+    assert_eq!(
+        resumed.kept_positions().unwrap(),
+        strict.kept_positions().unwrap()
+    );
+}
+
+#[test]
+fn a_hot_bucket_of_identical_documents_is_bounded() {
+    // 3,000 identical documents: every band's bucket holds all of them. Each document
+    // is paired with at most 256 earlier ones per band (the default scan), so the
+    // candidates stay near 3,000 × 256 × bands instead of 3,000² / 2 × bands, and the
+    // group is whole.
+    let docs: Vec<Document> = (0..3000)
+        .map(|i| {
+            Document::new(
+                format!("{i}"),
+                "the same form letter sent by thousands of people",
+            )
+        })
+        .collect();
+    let dedup = Dedup::new();
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(docs.into_iter().map(Ok))
+        .unwrap();
+    let bands = MinHashConfig::default().lsh_params(0.8).unwrap().bands() as u64;
+    let bound = bands * (256 * 3000 - 256 * 257 / 2);
+    assert!(out.candidates <= bound, "{} > {bound}", out.candidates);
+    assert_eq!((out.groups, out.grouped), (1, 3000));
+    assert_eq!(out.kept_positions().unwrap(), [0]);
+}
+
+#[test]
+fn damaged_work_files_are_refused_and_bad_settings_rejected() {
+    let docs: Vec<Document> = corpus().into_iter().take(100).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let dedup = Dedup::new();
+    let out = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    // A flipped byte in the assignments: refused when read, not a wrong answer.
+    let path = out.assignments_path();
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(out.kept_positions().is_err());
+    // Cut short: refused at once.
+    std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
+    assert!(out.assignments().is_err());
+    // A damaged candidate run is refused by the stage that reads it.
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let p = entry.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("candidates-")
+        {
+            std::fs::write(&p, b"NDDSCALE but not a run").unwrap();
+        }
+    }
+    std::fs::remove_file(dir.path().join("verify.done")).unwrap();
+    let err = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap_err();
+    assert!(err.to_string().contains("damaged"), "{err}");
+
+    // Settings the stages do not support.
+    for bad in [
+        Dedup::new().method(Method::ExactJaccard),
+        Dedup::new().verifier(Verifier::Align(ndd_pipeline::AlignMeasure::Combined)),
+        Dedup::new().representative(ndd_pipeline::Representative::Longest),
+        Dedup::new().group(ndd_pipeline::GroupMethod::Durian(
+            ndd_pipeline::DurianGrouping::new(),
+        )),
+    ] {
+        assert!(OutOfCore::new(&bad, dir.path()).is_err());
+    }
+    assert!(
+        OutOfCore::new(&dedup, dir.path())
+            .unwrap()
+            .memory_budget(MIN_MEMORY_BUDGET - 1)
+            .is_err()
+    );
+    // An input error stops the run with that error; empty input is an empty outcome.
+    let empty = tempfile::tempdir().unwrap();
+    let none = OutOfCore::new(&dedup, empty.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap();
+    assert_eq!((none.documents, none.pairs, none.groups), (0, 0, 0));
+    assert!(none.kept_positions().unwrap().is_empty());
+}
