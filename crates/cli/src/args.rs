@@ -61,6 +61,9 @@ pub(crate) struct DedupArgs {
     /// Incremental use with a saved index.
     #[command(flatten)]
     pub(crate) index: IndexArgs,
+    /// Corpora larger than memory.
+    #[command(flatten)]
+    pub(crate) scale: ScaleArgs,
     /// No progress bars (they are off anyway when stderr is not a terminal).
     #[arg(long, short)]
     pub(crate) quiet: bool,
@@ -474,6 +477,44 @@ pub(crate) struct IndexArgs {
     /// written to --index-out when given)
     #[arg(long, requires = "index_in")]
     pub(crate) add: bool,
+}
+
+/// Out-of-core options.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Corpora larger than memory")]
+pub(crate) struct ScaleArgs {
+    /// Deduplicate out of core: the MinHash stages write sorted runs, pairs and
+    /// assignments to this folder under --memory-budget, and a rerun reuses every
+    /// stage that finished (same outputs as the in-memory run; the input is read
+    /// twice, so it must be a file or folder)
+    #[arg(long, value_name = "DIR")]
+    pub(crate) work_dir: Option<PathBuf>,
+    /// With --work-dir: memory for the stages' buffers, in bytes or with a K, M or G
+    /// suffix (powers of 1024), at least 1M [default: 1G]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "work_dir")]
+    pub(crate) memory_budget: Option<u64>,
+}
+
+/// `1048576`, `512K`, `64M`, `2G` (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let s = s.trim();
+    let (digits, unit) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => s.split_at(i),
+        None => (s, ""),
+    };
+    let shift = match unit.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => return Err(format!("{s:?}: expected bytes or a size like 512M or 2G")),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("{s:?}: expected bytes or a size like 512M or 2G"))?;
+    n.checked_mul(1 << shift)
+        .ok_or_else(|| format!("{s:?}: too large"))
 }
 
 /// `ndd explain`.

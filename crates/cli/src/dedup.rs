@@ -80,6 +80,10 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         Some(ix) => ix.settings(),
         None => settings::dedup(&a.method, &attributes)?,
     };
+    if let Some(work_dir) = &a.scale.work_dir {
+        let options = settings::read_options(&a.input, &attributes);
+        return crate::outofcore::run(a, &dedup, &options, work_dir);
+    }
     let incremental = index.is_some() || a.index.index_out.is_some();
     if incremental && a.method.group != crate::args::GroupName::Components {
         return Err(CliError::Usage(

@@ -21,6 +21,7 @@ mod error;
 mod explain;
 mod explain_out;
 mod input;
+mod outofcore;
 mod output;
 mod progress;
 mod settings;

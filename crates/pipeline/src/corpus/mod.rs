@@ -39,12 +39,14 @@ use std::path::Path;
 
 use crate::{Document, Error};
 
+mod accept;
 mod folder;
 mod jsonl;
 mod options;
 mod problems;
 mod record;
 
+pub use accept::{Accepted, KEPT_PROBLEMS};
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions};

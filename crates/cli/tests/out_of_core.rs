@@ -1,0 +1,256 @@
+//! `ndd dedup --work-dir`, run as a user runs it: the same outputs as the in-memory
+//! run on the bundled corpus and on a folder, stages reused on a rerun, a changed
+//! input not taken for the old one, and bad use refused before any work.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+mod common;
+
+use std::fs;
+
+use common::{fails, ndd, ndd_stdin, ok};
+
+fn read(dir: &std::path::Path, name: &str) -> String {
+    fs::read_to_string(dir.join(name)).unwrap()
+}
+
+#[test]
+fn same_outputs_as_the_in_memory_run_and_stages_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let outputs = |tag: &str| {
+        [
+            "--keep-out".to_owned(),
+            format!("{tag}-keep.jsonl"),
+            "--drop-out".to_owned(),
+            format!("{tag}-drop.txt"),
+            "--clusters-out".to_owned(),
+            format!("{tag}-clusters.tsv"),
+            "--pairs-out".to_owned(),
+            format!("{tag}-pairs.tsv"),
+        ]
+    };
+    let args = |extra: &[&str], tag: &str| -> Vec<String> {
+        let mut v: Vec<String> = ["dedup", "-q", "--no-exact-pass"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        v.extend(extra.iter().map(|s| (*s).to_owned()));
+        v.extend(outputs(tag));
+        v
+    };
+    let run = |v: Vec<String>| {
+        let v: Vec<&str> = v.iter().map(String::as_str).collect();
+        ok(&ndd(&v, d))
+    };
+    run(args(&[], "mem"));
+    let first = run(args(
+        &["--work-dir", "work", "--memory-budget", "1M"],
+        "ooc",
+    ));
+    assert!(first.contains("out of core"), "{first}");
+    for name in ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"] {
+        let (mem, ooc) = (
+            read(d, &format!("mem-{name}")),
+            read(d, &format!("ooc-{name}")),
+        );
+        assert!(
+            mem.lines().count() > 100,
+            "{name}: {} lines",
+            mem.lines().count()
+        );
+        assert_eq!(mem, ooc, "{name} differs");
+    }
+    // A rerun reuses every stage and writes the same outputs again.
+    let again = run(args(&["--work-dir", "work"], "again"));
+    assert!(
+        again.contains("sketch reused, candidates reused, verify reused, group reused"),
+        "{again}"
+    );
+    assert_eq!(read(d, "mem-keep.jsonl"), read(d, "again-keep.jsonl"));
+    // With the exact pass (the default) exact copies are reported apart in memory;
+    // the documents kept and the clusters are the same.
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--keep-out",
+            "m.jsonl",
+            "--clusters-out",
+            "m.tsv",
+        ],
+        d,
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--work-dir",
+            "work2",
+            "--keep-out",
+            "o.jsonl",
+            "--clusters-out",
+            "o.tsv",
+        ],
+        d,
+    ));
+    assert_eq!(read(d, "m.jsonl"), read(d, "o.jsonl"));
+    assert_eq!(read(d, "m.tsv"), read(d, "o.tsv"));
+}
+
+#[test]
+fn a_folder_and_a_changed_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = d.join("docs");
+    fs::create_dir(&input).unwrap();
+    let letter = "we the undersigned ask the council to keep the library open on sundays \
+                  because students and families rely on it every weekend of the year";
+    for i in 0..6 {
+        fs::write(
+            input.join(format!("{i}.txt")),
+            format!("{letter} signed {i}"),
+        )
+        .unwrap();
+    }
+    fs::write(
+        input.join("other.txt"),
+        "a note about something else entirely",
+    )
+    .unwrap();
+    let dedup = |work: &str, keep: &str| {
+        ok(&ndd(
+            &[
+                "dedup",
+                "-q",
+                "--input",
+                "docs",
+                "--threshold",
+                "0.7",
+                "--work-dir",
+                work,
+                "--keep-out",
+                keep,
+            ],
+            d,
+        ))
+    };
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "docs",
+            "--threshold",
+            "0.7",
+            "--keep-out",
+            "mem.jsonl",
+        ],
+        d,
+    ));
+    let out = dedup("work", "ooc.jsonl");
+    assert!(out.contains("documents:   7 read"), "{out}");
+    assert_eq!(read(d, "mem.jsonl"), read(d, "ooc.jsonl"));
+    assert_eq!(read(d, "ooc.jsonl").lines().count(), 2);
+    // A new file in the folder: the old stages are not reused for the new input.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(
+        input.join("new.txt"),
+        "yet another unrelated note about the weather",
+    )
+    .unwrap();
+    let out = dedup("work", "ooc2.jsonl");
+    assert!(out.contains("documents:   8 read"), "{out}");
+    assert!(!out.contains("sketch reused"), "{out}");
+    assert_eq!(read(d, "ooc2.jsonl").lines().count(), 3);
+}
+
+#[test]
+fn bad_use_is_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("in.jsonl"),
+        "{\"id\": 1, \"text\": \"one two three\"}\n",
+    )
+    .unwrap();
+    fs::write(d.join("afile"), "x").unwrap();
+    let base = ["dedup", "--input", "in.jsonl", "--work-dir", "w"];
+    fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
+        [base, extra].concat()
+    }
+    fails(
+        &ndd(&with(&base, &["--memory-budget", "10"]), d),
+        2,
+        "at least",
+    );
+    fails(
+        &ndd(&with(&base, &["--memory-budget", "lots"]), d),
+        2,
+        "512M",
+    );
+    fails(
+        &ndd(
+            &["dedup", "--input", "in.jsonl", "--memory-budget", "1G"],
+            d,
+        ),
+        2,
+        "--work-dir",
+    );
+    fails(
+        &ndd(&with(&base, &["--method", "simhash"]), d),
+        2,
+        "minhash",
+    );
+    fails(
+        &ndd(&with(&base, &["--annotate-out", "a.jsonl"]), d),
+        2,
+        "not available",
+    );
+    fails(
+        &ndd(&with(&base, &["--index-out", "i.ndd"]), d),
+        2,
+        "--index-out",
+    );
+    fails(
+        &ndd(&["dedup", "--input", "in.jsonl", "--work-dir", "afile"], d),
+        2,
+        "is a file",
+    );
+    fails(
+        &ndd_stdin(
+            &["dedup", "--input", "-", "--work-dir", "w"],
+            d,
+            b"{\"text\": \"x\"}\n",
+        ),
+        2,
+        "standard input",
+    );
+    // An output inside the work folder, a work folder inside the input folder.
+    fs::create_dir(d.join("w")).unwrap();
+    fails(
+        &ndd(&with(&base, &["--keep-out", "w/keep.jsonl"]), d),
+        2,
+        "stay apart",
+    );
+    fs::create_dir(d.join("folder")).unwrap();
+    fs::write(d.join("folder/a.txt"), "text").unwrap();
+    fails(
+        &ndd(&["dedup", "--input", "folder", "--work-dir", "folder/w"], d),
+        2,
+        "inside it",
+    );
+    // Nothing was written by the refused runs.
+    assert!(!d.join("a.jsonl").exists() && !d.join("i.ndd").exists());
+    // Bad lines are skipped with a warning, as in memory; a file of only bad lines is
+    // refused as in memory.
+    fs::write(d.join("bad.jsonl"), "not json\n[1]\n").unwrap();
+    fails(
+        &ndd(&["dedup", "--input", "bad.jsonl", "--work-dir", "wb"], d),
+        1,
+        "no usable document (2 rejected",
+    );
+    fs::write(d.join("some.jsonl"), "not json\n{\"text\": \"fine\"}\n").unwrap();
+    let out = ndd(&["dedup", "--input", "some.jsonl", "--work-dir", "ws"], d);
+    assert!(out.status.success(), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped"));
+}

@@ -1,0 +1,203 @@
+//! [`Accepted`]: the documents of a reader that a corpus read keeps, streamed: the
+//! same duplicate-id rule and error policy as [`read_corpus`](super::read_corpus), for
+//! corpora that do not fit in memory ([`OutOfCore`](crate::OutOfCore)).
+
+use ahash::AHashSet;
+use xxhash_rust::xxh3::xxh3_128;
+
+use super::{ErrorPolicy, Problem, ProblemKind};
+use crate::{Document, Error};
+
+/// How many problems [`Accepted`] keeps for display; the rest are counted.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::corpus::KEPT_PROBLEMS, 100);
+/// ```
+pub const KEPT_PROBLEMS: usize = 100;
+
+/// The documents of `reader` that [`read_corpus`](super::read_corpus) would keep, in the
+/// same order, streamed: a document whose id an earlier document has is rejected (a
+/// [`ProblemKind::DuplicateId`] problem), and a problem stops the stream with an error
+/// under [`ErrorPolicy::Stop`] or is counted under [`ErrorPolicy::Skip`].
+///
+/// Memory: 16 bytes per id (its 128-bit XXH3 hash; two different ids agree on it with
+/// probability about `n² / 2¹²⁹`, 10⁻²⁵ for a billion ids, and the later one would be
+/// rejected as a duplicate) and the first [`KEPT_PROBLEMS`] problems.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+/// let input = "{\"id\": \"a\", \"text\": \"one\"}\n{\"id\": \"a\", \"text\": \"two\"}\nnot json\n{\"id\": \"b\", \"text\": \"three\"}\n";
+/// let options = ReadOptions::default();
+/// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in.jsonl", &options), &options);
+/// let texts: Vec<String> = docs.by_ref().map(|d| d.map(|d| d.text)).collect::<Result<_, _>>()?;
+/// assert_eq!(texts, ["one", "three"]);
+/// assert_eq!((docs.accepted(), docs.rejected()), (2, 2));
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Accepted<I> {
+    inner: I,
+    policy: ErrorPolicy,
+    seen: AHashSet<u128>,
+    problems: Vec<Problem>,
+    rejected: u64,
+    accepted: u64,
+    stopped: bool,
+    location: Option<fn(&I) -> String>,
+}
+
+impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
+    /// The accepted documents of `reader` under `options`' error policy.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
+    /// let options = ReadOptions::default();
+    /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
+    /// assert_eq!(docs.by_ref().count(), 1);
+    /// assert_eq!((docs.accepted(), docs.rejected()), (1, 1));
+    /// ```
+    pub fn new(reader: I, options: &super::ReadOptions) -> Self {
+        Accepted {
+            inner: reader,
+            policy: options.errors,
+            seen: AHashSet::new(),
+            problems: Vec::new(),
+            rejected: 0,
+            accepted: 0,
+            stopped: false,
+            location: None,
+        }
+    }
+
+    /// Names where a duplicate id was found with `location` (for example
+    /// [`JsonlReader::location`](super::JsonlReader::location), `file:line`) instead of
+    /// the document's number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
+    /// let options = ReadOptions::default();
+    /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in.jsonl", &options), &options)
+    ///     .with_location(JsonlReader::location);
+    /// assert_eq!(docs.by_ref().count(), 1);
+    /// assert_eq!(docs.problems()[0].location, "in.jsonl:2");
+    /// ```
+    #[must_use]
+    pub fn with_location(mut self, location: fn(&I) -> String) -> Self {
+        self.location = Some(location);
+        self
+    }
+
+    /// Documents yielded so far.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
+    /// let options = ReadOptions::default();
+    /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
+    /// assert_eq!(docs.by_ref().count(), 1);
+    /// assert_eq!((docs.accepted(), docs.rejected()), (1, 1));
+    /// ```
+    #[must_use]
+    pub fn accepted(&self) -> u64 {
+        self.accepted
+    }
+
+    /// Lines or files rejected so far.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
+    /// let options = ReadOptions::default();
+    /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
+    /// assert_eq!(docs.by_ref().count(), 1);
+    /// assert_eq!((docs.accepted(), docs.rejected()), (1, 1));
+    /// ```
+    #[must_use]
+    pub fn rejected(&self) -> u64 {
+        self.rejected
+    }
+
+    /// The first [`KEPT_PROBLEMS`] problems.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let options = ReadOptions::default();
+    /// let mut docs = Accepted::new(JsonlReader::new("[1]\n".as_bytes(), "in.jsonl", &options), &options);
+    /// assert_eq!(docs.by_ref().count(), 0);
+    /// assert_eq!(docs.problems()[0].location, "in.jsonl:1");
+    /// ```
+    #[must_use]
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// The reader, to ask it where it is (a JSONL reader's line, say).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let options = ReadOptions::default();
+    /// let mut docs = Accepted::new(JsonlReader::new("\n{\"text\": \"x\"}\n".as_bytes(), "in", &options), &options);
+    /// docs.next();
+    /// assert_eq!(docs.reader().lines(), 2);
+    /// ```
+    #[must_use]
+    pub fn reader(&self) -> &I {
+        &self.inner
+    }
+}
+
+impl<I: Iterator<Item = Result<Document, Problem>>> Iterator for Accepted<I> {
+    type Item = Result<Document, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.stopped {
+            return None;
+        }
+        loop {
+            let problem = match self.inner.next()? {
+                Ok(doc) if self.seen.insert(xxh3_128(doc.id.as_bytes())) => {
+                    self.accepted += 1;
+                    return Some(Ok(doc));
+                }
+                Ok(doc) => Problem::new(
+                    match self.location {
+                        Some(at) => at(&self.inner),
+                        None => format!("document {}", self.accepted + self.rejected + 1),
+                    },
+                    format!(
+                        "duplicate id {:?}: an earlier document has it (the first is kept)",
+                        doc.id
+                    ),
+                    ProblemKind::DuplicateId,
+                ),
+                Err(p) => p,
+            };
+            self.rejected += 1;
+            if self.policy == ErrorPolicy::Stop {
+                self.stopped = true;
+                return Some(Err(problem.into()));
+            }
+            if self.problems.len() < KEPT_PROBLEMS {
+                self.problems.push(problem);
+            }
+        }
+    }
+}
