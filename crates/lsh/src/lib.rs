@@ -89,6 +89,7 @@
 mod batch;
 mod bits;
 mod exact;
+mod forest;
 mod hamming;
 mod index;
 mod params;
@@ -100,6 +101,10 @@ mod table;
 pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
 pub use exact::{ExactIndex, MAX_EXACT_COORDINATES};
+pub use forest::{
+    DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, LshForest,
+    LshForestBuilder,
+};
 pub use hamming::{
     HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, PlainFingerprint,
     for_each_hamming_pair, hamming_from_similarity, hamming_pairs, hamming_pairs_into,
