@@ -865,16 +865,18 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         true
     }
 
-    /// Calls `f` on the slot of every candidate for the band keys `qkeys`, once each.
+    /// Calls `f` on the slot of every candidate for the band keys `qkeys` in the first
+    /// `limit` bands, once each.
     #[inline]
-    fn for_each_candidate_slot(&self, qkeys: &[u64], mut f: impl FnMut(u32)) {
+    fn for_each_candidate_slot(&self, qkeys: &[u64], limit: usize, mut f: impl FnMut(u32)) {
         let b = self.params.bands();
+        let used = limit.min(b);
         // As in `link_slot`: a bounded scan dedups by what it reported.
         let mut seen = (self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
         let keys = &self.band_keys;
         let mut starts = [Start::default(); PREFETCH_BANDS];
-        for first in (0..b).step_by(PREFETCH_BANDS) {
-            let last = (first + PREFETCH_BANDS).min(b);
+        for first in (0..used).step_by(PREFETCH_BANDS) {
+            let last = (first + PREFETCH_BANDS).min(used);
             for i in first..last {
                 starts[i - first] = self.tables[i].start(qkeys[i]);
             }
@@ -940,7 +942,25 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
         self.with_query_keys(signature, |qkeys| {
-            self.for_each_candidate_slot(qkeys, |d| {
+            self.for_each_candidate_slot(qkeys, usize::MAX, |d| {
+                if let Some(k) = &self.slot_keys[d as usize] {
+                    out.push(k.clone());
+                }
+            });
+        })
+    }
+
+    /// [`query_into`](Self::query_into) over the first `bands` bands only (the
+    /// `_query_b` of datasketch's ensemble): documents agreeing with the query on
+    /// every slot of one of those bands.
+    pub(crate) fn query_bands_into(
+        &self,
+        signature: &S,
+        bands: usize,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        self.with_query_keys(signature, |qkeys| {
+            self.for_each_candidate_slot(qkeys, bands, |d| {
                 if let Some(k) = &self.slot_keys[d as usize] {
                     out.push(k.clone());
                 }
@@ -1014,7 +1034,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         let sigs = self.stored_signatures()?;
         let mut slots = Vec::new();
         self.with_query_keys(signature, |qkeys| {
-            self.for_each_candidate_slot(qkeys, |d| slots.push(d));
+            self.for_each_candidate_slot(qkeys, usize::MAX, |d| slots.push(d));
         })?;
         let mut out = Vec::new();
         for d in slots {

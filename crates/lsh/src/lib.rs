@@ -89,6 +89,7 @@
 mod batch;
 mod bits;
 mod bloom;
+mod ensemble;
 mod exact;
 mod forest;
 mod hamming;
@@ -102,6 +103,7 @@ mod table;
 pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
 pub use bloom::{LshBloom, MAX_BLOOM_BITS, MAX_BLOOM_HASHES};
+pub use ensemble::{EnsembleMemory, EnsembleParams, LshEnsemble};
 pub use exact::{ExactIndex, MAX_EXACT_COORDINATES};
 pub use forest::{
     DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, LshForest,

@@ -107,6 +107,11 @@ impl LshParams {
         Ok(LshParams { bands, rows })
     }
 
+    /// `bands × rows` already known to be valid (both ≥ 1, product ≤ the limit).
+    pub(crate) const fn from_valid(bands: usize, rows: usize) -> Self {
+        LshParams { bands, rows }
+    }
+
     /// The number of bands `b`.
     ///
     /// # Example

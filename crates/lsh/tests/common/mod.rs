@@ -31,3 +31,14 @@ pub(crate) fn sketch(texts: &[String]) -> (Vec<FeatureSet>, Vec<MinHashSignature
     let sigs = texts.iter().map(|t| hasher.sketch(t)).collect();
     (sets, sigs)
 }
+
+/// Classic MinHash signatures (128 independent hash functions, seed 0) of `texts`:
+/// slots that agree independently with probability J, the model of the S-curve.
+pub(crate) fn sketch_classic(texts: &[String]) -> Vec<MinHashSignature> {
+    let hasher = MinHasher::builder()
+        .scheme(ndd_minhash::MinHashScheme::Classic)
+        .num_hashes(128)
+        .build()
+        .unwrap();
+    texts.iter().map(|t| hasher.sketch(t)).collect()
+}
