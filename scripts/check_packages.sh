@@ -9,8 +9,15 @@
 # checked a changed crate against the previous run's copy of its dependencies.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# Packages with `publish = false` (tools/guide-plots) are not published: left out.
-cargo package --locked --workspace --exclude guide-plots --allow-dirty --no-verify --quiet
+# Packages with `publish = false` (tools/guide-plots, crates/dedup-cluster) are not
+# published: left out, found from the metadata (`publish` is `[]` for them).
+unpublished=$(cargo metadata --format-version 1 --no-deps |
+    python3 -c 'import json,sys; print(" ".join(p["name"] for p in json.load(sys.stdin)["packages"] if p["publish"] == []))')
+excludes=()
+for name in $unpublished; do
+    excludes+=(--exclude "$name")
+done
+cargo package --locked --workspace "${excludes[@]}" --allow-dirty --no-verify --quiet
 work="target/package-check"
 rm -rf "$work/src"
 mkdir -p "$work/src"
@@ -18,7 +25,9 @@ version=$(cargo metadata --format-version 1 --no-deps |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["packages"][0]["version"])')
 members=()
 patches=""
-rm -f target/package/guide-plots-*.crate
+for name in $unpublished; do
+    rm -f target/package/"$name"-*.crate
+done
 for crate in target/package/*-"$version".crate; do
     # -m: files get the time of extraction, so cargo sees every change.
     tar -xmzf "$crate" -C "$work/src"
