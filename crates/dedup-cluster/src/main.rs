@@ -295,6 +295,14 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
             total.failed
         ));
     }
+    if total.assignments != total.documents {
+        // Every worker sees the same totals, so all of them refuse together.
+        return Err(format!(
+            "worker {index}: {} documents read but {} distinct ids: ids must be unique; \
+             discarding this worker's output",
+            total.documents, total.assignments
+        ));
+    }
     let written = written.ok_or("unreachable: no output although no worker failed")?;
     written
         .finish()
@@ -400,13 +408,16 @@ fn write_assignments(
             1 => {}
             _ => {
                 return Err(format!(
-                    "document {} has label {} {count} times",
+                    "document {} has label {} {count} times (ids must be unique)",
                     pair.0, pair.1
                 ));
             }
         }
         if last_doc == Some(pair.0) {
-            return Err(format!("document {} has two labels", pair.0));
+            return Err(format!(
+                "document {} has two labels (ids must be unique)",
+                pair.0
+            ));
         }
         last_doc = Some(pair.0);
         w.write(&Assignment {

@@ -378,3 +378,25 @@ fn a_bad_shard_fails_every_worker_without_output() {
         .collect();
     assert!(names.is_empty(), "output left behind: {names:?}");
 }
+
+#[test]
+fn duplicate_ids_fail_without_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut docs = corpus(20, 0);
+    let id = docs[0].0;
+    docs.push((id, "another text under an id already used".to_string()));
+    let input = write_shards(dir.path(), &docs, 3);
+    let out = dir.path().join("out");
+    let mut child = command(&input, &out, &["-w".to_string(), "2".to_string()])
+        .spawn()
+        .unwrap();
+    let status = wait_with_timeout(&mut child, TIMEOUT).unwrap();
+    let err = stderr_of(&mut child);
+    assert!(!status.success());
+    assert!(err.contains("ids must be unique"), "{err}");
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    assert!(names.is_empty(), "output left behind: {names:?}");
+}
