@@ -391,7 +391,13 @@ fn summary(
         kept - outcome.groups,
         outcome.groups
     );
-    let _ = writeln!(s, "dropped:     {} near-duplicates", outcome.duplicates());
+    let _ = writeln!(
+        s,
+        "dropped:     {} ({} exact copies, {} near-duplicates)",
+        outcome.duplicates(),
+        outcome.exact_copies_dropped,
+        outcome.duplicates() - outcome.exact_copies_dropped
+    );
     let _ = writeln!(
         s,
         "method:      {}, threshold {}, out of core in {}",

@@ -63,12 +63,13 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
     // A rerun reuses every stage and writes the same outputs again.
     let again = run(args(&["--work-dir", "work"], "again"));
     assert!(
-        again.contains("sketch reused, candidates reused, verify reused, group reused"),
+        again.contains(
+            "sketch reused, exact reused, candidates reused, verify reused, group reused"
+        ),
         "{again}"
     );
     assert_eq!(read(d, "mem-keep.jsonl"), read(d, "again-keep.jsonl"));
-    // With the exact pass (the default) exact copies are reported apart in memory;
-    // the documents kept and the clusters are the same.
+    // With the exact pass (the default): the same outputs too.
     ok(&ndd(
         &[
             "dedup",
@@ -77,10 +78,12 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
             "m.jsonl",
             "--clusters-out",
             "m.tsv",
+            "--pairs-out",
+            "m-pairs.tsv",
         ],
         d,
     ));
-    ok(&ndd(
+    let out = ok(&ndd(
         &[
             "dedup",
             "-q",
@@ -90,11 +93,15 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
             "o.jsonl",
             "--clusters-out",
             "o.tsv",
+            "--pairs-out",
+            "o-pairs.tsv",
         ],
         d,
     ));
+    assert!(out.contains("220 exact copies"), "{out}");
     assert_eq!(read(d, "m.jsonl"), read(d, "o.jsonl"));
     assert_eq!(read(d, "m.tsv"), read(d, "o.tsv"));
+    assert_eq!(read(d, "m-pairs.tsv"), read(d, "o-pairs.tsv"));
 }
 
 #[test]

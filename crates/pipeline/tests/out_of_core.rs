@@ -1,7 +1,7 @@
 //! The out-of-core stages against the in-memory pipeline on real text (the bundled
 //! Debian copyright files, with generated near-duplicates and exact copies): the same
-//! pairs with the same scores and the same groups, under a budget that forces
-//! several sorted runs; finished stages reused; a hot bucket bounded; damaged work
+//! pairs with the same scores and the same groups, with and without the exact pass,
+//! under a budget that forces several sorted runs; finished stages reused; a hot bucket bounded; damaged work
 //! files refused.
 #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)] // tests unwrap to fail loudly; counts are small
 
@@ -113,15 +113,26 @@ fn same_pairs_scores_and_groups_as_the_in_memory_run() {
         assert_eq!(out.groups as usize, memory.report.groups);
         assert_eq!(out.documents as usize, docs.len());
     }
-    // With the exact pass (the default) the in-memory run reports exact copies apart,
-    // but keeps the same documents.
+    // With the exact pass (the default): exact copies stay out of the buckets and are
+    // paired with their first copy at score 1, as in memory.
     let dedup = Dedup::new().threshold(0.7);
     let memory = dedup.run(&docs).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let out = OutOfCore::new(&dedup, dir.path())
         .unwrap()
+        .memory_budget(MIN_MEMORY_BUDGET)
+        .unwrap()
         .run(docs.iter().cloned().map(Ok))
         .unwrap();
+    assert_eq!(out.exact_copies as usize, memory.report.exact_copies);
+    let dropped_as_copies = (0..docs.len())
+        .filter(|&i| memory.fate(i) == ndd_pipeline::Fate::ExactCopy)
+        .count();
+    assert_eq!(out.exact_copies_dropped as usize, dropped_as_copies);
+    assert!(out.exact_copies > 50, "{} copies", out.exact_copies);
+    let want: BTreeMap<(usize, usize), f64> =
+        memory.pairs.iter().map(|p| ((p.a, p.b), p.score)).collect();
+    assert_eq!(pairs_of(&out), want);
     let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
     assert_eq!(out.kept_positions().unwrap(), kept);
 }
@@ -173,12 +184,13 @@ fn finished_stages_are_reused_and_a_changed_setting_redoes_what_it_affects() {
         reused,
         [
             (Stage::Sketch, true),
+            (Stage::Exact, true),
             (Stage::Candidates, true),
             (Stage::Verify, false),
             (Stage::Group, false)
         ]
     );
-    let memory = dedup.clone().exact_pass(false).run(&docs).unwrap();
+    let memory = dedup.run(&docs).unwrap();
     assert_eq!(strict.pairs as usize, memory.pairs.len());
     // A stage interrupted (its marker and output gone) is redone, with the same result.
     std::fs::remove_file(dir.path().join("group.done")).unwrap();
@@ -187,7 +199,7 @@ fn finished_stages_are_reused_and_a_changed_setting_redoes_what_it_affects() {
         .unwrap()
         .run(std::iter::empty())
         .unwrap();
-    assert!(!resumed.stages[3].reused && resumed.stages[2].reused);
+    assert!(!resumed.stages[4].reused && resumed.stages[3].reused);
     assert_eq!(
         resumed.kept_positions().unwrap(),
         strict.kept_positions().unwrap()
@@ -208,7 +220,8 @@ fn a_hot_bucket_of_identical_documents_is_bounded() {
             )
         })
         .collect();
-    let dedup = Dedup::new();
+    // Without the exact pass, which would take all but one out of the buckets.
+    let dedup = Dedup::new().exact_pass(false);
     let dir = tempfile::tempdir().unwrap();
     let out = OutOfCore::new(&dedup, dir.path())
         .unwrap()

@@ -6,8 +6,8 @@
 //! ```text
 //! header   0  8  magic  "NDDSCALE"
 //!          8  2  format version, u16 LE (FORMAT_VERSION = 1)
-//!         10  2  record kind, u16 LE (1 band keys, 2 edges, 3 assignments)
-//!         12  4  record size in bytes, u32 LE (18, 16, 16)
+//!         10  2  record kind, u16 LE (1 band keys, 2 edges, 3 assignments, 4 digests)
+//!         12  4  record size in bytes, u32 LE (18, 16, 16, 28)
 //!         16  8  fingerprint, u64 LE (band keys: band_key_fingerprint; others: the
 //!                writer's choice, 0 for none)
 //!         24  8  reserved, zero
@@ -77,8 +77,8 @@ pub const HEADER_LEN: usize = 32;
 /// ```
 pub const TRAILER_LEN: usize = 24;
 
-/// The largest record size of any kind (a band-key record, 18 bytes).
-const MAX_RECORD_SIZE: usize = 18;
+/// The largest record size of any kind (a digest record, 28 bytes).
+const MAX_RECORD_SIZE: usize = 28;
 
 /// What a record file holds: the kind code in the header.
 ///
@@ -99,10 +99,13 @@ pub enum RecordKind {
     Edges,
     /// [`Assignment`]s: `(doc: u64, rep: u64)`, 16 bytes.
     Assignments,
+    /// [`DigestRecord`]: a document and the 20-byte digest of its content, for
+    /// finding exact copies by sorting (code 4).
+    Digests,
 }
 
 impl RecordKind {
-    /// The kind's code in the header (1, 2 or 3).
+    /// The kind's code in the header (1 to 4).
     ///
     /// # Example
     ///
@@ -115,6 +118,7 @@ impl RecordKind {
             RecordKind::BandKeys => 1,
             RecordKind::Edges => 2,
             RecordKind::Assignments => 3,
+            RecordKind::Digests => 4,
         }
     }
 
@@ -133,6 +137,7 @@ impl RecordKind {
             1 => Some(RecordKind::BandKeys),
             2 => Some(RecordKind::Edges),
             3 => Some(RecordKind::Assignments),
+            4 => Some(RecordKind::Digests),
             _ => None,
         }
     }
@@ -149,6 +154,7 @@ impl RecordKind {
         match self {
             RecordKind::BandKeys => 18,
             RecordKind::Edges | RecordKind::Assignments => 16,
+            RecordKind::Digests => 28,
         }
     }
 
@@ -165,6 +171,7 @@ impl RecordKind {
             RecordKind::BandKeys => "band-keys",
             RecordKind::Edges => "edges",
             RecordKind::Assignments => "assignments",
+            RecordKind::Digests => "digests",
         }
     }
 }
@@ -437,6 +444,48 @@ impl Record for Assignment {
         Some(Assignment {
             doc: u64_at(bytes, 0)?,
             rep: u64_at(bytes, 8)?,
+        })
+    }
+}
+
+/// A document and the 20-byte digest of its content (the SHA-1 of its document string,
+/// as `ndd_pipeline::ExactPass` computes it): sorted by digest, the documents of equal
+/// digests are exact copies of the first. Encoded as `doc` (8 bytes, little-endian)
+/// then the digest (20 bytes).
+///
+/// # Example
+///
+/// ```
+/// use ndd_scale::{DigestRecord, Record, RecordKind};
+/// let r = DigestRecord { doc: 5, digest: [7; 20] };
+/// let mut bytes = Vec::new();
+/// r.encode_into(&mut bytes);
+/// assert_eq!(bytes.len(), RecordKind::Digests.record_size());
+/// assert_eq!(DigestRecord::decode(&bytes), Some(r));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DigestRecord {
+    /// The document id.
+    pub doc: u64,
+    /// The digest of its content.
+    pub digest: [u8; 20],
+}
+
+impl Record for DigestRecord {
+    const KIND: RecordKind = RecordKind::Digests;
+
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.doc.to_le_bytes());
+        out.extend_from_slice(&self.digest);
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() != Self::KIND.record_size() {
+            return None;
+        }
+        Some(DigestRecord {
+            doc: u64_at(bytes, 0)?,
+            digest: bytes.get(8..28)?.try_into().ok()?,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Stage 2, the shuffle: band keys merged in bucket order; within a bucket each
+//! Stage 3, the shuffle: band keys merged in bucket order; within a bucket each
 //! document is paired with at most `max_bucket_scan` of the members before it, the
 //! newest first (what the in-memory LSH index's bounded walk reads), and the pairs are
 //! sorted and written as candidate runs. A hot bucket costs at most `scan` pairs per
@@ -23,6 +23,7 @@ pub(super) struct Bucketed {
 pub(super) fn run(
     job: &Job<'_>,
     keys: &SortedRuns<ndd_scale::BandKeyRecord, (u16, u64, u64)>,
+    copies: &super::exact::CopyBits,
     fingerprint: u64,
 ) -> Result<Bucketed, Error> {
     let dir = job.dir;
@@ -42,6 +43,14 @@ pub(super) fn run(
     job.progress.start(Stage::Candidates, None);
     for record in keys.merge().map_err(|e| job.records_error(dir, e))? {
         let r = record.map_err(|e| job.records_error(dir, e))?;
+        read += 1;
+        if read % 65_536 == 0 {
+            job.progress.advance(Stage::Candidates, 65_536);
+        }
+        // Exact copies stay out of the buckets, as in memory.
+        if copies.is_copy(r.doc) {
+            continue;
+        }
         if bucket != Some((r.band, r.key)) {
             bucket = Some((r.band, r.key));
             recent.clear();
@@ -57,10 +66,6 @@ pub(super) fn run(
         recent.push_back(r.doc);
         if recent.len() > scan {
             recent.pop_front();
-        }
-        read += 1;
-        if read % 65_536 == 0 {
-            job.progress.advance(Stage::Candidates, 65_536);
         }
     }
     job.progress.finish(Stage::Candidates);

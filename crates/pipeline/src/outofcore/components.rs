@@ -5,7 +5,7 @@
 use ndd_core::DocUnionFind;
 use ndd_scale::{Assignment, Edge, RecordReader, RecordWriter};
 
-use super::{ASSIGNMENTS, Job, PAIRS};
+use super::{ASSIGNMENTS, EXACT, Job, PAIRS};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -13,10 +13,16 @@ use crate::progress::Stage;
 pub(super) struct Grouped {
     pub(super) groups: u64,
     pub(super) grouped: u64,
+    /// Documents dropped as exact copies of their group's kept document.
+    pub(super) exact_dropped: u64,
     pub(super) bytes_written: u64,
 }
 
-pub(super) fn run(job: &Job<'_>, fingerprint: u64) -> Result<Grouped, Error> {
+pub(super) fn run(
+    job: &Job<'_>,
+    exact_fingerprint: u64,
+    fingerprint: u64,
+) -> Result<Grouped, Error> {
     let dir = job.dir;
     let pairs = dir.join(PAIRS);
     let mut uf = DocUnionFind::new();
@@ -27,6 +33,18 @@ pub(super) fn run(job: &Job<'_>, fingerprint: u64) -> Result<Grouped, Error> {
     for e in reader {
         let e = e.map_err(|e| job.records_error(dir, e))?;
         uf.union(e.a, e.b);
+    }
+    // An exact copy whose first copy represents the group is dropped as an exact copy
+    // (the in-memory summary's rule); the others as near-duplicates.
+    let mut exact_dropped = 0u64;
+    let exact = RecordReader::<Edge, _>::open(dir.join(EXACT))
+        .and_then(|r| r.expect_fingerprint(exact_fingerprint))
+        .map_err(|e| job.records_error(dir, e))?;
+    for e in exact {
+        let e = e.map_err(|e| job.records_error(dir, e))?;
+        if uf.representative(e.b) == Some(e.a) {
+            exact_dropped += 1;
+        }
     }
     let assignments = uf.into_assignments();
     let path = dir.join(ASSIGNMENTS);
@@ -48,6 +66,7 @@ pub(super) fn run(job: &Job<'_>, fingerprint: u64) -> Result<Grouped, Error> {
     Ok(Grouped {
         groups,
         grouped: assignments.len() as u64,
+        exact_dropped,
         bytes_written,
     })
 }

@@ -1,17 +1,20 @@
-//! [`OutOfCore`]: the MinHash pipeline for corpora larger than memory, as four stages
+//! [`OutOfCore`]: the MinHash pipeline for corpora larger than memory, as five stages
 //! that read and write files in a work directory, each reused when a later run finds
 //! it finished.
 //!
 //! 1. **sketch**: per document, shingles → MinHash signature → band keys; signatures
 //!    to `signatures.bin`, band keys to runs sorted by bucket (`keys-*.bin`), shingle
-//!    sets to `sets.bin` when the verifier reads them.
-//! 2. **candidates**: the runs merged in bucket order; each document paired with at
+//!    sets to `sets.bin` when the verifier reads them, and the exact pass's digests to
+//!    runs sorted by digest (`digests-*.bin`).
+//! 2. **exact**: the digests merged; each document whose digest an earlier one has is
+//!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
+//! 3. **candidates**: the runs merged in bucket order; each document paired with at
 //!    most `max_bucket_scan` earlier members of each of its buckets, the newest first
 //!    (exactly the pairs the in-memory index's bounded walk reads); the pairs sorted
 //!    into `candidates-*.bin`.
-//! 3. **verify**: each distinct candidate scored as the in-memory run scores it;
-//!    accepted pairs to `pairs.bin` (+ `scores.bin`).
-//! 4. **group**: connected components by union-find (representative: the first-seen
+//! 4. **verify**: each distinct candidate scored as the in-memory run scores it;
+//!    accepted pairs and the exact copies' pairs to `pairs.bin` (+ `scores.bin`).
+//! 5. **group**: connected components by union-find (representative: the first-seen
 //!    document) to `assignments.bin`, one record per document of a group.
 //!
 //! Band keys, pairs and assignments are `ndd_scale` record files (versioned, with a
@@ -20,6 +23,7 @@
 
 mod buckets;
 mod components;
+mod exact;
 mod manifest;
 mod sketch;
 mod verify;
@@ -32,11 +36,14 @@ use std::time::{Duration, Instant};
 
 use ndd_core::{SchemeId, ScoredPair};
 use ndd_minhash::MinHasher;
-use ndd_scale::{Assignment, BandKeyRecord, Edge, RecordError, RecordReader, SortedRuns};
+use ndd_scale::{
+    Assignment, BandKeyRecord, DigestRecord, Edge, RecordError, RecordReader, SortedRuns,
+};
 
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::{
-    Dedup, Document, Error, GroupMethod, Method, MinHashConfig, Representative, Shingles, Verifier,
+    Dedup, Document, Error, ExactPass, GroupMethod, Method, MinHashConfig, Representative,
+    Shingles, Verifier,
 };
 use manifest::Marker;
 
@@ -66,8 +73,10 @@ pub const MIN_MEMORY_BUDGET: u64 = 1 << 20;
 const PAIRS: &str = "pairs.bin";
 const SCORES: &str = "scores.bin";
 const ASSIGNMENTS: &str = "assignments.bin";
-const STAGES: [(&str, Stage); 4] = [
+const EXACT: &str = "exact.bin";
+const STAGES: [(&str, Stage); 5] = [
     ("sketch", Stage::Sketch),
+    ("exact", Stage::Exact),
     ("candidates", Stage::Candidates),
     ("verify", Stage::Verify),
     ("group", Stage::Group),
@@ -75,6 +84,10 @@ const STAGES: [(&str, Stage); 4] = [
 
 fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
     (r.band, r.key, r.doc)
+}
+
+fn digest_order(r: &DigestRecord) -> ([u8; 20], u64) {
+    (r.digest, r.doc)
 }
 
 fn pair_order(e: &Edge) -> (u64, u64) {
@@ -99,11 +112,10 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// rest, so a crash or a kill costs the stage it interrupted, not the run; changing a
 /// setting redoes the stages it affects.
 ///
-/// Supported: the MinHash method with binary weights, verified by the estimate,
-/// exact Jaccard (the default) or containment, grouped by connected components with
-/// the first-seen document kept. [`new`](Self::new) refuses other settings. The exact
-/// pass is not run: exact copies have identical signatures and shingle sets, so they
-/// meet as pairs of score 1 and end in the same groups as in the in-memory run.
+/// Supported: the MinHash method with binary weights, with or without the exact pass,
+/// verified by the estimate, exact Jaccard (the default) or containment, grouped by
+/// connected components with the first-seen document kept. [`new`](Self::new) refuses
+/// other settings.
 ///
 /// # Example
 ///
@@ -133,6 +145,7 @@ pub struct OutOfCore {
     shingles: Shingles,
     nfkc: bool,
     verifier: Verifier,
+    exact: Option<ExactPass>,
     work_dir: PathBuf,
     budget: u64,
     input: u64,
@@ -160,6 +173,7 @@ struct Job<'a> {
     threshold: f64,
     num_perm: usize,
     verifier: &'a Verifier,
+    exact: Option<ExactPass>,
     needs_sets: bool,
     progress: &'a dyn Progress,
 }
@@ -231,6 +245,7 @@ impl OutOfCore {
             shingles: dedup.shingles_config(),
             nfkc: dedup.normalizes_nfkc(),
             verifier,
+            exact: dedup.exact_config(),
             work_dir: work_dir.into(),
             budget: DEFAULT_MEMORY_BUDGET,
             input: 0,
@@ -320,7 +335,7 @@ impl OutOfCore {
     }
 
     /// The fingerprint of what each stage's output depends on, by stage.
-    fn fingerprints(&self, params: ndd_lsh::LshParams) -> [u64; 4] {
+    fn fingerprints(&self, params: ndd_lsh::LshParams) -> [u64; 5] {
         let shingles = match self.shingles {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
@@ -335,9 +350,16 @@ impl OutOfCore {
             .with(shingles)
             .with(u64::from(self.nfkc))
             .with(u64::from(self.needs_sets()))
+            .with(match self.exact {
+                None => 0,
+                Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
+            })
+            .finish();
+        let exact = SchemeId::new("ndd-pipeline/out-of-core/exact")
+            .with_scheme(sketch)
             .finish();
         let candidates = SchemeId::new("ndd-pipeline/out-of-core/candidates")
-            .with_scheme(sketch)
+            .with_scheme(exact)
             .with(self.config.max_bucket_scan.map_or(u64::MAX, |s| s as u64))
             .finish();
         let verify = SchemeId::new("ndd-pipeline/out-of-core/verify")
@@ -348,7 +370,7 @@ impl OutOfCore {
         let group = SchemeId::new("ndd-pipeline/out-of-core/group")
             .with_scheme(verify)
             .finish();
-        [sketch, candidates, verify, group].map(SchemeId::as_u64)
+        [sketch, exact, candidates, verify, group].map(SchemeId::as_u64)
     }
 
     fn needs_sets(&self) -> bool {
@@ -395,6 +417,7 @@ impl OutOfCore {
             threshold: self.threshold,
             num_perm: self.config.num_perm,
             verifier: &self.verifier,
+            exact: self.exact,
             needs_sets: self.needs_sets(),
             progress: self.progress.as_ref(),
         };
@@ -444,7 +467,8 @@ impl OutOfCore {
                     .with("signature_len", s.signature_len)
                     .with("band_key_fingerprint", fp)
                     .with("bytes_written", s.bytes_written)
-                    .with("runs", run_names(&s.runs));
+                    .with("runs", run_names(&s.runs))
+                    .with("digest_runs", run_names(&s.digest_runs));
                 m.save(dir, "sketch", fingerprints[0])?;
                 timed(&mut stages, Stage::Sketch, false, t, s.bytes_written);
                 m
@@ -457,59 +481,90 @@ impl OutOfCore {
         let signature_len = need(&sketched, "signature_len")?;
         let key_fp = need(&sketched, "band_key_fingerprint")?;
 
-        // 2. candidates
+        // 2. exact copies
         let t = Instant::now();
-        let bucketed = match markers[1].take() {
+        let exact = match markers[1].take() {
+            Some(m) => {
+                timed(&mut stages, Stage::Exact, true, t, 0);
+                m
+            }
+            None => {
+                let runs = self.exact.map(|_| {
+                    SortedRuns::from_paths(
+                        run_paths(dir, &sketched, "digest_runs"),
+                        digest_order,
+                        0,
+                    )
+                });
+                let c = exact::run(&job, runs.as_ref(), fingerprints[1])?;
+                let m = Marker::default()
+                    .with("groups", c.groups)
+                    .with("copies", c.copies);
+                m.save(dir, "exact", fingerprints[1])?;
+                timed(&mut stages, Stage::Exact, false, t, c.bytes_written);
+                m
+            }
+        };
+
+        // 3. candidates
+        let t = Instant::now();
+        let bucketed = match markers[2].take() {
             Some(m) => {
                 timed(&mut stages, Stage::Candidates, true, t, 0);
                 m
             }
             None => {
-                let keys = SortedRuns::from_paths(run_paths(dir, &sketched), bucket_order, key_fp);
-                let b = buckets::run(&job, &keys, fingerprints[1])?;
+                let keys =
+                    SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
+                let copies = exact::CopyBits::load(&job, documents, fingerprints[1])?;
+                let b = buckets::run(&job, &keys, &copies, fingerprints[2])?;
                 let m = Marker::default()
                     .with("candidates", b.candidates)
                     .with("runs", run_names(&b.runs));
-                m.save(dir, "candidates", fingerprints[1])?;
+                m.save(dir, "candidates", fingerprints[2])?;
                 timed(&mut stages, Stage::Candidates, false, t, b.bytes_written);
                 m
             }
         };
         let candidates = need(&bucketed, "candidates")?;
 
-        // 3. verify
+        // 4. verify
         let t = Instant::now();
-        let verified = match markers[2].take() {
+        let verified = match markers[3].take() {
             Some(m) => {
                 timed(&mut stages, Stage::Verify, true, t, 0);
                 m
             }
             None => {
-                let runs =
-                    SortedRuns::from_paths(run_paths(dir, &bucketed), pair_order, fingerprints[1]);
-                let v = verify::run(&job, &runs, signature_len, fingerprints[2])?;
+                let runs = SortedRuns::from_paths(
+                    run_paths(dir, &bucketed, "runs"),
+                    pair_order,
+                    fingerprints[2],
+                );
+                let v = verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])?;
                 let m = Marker::default()
                     .with("checked", v.checked)
                     .with("pairs", v.pairs);
-                m.save(dir, "verify", fingerprints[2])?;
+                m.save(dir, "verify", fingerprints[3])?;
                 timed(&mut stages, Stage::Verify, false, t, v.bytes_written);
                 m
             }
         };
 
-        // 4. group
+        // 5. group
         let t = Instant::now();
-        let grouped = match markers[3].take() {
+        let grouped = match markers[4].take() {
             Some(m) => {
                 timed(&mut stages, Stage::Group, true, t, 0);
                 m
             }
             None => {
-                let g = components::run(&job, fingerprints[2])?;
+                let g = components::run(&job, fingerprints[1], fingerprints[3])?;
                 let m = Marker::default()
                     .with("groups", g.groups)
-                    .with("grouped", g.grouped);
-                m.save(dir, "group", fingerprints[3])?;
+                    .with("grouped", g.grouped)
+                    .with("exact_dropped", g.exact_dropped);
+                m.save(dir, "group", fingerprints[4])?;
                 timed(&mut stages, Stage::Group, false, t, g.bytes_written);
                 m
             }
@@ -519,11 +574,13 @@ impl OutOfCore {
             candidates,
             checked: need(&verified, "checked")?,
             pairs: need(&verified, "pairs")?,
+            exact_copies: need(&exact, "copies")?,
+            exact_copies_dropped: need(&grouped, "exact_dropped")?,
             groups: need(&grouped, "groups")?,
             grouped: need(&grouped, "grouped")?,
             stages,
             work_dir: dir.to_path_buf(),
-            fingerprint: fingerprints[2],
+            fingerprint: fingerprints[3],
         })
     }
 }
@@ -543,8 +600,8 @@ fn run_names(runs: &[PathBuf]) -> String {
         .join(",")
 }
 
-fn run_paths(dir: &Path, m: &Marker) -> Vec<PathBuf> {
-    m.get("runs")
+fn run_paths(dir: &Path, m: &Marker, key: &str) -> Vec<PathBuf> {
+    m.get(key)
         .unwrap_or("")
         .split(',')
         .filter(|n| !n.is_empty())
@@ -563,14 +620,14 @@ fn run_paths(dir: &Path, m: &Marker) -> Vec<PathBuf> {
 /// let dir = tempfile::tempdir()?;
 /// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "text"))])?;
 /// let stages: Vec<Stage> = out.stages.iter().map(|s| s.stage).collect();
-/// assert_eq!(stages, [Stage::Sketch, Stage::Candidates, Stage::Verify, Stage::Group]);
+/// assert_eq!(stages, [Stage::Sketch, Stage::Exact, Stage::Candidates, Stage::Verify, Stage::Group]);
 /// assert!(out.stages[0].bytes_written > 0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageRun {
-    /// Which stage: [`Stage::Sketch`], [`Stage::Candidates`], [`Stage::Verify`] or
-    /// [`Stage::Group`].
+    /// Which stage: [`Stage::Sketch`], [`Stage::Exact`], [`Stage::Candidates`],
+    /// [`Stage::Verify`] or [`Stage::Group`].
     pub stage: Stage,
     /// Whether an earlier run had finished it (nothing was redone).
     pub reused: bool,
@@ -603,13 +660,20 @@ pub struct OutOfCoreOutcome {
     pub candidates: u64,
     /// Distinct candidate pairs scored.
     pub checked: u64,
-    /// Pairs accepted.
+    /// Pairs accepted, the exact copies' pairs `(first, copy)` included (as in
+    /// memory).
     pub pairs: u64,
+    /// Documents that are exact copies of an earlier one (0 without the exact pass;
+    /// [`Report::exact_copies`](crate::Report::exact_copies) in memory).
+    pub exact_copies: u64,
+    /// Documents dropped as exact copies of the document kept for their group (the
+    /// other dropped ones are near-duplicates of it: [`Fate`](crate::Fate)).
+    pub exact_copies_dropped: u64,
     /// Groups of two or more documents.
     pub groups: u64,
     /// Documents in those groups.
     pub grouped: u64,
-    /// The four stages, in order.
+    /// The five stages, in order.
     pub stages: Vec<StageRun>,
     work_dir: PathBuf,
     fingerprint: u64,

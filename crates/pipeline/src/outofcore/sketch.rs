@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use ndd_core::{FeatureExtractor, FeatureSet};
 use ndd_lsh::LshParams;
 use ndd_minhash::{MinHashSignature, MinHasher};
-use ndd_scale::{BandKeyRecord, ExternalSort};
+use ndd_scale::{BandKeyRecord, DigestRecord, ExternalSort};
 
-use super::{Job, bucket_order};
+use super::{Job, bucket_order, digest_order};
 use crate::progress::Stage;
 use crate::{Document, Error};
 
@@ -21,6 +21,7 @@ pub(super) struct Sketched {
     pub(super) documents: u64,
     pub(super) signature_len: u64,
     pub(super) runs: Vec<PathBuf>,
+    pub(super) digest_runs: Vec<PathBuf>,
     pub(super) bytes_written: u64,
 }
 
@@ -74,7 +75,14 @@ where
     I: Iterator<Item = Result<Document, Error>>,
 {
     let dir = job.dir;
-    let key_buffer = (job.budget / 2 / size_of::<BandKeyRecord>() as u64).max(1);
+    // Half the budget for sorting band keys, or a quarter each for band keys and
+    // digests; a quarter for the chunk of text.
+    let sorting = if job.exact.is_some() {
+        job.budget / 4
+    } else {
+        job.budget / 2
+    };
+    let key_buffer = (sorting / size_of::<BandKeyRecord>() as u64).max(1);
     let mut keys = ExternalSort::new(
         dir,
         "keys",
@@ -83,6 +91,21 @@ where
         fingerprint,
     )
     .map_err(|e| job.records_error(dir, e))?;
+    let mut digests = match job.exact {
+        Some(_) => Some(
+            ExternalSort::new(
+                dir,
+                "digests",
+                digest_order,
+                usize::try_from((sorting / size_of::<DigestRecord>() as u64).max(1))
+                    .unwrap_or(usize::MAX),
+                0,
+            )
+            .map_err(|e| job.records_error(dir, e))?,
+        ),
+        None => None,
+    };
+    let mut digest_buf = Vec::new();
     let mut sigs = Out::create(dir, SIGNATURES)?;
     let mut sets = match job.needs_sets {
         true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
@@ -134,6 +157,12 @@ where
                 keys.push(BandKeyRecord { doc, band, key })
                     .map_err(|e| job.records_error(dir, e))?;
             }
+            if let (Some(pass), Some(digests)) = (&job.exact, &mut digests) {
+                let digest = pass.digest_with(text, &mut digest_buf);
+                digests
+                    .push(DigestRecord { doc, digest })
+                    .map_err(|e| job.records_error(dir, e))?;
+            }
             if let Some((values, ends)) = &mut sets {
                 scratch.clear();
                 hasher.extractor().extract(text, &mut scratch);
@@ -150,17 +179,26 @@ where
     }
     job.progress.finish(Stage::Sketch);
     let runs = keys.finish().map_err(|e| job.records_error(dir, e))?;
+    let digest_runs = match digests {
+        Some(d) => d
+            .finish()
+            .map_err(|e| job.records_error(dir, e))?
+            .paths()
+            .to_vec(),
+        None => Vec::new(),
+    };
     let mut bytes_written = sigs.finish()?;
     if let Some((values, ends)) = sets {
         bytes_written += values.finish()? + ends.finish()?;
     }
-    for p in runs.paths() {
+    for p in runs.paths().iter().chain(&digest_runs) {
         bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
     }
     Ok(Sketched {
         documents,
         signature_len: signature_len.map_or(0, |l| l as u64),
         runs: runs.paths().to_vec(),
+        digest_runs,
         bytes_written,
     })
 }

@@ -1,7 +1,8 @@
-//! Stage 3: each distinct candidate pair, in order, scored as the in-memory run scores
+//! Stage 4: each distinct candidate pair, in order, scored as the in-memory run scores
 //! it: the MinHash estimate from the two signatures, then (for the exact verifiers)
-//! the measure of the two shingle sets. Accepted pairs go to `pairs.bin` (edges, `a <
-//! b`) with their scores in `scores.bin` (f64 little-endian, same order).
+//! the measure of the two shingle sets. Accepted pairs, merged in order with the exact
+//! copies' pairs (score 1), go to `pairs.bin` (edges, `a < b`) with their scores in
+//! `scores.bin` (f64 little-endian, same order).
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -10,7 +11,7 @@ use ndd_core::{Signature, containment, jaccard};
 use ndd_scale::{Edge, RecordWriter, SortedRuns};
 
 use super::sketch::{Sets, Signatures};
-use super::{Job, PAIRS, SCORES};
+use super::{EXACT, Job, PAIRS, SCORES};
 use crate::progress::Stage;
 use crate::{Error, Verifier};
 
@@ -25,6 +26,7 @@ pub(super) fn run(
     job: &Job<'_>,
     candidates: &SortedRuns<Edge, (u64, u64)>,
     signature_len: u64,
+    exact_fingerprint: u64,
     fingerprint: u64,
 ) -> Result<Verified, Error> {
     let dir = job.dir;
@@ -48,6 +50,36 @@ pub(super) fn run(
         _ => f64::NEG_INFINITY,
     };
     let (mut checked, mut accepted) = (0u64, 0u64);
+    let mut exact = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
+        .and_then(|r| r.expect_fingerprint(exact_fingerprint))
+        .map_err(|e| job.records_error(dir, e))?
+        .peekable();
+    // Writes the exact pairs before `until` (all of them for `None`), in order.
+    let mut flush_exact = |until: Option<Edge>,
+                           out: &mut RecordWriter<Edge>,
+                           scores: &mut BufWriter<File>,
+                           accepted: &mut u64|
+     -> Result<(), Error> {
+        while let Some(next) = exact.peek() {
+            let e = match next {
+                Ok(e) if until.is_none_or(|u| (e.a, e.b) < (u.a, u.b)) => *e,
+                Ok(_) => break,
+                Err(_) => {
+                    return match exact.next() {
+                        Some(Err(e)) => Err(job.records_error(dir, e)),
+                        _ => Ok(()),
+                    };
+                }
+            };
+            exact.next();
+            out.write(&e).map_err(|err| job.records_error(dir, err))?;
+            scores
+                .write_all(&1.0f64.to_le_bytes())
+                .map_err(|err| Error::io(&scores_tmp, err))?;
+            *accepted += 1;
+        }
+        Ok(())
+    };
     let mut last: Option<Edge> = None;
     let mut cached_a: Option<(
         u64,
@@ -95,12 +127,14 @@ pub(super) fn run(
         if score < t {
             continue;
         }
+        flush_exact(Some(e), &mut out, &mut scores, &mut accepted)?;
         accepted += 1;
         out.write(&e).map_err(|err| job.records_error(dir, err))?;
         scores
             .write_all(&score.to_le_bytes())
             .map_err(|err| Error::io(&scores_tmp, err))?;
     }
+    flush_exact(None, &mut out, &mut scores, &mut accepted)?;
     job.progress.finish(Stage::Verify);
     scores
         .into_inner()
