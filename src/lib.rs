@@ -103,6 +103,12 @@ pub use ndd_ncd as ncd;
 #[cfg(feature = "pipeline")]
 #[doc(inline)]
 pub use ndd_pipeline as pipeline;
+/// Record files for band keys, edges and assignments between the stages of a job
+/// beyond one machine's memory or beyond one machine, and external sorting (the
+/// `ndd-scale` crate; the format is `docs/formats.md`).
+#[cfg(feature = "scale")]
+#[doc(inline)]
+pub use ndd_scale as scale;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
 #[doc(inline)]
