@@ -407,7 +407,7 @@ fn summary(
     );
     let _ = writeln!(
         s,
-        "verify:      {} ({} candidates checked, {} kept)",
+        "verify:      {} ({} distinct candidates, {} pairs kept)",
         dedup.verifier_config().name(),
         outcome.checked,
         outcome.pairs
