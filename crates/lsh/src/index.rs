@@ -616,6 +616,36 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         self.signatures.as_ref()?.get(slot)?.as_ref()
     }
 
+    /// Every indexed document's key and kept signature, in no particular order
+    /// (nothing when signatures are not [kept](LshIndexBuilder::keep_signatures)):
+    /// what a top-k ([`LshForest`](crate::LshForest)) or containment
+    /// ([`LshEnsemble`](crate::LshEnsemble)) index over the same documents is built
+    /// from, for example from a saved index that kept its signatures.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_lsh::{ForestParams, LshForest, LshIndex, LshParams, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut index = LshIndex::builder(LshParams::new(1, 2)?).keep_signatures(true).build();
+    /// index.insert(1u32, &PlainSlots::new(s, vec![4, 5])?)?;
+    /// index.insert(2u32, &PlainSlots::new(s, vec![4, 6])?)?;
+    /// let mut forest = LshForest::new(ForestParams::new(1, 2)?);
+    /// for (key, sig) in index.signatures_iter() {
+    ///     forest.insert(*key, sig)?;
+    /// }
+    /// assert_eq!(forest.query(&PlainSlots::new(s, vec![4, 6])?, 1)?[0].0, 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn signatures_iter(&self) -> impl Iterator<Item = (&K, &S)> + '_ {
+        let sigs = self.signatures.as_deref().unwrap_or(&[]);
+        self.slot_keys
+            .iter()
+            .zip(sigs)
+            .filter_map(|(k, s)| Some((k.as_ref()?, s.as_ref()?)))
+    }
+
     /// Checks a signature against the index's scheme and the band layout.
     fn check_signature(&self, signature: &S) -> Result<(), Error> {
         if let Some(scheme) = self.scheme {

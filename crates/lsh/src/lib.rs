@@ -36,8 +36,20 @@
 //!   bits sampled into bands, indexed by the same [`LshIndex`]; a band agrees with
 //!   probability `p^r` for bit agreement `p`.
 //!
+//! * **Top-k search** ([`LshForest`], [`ForestParams`]): the `k` most similar
+//!   documents for a query signature, from prefix trees whose band length adapts to
+//!   the query (LSH Forest); incremental; ranked by the MinHash estimate or, with
+//!   [`query_verified`](LshForest::query_verified), by a measure of the caller's.
+//! * **Containment search** ([`LshEnsemble`], [`EnsembleParams`]): every document
+//!   containing at least a fraction `t` of the query set, with documents partitioned
+//!   by set size and bands and rows chosen per partition and query (LSH Ensemble);
+//!   incremental, verified by the caller's exact containment.
+//! * **Flag-only duplicate detection** ([`LshBloom`]): the band keys in one Bloom
+//!   filter per band (LSHBloom), about 21 bytes per document for 9 bands at a stated
+//!   false-positive rate, instead of about 220 in an [`LshIndex`].
 //! * **Saving and loading**: [`LshIndex::to_bytes`] / [`LshIndex::from_bytes`] (and
-//!   the same on [`ExactIndex`] and [`HammingIndex`]): a versioned, checksummed byte
+//!   the same on [`ExactIndex`], [`HammingIndex`], [`LshForest`], [`LshEnsemble`] and
+//!   [`LshBloom`]): a versioned, checksummed byte
 //!   form holding the parameters, the scheme, the keys
 //!   ([`KeyCodec`](ndd_core::codec::KeyCodec)) and the band keys or kept signatures
 //!   ([`ByteForm`](ndd_core::codec::ByteForm)); the tables are rebuilt on load, and
@@ -85,6 +97,13 @@
 //!   University Press, chapter 3.
 //! - G. S. Manku, A. Jain and A. Das Sarma, "Detecting near-duplicates for web crawling",
 //!   WWW 2007.
+//! - M. Bawa, T. Condie and P. Ganesan, "LSH Forest: self-tuning indexes for similarity
+//!   search", WWW 2005.
+//! - E. Zhu, F. Nargesian, K. Q. Pu and R. J. Miller, "LSH Ensemble: Internet-Scale
+//!   Domain Search", PVLDB 9(12), VLDB 2016.
+//! - A. Khan, R. Underwood, C. Siebenschuh, Y. Babuji, A. Ajith, K. Hippe, O. Gokdemir,
+//!   A. Brace, K. Chard and I. Foster, "LSHBloom: Memory-efficient, Extreme-scale
+//!   Document Deduplication", arXiv:2411.04257, 2024.
 
 mod batch;
 mod bits;
