@@ -1,7 +1,8 @@
 //! `serde` support (feature `serde`): the signatures of this crate and its indexes
 //! serialize as their versioned byte form ([`PlainSlots::to_bytes`],
 //! [`SampledBits::to_bytes`], [`LshIndex::to_bytes`], [`ExactIndex::to_bytes`],
-//! [`HammingIndex::to_bytes`]), so every format gets the same
+//! [`HammingIndex::to_bytes`], [`LshForest::to_bytes`], [`LshEnsemble::to_bytes`],
+//! [`LshBloom::to_bytes`]), so every format gets the same
 //! checks on the way in (magic, version, checksum, parameters) and corrupt input is a
 //! deserialization error, never an index with wrong contents. An index's key type needs
 //! [`KeyCodec`] and its signature type [`ByteForm`], as for `to_bytes`.
@@ -13,7 +14,10 @@ use ndd_core::codec::{ByteForm, KeyCodec};
 use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
-use crate::{ExactIndex, ExactSignature, HammingIndex, LshIndex, PlainSlots, SampledBits};
+use crate::{
+    ExactIndex, ExactSignature, HammingIndex, LshBloom, LshEnsemble, LshForest, LshIndex,
+    PlainSlots, SampledBits,
+};
 
 ndd_core::impl_serde_via_bytes!(PlainSlots, SampledBits);
 
@@ -97,6 +101,45 @@ impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for HammingIndex<K> 
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let bytes = deserialize_byte_form(d)?;
         HammingIndex::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+impl<K: KeyCodec + Clone + Eq + Hash> Serialize for LshForest<K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for LshForest<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        LshForest::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+impl<K: KeyCodec + Clone + Eq + Hash> Serialize for LshEnsemble<K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for LshEnsemble<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        LshEnsemble::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+impl Serialize for LshBloom {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de> Deserialize<'de> for LshBloom {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        LshBloom::from_bytes(&bytes).map_err(D::Error::custom)
     }
 }
 
