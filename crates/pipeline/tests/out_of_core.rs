@@ -297,3 +297,42 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     assert_eq!((none.documents, none.pairs, none.groups), (0, 0, 0));
     assert!(none.kept_positions().unwrap().is_empty());
 }
+
+#[test]
+fn a_redone_stage_leaves_no_file_of_the_earlier_run() {
+    let docs = corpus();
+    let config = MinHashConfig {
+        banding: ndd_pipeline::Banding::Fixed { bands: 64, rows: 2 },
+        ..MinHashConfig::default()
+    };
+    let dedup = Dedup::new().method(Method::MinHash(config));
+    let dir = tempfile::tempdir().unwrap();
+    let runs = || {
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("keys-")
+            })
+            .count()
+    };
+    let job = |budget: u64, input: u64| {
+        OutOfCore::new(&dedup, dir.path())
+            .unwrap()
+            .memory_budget(budget)
+            .unwrap()
+            .input_fingerprint(input)
+    };
+    let small = job(MIN_MEMORY_BUDGET, 1)
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert!(runs() >= 2, "{} runs", runs());
+    let kept = small.kept_positions().unwrap();
+    // Another input: everything redone, in one run of band keys, none of the old left.
+    let big = job(1 << 30, 2).run(docs.iter().cloned().map(Ok)).unwrap();
+    assert!(big.stages.iter().all(|s| !s.reused));
+    assert_eq!(runs(), 1);
+    assert_eq!(big.kept_positions().unwrap(), kept);
+    // The earlier outcome's files are gone: reading through it is refused, not wrong.
+    assert!(small.kept_positions().is_err());
+}

@@ -434,6 +434,7 @@ impl OutOfCore {
         for (i, (name, _)) in STAGES.iter().enumerate() {
             if markers[i].is_none() {
                 Marker::clear(dir, name)?;
+                remove_outputs(dir, OUTPUTS[i])?;
             }
         }
         let mut stages = Vec::new();
@@ -583,6 +584,39 @@ impl OutOfCore {
             fingerprint: fingerprints[3],
         })
     }
+}
+
+/// The files each stage writes, by name prefix: removed before the stage is redone,
+/// so that runs of an earlier run (more of them, say) are not left behind.
+const OUTPUTS: [&[&str]; 5] = [
+    &[
+        "keys-",
+        "digests-",
+        "signatures.bin",
+        "sets.bin",
+        "sets.idx",
+    ],
+    &["exact.bin", "exact-pairs-"],
+    &["candidates-"],
+    &["pairs.bin", "scores.bin"],
+    &["assignments.bin"],
+];
+
+/// Removes the files of `dir` whose names start with one of `prefixes` (never a
+/// folder, never anything else).
+fn remove_outputs(dir: &Path, prefixes: &[&str]) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ours = prefixes.iter().any(|p| name.starts_with(p));
+        if ours && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let path = entry.path();
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+        }
+    }
+    Ok(())
 }
 
 fn need(m: &Marker, key: &str) -> Result<u64, Error> {
