@@ -258,3 +258,68 @@ fn corrupt_bytes_are_refused_without_panic() {
         ErrorKind::Incompatible
     );
 }
+
+#[test]
+fn candidates_follow_the_definition_under_inserts_and_removals() {
+    // By brute force: x is a candidate for (q, size) when, with (b, r) the choice for
+    // the largest size in x's class, x agrees with q on every slot of one of the first
+    // b bands of r slots.
+    let texts = common::texts();
+    let (_, sigs) = common::sketch(&texts);
+    let rows: Vec<Vec<u64>> = sigs
+        .iter()
+        .map(|s| ndd_core::SlotSignature::slots(s).to_vec())
+        .collect();
+    let class = |s: u64| {
+        let e = 63 - s.leading_zeros();
+        2 * e + u32::from(u128::from(s) * u128::from(s) >= 1u128 << (2 * e + 1))
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(0x00c0_47a1);
+    let params = EnsembleParams::new(0.7, 128).unwrap();
+    let mut e = LshEnsemble::new(params);
+    let mut live: Vec<(usize, u64)> = Vec::new();
+    let mut total = 0;
+    for step in 0..1200 {
+        let d = rng.random_range(0..rows.len());
+        // Sizes of our choosing (the definition does not care where they come from).
+        let size = rng.random_range(1..5000u64);
+        if live.iter().any(|(k, _)| *k == d) && rng.random_bool(0.4) {
+            assert!(e.remove(&d));
+            live.retain(|(k, _)| *k != d);
+        } else {
+            e.insert(d, &sigs[d], size).unwrap();
+            live.retain(|(k, _)| *k != d);
+            live.push((d, size));
+        }
+        if step % 20 == 0 {
+            let q = rng.random_range(0..rows.len());
+            let qsize = rng.random_range(1..3000u64);
+            let mut got = e.query(&sigs[q], qsize).unwrap();
+            got.sort_unstable();
+            let mut want: Vec<usize> = live
+                .iter()
+                .filter(|&&(x, size)| {
+                    let largest = live
+                        .iter()
+                        .filter(|(_, s)| class(*s) == class(size))
+                        .map(|(_, s)| *s)
+                        .max()
+                        .unwrap();
+                    e.bands_rows(qsize, largest).is_some_and(|lp| {
+                        let r = lp.rows();
+                        (0..lp.bands())
+                            .any(|i| rows[x][i * r..(i + 1) * r] == rows[q][i * r..(i + 1) * r])
+                    })
+                })
+                .map(|&(x, _)| x)
+                .collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "step {step}");
+            total += got.len();
+        }
+    }
+    assert!(
+        total > 20,
+        "{total} candidates in all: the test would prove little"
+    );
+}

@@ -233,3 +233,91 @@ fn corrupt_bytes_are_refused_without_panic() {
         ErrorKind::Incompatible
     );
 }
+
+/// The candidates of a query by the type's definition, by brute force over the live
+/// documents in insertion order: `E_t(d)` = documents whose tree-`t` prefix of length
+/// `d` equals the query's; at full depth each tree gives at most `cap` (the oldest),
+/// and a truncation stops there; otherwise descend while fewer than `want`, never
+/// taking a depth whose `Σ_t |E_t(d)|` exceeds `cap`.
+fn oracle(
+    live: &[(usize, Vec<u64>)],
+    q: &[u64],
+    trees: usize,
+    depth: usize,
+    want: usize,
+    cap: usize,
+) -> Vec<usize> {
+    let lcp = |row: &[u64], t: usize| {
+        row[t * depth..(t + 1) * depth]
+            .iter()
+            .zip(&q[t * depth..(t + 1) * depth])
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let e = |t: usize, d: usize| -> Vec<usize> {
+        live.iter()
+            .enumerate()
+            .filter(|(_, (_, row))| lcp(row, t) >= d)
+            .map(|(i, _)| i)
+            .collect()
+    };
+    let mut found = std::collections::BTreeSet::new();
+    let mut truncated = false;
+    for t in 0..trees {
+        let et = e(t, depth);
+        truncated |= et.len() > cap;
+        found.extend(et.into_iter().take(cap));
+    }
+    if !truncated {
+        let mut d = depth;
+        while d > 1 && found.len() < want {
+            d -= 1;
+            let sets: Vec<Vec<usize>> = (0..trees).map(|t| e(t, d)).collect();
+            if sets.iter().map(Vec::len).sum::<usize>() > cap {
+                break;
+            }
+            found = sets.into_iter().flatten().collect();
+        }
+    }
+    found.into_iter().map(|i| live[i].0).collect()
+}
+
+#[test]
+fn candidates_follow_the_definition_under_inserts_and_removals() {
+    let texts = common::texts();
+    let (_, sigs) = common::sketch(&texts);
+    let rows: Vec<Vec<u64>> = sigs
+        .iter()
+        .map(|s| ndd_core::SlotSignature::slots(s).to_vec())
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(0x0dec_0de5);
+    // Short trees so that shallow depths matter; a cap small enough to bite.
+    for (trees, depth, cap) in [(4usize, 4usize, 10_000usize), (8, 16, 10_000), (4, 4, 40)] {
+        let params = ForestParams::new(trees, depth).unwrap();
+        let mut forest = LshForest::builder(params).max_examined(cap).build();
+        let mut live: Vec<(usize, Vec<u64>)> = Vec::new();
+        for step in 0..1500 {
+            let d = rng.random_range(0..rows.len());
+            if live.iter().any(|(k, _)| *k == d) && rng.random_bool(0.4) {
+                assert!(forest.remove(&d));
+                live.retain(|(k, _)| *k != d);
+            } else {
+                forest.insert(d, &sigs[d]).unwrap();
+                live.retain(|(k, _)| *k != d);
+                live.push((d, rows[d].clone()));
+            }
+            if step % 25 == 0 {
+                let q = rng.random_range(0..rows.len());
+                for want in [1, 5, 40, 200] {
+                    let mut got = Vec::new();
+                    forest.candidates_into(&sigs[q], want, &mut got).unwrap();
+                    let want_keys = oracle(&live, &rows[q], trees, depth, want, cap);
+                    assert_eq!(
+                        got, want_keys,
+                        "{trees}x{depth} cap {cap}, step {step}, want {want}"
+                    );
+                }
+            }
+        }
+    }
+}
