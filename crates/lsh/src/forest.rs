@@ -30,7 +30,7 @@ const MIN_PENDING: usize = 64;
 /// time in proportion; a greater depth lets a query in a dense region stop on fewer,
 /// closer candidates.
 ///
-/// Cost per document: `8 · trees · depth` bytes of slot values plus 4 bytes per
+/// Cost per document: `8 · trees · depth` bytes of slot values plus 12 bytes per
 /// tree; per query: one binary search per tree (`log₂ n` comparisons of up to
 /// `depth` values) plus the candidates examined.
 ///
@@ -213,13 +213,14 @@ impl ForestParams {
 ///
 /// # Layout, cost and incrementality
 ///
-/// Per tree, a sorted array of document slots (4 bytes each); per document, its
+/// Per tree, a sorted array of document slots with each one's first value in the tree
+/// (12 bytes per entry); per document, its
 /// `trees × depth` slot values (8 bytes each) and an insertion number. New documents
 /// wait in a small unsorted list (scanned by each query) until it holds `max(64,
 /// √n)` of them, then are merged into every tree at once (`O(trees · n)`), so an
 /// insert costs `O(trees · √n)` amortized. Removal takes a document out of each tree
 /// by binary search and a shift of the array behind it (`4 · n` bytes per tree at
-/// most). [`memory`](Self::memory) reports the bytes: about 1,110 per document for 8
+/// most). [`memory`](Self::memory) reports the bytes: about 1,180 per document for 8
 /// trees of 16 slots and `usize` keys (measured on 66,855 documents).
 ///
 /// [`to_bytes`](Self::to_bytes) / [`from_bytes`](Self::from_bytes) save and load the
@@ -263,7 +264,7 @@ pub struct LshForest<K> {
     by_key: AHashMap<K, u32>,
     free: Vec<u32>,
     /// Per tree, the merged documents sorted by (tree slots, insertion number).
-    trees: Vec<Vec<u32>>,
+    trees: Vec<Tree>,
     /// Documents inserted since the last merge, oldest first.
     pending: Vec<u32>,
     next_seq: u64,
@@ -401,7 +402,7 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
             slot_keys: Vec::new(),
             by_key: AHashMap::new(),
             free: Vec::new(),
-            trees: vec![Vec::new(); self.params.trees()],
+            trees: vec![Tree::default(); self.params.trees()],
             pending: Vec::new(),
             next_seq: 0,
             oversample: self.oversample,
@@ -415,7 +416,8 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
             let _ = f.slot_keys.try_reserve_exact(n);
             let _ = f.by_key.try_reserve(n);
             for t in &mut f.trees {
-                let _ = t.try_reserve_exact(n);
+                let _ = t.heads.try_reserve_exact(n);
+                let _ = t.slots.try_reserve_exact(n);
             }
         }
         f
@@ -439,7 +441,8 @@ pub struct ForestMemory {
     pub documents: usize,
     /// The stored slot values: 8 bytes per slot used per document.
     pub slot_values: usize,
-    /// The sorted trees and the pending list: 4 bytes per document per tree.
+    /// The sorted trees and the pending list: 12 bytes per document per tree (its
+    /// slot and its first value in the tree).
     pub trees: usize,
     /// Insertion numbers (8 bytes per document), the key map and the slot → key
     /// array, as [`MemoryReport::key_map`](crate::MemoryReport::key_map) counts them.
@@ -483,6 +486,21 @@ impl<K> fmt::Debug for LshForest<K> {
             .field("scheme", &self.scheme)
             .field("documents", &self.by_key.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// One tree's sorted array: the documents' slots and, beside them, each one's first
+/// value in the tree, so that binary searches and prefix scans decide most comparisons
+/// without reading the document's stored slots (a cache miss each).
+#[derive(Clone, Default)]
+struct Tree {
+    heads: Vec<u64>,
+    slots: Vec<u32>,
+}
+
+impl Tree {
+    fn len(&self) -> usize {
+        self.slots.len()
     }
 }
 
@@ -705,6 +723,15 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
             .then(self.seq[a as usize].cmp(&self.seq[b as usize]))
     }
 
+    /// The order of entry `i` of `tree` against the document in `slot`, deciding by
+    /// the stored first value when it differs.
+    #[inline]
+    fn cmp_entry(&self, tree: &Tree, i: usize, slot: u32, t: usize) -> Ordering {
+        tree.heads[i]
+            .cmp(&self.tree_key(slot, t)[0])
+            .then_with(|| self.cmp_in_tree(tree.slots[i], slot, t))
+    }
+
     /// Adds a document; re-inserting a key replaces its previous entry (which then
     /// counts as the newest).
     ///
@@ -778,19 +805,28 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         for (t, tree) in trees.iter_mut().enumerate() {
             pending.sort_unstable_by(|&a, &b| self.cmp_in_tree(a, b, t));
             let old = std::mem::take(tree);
-            let mut merged = Vec::with_capacity(old.len() + pending.len());
+            let n = old.len() + pending.len();
+            let mut merged = Tree {
+                heads: Vec::with_capacity(n),
+                slots: Vec::with_capacity(n),
+            };
             // Each pending document's place by binary search (the sorted run is long,
-            // the pending list short), then whole runs copied: p·log n comparisons,
-            // each reading two documents' slots, instead of n + p.
+            // the pending list short), then whole runs copied: p·log n comparisons
+            // instead of n + p.
             let mut from = 0;
             for &d in &pending {
                 let at = from
-                    + old[from..].partition_point(|&o| self.cmp_in_tree(o, d, t) == Ordering::Less);
-                merged.extend_from_slice(&old[from..at]);
-                merged.push(d);
+                    + lower_bound(old.len() - from, |i| {
+                        self.cmp_entry(&old, from + i, d, t) == Ordering::Less
+                    });
+                merged.heads.extend_from_slice(&old.heads[from..at]);
+                merged.slots.extend_from_slice(&old.slots[from..at]);
+                merged.heads.push(self.tree_key(d, t)[0]);
+                merged.slots.push(d);
                 from = at;
             }
-            merged.extend_from_slice(&old[from..]);
+            merged.heads.extend_from_slice(&old.heads[from..]);
+            merged.slots.extend_from_slice(&old.slots[from..]);
             *tree = merged;
         }
         self.trees = trees;
@@ -827,8 +863,12 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         } else {
             let mut trees = std::mem::take(&mut self.trees);
             for (t, tree) in trees.iter_mut().enumerate() {
-                if let Ok(p) = tree.binary_search_by(|&d| self.cmp_in_tree(d, slot, t)) {
-                    tree.remove(p);
+                let p = lower_bound(tree.len(), |i| {
+                    self.cmp_entry(tree, i, slot, t) == Ordering::Less
+                });
+                if p < tree.len() && tree.slots[p] == slot {
+                    tree.heads.remove(p);
+                    tree.slots.remove(p);
                 } else {
                     debug_assert!(false, "indexed document missing from tree {t}");
                 }
@@ -850,11 +890,25 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         let lcp = |slot: u32, t: usize| -> usize {
             common_prefix(self.tree_key(slot, t), &q[t * m..(t + 1) * m])
         };
+        // The common prefix length of entry `i` of tree `t`: 0 from the stored first
+        // value alone when it differs.
+        let entry_lcp = |tree: &Tree, i: usize, t: usize| -> usize {
+            if tree.heads[i] == q[t * m] {
+                lcp(tree.slots[i], t)
+            } else {
+                0
+            }
+        };
         // Each tree's place: the first entry not below the query.
         let mut cursors: Vec<Cursor> = (0..trees)
             .map(|t| {
                 let qt = &q[t * m..(t + 1) * m];
-                let pos = self.trees[t].partition_point(|&d| self.tree_key(d, t) < qt);
+                let tree = &self.trees[t];
+                let pos = lower_bound(tree.len(), |i| match tree.heads[i].cmp(&qt[0]) {
+                    Ordering::Less => true,
+                    Ordering::Greater => false,
+                    Ordering::Equal => self.tree_key(tree.slots[i], t) < qt,
+                });
                 Cursor { lo: pos, hi: pos }
             })
             .collect();
@@ -872,13 +926,13 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         for (t, c) in cursors.iter_mut().enumerate() {
             let tree = &self.trees[t];
             let mut taken = 0;
-            while c.hi < tree.len() && lcp(tree[c.hi], t) >= m {
+            while c.hi < tree.len() && entry_lcp(tree, c.hi, t) >= m {
                 if taken == cap {
                     truncated = true;
                     break;
                 }
-                if seen.insert(tree[c.hi]) {
-                    found.push(tree[c.hi]);
+                if seen.insert(tree.slots[c.hi]) {
+                    found.push(tree.slots[c.hi]);
                 }
                 c.hi += 1;
                 taken += 1;
@@ -905,10 +959,10 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
                 let mut over = false;
                 'trees: for (t, c) in cursors.iter_mut().enumerate() {
                     let tree = &self.trees[t];
-                    while c.hi < tree.len() && lcp(tree[c.hi], t) >= d {
+                    while c.hi < tree.len() && entry_lcp(tree, c.hi, t) >= d {
                         c.hi += 1;
                     }
-                    while c.lo > 0 && lcp(tree[c.lo - 1], t) >= d {
+                    while c.lo > 0 && entry_lcp(tree, c.lo - 1, t) >= d {
                         c.lo -= 1;
                     }
                     work += c.hi - c.lo;
@@ -920,7 +974,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
                         over = true;
                         break 'trees;
                     }
-                    for &s in &tree[c.lo..c.hi] {
+                    for &s in &tree.slots[c.lo..c.hi] {
                         if seen.insert(s) {
                             found.push(s);
                         }
@@ -1118,14 +1172,34 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         ForestMemory {
             documents: self.len(),
             slot_values: self.rows.capacity() * size_of::<u64>(),
-            trees: (self.trees.iter().map(Vec::capacity).sum::<usize>() + self.pending.capacity())
-                * size_of::<u32>(),
+            trees: self
+                .trees
+                .iter()
+                .map(|t| {
+                    t.heads.capacity() * size_of::<u64>() + t.slots.capacity() * size_of::<u32>()
+                })
+                .sum::<usize>()
+                + self.pending.capacity() * size_of::<u32>(),
             key_map: map_buckets * (size_of::<(K, u32)>() + 1)
                 + self.slot_keys.capacity() * size_of::<Option<K>>()
                 + self.seq.capacity() * size_of::<u64>()
                 + self.free.capacity() * size_of::<u32>(),
         }
     }
+}
+
+/// The first index in `0..len` where `below` is false (`below` true on a prefix).
+fn lower_bound(len: usize, below: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if below(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// How many documents wait unsorted before a merge, for `n` indexed.
