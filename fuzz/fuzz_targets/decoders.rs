@@ -5,7 +5,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use near_dup::imatch::{IMatchSignature, Lexicon};
-use near_dup::lsh::{ExactIndex, HammingIndex, LshIndex, PlainSlots, SampledBits};
+use near_dup::lsh::{
+    ExactIndex, HammingIndex, LshBloom, LshEnsemble, LshForest, LshIndex, PlainSlots, SampledBits,
+};
 use near_dup::minhash::{BBitSignature, MinHashSignature};
 use near_dup::pipeline::DedupIndex;
 use near_dup::simhash::SimHashSignature;
@@ -25,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };
-    match which % 12 {
+    match which % 15 {
         0 => round_trip!(LshIndex::<u64, PlainSlots>::from_bytes, bytes),
         1 => round_trip!(ExactIndex::<u64, PlainSlots>::from_bytes, bytes),
         2 => round_trip!(HammingIndex::<u64>::from_bytes, bytes),
@@ -37,6 +39,9 @@ fuzz_target!(|data: &[u8]| {
         8 => round_trip!(SampledBits::from_bytes, bytes),
         9 => round_trip!(Lexicon::from_bytes, bytes),
         10 => round_trip!(DocumentFrequencies::from_bytes, bytes),
+        11 => round_trip!(LshForest::<u64>::from_bytes, bytes),
+        12 => round_trip!(LshEnsemble::<u64>::from_bytes, bytes),
+        13 => round_trip!(LshBloom::from_bytes, bytes),
         _ => round_trip!(DedupIndex::from_bytes, bytes),
     }
 });
