@@ -225,7 +225,10 @@ impl Signatures {
     }
 
     pub(super) fn get(&mut self, doc: u64) -> Result<MinHashSignature, Error> {
-        read_at(&mut self.file, &self.path, doc * self.len, &mut self.buf)?;
+        let at = doc
+            .checked_mul(self.len)
+            .ok_or_else(|| out_of_range(&self.path, doc))?;
+        read_at(&mut self.file, &self.path, at, &mut self.buf)?;
         Ok(MinHashSignature::from_bytes(&self.buf)?)
     }
 }
@@ -261,13 +264,16 @@ impl Sets {
 
     pub(super) fn get(&mut self, doc: u64) -> Result<FeatureSet, Error> {
         let mut b = [0u8; 8];
+        let at = doc
+            .checked_mul(8)
+            .ok_or_else(|| out_of_range(&self.ends_path, doc))?;
         let start = if doc == 0 {
             0
         } else {
-            read_at(&mut self.ends, &self.ends_path, (doc - 1) * 8, &mut b)?;
+            read_at(&mut self.ends, &self.ends_path, at - 8, &mut b)?;
             u64::from_le_bytes(b)
         };
-        read_at(&mut self.ends, &self.ends_path, doc * 8, &mut b)?;
+        read_at(&mut self.ends, &self.ends_path, at, &mut b)?;
         let end = u64::from_le_bytes(b);
         let bytes = end
             .checked_sub(start)
@@ -287,6 +293,14 @@ impl Sets {
             .collect();
         Ok(FeatureSet::from_unsorted(values))
     }
+}
+
+/// A document position no work file can hold (a damaged pair file names it).
+fn out_of_range(path: &Path, doc: u64) -> Error {
+    Error::Core(ndd_core::Error::corrupt_data(format!(
+        "{}: document {doc} is beyond any position the file can hold",
+        path.display()
+    )))
 }
 
 fn read_at(file: &mut File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
