@@ -271,6 +271,33 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
         .unwrap_err();
     assert!(err.to_string().contains("damaged"), "{err}");
 
+    // A well-formed run (right fingerprint, valid checksum) naming a position no file
+    // can hold: an error, not an overflow or a huge read.
+    let marker = std::fs::read_to_string(dir.path().join("candidates.done")).unwrap();
+    let fp = marker
+        .lines()
+        .find_map(|l| l.strip_prefix("fingerprint="))
+        .map(|h| u64::from_str_radix(h, 16).unwrap())
+        .unwrap();
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let p = entry.unwrap().path();
+        if p.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("candidates-")
+        {
+            std::fs::remove_file(&p).unwrap();
+        }
+    }
+    let mut w = ndd_scale::RecordWriter::create(dir.path().join("candidates-0.bin"), fp).unwrap();
+    w.write(&ndd_scale::Edge { a: 1, b: u64::MAX }).unwrap();
+    w.finish().unwrap();
+    let err = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap_err();
+    assert!(err.to_string().contains("beyond"), "{err}");
+
     // Settings the stages do not support.
     for bad in [
         Dedup::new().method(Method::ExactJaccard),
