@@ -169,6 +169,12 @@ fn a_folder_and_a_changed_input() {
     assert!(out.contains("documents:   8 read"), "{out}");
     assert!(!out.contains("sketch reused"), "{out}");
     assert_eq!(read(d, "ooc2.jsonl").lines().count(), 3);
+    // A file changed in place (the folder's own time does not change): redone too.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(input.join("other.txt"), format!("{letter} signed again")).unwrap();
+    let out = dedup("work", "ooc3.jsonl");
+    assert!(!out.contains("sketch reused"), "{out}");
+    assert_eq!(read(d, "ooc3.jsonl").lines().count(), 2);
 }
 
 #[test]
