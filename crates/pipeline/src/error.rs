@@ -51,6 +51,15 @@ pub enum Error {
         /// The first rejection, for the message.
         first: String,
     },
+    /// Containment search over a [`DedupIndex`](crate::DedupIndex) saved without its
+    /// documents' set sizes (byte-form version 1, before they were kept): LSH
+    /// Ensemble needs them. Top-k search still works; rebuilding the index (`ndd dedup
+    /// --index-out`) adds them.
+    #[error(
+        "this index was saved without set sizes (an index from before they were kept): \
+         containment search needs them; rebuild it to add them (top-k search works as it is)"
+    )]
+    MissingSetSizes,
 }
 
 impl Error {

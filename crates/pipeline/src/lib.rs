@@ -57,6 +57,8 @@ mod outofcore;
 #[cfg(feature = "minhash")]
 mod persist;
 mod progress;
+#[cfg(feature = "minhash")]
+mod query;
 mod report;
 mod sets;
 mod verify;
@@ -89,6 +91,8 @@ pub use outofcore::{
 #[cfg(feature = "minhash")]
 pub use persist::DedupIndex;
 pub use progress::{NoProgress, Progress, Stage};
+#[cfg(feature = "minhash")]
+pub use query::{ContainmentSearch, Neighbour, NeighbourSearch};
 pub use report::{Fate, Outcome, Report};
 pub use verify::{AlignMeasure, PairScorer, Verification, Verifier, VerifyReport};
 

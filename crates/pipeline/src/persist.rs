@@ -24,7 +24,9 @@ use crate::{
 };
 
 const MAGIC: [u8; 4] = *b"NDDX";
-const VERSION: u16 = 1;
+/// Version 2 added the documents' set sizes (distinct shingles), which containment
+/// search needs; version 1 is still read (without them).
+const VERSION: u16 = 2;
 
 /// Everything needed to check new documents against a corpus seen before, and to
 /// add them to it: the MinHash parameters, the LSH index with every document's
@@ -41,9 +43,13 @@ const VERSION: u16 = 1;
 /// settings; a `Dedup` with its default verifier is accepted and verified by the
 /// estimate.
 ///
-/// Cost: per document its id, 20 bytes of digest, 8 bytes of group label and the
-/// index entry with its signature (about `8 × num_perm + 100` bytes); saving and
-/// loading are linear in that.
+/// Cost: per document its id, 20 bytes of digest, 8 bytes of group label, 8 bytes of
+/// set size (its number of distinct shingles, counted when it is added, for
+/// containment search: [`ContainmentSearch`](crate::ContainmentSearch)) and the index
+/// entry with its signature (about `8 × num_perm + 100` bytes); saving and loading are
+/// linear in that. Indexes saved before set sizes were kept (byte-form version 1)
+/// still load; they answer top-k queries ([`NeighbourSearch`](crate::NeighbourSearch))
+/// but not containment ([`set_sizes`](Self::set_sizes) is `None`).
 ///
 /// # Example
 ///
@@ -75,6 +81,9 @@ pub struct DedupIndex {
     ids: Vec<String>,
     digests: BTreeMap<DocDigest, u32>,
     labels: Vec<u32>,
+    /// Distinct shingles per document; `None` for an index saved without them
+    /// (version 1), and then for every batch added to it.
+    sizes: Option<Vec<u64>>,
 }
 
 impl std::fmt::Debug for DedupIndex {
@@ -170,6 +179,7 @@ impl DedupIndex {
             ids: Vec::new(),
             digests: BTreeMap::new(),
             labels: Vec::new(),
+            sizes: Some(Vec::new()),
         })
     }
 
@@ -372,6 +382,18 @@ impl DedupIndex {
             sigs.extend(self.hasher.sketch_batch(chunk));
             progress.advance(Stage::Sketch, chunk.len() as u64);
         }
+        // Set sizes for containment search (copies share their first copy's size).
+        let new_sizes = match &self.sizes {
+            Some(_) => {
+                let unique_sizes = crate::sets::set_sizes(self.shingles, self.nfkc, &unique_texts)?;
+                let mut sizes = vec![0u64; docs.len()];
+                for (&i, &n) in unique.iter().zip(&unique_sizes) {
+                    sizes[i] = n;
+                }
+                Some(sizes)
+            }
+            None => None,
+        };
         progress.finish(Stage::Sketch);
         report.timings.push((Stage::Sketch, t.elapsed()));
         let t = Instant::now();
@@ -435,6 +457,18 @@ impl DedupIndex {
         self.digests.extend(new_digests);
         self.ids.extend(docs.iter().map(|d| d.id.clone()));
         self.labels = uf.labels().into_iter().map(key).collect();
+        if let (Some(sizes), Some(new)) = (self.sizes.as_mut(), new_sizes) {
+            // A copy's first copy comes before it: earlier batches or this one.
+            for (i, n) in new.into_iter().enumerate() {
+                let first = copy_of[base + i] as usize;
+                let n = if first == base + i {
+                    n
+                } else {
+                    sizes.get(first).copied().unwrap_or(0)
+                };
+                sizes.push(n);
+            }
+        }
         report.method = format!(
             "MinHash ({} values, seed {}) + LSH ({} bands x {} rows) over {}, incremental",
             self.config.num_perm,
@@ -498,6 +532,14 @@ impl DedupIndex {
             w.u32(doc);
         }
         w.bytes(&self.lsh.to_bytes());
+        // Version 2: the set sizes, when known.
+        match &self.sizes {
+            Some(sizes) => {
+                w.u8(1);
+                w.u64_slice(sizes);
+            }
+            None => w.u8(0),
+        }
         w.finish()
     }
 
@@ -519,7 +561,7 @@ impl DedupIndex {
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let corrupt = |what: &str| Error::from(CoreError::corrupt_data(what.to_string()));
-        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
         let num_perm = usize::try_from(r.u64()?).map_err(|_| corrupt("num_perm"))?;
         let seed = r.u64()?;
         let kind = r.u8()?;
@@ -580,6 +622,22 @@ impl DedupIndex {
             }
         }
         let mut lsh: LshIndex<u32, MinHashSignature> = LshIndex::from_bytes(r.bytes()?)?;
+        let sizes = if version >= 2 {
+            match r.u8()? {
+                0 => None,
+                1 => {
+                    // `u64_vec` bounds its length by the bytes that remain.
+                    let sizes = r.u64_vec()?;
+                    if sizes.len() != n {
+                        return Err(corrupt("set-size count differs from the document count"));
+                    }
+                    Some(sizes)
+                }
+                _ => return Err(corrupt("unknown set-size flag")),
+            }
+        } else {
+            None
+        };
         r.finish()?;
         // The bucket bound is a setting of the process, not saved: the default.
         let config = MinHashConfig {
@@ -613,6 +671,7 @@ impl DedupIndex {
             ids,
             digests,
             labels,
+            sizes,
         })
     }
 
@@ -653,6 +712,44 @@ impl DedupIndex {
     pub fn load(path: &Path) -> Result<Self, Error> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         Self::from_bytes(&bytes)
+    }
+
+    /// Every document's number of distinct shingles (its set size), in the order of
+    /// [`ids`](Self::ids), or `None` for an index saved before set sizes were kept
+    /// (byte-form version 1) and every batch added to one since. An exact copy has its
+    /// first copy's size.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, Document};
+    /// let mut index = DedupIndex::new(&Dedup::new())?; // word 3-grams
+    /// index.add(&[Document::new("a", "one two three four"), Document::new("b", "one two")])?;
+    /// // Two 3-grams; a text shorter than a shingle is one shingle.
+    /// assert_eq!(index.set_sizes(), Some(&[2u64, 1][..]));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn set_sizes(&self) -> Option<&[u64]> {
+        self.sizes.as_deref()
+    }
+
+    /// The LSH index with every sketched document's signature (keyed by position in
+    /// [`ids`](Self::ids); exact copies are not in it).
+    pub(crate) fn lsh(&self) -> &LshIndex<u32, MinHashSignature> {
+        &self.lsh
+    }
+
+    /// MinHash values per signature.
+    pub(crate) fn num_perm(&self) -> usize {
+        self.config.num_perm
+    }
+
+    /// The hasher documents are sketched with.
+    pub(crate) fn hasher(
+        &self,
+    ) -> &MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>> {
+        &self.hasher
     }
 
     /// The LSH parameters in use.

@@ -58,3 +58,31 @@ fn sets_with<E: FeatureExtractor + Sync>(
     }
     out
 }
+
+/// The number of distinct shingles of every text (the set sizes LSH Ensemble needs),
+/// in parallel under `rayon`, one scratch buffer per worker; no set is kept.
+#[cfg(feature = "minhash")]
+pub(crate) fn set_sizes(shingles: Shingles, nfkc: bool, texts: &[&str]) -> Result<Vec<u64>, Error> {
+    crate::method::for_extractor!(shingles, nfkc, |e| Ok(sizes_with(&e, texts)))
+}
+
+#[cfg(feature = "minhash")]
+fn sizes_with<E: FeatureExtractor + Sync>(extractor: &E, texts: &[&str]) -> Vec<u64> {
+    let one = |scratch: &mut Vec<u64>, t: &&str| {
+        scratch.clear();
+        extractor.extract(t, scratch);
+        scratch.sort_unstable();
+        scratch.dedup();
+        scratch.len() as u64
+    };
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        texts.par_iter().map_init(Vec::new, one).collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        let mut scratch = Vec::new();
+        texts.iter().map(|t| one(&mut scratch, t)).collect()
+    }
+}

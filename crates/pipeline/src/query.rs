@@ -1,0 +1,523 @@
+//! Queries against a [`DedupIndex`]: the nearest indexed documents of a text
+//! ([`NeighbourSearch`], over `ndd-lsh`'s `LshForest`) and the indexed documents that
+//! contain most of a text ([`ContainmentSearch`], over `LshEnsemble`).
+//!
+//! Both are built from the signatures the index keeps and sketch a query with the
+//! index's own hasher and shingles, so the scheme always matches. Results name
+//! documents by their position in [`DedupIndex::ids`]. Exact copies removed by the
+//! index's exact pass are not in its LSH index, so a query finds the first copy only.
+
+use ndd_core::{DocSketcher, DynFeatureExtractor, Signature};
+use ndd_lsh::{EnsembleParams, ForestParams, LshEnsemble, LshForest, LshForestBuilder};
+use ndd_minhash::MinHashSignature;
+
+use crate::{DedupIndex, Error};
+
+/// One answer of a query: an indexed document (its position in [`DedupIndex::ids`])
+/// and its score (higher is closer: a Jaccard or containment estimate, or the
+/// caller's measure in the verified modes).
+///
+/// # Example
+///
+/// ```
+/// let n = ndd_pipeline::Neighbour { doc: 3, score: 0.9 };
+/// assert_eq!((n.doc, n.score), (3, 0.9));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Neighbour {
+    /// The document's position in [`DedupIndex::ids`].
+    pub doc: usize,
+    /// Its score for the query.
+    pub score: f64,
+}
+
+/// The number of distinct shingles of `text` as `index` reads it.
+fn set_size(index: &DedupIndex, text: &str) -> u64 {
+    let mut features: Vec<u64> = Vec::new();
+    index.hasher().extractor().extract_dyn(text, &mut features);
+    features.sort_unstable();
+    features.dedup();
+    features.len() as u64
+}
+
+fn check_k(k: usize) -> Result<(), Error> {
+    if k == 0 {
+        return Err(ndd_core::Error::invalid_parameter("k", "must be at least 1").into());
+    }
+    Ok(())
+}
+
+/// Top-k search over a [`DedupIndex`]: an `LshForest` of its documents' signatures;
+/// a query text is sketched with the index's hasher, and the `k` indexed documents
+/// with the highest MinHash estimate of the Jaccard similarity among the candidates
+/// the forest gathers come back ([`top_k`](Self::top_k)), or ranked by a measure of
+/// the caller's ([`top_k_verified`](Self::top_k_verified)).
+///
+/// Defaults are the library's: `ForestParams::for_slots(num_perm)` (8 trees),
+/// `DEFAULT_CANDIDATES_PER_RESULT` and `DEFAULT_MAX_EXAMINED` of `ndd-lsh`; recall
+/// measured in `docs/decisions.md`. Building costs one insert per indexed document
+/// (`8 · num_perm` bytes of slot values each).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+/// let mut index = DedupIndex::new(&Dedup::new())?;
+/// index.add(&[
+///     Document::new("budget", "the committee approved the budget for the new library building on monday"),
+///     Document::new("weather", "a different story about the weather in the mountains this week"),
+/// ])?;
+/// let search = NeighbourSearch::new(&index)?;
+/// let top = search.top_k("the committee approved the budget for the new library building on friday", 1)?;
+/// assert_eq!(index.ids()[top[0].doc], "budget");
+/// assert!(top[0].score > 0.5);
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct NeighbourSearch<'a> {
+    index: &'a DedupIndex,
+    forest: LshForest<u32>,
+}
+
+impl<'a> NeighbourSearch<'a> {
+    /// A forest of the library's default shape over `index`'s documents.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] if a stored signature does not fit the forest (not for an
+    /// index that loaded).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert_eq!(ndd_pipeline::NeighbourSearch::new(&index)?.forest().params().trees(), 8);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn new(index: &'a DedupIndex) -> Result<Self, Error> {
+        let params = ForestParams::for_slots(num_perm(index))?;
+        Self::with_builder(index, LshForest::builder(params))
+    }
+
+    /// A forest configured by `builder` (shape, candidates per result, work bound)
+    /// over `index`'s documents.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when the forest reads more slots than the index's signatures
+    /// have (`trees × depth > num_perm`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
+    /// let b = LshForest::builder(ForestParams::new(16, 8)?).candidates_per_result(8);
+    /// assert_eq!(NeighbourSearch::with_builder(&index, b)?.forest().candidates_per_result(), 8);
+    /// let too_long = LshForest::builder(ForestParams::new(16, 16)?);
+    /// assert!(NeighbourSearch::with_builder(&index, too_long).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn with_builder(
+        index: &'a DedupIndex,
+        builder: LshForestBuilder<u32>,
+    ) -> Result<Self, Error> {
+        let mut forest = builder.capacity(index.len()).build();
+        let slots = forest.params().slots_used();
+        if slots > num_perm(index) {
+            return Err(ndd_core::Error::invalid_parameter(
+                "trees",
+                format!(
+                    "the forest reads {slots} slots, the index's signatures have {}",
+                    num_perm(index)
+                ),
+            )
+            .into());
+        }
+        for (&key, sig) in index.lsh().signatures_iter() {
+            forest.insert(key, sig)?;
+        }
+        Ok(NeighbourSearch { index, forest })
+    }
+
+    /// The forest queries run on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert!(ndd_pipeline::NeighbourSearch::new(&index)?.forest().is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn forest(&self) -> &LshForest<u32> {
+        &self.forest
+    }
+
+    /// The index searched.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert!(ndd_pipeline::NeighbourSearch::new(&index)?.index().is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn index(&self) -> &'a DedupIndex {
+        self.index
+    }
+
+    /// The `k` indexed documents most similar to `text` by the MinHash estimate of
+    /// the Jaccard similarity of their shingle sets, highest first (ties: the earlier
+    /// indexed first). Fewer when the index holds fewer or the forest's work bound
+    /// stops the search.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when `k` is 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+    /// let mut index = DedupIndex::new(&Dedup::new())?;
+    /// index.add(&[Document::new("a", "one two three four five six")])?;
+    /// let search = NeighbourSearch::new(&index)?;
+    /// assert_eq!(search.top_k("one two three four five six", 5)?[0].score, 1.0);
+    /// assert!(search.top_k("x", 0).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn top_k(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
+        check_k(k)?;
+        let sig = self.index.hasher().sketch(text);
+        Ok(self
+            .forest
+            .query(&sig, k)?
+            .into_iter()
+            .map(|(doc, e)| Neighbour {
+                doc: doc as usize,
+                score: e.value(),
+            })
+            .collect())
+    }
+
+    /// The top `k` by the caller's measure: every candidate the forest gathers for
+    /// `text` is scored by `score(doc)` (its position in [`DedupIndex::ids`]), say
+    /// the exact Jaccard similarity of the shingle sets of `text` and of the document
+    /// kept by the caller (the index keeps no texts), and the `k` highest come back,
+    /// highest first. A NaN score drops the candidate.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when `k` is 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+    /// let docs = [
+    ///     Document::new("a", "the quick brown fox jumps over the lazy dog today"),
+    ///     Document::new("b", "the quick brown fox jumps over the lazy cat today"),
+    /// ];
+    /// let mut index = DedupIndex::new(&Dedup::new())?;
+    /// index.add(&docs)?;
+    /// let search = NeighbourSearch::new(&index)?;
+    /// // A measure of the caller's: the length difference of the texts.
+    /// let query = "the quick brown fox jumps over the lazy dog today";
+    /// let top = search.top_k_verified(query, 1, |doc| {
+    ///     -(docs[doc].text.len() as f64 - query.len() as f64).abs()
+    /// })?;
+    /// assert_eq!(top[0].doc, 0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn top_k_verified<F: FnMut(usize) -> f64>(
+        &self,
+        text: &str,
+        k: usize,
+        mut score: F,
+    ) -> Result<Vec<Neighbour>, Error> {
+        check_k(k)?;
+        let sig = self.index.hasher().sketch(text);
+        Ok(self
+            .forest
+            .query_verified(&sig, k, |&doc| score(doc as usize))?
+            .into_iter()
+            .map(|(doc, score)| Neighbour {
+                doc: doc as usize,
+                score,
+            })
+            .collect())
+    }
+}
+
+/// The number of MinHash values of `index`'s signatures.
+fn num_perm(index: &DedupIndex) -> usize {
+    index.num_perm()
+}
+
+/// Containment search over a [`DedupIndex`]: an `LshEnsemble` of its documents'
+/// signatures and set sizes; a query text is sketched and counted with the index's
+/// hasher and shingles, and the indexed documents that contain at least a fraction `t`
+/// of its distinct shingles come back: by the MinHash estimate of that containment
+/// ([`query`](Self::query)) or by the caller's exact measure
+/// ([`query_verified`](Self::query_verified)).
+///
+/// The estimate: with the Jaccard estimate `J` of query `Q` (size `q`) and document
+/// `X` (size `x`), `|Q ∩ X| = J (q + x) / (1 + J)`, so containment `J (q + x) / ((1 +
+/// J) q)`, capped at 1. Documents without shingles (shorter than a shingle) are not
+/// searched.
+///
+/// Needs the set sizes kept by indexes saved since byte-form version 2
+/// ([`DedupIndex::set_sizes`]); [`Error::MissingSetSizes`] otherwise.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
+/// let mut index = DedupIndex::new(&Dedup::new())?;
+/// index.add(&[
+///     Document::new("long", "preamble words here then the committee approved the budget for the new \
+///                            library building on monday and afterwards many more words follow"),
+///     Document::new("other", "a different story about the weather in the mountains this week"),
+/// ])?;
+/// let search = ContainmentSearch::new(&index, 0.8)?;
+/// let hits = search.query("the committee approved the budget for the new library building on monday")?;
+/// assert_eq!(hits.len(), 1);
+/// assert_eq!(index.ids()[hits[0].doc], "long");
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct ContainmentSearch<'a> {
+    index: &'a DedupIndex,
+    ensemble: LshEnsemble<u32>,
+    threshold: f64,
+}
+
+impl<'a> ContainmentSearch<'a> {
+    /// An ensemble with the library's defaults for containment `threshold` in `(0,
+    /// 1]` (1 asks for an estimate of 1; the ensemble's bands are chosen for 0.999).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MissingSetSizes`] for an index without set sizes; [`Error::Core`]
+    /// for a threshold outside `(0, 1]`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert!(ndd_pipeline::ContainmentSearch::new(&index, 0.5).is_ok());
+    /// assert!(ndd_pipeline::ContainmentSearch::new(&index, 0.0).is_err());
+    /// assert!(ndd_pipeline::ContainmentSearch::new(&index, 1.5).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn new(index: &'a DedupIndex, threshold: f64) -> Result<Self, Error> {
+        if !(threshold > 0.0 && threshold <= 1.0) {
+            return Err(ndd_core::Error::invalid_parameter(
+                "threshold",
+                format!("must lie in (0, 1], got {threshold}"),
+            )
+            .into());
+        }
+        let params = EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?;
+        let mut search = Self::with_params(index, params)?;
+        search.threshold = threshold;
+        Ok(search)
+    }
+
+    /// An ensemble with these parameters (threshold, partitions per doubling, longest
+    /// band, error weights); results are those whose estimate reaches
+    /// `params.threshold()`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::MissingSetSizes`] for an index without set sizes; [`Error::Core`]
+    /// when `params.num_slots()` is above the index's `num_perm`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_lsh::EnsembleParams;
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
+    /// let p = EnsembleParams::new(0.7, 128)?.with_weights(0.1, 0.9)?;
+    /// assert_eq!(ContainmentSearch::with_params(&index, p)?.threshold(), 0.7);
+    /// assert!(ContainmentSearch::with_params(&index, EnsembleParams::new(0.7, 256)?).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn with_params(index: &'a DedupIndex, params: EnsembleParams) -> Result<Self, Error> {
+        let sizes = index.set_sizes().ok_or(Error::MissingSetSizes)?;
+        if params.num_slots() > num_perm(index) {
+            return Err(ndd_core::Error::invalid_parameter(
+                "num_slots",
+                format!(
+                    "the ensemble reads {} slots, the index's signatures have {}",
+                    params.num_slots(),
+                    num_perm(index)
+                ),
+            )
+            .into());
+        }
+        let mut ensemble = LshEnsemble::new(params);
+        for (&key, sig) in index.lsh().signatures_iter() {
+            let size = sizes.get(key as usize).copied().unwrap_or(0);
+            if size > 0 {
+                ensemble.insert(key, sig, size)?;
+            }
+        }
+        Ok(ContainmentSearch {
+            index,
+            ensemble,
+            threshold: params.threshold(),
+        })
+    }
+
+    /// The containment a result reaches.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// assert_eq!(ndd_pipeline::ContainmentSearch::new(&index, 0.6)?.threshold(), 0.6);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// The ensemble queries run on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// let search = ndd_pipeline::ContainmentSearch::new(&index, 0.6)?;
+    /// assert_eq!(search.ensemble().params().threshold(), 0.6);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn ensemble(&self) -> &LshEnsemble<u32> {
+        &self.ensemble
+    }
+
+    /// The query's signature and set size (`None`: the text has no shingle).
+    fn prepare(&self, text: &str) -> Option<(MinHashSignature, u64)> {
+        let size = set_size(self.index, text);
+        (size > 0).then(|| (self.index.hasher().sketch(text), size))
+    }
+
+    /// The indexed documents whose estimated containment of `text`'s shingle set
+    /// reaches the threshold, with that estimate, highest first (ties: the earlier
+    /// indexed first). A text without shingles gives none.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] if the index's signatures do not fit (not for an index that
+    /// loaded).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
+    /// let mut index = DedupIndex::new(&Dedup::new())?;
+    /// index.add(&[Document::new("a", "one two three four five six seven eight")])?;
+    /// let search = ContainmentSearch::new(&index, 0.9)?;
+    /// let hits = search.query("one two three four five six seven eight")?;
+    /// assert_eq!(hits[0].score, 1.0);
+    /// assert!(search.query("")?.is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn query(&self, text: &str) -> Result<Vec<Neighbour>, Error> {
+        let Some((sig, q)) = self.prepare(text) else {
+            return Ok(Vec::new());
+        };
+        let sizes = self.index.set_sizes().ok_or(Error::MissingSetSizes)?;
+        let mut out = Vec::new();
+        for doc in self.ensemble.query(&sig, q)? {
+            let Some(other) = self.index.lsh().signature(&doc) else {
+                continue;
+            };
+            let j = other.similarity(&sig)?.value();
+            let x = sizes.get(doc as usize).copied().unwrap_or(0);
+            let c = containment_estimate(j, q, x);
+            if c >= self.threshold {
+                out.push(Neighbour {
+                    doc: doc as usize,
+                    score: c,
+                });
+            }
+        }
+        sort_results(&mut out);
+        Ok(out)
+    }
+
+    /// The candidates whose containment of `text` by the caller's measure
+    /// `containment(doc)` (say, the exact `|Q ∩ X| / |Q|` of shingle sets the caller
+    /// keeps; the index keeps no texts) reaches the threshold, with that value,
+    /// highest first. What comes back is exact; the candidate step may miss some.
+    ///
+    /// # Errors
+    ///
+    /// As [`query`](Self::query).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{containment, FeatureExtractor};
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
+    /// use ndd_shingle::WordShingler;
+    /// let docs = [Document::new("a", "one two three four five six seven eight nine ten")];
+    /// let mut index = DedupIndex::new(&Dedup::new())?; // word 3-grams
+    /// index.add(&docs)?;
+    /// let search = ContainmentSearch::new(&index, 0.5)?;
+    /// let shingles = WordShingler::new(3)?;
+    /// let query = "one two three four five six seven eight";
+    /// let q = shingles.feature_set(query);
+    /// let hits = search.query_verified(query, |doc| {
+    ///     containment(q.as_slice(), shingles.feature_set(&docs[doc].text).as_slice())
+    /// })?;
+    /// assert_eq!(hits[0].score, 1.0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn query_verified<F: FnMut(usize) -> f64>(
+        &self,
+        text: &str,
+        mut containment: F,
+    ) -> Result<Vec<Neighbour>, Error> {
+        let Some((sig, q)) = self.prepare(text) else {
+            return Ok(Vec::new());
+        };
+        let mut out: Vec<Neighbour> = self
+            .ensemble
+            .query(&sig, q)?
+            .into_iter()
+            .map(|doc| Neighbour {
+                doc: doc as usize,
+                score: containment(doc as usize),
+            })
+            .filter(|n| n.score >= self.threshold)
+            .collect();
+        sort_results(&mut out);
+        Ok(out)
+    }
+}
+
+/// The highest threshold the ensemble's parameters are chosen for (it needs one
+/// strictly below 1); a search at 1 filters its candidates at 1.
+const ENSEMBLE_MAX_THRESHOLD: f64 = 0.999;
+
+/// Highest score first, ties by document position (stable output).
+fn sort_results(out: &mut [Neighbour]) {
+    out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
+}
+
+/// `|Q ∩ X| / |Q|` from the Jaccard estimate `j` and the set sizes, in `[0, 1]`.
+fn containment_estimate(j: f64, q: u64, x: u64) -> f64 {
+    if q == 0 {
+        return 0.0;
+    }
+    (j * (q + x) as f64 / ((1.0 + j) * q as f64)).clamp(0.0, 1.0)
+}
