@@ -38,6 +38,14 @@ pub(crate) enum Command {
     /// Documents with the same value of --label-field are near-duplicates of each
     /// other; training prefers their pairs to pairs of different labels.
     Train(TrainArgs),
+    /// Find the indexed documents nearest to each query (--top-k) or containing most
+    /// of it (--containment), against an index saved by `ndd dedup --index-out`.
+    ///
+    /// Writes one JSONL line per query: {"id": ..., "neighbours": [{"id": ...,
+    /// "score": ...}, ...]}, highest score first; scores are MinHash estimates (of
+    /// the Jaccard similarity, or of the share of the query's shingles in the
+    /// document), since the index keeps signatures, not texts.
+    Query(QueryArgs),
     /// Print a shell completion script (for example `ndd completions bash >
     /// ~/.local/share/bash-completion/completions/ndd`).
     Completions {
@@ -283,6 +291,107 @@ pub(crate) struct TrainArgs {
     /// No progress spinner on stderr (it is off anyway when stderr is not a terminal)
     #[arg(long, short)]
     pub(crate) quiet: bool,
+}
+
+/// `ndd query`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("mode").required(true).args(["top_k", "containment"])))]
+pub(crate) struct QueryArgs {
+    /// The index, saved by `ndd dedup --index-out`
+    #[arg(long, value_name = "PATH")]
+    pub(crate) index: PathBuf,
+    /// The queries: a JSONL file (plain or gzip) of {"id": ..., "text": ...} lines, a
+    /// folder of text files, or `-` for JSONL on standard input
+    #[arg(long, short, value_name = "PATH")]
+    pub(crate) input: PathBuf,
+    /// Return the K indexed documents most similar to each query (by the MinHash
+    /// estimate of the Jaccard similarity; LSH Forest)
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub(crate) top_k: Option<u64>,
+    /// Return the indexed documents that contain at least this share of each query's
+    /// distinct shingles, in (0, 1] (estimated; LSH Ensemble). Needs an index saved by
+    /// this version or later (older ones lack set sizes)
+    #[arg(long, value_name = "T", value_parser = parse_unit_interval)]
+    pub(crate) containment: Option<f64>,
+    /// Write the results here instead of standard output (atomically)
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// JSONL field holding each query's id (the line number when absent)
+    #[arg(long, default_value = "id", value_name = "FIELD")]
+    pub(crate) id_field: String,
+    /// JSONL field holding each query's text
+    #[arg(long, default_value = "text", value_name = "FIELD")]
+    pub(crate) text_field: String,
+    /// What to do with a bad query line: skip it with a warning, or stop with an error
+    #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
+    pub(crate) on_error: OnError,
+    /// Largest query accepted, in bytes; longer ones are skipped as bad input
+    #[arg(long, default_value_t = ndd_pipeline::corpus::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
+    pub(crate) max_document_bytes: u64,
+    /// top-k: prefix trees of the forest [default: 8, or one per value below 8]
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "containment",
+        help_heading = "LSH Forest (--top-k)"
+    )]
+    pub(crate) trees: Option<usize>,
+    /// top-k: values per tree, the longest prefix matched [default: num_perm / trees]
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "containment",
+        help_heading = "LSH Forest (--top-k)"
+    )]
+    pub(crate) depth: Option<usize>,
+    /// top-k: candidates ranked per result asked for (at least K x this many are
+    /// examined; more finds more of the true top K)
+    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_lsh::DEFAULT_CANDIDATES_PER_RESULT, help_heading = "LSH Forest (--top-k)")]
+    pub(crate) candidates_per_result: usize,
+    /// top-k: most candidates examined at one prefix length (bounds the work on many
+    /// identical documents)
+    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_lsh::DEFAULT_MAX_EXAMINED, help_heading = "LSH Forest (--top-k)")]
+    pub(crate) max_examined: usize,
+    /// containment: size partitions per doubling of set size, 1 or 2 [default: 2]
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "top_k",
+        help_heading = "LSH Ensemble (--containment)"
+    )]
+    pub(crate) partitions_per_doubling: Option<u8>,
+    /// containment: longest LSH band, in values [default: 8]
+    #[arg(
+        long,
+        value_name = "R",
+        conflicts_with = "top_k",
+        help_heading = "LSH Ensemble (--containment)"
+    )]
+    pub(crate) max_rows: Option<usize>,
+    /// containment: weight of false negatives against false positives when bands are
+    /// chosen, in [0, 1] [default: 0.5]; 0.9 finds nearly all documents containing a
+    /// query at 0.8 for about 4 times the candidates
+    #[arg(long, value_name = "W", value_parser = parse_weight, conflicts_with = "top_k", help_heading = "LSH Ensemble (--containment)")]
+    pub(crate) fn_weight: Option<f64>,
+    /// No summary on stderr
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+/// A number in (0, 1].
+fn parse_unit_interval(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t > 0.0 && t <= 1.0 => Ok(t),
+        _ => Err(format!("expected a number in (0, 1], got {s:?}")),
+    }
+}
+
+/// A number in [0, 1].
+fn parse_weight(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(w) if (0.0..=1.0).contains(&w) => Ok(w),
+        _ => Err(format!("expected a number in [0, 1], got {s:?}")),
+    }
 }
 
 /// `--max-bucket-scan`: a bound, or none.

@@ -16,7 +16,7 @@ use crate::{explain_out, settings, summary, write};
 
 /// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
 /// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
-const MAX_INDEX_BYTES: u64 = 64 << 30;
+pub(crate) const MAX_INDEX_BYTES: u64 = 64 << 30;
 
 /// What a run found, over the whole collection when a saved index took part.
 pub(crate) struct Found<'a> {
@@ -240,7 +240,7 @@ fn write_target(
 }
 
 /// Bad lines and files, on stderr: the first ones in full, then a count.
-fn report_problems(problems: &[ndd_pipeline::Problem]) {
+pub(crate) fn report_problems(problems: &[ndd_pipeline::Problem]) {
     const SHOWN: usize = 20;
     for p in problems.iter().take(SHOWN) {
         eprintln!("warning: {p} (skipped)");

@@ -5,6 +5,8 @@
 //! ndd dedup --input docs/ --threshold 0.7 --keep-out kept.jsonl --pairs-out pairs.tsv
 //! ndd explain --threshold 0.8 --num-perm 128
 //! ndd train --input labeled.jsonl --label-field cluster --out weights.ndl
+//! ndd query --index corpus.ndd --input queries.jsonl --top-k 10
+//! ndd dedup --input stream.jsonl --bloom --bloom-out seen.bloom --keep-out new.jsonl
 //! ```
 //!
 //! A thin program over the `ndd-pipeline` library: this crate parses options, shows
@@ -24,6 +26,7 @@ mod input;
 mod outofcore;
 mod output;
 mod progress;
+mod query;
 mod settings;
 mod summary;
 mod train;
@@ -37,6 +40,7 @@ fn main() -> ExitCode {
         Command::Dedup(a) => dedup::run(a),
         Command::Explain(a) => explain::run(a),
         Command::Train(a) => train::run(a),
+        Command::Query(a) => query::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ndd", &mut std::io::stdout());
             Ok(())

@@ -82,7 +82,7 @@ pub(crate) fn check(
         let rewrites_index = rewrite_index_in && matches!(flag, "--index-out" | "--add");
         if index_in.as_ref() == Some(&resolved) && !rewrites_index {
             return Err(usage(
-                "is the index given to --index-in (use --add to grow it in place)".into(),
+                "is the index read (ndd dedup --index-in: use --add to grow it in place)".into(),
             ));
         }
         if let Some(other) = targets.iter().find(|t| t.resolved == resolved) {

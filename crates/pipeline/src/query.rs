@@ -314,17 +314,32 @@ impl<'a> ContainmentSearch<'a> {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(index: &'a DedupIndex, threshold: f64) -> Result<Self, Error> {
-        if !(threshold > 0.0 && threshold <= 1.0) {
-            return Err(ndd_core::Error::invalid_parameter(
-                "threshold",
-                format!("must lie in (0, 1], got {threshold}"),
-            )
-            .into());
-        }
+        check_threshold(threshold)?;
         let params = EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?;
-        let mut search = Self::with_params(index, params)?;
-        search.threshold = threshold;
-        Ok(search)
+        Self::with_params(index, params)?.with_threshold(threshold)
+    }
+
+    /// Sets the containment a result must reach, in `(0, 1]`, keeping the ensemble
+    /// (whose bands were chosen for its own threshold): for a threshold of 1, which
+    /// the ensemble's parameters cannot take, or to filter more strictly than the
+    /// candidates were chosen for.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for a threshold outside `(0, 1]`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// let search = ndd_pipeline::ContainmentSearch::new(&index, 0.9)?.with_threshold(1.0)?;
+    /// assert_eq!(search.threshold(), 1.0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn with_threshold(mut self, threshold: f64) -> Result<Self, Error> {
+        check_threshold(threshold)?;
+        self.threshold = threshold;
+        Ok(self)
     }
 
     /// An ensemble with these parameters (threshold, partitions per doubling, longest
@@ -502,6 +517,18 @@ impl<'a> ContainmentSearch<'a> {
             .collect();
         sort_results(&mut out);
         Ok(out)
+    }
+}
+
+fn check_threshold(threshold: f64) -> Result<(), Error> {
+    if threshold > 0.0 && threshold <= 1.0 {
+        Ok(())
+    } else {
+        Err(ndd_core::Error::invalid_parameter(
+            "threshold",
+            format!("must lie in (0, 1], got {threshold}"),
+        )
+        .into())
     }
 }
 

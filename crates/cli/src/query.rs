@@ -1,0 +1,172 @@
+//! `ndd query`: top-k or containment search of query texts against a saved index.
+
+use std::io::Write;
+use std::time::Instant;
+
+use ndd_lsh::{EnsembleParams, ForestParams, LshForest};
+use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+use ndd_pipeline::{ContainmentSearch, DedupIndex, Neighbour, NeighbourSearch};
+
+use crate::args::{OnError, QueryArgs};
+use crate::error::CliError;
+use crate::input::{self, Source};
+use crate::output;
+use crate::progress::Bars;
+
+/// The search a run does.
+enum Search<'a> {
+    TopK(NeighbourSearch<'a>, usize),
+    Containment(ContainmentSearch<'a>),
+}
+
+/// Runs `ndd query`.
+pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    let usage = |m: String| CliError::Usage(m);
+    if a.candidates_per_result == 0 {
+        return Err(usage("--candidates-per-result must be at least 1".into()));
+    }
+    if a.max_examined == 0 {
+        return Err(usage("--max-examined must be at least 1".into()));
+    }
+    // Outputs checked before anything is read: not the input, not the index.
+    let source = Source::resolve(Some(&a.input))?;
+    let targets = output::check(
+        &[("--out", a.out.as_deref())],
+        source.path(),
+        Some(&a.index),
+        false,
+    )?;
+
+    let bytes = input::read_bounded(&a.index, crate::dedup::MAX_INDEX_BYTES)?;
+    let index = DedupIndex::from_bytes(&bytes)
+        .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
+    drop(bytes);
+    let num_perm = match index.settings().method_config() {
+        ndd_pipeline::Method::MinHash(c) => c.num_perm,
+        _ => 0,
+    };
+    let search = match (a.top_k, a.containment) {
+        (Some(k), _) => {
+            let k = usize::try_from(k).map_err(|_| usage("--top-k is too large".into()))?;
+            let params = forest_params(a, num_perm)?;
+            let builder = LshForest::builder(params)
+                .candidates_per_result(a.candidates_per_result)
+                .max_examined(a.max_examined);
+            Search::TopK(NeighbourSearch::with_builder(&index, builder)?, k)
+        }
+        (None, Some(t)) => {
+            let mut p = EnsembleParams::new(t.min(0.999), num_perm)
+                .map_err(|e| usage(format!("--containment: {e}")))?;
+            if let Some(n) = a.partitions_per_doubling {
+                p = p
+                    .with_classes_per_doubling(n)
+                    .map_err(|e| usage(format!("--partitions-per-doubling: {e}")))?;
+            }
+            if let Some(r) = a.max_rows {
+                p = p
+                    .with_max_rows(r)
+                    .map_err(|e| usage(format!("--max-rows: {e}")))?;
+            }
+            if let Some(w) = a.fn_weight {
+                p = p
+                    .with_weights(1.0 - w, w)
+                    .map_err(|e| usage(format!("--fn-weight: {e}")))?;
+            }
+            let search = ContainmentSearch::with_params(&index, p)
+                .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
+            Search::Containment(search.with_threshold(t)?)
+        }
+        (None, None) => return Err(usage("give --top-k K or --containment T".into())),
+    };
+
+    // The queries.
+    let options = ReadOptions::default()
+        .with_id_field(a.id_field.clone())
+        .with_text_field(a.text_field.clone())
+        .with_max_document_bytes(a.max_document_bytes)
+        .with_errors(match a.on_error {
+            OnError::Skip => ErrorPolicy::Skip,
+            OnError::Stop => ErrorPolicy::Stop,
+        });
+    let bars = Bars::new(true);
+    let queries = input::read(&source, &options, &bars, false)?;
+    crate::dedup::report_problems(&queries.corpus.problems);
+    let docs = &queries.corpus.documents;
+
+    let ids = index.ids();
+    let write = |out: &mut dyn Write, name: &str| -> Result<usize, CliError> {
+        let mut answered = 0usize;
+        for q in docs {
+            let found: Vec<Neighbour> = match &search {
+                Search::TopK(s, k) => s.top_k(&q.text, *k)?,
+                Search::Containment(s) => s.query(&q.text)?,
+            };
+            answered += usize::from(!found.is_empty());
+            let neighbours: Vec<serde_json::Value> = found
+                .iter()
+                .map(|n| serde_json::json!({ "id": ids[n.doc], "score": n.score }))
+                .collect();
+            let line = serde_json::json!({ "id": q.id, "neighbours": neighbours });
+            writeln!(out, "{line}").map_err(|e| CliError::Output(format!("{name}: {e}")))?;
+        }
+        Ok(answered)
+    };
+    let answered = match targets.first() {
+        Some(t) => {
+            let mut pending = output::Pending::create(&t.path)?;
+            let n = write(pending.writer(), &t.path.display().to_string())?;
+            pending.finish()?.commit()?;
+            n
+        }
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            let n = write(&mut lock, "<stdout>")?;
+            lock.flush()
+                .map_err(|e| CliError::Output(format!("<stdout>: {e}")))?;
+            n
+        }
+    };
+    if !a.quiet {
+        let what = match &search {
+            Search::TopK(s, k) => format!(
+                "top {k} by estimated Jaccard (LSH Forest, {} trees x {})",
+                s.forest().params().trees(),
+                s.forest().params().depth()
+            ),
+            Search::Containment(s) => format!(
+                "containment >= {} (LSH Ensemble, {} partitions)",
+                s.threshold(),
+                s.ensemble().partitions()
+            ),
+        };
+        eprintln!(
+            "queries: {} read, {answered} with results; {what}; index {} ({} documents); {:.2?}",
+            docs.len(),
+            a.index.display(),
+            index.len(),
+            started.elapsed()
+        );
+    }
+    Ok(())
+}
+
+/// The forest's shape: the library's default for the index's values, or the trees
+/// and depth asked for.
+fn forest_params(a: &QueryArgs, num_perm: usize) -> Result<ForestParams, CliError> {
+    let usage = |m: String| CliError::Usage(m);
+    let default = ForestParams::for_slots(num_perm)
+        .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
+    let trees = a.trees.unwrap_or(default.trees());
+    let depth = a.depth.unwrap_or(num_perm / trees.max(1));
+    let params =
+        ForestParams::new(trees, depth).map_err(|e| usage(format!("--trees/--depth: {e}")))?;
+    if params.slots_used() > num_perm {
+        return Err(usage(format!(
+            "--trees x --depth = {} is more than the index's {num_perm} MinHash values",
+            params.slots_used()
+        )));
+    }
+    Ok(params)
+}
