@@ -44,6 +44,8 @@
 //!   clustering", SIGIR 2006 (the exact-duplicate pass, section 4.3).
 //! - A. Z. Broder, "On the resemblance and containment of documents", SEQUENCES 1997.
 
+#[cfg(feature = "minhash")]
+mod bloom;
 mod candidates;
 mod dedup;
 mod document;
@@ -65,6 +67,8 @@ mod verify;
 
 pub mod corpus;
 
+#[cfg(feature = "minhash")]
+pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE};
 pub use candidates::{CandidateGenerator, CandidateReport, Emit, PLAUSIBLE_SIGMAS};
 pub use corpus::{
     Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,

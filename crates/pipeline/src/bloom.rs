@@ -1,0 +1,466 @@
+//! [`BloomDedup`]: flag-only deduplication of a stream ("seen something similar
+//! before?") over `ndd-lsh`'s `LshBloom`, saved and loaded with the settings that
+//! sketch its documents.
+
+use std::path::Path;
+
+#[cfg(feature = "rayon")]
+use ndd_core::ParDocSketcher;
+use ndd_core::codec::{ByteReader, ByteWriter};
+use ndd_core::{DocSketcher, Error as CoreError};
+use ndd_lsh::LshBloom;
+use ndd_minhash::MinHasher;
+
+use crate::candidates::check_threshold;
+use crate::{Dedup, Error, Method, MinHashConfig, Representative, Shingles, Verifier};
+
+const MAGIC: [u8; 4] = *b"NDDB";
+const VERSION: u16 = 1;
+
+/// The documents a [`BloomDedup`] is sized for when no capacity is given: one
+/// million (about 22 MB of filters at the default rate and 128 values; the rate grows
+/// past it, and the summary of `ndd dedup --bloom` reports it).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::DEFAULT_BLOOM_CAPACITY, 1_000_000);
+/// ```
+pub const DEFAULT_BLOOM_CAPACITY: usize = 1_000_000;
+
+/// The overall false-positive rate a [`BloomDedup`] is sized for by default at its
+/// capacity: 0.001, the probability that a document with no earlier near-duplicate in
+/// any band is flagged once the filter holds its capacity.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(ndd_pipeline::DEFAULT_BLOOM_FALSE_POSITIVE_RATE, 0.001);
+/// ```
+pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
+
+/// Flag-only deduplication of a stream: each document is checked against a Bloom
+/// filter per LSH band of the documents before it (LSHBloom), flagged when some band
+/// was (probably) seen, then added.
+///
+/// A document is flagged whenever an `LshIndex` with the same bands would have given
+/// it a candidate (no false negatives against banding), and otherwise with the
+/// filters' false-positive rate ([`false_positive_rate`](Self::false_positive_rate)).
+/// Unlike [`Dedup`] and [`DedupIndex`](crate::DedupIndex) there is no verification and
+/// no pair: the filter cannot say which earlier document was similar. It costs a few
+/// tens of bytes per document of capacity, whatever the documents' lengths, which is
+/// what makes it fit streams too large to index.
+///
+/// The MinHash parameters, shingles, NFKC setting and threshold (which chooses the
+/// bands and rows, as in [`Dedup`]) come from a `Dedup` and are saved with the filters,
+/// so a loaded filter sketches later streams the same way.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{BloomDedup, Dedup};
+/// let mut stream = BloomDedup::new(&Dedup::new(), 10_000, 0.001)?;
+/// let flags = stream.check_then_insert_batch(&[
+///     "the committee approved the budget for the new library building on monday",
+///     "a different story about the weather in the mountains this week",
+///     "The committee approved the budget for the new library building on Monday!",
+/// ])?;
+/// assert_eq!(flags, vec![false, false, true]);
+/// let again = BloomDedup::from_bytes(&stream.to_bytes())?;
+/// assert_eq!(again.len(), 3);
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+pub struct BloomDedup {
+    config: MinHashConfig,
+    shingles: Shingles,
+    threshold: f64,
+    nfkc: bool,
+    hasher: MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>,
+    bloom: LshBloom,
+}
+
+impl std::fmt::Debug for BloomDedup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BloomDedup")
+            .field("config", &self.config)
+            .field("shingles", &self.shingles)
+            .field("threshold", &self.threshold)
+            .field("bloom", &self.bloom)
+            .finish_non_exhaustive()
+    }
+}
+
+fn unsupported(what: &str) -> Error {
+    CoreError::invalid_parameter("dedup", what.to_owned()).into()
+}
+
+fn build_hasher(
+    config: &MinHashConfig,
+    shingles: Shingles,
+    nfkc: bool,
+) -> Result<MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>, CoreError> {
+    crate::method::check_num_perm(config.num_perm)?;
+    MinHasher::builder()
+        .num_hashes(config.num_perm)
+        .seed(config.seed)
+        .build_with(shingles.extractor_with(nfkc)?)
+}
+
+impl BloomDedup {
+    /// Empty filters for `dedup`'s MinHash settings and threshold, sized for
+    /// `capacity` documents at an overall false-positive rate `overall_rate` (see
+    /// [`DEFAULT_BLOOM_CAPACITY`], [`DEFAULT_BLOOM_FALSE_POSITIVE_RATE`]).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when `dedup` uses another method than MinHash (or learned
+    /// weights), another verifier than the method's score, another representative
+    /// than first-seen or a grouping other than components (a filter keeps none of
+    /// what they need), or for a capacity of 0, a rate outside `(0, 1)` or filters
+    /// too large.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{BloomDedup, Dedup, Method};
+    /// let f = BloomDedup::new(&Dedup::new(), 1000, 0.01)?;
+    /// assert!(f.is_empty());
+    /// assert!(BloomDedup::new(&Dedup::new().method(Method::ExactJaccard), 1000, 0.01).is_err());
+    /// assert!(BloomDedup::new(&Dedup::new(), 0, 0.01).is_err());
+    /// assert!(BloomDedup::new(&Dedup::new(), 1000, 1.0).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn new(dedup: &Dedup, capacity: usize, overall_rate: f64) -> Result<Self, Error> {
+        dedup.validate()?;
+        let Method::MinHash(config) = dedup.method_config() else {
+            return Err(unsupported(
+                "a Bloom filter supports the minhash method only",
+            ));
+        };
+        if config.weighting.is_learned() {
+            return Err(unsupported(
+                "a Bloom filter takes binary MinHash weights only (its byte form does not \
+                 carry a learned model)",
+            ));
+        }
+        if !matches!(
+            dedup.explicit_verifier(),
+            None | Some(Verifier::MethodScore)
+        ) {
+            return Err(unsupported(
+                "a Bloom filter flags by banding only; it keeps no texts to verify",
+            ));
+        }
+        if *dedup.representative_config() != Representative::FirstSeen {
+            return Err(unsupported(
+                "a Bloom filter keeps the first document of a stream",
+            ));
+        }
+        if !matches!(dedup.group_config(), crate::GroupMethod::Components) {
+            return Err(unsupported("a Bloom filter makes no groups"));
+        }
+        let threshold = dedup.threshold_value();
+        check_threshold(threshold)?;
+        let shingles = dedup.shingles_config();
+        let nfkc = dedup.normalizes_nfkc();
+        let hasher = build_hasher(config, shingles, nfkc)?;
+        let params = config.banding_for(threshold)?;
+        let bloom = LshBloom::with_overall_rate(params, capacity, overall_rate)?;
+        Ok(BloomDedup {
+            config: config.clone(),
+            shingles,
+            threshold,
+            nfkc,
+            hasher,
+            bloom,
+        })
+    }
+
+    /// Checks one document against every document added before, then adds it;
+    /// returns whether it was flagged.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] only if the filters were built for another scheme (not for a
+    /// filter made by [`new`](Self::new) or loaded by [`from_bytes`](Self::from_bytes)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// assert!(!f.check_then_insert("one two three four five six")?);
+    /// assert!(f.check_then_insert("one two three four five six")?);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn check_then_insert(&mut self, text: &str) -> Result<bool, Error> {
+        self.check_then_insert_batch(&[text]).map(|f| f[0])
+    }
+
+    /// [`check_then_insert`](Self::check_then_insert) for each text in order (each is
+    /// checked against the earlier ones of the batch too), sketched in parallel under
+    /// `rayon`.
+    ///
+    /// # Errors
+    ///
+    /// As [`check_then_insert`](Self::check_then_insert).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// assert_eq!(f.check_then_insert_batch(&["a b c d", "e f g h", "a b c d"])?, vec![false, false, true]);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn check_then_insert_batch(&mut self, texts: &[&str]) -> Result<Vec<bool>, Error> {
+        #[cfg(feature = "rayon")]
+        let sigs = self.hasher.par_sketch_batch(texts);
+        #[cfg(not(feature = "rayon"))]
+        let sigs = self.hasher.sketch_batch(texts);
+        let mut out = Vec::with_capacity(sigs.len());
+        for s in &sigs {
+            out.push(self.bloom.check_then_insert(s)?);
+        }
+        Ok(out)
+    }
+
+    /// Whether a document would be flagged, without adding it.
+    ///
+    /// # Errors
+    ///
+    /// As [`check_then_insert`](Self::check_then_insert).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// f.check_then_insert("one two three four five six")?;
+    /// assert!(f.contains("one two three four five six")?);
+    /// assert_eq!(f.len(), 1);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn contains(&self, text: &str) -> Result<bool, Error> {
+        let sig = self.hasher.sketch(text);
+        Ok(self.bloom.contains(&sig)?)
+    }
+
+    /// Documents added so far (over every stream the filters continued).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// assert_eq!(f.len(), 0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn len(&self) -> u64 {
+        self.bloom.len()
+    }
+
+    /// Whether no document was added.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?.is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.bloom.is_empty()
+    }
+
+    /// The filters: bands and rows, capacity, the per-band and overall
+    /// false-positive rates now and at capacity, memory.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 1000, 0.001)?;
+    /// assert_eq!(f.filter().capacity(), 1000);
+    /// assert!((f.filter().design_false_positive_rate() - 0.001).abs() < 2e-4);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn filter(&self) -> &LshBloom {
+        &self.bloom
+    }
+
+    /// The overall false-positive rate after the documents added so far: the
+    /// probability that a document with no earlier near-duplicate in any band is
+    /// flagged.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 1000, 0.001)?;
+    /// assert_eq!(f.false_positive_rate(), 0.0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn false_positive_rate(&self) -> f64 {
+        self.bloom.false_positive_rate()
+    }
+
+    /// The settings the filters sketch documents with, as a [`Dedup`] (MinHash
+    /// parameters with the banding fixed to the filters' bands and rows, threshold,
+    /// shingles, NFKC).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{BloomDedup, Dedup, Shingles};
+    /// let f = BloomDedup::new(&Dedup::new().shingles(Shingles::Words(5)), 100, 0.01)?;
+    /// let loaded = BloomDedup::from_bytes(&f.to_bytes())?;
+    /// assert_eq!(loaded.settings().shingles_config(), Shingles::Words(5));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn settings(&self) -> Dedup {
+        let p = self.bloom.params();
+        let config = MinHashConfig {
+            banding: crate::Banding::Fixed {
+                bands: p.bands(),
+                rows: p.rows(),
+            },
+            ..self.config.clone()
+        };
+        Dedup::new()
+            .method(Method::MinHash(config))
+            .threshold(self.threshold)
+            .shingles(self.shingles)
+            .nfkc(self.nfkc)
+            .verifier(Verifier::MethodScore)
+    }
+
+    /// The versioned, checksummed byte form: the settings, then the filters.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let bytes = f.to_bytes();
+    /// assert_eq!(ndd_pipeline::BloomDedup::from_bytes(&bytes)?.to_bytes(), bytes);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let filter = self.bloom.to_bytes();
+        let mut w = ByteWriter::with_capacity(MAGIC, VERSION, filter.len() + 64);
+        w.u64(self.config.num_perm as u64);
+        w.u64(self.config.seed);
+        let (kind, k) = match self.shingles {
+            Shingles::Words(k) => (0, k),
+            Shingles::Chars(k) => (1, k),
+        };
+        w.u8(kind);
+        w.u64(k as u64);
+        w.f64(self.threshold);
+        w.u8(u8::from(self.nfkc));
+        w.bytes(&filter);
+        w.finish()
+    }
+
+    /// Reads the byte form of [`to_bytes`](Self::to_bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] with `CorruptData` for truncated, corrupt or inconsistent bytes
+    /// (filters whose bands do not fit the MinHash values, settings out of range).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let bytes = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?.to_bytes();
+    /// assert!(ndd_pipeline::BloomDedup::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let corrupt = |what: &str| Error::from(CoreError::corrupt_data(what.to_owned()));
+        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let num_perm = usize::try_from(r.u64()?).map_err(|_| corrupt("num_perm"))?;
+        let seed = r.u64()?;
+        let kind = r.u8()?;
+        let k = usize::try_from(r.u64()?).map_err(|_| corrupt("shingle length"))?;
+        let shingles = match kind {
+            0 => Shingles::Words(k),
+            1 => Shingles::Chars(k),
+            _ => return Err(corrupt("unknown shingle kind")),
+        };
+        let threshold = r.f64()?;
+        let nfkc = match r.u8()? {
+            0 => false,
+            1 => true,
+            _ => return Err(corrupt("unknown NFKC setting")),
+        };
+        let bloom = LshBloom::from_bytes(r.bytes()?)?;
+        r.finish()?;
+        check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
+        let config = MinHashConfig {
+            num_perm,
+            seed,
+            banding: crate::Banding::Fixed {
+                bands: bloom.params().bands(),
+                rows: bloom.params().rows(),
+            },
+            ..MinHashConfig::default()
+        };
+        let hasher = build_hasher(&config, shingles, nfkc).map_err(|e| corrupt(&e.to_string()))?;
+        bloom
+            .params()
+            .check_signature_len(num_perm)
+            .map_err(|_| corrupt("the filters' bands need more values than the signatures have"))?;
+        if let Some(s) = bloom.scheme() {
+            if s != ndd_core::Sketcher::scheme(&hasher) {
+                return Err(corrupt(
+                    "the filters were built with other MinHash parameters",
+                ));
+            }
+        }
+        Ok(BloomDedup {
+            config,
+            shingles,
+            threshold,
+            nfkc,
+            hasher,
+            bloom,
+        })
+    }
+
+    /// Writes the byte form to `path` atomically (a temporary file renamed over it).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be written or renamed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{BloomDedup, Dedup};
+    /// let path = std::env::temp_dir().join(format!("ndd-bloom-{}.ndd", std::process::id()));
+    /// BloomDedup::new(&Dedup::new(), 100, 0.01)?.save(&path)?;
+    /// assert!(BloomDedup::load(&path)?.is_empty());
+    /// std::fs::remove_file(&path).map_err(|e| ndd_pipeline::Error::io(&path, e))?;
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        crate::write_atomically(path, &self.to_bytes())
+    }
+
+    /// Reads filters saved by [`save`](Self::save).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the file cannot be read; as [`from_bytes`](Self::from_bytes)
+    /// otherwise.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::BloomDedup::load(std::path::Path::new("/nonexistent/ndd/bloom")).is_err());
+    /// ```
+    pub fn load(path: &Path) -> Result<Self, Error> {
+        let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+        Self::from_bytes(&bytes)
+    }
+}

@@ -1,0 +1,135 @@
+//! `BloomDedup` against an `LshIndex` with the same bands over independently
+//! computed signatures (flags ⊇ candidates, extras within the false-positive rate),
+//! a stream saved and continued equal to one stream, bad bytes refused.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+use ndd_core::DocSketcher;
+use ndd_lsh::LshIndex;
+use ndd_minhash::MinHasher;
+use ndd_pipeline::{BloomDedup, Dedup};
+use ndd_shingle::WordShingler;
+
+fn debian() -> Vec<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["text"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn flags_every_banding_candidate_and_few_others() {
+    let texts = debian();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    // A small capacity, so that false positives happen and can be counted.
+    let mut bloom = BloomDedup::new(&Dedup::new(), 100, 0.05).unwrap();
+    let flags = bloom.check_then_insert_batch(&refs).unwrap();
+    // The oracle: an LshIndex of the same bands over signatures computed here.
+    let hasher = MinHasher::builder()
+        .num_hashes(128)
+        .seed(0)
+        .build_with(WordShingler::new(3).unwrap())
+        .unwrap();
+    let mut index = LshIndex::new(bloom.filter().params());
+    let mut fresh = 0usize;
+    let mut fresh_flagged = 0usize;
+    let mut expected_fp = 0.0;
+    let filter_at = |n: usize| {
+        // The overall rate after n documents, from the filter's shape.
+        let f = bloom.filter();
+        let h = f64::from(f.hashes());
+        let band = (-(-h * n as f64 / f.bits_per_band() as f64).exp_m1()).powf(h);
+        1.0 - (1.0 - band).powf(f.params().bands() as f64)
+    };
+    let mut found = Vec::new();
+    for (i, t) in refs.iter().enumerate() {
+        found.clear();
+        index
+            .query_then_insert(i, &hasher.sketch(t), &mut found)
+            .unwrap();
+        if found.is_empty() {
+            fresh += 1;
+            expected_fp += filter_at(i);
+            fresh_flagged += usize::from(flags[i]);
+        } else {
+            assert!(
+                flags[i],
+                "document {i} has a banding candidate but was not flagged"
+            );
+        }
+    }
+    eprintln!("{fresh_flagged} of {fresh} fresh documents flagged, expected {expected_fp:.1}");
+    // False positives: within 4 standard deviations of their expected count. The rate
+    // counts every insert, while near-duplicates repeat band keys and set no new
+    // bits, so it is an upper bound here; a capacity of 100 for 562 documents makes
+    // them frequent enough to see.
+    assert!(fresh_flagged > 0);
+    let sd = expected_fp.sqrt();
+    assert!(
+        (fresh_flagged as f64) <= expected_fp + 4.0 * sd + 1.0,
+        "{fresh_flagged} of {fresh} flagged, expected {expected_fp:.1}"
+    );
+    assert_eq!(bloom.len(), refs.len() as u64);
+    assert!((bloom.false_positive_rate() - filter_at(refs.len())).abs() < 1e-9);
+}
+
+#[test]
+fn a_saved_and_continued_stream_equals_one_stream() {
+    let texts = debian();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut one = BloomDedup::new(&Dedup::new().threshold(0.7), 10_000, 0.001).unwrap();
+    let all = one.check_then_insert_batch(&refs).unwrap();
+    let mut first = BloomDedup::new(&Dedup::new().threshold(0.7), 10_000, 0.001).unwrap();
+    let mut flags = first.check_then_insert_batch(&refs[..200]).unwrap();
+    let mut second = BloomDedup::from_bytes(&first.to_bytes()).unwrap();
+    for t in &refs[200..] {
+        flags.push(second.check_then_insert(t).unwrap());
+    }
+    assert_eq!(flags, all);
+    assert_eq!(second.to_bytes(), one.to_bytes());
+    assert!(all.iter().filter(|&&f| f).count() > 20);
+    assert_eq!(second.settings().threshold_value(), 0.7);
+}
+
+#[test]
+fn bad_bytes_and_settings_are_refused() {
+    let mut b = BloomDedup::new(&Dedup::new(), 100, 0.01).unwrap();
+    b.check_then_insert("some words to set a few bits in the filters")
+        .unwrap();
+    let bytes = b.to_bytes();
+    for cut in 0..bytes.len() {
+        assert!(BloomDedup::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+    }
+    for at in 0..bytes.len() {
+        let mut c = bytes.clone();
+        c[at] ^= 0x04;
+        assert!(BloomDedup::from_bytes(&c).is_err(), "flip at {at}");
+    }
+    assert!(BloomDedup::from_bytes(&[0xff; 64]).is_err());
+    assert!(
+        BloomDedup::new(
+            &Dedup::new().group(ndd_pipeline::GroupMethod::Durian(
+                ndd_pipeline::DurianGrouping::new()
+            )),
+            100,
+            0.01
+        )
+        .is_err()
+    );
+    assert!(
+        BloomDedup::new(
+            &Dedup::new().verifier(ndd_pipeline::Verifier::ExactJaccard),
+            100,
+            0.01
+        )
+        .is_err()
+    );
+    assert!(BloomDedup::new(&Dedup::new(), 100, 0.0).is_err());
+}
