@@ -72,6 +72,9 @@ pub(crate) struct DedupArgs {
     /// Corpora larger than memory.
     #[command(flatten)]
     pub(crate) scale: ScaleArgs,
+    /// Streams: flag-only deduplication with Bloom filters.
+    #[command(flatten)]
+    pub(crate) bloom: BloomArgs,
     /// No progress bars (they are off anyway when stderr is not a terminal).
     #[arg(long, short)]
     pub(crate) quiet: bool,
@@ -602,6 +605,51 @@ pub(crate) struct ScaleArgs {
     /// suffix (powers of 1024), at least 1M [default: 1G]
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "work_dir")]
     pub(crate) memory_budget: Option<u64>,
+}
+
+/// Stream options.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Streams (--bloom: flag-only, minhash)")]
+pub(crate) struct BloomArgs {
+    /// Flag, in input order, each document that shares an LSH band with an earlier one
+    /// (of this input, or of the streams before with --bloom-in), through one Bloom
+    /// filter per band (LSHBloom): a few tens of bytes per document, no texts kept,
+    /// no pairs or groups. Flagged documents are left out of --keep-out and listed in
+    /// --drop-out. Some documents are flagged by chance (the false-positive rate the
+    /// summary reports); none that banding would pair is missed
+    #[arg(long)]
+    pub(crate) bloom: bool,
+    /// Continue from filters saved by --bloom-out: their settings (MinHash values,
+    /// shingles, threshold, bands, capacity) decide
+    #[arg(long, value_name = "PATH")]
+    pub(crate) bloom_in: Option<PathBuf>,
+    /// Save the filters with this input's documents added (may be the --bloom-in file)
+    #[arg(long, value_name = "PATH")]
+    pub(crate) bloom_out: Option<PathBuf>,
+    /// Documents the filters are sized for; past it the false-positive rate grows
+    /// [default: 1000000]
+    #[arg(long, value_name = "N")]
+    pub(crate) bloom_capacity: Option<usize>,
+    /// Overall false-positive rate at capacity, in (0, 1): the chance that a document
+    /// without an earlier near-duplicate is flagged [default: 0.001]
+    #[arg(long, value_name = "P")]
+    pub(crate) bloom_fp_rate: Option<f64>,
+}
+
+impl BloomArgs {
+    /// The stream options given besides `--bloom`.
+    pub(crate) fn given(&self) -> Vec<&'static str> {
+        [
+            ("--bloom-in", self.bloom_in.is_some()),
+            ("--bloom-out", self.bloom_out.is_some()),
+            ("--bloom-capacity", self.bloom_capacity.is_some()),
+            ("--bloom-fp-rate", self.bloom_fp_rate.is_some()),
+        ]
+        .into_iter()
+        .filter(|&(_, g)| g)
+        .map(|(f, _)| f)
+        .collect()
+    }
 }
 
 /// `1048576`, `512K`, `64M`, `2G` (powers of 1024).

@@ -50,6 +50,9 @@ impl Found<'_> {
 
 /// Runs `ndd dedup`.
 pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
+    if a.bloom.bloom || !a.bloom.given().is_empty() {
+        return crate::bloom::run(a);
+    }
     let started = Instant::now();
     let index_in = a.index.index_in.as_deref();
 

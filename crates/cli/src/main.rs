@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser};
 
 mod args;
+mod bloom;
 mod dedup;
 mod error;
 mod explain;

@@ -47,7 +47,8 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 
 /// Checks every output before the run: each can be created (its folder exists, it is
 /// not a folder), none is the input or inside an input folder, none is named twice,
-/// and the saved index read is not overwritten unless `rewrite_index_in`.
+/// and the saved index or filter read (`index_in`) is not overwritten unless
+/// `rewrite_index_in` and by `--index-out`, `--add` or `--bloom-out`.
 pub(crate) fn check(
     outputs: &[(&'static str, Option<&Path>)],
     input: Option<&Path>,
@@ -79,10 +80,13 @@ pub(crate) fn check(
                 ));
             }
         }
-        let rewrites_index = rewrite_index_in && matches!(flag, "--index-out" | "--add");
+        let rewrites_index =
+            rewrite_index_in && matches!(flag, "--index-out" | "--add" | "--bloom-out");
         if index_in.as_ref() == Some(&resolved) && !rewrites_index {
             return Err(usage(
-                "is the index read (ndd dedup --index-in: use --add to grow it in place)".into(),
+                "is the index or filter read (--index-in, --bloom-in, --index); only --add or \
+                 --bloom-out may rewrite it in place"
+                    .into(),
             ));
         }
         if let Some(other) = targets.iter().find(|t| t.resolved == resolved) {

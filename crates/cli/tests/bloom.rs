@@ -1,0 +1,345 @@
+//! `ndd dedup --bloom` run as a user runs it: flags against the in-memory dedup of
+//! the same stream, false positives within the rate it reports, a stream saved and
+//! continued equal to one stream, bad options refused before reading.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::Path;
+
+use common::{fails, ndd, ndd_stdin, ok};
+
+const DEBIAN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../data/debian-copyright.jsonl"
+);
+
+/// splitmix64: a fixed source of words.
+struct Words(u64);
+
+impl Words {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn text(&mut self, n: usize) -> String {
+        (0..n)
+            .map(|_| format!("w{}", self.next() % 100_000))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+/// `families` families of random text (no 3-gram shared across families): a base,
+/// an exact copy in upper case, and an edit of its last word; or bases only.
+fn fixture(families: usize, variants: bool) -> String {
+    let mut w = Words(42);
+    let mut out = String::new();
+    for f in 0..families {
+        let base = w.text(120);
+        let mut docs = vec![(format!("{f}-base"), base.clone())];
+        if variants {
+            docs.push((format!("{f}-copy"), base.to_uppercase()));
+            let cut = base.rfind(' ').unwrap();
+            docs.push((
+                format!("{f}-edit"),
+                format!("{} x{}", &base[..cut], w.next()),
+            ));
+        }
+        for (id, text) in docs {
+            out += &serde_json::json!({ "id": id, "text": text }).to_string();
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The value after `label` in the summary line starting with `line`.
+fn number_after(summary: &str, line: &str, label: &str) -> f64 {
+    let l = summary.lines().find(|l| l.starts_with(line)).unwrap();
+    let rest = &l[l.find(label).unwrap() + label.len()..];
+    rest.split_whitespace()
+        .next()
+        .unwrap()
+        .trim_end_matches(',')
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn flags_every_near_duplicate_the_in_memory_dedup_drops() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Families built to be near-duplicates: flags are exactly the copies and edits.
+    fs::write(d.join("f.jsonl"), fixture(60, true)).unwrap();
+    let out = ok(&ndd(
+        &[
+            "dedup",
+            "--input",
+            "f.jsonl",
+            "--bloom",
+            "--bloom-capacity",
+            "10000",
+            "--drop-out",
+            "flagged.txt",
+            "--keep-out",
+            "kept.jsonl",
+        ],
+        d,
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "f.jsonl",
+            "--drop-out",
+            "dropped.txt",
+        ],
+        d,
+    ));
+    let flagged: BTreeSet<String> = lines(&d.join("flagged.txt")).into_iter().collect();
+    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    assert_eq!(dropped.len(), 120);
+    assert_eq!(flagged, dropped);
+    assert!(out.contains("flagged:     120"), "{out}");
+    // --keep-out: the other records, unchanged and in order.
+    let kept = lines(&d.join("kept.jsonl"));
+    let all = lines(&d.join("f.jsonl"));
+    let expect: Vec<&String> = all.iter().filter(|l| l.contains("-base\"")).collect();
+    assert_eq!(kept.iter().collect::<Vec<_>>(), expect);
+
+    // Real text: everything the in-memory dedup drops is flagged (the filters also
+    // flag band collisions below the threshold, which the dedup verifies away).
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            DEBIAN,
+            "--bloom",
+            "--bloom-capacity",
+            "10000",
+            "--drop-out",
+            "flagged.txt",
+        ],
+        d,
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            DEBIAN,
+            "--drop-out",
+            "dropped.txt",
+        ],
+        d,
+    ));
+    let flagged: BTreeSet<String> = lines(&d.join("flagged.txt")).into_iter().collect();
+    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    assert!(dropped.len() > 100);
+    assert!(
+        dropped.is_subset(&flagged),
+        "{:?}",
+        dropped.difference(&flagged)
+    );
+}
+
+#[test]
+fn false_positives_stay_within_the_rate_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 400 unrelated texts through filters sized for 50: every flag is a false positive.
+    fs::write(d.join("u.jsonl"), fixture(400, false)).unwrap();
+    let out = ok(&ndd(
+        &[
+            "dedup",
+            "--input",
+            "u.jsonl",
+            "--bloom",
+            "--bloom-capacity",
+            "50",
+            "--bloom-fp-rate",
+            "0.05",
+            "--drop-out",
+            "fp.txt",
+        ],
+        d,
+    ));
+    let fp = lines(&d.join("fp.txt")).len() as f64;
+    // The rate after all 400 bounds the rate each document met on arrival.
+    let overall = number_after(&out, "false pos.:", "overall ");
+    let designed = number_after(&out, "false pos.:", "(designed ");
+    assert!((designed - 0.05).abs() < 0.01, "{out}");
+    assert!(overall > designed, "past capacity the rate grows: {out}");
+    let bound = 400.0 * overall;
+    assert!(
+        fp > 0.0 && fp <= bound + 4.0 * bound.sqrt(),
+        "{fp} flagged: {out}"
+    );
+    assert!(out.contains("bytes per document"), "{out}");
+}
+
+#[test]
+fn a_saved_and_continued_stream_equals_one_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let all = fs::read_to_string(DEBIAN).unwrap();
+    let cut: usize = all.match_indices('\n').nth(299).unwrap().0 + 1;
+    fs::write(d.join("first.jsonl"), &all[..cut]).unwrap();
+    let bloom = ["--bloom", "--bloom-capacity", "5000", "-q"];
+    let args = |extra: &[&str]| -> Vec<String> {
+        ["dedup"]
+            .iter()
+            .chain(&bloom)
+            .chain(extra)
+            .map(|s| (*s).to_owned())
+            .collect()
+    };
+    let run = |a: Vec<String>| ndd(&a.iter().map(String::as_str).collect::<Vec<_>>(), d);
+    ok(&run(args(&[
+        "--input",
+        DEBIAN,
+        "--bloom-out",
+        "one.bloom",
+        "--drop-out",
+        "one.txt",
+        "--keep-out",
+        "one.jsonl",
+    ])));
+    ok(&run(args(&[
+        "--input",
+        "first.jsonl",
+        "--bloom-out",
+        "s.bloom",
+        "--drop-out",
+        "a.txt",
+        "--keep-out",
+        "a.jsonl",
+    ])));
+    // The rest from standard input, continuing the saved filters in place.
+    let second = ndd_stdin(
+        &[
+            "dedup",
+            "--bloom",
+            "--bloom-in",
+            "s.bloom",
+            "--bloom-out",
+            "s.bloom",
+            "--input",
+            "-",
+            "--drop-out",
+            "b.txt",
+            "--keep-out",
+            "b.jsonl",
+        ],
+        d,
+        &all.as_bytes()[cut..],
+    );
+    let summary = ok(&second);
+    assert!(summary.contains("300 before this input"), "{summary}");
+    assert_eq!(
+        fs::read(d.join("s.bloom")).unwrap(),
+        fs::read(d.join("one.bloom")).unwrap()
+    );
+    let cat = |a: &str, b: &str| {
+        let mut v = lines(&d.join(a));
+        v.extend(lines(&d.join(b)));
+        v
+    };
+    assert_eq!(cat("a.txt", "b.txt"), lines(&d.join("one.txt")));
+    assert_eq!(cat("a.jsonl", "b.jsonl"), lines(&d.join("one.jsonl")));
+    assert!(lines(&d.join("one.txt")).len() > 100);
+}
+
+#[test]
+fn nonsense_combinations_and_bad_filters_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(d.join("f.jsonl"), fixture(3, true)).unwrap();
+    let base = ["dedup", "--input", "f.jsonl"];
+    let run = |extra: &[&str]| {
+        let a: Vec<&str> = base.iter().chain(extra).copied().collect();
+        ndd(&a, d)
+    };
+    fails(&run(&["--bloom", "--pairs-out", "p.tsv"]), 2, "--pairs-out");
+    fails(
+        &run(&["--bloom", "--clusters-out", "c.tsv"]),
+        2,
+        "--clusters-out",
+    );
+    fails(&run(&["--bloom", "--group", "durian"]), 2, "--group");
+    fails(&run(&["--bloom", "--method", "simhash"]), 2, "--method");
+    fails(&run(&["--bloom", "--verify", "jaccard"]), 2, "--verify");
+    fails(&run(&["--bloom", "--index-out", "i.ndd"]), 2, "--index-out");
+    fails(&run(&["--bloom", "--work-dir", "w"]), 2, "--work-dir");
+    fails(&run(&["--bloom-out", "x.bloom"]), 2, "belongs to --bloom");
+    fails(&run(&["--bloom", "--bloom-capacity", "0"]), 2, "capacity");
+    fails(&run(&["--bloom", "--bloom-fp-rate", "1"]), 2, "rate");
+    fails(&run(&["--bloom", "--bloom-fp-rate", "nan"]), 2, "rate");
+    fails(
+        &run(&["--bloom", "--bloom-out", "f.jsonl"]),
+        2,
+        "is the input",
+    );
+    ok(&run(&[
+        "--bloom",
+        "--bloom-capacity",
+        "100",
+        "--bloom-out",
+        "s.bloom",
+    ]));
+    fails(
+        &run(&["--bloom", "--bloom-in", "s.bloom", "--num-perm", "64"]),
+        2,
+        "--num-perm",
+    );
+    fails(
+        &run(&["--bloom", "--bloom-in", "s.bloom", "--bloom-capacity", "9"]),
+        2,
+        "--bloom-in",
+    );
+    fails(
+        &run(&["--bloom", "--bloom-in", "s.bloom", "--keep-out", "s.bloom"]),
+        2,
+        "s.bloom",
+    );
+    // Missing, truncated and corrupt filters; nothing is written then.
+    fails(
+        &run(&["--bloom", "--bloom-in", "missing.bloom"]),
+        1,
+        "missing.bloom",
+    );
+    let bytes = fs::read(d.join("s.bloom")).unwrap();
+    fs::write(d.join("cut.bloom"), &bytes[..bytes.len() - 3]).unwrap();
+    fails(
+        &run(&["--bloom", "--bloom-in", "cut.bloom", "--drop-out", "x.txt"]),
+        1,
+        "cut.bloom",
+    );
+    let mut flipped = bytes.clone();
+    flipped[40] ^= 1;
+    fs::write(d.join("bad.bloom"), &flipped).unwrap();
+    fails(
+        &run(&["--bloom", "--bloom-in", "bad.bloom"]),
+        1,
+        "bad.bloom",
+    );
+    fails(&run(&["--bloom", "--bloom-in", "f.jsonl"]), 1, "f.jsonl");
+    assert!(!d.join("x.txt").exists());
+}
