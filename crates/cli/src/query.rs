@@ -103,10 +103,18 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
                 Search::Containment(s) => s.query(&q.text)?,
             };
             answered += usize::from(!found.is_empty());
-            let neighbours: Vec<serde_json::Value> = found
+            let neighbours = found
                 .iter()
-                .map(|n| serde_json::json!({ "id": ids[n.doc], "score": n.score }))
-                .collect();
+                .map(|n| {
+                    let id = ids.get(n.doc).ok_or_else(|| {
+                        CliError::Input(format!(
+                            "{}: the index names a document it does not hold",
+                            a.index.display()
+                        ))
+                    })?;
+                    Ok(serde_json::json!({ "id": id, "score": n.score }))
+                })
+                .collect::<Result<Vec<serde_json::Value>, CliError>>()?;
             let line = serde_json::json!({ "id": q.id, "neighbours": neighbours });
             writeln!(out, "{line}").map_err(|e| CliError::Output(format!("{name}: {e}")))?;
         }

@@ -652,7 +652,10 @@ impl DedupIndex {
         lsh.set_max_bucket_scan(config.max_bucket_scan);
         check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
         let hasher = build_hasher(&config, shingles, nfkc).map_err(|e| corrupt(&e.to_string()))?;
-        if !lsh.keeps_signatures() || lsh.len() > n {
+        if !lsh.keeps_signatures()
+            || lsh.len() > n
+            || lsh.signatures_iter().any(|(&k, _)| k as usize >= n)
+        {
             return Err(corrupt("the index does not match the documents"));
         }
         if let Some(s) = lsh.scheme() {

@@ -255,3 +255,65 @@ fn set_sizes_round_trip_and_exact_copies_share_their_size() {
         assert!(DedupIndex::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
     }
 }
+
+/// Version-2 bytes written field by field (the layout of `DedupIndex::to_bytes`),
+/// around an LSH index whose documents are `keys`.
+fn v2_bytes(ids: &[&str], keys: &[u32], sizes: Option<&[u64]>) -> Vec<u8> {
+    use ndd_core::codec::ByteWriter;
+    let hasher = MinHasher::builder()
+        .num_hashes(128)
+        .seed(0)
+        .build_with(WordShingler::new(3).unwrap())
+        .unwrap();
+    let mut lsh: ndd_lsh::LshIndex<u32, ndd_minhash::MinHashSignature> =
+        ndd_lsh::LshIndex::builder(ndd_lsh::LshParams::new(16, 6).unwrap())
+            .keep_signatures(true)
+            .build();
+    for &k in keys {
+        lsh.insert(
+            k,
+            &hasher.sketch(&format!("text number {k} with a few words")),
+        )
+        .unwrap();
+    }
+    let mut w = ByteWriter::new(*b"NDDX", 2);
+    w.u64(128); // num_perm
+    w.u64(0); // seed
+    w.u8(0); // word shingles
+    w.u64(3); // of 3 words
+    w.f64(0.8); // threshold
+    w.u8(0); // no exact pass
+    w.u8(0); // no NFKC
+    w.u64(ids.len() as u64);
+    for id in ids {
+        w.bytes(id.as_bytes());
+    }
+    w.u64_slice(&(0..ids.len() as u64).collect::<Vec<_>>()); // each its own group
+    w.u64(0); // no digests
+    w.bytes(&lsh.to_bytes());
+    match sizes {
+        Some(s) => {
+            w.u8(1);
+            w.u64_slice(s);
+        }
+        None => w.u8(0),
+    }
+    w.finish()
+}
+
+#[test]
+fn version_2_bytes_written_by_hand_load_and_inconsistent_ones_are_refused() {
+    let ok = DedupIndex::from_bytes(&v2_bytes(&["a", "b"], &[0, 1], Some(&[7, 9]))).unwrap();
+    assert_eq!(ok.set_sizes(), Some(&[7u64, 9][..]));
+    let search = NeighbourSearch::new(&ok).unwrap();
+    assert_eq!(
+        search.top_k("text number 1 with a few words", 1).unwrap()[0].doc,
+        1
+    );
+    let none = DedupIndex::from_bytes(&v2_bytes(&["a", "b"], &[0, 1], None)).unwrap();
+    assert_eq!(none.set_sizes(), None);
+    // An LSH entry for a document the index does not list.
+    assert!(DedupIndex::from_bytes(&v2_bytes(&["a", "b"], &[0, 5], Some(&[7, 9]))).is_err());
+    // Sizes for another number of documents.
+    assert!(DedupIndex::from_bytes(&v2_bytes(&["a", "b"], &[0, 1], Some(&[7]))).is_err());
+}
