@@ -159,75 +159,142 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     ];
     let targets = output::check(&outputs, source.path(), bloom_in, true)?;
 
-    // Read, then flag in input order.
     let bars = Bars::new(a.quiet);
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let options = settings::read_options(&a.input, &attributes);
-    let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
-    crate::dedup::report_problems(&input.corpus.problems);
-    let docs = &input.corpus.documents;
-    let flag_started = Instant::now();
-    let mut flagged = Vec::with_capacity(docs.len());
-    for chunk in docs.chunks(BATCH) {
-        let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
-        flagged.extend(filter.check_then_insert_batch(&texts)?);
-    }
-    let flag_time = flag_started.elapsed();
-
-    // Write everything, then move it into place.
-    let mut ready = Vec::new();
+    let mut pending = Vec::new();
     for t in &targets {
-        let mut pending = output::Pending::create(&t.path)?;
-        let io = |e: std::io::Error| CliError::output(&t.path, e);
-        match t.flag {
-            "--keep-out" => kept_records(pending.writer(), docs, &flagged, &input)?,
-            "--drop-out" => {
-                for (d, _) in docs.iter().zip(&flagged).filter(|(_, f)| **f) {
-                    tsv_field(pending.writer(), &d.id).map_err(io)?;
-                    pending.writer().write_all(b"\n").map_err(io)?;
+        if t.flag != "--bloom-out" {
+            pending.push((t, output::Pending::create(&t.path)?));
+        }
+    }
+    let flag_started = Instant::now();
+    let (documents, flagged) = match source.path() {
+        // A file or folder: read, flag and write in one pass, a batch at a time, so
+        // memory is the filters and one batch whatever the input's size.
+        Some(path) => {
+            let mut reader = crate::outofcore::Reader::open(path, &options)?;
+            let mut records = if path.is_file() {
+                Some(Records::open(&input::RecordFile::Path(path.to_path_buf()))?)
+            } else {
+                None
+            };
+            let (mut documents, mut flagged) = (0u64, 0u64);
+            let mut batch: Vec<(Document, Option<u64>)> = Vec::with_capacity(BATCH);
+            loop {
+                batch.clear();
+                while batch.len() < BATCH {
+                    let Some(doc) = reader.next() else { break };
+                    batch.push((doc?, reader.line()));
+                }
+                if batch.is_empty() {
+                    break;
+                }
+                let texts: Vec<&str> = batch.iter().map(|(d, _)| d.text.as_str()).collect();
+                let flags = filter.check_then_insert_batch(&texts)?;
+                for ((doc, line), &seen) in batch.iter().zip(&flags) {
+                    documents += 1;
+                    flagged += u64::from(seen);
+                    write_fate(&mut pending, doc, *line, seen, &mut records)?;
                 }
             }
-            _ => pending.writer().write_all(&filter.to_bytes()).map_err(io)?,
+            let (problems, rejected) = reader.problems();
+            if documents == 0 {
+                // As when the input is read whole: no usable document is an error.
+                return Err(ndd_pipeline::Error::NoDocuments {
+                    source_name: source.name(),
+                    rejected: usize::try_from(rejected).unwrap_or(usize::MAX),
+                    first: problems.first().map_or_else(
+                        || "the input is empty (no line or file to read)".to_owned(),
+                        ndd_pipeline::Problem::to_string,
+                    ),
+                }
+                .into());
+            }
+            crate::outofcore::report_problems(problems, rejected);
+            (documents, flagged)
         }
-        ready.push(pending.finish()?);
+        // Standard input: read whole (its records are spooled to be copied unchanged).
+        None => {
+            let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
+            crate::dedup::report_problems(&input.corpus.problems);
+            let docs = &input.corpus.documents;
+            let mut records = input.records.as_ref().map(Records::open).transpose()?;
+            let mut flagged = 0u64;
+            for (c, chunk) in docs.chunks(BATCH).enumerate() {
+                let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
+                let flags = filter.check_then_insert_batch(&texts)?;
+                for (i, (doc, &seen)) in chunk.iter().zip(&flags).enumerate() {
+                    flagged += u64::from(seen);
+                    let line = input.corpus.lines.get(c * BATCH + i).copied();
+                    write_fate(&mut pending, doc, line, seen, &mut records)?;
+                }
+            }
+            (docs.len() as u64, flagged)
+        }
+    };
+    let flag_time = flag_started.elapsed();
+
+    // Move everything into place.
+    let mut ready = Vec::new();
+    for (_, p) in pending {
+        ready.push(p.finish()?);
+    }
+    for t in &targets {
+        if t.flag == "--bloom-out" {
+            let mut p = output::Pending::create(&t.path)?;
+            p.writer()
+                .write_all(&filter.to_bytes())
+                .map_err(|e| CliError::output(&t.path, e))?;
+            ready.push(p.finish()?);
+        }
     }
     for r in ready {
         r.commit()?;
     }
     print!(
         "{}",
-        summary(&source, docs, &flagged, &filter, before, &targets, bloom_in)
-            + &format!(
-                "time:        flag {flag_time:.2?}; total {:.2?}\n",
-                started.elapsed()
-            )
+        summary(
+            &source, documents, flagged, &filter, before, &targets, bloom_in
+        ) + &format!(
+            "time:        flag {flag_time:.2?}; total {:.2?}\n",
+            started.elapsed()
+        )
     );
     Ok(())
 }
 
-/// `--keep-out`: the records of the documents not flagged, unchanged (a folder's
-/// documents as `{"id", "text"}` records).
-fn kept_records(
-    out: &mut impl Write,
-    docs: &[Document],
-    flagged: &[bool],
-    input: &input::Input,
+/// Writes `doc` to `--keep-out` when it was not flagged (its record unchanged when the
+/// input is JSONL, `{"id", "text"}` for a folder's document) and its id to
+/// `--drop-out` when it was.
+fn write_fate(
+    pending: &mut [(&output::Target, output::Pending)],
+    doc: &Document,
+    line: Option<u64>,
+    flagged: bool,
+    records: &mut Option<Records>,
 ) -> Result<(), CliError> {
-    let io = |e: std::io::Error| CliError::Output(e.to_string());
-    let mut records = input.records.as_ref().map(Records::open).transpose()?;
-    for (i, d) in docs.iter().enumerate() {
-        if flagged[i] {
-            continue;
+    for (t, p) in pending.iter_mut() {
+        let io = |e: std::io::Error| CliError::output(&t.path, e);
+        let w = p.writer();
+        match t.flag {
+            "--keep-out" if !flagged => {
+                match (records.as_mut(), line) {
+                    (Some(records), Some(line)) => w.write_all(records.at(line)?).map_err(io)?,
+                    _ => serde_json::to_writer(
+                        &mut *w,
+                        &serde_json::json!({ "id": doc.id, "text": doc.text }),
+                    )
+                    .map_err(|e| io(e.into()))?,
+                }
+                w.write_all(b"\n").map_err(io)?;
+            }
+            "--drop-out" if flagged => {
+                tsv_field(w, &doc.id).map_err(io)?;
+                w.write_all(b"\n").map_err(io)?;
+            }
+            _ => {}
         }
-        match (&mut records, input.corpus.lines.get(i)) {
-            (Some(records), Some(&line)) => out.write_all(records.at(line)?).map_err(io)?,
-            _ => serde_json::to_writer(
-                &mut *out,
-                &serde_json::json!({ "id": d.id, "text": d.text }),
-            )
-            .map_err(|e| io(e.into()))?,
-        }
-        out.write_all(b"\n").map_err(io)?;
     }
     Ok(())
 }
@@ -235,28 +302,27 @@ fn kept_records(
 /// The summary of a `--bloom` run.
 fn summary(
     source: &Source,
-    docs: &[Document],
-    flagged: &[bool],
+    documents: u64,
+    n: u64,
     filter: &BloomDedup,
     before: u64,
     targets: &[output::Target],
     bloom_in: Option<&Path>,
 ) -> String {
     let f = filter.filter();
-    let n = flagged.iter().filter(|&&x| x).count();
     let mut s = String::new();
     let _ = writeln!(s, "input:       {}", source.name());
-    let _ = writeln!(s, "documents:   {} read", docs.len());
+    let _ = writeln!(s, "documents:   {documents} read");
     let _ = writeln!(
         s,
         "flagged:     {n} ({:.2}%) seen before (a near-duplicate, or by chance)",
-        if docs.is_empty() {
+        if documents == 0 {
             0.0
         } else {
-            100.0 * n as f64 / docs.len() as f64
+            100.0 * n as f64 / documents as f64
         }
     );
-    let _ = writeln!(s, "kept:        {}", docs.len() - n);
+    let _ = writeln!(s, "kept:        {}", documents - n);
     let p = f.params();
     let _ = writeln!(
         s,

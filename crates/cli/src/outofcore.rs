@@ -19,14 +19,15 @@ use crate::output::{self, Target, tsv_field};
 use crate::progress::Bars;
 use crate::write::round6;
 
-/// The accepted documents of a JSONL file or a folder, streamed.
-enum Reader {
+/// The accepted documents of a JSONL file or a folder, streamed (also `--bloom`'s
+/// reader).
+pub(crate) enum Reader {
     Jsonl(Box<Accepted<JsonlReader<Box<dyn std::io::BufRead + Send>>>>),
     Folder(Box<Accepted<FolderReader>>),
 }
 
 impl Reader {
-    fn open(path: &Path, options: &ReadOptions) -> Result<Self, CliError> {
+    pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Self, CliError> {
         if path.is_dir() {
             let r = FolderReader::new(path, options)?;
             Ok(Reader::Folder(Box::new(
@@ -41,14 +42,14 @@ impl Reader {
     }
 
     /// The line of the document last yielded (JSONL).
-    fn line(&self) -> Option<u64> {
+    pub(crate) fn line(&self) -> Option<u64> {
         match self {
             Reader::Jsonl(r) => Some(r.reader().lines()),
             Reader::Folder(_) => None,
         }
     }
 
-    fn problems(&self) -> (&[Problem], u64) {
+    pub(crate) fn problems(&self) -> (&[Problem], u64) {
         match self {
             Reader::Jsonl(r) => (r.problems(), r.rejected()),
             Reader::Folder(r) => (r.problems(), r.rejected()),
@@ -221,7 +222,7 @@ fn input_fingerprint(path: &Path) -> Result<u64, CliError> {
 }
 
 /// Bad lines and files of the first pass, on stderr: the first ones, then a count.
-fn report_problems(problems: &[Problem], rejected: u64) {
+pub(crate) fn report_problems(problems: &[Problem], rejected: u64) {
     const SHOWN: usize = 20;
     for p in problems.iter().take(SHOWN) {
         eprintln!("warning: skipped {p}");

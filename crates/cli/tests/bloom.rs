@@ -343,3 +343,18 @@ fn nonsense_combinations_and_bad_filters_are_refused() {
     fails(&run(&["--bloom", "--bloom-in", "f.jsonl"]), 1, "f.jsonl");
     assert!(!d.join("x.txt").exists());
 }
+
+#[test]
+fn an_input_without_a_usable_document_is_refused_as_in_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("bad.jsonl"), "not json\n[1]\n").unwrap();
+    let out = ndd(&["dedup", "--bloom", "--input", "bad.jsonl"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("no usable document (2 rejected"),
+        "{out:?}"
+    );
+    fs::create_dir(dir.path().join("empty")).unwrap();
+    let out = ndd(&["dedup", "--bloom", "--input", "empty"], dir.path());
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+}
