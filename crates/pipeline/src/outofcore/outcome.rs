@@ -13,7 +13,7 @@ use super::{ASSIGNMENTS, PAIRS, SCORES, damaged};
 use crate::Error;
 use crate::progress::Stage;
 
-/// One stage of an [`OutOfCore`] run.
+/// One stage of an [`OutOfCore`](crate::OutOfCore) run.
 ///
 /// # Example
 ///
@@ -39,7 +39,7 @@ pub struct StageRun {
     pub bytes_written: u64,
 }
 
-/// What an [`OutOfCore`] run found; the pairs and the assignments stay in the work
+/// What an [`OutOfCore`](crate::OutOfCore) run found; the pairs and the assignments stay in the work
 /// directory and are streamed from there.
 ///
 /// # Example
