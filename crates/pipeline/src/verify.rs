@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ndd_align::{Aligner, Prepared, TokenOptions};
-use ndd_core::{Error, FeatureSet, ScoredPair, containment, jaccard};
+use ndd_core::{Error, ScoredPair, containment, jaccard};
 
 use crate::Shingles;
 use crate::progress::{NoProgress, Progress, Stage};
@@ -348,7 +348,7 @@ impl Verification {
                     let s = if jac {
                         jaccard(a.as_slice(), b.as_slice())
                     } else {
-                        containment_of_smaller(a, b)
+                        containment_of_smaller(a.as_slice(), b.as_slice())
                     };
                     (s >= t).then(|| p.with_score(s))
                 })
@@ -364,12 +364,13 @@ impl Verification {
     }
 }
 
-/// `|A ∩ B| / min(|A|, |B|)`; two empty sets contain each other (1).
-fn containment_of_smaller(a: &FeatureSet, b: &FeatureSet) -> f64 {
+/// `|A ∩ B| / min(|A|, |B|)` of two sorted sets; two empty sets contain each other
+/// (1). Also the out-of-core verifier's measure, so both runs score alike.
+pub(crate) fn containment_of_smaller(a: &[u64], b: &[u64]) -> f64 {
     if a.len() <= b.len() {
-        containment(a.as_slice(), b.as_slice())
+        containment(a, b)
     } else {
-        containment(b.as_slice(), a.as_slice())
+        containment(b, a)
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use ndd_scale::{Edge, ExternalSort, SortedRuns};
 
-use super::{Job, pair_order};
+use super::{Job, damaged, pair_order};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -35,14 +35,14 @@ pub(super) fn run(
         usize::try_from(buffer).unwrap_or(usize::MAX),
         fingerprint,
     )
-    .map_err(|e| job.records_error(dir, e))?;
+    .map_err(|e| damaged(dir, e))?;
     let scan = job.scan;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
     let mut read = 0u64;
     job.progress.start(Stage::Candidates, None);
-    for record in keys.merge().map_err(|e| job.records_error(dir, e))? {
-        let r = record.map_err(|e| job.records_error(dir, e))?;
+    for record in keys.merge().map_err(|e| damaged(dir, e))? {
+        let r = record.map_err(|e| damaged(dir, e))?;
         read += 1;
         if read % 65_536 == 0 {
             job.progress.advance(Stage::Candidates, 65_536);
@@ -61,7 +61,7 @@ pub(super) fn run(
                     a: earlier,
                     b: r.doc,
                 })
-                .map_err(|e| job.records_error(dir, e))?;
+                .map_err(|e| damaged(dir, e))?;
         }
         recent.push_back(r.doc);
         if recent.len() > scan {
@@ -70,7 +70,7 @@ pub(super) fn run(
     }
     job.progress.finish(Stage::Candidates);
     let candidates = pairs.len();
-    let runs = pairs.finish().map_err(|e| job.records_error(dir, e))?;
+    let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
     let mut bytes_written = 0;
     for p in runs.paths() {
         bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();

@@ -5,7 +5,7 @@
 use ndd_core::DocUnionFind;
 use ndd_scale::{Assignment, Edge, RecordReader, RecordWriter};
 
-use super::{ASSIGNMENTS, EXACT, Job, PAIRS};
+use super::{ASSIGNMENTS, EXACT, Job, PAIRS, damaged};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -29,9 +29,9 @@ pub(super) fn run(
     job.progress.start(Stage::Group, None);
     let reader = RecordReader::<Edge, _>::open(&pairs)
         .and_then(|r| r.expect_fingerprint(fingerprint))
-        .map_err(|e| job.records_error(dir, e))?;
+        .map_err(|e| damaged(dir, e))?;
     for e in reader {
-        let e = e.map_err(|e| job.records_error(dir, e))?;
+        let e = e.map_err(|e| damaged(dir, e))?;
         uf.union(e.a, e.b);
     }
     // An exact copy whose first copy represents the group is dropped as an exact copy
@@ -39,26 +39,26 @@ pub(super) fn run(
     let mut exact_dropped = 0u64;
     let exact = RecordReader::<Edge, _>::open(dir.join(EXACT))
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
-        .map_err(|e| job.records_error(dir, e))?;
+        .map_err(|e| damaged(dir, e))?;
     for e in exact {
-        let e = e.map_err(|e| job.records_error(dir, e))?;
+        let e = e.map_err(|e| damaged(dir, e))?;
         if uf.representative(e.b) == Some(e.a) {
             exact_dropped += 1;
         }
     }
     let assignments = uf.into_assignments();
     let path = dir.join(ASSIGNMENTS);
-    let mut w = RecordWriter::<Assignment>::create(&path, fingerprint)
-        .map_err(|e| job.records_error(dir, e))?;
+    let mut w =
+        RecordWriter::<Assignment>::create(&path, fingerprint).map_err(|e| damaged(dir, e))?;
     let mut groups = 0u64;
     for &(doc, rep) in &assignments {
         if doc == rep {
             groups += 1;
         }
         w.write(&Assignment { doc, rep })
-            .map_err(|e| job.records_error(dir, e))?;
+            .map_err(|e| damaged(dir, e))?;
     }
-    w.finish().map_err(|e| job.records_error(dir, e))?;
+    w.finish().map_err(|e| damaged(dir, e))?;
     job.progress.finish(Stage::Group);
     let bytes_written = std::fs::metadata(&path)
         .map_err(|e| Error::io(&path, e))?

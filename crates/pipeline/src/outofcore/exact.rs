@@ -5,7 +5,7 @@
 
 use ndd_scale::{DigestRecord, Edge, ExternalSort, RecordWriter, SortedRuns};
 
-use super::{EXACT, Job, pair_order};
+use super::{EXACT, Job, damaged, pair_order};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -30,19 +30,19 @@ pub(super) fn run(
         usize::try_from(buffer).unwrap_or(usize::MAX),
         fingerprint,
     )
-    .map_err(|e| job.records_error(dir, e))?;
+    .map_err(|e| damaged(dir, e))?;
     let (mut groups, mut copies) = (0u64, 0u64);
     job.progress.start(Stage::Exact, None);
     if let Some(digests) = digests {
         let mut first: Option<([u8; 20], u64)> = None;
         let mut in_group = false;
-        for r in digests.merge().map_err(|e| job.records_error(dir, e))? {
-            let r = r.map_err(|e| job.records_error(dir, e))?;
+        for r in digests.merge().map_err(|e| damaged(dir, e))? {
+            let r = r.map_err(|e| damaged(dir, e))?;
             match first {
                 Some((digest, doc)) if digest == r.digest => {
                     pairs
                         .push(Edge { a: doc, b: r.doc })
-                        .map_err(|e| job.records_error(dir, e))?;
+                        .map_err(|e| damaged(dir, e))?;
                     copies += 1;
                     if !in_group {
                         groups += 1;
@@ -56,16 +56,15 @@ pub(super) fn run(
             }
         }
     }
-    let runs = pairs.finish().map_err(|e| job.records_error(dir, e))?;
+    let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
     let path = dir.join(EXACT);
-    let mut out =
-        RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| job.records_error(dir, e))?;
-    for e in runs.merge().map_err(|e| job.records_error(dir, e))? {
-        out.write(&e.map_err(|e| job.records_error(dir, e))?)
-            .map_err(|e| job.records_error(dir, e))?;
+    let mut out = RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| damaged(dir, e))?;
+    for e in runs.merge().map_err(|e| damaged(dir, e))? {
+        out.write(&e.map_err(|e| damaged(dir, e))?)
+            .map_err(|e| damaged(dir, e))?;
     }
-    out.finish().map_err(|e| job.records_error(dir, e))?;
-    runs.remove().map_err(|e| job.records_error(dir, e))?;
+    out.finish().map_err(|e| damaged(dir, e))?;
+    runs.remove().map_err(|e| damaged(dir, e))?;
     job.progress.finish(Stage::Exact);
     let bytes_written = std::fs::metadata(&path)
         .map_err(|e| Error::io(&path, e))?
@@ -96,9 +95,9 @@ impl CopyBits {
         words.resize(n, 0);
         let reader = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
             .and_then(|r| r.expect_fingerprint(fingerprint))
-            .map_err(|e| job.records_error(dir, e))?;
+            .map_err(|e| damaged(dir, e))?;
         for e in reader {
-            let e = e.map_err(|e| job.records_error(dir, e))?;
+            let e = e.map_err(|e| damaged(dir, e))?;
             if e.b >= documents || e.a >= e.b {
                 return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
                     "{}: exact pair ({}, {}) out of range",

@@ -176,12 +176,6 @@ struct Job<'a> {
     progress: &'a dyn Progress,
 }
 
-impl Job<'_> {
-    fn records_error(&self, dir: &Path, e: RecordError) -> Error {
-        damaged(dir, e)
-    }
-}
-
 impl OutOfCore {
     /// The out-of-core run of `dedup`'s settings, working in `work_dir` (created if
     /// missing; files of an earlier run with the same settings are reused).

@@ -12,7 +12,7 @@ use ndd_lsh::LshParams;
 use ndd_minhash::{MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord, ExternalSort};
 
-use super::{Job, bucket_order, digest_order};
+use super::{Job, bucket_order, damaged, digest_order};
 use crate::progress::Stage;
 use crate::{Document, Error};
 
@@ -90,7 +90,7 @@ where
         usize::try_from(key_buffer).unwrap_or(usize::MAX),
         fingerprint,
     )
-    .map_err(|e| job.records_error(dir, e))?;
+    .map_err(|e| damaged(dir, e))?;
     let mut digests = match job.exact {
         Some(_) => Some(
             ExternalSort::new(
@@ -101,7 +101,7 @@ where
                     .unwrap_or(usize::MAX),
                 0,
             )
-            .map_err(|e| job.records_error(dir, e))?,
+            .map_err(|e| damaged(dir, e))?,
         ),
         None => None,
     };
@@ -155,13 +155,13 @@ where
                     ))
                 })?;
                 keys.push(BandKeyRecord { doc, band, key })
-                    .map_err(|e| job.records_error(dir, e))?;
+                    .map_err(|e| damaged(dir, e))?;
             }
             if let (Some(pass), Some(digests)) = (&job.exact, &mut digests) {
                 let digest = pass.digest_with(text, &mut digest_buf);
                 digests
                     .push(DigestRecord { doc, digest })
-                    .map_err(|e| job.records_error(dir, e))?;
+                    .map_err(|e| damaged(dir, e))?;
             }
             if let Some((values, ends)) = &mut sets {
                 scratch.clear();
@@ -178,13 +178,9 @@ where
         job.progress.advance(Stage::Sketch, texts.len() as u64);
     }
     job.progress.finish(Stage::Sketch);
-    let runs = keys.finish().map_err(|e| job.records_error(dir, e))?;
+    let runs = keys.finish().map_err(|e| damaged(dir, e))?;
     let digest_runs = match digests {
-        Some(d) => d
-            .finish()
-            .map_err(|e| job.records_error(dir, e))?
-            .paths()
-            .to_vec(),
+        Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
         None => Vec::new(),
     };
     let mut bytes_written = sigs.finish()?;

@@ -7,11 +7,11 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 
-use ndd_core::{Signature, containment, jaccard};
+use ndd_core::{Signature, jaccard};
 use ndd_scale::{Edge, RecordWriter, SortedRuns};
 
 use super::sketch::{Sets, Signatures};
-use super::{EXACT, Job, PAIRS, SCORES};
+use super::{EXACT, Job, PAIRS, SCORES, damaged};
 use crate::progress::Stage;
 use crate::{Error, Verifier};
 
@@ -37,8 +37,8 @@ pub(super) fn run(
         None
     };
     let pairs_path = dir.join(PAIRS);
-    let mut out = RecordWriter::<Edge>::create(&pairs_path, fingerprint)
-        .map_err(|e| job.records_error(dir, e))?;
+    let mut out =
+        RecordWriter::<Edge>::create(&pairs_path, fingerprint).map_err(|e| damaged(dir, e))?;
     let scores_path = dir.join(SCORES);
     let scores_tmp = ndd_scale::temp_path(&scores_path);
     let mut scores =
@@ -52,7 +52,7 @@ pub(super) fn run(
     let (mut checked, mut accepted) = (0u64, 0u64);
     let mut exact = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
-        .map_err(|e| job.records_error(dir, e))?
+        .map_err(|e| damaged(dir, e))?
         .peekable();
     // Writes the exact pairs before `until` (all of them for `None`), in order.
     let mut flush_exact = |until: Option<Edge>,
@@ -66,13 +66,13 @@ pub(super) fn run(
                 Ok(_) => break,
                 Err(_) => {
                     return match exact.next() {
-                        Some(Err(e)) => Err(job.records_error(dir, e)),
+                        Some(Err(e)) => Err(damaged(dir, e)),
                         _ => Ok(()),
                     };
                 }
             };
             exact.next();
-            out.write(&e).map_err(|err| job.records_error(dir, err))?;
+            out.write(&e).map_err(|err| damaged(dir, err))?;
             scores
                 .write_all(&1.0f64.to_le_bytes())
                 .map_err(|err| Error::io(&scores_tmp, err))?;
@@ -87,8 +87,8 @@ pub(super) fn run(
         Option<ndd_core::FeatureSet>,
     )> = None;
     job.progress.start(Stage::Verify, None);
-    for e in candidates.merge().map_err(|e| job.records_error(dir, e))? {
-        let e = e.map_err(|e| job.records_error(dir, e))?;
+    for e in candidates.merge().map_err(|e| damaged(dir, e))? {
+        let e = e.map_err(|e| damaged(dir, e))?;
         if last == Some(e) {
             continue;
         }
@@ -119,7 +119,7 @@ pub(super) fn run(
                 if matches!(job.verifier, Verifier::ExactJaccard) {
                     jaccard(a, b.as_slice())
                 } else {
-                    containment_of_smaller(a, b.as_slice())
+                    crate::verify::containment_of_smaller(a, b.as_slice())
                 }
             }
             _ => est,
@@ -129,7 +129,7 @@ pub(super) fn run(
         }
         flush_exact(Some(e), &mut out, &mut scores, &mut accepted)?;
         accepted += 1;
-        out.write(&e).map_err(|err| job.records_error(dir, err))?;
+        out.write(&e).map_err(|err| damaged(dir, err))?;
         scores
             .write_all(&score.to_le_bytes())
             .map_err(|err| Error::io(&scores_tmp, err))?;
@@ -142,7 +142,7 @@ pub(super) fn run(
         .sync_all()
         .map_err(|e| Error::io(&scores_tmp, e))?;
     std::fs::rename(&scores_tmp, &scores_path).map_err(|e| Error::io(&scores_path, e))?;
-    out.finish().map_err(|e| job.records_error(dir, e))?;
+    out.finish().map_err(|e| damaged(dir, e))?;
     let bytes_written = std::fs::metadata(&pairs_path)
         .map_err(|e| Error::io(&pairs_path, e))?
         .len()
@@ -152,13 +152,4 @@ pub(super) fn run(
         pairs: accepted,
         bytes_written,
     })
-}
-
-/// `|A ∩ B| / min(|A|, |B|)`, as the in-memory verifier computes it.
-fn containment_of_smaller(a: &[u64], b: &[u64]) -> f64 {
-    if a.len() <= b.len() {
-        containment(a, b)
-    } else {
-        containment(b, a)
-    }
 }
