@@ -198,26 +198,13 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                     write_fate(&mut pending, doc, *line, seen, &mut records)?;
                 }
             }
-            let (problems, rejected) = reader.problems();
-            if documents == 0 {
-                // As when the input is read whole: no usable document is an error.
-                return Err(ndd_pipeline::Error::NoDocuments {
-                    source_name: source.name(),
-                    rejected: usize::try_from(rejected).unwrap_or(usize::MAX),
-                    first: problems.first().map_or_else(
-                        || "the input is empty (no line or file to read)".to_owned(),
-                        ndd_pipeline::Problem::to_string,
-                    ),
-                }
-                .into());
-            }
-            crate::outofcore::report_problems(problems, rejected);
+            reader.finish(&source, documents)?;
             (documents, flagged)
         }
         // Standard input: read whole (its records are spooled to be copied unchanged).
         None => {
             let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
-            crate::dedup::report_problems(&input.corpus.problems);
+            crate::dedup::report_problems(&input.corpus.problems, input.corpus.problems.len());
             let docs = &input.corpus.documents;
             let mut records = input.records.as_ref().map(Records::open).transpose()?;
             let mut flagged = 0u64;

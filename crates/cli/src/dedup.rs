@@ -150,7 +150,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         o.keep_out.is_some() || o.annotate_out.is_some(),
     )?;
     let read_time = read_started.elapsed();
-    report_problems(&input.corpus.problems);
+    report_problems(&input.corpus.problems, input.corpus.problems.len());
     let docs = &input.corpus.documents;
 
     // Deduplicate.
@@ -243,15 +243,14 @@ fn write_target(
 }
 
 /// Bad lines and files, on stderr: the first ones in full, then a count.
-pub(crate) fn report_problems(problems: &[ndd_pipeline::Problem]) {
+/// `rejected`: how many there were in all (a streamed read keeps only the first
+/// problems).
+pub(crate) fn report_problems(problems: &[ndd_pipeline::Problem], rejected: usize) {
     const SHOWN: usize = 20;
     for p in problems.iter().take(SHOWN) {
         eprintln!("warning: {p} (skipped)");
     }
-    if problems.len() > SHOWN {
-        eprintln!(
-            "warning: {} more lines or files skipped",
-            problems.len() - SHOWN
-        );
+    if rejected > SHOWN {
+        eprintln!("warning: {} more lines or files skipped", rejected - SHOWN);
     }
 }

@@ -49,11 +49,31 @@ impl Reader {
         }
     }
 
-    pub(crate) fn problems(&self) -> (&[Problem], u64) {
+    fn problems(&self) -> (&[Problem], u64) {
         match self {
             Reader::Jsonl(r) => (r.problems(), r.rejected()),
             Reader::Folder(r) => (r.problems(), r.rejected()),
         }
+    }
+
+    /// After the last document: an input without a usable document is an error (as
+    /// when the input is read whole); otherwise the problems are reported on stderr.
+    pub(crate) fn finish(&self, source: &Source, documents: u64) -> Result<(), CliError> {
+        let (problems, rejected) = self.problems();
+        let rejected = usize::try_from(rejected).unwrap_or(usize::MAX);
+        if documents == 0 {
+            return Err(ndd_pipeline::Error::NoDocuments {
+                source_name: source.name(),
+                rejected,
+                first: problems.first().map_or_else(
+                    || "the input is empty (no line or file to read)".to_owned(),
+                    Problem::to_string,
+                ),
+            }
+            .into());
+        }
+        crate::dedup::report_problems(problems, rejected);
+        Ok(())
     }
 }
 
@@ -122,20 +142,7 @@ pub(crate) fn run(
         .progress(bars.clone());
     let mut reader = Reader::open(path, options)?;
     let outcome = job.run(&mut reader)?;
-    let (problems, rejected) = reader.problems();
-    if outcome.documents == 0 {
-        // As the in-memory run: an input without a usable document is an error.
-        return Err(ndd_pipeline::Error::NoDocuments {
-            source_name: source.name(),
-            rejected: usize::try_from(rejected).unwrap_or(usize::MAX),
-            first: problems.first().map_or_else(
-                || "the input is empty (no line or file to read)".to_owned(),
-                Problem::to_string,
-            ),
-        }
-        .into());
-    }
-    report_problems(problems, rejected);
+    reader.finish(&source, outcome.documents)?;
     drop(reader);
 
     let write_started = Instant::now();
@@ -219,17 +226,6 @@ fn input_fingerprint(path: &Path) -> Result<u64, CliError> {
         id = id.with(len).with(modified);
     }
     Ok(id.finish().as_u64())
-}
-
-/// Bad lines and files of the first pass, on stderr: the first ones, then a count.
-pub(crate) fn report_problems(problems: &[Problem], rejected: u64) {
-    const SHOWN: usize = 20;
-    for p in problems.iter().take(SHOWN) {
-        eprintln!("warning: skipped {p}");
-    }
-    if rejected > SHOWN as u64 {
-        eprintln!("warning: {} more skipped", rejected - SHOWN as u64);
-    }
 }
 
 /// The second pass: the input streamed again beside the assignments (both in

@@ -91,7 +91,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         });
     let bars = Bars::new(true);
     let queries = input::read(&source, &options, &bars, false)?;
-    crate::dedup::report_problems(&queries.corpus.problems);
+    crate::dedup::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
     let docs = &queries.corpus.documents;
 
     let ids = index.ids();
