@@ -84,6 +84,7 @@ mod measures;
 mod pair;
 mod scheme;
 pub mod stats;
+mod threshold;
 mod traits;
 mod try_sketch;
 pub mod weights;
@@ -104,6 +105,7 @@ pub use measures::{
 };
 pub use pair::{FnPairSink, PairCounter, PairSink, ScoredPair};
 pub use scheme::{SchemeBuilder, SchemeId};
+pub use threshold::Threshold;
 pub use traits::{
     BitSignature, CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, ExactSignature,
     FeatureExtractor, FeatureSink, FnSink, Signature, Sketcher, SlotSignature, Token, Tokenizer,

@@ -4,15 +4,12 @@
 
 use std::path::Path;
 
-#[cfg(feature = "rayon")]
-use ndd_core::ParDocSketcher;
+use ndd_core::DocSketcher;
 use ndd_core::codec::{ByteReader, ByteWriter};
-use ndd_core::{DocSketcher, Error as CoreError};
 use ndd_lsh::LshBloom;
-use ndd_minhash::MinHasher;
 
-use crate::candidates::check_threshold;
-use crate::{Dedup, Error, Method, MinHashConfig, Representative, Shingles, Verifier};
+use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
+use crate::{Banding, Dedup, Error};
 
 const MAGIC: [u8; 4] = *b"NDDB";
 const VERSION: u16 = 1;
@@ -71,39 +68,17 @@ pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
 /// # Ok::<(), ndd_pipeline::Error>(())
 /// ```
 pub struct BloomDedup {
-    config: MinHashConfig,
-    shingles: Shingles,
-    threshold: f64,
-    nfkc: bool,
-    hasher: MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>,
+    sketching: Sketching,
     bloom: LshBloom,
 }
 
 impl std::fmt::Debug for BloomDedup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BloomDedup")
-            .field("config", &self.config)
-            .field("shingles", &self.shingles)
-            .field("threshold", &self.threshold)
-            .field("bloom", &self.bloom)
+            .field("sketching", &self.sketching)
+            .field("documents", &self.bloom.len())
             .finish_non_exhaustive()
     }
-}
-
-fn unsupported(what: &str) -> Error {
-    CoreError::invalid_parameter("dedup", what.to_owned()).into()
-}
-
-fn build_hasher(
-    config: &MinHashConfig,
-    shingles: Shingles,
-    nfkc: bool,
-) -> Result<MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>, CoreError> {
-    crate::method::check_num_perm(config.num_perm)?;
-    MinHasher::builder()
-        .num_hashes(config.num_perm)
-        .seed(config.seed)
-        .build_with(shingles.extractor_with(nfkc)?)
 }
 
 impl BloomDedup {
@@ -131,49 +106,10 @@ impl BloomDedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup, capacity: usize, overall_rate: f64) -> Result<Self, Error> {
-        dedup.validate()?;
-        let Method::MinHash(config) = dedup.method_config() else {
-            return Err(unsupported(
-                "a Bloom filter supports the minhash method only",
-            ));
-        };
-        if config.weighting.is_learned() {
-            return Err(unsupported(
-                "a Bloom filter takes binary MinHash weights only (its byte form does not \
-                 carry a learned model)",
-            ));
-        }
-        if !matches!(
-            dedup.explicit_verifier(),
-            None | Some(Verifier::MethodScore)
-        ) {
-            return Err(unsupported(
-                "a Bloom filter flags by banding only; it keeps no texts to verify",
-            ));
-        }
-        if *dedup.representative_config() != Representative::FirstSeen {
-            return Err(unsupported(
-                "a Bloom filter keeps the first document of a stream",
-            ));
-        }
-        if !matches!(dedup.group_config(), crate::GroupMethod::Components) {
-            return Err(unsupported("a Bloom filter makes no groups"));
-        }
-        let threshold = dedup.threshold_value();
-        check_threshold(threshold)?;
-        let shingles = dedup.shingles_config();
-        let nfkc = dedup.normalizes_nfkc();
-        let hasher = build_hasher(config, shingles, nfkc)?;
-        let params = config.banding_for(threshold)?;
+        let (sketching, _) = Sketching::for_plan(dedup.plan()?, "a Bloom filter")?;
+        let params = sketching.config.banding_for(sketching.threshold)?;
         let bloom = LshBloom::with_overall_rate(params, capacity, overall_rate)?;
-        Ok(BloomDedup {
-            config: config.clone(),
-            shingles,
-            threshold,
-            nfkc,
-            hasher,
-            bloom,
-        })
+        Ok(BloomDedup { sketching, bloom })
     }
 
     /// Checks one document against every document added before, then adds it;
@@ -212,10 +148,7 @@ impl BloomDedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn check_then_insert_batch(&mut self, texts: &[&str]) -> Result<Vec<bool>, Error> {
-        #[cfg(feature = "rayon")]
-        let sigs = self.hasher.par_sketch_batch(texts);
-        #[cfg(not(feature = "rayon"))]
-        let sigs = self.hasher.sketch_batch(texts);
+        let sigs = self.sketching.sketch_batch(texts);
         let mut out = Vec::with_capacity(sigs.len());
         for s in &sigs {
             out.push(self.bloom.check_then_insert(s)?);
@@ -239,7 +172,7 @@ impl BloomDedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn contains(&self, text: &str) -> Result<bool, Error> {
-        let sig = self.hasher.sketch(text);
+        let sig = self.sketching.hasher.sketch(text);
         Ok(self.bloom.contains(&sig)?)
     }
 
@@ -318,19 +251,10 @@ impl BloomDedup {
     #[must_use]
     pub fn settings(&self) -> Dedup {
         let p = self.bloom.params();
-        let config = MinHashConfig {
-            banding: crate::Banding::Fixed {
-                bands: p.bands(),
-                rows: p.rows(),
-            },
-            ..self.config.clone()
-        };
-        Dedup::new()
-            .method(Method::MinHash(config))
-            .threshold(self.threshold)
-            .shingles(self.shingles)
-            .nfkc(self.nfkc)
-            .verifier(Verifier::MethodScore)
+        self.sketching.settings(Banding::Fixed {
+            bands: p.bands(),
+            rows: p.rows(),
+        })
     }
 
     /// The versioned, checksummed byte form: the settings, then the filters.
@@ -347,16 +271,8 @@ impl BloomDedup {
     pub fn to_bytes(&self) -> Vec<u8> {
         let filter = self.bloom.to_bytes();
         let mut w = ByteWriter::with_capacity(MAGIC, VERSION, filter.len() + 64);
-        w.u64(self.config.num_perm as u64);
-        w.u64(self.config.seed);
-        let (kind, k) = match self.shingles {
-            Shingles::Words(k) => (0, k),
-            Shingles::Chars(k) => (1, k),
-        };
-        w.u8(kind);
-        w.u64(k as u64);
-        w.f64(self.threshold);
-        w.u8(u8::from(self.nfkc));
+        self.sketching.write_head(&mut w);
+        self.sketching.write_nfkc(&mut w);
         w.bytes(&filter);
         w.finish()
     }
@@ -376,55 +292,23 @@ impl BloomDedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let corrupt = |what: &str| Error::from(CoreError::corrupt_data(what.to_owned()));
         let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
-        let num_perm = usize::try_from(r.u64()?).map_err(|_| corrupt("num_perm"))?;
-        let seed = r.u64()?;
-        let kind = r.u8()?;
-        let k = usize::try_from(r.u64()?).map_err(|_| corrupt("shingle length"))?;
-        let shingles = match kind {
-            0 => Shingles::Words(k),
-            1 => Shingles::Chars(k),
-            _ => return Err(corrupt("unknown shingle kind")),
-        };
-        let threshold = r.f64()?;
-        let nfkc = match r.u8()? {
-            0 => false,
-            1 => true,
-            _ => return Err(corrupt("unknown NFKC setting")),
-        };
+        let head = Head::read(&mut r)?;
+        let nfkc = read_nfkc(&mut r)?;
         let bloom = LshBloom::from_bytes(r.bytes()?)?;
         r.finish()?;
-        check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
-        let config = MinHashConfig {
-            num_perm,
-            seed,
-            banding: crate::Banding::Fixed {
-                bands: bloom.params().bands(),
-                rows: bloom.params().rows(),
-            },
-            ..MinHashConfig::default()
-        };
-        let hasher = build_hasher(&config, shingles, nfkc).map_err(|e| corrupt(&e.to_string()))?;
-        bloom
-            .params()
-            .check_signature_len(num_perm)
+        let p = bloom.params();
+        let sketching = head.into_sketching(nfkc, p.bands(), p.rows())?;
+        p.check_signature_len(sketching.config.num_perm)
             .map_err(|_| corrupt("the filters' bands need more values than the signatures have"))?;
         if let Some(s) = bloom.scheme() {
-            if s != ndd_core::Sketcher::scheme(&hasher) {
+            if s != ndd_core::Sketcher::scheme(&sketching.hasher) {
                 return Err(corrupt(
                     "the filters were built with other MinHash parameters",
                 ));
             }
         }
-        Ok(BloomDedup {
-            config,
-            shingles,
-            threshold,
-            nfkc,
-            hasher,
-            bloom,
-        })
+        Ok(BloomDedup { sketching, bloom })
     }
 
     /// Writes the byte form to `path` atomically (a temporary file renamed over it).

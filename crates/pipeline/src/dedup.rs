@@ -5,12 +5,14 @@ use std::time::Instant;
 
 use ndd_core::ScoredPair;
 
-use crate::candidates::{CandidateGenerator, Emit};
+use ndd_core::Threshold;
+
+use crate::candidates::Ctx;
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::report::{Outcome, Report};
 use crate::{
-    DEFAULT_THRESHOLD, Document, Error, ExactPass, GroupMethod, Grouping, Method, Representative,
-    Shingles, Verification, Verifier,
+    DEFAULT_THRESHOLD, Document, Error, ExactPass, Features, GroupMethod, Grouping, Method, Plan,
+    Representative, Shingles, Verifier,
 };
 
 /// The whole pipeline in one call: the exact-duplicate pass, candidate generation
@@ -48,12 +50,11 @@ use crate::{
 pub struct Dedup {
     method: Method,
     threshold: f64,
-    shingles: Shingles,
+    features: Features,
     exact: Option<ExactPass>,
     verifier: Option<Verifier>,
     representative: Representative,
     group: GroupMethod,
-    nfkc: bool,
     progress: Arc<dyn Progress>,
 }
 
@@ -62,12 +63,11 @@ impl std::fmt::Debug for Dedup {
         f.debug_struct("Dedup")
             .field("method", &self.method)
             .field("threshold", &self.threshold)
-            .field("shingles", &self.shingles)
+            .field("features", &self.features)
             .field("exact", &self.exact)
             .field("verifier", &self.verifier)
             .field("representative", &self.representative)
             .field("group", &self.group)
-            .field("nfkc", &self.nfkc)
             .finish_non_exhaustive()
     }
 }
@@ -77,12 +77,11 @@ impl Default for Dedup {
         Dedup {
             method: Method::default(),
             threshold: DEFAULT_THRESHOLD,
-            shingles: Shingles::default(),
+            features: Features::default(),
             exact: Some(ExactPass::new()),
             verifier: None,
             representative: Representative::default(),
             group: GroupMethod::default(),
-            nfkc: false,
             progress: Arc::new(NoProgress),
         }
     }
@@ -147,7 +146,24 @@ impl Dedup {
     /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
-        self.shingles = shingles;
+        self.features = self.features.with_shingles(shingles);
+        self
+    }
+
+    /// The features sketched and verified, with their normalization, as one value
+    /// (what [`shingles`](Self::shingles) and [`nfkc`](Self::nfkc) set).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Features, Shingles};
+    /// let d = Dedup::new().features(Features::new(Shingles::Words(5)).nfkc(true));
+    /// assert_eq!(d.shingles_config(), Shingles::Words(5));
+    /// assert!(d.normalizes_nfkc());
+    /// ```
+    #[must_use]
+    pub fn features(mut self, features: Features) -> Self {
+        self.features = features;
         self
     }
 
@@ -275,7 +291,7 @@ impl Dedup {
     /// ```
     #[must_use]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
-        self.nfkc = nfkc;
+        self.features = self.features.nfkc(nfkc);
         self
     }
 
@@ -288,7 +304,7 @@ impl Dedup {
     /// ```
     #[must_use]
     pub fn normalizes_nfkc(&self) -> bool {
-        self.nfkc
+        self.features.normalizes_nfkc()
     }
 
     /// Where progress goes (nowhere by default).
@@ -340,7 +356,7 @@ impl Dedup {
     /// ```
     #[must_use]
     pub fn nfkc_value(&self) -> bool {
-        self.nfkc
+        self.features.normalizes_nfkc()
     }
 
     /// The shingles configured.
@@ -352,7 +368,7 @@ impl Dedup {
     /// ```
     #[must_use]
     pub fn shingles_config(&self) -> Shingles {
-        self.shingles
+        self.features.shingles()
     }
 
     /// The exact pass configured, if on.
@@ -365,7 +381,7 @@ impl Dedup {
     /// ```
     #[must_use]
     pub fn exact_config(&self) -> Option<ExactPass> {
-        self.exact.map(|p| p.nfkc(self.nfkc))
+        self.exact.map(|p| p.nfkc(self.features.normalizes_nfkc()))
     }
 
     /// The verifier in force: the one set, or the method's default.
@@ -416,6 +432,41 @@ impl Dedup {
         &self.representative
     }
 
+    /// The run described once and checked once: what [`run`](Self::run) and every
+    /// other engine ([`DedupIndex`](crate::DedupIndex), [`BloomDedup`](crate::BloomDedup),
+    /// [`OutOfCore`](crate::OutOfCore)) work from.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run) for invalid parameters.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method};
+    /// let plan = Dedup::new().method(Method::ExactJaccard).threshold(0.7).plan()?;
+    /// assert_eq!((plan.method().name(), plan.threshold().get()), ("exact", 0.7));
+    /// assert!(Dedup::new().threshold(1.5).plan().is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn plan(&self) -> Result<Plan, Error> {
+        let threshold = Threshold::new(self.threshold)?;
+        if let GroupMethod::Durian(d) = &self.group {
+            d.validate()?;
+        }
+        crate::candidates::validate_method(&self.method, self.features, threshold)?;
+        Ok(Plan {
+            features: self.features,
+            threshold,
+            method: self.method.clone(),
+            verifier: self.verifier_config(),
+            verifier_set: self.verifier.is_some(),
+            exact: self.exact_config(),
+            group: self.group.clone(),
+            representative: self.representative.clone(),
+        })
+    }
+
     /// Checks every parameter without reading any document (what [`run`](Self::run)
     /// checks first), so a program can refuse bad settings before it loads a corpus.
     ///
@@ -430,14 +481,7 @@ impl Dedup {
     /// assert!(ndd_pipeline::Dedup::new().threshold(2.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        if let GroupMethod::Durian(d) = &self.group {
-            d.validate()?;
-        }
-        CandidateGenerator::new(self.method.clone())
-            .shingles(self.shingles)
-            .threshold(self.threshold)
-            .nfkc(self.nfkc)
-            .validate()
+        self.plan().map(drop)
     }
 
     /// Runs the pipeline on texts alone (ids are their positions).
@@ -487,8 +531,13 @@ impl Dedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document]) -> Result<Outcome, Error> {
-        self.validate()?;
-        let progress: &dyn Progress = &*self.progress;
+        self.plan()?.run(docs, &*self.progress)
+    }
+}
+
+impl Plan {
+    /// The in-memory engine: every stage over `docs`, state in memory.
+    pub(crate) fn run(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome, Error> {
         let mut report = Report {
             documents: docs.len(),
             bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
@@ -497,7 +546,7 @@ impl Dedup {
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
 
         // 1. Exact copies out first.
-        let exact = match self.exact_config() {
+        let exact = match self.exact {
             Some(pass) => {
                 progress.start(Stage::Exact, Some(docs.len() as u64));
                 let t = Instant::now();
@@ -518,27 +567,22 @@ impl Dedup {
         let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
 
         // 2. Candidates among the remaining documents.
-        let verifier = self.verifier_config();
         let durian = match &self.group {
             GroupMethod::Durian(d) => Some(d),
             GroupMethod::Components => None,
         };
-        let emit = match verifier {
-            // DURIAN's distance decides among every candidate.
-            _ if durian.is_some() => Emit::AllCandidates,
-            Verifier::MethodScore => Emit::Accepted,
-            // The estimate bounds Jaccard, not containment or a user's measure.
-            Verifier::ExactJaccard => Emit::Plausible,
-            // Containment, word order and a user's measure are not bounded by it.
-            Verifier::Containment | Verifier::Align(_) | Verifier::Custom(_) => Emit::AllCandidates,
-        };
         let mut candidates: Vec<ScoredPair> = Vec::new();
-        let found = CandidateGenerator::new(self.method.clone())
-            .shingles(self.shingles)
-            .threshold(self.threshold)
-            .nfkc(self.nfkc)
-            .emit(emit)
-            .run_with_progress(&unique_texts, progress, &mut candidates)?;
+        let found = crate::candidates::generate(
+            &self.method,
+            &Ctx {
+                threshold: self.threshold,
+                emit: self.emit(),
+                features: self.features,
+                progress,
+            },
+            &unique_texts,
+            &mut candidates,
+        )?;
         report.timings.push((Stage::Sketch, found.sketch_time));
         report.timings.push((Stage::Candidates, found.search_time));
         report.method = found.description;
@@ -556,10 +600,14 @@ impl Dedup {
         };
 
         // 3. Verification.
-        let (verified, verify) = Verification::new(verifier, self.threshold)
-            .shingles(self.shingles)
-            .nfkc(self.nfkc)
-            .run_with_progress(&unique_texts, candidates, progress)?;
+        let (verified, verify) = crate::verify::verify(
+            &self.verifier,
+            self.threshold,
+            self.features,
+            &unique_texts,
+            candidates,
+            progress,
+        )?;
         report.timings.push((Stage::Verify, verify.time));
         report.verify = verify;
 

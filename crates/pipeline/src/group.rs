@@ -292,17 +292,27 @@ impl Grouping {
             }
             uf.union(p.a, p.b);
         }
-        uf.groups()
-            .into_iter()
-            .filter(|g| g.len() > 1)
-            .map(|members| {
-                let representative = self.representative.pick(&members, docs)?;
-                Ok(Group {
-                    representative,
-                    members,
-                    copies: None,
-                })
-            })
-            .collect()
+        groups_of(&mut uf, |members| self.representative.pick(members, docs))
     }
+}
+
+/// The groups of more than one member of `uf`, each kept as `pick` chooses: the
+/// grouping stage of every engine (in memory over one run's documents, a saved index
+/// over every document it has seen).
+pub(crate) fn groups_of(
+    uf: &mut UnionFind,
+    mut pick: impl FnMut(&[usize]) -> Result<usize, Error>,
+) -> Result<Vec<Group>, Error> {
+    uf.groups()
+        .into_iter()
+        .filter(|g| g.len() > 1)
+        .map(|members| {
+            let representative = pick(&members)?;
+            Ok(Group {
+                representative,
+                members,
+                copies: None,
+            })
+        })
+        .collect()
 }

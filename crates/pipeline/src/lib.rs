@@ -58,11 +58,14 @@ mod method;
 mod outofcore;
 #[cfg(feature = "minhash")]
 mod persist;
+mod plan;
 mod progress;
 #[cfg(feature = "minhash")]
 mod query;
 mod report;
 mod sets;
+#[cfg(feature = "minhash")]
+mod sketching;
 mod verify;
 
 pub mod corpus;
@@ -94,13 +97,14 @@ pub use outofcore::{
 };
 #[cfg(feature = "minhash")]
 pub use persist::DedupIndex;
+pub use plan::{Features, Plan};
 pub use progress::{NoProgress, Progress, Stage};
 #[cfg(feature = "minhash")]
 pub use query::{ContainmentSearch, Neighbour, NeighbourSearch};
 pub use report::{Fate, Outcome, Report};
 pub use verify::{AlignMeasure, PairScorer, Verification, Verifier, VerifyReport};
 
-pub use ndd_core::{self, PairSink, ScoredPair};
+pub use ndd_core::{self, PairSink, ScoredPair, Threshold};
 
 /// The default similarity threshold: 0.8.
 ///

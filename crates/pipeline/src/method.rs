@@ -143,16 +143,17 @@ pub(crate) fn word_shingler(k: usize, nfkc: bool) -> Result<WordShingler, Error>
 /// per-shingle path is monomorphized; a closure cannot be generic over the extractor
 /// type). The enclosing function returns `Result<_, ndd_core::Error>`.
 macro_rules! for_extractor {
-    ($shingles:expr, $nfkc:expr, |$e:ident| $body:expr) => {{
-        let shingles: $crate::Shingles = $shingles;
-        shingles.validate()?;
-        match shingles {
+    ($features:expr, |$e:ident| $body:expr) => {{
+        let features: $crate::Features = $features;
+        features.validate()?;
+        let nfkc = features.normalizes_nfkc();
+        match features.shingles() {
             $crate::Shingles::Words(k) => {
-                let $e = $crate::method::word_shingler(k, $nfkc)?;
+                let $e = $crate::method::word_shingler(k, nfkc)?;
                 $body
             }
             $crate::Shingles::Chars(k) => {
-                let $e = ndd_shingle::CharShingler::new(k)?.with_nfkc($nfkc);
+                let $e = ndd_shingle::CharShingler::new(k)?.with_nfkc(nfkc);
                 $body
             }
         }
@@ -336,17 +337,20 @@ impl MinHashConfig {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn lsh_params(&self, threshold: f64) -> Result<ndd_lsh::LshParams, Error> {
-        crate::candidates::check_threshold(threshold)?;
+        let threshold = ndd_core::Threshold::new(threshold)?;
         check_num_perm(self.num_perm)?;
         self.banding_for(threshold)
     }
 
     /// [`lsh_params`](Self::lsh_params) without the checks of `threshold` and
     /// `num_perm` (done by the caller).
-    pub(crate) fn banding_for(&self, threshold: f64) -> Result<ndd_lsh::LshParams, Error> {
+    pub(crate) fn banding_for(
+        &self,
+        threshold: ndd_core::Threshold,
+    ) -> Result<ndd_lsh::LshParams, Error> {
         use ndd_lsh::LshParams;
-        // A threshold of 1 asks for identical signatures: tune the bands for 0.99.
-        let t = threshold.min(0.99);
+        // A threshold of 1 asks for identical signatures: the bands are tuned for 0.99.
+        let t = threshold.banded();
         let params = match self.banding {
             Banding::Recall(r) => LshParams::min_candidates_for_recall(t, self.num_perm, r)?,
             Banding::Balanced => LshParams::for_threshold(t, self.num_perm)?,

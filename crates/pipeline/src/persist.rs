@@ -5,23 +5,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-#[cfg(not(feature = "rayon"))]
-use ndd_core::DocSketcher;
-#[cfg(feature = "rayon")]
-use ndd_core::ParDocSketcher;
 use ndd_core::codec::{ByteReader, ByteWriter};
-use ndd_core::{Error as CoreError, ScoredPair, Signature, UnionFind};
+use ndd_core::{Error as CoreError, ScoredPair, UnionFind};
 use ndd_lsh::{LshIndex, LshParams};
-use ndd_minhash::{MinHashSignature, MinHasher};
+use ndd_minhash::MinHashSignature;
 
-use crate::candidates::check_threshold;
 use crate::exact::DocDigest;
-use crate::group::Group;
 use crate::progress::Stage;
 use crate::report::{Outcome, Report};
-use crate::{
-    Dedup, Document, Error, ExactPass, Method, MinHashConfig, Representative, Shingles, Verifier,
-};
+use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
+use crate::{Dedup, Document, Error, ExactPass};
 
 const MAGIC: [u8; 4] = *b"NDDX";
 /// Version 2 added the documents' set sizes (distinct shingles), which containment
@@ -71,12 +64,8 @@ const VERSION: u16 = 2;
 /// # Ok::<(), ndd_pipeline::Error>(())
 /// ```
 pub struct DedupIndex {
-    config: MinHashConfig,
-    shingles: Shingles,
-    threshold: f64,
-    nfkc: bool,
+    sketching: Sketching,
     exact: Option<ExactPass>,
-    hasher: MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>,
     lsh: LshIndex<u32, MinHashSignature>,
     ids: Vec<String>,
     digests: BTreeMap<DocDigest, u32>,
@@ -89,28 +78,10 @@ pub struct DedupIndex {
 impl std::fmt::Debug for DedupIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DedupIndex")
-            .field("config", &self.config)
-            .field("shingles", &self.shingles)
-            .field("threshold", &self.threshold)
+            .field("sketching", &self.sketching)
             .field("documents", &self.ids.len())
             .finish_non_exhaustive()
     }
-}
-
-fn unsupported(what: String) -> Error {
-    CoreError::invalid_parameter("dedup", what).into()
-}
-
-fn build_hasher(
-    config: &MinHashConfig,
-    shingles: Shingles,
-    nfkc: bool,
-) -> Result<MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>>, CoreError> {
-    crate::method::check_num_perm(config.num_perm)?;
-    MinHasher::builder()
-        .num_hashes(config.num_perm)
-        .seed(config.seed)
-        .build_with(shingles.extractor_with(nfkc)?)
 }
 
 impl DedupIndex {
@@ -131,51 +102,16 @@ impl DedupIndex {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup) -> Result<Self, Error> {
-        dedup.validate()?;
-        let Method::MinHash(config) = dedup.method_config() else {
-            return Err(unsupported(format!(
-                "an incremental index supports the minhash method, not {}",
-                dedup.method_config().name()
-            )));
-        };
-        if config.weighting.is_learned() {
-            return Err(unsupported(
-                "an incremental index takes binary MinHash weights only (its byte form does \
-                 not carry a learned model)"
-                    .into(),
-            ));
-        }
-        if !matches!(
-            dedup.explicit_verifier(),
-            None | Some(Verifier::MethodScore)
-        ) {
-            return Err(unsupported(
-                "an incremental index verifies by the MinHash estimate only (it keeps no texts)"
-                    .into(),
-            ));
-        }
-        if *dedup.representative_config() != Representative::FirstSeen {
-            return Err(unsupported(
-                "an incremental index keeps the first-seen document of each group".into(),
-            ));
-        }
-        let threshold = dedup.threshold_value();
-        check_threshold(threshold)?;
-        let shingles = dedup.shingles_config();
-        let nfkc = dedup.normalizes_nfkc();
-        let hasher = build_hasher(config, shingles, nfkc)?;
-        let params = config.banding_for(threshold)?;
+        let (sketching, plan) = Sketching::for_plan(dedup.plan()?, "an incremental index")?;
+        let params = sketching.config.banding_for(sketching.threshold)?;
+        let lsh = LshIndex::builder(params)
+            .keep_signatures(true)
+            .max_bucket_scan(sketching.config.max_bucket_scan)
+            .build();
         Ok(DedupIndex {
-            config: config.clone(),
-            shingles,
-            threshold,
-            nfkc,
-            exact: dedup.exact_config(),
-            hasher,
-            lsh: LshIndex::builder(params)
-                .keep_signatures(true)
-                .max_bucket_scan(config.max_bucket_scan)
-                .build(),
+            sketching,
+            exact: plan.exact,
+            lsh,
             ids: Vec::new(),
             digests: BTreeMap::new(),
             labels: Vec::new(),
@@ -195,7 +131,7 @@ impl DedupIndex {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
-        self.config.max_bucket_scan = members;
+        self.sketching.config.max_bucket_scan = members;
         self.lsh.set_max_bucket_scan(members);
     }
 
@@ -370,22 +306,11 @@ impl DedupIndex {
         progress.advance(Stage::Exact, docs.len() as u64);
         progress.finish(Stage::Exact);
 
-        // Sketch the rest, query the index, verify by the estimate, insert.
-        let t = Instant::now();
-        let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
-        progress.start(Stage::Sketch, Some(unique_texts.len() as u64));
-        let mut sigs = Vec::with_capacity(unique_texts.len());
-        for chunk in unique_texts.chunks(crate::progress::CHUNK) {
-            #[cfg(feature = "rayon")]
-            sigs.extend(self.hasher.par_sketch_batch(chunk));
-            #[cfg(not(feature = "rayon"))]
-            sigs.extend(self.hasher.sketch_batch(chunk));
-            progress.advance(Stage::Sketch, chunk.len() as u64);
-        }
         // Set sizes for containment search (copies share their first copy's size).
+        let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
         let new_sizes = match &self.sizes {
             Some(_) => {
-                let unique_sizes = crate::sets::set_sizes(self.shingles, self.nfkc, &unique_texts)?;
+                let unique_sizes = crate::sets::set_sizes(self.sketching.features, &unique_texts)?;
                 let mut sizes = vec![0u64; docs.len()];
                 for (&i, &n) in unique.iter().zip(&unique_sizes) {
                     sizes[i] = n;
@@ -394,42 +319,28 @@ impl DedupIndex {
             }
             None => None,
         };
-        progress.finish(Stage::Sketch);
-        report.timings.push((Stage::Sketch, t.elapsed()));
-        let t = Instant::now();
-        // The only failure inside the loop would be a scheme mismatch: rule it out
-        // before anything changes.
+
+        // The candidate stream of every engine, over this index: sketch the rest,
+        // query, keep the pairs whose estimate reaches the threshold, insert. The only
+        // failure inside it would be a scheme mismatch: ruled out before anything
+        // changes.
         if let Some(s) = self.lsh.scheme() {
-            CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.hasher))?;
+            CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.sketching.hasher))?;
         }
-        let staged = &mut self.lsh;
-        let mut found = Vec::new();
-        progress.start(Stage::Candidates, Some(sigs.len() as u64));
-        for (n, (&i, sig)) in unique.iter().zip(&sigs).enumerate() {
-            let g = base + i;
-            found.clear();
-            staged.query_then_insert(key(g), sig, &mut found)?;
-            report.candidates += found.len() as u64;
-            found.sort_unstable();
-            for &j in &found {
-                let other = staged.signature(&j).ok_or_else(|| {
-                    CoreError::invalid_input("a signature is missing from the index")
-                })?;
-                let est = other.similarity(sig)?.value();
-                if est >= self.threshold {
-                    pairs.push(ScoredPair::new(j as usize, g, est));
-                }
-            }
-            if (n + 1) % crate::progress::CHUNK == 0 {
-                progress.advance(Stage::Candidates, crate::progress::CHUNK as u64);
-            }
-        }
-        progress.advance(
-            Stage::Candidates,
-            (sigs.len() % crate::progress::CHUNK) as u64,
-        );
-        progress.finish(Stage::Candidates);
-        report.timings.push((Stage::Candidates, t.elapsed()));
+        let streamed = crate::candidates::minhash::stream(
+            &self.sketching.hasher,
+            &unique_texts,
+            &|i| base + unique[i],
+            &mut self.lsh,
+            self.sketching.threshold.get(),
+            progress,
+            &mut pairs,
+        )?;
+        report.candidates = streamed.candidates;
+        report.timings.push((Stage::Sketch, streamed.sketch_time));
+        report
+            .timings
+            .push((Stage::Candidates, streamed.search_time));
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
         // Groups of the whole collection, the earliest document representing each.
@@ -441,16 +352,7 @@ impl DedupIndex {
         for p in &pairs {
             uf.union(p.a, p.b);
         }
-        let groups: Vec<Group> = uf
-            .groups()
-            .into_iter()
-            .filter(|g| g.len() > 1)
-            .map(|members| Group {
-                representative: members[0],
-                members,
-                copies: None,
-            })
-            .collect();
+        let groups = crate::group::groups_of(&mut uf, |members| Ok(members[0]))?;
         report.timings.push((Stage::Group, t.elapsed()));
 
         // Commit the rest of the batch.
@@ -471,18 +373,18 @@ impl DedupIndex {
         }
         report.method = format!(
             "MinHash ({} values, seed {}) + LSH ({} bands x {} rows) over {}, incremental",
-            self.config.num_perm,
-            self.config.seed,
+            self.sketching.config.num_perm,
+            self.sketching.config.seed,
             self.lsh.params().bands(),
             self.lsh.params().rows(),
-            self.shingles
+            self.sketching.features.shingles()
         );
         report.pairs = pairs.len();
         report.groups = groups.len();
         report.grouped_documents = groups.iter().map(|g| g.members.len()).sum();
         report.dropped = report.grouped_documents - report.groups;
         report.index_bytes_per_document = Some(self.lsh.memory().bytes_per_document());
-        report.signature_bytes_per_document = Some(8.0 * self.config.num_perm as f64);
+        report.signature_bytes_per_document = Some(8.0 * self.sketching.config.num_perm as f64);
         Ok(Outcome::new(total, pairs, groups, report).with_copies(copy_of))
     }
 
@@ -500,21 +402,13 @@ impl DedupIndex {
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = ByteWriter::new(MAGIC, VERSION);
-        w.u64(self.config.num_perm as u64);
-        w.u64(self.config.seed);
-        let (kind, k) = match self.shingles {
-            Shingles::Words(k) => (0, k),
-            Shingles::Chars(k) => (1, k),
-        };
-        w.u8(kind);
-        w.u64(k as u64);
-        w.f64(self.threshold);
+        self.sketching.write_head(&mut w);
         w.u8(match self.exact {
             None => 0,
             Some(p) if p.folds_case() => 1,
             Some(_) => 2,
         });
-        w.u8(u8::from(self.nfkc));
+        self.sketching.write_nfkc(&mut w);
         w.u64(self.ids.len() as u64);
         for id in &self.ids {
             w.bytes(id.as_bytes());
@@ -560,29 +454,15 @@ impl DedupIndex {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let corrupt = |what: &str| Error::from(CoreError::corrupt_data(what.to_string()));
         let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
-        let num_perm = usize::try_from(r.u64()?).map_err(|_| corrupt("num_perm"))?;
-        let seed = r.u64()?;
-        let kind = r.u8()?;
-        let k = usize::try_from(r.u64()?).map_err(|_| corrupt("shingle length"))?;
-        let shingles = match kind {
-            0 => Shingles::Words(k),
-            1 => Shingles::Chars(k),
-            _ => return Err(corrupt("unknown shingle kind")),
-        };
-        let threshold = r.f64()?;
+        let head = Head::read(&mut r)?;
         let exact = match r.u8()? {
             0 => None,
             1 => Some(ExactPass::new()),
             2 => Some(ExactPass::new().fold_case(false)),
             _ => return Err(corrupt("unknown exact-pass setting")),
         };
-        let nfkc = match r.u8()? {
-            0 => false,
-            1 => true,
-            _ => return Err(corrupt("unknown NFKC setting")),
-        };
+        let nfkc = read_nfkc(&mut r)?;
         let exact = exact.map(|p| p.nfkc(nfkc));
         let n = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
         // Every id takes at least its 8-byte length: the count cannot exceed that.
@@ -639,19 +519,8 @@ impl DedupIndex {
             None
         };
         r.finish()?;
-        // The bucket bound is a setting of the process, not saved: the default.
-        let config = MinHashConfig {
-            num_perm,
-            seed,
-            banding: crate::Banding::Fixed {
-                bands: lsh.params().bands(),
-                rows: lsh.params().rows(),
-            },
-            ..MinHashConfig::default()
-        };
-        lsh.set_max_bucket_scan(config.max_bucket_scan);
-        check_threshold(threshold).map_err(|_| corrupt("threshold"))?;
-        let hasher = build_hasher(&config, shingles, nfkc).map_err(|e| corrupt(&e.to_string()))?;
+        let sketching = head.into_sketching(nfkc, lsh.params().bands(), lsh.params().rows())?;
+        lsh.set_max_bucket_scan(sketching.config.max_bucket_scan);
         if !lsh.keeps_signatures()
             || lsh.len() > n
             || lsh.signatures_iter().any(|(&k, _)| k as usize >= n)
@@ -659,17 +528,13 @@ impl DedupIndex {
             return Err(corrupt("the index does not match the documents"));
         }
         if let Some(s) = lsh.scheme() {
-            if s != ndd_core::Sketcher::scheme(&hasher) {
+            if s != ndd_core::Sketcher::scheme(&sketching.hasher) {
                 return Err(corrupt("the index was built with other MinHash parameters"));
             }
         }
         Ok(DedupIndex {
-            config,
-            shingles,
-            threshold,
-            nfkc,
+            sketching,
             exact,
-            hasher,
             lsh,
             ids,
             digests,
@@ -745,14 +610,12 @@ impl DedupIndex {
 
     /// MinHash values per signature.
     pub(crate) fn num_perm(&self) -> usize {
-        self.config.num_perm
+        self.sketching.config.num_perm
     }
 
     /// The hasher documents are sketched with.
-    pub(crate) fn hasher(
-        &self,
-    ) -> &MinHasher<Box<dyn ndd_core::DynFeatureExtractor + Send + Sync>> {
-        &self.hasher
+    pub(crate) fn hasher(&self) -> &crate::sketching::Hasher {
+        &self.sketching.hasher
     }
 
     /// The LSH parameters in use.
@@ -793,12 +656,7 @@ impl DedupIndex {
     /// ```
     #[must_use]
     pub fn settings(&self) -> Dedup {
-        let dedup = Dedup::new()
-            .method(Method::MinHash(self.config.clone()))
-            .threshold(self.threshold)
-            .shingles(self.shingles)
-            .nfkc(self.nfkc)
-            .verifier(Verifier::MethodScore);
+        let dedup = self.sketching.settings(self.sketching.config.banding);
         match self.exact {
             Some(pass) => dedup.exact_pass_with(pass),
             None => dedup.exact_pass(false),

@@ -314,7 +314,7 @@ impl<'a> ContainmentSearch<'a> {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(index: &'a DedupIndex, threshold: f64) -> Result<Self, Error> {
-        check_threshold(threshold)?;
+        ndd_core::Threshold::new(threshold)?;
         let params = EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?;
         Self::with_params(index, params)?.with_threshold(threshold)
     }
@@ -337,7 +337,7 @@ impl<'a> ContainmentSearch<'a> {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn with_threshold(mut self, threshold: f64) -> Result<Self, Error> {
-        check_threshold(threshold)?;
+        ndd_core::Threshold::new(threshold)?;
         self.threshold = threshold;
         Ok(self)
     }
@@ -517,18 +517,6 @@ impl<'a> ContainmentSearch<'a> {
             .collect();
         sort_results(&mut out);
         Ok(out)
-    }
-}
-
-fn check_threshold(threshold: f64) -> Result<(), Error> {
-    if threshold > 0.0 && threshold <= 1.0 {
-        Ok(())
-    } else {
-        Err(ndd_core::Error::invalid_parameter(
-            "threshold",
-            format!("must lie in (0, 1], got {threshold}"),
-        )
-        .into())
     }
 }
 

@@ -2,21 +2,20 @@
 
 use ndd_core::{Error, FeatureExtractor, FeatureSet};
 
-use crate::Shingles;
+use crate::Features;
 use crate::progress::{CHUNK, Progress, Stage};
 
 /// The shingle set of every text whose `needed` flag is set (every text when `None`;
 /// the others get an empty set), in parallel under `rayon`, with the extractor's
 /// per-shingle calls monomorphized and one scratch buffer per worker.
 pub(crate) fn shingle_sets(
-    shingles: Shingles,
-    nfkc: bool,
+    features: Features,
     texts: &[&str],
     needed: Option<&[bool]>,
     stage: Stage,
     progress: &dyn Progress,
 ) -> Result<Vec<FeatureSet>, Error> {
-    crate::method::for_extractor!(shingles, nfkc, |e| Ok(sets_with(
+    crate::method::for_extractor!(features, |e| Ok(sets_with(
         &e, texts, needed, stage, progress
     )))
 }
@@ -62,8 +61,8 @@ fn sets_with<E: FeatureExtractor + Sync>(
 /// The number of distinct shingles of every text (the set sizes LSH Ensemble needs),
 /// in parallel under `rayon`, one scratch buffer per worker; no set is kept.
 #[cfg(feature = "minhash")]
-pub(crate) fn set_sizes(shingles: Shingles, nfkc: bool, texts: &[&str]) -> Result<Vec<u64>, Error> {
-    crate::method::for_extractor!(shingles, nfkc, |e| Ok(sizes_with(&e, texts)))
+pub(crate) fn set_sizes(features: Features, texts: &[&str]) -> Result<Vec<u64>, Error> {
+    crate::method::for_extractor!(features, |e| Ok(sizes_with(&e, texts)))
 }
 
 #[cfg(feature = "minhash")]

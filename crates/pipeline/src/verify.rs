@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ndd_align::{Aligner, Prepared, TokenOptions};
-use ndd_core::{Error, ScoredPair, containment, jaccard};
+use ndd_core::{Error, ScoredPair, Threshold, containment, jaccard};
 
-use crate::Shingles;
 use crate::progress::{NoProgress, Progress, Stage};
+use crate::{Features, Shingles};
 
 pub use ndd_align::Measure as AlignMeasure;
 
@@ -168,8 +168,7 @@ pub struct VerifyReport {
 pub struct Verification {
     verifier: Verifier,
     threshold: f64,
-    shingles: Shingles,
-    nfkc: bool,
+    features: Features,
 }
 
 impl Verification {
@@ -188,8 +187,7 @@ impl Verification {
         Verification {
             verifier,
             threshold,
-            shingles: Shingles::default(),
-            nfkc: false,
+            features: Features::default(),
         }
     }
 
@@ -207,7 +205,7 @@ impl Verification {
     /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
-        self.shingles = shingles;
+        self.features = self.features.with_shingles(shingles);
         self
     }
 
@@ -226,7 +224,7 @@ impl Verification {
     /// ```
     #[must_use]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
-        self.nfkc = nfkc;
+        self.features = self.features.nfkc(nfkc);
         self
     }
 
@@ -292,76 +290,94 @@ impl Verification {
         candidates: Vec<ScoredPair>,
         progress: &dyn Progress,
     ) -> Result<(Vec<ScoredPair>, VerifyReport), crate::Error> {
-        crate::candidates::check_threshold(self.threshold)?;
-        self.shingles.validate()?;
-        if let Some(p) = candidates
-            .iter()
-            .find(|p| p.a >= texts.len() || p.b >= texts.len())
-        {
-            return Err(Error::invalid_input(format!(
-                "pair ({}, {}) names a document outside the {} given",
-                p.a,
-                p.b,
-                texts.len()
-            ))
-            .into());
-        }
-        let started = Instant::now();
-        progress.start(Stage::Verify, Some(candidates.len() as u64));
-        let checked = candidates.len() as u64;
-        let t = self.threshold;
-        let kept: Vec<ScoredPair> = match &self.verifier {
-            Verifier::MethodScore => candidates,
-            Verifier::Custom(f) => {
-                let score =
-                    |p: &ScoredPair| p.with_score(f(texts[p.a].as_ref(), texts[p.b].as_ref()));
-                filter_map_pairs(&candidates, progress, |p| {
-                    Some(score(p)).filter(|q| q.score >= t)
-                })
-            }
-            Verifier::Align(measure) => {
-                let docs = prepared(texts, &candidates, self.nfkc);
-                let measure = *measure;
-                filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
-                    // The threshold was checked above, so verify cannot fail.
-                    let score = al
-                        .verify_prepared(&docs[p.a], &docs[p.b], measure, t)
-                        .ok()
-                        .flatten()?;
-                    Some(p.with_score(score))
-                })
-            }
-            Verifier::ExactJaccard | Verifier::Containment => {
-                let needed = named_by(texts.len(), &candidates);
-                let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-                let sets = crate::sets::shingle_sets(
-                    self.shingles,
-                    self.nfkc,
-                    &strs,
-                    Some(&needed),
-                    Stage::Verify,
-                    &NoProgress,
-                )?;
-                let jac = matches!(self.verifier, Verifier::ExactJaccard);
-                filter_map_pairs(&candidates, progress, |p| {
-                    let (a, b) = (&sets[p.a], &sets[p.b]);
-                    let s = if jac {
-                        jaccard(a.as_slice(), b.as_slice())
-                    } else {
-                        containment_of_smaller(a.as_slice(), b.as_slice())
-                    };
-                    (s >= t).then(|| p.with_score(s))
-                })
-            }
-        };
-        progress.finish(Stage::Verify);
-        let report = VerifyReport {
-            checked,
-            accepted: kept.len() as u64,
-            time: started.elapsed(),
-        };
-        Ok((kept, report))
+        let threshold = Threshold::new(self.threshold)?;
+        self.features.validate()?;
+        verify(
+            &self.verifier,
+            threshold,
+            self.features,
+            texts,
+            candidates,
+            progress,
+        )
     }
+}
+
+/// The verification stage of every engine: `candidates` (indices into `texts`)
+/// checked by `verifier` at `threshold` over `features`, all checked by the caller.
+pub(crate) fn verify<D: AsRef<str> + Sync>(
+    verifier: &Verifier,
+    threshold: Threshold,
+    features: Features,
+    texts: &[D],
+    candidates: Vec<ScoredPair>,
+    progress: &dyn Progress,
+) -> Result<(Vec<ScoredPair>, VerifyReport), crate::Error> {
+    if let Some(p) = candidates
+        .iter()
+        .find(|p| p.a >= texts.len() || p.b >= texts.len())
+    {
+        return Err(Error::invalid_input(format!(
+            "pair ({}, {}) names a document outside the {} given",
+            p.a,
+            p.b,
+            texts.len()
+        ))
+        .into());
+    }
+    let started = Instant::now();
+    progress.start(Stage::Verify, Some(candidates.len() as u64));
+    let checked = candidates.len() as u64;
+    let t = threshold.get();
+    let kept: Vec<ScoredPair> = match verifier {
+        Verifier::MethodScore => candidates,
+        Verifier::Custom(f) => {
+            let score = |p: &ScoredPair| p.with_score(f(texts[p.a].as_ref(), texts[p.b].as_ref()));
+            filter_map_pairs(&candidates, progress, |p| {
+                Some(score(p)).filter(|q| q.score >= t)
+            })
+        }
+        Verifier::Align(measure) => {
+            let docs = prepared(texts, &candidates, features.normalizes_nfkc());
+            let measure = *measure;
+            filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
+                // The threshold was checked above, so verify cannot fail.
+                let score = al
+                    .verify_prepared(&docs[p.a], &docs[p.b], measure, t)
+                    .ok()
+                    .flatten()?;
+                Some(p.with_score(score))
+            })
+        }
+        Verifier::ExactJaccard | Verifier::Containment => {
+            let needed = named_by(texts.len(), &candidates);
+            let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+            let sets = crate::sets::shingle_sets(
+                features,
+                &strs,
+                Some(&needed),
+                Stage::Verify,
+                &NoProgress,
+            )?;
+            let jac = matches!(verifier, Verifier::ExactJaccard);
+            filter_map_pairs(&candidates, progress, |p| {
+                let (a, b) = (&sets[p.a], &sets[p.b]);
+                let s = if jac {
+                    jaccard(a.as_slice(), b.as_slice())
+                } else {
+                    containment_of_smaller(a.as_slice(), b.as_slice())
+                };
+                (s >= t).then(|| p.with_score(s))
+            })
+        }
+    };
+    progress.finish(Stage::Verify);
+    let report = VerifyReport {
+        checked,
+        accepted: kept.len() as u64,
+        time: started.elapsed(),
+    };
+    Ok((kept, report))
 }
 
 /// `|A ∩ B| / min(|A|, |B|)` of two sorted sets; two empty sets contain each other

@@ -13,17 +13,10 @@ pub(crate) fn run(
 ) -> Result<CandidateReport, Error> {
     let n = texts.len() as u64;
     let (sets, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-        crate::sets::shingle_sets(
-            ctx.shingles,
-            ctx.nfkc,
-            texts,
-            None,
-            Stage::Sketch,
-            ctx.progress,
-        )
+        crate::sets::shingle_sets(ctx.features, texts, None, Stage::Sketch, ctx.progress)
     })?;
     let (pairs, search_time) = ctx.stage(Stage::Candidates, None, || {
-        exact_similar_pairs(&sets, ctx.threshold)
+        exact_similar_pairs(&sets, ctx.threshold.get())
     })?;
     let count = pairs.len() as u64;
     let shingles: usize = sets.iter().map(ndd_core::FeatureSet::len).sum();
@@ -31,7 +24,10 @@ pub(crate) fn run(
         sink.push_pair(p);
     }
     Ok(CandidateReport {
-        description: format!("exact Jaccard of {} (prefix-filtered join)", ctx.shingles),
+        description: format!(
+            "exact Jaccard of {} (prefix-filtered join)",
+            ctx.features.shingles()
+        ),
         candidates: count,
         emitted: 0,
         sketch_time,

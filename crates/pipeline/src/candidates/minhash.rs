@@ -2,29 +2,17 @@
 //! candidates are the earlier documents sharing a band.
 
 use std::ops::Range;
+use std::time::{Duration, Instant};
 
-use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature};
+use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature, Threshold};
 use ndd_lsh::LshIndex;
 use ndd_minhash::{MinHashSignature, MinHasher};
 
 #[cfg(not(feature = "rayon"))]
 use super::in_chunks;
-use super::{CandidateReport, Ctx, Emit, key};
+use super::{CandidateReport, Ctx, Emit};
 use crate::MinHashConfig;
-use crate::progress::Stage;
-
-/// Signatures of `texts`, reported in chunks (the `rayon` build sketches while it
-/// searches instead: `sketch_while_searching`).
-#[cfg(not(feature = "rayon"))]
-fn sketch_all<S: MinHashSketcher>(
-    sketcher: &S,
-    texts: &[&str],
-    ctx: &Ctx<'_>,
-) -> Vec<MinHashSignature> {
-    in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
-        sketcher.sketch_batch(chunk)
-    })
-}
+use crate::progress::{Progress, Stage};
 
 /// What sketches documents into MinHash signatures here: one-permutation MinHash over
 /// the pipeline's shingles, or ICWS over learned k-gram weights.
@@ -38,7 +26,7 @@ pub(crate) fn plausible_floor(t: f64, k: usize) -> f64 {
     t - super::PLAUSIBLE_SIGMAS * (v / k as f64).sqrt()
 }
 
-pub(crate) fn validate(config: &MinHashConfig, threshold: f64) -> Result<(), Error> {
+pub(crate) fn validate(config: &MinHashConfig, threshold: Threshold) -> Result<(), Error> {
     crate::method::check_num_perm(config.num_perm)?;
     if config.max_bucket_scan == Some(0) {
         return Err(Error::invalid_parameter(
@@ -77,7 +65,7 @@ pub(crate) fn run(
             sink,
         );
     }
-    crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| {
+    crate::method::for_extractor!(ctx.features, |e| {
         let hasher = MinHasher::builder()
             .num_hashes(config.num_perm)
             .seed(config.seed)
@@ -96,43 +84,16 @@ fn with_sketcher<S: MinHashSketcher>(
 ) -> Result<CandidateReport, Error> {
     let params = config.banding_for(ctx.threshold)?;
     let floor = match ctx.emit {
-        Emit::Accepted => ctx.threshold,
+        Emit::Accepted => ctx.threshold.get(),
         Emit::AllCandidates => f64::NEG_INFINITY,
-        Emit::Plausible => plausible_floor(ctx.threshold, config.num_perm),
+        Emit::Plausible => plausible_floor(ctx.threshold.get(), config.num_perm),
     };
-    let mut search = Search {
-        index: LshIndex::builder(params)
-            .capacity(texts.len())
-            .max_bucket_scan(config.max_bucket_scan)
-            .build(),
-        floor,
-        found: Vec::new(),
-        out: Vec::new(),
-        candidates: 0,
-    };
-    #[cfg(feature = "rayon")]
-    let (sketch_time, search_time) = sketch_while_searching(hasher, texts, ctx, &mut search, sink)?;
-    #[cfg(not(feature = "rayon"))]
-    let (sketch_time, search_time) = {
-        let n = texts.len() as u64;
-        let (sigs, sketch_time) = ctx.stage(Stage::Sketch, Some(n), || {
-            Ok(sketch_all(hasher, texts, ctx))
-        })?;
-        let ((), search_time) = ctx.stage(Stage::Candidates, Some(n), || {
-            for chunk_start in (0..sigs.len()).step_by(crate::progress::CHUNK) {
-                let end = (chunk_start + crate::progress::CHUNK).min(sigs.len());
-                let searched = search.run(&sigs, chunk_start..end);
-                search.flush(sink);
-                searched?;
-                ctx.progress
-                    .advance(Stage::Candidates, (end - chunk_start) as u64);
-            }
-            Ok(())
-        })?;
-        (sketch_time, search_time)
-    };
-    let candidates = search.candidates;
-    let bytes = search.index.memory().bytes_per_document();
+    let mut index = LshIndex::builder(params)
+        .capacity(texts.len())
+        .max_bucket_scan(config.max_bucket_scan)
+        .build();
+    let streamed = stream(hasher, texts, &|i| i, &mut index, floor, ctx.progress, sink)?;
+    let bytes = index.memory().bytes_per_document();
     Ok(CandidateReport {
         description: format!(
             "MinHash ({} values, {kind}, seed {}) + LSH ({} bands x {} rows; \
@@ -141,45 +102,122 @@ fn with_sketcher<S: MinHashSketcher>(
             config.seed,
             params.bands(),
             params.rows(),
-            params.probability(ctx.threshold.min(0.99)),
+            params.probability(ctx.threshold.banded()),
             ctx.threshold,
         ),
-        candidates,
+        candidates: streamed.candidates,
         emitted: 0,
-        sketch_time,
-        search_time,
+        sketch_time: streamed.sketch_time,
+        search_time: streamed.search_time,
         index_bytes_per_document: Some(bytes),
         signature_bytes_per_document: Some(8.0 * config.num_perm as f64),
     })
 }
 
-/// The streamed LSH search: each document's candidates are the earlier documents
+/// What [`stream`] did.
+pub(crate) struct Streamed {
+    /// Candidates the index proposed.
+    pub(crate) candidates: u64,
+    /// Time until the last signature.
+    pub(crate) sketch_time: Duration,
+    /// Time of the search after the last signature.
+    pub(crate) search_time: Duration,
+}
+
+/// The MinHash candidate stream of every engine that holds an [`LshIndex`]: sketches
+/// `texts`, queries each document (key `key_of(i)`, increasing) against `index` (the
+/// documents inserted before: an earlier batch's and this batch's earlier ones) then
+/// inserts it, and passes on the pairs whose estimate reaches `floor` as `(earlier
+/// key, key)`, in document order. An engine differs only in the index it passes: a
+/// fresh one in memory whose keys are the positions in `texts`, or a saved one that
+/// keeps every signature, whose keys are positions in its collection.
+pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
+    hasher: &S,
+    texts: &[&str],
+    key_of: &(dyn Fn(usize) -> usize + Sync),
+    index: &mut LshIndex<u32, MinHashSignature>,
+    floor: f64,
+    progress: &dyn Progress,
+    sink: &mut dyn PairSink,
+) -> Result<Streamed, Error> {
+    let mut search = Search {
+        index,
+        key_of,
+        floor,
+        found: Vec::new(),
+        out: Vec::new(),
+        candidates: 0,
+    };
+    #[cfg(feature = "rayon")]
+    let (sketch_time, search_time) =
+        sketch_while_searching(hasher, texts, progress, &mut search, sink)?;
+    #[cfg(not(feature = "rayon"))]
+    let (sketch_time, search_time) = {
+        let n = texts.len() as u64;
+        progress.start(Stage::Sketch, Some(n));
+        let t = Instant::now();
+        let sigs = in_chunks(texts, Stage::Sketch, progress, |chunk| {
+            hasher.sketch_batch(chunk)
+        });
+        let sketch_time = t.elapsed();
+        progress.finish(Stage::Sketch);
+        progress.start(Stage::Candidates, Some(n));
+        let t = Instant::now();
+        for chunk_start in (0..sigs.len()).step_by(crate::progress::CHUNK) {
+            let end = (chunk_start + crate::progress::CHUNK).min(sigs.len());
+            let searched = search.run(&sigs, chunk_start..end);
+            search.flush(sink);
+            searched?;
+            progress.advance(Stage::Candidates, (end - chunk_start) as u64);
+        }
+        let search_time = t.elapsed();
+        progress.finish(Stage::Candidates);
+        (sketch_time, search_time)
+    };
+    Ok(Streamed {
+        candidates: search.candidates,
+        sketch_time,
+        search_time,
+    })
+}
+
+/// The streamed LSH search: each document's candidates are the documents of the index
 /// sharing a band; those whose estimate reaches `floor` are collected in `out`, in
 /// document order and then in the order of the earlier document.
-struct Search {
-    index: LshIndex<u32, MinHashSignature>,
+struct Search<'i> {
+    index: &'i mut LshIndex<u32, MinHashSignature>,
+    /// The key of `sigs[i]`: `i` itself, or a position in a saved index's collection
+    /// (that index keeps the signatures).
+    key_of: &'i (dyn Fn(usize) -> usize + Sync),
     floor: f64,
     found: Vec<u32>,
     out: Vec<ScoredPair>,
     candidates: u64,
 }
 
-impl Search {
+impl Search<'_> {
     /// Queries then inserts the documents `range` of `sigs` (every document before
     /// `range` is inserted already).
     fn run(&mut self, sigs: &[MinHashSignature], range: Range<usize>) -> Result<(), Error> {
         for i in range {
             let Some(sig) = sigs.get(i) else { break };
+            let key = (self.key_of)(i);
             self.found.clear();
-            self.index.query_then_insert(key(i), sig, &mut self.found)?;
+            self.index
+                .query_then_insert(super::key(key), sig, &mut self.found)?;
             self.candidates += self.found.len() as u64;
             self.found.sort_unstable();
             for &j in &self.found {
                 let j = j as usize;
-                if let Some(earlier) = sigs.get(j) {
+                let earlier = if self.index.keeps_signatures() {
+                    self.index.signature(&super::key(j))
+                } else {
+                    sigs.get(j)
+                };
+                if let Some(earlier) = earlier {
                     let est = earlier.similarity(sig)?.value();
                     if est >= self.floor {
-                        self.out.push(ScoredPair::new(j, i, est));
+                        self.out.push(ScoredPair::new(j, key, est));
                     }
                 }
             }
@@ -201,18 +239,17 @@ impl Search {
 /// remains after it (the candidate stage); pairs reach `sink` in the same order as
 /// sketching everything first and then searching.
 #[cfg(feature = "rayon")]
-fn sketch_while_searching<S: MinHashSketcher>(
+fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
-    ctx: &Ctx<'_>,
-    search: &mut Search,
+    progress: &dyn Progress,
+    search: &mut Search<'_>,
     sink: &mut dyn PairSink,
-) -> Result<(std::time::Duration, std::time::Duration), Error> {
-    use std::time::Instant;
+) -> Result<(Duration, Duration), Error> {
     let n = texts.len() as u64;
     let mut sigs: Vec<MinHashSignature> = Vec::with_capacity(texts.len());
     let mut pending = 0..0;
-    ctx.progress.start(Stage::Sketch, Some(n));
+    progress.start(Stage::Sketch, Some(n));
     let t = Instant::now();
     for chunk in texts.chunks(crate::progress::CHUNK) {
         let (new, searched) = rayon::join(
@@ -223,20 +260,18 @@ fn sketch_while_searching<S: MinHashSketcher>(
         searched?;
         pending = sigs.len()..sigs.len() + new.len();
         sigs.extend(new);
-        ctx.progress.advance(Stage::Sketch, chunk.len() as u64);
+        progress.advance(Stage::Sketch, chunk.len() as u64);
     }
     let sketch_time = t.elapsed();
-    ctx.progress.finish(Stage::Sketch);
-    ctx.progress.start(Stage::Candidates, Some(n));
-    ctx.progress
-        .advance(Stage::Candidates, pending.start as u64);
+    progress.finish(Stage::Sketch);
+    progress.start(Stage::Candidates, Some(n));
+    progress.advance(Stage::Candidates, pending.start as u64);
     let t = Instant::now();
     let searched = search.run(&sigs, pending.clone());
     search.flush(sink);
     searched?;
-    ctx.progress
-        .advance(Stage::Candidates, pending.len() as u64);
+    progress.advance(Stage::Candidates, pending.len() as u64);
     let search_time = t.elapsed();
-    ctx.progress.finish(Stage::Candidates);
+    progress.finish(Stage::Candidates);
     Ok((sketch_time, search_time))
 }

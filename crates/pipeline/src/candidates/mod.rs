@@ -2,10 +2,10 @@
 
 use std::time::{Duration, Instant};
 
-use ndd_core::{Error, PairSink, ScoredPair};
+use ndd_core::{Error, PairSink, ScoredPair, Threshold};
 
 use crate::progress::{NoProgress, Progress, Stage};
-use crate::{Method, Shingles};
+use crate::{Features, Method, Shingles};
 
 mod exact_jaccard;
 #[cfg(feature = "imatch")]
@@ -114,10 +114,9 @@ pub struct CandidateReport {
 #[derive(Debug, Clone)]
 pub struct CandidateGenerator {
     method: Method,
-    shingles: Shingles,
+    features: Features,
     threshold: f64,
     emit: Emit,
-    nfkc: bool,
 }
 
 impl CandidateGenerator {
@@ -133,10 +132,9 @@ impl CandidateGenerator {
     pub fn new(method: Method) -> Self {
         CandidateGenerator {
             method,
-            shingles: Shingles::default(),
+            features: Features::default(),
             threshold: crate::DEFAULT_THRESHOLD,
             emit: Emit::default(),
-            nfkc: false,
         }
     }
 
@@ -156,7 +154,7 @@ impl CandidateGenerator {
     /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
-        self.shingles = shingles;
+        self.features = self.features.with_shingles(shingles);
         self
     }
 
@@ -211,7 +209,7 @@ impl CandidateGenerator {
     /// ```
     #[must_use]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
-        self.nfkc = nfkc;
+        self.features = self.features.nfkc(nfkc);
         self
     }
 
@@ -275,43 +273,86 @@ impl CandidateGenerator {
         progress: &dyn Progress,
         sink: &mut dyn PairSink,
     ) -> Result<CandidateReport, crate::Error> {
-        check_threshold(self.threshold)?;
-        self.shingles.validate()?;
-        if u32::try_from(texts.len()).is_err() {
-            return Err(Error::invalid_input("more than 2^32 documents in one run").into());
-        }
-        self.validate()?;
-        if texts.len() < 2 {
-            // No pair to find (and collection statistics need two documents).
-            return Ok(CandidateReport {
-                description: format!("{} (fewer than two documents)", self.method.name()),
-                ..CandidateReport::default()
-            });
-        }
-        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-        let ctx = Ctx {
-            threshold: self.threshold,
-            emit: self.emit,
-            shingles: self.shingles,
-            nfkc: self.nfkc,
-            progress,
-        };
-        let mut counted = Counted { sink, n: 0 };
-        // Every method's parameters were checked by `validate` above; the runners
-        // below do not check them again.
-        let mut report = match &self.method {
-            #[cfg(feature = "minhash")]
-            Method::MinHash(c) => minhash::run(c, &texts, &ctx, &mut counted)?,
-            #[cfg(feature = "simhash")]
-            Method::SimHash(c) => simhash::run(c, &texts, &ctx, &mut counted)?,
-            #[cfg(feature = "imatch")]
-            Method::IMatch(c) => imatch::run(c, &texts, &ctx, &mut counted)?,
-            #[cfg(feature = "ncd")]
-            Method::SigNcd(c) => signcd::run(c, &texts, &ctx, &mut counted)?,
-            Method::ExactJaccard => exact_jaccard::run(&texts, &ctx, &mut counted)?,
-        };
-        report.emitted = counted.n;
-        Ok(report)
+        let threshold = self.checked()?;
+        generate(
+            &self.method,
+            &Ctx {
+                threshold,
+                emit: self.emit,
+                features: self.features,
+                progress,
+            },
+            texts,
+            sink,
+        )
+    }
+
+    /// The threshold, checked with every other parameter.
+    fn checked(&self) -> Result<Threshold, Error> {
+        let threshold = Threshold::new(self.threshold)?;
+        validate_method(&self.method, self.features, threshold)?;
+        Ok(threshold)
+    }
+}
+
+/// The candidate stage of every engine: `method` over `texts` with checked
+/// parameters, pairs into `sink`.
+pub(crate) fn generate<D: AsRef<str> + Sync>(
+    method: &Method,
+    ctx: &Ctx<'_>,
+    texts: &[D],
+    sink: &mut dyn PairSink,
+) -> Result<CandidateReport, crate::Error> {
+    if u32::try_from(texts.len()).is_err() {
+        return Err(Error::invalid_input("more than 2^32 documents in one run").into());
+    }
+    if texts.len() < 2 {
+        // No pair to find (and collection statistics need two documents).
+        return Ok(CandidateReport {
+            description: format!("{} (fewer than two documents)", method.name()),
+            ..CandidateReport::default()
+        });
+    }
+    let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+    let mut counted = Counted { sink, n: 0 };
+    // Every method's parameters were checked when the plan (or the generator's
+    // settings) were; the runners below do not check them again.
+    let mut report = match method {
+        #[cfg(feature = "minhash")]
+        Method::MinHash(c) => minhash::run(c, &texts, ctx, &mut counted)?,
+        #[cfg(feature = "simhash")]
+        Method::SimHash(c) => simhash::run(c, &texts, ctx, &mut counted)?,
+        #[cfg(feature = "imatch")]
+        Method::IMatch(c) => imatch::run(c, &texts, ctx, &mut counted)?,
+        #[cfg(feature = "ncd")]
+        Method::SigNcd(c) => signcd::run(c, &texts, ctx, &mut counted)?,
+        Method::ExactJaccard => exact_jaccard::run(&texts, ctx, &mut counted)?,
+    };
+    report.emitted = counted.n;
+    Ok(report)
+}
+
+/// Checks `method`'s parameters for `features` and `threshold`.
+#[cfg_attr(
+    not(any(feature = "minhash", feature = "ncd")),
+    allow(unused_variables)
+)]
+pub(crate) fn validate_method(
+    method: &Method,
+    features: Features,
+    threshold: Threshold,
+) -> Result<(), Error> {
+    features.validate()?;
+    match method {
+        #[cfg(feature = "minhash")]
+        Method::MinHash(c) => minhash::validate(c, threshold),
+        #[cfg(feature = "simhash")]
+        Method::SimHash(c) => simhash::validate(c),
+        #[cfg(feature = "imatch")]
+        Method::IMatch(c) => imatch::validate(c),
+        #[cfg(feature = "ncd")]
+        Method::SigNcd(c) => signcd::validate(c, threshold),
+        Method::ExactJaccard => Ok(()),
     }
 }
 
@@ -330,42 +371,16 @@ impl CandidateGenerator {
     /// assert!(CandidateGenerator::new(Method::default()).threshold(0.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), crate::Error> {
-        check_threshold(self.threshold)?;
-        self.shingles.validate()?;
-        match &self.method {
-            #[cfg(feature = "minhash")]
-            Method::MinHash(c) => minhash::validate(c, self.threshold)?,
-            #[cfg(feature = "simhash")]
-            Method::SimHash(c) => simhash::validate(c)?,
-            #[cfg(feature = "imatch")]
-            Method::IMatch(c) => imatch::validate(c)?,
-            #[cfg(feature = "ncd")]
-            Method::SigNcd(c) => signcd::validate(c, self.threshold)?,
-            Method::ExactJaccard => {}
-        }
-        Ok(())
-    }
-}
-
-/// `Ok` for a threshold in `(0, 1]`.
-pub(crate) fn check_threshold(t: f64) -> Result<(), Error> {
-    if t > 0.0 && t <= 1.0 {
-        Ok(())
-    } else {
-        Err(Error::invalid_parameter(
-            "threshold",
-            format!("must lie in (0, 1], got {t}"),
-        ))
+        self.checked().map(drop).map_err(Into::into)
     }
 }
 
 /// What every method's implementation gets.
 pub(crate) struct Ctx<'a> {
-    pub(crate) threshold: f64,
+    pub(crate) threshold: Threshold,
     #[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
     pub(crate) emit: Emit,
-    pub(crate) shingles: Shingles,
-    pub(crate) nfkc: bool,
+    pub(crate) features: Features,
     pub(crate) progress: &'a dyn Progress,
 }
 

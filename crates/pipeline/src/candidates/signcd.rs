@@ -9,9 +9,9 @@ use super::{CandidateReport, Ctx};
 use crate::SigNcdConfig;
 use crate::progress::Stage;
 
-pub(crate) fn validate(config: &SigNcdConfig, threshold: f64) -> Result<(), Error> {
+pub(crate) fn validate(config: &SigNcdConfig, threshold: ndd_core::Threshold) -> Result<(), Error> {
     SigNcd::builder().compressor(config.compressor).build()?;
-    SearchConfig::builder((1.0 - threshold).max(0.0)).build()?;
+    SearchConfig::builder((1.0 - threshold.get()).max(0.0)).build()?;
     Ok(())
 }
 
@@ -30,7 +30,7 @@ pub(crate) fn run(
         let corpus = s.corpus(texts);
         corpus
     })?;
-    let tau = (1.0 - ctx.threshold).max(0.0);
+    let tau = (1.0 - ctx.threshold.get()).max(0.0);
     let search = SearchConfig::builder(tau)
         .pruning(Pruning::P1)
         .parallel(cfg!(feature = "rayon"))

@@ -36,7 +36,7 @@ pub(crate) fn run(
         let extractor = ndd_learn::LearnedKgrams::new(model, &stats);
         return with_extractor(config, extractor, texts, ctx, sink);
     }
-    crate::method::for_extractor!(ctx.shingles, ctx.nfkc, |e| with_extractor(
+    crate::method::for_extractor!(ctx.features, |e| with_extractor(
         config, e, texts, ctx, sink
     ))
 }

@@ -38,10 +38,7 @@ use ndd_minhash::MinHasher;
 use ndd_scale::{BandKeyRecord, DigestRecord, Edge, RecordError, SortedRuns};
 
 use crate::progress::{NoProgress, Progress, Stage};
-use crate::{
-    Dedup, Document, Error, ExactPass, GroupMethod, Method, MinHashConfig, Representative,
-    Shingles, Verifier,
-};
+use crate::{Dedup, Document, Error, ExactPass, MinHashConfig, Plan, Shingles, Verifier};
 use manifest::Marker;
 pub use outcome::{OutOfCoreOutcome, StageRun};
 
@@ -138,12 +135,8 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// ```
 #[derive(Clone)]
 pub struct OutOfCore {
+    plan: Plan,
     config: MinHashConfig,
-    threshold: f64,
-    shingles: Shingles,
-    nfkc: bool,
-    verifier: Verifier,
-    exact: Option<ExactPass>,
     work_dir: PathBuf,
     budget: u64,
     input: u64,
@@ -153,10 +146,7 @@ pub struct OutOfCore {
 impl std::fmt::Debug for OutOfCore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OutOfCore")
-            .field("config", &self.config)
-            .field("threshold", &self.threshold)
-            .field("shingles", &self.shingles)
-            .field("verifier", &self.verifier)
+            .field("plan", &self.plan)
             .field("work_dir", &self.work_dir)
             .field("budget", &self.budget)
             .finish_non_exhaustive()
@@ -197,47 +187,17 @@ impl OutOfCore {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
-        dedup.validate()?;
-        let unsupported =
-            |m: String| Error::Core(ndd_core::Error::invalid_parameter("out-of-core", m));
-        let Method::MinHash(config) = dedup.method_config() else {
-            return Err(unsupported(format!(
-                "the out-of-core stages run the minhash method, not {}",
-                dedup.method_config().name()
-            )));
-        };
-        if config.weighting.is_learned() {
-            return Err(unsupported(
-                "the out-of-core stages take binary MinHash weights only".into(),
-            ));
-        }
-        let verifier = dedup.verifier_config();
-        if !matches!(
-            verifier,
-            Verifier::MethodScore | Verifier::ExactJaccard | Verifier::Containment
-        ) {
-            return Err(unsupported(format!(
-                "the out-of-core stages verify by the estimate, exact Jaccard or containment, not {}",
-                verifier.name()
-            )));
-        }
-        if *dedup.representative_config() != Representative::FirstSeen {
-            return Err(unsupported(
-                "the out-of-core stages keep the first-seen document of each group".into(),
-            ));
-        }
-        if !matches!(dedup.group_config(), GroupMethod::Components) {
-            return Err(unsupported(
-                "the out-of-core stages group by connected components".into(),
-            ));
-        }
+        let plan = dedup.plan()?;
+        let config = plan
+            .minhash_engine(
+                "the out-of-core engine",
+                &["method", "jaccard", "containment"],
+                "the measures of its files",
+            )?
+            .clone();
         Ok(OutOfCore {
-            config: config.clone(),
-            threshold: dedup.threshold_value(),
-            shingles: dedup.shingles_config(),
-            nfkc: dedup.normalizes_nfkc(),
-            verifier,
-            exact: dedup.exact_config(),
+            plan,
+            config,
             work_dir: work_dir.into(),
             budget: DEFAULT_MEMORY_BUDGET,
             input: 0,
@@ -328,7 +288,7 @@ impl OutOfCore {
 
     /// The fingerprint of what each stage's output depends on, by stage.
     fn fingerprints(&self, params: ndd_lsh::LshParams) -> [u64; 5] {
-        let shingles = match self.shingles {
+        let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
         };
@@ -340,9 +300,9 @@ impl OutOfCore {
             .with(params.bands() as u64)
             .with(params.rows() as u64)
             .with(shingles)
-            .with(u64::from(self.nfkc))
+            .with(u64::from(self.plan.features.normalizes_nfkc()))
             .with(u64::from(self.needs_sets()))
-            .with(match self.exact {
+            .with(match self.plan.exact {
                 None => 0,
                 Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
             })
@@ -356,8 +316,8 @@ impl OutOfCore {
             .finish();
         let verify = SchemeId::new("ndd-pipeline/out-of-core/verify")
             .with_scheme(candidates)
-            .with_f64(self.threshold)
-            .with_str(self.verifier.name())
+            .with_f64(self.plan.threshold.get())
+            .with_str(self.plan.verifier.name())
             .finish();
         let group = SchemeId::new("ndd-pipeline/out-of-core/group")
             .with_scheme(verify)
@@ -367,7 +327,7 @@ impl OutOfCore {
 
     fn needs_sets(&self) -> bool {
         matches!(
-            self.verifier,
+            self.plan.verifier,
             Verifier::ExactJaccard | Verifier::Containment
         )
     }
@@ -400,16 +360,16 @@ impl OutOfCore {
     {
         let dir = self.work_dir.as_path();
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let params = self.config.lsh_params(self.threshold)?;
+        let params = self.config.banding_for(self.plan.threshold)?;
         let fingerprints = self.fingerprints(params);
         let job = Job {
             dir,
             budget: self.budget,
             scan: self.config.max_bucket_scan.unwrap_or(usize::MAX),
-            threshold: self.threshold,
+            threshold: self.plan.threshold.get(),
             num_perm: self.config.num_perm,
-            verifier: &self.verifier,
-            exact: self.exact,
+            verifier: &self.plan.verifier,
+            exact: self.plan.exact,
             needs_sets: self.needs_sets(),
             progress: self.progress.as_ref(),
         };
@@ -444,7 +404,7 @@ impl OutOfCore {
         let sketched = match markers[0].take() {
             Some(m) => m,
             None => {
-                let s = crate::method::for_extractor!(self.shingles, self.nfkc, |e| {
+                let s = crate::method::for_extractor!(self.plan.features, |e| {
                     let hasher = MinHasher::builder()
                         .num_hashes(self.config.num_perm)
                         .seed(self.config.seed)
@@ -482,7 +442,7 @@ impl OutOfCore {
                 m
             }
             None => {
-                let runs = self.exact.map(|_| {
+                let runs = self.plan.exact.map(|_| {
                     SortedRuns::from_paths(
                         run_paths(dir, &sketched, "digest_runs"),
                         digest_order,

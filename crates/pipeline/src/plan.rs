@@ -1,0 +1,343 @@
+//! [`Plan`]: a run described once and checked once, which every engine takes; and
+//! [`Features`], the shingles and their normalization as one value.
+
+use ndd_core::{DynFeatureExtractor, Error as CoreError, Threshold};
+
+#[cfg(feature = "minhash")]
+use crate::Error;
+use crate::candidates::Emit;
+use crate::{ExactPass, GroupMethod, Method, Representative, Shingles, Verifier};
+
+/// What every document of a run is cut into and compared by: its [`Shingles`] and
+/// whether tokens are normalized to Unicode NFKC first. One value, so that the exact
+/// pass, sketching and verification of one run cannot disagree about it.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Features, Shingles};
+/// let f = Features::new(Shingles::Words(2)).nfkc(true);
+/// assert_eq!((f.shingles(), f.normalizes_nfkc()), (Shingles::Words(2), true));
+/// assert_eq!(Features::default(), Features::new(Shingles::Words(3)));
+/// let mut out: Vec<u64> = Vec::new();
+/// f.extractor()?.extract_dyn("ｏｎｅ two three", &mut out);
+/// assert_eq!(out.len(), 2);
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Features {
+    shingles: Shingles,
+    nfkc: bool,
+}
+
+impl Features {
+    /// `shingles` cut from tokens as they are (no NFKC).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_pipeline::Features::new(ndd_pipeline::Shingles::Chars(5));
+    /// assert!(!f.normalizes_nfkc());
+    /// ```
+    #[must_use]
+    pub const fn new(shingles: Shingles) -> Self {
+        Features {
+            shingles,
+            nfkc: false,
+        }
+    }
+
+    /// Whether tokens are normalized to Unicode NFKC first.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_pipeline::Features::default().nfkc(true).normalizes_nfkc());
+    /// ```
+    #[must_use]
+    pub const fn nfkc(mut self, on: bool) -> Self {
+        self.nfkc = on;
+        self
+    }
+
+    /// The same features with other shingles.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Features, Shingles};
+    /// let f = Features::default().nfkc(true).with_shingles(Shingles::Words(1));
+    /// assert_eq!(f, Features::new(Shingles::Words(1)).nfkc(true));
+    /// ```
+    #[must_use]
+    pub const fn with_shingles(mut self, shingles: Shingles) -> Self {
+        self.shingles = shingles;
+        self
+    }
+
+    /// The shingles.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Features, Shingles};
+    /// assert_eq!(Features::default().shingles(), Shingles::Words(3));
+    /// ```
+    #[must_use]
+    pub const fn shingles(&self) -> Shingles {
+        self.shingles
+    }
+
+    /// Whether NFKC is on.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!ndd_pipeline::Features::default().normalizes_nfkc());
+    /// ```
+    #[must_use]
+    pub const fn normalizes_nfkc(&self) -> bool {
+        self.nfkc
+    }
+
+    /// `Ok` when the shingle length is valid ([`Shingles::validate`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Shingles::validate`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Features, Shingles};
+    /// assert!(Features::new(Shingles::Words(0)).validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<(), CoreError> {
+        self.shingles.validate()
+    }
+
+    /// The extractor of these features, chosen at run time.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let e = ndd_pipeline::Features::default().extractor()?;
+    /// let mut out: Vec<u64> = Vec::new();
+    /// e.extract_dyn("one two three four", &mut out);
+    /// assert_eq!(out.len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn extractor(&self) -> Result<Box<dyn DynFeatureExtractor + Send + Sync>, CoreError> {
+        self.shingles.extractor_with(self.nfkc)
+    }
+}
+
+impl From<Shingles> for Features {
+    fn from(shingles: Shingles) -> Self {
+        Features::new(shingles)
+    }
+}
+
+/// A run described once: features, threshold, method, verifier, exact pass, grouping
+/// and representative, every parameter checked. Built by
+/// [`Dedup::plan`](crate::Dedup::plan); every engine runs from one (in memory
+/// [`Dedup`](crate::Dedup), the saved [`DedupIndex`](crate::DedupIndex), the
+/// [`BloomDedup`](crate::BloomDedup) stream, [`OutOfCore`](crate::OutOfCore) files),
+/// so none of them checks again what the plan guarantees, and none can read a setting
+/// differently from another.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, Verifier};
+/// let plan = Dedup::new().threshold(0.9).plan()?;
+/// assert_eq!(plan.threshold().get(), 0.9);
+/// assert_eq!(plan.verifier().name(), "jaccard"); // MinHash's default verifier, resolved
+/// assert!(Dedup::new().threshold(0.0).plan().is_err());
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub(crate) features: Features,
+    pub(crate) threshold: Threshold,
+    pub(crate) method: Method,
+    pub(crate) verifier: Verifier,
+    /// Whether the verifier was set, not the method's default.
+    #[cfg_attr(not(feature = "minhash"), allow(dead_code))]
+    pub(crate) verifier_set: bool,
+    pub(crate) exact: Option<ExactPass>,
+    pub(crate) group: GroupMethod,
+    pub(crate) representative: Representative,
+}
+
+impl Plan {
+    /// The features every stage cuts documents into.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let plan = ndd_pipeline::Dedup::new().nfkc(true).plan()?;
+    /// assert!(plan.features().normalizes_nfkc());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// The threshold, checked.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().plan()?.threshold().get(), 0.8);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn threshold(&self) -> Threshold {
+        self.threshold
+    }
+
+    /// The method that proposes candidates.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().plan()?.method().name(), "minhash");
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The verifier in force (the one set, or the method's default).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method};
+    /// assert_eq!(Dedup::new().method(Method::ExactJaccard).plan()?.verifier().name(), "method");
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn verifier(&self) -> &Verifier {
+        &self.verifier
+    }
+
+    /// The exact pass, if on, with the plan's normalization.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let plan = ndd_pipeline::Dedup::new().nfkc(true).plan()?;
+    /// assert!(plan.exact_pass().is_some_and(|p| p.normalizes_nfkc()));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn exact_pass(&self) -> Option<ExactPass> {
+        self.exact
+    }
+
+    /// How pairs become groups.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Dedup::new().plan()?.group().name(), "components");
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn group(&self) -> &GroupMethod {
+        &self.group
+    }
+
+    /// Which document of a group is kept.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::Representative;
+    /// assert_eq!(*ndd_pipeline::Dedup::new().plan()?.representative(), Representative::FirstSeen);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn representative(&self) -> &Representative {
+        &self.representative
+    }
+
+    /// The plan verified by the method's score when no verifier was set: what the
+    /// engines that keep signatures but no texts run by default.
+    #[cfg(feature = "minhash")]
+    pub(crate) fn estimate_unless_set(mut self) -> Self {
+        if !self.verifier_set {
+            self.verifier = Verifier::MethodScore;
+        }
+        self
+    }
+
+    /// Which candidates the candidate stage passes on, for this plan's verifier and
+    /// grouping: every candidate when DURIAN's distance or a measure the method's
+    /// estimate does not bound decides; those whose estimate may reach the threshold
+    /// for exact Jaccard; the method's own decisions when its score verifies.
+    pub(crate) fn emit(&self) -> Emit {
+        if matches!(self.group, GroupMethod::Durian(_)) {
+            // DURIAN's distance decides among every candidate.
+            return Emit::AllCandidates;
+        }
+        match self.verifier {
+            Verifier::MethodScore => Emit::Accepted,
+            // The estimate bounds Jaccard, not containment or a user's measure.
+            Verifier::ExactJaccard => Emit::Plausible,
+            // Containment, word order and a user's measure are not bounded by it.
+            Verifier::Containment | Verifier::Align(_) | Verifier::Custom(_) => Emit::AllCandidates,
+        }
+    }
+
+    /// The MinHash configuration of a plan that an engine supporting only part of the
+    /// pipeline can run: the MinHash method with binary weights, a verifier among
+    /// `verifiers` (`why` says why not others), components keeping the first-seen
+    /// document. `engine` names the engine in errors ("an incremental index").
+    #[cfg(feature = "minhash")]
+    pub(crate) fn minhash_engine(
+        &self,
+        engine: &'static str,
+        verifiers: &[&str],
+        why: &str,
+    ) -> Result<&crate::MinHashConfig, Error> {
+        let unsupported = |m: String| Error::Core(CoreError::invalid_parameter("dedup", m));
+        let Method::MinHash(config) = &self.method else {
+            return Err(unsupported(format!(
+                "{engine} supports the minhash method, not {}",
+                self.method.name()
+            )));
+        };
+        if config.weighting.is_learned() {
+            return Err(unsupported(format!(
+                "{engine} takes binary MinHash weights only (it does not carry a learned model)"
+            )));
+        }
+        let verifier = self.verifier.name();
+        if !verifiers.contains(&verifier) {
+            return Err(unsupported(format!(
+                "{engine} verifies by {} only ({why}), not {verifier}",
+                verifiers.join(", ")
+            )));
+        }
+        if self.representative != Representative::FirstSeen {
+            return Err(unsupported(format!(
+                "{engine} keeps the first-seen document of each group"
+            )));
+        }
+        if !matches!(self.group, GroupMethod::Components) {
+            return Err(unsupported(format!(
+                "{engine} groups by connected components"
+            )));
+        }
+        Ok(config)
+    }
+}
