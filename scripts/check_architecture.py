@@ -1,0 +1,525 @@
+#!/usr/bin/env python3
+"""Check docs/architecture.md against the code, so that it cannot drift.
+
+Two checks, python3 standard library only:
+
+1. The crate graph. The doc's dependency diagram is a fenced ```mermaid block that
+   follows the marker line `<!-- check_architecture: crate graph -->`. Its nodes are
+   `id["package-name"]`, its edges `a --> b` (a normal dependency) and `a -.-> b` (an
+   optional one, behind a feature); `a --> b & c` draws several. It must name every
+   package of the workspace and draw exactly the dependencies between workspace
+   packages that `cargo metadata --format-version 1 --no-deps` reports: normal
+   dependencies only (build and dev-dependencies are ignored: tests, benches and
+   examples may use any crate), an optional dependency drawn dotted, a required one
+   solid. A dependency that is optional on one target and required on another, or
+   declared twice, counts as required.
+
+2. The names. Every name in backticks written as a path, `ndd_x::Item`,
+   `near_dup::x::Item`, `module::Item` or `Type::item`, must exist in the sources
+   (the `src/` folders of the workspace packages): for `ndd_x::...::Item`, a public
+   item or a `pub use` re-export named `Item` in that crate; for `Type::item`, a type
+   `Type` whose definition or `impl` blocks hold `item` (a method, constant, associated
+   type, field or variant). Every bare CamelCase name in backticks (`Dedup`,
+   `MinHasher<E>`) must be defined somewhere in those sources. Paths into crates outside
+   the workspace (`std::`, `serde::`) are not checked; a backtick span that is no Rust
+   path (`--verify align`, `1 − h/64`) is skipped.
+
+Exit 0 when both hold, 1 with one line per difference otherwise, 2 when the check
+itself cannot run. `--self-test` mutates a copy of the doc (an arrow drawn that does
+not exist, a real arrow removed, an optional arrow drawn solid, a crate left out, a
+stale name) and asserts that each mutation is caught with a message naming it.
+
+Usage: scripts/check_architecture.py [--doc PATH] [--self-test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_DOC = os.path.join(ROOT, "docs", "architecture.md")
+GRAPH_MARKER = "<!-- check_architecture: crate graph -->"
+
+# Backticked words in CamelCase that are not Rust items of this workspace: the
+# standard library's, and words that are no items at all.
+NOT_ITEMS = {
+    "NaN", "Vec", "Option", "Some", "None", "Result", "Ok", "Err", "Box", "String", "Default",
+    "Clone", "Copy", "Debug", "Send", "Sync", "Iterator", "IntoIterator", "FnMut", "Fn",
+    "FnOnce", "HashMap", "HashSet", "BTreeMap", "Arc", "Rc", "Infallible", "Read", "Write",
+    "BufRead", "Path", "PathBuf", "Serialize", "Deserialize", "Self",
+}
+
+
+# --------------------------------------------------------------------------- cargo
+
+
+def cargo_metadata() -> dict:
+    try:
+        out = subprocess.run(
+            ["cargo", "metadata", "--format-version", "1", "--no-deps"],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+    except (OSError, subprocess.CalledProcessError) as err:
+        stderr = getattr(err, "stderr", "") or ""
+        sys.exit(f"check_architecture: `cargo metadata` failed: {err}\n{stderr}")
+    return json.loads(out.stdout)
+
+
+def real_graph(meta: dict) -> tuple[set[str], dict[tuple[str, str], bool]]:
+    """Workspace packages and their normal dependencies on each other.
+
+    Returns the package names and a map (from, to) -> optional.
+    """
+    members = set(meta["workspace_members"])
+    packages = [p for p in meta["packages"] if p["id"] in members]
+    names = {p["name"] for p in packages}
+    edges: dict[tuple[str, str], bool] = {}
+    for package in packages:
+        for dep in package["dependencies"]:
+            if dep["name"] not in names or dep.get("kind") is not None:
+                continue  # external, or a dev- or build-dependency
+            key = (package["name"], dep["name"])
+            # Required anywhere wins over optional.
+            edges[key] = edges.get(key, True) and bool(dep.get("optional"))
+    return names, edges
+
+
+def source_dirs(meta: dict) -> dict[str, str]:
+    """Library (or binary) crate name -> its package's `src/` folder."""
+    members = set(meta["workspace_members"])
+    dirs: dict[str, str] = {}
+    for package in meta["packages"]:
+        if package["id"] not in members:
+            continue
+        src = os.path.join(os.path.dirname(package["manifest_path"]), "src")
+        for target in package["targets"]:
+            if "lib" in target["kind"] or "bin" in target["kind"]:
+                dirs.setdefault(target["name"].replace("-", "_"), src)
+        dirs.setdefault(package["name"].replace("-", "_"), src)
+    return dirs
+
+
+# --------------------------------------------------------------------------- the doc's graph
+
+NODE = re.compile(r'([A-Za-z_][\w]*)\s*\[\s*"?([^"\]]+?)"?\s*\]')
+EDGE = re.compile(r"^(.+?)\s*(-\.->|-->)\s*(.+)$")
+
+
+def doc_graph(text: str) -> tuple[set[str], dict[tuple[str, str], bool], list[str]]:
+    """The packages and edges drawn in the marked mermaid block, and parse errors."""
+    lines = text.splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == GRAPH_MARKER)
+    except StopIteration:
+        return set(), {}, [f"no line `{GRAPH_MARKER}` before the crate graph"]
+    fence = next((i for i in range(start + 1, len(lines)) if lines[i].strip()), None)
+    if fence is None or not lines[fence].strip().startswith("```mermaid"):
+        return set(), {}, ["the crate graph marker is not followed by a ```mermaid block"]
+    errors: list[str] = []
+    labels: dict[str, str] = {}
+    raw_edges: list[tuple[str, str, bool, int]] = []
+    end = fence + 1
+    while end < len(lines) and not lines[end].strip().startswith("```"):
+        line = lines[end].split("%%")[0].strip()
+        number = end + 1
+        end += 1
+        if not line or line.startswith(("graph", "flowchart", "classDef", "class ", "style ")):
+            continue
+        if line.startswith("subgraph") or line == "end" or line.startswith("direction"):
+            continue
+        # Node definitions, standalone or inside an edge line.
+        for node_id, label in NODE.findall(line):
+            label = label.strip()
+            if node_id in labels and labels[node_id] != label:
+                errors.append(f"line {number}: node `{node_id}` labelled twice")
+            labels[node_id] = label
+        edge = EDGE.match(line)
+        if edge is None:
+            if not NODE.fullmatch(line):
+                errors.append(f"line {number}: cannot read `{line}` (a node `id[\"name\"]` or an edge `a --> b`)")
+            continue
+        source = NODE.sub(r"\1", edge.group(1)).strip()
+        optional = edge.group(2) == "-.->"
+        for target in NODE.sub(r"\1", edge.group(3)).split("&"):
+            raw_edges.append((source, target.strip(), optional, number))
+    names = set(labels.values())
+    edges: dict[tuple[str, str], bool] = {}
+    for source, target, optional, number in raw_edges:
+        if source not in labels or target not in labels:
+            unknown = source if source not in labels else target
+            errors.append(f"line {number}: node `{unknown}` has no label `{unknown}[\"package\"]`")
+            continue
+        key = (labels[source], labels[target])
+        if key in edges:
+            errors.append(f"line {number}: {key[0]} -> {key[1]} drawn twice")
+        edges[key] = optional
+    return names, edges, errors
+
+
+def graph_differences(meta: dict, text: str) -> list[str]:
+    real_names, real_edges = real_graph(meta)
+    names, edges, problems = doc_graph(text)
+    problems = [f"crate graph: {p}" for p in problems]
+    for name in sorted(real_names - names):
+        problems.append(f"crate graph: workspace package `{name}` is missing from the diagram")
+    for name in sorted(names - real_names):
+        problems.append(f"crate graph: `{name}` is drawn but is no workspace package")
+
+    def kind(optional: bool) -> str:
+        return "an optional dependency (dotted -.->)" if optional else "a required dependency (solid -->)"
+
+    for (a, b), optional in sorted(edges.items()):
+        if (a, b) not in real_edges:
+            problems.append(
+                f"crate graph: {a} -> {b} is drawn, but {a} has no normal dependency on {b}"
+            )
+        elif real_edges[(a, b)] != optional:
+            problems.append(
+                f"crate graph: {a} -> {b} is drawn as {kind(optional)}, "
+                f"but it is {kind(real_edges[(a, b)])}"
+            )
+    for (a, b), optional in sorted(real_edges.items()):
+        if (a, b) not in edges and a in names and b in names:
+            problems.append(
+                f"crate graph: {a} depends on {b} ({kind(optional)}), but no arrow is drawn"
+            )
+        elif (a, b) not in edges:
+            problems.append(f"crate graph: {a} depends on {b}, not drawn (a crate is missing)")
+    return problems
+
+
+# --------------------------------------------------------------------------- sources
+
+
+def strip_rust(code: str) -> str:
+    """Code with comments, string and char literals blanked (braces inside them too)."""
+    out = []
+    i, n = 0, len(code)
+    while i < n:
+        c = code[i]
+        if code.startswith("//", i):
+            j = code.find("\n", i)
+            i = n if j < 0 else j
+        elif code.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if code.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif code.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+            out.append(" ")
+        elif c == "r" and re.match(r'r#*"', code[i:]) and (i == 0 or not (code[i - 1].isalnum() or code[i - 1] == "_")):
+            hashes = re.match(r"r(#*)\"", code[i:]).group(1)
+            j = code.find('"' + hashes, i + len(hashes) + 2)
+            i = n if j < 0 else j + 1 + len(hashes)
+            out.append('""')
+        elif c == '"':
+            i += 1
+            while i < n and code[i] != '"':
+                i += 2 if code[i] == "\\" else 1
+            i += 1
+            out.append('""')
+        elif c == "'" and re.match(r"'(\\.|\\u\{[0-9a-fA-F]+\}|[^\\'])'", code[i:]):
+            i += len(re.match(r"'(\\.|\\u\{[0-9a-fA-F]+\}|[^\\'])'", code[i:]).group(0))
+            out.append("' '")
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+ITEM = re.compile(
+    r"\b(pub(?:\s*\([^)]*\))?\s+)?(?:(?:const|async|unsafe|extern\s+\"C\")\s+)*"
+    r"(struct|enum|trait|fn|type|const|static|mod|union)\s+([A-Za-z_]\w*)"
+)
+PUB_USE = re.compile(r"\bpub\s+use\s+([^;]+);")
+MACRO = re.compile(r"macro_rules!\s*([A-Za-z_]\w*)")
+
+
+class Sources:
+    """Definitions found in the `src/` folders of the workspace."""
+
+    def __init__(self, dirs: dict[str, str]):
+        self.dirs = dirs
+        self.code: dict[str, str] = {}  # path -> stripped code
+        self.public: dict[str, set[str]] = {}  # crate -> public names (items and re-exports)
+        self.defined: set[str] = set()  # every item name, any visibility
+        self.modules: set[str] = set()
+        seen: set[str] = set()
+        for crate, src in sorted(dirs.items()):
+            names = self.public.setdefault(crate, set())
+            if src in seen:
+                # Two targets of one package: share the names.
+                other = next(c for c, s in dirs.items() if s == src and c in self.public and c != crate)
+                self.public[crate] = self.public[other]
+                continue
+            seen.add(src)
+            for folder, _, files in os.walk(src):
+                for file in sorted(files):
+                    if not file.endswith(".rs"):
+                        continue
+                    path = os.path.join(folder, file)
+                    with open(path, encoding="utf-8") as handle:
+                        code = strip_rust(handle.read())
+                    self.code[path] = code
+                    for visibility, kind, name in ITEM.findall(code):
+                        self.defined.add(name)
+                        if kind == "mod":
+                            self.modules.add(name)
+                        if visibility.strip() == "pub":
+                            names.add(name)
+                    for statement in PUB_USE.findall(code):
+                        for alias in re.findall(r"\bas\s+([A-Za-z_]\w*)", statement):
+                            names.add(alias)
+                        for word in re.findall(r"[A-Za-z_]\w*", statement):
+                            if word not in ("self", "super", "crate", "as"):
+                                names.add(word)
+                    for name in MACRO.findall(code):
+                        names.add(name)
+                        self.defined.add(name)
+
+    def bodies(self, type_name: str) -> list[str]:
+        """Definitions and impl blocks of a type (or trait) named `type_name`."""
+        heads = re.compile(
+            r"\b(?:(?:struct|enum|trait|union)\s+" + type_name + r"\b[^{;]*"
+            r"|impl\b[^{;]*?\b" + type_name + r"\b[^{;]*)\{"
+        )
+        found = []
+        for code in self.code.values():
+            for head in heads.finditer(code):
+                depth, i = 1, head.end()
+                while i < len(code) and depth:
+                    depth += {"{": 1, "}": -1}.get(code[i], 0)
+                    i += 1
+                found.append(code[head.end() : i])
+        return found
+
+    def has_member(self, type_name: str, member: str) -> bool:
+        member_re = re.compile(
+            r"\b(?:fn|const|type)\s+" + member + r"\b"  # method, constant, associated type
+            r"|(?:^|[{,(])\s*(?:pub(?:\s*\([^)]*\))?\s+)?" + member + r"\s*[:,({}]"  # field, variant
+            r"|(?:^|[{,])\s*" + member + r"\s*(?:=|$)",  # unit or valued variant
+            re.M,
+        )
+        return any(member_re.search(body) for body in self.bodies(type_name))
+
+
+# --------------------------------------------------------------------------- the doc's names
+
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
+PATH = re.compile(r"^[A-Za-z_]\w*(?:::[A-Za-z_]\w*)+")
+CAMEL = re.compile(r"^[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+$|^[A-Z][a-z0-9]+[a-z0-9]*$")
+BARE = re.compile(r"^([A-Z]\w*)(<[^`]*>)?$")
+EXTERNAL_CRATES = {"std", "core", "alloc", "serde", "rayon", "timely", "differential_dataflow", "clap"}
+
+
+def code_spans(text: str):
+    """(line number, span) for each inline code span outside fenced blocks."""
+    in_fence = False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.strip().startswith("```"):
+            in_fence = not in_fence
+            continue
+        if not in_fence:
+            for span in CODE_SPAN.findall(line):
+                yield number, span.strip()
+
+
+def name_differences(meta: dict, text: str, sources: Sources | None = None) -> list[str]:
+    sources = sources or Sources(source_dirs(meta))
+    crates = set(sources.public)
+    problems = []
+    for number, span in code_spans(text):
+        path = PATH.match(span)
+        if path:
+            rest = span[path.end() :]
+            if rest and not re.match(r"^(\(.*\)|<.*>|\[[^\]]*\]|!?)$", rest):
+                continue  # an expression, not a name
+            problem = check_path(path.group(0).split("::"), crates, sources)
+            if problem:
+                problems.append(f"names: line {number}: `{span}`: {problem}")
+            continue
+        bare = BARE.match(span)
+        if bare and CAMEL.match(bare.group(1)) and bare.group(1) not in NOT_ITEMS:
+            for word in re.findall(r"\b[A-Z][A-Za-z0-9]+\b", span):
+                if CAMEL.match(word) and word not in NOT_ITEMS and word not in sources.defined:
+                    problems.append(f"names: line {number}: `{span}`: no item `{word}` in the sources")
+    return problems
+
+
+def check_path(segments: list[str], crates: set[str], sources: Sources) -> str | None:
+    first = segments[0]
+    if first in ("crate", "self", "super") or first in EXTERNAL_CRATES:
+        return None
+    if first in crates:
+        crate, inner = first, segments[1:]
+        if first == "near_dup" and len(inner) >= 2 and inner[0] in sources.public["near_dup"]:
+            # `near_dup::x::Item` goes through the facade's re-export of `ndd_x`.
+            target = "ndd_" + inner[0]
+            if target in crates:
+                crate, inner = target, inner[1:]
+        last = inner[-1]
+        if len(inner) >= 2 and inner[-2][:1].isupper():
+            if not sources.has_member(inner[-2], last):
+                return f"`{inner[-2]}` has no member `{last}`"
+            return None
+        if last not in sources.public[crate]:
+            return f"crate `{crate}` has no public item or re-export `{last}`"
+        return None
+    if first[:1].isupper():
+        # Type::member (or Type::Variant, Trait::method).
+        if first not in sources.defined:
+            return f"no type `{first}` in the sources"
+        if not sources.has_member(first, segments[1]):
+            return f"`{first}` has no member `{segments[1]}`"
+        return None
+    if first in sources.modules:
+        if segments[-1] not in sources.defined:
+            return f"no item `{segments[-1]}` in the sources"
+        return None
+    return None  # a path into a crate outside the workspace
+
+
+# --------------------------------------------------------------------------- main
+
+
+def check(meta: dict, text: str, sources: Sources | None = None) -> list[str]:
+    return graph_differences(meta, text) + name_differences(meta, text, sources)
+
+
+def self_test(meta: dict, text: str) -> int:
+    """Mutate the doc in memory and assert that each mutation is reported."""
+    sources = Sources(source_dirs(meta))
+    base = check(meta, text, sources)
+    if base:
+        print("self-test: the doc itself does not pass; fix it first", file=sys.stderr)
+        return 1
+    _, labels_edges, _ = doc_graph(text)
+    block = text[text.index(GRAPH_MARKER) :]
+    ids = {label: node_id for node_id, label in NODE.findall(block.split("```")[1])}
+    real_names, real_edges = real_graph(meta)
+    required = next(e for e, opt in sorted(real_edges.items()) if not opt and e[0] != "near-dup")
+    optional = next(e for e, opt in sorted(real_edges.items()) if opt)
+    missing = next(
+        (b, a) for (a, b) in sorted(real_edges) if (b, a) not in real_edges and b != a
+    )
+
+    def add_line(line: str) -> str:
+        head, _, tail = text.partition(GRAPH_MARKER)
+        fence_end = tail.index("```", tail.index("```mermaid") + 3)
+        return head + GRAPH_MARKER + tail[:fence_end] + line + "\n" + tail[fence_end:]
+
+    def drop_edge(a: str, b: str, solid: bool = False) -> str:
+        out = []
+        in_block = False
+        for line in text.splitlines(keepends=True):
+            if line.strip() == GRAPH_MARKER:
+                in_block = True
+            elif in_block and line.strip() == "```":
+                in_block = False
+            edge = EDGE.match(line.strip()) if in_block else None
+            if edge and NODE.sub(r"\1", edge.group(1)).strip() == ids[a]:
+                targets = [t.strip() for t in NODE.sub(r"\1", edge.group(3)).split("&")]
+                if ids[b] in targets:
+                    rest = [t for t in targets if t != ids[b]]
+                    indent = line[: len(line) - len(line.lstrip())]
+                    if rest:
+                        out.append(f"{indent}{ids[a]} {edge.group(2)} {' & '.join(rest)}\n")
+                    if solid:
+                        out.append(f"{indent}{ids[a]} --> {ids[b]}\n")
+                    continue
+            out.append(line)
+        return "".join(out)
+
+    removed_crate = "ndd-scale"
+    cases = [
+        (
+            "a false arrow",
+            add_line(f"    {ids[missing[0]]} --> {ids[missing[1]]}"),
+            f"{missing[0]} -> {missing[1]} is drawn, but {missing[0]} has no normal dependency on {missing[1]}",
+        ),
+        (
+            "a real arrow removed",
+            drop_edge(*required),
+            f"{required[0]} depends on {required[1]} (a required dependency (solid -->)), but no arrow is drawn",
+        ),
+        (
+            "an optional arrow drawn solid",
+            drop_edge(*optional, solid=True),
+            f"{optional[0]} -> {optional[1]} is drawn as a required dependency (solid -->), but it is an optional",
+        ),
+        (
+            "a crate left out",
+            re.sub(r"^.*\b" + ids[removed_crate] + r"\b.*\n", "", text, flags=re.M),
+            f"workspace package `{removed_crate}` is missing from the diagram",
+        ),
+        (
+            "a stale method",
+            text + "\nThe tool copies records with `Dedup::copy_lines`.\n",
+            "`Dedup::copy_lines`: `Dedup` has no member `copy_lines`",
+        ),
+        (
+            "a stale crate path",
+            text + "\nSee `ndd_pipeline::NoSuchReader`.\n",
+            "crate `ndd_pipeline` has no public item or re-export `NoSuchReader`",
+        ),
+        (
+            "a stale type",
+            text + "\nThe `NoSuchIndex<K>` holds them.\n",
+            "no item `NoSuchIndex` in the sources",
+        ),
+    ]
+    failed = 0
+    for what, mutated, expected in cases:
+        problems = check(meta, mutated, sources)
+        if any(expected in p for p in problems):
+            print(f"self-test: {what}: caught")
+        else:
+            failed += 1
+            print(f"self-test: {what}: NOT caught (expected `{expected}`), got:", file=sys.stderr)
+            for p in problems:
+                print(f"  {p}", file=sys.stderr)
+    assert labels_edges and real_names
+    return 1 if failed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--doc", default=DEFAULT_DOC, help="the document to check")
+    parser.add_argument("--self-test", action="store_true", help="check that the checker catches drift")
+    args = parser.parse_args()
+    meta = cargo_metadata()
+    with open(args.doc, encoding="utf-8") as handle:
+        text = handle.read()
+    if args.self_test:
+        return self_test(meta, text)
+    problems = check(meta, text)
+    doc = os.path.relpath(args.doc, ROOT)
+    if doc.startswith(".."):
+        doc = args.doc
+    if problems:
+        print(f"{doc} disagrees with the code ({len(problems)}):", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        print(
+            "Fix the doc (or the code); the crate graph lists normal dependencies between "
+            "workspace packages, optional ones dotted.",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{doc}: crate graph and names agree with the code")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
