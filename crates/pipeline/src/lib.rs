@@ -72,7 +72,9 @@ pub mod corpus;
 
 #[cfg(feature = "minhash")]
 pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE};
-pub use candidates::{CandidateGenerator, CandidateReport, Emit, PLAUSIBLE_SIGMAS};
+pub use candidates::{
+    CandidateGenerator, CandidateReport, CandidateSource, Emit, PLAUSIBLE_SIGMAS, SourceContext,
+};
 pub use corpus::{
     Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,

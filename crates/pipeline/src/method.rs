@@ -1,7 +1,11 @@
 //! Which features a document is cut into ([`Shingles`]) and which method turns them
 //! into candidate pairs ([`Method`]).
 
+use std::sync::Arc;
+
 use ndd_core::{DynFeatureExtractor, Error};
+
+use crate::candidates::{CandidateSource, ExactJaccardSource};
 use ndd_shingle::{CharShingler, WordShingler};
 
 /// The features of a document: word k-grams for spaced scripts, character k-grams
@@ -272,7 +276,7 @@ pub enum MinHashWeighting {
     /// - Sergey Ioffe, *Improved Consistent Sampling, Weighted Minhash and L1
     ///   Sketching*, ICDM 2010.
     #[cfg(feature = "learn")]
-    Learned(std::sync::Arc<ndd_learn::WeightModel>),
+    Learned(Arc<ndd_learn::WeightModel>),
 }
 
 impl MinHashWeighting {
@@ -406,7 +410,7 @@ pub enum SimWeighting {
     /// with document frequencies from the corpus being deduplicated. Feature
     /// `learn`.
     #[cfg(feature = "learn")]
-    Learned(std::sync::Arc<ndd_learn::WeightModel>),
+    Learned(Arc<ndd_learn::WeightModel>),
 }
 
 /// SimHash fingerprints: very near copies at web scale, 8 bytes per document at 64
@@ -542,7 +546,7 @@ pub struct SigNcdConfig {
 /// assert_eq!("exact".parse::<Method>()?.name(), "exact");
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Method {
     /// MinHash + banded LSH.
@@ -559,6 +563,27 @@ pub enum Method {
     SigNcd(SigNcdConfig),
     /// Exact Jaccard, all pairs by a prefix-filtered join.
     ExactJaccard,
+    /// A candidate source of another crate ([`Method::custom`]).
+    Custom(Arc<dyn CandidateSource>),
+}
+
+/// Two custom methods are equal when they are the same source (one `Arc`).
+impl PartialEq for Method {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            #[cfg(feature = "minhash")]
+            (Method::MinHash(a), Method::MinHash(b)) => a == b,
+            #[cfg(feature = "simhash")]
+            (Method::SimHash(a), Method::SimHash(b)) => a == b,
+            #[cfg(feature = "imatch")]
+            (Method::IMatch(a), Method::IMatch(b)) => a == b,
+            #[cfg(feature = "ncd")]
+            (Method::SigNcd(a), Method::SigNcd(b)) => a == b,
+            (Method::ExactJaccard, Method::ExactJaccard) => true,
+            (Method::Custom(a), Method::Custom(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
 }
 
 #[allow(clippy::derivable_impls)] // not derivable when the minhash feature is on
@@ -576,8 +601,53 @@ impl Default for Method {
 }
 
 impl Method {
+    /// A method of another crate: `source` proposes the candidates, the pipeline does
+    /// the rest (see [`CandidateSource`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{CandidateReport, CandidateSource, Error, Method, PairSink, SourceContext};
+    /// #[derive(Debug)]
+    /// struct Nothing;
+    /// impl CandidateSource for Nothing {
+    ///     fn name(&self) -> &str { "nothing" }
+    ///     fn run(&self, _: &[&str], _: &SourceContext<'_>, _: &mut dyn PairSink) -> Result<CandidateReport, Error> {
+    ///         Ok(CandidateReport::default())
+    ///     }
+    /// }
+    /// assert_eq!(Method::custom(Nothing).name(), "nothing");
+    /// ```
+    #[must_use]
+    pub fn custom(source: impl CandidateSource + 'static) -> Self {
+        Method::Custom(Arc::new(source))
+    }
+
+    /// The method as the stage that runs it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::Method::ExactJaccard.source().name(), "exact");
+    /// ```
+    #[must_use]
+    pub fn source(&self) -> &dyn CandidateSource {
+        match self {
+            #[cfg(feature = "minhash")]
+            Method::MinHash(c) => c,
+            #[cfg(feature = "simhash")]
+            Method::SimHash(c) => c,
+            #[cfg(feature = "imatch")]
+            Method::IMatch(c) => c,
+            #[cfg(feature = "ncd")]
+            Method::SigNcd(c) => c,
+            Method::ExactJaccard => &ExactJaccardSource,
+            Method::Custom(s) => s.as_ref(),
+        }
+    }
+
     /// The method's command-line name: `minhash`, `simhash`, `imatch`, `signcd` or
-    /// `exact`.
+    /// `exact`, or a custom source's name.
     ///
     /// # Example
     ///
@@ -585,18 +655,8 @@ impl Method {
     /// assert_eq!(ndd_pipeline::Method::ExactJaccard.name(), "exact");
     /// ```
     #[must_use]
-    pub fn name(&self) -> &'static str {
-        match self {
-            #[cfg(feature = "minhash")]
-            Method::MinHash(_) => "minhash",
-            #[cfg(feature = "simhash")]
-            Method::SimHash(_) => "simhash",
-            #[cfg(feature = "imatch")]
-            Method::IMatch(_) => "imatch",
-            #[cfg(feature = "ncd")]
-            Method::SigNcd(_) => "signcd",
-            Method::ExactJaccard => "exact",
-        }
+    pub fn name(&self) -> &str {
+        self.source().name()
     }
 
     /// Whether the method scores pairs by a similarity threshold `T` (MinHash, SigNCD
@@ -610,13 +670,7 @@ impl Method {
     /// ```
     #[must_use]
     pub fn uses_threshold(&self) -> bool {
-        match self {
-            #[cfg(feature = "simhash")]
-            Method::SimHash(_) => false,
-            #[cfg(feature = "imatch")]
-            Method::IMatch(_) => false,
-            _ => true,
-        }
+        self.source().uses_threshold()
     }
 }
 

@@ -812,3 +812,112 @@ fn fate_names_exact_copies_of_the_kept_document() {
     let out = check(Dedup::new().threshold(0.7).exact_pass(false), false);
     assert_eq!(out.fate(2), Fate::NearDuplicate);
 }
+
+/// A method the pipeline does not know, added from outside through `Method::Custom`:
+/// every pair, unscored (the brute force a verifier then decides).
+#[derive(Debug)]
+struct EveryPair;
+
+impl ndd_pipeline::CandidateSource for EveryPair {
+    fn name(&self) -> &str {
+        "every-pair"
+    }
+
+    fn validate(
+        &self,
+        _features: ndd_pipeline::Features,
+        threshold: ndd_pipeline::Threshold,
+    ) -> Result<(), ndd_pipeline::Error> {
+        // A setting of its own to refuse, so the plan is seen to ask.
+        if threshold.get() < 0.1 {
+            return Err(
+                ndd_core::Error::invalid_parameter("threshold", "too low for every pair").into(),
+            );
+        }
+        Ok(())
+    }
+
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &ndd_pipeline::SourceContext<'_>,
+        sink: &mut dyn ndd_pipeline::PairSink,
+    ) -> Result<ndd_pipeline::CandidateReport, ndd_pipeline::Error> {
+        assert_eq!(
+            ctx.emit(),
+            Emit::AllCandidates,
+            "an exact verifier after an unscored source"
+        );
+        let mut n = 0;
+        for b in 0..texts.len() {
+            for a in 0..b {
+                sink.push_pair(ScoredPair::new(a, b, f64::NAN));
+                n += 1;
+            }
+        }
+        Ok(ndd_pipeline::CandidateReport {
+            description: "every pair".into(),
+            candidates: n,
+            ..Default::default()
+        })
+    }
+}
+
+#[test]
+fn a_custom_method_runs_through_every_stage_and_matches_brute_force() {
+    let (mut docs, _) = planted(13, 30, 0.5, 0.95);
+    // Exact copies too, so the exact pass runs before the custom source.
+    docs.push(docs[0].clone());
+    docs.push(docs[3].to_uppercase());
+    for t in [0.5, 0.8] {
+        let out = Dedup::new()
+            .method(Method::custom(EveryPair))
+            .verifier(Verifier::Containment)
+            .shingles(Shingles::Words(5))
+            .threshold(t)
+            .run_texts(&docs)
+            .unwrap();
+        assert_eq!(out.report.method, "every pair");
+        // Copies leave the source's input: n(n-1)/2 over the unique documents.
+        let unique = (docs.len() - out.report.exact_copies) as u64;
+        assert_eq!(out.report.candidates, unique * (unique - 1) / 2);
+        // Oracle: containment of the smaller 5-gram set in the larger, from hash sets.
+        let sh = WordShingler::new(5).unwrap();
+        let sets: Vec<HashSet<u64>> = docs
+            .iter()
+            .map(|d| sh.features(d).into_iter().collect())
+            .collect();
+        let mut expected = BTreeSet::new();
+        for i in 0..docs.len() {
+            for j in i + 1..docs.len() {
+                let inter = sets[i].intersection(&sets[j]).count() as f64;
+                let c = inter / sets[i].len().min(sets[j].len()).max(1) as f64;
+                if c >= t {
+                    expected.insert((i, j));
+                }
+            }
+        }
+        // Pairs between an exact copy and another document are reported once, through
+        // the copy's first occurrence: compare the groups' members instead.
+        let mut expected_groups = ndd_core::UnionFind::new(docs.len());
+        for &(i, j) in &expected {
+            expected_groups.union(i, j);
+        }
+        let mut want: Vec<Vec<usize>> = expected_groups
+            .groups()
+            .into_iter()
+            .filter(|g| g.len() > 1)
+            .collect();
+        let mut got: Vec<Vec<usize>> = out.groups.iter().map(|g| g.members.clone()).collect();
+        want.sort();
+        got.sort();
+        assert_eq!(got, want, "threshold {t}");
+    }
+    // The source's own check runs when the plan is built, before any document.
+    let low = Dedup::new()
+        .method(Method::custom(EveryPair))
+        .threshold(0.05);
+    assert!(low.plan().is_err());
+    // And the name is the source's.
+    assert_eq!(Method::custom(EveryPair).name(), "every-pair");
+}

@@ -8,6 +8,10 @@ use crate::progress::{NoProgress, Progress, Stage};
 use crate::{Features, Method, Shingles};
 
 mod exact_jaccard;
+mod source;
+
+pub use source::CandidateSource;
+pub(crate) use source::ExactJaccardSource;
 #[cfg(feature = "imatch")]
 mod imatch;
 #[cfg(feature = "minhash")]
@@ -288,7 +292,7 @@ impl CandidateGenerator {
     }
 
     /// The threshold, checked with every other parameter.
-    fn checked(&self) -> Result<Threshold, Error> {
+    fn checked(&self) -> Result<Threshold, crate::Error> {
         let threshold = Threshold::new(self.threshold)?;
         validate_method(&self.method, self.features, threshold)?;
         Ok(threshold)
@@ -316,44 +320,20 @@ pub(crate) fn generate<D: AsRef<str> + Sync>(
     let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
     let mut counted = Counted { sink, n: 0 };
     // Every method's parameters were checked when the plan (or the generator's
-    // settings) were; the runners below do not check them again.
-    let mut report = match method {
-        #[cfg(feature = "minhash")]
-        Method::MinHash(c) => minhash::run(c, &texts, ctx, &mut counted)?,
-        #[cfg(feature = "simhash")]
-        Method::SimHash(c) => simhash::run(c, &texts, ctx, &mut counted)?,
-        #[cfg(feature = "imatch")]
-        Method::IMatch(c) => imatch::run(c, &texts, ctx, &mut counted)?,
-        #[cfg(feature = "ncd")]
-        Method::SigNcd(c) => signcd::run(c, &texts, ctx, &mut counted)?,
-        Method::ExactJaccard => exact_jaccard::run(&texts, ctx, &mut counted)?,
-    };
+    // settings) were; the sources do not check them again.
+    let mut report = method.source().run(&texts, ctx, &mut counted)?;
     report.emitted = counted.n;
     Ok(report)
 }
 
 /// Checks `method`'s parameters for `features` and `threshold`.
-#[cfg_attr(
-    not(any(feature = "minhash", feature = "ncd")),
-    allow(unused_variables)
-)]
 pub(crate) fn validate_method(
     method: &Method,
     features: Features,
     threshold: Threshold,
-) -> Result<(), Error> {
+) -> Result<(), crate::Error> {
     features.validate()?;
-    match method {
-        #[cfg(feature = "minhash")]
-        Method::MinHash(c) => minhash::validate(c, threshold),
-        #[cfg(feature = "simhash")]
-        Method::SimHash(c) => simhash::validate(c),
-        #[cfg(feature = "imatch")]
-        Method::IMatch(c) => imatch::validate(c),
-        #[cfg(feature = "ncd")]
-        Method::SigNcd(c) => signcd::validate(c, threshold),
-        Method::ExactJaccard => Ok(()),
-    }
+    method.source().validate(features, threshold)
 }
 
 impl CandidateGenerator {
@@ -371,18 +351,30 @@ impl CandidateGenerator {
     /// assert!(CandidateGenerator::new(Method::default()).threshold(0.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), crate::Error> {
-        self.checked().map(drop).map_err(Into::into)
+        self.checked().map(drop)
     }
 }
 
-/// What every method's implementation gets.
-pub(crate) struct Ctx<'a> {
+/// What a [`CandidateSource`] is run with: the plan's checked threshold and features,
+/// which pairs to pass on, and where progress goes.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+/// let ctx = SourceContext::new(Threshold::new(0.9)?, Features::default(), Emit::Plausible, &NoProgress);
+/// assert_eq!((ctx.threshold().get(), ctx.emit()), (0.9, Emit::Plausible));
+/// # Ok::<(), ndd_core::Error>(())
+/// ```
+pub struct SourceContext<'a> {
     pub(crate) threshold: Threshold,
-    #[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
     pub(crate) emit: Emit,
     pub(crate) features: Features,
     pub(crate) progress: &'a dyn Progress,
 }
+
+/// The context under the short name the methods' files use.
+pub(crate) use SourceContext as Ctx;
 
 impl Ctx<'_> {
     /// Times `f` as `stage`, with start/finish reported.

@@ -1,0 +1,300 @@
+//! [`CandidateSource`]: what a method is to the pipeline, so that a crate outside it
+//! can add one ([`Method::Custom`](crate::Method::Custom)).
+
+use ndd_core::{PairSink, Threshold};
+
+use super::{CandidateReport, Emit, SourceContext};
+use crate::progress::Progress;
+use crate::{Error, Features};
+
+/// A candidate source: the stage that proposes pairs of similar documents. The five
+/// methods of the pipeline implement it (MinHash, SimHash, I-Match, SigNCD, the exact
+/// Jaccard join), and any type of another crate can, through
+/// [`Method::custom`](crate::Method::custom): the pipeline then runs it like the others
+/// (exact pass before it, verification and grouping after it), in every engine that
+/// takes any method.
+///
+/// Pairs go to the sink as [`ScoredPair`](ndd_core::ScoredPair)s of indices into the
+/// texts given, `a < b`, each at most once, scored by the source's own measure (higher
+/// is more similar; `NaN` when it has none), in an order that depends only on the
+/// input. [`SourceContext::emit`] says which pairs the verifier after it needs.
+///
+/// # Example
+///
+/// A source that proposes every pair of documents sharing their first word (an
+/// exact verifier then decides):
+///
+/// ```
+/// use ndd_pipeline::{
+///     CandidateReport, CandidateSource, Dedup, Error, Method, PairSink, ScoredPair,
+///     SourceContext, Verifier,
+/// };
+/// #[derive(Debug)]
+/// struct SameFirstWord;
+/// impl CandidateSource for SameFirstWord {
+///     fn name(&self) -> &str {
+///         "first-word"
+///     }
+///     fn run(&self, texts: &[&str], _ctx: &SourceContext<'_>, sink: &mut dyn PairSink)
+///         -> Result<CandidateReport, Error>
+///     {
+///         let first = |t: &str| t.split_whitespace().next().map(str::to_lowercase);
+///         let mut candidates = 0;
+///         for b in 0..texts.len() {
+///             for a in 0..b {
+///                 if first(texts[a]).is_some() && first(texts[a]) == first(texts[b]) {
+///                     sink.push_pair(ScoredPair::new(a, b, f64::NAN));
+///                     candidates += 1;
+///                 }
+///             }
+///         }
+///         Ok(CandidateReport { description: "same first word".into(), candidates, ..Default::default() })
+///     }
+/// }
+/// let out = Dedup::new()
+///     .method(Method::custom(SameFirstWord))
+///     .verifier(Verifier::ExactJaccard)
+///     .run_texts(&["Permission is hereby granted, free of charge, to any person",
+///                  "permission is hereby granted, free of charge, to any person obtaining",
+///                  "Permission to use, copy and modify this software is granted"])?;
+/// assert_eq!(out.groups.len(), 1);
+/// assert_eq!(out.groups[0].members, vec![0, 1]);
+/// assert_eq!(out.report.candidates, 3);
+/// # Ok::<(), Error>(())
+/// ```
+pub trait CandidateSource: Send + Sync + std::fmt::Debug {
+    /// The method's name, as reports and errors show it (`minhash`, `simhash`, ...).
+    fn name(&self) -> &str;
+
+    /// Checks the source's parameters for `features` and `threshold`, once, when a
+    /// plan is built ([`Dedup::plan`](crate::Dedup::plan)); nothing by default.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] (an invalid parameter) for settings the source cannot run.
+    fn validate(&self, features: Features, threshold: Threshold) -> Result<(), Error> {
+        let _ = (features, threshold);
+        Ok(())
+    }
+
+    /// Whether the source scores pairs by the similarity threshold (SimHash decides
+    /// by a Hamming bound and I-Match by a shared signature instead); `true` by
+    /// default.
+    fn uses_threshold(&self) -> bool {
+        true
+    }
+
+    /// Proposes pairs among `texts` (at least two, fewer than 2^32) into `sink`.
+    ///
+    /// # Errors
+    ///
+    /// Whatever stops the source; the run stops with it.
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &SourceContext<'_>,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, Error>;
+}
+
+impl<'a> SourceContext<'a> {
+    /// A context: what a test or a caller that drives a source by hand passes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::Accepted, &NoProgress);
+    /// assert!(!ctx.features().normalizes_nfkc());
+    /// ```
+    #[must_use]
+    pub fn new(
+        threshold: Threshold,
+        features: Features,
+        emit: Emit,
+        progress: &'a dyn Progress,
+    ) -> Self {
+        SourceContext {
+            threshold,
+            emit,
+            features,
+            progress,
+        }
+    }
+
+    /// The similarity threshold, checked.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// let ctx = SourceContext::new(Threshold::new(0.7)?, Features::default(), Emit::Accepted, &NoProgress);
+    /// assert_eq!(ctx.threshold().get(), 0.7);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn threshold(&self) -> Threshold {
+        self.threshold
+    }
+
+    /// The features the run's verifiers compare (a source may sketch others).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Emit, Features, NoProgress, Shingles, SourceContext, Threshold};
+    /// let f = Features::new(Shingles::Chars(4));
+    /// let ctx = SourceContext::new(Threshold::default(), f, Emit::Accepted, &NoProgress);
+    /// assert_eq!(ctx.features(), f);
+    /// ```
+    #[must_use]
+    pub fn features(&self) -> Features {
+        self.features
+    }
+
+    /// Which pairs the verifier after the source needs: those the source accepts,
+    /// every candidate, or those whose similarity may reach the threshold.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::AllCandidates, &NoProgress);
+    /// assert_eq!(ctx.emit(), Emit::AllCandidates);
+    /// ```
+    #[must_use]
+    pub fn emit(&self) -> Emit {
+        self.emit
+    }
+
+    /// Where the source reports its progress (stages `Sketch` and `Candidates`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Stage, Threshold};
+    /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::Accepted, &NoProgress);
+    /// ctx.progress().advance(Stage::Sketch, 1);
+    /// ```
+    #[must_use]
+    pub fn progress(&self) -> &'a dyn Progress {
+        self.progress
+    }
+}
+
+impl std::fmt::Debug for SourceContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceContext")
+            .field("threshold", &self.threshold)
+            .field("emit", &self.emit)
+            .field("features", &self.features)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The exact Jaccard join as a source ([`Method::ExactJaccard`](crate::Method::ExactJaccard)).
+#[derive(Debug)]
+pub(crate) struct ExactJaccardSource;
+
+impl CandidateSource for ExactJaccardSource {
+    fn name(&self) -> &str {
+        "exact"
+    }
+
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &SourceContext<'_>,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, Error> {
+        Ok(super::exact_jaccard::run(texts, ctx, sink)?)
+    }
+}
+
+#[cfg(feature = "minhash")]
+impl CandidateSource for crate::MinHashConfig {
+    fn name(&self) -> &str {
+        "minhash"
+    }
+
+    fn validate(&self, _features: Features, threshold: Threshold) -> Result<(), Error> {
+        Ok(super::minhash::validate(self, threshold)?)
+    }
+
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &SourceContext<'_>,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, Error> {
+        Ok(super::minhash::run(self, texts, ctx, sink)?)
+    }
+}
+
+#[cfg(feature = "simhash")]
+impl CandidateSource for crate::SimHashConfig {
+    fn name(&self) -> &str {
+        "simhash"
+    }
+
+    fn validate(&self, _features: Features, _threshold: Threshold) -> Result<(), Error> {
+        Ok(super::simhash::validate(self)?)
+    }
+
+    fn uses_threshold(&self) -> bool {
+        false
+    }
+
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &SourceContext<'_>,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, Error> {
+        Ok(super::simhash::run(self, texts, ctx, sink)?)
+    }
+}
+
+#[cfg(feature = "imatch")]
+impl CandidateSource for crate::IMatchConfig {
+    fn name(&self) -> &str {
+        "imatch"
+    }
+
+    fn validate(&self, _features: Features, _threshold: Threshold) -> Result<(), Error> {
+        Ok(super::imatch::validate(self)?)
+    }
+
+    fn uses_threshold(&self) -> bool {
+        false
+    }
+
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &SourceContext<'_>,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, Error> {
+        Ok(super::imatch::run(self, texts, ctx, sink)?)
+    }
+}
+
+#[cfg(feature = "ncd")]
+impl CandidateSource for crate::SigNcdConfig {
+    fn name(&self) -> &str {
+        "signcd"
+    }
+
+    fn validate(&self, _features: Features, threshold: Threshold) -> Result<(), Error> {
+        Ok(super::signcd::validate(self, threshold)?)
+    }
+
+    fn run(
+        &self,
+        texts: &[&str],
+        ctx: &SourceContext<'_>,
+        sink: &mut dyn PairSink,
+    ) -> Result<CandidateReport, Error> {
+        Ok(super::signcd::run(self, texts, ctx, sink)?)
+    }
+}
