@@ -77,6 +77,43 @@ const STAGES: [(&str, Stage); 5] = [
     ("group", Stage::Group),
 ];
 
+/// The stages' one "reuse or run": stage `i` of [`STAGES`] is reused when its marker
+/// from an earlier run still holds, else run, its marker saved, and either way timed.
+struct Steps<'a> {
+    dir: &'a Path,
+    markers: Vec<Option<Marker>>,
+    fingerprints: [u64; 5],
+    runs: Vec<StageRun>,
+}
+
+impl Steps<'_> {
+    /// Stage `i`'s marker: the earlier run's, or the one `stage` returns with the bytes
+    /// it wrote.
+    fn run(
+        &mut self,
+        i: usize,
+        stage: impl FnOnce() -> Result<(Marker, u64), Error>,
+    ) -> Result<Marker, Error> {
+        let (name, kind) = STAGES[i];
+        let t = Instant::now();
+        let (marker, reused, bytes_written) = match self.markers[i].take() {
+            Some(m) => (m, true, 0),
+            None => {
+                let (m, bytes) = stage()?;
+                m.save(self.dir, name, self.fingerprints[i])?;
+                (m, false, bytes)
+            }
+        };
+        self.runs.push(StageRun {
+            stage: kind,
+            reused,
+            time: t.elapsed(),
+            bytes_written,
+        });
+        Ok(marker)
+    }
+}
+
 fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
     (r.band, r.key, r.doc)
 }
@@ -389,139 +426,82 @@ impl OutOfCore {
                 remove_outputs(dir, OUTPUTS[i])?;
             }
         }
-        let mut stages = Vec::new();
-        let timed = |stages: &mut Vec<StageRun>, stage: Stage, reused: bool, t: Instant, bytes| {
-            stages.push(StageRun {
-                stage,
-                reused,
-                time: t.elapsed(),
-                bytes_written: bytes,
-            });
+        let mut steps = Steps {
+            dir,
+            markers,
+            fingerprints,
+            runs: Vec::new(),
         };
 
-        // 1. sketch
-        let t = Instant::now();
-        let sketched = match markers[0].take() {
-            Some(m) => m,
-            None => {
-                let s = crate::method::for_extractor!(self.plan.features, |e| {
-                    let hasher = MinHasher::builder()
-                        .num_hashes(self.config.num_perm)
-                        .seed(self.config.seed)
-                        .build_with(e)?;
-                    let scheme =
-                        ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(&hasher, ""));
-                    let fp = ndd_scale::band_key_fingerprint(scheme, params);
-                    sketch::run(&job, &hasher, params, fp, docs.into_iter()).map(|s| (s, fp))
-                })?;
-                let (s, fp) = s;
-                let m = Marker::default()
-                    .with("documents", s.documents)
-                    .with("signature_len", s.signature_len)
-                    .with("band_key_fingerprint", fp)
-                    .with("bytes_written", s.bytes_written)
-                    .with("runs", run_names(&s.runs))
-                    .with("digest_runs", run_names(&s.digest_runs));
-                m.save(dir, "sketch", fingerprints[0])?;
-                timed(&mut stages, Stage::Sketch, false, t, s.bytes_written);
-                m
-            }
-        };
-        if stages.is_empty() {
-            timed(&mut stages, Stage::Sketch, true, t, 0);
-        }
+        let sketched = steps.run(0, || {
+            let (s, fp) = crate::method::for_extractor!(self.plan.features, |e| {
+                let hasher = MinHasher::builder()
+                    .num_hashes(self.config.num_perm)
+                    .seed(self.config.seed)
+                    .build_with(e)?;
+                let scheme =
+                    ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(&hasher, ""));
+                let fp = ndd_scale::band_key_fingerprint(scheme, params);
+                sketch::run(&job, &hasher, params, fp, docs.into_iter()).map(|s| (s, fp))
+            })?;
+            let m = Marker::default()
+                .with("documents", s.documents)
+                .with("signature_len", s.signature_len)
+                .with("band_key_fingerprint", fp)
+                .with("bytes_written", s.bytes_written)
+                .with("runs", run_names(&s.runs))
+                .with("digest_runs", run_names(&s.digest_runs));
+            Ok((m, s.bytes_written))
+        })?;
         let documents = need(&sketched, "documents")?;
         let signature_len = need(&sketched, "signature_len")?;
         let key_fp = need(&sketched, "band_key_fingerprint")?;
 
-        // 2. exact copies
-        let t = Instant::now();
-        let exact = match markers[1].take() {
-            Some(m) => {
-                timed(&mut stages, Stage::Exact, true, t, 0);
-                m
-            }
-            None => {
-                let runs = self.plan.exact.map(|_| {
-                    SortedRuns::from_paths(
-                        run_paths(dir, &sketched, "digest_runs"),
-                        digest_order,
-                        0,
-                    )
-                });
-                let c = exact::run(&job, runs.as_ref(), fingerprints[1])?;
-                let m = Marker::default()
-                    .with("groups", c.groups)
-                    .with("copies", c.copies);
-                m.save(dir, "exact", fingerprints[1])?;
-                timed(&mut stages, Stage::Exact, false, t, c.bytes_written);
-                m
-            }
-        };
+        let exact = steps.run(1, || {
+            let runs = self.plan.exact.map(|_| {
+                SortedRuns::from_paths(run_paths(dir, &sketched, "digest_runs"), digest_order, 0)
+            });
+            let c = exact::run(&job, runs.as_ref(), fingerprints[1])?;
+            let m = Marker::default()
+                .with("groups", c.groups)
+                .with("copies", c.copies);
+            Ok((m, c.bytes_written))
+        })?;
 
-        // 3. candidates
-        let t = Instant::now();
-        let bucketed = match markers[2].take() {
-            Some(m) => {
-                timed(&mut stages, Stage::Candidates, true, t, 0);
-                m
-            }
-            None => {
-                let keys =
-                    SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
-                let copies = exact::CopyBits::load(&job, documents, fingerprints[1])?;
-                let b = buckets::run(&job, &keys, &copies, fingerprints[2])?;
-                let m = Marker::default()
-                    .with("candidates", b.candidates)
-                    .with("runs", run_names(&b.runs));
-                m.save(dir, "candidates", fingerprints[2])?;
-                timed(&mut stages, Stage::Candidates, false, t, b.bytes_written);
-                m
-            }
-        };
+        let bucketed = steps.run(2, || {
+            let keys =
+                SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
+            let copies = exact::CopyBits::load(&job, documents, fingerprints[1])?;
+            let b = buckets::run(&job, &keys, &copies, fingerprints[2])?;
+            let m = Marker::default()
+                .with("candidates", b.candidates)
+                .with("runs", run_names(&b.runs));
+            Ok((m, b.bytes_written))
+        })?;
         let candidates = need(&bucketed, "candidates")?;
 
-        // 4. verify
-        let t = Instant::now();
-        let verified = match markers[3].take() {
-            Some(m) => {
-                timed(&mut stages, Stage::Verify, true, t, 0);
-                m
-            }
-            None => {
-                let runs = SortedRuns::from_paths(
-                    run_paths(dir, &bucketed, "runs"),
-                    pair_order,
-                    fingerprints[2],
-                );
-                let v = verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])?;
-                let m = Marker::default()
-                    .with("checked", v.checked)
-                    .with("pairs", v.pairs);
-                m.save(dir, "verify", fingerprints[3])?;
-                timed(&mut stages, Stage::Verify, false, t, v.bytes_written);
-                m
-            }
-        };
+        let verified = steps.run(3, || {
+            let runs = SortedRuns::from_paths(
+                run_paths(dir, &bucketed, "runs"),
+                pair_order,
+                fingerprints[2],
+            );
+            let v = verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])?;
+            let m = Marker::default()
+                .with("checked", v.checked)
+                .with("pairs", v.pairs);
+            Ok((m, v.bytes_written))
+        })?;
 
-        // 5. group
-        let t = Instant::now();
-        let grouped = match markers[4].take() {
-            Some(m) => {
-                timed(&mut stages, Stage::Group, true, t, 0);
-                m
-            }
-            None => {
-                let g = components::run(&job, fingerprints[1], fingerprints[3])?;
-                let m = Marker::default()
-                    .with("groups", g.groups)
-                    .with("grouped", g.grouped)
-                    .with("exact_dropped", g.exact_dropped);
-                m.save(dir, "group", fingerprints[4])?;
-                timed(&mut stages, Stage::Group, false, t, g.bytes_written);
-                m
-            }
-        };
+        let grouped = steps.run(4, || {
+            let g = components::run(&job, fingerprints[1], fingerprints[3])?;
+            let m = Marker::default()
+                .with("groups", g.groups)
+                .with("grouped", g.grouped)
+                .with("exact_dropped", g.exact_dropped);
+            Ok((m, g.bytes_written))
+        })?;
+        let stages = steps.runs;
         Ok(OutOfCoreOutcome {
             documents,
             candidates,
