@@ -129,7 +129,15 @@ mod tests {
         for ok in [f64::MIN_POSITIVE, 1e-9, 0.5, 0.99, 1.0] {
             assert_eq!(Threshold::new(ok).map(Threshold::get).ok(), Some(ok));
         }
-        for bad in [0.0, -0.0, -1.0, 1.0 + f64::EPSILON, 2.0, f64::NAN, f64::INFINITY] {
+        for bad in [
+            0.0,
+            -0.0,
+            -1.0,
+            1.0 + f64::EPSILON,
+            2.0,
+            f64::NAN,
+            f64::INFINITY,
+        ] {
             assert!(Threshold::new(bad).is_err(), "{bad} accepted");
         }
     }

@@ -49,7 +49,7 @@ pub mod runs;
 
 pub use records::{
     Assignment, BandKeyRecord, DigestRecord, END_MAGIC, Edge, FORMAT_VERSION, HEADER_LEN, MAGIC,
-    Record, RecordError, RecordKind, RecordReader, RecordWriter, TRAILER_LEN, band_key_fingerprint,
-    i64_to_u64, read_all, temp_path, u64_to_i64,
+    Record, RecordError, RecordKind, RecordReader, RecordWriter, Score, TRAILER_LEN,
+    band_key_fingerprint, i64_to_u64, read_all, temp_path, u64_to_i64,
 };
 pub use runs::{ExternalSort, MAX_FAN_IN, Merge, SortedRuns};

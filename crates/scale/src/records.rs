@@ -6,8 +6,9 @@
 //! ```text
 //! header   0  8  magic  "NDDSCALE"
 //!          8  2  format version, u16 LE (FORMAT_VERSION = 1)
-//!         10  2  record kind, u16 LE (1 band keys, 2 edges, 3 assignments, 4 digests)
-//!         12  4  record size in bytes, u32 LE (18, 16, 16, 28)
+//!         10  2  record kind, u16 LE (1 band keys, 2 edges, 3 assignments, 4 digests,
+//!                5 scores)
+//!         12  4  record size in bytes, u32 LE (18, 16, 16, 28, 8)
 //!         16  8  fingerprint, u64 LE (band keys: band_key_fingerprint; others: the
 //!                writer's choice, 0 for none)
 //!         24  8  reserved, zero
@@ -102,10 +103,13 @@ pub enum RecordKind {
     /// [`DigestRecord`]: a document and the 20-byte digest of its content, for
     /// finding exact copies by sorting (code 4).
     Digests,
+    /// [`Score`]s: one `f64` per record, the score of the edge at the same position in
+    /// an edge file written beside it (code 5), 8 bytes.
+    Scores,
 }
 
 impl RecordKind {
-    /// The kind's code in the header (1 to 4).
+    /// The kind's code in the header (1 to 5).
     ///
     /// # Example
     ///
@@ -119,6 +123,7 @@ impl RecordKind {
             RecordKind::Edges => 2,
             RecordKind::Assignments => 3,
             RecordKind::Digests => 4,
+            RecordKind::Scores => 5,
         }
     }
 
@@ -138,6 +143,7 @@ impl RecordKind {
             2 => Some(RecordKind::Edges),
             3 => Some(RecordKind::Assignments),
             4 => Some(RecordKind::Digests),
+            5 => Some(RecordKind::Scores),
             _ => None,
         }
     }
@@ -155,10 +161,11 @@ impl RecordKind {
             RecordKind::BandKeys => 18,
             RecordKind::Edges | RecordKind::Assignments => 16,
             RecordKind::Digests => 28,
+            RecordKind::Scores => 8,
         }
     }
 
-    /// `band-keys`, `edges` or `assignments`.
+    /// `band-keys`, `edges`, `assignments`, `digests` or `scores`.
     ///
     /// # Example
     ///
@@ -172,6 +179,7 @@ impl RecordKind {
             RecordKind::Edges => "edges",
             RecordKind::Assignments => "assignments",
             RecordKind::Digests => "digests",
+            RecordKind::Scores => "scores",
         }
     }
 }
@@ -445,6 +453,38 @@ impl Record for Assignment {
             doc: u64_at(bytes, 0)?,
             rep: u64_at(bytes, 8)?,
         })
+    }
+}
+
+/// The score of one pair: the records of a score file are the scores of the edges at
+/// the same positions in the edge file beside it (how the out-of-core verify stage
+/// writes its accepted pairs). Encoded as the `f64`'s bits, little-endian.
+///
+/// # Example
+///
+/// ```
+/// use ndd_scale::{Record, RecordKind, Score};
+/// let mut bytes = Vec::new();
+/// Score(0.875).encode_into(&mut bytes);
+/// assert_eq!(bytes, 0.875f64.to_le_bytes());
+/// assert_eq!(Score::decode(&bytes), Some(Score(0.875)));
+/// assert_eq!(Score::KIND, RecordKind::Scores);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Score(pub f64);
+
+impl Record for Score {
+    const KIND: RecordKind = RecordKind::Scores;
+
+    fn encode_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.0.to_le_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() != Self::KIND.record_size() {
+            return None;
+        }
+        Some(Score(f64::from_bits(u64_at(bytes, 0)?)))
     }
 }
 

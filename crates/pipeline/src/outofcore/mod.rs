@@ -351,7 +351,9 @@ impl OutOfCore {
             .with_scheme(exact)
             .with(self.config.max_bucket_scan.map_or(u64::MAX, |s| s as u64))
             .finish();
-        let verify = SchemeId::new("ndd-pipeline/out-of-core/verify")
+        // "/2": scores became a record file (kind 5) beside the pairs; a verify stage
+        // finished before that is redone, not read.
+        let verify = SchemeId::new("ndd-pipeline/out-of-core/verify/2")
             .with_scheme(candidates)
             .with_f64(self.plan.threshold.get())
             .with_str(self.plan.verifier.name())

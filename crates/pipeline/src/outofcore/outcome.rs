@@ -1,13 +1,11 @@
 //! What an [`OutOfCore`](super::OutOfCore) run found: counts, the stages' times, and
 //! the pairs and assignments streamed from the work folder.
 
-use std::fs::File;
-use std::io::{BufReader, Read};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use ndd_core::ScoredPair;
-use ndd_scale::{Assignment, Edge, RecordError, RecordReader};
+use ndd_scale::{Assignment, Edge, RecordError, RecordReader, Score};
 
 use super::{ASSIGNMENTS, PAIRS, SCORES, damaged};
 use crate::Error;
@@ -240,32 +238,33 @@ impl OutOfCoreOutcome {
             .and_then(|r| r.expect_fingerprint(self.fingerprint))
             .map_err(&bad)?;
         let scores_path = self.work_dir.join(SCORES);
-        let file = File::open(&scores_path).map_err(|e| Error::io(&scores_path, e))?;
-        let expected = pairs.len().saturating_mul(8);
-        let actual = file
-            .metadata()
-            .map_err(|e| Error::io(&scores_path, e))?
-            .len();
-        if actual != expected {
+        let mut scores = RecordReader::<Score, _>::open(&scores_path)
+            .and_then(|r| r.expect_fingerprint(self.fingerprint))
+            .map_err(&bad)?;
+        if scores.len() != pairs.len() {
             return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
-                "{}: {actual} bytes for {} pairs",
+                "{}: {} scores for {} pairs",
                 scores_path.display(),
+                scores.len(),
                 pairs.len()
             ))));
         }
-        let mut scores = BufReader::new(file);
         Ok(pairs.map(move |e| {
             let e = e.map_err(&bad)?;
-            let mut b = [0u8; 8];
-            scores
-                .read_exact(&mut b)
-                .map_err(|err| Error::io(&scores_path, err))?;
+            let score = match scores.next() {
+                Some(s) => s.map_err(&bad)?.0,
+                None => {
+                    return Err(Error::Core(ndd_core::Error::corrupt_data(
+                        "a score is missing",
+                    )));
+                }
+            };
             let pos = |x: u64| {
                 usize::try_from(x).map_err(|_| {
                     Error::Core(ndd_core::Error::corrupt_data("a position beyond usize"))
                 })
             };
-            Ok(ScoredPair::new(pos(e.a)?, pos(e.b)?, f64::from_le_bytes(b)))
+            Ok(ScoredPair::new(pos(e.a)?, pos(e.b)?, score))
         }))
     }
 }

@@ -2,13 +2,10 @@
 //! it: the MinHash estimate from the two signatures, then (for the exact verifiers)
 //! the measure of the two shingle sets. Accepted pairs, merged in order with the exact
 //! copies' pairs (score 1), go to `pairs.bin` (edges, `a < b`) with their scores in
-//! `scores.bin` (f64 little-endian, same order).
-
-use std::fs::File;
-use std::io::{BufWriter, Write};
+//! `scores.bin` (score records, same order).
 
 use ndd_core::{Signature, jaccard};
-use ndd_scale::{Edge, RecordWriter, SortedRuns};
+use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::sketch::{Sets, Signatures};
 use super::{EXACT, Job, PAIRS, SCORES, damaged};
@@ -40,9 +37,8 @@ pub(super) fn run(
     let mut out =
         RecordWriter::<Edge>::create(&pairs_path, fingerprint).map_err(|e| damaged(dir, e))?;
     let scores_path = dir.join(SCORES);
-    let scores_tmp = ndd_scale::temp_path(&scores_path);
     let mut scores =
-        BufWriter::new(File::create(&scores_tmp).map_err(|e| Error::io(&scores_tmp, e))?);
+        RecordWriter::<Score>::create(&scores_path, fingerprint).map_err(|e| damaged(dir, e))?;
     let t = job.threshold;
     let floor = match job.verifier {
         Verifier::MethodScore => t,
@@ -57,7 +53,7 @@ pub(super) fn run(
     // Writes the exact pairs before `until` (all of them for `None`), in order.
     let mut flush_exact = |until: Option<Edge>,
                            out: &mut RecordWriter<Edge>,
-                           scores: &mut BufWriter<File>,
+                           scores: &mut RecordWriter<Score>,
                            accepted: &mut u64|
      -> Result<(), Error> {
         while let Some(next) = exact.peek() {
@@ -73,9 +69,7 @@ pub(super) fn run(
             };
             exact.next();
             out.write(&e).map_err(|err| damaged(dir, err))?;
-            scores
-                .write_all(&1.0f64.to_le_bytes())
-                .map_err(|err| Error::io(&scores_tmp, err))?;
+            scores.write(&Score(1.0)).map_err(|err| damaged(dir, err))?;
             *accepted += 1;
         }
         Ok(())
@@ -131,22 +125,19 @@ pub(super) fn run(
         accepted += 1;
         out.write(&e).map_err(|err| damaged(dir, err))?;
         scores
-            .write_all(&score.to_le_bytes())
-            .map_err(|err| Error::io(&scores_tmp, err))?;
+            .write(&Score(score))
+            .map_err(|err| damaged(dir, err))?;
     }
     flush_exact(None, &mut out, &mut scores, &mut accepted)?;
     job.progress.finish(Stage::Verify);
-    scores
-        .into_inner()
-        .map_err(|e| Error::io(&scores_tmp, e.into_error()))?
-        .sync_all()
-        .map_err(|e| Error::io(&scores_tmp, e))?;
-    std::fs::rename(&scores_tmp, &scores_path).map_err(|e| Error::io(&scores_path, e))?;
+    scores.finish().map_err(|e| damaged(dir, e))?;
     out.finish().map_err(|e| damaged(dir, e))?;
-    let bytes_written = std::fs::metadata(&pairs_path)
-        .map_err(|e| Error::io(&pairs_path, e))?
-        .len()
-        + accepted * 8;
+    let size = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .map(|m| m.len())
+            .map_err(|e| Error::io(p, e))
+    };
+    let bytes_written = size(&pairs_path)? + size(&scores_path)?;
     Ok(Verified {
         checked,
         pairs: accepted,
