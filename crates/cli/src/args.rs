@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::output::Format;
+
 /// Near-duplicate detection of text: finds documents that say the same thing with
 /// small differences, groups them, and keeps one of each group.
 #[derive(Debug, Parser)]
@@ -563,15 +565,6 @@ pub(crate) struct OutputArgs {
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]
     pub(crate) format: Format,
-}
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Format {
-    /// Tab-separated values with a header line.
-    Tsv,
-    /// One JSON object per line.
-    Jsonl,
 }
 
 /// Incremental options.

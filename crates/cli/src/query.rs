@@ -9,8 +9,8 @@ use ndd_pipeline::{ContainmentSearch, DedupIndex, Neighbour, NeighbourSearch};
 
 use crate::args::{OnError, QueryArgs};
 use crate::error::CliError;
+use crate::files::{self, Output};
 use crate::input::{self, Source};
-use crate::output;
 use crate::progress::Bars;
 
 /// The search a run does.
@@ -31,14 +31,14 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
     }
     // Outputs checked before anything is read: not the input, not the index.
     let source = Source::resolve(Some(&a.input))?;
-    let targets = output::check(
-        &[("--out", a.out.as_deref())],
+    let targets = files::check(
+        &[(Output::Out, a.out.as_deref())],
         source.path(),
         Some(&a.index),
         false,
     )?;
 
-    let bytes = input::read_bounded(&a.index, crate::dedup::MAX_INDEX_BYTES)?;
+    let bytes = input::read_bounded(&a.index, crate::memory::MAX_INDEX_BYTES)?;
     let index = DedupIndex::from_bytes(&bytes)
         .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
     drop(bytes);
@@ -91,7 +91,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         });
     let bars = Bars::new(true);
     let queries = input::read(&source, &options, &bars, false)?;
-    crate::dedup::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
+    crate::stream::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
     let docs = &queries.corpus.documents;
 
     let ids = index.ids();
@@ -122,7 +122,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
     };
     let answered = match targets.first() {
         Some(t) => {
-            let mut pending = output::Pending::create(&t.path)?;
+            let mut pending = files::Pending::create(&t.path)?;
             let n = write(pending.writer(), &t.path.display().to_string())?;
             pending.finish()?.commit()?;
             n

@@ -9,8 +9,8 @@ use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 
 use crate::args::{OnError, TrainArgs};
 use crate::error::CliError;
+use crate::files::{self, Output};
 use crate::input::{self, Source};
-use crate::output;
 use crate::progress::Bars;
 
 /// Runs `ndd train`.
@@ -41,8 +41,8 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
             "--input: ndd train reads a JSONL file (a folder has no label field)".to_owned(),
         ));
     }
-    let targets = output::check(
-        &[("--out", Some(a.out.as_path()))],
+    let targets = files::check(
+        &[(Output::Out, Some(a.out.as_path()))],
         source.path(),
         None,
         false,
@@ -128,7 +128,7 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Input(format!("training failed: {e}")))?;
     spinner.finish_and_clear();
 
-    let mut pending = output::Pending::create(&targets[0].path)?;
+    let mut pending = files::Pending::create(&targets[0].path)?;
     std::io::Write::write_all(pending.writer(), &model.to_bytes())
         .map_err(|e| CliError::output(&targets[0].path, e))?;
     pending.finish()?.commit()?;
