@@ -5,10 +5,10 @@ use std::path::Path;
 use std::time::Instant;
 
 use ndd_pipeline::{
-    BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE, Document,
+    BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE, Document, Method,
 };
 
-use crate::args::{DedupArgs, GroupName, MethodName, RepresentativeName};
+use crate::args::{DedupArgs, GroupName, RepresentativeName};
 use crate::error::CliError;
 use crate::files::{self, Output};
 use crate::input::{self, Records, Source};
@@ -76,7 +76,7 @@ fn check_options(a: &DedupArgs) -> Result<(), CliError> {
         ),
         (
             "--method",
-            a.method.method != MethodName::Minhash,
+            !matches!(a.method.method, Method::MinHash(_)),
             "the filters band MinHash signatures",
         ),
         (

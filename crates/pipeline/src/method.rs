@@ -616,6 +616,35 @@ impl Method {
     }
 }
 
+impl Method {
+    /// Every name [`FromStr`](std::str::FromStr) accepts with the features built, with
+    /// what the method is: the choices a tool's `--method` offers.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::Method;
+    /// for (name, _) in Method::choices() {
+    ///     assert_eq!(name.parse::<Method>()?.name(), name);
+    /// }
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn choices() -> Vec<(&'static str, &'static str)> {
+        let mut choices = Vec::new();
+        #[cfg(feature = "minhash")]
+        choices.push(("minhash", "MinHash + banded LSH"));
+        #[cfg(feature = "simhash")]
+        choices.push(("simhash", "SimHash fingerprints"));
+        choices.push(("exact", "Exact Jaccard of all shingle sets"));
+        #[cfg(feature = "ncd")]
+        choices.push(("signcd", "Compression distance of spot signatures"));
+        #[cfg(feature = "imatch")]
+        choices.push(("imatch", "I-Match signatures"));
+        choices
+    }
+}
+
 impl std::str::FromStr for Method {
     type Err = Error;
 
