@@ -354,11 +354,11 @@ pub(crate) struct QueryArgs {
     pub(crate) depth: Option<usize>,
     /// top-k: candidates ranked per result asked for (at least K x this many are
     /// examined; more finds more of the true top K)
-    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_lsh::DEFAULT_CANDIDATES_PER_RESULT, help_heading = "LSH Forest (--top-k)")]
+    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_pipeline::DEFAULT_CANDIDATES_PER_RESULT, help_heading = "LSH Forest (--top-k)")]
     pub(crate) candidates_per_result: usize,
     /// top-k: most candidates examined at one prefix length (bounds the work on many
     /// identical documents)
-    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_lsh::DEFAULT_MAX_EXAMINED, help_heading = "LSH Forest (--top-k)")]
+    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_pipeline::DEFAULT_MAX_EXAMINED, help_heading = "LSH Forest (--top-k)")]
     pub(crate) max_examined: usize,
     /// containment: size partitions per doubling of set size, 1 or 2 [default: 2]
     #[arg(

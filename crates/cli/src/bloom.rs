@@ -20,7 +20,7 @@ use crate::{settings, stream};
 
 /// The largest filter file loaded: the filters' bit bound (`MAX_BLOOM_BITS` bits,
 /// 16 GiB) and a little for the settings.
-const MAX_BLOOM_BYTES: u64 = (ndd_lsh::MAX_BLOOM_BITS / 8) + (1 << 20);
+const MAX_BLOOM_BYTES: u64 = (ndd_pipeline::MAX_BLOOM_BITS / 8) + (1 << 20);
 
 /// Documents sketched and checked per batch (sketched in parallel, checked in order).
 const BATCH: usize = 4096;

@@ -18,8 +18,8 @@ pub(crate) enum CliError {
     Pipeline(#[from] ndd_pipeline::Error),
 }
 
-impl From<ndd_core::Error> for CliError {
-    fn from(e: ndd_core::Error) -> Self {
+impl From<ndd_pipeline::ndd_core::Error> for CliError {
+    fn from(e: ndd_pipeline::ndd_core::Error) -> Self {
         CliError::Pipeline(e.into())
     }
 }

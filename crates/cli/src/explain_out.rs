@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use ndd_align::{Aligner, Block, BlockKind, BlockReport, TokenOptions};
 use ndd_pipeline::ScoredPair;
+use ndd_pipeline::align::{Aligner, Block, BlockKind, BlockReport, TokenOptions};
 use serde_json::{Value, json};
 
 use crate::found::Found;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ndd_pipeline::corpus::ReadOptions;
+use ndd_pipeline::ndd_core;
 use ndd_pipeline::{OutOfCore, OutOfCoreOutcome};
 
 use crate::args::DedupArgs;

@@ -1,6 +1,6 @@
 //! From options to the library's settings: a [`Dedup`] and [`ReadOptions`].
 
-use ndd_cluster::Link;
+use ndd_pipeline::cluster::Link;
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 use ndd_pipeline::{
     Banding, Dedup, DurianGrouping, GroupMethod, Method, MinHashWeighting, Representative,
@@ -166,7 +166,7 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
             if let Some(path) = &a.lexicon {
                 let bytes = crate::input::read_bounded(path, MAX_LEXICON_BYTES)?;
                 c.lexicon = Some(
-                    ndd_imatch::Lexicon::from_bytes(&bytes)
+                    ndd_pipeline::Lexicon::from_bytes(&bytes)
                         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
                 );
             }
@@ -255,9 +255,9 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
 /// The model of `--weights`, read with a bound on its size.
 fn learned_model(
     path: &std::path::Path,
-) -> Result<std::sync::Arc<ndd_learn::WeightModel>, CliError> {
+) -> Result<std::sync::Arc<ndd_pipeline::learn::WeightModel>, CliError> {
     let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
-    let model = ndd_learn::WeightModel::from_bytes(&bytes)
+    let model = ndd_pipeline::learn::WeightModel::from_bytes(&bytes)
         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
     Ok(std::sync::Arc::new(model))
 }

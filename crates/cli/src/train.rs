@@ -4,8 +4,10 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_learn::{CollectionStats, Document, Feature, Kgrams, Trainer, instances_from_labels};
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+use ndd_pipeline::learn::{
+    CollectionStats, Document, Feature, Kgrams, Trainer, instances_from_labels,
+};
 
 use crate::args::{OnError, TrainArgs};
 use crate::error::CliError;
@@ -28,10 +30,10 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     if let Some(l2) = a.l2 {
         trainer = trainer.l2(l2).map_err(|e| usage(format!("--l2: {e}")))?;
     }
-    if a.instances == 0 || a.instances > ndd_learn::MAX_INSTANCES {
+    if a.instances == 0 || a.instances > ndd_pipeline::learn::MAX_INSTANCES {
         return Err(usage(format!(
             "--instances must lie in 1..={}, got {}",
-            ndd_learn::MAX_INSTANCES,
+            ndd_pipeline::learn::MAX_INSTANCES,
             a.instances
         )));
     }
