@@ -1,5 +1,7 @@
 //! Why a run failed, and the exit status each reason gives.
 
+use ndd_pipeline::ndd_core;
+
 /// A failed run. The message names the file (and line, for bad input).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {
@@ -18,8 +20,8 @@ pub(crate) enum CliError {
     Pipeline(#[from] ndd_pipeline::Error),
 }
 
-impl From<ndd_pipeline::ndd_core::Error> for CliError {
-    fn from(e: ndd_pipeline::ndd_core::Error) -> Self {
+impl From<ndd_core::Error> for CliError {
+    fn from(e: ndd_core::Error) -> Self {
         CliError::Pipeline(e.into())
     }
 }

@@ -631,17 +631,21 @@ impl Method {
     /// ```
     #[must_use]
     pub fn choices() -> Vec<(&'static str, &'static str)> {
-        let mut choices = Vec::new();
-        #[cfg(feature = "minhash")]
-        choices.push(("minhash", "MinHash + banded LSH"));
-        #[cfg(feature = "simhash")]
-        choices.push(("simhash", "SimHash fingerprints"));
-        choices.push(("exact", "Exact Jaccard of all shingle sets"));
-        #[cfg(feature = "ncd")]
-        choices.push(("signcd", "Compression distance of spot signatures"));
-        #[cfg(feature = "imatch")]
-        choices.push(("imatch", "I-Match signatures"));
-        choices
+        [
+            ("minhash", "MinHash + banded LSH", cfg!(feature = "minhash")),
+            ("simhash", "SimHash fingerprints", cfg!(feature = "simhash")),
+            ("exact", "Exact Jaccard of all shingle sets", true),
+            (
+                "signcd",
+                "Compression distance of spot signatures",
+                cfg!(feature = "ncd"),
+            ),
+            ("imatch", "I-Match signatures", cfg!(feature = "imatch")),
+        ]
+        .into_iter()
+        .filter(|&(_, _, built)| built)
+        .map(|(name, help, _)| (name, help))
+        .collect()
     }
 }
 
