@@ -17,9 +17,12 @@ use crate::{Error, MinHashConfig, Shingles};
 /// ```
 /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
 /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
-/// assert_eq!(e.params().bands() * e.params().rows() <= 128, true);
-/// assert!(e.probability(0.8) > 0.98); // the recall banding: 99% at the threshold
-/// assert!(e.probability(0.3) < 0.01);
+/// let (b, r) = (e.params().bands(), e.params().rows());
+/// assert!(b * r <= 128);
+/// // The S-curve 1 - (1 - s^r)^b, at least 99% at the threshold (the recall banding).
+/// let s_curve = |s: f64| 1.0 - (1.0 - s.powi(r as i32)).powi(b as i32);
+/// assert!((e.probability(0.5) - s_curve(0.5)).abs() < 1e-12);
+/// assert!(e.probability(0.8) >= 0.99 - 1e-9);
 /// # Ok::<(), ndd_pipeline::Error>(())
 /// ```
 pub struct Explanation {
