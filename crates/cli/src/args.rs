@@ -3,7 +3,11 @@
 
 use std::path::PathBuf;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ndd_pipeline::{Method, Verifier};
+
+use crate::output::Format;
 
 /// Near-duplicate detection of text: finds documents that say the same thing with
 /// small differences, groups them, and keeps one of each group.
@@ -128,17 +132,18 @@ pub(crate) struct MethodArgs {
     /// --max-hamming bits apart; exact: exact Jaccard of all shingle sets (the
     /// reference, small corpora); signcd: compression distance of punctuation-spot
     /// signatures; imatch: I-Match signatures of mid-IDF words
-    #[arg(long, value_enum, default_value_t = MethodName::Minhash, value_name = "METHOD")]
-    pub(crate) method: MethodName,
+    #[arg(long, default_value = "minhash", value_parser = method_parser(), value_name = "METHOD")]
+    pub(crate) method: Method,
     /// Minimum similarity in (0, 1] for a pair to count [default: 0.8]: 0.8 means 80%
     /// of the two documents' distinct shingles are shared
     #[arg(long, short, value_name = "T")]
     pub(crate) threshold: Option<f64>,
     /// jaccard: exact Jaccard of the shingle sets (default for minhash); method: the
     /// method's own score (default for the others); containment: the smaller set
-    /// within the larger; align: word order too (token alignment; see --explain-out)
-    #[arg(long, value_enum, value_name = "HOW")]
-    pub(crate) verify: Option<VerifyName>,
+    /// within the larger; align, align-dice, align-containment: word order too (token
+    /// alignment; see --explain-out)
+    #[arg(long, value_parser = verifier_parser(), value_name = "HOW")]
+    pub(crate) verify: Option<Verifier>,
     /// Words per shingle [default: 3]
     #[arg(long, value_name = "K", conflicts_with = "char_k")]
     pub(crate) k: Option<usize>,
@@ -349,11 +354,11 @@ pub(crate) struct QueryArgs {
     pub(crate) depth: Option<usize>,
     /// top-k: candidates ranked per result asked for (at least K x this many are
     /// examined; more finds more of the true top K)
-    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_lsh::DEFAULT_CANDIDATES_PER_RESULT, help_heading = "LSH Forest (--top-k)")]
+    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_pipeline::DEFAULT_CANDIDATES_PER_RESULT, help_heading = "LSH Forest (--top-k)")]
     pub(crate) candidates_per_result: usize,
     /// top-k: most candidates examined at one prefix length (bounds the work on many
     /// identical documents)
-    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_lsh::DEFAULT_MAX_EXAMINED, help_heading = "LSH Forest (--top-k)")]
+    #[arg(long, value_name = "N", conflicts_with = "containment", default_value_t = ndd_pipeline::DEFAULT_MAX_EXAMINED, help_heading = "LSH Forest (--top-k)")]
     pub(crate) max_examined: usize,
     /// containment: size partitions per doubling of set size, 1 or 2 [default: 2]
     #[arg(
@@ -426,7 +431,7 @@ impl MethodArgs {
     /// index, whose settings decide).
     pub(crate) fn given(&self) -> Vec<&'static str> {
         let flags = [
-            ("--method", self.method != MethodName::Minhash),
+            ("--method", self.method.name() != "minhash"),
             ("--threshold", self.threshold.is_some()),
             ("--verify", self.verify.is_some()),
             ("--k", self.k.is_some()),
@@ -463,33 +468,20 @@ impl MethodArgs {
     }
 }
 
-/// `--method`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum MethodName {
-    /// MinHash + banded LSH.
-    Minhash,
-    /// SimHash fingerprints.
-    Simhash,
-    /// Exact Jaccard of all shingle sets.
-    Exact,
-    /// Compression distance of spot signatures.
-    Signcd,
-    /// I-Match signatures.
-    Imatch,
+/// `--method`: every method of the library, parsed by its `FromStr`.
+fn method_parser() -> impl clap::builder::TypedValueParser<Value = Method> {
+    let choices = Method::choices()
+        .into_iter()
+        .map(|(name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(choices).try_map(|s| s.parse::<Method>())
 }
 
-/// `--verify`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum VerifyName {
-    /// Exact Jaccard of the shingle sets.
-    Jaccard,
-    /// The method's own score.
-    Method,
-    /// The smaller shingle set within the larger.
-    Containment,
-    /// Token alignment: the mean of the share of the shorter document's words found
-    /// in order in the longer (LCS containment) and word 3-gram Jaccard
-    Align,
+/// `--verify`: every verifier of the library, parsed by its `FromStr`.
+fn verifier_parser() -> impl clap::builder::TypedValueParser<Value = Verifier> {
+    let choices = Verifier::CHOICES
+        .iter()
+        .map(|&(name, help)| PossibleValue::new(name).help(help));
+    PossibleValuesParser::new(choices).try_map(|s| s.parse::<Verifier>())
 }
 
 /// `--representative`.
@@ -563,15 +555,6 @@ pub(crate) struct OutputArgs {
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]
     pub(crate) format: Format,
-}
-
-/// `--format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Format {
-    /// Tab-separated values with a header line.
-    Tsv,
-    /// One JSON object per line.
-    Jsonl,
 }
 
 /// Incremental options.

@@ -1,25 +1,26 @@
 //! `ndd dedup --bloom`: flag-only deduplication of a stream with Bloom filters,
 //! saved and continued across runs.
 
-use std::fmt::Write as _;
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use ndd_pipeline::{
-    BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE, Document,
+    BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE, Document, Method,
 };
 
-use crate::args::{DedupArgs, GroupName, MethodName, RepresentativeName};
+use crate::args::{DedupArgs, GroupName, RepresentativeName};
 use crate::error::CliError;
+use crate::files::{self, Output};
 use crate::input::{self, Records, Source};
-use crate::output::{self, tsv_field};
+use crate::output::{self, DocRow, Writers};
 use crate::progress::Bars;
-use crate::settings;
+use crate::stream::Reader;
+use crate::summary::{Facts, Fates, Time};
+use crate::{settings, stream};
 
 /// The largest filter file loaded: the filters' bit bound (`MAX_BLOOM_BITS` bits,
 /// 16 GiB) and a little for the settings.
-const MAX_BLOOM_BYTES: u64 = (ndd_lsh::MAX_BLOOM_BITS / 8) + (1 << 20);
+const MAX_BLOOM_BYTES: u64 = (ndd_pipeline::MAX_BLOOM_BITS / 8) + (1 << 20);
 
 /// Documents sketched and checked per batch (sketched in parallel, checked in order).
 const BATCH: usize = 4096;
@@ -75,7 +76,7 @@ fn check_options(a: &DedupArgs) -> Result<(), CliError> {
         ),
         (
             "--method",
-            a.method.method != MethodName::Minhash,
+            !matches!(a.method.method, Method::MinHash(_)),
             "the filters band MinHash signatures",
         ),
         (
@@ -153,28 +154,23 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let source = Source::resolve(a.input.input.as_deref())?;
     let o = &a.output;
     let outputs = [
-        ("--keep-out", o.keep_out.as_deref()),
-        ("--drop-out", o.drop_out.as_deref()),
-        ("--bloom-out", a.bloom.bloom_out.as_deref()),
+        (Output::Keep, o.keep_out.as_deref()),
+        (Output::Drop, o.drop_out.as_deref()),
+        (Output::BloomOut, a.bloom.bloom_out.as_deref()),
     ];
-    let targets = output::check(&outputs, source.path(), bloom_in, true)?;
+    let targets = files::check(&outputs, source.path(), bloom_in, true)?;
 
     let bars = Bars::new(a.quiet);
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let options = settings::read_options(&a.input, &attributes);
-    let mut pending = Vec::new();
-    for t in &targets {
-        if t.flag != "--bloom-out" {
-            pending.push((t, output::Pending::create(&t.path)?));
-        }
-    }
+    let mut writers = Writers::create(&targets, a.output.format)?;
     let flag_started = Instant::now();
     let (documents, flagged) = match source.path() {
         // A file or folder: read, flag and write in one pass, a batch at a time, so
         // memory is the filters and one batch whatever the input's size.
         Some(path) => {
-            let mut reader = crate::outofcore::Reader::open(path, &options)?;
-            let mut records = if path.is_file() {
+            let mut reader = Reader::open(path, &options)?;
+            let mut records = if path.is_file() && writers.wants_records() {
                 Some(Records::open(&input::RecordFile::Path(path.to_path_buf()))?)
             } else {
                 None
@@ -195,7 +191,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                 for ((doc, line), &seen) in batch.iter().zip(&flags) {
                     documents += 1;
                     flagged += u64::from(seen);
-                    write_fate(&mut pending, doc, *line, seen, &mut records)?;
+                    write_fate(&mut writers, doc, *line, seen, &mut records)?;
                 }
             }
             reader.finish(&source, documents)?;
@@ -204,9 +200,12 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         // Standard input: read whole (its records are spooled to be copied unchanged).
         None => {
             let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
-            crate::dedup::report_problems(&input.corpus.problems, input.corpus.problems.len());
+            stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
             let docs = &input.corpus.documents;
-            let mut records = input.records.as_ref().map(Records::open).transpose()?;
+            let mut records = match &input.records {
+                Some(file) if writers.wants_records() => Some(Records::open(file)?),
+                _ => None,
+            };
             let mut flagged = 0u64;
             for (c, chunk) in docs.chunks(BATCH).enumerate() {
                 let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
@@ -214,7 +213,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                 for (i, (doc, &seen)) in chunk.iter().zip(&flags).enumerate() {
                     flagged += u64::from(seen);
                     let line = input.corpus.lines.get(c * BATCH + i).copied();
-                    write_fate(&mut pending, doc, line, seen, &mut records)?;
+                    write_fate(&mut writers, doc, line, seen, &mut records)?;
                 }
             }
             (docs.len() as u64, flagged)
@@ -223,126 +222,75 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let flag_time = flag_started.elapsed();
 
     // Move everything into place.
-    let mut ready = Vec::new();
-    for (_, p) in pending {
-        ready.push(p.finish()?);
-    }
-    for t in &targets {
-        if t.flag == "--bloom-out" {
-            let mut p = output::Pending::create(&t.path)?;
-            p.writer()
-                .write_all(&filter.to_bytes())
-                .map_err(|e| CliError::output(&t.path, e))?;
-            ready.push(p.finish()?);
-        }
-    }
-    for r in ready {
-        r.commit()?;
-    }
-    print!(
-        "{}",
-        summary(
-            &source, documents, flagged, &filter, before, &targets, bloom_in
-        ) + &format!(
-            "time:        flag {flag_time:.2?}; total {:.2?}\n",
-            started.elapsed()
-        )
-    );
+    writers.whole(Output::BloomOut, |w| w.write_all(&filter.to_bytes()))?;
+    output::commit(writers.finish()?)?;
+    let facts = Facts {
+        input: source.name(),
+        documents,
+        fates: Fates::Flagged(flagged),
+        filters: filter_lines(&filter, before, bloom_in),
+        time: Time::Flag {
+            flag: flag_time,
+            total: started.elapsed(),
+        },
+        wrote: targets,
+        ..Facts::default()
+    };
+    print!("{}", facts.render());
     Ok(())
 }
 
-/// Writes `doc` to `--keep-out` when it was not flagged (its record unchanged when the
-/// input is JSONL, `{"id", "text"}` for a folder's document) and its id to
-/// `--drop-out` when it was.
+/// Hands `doc` to the outputs: kept when it was not flagged (to `--keep-out`), dropped
+/// when it was (to `--drop-out`).
 fn write_fate(
-    pending: &mut [(&output::Target, output::Pending)],
+    writers: &mut Writers<'_>,
     doc: &Document,
     line: Option<u64>,
     flagged: bool,
     records: &mut Option<Records>,
 ) -> Result<(), CliError> {
-    for (t, p) in pending.iter_mut() {
-        let io = |e: std::io::Error| CliError::output(&t.path, e);
-        let w = p.writer();
-        match t.flag {
-            "--keep-out" if !flagged => {
-                match (records.as_mut(), line) {
-                    (Some(records), Some(line)) => w.write_all(records.at(line)?).map_err(io)?,
-                    _ => serde_json::to_writer(
-                        &mut *w,
-                        &serde_json::json!({ "id": doc.id, "text": doc.text }),
-                    )
-                    .map_err(|e| io(e.into()))?,
-                }
-                w.write_all(b"\n").map_err(io)?;
-            }
-            "--drop-out" if flagged => {
-                tsv_field(w, &doc.id).map_err(io)?;
-                w.write_all(b"\n").map_err(io)?;
-            }
-            _ => {}
-        }
-    }
-    Ok(())
+    let record = match (records.as_mut(), line) {
+        (Some(records), Some(line)) if !flagged => Some(records.at(line)?),
+        _ => None,
+    };
+    writers.document(&DocRow {
+        id: &doc.id,
+        text: &doc.text,
+        record,
+        line,
+        kept: !flagged,
+        cluster: None,
+        annotation: None,
+    })
 }
 
-/// The summary of a `--bloom` run.
-fn summary(
-    source: &Source,
-    documents: u64,
-    n: u64,
-    filter: &BloomDedup,
-    before: u64,
-    targets: &[output::Target],
-    bloom_in: Option<&Path>,
-) -> String {
+/// The summary's lines about the filters of a `--bloom` run.
+fn filter_lines(filter: &BloomDedup, before: u64, bloom_in: Option<&Path>) -> Vec<String> {
     let f = filter.filter();
-    let mut s = String::new();
-    let _ = writeln!(s, "input:       {}", source.name());
-    let _ = writeln!(s, "documents:   {documents} read");
-    let _ = writeln!(
-        s,
-        "flagged:     {n} ({:.2}%) seen before (a near-duplicate, or by chance)",
-        if documents == 0 {
-            0.0
-        } else {
-            100.0 * n as f64 / documents as f64
-        }
-    );
-    let _ = writeln!(s, "kept:        {}", documents - n);
     let p = f.params();
-    let _ = writeln!(
-        s,
-        "filters:     {} bands x {} rows, {} bits and {} probes per band; {} documents \
-         ({} before this input{}), capacity {}",
-        p.bands(),
-        p.rows(),
-        f.bits_per_band(),
-        f.hashes(),
-        filter.len(),
-        before,
-        bloom_in.map_or(String::new(), |p| format!(", from {}", p.display())),
-        f.capacity()
-    );
-    let _ = writeln!(
-        s,
-        "false pos.:  per band {:.3e}, overall {:.3e} now (designed {:.3e} at capacity)",
-        f.band_false_positive_rate(),
-        f.false_positive_rate(),
-        f.design_false_positive_rate()
-    );
-    let _ = writeln!(
-        s,
-        "memory:      {:.1} bytes per document of capacity ({:.1} MB)",
-        f.bytes_per_document(),
-        f.memory_bytes() as f64 / 1e6
-    );
-    if !targets.is_empty() {
-        let list: Vec<String> = targets
-            .iter()
-            .map(|t| format!("{} ({})", t.path.display(), t.flag))
-            .collect();
-        let _ = writeln!(s, "wrote:       {}", list.join(", "));
-    }
-    s
+    vec![
+        format!(
+            "filters:     {} bands x {} rows, {} bits and {} probes per band; {} documents \
+             ({} before this input{}), capacity {}",
+            p.bands(),
+            p.rows(),
+            f.bits_per_band(),
+            f.hashes(),
+            filter.len(),
+            before,
+            bloom_in.map_or(String::new(), |p| format!(", from {}", p.display())),
+            f.capacity()
+        ),
+        format!(
+            "false pos.:  per band {:.3e}, overall {:.3e} now (designed {:.3e} at capacity)",
+            f.band_false_positive_rate(),
+            f.false_positive_rate(),
+            f.design_false_positive_rate()
+        ),
+        format!(
+            "memory:      {:.1} bytes per document of capacity ({:.1} MB)",
+            f.bytes_per_document(),
+            f.memory_bytes() as f64 / 1e6
+        ),
+    ]
 }

@@ -1,5 +1,7 @@
 //! Why a run failed, and the exit status each reason gives.
 
+use ndd_pipeline::ndd_core;
+
 /// A failed run. The message names the file (and line, for bad input).
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CliError {

@@ -3,18 +3,18 @@
 
 use std::io::{self, Write};
 
-use ndd_align::{Aligner, Block, BlockKind, BlockReport, TokenOptions};
 use ndd_pipeline::ScoredPair;
+use ndd_pipeline::align::{Aligner, Block, BlockKind, BlockReport, TokenOptions};
 use serde_json::{Value, json};
 
-use crate::dedup::Found;
-use crate::write::round6;
+use crate::found::Found;
+use crate::output::round6;
 
 /// One JSON line per pair of this batch: the ids and score, the category of `b`
 /// relative to `a` (Yang and Callan's categories), the token counts, the LCS and
 /// word-set Jaccard, and both documents' blocks (kind and byte range; the text of
 /// every block that is not shared) so a reader sees exactly what differs.
-pub(crate) fn write(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
+pub(crate) fn write(out: &mut dyn Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
     let options = TokenOptions::default().nfkc(nfkc);
     write_lines(out, &f.outcome.pairs, |al, p| line(al, f, &options, p))
 }
@@ -24,7 +24,7 @@ pub(crate) fn write(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Resu
 /// with its unique text; the kept document's own line says `"category": "kept"` and,
 /// for a form letter's reference copy, how many exact copies it has. Members from a
 /// saved index (no text) are left out.
-pub(crate) fn members(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
+pub(crate) fn members(out: &mut dyn Write, f: &Found<'_>, nfkc: bool) -> io::Result<()> {
     let options = TokenOptions::default().nfkc(nfkc);
     let items: Vec<(usize, usize)> = f
         .outcome
@@ -63,7 +63,7 @@ pub(crate) fn members(out: &mut impl Write, f: &Found<'_>, nfkc: bool) -> io::Re
 /// Writes the lines `line` makes of `items`, in order: chunks built in parallel (with
 /// the `rayon` feature), each with its own aligner; `None` writes nothing.
 fn write_lines<T: Sync>(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     items: &[T],
     line: impl Fn(&mut Aligner, &T) -> io::Result<Option<Vec<u8>>> + Sync,
 ) -> io::Result<()> {

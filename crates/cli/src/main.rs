@@ -19,26 +19,67 @@ use clap::{CommandFactory, Parser};
 
 mod args;
 mod bloom;
-mod dedup;
 mod error;
 mod explain;
 mod explain_out;
+mod files;
+mod found;
 mod input;
+mod memory;
 mod outofcore;
 mod output;
 mod progress;
 mod query;
 mod settings;
+mod stream;
 mod summary;
 mod train;
-mod write;
 
-use args::{Cli, Command};
+use args::{Cli, Command, DedupArgs};
+use error::CliError;
+
+/// Where `ndd dedup` keeps the stages' state: the engines are peers, each with its
+/// own file.
+enum Engine<'a> {
+    /// Every document in memory, one run.
+    InMemory,
+    /// In memory, checked against (and maybe saved to) an index of earlier batches.
+    SavedIndex,
+    /// A stream of Bloom filters: flag-only.
+    Bloom,
+    /// Sorted files in a work folder under a memory budget.
+    OutOfCore(&'a std::path::Path),
+}
+
+impl<'a> Engine<'a> {
+    /// The engine the options ask for.
+    fn of(a: &'a DedupArgs) -> Self {
+        if a.bloom.bloom || !a.bloom.given().is_empty() {
+            Engine::Bloom
+        } else if let Some(dir) = &a.scale.work_dir {
+            Engine::OutOfCore(dir)
+        } else if a.index.index_in.is_some() || a.index.index_out.is_some() {
+            Engine::SavedIndex
+        } else {
+            Engine::InMemory
+        }
+    }
+}
+
+/// Runs `ndd dedup` on the engine its options choose.
+fn dedup(a: &DedupArgs) -> Result<(), CliError> {
+    match Engine::of(a) {
+        Engine::InMemory => memory::run(a),
+        Engine::SavedIndex => memory::run_with_index(a),
+        Engine::Bloom => bloom::run(a),
+        Engine::OutOfCore(work_dir) => outofcore::run(a, work_dir),
+    }
+}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
-        Command::Dedup(a) => dedup::run(a),
+        Command::Dedup(a) => dedup(a),
         Command::Explain(a) => explain::run(a),
         Command::Train(a) => train::run(a),
         Command::Query(a) => query::run(a),

@@ -4,102 +4,35 @@
 //! `--pairs-out` is asked for).
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::corpus::{Accepted, FolderReader, JsonlReader, ReadOptions};
-use ndd_pipeline::{Dedup, Document, OutOfCore, OutOfCoreOutcome, Problem};
+use ndd_pipeline::corpus::ReadOptions;
+use ndd_pipeline::ndd_core;
+use ndd_pipeline::{OutOfCore, OutOfCoreOutcome};
 
-use crate::args::{DedupArgs, Format};
+use crate::args::DedupArgs;
 use crate::error::CliError;
+use crate::files::{self, Output, Target};
 use crate::input::{RecordFile, Records, Source};
-use crate::output::{self, Target, tsv_field};
+use crate::output::{self, DocRow, Format, Writers};
 use crate::progress::Bars;
-use crate::write::round6;
-
-/// The accepted documents of a JSONL file or a folder, streamed (also `--bloom`'s
-/// reader).
-pub(crate) enum Reader {
-    Jsonl(Box<Accepted<JsonlReader<Box<dyn std::io::BufRead + Send>>>>),
-    Folder(Box<Accepted<FolderReader>>),
-}
-
-impl Reader {
-    pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Self, CliError> {
-        if path.is_dir() {
-            let r = FolderReader::new(path, options)?;
-            Ok(Reader::Folder(Box::new(
-                Accepted::new(r, options).with_location(FolderReader::location),
-            )))
-        } else {
-            let r = JsonlReader::open(path, options)?;
-            Ok(Reader::Jsonl(Box::new(
-                Accepted::new(r, options).with_location(JsonlReader::location),
-            )))
-        }
-    }
-
-    /// The line of the document last yielded (JSONL).
-    pub(crate) fn line(&self) -> Option<u64> {
-        match self {
-            Reader::Jsonl(r) => Some(r.reader().lines()),
-            Reader::Folder(_) => None,
-        }
-    }
-
-    fn problems(&self) -> (&[Problem], u64) {
-        match self {
-            Reader::Jsonl(r) => (r.problems(), r.rejected()),
-            Reader::Folder(r) => (r.problems(), r.rejected()),
-        }
-    }
-
-    /// After the last document: an input without a usable document is an error (as
-    /// when the input is read whole); otherwise the problems are reported on stderr.
-    pub(crate) fn finish(&self, source: &Source, documents: u64) -> Result<(), CliError> {
-        let (problems, rejected) = self.problems();
-        let rejected = usize::try_from(rejected).unwrap_or(usize::MAX);
-        if documents == 0 {
-            return Err(ndd_pipeline::Error::NoDocuments {
-                source_name: source.name(),
-                rejected,
-                first: problems.first().map_or_else(
-                    || "the input is empty (no line or file to read)".to_owned(),
-                    Problem::to_string,
-                ),
-            }
-            .into());
-        }
-        crate::dedup::report_problems(problems, rejected);
-        Ok(())
-    }
-}
-
-impl Iterator for Reader {
-    type Item = Result<Document, ndd_pipeline::Error>;
-    fn next(&mut self) -> Option<Self::Item> {
-        match self {
-            Reader::Jsonl(r) => r.next(),
-            Reader::Folder(r) => r.next(),
-        }
-    }
-}
+use crate::settings;
+use crate::stream::Reader;
+use crate::summary::{self, Facts, Fates, MethodFacts, PairFacts, Time, VerifyFacts};
 
 /// Runs `ndd dedup --work-dir`.
-pub(crate) fn run(
-    a: &DedupArgs,
-    dedup: &Dedup,
-    options: &ReadOptions,
-    work_dir: &Path,
-) -> Result<(), CliError> {
+pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     let started = Instant::now();
     if a.index.index_in.is_some() || a.index.index_out.is_some() {
         return Err(CliError::Usage(
             "--work-dir cannot be combined with --index-in or --index-out".to_owned(),
         ));
     }
+    let attributes = settings::attribute_fields(&a.method, &a.input)?;
+    let dedup = &settings::dedup(&a.method, &attributes)?;
+    let options = &settings::read_options(&a.input, &attributes);
     let o = &a.output;
     let unsupported = [
         ("--annotate-out", o.annotate_out.is_some()),
@@ -128,12 +61,12 @@ pub(crate) fn run(
         ));
     };
     let outputs = [
-        ("--keep-out", o.keep_out.as_deref()),
-        ("--drop-out", o.drop_out.as_deref()),
-        ("--pairs-out", o.pairs_out.as_deref()),
-        ("--clusters-out", o.clusters_out.as_deref()),
+        (Output::Keep, o.keep_out.as_deref()),
+        (Output::Drop, o.drop_out.as_deref()),
+        (Output::Pairs, o.pairs_out.as_deref()),
+        (Output::Clusters, o.clusters_out.as_deref()),
     ];
-    let targets = output::check(&outputs, Some(path), None, false)?;
+    let targets = files::check(&outputs, Some(path), None, false)?;
     check_work_dir(work_dir, path, &targets)?;
 
     let bars = Arc::new(Bars::new(a.quiet));
@@ -150,12 +83,54 @@ pub(crate) fn run(
         write_outputs(&targets, &outcome, path, options, a.output.format)?;
     }
     let write_time = write_started.elapsed();
-    print!(
-        "{}",
-        summary(
-            &source, dedup, &outcome, work_dir, started, write_time, &targets
-        )
-    );
+    let kept = outcome.documents - outcome.duplicates();
+    let stages = outcome
+        .stages
+        .iter()
+        .map(|st| {
+            if st.reused {
+                format!("{} reused", st.stage.name())
+            } else {
+                format!("{} {:.2?}", st.stage.name(), st.time)
+            }
+        })
+        .collect();
+    let facts = Facts {
+        input: source.name(),
+        documents: outcome.documents,
+        fates: Fates::Grouped {
+            unique: kept - outcome.groups,
+            kept: outcome.groups,
+            exact: outcome.exact_copies_dropped,
+            near: outcome.duplicates() - outcome.exact_copies_dropped,
+        },
+        method: Some(MethodFacts {
+            name: dedup.method_config().name().to_owned(),
+            threshold: Some(dedup.threshold_value()),
+            work_dir: Some(work_dir.to_path_buf()),
+        }),
+        verify: Some(VerifyFacts {
+            name: dedup.verifier_config().name(),
+            checked: outcome.checked,
+            accepted: outcome.pairs,
+            distinct: true,
+        }),
+        pairs: Some(PairFacts {
+            pairs: outcome.pairs,
+            groups: outcome.groups,
+            whole_collection: false,
+        }),
+        time: Time::OutOfCore {
+            stages,
+            outputs: write_time,
+            total: started.elapsed(),
+        },
+        disk: Some(outcome.stages.iter().map(|st| st.bytes_written).sum()),
+        peak_memory: summary::peak_memory(),
+        wrote: targets,
+        ..Facts::default()
+    };
+    print!("{}", facts.render());
     Ok(())
 }
 
@@ -238,33 +213,21 @@ fn write_outputs(
     options: &ReadOptions,
     format: Format,
 ) -> Result<(), CliError> {
-    let mut pending = Vec::new();
-    for t in targets {
-        pending.push((t, output::Pending::create(&t.path)?));
-    }
-    let out_err = |t: &Target, e: std::io::Error| CliError::output(&t.path, e);
+    let mut writers = Writers::create(targets, format)?;
     // The ids of the documents in pairs, for --pairs-out.
-    let wants_pairs = targets.iter().any(|t| t.flag == "--pairs-out");
     let mut ids: HashMap<u64, String> = HashMap::new();
-    if wants_pairs {
+    if writers.wants(Output::Pairs) {
         for p in outcome.scored_pairs()? {
             let p = p?;
             ids.insert(p.a as u64, String::new());
             ids.insert(p.b as u64, String::new());
         }
     }
-    let mut records = if path.is_file() {
+    let mut records = if path.is_file() && writers.wants_records() {
         Some(Records::open(&RecordFile::Path(path.to_path_buf()))?)
     } else {
         None
     };
-    for (t, p) in &mut pending {
-        if t.flag == "--clusters-out" && format == Format::Tsv {
-            p.writer()
-                .write_all(b"id\tcluster\n")
-                .map_err(|e| out_err(t, e))?;
-        }
-    }
     let mut assignments = outcome.assignments()?.peekable();
     let mut reader = Reader::open(path, options)?;
     let mut pos = 0u64;
@@ -292,39 +255,20 @@ fn write_outputs(
         if let Some(id) = ids.get_mut(&pos) {
             id.clone_from(&doc.id);
         }
-        for (t, p) in &mut pending {
-            let w = p.writer();
-            let io = |e: std::io::Error| out_err(t, e);
-            match t.flag {
-                "--keep-out" if kept => match (&mut records, reader.line()) {
-                    (Some(records), Some(line)) => {
-                        w.write_all(records.at(line)?).map_err(io)?;
-                        w.write_all(b"\n").map_err(io)?;
-                    }
-                    _ => {
-                        let record = serde_json::json!({ "id": doc.id, "text": doc.text });
-                        serde_json::to_writer(&mut *w, &record).map_err(|e| io(e.into()))?;
-                        w.write_all(b"\n").map_err(io)?;
-                    }
-                },
-                "--drop-out" if !kept => {
-                    tsv_field(w, &doc.id).map_err(io)?;
-                    w.write_all(b"\n").map_err(io)?;
-                }
-                "--clusters-out" => match format {
-                    Format::Tsv => {
-                        tsv_field(w, &doc.id).map_err(io)?;
-                        writeln!(w, "\t{label}").map_err(io)?;
-                    }
-                    Format::Jsonl => {
-                        let record = serde_json::json!({ "id": doc.id, "cluster": label });
-                        serde_json::to_writer(&mut *w, &record).map_err(|e| io(e.into()))?;
-                        w.write_all(b"\n").map_err(io)?;
-                    }
-                },
-                _ => {}
-            }
-        }
+        let line = reader.line();
+        let record = match (&mut records, line) {
+            (Some(records), Some(line)) if kept => Some(records.at(line)?),
+            _ => None,
+        };
+        writers.document(&DocRow {
+            id: &doc.id,
+            text: &doc.text,
+            record,
+            line,
+            kept,
+            cluster: Some(label),
+            annotation: None,
+        })?;
         pos += 1;
     }
     if pos != outcome.documents {
@@ -335,143 +279,13 @@ fn write_outputs(
             outcome.documents
         )));
     }
-    let mut ready = Vec::new();
-    for (t, mut p) in pending {
-        if t.flag == "--pairs-out" {
-            write_pairs(p.writer(), outcome, &ids, format).map_err(|e| match e {
-                PairsError::Io(e) => out_err(t, e),
-                PairsError::Run(e) => e.into(),
-            })?;
-        }
-        ready.push(p.finish()?);
-    }
-    for r in ready {
-        r.commit()?;
-    }
-    Ok(())
-}
-
-enum PairsError {
-    Io(std::io::Error),
-    Run(ndd_pipeline::Error),
-}
-
-/// `--pairs-out`, as the in-memory run writes it: `(a, b)` order, ids and scores.
-fn write_pairs(
-    out: &mut impl Write,
-    outcome: &OutOfCoreOutcome,
-    ids: &HashMap<u64, String>,
-    format: Format,
-) -> Result<(), PairsError> {
-    if format == Format::Tsv {
-        out.write_all(b"id_a\tid_b\tscore\n")
-            .map_err(PairsError::Io)?;
-    }
-    let id = |p: usize| ids.get(&(p as u64)).map_or("", String::as_str);
-    for p in outcome.scored_pairs().map_err(PairsError::Run)? {
-        let p = p.map_err(PairsError::Run)?;
-        let (a, b) = (id(p.a), id(p.b));
-        match format {
-            Format::Tsv => {
-                tsv_field(out, a).map_err(PairsError::Io)?;
-                out.write_all(b"\t").map_err(PairsError::Io)?;
-                tsv_field(out, b).map_err(PairsError::Io)?;
-                writeln!(out, "\t{:.6}", p.score).map_err(PairsError::Io)?;
-            }
-            Format::Jsonl => {
-                let record = serde_json::json!({ "id_a": a, "id_b": b, "score": round6(p.score) });
-                serde_json::to_writer(&mut *out, &record).map_err(|e| PairsError::Io(e.into()))?;
-                out.write_all(b"\n").map_err(PairsError::Io)?;
-            }
+    // --pairs-out, as the in-memory run writes it: `(a, b)` order, ids and scores.
+    if writers.wants(Output::Pairs) {
+        let id = |p: usize| ids.get(&(p as u64)).map_or("", String::as_str);
+        for p in outcome.scored_pairs()? {
+            let p = p?;
+            writers.pair(id(p.a), id(p.b), p.score)?;
         }
     }
-    Ok(())
-}
-
-/// The summary on stdout.
-fn summary(
-    source: &Source,
-    dedup: &Dedup,
-    outcome: &OutOfCoreOutcome,
-    work_dir: &Path,
-    started: Instant,
-    write_time: std::time::Duration,
-    targets: &[Target],
-) -> String {
-    use std::fmt::Write as _;
-    let mut s = String::new();
-    let kept = outcome.documents - outcome.duplicates();
-    let _ = writeln!(s, "input:       {}", source.name());
-    let _ = writeln!(s, "documents:   {} read", outcome.documents);
-    let _ = writeln!(
-        s,
-        "kept:        {kept} ({} alone, {} for their group)",
-        kept - outcome.groups,
-        outcome.groups
-    );
-    let _ = writeln!(
-        s,
-        "dropped:     {} ({} exact copies, {} near-duplicates)",
-        outcome.duplicates(),
-        outcome.exact_copies_dropped,
-        outcome.duplicates() - outcome.exact_copies_dropped
-    );
-    let _ = writeln!(
-        s,
-        "method:      {}, threshold {}, out of core in {}",
-        dedup.method_config().name(),
-        dedup.threshold_value(),
-        work_dir.display()
-    );
-    let _ = writeln!(
-        s,
-        "verify:      {} ({} distinct candidates, {} pairs kept)",
-        dedup.verifier_config().name(),
-        outcome.checked,
-        outcome.pairs
-    );
-    let _ = writeln!(
-        s,
-        "pairs:       {} ({} groups)",
-        outcome.pairs, outcome.groups
-    );
-    let stages: Vec<String> = outcome
-        .stages
-        .iter()
-        .map(|st| {
-            if st.reused {
-                format!("{} reused", st.stage.name())
-            } else {
-                format!("{} {:.2?}", st.stage.name(), st.time)
-            }
-        })
-        .collect();
-    let written: u64 = outcome.stages.iter().map(|st| st.bytes_written).sum();
-    let _ = writeln!(
-        s,
-        "stages:      {}; outputs {:.2?}; total {:.2?}",
-        stages.join(", "),
-        write_time,
-        started.elapsed()
-    );
-    let _ = writeln!(
-        s,
-        "disk:        {:.1} MB written to the work folder",
-        written as f64 / 1e6
-    );
-    if let Some(peak) = peak_memory() {
-        let _ = writeln!(s, "memory:      {:.1} MB peak resident", peak as f64 / 1e6);
-    }
-    for t in targets {
-        let _ = writeln!(s, "wrote:       {} ({})", t.path.display(), t.flag);
-    }
-    s
-}
-
-/// The peak resident set of this process (Linux: `VmHWM` of `/proc/self/status`).
-fn peak_memory() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
+    output::commit(writers.finish()?)
 }

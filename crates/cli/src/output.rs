@@ -1,197 +1,272 @@
-//! Output files: checked before any work starts, written to a temporary file beside
-//! the target and renamed into place only when every output of the run is complete.
+//! The tool's one output layer: what each output file holds, row by row, in each
+//! format. Every engine (in memory, saved index, Bloom filters, out of core) hands
+//! its documents and pairs to [`Writers`]; only this file knows how a record, an id,
+//! a pair or a cluster is spelled in TSV or JSONL, so a new format is added here.
 
-use std::fs;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+
+use clap::ValueEnum;
 
 use crate::error::CliError;
+use crate::files::{Output, Pending, Ready, Target};
 
-/// One output the user asked for.
-#[derive(Debug, Clone)]
-pub(crate) struct Target {
-    /// The option that named it (`--pairs-out`).
-    pub(crate) flag: &'static str,
-    /// The path as given.
-    pub(crate) path: PathBuf,
-    /// The path with its folder resolved (symbolic links, `..`), for comparisons.
-    resolved: PathBuf,
+/// `--format`: how `--pairs-out` and `--clusters-out` are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Tab-separated values with a header line.
+    Tsv,
+    /// One JSON object per line.
+    Jsonl,
 }
 
-/// The folder a file named `path` is in (`.` for a bare file name).
-fn folder_of(path: &Path) -> &Path {
-    match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
+/// `x` rounded to six decimals: the precision of scores in JSON outputs (the TSV
+/// form prints six).
+pub(crate) fn round6(x: f64) -> f64 {
+    (x * 1e6).round() / 1e6
+}
+
+/// One document of the input, in input order, with what the run decided for it.
+pub(crate) struct DocRow<'a> {
+    /// Its id.
+    pub(crate) id: &'a str,
+    /// Its text.
+    pub(crate) text: &'a str,
+    /// Its JSONL record as read (`None` for a folder's document, or when
+    /// [`Writers::wants_records`] said no).
+    pub(crate) record: Option<&'a [u8]>,
+    /// Its line in the input (for messages about its record).
+    pub(crate) line: Option<u64>,
+    /// Whether it is kept.
+    pub(crate) kept: bool,
+    /// Its cluster: the collection position of the document kept for its group
+    /// (`None` where the engine makes no groups).
+    pub(crate) cluster: Option<u64>,
+    /// What `--annotate-out` adds (`None` where the engine does not know it).
+    pub(crate) annotation: Option<Annotation<'a>>,
+}
+
+/// What `--annotate-out` adds to a record.
+pub(crate) struct Annotation<'a> {
+    /// The id of the document kept for its group.
+    pub(crate) group: &'a str,
+    /// Why it is kept or dropped (unique, kept, exact, near).
+    pub(crate) reason: &'a str,
+}
+
+/// The outputs of a run being written: each target's temporary file, fed row by row.
+pub(crate) struct Writers<'t> {
+    files: Vec<(&'t Target, Pending)>,
+    format: Format,
+}
+
+impl<'t> Writers<'t> {
+    /// Starts writing `targets` (each to a temporary file), the TSV header lines
+    /// first.
+    pub(crate) fn create(
+        targets: impl IntoIterator<Item = &'t Target>,
+        format: Format,
+    ) -> Result<Self, CliError> {
+        let mut files = Vec::new();
+        for t in targets {
+            let mut pending = Pending::create(&t.path)?;
+            let header: &[u8] = match (t.output, format) {
+                (Output::Pairs, Format::Tsv) => b"id_a\tid_b\tscore\n",
+                (Output::Clusters, Format::Tsv) => b"id\tcluster\n",
+                _ => b"",
+            };
+            pending
+                .writer()
+                .write_all(header)
+                .map_err(|e| CliError::output(&t.path, e))?;
+            files.push((t, pending));
+        }
+        Ok(Writers { files, format })
     }
-}
 
-/// The path `path` stands for once its folder is resolved: two spellings of one file
-/// (`./a`, `dir/../a`, a symbolic link to it) resolve to the same path.
-fn resolve(path: &Path) -> io::Result<PathBuf> {
-    if let Ok(p) = fs::canonicalize(path) {
-        return Ok(p);
+    /// Whether an output copies records (`--keep-out`, `--annotate-out`), so the
+    /// engine has to read them again.
+    pub(crate) fn wants_records(&self) -> bool {
+        self.wants(Output::Keep) || self.wants(Output::Annotate)
     }
-    let name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
-    let parent = folder_of(path);
-    let dir = fs::canonicalize(parent).map_err(|e| {
-        io::Error::new(
-            e.kind(),
-            format!("its folder {} cannot be used: {e}", parent.display()),
-        )
-    })?;
-    Ok(dir.join(name))
-}
 
-/// Checks every output before the run: each can be created (its folder exists, it is
-/// not a folder), none is the input or inside an input folder, none is named twice,
-/// and the saved index or filter read (`index_in`) is not overwritten unless
-/// `rewrite_index_in` and by `--index-out`, `--add` or `--bloom-out`.
-pub(crate) fn check(
-    outputs: &[(&'static str, Option<&Path>)],
-    input: Option<&Path>,
-    index_in: Option<&Path>,
-    rewrite_index_in: bool,
-) -> Result<Vec<Target>, CliError> {
-    let input = match input {
-        Some(p) => Some(
-            fs::canonicalize(p).map_err(|e| CliError::Input(format!("{}: {e}", p.display())))?,
-        ),
-        None => None,
-    };
-    let index_in = index_in.and_then(|p| fs::canonicalize(p).ok());
-    let mut targets: Vec<Target> = Vec::new();
-    for &(flag, path) in outputs {
-        let Some(path) = path else { continue };
-        let usage = |m: String| CliError::Usage(format!("{flag} {}: {m}", path.display()));
-        let resolved = resolve(path).map_err(|e| usage(e.to_string()))?;
-        if resolved.is_dir() {
-            return Err(usage("is a folder; give a file name".into()));
-        }
-        if let Some(input) = &input {
-            if &resolved == input {
-                return Err(usage("is the input; it would be overwritten".into()));
-            }
-            if input.is_dir() && resolved.starts_with(input) {
-                return Err(usage(
-                    "is inside the input folder; the next run would read it as a document".into(),
-                ));
-            }
-        }
-        let rewrites_index =
-            rewrite_index_in && matches!(flag, "--index-out" | "--add" | "--bloom-out");
-        if index_in.as_ref() == Some(&resolved) && !rewrites_index {
-            return Err(usage(
-                "is the index or filter read (--index-in, --bloom-in, --index); only --add or \
-                 --bloom-out may rewrite it in place"
-                    .into(),
-            ));
-        }
-        if let Some(other) = targets.iter().find(|t| t.resolved == resolved) {
-            return Err(usage(format!(
-                "is also given to {}; each output needs its own file",
-                other.flag
-            )));
-        }
-        targets.push(Target {
-            flag,
-            path: path.to_path_buf(),
-            resolved,
-        });
+    /// Whether `output` is written.
+    pub(crate) fn wants(&self, output: Output) -> bool {
+        self.files.iter().any(|(t, _)| t.output == output)
     }
-    Ok(targets)
-}
 
-/// An output being written: a temporary file in the target's folder, created as any
-/// new file is (the user's umask decides its permissions), removed if the run fails
-/// before [`Ready::commit`].
-pub(crate) struct Pending {
-    target: PathBuf,
-    temp: TempFile,
-    writer: BufWriter<fs::File>,
-}
-
-/// A temporary file removed when dropped, unless it was renamed into place.
-struct TempFile {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-impl Pending {
-    /// Starts writing `target`.
-    pub(crate) fn create(target: &Path) -> Result<Self, CliError> {
-        let dir = folder_of(target);
-        let name = target
-            .file_name()
-            .ok_or_else(|| CliError::output(target, "not a file name"))?
-            .to_string_lossy();
-        let mut attempt = 0u32;
-        loop {
-            let path = dir.join(format!(".{name}.{}.{attempt}.ndd-tmp", std::process::id()));
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(file) => {
-                    return Ok(Pending {
-                        target: target.to_path_buf(),
-                        temp: TempFile { path, keep: false },
-                        writer: BufWriter::with_capacity(1 << 16, file),
+    /// Writes one document to `--keep-out` (its record unchanged, or `{"id",
+    /// "text"}`), `--annotate-out`, `--drop-out` and `--clusters-out`.
+    pub(crate) fn document(&mut self, d: &DocRow<'_>) -> Result<(), CliError> {
+        let format = self.format;
+        for (t, p) in &mut self.files {
+            let io = |e: io::Error| CliError::output(&t.path, e);
+            let w = p.writer();
+            match t.output {
+                Output::Keep if d.kept => {
+                    record(w, d, None).map_err(|e| e.into_cli(&t.path))?;
+                }
+                Output::Annotate => {
+                    let Some(a) = &d.annotation else { continue };
+                    let fields = serde_json::json!({
+                        "ndd_group": a.group,
+                        "ndd_kept": d.kept,
+                        "ndd_reason": a.reason,
                     });
+                    record(w, d, Some(fields)).map_err(|e| e.into_cli(&t.path))?;
                 }
-                // A leftover of a run that was killed: try the next name.
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
-                    attempt += 1;
+                Output::Drop if !d.kept => {
+                    tsv_field(w, d.id).map_err(io)?;
+                    w.write_all(b"\n").map_err(io)?;
                 }
-                Err(e) => return Err(CliError::output(target, e)),
+                Output::Clusters => {
+                    let Some(cluster) = d.cluster else { continue };
+                    match format {
+                        Format::Tsv => {
+                            tsv_field(w, d.id).map_err(io)?;
+                            writeln!(w, "\t{cluster}").map_err(io)?;
+                        }
+                        Format::Jsonl => {
+                            let line = serde_json::json!({ "id": d.id, "cluster": cluster });
+                            json_line(w, &line).map_err(io)?;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
-    }
-
-    /// Where the bytes go.
-    pub(crate) fn writer(&mut self) -> &mut impl Write {
-        &mut self.writer
-    }
-
-    /// Flushes and syncs the temporary file; [`commit`](Ready::commit) renames it.
-    pub(crate) fn finish(self) -> Result<Ready, CliError> {
-        let Pending {
-            target,
-            temp,
-            writer,
-        } = self;
-        let file = writer
-            .into_inner()
-            .map_err(|e| CliError::output(&target, e.error()))?;
-        file.sync_all().map_err(|e| CliError::output(&target, e))?;
-        Ok(Ready { target, temp })
-    }
-}
-
-/// A complete output waiting to be renamed into place.
-pub(crate) struct Ready {
-    target: PathBuf,
-    temp: TempFile,
-}
-
-impl Ready {
-    /// Renames the file into place (atomic on one file system).
-    pub(crate) fn commit(mut self) -> Result<(), CliError> {
-        fs::rename(&self.temp.path, &self.target).map_err(|e| CliError::output(&self.target, e))?;
-        self.temp.keep = true;
         Ok(())
     }
+
+    /// Writes one pair to `--pairs-out`: `id_a<TAB>id_b<TAB>score` or JSONL.
+    pub(crate) fn pair(&mut self, a: &str, b: &str, score: f64) -> Result<(), CliError> {
+        let format = self.format;
+        for (t, p) in &mut self.files {
+            if t.output != Output::Pairs {
+                continue;
+            }
+            let io = |e: io::Error| CliError::output(&t.path, e);
+            let w = p.writer();
+            match format {
+                Format::Tsv => {
+                    tsv_field(w, a).map_err(io)?;
+                    w.write_all(b"\t").map_err(io)?;
+                    tsv_field(w, b).map_err(io)?;
+                    writeln!(w, "\t{score:.6}").map_err(io)?;
+                }
+                Format::Jsonl => {
+                    let line = serde_json::json!({ "id_a": a, "id_b": b, "score": round6(score) });
+                    json_line(w, &line).map_err(io)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the whole of `output` (a saved index or filter, `--explain-out`) with
+    /// `write`.
+    pub(crate) fn whole(
+        &mut self,
+        output: Output,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<(), CliError> {
+        match self.files.iter_mut().find(|(t, _)| t.output == output) {
+            Some((t, p)) => write(p.writer()).map_err(|e| CliError::output(&t.path, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes and syncs every file; [`commit`] moves them into place.
+    pub(crate) fn finish(self) -> Result<Vec<Ready>, CliError> {
+        self.files.into_iter().map(|(_, p)| p.finish()).collect()
+    }
+}
+
+/// Moves every finished output into place.
+pub(crate) fn commit(ready: Vec<Ready>) -> Result<(), CliError> {
+    for r in ready {
+        r.commit()?;
+    }
+    Ok(())
+}
+
+/// `value` as one JSON line.
+fn json_line(w: &mut impl Write, value: &serde_json::Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *w, value)?;
+    w.write_all(b"\n")
+}
+
+/// Why a record could not be written.
+enum RecordError {
+    Io(io::Error),
+    /// The record cannot take the annotation (exit status 1, as bad input).
+    Record(String),
+}
+
+impl RecordError {
+    fn into_cli(self, path: &std::path::Path) -> CliError {
+        match self {
+            RecordError::Io(e) => CliError::output(path, e),
+            RecordError::Record(m) => CliError::Input(m),
+        }
+    }
+}
+
+/// The record of `d` (its own bytes, or `{"id", "text"}` for a folder's document),
+/// with the members of `fields` appended, and a line end.
+fn record(
+    w: &mut impl Write,
+    d: &DocRow<'_>,
+    fields: Option<serde_json::Value>,
+) -> Result<(), RecordError> {
+    match (d.record, &fields) {
+        (Some(record), None) => w.write_all(record).map_err(RecordError::Io)?,
+        (Some(record), Some(fields)) => {
+            let joined = with_fields(record, fields)
+                .map_err(|m| RecordError::Record(format!("line {}: {m}", d.line.unwrap_or(0))))?;
+            w.write_all(&joined).map_err(RecordError::Io)?;
+        }
+        (None, _) => {
+            let mut value = serde_json::json!({ "id": d.id, "text": d.text });
+            if let (Some(obj), Some(serde_json::Value::Object(extra))) =
+                (value.as_object_mut(), fields)
+            {
+                obj.extend(extra);
+            }
+            serde_json::to_writer(&mut *w, &value).map_err(|e| RecordError::Io(e.into()))?;
+        }
+    }
+    w.write_all(b"\n").map_err(RecordError::Io)
+}
+
+/// `record` (one JSON object) with the members of `fields` appended, the record's
+/// own bytes unchanged. A record that already has one of the fields is refused
+/// rather than given a duplicate key.
+fn with_fields(record: &[u8], fields: &serde_json::Value) -> Result<Vec<u8>, String> {
+    let keys: std::collections::BTreeMap<String, serde::de::IgnoredAny> =
+        serde_json::from_slice(record).map_err(|e| format!("not a JSON object: {e}"))?;
+    let serde_json::Value::Object(extra) = fields else {
+        return Err("annotations are not an object".into());
+    };
+    if let Some(k) = extra.keys().find(|k| keys.contains_key(*k)) {
+        return Err(format!(
+            "the record already has a field {k:?}; --annotate-out would hide it"
+        ));
+    }
+    let end = record
+        .iter()
+        .rposition(|&b| b == b'}')
+        .ok_or("not a JSON object")?;
+    let mut joined = record[..end].to_vec();
+    for (n, (k, v)) in extra.iter().enumerate() {
+        if n > 0 || !keys.is_empty() {
+            joined.push(b',');
+        }
+        joined.extend(serde_json::to_vec(k).map_err(|e| e.to_string())?);
+        joined.push(b':');
+        joined.extend(serde_json::to_vec(v).map_err(|e| e.to_string())?);
+    }
+    joined.extend_from_slice(&record[end..]);
+    Ok(joined)
 }
 
 /// Writes `s` as a TSV field: backslash, tab, newline and carriage return escaped as
@@ -261,5 +336,31 @@ mod tests {
             assert!(!s.contains(['\t', '\n', '\r']), "{s:?}");
             assert_eq!(unescape(&s), id);
         }
+    }
+
+    /// The joined record parses to the record's members plus the fields, in order.
+    #[test]
+    fn fields_are_appended_to_any_object() {
+        let fields = serde_json::json!({ "ndd_group": "a", "ndd_kept": true });
+        for record in [
+            r#"{"id": "a", "text": "x"}"#,
+            "{}",
+            "  { }  ",
+            r#"{"nested": {"b": [1, {"c": "}"}]}, "t": "}"}"#,
+        ] {
+            let joined = with_fields(record.as_bytes(), &fields).unwrap();
+            let parsed: serde_json::Value = serde_json::from_slice(&joined).unwrap();
+            let mut expected: serde_json::Value = serde_json::from_str(record).unwrap();
+            let obj = expected.as_object_mut().unwrap();
+            obj.insert("ndd_group".into(), "a".into());
+            obj.insert("ndd_kept".into(), true.into());
+            assert_eq!(parsed, expected, "{record}");
+            // The record's own bytes come first, unchanged.
+            let trimmed = record.trim_end();
+            let prefix = &trimmed[..trimmed.len() - 1];
+            assert!(joined.starts_with(prefix.as_bytes()), "{record}");
+        }
+        assert!(with_fields(br#"{"ndd_kept": 1}"#, &fields).is_err());
+        assert!(with_fields(b"[1, 2]", &fields).is_err());
     }
 }

@@ -3,14 +3,13 @@
 use std::io::Write;
 use std::time::Instant;
 
-use ndd_lsh::{EnsembleParams, ForestParams, LshForest};
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 use ndd_pipeline::{ContainmentSearch, DedupIndex, Neighbour, NeighbourSearch};
 
 use crate::args::{OnError, QueryArgs};
 use crate::error::CliError;
+use crate::files::{self, Output};
 use crate::input::{self, Source};
-use crate::output;
 use crate::progress::Bars;
 
 /// The search a run does.
@@ -31,51 +30,50 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
     }
     // Outputs checked before anything is read: not the input, not the index.
     let source = Source::resolve(Some(&a.input))?;
-    let targets = output::check(
-        &[("--out", a.out.as_deref())],
+    let targets = files::check(
+        &[(Output::Out, a.out.as_deref())],
         source.path(),
         Some(&a.index),
         false,
     )?;
 
-    let bytes = input::read_bounded(&a.index, crate::dedup::MAX_INDEX_BYTES)?;
+    let bytes = input::read_bounded(&a.index, crate::memory::MAX_INDEX_BYTES)?;
     let index = DedupIndex::from_bytes(&bytes)
         .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
     drop(bytes);
-    let num_perm = match index.settings().method_config() {
-        ndd_pipeline::Method::MinHash(c) => c.num_perm,
-        _ => 0,
-    };
+    let index_error =
+        |e: ndd_pipeline::Error| CliError::Input(format!("{}: {e}", a.index.display()));
     let search = match (a.top_k, a.containment) {
         (Some(k), _) => {
             let k = usize::try_from(k).map_err(|_| usage("--top-k is too large".into()))?;
-            let params = forest_params(a, num_perm)?;
-            let builder = LshForest::builder(params)
+            let search = NeighbourSearch::builder(&index)
+                .map_err(index_error)?
+                .shape(a.trees, a.depth)
+                .map_err(|e| usage(format!("--trees/--depth: {e}")))?
                 .candidates_per_result(a.candidates_per_result)
-                .max_examined(a.max_examined);
-            Search::TopK(NeighbourSearch::with_builder(&index, builder)?, k)
+                .max_examined(a.max_examined)
+                .build()?;
+            Search::TopK(search, k)
         }
         (None, Some(t)) => {
-            let mut p = EnsembleParams::new(t.min(0.999), num_perm)
+            let mut b = ContainmentSearch::builder(&index, t)
                 .map_err(|e| usage(format!("--containment: {e}")))?;
             if let Some(n) = a.partitions_per_doubling {
-                p = p
-                    .with_classes_per_doubling(n)
+                b = b
+                    .partitions_per_doubling(n)
                     .map_err(|e| usage(format!("--partitions-per-doubling: {e}")))?;
             }
             if let Some(r) = a.max_rows {
-                p = p
-                    .with_max_rows(r)
+                b = b
+                    .max_rows(r)
                     .map_err(|e| usage(format!("--max-rows: {e}")))?;
             }
             if let Some(w) = a.fn_weight {
-                p = p
-                    .with_weights(1.0 - w, w)
+                b = b
+                    .false_negative_weight(w)
                     .map_err(|e| usage(format!("--fn-weight: {e}")))?;
             }
-            let search = ContainmentSearch::with_params(&index, p)
-                .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
-            Search::Containment(search.with_threshold(t)?)
+            Search::Containment(b.build().map_err(index_error)?)
         }
         (None, None) => return Err(usage("give --top-k K or --containment T".into())),
     };
@@ -91,7 +89,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         });
     let bars = Bars::new(true);
     let queries = input::read(&source, &options, &bars, false)?;
-    crate::dedup::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
+    crate::stream::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
     let docs = &queries.corpus.documents;
 
     let ids = index.ids();
@@ -122,7 +120,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
     };
     let answered = match targets.first() {
         Some(t) => {
-            let mut pending = output::Pending::create(&t.path)?;
+            let mut pending = files::Pending::create(&t.path)?;
             let n = write(pending.writer(), &t.path.display().to_string())?;
             pending.finish()?.commit()?;
             n
@@ -158,23 +156,4 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         );
     }
     Ok(())
-}
-
-/// The forest's shape: the library's default for the index's values, or the trees
-/// and depth asked for.
-fn forest_params(a: &QueryArgs, num_perm: usize) -> Result<ForestParams, CliError> {
-    let usage = |m: String| CliError::Usage(m);
-    let default = ForestParams::for_slots(num_perm)
-        .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
-    let trees = a.trees.unwrap_or(default.trees());
-    let depth = a.depth.unwrap_or(num_perm / trees.max(1));
-    let params =
-        ForestParams::new(trees, depth).map_err(|e| usage(format!("--trees/--depth: {e}")))?;
-    if params.slots_used() > num_perm {
-        return Err(usage(format!(
-            "--trees x --depth = {} is more than the index's {num_perm} MinHash values",
-            params.slots_used()
-        )));
-    }
-    Ok(params)
 }

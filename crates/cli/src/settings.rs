@@ -1,16 +1,14 @@
 //! From options to the library's settings: a [`Dedup`] and [`ReadOptions`].
 
-use ndd_cluster::Link;
+use ndd_pipeline::cluster::Link;
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
 use ndd_pipeline::{
-    Banding, Dedup, DurianGrouping, GroupMethod, IMatchConfig, Method, MinHashConfig,
-    MinHashWeighting, Representative, Shingles, SigNcdConfig, SimHashConfig, SimWeighting,
-    Verifier,
+    Banding, Dedup, DurianGrouping, GroupMethod, Method, MinHashWeighting, Representative,
+    Shingles, SimWeighting,
 };
 
 use crate::args::{
-    BandingName, GroupName, InputArgs, MethodArgs, MethodName, OnError, RepresentativeName,
-    VerifyName, WeightingName,
+    BandingName, GroupName, InputArgs, MethodArgs, OnError, RepresentativeName, WeightingName,
 };
 use crate::error::CliError;
 use crate::output::tsv_unescape;
@@ -110,58 +108,34 @@ pub(crate) fn banding(
 /// [`attribute_fields`].
 pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<Dedup, CliError> {
     let usage = |flag: &str, what: &str| CliError::Usage(format!("{flag} {what}"));
-    let mut method = match a.method {
-        MethodName::Minhash => Method::MinHash(MinHashConfig::default()),
-        MethodName::Simhash => Method::SimHash(SimHashConfig::default()),
-        MethodName::Exact => Method::ExactJaccard,
-        MethodName::Signcd => Method::SigNcd(SigNcdConfig::default()),
-        MethodName::Imatch => Method::IMatch(IMatchConfig::default()),
-    };
+    let mut method = a.method.clone();
+    let name = method.name();
     // Options of another method than the one chosen are mistakes, not no-ops.
-    let foreign: &[(&str, bool, MethodName)] = &[
-        ("--num-perm", a.num_perm.is_some(), MethodName::Minhash),
-        ("--banding", a.banding.is_some(), MethodName::Minhash),
-        ("--bands", a.bands.is_some(), MethodName::Minhash),
-        (
-            "--max-bucket-scan",
-            a.max_bucket_scan.is_some(),
-            MethodName::Minhash,
-        ),
-        ("--bits", a.bits.is_some(), MethodName::Simhash),
-        (
-            "--max-hamming",
-            a.max_hamming.is_some(),
-            MethodName::Simhash,
-        ),
-        ("--weighting", a.weighting.is_some(), MethodName::Simhash),
-        ("--lexicons", a.lexicons.is_some(), MethodName::Imatch),
-        ("--lexicon", a.lexicon.is_some(), MethodName::Imatch),
-        ("--nidf", a.nidf.is_some(), MethodName::Imatch),
-        (
-            "--min-coverage",
-            a.min_coverage.is_some(),
-            MethodName::Imatch,
-        ),
-        ("--compressor", a.compressor.is_some(), MethodName::Signcd),
+    let foreign: &[(&str, bool, &str)] = &[
+        ("--num-perm", a.num_perm.is_some(), "minhash"),
+        ("--banding", a.banding.is_some(), "minhash"),
+        ("--bands", a.bands.is_some(), "minhash"),
+        ("--max-bucket-scan", a.max_bucket_scan.is_some(), "minhash"),
+        ("--bits", a.bits.is_some(), "simhash"),
+        ("--max-hamming", a.max_hamming.is_some(), "simhash"),
+        ("--weighting", a.weighting.is_some(), "simhash"),
+        ("--lexicons", a.lexicons.is_some(), "imatch"),
+        ("--lexicon", a.lexicon.is_some(), "imatch"),
+        ("--nidf", a.nidf.is_some(), "imatch"),
+        ("--min-coverage", a.min_coverage.is_some(), "imatch"),
+        ("--compressor", a.compressor.is_some(), "signcd"),
     ];
-    if a.weights.is_some() && !matches!(a.method, MethodName::Minhash | MethodName::Simhash) {
+    if a.weights.is_some() && !matches!(method, Method::MinHash(_) | Method::SimHash(_)) {
         return Err(usage(
             "--weights",
-            &format!(
-                "belongs to --method minhash or simhash, not {}",
-                spelling(a.method)
-            ),
+            &format!("belongs to --method minhash or simhash, not {name}"),
         ));
     }
     for &(flag, given, owner) in foreign {
-        if given && owner != a.method {
+        if given && owner != name {
             return Err(usage(
                 flag,
-                &format!(
-                    "belongs to --method {}, not {}",
-                    spelling(owner),
-                    spelling(a.method)
-                ),
+                &format!("belongs to --method {owner}, not {name}"),
             ));
         }
     }
@@ -192,7 +166,7 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
             if let Some(path) = &a.lexicon {
                 let bytes = crate::input::read_bounded(path, MAX_LEXICON_BYTES)?;
                 c.lexicon = Some(
-                    ndd_imatch::Lexicon::from_bytes(&bytes)
+                    ndd_pipeline::Lexicon::from_bytes(&bytes)
                         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
                 );
             }
@@ -228,13 +202,8 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
     if let Some(t) = a.threshold {
         dedup = dedup.threshold(t);
     }
-    if let Some(v) = a.verify {
-        dedup = dedup.verifier(match v {
-            VerifyName::Jaccard => Verifier::ExactJaccard,
-            VerifyName::Method => Verifier::MethodScore,
-            VerifyName::Containment => Verifier::Containment,
-            VerifyName::Align => Verifier::Align(ndd_pipeline::AlignMeasure::Combined),
-        });
+    if let Some(v) = &a.verify {
+        dedup = dedup.verifier(v.clone());
     }
     dedup = dedup.group(grouping(a, attributes)?);
     // Every parameter checked before any input is read.
@@ -286,9 +255,9 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
 /// The model of `--weights`, read with a bound on its size.
 fn learned_model(
     path: &std::path::Path,
-) -> Result<std::sync::Arc<ndd_learn::WeightModel>, CliError> {
+) -> Result<std::sync::Arc<ndd_pipeline::learn::WeightModel>, CliError> {
     let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
-    let model = ndd_learn::WeightModel::from_bytes(&bytes)
+    let model = ndd_pipeline::learn::WeightModel::from_bytes(&bytes)
         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
     Ok(std::sync::Arc::new(model))
 }
@@ -333,8 +302,3 @@ fn links_in(path: &std::path::Path) -> Result<Vec<(Link, String, String)>, CliEr
 /// The largest `--lexicon` file read: far above any real lexicon (a 2-million-word
 /// lexicon is about 40 MB), so that a wrong path does not read a disk image.
 const MAX_LEXICON_BYTES: u64 = 1 << 30;
-
-/// `--method`'s spelling of a method: the name clap parses.
-fn spelling(m: MethodName) -> String {
-    clap::ValueEnum::to_possible_value(&m).map_or_else(String::new, |v| v.get_name().to_owned())
-}

@@ -1,15 +1,132 @@
-//! The summary printed after a run.
+//! The summary printed after a `ndd dedup` run, whatever the engine: one set of run
+//! facts ([`Facts`]), each engine filling in what it knows, rendered by one function.
 
 use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
 
-use ndd_pipeline::{Dedup, Fate, Group};
+use crate::files::Target;
 
-use crate::dedup::{Found, Timings};
-use crate::input::{Input, Source};
-use crate::output::Target;
+/// What a run did, as the summary reports it.
+#[derive(Default)]
+pub(crate) struct Facts {
+    /// How the input is named.
+    pub(crate) input: String,
+    /// Documents read.
+    pub(crate) documents: u64,
+    /// Bytes of text read and bad lines or files skipped (in memory).
+    pub(crate) read: Option<(u64, usize)>,
+    /// Documents of a saved index before this batch (0 without one).
+    pub(crate) indexed_before: usize,
+    /// What became of the documents.
+    pub(crate) fates: Fates,
+    /// The method.
+    pub(crate) method: Option<MethodFacts>,
+    /// What verification did.
+    pub(crate) verify: Option<VerifyFacts>,
+    /// Pairs and groups found.
+    pub(crate) pairs: Option<PairFacts>,
+    /// DURIAN's theta and the groups kept as a form letter's reference copy.
+    pub(crate) durian: Option<(f64, usize)>,
+    /// The Bloom filters' own lines (a `--bloom` run).
+    pub(crate) filters: Vec<String>,
+    /// Where the time went.
+    pub(crate) time: Time,
+    /// Bytes written to the work folder (out of core).
+    pub(crate) disk: Option<u64>,
+    /// The peak resident memory of the process, when known (out of core).
+    pub(crate) peak_memory: Option<u64>,
+    /// The outputs written.
+    pub(crate) wrote: Vec<Target>,
+    /// The largest groups: size, the id kept, and up to six members (id, snippet of
+    /// the text or `None` for a document of a saved index).
+    pub(crate) groups: Vec<GroupFacts>,
+}
+
+/// What became of the documents.
+#[derive(Default)]
+pub(crate) enum Fates {
+    /// Kept alone, kept for a group, dropped as exact copies, dropped as
+    /// near-duplicates.
+    Grouped {
+        unique: u64,
+        kept: u64,
+        exact: u64,
+        near: u64,
+    },
+    /// Flagged as seen before (Bloom filters).
+    Flagged(u64),
+    /// Nothing known.
+    #[default]
+    None,
+}
+
+/// The method line.
+pub(crate) struct MethodFacts {
+    /// Its name.
+    pub(crate) name: String,
+    /// The threshold, for a method that uses one.
+    pub(crate) threshold: Option<f64>,
+    /// The work folder of an out-of-core run.
+    pub(crate) work_dir: Option<PathBuf>,
+}
+
+/// The verify line.
+pub(crate) struct VerifyFacts {
+    /// The verifier's name.
+    pub(crate) name: &'static str,
+    /// Candidates checked.
+    pub(crate) checked: u64,
+    /// Pairs accepted.
+    pub(crate) accepted: u64,
+    /// Whether `checked` counts distinct candidates (out of core).
+    pub(crate) distinct: bool,
+}
+
+/// The pairs line.
+pub(crate) struct PairFacts {
+    /// Pairs found.
+    pub(crate) pairs: u64,
+    /// Groups.
+    pub(crate) groups: u64,
+    /// Whether the counts are over a saved index's whole collection.
+    pub(crate) whole_collection: bool,
+}
+
+/// Where the time went.
+#[derive(Default)]
+pub(crate) enum Time {
+    /// In memory: reading, the pipeline's stages, the whole run.
+    Stages {
+        read: Duration,
+        stages: Vec<(String, Duration)>,
+        total: Duration,
+    },
+    /// Out of core: each stage (or `reused`), writing the outputs, the whole run.
+    OutOfCore {
+        stages: Vec<String>,
+        outputs: Duration,
+        total: Duration,
+    },
+    /// Bloom filters: flagging, the whole run.
+    Flag { flag: Duration, total: Duration },
+    /// Nothing measured.
+    #[default]
+    None,
+}
+
+/// One of the largest groups.
+pub(crate) struct GroupFacts {
+    /// Its size.
+    pub(crate) size: usize,
+    /// The id of the document kept.
+    pub(crate) keep: String,
+    /// Up to six members: id and text (`None`: indexed earlier, text not kept).
+    pub(crate) members: Vec<(String, Option<String>)>,
+}
 
 /// At most `max_chars` characters of `text`, white space collapsed.
-fn snippet(text: &str, max_chars: usize) -> String {
+pub(crate) fn snippet(text: &str, max_chars: usize) -> String {
     let mut out = String::new();
     for (n, c) in text
         .split_whitespace()
@@ -26,159 +143,191 @@ fn snippet(text: &str, max_chars: usize) -> String {
     out
 }
 
-/// The summary of a run.
-pub(crate) fn text(
-    source: &Source,
-    input: &Input,
-    f: &Found<'_>,
-    dedup: &Dedup,
-    t: &Timings,
-    targets: &[Target],
-    top: usize,
-) -> String {
-    let r = &f.outcome.report;
-    let docs = f.docs;
-    let corpus = &input.corpus;
-    let mut s = String::new();
-    let mut counts = [0usize; 4];
-    for i in 0..docs.len() {
-        counts[match f.outcome.fate(f.base + i) {
-            Fate::Unique => 0,
-            Fate::Kept => 1,
-            Fate::ExactCopy => 2,
-            _ => 3,
-        }] += 1;
-    }
-    let _ = writeln!(s, "input:       {}", source.name());
-    let _ = writeln!(
-        s,
-        "documents:   {} read ({:.1} MB){}",
-        docs.len(),
-        r.bytes as f64 / 1e6,
-        if corpus.problems.is_empty() {
-            String::new()
-        } else {
-            format!(", {} bad lines or files skipped", corpus.problems.len())
-        }
-    );
-    if f.base > 0 {
+impl Facts {
+    /// The summary.
+    pub(crate) fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "input:       {}", self.input);
         let _ = writeln!(
             s,
-            "index:       {} documents indexed before this batch",
-            f.base
+            "documents:   {} read{}",
+            self.documents,
+            match self.read {
+                None => String::new(),
+                Some((bytes, 0)) => format!(" ({:.1} MB)", bytes as f64 / 1e6),
+                Some((bytes, skipped)) => format!(
+                    " ({:.1} MB), {skipped} bad lines or files skipped",
+                    bytes as f64 / 1e6
+                ),
+            }
         );
-    }
-    let _ = writeln!(
-        s,
-        "kept:        {} ({} alone, {} for their group)",
-        counts[0] + counts[1],
-        counts[0],
-        counts[1]
-    );
-    let _ = writeln!(
-        s,
-        "dropped:     {} ({} exact copies, {} near-duplicates)",
-        counts[2] + counts[3],
-        counts[2],
-        counts[3]
-    );
-    let method = dedup.method_config();
-    let _ = writeln!(
-        s,
-        "method:      {}{}",
-        r.method,
-        if method.uses_threshold() {
-            format!(", threshold {}", dedup.threshold_value())
-        } else {
-            String::new()
+        if self.indexed_before > 0 {
+            let _ = writeln!(
+                s,
+                "index:       {} documents indexed before this batch",
+                self.indexed_before
+            );
         }
-    );
-    if f.base == 0 && r.verify.checked > 0 {
-        let _ = writeln!(
-            s,
-            "verify:      {} ({} candidates checked, {} kept)",
-            dedup.verifier_config().name(),
-            r.verify.checked,
-            r.verify.accepted
-        );
-    }
-    let _ = writeln!(
-        s,
-        "pairs:       {} ({} groups{})",
-        f.outcome.pairs.len(),
-        f.outcome.groups.len(),
-        if f.base > 0 {
-            " in the whole collection"
-        } else {
-            ""
+        match self.fates {
+            Fates::Grouped {
+                unique,
+                kept,
+                exact,
+                near,
+            } => {
+                let _ = writeln!(
+                    s,
+                    "kept:        {} ({unique} alone, {kept} for their group)",
+                    unique + kept
+                );
+                let _ = writeln!(
+                    s,
+                    "dropped:     {} ({exact} exact copies, {near} near-duplicates)",
+                    exact + near
+                );
+            }
+            Fates::Flagged(n) => {
+                let documents = self.documents;
+                let _ = writeln!(
+                    s,
+                    "flagged:     {n} ({:.2}%) seen before (a near-duplicate, or by chance)",
+                    if documents == 0 {
+                        0.0
+                    } else {
+                        100.0 * n as f64 / documents as f64
+                    }
+                );
+                let _ = writeln!(s, "kept:        {}", documents - n);
+            }
+            Fates::None => {}
         }
-    );
-    if let ndd_pipeline::GroupMethod::Durian(d) = dedup.group_config() {
-        let references = f
-            .outcome
-            .groups
+        if let Some(m) = &self.method {
+            let mut line = m.name.clone();
+            if let Some(t) = m.threshold {
+                let _ = write!(line, ", threshold {t}");
+            }
+            if let Some(dir) = &m.work_dir {
+                let _ = write!(line, ", out of core in {}", dir.display());
+            }
+            let _ = writeln!(s, "method:      {line}");
+        }
+        if let Some(v) = &self.verify {
+            let _ = if v.distinct {
+                writeln!(
+                    s,
+                    "verify:      {} ({} distinct candidates, {} pairs kept)",
+                    v.name, v.checked, v.accepted
+                )
+            } else {
+                writeln!(
+                    s,
+                    "verify:      {} ({} candidates checked, {} kept)",
+                    v.name, v.checked, v.accepted
+                )
+            };
+        }
+        if let Some(p) = &self.pairs {
+            let _ = writeln!(
+                s,
+                "pairs:       {} ({} groups{})",
+                p.pairs,
+                p.groups,
+                if p.whole_collection {
+                    " in the whole collection"
+                } else {
+                    ""
+                }
+            );
+        }
+        if let Some((theta, references)) = self.durian {
+            let _ = writeln!(
+                s,
+                "group:       durian (theta {theta}; {references} groups kept as a form \
+                 letter's reference copy)"
+            );
+        }
+        for line in &self.filters {
+            let _ = writeln!(s, "{line}");
+        }
+        match &self.time {
+            Time::Stages {
+                read,
+                stages,
+                total,
+            } => {
+                let stages: Vec<String> = stages
+                    .iter()
+                    .map(|(stage, d)| format!("{stage} {d:.2?}"))
+                    .collect();
+                let _ = writeln!(
+                    s,
+                    "time:        read {read:.2?}, {}; total {total:.2?}",
+                    stages.join(", ")
+                );
+            }
+            Time::OutOfCore {
+                stages,
+                outputs,
+                total,
+            } => {
+                let _ = writeln!(
+                    s,
+                    "stages:      {}; outputs {outputs:.2?}; total {total:.2?}",
+                    stages.join(", ")
+                );
+            }
+            Time::Flag { .. } | Time::None => {}
+        }
+        if let Some(bytes) = self.disk {
+            let _ = writeln!(
+                s,
+                "disk:        {:.1} MB written to the work folder",
+                bytes as f64 / 1e6
+            );
+        }
+        if let Some(peak) = self.peak_memory {
+            let _ = writeln!(s, "memory:      {:.1} MB peak resident", peak as f64 / 1e6);
+        }
+        let wrote = self
+            .wrote
             .iter()
-            .filter(|g| g.copies.is_some())
-            .count();
-        let _ = writeln!(
-            s,
-            "group:       durian (theta {}; {references} groups kept as a form letter's \
-             reference copy)",
-            d.theta_value()
-        );
+            .map(|t| format!("{} ({})", t.path.display(), t.output.flag()));
+        if let Time::Flag { flag, total } = self.time {
+            // A stream's outputs on one line, then its time.
+            let list: Vec<String> = wrote.collect();
+            if !list.is_empty() {
+                let _ = writeln!(s, "wrote:       {}", list.join(", "));
+            }
+            let _ = writeln!(s, "time:        flag {flag:.2?}; total {total:.2?}");
+        } else {
+            for w in wrote {
+                let _ = writeln!(s, "wrote:       {w}");
+            }
+        }
+        for (n, g) in self.groups.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "\ngroup {} ({} documents, keep {}):",
+                n + 1,
+                g.size,
+                g.keep
+            );
+            for (id, text) in &g.members {
+                let text = text.as_deref().unwrap_or("(indexed earlier)");
+                let _ = writeln!(s, "  {:<28} {text}", snippet(id, 28));
+            }
+            if g.size > 6 {
+                let _ = writeln!(s, "  … and {} more", g.size - 6);
+            }
+        }
+        s
     }
-    let stages: Vec<String> = r
-        .timings
-        .iter()
-        .map(|(stage, d)| format!("{stage} {d:.2?}"))
-        .collect();
-    let _ = writeln!(
-        s,
-        "time:        read {:.2?}, {}; total {:.2?}",
-        t.read,
-        stages.join(", "),
-        t.total
-    );
-    for target in targets {
-        let _ = writeln!(
-            s,
-            "wrote:       {} ({})",
-            target.path.display(),
-            target.flag
-        );
-    }
+}
 
-    // The largest groups with a new document.
-    let mut groups: Vec<&Group> = f
-        .outcome
-        .groups
-        .iter()
-        .filter(|g| g.members.last().is_some_and(|&m| m >= f.base))
-        .collect();
-    groups.sort_by(|a, b| {
-        b.members
-            .len()
-            .cmp(&a.members.len())
-            .then(a.members[0].cmp(&b.members[0]))
-    });
-    for (n, g) in groups.iter().take(top).enumerate() {
-        let _ = writeln!(
-            s,
-            "\ngroup {} ({} documents, keep {}):",
-            n + 1,
-            g.members.len(),
-            f.ids[g.representative]
-        );
-        for &m in g.members.iter().take(6) {
-            let text = m
-                .checked_sub(f.base)
-                .and_then(|i| docs.get(i))
-                .map_or_else(|| "(indexed earlier)".to_owned(), |d| snippet(&d.text, 60));
-            let _ = writeln!(s, "  {:<28} {}", snippet(f.ids[m], 28), text);
-        }
-        if g.members.len() > 6 {
-            let _ = writeln!(s, "  … and {} more", g.members.len() - 6);
-        }
-    }
-    s
+/// The peak resident set of this process (Linux: `VmHWM` of `/proc/self/status`).
+pub(crate) fn peak_memory() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
 }

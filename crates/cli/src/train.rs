@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_learn::{CollectionStats, Document, Feature, Kgrams, Trainer, instances_from_labels};
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+use ndd_pipeline::learn::{Document, Feature, Kgrams, LabeledCorpus, Trainer};
 
 use crate::args::{OnError, TrainArgs};
 use crate::error::CliError;
+use crate::files::{self, Output};
 use crate::input::{self, Source};
-use crate::output;
 use crate::progress::Bars;
 
 /// Runs `ndd train`.
@@ -28,10 +28,10 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     if let Some(l2) = a.l2 {
         trainer = trainer.l2(l2).map_err(|e| usage(format!("--l2: {e}")))?;
     }
-    if a.instances == 0 || a.instances > ndd_learn::MAX_INSTANCES {
+    if a.instances == 0 || a.instances > ndd_pipeline::learn::MAX_INSTANCES {
         return Err(usage(format!(
             "--instances must lie in 1..={}, got {}",
-            ndd_learn::MAX_INSTANCES,
+            ndd_pipeline::learn::MAX_INSTANCES,
             a.instances
         )));
     }
@@ -41,8 +41,8 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
             "--input: ndd train reads a JSONL file (a folder has no label field)".to_owned(),
         ));
     }
-    let targets = output::check(
-        &[("--out", Some(a.out.as_path()))],
+    let targets = files::check(
+        &[(Output::Out, Some(a.out.as_path()))],
         source.path(),
         None,
         false,
@@ -78,57 +78,42 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     for p in corpus.problems.iter().take(20) {
         eprintln!("warning: {p} (skipped)");
     }
-    let docs: Vec<Document> = corpus
-        .documents
-        .iter()
-        .map(|d| {
-            let mut doc = Document::new(d.text.as_str());
-            doc.title = a
-                .title_field
-                .as_deref()
-                .and_then(|f| d.attribute(f))
-                .map(str::to_owned);
-            doc.url = a
-                .url_field
-                .as_deref()
-                .and_then(|f| d.attribute(f))
-                .map(str::to_owned);
-            doc
-        })
-        .collect();
     // Documents with a label take part in the instances; every document counts in
     // the collection statistics.
-    let mut label_ids: ahash::AHashMap<&str, usize> = ahash::AHashMap::new();
-    let labels: Vec<Option<usize>> = corpus
-        .documents
-        .iter()
-        .map(|d| {
-            d.attribute(&a.label_field).map(|l| {
-                let next = label_ids.len();
-                *label_ids.entry(l).or_insert(next)
-            })
-        })
-        .collect();
-    let labeled = labels.iter().flatten().count();
-    let stats = CollectionStats::from_documents(kgrams, docs.iter().map(|d| d.body.as_str()));
-    let instances = instances_from_labels(&labels, a.instances, a.seed).map_err(|e| {
+    let mut labeled = LabeledCorpus::new();
+    for d in &corpus.documents {
+        let mut doc = Document::new(d.text.as_str());
+        doc.title = a
+            .title_field
+            .as_deref()
+            .and_then(|f| d.attribute(f))
+            .map(str::to_owned);
+        doc.url = a
+            .url_field
+            .as_deref()
+            .and_then(|f| d.attribute(f))
+            .map(str::to_owned);
+        labeled.push(doc, d.attribute(&a.label_field));
+    }
+    let instances = labeled.instances(a.instances, a.seed).map_err(|e| {
         CliError::Input(format!(
-            "{}: {e} ({labeled} documents have a {:?} field, in {} clusters)",
+            "{}: {e} ({} documents have a {:?} field, in {} clusters)",
             source.name(),
+            labeled.labeled(),
             a.label_field,
-            label_ids.len()
+            labeled.clusters()
         ))
     })?;
     let spinner = bars.training();
-    let (model, report) = trainer
-        .train(&stats, &docs, &instances, |p| {
+    let (model, report) = labeled
+        .train(&trainer, kgrams, &instances, |p| {
             spinner.set_position(p.evaluations);
             spinner.set_message(format!("{:.6}", p.loss));
         })
         .map_err(|e| CliError::Input(format!("training failed: {e}")))?;
     spinner.finish_and_clear();
 
-    let mut pending = output::Pending::create(&targets[0].path)?;
+    let mut pending = files::Pending::create(&targets[0].path)?;
     std::io::Write::write_all(pending.writer(), &model.to_bytes())
         .map_err(|e| CliError::output(&targets[0].path, e))?;
     pending.finish()?.commit()?;
@@ -136,9 +121,9 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     println!("input:       {}", source.name());
     println!(
         "documents:   {} read, {} labeled, {} clusters",
-        docs.len(),
-        labeled,
-        label_ids.len()
+        labeled.len(),
+        labeled.labeled(),
+        labeled.clusters()
     );
     println!(
         "training:    {} instances, word {}-grams, objective {}, {} iterations, {} evaluations",

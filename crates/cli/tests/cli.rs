@@ -1026,6 +1026,75 @@ fn align_verifier_and_explain_out_say_what_differs() {
     );
 }
 
+/// `--verify` takes every measure of the library by its name: the alignment
+/// measures beside the combined one score pairs by their definitions (LCS-Dice
+/// `2L / (|a| + |b|)`, LCS containment `L / min(|a|, |b|)`), and the summary names
+/// the verifier used.
+#[test]
+fn every_library_verifier_is_reachable_from_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = fixture(4, 17, "d");
+    fs::write(dir.path().join("in.jsonl"), jsonl(&docs)).unwrap();
+    let words = |id: &str| -> Vec<String> {
+        let d = docs.iter().find(|d| d.id == id).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&d.record).unwrap();
+        v["text"]
+            .as_str()
+            .unwrap()
+            .split_whitespace()
+            .map(|w| w.trim_end_matches('!').to_lowercase())
+            .collect()
+    };
+    let lcs = |a: &[String], b: &[String]| {
+        let mut dp = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                dp[i + 1][j + 1] = if a[i] == b[j] {
+                    dp[i][j] + 1
+                } else {
+                    dp[i][j + 1].max(dp[i + 1][j])
+                };
+            }
+        }
+        dp[a.len()][b.len()] as f64
+    };
+    for (name, measure) in [
+        (
+            "align-dice",
+            (|l: f64, a: usize, b: usize| 2.0 * l / (a + b) as f64) as fn(f64, usize, usize) -> f64,
+        ),
+        ("align-containment", |l: f64, a: usize, b: usize| {
+            l / a.min(b) as f64
+        }),
+    ] {
+        let pairs_file = format!("{name}.tsv");
+        let summary = ok(&ndd(
+            &[
+                "dedup",
+                "--input",
+                "in.jsonl",
+                "--verify",
+                name,
+                "--pairs-out",
+                &pairs_file,
+            ],
+            dir.path(),
+        ));
+        assert!(
+            summary.contains(&format!("verify:      {name} (")),
+            "{summary}"
+        );
+        let pairs = tsv(&dir.path().join(&pairs_file), "id_a\tid_b\tscore");
+        assert_eq!(pairs.len(), 8, "{name}: a copy and an edit per family");
+        for p in &pairs {
+            let (a, b) = (words(&p[0]), words(&p[1]));
+            let want = measure(lcs(&a, &b), a.len(), b.len());
+            let got: f64 = p[2].parse().unwrap();
+            assert!((got - want).abs() < 1e-6, "{name} {p:?}: {got} vs {want}");
+        }
+    }
+}
+
 fn by_kind<'a>(docs: &'a [Doc], id: &str) -> &'a str {
     docs.iter().find(|d| d.id == id).map_or("", |d| d.kind)
 }

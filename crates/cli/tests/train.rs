@@ -65,9 +65,10 @@ fn trains_a_model_that_loads() {
         .collect();
     assert!(nums[1] < nums[0], "{loss}");
     let model =
-        ndd_learn::WeightModel::from_bytes(&fs::read(dir.path().join("w.ndl")).unwrap()).unwrap();
+        ndd_pipeline::learn::WeightModel::from_bytes(&fs::read(dir.path().join("w.ndl")).unwrap())
+            .unwrap();
     assert_eq!(model.lambda()[0], 1.0);
-    assert_eq!(model.objective(), ndd_learn::Objective::Cosine);
+    assert_eq!(model.objective(), ndd_pipeline::learn::Objective::Cosine);
 }
 
 #[test]

@@ -52,6 +52,7 @@
 
 mod evaluate;
 mod features;
+mod labeled;
 mod model;
 #[cfg(feature = "serde")]
 mod serde_impl;
@@ -61,6 +62,7 @@ pub use evaluate::{
     Evaluation, MAX_EVALUATION_DOCUMENTS, SplitScores, evaluate_splits, learning_curve,
 };
 pub use features::{CollectionStats, Document, Feature, FeatureRow, Kgrams, MAX_K, NUM_FEATURES};
+pub use labeled::LabeledCorpus;
 pub use model::{FeatureScaling, LearnedKgrams, Objective, WeightModel};
 pub use train::{
     DEFAULT_L2, Instance, Loss, MAX_INSTANCES, MAX_ITERATIONS, TrainProgress, TrainReport, Trainer,

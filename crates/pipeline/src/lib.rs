@@ -52,6 +52,8 @@ mod document;
 mod durian;
 mod error;
 mod exact;
+#[cfg(feature = "minhash")]
+mod explain;
 mod group;
 mod method;
 #[cfg(feature = "minhash")]
@@ -84,6 +86,8 @@ pub use document::{Document, OrderKey};
 pub use durian::DurianGrouping;
 pub use error::Error;
 pub use exact::{DocDigest, ExactDuplicates, ExactPass};
+#[cfg(feature = "minhash")]
+pub use explain::{Explanation, SampleMeasure};
 pub use group::{Group, GroupMethod, Grouping, Representative, RepresentativeFn};
 #[cfg(feature = "imatch")]
 pub use method::IMatchConfig;
@@ -94,6 +98,8 @@ pub use method::{
     MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
 };
 #[cfg(feature = "minhash")]
+pub use ndd_lsh::{DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, MAX_BLOOM_BITS};
+#[cfg(feature = "minhash")]
 pub use outofcore::{
     DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET, OutOfCore, OutOfCoreOutcome, StageRun,
 };
@@ -102,11 +108,27 @@ pub use persist::DedupIndex;
 pub use plan::{Features, Plan};
 pub use progress::{NoProgress, Progress, Stage};
 #[cfg(feature = "minhash")]
-pub use query::{ContainmentSearch, Neighbour, NeighbourSearch};
+pub use query::{
+    ContainmentSearch, ContainmentSearchBuilder, Neighbour, NeighbourSearch, NeighbourSearchBuilder,
+};
 pub use report::{Fate, Outcome, Report};
 pub use verify::{AlignMeasure, PairScorer, Verification, Verifier, VerifyReport};
 
 pub use ndd_core::{self, PairSink, ScoredPair, Threshold};
+
+/// Token alignment and block reports (`ndd-align`), the measures of
+/// [`Verifier::Align`], re-exported for tools that explain the pairs found.
+pub use ndd_align as align;
+/// Union-find, DURIAN and the links a user asserts (`ndd-cluster`), the grouping
+/// stage's crate, re-exported for tools that read links.
+pub use ndd_cluster as cluster;
+/// The I-Match lexicon of [`IMatchConfig::lexicon`], to load one saved elsewhere.
+#[cfg(feature = "imatch")]
+pub use ndd_imatch::Lexicon;
+/// ANDD's learned k-gram weights (`ndd-learn`): the models of
+/// [`MinHashWeighting::Learned`] and [`SimWeighting::Learned`], and their training.
+#[cfg(feature = "learn")]
+pub use ndd_learn as learn;
 
 /// The default similarity threshold: 0.8.
 ///

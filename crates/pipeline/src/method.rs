@@ -674,6 +674,39 @@ impl Method {
     }
 }
 
+impl Method {
+    /// Every name [`FromStr`](std::str::FromStr) accepts with the features built, with
+    /// what the method is: the choices a tool's `--method` offers.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::Method;
+    /// for (name, _) in Method::choices() {
+    ///     assert_eq!(name.parse::<Method>()?.name(), name);
+    /// }
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn choices() -> Vec<(&'static str, &'static str)> {
+        [
+            ("minhash", "MinHash + banded LSH", cfg!(feature = "minhash")),
+            ("simhash", "SimHash fingerprints", cfg!(feature = "simhash")),
+            ("exact", "Exact Jaccard of all shingle sets", true),
+            (
+                "signcd",
+                "Compression distance of spot signatures",
+                cfg!(feature = "ncd"),
+            ),
+            ("imatch", "I-Match signatures", cfg!(feature = "imatch")),
+        ]
+        .into_iter()
+        .filter(|&(_, _, built)| built)
+        .map(|(name, help, _)| (name, help))
+        .collect()
+    }
+}
+
 impl std::str::FromStr for Method {
     type Err = Error;
 

@@ -536,3 +536,285 @@ fn containment_estimate(j: f64, q: u64, x: u64) -> f64 {
     }
     (j * (q + x) as f64 / ((1.0 + j) * q as f64)).clamp(0.0, 1.0)
 }
+
+/// The knobs of a [`NeighbourSearch`], set one by one, each checked when it is set:
+/// the forest's shape (trees and values per tree), the candidates ranked per result
+/// asked for, and the most candidates examined at one prefix length.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+/// let index = DedupIndex::new(&Dedup::new())?; // 128 values
+/// let search = NeighbourSearch::builder(&index)?
+///     .shape(Some(16), None)? // 16 trees of 128 / 16 = 8 values
+///     .candidates_per_result(8)
+///     .build()?;
+/// assert_eq!((search.forest().params().trees(), search.forest().params().depth()), (16, 8));
+/// assert!(NeighbourSearch::builder(&index)?.shape(Some(64), Some(4)).is_err()); // 256 > 128
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct NeighbourSearchBuilder<'a> {
+    index: &'a DedupIndex,
+    params: ForestParams,
+    candidates_per_result: usize,
+    max_examined: usize,
+}
+
+impl<'a> NeighbourSearch<'a> {
+    /// A builder over `index` with the library's defaults: the forest shape
+    /// [`ForestParams::for_slots`] gives for the index's values,
+    /// [`DEFAULT_CANDIDATES_PER_RESULT`](ndd_lsh::DEFAULT_CANDIDATES_PER_RESULT) and
+    /// [`DEFAULT_MAX_EXAMINED`](ndd_lsh::DEFAULT_MAX_EXAMINED).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when the index's signatures have no values to build a forest
+    /// of.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(NeighbourSearch::builder(&index)?.build()?.forest().is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn builder(index: &'a DedupIndex) -> Result<NeighbourSearchBuilder<'a>, Error> {
+        Ok(NeighbourSearchBuilder {
+            index,
+            params: ForestParams::for_slots(num_perm(index))?,
+            candidates_per_result: ndd_lsh::DEFAULT_CANDIDATES_PER_RESULT,
+            max_examined: ndd_lsh::DEFAULT_MAX_EXAMINED,
+        })
+    }
+}
+
+impl<'a> NeighbourSearchBuilder<'a> {
+    /// The forest's shape: `trees` prefix trees (`None`: the default's) of `depth`
+    /// values each (`None`: the index's values divided by the trees).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for a shape [`ForestParams::new`] refuses, or one that reads
+    /// more values than the index's signatures have (`trees × depth > num_perm`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
+    /// let search = NeighbourSearch::builder(&index)?.shape(None, Some(4))?.build()?;
+    /// assert_eq!(search.forest().params().depth(), 4);
+    /// assert!(NeighbourSearch::builder(&index)?.shape(Some(0), None).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn shape(mut self, trees: Option<usize>, depth: Option<usize>) -> Result<Self, Error> {
+        let num_perm = num_perm(self.index);
+        let trees = trees.unwrap_or(self.params.trees());
+        let depth = depth.unwrap_or(num_perm / trees.max(1));
+        let params = ForestParams::new(trees, depth)?;
+        if params.slots_used() > num_perm {
+            return Err(ndd_core::Error::invalid_parameter(
+                "trees",
+                format!(
+                    "trees x depth = {} is more than the index's {num_perm} MinHash values",
+                    params.slots_used()
+                ),
+            )
+            .into());
+        }
+        self.params = params;
+        Ok(self)
+    }
+
+    /// Candidates ranked per result asked for (at least `k ×` this many are examined
+    /// for the top `k`; more finds more of the true top `k`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// let search = NeighbourSearch::builder(&index)?.candidates_per_result(3).build()?;
+    /// assert_eq!(search.forest().candidates_per_result(), 3);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn candidates_per_result(mut self, factor: usize) -> Self {
+        self.candidates_per_result = factor;
+        self
+    }
+
+    /// The most candidates examined at one prefix length (bounds the work on many
+    /// identical documents).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(NeighbourSearch::builder(&index)?.max_examined(100).build().is_ok());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn max_examined(mut self, documents: usize) -> Self {
+        self.max_examined = documents;
+        self
+    }
+
+    /// The search: the forest built over the index's documents.
+    ///
+    /// # Errors
+    ///
+    /// As [`NeighbourSearch::with_builder`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(NeighbourSearch::builder(&index)?.build()?.top_k("a b c d", 3)?.is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn build(self) -> Result<NeighbourSearch<'a>, Error> {
+        let builder = LshForest::builder(self.params)
+            .candidates_per_result(self.candidates_per_result)
+            .max_examined(self.max_examined);
+        NeighbourSearch::with_builder(self.index, builder)
+    }
+}
+
+/// The knobs of a [`ContainmentSearch`], set one by one, each checked when it is set:
+/// partitions per doubling of set size, the longest band, and how false negatives
+/// weigh against false positives when bands are chosen.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+/// let index = DedupIndex::new(&Dedup::new())?;
+/// let search = ContainmentSearch::builder(&index, 0.8)?
+///     .max_rows(4)?
+///     .false_negative_weight(0.9)?
+///     .build()?;
+/// assert_eq!(search.threshold(), 0.8);
+/// assert!(ContainmentSearch::builder(&index, 0.8)?.partitions_per_doubling(3).is_err());
+/// # Ok::<(), ndd_pipeline::Error>(())
+/// ```
+#[derive(Debug)]
+#[must_use]
+pub struct ContainmentSearchBuilder<'a> {
+    index: &'a DedupIndex,
+    params: EnsembleParams,
+    threshold: f64,
+}
+
+impl<'a> ContainmentSearch<'a> {
+    /// A builder over `index` for containment `threshold` in `(0, 1]`, with the
+    /// library's defaults (the ensemble's bands are chosen for at most 0.999).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for a threshold outside `(0, 1]`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert_eq!(ContainmentSearch::builder(&index, 1.0)?.build()?.threshold(), 1.0);
+    /// assert!(ContainmentSearch::builder(&index, 0.0).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn builder(
+        index: &'a DedupIndex,
+        threshold: f64,
+    ) -> Result<ContainmentSearchBuilder<'a>, Error> {
+        check_threshold(threshold)?;
+        Ok(ContainmentSearchBuilder {
+            index,
+            params: EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?,
+            threshold,
+        })
+    }
+}
+
+impl<'a> ContainmentSearchBuilder<'a> {
+    /// Size partitions per doubling of set size, 1 or 2.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for another number.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(ContainmentSearch::builder(&index, 0.8)?.partitions_per_doubling(1).is_ok());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn partitions_per_doubling(mut self, n: u8) -> Result<Self, Error> {
+        self.params = self.params.with_classes_per_doubling(n)?;
+        Ok(self)
+    }
+
+    /// The longest LSH band, in values.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for a length the ensemble refuses (0, or more than its values).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(ContainmentSearch::builder(&index, 0.8)?.max_rows(0).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn max_rows(mut self, rows: usize) -> Result<Self, Error> {
+        self.params = self.params.with_max_rows(rows)?;
+        Ok(self)
+    }
+
+    /// The weight `w` in `[0, 1]` of false negatives when bands are chosen (false
+    /// positives weigh `1 - w`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] for a weight the ensemble refuses.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(ContainmentSearch::builder(&index, 0.8)?.false_negative_weight(0.5).is_ok());
+    /// assert!(ContainmentSearch::builder(&index, 0.8)?.false_negative_weight(2.0).is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn false_negative_weight(mut self, w: f64) -> Result<Self, Error> {
+        self.params = self.params.with_weights(1.0 - w, w)?;
+        Ok(self)
+    }
+
+    /// The search: the ensemble built over the index's documents.
+    ///
+    /// # Errors
+    ///
+    /// As [`ContainmentSearch::with_params`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// assert!(ContainmentSearch::builder(&index, 0.8)?.build()?.query("a b c d")?.is_empty());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn build(self) -> Result<ContainmentSearch<'a>, Error> {
+        ContainmentSearch::with_params(self.index, self.params)?.with_threshold(self.threshold)
+    }
+}

@@ -100,6 +100,41 @@ impl Verifier {
     }
 }
 
+impl Verifier {
+    /// Every name [`FromStr`](std::str::FromStr) accepts (aliases aside), with what
+    /// the verifier measures: the choices a tool's `--verify` offers.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::Verifier;
+    /// for (name, _) in Verifier::CHOICES {
+    ///     assert_eq!(name.parse::<Verifier>()?.name(), *name);
+    /// }
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub const CHOICES: &'static [(&'static str, &'static str)] = &[
+        ("jaccard", "Exact Jaccard of the shingle sets"),
+        ("method", "The method's own score"),
+        ("containment", "The smaller shingle set within the larger"),
+        (
+            "align",
+            "Token alignment: the mean of the share of the shorter document's words found \
+             in order in the longer (LCS containment) and word 3-gram Jaccard",
+        ),
+        (
+            "align-dice",
+            "Token alignment: twice the words found in order in both (LCS) over the words \
+             of both documents",
+        ),
+        (
+            "align-containment",
+            "Token alignment: the share of the shorter document's words found in order in \
+             the longer (LCS containment)",
+        ),
+    ];
+}
+
 impl std::str::FromStr for Verifier {
     type Err = Error;
 

@@ -1,0 +1,247 @@
+//! Output files: which ones a run writes ([`Output`]), checked before any work starts,
+//! written to a temporary file beside the target and renamed into place only when
+//! every output of the run is complete.
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::CliError;
+
+/// An output file a run can write, named by the option that asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// `--keep-out`: the kept records.
+    Keep,
+    /// `--annotate-out`: every record with its group, fate and reason.
+    Annotate,
+    /// `--drop-out`: the ids of the documents dropped.
+    Drop,
+    /// `--pairs-out`: the pairs found.
+    Pairs,
+    /// `--clusters-out`: every document's cluster.
+    Clusters,
+    /// `--explain-out`: what differs in each pair.
+    Explain,
+    /// `--members-out`: each group member against the document kept.
+    Members,
+    /// `--index-out`: the saved index.
+    IndexOut,
+    /// `--add`: the saved index read, rewritten in place with this batch.
+    Add,
+    /// `--bloom-out`: the saved Bloom filters.
+    BloomOut,
+    /// `--out` of `ndd train` and `ndd query`: the model, or the query results.
+    Out,
+}
+
+impl Output {
+    /// The option that names it.
+    pub(crate) fn flag(self) -> &'static str {
+        match self {
+            Output::Keep => "--keep-out",
+            Output::Annotate => "--annotate-out",
+            Output::Drop => "--drop-out",
+            Output::Pairs => "--pairs-out",
+            Output::Clusters => "--clusters-out",
+            Output::Explain => "--explain-out",
+            Output::Members => "--members-out",
+            Output::IndexOut => "--index-out",
+            Output::Add => "--add",
+            Output::BloomOut => "--bloom-out",
+            Output::Out => "--out",
+        }
+    }
+
+    /// Whether it is a saved state that may rewrite the state read, in place.
+    fn rewrites_state(self) -> bool {
+        matches!(self, Output::IndexOut | Output::Add | Output::BloomOut)
+    }
+}
+
+/// One output the user asked for.
+#[derive(Debug, Clone)]
+pub(crate) struct Target {
+    /// Which output it is.
+    pub(crate) output: Output,
+    /// The path as given.
+    pub(crate) path: PathBuf,
+    /// The path with its folder resolved (symbolic links, `..`), for comparisons.
+    resolved: PathBuf,
+}
+
+/// The folder a file named `path` is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// The path `path` stands for once its folder is resolved: two spellings of one file
+/// (`./a`, `dir/../a`, a symbolic link to it) resolve to the same path.
+fn resolve(path: &Path) -> io::Result<PathBuf> {
+    if let Ok(p) = fs::canonicalize(path) {
+        return Ok(p);
+    }
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    let parent = folder_of(path);
+    let dir = fs::canonicalize(parent).map_err(|e| {
+        io::Error::new(
+            e.kind(),
+            format!("its folder {} cannot be used: {e}", parent.display()),
+        )
+    })?;
+    Ok(dir.join(name))
+}
+
+/// Checks every output before the run: each can be created (its folder exists, it is
+/// not a folder), none is the input or inside an input folder, none is named twice,
+/// and the saved index or filter read (`index_in`) is not overwritten unless
+/// `rewrite_index_in` and by `--index-out`, `--add` or `--bloom-out`.
+pub(crate) fn check(
+    outputs: &[(Output, Option<&Path>)],
+    input: Option<&Path>,
+    index_in: Option<&Path>,
+    rewrite_index_in: bool,
+) -> Result<Vec<Target>, CliError> {
+    let input = match input {
+        Some(p) => Some(
+            fs::canonicalize(p).map_err(|e| CliError::Input(format!("{}: {e}", p.display())))?,
+        ),
+        None => None,
+    };
+    let index_in = index_in.and_then(|p| fs::canonicalize(p).ok());
+    let mut targets: Vec<Target> = Vec::new();
+    for &(output, path) in outputs {
+        let Some(path) = path else { continue };
+        let flag = output.flag();
+        let usage = |m: String| CliError::Usage(format!("{flag} {}: {m}", path.display()));
+        let resolved = resolve(path).map_err(|e| usage(e.to_string()))?;
+        if resolved.is_dir() {
+            return Err(usage("is a folder; give a file name".into()));
+        }
+        if let Some(input) = &input {
+            if &resolved == input {
+                return Err(usage("is the input; it would be overwritten".into()));
+            }
+            if input.is_dir() && resolved.starts_with(input) {
+                return Err(usage(
+                    "is inside the input folder; the next run would read it as a document".into(),
+                ));
+            }
+        }
+        let rewrites_index = rewrite_index_in && output.rewrites_state();
+        if index_in.as_ref() == Some(&resolved) && !rewrites_index {
+            return Err(usage(
+                "is the index or filter read (--index-in, --bloom-in, --index); only --add or \
+                 --bloom-out may rewrite it in place"
+                    .into(),
+            ));
+        }
+        if let Some(other) = targets.iter().find(|t| t.resolved == resolved) {
+            return Err(usage(format!(
+                "is also given to {}; each output needs its own file",
+                other.output.flag()
+            )));
+        }
+        targets.push(Target {
+            output,
+            path: path.to_path_buf(),
+            resolved,
+        });
+    }
+    Ok(targets)
+}
+
+/// An output being written: a temporary file in the target's folder, created as any
+/// new file is (the user's umask decides its permissions), removed if the run fails
+/// before [`Ready::commit`].
+pub(crate) struct Pending {
+    target: PathBuf,
+    temp: TempFile,
+    writer: BufWriter<fs::File>,
+}
+
+/// A temporary file removed when dropped, unless it was renamed into place.
+struct TempFile {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+impl Pending {
+    /// Starts writing `target`.
+    pub(crate) fn create(target: &Path) -> Result<Self, CliError> {
+        let dir = folder_of(target);
+        let name = target
+            .file_name()
+            .ok_or_else(|| CliError::output(target, "not a file name"))?
+            .to_string_lossy();
+        let mut attempt = 0u32;
+        loop {
+            let path = dir.join(format!(".{name}.{}.{attempt}.ndd-tmp", std::process::id()));
+            match fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(file) => {
+                    return Ok(Pending {
+                        target: target.to_path_buf(),
+                        temp: TempFile { path, keep: false },
+                        writer: BufWriter::with_capacity(1 << 16, file),
+                    });
+                }
+                // A leftover of a run that was killed: try the next name.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => {
+                    attempt += 1;
+                }
+                Err(e) => return Err(CliError::output(target, e)),
+            }
+        }
+    }
+
+    /// Where the bytes go.
+    pub(crate) fn writer(&mut self) -> &mut impl Write {
+        &mut self.writer
+    }
+
+    /// Flushes and syncs the temporary file; [`commit`](Ready::commit) renames it.
+    pub(crate) fn finish(self) -> Result<Ready, CliError> {
+        let Pending {
+            target,
+            temp,
+            writer,
+        } = self;
+        let file = writer
+            .into_inner()
+            .map_err(|e| CliError::output(&target, e.error()))?;
+        file.sync_all().map_err(|e| CliError::output(&target, e))?;
+        Ok(Ready { target, temp })
+    }
+}
+
+/// A complete output waiting to be renamed into place.
+pub(crate) struct Ready {
+    target: PathBuf,
+    temp: TempFile,
+}
+
+impl Ready {
+    /// Renames the file into place (atomic on one file system).
+    pub(crate) fn commit(mut self) -> Result<(), CliError> {
+        fs::rename(&self.temp.path, &self.target).map_err(|e| CliError::output(&self.target, e))?;
+        self.temp.keep = true;
+        Ok(())
+    }
+}

@@ -1,0 +1,313 @@
+//! `ndd dedup` in memory: every document read, deduplicated in one run or against a
+//! saved index (two engines, chosen in `main`), the outputs written, the summary
+//! printed.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+use ndd_pipeline::{Dedup, DedupIndex, Fate};
+
+use crate::args::{DedupArgs, GroupName};
+use crate::error::CliError;
+use crate::files::{self, Output, Target};
+use crate::found::Found;
+use crate::input::{self, Records, Source};
+use crate::output::{self, Annotation, DocRow, Writers};
+use crate::progress::Bars;
+use crate::summary::{self, Facts, Fates, GroupFacts, MethodFacts, PairFacts, Time, VerifyFacts};
+use crate::{explain_out, settings, stream};
+
+/// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
+/// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
+pub(crate) const MAX_INDEX_BYTES: u64 = 64 << 30;
+
+/// Runs `ndd dedup` in memory, without a saved index.
+pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    let attributes = settings::attribute_fields(&a.method, &a.input)?;
+    let dedup = settings::dedup(&a.method, &attributes)?;
+    run_with(a, &dedup, &attributes, None, started)
+}
+
+/// Runs `ndd dedup` against a saved index (`--index-in`), or saving one
+/// (`--index-out`).
+pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
+    let started = Instant::now();
+    // Settings: from the saved index, or from the options.
+    let index = match a.index.index_in.as_deref() {
+        Some(path) => {
+            let given = a.method.given();
+            if !given.is_empty() {
+                return Err(CliError::Usage(format!(
+                    "{} cannot be combined with --index-in: the saved index decides how \
+                     documents are compared",
+                    given.join(", ")
+                )));
+            }
+            let bytes = input::read_bounded(path, MAX_INDEX_BYTES)?;
+            let mut ix = DedupIndex::from_bytes(&bytes)
+                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            // A setting of the process, not saved with the index.
+            if let Some(scan) = a.method.max_bucket_scan {
+                ix.set_max_bucket_scan(scan.0);
+            }
+            Some(ix)
+        }
+        None => None,
+    };
+    let attributes = settings::attribute_fields(&a.method, &a.input)?;
+    let dedup = match &index {
+        Some(ix) => ix.settings(),
+        None => settings::dedup(&a.method, &attributes)?,
+    };
+    if a.method.group != GroupName::Components {
+        return Err(CliError::Usage(
+            "--group durian cannot be combined with --index-out: a saved index groups \
+             by connected components"
+                .to_owned(),
+        ));
+    }
+    let index = match index {
+        Some(ix) => ix,
+        // Refuse what an index cannot do before reading anything.
+        None => DedupIndex::new(&dedup).map_err(|e| {
+            CliError::Usage(format!(
+                "--index-out: {e} (an index supports --method minhash, verified by the \
+                 estimate, keeping the first document)"
+            ))
+        })?,
+    };
+    run_with(a, &dedup, &attributes, Some(index), started)
+}
+
+/// The run itself: outputs checked, the input read, deduplicated (added to `index`
+/// when there is one), the outputs written and the summary printed.
+fn run_with(
+    a: &DedupArgs,
+    dedup: &Dedup,
+    attributes: &[(String, settings::Roles)],
+    mut index: Option<DedupIndex>,
+    started: Instant,
+) -> Result<(), CliError> {
+    let index_in = a.index.index_in.as_deref();
+    // Outputs, checked before the work.
+    let source = Source::resolve(a.input.input.as_deref())?;
+    if source.path().is_some_and(Path::is_dir) {
+        // A folder's files have no fields to read these from.
+        let fields = [
+            ("--order-field", a.input.order_field.is_some()),
+            ("--attribute-fields", !a.method.attribute_fields.is_empty()),
+        ];
+        if let Some((flag, _)) = fields.iter().find(|f| f.1) {
+            return Err(CliError::Usage(format!(
+                "{flag} reads JSONL fields; a folder's files have none"
+            )));
+        }
+    }
+    let index_target: Option<(Output, &Path)> = match (&a.index.index_out, a.index.add) {
+        (Some(p), _) => Some((Output::IndexOut, p)),
+        (None, true) => index_in.map(|p| (Output::Add, p)),
+        (None, false) => None,
+    };
+    let o = &a.output;
+    let mut outputs = vec![
+        (Output::Keep, o.keep_out.as_deref()),
+        (Output::Annotate, o.annotate_out.as_deref()),
+        (Output::Drop, o.drop_out.as_deref()),
+        (Output::Pairs, o.pairs_out.as_deref()),
+        (Output::Clusters, o.clusters_out.as_deref()),
+        (Output::Explain, o.explain_out.as_deref()),
+        (Output::Members, o.members_out.as_deref()),
+    ];
+    if let Some((output, p)) = index_target {
+        outputs.push((output, Some(p)));
+    }
+    let targets = files::check(&outputs, source.path(), index_in, a.index.add)?;
+
+    // Read.
+    let bars = Arc::new(Bars::new(a.quiet));
+    let read_started = Instant::now();
+    let options = settings::read_options(&a.input, attributes);
+    let input = input::read(
+        &source,
+        &options,
+        &bars,
+        o.keep_out.is_some() || o.annotate_out.is_some(),
+    )?;
+    let read_time = read_started.elapsed();
+    stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
+    let docs = &input.corpus.documents;
+
+    // Deduplicate.
+    let added = match &mut index {
+        Some(ix) => {
+            let base = ix.len();
+            Some((base, ix.add_with_progress(docs, bars.as_ref())?))
+        }
+        None => None,
+    };
+    let found = match (added, &index) {
+        (Some((base, outcome)), Some(ix)) => Found {
+            docs,
+            base,
+            ids: ix.ids().iter().map(String::as_str).collect(),
+            outcome,
+        },
+        _ => Found {
+            docs,
+            base: 0,
+            ids: docs.iter().map(|d| d.id.as_str()).collect(),
+            outcome: dedup.clone().progress(bars.clone()).run(docs)?,
+        },
+    };
+
+    // Write everything, then move it into place.
+    let mut writers = Writers::create(&targets, a.output.format)?;
+    let mut records = match &input.records {
+        Some(file) if writers.wants_records() => Some(Records::open(file)?),
+        _ => None,
+    };
+    for (i, d) in docs.iter().enumerate() {
+        let g = found.base + i;
+        let fate = found.outcome.fate(g);
+        let label = found.label(g);
+        let line = input.corpus.lines.get(i).copied();
+        let record = match (&mut records, line) {
+            (Some(records), Some(line)) => Some(records.at(line)?),
+            _ => None,
+        };
+        writers.document(&DocRow {
+            id: &d.id,
+            text: &d.text,
+            record,
+            line,
+            kept: fate.is_kept(),
+            cluster: Some(label as u64),
+            annotation: Some(Annotation {
+                group: found.ids[label],
+                reason: fate.name(),
+            }),
+        })?;
+    }
+    for p in &found.outcome.pairs {
+        writers.pair(found.ids[p.a], found.ids[p.b], p.score)?;
+    }
+    let nfkc = dedup.nfkc_value();
+    writers.whole(Output::Explain, |w| explain_out::write(w, &found, nfkc))?;
+    writers.whole(Output::Members, |w| explain_out::members(w, &found, nfkc))?;
+    if let Some(ix) = &index {
+        let bytes = ix.to_bytes();
+        for output in [Output::IndexOut, Output::Add] {
+            writers.whole(output, |w| w.write_all(&bytes))?;
+        }
+    }
+    output::commit(writers.finish()?)?;
+
+    let facts = facts(&source, &input.corpus, &found, dedup, &targets, a.top);
+    let total = started.elapsed();
+    let facts = Facts {
+        time: Time::Stages {
+            read: read_time,
+            stages: found
+                .outcome
+                .report
+                .timings
+                .iter()
+                .map(|(stage, d)| (stage.to_string(), *d))
+                .collect(),
+            total,
+        },
+        ..facts
+    };
+    print!("{}", facts.render());
+    // The process ends here: its memory goes back to the system at once, without
+    // freeing every document and pair one by one first.
+    std::mem::forget(found);
+    std::mem::forget(input);
+    Ok(())
+}
+
+/// The summary's facts of an in-memory run (its times aside).
+fn facts(
+    source: &Source,
+    corpus: &ndd_pipeline::Corpus,
+    f: &Found<'_>,
+    dedup: &Dedup,
+    targets: &[Target],
+    top: usize,
+) -> Facts {
+    let r = &f.outcome.report;
+    let (mut unique, mut kept, mut exact, mut near) = (0u64, 0u64, 0u64, 0u64);
+    for i in 0..f.docs.len() {
+        match f.outcome.fate(f.base + i) {
+            Fate::Unique => unique += 1,
+            Fate::Kept => kept += 1,
+            Fate::ExactCopy => exact += 1,
+            _ => near += 1,
+        }
+    }
+    let method = dedup.method_config();
+    let durian = match dedup.group_config() {
+        ndd_pipeline::GroupMethod::Durian(d) => Some((
+            d.theta_value(),
+            f.outcome
+                .groups
+                .iter()
+                .filter(|g| g.copies.is_some())
+                .count(),
+        )),
+        _ => None,
+    };
+    let groups = f
+        .largest_groups(top)
+        .into_iter()
+        .map(|g| GroupFacts {
+            size: g.members.len(),
+            keep: f.ids[g.representative].to_owned(),
+            members: g
+                .members
+                .iter()
+                .take(6)
+                .map(|&m| {
+                    (
+                        f.ids[m].to_owned(),
+                        f.text(m).map(|t| summary::snippet(t, 60)),
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    Facts {
+        input: source.name(),
+        documents: f.docs.len() as u64,
+        read: Some((r.bytes, corpus.problems.len())),
+        indexed_before: f.base,
+        fates: Fates::Grouped {
+            unique,
+            kept,
+            exact,
+            near,
+        },
+        method: Some(MethodFacts {
+            name: r.method.to_string(),
+            threshold: method.uses_threshold().then(|| dedup.threshold_value()),
+            work_dir: None,
+        }),
+        verify: (f.base == 0 && r.verify.checked > 0).then(|| VerifyFacts {
+            name: dedup.verifier_config().name(),
+            checked: r.verify.checked,
+            accepted: r.verify.accepted,
+            distinct: false,
+        }),
+        pairs: Some(PairFacts {
+            pairs: f.outcome.pairs.len() as u64,
+            groups: f.outcome.groups.len() as u64,
+            whole_collection: f.base > 0,
+        }),
+        durian,
+        wrote: targets.to_vec(),
+        groups,
+        ..Facts::default()
+    }
+}

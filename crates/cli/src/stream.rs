@@ -1,0 +1,91 @@
+//! Streamed input (the documents of a JSONL file or a folder, one at a time) and the
+//! warnings about bad lines and files every engine prints.
+
+use std::path::Path;
+
+use ndd_pipeline::corpus::{Accepted, FolderReader, JsonlReader, ReadOptions};
+use ndd_pipeline::{Document, Problem};
+
+use crate::error::CliError;
+use crate::input::Source;
+
+/// The accepted documents of a JSONL file or a folder, streamed (also `--bloom`'s
+/// reader).
+pub(crate) enum Reader {
+    Jsonl(Box<Accepted<JsonlReader<Box<dyn std::io::BufRead + Send>>>>),
+    Folder(Box<Accepted<FolderReader>>),
+}
+
+impl Reader {
+    pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Self, CliError> {
+        if path.is_dir() {
+            let r = FolderReader::new(path, options)?;
+            Ok(Reader::Folder(Box::new(
+                Accepted::new(r, options).with_location(FolderReader::location),
+            )))
+        } else {
+            let r = JsonlReader::open(path, options)?;
+            Ok(Reader::Jsonl(Box::new(
+                Accepted::new(r, options).with_location(JsonlReader::location),
+            )))
+        }
+    }
+
+    /// The line of the document last yielded (JSONL).
+    pub(crate) fn line(&self) -> Option<u64> {
+        match self {
+            Reader::Jsonl(r) => Some(r.reader().lines()),
+            Reader::Folder(_) => None,
+        }
+    }
+
+    fn problems(&self) -> (&[Problem], u64) {
+        match self {
+            Reader::Jsonl(r) => (r.problems(), r.rejected()),
+            Reader::Folder(r) => (r.problems(), r.rejected()),
+        }
+    }
+
+    /// After the last document: an input without a usable document is an error (as
+    /// when the input is read whole); otherwise the problems are reported on stderr.
+    pub(crate) fn finish(&self, source: &Source, documents: u64) -> Result<(), CliError> {
+        let (problems, rejected) = self.problems();
+        let rejected = usize::try_from(rejected).unwrap_or(usize::MAX);
+        if documents == 0 {
+            return Err(ndd_pipeline::Error::NoDocuments {
+                source_name: source.name(),
+                rejected,
+                first: problems.first().map_or_else(
+                    || "the input is empty (no line or file to read)".to_owned(),
+                    Problem::to_string,
+                ),
+            }
+            .into());
+        }
+        report_problems(problems, rejected);
+        Ok(())
+    }
+}
+
+impl Iterator for Reader {
+    type Item = Result<Document, ndd_pipeline::Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        match self {
+            Reader::Jsonl(r) => r.next(),
+            Reader::Folder(r) => r.next(),
+        }
+    }
+}
+
+/// Bad lines and files, on stderr: the first ones in full, then a count.
+/// `rejected`: how many there were in all (a streamed read keeps only the first
+/// problems).
+pub(crate) fn report_problems(problems: &[Problem], rejected: usize) {
+    const SHOWN: usize = 20;
+    for p in problems.iter().take(SHOWN) {
+        eprintln!("warning: {p} (skipped)");
+    }
+    if rejected > SHOWN {
+        eprintln!("warning: {} more lines or files skipped", rejected - SHOWN);
+    }
+}
