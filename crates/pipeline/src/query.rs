@@ -731,7 +731,7 @@ impl<'a> ContainmentSearch<'a> {
         index: &'a DedupIndex,
         threshold: f64,
     ) -> Result<ContainmentSearchBuilder<'a>, Error> {
-        check_threshold(threshold)?;
+        ndd_core::Threshold::new(threshold)?;
         Ok(ContainmentSearchBuilder {
             index,
             params: EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?,
