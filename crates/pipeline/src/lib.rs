@@ -48,7 +48,6 @@
 mod bloom;
 mod candidates;
 mod dedup;
-mod document;
 mod durian;
 mod error;
 mod exact;
@@ -65,7 +64,9 @@ mod report;
 mod sets;
 mod verify;
 
-pub mod corpus;
+/// Corpus input (JSONL plain or gzip, folders, standard input; documents, problems,
+/// the input fingerprint): the `ndd-corpus` crate, re-exported.
+pub use ndd_corpus as corpus;
 
 #[cfg(feature = "minhash")]
 pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE};
@@ -74,8 +75,8 @@ pub use corpus::{
     Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,
 };
+pub use corpus::{Document, OrderKey};
 pub use dedup::Dedup;
-pub use document::{Document, OrderKey};
 pub use durian::DurianGrouping;
 pub use error::Error;
 pub use exact::{DocDigest, ExactDuplicates, ExactPass};
