@@ -11,9 +11,9 @@ fn touch(path: &std::path::Path, at: SystemTime) {
     fs::File::options()
         .write(true)
         .open(path)
-        .unwrap()
+        .expect("open the fixture")
         .set_modified(at)
-        .unwrap();
+        .expect("set the fixture's modification time");
 }
 
 #[test]

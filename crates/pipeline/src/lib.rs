@@ -66,6 +66,7 @@ mod verify;
 
 /// Corpus input (JSONL plain or gzip, folders, standard input; documents, problems,
 /// the input fingerprint): the `ndd-corpus` crate, re-exported.
+#[doc(inline)]
 pub use ndd_corpus as corpus;
 
 #[cfg(feature = "minhash")]
