@@ -82,6 +82,13 @@ pub use ndd_align as align;
 #[cfg(feature = "cluster")]
 #[doc(inline)]
 pub use ndd_cluster as cluster;
+/// Corpus input: JSONL (plain or gzip, from a file or standard input) and folders of
+/// text or HTML files read into documents, rejected records as problems under an error
+/// policy, and the fingerprint of an input's files (the `ndd-corpus` crate; the
+/// pipeline re-exports it as `near_dup::pipeline::corpus`).
+#[cfg(feature = "corpus")]
+#[doc(inline)]
+pub use ndd_corpus as corpus;
 /// I-Match signatures: collection-statistics lexicons, the long-document rule,
 /// randomized lexicons and the stability analysis (the `ndd-imatch` crate).
 #[cfg(feature = "imatch")]

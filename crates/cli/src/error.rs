@@ -26,6 +26,12 @@ impl From<ndd_core::Error> for CliError {
     }
 }
 
+impl From<ndd_pipeline::corpus::Error> for CliError {
+    fn from(e: ndd_pipeline::corpus::Error) -> Self {
+        CliError::Pipeline(e.into())
+    }
+}
+
 impl CliError {
     /// The process exit status for this failure.
     pub(crate) fn exit_code(&self) -> u8 {

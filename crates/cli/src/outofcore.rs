@@ -9,7 +9,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ndd_pipeline::corpus::ReadOptions;
-use ndd_pipeline::ndd_core;
 use ndd_pipeline::{OutOfCore, OutOfCoreOutcome};
 
 use crate::args::DedupArgs;
@@ -71,7 +70,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
 
     let bars = Arc::new(Bars::new(a.quiet));
     let job = job
-        .input_fingerprint(input_fingerprint(path)?)
+        .input_fingerprint(ndd_pipeline::corpus::input_fingerprint(path)?)
         .progress(bars.clone());
     let mut reader = Reader::open(path, options)?;
     let outcome = job.run(&mut reader)?;
@@ -161,46 +160,6 @@ fn check_work_dir(work_dir: &Path, input: &Path, targets: &[Target]) -> Result<(
         }
     }
     Ok(())
-}
-
-/// The input's path, size and modification time, and for a folder those of every
-/// file in it: a work folder left by another input (or by this one before it
-/// changed) is not reused.
-fn input_fingerprint(path: &Path) -> Result<u64, CliError> {
-    let fail = |e: &dyn std::fmt::Display| CliError::Input(format!("{}: {e}", path.display()));
-    let canonical = std::fs::canonicalize(path).map_err(|e| fail(&e))?;
-    let mut id =
-        ndd_core::SchemeId::new("ndd-cli/work-dir-input").with_str(&canonical.to_string_lossy());
-    let stamp = |meta: &std::fs::Metadata| {
-        let modified = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
-        (meta.len(), u64::try_from(modified % (1 << 64)).unwrap_or(0))
-    };
-    if canonical.is_dir() {
-        // Metadata only, in a fixed order: cheap beside reading the files.
-        let walk = walkdir::WalkDir::new(&canonical)
-            .follow_links(true)
-            .sort_by_file_name();
-        for entry in walk {
-            let entry = entry.map_err(|e| fail(&e))?;
-            if entry.file_type().is_file() {
-                let meta = entry.metadata().map_err(|e| fail(&e))?;
-                let (len, modified) = stamp(&meta);
-                id = id
-                    .with_str(&entry.path().to_string_lossy())
-                    .with(len)
-                    .with(modified);
-            }
-        }
-    } else {
-        let meta = std::fs::metadata(&canonical).map_err(|e| fail(&e))?;
-        let (len, modified) = stamp(&meta);
-        id = id.with(len).with(modified);
-    }
-    Ok(id.finish().as_u64())
 }
 
 /// The second pass: the input streamed again beside the assignments (both in

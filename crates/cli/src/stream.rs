@@ -71,8 +71,8 @@ impl Iterator for Reader {
     type Item = Result<Document, ndd_pipeline::Error>;
     fn next(&mut self) -> Option<Self::Item> {
         match self {
-            Reader::Jsonl(r) => r.next(),
-            Reader::Folder(r) => r.next(),
+            Reader::Jsonl(r) => r.next().map(|r| r.map_err(Into::into)),
+            Reader::Folder(r) => r.next().map(|r| r.map_err(Into::into)),
         }
     }
 }

@@ -60,6 +60,48 @@ pub enum Error {
          containment search needs them; rebuild it to add them (top-k search works as it is)"
     )]
     MissingSetSizes,
+    /// A corpus reader's error that has no variant of its own here (the readers'
+    /// [`Io`](Self::Io), [`Input`](Self::Input) and [`NoDocuments`](Self::NoDocuments)
+    /// errors convert to those variants).
+    #[error(transparent)]
+    Corpus(ndd_corpus::Error),
+}
+
+/// The corpus readers' errors, variant by variant: the same variants, the same
+/// messages, so that a caller's `?` and `match` on [`Error`] work as before the
+/// readers moved to `ndd-corpus`.
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::Error;
+/// let e = Error::from(ndd_pipeline::corpus::Error::io("in.jsonl", std::io::ErrorKind::NotFound.into()));
+/// assert!(matches!(e, Error::Io { .. }));
+/// ```
+impl From<ndd_corpus::Error> for Error {
+    fn from(e: ndd_corpus::Error) -> Self {
+        match e {
+            ndd_corpus::Error::Io { path, source } => Error::Io { path, source },
+            ndd_corpus::Error::Input { location, message } => Error::Input { location, message },
+            ndd_corpus::Error::NoDocuments {
+                source_name,
+                rejected,
+                first,
+            } => Error::NoDocuments {
+                source_name,
+                rejected,
+                first,
+            },
+            other => Error::Corpus(other),
+        }
+    }
+}
+
+impl From<ndd_corpus::Problem> for Error {
+    /// [`Error::Input`] with the problem's location and message.
+    fn from(p: ndd_corpus::Problem) -> Self {
+        ndd_corpus::Error::from(p).into()
+    }
 }
 
 impl Error {

@@ -48,7 +48,6 @@
 mod bloom;
 mod candidates;
 mod dedup;
-mod document;
 mod durian;
 mod error;
 mod exact;
@@ -70,7 +69,10 @@ mod sets;
 mod sketching;
 mod verify;
 
-pub mod corpus;
+/// Corpus input (JSONL plain or gzip, folders, standard input; documents, problems,
+/// the input fingerprint): the `ndd-corpus` crate, re-exported.
+#[doc(inline)]
+pub use ndd_corpus as corpus;
 
 #[cfg(feature = "minhash")]
 pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE};
@@ -81,8 +83,8 @@ pub use corpus::{
     Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,
 };
+pub use corpus::{Document, OrderKey};
 pub use dedup::Dedup;
-pub use document::{Document, OrderKey};
 pub use durian::DurianGrouping;
 pub use error::Error;
 pub use exact::{DocDigest, ExactDuplicates, ExactPass};

@@ -5,7 +5,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+/// use ndd_corpus::{ErrorPolicy, ReadOptions};
 /// assert_eq!(ReadOptions::default().errors, ErrorPolicy::Skip);
 /// let strict = ReadOptions::default().with_errors(ErrorPolicy::Stop);
 /// assert_eq!(strict.errors, ErrorPolicy::Stop);
@@ -26,7 +26,7 @@ pub enum ErrorPolicy {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{HtmlMode, ReadOptions};
+/// use ndd_corpus::{HtmlMode, ReadOptions};
 /// assert_eq!(ReadOptions::default().html, HtmlMode::Auto);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +46,7 @@ pub enum HtmlMode {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{DEFAULT_MAX_DOCUMENT_BYTES, ReadOptions};
+/// use ndd_corpus::{DEFAULT_MAX_DOCUMENT_BYTES, ReadOptions};
 /// assert_eq!(ReadOptions::default().max_document_bytes, DEFAULT_MAX_DOCUMENT_BYTES);
 /// assert_eq!(DEFAULT_MAX_DOCUMENT_BYTES, 64 << 20);
 /// ```
@@ -60,7 +60,7 @@ pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{ErrorPolicy, HtmlMode, ReadOptions};
+/// use ndd_corpus::{ErrorPolicy, HtmlMode, ReadOptions};
 /// let opts = ReadOptions::default()
 ///     .with_text_field("body")
 ///     .with_id_field("doc_id")
@@ -124,7 +124,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_id_field("url");
+    /// let o = ndd_corpus::ReadOptions::default().with_id_field("url");
     /// assert_eq!(o.id_field, "url");
     /// ```
     #[must_use]
@@ -138,7 +138,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_text_field("body");
+    /// let o = ndd_corpus::ReadOptions::default().with_text_field("body");
     /// assert_eq!(o.text_field, "body");
     /// ```
     #[must_use]
@@ -152,7 +152,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_attribute_fields(["docket", "relay"]);
+    /// let o = ndd_corpus::ReadOptions::default().with_attribute_fields(["docket", "relay"]);
     /// assert_eq!(o.attribute_fields, ["docket", "relay"]);
     /// ```
     #[must_use]
@@ -169,7 +169,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_order_field("date");
+    /// let o = ndd_corpus::ReadOptions::default().with_order_field("date");
     /// assert_eq!(o.order_field.as_deref(), Some("date"));
     /// ```
     #[must_use]
@@ -183,7 +183,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::corpus::{HtmlMode, ReadOptions};
+    /// use ndd_corpus::{HtmlMode, ReadOptions};
     /// assert_eq!(ReadOptions::default().with_html(HtmlMode::Always).html, HtmlMode::Always);
     /// ```
     #[must_use]
@@ -197,7 +197,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_pipeline::corpus::ReadOptions::default().with_max_document_bytes(4096);
+    /// let o = ndd_corpus::ReadOptions::default().with_max_document_bytes(4096);
     /// assert_eq!(o.max_document_bytes, 4096);
     /// ```
     #[must_use]
@@ -211,7 +211,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::corpus::ReadOptions::default().with_hidden(true).hidden);
+    /// assert!(ndd_corpus::ReadOptions::default().with_hidden(true).hidden);
     /// ```
     #[must_use]
     pub fn with_hidden(mut self, hidden: bool) -> Self {
@@ -224,7 +224,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+    /// use ndd_corpus::{ErrorPolicy, ReadOptions};
     /// assert_eq!(ReadOptions::default().with_errors(ErrorPolicy::Stop).errors, ErrorPolicy::Stop);
     /// ```
     #[must_use]

@@ -5,13 +5,13 @@ use std::sync::Arc;
 
 /// One document of a corpus: the user's id, its text, and optionally a value that
 /// orders documents (a timestamp or sequence number) for the
-/// [`Representative::Order`](crate::Representative::Order) policy and for picking
-/// reference copies.
+/// `Representative::Order` policy of `ndd-pipeline` and for picking reference
+/// copies.
 ///
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Document, OrderKey};
+/// use ndd_corpus::{Document, OrderKey};
 /// let d = Document::new("letter-17", "Dear Administrator, ...").with_order(OrderKey::Number(1.7e9));
 /// assert_eq!(d.id, "letter-17");
 /// assert!(d.order.is_some());
@@ -26,9 +26,9 @@ pub struct Document {
     /// The user's order of documents, when given (earliest first).
     pub order: Option<OrderKey>,
     /// Named attribute values (a docket, a relay, a footer), as the reader found them
-    /// in the fields [`ReadOptions::attribute_fields`](crate::corpus::ReadOptions::attribute_fields)
+    /// in the fields [`ReadOptions::attribute_fields`](crate::ReadOptions::attribute_fields)
     /// names; a field missing or `null` is not listed. The constrained grouping
-    /// ([`GroupMethod::Durian`](crate::GroupMethod::Durian)) reads them.
+    /// (`ndd-pipeline`'s `GroupMethod::Durian`) reads them.
     pub attributes: Vec<(Arc<str>, String)>,
 }
 
@@ -38,7 +38,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_pipeline::Document::new("a", "some text");
+    /// let d = ndd_corpus::Document::new("a", "some text");
     /// assert_eq!(d.text, "some text");
     /// ```
     pub fn new(id: impl Into<String>, text: impl Into<String>) -> Self {
@@ -55,7 +55,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Document, OrderKey};
+    /// use ndd_corpus::{Document, OrderKey};
     /// let d = Document::new("a", "t").with_order(OrderKey::Text("2006-05-01".into()));
     /// assert_eq!(d.order, Some(OrderKey::Text("2006-05-01".into())));
     /// ```
@@ -71,7 +71,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_pipeline::Document::new("a", "t").with_attribute("docket", "EPA-0056");
+    /// let d = ndd_corpus::Document::new("a", "t").with_attribute("docket", "EPA-0056");
     /// assert_eq!(d.attribute("docket"), Some("EPA-0056"));
     /// assert_eq!(d.attribute("relay"), None);
     /// ```
@@ -88,7 +88,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_pipeline::Document::new("a", "t").with_attribute("relay", "r1");
+    /// let d = ndd_corpus::Document::new("a", "t").with_attribute("relay", "r1");
     /// assert_eq!(d.attribute("relay"), Some("r1"));
     /// ```
     #[must_use]
@@ -110,7 +110,7 @@ impl Document {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::OrderKey;
+/// use ndd_corpus::OrderKey;
 /// let mut keys = vec![OrderKey::Text("b".into()), OrderKey::Number(10.0), OrderKey::Number(2.0)];
 /// keys.sort();
 /// assert_eq!(keys, [OrderKey::Number(2.0), OrderKey::Number(10.0), OrderKey::Text("b".into())]);

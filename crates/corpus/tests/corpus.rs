@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ndd_pipeline::corpus::{
+use ndd_corpus::{Error, OrderKey};
+use ndd_corpus::{
     ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,
 };
-use ndd_pipeline::{Error, OrderKey};
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) -> PathBuf {
     if let Some(parent) = path.parent() {
@@ -21,7 +21,7 @@ fn write(path: &Path, bytes: impl AsRef<[u8]>) -> PathBuf {
     path.to_path_buf()
 }
 
-fn ids(corpus: &ndd_pipeline::Corpus) -> Vec<&str> {
+fn ids(corpus: &ndd_corpus::Corpus) -> Vec<&str> {
     corpus.documents.iter().map(|d| d.id.as_str()).collect()
 }
 
@@ -834,7 +834,7 @@ fn lines_point_at_each_documents_record() {
     );
     // The oracle: the line whose JSON has the document's id and text.
     let split: Vec<&str> = input.split('\n').collect();
-    let check = |corpus: &ndd_pipeline::Corpus, how: &str| {
+    let check = |corpus: &ndd_corpus::Corpus, how: &str| {
         assert_eq!(ids(corpus), ["a", "b", "c"], "{how}");
         assert_eq!(corpus.lines.len(), corpus.documents.len(), "{how}");
         for (doc, &line) in corpus.documents.iter().zip(&corpus.lines) {
@@ -862,7 +862,7 @@ fn lines_point_at_each_documents_record() {
             &ReadOptions::default(),
         )
         .unwrap();
-        let corpus = ndd_pipeline::corpus::read_jsonl_with_progress(reader, |_| {}).unwrap();
+        let corpus = ndd_corpus::read_jsonl_with_progress(reader, |_| {}).unwrap();
         check(&corpus, how);
         assert!(
             corpus.problems[0].to_string().starts_with("<stdin>:3:"),
@@ -885,7 +885,7 @@ fn lines_point_at_each_documents_record() {
 fn an_empty_stream_is_no_documents_named_after_it() {
     let reader =
         JsonlReader::from_read(std::io::empty(), "<stdin>", &ReadOptions::default()).unwrap();
-    match ndd_pipeline::corpus::read_jsonl_with_progress(reader, |_| {}) {
+    match ndd_corpus::read_jsonl_with_progress(reader, |_| {}) {
         Err(Error::NoDocuments { source_name, .. }) => assert_eq!(source_name, "<stdin>"),
         other => panic!("{other:?}"),
     }

@@ -1,4 +1,5 @@
-//! Corpus input: JSONL (plain or gzip-compressed) and folders of text/HTML files.
+//! Corpus input for ndd: JSONL (plain or gzip-compressed) and folders of text/HTML
+//! files, read into [`Document`]s.
 //!
 //! * [`read_corpus`] reads a whole corpus: a path that is a **folder** is read with
 //!   [`FolderReader`] (one document per file); a path that is a **file** is JSON
@@ -17,10 +18,18 @@
 //! line or file was rejected or the file or folder is empty, is
 //! [`Error::NoDocuments`], never an empty success.
 //!
+//! * [`Accepted`] streams what [`read_corpus`] keeps (the same duplicate-id rule and
+//!   error policy) for corpora that do not fit in memory.
+//! * [`input_fingerprint`] hashes the paths, sizes and modification times of an
+//!   input's files, to tell whether work saved for an input still belongs to it.
+//!
+//! `ndd-pipeline` re-exports this crate as `ndd_pipeline::corpus`, and its error type
+//! converts from [`Error`].
+//!
 //! # Example
 //!
 //! ```
-//! use ndd_pipeline::corpus::{read_corpus, ReadOptions};
+//! use ndd_corpus::{read_corpus, ReadOptions};
 //! let path = std::env::temp_dir().join(format!("ndd-doc-corpus-{}.jsonl", std::process::id()));
 //! std::fs::write(&path, concat!(
 //!     "{\"id\": \"a\", \"text\": \"the first letter\"}\n",
@@ -37,9 +46,10 @@
 
 use std::path::Path;
 
-use crate::{Document, Error};
-
 mod accept;
+mod document;
+mod error;
+mod fingerprint;
 mod folder;
 mod jsonl;
 mod options;
@@ -47,6 +57,9 @@ mod problems;
 mod record;
 
 pub use accept::{Accepted, KEPT_PROBLEMS};
+pub use document::{Document, OrderKey};
+pub use error::Error;
+pub use fingerprint::input_fingerprint;
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions};
@@ -60,7 +73,7 @@ pub use problems::{Problem, ProblemKind};
 /// # let dir = std::env::temp_dir().join(format!("ndd-doc-c-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// std::fs::write(dir.join("a.txt"), "some text")?;
-/// let corpus = ndd_pipeline::corpus::read_corpus(&dir, &Default::default())?;
+/// let corpus = ndd_corpus::read_corpus(&dir, &Default::default())?;
 /// assert_eq!(corpus.documents[0].id, "a.txt");
 /// assert!(corpus.problems.is_empty());
 /// assert_eq!(corpus.stats.documents, 1);
@@ -90,7 +103,7 @@ pub struct Corpus {
 /// # Example
 ///
 /// ```
-/// let s = ndd_pipeline::corpus::ReadStats::default();
+/// let s = ndd_corpus::ReadStats::default();
 /// assert_eq!(s.records, s.documents + s.rejected);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -118,7 +131,7 @@ pub struct ReadStats {
 /// # Example
 ///
 /// ```
-/// let p = ndd_pipeline::corpus::Progress::default();
+/// let p = ndd_corpus::Progress::default();
 /// assert_eq!((p.bytes_read, p.total_bytes), (0, None));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -152,8 +165,8 @@ pub struct Progress {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{read_corpus, ErrorPolicy, ReadOptions};
-/// use ndd_pipeline::Error;
+/// use ndd_corpus::{read_corpus, ErrorPolicy, ReadOptions};
+/// use ndd_corpus::Error;
 /// let path = std::env::temp_dir().join(format!("ndd-doc-read-{}.jsonl", std::process::id()));
 /// std::fs::write(&path, "{\"body\": \"kept\"}\n{\"body\": true}\n")?;
 /// let opts = ReadOptions::default().with_text_field("body");
@@ -182,7 +195,7 @@ pub fn read_corpus(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Corp
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{read_corpus_with_progress, ReadOptions};
+/// use ndd_corpus::{read_corpus_with_progress, ReadOptions};
 /// let path = std::env::temp_dir().join(format!("ndd-doc-prog-{}.jsonl", std::process::id()));
 /// std::fs::write(&path, "{\"text\": \"a\"}\n{\"text\": \"b\"}\n")?;
 /// let mut last = None;
@@ -228,7 +241,7 @@ pub fn read_corpus_with_progress(
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::corpus::{read_jsonl_with_progress, JsonlReader, ReadOptions};
+/// use ndd_corpus::{read_jsonl_with_progress, JsonlReader, ReadOptions};
 /// let input: &[u8] = b"{\"id\": \"a\", \"text\": \"alpha\"}\n\n{\"id\": \"b\", \"text\": \"beta\"}\n";
 /// let reader = JsonlReader::from_read(input, "<stdin>", &ReadOptions::default())?;
 /// let corpus = read_jsonl_with_progress(reader, |_| {})?;

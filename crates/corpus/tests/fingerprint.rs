@@ -1,0 +1,147 @@
+//! `input_fingerprint`: the same input gives the same value; a file added, removed,
+//! resized or touched, or another input, gives another; a missing input is an error
+//! naming it.
+
+use std::fs;
+use std::time::{Duration, SystemTime};
+
+use ndd_corpus::{Error, input_fingerprint};
+
+fn touch(path: &std::path::Path, at: SystemTime) {
+    fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open the fixture")
+        .set_modified(at)
+        .expect("set the fixture's modification time");
+}
+
+#[test]
+fn a_file_keeps_its_fingerprint_until_its_size_or_time_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("corpus.jsonl");
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    fs::write(&file, "{\"text\": \"one\"}\n").unwrap();
+    touch(&file, t0);
+    let first = input_fingerprint(&file).unwrap();
+    assert_eq!(input_fingerprint(&file).unwrap(), first);
+
+    // Same size, same time, other bytes: metadata only, by design.
+    fs::write(&file, "{\"text\": \"two\"}\n").unwrap();
+    touch(&file, t0);
+    assert_eq!(input_fingerprint(&file).unwrap(), first);
+
+    // Same bytes, another modification time.
+    touch(&file, t0 + Duration::from_secs(1));
+    let touched = input_fingerprint(&file).unwrap();
+    assert_ne!(touched, first);
+
+    // Another size, the first time.
+    fs::write(&file, "{\"text\": \"three\"}\n").unwrap();
+    touch(&file, t0);
+    let resized = input_fingerprint(&file).unwrap();
+    assert_ne!(resized, first);
+    assert_ne!(resized, touched);
+}
+
+#[test]
+fn a_file_at_another_path_has_another_fingerprint() {
+    let dir = tempfile::tempdir().unwrap();
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    for p in [&a, &b] {
+        fs::write(p, "{\"text\": \"same\"}\n").unwrap();
+        touch(p, t0);
+    }
+    assert_ne!(
+        input_fingerprint(&a).unwrap(),
+        input_fingerprint(&b).unwrap()
+    );
+}
+
+#[test]
+fn a_path_and_its_spellings_share_a_fingerprint() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join("sub")).unwrap();
+    let file = dir.path().join("corpus.jsonl");
+    fs::write(&file, "{\"text\": \"one\"}\n").unwrap();
+    let roundabout = dir.path().join("sub").join("..").join("corpus.jsonl");
+    assert_eq!(
+        input_fingerprint(&roundabout).unwrap(),
+        input_fingerprint(&file).unwrap()
+    );
+}
+
+#[test]
+fn a_folder_changes_its_fingerprint_with_any_of_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    fs::create_dir_all(root.join("nested")).unwrap();
+    let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+    let a = root.join("a.txt");
+    let deep = root.join("nested").join("b.txt");
+    fs::write(&a, "alpha").unwrap();
+    fs::write(&deep, "beta").unwrap();
+    touch(&a, t0);
+    touch(&deep, t0);
+    let first = input_fingerprint(&root).unwrap();
+    assert_eq!(input_fingerprint(&root).unwrap(), first);
+
+    // A file deep in the tree, touched.
+    touch(&deep, t0 + Duration::from_secs(60));
+    let touched = input_fingerprint(&root).unwrap();
+    assert_ne!(touched, first);
+    touch(&deep, t0);
+    assert_eq!(input_fingerprint(&root).unwrap(), first);
+
+    // A file added, then removed again.
+    let c = root.join("c.txt");
+    fs::write(&c, "gamma").unwrap();
+    touch(&c, t0);
+    assert_ne!(input_fingerprint(&root).unwrap(), first);
+    fs::remove_file(&c).unwrap();
+    assert_eq!(input_fingerprint(&root).unwrap(), first);
+
+    // A file renamed (same size and time, another path).
+    fs::rename(&a, root.join("a2.txt")).unwrap();
+    assert_ne!(input_fingerprint(&root).unwrap(), first);
+
+    // An empty folder is not a file's metadata: no files, only the folder's path.
+    let empty = dir.path().join("empty");
+    fs::create_dir(&empty).unwrap();
+    assert_ne!(input_fingerprint(&empty).unwrap(), first);
+}
+
+#[test]
+fn a_missing_input_is_an_io_error_that_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-corpus.jsonl");
+    let err = input_fingerprint(&missing).unwrap_err();
+    assert!(err.to_string().starts_with(&missing.display().to_string()));
+    match err {
+        Error::Io { path, source } => {
+            assert_eq!(path, missing);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotFound);
+        }
+        other => panic!("expected Error::Io, got {other:?}"),
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_dangling_link_in_a_folder_is_an_error_naming_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("docs");
+    fs::create_dir(&root).unwrap();
+    fs::write(root.join("a.txt"), "alpha").unwrap();
+    std::os::unix::fs::symlink(root.join("gone.txt"), root.join("link.txt")).unwrap();
+    match input_fingerprint(&root) {
+        Err(Error::Io { path, source }) => {
+            assert_eq!(path, root);
+            // walkdir's message names the entry.
+            assert!(source.to_string().contains("link.txt"), "{source}");
+        }
+        other => panic!("expected Error::Io, got {other:?}"),
+    }
+}
