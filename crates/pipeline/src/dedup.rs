@@ -18,8 +18,8 @@ use crate::{
 /// The whole pipeline in one call: the exact-duplicate pass, candidate generation
 /// with a [`Method`], verification, grouping with a [`Representative`] policy.
 ///
-/// Each stage is also a type of its own ([`ExactPass`], [`CandidateGenerator`],
-/// [`Verification`], [`Grouping`]) for callers who compose them differently.
+/// Each stage is also a type of its own ([`ExactPass`], [`CandidateGenerator`](crate::CandidateGenerator),
+/// [`Verification`](crate::Verification), [`Grouping`]) for callers who compose them differently.
 ///
 /// Defaults: exact copies removed first; MinHash with 128 values over word 3-grams,
 /// banding chosen for 99% recall at the threshold 0.8, candidates verified by exact

@@ -119,7 +119,7 @@ impl DedupIndex {
         })
     }
 
-    /// Sets [`MinHashConfig::max_bucket_scan`] for the batches added from now on (it
+    /// Sets [`MinHashConfig::max_bucket_scan`](crate::MinHashConfig::max_bucket_scan) for the batches added from now on (it
     /// is not saved: a loaded index has the default).
     ///
     /// # Example
