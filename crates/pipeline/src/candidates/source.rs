@@ -211,90 +211,68 @@ impl CandidateSource for ExactJaccardSource {
     }
 }
 
-#[cfg(feature = "minhash")]
-impl CandidateSource for crate::MinHashConfig {
-    fn name(&self) -> &str {
-        "minhash"
-    }
+/// The source of one of the pipeline's method configurations: its name, its
+/// parameter check (`$validate` over the config and the threshold), whether it scores
+/// by the threshold, and its runner in `candidates/`.
+macro_rules! method_source {
+    ($feature:literal, $config:ty, $name:literal, $uses_threshold:literal,
+     |$c:ident, $t:ident| $validate:expr, $run:path) => {
+        #[cfg(feature = $feature)]
+        impl CandidateSource for $config {
+            fn name(&self) -> &str {
+                $name
+            }
 
-    fn validate(&self, _features: Features, threshold: Threshold) -> Result<(), Error> {
-        Ok(super::minhash::validate(self, threshold)?)
-    }
+            fn validate(&self, _features: Features, threshold: Threshold) -> Result<(), Error> {
+                let ($c, $t) = (self, threshold);
+                Ok($validate?)
+            }
 
-    fn run(
-        &self,
-        texts: &[&str],
-        ctx: &SourceContext<'_>,
-        sink: &mut dyn PairSink,
-    ) -> Result<CandidateReport, Error> {
-        Ok(super::minhash::run(self, texts, ctx, sink)?)
-    }
+            fn uses_threshold(&self) -> bool {
+                $uses_threshold
+            }
+
+            fn run(
+                &self,
+                texts: &[&str],
+                ctx: &SourceContext<'_>,
+                sink: &mut dyn PairSink,
+            ) -> Result<CandidateReport, Error> {
+                Ok($run(self, texts, ctx, sink)?)
+            }
+        }
+    };
 }
 
-#[cfg(feature = "simhash")]
-impl CandidateSource for crate::SimHashConfig {
-    fn name(&self) -> &str {
-        "simhash"
-    }
-
-    fn validate(&self, _features: Features, _threshold: Threshold) -> Result<(), Error> {
-        Ok(super::simhash::validate(self)?)
-    }
-
-    fn uses_threshold(&self) -> bool {
-        false
-    }
-
-    fn run(
-        &self,
-        texts: &[&str],
-        ctx: &SourceContext<'_>,
-        sink: &mut dyn PairSink,
-    ) -> Result<CandidateReport, Error> {
-        Ok(super::simhash::run(self, texts, ctx, sink)?)
-    }
-}
-
-#[cfg(feature = "imatch")]
-impl CandidateSource for crate::IMatchConfig {
-    fn name(&self) -> &str {
-        "imatch"
-    }
-
-    fn validate(&self, _features: Features, _threshold: Threshold) -> Result<(), Error> {
-        Ok(super::imatch::validate(self)?)
-    }
-
-    fn uses_threshold(&self) -> bool {
-        false
-    }
-
-    fn run(
-        &self,
-        texts: &[&str],
-        ctx: &SourceContext<'_>,
-        sink: &mut dyn PairSink,
-    ) -> Result<CandidateReport, Error> {
-        Ok(super::imatch::run(self, texts, ctx, sink)?)
-    }
-}
-
-#[cfg(feature = "ncd")]
-impl CandidateSource for crate::SigNcdConfig {
-    fn name(&self) -> &str {
-        "signcd"
-    }
-
-    fn validate(&self, _features: Features, threshold: Threshold) -> Result<(), Error> {
-        Ok(super::signcd::validate(self, threshold)?)
-    }
-
-    fn run(
-        &self,
-        texts: &[&str],
-        ctx: &SourceContext<'_>,
-        sink: &mut dyn PairSink,
-    ) -> Result<CandidateReport, Error> {
-        Ok(super::signcd::run(self, texts, ctx, sink)?)
-    }
-}
+method_source!(
+    "minhash",
+    crate::MinHashConfig,
+    "minhash",
+    true,
+    |c, t| super::minhash::validate(c, t),
+    super::minhash::run
+);
+method_source!(
+    "simhash",
+    crate::SimHashConfig,
+    "simhash",
+    false,
+    |c, _t| super::simhash::validate(c),
+    super::simhash::run
+);
+method_source!(
+    "imatch",
+    crate::IMatchConfig,
+    "imatch",
+    false,
+    |c, _t| super::imatch::validate(c),
+    super::imatch::run
+);
+method_source!(
+    "ncd",
+    crate::SigNcdConfig,
+    "signcd",
+    true,
+    |c, t| super::signcd::validate(c, t),
+    super::signcd::run
+);
