@@ -270,14 +270,23 @@ impl Explanation {
         let signatures: Vec<MinHashSignature> = (0..take)
             .map(|i| self.hasher.sketch(texts[i * n / take].as_ref()))
             .collect();
+        // The candidates: the pipeline's own candidate stream over the sample, every
+        // candidate passed on (no floor), counted.
+        let sampled: Vec<&str> = (0..take).map(|i| texts[i * n / take].as_ref()).collect();
         let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(self.params);
-        let mut found = Vec::new();
-        let (mut candidates, mut similar) = (0u64, 0u64);
+        let mut counted = ndd_core::PairCounter::default();
+        let streamed = crate::candidates::minhash::stream(
+            &self.hasher,
+            &sampled,
+            &|i| i,
+            &mut index,
+            f64::NEG_INFINITY,
+            &crate::NoProgress,
+            &mut counted,
+        )?;
+        // The pairs of the sample whose estimate reaches the threshold, all compared.
+        let mut similar = 0u64;
         for (i, sig) in signatures.iter().enumerate() {
-            found.clear();
-            let key = u32::try_from(i).unwrap_or(u32::MAX);
-            index.query_then_insert(key, sig, &mut found)?;
-            candidates += found.len() as u64;
             for other in &signatures[..i] {
                 if other.similarity(sig).map(|v| v.value()).unwrap_or(0.0) >= self.threshold {
                     similar += 1;
@@ -286,7 +295,7 @@ impl Explanation {
         }
         Ok(SampleMeasure {
             sampled: take,
-            candidates,
+            candidates: streamed.candidates,
             similar,
             index_bytes_per_document: index.memory().bytes_per_document(),
         })
