@@ -7,7 +7,7 @@
     feature = "imatch",
     feature = "eval",
     feature = "shingle",
-    feature = "lsh"
+    feature = "index"
 ))]
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
@@ -15,7 +15,7 @@ use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
 use near_dup::imatch::{
     DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, unigram_extractor,
 };
-use near_dup::lsh::ExactIndex;
+use near_dup::index::ExactIndex;
 use near_dup::shingle::WordShingler;
 use near_dup::{FeatureExtractor, FeatureSet};
 

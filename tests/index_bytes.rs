@@ -5,7 +5,8 @@
 
 use near_dup::codec::ByteForm;
 use near_dup::imatch::IMatchSignature;
-use near_dup::lsh::{ExactIndex, LshIndex, LshParams};
+use near_dup::index::ExactIndex;
+use near_dup::lsh::{LshIndex, LshParams};
 use near_dup::minhash::{MinHashSignature, MinHasher};
 use near_dup::{SchemeId, Sketcher};
 

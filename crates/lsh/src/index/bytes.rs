@@ -7,12 +7,12 @@
 
 use std::hash::Hash;
 
-use ndd_core::codec::{ByteForm, ByteReader, ByteWriter, KeyCodec};
+use ndd_core::codec::{ByteForm, ByteReader, ByteWriter, KeyCodec, chain_order};
 use ndd_core::{Error, SchemeId, SlotSignature};
 
 use super::LshIndex;
 use crate::LshParams;
-use crate::table::{MAX_DOCS, chain_order};
+use crate::table::MAX_DOCS;
 
 const MAGIC: [u8; 4] = *b"LSHI";
 const VERSION: u16 = 1;

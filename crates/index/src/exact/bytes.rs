@@ -2,11 +2,10 @@
 
 use std::hash::Hash;
 
-use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
+use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec, chain_order};
 use ndd_core::{Error, SchemeId};
 
 use super::{ExactIndex, ExactSignature, NIL};
-use crate::table::chain_order;
 
 const MAGIC: [u8; 4] = *b"EXIX";
 const VERSION: u16 = 1;
@@ -45,7 +44,8 @@ where
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("demo").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert(1u64, &PlainSlots::new(s, vec![7, 8])?)?;
@@ -103,7 +103,8 @@ where
     ///
     /// ```
     /// use ndd_core::{ErrorKind, SchemeId};
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(String::from("a"), &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// let mut bytes = index.to_bytes();
