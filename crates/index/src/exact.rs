@@ -70,9 +70,9 @@ pub const MAX_EXACT_COORDINATES: usize = 1024;
 /// index.insert("b", &sig(&[9, 2])?)?; // agrees with "a" on coordinate 1
 /// index.insert("c", &sig(&[9, 7])?)?; // agrees with "b" on coordinate 0
 /// assert_eq!(index.query(&sig(&[1, 5])?)?, vec!["a"]);
-/// let mut pairs = index.all_pairs();
-/// pairs.sort();
-/// assert_eq!(pairs, vec![("a", "b"), ("b", "c")]);
+/// let mut pairs: Vec<_> = index.all_pairs().into_iter().map(|p| (p.a, p.b, p.score)).collect();
+/// pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+/// assert_eq!(pairs, vec![("a", "b", 0.5), ("b", "c", 0.5)]); // one coordinate of two shared
 /// assert_eq!(index.groups(), vec![vec!["a", "b", "c"]]);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
@@ -619,12 +619,14 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     }
 
     /// Every matching pair once, as `(earlier, later)` keys (see
-    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
+    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)) scored by the
+    /// fraction of coordinates they share, as [`all_pairs_into`](Self::all_pairs_into)
+    /// pushes them. The same type as the other indexes' `all_pairs`.
     ///
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use ndd_core::{SchemeId, ScoredPair};
     /// use ndd_index::ExactIndex;
     /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
@@ -632,13 +634,13 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// index.insert("a", &PlainSlots::new(s, vec![1])?)?;
     /// index.insert("b", &PlainSlots::new(s, vec![1])?)?;
     /// index.insert("c", &PlainSlots::new(s, vec![2])?)?;
-    /// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+    /// assert_eq!(index.all_pairs(), vec![ScoredPair::new("a", "b", 1.0)]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn all_pairs(&self) -> Vec<(K, K)> {
+    pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
         let mut out = Vec::new();
-        self.for_each_candidate_pair(|a, b| out.push((a.clone(), b.clone())));
+        self.all_pairs_into(&mut out);
         out
     }
 
@@ -805,7 +807,7 @@ mod tests {
         let mut got: Vec<(u32, u32)> = index
             .all_pairs()
             .into_iter()
-            .map(|(a, b)| (a.min(b), a.max(b)))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b)))
             .collect();
         got.sort_unstable();
         assert_eq!(got, brute_pairs(&live));

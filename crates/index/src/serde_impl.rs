@@ -77,7 +77,7 @@ impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for HammingIndex<K> 
 
 #[cfg(test)]
 mod tests {
-    use ndd_core::SchemeId;
+    use ndd_core::{SchemeId, ScoredPair};
     use ndd_lsh::PlainSlots;
 
     use crate::{ExactIndex, HammingIndex, HammingParams};
@@ -94,7 +94,7 @@ mod tests {
             .unwrap();
         let json = serde_json::to_string(&exact).unwrap();
         let back: ExactIndex<u32, PlainSlots> = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.all_pairs(), vec![(1, 2)]);
+        assert_eq!(back.all_pairs(), vec![ScoredPair::new(1, 2, 0.5)]);
         assert!(serde_json::from_str::<HammingIndex<u32>>(&json).is_err());
 
         let mut hamming = HammingIndex::new(HammingParams::new(1, 3).unwrap());

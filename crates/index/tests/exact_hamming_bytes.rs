@@ -86,7 +86,11 @@ fn same_exact(
         prop_assert_eq!(a.query(&p).unwrap(), b.query(&p).unwrap());
     }
     let pairs = |i: &ExactIndex<u16, Coords>| {
-        let mut v = i.all_pairs();
+        let mut v: Vec<(u16, u16, u64)> = i
+            .all_pairs()
+            .into_iter()
+            .map(|p| (p.a, p.b, p.score.to_bits()))
+            .collect();
         v.sort_unstable();
         v
     };

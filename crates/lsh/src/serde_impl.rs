@@ -130,7 +130,9 @@ mod tests {
         let json = serde_json::to_string(&index).unwrap();
         let back: LshIndex<String, PlainSlots> = serde_json::from_str(&json).unwrap();
         assert_eq!(back.to_bytes(), index.to_bytes());
-        assert_eq!(back.all_pairs(), vec![("a".to_string(), "b".to_string())]);
+        let pairs: Vec<(String, String)> =
+            back.all_pairs().into_iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(pairs, vec![("a".to_string(), "b".to_string())]);
 
         let sig = PlainSlots::new(s, vec![9, 8]).unwrap();
         let back: PlainSlots = serde_json::from_str(&serde_json::to_string(&sig).unwrap()).unwrap();

@@ -43,7 +43,7 @@ where
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use ndd_core::{SchemeId, ScoredPair};
     /// use ndd_index::ExactIndex;
     /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("demo").finish();
@@ -53,7 +53,7 @@ where
     /// let bytes = index.to_bytes();
     /// assert_eq!(bytes.len(), 39 + 2 * (8 + 2 * (1 + 8)));
     /// let loaded: ExactIndex<u64, PlainSlots> = ExactIndex::from_bytes(&bytes)?;
-    /// assert_eq!(loaded.all_pairs(), vec![(1, 2)]);
+    /// assert_eq!(loaded.all_pairs(), vec![ScoredPair::new(1, 2, 0.5)]); // 7 shared, 8 ≠ 9
     /// assert_eq!(loaded.scheme(), Some(s));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
