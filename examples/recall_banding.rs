@@ -4,7 +4,7 @@
 //! 0.99)`), and what does it cost?
 //!
 //! For word k-gram sets of a real corpus: the exact pairs with Jaccard `>= T`
-//! (`near_dup::exact_similar_pairs`, an exact prefix-filtered join) are the truth. MinHash
+//! (`near_dup::index::exact_similar_pairs`, an exact prefix-filtered join) are the truth. MinHash
 //! (one-permutation, 128 values) signatures stream through an `LshIndex`
 //! (`query_then_insert`); the candidates are then verified either by the MinHash
 //! estimate `>= T` or by the exact Jaccard of the shingle sets `>= T`. Reported:
@@ -21,12 +21,11 @@ use std::error::Error as StdError;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use near_dup::index::exact_similar_pairs;
 use near_dup::lsh::{LshIndex, LshParams};
 use near_dup::minhash::{MinHashSignature, MinHasher};
 use near_dup::shingle::WordShingler;
-use near_dup::{
-    DocSketcher, FeatureExtractor, FeatureSet, Signature, exact_similar_pairs, jaccard,
-};
+use near_dup::{DocSketcher, FeatureExtractor, FeatureSet, Signature, jaccard};
 
 type Res<T> = Result<T, Box<dyn StdError>>;
 

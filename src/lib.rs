@@ -1,7 +1,13 @@
 // The README (whose examples run as doctests) uses the default features; without
 // them the crate doc is a short pointer, so `cargo test --no-default-features` passes.
 #![cfg_attr(
-    all(feature = "shingle", feature = "eval", feature = "minhash", feature = "lsh"),
+    all(
+        feature = "shingle",
+        feature = "eval",
+        feature = "minhash",
+        feature = "lsh",
+        feature = "index"
+    ),
     doc = include_str!("../README.md")
 )]
 #![cfg_attr(
@@ -9,7 +15,8 @@
         feature = "shingle",
         feature = "eval",
         feature = "minhash",
-        feature = "lsh"
+        feature = "lsh",
+        feature = "index"
     )),
     doc = "Near-duplicate detection of text: the facade of the ndd crates. Enable the \
            default features for the full documentation and examples (README.md)."
@@ -66,11 +73,18 @@ pub use ndd_eval as eval;
 #[doc(inline)]
 pub use ndd_minhash as minhash;
 
-/// Banded LSH over MinHash signatures: the index, the S-curve, choosing bands and rows
-/// (the `ndd-lsh` crate).
+/// Banded LSH over MinHash signatures: the index, the S-curve, choosing bands and rows,
+/// LSH Forest, LSH Ensemble, LSHBloom, bit sampling (the `ndd-lsh` crate).
 #[cfg(feature = "lsh")]
 #[doc(inline)]
 pub use ndd_lsh as lsh;
+
+/// Exact search structures: Manku's permuted Hamming tables over 64-bit fingerprints,
+/// the exact-signature index (I-Match), the inverted index and the exact Jaccard join
+/// (the `ndd-index` crate).
+#[cfg(feature = "index")]
+#[doc(inline)]
+pub use ndd_index as index;
 
 /// Token alignment: the bit-parallel LCS verifier, block reports of what differs and
 /// the near-duplicate categories of Yang and Callan (the `ndd-align` crate).

@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use near_dup::align::{Aligner, BlockReport, Measure, TokenOptions};
 use near_dup::imatch::{IMatcher, Lexicon, Randomization, unigram_extractor};
-use near_dup::lsh::{HammingIndex, HammingParams, LshIndex, LshParams, PlainSlots};
+use near_dup::index::{HammingIndex, HammingParams};
+use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
 use near_dup::ncd::{Pruning, SearchConfig, SigNcd};
 use near_dup::pipeline::{
     Dedup, DurianGrouping, GroupMethod, Method, MinHashConfig, Shingles, SimHashConfig,

@@ -4,8 +4,9 @@
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use near_dup::eval::{EditKind, Labels, SynthConfig, generate_corpus, max_f1};
+use near_dup::index::exact_similar_pairs;
 use near_dup::shingle::WordShingler;
-use near_dup::{FeatureExtractor, FeatureSet, UnionFind, exact_similar_pairs};
+use near_dup::{FeatureExtractor, FeatureSet, UnionFind};
 
 /// Real base texts: distinct documents from the bundled Debian copyright corpus.
 fn base_texts(n: usize) -> Vec<String> {

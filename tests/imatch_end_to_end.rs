@@ -7,7 +7,7 @@
     feature = "imatch",
     feature = "eval",
     feature = "shingle",
-    feature = "lsh"
+    feature = "index"
 ))]
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
@@ -15,7 +15,7 @@ use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
 use near_dup::imatch::{
     DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, unigram_extractor,
 };
-use near_dup::lsh::ExactIndex;
+use near_dup::index::ExactIndex;
 use near_dup::shingle::WordShingler;
 use near_dup::{FeatureExtractor, FeatureSet};
 
@@ -94,7 +94,7 @@ fn randomized_lexicons_raise_recall_on_planted_minor_changes() {
             }
         }
         let found = index.all_pairs();
-        let correct = found.iter().filter(|&&(a, b)| same(a, b)).count();
+        let correct = found.iter().filter(|p| same(p.a, p.b)).count();
         // No document is matched to a near-duplicate of another base.
         assert_eq!(correct, found.len(), "K = {k}: false matches");
         recall.push(correct as f64 / true_pairs as f64);

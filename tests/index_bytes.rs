@@ -5,7 +5,8 @@
 
 use near_dup::codec::ByteForm;
 use near_dup::imatch::IMatchSignature;
-use near_dup::lsh::{ExactIndex, LshIndex, LshParams};
+use near_dup::index::ExactIndex;
+use near_dup::lsh::{LshIndex, LshParams};
 use near_dup::minhash::{MinHashSignature, MinHasher};
 use near_dup::{SchemeId, Sketcher};
 
@@ -65,7 +66,7 @@ fn imatch_signatures_in_an_exact_index_round_trip() {
     let bytes = index.to_bytes();
     let loaded = ExactIndex::<u64, IMatchSignature>::from_bytes(&bytes).unwrap();
     assert_eq!(loaded.to_bytes(), bytes);
-    let mut pairs = loaded.all_pairs();
+    let mut pairs: Vec<(u64, u64)> = loaded.all_pairs().iter().map(|p| (p.a, p.b)).collect();
     pairs.sort_unstable();
     assert_eq!(pairs, vec![(1, 2), (1, 3)]);
     let q = IMatchSignature::from_parts(scheme, vec![digest(1), None]).unwrap();

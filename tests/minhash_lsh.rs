@@ -7,12 +7,11 @@
 use std::collections::HashSet;
 
 use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
+use near_dup::index::exact_similar_pairs;
 use near_dup::lsh::{LshIndex, LshParams, candidate_pairs};
 use near_dup::minhash::{MinHashSignature, MinHasher};
 use near_dup::shingle::WordShingler;
-use near_dup::{
-    DocSketcher, FeatureExtractor, FeatureSet, Signature, Sketcher, exact_similar_pairs,
-};
+use near_dup::{DocSketcher, FeatureExtractor, FeatureSet, Signature, Sketcher};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -5,8 +5,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use near_dup::imatch::{IMatchSignature, Lexicon};
+use near_dup::index::{ExactIndex, HammingIndex};
 use near_dup::lsh::{
-    ExactIndex, HammingIndex, LshBloom, LshEnsemble, LshForest, LshIndex, PlainSlots, SampledBits,
+    LshBloom, LshEnsemble, LshForest, LshIndex, PlainSlots, SampledBits,
 };
 use near_dup::minhash::{BBitSignature, MinHashSignature};
 use near_dup::pipeline::DedupIndex;

@@ -814,6 +814,53 @@ macro_rules! impl_serde_via_bytes {
     )+};
 }
 
+/// The live document slots of a chained bucket index (those with `Some` in
+/// `slot_keys`) ordered so that every document comes after the older documents of
+/// each of its buckets: a depth-first post-order along the chain links
+/// `next[slot·width + i]` (which point from newer to older, `u32::MAX` ending a
+/// chain). Inserting the documents in this order rebuilds every chain as it is; for an
+/// index whose slots were never reused it is the slot order. The byte forms of
+/// `ndd-lsh`'s `LshIndex` (one chain per band) and `ndd-index`'s `ExactIndex` (one per
+/// coordinate) write their documents in this order.
+///
+/// # Example
+///
+/// ```
+/// use ndd_core::codec::chain_order;
+/// const NIL: u32 = u32::MAX;
+/// // Slot 0 was reused by the newest document: its chain links to slot 1 (older).
+/// let keys = [Some("newest"), Some("older"), None];
+/// let next = [1, NIL, NIL];
+/// assert_eq!(chain_order(&keys, &next, 1), vec![1, 0]);
+/// ```
+#[must_use]
+pub fn chain_order<K>(slot_keys: &[Option<K>], next: &[u32], width: usize) -> Vec<u32> {
+    let mut done = vec![false; slot_keys.len()];
+    let mut order = Vec::new();
+    let mut stack: Vec<(u32, usize)> = Vec::new();
+    for (start, key) in (0u32..).zip(slot_keys) {
+        if key.is_none() || done[start as usize] {
+            continue;
+        }
+        done[start as usize] = true;
+        stack.push((start, 0));
+        while let Some((d, i)) = stack.last_mut() {
+            if *i < width {
+                let older = next[*d as usize * width + *i];
+                *i += 1;
+                if older != u32::MAX && !done[older as usize] {
+                    done[older as usize] = true;
+                    stack.push((older, 0));
+                }
+            } else {
+                order.push(*d);
+                stack.pop();
+            }
+        }
+    }
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

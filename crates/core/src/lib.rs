@@ -37,8 +37,8 @@
 //!   [`weighted_jaccard`]) as free functions and as [`Similarity`] unit structs.
 //! * The one currency between stages: [`ScoredPair`] (two documents and a score,
 //!   higher is more similar) pushed into a [`PairSink`].
-//! * Exact reference sketch and indexes: [`ExactSet`], [`InvertedIndex`],
-//!   [`exact_similar_pairs`]; grouping with [`UnionFind`].
+//! * Exact reference sketch: [`ExactSet`] (its inverted index and the exact all-pairs
+//!   join are in the `ndd-index` crate); grouping with [`UnionFind`].
 //! * Components over sparse `u64` document ids that merge partial results
 //!   deterministically ([`DocUnionFind`], representative = smallest id), and the edges a
 //!   bucket of candidates emits ([`bucket_edges`]: star by default, or chain), for jobs
@@ -78,7 +78,6 @@ pub mod estimate;
 mod exact;
 mod features;
 pub mod hash;
-mod index;
 pub mod math;
 mod measures;
 mod pair;
@@ -98,7 +97,6 @@ pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
 pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
 pub use features::{FeatureSet, SparseVector, Weighted};
-pub use index::{InvertedIndex, exact_similar_pairs, exact_similar_pairs_into};
 pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
     cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,

@@ -483,7 +483,7 @@ pub trait BitSignature: Signature {
 /// A signature made of a fixed number of coordinates, each an exact fingerprint or
 /// absent; two signatures match when some coordinate `i` holds equal values in both.
 ///
-/// What exact-signature indexes need (`ndd_lsh::ExactIndex`): one hash table per
+/// What exact-signature indexes need (`ndd_index::ExactIndex`): one hash table per
 /// coordinate. Implemented by `ndd-imatch`'s `IMatchSignature` (one SHA-1 digest per
 /// lexicon, a coordinate absent when that lexicon rejected the document) and by
 /// `ndd_lsh::PlainSlots` (every slot a `u64` coordinate).
@@ -736,9 +736,65 @@ impl<S: DocSketcher + ?Sized> DocSketcher for &S {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+/// use ndd_core::{
+///     CandidateIndex, Error, ExactSet, ExactSetSketcher, PairSink, SchemeId, ScoredPair,
+///     Sketcher, intersection_len, jaccard,
+/// };
+///
+/// /// The simplest index: a scan. Candidates share at least one feature with the query
+/// /// (`ndd-index`'s `InvertedIndex` answers the same from posting lists; its scheme
+/// /// checks are left out here).
+/// #[derive(Default)]
+/// struct Scan(Vec<(&'static str, ExactSet)>);
+///
+/// fn shares(x: &ExactSet, y: &ExactSet) -> bool {
+///     intersection_len(x.set().as_slice(), y.set().as_slice()) > 0
+/// }
+///
+/// impl CandidateIndex for Scan {
+///     type Key = &'static str;
+///     type Signature = ExactSet;
+///     fn insert(&mut self, key: &'static str, sig: &ExactSet) -> Result<(), Error> {
+///         self.remove(&key);
+///         self.0.push((key, sig.clone()));
+///         Ok(())
+///     }
+///     fn remove(&mut self, key: &&'static str) -> bool {
+///         let before = self.0.len();
+///         self.0.retain(|(k, _)| k != key);
+///         self.0.len() != before
+///     }
+///     fn query_into(&self, sig: &ExactSet, out: &mut Vec<&'static str>) -> Result<(), Error> {
+///         out.extend(self.0.iter().filter(|(_, s)| shares(s, sig)).map(|(k, _)| *k));
+///         Ok(())
+///     }
+///     fn len(&self) -> usize {
+///         self.0.len()
+///     }
+///     fn query_then_insert(
+///         &mut self,
+///         key: &'static str,
+///         sig: &ExactSet,
+///         out: &mut Vec<&'static str>,
+///     ) -> Result<(), Error> {
+///         self.remove(&key);
+///         self.query_into(sig, out)?;
+///         self.insert(key, sig)
+///     }
+///     fn all_pairs_into(&self, sink: &mut dyn PairSink<&'static str>) {
+///         for (i, (a, x)) in self.0.iter().enumerate() {
+///             for (b, y) in &self.0[i + 1..] {
+///                 if shares(x, y) {
+///                     let score = jaccard(x.set().as_slice(), y.set().as_slice());
+///                     sink.push_pair(ScoredPair::new(*a, *b, score));
+///                 }
+///             }
+///         }
+///     }
+/// }
+///
 /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
-/// let mut index = InvertedIndex::new();
+/// let mut index = Scan::default();
 /// index.insert("a", &sk.sketch_features([1, 2, 3]))?;
 /// index.insert("b", &sk.sketch_features([9]))?;
 /// assert_eq!(index.query(&sk.sketch_features([3, 4]))?, vec!["a"]);
@@ -749,7 +805,7 @@ impl<S: DocSketcher + ?Sized> DocSketcher for &S {
 /// assert_eq!(found, vec!["a"]);
 ///
 /// // Every candidate pair once, scored by this index's exact Jaccard.
-/// let mut pairs: Vec<ndd_core::ScoredPair<&str>> = Vec::new();
+/// let mut pairs: Vec<ScoredPair<&str>> = Vec::new();
 /// index.all_pairs_into(&mut pairs);
 /// assert_eq!(pairs.len(), 1);
 /// assert_eq!(pairs[0].score, 2.0 / 3.0);

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ndd_core::hash::{KGramRoller, kgram_hash};
 use ndd_core::{
-    FeatureSet, FnPairSink, PairCounter, ScoredPair, SparseVector, Weighted, containment, cosine,
-    exact_similar_pairs, exact_similar_pairs_into, extended_jaccard, jaccard, weighted_jaccard,
+    FeatureSet, SparseVector, Weighted, containment, cosine, extended_jaccard, jaccard,
+    weighted_jaccard,
 };
 use proptest::prelude::*;
 
@@ -80,34 +80,6 @@ fn non_finite_weights_are_rejected() {
     assert!(FeatureSet::from_sorted(vec![3, 2]).is_err());
 }
 
-fn brute_force_pairs(sets: &[FeatureSet], t: f64) -> Vec<ScoredPair> {
-    let mut out = Vec::new();
-    for i in 0..sets.len() {
-        for j in i + 1..sets.len() {
-            let a: BTreeSet<u64> = sets[i].as_slice().iter().copied().collect();
-            let b: BTreeSet<u64> = sets[j].as_slice().iter().copied().collect();
-            let s = oracle_jaccard(&a, &b);
-            if s >= t {
-                out.push(ScoredPair::new(i, j, s));
-            }
-        }
-    }
-    out
-}
-
-#[test]
-fn all_pairs_rejects_bad_threshold() {
-    assert!(exact_similar_pairs(&[], 0.0).is_err());
-    assert!(exact_similar_pairs(&[], 1.5).is_err());
-    assert!(exact_similar_pairs(&[], f64::NAN).is_err());
-    assert_eq!(exact_similar_pairs(&[], 0.5).unwrap(), vec![]);
-    let mut sink: Vec<ScoredPair> = Vec::new();
-    let one = [FeatureSet::from_unsorted(vec![1, 2])];
-    assert!(exact_similar_pairs_into(&one, 0.0, &mut sink).is_err());
-    assert!(exact_similar_pairs_into(&one, f64::NAN, &mut sink).is_err());
-    assert!(sink.is_empty());
-}
-
 proptest! {
     #[test]
     fn jaccard_matches_oracle_and_is_symmetric(
@@ -168,30 +140,5 @@ proptest! {
         if !tokens.is_empty() && tokens.len() < k {
             prop_assert_eq!(roller.partial(), Some(kgram_hash(&tokens)));
         }
-    }
-
-    #[test]
-    fn all_pairs_join_equals_brute_force(
-        raw in proptest::collection::vec(proptest::collection::vec(0u64..30, 0..12), 0..25),
-        t in 0.05f64..1.0,
-    ) {
-        let sets: Vec<FeatureSet> = raw.into_iter().map(FeatureSet::from_unsorted).collect();
-        let got = exact_similar_pairs(&sets, t).unwrap();
-        let want = brute_force_pairs(&sets, t);
-        // The sink form pushes the same pairs, unsorted, each once with i < j.
-        let mut streamed: Vec<ScoredPair> = Vec::new();
-        let mut via_closure = 0usize;
-        exact_similar_pairs_into(&sets, t, &mut streamed).unwrap();
-        exact_similar_pairs_into(&sets, t, &mut FnPairSink(|p: ScoredPair| {
-            assert!(p.a < p.b);
-            via_closure += 1;
-        })).unwrap();
-        let mut counter = PairCounter::default();
-        exact_similar_pairs_into(&sets, t, &mut counter).unwrap();
-        streamed.sort_unstable_by_key(|p| (p.a, p.b));
-        prop_assert_eq!(&streamed, &got);
-        prop_assert_eq!(via_closure, want.len());
-        prop_assert_eq!(counter.count, want.len() as u64);
-        prop_assert_eq!(got, want);
     }
 }

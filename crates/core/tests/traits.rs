@@ -3,9 +3,8 @@
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use ndd_core::{
-    CandidateIndex, DocSketcher, DynFeatureExtractor, DynTokenizer, Error, ErrorKind,
-    ExactSetSketcher, FeatureExtractor, FeatureSink, InvertedIndex, SchemeId, Signature, Sketcher,
-    Token, Tokenizer, UnionFind,
+    DocSketcher, DynFeatureExtractor, DynTokenizer, Error, ErrorKind, ExactSetSketcher,
+    FeatureExtractor, FeatureSink, SchemeId, Signature, Sketcher, Token, Tokenizer, UnionFind,
 };
 
 struct Spaces;
@@ -85,37 +84,6 @@ fn mismatched_schemes_are_errors() {
         sa.similarity(&sb),
         Err(Error::Incompatible { .. })
     ));
-    let mut index = InvertedIndex::new();
-    index.insert(0, &sa).unwrap();
-    assert_eq!(
-        index.insert(1, &sb).unwrap_err().kind(),
-        ErrorKind::Incompatible
-    );
-    assert_eq!(
-        index.query(&sb).unwrap_err().kind(),
-        ErrorKind::Incompatible
-    );
-}
-
-#[test]
-fn inverted_index_insert_query_remove() {
-    let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
-    let mut index = InvertedIndex::new();
-    index.insert("a", &sk.sketch_features([1, 2, 3])).unwrap();
-    index.insert("b", &sk.sketch_features([3, 4])).unwrap();
-    index.insert("c", &sk.sketch_features([9])).unwrap();
-    let mut hits = index.query(&sk.sketch_features([3])).unwrap();
-    hits.sort();
-    assert_eq!(hits, vec!["a", "b"]);
-    assert!(index.remove(&"a"));
-    assert!(!index.remove(&"a"));
-    assert_eq!(index.query(&sk.sketch_features([3])).unwrap(), vec!["b"]);
-    assert_eq!(index.len(), 2);
-    // Re-inserting a key replaces it.
-    index.insert("b", &sk.sketch_features([9])).unwrap();
-    assert_eq!(index.len(), 2);
-    let scored = index.query_scored(&sk.sketch_features([9]), 1.0).unwrap();
-    assert_eq!(scored.len(), 2);
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! [`distinct_texts`]: real texts that are not near-duplicates of each other, the
 //! bases of a labeled set.
 
-use ndd_core::{Error, FeatureExtractor, FeatureSet, exact_similar_pairs};
+use ndd_core::{Error, FeatureExtractor, FeatureSet};
+use ndd_index::exact_similar_pairs;
 
 /// The texts of `pool`, in order, that share less than `max_jaccard` of their
 /// features (by `extractor`) with every earlier text kept, at most `n` of them: real

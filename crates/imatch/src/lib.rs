@@ -31,7 +31,7 @@
 //!   reproducible.
 //! * **Yang and Callan's (SIGIR 2006) variant** ([`TopIdfMatcher`]): the `N` highest-IDF words of each
 //!   document, skipping the top few (H. Yang and J. Callan, SIGIR 2006, §6.3).
-//! * **Index**: `ndd_lsh::ExactIndex` maps signature coordinates to documents, for
+//! * **Index**: `ndd_index::ExactIndex` maps signature coordinates to documents, for
 //!   clustering a collection and for checking new documents against it (§1's spam
 //!   filter). [`IMatchSignature`] implements `ndd_core::ExactSignature`, the trait it reads.
 //! * **Analysis** ([`analysis`]): equation 1's stability `1 − (1 − pⁿ)^K`, equations 6
@@ -47,7 +47,7 @@
 //! ```
 //! use ndd_core::stats::DocumentFrequencies;
 //! use ndd_imatch::{unigram_extractor, IMatcher, Lexicon};
-//! use ndd_lsh::ExactIndex;
+//! use ndd_index::ExactIndex;
 //!
 //! // Statistics and lexicon from a training corpus (here synthetic).
 //! let corpus: Vec<String> = (0..300)

@@ -74,7 +74,9 @@ const PREFETCH_BANDS: usize = 16;
 /// index.insert("b", &sig(&[1, 2, 9, 9])?)?; // shares band 0 with "a"
 /// index.insert("c", &sig(&[5, 6, 7, 8])?)?;
 /// assert_eq!(index.query(&sig(&[1, 2, 3, 4])?)?.len(), 2);
-/// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+/// let pairs = index.all_pairs(); // unscored candidates
+/// assert_eq!(pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), vec![("a", "b")]);
+/// assert!(!pairs[0].is_scored());
 /// assert!(index.remove(&"b"));
 /// assert!(index.all_pairs().is_empty());
 /// # Ok::<(), ndd_core::Error>(())
@@ -1179,7 +1181,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     }
 
     /// Every candidate pair once, as `(earlier, later)` keys (see
-    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
+    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)), unscored
+    /// ([`ScoredPair::UNSCORED`], `NaN`): a shared band proposes a pair, it does not
+    /// measure it. [`all_pairs_verified`](Self::all_pairs_verified) scores them by the
+    /// stored signatures' estimate. The same type as the other indexes' `all_pairs`.
     ///
     /// # Example
     ///
@@ -1191,16 +1196,19 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// index.insert("a", &PlainSlots::new(s, vec![1, 2])?)?;
     /// index.insert("b", &PlainSlots::new(s, vec![1, 2])?)?;
     /// index.insert("c", &PlainSlots::new(s, vec![1, 3])?)?;
-    /// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+    /// let pairs = index.all_pairs();
+    /// assert_eq!((pairs.len(), pairs[0].a, pairs[0].b), (1, "a", "b"));
+    /// assert!(!pairs[0].is_scored());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn all_pairs(&self) -> Vec<(K, K)> {
+    pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
         self.all_pairs_filtered(|_, _| true)
     }
 
     /// The candidate pairs for which `keep(a, b)` is true: the hook for exact
     /// verification against features the caller keeps (say, shingle sets by key).
+    /// Unscored, as [`all_pairs`](Self::all_pairs).
     ///
     /// # Example
     ///
@@ -1216,16 +1224,17 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     ///     // A stand-in signature: every document gets the same slot, so all pairs are candidates.
     ///     index.insert(key, &PlainSlots::new(s, vec![0])?)?;
     /// }
-    /// let mut pairs = index.all_pairs_filtered(|a, b| jaccard(&features[a], &features[b]) >= 0.5);
-    /// pairs.sort();
-    /// assert_eq!(pairs, vec![("a", "b")]);
+    /// let pairs = index.all_pairs_filtered(|a, b| jaccard(&features[a], &features[b]) >= 0.5);
+    /// let mut keys: Vec<_> = pairs.iter().map(|p| (p.a, p.b)).collect();
+    /// keys.sort();
+    /// assert_eq!(keys, vec![("a", "b")]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub fn all_pairs_filtered<F: FnMut(&K, &K) -> bool>(&self, mut keep: F) -> Vec<(K, K)> {
+    pub fn all_pairs_filtered<F: FnMut(&K, &K) -> bool>(&self, mut keep: F) -> Vec<ScoredPair<K>> {
         let mut out = Vec::new();
         self.for_each_candidate_pair(|a, b| {
             if keep(a, b) {
-                out.push((a.clone(), b.clone()));
+                out.push(ScoredPair::candidate(a.clone(), b.clone()));
             }
         });
         out

@@ -28,10 +28,6 @@
 //! * **Batch join** ([`candidate_pairs`]): all candidate pairs of a collection by
 //!   sorting band keys.
 //! * **Plain slot signatures** ([`PlainSlots`]): slot values computed elsewhere.
-//! * **Hamming search over 64-bit fingerprints** ([`HammingIndex`], [`HammingParams`],
-//!   [`hamming_pairs`]): every fingerprint within `k` bits of a query, and every such
-//!   pair, exactly, with the permuted sorted tables of Manku, Jain and Das Sarma,
-//!   "Detecting near-duplicates for web crawling", WWW 2007.
 //! * **Banded Hamming LSH for long bit signatures** ([`BitSampler`], [`SampledBits`]):
 //!   bits sampled into bands, indexed by the same [`LshIndex`]; a band agrees with
 //!   probability `p^r` for bit agreement `p`.
@@ -48,8 +44,8 @@
 //!   filter per band (LSHBloom), about 21 bytes per document for 9 bands at a stated
 //!   false-positive rate, instead of about 220 in an [`LshIndex`].
 //! * **Saving and loading**: [`LshIndex::to_bytes`] / [`LshIndex::from_bytes`] (and
-//!   the same on [`ExactIndex`], [`HammingIndex`], [`LshForest`], [`LshEnsemble`] and
-//!   [`LshBloom`]): a versioned, checksummed byte
+//!   the same on [`LshForest`], [`LshEnsemble`] and [`LshBloom`]): a versioned,
+//!   checksummed byte
 //!   form holding the parameters, the scheme, the keys
 //!   ([`KeyCodec`](ndd_core::codec::KeyCodec)) and the band keys or kept signatures
 //!   ([`ByteForm`](ndd_core::codec::ByteForm)); the tables are rebuilt on load, and
@@ -59,6 +55,10 @@
 //!
 //! The index consumes signatures through [`SlotSignature`], so any sketch exposing
 //! slot values works (`ndd-minhash`'s signatures among them).
+//!
+//! The exact search structures that are not locality-sensitive hashing (Manku's
+//! permuted Hamming tables, the exact-signature index of I-Match, the inverted index
+//! of the exact Jaccard join) are in the `ndd-index` crate.
 //!
 //! # Example: streaming deduplication
 //!
@@ -95,8 +95,6 @@
 //!   of dimensionality", STOC 1998.
 //! - J. Leskovec, A. Rajaraman and J. D. Ullman, *Mining of Massive Datasets*, Cambridge
 //!   University Press, chapter 3.
-//! - G. S. Manku, A. Jain and A. Das Sarma, "Detecting near-duplicates for web crawling",
-//!   WWW 2007.
 //! - M. Bawa, T. Condie and P. Ganesan, "LSH Forest: self-tuning indexes for similarity
 //!   search", WWW 2005.
 //! - E. Zhu, F. Nargesian, K. Q. Pu and R. J. Miller, "LSH Ensemble: Internet-Scale
@@ -109,9 +107,7 @@ mod batch;
 mod bits;
 mod bloom;
 mod ensemble;
-mod exact;
 mod forest;
-mod hamming;
 mod index;
 mod params;
 #[cfg(feature = "serde")]
@@ -123,15 +119,9 @@ pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
 pub use bloom::{LshBloom, MAX_BLOOM_BITS, MAX_BLOOM_HASHES};
 pub use ensemble::{EnsembleMemory, EnsembleParams, LshEnsemble};
-pub use exact::{ExactIndex, MAX_EXACT_COORDINATES};
 pub use forest::{
     DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, LshForest,
     LshForestBuilder,
-};
-pub use hamming::{
-    HammingIndex, HammingMemory, HammingParams, MAX_HAMMING_TABLES, PlainFingerprint,
-    for_each_hamming_pair, hamming_from_similarity, hamming_pairs, hamming_pairs_into,
-    similarity_from_hamming,
 };
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
 pub use ndd_core::{

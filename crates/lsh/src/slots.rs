@@ -3,7 +3,7 @@
 use std::fmt;
 
 use ndd_core::codec::{ByteForm, ByteReader, ByteWriter};
-use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature, SlotSignature};
 
 const MAGIC: [u8; 4] = *b"PSLT";
 const VERSION: u16 = 1;
@@ -177,6 +177,20 @@ impl SlotSignature for PlainSlots {
     #[inline]
     fn slots(&self) -> &[u64] {
         &self.slots
+    }
+}
+
+/// Each slot is a coordinate, so an exact-signature index (`ndd-index`'s
+/// `ExactIndex`) matches two plain slot signatures that agree on at least one slot.
+impl ExactSignature for PlainSlots {
+    type Coordinate = u64;
+
+    fn num_coordinates(&self) -> usize {
+        self.slots().len()
+    }
+
+    fn coordinate(&self, i: usize) -> Option<&u64> {
+        self.slots().get(i)
     }
 }
 

@@ -247,35 +247,3 @@ impl BandTable {
             .map(|&e| head_of(e))
     }
 }
-
-/// The live document slots (those with `Some` in `slot_keys`) ordered so that every
-/// document comes after the older documents of each of its buckets: a depth-first
-/// post-order along the chain links `next[slot·width + i]` (which point from newer to
-/// older, `NIL` ending a chain). Inserting the documents in this order rebuilds every
-/// chain as it is; for an index whose slots were never reused it is the slot order.
-pub(crate) fn chain_order<K>(slot_keys: &[Option<K>], next: &[u32], width: usize) -> Vec<u32> {
-    let mut done = vec![false; slot_keys.len()];
-    let mut order = Vec::new();
-    let mut stack: Vec<(u32, usize)> = Vec::new();
-    for (start, key) in (0u32..).zip(slot_keys) {
-        if key.is_none() || done[start as usize] {
-            continue;
-        }
-        done[start as usize] = true;
-        stack.push((start, 0));
-        while let Some((d, i)) = stack.last_mut() {
-            if *i < width {
-                let older = next[*d as usize * width + *i];
-                *i += 1;
-                if older != NIL && !done[older as usize] {
-                    done[older as usize] = true;
-                    stack.push((older, 0));
-                }
-            } else {
-                order.push(*d);
-                stack.pop();
-            }
-        }
-    }
-    order
-}

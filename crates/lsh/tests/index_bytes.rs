@@ -54,7 +54,7 @@ fn apply(index: &mut LshIndex<u16, PlainSlots>, op: &Op) -> Vec<u16> {
 }
 
 fn sorted_pairs(index: &LshIndex<u16, PlainSlots>) -> Vec<(u16, u16)> {
-    let mut p = index.all_pairs();
+    let mut p: Vec<(u16, u16)> = index.all_pairs().into_iter().map(|p| (p.a, p.b)).collect();
     p.sort_unstable();
     p
 }
@@ -447,7 +447,12 @@ fn key_types_round_trip() {
             index.insert(key(i), &sig(d)).unwrap();
         }
         let loaded = LshIndex::<K, PlainSlots>::from_bytes(&index.to_bytes()).unwrap();
-        let set = |i: &LshIndex<K, PlainSlots>| i.all_pairs().into_iter().collect::<BTreeSet<_>>();
+        let set = |i: &LshIndex<K, PlainSlots>| {
+            i.all_pairs()
+                .into_iter()
+                .map(|p| (p.a, p.b))
+                .collect::<BTreeSet<_>>()
+        };
         assert_eq!(set(&index), set(&loaded));
         for d in docs {
             assert_eq!(

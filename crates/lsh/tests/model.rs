@@ -122,7 +122,7 @@ proptest! {
                     let got: Vec<(u8, u8)> = index
                         .all_pairs()
                         .into_iter()
-                        .map(|(x, y)| (x.min(y), x.max(y)))
+                        .map(|p| (p.a.min(p.b), p.a.max(p.b)))
                         .collect();
                     let set: BTreeSet<(u8, u8)> = got.iter().copied().collect();
                     prop_assert_eq!(set.len(), got.len(), "a pair was reported twice");
@@ -138,7 +138,7 @@ proptest! {
         let got: BTreeSet<(u8, u8)> = index
             .all_pairs()
             .into_iter()
-            .map(|(x, y)| (x.min(y), x.max(y)))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b)))
             .collect();
         prop_assert_eq!(&got, &want);
 

@@ -367,7 +367,7 @@ impl BBitSignature {
     }
 
     /// The old name of [`memory_bytes`](Self::memory_bytes) (the workspace's one name
-    /// for a memory report, as on `ndd_lsh::ExactIndex` and `ndd_imatch::Lexicon`).
+    /// for a memory report, as on `ndd_index::ExactIndex` and `ndd_imatch::Lexicon`).
     ///
     /// # Example
     ///

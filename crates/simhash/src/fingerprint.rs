@@ -9,7 +9,7 @@ use crate::SimHasher;
 /// A [`SimHasher`] of exactly 64 bits whose fingerprints are plain `u64` values:
 /// Manku, Jain and Das Sarma's 64-bit fingerprints ("Detecting near-duplicates for
 /// web crawling", WWW 2007), ready for
-/// [`HammingIndex`](https://docs.rs/ndd-lsh/latest/ndd_lsh/struct.HammingIndex.html) and
+/// [`HammingIndex`](https://docs.rs/ndd-index/latest/ndd_index/struct.HammingIndex.html) and
 /// `(a ^ b).count_ones()`. The 64 bits are checked once, when it is made, so
 /// [`fingerprint`](Self::fingerprint) cannot fail.
 ///

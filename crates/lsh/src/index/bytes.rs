@@ -7,12 +7,12 @@
 
 use std::hash::Hash;
 
-use ndd_core::codec::{ByteForm, ByteReader, ByteWriter, KeyCodec};
+use ndd_core::codec::{ByteForm, ByteReader, ByteWriter, KeyCodec, chain_order};
 use ndd_core::{Error, SchemeId, SlotSignature};
 
 use super::LshIndex;
 use crate::LshParams;
-use crate::table::{MAX_DOCS, chain_order};
+use crate::table::MAX_DOCS;
 
 const MAGIC: [u8; 4] = *b"LSHI";
 const VERSION: u16 = 1;
@@ -69,7 +69,8 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     /// let loaded: LshIndex<u64, PlainSlots> = LshIndex::from_bytes(&bytes)?;
     /// assert_eq!(loaded.params(), index.params());
     /// assert_eq!(loaded.scheme(), Some(s));
-    /// assert_eq!(loaded.all_pairs(), vec![(1, 2)]);
+    /// let pairs = loaded.all_pairs();
+    /// assert_eq!(pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), vec![(1, 2)]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]

@@ -1,7 +1,8 @@
 //! Exact Jaccard of the shingle sets: every pair at or above the threshold, found by
 //! the prefix-filtered all-pairs join of `ndd_core::exact_similar_pairs`.
 
-use ndd_core::{Error, PairSink, exact_similar_pairs};
+use ndd_core::{Error, PairSink};
+use ndd_index::exact_similar_pairs;
 
 use super::{CandidateReport, Ctx};
 use crate::progress::Stage;

@@ -6,7 +6,7 @@ use ndd_core::{Error, ErrorKind, PairSink, ScoredPair, Signature};
 use ndd_imatch::{
     DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, Rejection, unigram_extractor,
 };
-use ndd_lsh::ExactIndex;
+use ndd_index::ExactIndex;
 
 use super::{CandidateReport, Ctx, in_chunks, key};
 use crate::IMatchConfig;

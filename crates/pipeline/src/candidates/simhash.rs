@@ -10,9 +10,8 @@
 
 use ndd_core::stats::DocumentFrequencies;
 use ndd_core::{Error, FeatureExtractor, PairSink, ScoredPair};
-use ndd_lsh::{
-    BitSampler, HammingParams, LshIndex, LshParams, MAX_SEARCH_SLOTS, SampledBits, hamming_pairs,
-};
+use ndd_index::{HammingParams, hamming_pairs};
+use ndd_lsh::{BitSampler, LshIndex, LshParams, MAX_SEARCH_SLOTS, SampledBits};
 use ndd_simhash::{SimHashSignature, SimHasher, Weighting};
 
 use super::{CandidateReport, Ctx, Emit, in_chunks, key};

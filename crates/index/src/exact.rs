@@ -16,28 +16,11 @@ use std::fmt;
 use std::hash::Hash;
 
 use ahash::AHashMap;
-use ndd_core::{
-    CandidateIndex, Error, ExactSignature, PairSink, SchemeId, ScoredPair, SlotSignature as _,
-    UnionFind,
-};
-
-use crate::PlainSlots;
+use ndd_core::{CandidateIndex, Error, ExactSignature, PairSink, SchemeId, ScoredPair, UnionFind};
 
 const NIL: u32 = u32::MAX;
 
 mod bytes;
-
-impl ExactSignature for PlainSlots {
-    type Coordinate = u64;
-
-    fn num_coordinates(&self) -> usize {
-        self.slots().len()
-    }
-
-    fn coordinate(&self, i: usize) -> Option<&u64> {
-        self.slots().get(i)
-    }
-}
 
 /// The most coordinates an [`ExactIndex`] accepts per signature: 1,024.
 ///
@@ -51,7 +34,8 @@ impl ExactSignature for PlainSlots {
 ///
 /// ```
 /// use ndd_core::SchemeId;
-/// use ndd_lsh::{ExactIndex, PlainSlots, MAX_EXACT_COORDINATES};
+/// use ndd_index::{ExactIndex, MAX_EXACT_COORDINATES};
+/// use ndd_lsh::PlainSlots;
 /// let s = SchemeId::new("wide").finish();
 /// let mut index = ExactIndex::new();
 /// let too_wide = PlainSlots::new(s, vec![0; MAX_EXACT_COORDINATES + 1])?;
@@ -77,7 +61,8 @@ pub const MAX_EXACT_COORDINATES: usize = 1024;
 ///
 /// ```
 /// use ndd_core::SchemeId;
-/// use ndd_lsh::{ExactIndex, PlainSlots};
+/// use ndd_index::ExactIndex;
+/// use ndd_lsh::PlainSlots;
 /// let s = SchemeId::new("demo").finish();
 /// let sig = |v: &[u64]| PlainSlots::new(s, v.to_vec());
 /// let mut index = ExactIndex::new();
@@ -85,9 +70,9 @@ pub const MAX_EXACT_COORDINATES: usize = 1024;
 /// index.insert("b", &sig(&[9, 2])?)?; // agrees with "a" on coordinate 1
 /// index.insert("c", &sig(&[9, 7])?)?; // agrees with "b" on coordinate 0
 /// assert_eq!(index.query(&sig(&[1, 5])?)?, vec!["a"]);
-/// let mut pairs = index.all_pairs();
-/// pairs.sort();
-/// assert_eq!(pairs, vec![("a", "b"), ("b", "c")]);
+/// let mut pairs: Vec<_> = index.all_pairs().into_iter().map(|p| (p.a, p.b, p.score)).collect();
+/// pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+/// assert_eq!(pairs, vec![("a", "b", 0.5), ("b", "c", 0.5)]); // one coordinate of two shared
 /// assert_eq!(index.groups(), vec![vec!["a", "b", "c"]]);
 /// # Ok::<(), ndd_core::Error>(())
 /// ```
@@ -131,7 +116,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let index: ExactIndex<u32, PlainSlots> = ExactIndex::new();
     /// assert!(index.is_empty());
     /// ```
@@ -157,7 +143,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![1])?;
     /// let mut index = ExactIndex::new();
     /// index.insert(String::from("doc-1"), &s)?;
@@ -178,7 +165,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(1u8, &PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![3])?)?;
     /// assert_eq!(index.len(), 1);
@@ -194,7 +182,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// assert!(ExactIndex::<u8, PlainSlots>::new().is_empty());
     /// ```
     #[must_use]
@@ -208,7 +197,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("d").finish();
     /// let mut index = ExactIndex::new();
     /// assert_eq!(index.scheme(), None);
@@ -226,7 +216,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(1u8, &PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![3, 4])?)?;
     /// assert_eq!(index.num_coordinates(), 2);
@@ -292,7 +283,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert("a", &PlainSlots::new(SchemeId::new("x").finish(), vec![1])?)?;
     /// let other = PlainSlots::new(SchemeId::new("y").finish(), vec![1])?;
@@ -353,7 +345,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![1])?;
     /// let mut index = ExactIndex::new();
     /// index.insert(1u8, &s)?;
@@ -442,7 +435,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert(1u8, &PlainSlots::new(s, vec![1, 2])?)?;
@@ -472,7 +466,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert("spam-1", &PlainSlots::new(s, vec![10, 11, 12])?)?;
@@ -499,7 +494,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// let mut seen = Vec::new();
@@ -529,7 +525,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// for (k, v) in [(1u8, [1, 2]), (2, [1, 2]), (3, [0, 2])] {
@@ -597,7 +594,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::{SchemeId, ScoredPair};
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// for (k, v) in [(1u8, [1, 2, 3, 4]), (2, [1, 2, 0, 4]), (3, [7, 7, 7, 7])] {
@@ -621,25 +619,28 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     }
 
     /// Every matching pair once, as `(earlier, later)` keys (see
-    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)).
+    /// [`for_each_candidate_pair`](Self::for_each_candidate_pair)) scored by the
+    /// fraction of coordinates they share, as [`all_pairs_into`](Self::all_pairs_into)
+    /// pushes them. The same type as the other indexes' `all_pairs`.
     ///
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_core::{SchemeId, ScoredPair};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert("a", &PlainSlots::new(s, vec![1])?)?;
     /// index.insert("b", &PlainSlots::new(s, vec![1])?)?;
     /// index.insert("c", &PlainSlots::new(s, vec![2])?)?;
-    /// assert_eq!(index.all_pairs(), vec![("a", "b")]);
+    /// assert_eq!(index.all_pairs(), vec![ScoredPair::new("a", "b", 1.0)]);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
-    pub fn all_pairs(&self) -> Vec<(K, K)> {
+    pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
         let mut out = Vec::new();
-        self.for_each_candidate_pair(|a, b| out.push((a.clone(), b.clone())));
+        self.all_pairs_into(&mut out);
         out
     }
 
@@ -653,7 +654,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// for (k, v) in [("a", [1, 1]), ("b", [2, 2]), ("c", [1, 3]), ("d", [4, 2]), ("e", [5, 5])] {
@@ -700,7 +702,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(1u64, &PlainSlots::new(SchemeId::new("x").finish(), vec![1, 2, 3])?)?;
     /// assert!(index.memory_bytes() >= 3 * (8 + 4));
@@ -762,6 +765,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> CandidateIndex for ExactIndex<K, S
 
 #[cfg(test)]
 mod tests {
+    use ndd_lsh::PlainSlots;
+
     use super::*;
 
     fn sig(v: &[u64]) -> PlainSlots {
@@ -802,7 +807,7 @@ mod tests {
         let mut got: Vec<(u32, u32)> = index
             .all_pairs()
             .into_iter()
-            .map(|(a, b)| (a.min(b), a.max(b)))
+            .map(|p| (p.a.min(p.b), p.a.max(p.b)))
             .collect();
         got.sort_unstable();
         assert_eq!(got, brute_pairs(&live));

@@ -9,13 +9,13 @@
 use std::collections::BTreeSet;
 
 use ndd_core::ErrorKind;
-use ndd_lsh::{HammingIndex, HammingParams, hamming_pairs};
+use ndd_index::{HammingIndex, HammingParams, hamming_pairs};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The distance behind a Hamming score (every score the index gives is one).
 fn dist(score: f64) -> u32 {
-    ndd_lsh::hamming_from_similarity(score).unwrap()
+    ndd_index::hamming_from_similarity(score).unwrap()
 }
 
 fn brute_query(fps: &[u64], q: u64, k: u32) -> BTreeSet<(usize, u32)> {

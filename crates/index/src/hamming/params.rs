@@ -11,7 +11,7 @@ use super::layout::layouts;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{HammingParams, MAX_HAMMING_TABLES};
+/// use ndd_index::{HammingParams, MAX_HAMMING_TABLES};
 /// // C(16, 8) = 12,870 tables: refused.
 /// assert!(12_870 > MAX_HAMMING_TABLES);
 /// assert!(HammingParams::new(8, 16).is_err());
@@ -57,7 +57,7 @@ const PROBE_COST: f64 = 16.0;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::HammingParams;
+/// use ndd_index::HammingParams;
 /// let p = HammingParams::for_collection(3, 1_000_000)?;
 /// assert_eq!((p.max_distance(), p.blocks(), p.tables()), (3, 4, 4));
 /// assert_eq!(p.leading_bits(), 16);
@@ -116,7 +116,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::HammingParams;
+    /// use ndd_index::HammingParams;
     /// let p = HammingParams::new(3, 5)?;
     /// assert_eq!(p.tables(), 10);
     /// assert!(HammingParams::new(3, 3).is_err()); // k too large for 3 blocks
@@ -171,7 +171,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::HammingParams;
+    /// use ndd_index::HammingParams;
     /// assert_eq!(HammingParams::for_collection(3, 1_000_000)?.blocks(), 4);
     /// assert_eq!(HammingParams::for_collection(3, 100_000_000)?.blocks(), 5);
     /// assert_eq!(HammingParams::for_collection(0, 10)?.tables(), 1);
@@ -205,7 +205,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingParams::new(3, 4)?.max_distance(), 3);
+    /// assert_eq!(ndd_index::HammingParams::new(3, 4)?.max_distance(), 3);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -218,7 +218,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingParams::new(3, 4)?.blocks(), 4);
+    /// assert_eq!(ndd_index::HammingParams::new(3, 4)?.blocks(), 4);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -231,7 +231,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingParams::new(3, 6)?.tables(), 20);
+    /// assert_eq!(ndd_index::HammingParams::new(3, 6)?.tables(), 20);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]
@@ -245,7 +245,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::HammingParams;
+    /// use ndd_index::HammingParams;
     /// assert_eq!(HammingParams::new(3, 4)?.leading_bits(), 16);
     /// assert_eq!(HammingParams::new(3, 5)?.leading_bits(), 25); // blocks 13,13,13,13,12
     /// assert_eq!(HammingParams::new(0, 1)?.leading_bits(), 64);
@@ -266,7 +266,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::HammingParams::new(3, 4)?; // 4 tables of 16 leading bits
+    /// let p = ndd_index::HammingParams::new(3, 4)?; // 4 tables of 16 leading bits
     /// assert!((p.expected_candidates(1 << 20) - 64.0).abs() < 1e-9);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -285,7 +285,7 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingParams::new(3, 4)?.table_bytes_per_fingerprint(), 48);
+    /// assert_eq!(ndd_index::HammingParams::new(3, 4)?.table_bytes_per_fingerprint(), 48);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     #[must_use]

@@ -81,7 +81,7 @@ impl Table {
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{HammingIndex, HammingParams};
+/// use ndd_index::{HammingIndex, HammingParams};
 /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
 /// index.extend((0..1000u64).map(|i| (i, i.wrapping_mul(0x9E37_79B9_7F4A_7C15))))?;
 /// let m = index.memory();
@@ -112,7 +112,7 @@ impl HammingMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingMemory::default().index_bytes(), 0);
+    /// assert_eq!(ndd_index::HammingMemory::default().index_bytes(), 0);
     /// ```
     #[must_use]
     pub fn index_bytes(&self) -> usize {
@@ -124,7 +124,7 @@ impl HammingMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingMemory::default().total_bytes(), 0);
+    /// assert_eq!(ndd_index::HammingMemory::default().total_bytes(), 0);
     /// ```
     #[must_use]
     pub fn total_bytes(&self) -> usize {
@@ -136,7 +136,7 @@ impl HammingMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::HammingMemory::default().bytes_per_document(), 0.0);
+    /// assert_eq!(ndd_index::HammingMemory::default().bytes_per_document(), 0.0);
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
@@ -159,7 +159,7 @@ impl HammingMemory {
 ///
 /// ```
 /// use ndd_core::{BitSignature, SchemeId, Signature};
-/// use ndd_lsh::PlainFingerprint;
+/// use ndd_index::PlainFingerprint;
 /// let s = SchemeId::new("simhash-64").finish();
 /// let (a, b) = (PlainFingerprint::new(s, 0b1011), PlainFingerprint::new(s, 0b0011));
 /// assert_eq!((a.bits(), a.num_bits(), a.words()), (0b1011, 64, &[0b1011u64][..]));
@@ -178,7 +178,7 @@ impl PlainFingerprint {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_lsh::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 7);
+    /// let f = ndd_index::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 7);
     /// assert_eq!(f.bits(), 7);
     /// ```
     #[must_use]
@@ -191,7 +191,7 @@ impl PlainFingerprint {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_lsh::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 1 << 63);
+    /// let f = ndd_index::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 1 << 63);
     /// assert_eq!(f.bits(), 1 << 63);
     /// ```
     #[must_use]
@@ -259,7 +259,7 @@ impl BitSignature for PlainFingerprint {
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{HammingIndex, HammingParams};
+/// use ndd_index::{HammingIndex, HammingParams};
 /// let mut index = HammingIndex::new(HammingParams::for_collection(3, 1000)?);
 /// index.insert("a", 0x0F0F_0F0F_0F0F_0F0F)?;
 /// index.insert("b", 0x0F0F_0F0F_0F0F_0F0E)?; // 1 bit from "a"
@@ -330,7 +330,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let index: HammingIndex<u32> = HammingIndex::new(HammingParams::new(3, 4)?);
     /// assert!(index.is_empty());
     /// # Ok::<(), ndd_core::Error>(())
@@ -350,7 +350,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let fps = [0u64, 1, 3, u64::MAX];
     /// let index = HammingIndex::from_fingerprints(
     ///     HammingParams::new(2, 3)?,
@@ -380,7 +380,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams, PlainFingerprint};
+    /// use ndd_index::{HammingIndex, HammingParams, PlainFingerprint};
     /// let index = HammingIndex::<u32, PlainFingerprint>::for_signatures(HammingParams::new(3, 4)?);
     /// assert!(index.is_empty() && index.scheme().is_none());
     /// # Ok::<(), ndd_core::Error>(())
@@ -413,7 +413,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::{CandidateIndex, SchemeId};
-    /// use ndd_lsh::{HammingIndex, HammingParams, PlainFingerprint};
+    /// use ndd_index::{HammingIndex, HammingParams, PlainFingerprint};
     /// let s = SchemeId::new("simhash-64").finish();
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// assert_eq!(index.scheme(), None);
@@ -436,7 +436,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?).with_delta_limit(Some(100));
     /// for i in 0..1000u64 {
     ///     index.insert(i, i << 40)?;
@@ -455,7 +455,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let p = HammingParams::new(2, 4)?;
     /// assert_eq!(HammingIndex::<u8>::new(p).params(), p);
     /// # Ok::<(), ndd_core::Error>(())
@@ -470,7 +470,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert('x', 1)?;
     /// index.insert('x', 2)?; // replaces
@@ -487,7 +487,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// assert!(HammingIndex::<u8>::new(HammingParams::new(3, 4)?).is_empty());
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -501,7 +501,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(7u32, 42)?;
     /// assert!(index.contains_key(&7));
@@ -522,7 +522,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert("a", 42)?;
     /// assert_eq!(index.fingerprint(&"a"), Some(42));
@@ -543,7 +543,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u8, 5)?;
     /// assert_eq!(index.delta_len(), 1);
@@ -609,7 +609,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u32, 0b1011)?;
     /// assert_eq!(index.query(0b0011), vec![(1, 1)]);
@@ -633,7 +633,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("x", 0u64), ("y", 0b101), ("z", !0)])?;
     /// assert_eq!(index.delta_len(), 0);
@@ -683,7 +683,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("a", 1u64), ("b", 1)])?;
     /// assert!(index.remove(&"a"));
@@ -710,7 +710,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u8, 7)?;
     /// index.compact();
@@ -833,7 +833,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(2, 4)?);
     /// index.extend([(1u32, 0u64), (2, 0b11), (3, 0b111)])?;
     /// let mut out = Vec::new();
@@ -856,7 +856,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("far", 0b1110u64), ("near", 0b1)])?;
     /// assert_eq!(index.query(0), vec![("near", 1), ("far", 3)]);
@@ -881,7 +881,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(1, 2)?);
     /// index.extend([(1u8, 0u64), (2, 1)])?;
     /// index.insert(3, 3)?; // still in the delta
@@ -936,7 +936,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{hamming_from_similarity, HammingIndex, HammingParams};
+    /// use ndd_index::{hamming_from_similarity, HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("a", 0u64), ("b", 0b1), ("c", 1 << 40)])?;
     /// let pairs = index.all_pairs();
@@ -961,7 +961,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::PairCounter;
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(1, 2)?);
     /// index.extend([(1u8, 0u64), (2, 1), (3, 3)])?;
     /// let mut count = PairCounter::default();
@@ -984,7 +984,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u64, 99)?;
     /// let m = index.memory();

@@ -30,7 +30,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(2, 4)?);
     /// index.insert(1u64, 0b1011)?;
     /// index.insert(2u64, 0b1000)?;
@@ -88,7 +88,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     ///
     /// ```
     /// use ndd_core::ErrorKind;
-    /// use ndd_lsh::{HammingIndex, HammingParams};
+    /// use ndd_index::{HammingIndex, HammingParams};
     /// let index: HammingIndex<u32> = HammingIndex::new(HammingParams::new(2, 4)?);
     /// let bytes = index.to_bytes();
     /// let err = HammingIndex::<u32>::from_bytes(&bytes[..20]).unwrap_err();

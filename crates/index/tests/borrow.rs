@@ -3,7 +3,8 @@
 #![allow(clippy::unwrap_used)]
 
 use ndd_core::SchemeId;
-use ndd_lsh::{ExactIndex, HammingIndex, HammingParams, LshIndex, LshParams, PlainSlots};
+use ndd_index::{ExactIndex, HammingIndex, HammingParams};
+use ndd_lsh::{LshIndex, LshParams, PlainSlots};
 
 #[test]
 fn string_keys_are_found_and_removed_by_str() {

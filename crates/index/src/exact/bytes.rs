@@ -2,11 +2,10 @@
 
 use std::hash::Hash;
 
-use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
+use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec, chain_order};
 use ndd_core::{Error, SchemeId};
 
 use super::{ExactIndex, ExactSignature, NIL};
-use crate::table::chain_order;
 
 const MAGIC: [u8; 4] = *b"EXIX";
 const VERSION: u16 = 1;
@@ -44,8 +43,9 @@ where
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_core::{SchemeId, ScoredPair};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let s = SchemeId::new("demo").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert(1u64, &PlainSlots::new(s, vec![7, 8])?)?;
@@ -53,7 +53,7 @@ where
     /// let bytes = index.to_bytes();
     /// assert_eq!(bytes.len(), 39 + 2 * (8 + 2 * (1 + 8)));
     /// let loaded: ExactIndex<u64, PlainSlots> = ExactIndex::from_bytes(&bytes)?;
-    /// assert_eq!(loaded.all_pairs(), vec![(1, 2)]);
+    /// assert_eq!(loaded.all_pairs(), vec![ScoredPair::new(1, 2, 0.5)]); // 7 shared, 8 ≠ 9
     /// assert_eq!(loaded.scheme(), Some(s));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -103,7 +103,8 @@ where
     ///
     /// ```
     /// use ndd_core::{ErrorKind, SchemeId};
-    /// use ndd_lsh::{ExactIndex, PlainSlots};
+    /// use ndd_index::ExactIndex;
+    /// use ndd_lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(String::from("a"), &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// let mut bytes = index.to_bytes();

@@ -9,13 +9,13 @@
 use std::collections::BTreeSet;
 
 use ndd_core::{
-    CandidateIndex, ErrorKind, ExactSet, ExactSetSketcher, InvertedIndex, PairSink, SchemeId,
-    ScoredPair, Sketcher,
+    CandidateIndex, ErrorKind, ExactSet, ExactSetSketcher, PairSink, SchemeId, ScoredPair, Sketcher,
 };
-use ndd_lsh::{
-    ExactIndex, HammingIndex, HammingParams, LshIndex, LshParams, PlainFingerprint, PlainSlots,
+use ndd_index::{
+    ExactIndex, HammingIndex, HammingParams, InvertedIndex, PlainFingerprint,
     hamming_from_similarity,
 };
+use ndd_lsh::{LshIndex, LshParams, PlainSlots};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ndd_lsh::{HammingIndex, HammingParams, hamming_pairs};
+use ndd_index::{HammingIndex, HammingParams, hamming_pairs};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ enum Op {
 /// A fingerprint near one of four bases (a few flipped bits).
 /// The distance behind a Hamming score (every score the index gives is one).
 fn dist(score: f64) -> u32 {
-    ndd_lsh::hamming_from_similarity(score).unwrap()
+    ndd_index::hamming_from_similarity(score).unwrap()
 }
 
 fn fingerprint() -> impl Strategy<Value = u64> {

@@ -17,7 +17,7 @@
 //!   popcount double loop over the first 10,000 fingerprints (per-pair cost, scaled
 //!   to the 5·10¹¹ pairs of the full set).
 //!
-//! Run: `cargo bench -p ndd-lsh --bench hamming` (pair counts and memory go to stderr).
+//! Run: `cargo bench -p ndd-index --bench hamming` (pair counts and memory go to stderr).
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
 use std::hint::black_box;
@@ -26,7 +26,7 @@ use std::time::Duration;
 use criterion::{
     BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
-use ndd_lsh::{HammingIndex, HammingParams, for_each_hamming_pair};
+use ndd_index::{HammingIndex, HammingParams, for_each_hamming_pair};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -5,7 +5,7 @@ use std::hash::Hash;
 
 use ahash::AHashMap;
 
-use crate::{
+use ndd_core::{
     CandidateIndex, Error, ExactSet, FeatureSet, PairSink, SchemeId, ScoredPair, Signature,
 };
 
@@ -20,7 +20,8 @@ use crate::{
 /// # Example
 ///
 /// ```
-/// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+/// use ndd_core::{CandidateIndex, ExactSetSketcher, SchemeId, Sketcher};
+/// use ndd_index::InvertedIndex;
 /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
 /// let mut index = InvertedIndex::new();
 /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
@@ -56,7 +57,7 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_core::InvertedIndex::<String>::new();
+    /// let index = ndd_index::InvertedIndex::<String>::new();
     /// assert!(ndd_core::CandidateIndex::is_empty(&index));
     /// ```
     #[must_use]
@@ -98,7 +99,8 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, Sketcher};
+    /// use ndd_core::{CandidateIndex, ExactSetSketcher, SchemeId, Sketcher};
+    /// use ndd_index::InvertedIndex;
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let mut index = InvertedIndex::new();
     /// index.insert("x", &sk.sketch_features([1, 2]))?;
@@ -137,7 +139,8 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{CandidateIndex, ExactSetSketcher, InvertedIndex, SchemeId, ScoredPair, Sketcher};
+    /// use ndd_core::{CandidateIndex, ExactSetSketcher, SchemeId, ScoredPair, Sketcher};
+    /// use ndd_index::InvertedIndex;
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let mut index = InvertedIndex::new();
     /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
@@ -274,7 +277,8 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{exact_similar_pairs, FeatureSet, ScoredPair};
+/// use ndd_core::{FeatureSet, ScoredPair};
+/// use ndd_index::exact_similar_pairs;
 /// let sets: Vec<FeatureSet> = [vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![7, 8]]
 ///     .into_iter().map(FeatureSet::from_unsorted).collect();
 /// let pairs = exact_similar_pairs(&sets, 0.5)?;
@@ -302,7 +306,8 @@ pub fn exact_similar_pairs(sets: &[FeatureSet], threshold: f64) -> Result<Vec<Sc
 /// # Example
 ///
 /// ```
-/// use ndd_core::{exact_similar_pairs_into, FeatureSet, PairCounter};
+/// use ndd_core::{FeatureSet, PairCounter};
+/// use ndd_index::exact_similar_pairs_into;
 /// let sets: Vec<FeatureSet> = [vec![1, 2, 3], vec![1, 2, 3], vec![1, 2, 4], vec![9]]
 ///     .into_iter().map(FeatureSet::from_unsorted).collect();
 /// let mut count = PairCounter::default();
@@ -369,7 +374,7 @@ pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
                         continue;
                     }
                     seen[j] = i;
-                    let sim = crate::jaccard(x.as_slice(), sets[j].as_slice());
+                    let sim = ndd_core::jaccard(x.as_slice(), sets[j].as_slice());
                     if sim >= threshold {
                         sink.push_pair(ScoredPair::new(i.min(j), i.max(j), sim));
                     }

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use ndd_core::codec::ByteWriter;
 use ndd_core::hash::stable_hash64;
 use ndd_core::{Error, ErrorKind, Estimate, SchemeId, Signature};
-use ndd_lsh::{ExactIndex, ExactSignature, HammingIndex, HammingParams};
+use ndd_index::{ExactIndex, ExactSignature, HammingIndex, HammingParams};
 use proptest::prelude::*;
 
 /// A signature with absent coordinates (as I-Match's rejected lexicons give).
@@ -43,7 +43,7 @@ enum Op {
 
 /// The distance behind a Hamming score (every score the index gives is one).
 fn dist(score: f64) -> u32 {
-    ndd_lsh::hamming_from_similarity(score).unwrap()
+    ndd_index::hamming_from_similarity(score).unwrap()
 }
 
 fn exact_ops(w: usize, max: usize) -> impl Strategy<Value = Vec<Op>> {
@@ -86,7 +86,11 @@ fn same_exact(
         prop_assert_eq!(a.query(&p).unwrap(), b.query(&p).unwrap());
     }
     let pairs = |i: &ExactIndex<u16, Coords>| {
-        let mut v = i.all_pairs();
+        let mut v: Vec<(u16, u16, u64)> = i
+            .all_pairs()
+            .into_iter()
+            .map(|p| (p.a, p.b, p.score.to_bits()))
+            .collect();
         v.sort_unstable();
         v
     };
@@ -423,7 +427,8 @@ fn format_version_1_is_pinned() {
 #[test]
 fn hot_exact_buckets_and_wide_forms_are_cheap() {
     use ndd_core::codec::{ByteWriter, KeyCodec};
-    use ndd_lsh::{MAX_EXACT_COORDINATES, PlainSlots};
+    use ndd_index::MAX_EXACT_COORDINATES;
+    use ndd_lsh::PlainSlots;
     use std::time::{Duration, Instant};
     let s = SchemeId::new("hot").finish();
     let sig = PlainSlots::new(s, vec![5, 6]).unwrap();

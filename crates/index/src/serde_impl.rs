@@ -1,0 +1,108 @@
+//! `serde` support (feature `serde`): the indexes of this crate that have a byte form
+//! serialize as it ([`ExactIndex::to_bytes`], [`HammingIndex::to_bytes`]), so every
+//! format gets the same checks on the way in (magic, version, checksum, parameters)
+//! and corrupt input is a deserialization error, never an index with wrong contents.
+//! An index's key type needs [`KeyCodec`], as for `to_bytes`.
+
+use std::hash::Hash;
+
+use ndd_core::codec::KeyCodec;
+use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::{ExactIndex, ExactSignature, HammingIndex};
+
+/// Reads a byte string (or, in formats without one, a sequence of numbers); the twin
+/// of `ndd-lsh`'s reader for its indexes' byte forms.
+fn deserialize_byte_form<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+    struct BytesVisitor;
+    impl<'v> Visitor<'v> for BytesVisitor {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("the byte form of an ndd index")
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+        fn visit_seq<A: SeqAccess<'v>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            // Bounded: a corrupt length hint cannot ask for a huge buffer.
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_bytes(BytesVisitor)
+}
+
+impl<K, S> Serialize for ExactIndex<K, S>
+where
+    K: KeyCodec + Clone + Eq + Hash,
+    S: ExactSignature,
+    S::Coordinate: KeyCodec,
+{
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K, S> Deserialize<'de> for ExactIndex<K, S>
+where
+    K: KeyCodec + Clone + Eq + Hash,
+    S: ExactSignature,
+    S::Coordinate: KeyCodec,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        ExactIndex::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+impl<K: KeyCodec + Clone + Eq + Hash> Serialize for HammingIndex<K> {
+    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+        s.serialize_bytes(&self.to_bytes())
+    }
+}
+
+impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for HammingIndex<K> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let bytes = deserialize_byte_form(d)?;
+        HammingIndex::from_bytes(&bytes).map_err(D::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ndd_core::{SchemeId, ScoredPair};
+    use ndd_lsh::PlainSlots;
+
+    use crate::{ExactIndex, HammingIndex, HammingParams};
+
+    #[test]
+    fn exact_and_hamming_indexes_through_json() {
+        let s = SchemeId::new("serde").finish();
+        let mut exact = ExactIndex::new();
+        exact
+            .insert(1u32, &PlainSlots::new(s, vec![4, 5]).unwrap())
+            .unwrap();
+        exact
+            .insert(2u32, &PlainSlots::new(s, vec![4, 6]).unwrap())
+            .unwrap();
+        let json = serde_json::to_string(&exact).unwrap();
+        let back: ExactIndex<u32, PlainSlots> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.all_pairs(), vec![ScoredPair::new(1, 2, 0.5)]);
+        assert!(serde_json::from_str::<HammingIndex<u32>>(&json).is_err());
+
+        let mut hamming = HammingIndex::new(HammingParams::new(1, 3).unwrap());
+        hamming.insert(String::from("x"), 0b10).unwrap();
+        hamming.insert(String::from("y"), 0b11).unwrap();
+        let json = serde_json::to_string(&hamming).unwrap();
+        let back: HammingIndex<String> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.all_pairs().len(), 1);
+        assert!(serde_json::from_str::<ExactIndex<u32, PlainSlots>>(&json).is_err());
+    }
+}
