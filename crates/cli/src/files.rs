@@ -219,26 +219,6 @@ pub(crate) fn check(
         if resolved.is_dir() {
             return Err(usage("is a folder; give a file name".into()));
         }
-        // A link would be replaced by the output, not followed: `/dev/stdout` (as root)
-        // became a regular file.
-        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-            return Err(usage(format!(
-                "is a symbolic link (to {}); the output would replace the link, not the \
-                 file it names. Name that file instead",
-                fs::read_link(path).map_or_else(|_| "?".to_owned(), |t| t.display().to_string())
-            )));
-        }
-        // The path as given, followed, and as resolved.
-        let metas = [fs::metadata(path), fs::metadata(&resolved)];
-        for meta in metas.iter().flatten() {
-            if !meta.is_file() {
-                return Err(usage(
-                    "is not a regular file (a device, a FIFO or a socket); outputs are \
-                     written to regular files only, replacing them"
-                        .into(),
-                ));
-            }
-        }
         if let Some((read_flag, _)) = reads.iter().find(|(_, r)| *r == resolved) {
             return Err(usage(format!(
                 "is the file {read_flag} reads; it would be overwritten"
@@ -267,6 +247,26 @@ pub(crate) fn check(
                 "is also given to {}; each output needs its own file",
                 other.output.flag()
             )));
+        }
+        // A link would be replaced by the output, not followed: `/dev/stdout` (as root)
+        // became a regular file.
+        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(usage(format!(
+                "is a symbolic link (to {}); the output would replace the link, not the \
+                 file it names. Name that file instead",
+                fs::read_link(path).map_or_else(|_| "?".to_owned(), |t| t.display().to_string())
+            )));
+        }
+        // The path as given, followed, and as resolved.
+        let metas = [fs::metadata(path), fs::metadata(&resolved)];
+        for meta in metas.iter().flatten() {
+            if !meta.is_file() {
+                return Err(usage(
+                    "is not a regular file (a device, a FIFO or a socket); outputs are \
+                     written to regular files only, replacing them"
+                        .into(),
+                ));
+            }
         }
         let lock = if output.rewrites_state() {
             let lock = StateLock::acquire(&resolved, flag)?;
