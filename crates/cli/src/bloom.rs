@@ -158,7 +158,13 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         (Output::Drop, o.drop_out.as_deref()),
         (Output::BloomOut, a.bloom.bloom_out.as_deref()),
     ];
-    let targets = files::check(&outputs, source.path(), bloom_in, true)?;
+    let targets = files::check(
+        &outputs,
+        source.path(),
+        bloom_in,
+        true,
+        &files::method_reads(&a.method),
+    )?;
 
     let bars = Bars::new(a.quiet);
     let attributes = settings::attribute_fields(&a.method, &a.input)?;

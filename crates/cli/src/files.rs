@@ -1,12 +1,22 @@
 //! Output files: which ones a run writes ([`Output`]), checked before any work starts,
 //! written to a temporary file beside the target and renamed into place only when
 //! every output of the run is complete.
+//!
+//! The one place outputs are checked ([`check`]): an output is a regular file (never
+//! a device, a FIFO or a socket: they were replaced by a regular file), it replaces
+//! no file the run reads (the input, a saved index or filter, `--weights`,
+//! `--links-in`, `--lexicon`), and a stored state it rewrites (an index, Bloom
+//! filters) is locked for the whole run ([`StateLock`]), so that a second run
+//! updating it at once is refused instead of losing a batch. A replaced file keeps
+//! its permissions.
 
 use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::CliError;
+use crate::input;
 
 /// An output file a run can write, named by the option that asks for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,6 +78,79 @@ pub(crate) struct Target {
     pub(crate) path: PathBuf,
     /// The path with its folder resolved (symbolic links, `..`), for comparisons.
     resolved: PathBuf,
+    /// The lock on the stored state this output rewrites, held while the target
+    /// lives (the whole run).
+    _lock: Option<Arc<StateLock>>,
+}
+
+/// A file the run reads, with the option that names it: no output may replace it.
+pub(crate) type Read<'a> = (&'static str, Option<&'a Path>);
+
+/// The files `ndd dedup`'s method options read (`--weights`, `--links-in`,
+/// `--lexicon`), for [`check`].
+pub(crate) fn method_reads(m: &crate::args::MethodArgs) -> [Read<'_>; 3] {
+    [
+        ("--weights", m.weights.as_deref()),
+        ("--links-in", m.links_in.as_deref()),
+        ("--lexicon", m.lexicon.as_deref()),
+    ]
+}
+
+/// An exclusive lock on a stored state (a saved index, Bloom filters): the file
+/// `.NAME.ndd-lock` beside it, created with `create_new` (so only one run holds it)
+/// and removed when the lock is dropped, at the end of the run or on its error.
+///
+/// A run killed outright leaves its lock file; the next run is refused with the lock
+/// file's path and the process id written in it, to be removed by hand.
+#[derive(Debug)]
+pub(crate) struct StateLock {
+    path: PathBuf,
+}
+
+impl StateLock {
+    /// Takes the lock of the state at `state` (a resolved path).
+    pub(crate) fn acquire(state: &Path, flag: &str) -> Result<Self, CliError> {
+        let name = state
+            .file_name()
+            .ok_or_else(|| CliError::output(state, "not a file name"))?
+            .to_string_lossy();
+        let path = folder_of(state).join(format!(".{name}.ndd-lock"));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                let lock = StateLock { path };
+                writeln!(file, "{}", std::process::id())
+                    .map_err(|e| CliError::output(&lock.path, e))?;
+                Ok(lock)
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                let holder = fs::read_to_string(&path).unwrap_or_default();
+                let holder = holder.trim();
+                let holder = if holder.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (process {holder})")
+                };
+                Err(CliError::Output(format!(
+                    "{flag} {}: another ndd run is updating it{holder}; wait for it to \
+                     finish. Its lock file is {}: if no such run is active (it was \
+                     killed), remove that file",
+                    state.display(),
+                    path.display()
+                )))
+            }
+            Err(e) => Err(CliError::output(&path, e)),
+        }
+    }
+}
+
+impl Drop for StateLock {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
 }
 
 /// The folder a file named `path` is in (`.` for a bare file name).
@@ -98,14 +181,18 @@ fn resolve(path: &Path) -> io::Result<PathBuf> {
 }
 
 /// Checks every output before the run: each can be created (its folder exists, it is
-/// not a folder), none is the input or inside an input folder, none is named twice,
-/// and the saved index or filter read (`index_in`) is not overwritten unless
-/// `rewrite_index_in` and by `--index-out`, `--add` or `--bloom-out`.
+/// not a folder, nor a device, FIFO or socket), none is the input or inside an input
+/// folder, none is a file the run reads (`reads`), none is named twice, and the saved
+/// index or filter read (`index_in`) is not overwritten unless `rewrite_index_in` and
+/// by `--index-out`, `--add` or `--bloom-out`. A stored state an output rewrites is
+/// locked ([`StateLock`]) until the targets are dropped; the state read is refused if
+/// another run replaced it since it was read.
 pub(crate) fn check(
     outputs: &[(Output, Option<&Path>)],
     input: Option<&Path>,
     index_in: Option<&Path>,
     rewrite_index_in: bool,
+    reads: &[Read<'_>],
 ) -> Result<Vec<Target>, CliError> {
     let input = match input {
         Some(p) => Some(
@@ -114,14 +201,28 @@ pub(crate) fn check(
         None => None,
     };
     let index_in = index_in.and_then(|p| fs::canonicalize(p).ok());
+    let reads: Vec<(&str, PathBuf)> = reads
+        .iter()
+        .filter_map(|&(flag, p)| Some((flag, fs::canonicalize(p?).ok()?)))
+        .collect();
     let mut targets: Vec<Target> = Vec::new();
     for &(output, path) in outputs {
         let Some(path) = path else { continue };
         let flag = output.flag();
         let usage = |m: String| CliError::Usage(format!("{flag} {}: {m}", path.display()));
+        if path.as_os_str() == "-" {
+            return Err(usage(
+                "standard output is not an output file here; give a file name".into(),
+            ));
+        }
         let resolved = resolve(path).map_err(|e| usage(e.to_string()))?;
         if resolved.is_dir() {
             return Err(usage("is a folder; give a file name".into()));
+        }
+        if let Some((read_flag, _)) = reads.iter().find(|(_, r)| *r == resolved) {
+            return Err(usage(format!(
+                "is the file {read_flag} reads; it would be overwritten"
+            )));
         }
         if let Some(input) = &input {
             if &resolved == input {
@@ -147,10 +248,44 @@ pub(crate) fn check(
                 other.output.flag()
             )));
         }
+        // A link would be replaced by the output, not followed: `/dev/stdout` (as root)
+        // became a regular file.
+        if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(usage(format!(
+                "is a symbolic link (to {}); the output would replace the link, not the \
+                 file it names. Name that file instead",
+                fs::read_link(path).map_or_else(|_| "?".to_owned(), |t| t.display().to_string())
+            )));
+        }
+        // The path as given, followed, and as resolved.
+        let metas = [fs::metadata(path), fs::metadata(&resolved)];
+        for meta in metas.iter().flatten() {
+            if !meta.is_file() {
+                return Err(usage(
+                    "is not a regular file (a device, a FIFO or a socket); outputs are \
+                     written to regular files only, replacing them"
+                        .into(),
+                ));
+            }
+        }
+        let lock = if output.rewrites_state() {
+            let lock = StateLock::acquire(&resolved, flag)?;
+            if index_in.as_ref() == Some(&resolved) && !input::unchanged_since_read(&resolved) {
+                return Err(CliError::Output(format!(
+                    "{flag} {}: another ndd run replaced it after this run read it; its \
+                     update would be lost. Run again",
+                    path.display()
+                )));
+            }
+            Some(Arc::new(lock))
+        } else {
+            None
+        };
         targets.push(Target {
             output,
             path: path.to_path_buf(),
             resolved,
+            _lock: lock,
         });
     }
     Ok(targets)
@@ -196,6 +331,13 @@ impl Pending {
                 .open(&path)
             {
                 Ok(file) => {
+                    // A replaced file keeps its permissions (a 0600 output became 0644).
+                    if let Ok(meta) = fs::symlink_metadata(target) {
+                        if meta.is_file() {
+                            file.set_permissions(meta.permissions())
+                                .map_err(|e| CliError::output(target, e))?;
+                        }
+                    }
                     return Ok(Pending {
                         target: target.to_path_buf(),
                         temp: TempFile { path, keep: false },

@@ -164,11 +164,69 @@ impl<R: Read> Read for Tee<R> {
     }
 }
 
+/// Which file a path named when it was read: a stored state replaced since (renamed
+/// over by another run) has another identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Identity {
+    /// Device and inode (Unix), or nothing.
+    node: Option<(u64, u64)>,
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Self {
+        #[cfg(unix)]
+        let node = {
+            use std::os::unix::fs::MetadataExt;
+            Some((meta.dev(), meta.ino()))
+        };
+        #[cfg(not(unix))]
+        let node = None;
+        Identity {
+            node,
+            len: meta.len(),
+            modified: meta.modified().ok(),
+        }
+    }
+}
+
+/// The files [`read_bounded`] read in this process (a run reads a handful), by
+/// resolved path, with their identity when read.
+static READ: std::sync::Mutex<Vec<(PathBuf, Identity)>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether the file at the resolved path `path` is still the one [`read_bounded`]
+/// read (`true` if it was not read): the check of a stored state before it is
+/// rewritten, so that an update made by another run meanwhile is not lost.
+pub(crate) fn unchanged_since_read(path: &Path) -> bool {
+    let read = READ
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some((_, then)) = read.iter().rev().find(|(p, _)| p == path) else {
+        return true;
+    };
+    std::fs::metadata(path).is_ok_and(|now| Identity::of(&now) == *then)
+}
+
 /// Reads a whole file of at most `max` bytes (a lexicon, an index).
 pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, CliError> {
     let fail = |e: &dyn std::fmt::Display| CliError::Input(format!("{}: {e}", path.display()));
     let file = File::open(path).map_err(|e| fail(&e))?;
-    let len = file.metadata().map_err(|e| fail(&e))?.len();
+    let meta = file.metadata().map_err(|e| fail(&e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(fail(&"is a device, not a file"));
+        }
+    }
+    if let Ok(resolved) = std::fs::canonicalize(path) {
+        READ.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((resolved, Identity::of(&meta)));
+    }
+    let len = meta.len();
     if len > max {
         return Err(fail(&format!(
             "{len} bytes, more than the {max} bytes such a file can honestly need"

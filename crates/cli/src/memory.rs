@@ -81,6 +81,32 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
     run_with(a, &dedup, &attributes, Some(index), started)
 }
 
+/// Refuses a batch whose documents the index already holds (by id): a batch added
+/// twice had every document "dropped" as a copy of itself, without a word.
+fn refuse_known_ids(
+    ix: &DedupIndex,
+    docs: &[ndd_pipeline::Document],
+    index_in: Option<&Path>,
+) -> Result<(), CliError> {
+    let known: std::collections::HashSet<&str> = ix.ids().iter().map(String::as_str).collect();
+    let present: Vec<&str> = docs
+        .iter()
+        .map(|d| d.id.as_str())
+        .filter(|id| known.contains(id))
+        .collect();
+    let Some(first) = present.first() else {
+        return Ok(());
+    };
+    Err(CliError::Input(format!(
+        "{}: {} of the {} documents of this batch are already in the index (ids {first:?}{}); \
+         was this batch added before? Give each document a new id",
+        index_in.map_or_else(|| "--index-in".to_owned(), |p| p.display().to_string()),
+        present.len(),
+        docs.len(),
+        if present.len() > 1 { ", …" } else { "" },
+    )))
+}
+
 /// The run itself: outputs checked, the input read, deduplicated (added to `index`
 /// when there is one), the outputs written and the summary printed.
 fn run_with(
@@ -123,7 +149,13 @@ fn run_with(
     if let Some((output, p)) = index_target {
         outputs.push((output, Some(p)));
     }
-    let targets = files::check(&outputs, source.path(), index_in, a.index.add)?;
+    let targets = files::check(
+        &outputs,
+        source.path(),
+        index_in,
+        a.index.add,
+        &files::method_reads(&a.method),
+    )?;
 
     // Read.
     let bars = Arc::new(Bars::new(a.quiet));
@@ -142,6 +174,7 @@ fn run_with(
     // Deduplicate.
     let added = match &mut index {
         Some(ix) => {
+            refuse_known_ids(ix, docs, index_in)?;
             let base = ix.len();
             Some((base, ix.add_with_progress(docs, bars.as_ref())?))
         }

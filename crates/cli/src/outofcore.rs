@@ -65,7 +65,13 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         (Output::Pairs, o.pairs_out.as_deref()),
         (Output::Clusters, o.clusters_out.as_deref()),
     ];
-    let targets = files::check(&outputs, Some(path), None, false)?;
+    let targets = files::check(
+        &outputs,
+        Some(path),
+        None,
+        false,
+        &files::method_reads(&a.method),
+    )?;
     check_work_dir(work_dir, path, &targets)?;
 
     let bars = Arc::new(Bars::new(a.quiet));

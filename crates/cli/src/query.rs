@@ -35,6 +35,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         source.path(),
         Some(&a.index),
         false,
+        &[],
     )?;
 
     let bytes = input::read_bounded(&a.index, crate::memory::MAX_INDEX_BYTES)?;

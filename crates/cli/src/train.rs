@@ -46,6 +46,7 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
         source.path(),
         None,
         false,
+        &[],
     )?;
 
     let mut fields = vec![a.label_field.clone()];

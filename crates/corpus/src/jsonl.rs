@@ -284,9 +284,14 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     /// bytes (`1f 8b`), whatever the file is named, and concatenated gzip members are
     /// read as one stream. Problem locations name the file as `path` displays.
     ///
+    /// A device (`/dev/zero`, a terminal, a disk) is refused: it is not a corpus, and
+    /// some never end. Standard input is read with [`from_read`](Self::from_read);
+    /// a pipe (`<(zcat …)`) is read to its end.
+    ///
     /// # Errors
     ///
-    /// [`Error::Io`] if the file cannot be opened or its first bytes read.
+    /// [`Error::Io`] if the file cannot be opened or its first bytes read, or is a
+    /// device.
     ///
     /// # Example
     ///
@@ -303,6 +308,7 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
         let path = path.as_ref();
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        refuse_device(&file).map_err(|e| Error::io(path, e))?;
         // A pipe (such as `<(zcat …)`) has no size to report.
         let total = file
             .metadata()
@@ -369,6 +375,25 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
         r.source_count = Some(count);
         Ok(r)
     }
+}
+
+/// Refuses a character or block device (`/dev/zero` reads forever, `/dev/urandom`
+/// is no corpus, a terminal waits for typing): regular files and pipes pass.
+fn refuse_device(file: &File) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = file.metadata()?.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is a device, not a JSONL file, folder or pipe (give - to read standard input)",
+            ));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = file;
+    Ok(())
 }
 
 impl<R: BufRead> Iterator for JsonlReader<R> {
@@ -491,8 +516,10 @@ enum RawLine {
 }
 
 /// Lines read in one go, decoded later (in parallel): at least one line, and lines
-/// until `BATCH_BYTES` are held, so a batch holds at most `BATCH_BYTES` plus one line
-/// of at most `max_document_bytes`.
+/// until `BATCH_BYTES` are held or `BATCH_LINES` are read, so a batch holds at most
+/// `BATCH_BYTES` plus one line of at most `max_document_bytes`, and at most
+/// `BATCH_LINES` lines' bookkeeping (a blank line holds no byte but costs about 110
+/// bytes once decoded: bounded by bytes alone, a gzip of newlines filled memory).
 #[cfg(feature = "rayon")]
 #[derive(Default)]
 struct RawBatch {
@@ -507,13 +534,17 @@ struct RawBatch {
 #[cfg(feature = "rayon")]
 const BATCH_BYTES: usize = 1 << 20;
 
+/// Lines read per batch, blank or not: what bounds a batch of short or empty lines.
+#[cfg(feature = "rayon")]
+const BATCH_LINES: usize = 16 * 1024;
+
 #[cfg(feature = "rayon")]
 impl<R: BufRead> JsonlReader<R> {
     /// Reads the next batch of lines without decoding them (empty at the end).
     fn read_batch(&mut self) -> RawBatch {
         let mut batch = RawBatch::default();
         let max = self.options.max_document_bytes;
-        while !self.done && batch.data.len() < BATCH_BYTES {
+        while !self.done && batch.data.len() < BATCH_BYTES && batch.lines.len() < BATCH_LINES {
             let raw = match self.reader.fill_buf() {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
@@ -678,5 +709,47 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
             self.ahead = Some(ahead);
             self.bytes_read = batch.bytes_read;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A batch of blank lines is bounded by its line count (bounded by bytes alone, a
+    /// batch of newlines never filled and read the whole input into bookkeeping).
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn a_batch_of_blank_lines_is_bounded() {
+        let lines = 3 * BATCH_LINES + 5;
+        let input = vec![b'\n'; lines];
+        let mut reader = JsonlReader::new(input.as_slice(), "blank", &ReadOptions::default());
+        let mut sizes = Vec::new();
+        loop {
+            let batch = reader.read_batch();
+            if batch.lines.is_empty() {
+                break;
+            }
+            sizes.push(batch.lines.len());
+        }
+        assert_eq!(sizes.iter().sum::<usize>(), lines);
+        assert!(sizes.iter().all(|&n| n <= BATCH_LINES), "{sizes:?}");
+        // Decoded a batch at a time, the blank lines are counted and nothing yielded.
+        let mut reader = JsonlReader::new(input.as_slice(), "blank", &ReadOptions::default());
+        let mut batched = Batched::new(&mut reader);
+        assert!(batched.next().is_none());
+        assert_eq!(batched.blank_lines(), lines as u64);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_device_is_refused() {
+        let err = JsonlReader::open("/dev/zero", &ReadOptions::default())
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("is a device")),
+            "{err:?}"
+        );
     }
 }
