@@ -95,6 +95,7 @@ impl Verifier {
             Verifier::Align(AlignMeasure::Combined) => "align",
             Verifier::Align(AlignMeasure::Dice) => "align-dice",
             Verifier::Align(AlignMeasure::Containment) => "align-containment",
+            Verifier::Align(AlignMeasure::MaxJaccardDice) => "align-max",
             Verifier::Custom(_) => "custom",
         }
     }
@@ -132,6 +133,11 @@ impl Verifier {
             "Token alignment: the share of the shorter document's words found in order in \
              the longer (LCS containment)",
         ),
+        (
+            "align-max",
+            "Token alignment: the higher of word-set Jaccard and LCS Dice (twice the words \
+             found in order in both over the words of both documents)",
+        ),
     ];
 }
 
@@ -146,11 +152,14 @@ impl std::str::FromStr for Verifier {
             "align" | "align-combined" => Ok(Verifier::Align(AlignMeasure::Combined)),
             "align-dice" => Ok(Verifier::Align(AlignMeasure::Dice)),
             "align-containment" => Ok(Verifier::Align(AlignMeasure::Containment)),
+            "align-max" | "align-max-jaccard-dice" => {
+                Ok(Verifier::Align(AlignMeasure::MaxJaccardDice))
+            }
             other => Err(Error::invalid_parameter(
                 "verifier",
                 format!(
-                    "must be method, jaccard, containment, align, align-dice or \
-                     align-containment, got {other:?}"
+                    "must be method, jaccard, containment, align, align-dice, \
+                     align-containment or align-max, got {other:?}"
                 ),
             )),
         }
