@@ -123,8 +123,7 @@ fn score_candidates(texts: &[String]) -> Res<(Vec<(usize, usize)>, Vec<Vec<f64>>
         .map(|t| Prepared::from_hashes(t.clone()))
         .collect();
     let sqrt_df = TokenWeights::sqrt_document_frequency(&tokens);
-    let inverse =
-        TokenWeights::from_document_frequency(&tokens, |df, _| 1.0 / (df.max(1) as f64).sqrt())?;
+    let inverse = TokenWeights::inverse_sqrt_document_frequency(&tokens);
     let n = texts.len();
     let idf = TokenWeights::from_document_frequency(&tokens, |df, n| {
         (1.0 + n as f64 / df.max(1) as f64).ln()

@@ -18,10 +18,11 @@ const UNITS_PER_WEIGHT: f64 = 65_536.0;
 /// `2^-16` (at least `2^-16`), so every sum of weights is exact. Memory: 16 bytes per
 /// token in the table.
 ///
-/// [`sqrt_document_frequency`](Self::sqrt_document_frequency) builds the weights the
-/// measure was evaluated with: `sqrt(df)`, the square root of the number of documents
-/// of the corpus a token occurs in (docs/decisions.md, "Verification measures on real
-/// labels").
+/// [`inverse_sqrt_document_frequency`](Self::inverse_sqrt_document_frequency) builds
+/// the weights that scored best on real labeled sets, `1/sqrt(df)` for a token in `df`
+/// documents of the corpus; [`sqrt_document_frequency`](Self::sqrt_document_frequency)
+/// the opposite, `sqrt(df)`, which scored worst (docs/decisions.md, "Verification
+/// measures on real labels").
 ///
 /// # Example
 ///
@@ -126,7 +127,7 @@ impl TokenWeights {
     /// let docs: [&[u64]; 3] = [&[1, 2, 2], &[1, 3], &[1]];
     /// // Inverse document frequency, log(1 + N / df).
     /// let w = TokenWeights::from_document_frequency(docs, |df, n| (1.0 + n as f64 / df as f64).ln())?;
-    /// assert_eq!(w.weight(1), 2f64.ln()); // in all 3
+    /// assert!((w.weight(1) - 2f64.ln()).abs() < 1e-4); // in all 3 (rounded to 2^-16)
     /// assert!(w.weight(2) > w.weight(1));
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
@@ -164,7 +165,10 @@ impl TokenWeights {
 
     /// `sqrt(df)`: every token weighs the square root of the number of `documents` it
     /// occurs in (a token of none weighs 1). Words most documents share weigh more, a
-    /// name or number unique to a document weighs least.
+    /// name or number unique to a document weighs least. On the real labeled sets LCS
+    /// Dice over these weights scored far below plain word-set Jaccard (0.517 against
+    /// 0.666 Max F1 on the Debian descriptions); prefer
+    /// [`inverse_sqrt_document_frequency`](Self::inverse_sqrt_document_frequency).
     ///
     /// # Example
     ///
@@ -184,6 +188,31 @@ impl TokenWeights {
             (df.max(1) as f64).sqrt().min(Self::MAX_WEIGHT)
         })
         .unwrap_or_default()
+    }
+
+    /// `1/sqrt(df)`: every token weighs one over the square root of the number of
+    /// `documents` it occurs in (a token of none weighs 1). A name or number unique to
+    /// a document weighs most, words most documents share weigh least, like an
+    /// inverse document frequency. Of the weightings measured, LCS Dice over these
+    /// weights scored best on the real labeled Debian descriptions (docs/decisions.md,
+    /// "Verification measures on real labels").
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_align::TokenWeights;
+    /// let docs: [&[u64]; 4] = [&[1, 2], &[1], &[1], &[1]];
+    /// let w = TokenWeights::inverse_sqrt_document_frequency(docs);
+    /// assert_eq!((w.weight(1), w.weight(2), w.weight(3)), (0.5, 1.0, 1.0));
+    /// ```
+    #[must_use]
+    pub fn inverse_sqrt_document_frequency<D: AsRef<[u64]>>(
+        documents: impl IntoIterator<Item = D>,
+    ) -> Self {
+        // 1/sqrt(df) is in (2^-32, 1] for any count of documents a usize can hold; a
+        // weight below 2^-16 is kept as 2^-16, so no weight is refused.
+        Self::from_document_frequency(documents, |df, _| 1.0 / (df.max(1) as f64).sqrt())
+            .unwrap_or_default()
     }
 
     /// The weight of `token`, as stored (rounded to a multiple of `2^-16`).

@@ -123,6 +123,20 @@ fn sqrt_document_frequency_counts_documents_not_occurrences() {
     assert_eq!(w.weight(3), (3.0f64.sqrt() * 65536.0).round() / 65536.0);
     assert_eq!((w.weight(2), w.weight(9)), (1.0, 1.0));
     assert_eq!(w.len(), 3);
+    let inv = TokenWeights::inverse_sqrt_document_frequency(&docs);
+    assert_eq!(inv.weight(1), 0.5);
+    assert_eq!(inv.weight(3), (65536.0 / 3.0f64.sqrt()).round() / 65536.0);
+    assert_eq!((inv.weight(2), inv.weight(9)), (1.0, 1.0));
+    // Under 1/sqrt(df) the rare name outweighs the shared words.
+    let (a, b) = (vec![1u64, 3, 2], vec![1u64, 3, 4]);
+    let mut al = Aligner::new();
+    let shared = al.weighted_dice(&a, &b, &inv, 0.0).unwrap().unwrap();
+    let plain = al
+        .weighted_dice(&a, &b, &TokenWeights::default(), 0.0)
+        .unwrap()
+        .unwrap();
+    assert!(shared < plain, "{shared} vs {plain}");
+    assert_eq!(shared, slow_weighted_dice(&a, &b, &|x| inv.weight(x)));
 }
 
 #[test]
