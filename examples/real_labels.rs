@@ -112,9 +112,15 @@ fn token_set(tokens: &[u64]) -> Vec<u64> {
     s
 }
 
-/// Candidates (word-set Jaccard >= 0.5) and every measure's score of each:
-/// `scores[m][i]` is measure `m` of candidate `i`.
-fn score_candidates(texts: &[String]) -> Res<(Vec<(usize, usize)>, Vec<Vec<f64>>)> {
+/// Candidate pairs, and every measure's score of each: `scores[m][i]` is measure `m`
+/// of candidate `i`.
+struct Candidates {
+    pairs: Vec<(usize, usize)>,
+    scores: Vec<Vec<f64>>,
+}
+
+/// The candidates (word-set Jaccard >= 0.5), scored by every measure.
+fn score_candidates(texts: &[String]) -> Res<Candidates> {
     let o = TokenOptions::default();
     let tokens: Vec<Vec<u64>> = texts.iter().map(|t| o.hashes(t)).collect();
     let sets: Vec<Vec<u64>> = tokens.iter().map(|t| token_set(t)).collect();
@@ -211,7 +217,7 @@ fn score_candidates(texts: &[String]) -> Res<(Vec<(usize, usize)>, Vec<Vec<f64>>
     let scores = (0..MEASURES.len())
         .map(|m| found.iter().map(|e| e.2[m]).collect())
         .collect();
-    Ok((pairs, scores))
+    Ok(Candidates { pairs, scores })
 }
 
 /// One measure's figures on a set.
@@ -290,7 +296,7 @@ fn held_out_f1(scored: &[ScoredPair], labels: &[String], seed: u64) -> Res<f64> 
 
 fn report(set: &Set, seed: u64) -> Res<()> {
     let t0 = Instant::now();
-    let (pairs, scores) = score_candidates(&set.texts)?;
+    let Candidates { pairs, scores } = score_candidates(&set.texts)?;
     let labels = Labels::new(&set.labels);
     let true_in = pairs
         .iter()
