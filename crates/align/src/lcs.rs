@@ -155,8 +155,8 @@ pub struct Aligner {
     pub(crate) grams_a: Vec<u64>,
     pub(crate) grams_b: Vec<u64>,
     /// Each side's (token, position), sorted.
-    pos_a: Vec<(u64, u32)>,
-    pos_b: Vec<(u64, u32)>,
+    pub(crate) pos_a: Vec<(u64, u32)>,
+    pub(crate) pos_b: Vec<(u64, u32)>,
 }
 
 impl Aligner {

@@ -9,8 +9,10 @@
 //!
 //! * computes their longest common subsequence (LCS) bit-parallel, stopping early
 //!   once a threshold is out of reach ([`Aligner::lcs`], [`Aligner::verify`]);
-//! * scores the pair by LCS-Dice, LCS containment or the recommended combination
-//!   with word-set Jaccard ([`Measure`]);
+//! * scores the pair by LCS-Dice, LCS containment, their combination with word
+//!   3-gram Jaccard or the maximum of word-set Jaccard and LCS-Dice ([`Measure`]), or by
+//!   LCS-Dice over tokens weighted by the corpus's document frequencies (the heaviest
+//!   common subsequence, [`Aligner::weighted_dice`], [`TokenWeights`]);
 //! * aligns them into matched runs ([`Aligner::align`]) and reports the shared
 //!   blocks, the blocks unique to each side with byte offsets, moved blocks and
 //!   repetitions ([`BlockReport`]);
@@ -68,6 +70,7 @@ mod grams;
 mod lcs;
 mod similarity;
 mod tokens;
+mod weighted;
 
 pub use alignment::{Alignment, EXACT_ALIGNMENT_BUDGET, Run};
 pub use blocks::{Block, BlockKind, BlockReport, MIN_MOVED_TOKENS};
@@ -76,3 +79,4 @@ pub use lcs::{Aligner, LcsResult, MAX_TOKENS, quadratic_lcs_len};
 pub use ndd_core::Error;
 pub use similarity::{Measure, Prepared};
 pub use tokens::{TokenOptions, Tokens};
+pub use weighted::TokenWeights;

@@ -13,6 +13,8 @@ use crate::{Aligner, LcsResult, TokenOptions};
 ///   lower for every token added, removed, changed or moved; symmetric.
 /// * [`Containment`](Measure::Containment): `L / min(|a|, |b|)`, 1 when the shorter
 ///   is a subsequence of the longer (a form letter inside a longer comment).
+/// * [`MaxJaccardDice`](Measure::MaxJaccardDice): `max(J, 2L / (|a| + |b|))` where
+///   `J` is the Jaccard coefficient of the two sets of distinct tokens; symmetric.
 /// * [`Combined`](Measure::Combined) (recommended): the mean of LCS containment and
 ///   the Jaccard coefficient of the two word 3-gram sets (the pipeline's exact
 ///   verifier). On labeled sets generated from three real sources with hard
@@ -20,7 +22,14 @@ use crate::{Aligner, LcsResult, TokenOptions};
 ///   paragraph), it beat 3-gram Jaccard alone in all nine cells (3 sources × 3
 ///   seeds, +0.003 to +0.015 Max F1) and word-set Jaccard by 0.013 to 0.039; LCS-Dice
 ///   and containment alone score below 3-gram Jaccard in every cell
-///   (docs/decisions.md, "The alignment verifier").
+///   (docs/decisions.md, "The alignment verifier"). On real labeled sets (labels from
+///   provenance: Debian package descriptions by source package, license paragraphs
+///   by license name) it is level with word-set Jaccard (+0.008 and +0.011 Max F1 on
+///   the same candidates), the best of these measures there by too little to claim
+///   a better ranking (docs/decisions.md, "Verification measures on real labels").
+///
+/// For LCS Dice over tokens weighted by the corpus's document frequencies, see
+/// [`Aligner::weighted_dice`].
 ///
 /// Two empty sequences score 1 under every measure; an empty and a non-empty one 0.
 ///
@@ -44,6 +53,9 @@ pub enum Measure {
     /// `(LCS containment + word 3-gram Jaccard) / 2`.
     #[default]
     Combined,
+    /// `max(word-set Jaccard, LCS Dice)`: the Jaccard coefficient of the two sets of
+    /// distinct tokens, or LCS Dice when that is higher.
+    MaxJaccardDice,
 }
 
 impl Measure {
@@ -57,9 +69,14 @@ impl Measure {
     /// }
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
-    pub const ALL: [Measure; 3] = [Measure::Dice, Measure::Containment, Measure::Combined];
+    pub const ALL: [Measure; 4] = [
+        Measure::Dice,
+        Measure::Containment,
+        Measure::Combined,
+        Measure::MaxJaccardDice,
+    ];
 
-    /// `dice`, `containment` or `combined`.
+    /// `dice`, `containment`, `combined` or `max-jaccard-dice`.
     ///
     /// # Example
     ///
@@ -72,12 +89,25 @@ impl Measure {
             Measure::Dice => "dice",
             Measure::Containment => "containment",
             Measure::Combined => "combined",
+            Measure::MaxJaccardDice => "max-jaccard-dice",
         }
     }
 
-    /// The measure of sides of `n` and `m` tokens with an LCS of `lcs` and word
-    /// 3-gram Jaccard `shingle_jaccard`.
-    fn value(self, n: usize, m: usize, lcs: usize, shingle_jaccard: f64) -> f64 {
+    /// The set statistic the measure reads besides the LCS: the word 3-gram Jaccard
+    /// for [`Combined`](Measure::Combined), the word-set Jaccard for
+    /// [`MaxJaccardDice`](Measure::MaxJaccardDice), none (0) for the others.
+    fn set_part(self, r: &LcsResult) -> f64 {
+        match self {
+            Measure::Combined => r.shingle_jaccard(),
+            Measure::MaxJaccardDice => r.word_jaccard(),
+            Measure::Dice | Measure::Containment => 0.0,
+        }
+    }
+
+    /// The measure of sides of `n` and `m` tokens with an LCS of `lcs` and the set
+    /// statistic `set_part` (word 3-gram Jaccard for the combined measure, word-set
+    /// Jaccard for the maximum).
+    fn value(self, n: usize, m: usize, lcs: usize, set_part: f64) -> f64 {
         let dice = if n + m == 0 {
             1.0
         } else {
@@ -91,7 +121,8 @@ impl Measure {
         match self {
             Measure::Dice => dice,
             Measure::Containment => containment,
-            Measure::Combined => (containment + shingle_jaccard) / 2.0,
+            Measure::Combined => (containment + set_part) / 2.0,
+            Measure::MaxJaccardDice => set_part.max(dice),
         }
     }
 
@@ -107,16 +138,15 @@ impl Measure {
     /// ```
     #[must_use]
     pub fn score(self, r: &LcsResult) -> f64 {
-        r.lcs.map_or(0.0, |l| {
-            self.value(r.len_a, r.len_b, l, r.shingle_jaccard())
-        })
+        r.lcs
+            .map_or(0.0, |l| self.value(r.len_a, r.len_b, l, self.set_part(r)))
     }
 
-    /// The shortest LCS with which sides of `n` and `m` tokens (and that 3-gram
-    /// Jaccard) reach `threshold`; `None` when even a full match does not.
-    fn min_lcs(self, n: usize, m: usize, shingle_jaccard: f64, threshold: f64) -> Option<usize> {
+    /// The shortest LCS with which sides of `n` and `m` tokens (and that set
+    /// statistic) reach `threshold`; `None` when even a full match does not.
+    fn min_lcs(self, n: usize, m: usize, set_part: f64, threshold: f64) -> Option<usize> {
         let most = n.min(m);
-        if self.value(n, m, most, shingle_jaccard) < threshold {
+        if self.value(n, m, most, set_part) < threshold {
             return None;
         }
         // The measures grow with the LCS: binary search on the exact float formula,
@@ -124,7 +154,7 @@ impl Measure {
         let (mut lo, mut hi) = (0usize, most);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.value(n, m, mid, shingle_jaccard) >= threshold {
+            if self.value(n, m, mid, set_part) >= threshold {
                 hi = mid;
             } else {
                 lo = mid + 1;
@@ -150,7 +180,7 @@ impl std::str::FromStr for Measure {
             .ok_or_else(|| {
                 Error::invalid_parameter(
                     "measure",
-                    format!("must be dice, containment or combined, got {s:?}"),
+                    format!("must be dice, containment, combined or max-jaccard-dice, got {s:?}"),
                 )
             })
     }
@@ -303,6 +333,10 @@ impl Aligner {
             std::mem::take(&mut self.grams_a),
             std::mem::take(&mut self.grams_b),
         );
+        let (mut pa, mut pb) = (
+            std::mem::take(&mut self.pos_a),
+            std::mem::take(&mut self.pos_b),
+        );
         // Only the combined measure reads the 3-gram sets.
         ga.clear();
         gb.clear();
@@ -310,13 +344,31 @@ impl Aligner {
             shingles_into(a, &mut ga);
             shingles_into(b, &mut gb);
         }
-        let bound = needed_lcs(measure, a.len(), b.len(), &ga, &gb, threshold);
+        // The maximum reads the token sets, from the sorted tokens.
+        let sorted_first = measure == Measure::MaxJaccardDice;
+        if sorted_first {
+            sorted_positions(a, &mut pa);
+            sorted_positions(b, &mut pb);
+        }
+        let bound = needed_lcs(
+            measure,
+            (a.len(), b.len()),
+            (&ga, &gb),
+            || distinct_jaccard(&pa, &pb),
+            threshold,
+        );
+        let result = bound.map(|bound| {
+            let (need, set_part) = bound?;
+            if !sorted_first {
+                sorted_positions(a, &mut pa);
+                sorted_positions(b, &mut pb);
+            }
+            let r = self.core(&pa, &pb, need);
+            passing(measure, &r, set_part, threshold)
+        });
         (self.grams_a, self.grams_b) = (ga, gb);
-        let Some((need, shingle_jaccard)) = bound? else {
-            return Ok(None);
-        };
-        let r = self.core_of_tokens(a, b, need);
-        Ok(passing(measure, &r, shingle_jaccard, threshold))
+        (self.pos_a, self.pos_b) = (pa, pb);
+        result
     }
 
     /// [`verify`](Self::verify) for prepared documents: no tokenizing or shingling per
@@ -345,29 +397,28 @@ impl Aligner {
     ) -> Result<Option<f64>, Error> {
         let bound = needed_lcs(
             measure,
-            a.len(),
-            b.len(),
-            &a.shingles,
-            &b.shingles,
+            (a.len(), b.len()),
+            (&a.shingles, &b.shingles),
+            || distinct_jaccard(&a.positions, &b.positions),
             threshold,
         );
-        let Some((need, shingle_jaccard)) = bound? else {
+        let Some((need, set_part)) = bound? else {
             return Ok(None);
         };
         let r = self.core(&a.positions, &b.positions, need);
-        Ok(passing(measure, &r, shingle_jaccard, threshold))
+        Ok(passing(measure, &r, set_part, threshold))
     }
 }
 
-/// The shortest LCS with which sides of `n` and `m` tokens (and these shingle sets)
-/// reach `threshold` under `measure`, with their 3-gram Jaccard; `Ok(None)` when no
-/// LCS can.
+/// The shortest LCS with which sides of `n` and `m` tokens reach `threshold` under
+/// `measure`, with the set statistic the measure reads (the Jaccard of the two 3-gram
+/// sets `shingles`, or the token-set Jaccard `word_jaccard` computes); `Ok(None)` when
+/// no LCS can.
 fn needed_lcs(
     measure: Measure,
-    n: usize,
-    m: usize,
-    a_shingles: &[u64],
-    b_shingles: &[u64],
+    (n, m): (usize, usize),
+    (a_shingles, b_shingles): (&[u64], &[u64]),
+    word_jaccard: impl FnOnce() -> f64,
     threshold: f64,
 ) -> Result<Option<(usize, f64)>, Error> {
     if !(0.0..=1.0).contains(&threshold) {
@@ -376,19 +427,51 @@ fn needed_lcs(
             format!("must be in [0, 1], got {threshold}"),
         ));
     }
-    let shingle_jaccard = if measure == Measure::Combined {
-        ndd_core::jaccard(a_shingles, b_shingles)
-    } else {
-        0.0
+    let set_part = match measure {
+        Measure::Combined => ndd_core::jaccard(a_shingles, b_shingles),
+        Measure::MaxJaccardDice => word_jaccard(),
+        Measure::Dice | Measure::Containment => 0.0,
     };
     Ok(measure
-        .min_lcs(n, m, shingle_jaccard, threshold)
-        .map(|need| (need, shingle_jaccard)))
+        .min_lcs(n, m, set_part, threshold)
+        .map(|need| (need, set_part)))
+}
+
+/// The Jaccard coefficient of the distinct tokens of two sides given as (token,
+/// position) sorted by token (1 for two empty sides), as
+/// [`LcsResult::word_jaccard`] gives it.
+fn distinct_jaccard(a: &[(u64, u32)], b: &[(u64, u32)]) -> f64 {
+    let (mut i, mut j) = (0, 0);
+    let (mut da, mut db, mut common) = (0usize, 0usize, 0usize);
+    while i < a.len() || j < b.len() {
+        let h = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => x.0.min(y.0),
+            (Some(x), None) => x.0,
+            (None, Some(y)) => y.0,
+            (None, None) => break,
+        };
+        let (si, sj) = (i, j);
+        while i < a.len() && a[i].0 == h {
+            i += 1;
+        }
+        while j < b.len() && b[j].0 == h {
+            j += 1;
+        }
+        da += usize::from(i > si);
+        db += usize::from(j > sj);
+        common += usize::from(i > si && j > sj);
+    }
+    let union = da + db - common;
+    if union == 0 {
+        1.0
+    } else {
+        common as f64 / union as f64
+    }
 }
 
 /// The score of a finished pass if it reaches `threshold`.
-fn passing(measure: Measure, r: &LcsResult, shingle_jaccard: f64, threshold: f64) -> Option<f64> {
+fn passing(measure: Measure, r: &LcsResult, set_part: f64, threshold: f64) -> Option<f64> {
     r.lcs
-        .map(|l| measure.value(r.len_a, r.len_b, l, shingle_jaccard))
+        .map(|l| measure.value(r.len_a, r.len_b, l, set_part))
         .filter(|&s| s >= threshold)
 }

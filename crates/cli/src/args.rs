@@ -140,8 +140,8 @@ pub(crate) struct MethodArgs {
     pub(crate) threshold: Option<f64>,
     /// jaccard: exact Jaccard of the shingle sets (default for minhash); method: the
     /// method's own score (default for the others); containment: the smaller set
-    /// within the larger; align, align-dice, align-containment: word order too (token
-    /// alignment; see --explain-out)
+    /// within the larger; align, align-dice, align-containment, align-max: word order
+    /// too (token alignment; see --explain-out)
     #[arg(long, value_parser = verifier_parser(), value_name = "HOW")]
     pub(crate) verify: Option<Verifier>,
     /// Words per shingle [default: 3]

@@ -273,6 +273,12 @@ fn align_slow(measure: AlignMeasure, a: &str, b: &str) -> f64 {
         AlignMeasure::Dice => 2.0 * lcs / (n + m),
         AlignMeasure::Containment => lcs / n.min(m),
         AlignMeasure::Combined => (lcs / n.min(m) + jac) / 2.0,
+        AlignMeasure::MaxJaccardDice => {
+            let (ta, tb): (BTreeSet<&String>, BTreeSet<&String>) =
+                (wa.iter().collect(), wb.iter().collect());
+            let words = ta.intersection(&tb).count() as f64 / ta.union(&tb).count() as f64;
+            words.max(2.0 * lcs / (n + m))
+        }
     }
 }
 
@@ -309,6 +315,7 @@ fn align_verifier_scores_pairs_by_the_definition() {
         AlignMeasure::Combined,
         AlignMeasure::Dice,
         AlignMeasure::Containment,
+        AlignMeasure::MaxJaccardDice,
     ] {
         for t in [0.3, 0.6, 0.9] {
             let (kept, report) = Verification::new(Verifier::Align(measure), t)
