@@ -100,6 +100,8 @@ fn same_pairs_scores_and_groups_as_the_in_memory_run() {
         };
         assert!(runs("keys-") >= 2, "{} runs", runs("keys-"));
         assert!(runs("candidates-") >= 2, "{} runs", runs("candidates-"));
+        // The verify stage scores blocks of 128 pairs at this budget: many blocks.
+        assert!(out.checked > 8 * 128, "{} candidates checked", out.checked);
         let want: BTreeMap<(usize, usize), f64> = memory
             .pairs
             .iter()

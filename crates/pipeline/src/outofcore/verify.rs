@@ -74,59 +74,44 @@ pub(super) fn run(
         }
         Ok(())
     };
+    // Candidates are verified a block at a time: each document of a block is read
+    // once (its signature, then its set if an estimate kept one of its pairs), in
+    // position order, and the block's pairs are scored in parallel under `rayon`.
+    let block_len = block_pairs(job.budget, signature_len);
+    let mut block: Vec<Edge> = Vec::with_capacity(block_len);
     let mut last: Option<Edge> = None;
-    let mut cached_a: Option<(
-        u64,
-        ndd_minhash::MinHashSignature,
-        Option<ndd_core::FeatureSet>,
-    )> = None;
     job.progress.start(Stage::Verify, None);
-    for e in candidates.merge().map_err(|e| damaged(dir, e))? {
-        let e = e.map_err(|e| damaged(dir, e))?;
-        if last == Some(e) {
-            continue;
-        }
-        last = Some(e);
-        checked += 1;
-        if checked % 65_536 == 0 {
-            job.progress.advance(Stage::Verify, 65_536);
-        }
-        if cached_a.as_ref().is_none_or(|c| c.0 != e.a) {
-            cached_a = Some((e.a, sigs.get(e.a)?, None));
-        }
-        let Some((_, sig_a, set_a)) = cached_a.as_mut() else {
-            continue;
-        };
-        let est = sig_a.similarity(&sigs.get(e.b)?)?.value();
-        if est < floor {
-            continue;
-        }
-        let score = match (&job.verifier, &mut sets) {
-            (Verifier::ExactJaccard | Verifier::Containment, Some(sets)) => {
-                if set_a.is_none() {
-                    *set_a = Some(sets.get(e.a)?);
-                }
-                let (a, b) = (
-                    set_a.as_ref().map_or(&[][..], |s| s.as_slice()),
-                    sets.get(e.b)?,
-                );
-                if matches!(job.verifier, Verifier::ExactJaccard) {
-                    jaccard(a, b.as_slice())
-                } else {
-                    crate::verify::containment_of_smaller(a, b.as_slice())
-                }
+    let mut candidates = candidates.merge().map_err(|e| damaged(dir, e))?;
+    loop {
+        block.clear();
+        for e in candidates.by_ref() {
+            let e = e.map_err(|e| damaged(dir, e))?;
+            if last == Some(e) {
+                continue;
             }
-            _ => est,
-        };
-        if score < t {
-            continue;
+            last = Some(e);
+            block.push(e);
+            if block.len() == block_len {
+                break;
+            }
         }
-        flush_exact(Some(e), &mut out, &mut scores, &mut accepted)?;
-        accepted += 1;
-        out.write(&e).map_err(|err| damaged(dir, err))?;
-        scores
-            .write(&Score(score))
-            .map_err(|err| damaged(dir, err))?;
+        if block.is_empty() {
+            break;
+        }
+        checked += block.len() as u64;
+        job.progress.advance(Stage::Verify, block.len() as u64);
+        let scored = score_block(job, &block, floor, &mut sigs, sets.as_mut())?;
+        for (e, score) in block.iter().zip(scored) {
+            let Some(score) = score.filter(|&s| s >= t) else {
+                continue;
+            };
+            flush_exact(Some(*e), &mut out, &mut scores, &mut accepted)?;
+            accepted += 1;
+            out.write(e).map_err(|err| damaged(dir, err))?;
+            scores
+                .write(&Score(score))
+                .map_err(|err| damaged(dir, err))?;
+        }
     }
     flush_exact(None, &mut out, &mut scores, &mut accepted)?;
     job.progress.finish(Stage::Verify);
@@ -142,5 +127,91 @@ pub(super) fn run(
         checked,
         pairs: accepted,
         bytes_written,
+    })
+}
+
+/// Pairs per verification block: the block's documents (at most two per pair) hold a
+/// signature each and, for the exact verifiers, a set of about the same size, within a
+/// quarter of the memory budget; at least 128, at most 65,536 pairs.
+fn block_pairs(budget: u64, signature_len: u64) -> usize {
+    let per_pair = signature_len.max(1).saturating_mul(4);
+    let pairs = (budget / 4 / per_pair).clamp(128, 65_536);
+    usize::try_from(pairs).unwrap_or(65_536)
+}
+
+/// The distinct documents of `pairs` (both ends of those `keep` selects), in position
+/// order.
+fn documents_of(pairs: &[Edge], keep: impl Fn(usize) -> bool) -> Vec<u64> {
+    let mut docs: Vec<u64> = pairs
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| keep(i))
+        .flat_map(|(_, e)| [e.a, e.b])
+        .collect();
+    docs.sort_unstable();
+    docs.dedup();
+    docs
+}
+
+/// Maps `f` over `items` in order, on rayon's pool when the feature is on.
+fn map_in_order<T: Sync, R: Send>(
+    items: &[T],
+    f: impl Fn(usize, &T) -> Result<R, Error> + Sync + Send,
+) -> Result<Vec<R>, Error> {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        items.par_iter().enumerate().map(|(i, x)| f(i, x)).collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        items.iter().enumerate().map(|(i, x)| f(i, x)).collect()
+    }
+}
+
+/// Each pair's score as the in-memory run scores it, `None` when its estimate falls
+/// below `floor`: the estimate from the two signatures, then, for the exact
+/// verifiers, the measure of the two shingle sets.
+fn score_block(
+    job: &Job<'_>,
+    block: &[Edge],
+    floor: f64,
+    sigs: &mut Signatures,
+    sets: Option<&mut Sets>,
+) -> Result<Vec<Option<f64>>, Error> {
+    let docs = documents_of(block, |_| true);
+    let signatures = docs
+        .iter()
+        .map(|&d| sigs.get(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let at = |docs: &[u64], d: u64| docs.binary_search(&d).unwrap_or(0);
+    let estimates = map_in_order(block, |_, e| {
+        let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
+        let est = a.similarity(b)?.value();
+        Ok((est >= floor).then_some(est))
+    })?;
+    let exact = matches!(job.verifier, Verifier::ExactJaccard | Verifier::Containment);
+    let Some(sets) = sets.filter(|_| exact) else {
+        return Ok(estimates);
+    };
+    let needed = documents_of(block, |i| estimates[i].is_some());
+    let read = needed
+        .iter()
+        .map(|&d| sets.get(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
+    map_in_order(block, |i, e| {
+        if estimates[i].is_none() {
+            return Ok(None);
+        }
+        let (a, b) = (
+            read[at(&needed, e.a)].as_slice(),
+            read[at(&needed, e.b)].as_slice(),
+        );
+        Ok(Some(if jaccard_verifier {
+            jaccard(a, b)
+        } else {
+            crate::verify::containment_of_smaller(a, b)
+        }))
     })
 }
