@@ -42,11 +42,11 @@ const VERSION: u16 = 3;
 ///   documents exactly;
 /// * by the MinHash estimate ([`Verifier::MethodScore`](crate::Verifier::MethodScore)
 ///   set explicitly): signatures only, no sets. What it gives up: a pair is kept when
-///   its estimate reaches the threshold, and the estimate is off by up to ±0.035 (one
+///   its estimate reaches the threshold, and the estimate's noise is ±0.035 (one
 ///   standard error at 128 values and J = 0.8), so pairs just above the threshold are
-///   lost and pairs just below it are gained against the exact run (on 66,855 real
-///   documents, 5,174 pairs lost and 6,128 gained, docs/performance.md). Batches still
-///   equal one run verified by the estimate.
+///   lost and pairs just below it are gained against the exact run (on the 66,852
+///   package descriptions of docs/performance.md, 5,473 of its 46,390 pairs lost and
+///   6,417 gained). Batches still equal one run verified by the estimate.
 ///
 /// Alignment and a user's measure need texts, which the index does not keep:
 /// [`new`](Self::new) refuses them, as other methods, representatives and grouping.
@@ -56,8 +56,9 @@ const VERSION: u16 = 3;
 /// containment search: [`ContainmentSearch`](crate::ContainmentSearch)) and the index
 /// entry with its signature (about `8 × num_perm + 100` bytes); with an exact
 /// verifier, 8 bytes per distinct shingle more (exact copies keep none: they are
-/// never verified). Measured (word 3-grams, docs/performance.md): about 1.7 KiB per
-/// document of the bundled licence corpus, 0.75 KiB per short package description.
+/// never verified). Measured (word 3-grams, docs/performance.md): 2.3 KB of sets per
+/// document of the bundled corpus (Debian copyright files, 5.3 KB of text each), 0.7
+/// KB per package description of the bench corpus (616 bytes of text each).
 /// Saving and loading are linear in that. Indexes saved before version 3 of the byte
 /// form still load and verify by the estimate ([`settings`](Self::settings) says so);
 /// those saved before set sizes were kept (version 1) answer top-k queries
