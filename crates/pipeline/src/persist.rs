@@ -202,8 +202,9 @@ impl DedupIndex {
         })
     }
 
-    /// Sets [`MinHashConfig::max_bucket_scan`] for the batches added from now on (it
-    /// is not saved: a loaded index has the default).
+    /// Sets [`MinHashConfig::max_bucket_scan`](crate::MinHashConfig::max_bucket_scan)
+    /// for the batches added from now on (it is not saved: a loaded index has the
+    /// default).
     ///
     /// # Example
     ///
