@@ -146,6 +146,7 @@ impl std::fmt::Debug for DedupIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DedupIndex")
             .field("sketching", &self.sketching)
+            .field("verifier", &self.verifier)
             .field("documents", &self.ids.len())
             .finish_non_exhaustive()
     }
@@ -813,9 +814,9 @@ impl DedupIndex {
     /// The settings this index was built with, as a [`Dedup`]: method and MinHash
     /// parameters, threshold, shingles, NFKC, the exact pass and the verifier (always
     /// set: exact Jaccard or containment when the index keeps shingle sets, the
-    /// method's score otherwise, as for every index saved before byte-form version 3). Loading a saved index
-    /// gives them back, so a program can show them or check that a batch is read
-    /// the way the index expects. The banding comes back as the bands and rows it
+    /// method's score otherwise, as for every index saved before byte-form version
+    /// 3). Loading a saved index gives them back, so a program can show them or check
+    /// that a batch is read the way the index expects. The banding comes back as the bands and rows it
     /// chose ([`Banding::Fixed`](crate::Banding::Fixed)), whatever policy chose them.
     ///
     /// # Example
