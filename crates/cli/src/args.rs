@@ -559,7 +559,7 @@ pub(crate) struct OutputArgs {
 
 /// Incremental options.
 #[derive(Debug, Args)]
-#[command(next_help_heading = "Incremental batches (minhash, verified by the estimate)")]
+#[command(next_help_heading = "Incremental batches (minhash)")]
 pub(crate) struct IndexArgs {
     /// Save an index of the documents seen, to check later batches against them
     #[arg(long, value_name = "PATH")]

@@ -73,8 +73,8 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
         // Refuse what an index cannot do before reading anything.
         None => DedupIndex::new(&dedup).map_err(|e| {
             CliError::Usage(format!(
-                "--index-out: {e} (an index supports --method minhash, verified by the \
-                 estimate, keeping the first document)"
+                "--index-out: {e} (an index supports --method minhash, verified by \
+                 jaccard, containment or the estimate, keeping the first document)"
             ))
         })?,
     };

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use ndd_core::codec::{ByteReader, ByteWriter};
-use ndd_core::{Error as CoreError, ScoredPair, UnionFind};
+use ndd_core::{Error as CoreError, FeatureSet, ScoredPair, UnionFind};
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::MinHashSignature;
 
@@ -14,12 +14,14 @@ use crate::exact::DocDigest;
 use crate::progress::Stage;
 use crate::report::{Outcome, Report};
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
-use crate::{Dedup, Document, Error, ExactPass};
+use crate::{Dedup, Document, Error, ExactPass, Verifier};
 
 const MAGIC: [u8; 4] = *b"NDDX";
 /// Version 2 added the documents' set sizes (distinct shingles), which containment
-/// search needs; version 1 is still read (without them).
-const VERSION: u16 = 2;
+/// search needs; version 3 the verifier and, for the exact ones, every sketched
+/// document's shingle set. Versions 1 and 2 are still read (without sets: such an
+/// index verifies by the estimate).
+const VERSION: u16 = 3;
 
 /// Everything needed to check new documents against a corpus seen before, and to
 /// add them to it: the MinHash parameters, the LSH index with every document's
@@ -30,19 +32,38 @@ const VERSION: u16 = 2;
 /// Adding batches one after another gives the same pairs and groups as one run over
 /// all of them (earlier documents are kept over later ones).
 ///
-/// Supported: the MinHash method, verified by the MinHash estimate (the index keeps
-/// signatures, not texts, so the exact verifiers of a one-shot run are not
-/// available), with the first-seen representative. [`new`](Self::new) refuses other
-/// settings; a `Dedup` with its default verifier is accepted and verified by the
-/// estimate.
+/// Supported: the MinHash method with binary weights, grouped by connected
+/// components keeping the first-seen document, verified like the one-shot run:
+///
+/// * by exact Jaccard, MinHash's default verifier (what `Dedup::new()` gives), or by
+///   [`Verifier::Containment`](crate::Verifier::Containment): the index keeps every
+///   sketched document's sorted distinct shingle hashes (what the verification stage
+///   compares), so batches give the one-shot run's pairs, scores, groups and kept
+///   documents exactly;
+/// * by the MinHash estimate ([`Verifier::MethodScore`](crate::Verifier::MethodScore)
+///   set explicitly): signatures only, no sets. What it gives up: a pair is kept when
+///   its estimate reaches the threshold, and the estimate's noise is ±0.035 (one
+///   standard error at 128 values and J = 0.8), so pairs just above the threshold are
+///   lost and pairs just below it are gained against the exact run (on the 66,852
+///   package descriptions of docs/performance.md, 5,473 of its 46,390 pairs lost and
+///   6,417 gained). Batches still equal one run verified by the estimate.
+///
+/// Alignment and a user's measure need texts, which the index does not keep:
+/// [`new`](Self::new) refuses them, as other methods, representatives and grouping.
 ///
 /// Cost: per document its id, 20 bytes of digest, 8 bytes of group label, 8 bytes of
 /// set size (its number of distinct shingles, counted when it is added, for
 /// containment search: [`ContainmentSearch`](crate::ContainmentSearch)) and the index
-/// entry with its signature (about `8 × num_perm + 100` bytes); saving and loading are
-/// linear in that. Indexes saved before set sizes were kept (byte-form version 1)
-/// still load; they answer top-k queries ([`NeighbourSearch`](crate::NeighbourSearch))
-/// but not containment ([`set_sizes`](Self::set_sizes) is `None`).
+/// entry with its signature (about `8 × num_perm + 100` bytes); with an exact
+/// verifier, 8 bytes per distinct shingle more (exact copies keep none: they are
+/// never verified). Measured (word 3-grams, docs/performance.md): 2.3 KB of sets per
+/// document of the bundled corpus (Debian copyright files, 5.3 KB of text each), 0.7
+/// KB per package description of the bench corpus (616 bytes of text each).
+/// Saving and loading are linear in that. Indexes saved before version 3 of the byte
+/// form still load and verify by the estimate ([`settings`](Self::settings) says so);
+/// those saved before set sizes were kept (version 1) answer top-k queries
+/// ([`NeighbourSearch`](crate::NeighbourSearch)) but not containment
+/// ([`set_sizes`](Self::set_sizes) is `None`).
 ///
 /// # Example
 ///
@@ -73,12 +94,59 @@ pub struct DedupIndex {
     /// Distinct shingles per document; `None` for an index saved without them
     /// (version 1), and then for every batch added to it.
     sizes: Option<Vec<u64>>,
+    /// How candidates are verified: the estimate, exact Jaccard or containment.
+    verifier: Verifier,
+    /// Every document's shingle set when `verifier` is exact (then `sizes` is kept
+    /// too), `None` with the estimate.
+    sets: Option<SetStore>,
+}
+
+/// Every document's sorted distinct shingle hashes in one flat array (no allocation
+/// per document); an exact copy has an empty set (it is never verified).
+#[derive(Debug, Clone, PartialEq)]
+struct SetStore {
+    values: Vec<u64>,
+    /// `starts[i]..starts[i + 1]` is document `i`'s set in `values`.
+    starts: Vec<usize>,
+}
+
+impl SetStore {
+    fn new() -> Self {
+        SetStore {
+            values: Vec::new(),
+            starts: vec![0],
+        }
+    }
+
+    /// Document `doc`'s set (empty outside the store).
+    fn get(&self, doc: usize) -> &[u64] {
+        match (self.starts.get(doc), self.starts.get(doc + 1)) {
+            (Some(&a), Some(&b)) => &self.values[a..b],
+            _ => &[],
+        }
+    }
+
+    /// Appends the next document's set.
+    fn push(&mut self, set: &[u64]) {
+        self.values.extend_from_slice(set);
+        self.starts.push(self.values.len());
+    }
+}
+
+/// The byte-form code of the verifiers an index runs.
+fn verifier_code(v: &Verifier) -> u8 {
+    match v {
+        Verifier::ExactJaccard => 1,
+        Verifier::Containment => 2,
+        _ => 0,
+    }
 }
 
 impl std::fmt::Debug for DedupIndex {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DedupIndex")
             .field("sketching", &self.sketching)
+            .field("verifier", &self.verifier)
             .field("documents", &self.ids.len())
             .finish_non_exhaustive()
     }
@@ -89,20 +157,34 @@ impl DedupIndex {
     ///
     /// # Errors
     ///
-    /// [`Error::Core`] when `dedup` uses another method than MinHash, another
-    /// verifier than the method score, another representative than first-seen, or
-    /// invalid parameters.
+    /// The index verifies as `dedup` does: by exact Jaccard at the defaults (it then
+    /// keeps shingle sets), by containment, or by the estimate when
+    /// [`Verifier::MethodScore`] is set (signatures only; see the type's docs for
+    /// what that gives up).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when `dedup` uses another method than MinHash, learned weights,
+    /// a verifier that needs texts (alignment, a user's function), another
+    /// representative than first-seen, DURIAN grouping, or invalid parameters.
     ///
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Method};
-    /// assert!(DedupIndex::new(&Dedup::new())?.is_empty());
+    /// use ndd_pipeline::{Dedup, DedupIndex, Method, Verifier};
+    /// let exact = DedupIndex::new(&Dedup::new())?;
+    /// assert_eq!(exact.settings().verifier_config().name(), "jaccard");
+    /// let estimate = DedupIndex::new(&Dedup::new().verifier(Verifier::MethodScore))?;
+    /// assert_eq!(estimate.settings().verifier_config().name(), "method");
     /// assert!(DedupIndex::new(&Dedup::new().method(Method::ExactJaccard)).is_err());
+    /// assert!(DedupIndex::new(&Dedup::new().verifier("align".parse()?)).is_err());
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup) -> Result<Self, Error> {
-        let (sketching, plan) = Sketching::for_plan(dedup.plan()?, "an incremental index")?;
+        let (sketching, plan) =
+            Sketching::for_plan_with_sets(dedup.plan()?, "an incremental index")?;
+        let verifier = plan.verifier.clone();
+        let sets = (verifier_code(&verifier) != 0).then(SetStore::new);
         let params = sketching.config.banding_for(sketching.threshold)?;
         let lsh = LshIndex::builder(params)
             .keep_signatures(true)
@@ -116,11 +198,14 @@ impl DedupIndex {
             digests: BTreeMap::new(),
             labels: Vec::new(),
             sizes: Some(Vec::new()),
+            verifier,
+            sets,
         })
     }
 
-    /// Sets [`MinHashConfig::max_bucket_scan`](crate::MinHashConfig::max_bucket_scan) for the batches added from now on (it
-    /// is not saved: a loaded index has the default).
+    /// Sets [`MinHashConfig::max_bucket_scan`](crate::MinHashConfig::max_bucket_scan)
+    /// for the batches added from now on (it is not saved: a loaded index has the
+    /// default).
     ///
     /// # Example
     ///
@@ -269,7 +354,6 @@ impl DedupIndex {
             bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
             ..Report::default()
         };
-        let key = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
 
         // Exact copies of earlier documents or of this batch's.
@@ -306,11 +390,28 @@ impl DedupIndex {
         progress.advance(Stage::Exact, docs.len() as u64);
         progress.finish(Stage::Exact);
 
-        // Set sizes for containment search (copies share their first copy's size).
+        // This batch's shingle sets when the index verifies by them (its set sizes
+        // come with them), or only the sizes for containment search. Copies share
+        // their first copy's size.
         let unique_texts: Vec<&str> = unique.iter().map(|&i| texts[i]).collect();
+        let t = Instant::now();
+        let unique_sets: Option<Vec<FeatureSet>> = match &self.sets {
+            Some(_) => Some(crate::sets::shingle_sets(
+                self.sketching.features,
+                &unique_texts,
+                None,
+                Stage::Verify,
+                &crate::NoProgress,
+            )?),
+            None => None,
+        };
+        let mut set_time = t.elapsed();
         let new_sizes = match &self.sizes {
             Some(_) => {
-                let unique_sizes = crate::sets::set_sizes(self.sketching.features, &unique_texts)?;
+                let unique_sizes = match &unique_sets {
+                    Some(sets) => sets.iter().map(|s| s.len() as u64).collect(),
+                    None => crate::sets::set_sizes(self.sketching.features, &unique_texts)?,
+                };
                 let mut sizes = vec![0u64; docs.len()];
                 for (&i, &n) in unique.iter().zip(&unique_sizes) {
                     sizes[i] = n;
@@ -321,26 +422,60 @@ impl DedupIndex {
         };
 
         // The candidate stream of every engine, over this index: sketch the rest,
-        // query, keep the pairs whose estimate reaches the threshold, insert. The only
-        // failure inside it would be a scheme mismatch: ruled out before anything
-        // changes.
+        // query, pass on the pairs whose estimate reaches the plan's floor, insert.
+        // The only failure inside it would be a scheme mismatch: ruled out before
+        // anything changes.
         if let Some(s) = self.lsh.scheme() {
             CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.sketching.hasher))?;
         }
+        let floor = self.sketching.floor(self.settings().plan()?.emit());
+        let mut candidates: Vec<ScoredPair> = Vec::new();
         let streamed = crate::candidates::minhash::stream(
             &self.sketching.hasher,
             &unique_texts,
             &|i| base + unique[i],
             &mut self.lsh,
-            self.sketching.threshold.get(),
+            floor,
             progress,
-            &mut pairs,
+            &mut candidates,
         )?;
         report.candidates = streamed.candidates;
         report.timings.push((Stage::Sketch, streamed.sketch_time));
         report
             .timings
             .push((Stage::Candidates, streamed.search_time));
+
+        // Verification: the estimate decided already, or the stage every engine runs,
+        // over the stored sets of earlier documents and this batch's.
+        let verified = match (&self.sets, &unique_sets) {
+            (Some(store), Some(batch)) => {
+                // This batch's document `i` is `batch[slot[i]]`.
+                let mut slot = vec![usize::MAX; docs.len()];
+                for (u, &i) in unique.iter().enumerate() {
+                    slot[i] = u;
+                }
+                let set_of = |k: usize| match k.checked_sub(base) {
+                    None => store.get(k),
+                    Some(i) => slot
+                        .get(i)
+                        .and_then(|&u| batch.get(u))
+                        .map_or(&[][..], FeatureSet::as_slice),
+                };
+                let (verified, verify) = crate::verify::verify_by_sets(
+                    &self.verifier,
+                    self.sketching.threshold,
+                    &set_of,
+                    candidates,
+                    progress,
+                )?;
+                set_time += verify.time;
+                report.timings.push((Stage::Verify, set_time));
+                report.verify = verify;
+                verified
+            }
+            _ => candidates,
+        };
+        pairs.extend(verified.into_iter().map(ScoredPair::normalized));
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
         // Groups of the whole collection, the earliest document representing each.
@@ -359,6 +494,16 @@ impl DedupIndex {
         self.digests.extend(new_digests);
         self.ids.extend(docs.iter().map(|d| d.id.clone()));
         self.labels = uf.labels().into_iter().map(key).collect();
+        if let (Some(store), Some(batch)) = (self.sets.as_mut(), &unique_sets) {
+            // Exact copies keep no set: they are never verified.
+            let mut sets: Vec<&[u64]> = vec![&[]; docs.len()];
+            for (&i, set) in unique.iter().zip(batch) {
+                sets[i] = set.as_slice();
+            }
+            for set in sets {
+                store.push(set);
+            }
+        }
         if let (Some(sizes), Some(new)) = (self.sizes.as_mut(), new_sizes) {
             // A copy's first copy comes before it: earlier batches or this one.
             for (i, n) in new.into_iter().enumerate() {
@@ -433,6 +578,13 @@ impl DedupIndex {
                 w.u64_slice(sizes);
             }
             None => w.u8(0),
+        }
+        // Version 3: the verifier and, for the exact ones, the sets one after another
+        // (each one's length is its set size, 0 for a document the LSH index does not
+        // hold: an exact copy).
+        w.u8(verifier_code(&self.verifier));
+        if let Some(store) = &self.sets {
+            w.u64_slice(&store.values);
         }
         w.finish()
     }
@@ -518,6 +670,25 @@ impl DedupIndex {
         } else {
             None
         };
+        let (verifier, values) = if version >= 3 {
+            match r.u8()? {
+                0 => (Verifier::MethodScore, None),
+                code @ (1 | 2) => {
+                    // `u64_vec` bounds its length by the bytes that remain.
+                    let values = r.u64_vec()?;
+                    let verifier = if code == 1 {
+                        Verifier::ExactJaccard
+                    } else {
+                        Verifier::Containment
+                    };
+                    (verifier, Some(values))
+                }
+                _ => return Err(corrupt("unknown verifier")),
+            }
+        } else {
+            // Saved without sets: verified by the estimate.
+            (Verifier::MethodScore, None)
+        };
         r.finish()?;
         let sketching = head.into_sketching(nfkc, lsh.params().bands(), lsh.params().rows())?;
         lsh.set_max_bucket_scan(sketching.config.max_bucket_scan);
@@ -532,6 +703,12 @@ impl DedupIndex {
                 return Err(corrupt("the index was built with other MinHash parameters"));
             }
         }
+        let sets = match values {
+            Some(values) => Some(split_sets(values, sizes.as_deref(), |i| {
+                lsh.signature(&key(i)).is_some()
+            })?),
+            None => None,
+        };
         Ok(DedupIndex {
             sketching,
             exact,
@@ -540,6 +717,8 @@ impl DedupIndex {
             digests,
             labels,
             sizes,
+            verifier,
+            sets,
         })
     }
 
@@ -633,9 +812,11 @@ impl DedupIndex {
     }
 
     /// The settings this index was built with, as a [`Dedup`]: method and MinHash
-    /// parameters, threshold, shingles, NFKC and the exact pass. Loading a saved index
-    /// gives them back, so a program can show them or check that a batch is read
-    /// the way the index expects. The banding comes back as the bands and rows it
+    /// parameters, threshold, shingles, NFKC, the exact pass and the verifier (always
+    /// set: exact Jaccard or containment when the index keeps shingle sets, the
+    /// method's score otherwise, as for every index saved before byte-form version
+    /// 3). Loading a saved index gives them back, so a program can show them or check
+    /// that a batch is read the way the index expects. The banding comes back as the bands and rows it
     /// chose ([`Banding::Fixed`](crate::Banding::Fixed)), whatever policy chose them.
     ///
     /// # Example
@@ -656,10 +837,52 @@ impl DedupIndex {
     /// ```
     #[must_use]
     pub fn settings(&self) -> Dedup {
-        let dedup = self.sketching.settings(self.sketching.config.banding);
+        let dedup = self
+            .sketching
+            .settings(self.sketching.config.banding)
+            .verifier(self.verifier.clone());
         match self.exact {
             Some(pass) => dedup.exact_pass_with(pass),
             None => dedup.exact_pass(false),
         }
     }
+}
+
+/// A document count as an index key.
+fn key(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// The set store of `values` read back: document `i`'s set is the next `sizes[i]`
+/// values when `sketched(i)`, empty otherwise; every set strictly increasing and no
+/// value left over.
+fn split_sets(
+    values: Vec<u64>,
+    sizes: Option<&[u64]>,
+    sketched: impl Fn(usize) -> bool,
+) -> Result<SetStore, Error> {
+    let Some(sizes) = sizes else {
+        return Err(corrupt("shingle sets without set sizes"));
+    };
+    let mut starts = Vec::with_capacity(sizes.len() + 1);
+    starts.push(0);
+    let mut at = 0usize;
+    for (i, &n) in sizes.iter().enumerate() {
+        if sketched(i) {
+            let n = usize::try_from(n).map_err(|_| corrupt("set size"))?;
+            let end = at
+                .checked_add(n)
+                .filter(|&e| e <= values.len())
+                .ok_or_else(|| corrupt("shingle sets shorter than their sizes"))?;
+            if values[at..end].windows(2).any(|w| w[0] >= w[1]) {
+                return Err(corrupt("a shingle set is not sorted and distinct"));
+            }
+            at = end;
+        }
+        starts.push(at);
+    }
+    if at != values.len() {
+        return Err(corrupt("shingle sets longer than their sizes"));
+    }
+    Ok(SetStore { values, starts })
 }

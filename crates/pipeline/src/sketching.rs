@@ -11,7 +11,9 @@ use ndd_core::codec::{ByteReader, ByteWriter};
 use ndd_core::{DynFeatureExtractor, Error as CoreError, Threshold};
 use ndd_minhash::{MinHashSignature, MinHasher};
 
-use crate::{Banding, Dedup, Error, Features, Method, MinHashConfig, Plan, Shingles, Verifier};
+use crate::{
+    Banding, Dedup, Emit, Error, Features, Method, MinHashConfig, Plan, Shingles, Verifier,
+};
 
 /// The MinHash hasher of a run's features.
 pub(crate) type Hasher = MinHasher<Box<dyn DynFeatureExtractor + Send + Sync>>;
@@ -43,6 +45,28 @@ impl Sketching {
         let config = plan
             .minhash_engine(engine, &["method"], "it keeps no texts")?
             .clone();
+        Self::with_config(config, plan)
+    }
+
+    /// The sketching of `plan` for an engine that keeps every document's shingle set
+    /// besides its signature, so that it verifies as the plan says: by the estimate,
+    /// exact Jaccard (MinHash's default) or containment. Alignment and a user's
+    /// measure need texts, which it does not keep: refused.
+    pub(crate) fn for_plan_with_sets(
+        plan: Plan,
+        engine: &'static str,
+    ) -> Result<(Self, Plan), Error> {
+        let config = plan
+            .minhash_engine(
+                engine,
+                &["method", "jaccard", "containment"],
+                "it keeps shingle sets, not texts",
+            )?
+            .clone();
+        Self::with_config(config, plan)
+    }
+
+    fn with_config(config: MinHashConfig, plan: Plan) -> Result<(Self, Plan), Error> {
         let hasher = hasher(&config, plan.features)?;
         let sketching = Sketching {
             config,
@@ -51,6 +75,13 @@ impl Sketching {
             hasher,
         };
         Ok((sketching, plan))
+    }
+
+    /// The lowest estimate the candidate stream passes on for `emit`, as the in-memory
+    /// MinHash candidate stage sets it: the threshold when the estimate verifies, the
+    /// plausible floor for exact Jaccard, none when every candidate goes on.
+    pub(crate) fn floor(&self, emit: Emit) -> f64 {
+        crate::candidates::minhash::floor(emit, self.threshold, self.config.num_perm)
     }
 
     /// The signatures of `texts`, in parallel under `rayon`.

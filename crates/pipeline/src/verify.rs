@@ -352,6 +352,8 @@ impl Verification {
 
 /// The verification stage of every engine: `candidates` (indices into `texts`)
 /// checked by `verifier` at `threshold` over `features`, all checked by the caller.
+/// The exact set verifiers shingle the documents named by a pair and score them with
+/// [`verify_by_sets`]'s loop.
 pub(crate) fn verify<D: AsRef<str> + Sync>(
     verifier: &Verifier,
     threshold: Threshold,
@@ -372,52 +374,96 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
         ))
         .into());
     }
+    let t = threshold.get();
+    stage(candidates, progress, |candidates| {
+        Ok(match verifier {
+            Verifier::MethodScore => candidates,
+            Verifier::Custom(f) => {
+                let score =
+                    |p: &ScoredPair| p.with_score(f(texts[p.a].as_ref(), texts[p.b].as_ref()));
+                filter_map_pairs(&candidates, progress, |p| {
+                    Some(score(p)).filter(|q| q.score >= t)
+                })
+            }
+            Verifier::Align(measure) => {
+                let docs = prepared(texts, &candidates, features.normalizes_nfkc());
+                let measure = *measure;
+                filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
+                    // The threshold was checked above, so verify cannot fail.
+                    let score = al
+                        .verify_prepared(&docs[p.a], &docs[p.b], measure, t)
+                        .ok()
+                        .flatten()?;
+                    Some(p.with_score(score))
+                })
+            }
+            Verifier::ExactJaccard | Verifier::Containment => {
+                let needed = named_by(texts.len(), &candidates);
+                let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
+                let sets = crate::sets::shingle_sets(
+                    features,
+                    &strs,
+                    Some(&needed),
+                    Stage::Verify,
+                    &NoProgress,
+                )?;
+                let jac = matches!(verifier, Verifier::ExactJaccard);
+                score_by_sets(jac, t, &|i| sets[i].as_slice(), &candidates, progress)
+            }
+        })
+    })
+}
+
+/// The verification stage over shingle sets held already: `candidates` (keys that
+/// `set_of` maps to each document's sorted distinct shingle hashes, as
+/// [`crate::sets::shingle_sets`] cuts them) checked by exact Jaccard or containment at
+/// `threshold`, with the loop [`verify`] runs over sets it cut from texts. What an
+/// engine that keeps sets instead of texts ([`DedupIndex`](crate::DedupIndex)) runs.
+///
+/// # Errors
+///
+/// `InvalidParameter` for a verifier that needs more than the sets (the method's
+/// score, alignment, a user function).
+#[cfg(feature = "minhash")]
+pub(crate) fn verify_by_sets<'s>(
+    verifier: &Verifier,
+    threshold: Threshold,
+    set_of: &(dyn Fn(usize) -> &'s [u64] + Sync),
+    candidates: Vec<ScoredPair>,
+    progress: &dyn Progress,
+) -> Result<(Vec<ScoredPair>, VerifyReport), crate::Error> {
+    let jac = match verifier {
+        Verifier::ExactJaccard => true,
+        Verifier::Containment => false,
+        other => {
+            return Err(Error::invalid_parameter(
+                "verifier",
+                format!("{} does not verify from shingle sets", other.name()),
+            )
+            .into());
+        }
+    };
+    stage(candidates, progress, |candidates| {
+        Ok(score_by_sets(
+            jac,
+            threshold.get(),
+            set_of,
+            &candidates,
+            progress,
+        ))
+    })
+}
+
+/// Runs `check` over `candidates` as the verification stage: progress, time, counts.
+fn stage(
+    candidates: Vec<ScoredPair>,
+    progress: &dyn Progress,
+    check: impl FnOnce(Vec<ScoredPair>) -> Result<Vec<ScoredPair>, crate::Error>,
+) -> Result<(Vec<ScoredPair>, VerifyReport), crate::Error> {
     let started = Instant::now();
     progress.start(Stage::Verify, Some(candidates.len() as u64));
     let checked = candidates.len() as u64;
-    let t = threshold.get();
-    let kept: Vec<ScoredPair> = match verifier {
-        Verifier::MethodScore => candidates,
-        Verifier::Custom(f) => {
-            let score = |p: &ScoredPair| p.with_score(f(texts[p.a].as_ref(), texts[p.b].as_ref()));
-            filter_map_pairs(&candidates, progress, |p| {
-                Some(score(p)).filter(|q| q.score >= t)
-            })
-        }
-        Verifier::Align(measure) => {
-            let docs = prepared(texts, &candidates, features.normalizes_nfkc());
-            let measure = *measure;
-            filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
-                // The threshold was checked above, so verify cannot fail.
-                let score = al
-                    .verify_prepared(&docs[p.a], &docs[p.b], measure, t)
-                    .ok()
-                    .flatten()?;
-                Some(p.with_score(score))
-            })
-        }
-        Verifier::ExactJaccard | Verifier::Containment => {
-            let needed = named_by(texts.len(), &candidates);
-            let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-            let sets = crate::sets::shingle_sets(
-                features,
-                &strs,
-                Some(&needed),
-                Stage::Verify,
-                &NoProgress,
-            )?;
-            let jac = matches!(verifier, Verifier::ExactJaccard);
-            filter_map_pairs(&candidates, progress, |p| {
-                let (a, b) = (&sets[p.a], &sets[p.b]);
-                let s = if jac {
-                    jaccard(a.as_slice(), b.as_slice())
-                } else {
-                    containment_of_smaller(a.as_slice(), b.as_slice())
-                };
-                (s >= t).then(|| p.with_score(s))
-            })
-        }
-    };
+    let kept = check(candidates)?;
     progress.finish(Stage::Verify);
     let report = VerifyReport {
         checked,
@@ -427,9 +473,36 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
     Ok((kept, report))
 }
 
+/// The one scoring loop of the set verifiers: each pair's exact Jaccard (`jac`) or
+/// containment of the smaller set, from the sets `set_of` gives, kept with that score
+/// when it reaches `t`.
+fn score_by_sets<'s>(
+    jac: bool,
+    t: f64,
+    set_of: &(dyn Fn(usize) -> &'s [u64] + Sync),
+    candidates: &[ScoredPair],
+    progress: &dyn Progress,
+) -> Vec<ScoredPair> {
+    filter_map_pairs(candidates, progress, |p| {
+        let s = set_measure(jac, set_of(p.a), set_of(p.b));
+        (s >= t).then(|| p.with_score(s))
+    })
+}
+
+/// The set verifiers' measure of two sorted sets: exact Jaccard (`jac`) or the
+/// containment of the smaller set in the larger. Every engine's set verification
+/// scores with it (in memory, the saved index, the out-of-core files).
+pub(crate) fn set_measure(jac: bool, a: &[u64], b: &[u64]) -> f64 {
+    if jac {
+        jaccard(a, b)
+    } else {
+        containment_of_smaller(a, b)
+    }
+}
+
 /// `|A ∩ B| / min(|A|, |B|)` of two sorted sets; two empty sets contain each other
-/// (1). Also the out-of-core verifier's measure, so both runs score alike.
-pub(crate) fn containment_of_smaller(a: &[u64], b: &[u64]) -> f64 {
+/// (1).
+fn containment_of_smaller(a: &[u64], b: &[u64]) -> f64 {
     if a.len() <= b.len() {
         containment(a, b)
     } else {

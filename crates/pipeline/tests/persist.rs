@@ -1,8 +1,14 @@
-//! Incremental batches through a saved and reloaded `DedupIndex` equal one run.
+//! Incremental batches through a saved and reloaded `DedupIndex` equal one run (the
+//! in-memory run, which the pipeline's own tests check against brute force): by the
+//! estimate, and by exact Jaccard or containment over the shingle sets the index keeps.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
+use std::sync::Arc;
+
 use ndd_core::ScoredPair;
-use ndd_pipeline::{Dedup, DedupIndex, Document, Method, Representative, Verifier};
+use ndd_pipeline::{
+    AlignMeasure, Dedup, DedupIndex, Document, Method, Outcome, Representative, Verifier,
+};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -83,12 +89,38 @@ fn batches_through_saved_indexes_equal_one_run() {
 }
 
 #[test]
-fn only_the_signature_only_settings_are_supported() {
+fn the_verifiers_an_index_runs_without_texts_are_supported_and_the_others_refused() {
     assert!(DedupIndex::new(&Dedup::new().method(Method::ExactJaccard)).is_err());
-    assert!(DedupIndex::new(&Dedup::new().verifier(Verifier::ExactJaccard)).is_err());
     assert!(DedupIndex::new(&Dedup::new().representative(Representative::Longest)).is_err());
     assert!(DedupIndex::new(&Dedup::new().threshold(2.0)).is_err());
     assert!(DedupIndex::new(&Dedup::new()).is_ok());
+    // Exact Jaccard (the default), containment and the estimate; alignment and a
+    // user's function need the texts, which the index does not keep.
+    for (verifier, name) in [
+        (Verifier::ExactJaccard, "jaccard"),
+        (Verifier::Containment, "containment"),
+        (Verifier::MethodScore, "method"),
+    ] {
+        let index = DedupIndex::new(&Dedup::new().verifier(verifier)).unwrap();
+        assert_eq!(index.settings().verifier_config().name(), name);
+    }
+    assert_eq!(
+        DedupIndex::new(&Dedup::new())
+            .unwrap()
+            .settings()
+            .verifier_config()
+            .name(),
+        "jaccard"
+    );
+    for refused in [
+        Verifier::Align(AlignMeasure::Combined),
+        Verifier::Custom(Arc::new(|_: &str, _: &str| 1.0)),
+    ] {
+        let err = DedupIndex::new(&Dedup::new().verifier(refused))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("texts"), "{err}");
+    }
 }
 
 #[test]
@@ -164,4 +196,339 @@ fn the_nfkc_setting_is_saved_with_the_index() {
         .add(&[Document::new("plain", "the board meets on monday at noon")])
         .unwrap();
     assert!(out.dropped().is_empty());
+}
+
+/// The bundled corpus of the repository (562 Debian copyright files).
+fn debian() -> Vec<Document> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
+        })
+        .collect()
+}
+
+/// Near-duplicate families: word edits, an upper-case copy, a full-width copy (the
+/// same text under NFKC), a prefix (contained in its base), interleaved.
+fn families(seed: u64) -> Vec<Document> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let words: Vec<String> = (0..2000).map(|i| format!("w{i}x")).collect();
+    let mut docs = Vec::new();
+    for f in 0..50 {
+        let base: Vec<String> = (0..60)
+            .map(|_| words[rng.random_range(0..words.len())].clone())
+            .collect();
+        for v in 0..rng.random_range(1..6) {
+            let mut d = base.clone();
+            for _ in 0..rng.random_range(0..4) {
+                let at = rng.random_range(0..d.len());
+                d[at] = words[rng.random_range(0..words.len())].clone();
+            }
+            let text = match v {
+                2 => d.join(" ").to_uppercase(),
+                // Full-width forms: NFKC maps them back to ASCII.
+                3 => d
+                    .join(" ")
+                    .chars()
+                    .map(|c| match c {
+                        '!'..='~' => char::from_u32(c as u32 + 0xFEE0).unwrap(),
+                        c => c,
+                    })
+                    .collect(),
+                4 => d[..40].join(" "),
+                _ => d.join(" "),
+            };
+            docs.push(Document::new(format!("f{f}v{v}"), text));
+        }
+    }
+    let mut shuffled = Vec::with_capacity(docs.len());
+    while !docs.is_empty() {
+        let i = rng.random_range(0..docs.len());
+        shuffled.push(docs.swap_remove(i));
+    }
+    shuffled
+}
+
+/// `docs` added in batches ending at `cuts` (then the rest) to a new index of
+/// `dedup`, saved and loaded between every two batches; every batch's pairs and the
+/// last outcome.
+fn in_batches(dedup: &Dedup, docs: &[Document], cuts: &[usize]) -> (Vec<ScoredPair>, Outcome) {
+    let mut index = DedupIndex::new(dedup).unwrap();
+    let mut pairs = Vec::new();
+    let mut last = None;
+    let mut start = 0;
+    for end in cuts.iter().copied().chain([docs.len()]) {
+        index = DedupIndex::from_bytes(&index.to_bytes()).unwrap();
+        let out = index.add(&docs[start..end]).unwrap();
+        assert!(out.pairs.iter().all(|p| p.b >= start && p.a < p.b));
+        pairs.extend(out.pairs.iter().copied());
+        last = Some(out);
+        start = end;
+    }
+    assert_eq!(index.len(), docs.len());
+    (pairs, last.unwrap())
+}
+
+/// Batches through saved indexes give `dedup`'s one run over `docs`: the same pairs
+/// with the same scores (to the bit), groups, kept and dropped documents. Returns the
+/// one run.
+fn check_batches_equal_one_run(dedup: &Dedup, docs: &[Document], cuts: &[&[usize]]) -> Outcome {
+    let one = dedup.run(docs).unwrap();
+    let mut expected: Vec<_> = one.pairs.iter().map(key).collect();
+    expected.sort_unstable();
+    for cuts in cuts {
+        let (pairs, last) = in_batches(dedup, docs, cuts);
+        let mut pairs: Vec<_> = pairs.iter().map(key).collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, expected, "cuts {cuts:?}");
+        assert_eq!(last.groups, one.groups, "cuts {cuts:?}");
+        assert_eq!(last.kept(), one.kept(), "cuts {cuts:?}");
+        assert_eq!(last.dropped(), one.dropped(), "cuts {cuts:?}");
+    }
+    one
+}
+
+/// Cuts of `n` documents into 2 and into 5 batches.
+fn halves_and_fifths(n: usize) -> [Vec<usize>; 2] {
+    [vec![n / 2], (1..5).map(|i| i * n / 5).collect()]
+}
+
+#[test]
+fn at_default_settings_batches_of_the_bundled_corpus_equal_one_run() {
+    let docs = debian();
+    let dedup = Dedup::new();
+    let [two, five] = halves_and_fifths(docs.len());
+    let one = check_batches_equal_one_run(&dedup, &docs, &[&two, &five]);
+    assert!(
+        one.pairs.len() > 50 && one.groups.len() > 20,
+        "{}",
+        one.pairs.len()
+    );
+    // Verified by exact Jaccard: scores are set ratios, and some pair falls between
+    // what the estimate and the exact measure decide, so the estimate's index differs.
+    let estimate = Dedup::new().verifier(Verifier::MethodScore);
+    let (by_estimate, _) = in_batches(&estimate, &docs, &two);
+    let mut a: Vec<_> = by_estimate.iter().map(|p| (p.a, p.b)).collect();
+    let mut b: Vec<_> = one.pairs.iter().map(|p| (p.a, p.b)).collect();
+    a.sort_unstable();
+    b.sort_unstable();
+    assert_ne!(a, b, "the exact and the estimated verification agree here");
+}
+
+#[test]
+fn batches_of_generated_near_duplicates_equal_one_run_with_and_without_the_exact_pass() {
+    let docs = families(11);
+    let [two, five] = halves_and_fifths(docs.len());
+    let uneven: &[usize] = &[0, 3, 4, 100, docs.len()];
+    for dedup in [
+        Dedup::new(),
+        Dedup::new().exact_pass(false),
+        Dedup::new().threshold(0.6),
+    ] {
+        let one = check_batches_equal_one_run(&dedup, &docs, &[&two, &five, uneven]);
+        assert!(
+            one.groups.len() >= 20,
+            "{dedup:?}: {} groups",
+            one.groups.len()
+        );
+    }
+}
+
+#[test]
+fn batches_with_nfkc_equal_one_run_and_find_the_full_width_copies() {
+    let docs = families(12);
+    let [two, five] = halves_and_fifths(docs.len());
+    let nfkc = check_batches_equal_one_run(&Dedup::new().nfkc(true), &docs, &[&two, &five]);
+    let plain = check_batches_equal_one_run(&Dedup::new(), &docs, &[&two, &five]);
+    // Full-width copies join their family under NFKC only.
+    let wide = docs
+        .iter()
+        .position(|d| d.id.ends_with("v3"))
+        .expect("a full-width copy");
+    assert!(nfkc.dropped().len() > plain.dropped().len());
+    assert!(nfkc.pairs.iter().any(|p| p.a == wide || p.b == wide));
+    assert!(!plain.pairs.iter().any(|p| p.a == wide || p.b == wide));
+}
+
+#[test]
+fn batches_verified_by_containment_equal_one_run_and_find_the_prefixes() {
+    let docs = families(13);
+    let [two, five] = halves_and_fifths(docs.len());
+    let contained = Dedup::new().verifier(Verifier::Containment);
+    let one = check_batches_equal_one_run(&contained, &docs, &[&two, &five]);
+    let by_jaccard = Dedup::new().run(&docs).unwrap();
+    // A prefix of 40 of 60 words is contained in its base, at Jaccard about 2/3.
+    assert!(one.pairs.len() > by_jaccard.pairs.len());
+    let prefix_pair = |p: &ScoredPair| docs[p.a].id.ends_with("v4") || docs[p.b].id.ends_with("v4");
+    assert!(one.pairs.iter().any(|p| prefix_pair(p) && p.score >= 0.8));
+    let from_bytes = DedupIndex::from_bytes(
+        &{
+            let mut ix = DedupIndex::new(&contained).unwrap();
+            ix.add(&docs[..10]).unwrap();
+            ix
+        }
+        .to_bytes(),
+    )
+    .unwrap();
+    assert_eq!(
+        from_bytes.settings().verifier_config().name(),
+        "containment"
+    );
+}
+
+/// `index-v2.nddx` was written by `ndd dedup --input index-v1.jsonl --index-out
+/// index-v2.nddx --num-perm 32` at commit 365843d (byte-form version 2: set sizes, no
+/// shingle sets).
+const V2: &[u8] = include_bytes!("data/index-v2.nddx");
+
+#[test]
+fn an_index_of_byte_form_version_2_loads_and_verifies_by_the_estimate() {
+    assert_eq!(&V2[..6], b"NDDX\x02\x00");
+    let mut index = DedupIndex::from_bytes(V2).unwrap();
+    assert_eq!(index.ids(), ["a", "b", "c", "d"]);
+    assert_eq!(index.set_sizes().map(<[u64]>::len), Some(4));
+    // It says it verifies by the estimate, and a batch added to it equals one run of
+    // those settings over every document.
+    let settings = index.settings();
+    assert_eq!(settings.verifier_config().name(), "method");
+    let earlier: Vec<Document> = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/index-v1.jsonl"
+    ))
+    .unwrap()
+    .lines()
+    .map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).unwrap();
+        Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
+    })
+    .collect();
+    let batch = [
+        Document::new(
+            "e",
+            "the committee approved the budget for the new library building on monday after a long debate today",
+        ),
+        Document::new("f", "something else entirely about the weather"),
+    ];
+    let out = index.add(&batch).unwrap();
+    let all: Vec<Document> = earlier.iter().chain(&batch).cloned().collect();
+    let one = settings.run(&all).unwrap();
+    let new_pairs: Vec<_> = one.pairs.iter().filter(|p| p.b >= 4).map(key).collect();
+    assert_eq!(out.pairs.iter().map(key).collect::<Vec<_>>(), new_pairs);
+    assert!(!new_pairs.is_empty());
+    assert_eq!(out.groups, one.groups);
+    // Saved again in the current version, still without sets.
+    let bytes = index.to_bytes();
+    assert_eq!(&bytes[..6], b"NDDX\x03\x00");
+    let again = DedupIndex::from_bytes(&bytes).unwrap();
+    assert_eq!(again.settings().verifier_config().name(), "method");
+    assert_eq!(again.to_bytes(), bytes);
+    for cut in 0..V2.len() {
+        assert!(DedupIndex::from_bytes(&V2[..cut]).is_err(), "cut {cut}");
+    }
+}
+
+/// Version-3 bytes written field by field (the layout of `DedupIndex::to_bytes`) for
+/// two documents, both in the LSH index with `sizes`, followed by `tail` (the
+/// verifier and the sets).
+fn v3_bytes(sizes: Option<&[u64]>, tail: impl FnOnce(&mut ndd_core::codec::ByteWriter)) -> Vec<u8> {
+    use ndd_core::DocSketcher;
+    use ndd_core::codec::ByteWriter;
+    let hasher = ndd_minhash::MinHasher::builder()
+        .num_hashes(128)
+        .seed(0)
+        .build_with(ndd_shingle::WordShingler::new(3).unwrap())
+        .unwrap();
+    let mut lsh: ndd_lsh::LshIndex<u32, ndd_minhash::MinHashSignature> =
+        ndd_lsh::LshIndex::builder(ndd_lsh::LshParams::new(16, 6).unwrap())
+            .keep_signatures(true)
+            .build();
+    for k in 0..2u32 {
+        lsh.insert(
+            k,
+            &hasher.sketch(&format!("text number {k} with a few words")),
+        )
+        .unwrap();
+    }
+    let mut w = ByteWriter::new(*b"NDDX", 3);
+    w.u64(128); // num_perm
+    w.u64(0); // seed
+    w.u8(0); // word shingles
+    w.u64(3); // of 3 words
+    w.f64(0.8); // threshold
+    w.u8(0); // no exact pass
+    w.u8(0); // no NFKC
+    w.u64(2);
+    for id in ["a", "b"] {
+        w.bytes(id.as_bytes());
+    }
+    w.u64_slice(&[0, 1]); // each its own group
+    w.u64(0); // no digests
+    w.bytes(&lsh.to_bytes());
+    match sizes {
+        Some(s) => {
+            w.u8(1);
+            w.u64_slice(s);
+        }
+        None => w.u8(0),
+    }
+    tail(&mut w);
+    w.finish()
+}
+
+#[test]
+fn version_3_sets_that_do_not_fit_are_refused_not_a_panic() {
+    let sets = |verifier: u8, values: &'static [u64]| {
+        move |w: &mut ndd_core::codec::ByteWriter| {
+            w.u8(verifier);
+            w.u64_slice(values);
+        }
+    };
+    // Consistent: sizes 2 and 1, sets [1, 5] and [3].
+    let ok = DedupIndex::from_bytes(&v3_bytes(Some(&[2, 1]), sets(1, &[1, 5, 3]))).unwrap();
+    assert_eq!(ok.settings().verifier_config().name(), "jaccard");
+    let ok = DedupIndex::from_bytes(&v3_bytes(Some(&[2, 1]), sets(2, &[1, 5, 3]))).unwrap();
+    assert_eq!(ok.settings().verifier_config().name(), "containment");
+    let method = DedupIndex::from_bytes(&v3_bytes(Some(&[2, 1]), |w| w.u8(0))).unwrap();
+    assert_eq!(method.settings().verifier_config().name(), "method");
+    for (what, bytes) in [
+        ("unsorted", v3_bytes(Some(&[2, 1]), sets(1, &[5, 1, 3]))),
+        ("repeated", v3_bytes(Some(&[2, 1]), sets(1, &[5, 5, 3]))),
+        ("too short", v3_bytes(Some(&[2, 1]), sets(1, &[1, 5]))),
+        ("too long", v3_bytes(Some(&[2, 1]), sets(1, &[1, 5, 3, 4]))),
+        (
+            "huge size",
+            v3_bytes(Some(&[u64::MAX, 1]), sets(1, &[1, 5, 3])),
+        ),
+        ("no sizes", v3_bytes(None, sets(1, &[1, 5, 3]))),
+        (
+            "unknown verifier",
+            v3_bytes(Some(&[2, 1]), sets(3, &[1, 5, 3])),
+        ),
+        ("no verifier", v3_bytes(Some(&[2, 1]), |_| {})),
+        (
+            "sets with the estimate",
+            v3_bytes(Some(&[2, 1]), sets(0, &[1, 5, 3])),
+        ),
+    ] {
+        assert!(DedupIndex::from_bytes(&bytes).is_err(), "{what}");
+    }
+    // Any cut or flipped bit of a real version-3 index with sets.
+    let mut index = DedupIndex::new(&Dedup::new()).unwrap();
+    index.add(&families(14)[..30]).unwrap();
+    let bytes = index.to_bytes();
+    assert_eq!(&bytes[..6], b"NDDX\x03\x00");
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    for _ in 0..300 {
+        let cut = rng.random_range(0..bytes.len());
+        assert!(DedupIndex::from_bytes(&bytes[..cut]).is_err(), "cut {cut}");
+        let mut b = bytes.clone();
+        b[cut] ^= 1 << rng.random_range(0..8);
+        assert!(DedupIndex::from_bytes(&b).is_err(), "flip at {cut}");
+    }
 }

@@ -26,6 +26,17 @@ pub(crate) fn plausible_floor(t: f64, k: usize) -> f64 {
     t - super::PLAUSIBLE_SIGMAS * (v / k as f64).sqrt()
 }
 
+/// The lowest estimate of a pair the candidate stream passes on for `emit`: the
+/// threshold (the estimate decides), the plausible floor (exact Jaccard decides), or
+/// none (a measure the estimate does not bound decides). Every engine's stream uses it.
+pub(crate) fn floor(emit: Emit, threshold: Threshold, num_perm: usize) -> f64 {
+    match emit {
+        Emit::Accepted => threshold.get(),
+        Emit::AllCandidates => f64::NEG_INFINITY,
+        Emit::Plausible => plausible_floor(threshold.get(), num_perm),
+    }
+}
+
 pub(crate) fn validate(config: &MinHashConfig, threshold: Threshold) -> Result<(), Error> {
     crate::method::check_num_perm(config.num_perm)?;
     if config.max_bucket_scan == Some(0) {
@@ -83,11 +94,7 @@ fn with_sketcher<S: MinHashSketcher>(
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
     let params = config.banding_for(ctx.threshold)?;
-    let floor = match ctx.emit {
-        Emit::Accepted => ctx.threshold.get(),
-        Emit::AllCandidates => f64::NEG_INFINITY,
-        Emit::Plausible => plausible_floor(ctx.threshold.get(), config.num_perm),
-    };
+    let floor = floor(ctx.emit, ctx.threshold, config.num_perm);
     let mut index = LshIndex::builder(params)
         .capacity(texts.len())
         .max_bucket_scan(config.max_bucket_scan)

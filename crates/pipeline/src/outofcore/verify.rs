@@ -4,7 +4,7 @@
 //! copies' pairs (score 1), go to `pairs.bin` (edges, `a < b`) with their scores in
 //! `scores.bin` (score records, same order).
 
-use ndd_core::{Signature, jaccard};
+use ndd_core::Signature;
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::sketch::{Sets, Signatures};
@@ -39,12 +39,8 @@ pub(super) fn run(
     let scores_path = dir.join(SCORES);
     let mut scores =
         RecordWriter::<Score>::create(&scores_path, fingerprint).map_err(|e| damaged(dir, e))?;
-    let t = job.threshold;
-    let floor = match job.verifier {
-        Verifier::MethodScore => t,
-        Verifier::ExactJaccard => crate::candidates::minhash::plausible_floor(t, job.num_perm),
-        _ => f64::NEG_INFINITY,
-    };
+    let t = job.threshold.get();
+    let floor = crate::candidates::minhash::floor(job.emit, job.threshold, job.num_perm);
     let (mut checked, mut accepted) = (0u64, 0u64);
     let mut exact = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
@@ -208,10 +204,6 @@ fn score_block(
             read[at(&needed, e.a)].as_slice(),
             read[at(&needed, e.b)].as_slice(),
         );
-        Ok(Some(if jaccard_verifier {
-            jaccard(a, b)
-        } else {
-            crate::verify::containment_of_smaller(a, b)
-        }))
+        Ok(Some(crate::verify::set_measure(jaccard_verifier, a, b)))
     })
 }
