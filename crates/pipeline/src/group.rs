@@ -1,4 +1,5 @@
-//! Stage 4: pairs to groups (connected components), each with a representative.
+//! Stage 4: pairs to groups (connected components or leader clustering), each with a
+//! representative.
 
 use std::sync::Arc;
 
@@ -83,29 +84,38 @@ impl Representative {
         }
     }
 
+    /// How a built-in policy ranks documents `a` and `b` (`Less`: `a` is preferred),
+    /// ties broken by input order; `None` for [`Custom`](Representative::Custom),
+    /// which chooses within a group and ranks nothing.
+    fn rank(&self, a: usize, b: usize, docs: &[Document]) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        let by = match self {
+            Representative::FirstSeen => Ordering::Equal,
+            Representative::SmallestId => docs[a].id.cmp(&docs[b].id),
+            Representative::Longest => docs[b].text.len().cmp(&docs[a].text.len()),
+            Representative::Order => match (&docs[a].order, &docs[b].order) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            Representative::Custom(_) => return None,
+        };
+        Some(by.then(a.cmp(&b)))
+    }
+
     /// The representative of `members` (document indices in increasing order).
     pub(crate) fn pick(&self, members: &[usize], docs: &[Document]) -> Result<usize, Error> {
         let first = members[0];
         Ok(match self {
-            Representative::FirstSeen => first,
-            Representative::SmallestId => *members
-                .iter()
-                .min_by(|&&a, &&b| docs[a].id.cmp(&docs[b].id).then(a.cmp(&b)))
-                .unwrap_or(&first),
-            Representative::Longest => *members
-                .iter()
-                .min_by(|&&a, &&b| docs[b].text.len().cmp(&docs[a].text.len()).then(a.cmp(&b)))
-                .unwrap_or(&first),
-            Representative::Order => *members
+            Representative::FirstSeen
+            | Representative::SmallestId
+            | Representative::Longest
+            | Representative::Order => *members
                 .iter()
                 .min_by(|&&a, &&b| {
-                    match (&docs[a].order, &docs[b].order) {
-                        (Some(x), Some(y)) => x.cmp(y),
-                        (Some(_), None) => std::cmp::Ordering::Less,
-                        (None, Some(_)) => std::cmp::Ordering::Greater,
-                        (None, None) => std::cmp::Ordering::Equal,
-                    }
-                    .then(a.cmp(&b))
+                    self.rank(a, b, docs)
+                        .unwrap_or(std::cmp::Ordering::Equal)
                 })
                 .unwrap_or(&first),
             Representative::Custom(f) => {
@@ -171,6 +181,7 @@ pub struct Group {
 /// use ndd_pipeline::{DurianGrouping, GroupMethod};
 /// assert_eq!(GroupMethod::default(), GroupMethod::Components);
 /// assert_eq!("durian".parse::<GroupMethod>()?, GroupMethod::Durian(DurianGrouping::new()));
+/// assert_eq!("leader".parse::<GroupMethod>()?, GroupMethod::Leader);
 /// # Ok::<(), ndd_pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -182,23 +193,33 @@ pub enum GroupMethod {
     /// DURIAN's constrained clustering over every candidate pair ([`DurianGrouping`](crate::DurianGrouping)):
     /// reference copies seed first, a document joins the nearest seed under a
     /// KL-divergence threshold, constraints from attributes are honoured; no chains.
-    /// The verified pairs are still reported, but do not decide the groups.
+    /// The verified pairs are still reported; a member whose verified similarity to
+    /// the kept document does not reach the threshold leaves its group
+    /// ([`DurianGrouping::honour_threshold`](crate::DurianGrouping::honour_threshold)).
     Durian(crate::DurianGrouping),
+    /// Leader clustering of the verified pairs ([`Grouping::leader`]): documents in
+    /// the order the [`Representative`] policy ranks them, each joins the group of
+    /// the earliest kept document it is paired with, else is kept and leads a group
+    /// of its own. Never chains: every member is paired with (verified similar to)
+    /// the document kept for its group. Cost near-linear in documents and pairs.
+    Leader,
 }
 
 impl GroupMethod {
-    /// `components` or `durian`.
+    /// `components`, `durian` or `leader`.
     ///
     /// # Example
     ///
     /// ```
     /// assert_eq!(ndd_pipeline::GroupMethod::Components.name(), "components");
+    /// assert_eq!(ndd_pipeline::GroupMethod::Leader.name(), "leader");
     /// ```
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             GroupMethod::Components => "components",
             GroupMethod::Durian(_) => "durian",
+            GroupMethod::Leader => "leader",
         }
     }
 }
@@ -206,14 +227,15 @@ impl GroupMethod {
 impl std::str::FromStr for GroupMethod {
     type Err = Error;
 
-    /// `components`, or `durian` with [`DurianGrouping`](crate::DurianGrouping)'s defaults.
+    /// `components`, `leader`, or `durian` with [`DurianGrouping`](crate::DurianGrouping)'s defaults.
     fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "components" => Ok(GroupMethod::Components),
             "durian" => Ok(GroupMethod::Durian(crate::DurianGrouping::new())),
+            "leader" => Ok(GroupMethod::Leader),
             other => Err(Error::invalid_parameter(
                 "group",
-                format!("must be components or durian, got {other:?}"),
+                format!("must be components, leader or durian, got {other:?}"),
             )),
         }
     }
@@ -243,6 +265,7 @@ impl std::str::FromStr for GroupMethod {
 #[derive(Debug, Clone, Default)]
 pub struct Grouping {
     representative: Representative,
+    leader: bool,
 }
 
 impl Grouping {
@@ -258,7 +281,57 @@ impl Grouping {
     /// ```
     #[must_use]
     pub fn new(representative: Representative) -> Self {
-        Grouping { representative }
+        Grouping {
+            representative,
+            leader: false,
+        }
+    }
+
+    /// Leader clustering instead of connected components ([`GroupMethod::Leader`]):
+    /// a grouping that never chains.
+    ///
+    /// The rule: documents are taken in the order the `representative` policy ranks
+    /// them (input order for [`FirstSeen`](Representative::FirstSeen), the smallest id,
+    /// the longest text or the earliest [`OrderKey`](crate::OrderKey) first, ties by
+    /// input order). A document paired with one or more earlier *leaders* (documents
+    /// that started a group) joins the group of the earliest of them; otherwise it is
+    /// a leader itself. The leader is the document kept, so every member is paired
+    /// with the document kept for its group: with verified pairs, no document is
+    /// dropped for a kept one it is less similar to than the threshold. A document
+    /// paired only with followers stays alone (kept), however long the chain.
+    ///
+    /// It is the leader (or "sequential leader") clustering of Hartigan's
+    /// *Clustering Algorithms* (Wiley, 1975, Chapter 3), with the pairs for the
+    /// distance test; the choice and its measurement against components and DURIAN
+    /// on real labeled sets are in `docs/decisions.md` ("Grouping on real labels").
+    ///
+    /// Cost: O(n log n) to rank the documents (O(n) in input order) plus O(pairs);
+    /// memory O(n + pairs).
+    ///
+    /// A [`Custom`](Representative::Custom) policy ranks no documents: running with
+    /// it is an error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{Document, Grouping, Representative};
+    /// let docs: Vec<Document> = (0..4).map(|i| Document::new(i.to_string(), "t")).collect();
+    /// // A chain 0-1-2-3: components make one group, leader never chains.
+    /// let chain = [ScoredPair::new(0, 1, 0.9), ScoredPair::new(1, 2, 0.9), ScoredPair::new(2, 3, 0.9)];
+    /// assert_eq!(Grouping::default().run(&docs, &chain)?[0].members, vec![0, 1, 2, 3]);
+    /// let groups = Grouping::leader(Representative::FirstSeen).run(&docs, &chain)?;
+    /// assert_eq!(groups.len(), 2);
+    /// assert_eq!((groups[0].representative, groups[0].members.clone()), (0, vec![0, 1]));
+    /// assert_eq!((groups[1].representative, groups[1].members.clone()), (2, vec![2, 3]));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn leader(representative: Representative) -> Self {
+        Grouping {
+            representative,
+            leader: true,
+        }
     }
 
     /// The groups of two or more documents, ordered by their smallest member.
@@ -266,7 +339,9 @@ impl Grouping {
     /// # Errors
     ///
     /// [`Error::InvalidInput`] when a pair names a document outside `docs`, or a
-    /// custom representative function returns a position outside its group.
+    /// custom representative function returns a position outside its group;
+    /// [`Error::InvalidParameter`] for [`leader`](Self::leader) grouping with a
+    /// custom representative function.
     ///
     /// # Example
     ///
@@ -280,20 +355,135 @@ impl Grouping {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document], pairs: &[ScoredPair]) -> Result<Vec<Group>, Error> {
+        check_pairs(docs.len(), pairs)?;
+        if self.leader {
+            let first: Vec<usize> = (0..docs.len()).collect();
+            return leader_groups(docs, pairs, &first, &self.representative);
+        }
         let mut uf = UnionFind::new(docs.len());
         for p in pairs {
-            if p.a >= docs.len() || p.b >= docs.len() {
-                return Err(Error::invalid_input(format!(
-                    "pair ({}, {}) names a document outside the {} given",
-                    p.a,
-                    p.b,
-                    docs.len()
-                )));
-            }
             uf.union(p.a, p.b);
         }
         groups_of(&mut uf, |members| self.representative.pick(members, docs))
     }
+
+    /// As [`run`](Self::run), for pairs found among first copies: `first[d]` is the
+    /// first exact copy of document `d` (`d` itself when it has none), and a copy is
+    /// as similar to every document as its first copy is. Components read the
+    /// copies' pairs to their first copy; leader grouping places each set of exact
+    /// copies as one, so that a copy follows its first copy into a group.
+    pub(crate) fn run_with_copies(
+        &self,
+        docs: &[Document],
+        pairs: &[ScoredPair],
+        first: &[usize],
+    ) -> Result<Vec<Group>, Error> {
+        if !self.leader {
+            return self.run(docs, pairs);
+        }
+        check_pairs(docs.len(), pairs)?;
+        leader_groups(docs, pairs, first, &self.representative)
+    }
+}
+
+/// `Ok` when every pair names documents below `n`.
+fn check_pairs(n: usize, pairs: &[ScoredPair]) -> Result<(), Error> {
+    match pairs.iter().find(|p| p.a >= n || p.b >= n) {
+        Some(p) => Err(Error::invalid_input(format!(
+            "pair ({}, {}) names a document outside the {n} given",
+            p.a, p.b
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Leader clustering ([`Grouping::leader`]) of `docs` by `pairs` (in range), with
+/// the exact copies of `first` placed as one: the set of copies ranks as its
+/// best-ranked member, is paired with what any of its members is paired with, and
+/// its best-ranked member is kept when it leads.
+fn leader_groups(
+    docs: &[Document],
+    pairs: &[ScoredPair],
+    first: &[usize],
+    policy: &Representative,
+) -> Result<Vec<Group>, Error> {
+    use std::cmp::Ordering;
+    let n = docs.len();
+    if matches!(policy, Representative::Custom(_)) {
+        return Err(Error::invalid_parameter(
+            "representative",
+            "leader grouping ranks documents by first, smallest-id, longest or order; \
+             a custom function chooses within a group and ranks none",
+        ));
+    }
+    let rank = |a: usize, b: usize| policy.rank(a, b, docs).unwrap_or(Ordering::Equal);
+    // Each set of copies by its first copy; `head[c]` its best-ranked member.
+    let mut head: Vec<usize> = (0..n).collect();
+    for d in 0..n {
+        let c = first[d];
+        if rank(d, head[c]) == Ordering::Less {
+            head[c] = d;
+        }
+    }
+    let mut order: Vec<usize> = (0..n).filter(|&d| first[d] == d).collect();
+    if !matches!(policy, Representative::FirstSeen) {
+        order.sort_by(|&x, &y| rank(head[x], head[y]));
+    }
+    let mut position = vec![usize::MAX; n];
+    for (i, &c) in order.iter().enumerate() {
+        position[c] = i;
+    }
+    // The pairs between sets of copies, as adjacency lists (CSR).
+    let mut degree = vec![0usize; n + 1];
+    let edges = || {
+        pairs
+            .iter()
+            .map(|p| (first[p.a], first[p.b]))
+            .filter(|(x, y)| x != y)
+    };
+    for (x, y) in edges() {
+        degree[x] += 1;
+        degree[y] += 1;
+    }
+    let mut start = vec![0usize; n + 1];
+    for d in 0..n {
+        start[d + 1] = start[d] + degree[d];
+    }
+    let mut fill = start.clone();
+    let mut adjacent = vec![0usize; start[n]];
+    for (x, y) in edges() {
+        adjacent[fill[x]] = y;
+        fill[x] += 1;
+        adjacent[fill[y]] = x;
+        fill[y] += 1;
+    }
+    // Leaders in rank order: each set joins the earliest leader it is paired with.
+    const NONE: usize = usize::MAX;
+    let mut leader_of = vec![NONE; n];
+    for &c in &order {
+        let earliest = adjacent[start[c]..start[c + 1]]
+            .iter()
+            .copied()
+            .filter(|&e| position[e] < position[c] && leader_of[e] == e)
+            .min_by_key(|&e| position[e]);
+        leader_of[c] = earliest.unwrap_or(c);
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for d in 0..n {
+        members[leader_of[first[d]]].push(d);
+    }
+    let mut groups: Vec<Group> = members
+        .into_iter()
+        .enumerate()
+        .filter(|(_, m)| m.len() > 1)
+        .map(|(leader, members)| Group {
+            representative: head[leader],
+            members,
+            copies: None,
+        })
+        .collect();
+    groups.sort_by_key(|g| g.members[0]);
+    Ok(groups)
 }
 
 /// The groups of more than one member of `uf`, each kept as `pick` chooses: the
