@@ -2,9 +2,9 @@
 //! over the groups, against the labels) of each grouping across thresholds 0.70 to
 //! 0.95, on the real labeled sets of `data/labeled/` and on a generated set.
 //!
-//! Groupings: connected components of the verified pairs (single link), leader
-//! clustering (`GroupMethod::Leader`: each document joins the earliest kept document
-//! it is paired with), DURIAN at its default θ = 1 and at θ = 0.5, both honouring the
+//! Groupings: connected components of the verified pairs (single link), center
+//! grouping (`GroupMethod::Center`: the document paired with the most others is kept
+//! with its partners, then the next among those left), DURIAN at its default θ = 1 and at θ = 0.5, both honouring the
 //! threshold (a member leaves its group unless verified similar to the kept document
 //! at the threshold), and DURIAN at θ = 1 as it was before (its distance alone
 //! decides).
@@ -68,7 +68,7 @@ fn real_set(file: &str) -> Res<Set> {
 fn groupings() -> Vec<(&'static str, GroupMethod)> {
     vec![
         ("components", GroupMethod::Components),
-        ("leader", GroupMethod::Leader),
+        ("center", GroupMethod::Center),
         ("durian", GroupMethod::Durian(DurianGrouping::new())),
         (
             "durian θ0.5",

@@ -218,11 +218,11 @@ pub(crate) struct MethodArgs {
     #[arg(long, value_name = "C", help_heading = "SigNCD")]
     pub(crate) compressor: Option<String>,
     /// How pairs become groups. components: connected components of the pairs found
-    /// (a chain of pairs is one group); leader: documents in order (of
-    /// --representative), each joins the group of the earliest kept document it is
-    /// paired with, else is kept (no chains: every member is paired with the kept
-    /// one); durian: DURIAN's constrained clustering over every candidate (reference
-    /// copies seed groups, a document joins the nearest seed under --theta, attribute
+    /// (a chain of pairs is one group); center: the document paired with the most
+    /// others is kept with its partners, then the next among those left (no chains:
+    /// every member is paired with the kept one, which need not be the first); durian:
+    /// DURIAN's constrained clustering over every candidate (reference copies seed
+    /// groups, a document joins the nearest seed under --theta, attribute
     /// rules honoured; a member below --threshold to the kept document is kept)
     #[arg(long, value_enum, default_value_t = GroupName::Components, value_name = "HOW", help_heading = "Grouping")]
     pub(crate) group: GroupName,
@@ -425,8 +425,8 @@ fn parse_bucket_scan(s: &str) -> Result<BucketScan, String> {
 pub(crate) enum GroupName {
     /// Connected components of the pairs found.
     Components,
-    /// Leader clustering: each document joins the earliest kept one it is paired with.
-    Leader,
+    /// Center grouping: the document paired with the most others keeps its partners.
+    Center,
     /// DURIAN's constrained clustering.
     Durian,
 }
@@ -436,7 +436,7 @@ impl GroupName {
     pub(crate) fn name(self) -> &'static str {
         match self {
             GroupName::Components => "components",
-            GroupName::Leader => "leader",
+            GroupName::Center => "center",
             GroupName::Durian => "durian",
         }
     }

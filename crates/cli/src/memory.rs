@@ -306,7 +306,7 @@ fn facts(
             whole_collection: f.base > 0,
         }),
         durian,
-        leader: matches!(dedup.group_config(), ndd_pipeline::GroupMethod::Leader),
+        center: matches!(dedup.group_config(), ndd_pipeline::GroupMethod::Center),
         wrote: targets.to_vec(),
         groups,
         ..Facts::default()

@@ -28,8 +28,8 @@ pub(crate) struct Facts {
     pub(crate) pairs: Option<PairFacts>,
     /// DURIAN's theta and the groups kept as a form letter's reference copy.
     pub(crate) durian: Option<(f64, usize)>,
-    /// Whether groups were made by leader clustering (`--group leader`).
-    pub(crate) leader: bool,
+    /// Whether groups were made by center grouping (`--group center`).
+    pub(crate) center: bool,
     /// The Bloom filters' own lines (a `--bloom` run).
     pub(crate) filters: Vec<String>,
     /// Where the time went.
@@ -248,10 +248,10 @@ impl Facts {
                  letter's reference copy)"
             );
         }
-        if self.leader {
+        if self.center {
             let _ = writeln!(
                 s,
-                "group:       leader (every member paired with the document kept for \
+                "group:       center (every member paired with the document kept for \
                  its group)"
             );
         }

@@ -453,14 +453,14 @@ impl Dedup {
         let threshold = Threshold::new(self.threshold)?;
         match &self.group {
             GroupMethod::Durian(d) => d.validate()?,
-            GroupMethod::Leader if matches!(self.representative, Representative::Custom(_)) => {
+            GroupMethod::Center if matches!(self.representative, Representative::Custom(_)) => {
                 return Err(Error::Core(ndd_core::Error::invalid_parameter(
                     "representative",
-                    "leader grouping ranks documents by first, smallest-id, longest or order; \
+                    "center grouping ranks documents by first, smallest-id, longest or order; \
                      a custom function chooses within a group and ranks none",
                 )));
             }
-            GroupMethod::Components | GroupMethod::Leader => {}
+            GroupMethod::Components | GroupMethod::Center => {}
         }
         crate::candidates::validate_method(&self.method, self.features, threshold)?;
         Ok(Plan {
@@ -577,7 +577,7 @@ impl Plan {
         // 2. Candidates among the remaining documents.
         let durian = match &self.group {
             GroupMethod::Durian(d) => Some(d),
-            GroupMethod::Components | GroupMethod::Leader => None,
+            GroupMethod::Components | GroupMethod::Center => None,
         };
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = crate::candidates::generate(
@@ -649,11 +649,11 @@ impl Plan {
             GroupMethod::Components => {
                 Grouping::new(self.representative.clone()).run(docs, &pairs)?
             }
-            GroupMethod::Leader => {
+            GroupMethod::Center => {
                 let first: Vec<usize> = (0..docs.len())
                     .map(|i| exact.as_ref().map_or(i, |e| e.first_of(i)))
                     .collect();
-                Grouping::leader(self.representative.clone())
+                Grouping::center(self.representative.clone())
                     .run_with_copies(docs, &pairs, &first)?
             }
         };
