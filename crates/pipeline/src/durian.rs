@@ -261,9 +261,11 @@ impl DurianGrouping {
     /// had Jaccard 0.41 to 0.71 against the kept document: issue 29). On, a member
     /// stays in its group only when it is an exact copy of the kept document or a
     /// verified pair joins the two with a score at the threshold or above; the others
-    /// leave the group and are kept. Off, DURIAN's distance alone decides (the
-    /// paper's algorithm as it stands): ask for it knowingly, since documents are
-    /// then dropped below the threshold.
+    /// leave the group and are kept. Documents must-linked by the user
+    /// ([`assert_link`](Self::assert_link) with [`Link::Must`]) stay together
+    /// whatever their similarity: the user asked for it. Off, DURIAN's distance alone
+    /// decides (the paper's algorithm as it stands): ask for it knowingly, since
+    /// documents are then dropped below the threshold.
     ///
     /// # Example
     ///
@@ -417,6 +419,14 @@ impl DurianGrouping {
         )?;
 
         let mut constraints = Constraints::new(n);
+        // Exact copies and the must-links a user asserts: kept together whatever the
+        // threshold (the user asked for it).
+        let mut user_must = ndd_core::UnionFind::new(n);
+        for g in exact {
+            for &m in &g[1..] {
+                user_must.union(g[0], m);
+            }
+        }
         for g in exact {
             constraints.must_group(g)?;
         }
@@ -437,6 +447,9 @@ impl DurianGrouping {
                 let (a, b) = (find(a)?, find(b)?);
                 if a != b {
                     constraints.add(*link, a, b)?;
+                    if *link == Link::Must {
+                        user_must.union(a, b);
+                    }
                 }
             }
         }
@@ -487,9 +500,12 @@ impl DurianGrouping {
         } else {
             std::collections::HashSet::new()
         };
+        let together = user_must.labels();
         let near = |m: usize, kept: usize| {
             let (a, b) = (first[m], first[kept]);
-            !self.honour_threshold || a == b || similar.contains(&(a.min(b), a.max(b)))
+            !self.honour_threshold
+                || together[m] == together[kept]
+                || similar.contains(&(a.min(b), a.max(b)))
         };
         let mut groups = Vec::new();
         for (k, members) in clustering.groups().into_iter().enumerate() {
