@@ -241,9 +241,11 @@ impl Dedup {
     }
 
     /// How pairs become groups ([`GroupMethod::Components`] by default: connected
-    /// components of the verified pairs). [`GroupMethod::Durian`] clusters over every
-    /// candidate pair instead, so the threshold then only chooses the candidates
-    /// (the banding); lower it to give DURIAN's distance more to choose from.
+    /// components of the verified pairs). [`GroupMethod::Center`] never chains: every
+    /// member is verified similar to the document kept. [`GroupMethod::Durian`]
+    /// clusters over every candidate pair instead, and a member stays in its group
+    /// only when verified similar to the kept document at the threshold
+    /// ([`DurianGrouping::honour_threshold`](crate::DurianGrouping::honour_threshold)).
     ///
     /// # Example
     ///

@@ -304,9 +304,9 @@ impl Grouping {
     /// Pelekhov and Rus, "The star clustering algorithm for static and dynamic
     /// information organization", *Journal of Graph Algorithms and Applications*
     /// 8(1), 2004: centers by degree). Taken in the policy's order alone,
-    /// without the degree, it measured 0.01 to 0.05 lower cluster F1 on real labels:
-    /// `docs/decisions.md` ("Grouping on real labels") has both against components and
-    /// DURIAN.
+    /// without the degree, it measured lower cluster F1 at most thresholds on real
+    /// labels: `docs/decisions.md` ("Grouping on real labels") has both against
+    /// components and DURIAN.
     ///
     /// Cost: O((n + pairs) log(n + pairs)) to sort the documents and pairs; memory
     /// O(n + pairs).
