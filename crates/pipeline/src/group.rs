@@ -423,8 +423,7 @@ fn center_groups(
     let rank = |a: usize, b: usize| policy.rank(a, b, docs).unwrap_or(Ordering::Equal);
     // Each set of copies by its first copy; `head[c]` its best-ranked member.
     let mut head: Vec<usize> = (0..n).collect();
-    for d in 0..n {
-        let c = first[d];
+    for (d, &c) in first.iter().enumerate() {
         if rank(d, head[c]) == Ordering::Less {
             head[c] = d;
         }
@@ -443,8 +442,10 @@ fn center_groups(
     for &(x, _) in &edges {
         start[x + 1] += 1;
     }
-    for d in 0..n {
-        start[d + 1] += start[d];
+    let mut total = 0;
+    for s in &mut start {
+        total += *s;
+        *s = total;
     }
     let partners = |c: usize| edges[start[c]..start[c + 1]].iter().map(|e| e.1);
     let degree = |c: usize| start[c + 1] - start[c];
@@ -464,8 +465,8 @@ fn center_groups(
         center_of[c] = earliest.unwrap_or(c);
     }
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for d in 0..n {
-        members[center_of[first[d]]].push(d);
+    for (d, &c) in first.iter().enumerate() {
+        members[center_of[c]].push(d);
     }
     let mut groups: Vec<Group> = members
         .into_iter()
