@@ -218,9 +218,12 @@ pub(crate) struct MethodArgs {
     #[arg(long, value_name = "C", help_heading = "SigNCD")]
     pub(crate) compressor: Option<String>,
     /// How pairs become groups. components: connected components of the pairs found
-    /// (a chain of pairs is one group); durian: DURIAN's constrained clustering over
-    /// every candidate (reference copies seed groups, a document joins the nearest
-    /// seed under --theta, attribute rules honoured; no chains)
+    /// (a chain of pairs is one group); center: the document paired with the most
+    /// others is kept with its partners, then the next among those left (no chains:
+    /// every member is paired with the kept one, which need not be the first); durian:
+    /// DURIAN's constrained clustering over every candidate (reference copies seed
+    /// groups, a document joins the nearest seed under --theta, attribute
+    /// rules honoured; a member below --threshold to the kept document is kept)
     #[arg(long, value_enum, default_value_t = GroupName::Components, value_name = "HOW", help_heading = "Grouping")]
     pub(crate) group: GroupName,
     /// durian: JSONL fields that make constraints, comma-separated, each NAME=cannot
@@ -422,8 +425,21 @@ fn parse_bucket_scan(s: &str) -> Result<BucketScan, String> {
 pub(crate) enum GroupName {
     /// Connected components of the pairs found.
     Components,
+    /// Center grouping: the document paired with the most others keeps its partners.
+    Center,
     /// DURIAN's constrained clustering.
     Durian,
+}
+
+impl GroupName {
+    /// The name, as the library's `GroupMethod` parses it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            GroupName::Components => "components",
+            GroupName::Center => "center",
+            GroupName::Durian => "durian",
+        }
+    }
 }
 
 impl MethodArgs {

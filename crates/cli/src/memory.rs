@@ -62,11 +62,11 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
         None => settings::dedup(&a.method, &attributes)?,
     };
     if a.method.group != GroupName::Components {
-        return Err(CliError::Usage(
-            "--group durian cannot be combined with --index-out: a saved index groups \
-             by connected components"
-                .to_owned(),
-        ));
+        return Err(CliError::Usage(format!(
+            "--group {} cannot be combined with --index-out: a saved index groups \
+             by connected components",
+            a.method.group.name()
+        )));
     }
     let index = match index {
         Some(ix) => ix,
@@ -339,6 +339,7 @@ fn facts(
             whole_collection: f.base > 0,
         }),
         durian,
+        center: matches!(dedup.group_config(), ndd_pipeline::GroupMethod::Center),
         wrote: targets.to_vec(),
         groups,
         ..Facts::default()

@@ -215,7 +215,7 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
 
 /// The grouping the options ask for.
 fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMethod, CliError> {
-    if a.group == GroupName::Components {
+    if a.group != GroupName::Durian {
         let durian_only = [
             ("--attribute-fields", !a.attribute_fields.is_empty()),
             ("--links-in", a.links_in.is_some()),
@@ -224,10 +224,15 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
         ];
         if let Some((flag, _)) = durian_only.iter().find(|f| f.1) {
             return Err(CliError::Usage(format!(
-                "{flag} belongs to --group durian, not components"
+                "{flag} belongs to --group durian, not {}",
+                a.group.name()
             )));
         }
-        return Ok(GroupMethod::Components);
+        return a
+            .group
+            .name()
+            .parse::<GroupMethod>()
+            .map_err(|e| CliError::Usage(e.to_string()));
     }
     let mut d = DurianGrouping::new();
     if let Some(t) = a.theta {

@@ -28,6 +28,8 @@ pub(crate) struct Facts {
     pub(crate) pairs: Option<PairFacts>,
     /// DURIAN's theta and the groups kept as a form letter's reference copy.
     pub(crate) durian: Option<(f64, usize)>,
+    /// Whether groups were made by center grouping (`--group center`).
+    pub(crate) center: bool,
     /// The Bloom filters' own lines (a `--bloom` run).
     pub(crate) filters: Vec<String>,
     /// Where the time went.
@@ -244,6 +246,13 @@ impl Facts {
                 s,
                 "group:       durian (theta {theta}; {references} groups kept as a form \
                  letter's reference copy)"
+            );
+        }
+        if self.center {
+            let _ = writeln!(
+                s,
+                "group:       center (every member paired with the document kept for \
+                 its group)"
             );
         }
         for line in &self.filters {

@@ -296,21 +296,33 @@ fn a_folder_has_no_fields_to_read() {
             "reads JSONL fields; a folder's files have none",
         );
     }
-    // Without fields, the folder's copies are a form letter and the edit joins it.
-    ok(&ndd(
-        &[
-            "dedup",
-            "--input",
-            "letters",
-            "--group",
-            "durian",
-            "--members-out",
-            "m.jsonl",
-        ],
-        dir.path(),
-    ));
-    let members = fs::read_to_string(dir.path().join("m.jsonl")).unwrap();
-    assert_eq!(members.lines().count(), 8, "{members}");
-    assert!(members.contains("\"reference_copy_of\":7"), "{members}");
-    assert!(members.contains("\"id\":\"edited.txt\""), "{members}");
+    // Without fields, the folder's copies are a form letter and the edit joins it
+    // when the threshold lets it: its word 3-gram Jaccard to the letter is 58/73 =
+    // 0.79 (58 shingles of the letter, 73 of the edit, all the letter's shared).
+    let members = |threshold: &str| {
+        ok(&ndd(
+            &[
+                "dedup",
+                "--input",
+                "letters",
+                "--group",
+                "durian",
+                "--threshold",
+                threshold,
+                "--members-out",
+                "m.jsonl",
+            ],
+            dir.path(),
+        ));
+        fs::read_to_string(dir.path().join("m.jsonl")).unwrap()
+    };
+    let at_075 = members("0.75");
+    assert_eq!(at_075.lines().count(), 8, "{at_075}");
+    assert!(at_075.contains("\"reference_copy_of\":7"), "{at_075}");
+    assert!(at_075.contains("\"id\":\"edited.txt\""), "{at_075}");
+    // At 0.8 DURIAN would put it with the letter (it contains the letter's
+    // paragraph), but it is less similar than the threshold: it is kept.
+    let at_080 = members("0.8");
+    assert_eq!(at_080.lines().count(), 7, "{at_080}");
+    assert!(!at_080.contains("\"id\":\"edited.txt\""), "{at_080}");
 }

@@ -241,9 +241,11 @@ impl Dedup {
     }
 
     /// How pairs become groups ([`GroupMethod::Components`] by default: connected
-    /// components of the verified pairs). [`GroupMethod::Durian`] clusters over every
-    /// candidate pair instead, so the threshold then only chooses the candidates
-    /// (the banding); lower it to give DURIAN's distance more to choose from.
+    /// components of the verified pairs). [`GroupMethod::Center`] never chains: every
+    /// member is verified similar to the document kept. [`GroupMethod::Durian`]
+    /// clusters over every candidate pair instead, and a member stays in its group
+    /// only when verified similar to the kept document at the threshold
+    /// ([`DurianGrouping::honour_threshold`](crate::DurianGrouping::honour_threshold)).
     ///
     /// # Example
     ///
@@ -451,8 +453,16 @@ impl Dedup {
     /// ```
     pub fn plan(&self) -> Result<Plan, Error> {
         let threshold = Threshold::new(self.threshold)?;
-        if let GroupMethod::Durian(d) = &self.group {
-            d.validate()?;
+        match &self.group {
+            GroupMethod::Durian(d) => d.validate()?,
+            GroupMethod::Center if matches!(self.representative, Representative::Custom(_)) => {
+                return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                    "representative",
+                    "center grouping ranks documents by first, smallest-id, longest or order; \
+                     a custom function chooses within a group and ranks none",
+                )));
+            }
+            GroupMethod::Components | GroupMethod::Center => {}
         }
         crate::candidates::validate_method(&self.method, self.features, threshold)?;
         Ok(Plan {
@@ -569,7 +579,7 @@ impl Plan {
         // 2. Candidates among the remaining documents.
         let durian = match &self.group {
             GroupMethod::Durian(d) => Some(d),
-            GroupMethod::Components => None,
+            GroupMethod::Components | GroupMethod::Center => None,
         };
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = crate::candidates::generate(
@@ -626,12 +636,28 @@ impl Plan {
         // 5. Groups and representatives.
         progress.start(Stage::Group, Some(pairs.len() as u64));
         let t = Instant::now();
-        let groups = match durian {
-            Some(d) => {
+        let groups = match &self.group {
+            GroupMethod::Durian(d) => {
                 let exact_groups = exact.as_ref().map_or(&[][..], |e| e.groups());
-                d.run(docs, &candidate_graph, exact_groups, &self.representative)?
+                d.run(
+                    docs,
+                    &candidate_graph,
+                    exact_groups,
+                    &self.representative,
+                    &pairs,
+                    self.threshold.get(),
+                )?
             }
-            None => Grouping::new(self.representative.clone()).run(docs, &pairs)?,
+            GroupMethod::Components => {
+                Grouping::new(self.representative.clone()).run(docs, &pairs)?
+            }
+            GroupMethod::Center => {
+                let first: Vec<usize> = (0..docs.len())
+                    .map(|i| exact.as_ref().map_or(i, |e| e.first_of(i)))
+                    .collect();
+                Grouping::center(self.representative.clone())
+                    .run_with_copies(docs, &pairs, &first)?
+            }
         };
         report.timings.push((Stage::Group, t.elapsed()));
         progress.finish(Stage::Group);

@@ -1,4 +1,5 @@
-//! Stage 4: pairs to groups (connected components), each with a representative.
+//! Stage 4: pairs to groups (connected components or center grouping), each with a
+//! representative.
 
 use std::sync::Arc;
 
@@ -83,30 +84,36 @@ impl Representative {
         }
     }
 
+    /// How a built-in policy ranks documents `a` and `b` (`Less`: `a` is preferred),
+    /// ties broken by input order; `None` for [`Custom`](Representative::Custom),
+    /// which chooses within a group and ranks nothing.
+    fn rank(&self, a: usize, b: usize, docs: &[Document]) -> Option<std::cmp::Ordering> {
+        use std::cmp::Ordering;
+        let by = match self {
+            Representative::FirstSeen => Ordering::Equal,
+            Representative::SmallestId => docs[a].id.cmp(&docs[b].id),
+            Representative::Longest => docs[b].text.len().cmp(&docs[a].text.len()),
+            Representative::Order => match (&docs[a].order, &docs[b].order) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            },
+            Representative::Custom(_) => return None,
+        };
+        Some(by.then(a.cmp(&b)))
+    }
+
     /// The representative of `members` (document indices in increasing order).
     pub(crate) fn pick(&self, members: &[usize], docs: &[Document]) -> Result<usize, Error> {
         let first = members[0];
         Ok(match self {
-            Representative::FirstSeen => first,
-            Representative::SmallestId => *members
+            Representative::FirstSeen
+            | Representative::SmallestId
+            | Representative::Longest
+            | Representative::Order => *members
                 .iter()
-                .min_by(|&&a, &&b| docs[a].id.cmp(&docs[b].id).then(a.cmp(&b)))
-                .unwrap_or(&first),
-            Representative::Longest => *members
-                .iter()
-                .min_by(|&&a, &&b| docs[b].text.len().cmp(&docs[a].text.len()).then(a.cmp(&b)))
-                .unwrap_or(&first),
-            Representative::Order => *members
-                .iter()
-                .min_by(|&&a, &&b| {
-                    match (&docs[a].order, &docs[b].order) {
-                        (Some(x), Some(y)) => x.cmp(y),
-                        (Some(_), None) => std::cmp::Ordering::Less,
-                        (None, Some(_)) => std::cmp::Ordering::Greater,
-                        (None, None) => std::cmp::Ordering::Equal,
-                    }
-                    .then(a.cmp(&b))
-                })
+                .min_by(|&&a, &&b| self.rank(a, b, docs).unwrap_or(std::cmp::Ordering::Equal))
                 .unwrap_or(&first),
             Representative::Custom(f) => {
                 let view: Vec<&Document> = members.iter().map(|&i| &docs[i]).collect();
@@ -171,6 +178,7 @@ pub struct Group {
 /// use ndd_pipeline::{DurianGrouping, GroupMethod};
 /// assert_eq!(GroupMethod::default(), GroupMethod::Components);
 /// assert_eq!("durian".parse::<GroupMethod>()?, GroupMethod::Durian(DurianGrouping::new()));
+/// assert_eq!("center".parse::<GroupMethod>()?, GroupMethod::Center);
 /// # Ok::<(), ndd_pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -182,23 +190,33 @@ pub enum GroupMethod {
     /// DURIAN's constrained clustering over every candidate pair ([`DurianGrouping`](crate::DurianGrouping)):
     /// reference copies seed first, a document joins the nearest seed under a
     /// KL-divergence threshold, constraints from attributes are honoured; no chains.
-    /// The verified pairs are still reported, but do not decide the groups.
+    /// The verified pairs are still reported; a member whose verified similarity to
+    /// the kept document does not reach the threshold leaves its group
+    /// ([`DurianGrouping::honour_threshold`](crate::DurianGrouping::honour_threshold)).
     Durian(crate::DurianGrouping),
+    /// Center grouping of the verified pairs ([`Grouping::center`]): the document
+    /// paired with the most others is kept, and its partners are grouped with it;
+    /// then the next, among documents not yet placed. Never chains: every member is
+    /// paired with (verified similar to) the document kept for its group. Cost
+    /// near-linear in documents and pairs.
+    Center,
 }
 
 impl GroupMethod {
-    /// `components` or `durian`.
+    /// `components`, `durian` or `center`.
     ///
     /// # Example
     ///
     /// ```
     /// assert_eq!(ndd_pipeline::GroupMethod::Components.name(), "components");
+    /// assert_eq!(ndd_pipeline::GroupMethod::Center.name(), "center");
     /// ```
     #[must_use]
     pub fn name(&self) -> &'static str {
         match self {
             GroupMethod::Components => "components",
             GroupMethod::Durian(_) => "durian",
+            GroupMethod::Center => "center",
         }
     }
 }
@@ -206,14 +224,15 @@ impl GroupMethod {
 impl std::str::FromStr for GroupMethod {
     type Err = Error;
 
-    /// `components`, or `durian` with [`DurianGrouping`](crate::DurianGrouping)'s defaults.
+    /// `components`, `center`, or `durian` with [`DurianGrouping`](crate::DurianGrouping)'s defaults.
     fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "components" => Ok(GroupMethod::Components),
             "durian" => Ok(GroupMethod::Durian(crate::DurianGrouping::new())),
+            "center" => Ok(GroupMethod::Center),
             other => Err(Error::invalid_parameter(
                 "group",
-                format!("must be components or durian, got {other:?}"),
+                format!("must be components, center or durian, got {other:?}"),
             )),
         }
     }
@@ -243,6 +262,7 @@ impl std::str::FromStr for GroupMethod {
 #[derive(Debug, Clone, Default)]
 pub struct Grouping {
     representative: Representative,
+    center: bool,
 }
 
 impl Grouping {
@@ -258,7 +278,64 @@ impl Grouping {
     /// ```
     #[must_use]
     pub fn new(representative: Representative) -> Self {
-        Grouping { representative }
+        Grouping {
+            representative,
+            center: false,
+        }
+    }
+
+    /// Center grouping instead of connected components ([`GroupMethod::Center`]): a
+    /// grouping that never chains.
+    ///
+    /// The rule: documents are taken by how many documents they are paired with, most
+    /// first, ties in the order the `representative` policy ranks them (input order
+    /// for [`FirstSeen`](Representative::FirstSeen); the smallest id, the longest text
+    /// or the earliest [`OrderKey`](crate::OrderKey) first, then input order). A
+    /// document paired with one or more earlier *centers* joins the group of the
+    /// earliest of them; otherwise it is a center itself. The center is the document
+    /// kept, so every member is paired with the document kept for its group: with
+    /// verified pairs, no document is dropped for a kept one it is less similar to
+    /// than the threshold. A document paired only with members of other groups stays
+    /// alone (kept), however long the chain. Exact copies (in the pipeline) move as
+    /// one, the policy's choice among them kept.
+    ///
+    /// It is the leader clustering of Hartigan (*Clustering Algorithms*, Wiley, 1975)
+    /// taken in the order of star clustering's greedy cover (Aslam,
+    /// Pelekhov and Rus, "The star clustering algorithm for static and dynamic
+    /// information organization", *Journal of Graph Algorithms and Applications*
+    /// 8(1), 2004: centers by degree). Taken in the policy's order alone,
+    /// without the degree, it measured lower cluster F1 at most thresholds on real
+    /// labels: `docs/decisions.md` ("Grouping on real labels") has both against
+    /// components and DURIAN.
+    ///
+    /// Cost: O((n + pairs) log(n + pairs)) to sort the documents and pairs; memory
+    /// O(n + pairs).
+    ///
+    /// A [`Custom`](Representative::Custom) policy ranks no documents: running with
+    /// it is an error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::ScoredPair;
+    /// use ndd_pipeline::{Document, Grouping, Representative};
+    /// let docs: Vec<Document> = (0..5).map(|i| Document::new(i.to_string(), "t")).collect();
+    /// // A chain 0-1-2-3-4: components make one group, center grouping never chains.
+    /// let chain: Vec<ScoredPair> = (0..4).map(|i| ScoredPair::new(i, i + 1, 0.9)).collect();
+    /// assert_eq!(Grouping::default().run(&docs, &chain)?[0].members, vec![0, 1, 2, 3, 4]);
+    /// let groups = Grouping::center(Representative::FirstSeen).run(&docs, &chain)?;
+    /// // 1, 2 and 3 have two partners each; 1 comes first and takes 0 and 2, then 3 takes 4.
+    /// assert_eq!(groups.len(), 2);
+    /// assert_eq!((groups[0].representative, groups[0].members.clone()), (1, vec![0, 1, 2]));
+    /// assert_eq!((groups[1].representative, groups[1].members.clone()), (3, vec![3, 4]));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn center(representative: Representative) -> Self {
+        Grouping {
+            representative,
+            center: true,
+        }
     }
 
     /// The groups of two or more documents, ordered by their smallest member.
@@ -266,7 +343,9 @@ impl Grouping {
     /// # Errors
     ///
     /// [`Error::InvalidInput`] when a pair names a document outside `docs`, or a
-    /// custom representative function returns a position outside its group.
+    /// custom representative function returns a position outside its group;
+    /// [`Error::InvalidParameter`] for [`center`](Self::center) grouping with a
+    /// custom representative function.
     ///
     /// # Example
     ///
@@ -280,20 +359,127 @@ impl Grouping {
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document], pairs: &[ScoredPair]) -> Result<Vec<Group>, Error> {
+        check_pairs(docs.len(), pairs)?;
+        if self.center {
+            let first: Vec<usize> = (0..docs.len()).collect();
+            return center_groups(docs, pairs, &first, &self.representative);
+        }
         let mut uf = UnionFind::new(docs.len());
         for p in pairs {
-            if p.a >= docs.len() || p.b >= docs.len() {
-                return Err(Error::invalid_input(format!(
-                    "pair ({}, {}) names a document outside the {} given",
-                    p.a,
-                    p.b,
-                    docs.len()
-                )));
-            }
             uf.union(p.a, p.b);
         }
         groups_of(&mut uf, |members| self.representative.pick(members, docs))
     }
+
+    /// As [`run`](Self::run), for pairs found among first copies: `first[d]` is the
+    /// first exact copy of document `d` (`d` itself when it has none), and a copy is
+    /// as similar to every document as its first copy is. Components read the
+    /// copies' pairs to their first copy; center grouping places each set of exact
+    /// copies as one, so that a copy follows its first copy into a group.
+    pub(crate) fn run_with_copies(
+        &self,
+        docs: &[Document],
+        pairs: &[ScoredPair],
+        first: &[usize],
+    ) -> Result<Vec<Group>, Error> {
+        if !self.center {
+            return self.run(docs, pairs);
+        }
+        check_pairs(docs.len(), pairs)?;
+        center_groups(docs, pairs, first, &self.representative)
+    }
+}
+
+/// `Ok` when every pair names documents below `n`.
+fn check_pairs(n: usize, pairs: &[ScoredPair]) -> Result<(), Error> {
+    match pairs.iter().find(|p| p.a >= n || p.b >= n) {
+        Some(p) => Err(Error::invalid_input(format!(
+            "pair ({}, {}) names a document outside the {n} given",
+            p.a, p.b
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Center grouping ([`Grouping::center`]) of `docs` by `pairs` (in range), with the
+/// exact copies of `first` placed as one: a set of copies is paired with what its
+/// first copy is paired with, ranks as its best-ranked member under `policy`, and that
+/// member is kept when the set is a center.
+fn center_groups(
+    docs: &[Document],
+    pairs: &[ScoredPair],
+    first: &[usize],
+    policy: &Representative,
+) -> Result<Vec<Group>, Error> {
+    use std::cmp::Ordering;
+    let n = docs.len();
+    if matches!(policy, Representative::Custom(_)) {
+        return Err(Error::invalid_parameter(
+            "representative",
+            "center grouping ranks documents by first, smallest-id, longest or order; \
+             a custom function chooses within a group and ranks none",
+        ));
+    }
+    let rank = |a: usize, b: usize| policy.rank(a, b, docs).unwrap_or(Ordering::Equal);
+    // Each set of copies by its first copy; `head[c]` its best-ranked member.
+    let mut head: Vec<usize> = (0..n).collect();
+    for (d, &c) in first.iter().enumerate() {
+        if rank(d, head[c]) == Ordering::Less {
+            head[c] = d;
+        }
+    }
+    // The pairs between sets of copies, as adjacency lists (CSR); duplicates of a
+    // pair count once.
+    let mut edges: Vec<(usize, usize)> = pairs
+        .iter()
+        .map(|p| (first[p.a], first[p.b]))
+        .filter(|(x, y)| x != y)
+        .flat_map(|(x, y)| [(x, y), (y, x)])
+        .collect();
+    edges.sort_unstable();
+    edges.dedup();
+    let mut start = vec![0usize; n + 1];
+    for &(x, _) in &edges {
+        start[x + 1] += 1;
+    }
+    let mut total = 0;
+    for s in &mut start {
+        total += *s;
+        *s = total;
+    }
+    let partners = |c: usize| edges[start[c]..start[c + 1]].iter().map(|e| e.1);
+    let degree = |c: usize| start[c + 1] - start[c];
+    // Most partners first, ties by the policy.
+    let mut order: Vec<usize> = (0..n).filter(|&d| first[d] == d).collect();
+    order.sort_by(|&x, &y| degree(y).cmp(&degree(x)).then(rank(head[x], head[y])));
+    let mut position = vec![usize::MAX; n];
+    for (i, &c) in order.iter().enumerate() {
+        position[c] = i;
+    }
+    // Each set joins the earliest center it is paired with, else is a center.
+    let mut center_of = vec![usize::MAX; n];
+    for &c in &order {
+        let earliest = partners(c)
+            .filter(|&e| position[e] < position[c] && center_of[e] == e)
+            .min_by_key(|&e| position[e]);
+        center_of[c] = earliest.unwrap_or(c);
+    }
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (d, &c) in first.iter().enumerate() {
+        members[center_of[c]].push(d);
+    }
+    let mut groups: Vec<Group> = members
+        .into_iter()
+        .enumerate()
+        .filter(|(_, m)| m.len() > 1)
+        .map(|(center, members)| Group {
+            representative: head[center],
+            members,
+            copies: None,
+        })
+        .collect();
+    groups.sort_by_key(|g| g.members[0]);
+    Ok(groups)
 }
 
 /// The groups of more than one member of `uf`, each kept as `pick` chooses: the

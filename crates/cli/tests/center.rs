@@ -1,0 +1,115 @@
+//! `ndd dedup --group center`, run as a user runs it: a chain of documents, each near
+//! the next, that components join into one group and center grouping does not; the
+//! summary line; the DURIAN-only options refused.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{fails, ndd, ok};
+use serde_json::json;
+
+/// Six documents `d0`..`d5`, document i the words w{i}..w{i+7}: each shares 7 of 9
+/// distinct words with the next (word Jaccard 0.78), 6 of 10 with the one after (0.6).
+fn write_chain(dir: &Path) {
+    let body: String = (0..6)
+        .map(|i| {
+            let text: Vec<String> = (i..i + 8).map(|w| format!("w{w}")).collect();
+            format!(
+                "{}\n",
+                json!({"id": format!("d{i}"), "text": text.join(" ")})
+            )
+        })
+        .collect();
+    fs::write(dir.join("in.jsonl"), body).unwrap();
+}
+
+/// `--clusters-out` TSV as (id, cluster: the input position of the document kept).
+fn clusters(path: &Path) -> Vec<(String, String)> {
+    fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (a, b) = l.split_once('\t').unwrap();
+            (a.to_owned(), b.to_owned())
+        })
+        .collect()
+}
+
+const BASE: [&str; 9] = [
+    "dedup",
+    "--input",
+    "in.jsonl",
+    "--method",
+    "exact",
+    "--k",
+    "1",
+    "--threshold",
+    "0.75",
+];
+
+#[test]
+fn center_grouping_keeps_no_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    write_chain(dir.path());
+    ok(&ndd(
+        &[&BASE[..], &["-q", "--clusters-out", "components.tsv"]].concat(),
+        dir.path(),
+    ));
+    let components = clusters(&dir.path().join("components.tsv"));
+    // Every document's cluster is the input position of d0.
+    assert!(components.iter().all(|(_, c)| c == "0"), "{components:?}");
+
+    let summary = ok(&ndd(
+        &[
+            &BASE[..],
+            &[
+                "--group",
+                "center",
+                "--clusters-out",
+                "center.tsv",
+                "--drop-out",
+                "drop.txt",
+            ],
+        ]
+        .concat(),
+        dir.path(),
+    ));
+    assert!(summary.contains("group:       center"), "{summary}");
+    // d1 (two partners, first) keeps d0 and d2; d3 keeps d4; d5 is alone.
+    let center = clusters(&dir.path().join("center.tsv"));
+    let expected: Vec<(String, String)> = [
+        ("d0", "1"),
+        ("d1", "1"),
+        ("d2", "1"),
+        ("d3", "3"),
+        ("d4", "3"),
+        ("d5", "5"),
+    ]
+    .iter()
+    .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+    .collect();
+    assert_eq!(center, expected);
+    let dropped = fs::read_to_string(dir.path().join("drop.txt")).unwrap();
+    assert_eq!(dropped.lines().collect::<Vec<_>>(), ["d0", "d2", "d4"]);
+}
+
+#[test]
+fn durian_options_are_refused_with_center() {
+    let dir = tempfile::tempdir().unwrap();
+    write_chain(dir.path());
+    let run = |extra: &[&str]| ndd(&[&BASE[..], extra].concat(), dir.path());
+    fails(
+        &run(&["--group", "center", "--theta", "0.5"]),
+        2,
+        "--theta belongs to --group durian, not center",
+    );
+    fails(
+        &run(&["--group", "center", "--index-out", "ix.bin"]),
+        2,
+        "--group center cannot be combined with --index-out",
+    );
+}
