@@ -266,7 +266,7 @@ pub(crate) fn check(
         // The path as given, followed, and as resolved.
         let metas = [fs::metadata(path), fs::metadata(&resolved)];
         for meta in metas.iter().flatten() {
-            if !meta.is_file() && !(folder && meta.is_dir()) {
+            if !(meta.is_file() || (folder && meta.is_dir())) {
                 return Err(usage(
                     "is not a regular file (a device, a FIFO or a socket); outputs are \
                      written to regular files only, replacing them"
