@@ -50,6 +50,13 @@ const VERSION: u16 = 3;
 ///   package descriptions of docs/performance.md, 5,473 of its 46,390 pairs lost and
 ///   6,417 gained). Batches still equal one run verified by the estimate.
 ///
+/// Two saved forms: one file ([`save`](Self::save), [`to_bytes`](Self::to_bytes)),
+/// rewritten whole on every save, and a folder ([`save_dir`](Self::save_dir),
+/// [`load_dir`](Self::load_dir)) holding a manifest and one segment file per save, to
+/// which a batch is appended without rewriting the earlier batches' data; a crash
+/// during an append leaves the folder as it was before. [`load`](Self::load) reads
+/// both. Both are loaded whole into memory.
+///
 /// Alignment and a user's measure need texts, which the index does not keep:
 /// [`new`](Self::new) refuses them, as other methods, representatives and grouping.
 ///
