@@ -577,15 +577,17 @@ pub(crate) struct OutputArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Incremental batches (minhash)")]
 pub(crate) struct IndexArgs {
-    /// Save an index of the documents seen, to check later batches against them
+    /// Save an index of the documents seen, to check later batches against them: one
+    /// file, or a folder (a name ending in `/`, or an existing folder) that later
+    /// batches append to without rewriting it
     #[arg(long, value_name = "PATH")]
     pub(crate) index_out: Option<PathBuf>,
     /// Check this batch against a saved index: pairs within the batch and with the
     /// indexed documents; the index's settings decide the method
     #[arg(long, value_name = "PATH")]
     pub(crate) index_in: Option<PathBuf>,
-    /// With --index-in: add this batch to the saved index (rewritten in place, or
-    /// written to --index-out when given)
+    /// With --index-in: add this batch to the saved index (a file rewritten in place,
+    /// a folder appended to; or written to --index-out when given)
     #[arg(long, requires = "index_in")]
     pub(crate) add: bool,
 }

@@ -81,6 +81,9 @@ pub(crate) struct Target {
     /// The lock on the stored state this output rewrites, held while the target
     /// lives (the whole run).
     _lock: Option<Arc<StateLock>>,
+    /// A saved index in the folder form (`--index-out DIR/`, `--add` to a folder),
+    /// saved by the index itself rather than written as one file.
+    pub(crate) folder: bool,
 }
 
 /// A file the run reads, with the option that names it: no output may replace it.
@@ -216,7 +219,10 @@ pub(crate) fn check(
             ));
         }
         let resolved = resolve(path).map_err(|e| usage(e.to_string()))?;
-        if resolved.is_dir() {
+        // An index may be a folder (an existing one, or a name ending in `/`).
+        let folder = matches!(output, Output::IndexOut | Output::Add)
+            && (resolved.is_dir() || path.as_os_str().to_string_lossy().ends_with('/'));
+        if resolved.is_dir() && !folder {
             return Err(usage("is a folder; give a file name".into()));
         }
         if let Some((read_flag, _)) = reads.iter().find(|(_, r)| *r == resolved) {
@@ -260,7 +266,7 @@ pub(crate) fn check(
         // The path as given, followed, and as resolved.
         let metas = [fs::metadata(path), fs::metadata(&resolved)];
         for meta in metas.iter().flatten() {
-            if !meta.is_file() {
+            if !(meta.is_file() || (folder && meta.is_dir())) {
                 return Err(usage(
                     "is not a regular file (a device, a FIFO or a socket); outputs are \
                      written to regular files only, replacing them"
@@ -286,6 +292,7 @@ pub(crate) fn check(
             path: path.to_path_buf(),
             resolved,
             _lock: lock,
+            folder,
         });
     }
     Ok(targets)

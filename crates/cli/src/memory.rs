@@ -45,9 +45,7 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
                     given.join(", ")
                 )));
             }
-            let bytes = input::read_bounded(path, MAX_INDEX_BYTES)?;
-            let mut ix = DedupIndex::from_bytes(&bytes)
-                .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+            let mut ix = read_index(path)?;
             // A setting of the process, not saved with the index.
             if let Some(scan) = a.method.max_bucket_scan {
                 ix.set_max_bucket_scan(scan.0);
@@ -79,6 +77,16 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
         })?,
     };
     run_with(a, &dedup, &attributes, Some(index), started)
+}
+
+/// Reads a saved index: a folder (the manifest and its segments) or one file.
+pub(crate) fn read_index(path: &Path) -> Result<DedupIndex, CliError> {
+    let index = if path.is_dir() {
+        DedupIndex::load_dir(path)
+    } else {
+        DedupIndex::from_bytes(&input::read_bounded(path, MAX_INDEX_BYTES)?)
+    };
+    index.map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
 }
 
 /// Refuses a batch whose documents the index already holds (by id): a batch added
@@ -196,7 +204,8 @@ fn run_with(
     };
 
     // Write everything, then move it into place.
-    let mut writers = Writers::create(&targets, a.output.format)?;
+    // A folder index saves itself, after the other outputs.
+    let mut writers = Writers::create(targets.iter().filter(|t| !t.folder), a.output.format)?;
     let mut records = match &input.records {
         Some(file) if writers.wants_records() => Some(Records::open(file)?),
         _ => None,
@@ -230,34 +239,42 @@ fn run_with(
     writers.whole(Output::Explain, |w| explain_out::write(w, &found, nfkc))?;
     writers.whole(Output::Members, |w| explain_out::members(w, &found, nfkc))?;
     if let Some(ix) = &index {
-        let bytes = ix.to_bytes();
-        for output in [Output::IndexOut, Output::Add] {
-            writers.whole(output, |w| w.write_all(&bytes))?;
+        if writers.wants(Output::IndexOut) || writers.wants(Output::Add) {
+            let bytes = ix.to_bytes();
+            for output in [Output::IndexOut, Output::Add] {
+                writers.whole(output, |w| w.write_all(&bytes))?;
+            }
         }
     }
     output::commit(writers.finish()?)?;
 
     let facts = facts(&source, &input.corpus, &found, dedup, &targets, a.top);
+    let stages = found
+        .outcome
+        .report
+        .timings
+        .iter()
+        .map(|(stage, d)| (stage.to_string(), *d))
+        .collect();
+    // The process ends here: its memory goes back to the system at once, without
+    // freeing every document and pair one by one first.
+    std::mem::forget(found);
+    std::mem::forget(input);
+    // A folder index: the new segment, then the manifest.
+    if let (Some(ix), Some(t)) = (&mut index, targets.iter().find(|t| t.folder)) {
+        ix.save_dir(&t.path)
+            .map_err(|e| CliError::Output(format!("{} {e}", t.output.flag())))?;
+    }
     let total = started.elapsed();
     let facts = Facts {
         time: Time::Stages {
             read: read_time,
-            stages: found
-                .outcome
-                .report
-                .timings
-                .iter()
-                .map(|(stage, d)| (stage.to_string(), *d))
-                .collect(),
+            stages,
             total,
         },
         ..facts
     };
     print!("{}", facts.render());
-    // The process ends here: its memory goes back to the system at once, without
-    // freeing every document and pair one by one first.
-    std::mem::forget(found);
-    std::mem::forget(input);
     Ok(())
 }
 

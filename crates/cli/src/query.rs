@@ -4,7 +4,7 @@ use std::io::Write;
 use std::time::Instant;
 
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
-use ndd_pipeline::{ContainmentSearch, DedupIndex, Neighbour, NeighbourSearch};
+use ndd_pipeline::{ContainmentSearch, Neighbour, NeighbourSearch};
 
 use crate::args::{OnError, QueryArgs};
 use crate::error::CliError;
@@ -38,10 +38,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         &[],
     )?;
 
-    let bytes = input::read_bounded(&a.index, crate::memory::MAX_INDEX_BYTES)?;
-    let index = DedupIndex::from_bytes(&bytes)
-        .map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?;
-    drop(bytes);
+    let index = crate::memory::read_index(&a.index)?;
     let index_error =
         |e: ndd_pipeline::Error| CliError::Input(format!("{}: {e}", a.index.display()));
     let search = match (a.top_k, a.containment) {

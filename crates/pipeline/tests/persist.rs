@@ -532,3 +532,236 @@ fn version_3_sets_that_do_not_fit_are_refused_not_a_panic() {
         assert!(DedupIndex::from_bytes(&b).is_err(), "flip at {cut}");
     }
 }
+
+// The folder form: a manifest and one segment per save.
+
+/// `docs` added in batches ending at `cuts` (then the rest), the index saved to the
+/// folder `dir` and loaded from it between every two batches; every batch's pairs and
+/// the last outcome. Each load equals the index that was saved.
+fn in_folder_batches(
+    dedup: &Dedup,
+    docs: &[Document],
+    cuts: &[usize],
+    dir: &std::path::Path,
+) -> (Vec<ScoredPair>, Outcome) {
+    let mut index = DedupIndex::new(dedup).unwrap();
+    let mut pairs = Vec::new();
+    let mut last = None;
+    let mut start = 0;
+    for end in cuts.iter().copied().chain([docs.len()]) {
+        index.save_dir(dir).unwrap();
+        let saved = index.to_bytes();
+        index = DedupIndex::load_dir(dir).unwrap();
+        assert_eq!(index.to_bytes(), saved, "the folder loads as saved");
+        let out = index.add(&docs[start..end]).unwrap();
+        assert!(out.pairs.iter().all(|p| p.b >= start && p.a < p.b));
+        pairs.extend(out.pairs.iter().copied());
+        last = Some(out);
+        start = end;
+    }
+    index.save_dir(dir).unwrap();
+    assert_eq!(DedupIndex::load(dir).unwrap().to_bytes(), index.to_bytes());
+    assert_eq!(index.len(), docs.len());
+    (pairs, last.unwrap())
+}
+
+/// Batches through a folder give `dedup`'s one run over `docs`: the same pairs and
+/// scores, groups, kept and dropped documents.
+fn check_folder_batches_equal_one_run(dedup: &Dedup, docs: &[Document], cuts: &[&[usize]]) {
+    let one = dedup.run(docs).unwrap();
+    let mut expected: Vec<_> = one.pairs.iter().map(key).collect();
+    expected.sort_unstable();
+    for cuts in cuts {
+        let dir = tempfile::tempdir().unwrap();
+        let (pairs, last) = in_folder_batches(dedup, docs, cuts, dir.path());
+        let mut pairs: Vec<_> = pairs.iter().map(key).collect();
+        pairs.sort_unstable();
+        assert_eq!(pairs, expected, "cuts {cuts:?}");
+        assert_eq!(last.groups, one.groups, "cuts {cuts:?}");
+        assert_eq!(last.kept(), one.kept(), "cuts {cuts:?}");
+        assert_eq!(last.dropped(), one.dropped(), "cuts {cuts:?}");
+    }
+}
+
+#[test]
+fn batches_through_a_folder_index_equal_one_run() {
+    let docs = debian();
+    let [two, five] = halves_and_fifths(docs.len());
+    check_folder_batches_equal_one_run(&Dedup::new(), &docs, &[&two, &five]);
+    let docs = families(11);
+    let [two, five] = halves_and_fifths(docs.len());
+    for dedup in [
+        Dedup::new().threshold(0.7).nfkc(true),
+        Dedup::new().threshold(0.6).verifier(Verifier::Containment),
+        Dedup::new()
+            .threshold(0.7)
+            .verifier(Verifier::MethodScore)
+            .exact_pass(false),
+    ] {
+        check_folder_batches_equal_one_run(&dedup, &docs, &[&two, &five]);
+    }
+}
+
+/// The segment files of `dir`, sorted, with their bytes and modification times.
+fn segments(dir: &std::path::Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("segment-"))
+        .map(|e| {
+            let meta = e.metadata().unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+                meta.modified().unwrap(),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn appending_a_batch_writes_that_batch_and_leaves_the_earlier_segments_alone() {
+    let docs = debian();
+    let fifth = docs.len() / 5;
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = DedupIndex::new(&Dedup::new()).unwrap();
+    index.add(&docs[..fifth]).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    let first = segments(dir.path());
+    assert_eq!(first.len(), 1);
+    // Modification times have a coarse grain on some file systems.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+
+    let mut index = DedupIndex::load_dir(dir.path()).unwrap();
+    index.add(&docs[fifth..2 * fifth]).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    let second = segments(dir.path());
+    assert_eq!(second.len(), 2);
+    assert_eq!(second[0], first[0], "segment 1's name, bytes and mtime");
+    // The second segment holds about one batch, not two: well under 1.5 times the
+    // first (the batches are the same size), and the whole single-file form is larger.
+    let (one, two) = (first[0].1.len(), second[1].1.len());
+    assert!(two * 2 < one * 3, "segment 2 {two} bytes, segment 1 {one}");
+    assert!(index.to_bytes().len() > two * 3 / 2);
+    // Saving again without a new batch writes nothing.
+    index.save_dir(dir.path()).unwrap();
+    assert_eq!(segments(dir.path()), second);
+}
+
+/// A folder with batches `a` and `b` added and saved one after the other; the bytes
+/// of the index after each save and the folder's manifest after the first.
+fn two_saves(a: &[Document], b: &[Document], dir: &std::path::Path) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let mut index = DedupIndex::new(&Dedup::new()).unwrap();
+    index.add(a).unwrap();
+    index.save_dir(dir).unwrap();
+    let before = index.to_bytes();
+    let manifest = std::fs::read(dir.join("MANIFEST")).unwrap();
+    index.add(b).unwrap();
+    index.save_dir(dir).unwrap();
+    (before, index.to_bytes(), manifest)
+}
+
+#[test]
+fn a_crash_before_the_manifest_is_replaced_loads_as_the_state_before() {
+    let docs = debian();
+    let (a, b, c) = (&docs[..200], &docs[200..400], &docs[400..]);
+    let dir = tempfile::tempdir().unwrap();
+    let (before, after, manifest) = two_saves(a, b, dir.path());
+    assert_ne!(before, after);
+    // The crash: segment 2 written, the manifest not replaced (a manifest half
+    // written beside it too).
+    std::fs::write(dir.path().join("MANIFEST"), &manifest).unwrap();
+    std::fs::write(
+        dir.path().join("MANIFEST.tmp"),
+        &manifest[..manifest.len() / 2],
+    )
+    .unwrap();
+    let mut index = DedupIndex::load_dir(dir.path()).unwrap();
+    assert_eq!(index.to_bytes(), before);
+    // The same with segment 2 cut short.
+    let seg2 = dir.path().join("segment-00000002.ndds");
+    let len = std::fs::metadata(&seg2).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&seg2)
+        .unwrap()
+        .set_len(len / 3)
+        .unwrap();
+    assert_eq!(DedupIndex::load_dir(dir.path()).unwrap().to_bytes(), before);
+    // The next writer removes the leftovers and appends its own batch.
+    index.add(c).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    assert!(!dir.path().join("MANIFEST.tmp").exists());
+    let names: Vec<String> = segments(dir.path()).into_iter().map(|s| s.0).collect();
+    assert_eq!(names, ["segment-00000001.ndds", "segment-00000002.ndds"]);
+    assert_eq!(
+        DedupIndex::load_dir(dir.path()).unwrap().to_bytes(),
+        index.to_bytes()
+    );
+    assert_eq!(index.ids().len(), a.len() + c.len());
+
+    // A segment the manifest lists that was changed afterwards is an error, not a
+    // different index.
+    let seg1 = dir.path().join("segment-00000001.ndds");
+    let mut bytes = std::fs::read(&seg1).unwrap();
+    bytes[40] ^= 1;
+    std::fs::write(&seg1, &bytes).unwrap();
+    let e = DedupIndex::load_dir(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("differs from the manifest"), "{e}");
+}
+
+#[test]
+fn a_second_writer_is_refused_rather_than_losing_a_batch() {
+    let docs = debian();
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = DedupIndex::new(&Dedup::new()).unwrap();
+    index.add(&docs[..100]).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    let mut one = DedupIndex::load_dir(dir.path()).unwrap();
+    let mut two = DedupIndex::load_dir(dir.path()).unwrap();
+    one.add(&docs[100..200]).unwrap();
+    two.add(&docs[200..300]).unwrap();
+    one.save_dir(dir.path()).unwrap();
+    let e = two.save_dir(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("another writer added to this index"), "{e}");
+    assert_eq!(
+        DedupIndex::load_dir(dir.path()).unwrap().to_bytes(),
+        one.to_bytes()
+    );
+    // A writer at work holds the lock: the next one is refused while it does.
+    std::fs::write(dir.path().join("WRITER-LOCK"), "12345\n").unwrap();
+    one.add(&docs[300..310]).unwrap();
+    let e = one.save_dir(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("another writer (process 12345)"), "{e}");
+    // Another index is not saved into a folder that holds one.
+    std::fs::remove_file(dir.path().join("WRITER-LOCK")).unwrap();
+    let mut other = DedupIndex::new(&Dedup::new()).unwrap();
+    let e = other.save_dir(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("holds another index"), "{e}");
+    // The refused saves changed nothing.
+    assert_eq!(DedupIndex::load_dir(dir.path()).unwrap().len(), 200);
+}
+
+#[test]
+fn a_single_file_index_loads_and_moves_to_a_folder() {
+    let docs = debian();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("old.ndd");
+    let mut index = DedupIndex::new(&Dedup::new()).unwrap();
+    index.add(&docs[..300]).unwrap();
+    index.save(&file).unwrap();
+    let mut loaded = DedupIndex::load(&file).unwrap();
+    let folder = dir.path().join("index");
+    loaded.save_dir(&folder).unwrap();
+    assert_eq!(
+        DedupIndex::load(&folder).unwrap().to_bytes(),
+        index.to_bytes()
+    );
+    assert!(DedupIndex::load_dir(&file).is_err());
+    assert!(
+        DedupIndex::load_dir(dir.path()).is_err(),
+        "a folder without a manifest"
+    );
+}

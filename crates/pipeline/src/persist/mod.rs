@@ -16,6 +16,8 @@ use crate::report::{Outcome, Report};
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
 use crate::{Dedup, Document, Error, ExactPass, Verifier};
 
+mod segments;
+
 const MAGIC: [u8; 4] = *b"NDDX";
 /// Version 2 added the documents' set sizes (distinct shingles), which containment
 /// search needs; version 3 the verifier and, for the exact ones, every sketched
@@ -47,6 +49,13 @@ const VERSION: u16 = 3;
 ///   lost and pairs just below it are gained against the exact run (on the 66,852
 ///   package descriptions of docs/performance.md, 5,473 of its 46,390 pairs lost and
 ///   6,417 gained). Batches still equal one run verified by the estimate.
+///
+/// Two saved forms: one file ([`save`](Self::save), [`to_bytes`](Self::to_bytes)),
+/// rewritten whole on every save, and a folder ([`save_dir`](Self::save_dir),
+/// [`load_dir`](Self::load_dir)) holding a manifest and one segment file per save, to
+/// which a batch is appended without rewriting the earlier batches' data; a crash
+/// during an append leaves the folder as it was before. [`load`](Self::load) reads
+/// both. Both are loaded whole into memory.
 ///
 /// Alignment and a user's measure need texts, which the index does not keep:
 /// [`new`](Self::new) refuses them, as other methods, representatives and grouping.
@@ -99,6 +108,9 @@ pub struct DedupIndex {
     /// Every document's shingle set when `verifier` is exact (then `sizes` is kept
     /// too), `None` with the estimate.
     sets: Option<SetStore>,
+    /// The folder this index was loaded from or last saved to, and what it held then:
+    /// the next [`save_dir`](Self::save_dir) there writes only what came since.
+    saved: Option<segments::Saved>,
 }
 
 /// Every document's sorted distinct shingle hashes in one flat array (no allocation
@@ -200,6 +212,7 @@ impl DedupIndex {
             sizes: Some(Vec::new()),
             verifier,
             sets,
+            saved: None,
         })
     }
 
@@ -719,6 +732,7 @@ impl DedupIndex {
             sizes,
             verifier,
             sets,
+            saved: None,
         })
     }
 
@@ -743,12 +757,14 @@ impl DedupIndex {
         crate::write_atomically(path, &self.to_bytes())
     }
 
-    /// Reads an index saved by [`save`](Self::save).
+    /// Reads an index saved by [`save`](Self::save), or by
+    /// [`save_dir`](Self::save_dir) when `path` is a folder
+    /// ([`load_dir`](Self::load_dir)).
     ///
     /// # Errors
     ///
     /// [`Error::Io`] when the file cannot be read; as [`from_bytes`](Self::from_bytes)
-    /// otherwise.
+    /// or [`load_dir`](Self::load_dir) otherwise.
     ///
     /// # Example
     ///
@@ -757,6 +773,9 @@ impl DedupIndex {
     /// assert!(ndd_pipeline::DedupIndex::load(missing).is_err());
     /// ```
     pub fn load(path: &Path) -> Result<Self, Error> {
+        if path.is_dir() {
+            return Self::load_dir(path);
+        }
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
         Self::from_bytes(&bytes)
     }

@@ -1,0 +1,192 @@
+//! The folder form of a saved index through the tool: `--index-out DIR/` and
+//! `--index-in DIR --add` give the single file's pairs, and a run killed (SIGKILL) at
+//! any moment of an append leaves a folder that loads as before or after the batch.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{fails, ndd, ok};
+use ndd_pipeline::DedupIndex;
+
+/// The bundled corpus split in two batch files in `dir`: `a.jsonl` and `b.jsonl`.
+fn batches(dir: &Path) {
+    let corpus = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/debian-copyright.jsonl"
+    ));
+    let lines: Vec<&str> = corpus.lines().collect();
+    assert!(lines.len() > 500);
+    let half = lines.len() / 2;
+    std::fs::write(dir.join("a.jsonl"), lines[..half].join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("b.jsonl"), lines[half..].join("\n") + "\n").unwrap();
+}
+
+#[test]
+fn batches_through_a_folder_give_the_single_files_pairs_and_index() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    batches(d);
+    ok(&ndd(
+        &["dedup", "--input", "a.jsonl", "--index-out", "ix/"],
+        d,
+    ));
+    ok(&ndd(
+        &["dedup", "--input", "a.jsonl", "--index-out", "ix.ndd"],
+        d,
+    ));
+    let segment1 = std::fs::read(d.join("ix/segment-00000001.ndds")).unwrap();
+    for ix in ["ix", "ix.ndd"] {
+        let pairs = format!("{ix}.tsv");
+        ok(&ndd(
+            &[
+                "dedup",
+                "--input",
+                "b.jsonl",
+                "--index-in",
+                ix,
+                "--add",
+                "--pairs-out",
+                &pairs,
+            ],
+            d,
+        ));
+    }
+    assert_eq!(
+        std::fs::read(d.join("ix.tsv")).unwrap(),
+        std::fs::read(d.join("ix.ndd.tsv")).unwrap()
+    );
+    assert!(std::fs::read(d.join("ix.tsv")).unwrap().len() > 1000);
+    assert_eq!(
+        std::fs::read(d.join("ix/segment-00000001.ndds")).unwrap(),
+        segment1
+    );
+    assert_eq!(
+        DedupIndex::load(&d.join("ix")).unwrap().to_bytes(),
+        DedupIndex::load(&d.join("ix.ndd")).unwrap().to_bytes()
+    );
+    // Queries read both forms alike.
+    std::fs::write(
+        d.join("q.jsonl"),
+        std::fs::read_to_string(d.join("a.jsonl"))
+            .unwrap()
+            .lines()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n",
+    )
+    .unwrap();
+    for ix in ["ix", "ix.ndd"] {
+        let out = format!("{ix}.q");
+        ok(&ndd(
+            &[
+                "query", "--index", ix, "--input", "q.jsonl", "--top-k", "3", "--out", &out,
+            ],
+            d,
+        ));
+    }
+    assert_eq!(
+        std::fs::read(d.join("ix.q")).unwrap(),
+        std::fs::read(d.join("ix.ndd.q")).unwrap()
+    );
+    // A folder is not an output the other options write.
+    fails(
+        &ndd(&["dedup", "--input", "a.jsonl", "--pairs-out", "ix"], d),
+        2,
+        "is a folder",
+    );
+}
+
+/// A fixed sequence of delays in `0..max` (splitmix64).
+fn delays(seed: u64, n: usize, max: Duration) -> Vec<Duration> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            max.mul_f64((z >> 11) as f64 / (1u64 << 53) as f64)
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_killed_during_an_append_leaves_the_state_before_or_after() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    batches(d);
+    // The reference: before and after the append, and how long an append takes.
+    ok(&ndd(
+        &["dedup", "--input", "a.jsonl", "--index-out", "ref/"],
+        d,
+    ));
+    let before = DedupIndex::load(&d.join("ref")).unwrap().to_bytes();
+    let add = [
+        "dedup",
+        "--input",
+        "b.jsonl",
+        "--index-in",
+        "ix",
+        "--add",
+        "--quiet",
+    ];
+    let started = Instant::now();
+    let mut args = add;
+    args[4] = "ref";
+    ok(&ndd(&args, d));
+    let took = started.elapsed();
+    let after = DedupIndex::load(&d.join("ref")).unwrap().to_bytes();
+    assert_ne!(before, after);
+
+    let mut outcomes = Vec::new();
+    for (run, delay) in delays(28, 10, took.mul_f64(1.0)).into_iter().enumerate() {
+        let ix = d.join("ix");
+        let _ = std::fs::remove_dir_all(&ix);
+        ok(&ndd(
+            &["dedup", "--input", "a.jsonl", "--index-out", "ix/"],
+            d,
+        ));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ndd"))
+            .args(add)
+            .current_dir(d)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(delay);
+        let _ = child.kill(); // SIGKILL; it may have finished already
+        child.wait().unwrap();
+        let now = DedupIndex::load(&ix).unwrap().to_bytes();
+        assert!(
+            now == before || now == after,
+            "run {run}, killed after {delay:?}: neither the state before nor after"
+        );
+        outcomes.push(if now == before { "before" } else { "after" });
+        // A killed run leaves its locks, removed by hand as the error says; the
+        // batch added again gives the state after.
+        let _ = std::fs::remove_file(d.join(".ix.ndd-lock"));
+        let _ = std::fs::remove_file(ix.join("WRITER-LOCK"));
+        if now == before {
+            ok(&ndd(&add, d));
+            assert_eq!(
+                DedupIndex::load(&ix).unwrap().to_bytes(),
+                after,
+                "run {run}"
+            );
+            let names: Vec<String> = std::fs::read_dir(&ix)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.starts_with("segment-"))
+                .collect();
+            assert_eq!(names.len(), 2, "run {run}: {names:?}");
+        }
+    }
+    eprintln!("killed runs left the state: {outcomes:?}");
+}
