@@ -1,7 +1,7 @@
 //! Stable hashing: the specified 64-bit hash for tokens and the rolling k-gram combiner.
 //!
 //! Everything here is a pure function of its input bytes and seed, identical on every
-//! platform, process and run, and pinned by golden vectors (`tests/golden.rs`). That is
+//! platform, process and run, and pinned by golden vectors (`tests/integration/golden.rs`). That is
 //! what makes signatures comparable across machines and storable. (`ahash` is used
 //! elsewhere only for in-memory maps, never for anything that leaves the process.)
 //!

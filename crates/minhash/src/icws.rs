@@ -72,7 +72,7 @@ fn ln_weight(w: f64) -> f64 {
 /// wins, the first feature in increasing feature order on a tie. The exact derivation
 /// of keys, uniforms and slot values is in `docs/decisions.md` ("Weighted MinHash
 /// values"), and `tests/minhash_spec.py`, an independent Python implementation of it,
-/// provides the golden vectors that `tests/weighted.rs` pins.
+/// provides the golden vectors that `tests/integration/weighted.rs` pins.
 ///
 /// Cost: `O(n · k)` for `n` non-zero weights, whatever their magnitudes. The
 /// paper's loop takes three logarithms per (feature, slot); a lower bound on `a`

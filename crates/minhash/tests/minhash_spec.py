@@ -1,6 +1,6 @@
 # Independent implementation of ndd-minhash's value-defining algorithms (docs/decisions.md),
 # written from the specification, not from the Rust code, to produce golden vectors for
-# tests/minhash.rs and tests/weighted.rs. Run: python3 crates/minhash/tests/minhash_spec.py
+# tests/integration/minhash.rs and tests/integration/weighted.rs. Run: python3 crates/minhash/tests/minhash_spec.py
 M = (1 << 64) - 1
 P = (1 << 61) - 1
 GOLDEN = 0x9E3779B97F4A7C15
@@ -58,7 +58,7 @@ for k in (64, 128):
 
 # ---------------------------------------------------------------------------------------
 # Weighted MinHash (docs/decisions.md, "Weighted MinHash values"), golden vectors for
-# tests/weighted.rs. Python floats are IEEE doubles whose + - * / are correctly rounded,
+# tests/integration/weighted.rs. Python floats are IEEE doubles whose + - * / are correctly rounded,
 # so the documented sequence of operations gives the same bits as any conforming target.
 import math, struct
 

@@ -1,7 +1,7 @@
 # Independent implementation of ndd-simhash's value specification (the crate docs,
 # "Value specification"), written from that text and the xxHash v0.8 / ndd hashing
 # specifications, not from the Rust code, to produce the golden vectors of
-# tests/simhash.rs. Pure Python 3 (no xxhash module needed: XXH3-64 of 1..16 bytes is
+# tests/integration/simhash.rs. Pure Python 3 (no xxhash module needed: XXH3-64 of 1..16 bytes is
 # implemented below and checked against the reference values ndd-core pins).
 # Run: python3 crates/simhash/tests/simhash_spec.py
 import re, struct

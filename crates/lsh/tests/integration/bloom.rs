@@ -2,7 +2,7 @@
 //! `LshBloom` against the banded index it replaces (real text) and its false-positive
 //! rate against the formula (random band keys, many seeds); the byte form.
 
-mod common;
+use crate::common;
 
 use ndd_core::{ErrorKind, SchemeId};
 use ndd_lsh::{LshBloom, LshIndex, LshParams, PlainSlots};

@@ -2,7 +2,7 @@
 //! `LshForest` against brute force on real text (the bundled Debian corpus): recall of
 //! the top 10 by exact Jaccard, incremental use equal to a rebuild, the byte form.
 
-mod common;
+use crate::common;
 
 use ndd_core::{ErrorKind, SchemeId, jaccard};
 use ndd_lsh::{ForestParams, LshForest, PlainSlots};

@@ -3,7 +3,7 @@
 //! at the containment threshold against the recall the banding predicts, exact
 //! verification, incremental use equal to a rebuild, the byte form.
 
-mod common;
+use crate::common;
 
 use ndd_core::{ErrorKind, FeatureSet, SchemeId, containment, jaccard};
 use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};

@@ -1,0 +1,6 @@
+//! The integration tests of `ndd-imatch`, one module per file, built as one test binary: the
+//! crate and its dependencies are linked once, not once per file (docs/decisions.md).
+
+mod compose;
+mod imatch;
+mod table4;
