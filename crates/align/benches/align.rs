@@ -15,7 +15,7 @@
 //! Run: `cargo bench -p ndd-align --bench align -- --warm-up-time 1 --measurement-time 3`
 #![allow(missing_docs, clippy::unwrap_used)] // criterion_group! generates an undocumented function
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/integration/common.rs"]
 mod common;
 
 use std::hint::black_box;

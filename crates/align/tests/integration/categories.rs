@@ -3,7 +3,7 @@
 //! recall, at least 0.9 for every category the generator produces.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use common::bundled;
 

@@ -2,7 +2,7 @@
 //! the definitions computed the slow way.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use common::bundled;
 

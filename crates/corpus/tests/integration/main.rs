@@ -1,0 +1,4 @@
+//! The integration tests of ndd-corpus as one test binary (the crate and its dependencies linked once).
+
+mod corpus;
+mod fingerprint;
