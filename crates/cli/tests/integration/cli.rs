@@ -2,7 +2,7 @@
 //! families are known by construction, on bad input and bad options, with every
 //! output, incremental batches, standard input and gzip.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;

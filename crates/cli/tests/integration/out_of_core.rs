@@ -3,7 +3,7 @@
 //! input not taken for the old one, and bad use refused before any work.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::fs;
 

@@ -2,7 +2,7 @@
 //! boilerplate of varying length, the model written and loadable, bad input refused.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::fs;
 

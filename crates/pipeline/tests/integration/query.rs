@@ -189,7 +189,7 @@ fn containment_recall(weights: Option<(f64, f64)>) -> (f64, f64) {
 
 /// `index-v1.nddx` was written by `ndd dedup --input index-v1.jsonl --index-out
 /// index-v1.nddx --num-perm 32` before set sizes were added (byte-form version 1).
-const V1: &[u8] = include_bytes!("data/index-v1.nddx");
+const V1: &[u8] = include_bytes!("../data/index-v1.nddx");
 
 #[test]
 fn an_index_of_byte_form_version_1_loads_answers_top_k_and_refuses_containment() {

@@ -3,7 +3,7 @@
 //! any moment of an append leaves a folder that loads as before or after the batch.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

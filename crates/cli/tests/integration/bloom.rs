@@ -3,7 +3,7 @@
 //! continued equal to one stream, bad options refused before reading.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

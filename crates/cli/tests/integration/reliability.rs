@@ -4,7 +4,7 @@
 //! the tool's, and outputs naming a file the run reads.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! JSONL fields; the members output; the options refused.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

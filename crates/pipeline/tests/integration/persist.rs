@@ -385,7 +385,7 @@ fn batches_verified_by_containment_equal_one_run_and_find_the_prefixes() {
 /// `index-v2.nddx` was written by `ndd dedup --input index-v1.jsonl --index-out
 /// index-v2.nddx --num-perm 32` at commit 365843d (byte-form version 2: set sizes, no
 /// shingle sets).
-const V2: &[u8] = include_bytes!("data/index-v2.nddx");
+const V2: &[u8] = include_bytes!("../data/index-v2.nddx");
 
 #[test]
 fn an_index_of_byte_form_version_2_loads_and_verifies_by_the_estimate() {

@@ -3,7 +3,7 @@
 //! summary line; the DURIAN-only options refused.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! over independently computed signatures and shingle sets; bad input refused.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::fs;

@@ -1,0 +1,12 @@
+//! The integration tests of ndd-cli as one test binary: each runs the built `ndd` binary.
+
+mod bloom;
+mod center;
+mod cli;
+mod common;
+mod durian;
+mod index_folder;
+mod out_of_core;
+mod query;
+mod reliability;
+mod train;
