@@ -619,6 +619,13 @@ pub(crate) struct BloomArgs {
     /// without an earlier near-duplicate is flagged [default: 0.001]
     #[arg(long, value_name = "P")]
     pub(crate) bloom_fp_rate: Option<f64>,
+    /// Verify each flag: keep a compact signature per document (one byte per MinHash
+    /// value and a 32-bit key per band, about num_perm + 8 x bands bytes) and flag a
+    /// document only when the estimate against an earlier document sharing a band
+    /// reaches the threshold, as the verified run drops it. Saved with --bloom-out; a
+    /// --bloom-in file decides by itself whether it verifies
+    #[arg(long)]
+    pub(crate) bloom_verify: bool,
 }
 
 impl BloomArgs {
@@ -629,6 +636,7 @@ impl BloomArgs {
             ("--bloom-out", self.bloom_out.is_some()),
             ("--bloom-capacity", self.bloom_capacity.is_some()),
             ("--bloom-fp-rate", self.bloom_fp_rate.is_some()),
+            ("--bloom-verify", self.bloom_verify),
         ]
         .into_iter()
         .filter(|&(_, g)| g)
