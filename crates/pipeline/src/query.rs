@@ -81,10 +81,15 @@ fn check_k(k: usize) -> Result<(), Error> {
 }
 
 /// Top-k search over a [`DedupIndex`]: an `LshForest` of its documents' signatures;
-/// a query text is sketched with the index's hasher, and the `k` indexed documents
-/// with the highest MinHash estimate of the Jaccard similarity among the candidates
-/// the forest gathers come back ([`top_k`](Self::top_k)), or ranked by a measure of
-/// the caller's ([`top_k_verified`](Self::top_k_verified)).
+/// a query text is sketched with the index's hasher, the forest gathers `k ×`
+/// candidates per result, and the `k` with the highest exact Jaccard similarity to the
+/// query (from the shingle sets the index keeps) come back ([`top_k`](Self::top_k));
+/// for an index without sets, the `k` with the highest MinHash estimate
+/// ([`top_k_estimated`](Self::top_k_estimated)), or ranked by a measure of the
+/// caller's ([`top_k_verified`](Self::top_k_verified)). Re-ranking costs `k ×`
+/// candidates per result sorted-set intersections per query (0.26 ms per query
+/// against 4,000 descriptions, `docs/performance.md`) and no bytes beyond the sets the
+/// index keeps for verification.
 ///
 /// Defaults are the library's: `ForestParams::for_slots(num_perm)` (8 trees),
 /// `DEFAULT_CANDIDATES_PER_RESULT` and `DEFAULT_MAX_EXAMINED` of `ndd-lsh`; recall
@@ -202,10 +207,12 @@ impl<'a> NeighbourSearch<'a> {
         self.index
     }
 
-    /// The `k` indexed documents most similar to `text` by the MinHash estimate of
-    /// the Jaccard similarity of their shingle sets, highest first (ties: the earlier
-    /// indexed first). Fewer when the index holds fewer or the forest's work bound
-    /// stops the search.
+    /// The `k` indexed documents most similar to `text` by the exact Jaccard
+    /// similarity of their shingle sets among the forest's candidates (by the MinHash
+    /// estimate, with its standard error, when the index keeps no sets; see
+    /// [`exact_scores`](Self::exact_scores)), highest first (ties: the earlier indexed
+    /// first). Fewer when the index holds fewer or the forest's work bound stops the
+    /// search.
     ///
     /// # Errors
     ///
