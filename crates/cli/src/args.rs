@@ -315,13 +315,15 @@ pub(crate) struct QueryArgs {
     /// folder of text files, or `-` for JSONL on standard input
     #[arg(long, short, value_name = "PATH")]
     pub(crate) input: PathBuf,
-    /// Return the K indexed documents most similar to each query (by the MinHash
-    /// estimate of the Jaccard similarity; LSH Forest)
+    /// Return the K indexed documents most similar to each query (LSH Forest
+    /// candidates ranked by their exact Jaccard similarity from the index's shingle
+    /// sets; by the MinHash estimate, with its std_error, for an index without sets)
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub(crate) top_k: Option<u64>,
     /// Return the indexed documents that contain at least this share of each query's
-    /// distinct shingles, in (0, 1] (estimated; LSH Ensemble). Needs an index saved by
-    /// this version or later (older ones lack set sizes)
+    /// distinct shingles, in (0, 1] (LSH Ensemble; scored exactly from the index's
+    /// shingle sets, or estimated with its std_error for an index without sets). Needs
+    /// an index with set sizes (saved since byte-form version 2)
     #[arg(long, value_name = "T", value_parser = parse_unit_interval)]
     pub(crate) containment: Option<f64>,
     /// Write the results here instead of standard output (atomically)
@@ -380,8 +382,8 @@ pub(crate) struct QueryArgs {
     )]
     pub(crate) max_rows: Option<usize>,
     /// containment: weight of false negatives against false positives when bands are
-    /// chosen, in [0, 1] [default: 0.5]; 0.9 finds nearly all documents containing a
-    /// query at 0.8 for about 4 times the candidates
+    /// chosen, in [0, 1] [default: 0.9, recall-oriented]; 0.5 (equal weights) gives
+    /// fewer candidates and misses most sources of short queries at 0.9
     #[arg(long, value_name = "W", value_parser = parse_weight, conflicts_with = "top_k", help_heading = "LSH Ensemble (--containment)")]
     pub(crate) fn_weight: Option<f64>,
     /// No summary on stderr
@@ -635,6 +637,13 @@ pub(crate) struct BloomArgs {
     /// without an earlier near-duplicate is flagged [default: 0.001]
     #[arg(long, value_name = "P")]
     pub(crate) bloom_fp_rate: Option<f64>,
+    /// Verify each flag: keep a compact signature per document (one byte per MinHash
+    /// value and a 32-bit key per band, about num_perm + 8 x bands bytes) and flag a
+    /// document only when the estimate against an earlier document sharing a band
+    /// reaches the threshold, as the verified run drops it. Saved with --bloom-out; a
+    /// --bloom-in file decides by itself whether it verifies
+    #[arg(long)]
+    pub(crate) bloom_verify: bool,
 }
 
 impl BloomArgs {
@@ -645,6 +654,7 @@ impl BloomArgs {
             ("--bloom-out", self.bloom_out.is_some()),
             ("--bloom-capacity", self.bloom_capacity.is_some()),
             ("--bloom-fp-rate", self.bloom_fp_rate.is_some()),
+            ("--bloom-verify", self.bloom_verify),
         ]
         .into_iter()
         .filter(|&(_, g)| g)

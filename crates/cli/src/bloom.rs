@@ -116,6 +116,9 @@ fn check_options(a: &DedupArgs) -> Result<(), CliError> {
         if a.bloom.bloom_fp_rate.is_some() {
             given.push("--bloom-fp-rate");
         }
+        if a.bloom.bloom_verify {
+            given.push("--bloom-verify");
+        }
         if !given.is_empty() {
             return usage(format!(
                 "{} cannot be combined with --bloom-in: the saved filters decide",
@@ -144,8 +147,13 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                 .bloom
                 .bloom_fp_rate
                 .unwrap_or(DEFAULT_BLOOM_FALSE_POSITIVE_RATE);
-            BloomDedup::new(&dedup, capacity, rate)
-                .map_err(|e| CliError::Usage(format!("--bloom: {e}")))?
+            let filter = BloomDedup::new(&dedup, capacity, rate)
+                .map_err(|e| CliError::Usage(format!("--bloom: {e}")))?;
+            if a.bloom.bloom_verify {
+                filter.verifying()?
+            } else {
+                filter
+            }
         }
     };
     let before = filter.len();
@@ -294,9 +302,29 @@ fn filter_lines(filter: &BloomDedup, before: u64, bloom_in: Option<&Path>) -> Ve
             f.design_false_positive_rate()
         ),
         format!(
-            "memory:      {:.1} bytes per document of capacity ({:.1} MB)",
+            "memory:      {:.1} bytes per document of capacity ({:.1} MB){}",
             f.bytes_per_document(),
-            f.memory_bytes() as f64 / 1e6
+            f.memory_bytes() as f64 / 1e6,
+            if filter.is_verifying() {
+                format!(
+                    "; verification store {:.1} bytes per document added",
+                    filter.verify_bytes_per_document()
+                )
+            } else {
+                String::new()
+            }
         ),
+        if filter.is_verifying() {
+            "below T:     flags verified by the estimate against the earlier documents \
+             sharing a band (--bloom-verify)"
+                .to_owned()
+        } else {
+            format!(
+                "below T:     banding also flags pairs below the threshold: {:.3} of pairs \
+                 spread evenly over [T/2, T) share a band (S-curve); --bloom-verify checks \
+                 each flag",
+                filter.expected_below_threshold()
+            )
+        },
     ]
 }

@@ -108,7 +108,13 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
                             a.index.display()
                         ))
                     })?;
-                    Ok(serde_json::json!({ "id": id, "score": n.score }))
+                    // An estimate carries its standard error; exact scores stand alone.
+                    Ok(match n.std_error {
+                        Some(se) => {
+                            serde_json::json!({ "id": id, "score": n.score, "std_error": se })
+                        }
+                        None => serde_json::json!({ "id": id, "score": n.score }),
+                    })
                 })
                 .collect::<Result<Vec<serde_json::Value>, CliError>>()?;
             let line = serde_json::json!({ "id": q.id, "neighbours": neighbours });
@@ -134,15 +140,29 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
     };
     if !a.quiet {
         let what = match &search {
+            Search::TopK(s, k) if s.exact_scores() => format!(
+                "top {k} by exact Jaccard (LSH Forest, {} trees x {}, {} candidates per result \
+                 re-ranked by the index's shingle sets)",
+                s.forest().params().trees(),
+                s.forest().params().depth(),
+                s.forest().candidates_per_result()
+            ),
             Search::TopK(s, k) => format!(
-                "top {k} by estimated Jaccard (LSH Forest, {} trees x {})",
+                "top {k} by estimated Jaccard (LSH Forest, {} trees x {}; the index keeps no \
+                 shingle sets, so scores are MinHash estimates with their std_error)",
                 s.forest().params().trees(),
                 s.forest().params().depth()
             ),
             Search::Containment(s) => format!(
-                "containment >= {} (LSH Ensemble, {} partitions)",
+                "containment >= {}, {} (LSH Ensemble, {} partitions, false-negative weight {})",
                 s.threshold(),
-                s.ensemble().partitions()
+                if s.exact_scores() {
+                    "exact from the index's shingle sets"
+                } else {
+                    "estimated (the index keeps no shingle sets; each score has its std_error)"
+                },
+                s.ensemble().partitions(),
+                s.ensemble().params().weights().1
             ),
         };
         eprintln!(

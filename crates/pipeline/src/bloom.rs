@@ -11,8 +11,13 @@ use ndd_lsh::LshBloom;
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
 use crate::{Banding, Dedup, Error};
 
+mod verify_store;
+use verify_store::VerifyStore;
+
 const MAGIC: [u8; 4] = *b"NDDB";
-const VERSION: u16 = 1;
+/// Version 1: settings and filters. Version 2 (written only by verifying filters):
+/// then the verification store.
+const VERSION: u16 = 2;
 
 /// The documents a [`BloomDedup`] is sized for when no capacity is given: one
 /// million (about 22 MB of filters at the default rate and 128 values; the rate grows
@@ -43,10 +48,15 @@ pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
 /// A document is flagged whenever an `LshIndex` with the same bands would have given
 /// it a candidate (no false negatives against banding), and otherwise with the
 /// filters' false-positive rate ([`false_positive_rate`](Self::false_positive_rate)).
-/// Unlike [`Dedup`] and [`DedupIndex`](crate::DedupIndex) there is no verification and
-/// no pair: the filter cannot say which earlier document was similar. It costs a few
-/// tens of bytes per document of capacity, whatever the documents' lengths, which is
-/// what makes it fit streams too large to index.
+/// Unlike [`Dedup`] and [`DedupIndex`](crate::DedupIndex) there is no pair: the filter
+/// cannot say which earlier document was similar, so it flags every banding
+/// candidate, pairs below the threshold included (on the bundled corpus 339 flagged
+/// where the verified run drops 239; [`expected_below_threshold`](Self::expected_below_threshold)
+/// gives the S-curve's share). It costs a few tens of bytes per document of
+/// capacity, whatever the documents' lengths, which is what makes it fit streams too
+/// large to index. The [`verifying`](Self::verifying) mode keeps a compact signature
+/// per document to check each flag by the estimate (239 flagged there, 238 of them
+/// dropped by the verified run), at a few hundred bytes per document.
 ///
 /// The MinHash parameters, shingles, NFKC setting and threshold (which chooses the
 /// bands and rows, as in [`Dedup`]) come from a `Dedup` and are saved with the filters,
@@ -70,6 +80,8 @@ pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
 pub struct BloomDedup {
     sketching: Sketching,
     bloom: LshBloom,
+    /// The compact signatures that verify a flag ([`verifying`](Self::verifying)).
+    verify: Option<VerifyStore>,
 }
 
 impl std::fmt::Debug for BloomDedup {
@@ -77,6 +89,7 @@ impl std::fmt::Debug for BloomDedup {
         f.debug_struct("BloomDedup")
             .field("sketching", &self.sketching)
             .field("documents", &self.bloom.len())
+            .field("verifying", &self.verify.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -109,7 +122,113 @@ impl BloomDedup {
         let (sketching, _) = Sketching::for_plan(dedup.plan()?, "a Bloom filter")?;
         let params = sketching.config.banding_for(sketching.threshold)?;
         let bloom = LshBloom::with_overall_rate(params, capacity, overall_rate)?;
-        Ok(BloomDedup { sketching, bloom })
+        Ok(BloomDedup {
+            sketching,
+            bloom,
+            verify: None,
+        })
+    }
+
+    /// The verifying mode: besides the filters, every document added keeps a compact
+    /// signature (one byte per MinHash value, b-bit MinHash with `b = 8`) and, per
+    /// band, its band key cut to 32 bits, so that a document the filters flag is
+    /// compared with the earlier documents it shares a band with (at most 1,024, most
+    /// recent first) and flagged only when the b-bit estimate of their Jaccard
+    /// similarity reaches the threshold. That removes what banding alone flags below
+    /// the threshold (the S-curve's tail, [`expected_below_threshold`](Self::expected_below_threshold))
+    /// and the filters' false positives, at `num_perm + 8 · bands` bytes per
+    /// document plus a map entry per distinct band key
+    /// ([`verify_bytes_per_document`](Self::verify_bytes_per_document); measured in
+    /// `docs/performance.md`), which grows with the documents instead of being fixed
+    /// by the capacity.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when documents were already added (their signatures are gone).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{BloomDedup, Dedup};
+    /// let mut f = BloomDedup::new(&Dedup::new(), 1000, 0.001)?.verifying()?;
+    /// assert!(f.is_verifying());
+    /// let flags = f.check_then_insert_batch(&[
+    ///     "the committee approved the budget for the new library building on monday",
+    ///     "the committee approved the budget for the new library building on monday",
+    /// ])?;
+    /// assert_eq!(flags, vec![false, true]);
+    /// assert!(BloomDedup::from_bytes(&f.to_bytes())?.is_verifying());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn verifying(mut self) -> Result<Self, Error> {
+        if !self.bloom.is_empty() {
+            return Err(ndd_core::Error::invalid_parameter(
+                "verifying",
+                "the filters already hold documents whose signatures were not kept",
+            )
+            .into());
+        }
+        let p = self.bloom.params();
+        self.verify = Some(VerifyStore::new(self.sketching.config.num_perm, p.bands()));
+        Ok(self)
+    }
+
+    /// Whether flags are verified ([`verifying`](Self::verifying)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 10, 0.01)?.is_verifying());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_verifying(&self) -> bool {
+        self.verify.is_some()
+    }
+
+    /// Bytes per document added of the verifying mode's store (0 when not
+    /// verifying or empty).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{BloomDedup, Dedup};
+    /// let mut f = BloomDedup::new(&Dedup::new(), 100, 0.01)?.verifying()?;
+    /// f.check_then_insert("one two three four five six")?;
+    /// // 128 values of one byte, and a key and a link per band.
+    /// assert!(f.verify_bytes_per_document() >= 128.0);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn verify_bytes_per_document(&self) -> f64 {
+        match &self.verify {
+            Some(v) if v.len() > 0 => v.memory_bytes() as f64 / v.len() as f64,
+            _ => 0.0,
+        }
+    }
+
+    /// The share of pairs below the threshold `t` that banding makes candidates,
+    /// for pairs spread evenly over `[t/2, t)`: `(2/t) ∫_{t/2}^{t} P(s) ds` of the
+    /// S-curve `P(s) = 1 − (1 − s^r)^b`. Without [`verifying`](Self::verifying), a
+    /// document whose nearest earlier document lies in that range is flagged with
+    /// about this probability: the filters flag every banding candidate, not only
+    /// the pairs at or above `t`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let rate = f.expected_below_threshold(); // T = 0.8: the mean of P over [0.4, 0.8)
+    /// let p = f.filter().params();
+    /// assert!(p.probability(0.4) < rate && rate < p.probability(0.8));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn expected_below_threshold(&self) -> f64 {
+        let p = self.bloom.params();
+        let t = self.sketching.threshold.get();
+        let area = p.false_positive_area(t) - p.false_positive_area(t / 2.0);
+        (area / (t / 2.0)).clamp(0.0, 1.0)
     }
 
     /// Checks one document against every document added before, then adds it;
@@ -150,13 +269,21 @@ impl BloomDedup {
     pub fn check_then_insert_batch(&mut self, texts: &[&str]) -> Result<Vec<bool>, Error> {
         let sigs = self.sketching.sketch_batch(texts);
         let mut out = Vec::with_capacity(sigs.len());
+        let params = self.bloom.params();
+        let t = self.sketching.threshold.get();
         for s in &sigs {
-            out.push(self.bloom.check_then_insert(s)?);
+            let seen = self.bloom.check_then_insert(s)?;
+            out.push(match self.verify.as_mut() {
+                // Every document enters the store; a flag stands only when verified.
+                Some(store) => store.check_then_insert(params, s.values(), t)? && seen,
+                None => seen,
+            });
         }
         Ok(out)
     }
 
-    /// Whether a document would be flagged, without adding it.
+    /// Whether a document would be flagged by the filters, without adding it (not
+    /// verified, in the verifying mode too).
     ///
     /// # Errors
     ///
@@ -270,10 +397,15 @@ impl BloomDedup {
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let filter = self.bloom.to_bytes();
-        let mut w = ByteWriter::with_capacity(MAGIC, VERSION, filter.len() + 64);
+        // Filters without a store keep version 1's bytes.
+        let version = if self.verify.is_some() { VERSION } else { 1 };
+        let mut w = ByteWriter::with_capacity(MAGIC, version, filter.len() + 64);
         self.sketching.write_head(&mut w);
         self.sketching.write_nfkc(&mut w);
         w.bytes(&filter);
+        if let Some(store) = &self.verify {
+            store.write(&mut w);
+        }
         w.finish()
     }
 
@@ -292,12 +424,23 @@ impl BloomDedup {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
+        let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
         let head = Head::read(&mut r)?;
         let nfkc = read_nfkc(&mut r)?;
         let bloom = LshBloom::from_bytes(r.bytes()?)?;
-        r.finish()?;
         let p = bloom.params();
+        let verify = if version >= 2 {
+            let store = VerifyStore::read(&mut r)?;
+            if store.len() as u64 != bloom.len() || store.bands() != p.bands() {
+                return Err(corrupt(
+                    "the verification store and the filters hold different documents",
+                ));
+            }
+            Some(store)
+        } else {
+            None
+        };
+        r.finish()?;
         let sketching = head.into_sketching(nfkc, p.bands(), p.rows())?;
         p.check_signature_len(sketching.config.num_perm)
             .map_err(|_| corrupt("the filters' bands need more values than the signatures have"))?;
@@ -308,7 +451,18 @@ impl BloomDedup {
                 ));
             }
         }
-        Ok(BloomDedup { sketching, bloom })
+        if let Some(store) = &verify {
+            if store.num_perm() != sketching.config.num_perm {
+                return Err(corrupt(
+                    "the verification store's signatures do not match the settings",
+                ));
+            }
+        }
+        Ok(BloomDedup {
+            sketching,
+            bloom,
+            verify,
+        })
     }
 
     /// Writes the byte form to `path` atomically (a temporary file renamed over it).

@@ -13,15 +13,18 @@ use ndd_minhash::MinHashSignature;
 
 use crate::{DedupIndex, Error};
 
-/// One answer of a query: an indexed document (its position in [`DedupIndex::ids`])
-/// and its score (higher is closer: a Jaccard or containment estimate, or the
-/// caller's measure in the verified modes).
+/// One answer of a query: an indexed document (its position in [`DedupIndex::ids`]),
+/// its score (higher is closer: an exact Jaccard or containment computed from the
+/// shingle sets the index keeps, a MinHash estimate for an index without them, or
+/// the caller's measure in the verified modes), and the standard error of that score
+/// when it is an estimate.
 ///
 /// # Example
 ///
 /// ```
-/// let n = ndd_pipeline::Neighbour { doc: 3, score: 0.9 };
+/// let n = ndd_pipeline::Neighbour { doc: 3, score: 0.9, std_error: None };
 /// assert_eq!((n.doc, n.score), (3, 0.9));
+/// assert!(n.is_exact());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Neighbour {
@@ -29,15 +32,45 @@ pub struct Neighbour {
     pub doc: usize,
     /// Its score for the query.
     pub score: f64,
+    /// The standard error of `score` when it is a MinHash estimate (an index saved
+    /// without shingle sets); `None` when the score is exact or the caller's.
+    pub std_error: Option<f64>,
 }
 
-/// The number of distinct shingles of `text` as `index` reads it.
-fn set_size(index: &DedupIndex, text: &str) -> u64 {
+impl Neighbour {
+    /// Whether the score carries no estimation error (exact, or the caller's measure).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let n = ndd_pipeline::Neighbour { doc: 0, score: 1.0, std_error: Some(0.3) };
+    /// assert!(!n.is_exact());
+    /// ```
+    #[must_use]
+    pub fn is_exact(&self) -> bool {
+        self.std_error.is_none()
+    }
+}
+
+/// The sorted distinct shingles of `text` as `index` reads them (the form of the
+/// sets the index keeps).
+fn query_set(index: &DedupIndex, text: &str) -> Vec<u64> {
     let mut features: Vec<u64> = Vec::new();
     index.hasher().extractor().extract_dyn(text, &mut features);
     features.sort_unstable();
     features.dedup();
-    features.len() as u64
+    features
+}
+
+/// Whether `index` keeps every document's shingle set (exact scores possible).
+fn keeps_sets(index: &DedupIndex) -> bool {
+    index.stored_set(0).is_some()
+}
+
+/// The standard error of a MinHash Jaccard estimate `j` from `k` values:
+/// `sqrt(j (1 - j) / k)`.
+fn jaccard_std_error(j: f64, k: usize) -> f64 {
+    (j * (1.0 - j) / k.max(1) as f64).max(0.0).sqrt()
 }
 
 fn check_k(k: usize) -> Result<(), Error> {
@@ -48,10 +81,15 @@ fn check_k(k: usize) -> Result<(), Error> {
 }
 
 /// Top-k search over a [`DedupIndex`]: an `LshForest` of its documents' signatures;
-/// a query text is sketched with the index's hasher, and the `k` indexed documents
-/// with the highest MinHash estimate of the Jaccard similarity among the candidates
-/// the forest gathers come back ([`top_k`](Self::top_k)), or ranked by a measure of
-/// the caller's ([`top_k_verified`](Self::top_k_verified)).
+/// a query text is sketched with the index's hasher, the forest gathers `k ×`
+/// candidates per result, and the `k` with the highest exact Jaccard similarity to the
+/// query (from the shingle sets the index keeps) come back ([`top_k`](Self::top_k));
+/// for an index without sets, the `k` with the highest MinHash estimate
+/// ([`top_k_estimated`](Self::top_k_estimated)), or ranked by a measure of the
+/// caller's ([`top_k_verified`](Self::top_k_verified)). Re-ranking costs `k ×`
+/// candidates per result sorted-set intersections per query (0.26 ms per query
+/// against 4,000 descriptions, `docs/performance.md`) and no bytes beyond the sets the
+/// index keeps for verification.
 ///
 /// Defaults are the library's: `ForestParams::for_slots(num_perm)` (8 trees),
 /// `DEFAULT_CANDIDATES_PER_RESULT` and `DEFAULT_MAX_EXAMINED` of `ndd-lsh`; recall
@@ -169,10 +207,12 @@ impl<'a> NeighbourSearch<'a> {
         self.index
     }
 
-    /// The `k` indexed documents most similar to `text` by the MinHash estimate of
-    /// the Jaccard similarity of their shingle sets, highest first (ties: the earlier
-    /// indexed first). Fewer when the index holds fewer or the forest's work bound
-    /// stops the search.
+    /// The `k` indexed documents most similar to `text` by the exact Jaccard
+    /// similarity of their shingle sets among the forest's candidates (by the MinHash
+    /// estimate, with its standard error, when the index keeps no sets; see
+    /// [`exact_scores`](Self::exact_scores)), highest first (ties: the earlier indexed
+    /// first). Fewer when the index holds fewer or the forest's work bound stops the
+    /// search.
     ///
     /// # Errors
     ///
@@ -191,7 +231,42 @@ impl<'a> NeighbourSearch<'a> {
     /// ```
     pub fn top_k(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
+        if self.exact_scores() {
+            let q = query_set(self.index, text);
+            let index = self.index;
+            let mut out = self.top_k_verified(text, k, |doc| {
+                ndd_core::jaccard(&q, index.stored_set(doc).unwrap_or(&[]))
+            })?;
+            sort_results(&mut out);
+            return Ok(out);
+        }
+        self.top_k_estimated(text, k)
+    }
+
+    /// The `k` indexed documents with the highest MinHash estimate of the Jaccard
+    /// similarity among the candidates the forest gathers, highest first (ties: the
+    /// earlier indexed first), each with the estimate's standard error: what
+    /// [`top_k`](Self::top_k) gives for an index without shingle sets.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Core`] when `k` is 0.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+    /// let mut index = DedupIndex::new(&Dedup::new())?;
+    /// index.add(&[Document::new("a", "one two three four five six")])?;
+    /// let search = NeighbourSearch::new(&index)?;
+    /// let top = search.top_k_estimated("one two three four five six", 5)?;
+    /// assert_eq!((top[0].score, top[0].std_error), (1.0, Some(0.0)));
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    pub fn top_k_estimated(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
+        check_k(k)?;
         let sig = self.index.hasher().sketch(text);
+        let slots = num_perm(self.index);
         Ok(self
             .forest
             .query(&sig, k)?
@@ -199,8 +274,29 @@ impl<'a> NeighbourSearch<'a> {
             .map(|(doc, e)| Neighbour {
                 doc: doc as usize,
                 score: e.value(),
+                std_error: Some(jaccard_std_error(e.value(), slots)),
             })
             .collect())
+    }
+
+    /// Whether [`top_k`](Self::top_k) scores exactly: the index keeps every
+    /// document's shingle set (the default since byte-form version 3), so the forest's
+    /// candidates are re-ranked by their exact Jaccard similarity to the query.
+    /// Otherwise they are ranked by the MinHash estimate.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch, Verifier};
+    /// let exact = DedupIndex::new(&Dedup::new())?;
+    /// assert!(NeighbourSearch::new(&exact)?.exact_scores());
+    /// let estimated = DedupIndex::new(&Dedup::new().verifier(Verifier::MethodScore))?;
+    /// assert!(!NeighbourSearch::new(&estimated)?.exact_scores());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn exact_scores(&self) -> bool {
+        keeps_sets(self.index)
     }
 
     /// The top `k` by the caller's measure: every candidate the forest gathers for
@@ -247,6 +343,7 @@ impl<'a> NeighbourSearch<'a> {
             .map(|(doc, score)| Neighbour {
                 doc: doc as usize,
                 score,
+                std_error: None,
             })
             .collect())
     }
@@ -296,6 +393,23 @@ pub struct ContainmentSearch<'a> {
 }
 
 impl<'a> ContainmentSearch<'a> {
+    /// The weight of false negatives (against `1 -` this for false positives) with
+    /// which [`new`](Self::new) and [`builder`](Self::builder) choose each size
+    /// partition's bands: recall-oriented, as `Dedup`'s banding is. Equal weights
+    /// (datasketch's) found the source of 21 of 149 prefix queries at containment 0.9
+    /// (issue 29); the measured figures for this default are in `docs/decisions.md`.
+    /// The extra candidates cost set intersections, not wrong answers: scores are
+    /// exact when the index keeps its shingle sets. A lower weight
+    /// ([`ContainmentSearchBuilder::false_negative_weight`]) trades recall for fewer
+    /// candidates.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_pipeline::ContainmentSearch::DEFAULT_FALSE_NEGATIVE_WEIGHT, 0.9);
+    /// ```
+    pub const DEFAULT_FALSE_NEGATIVE_WEIGHT: f64 = 0.9;
+
     /// An ensemble with the library's defaults for containment `threshold` in `(0,
     /// 1]` (1 asks for an estimate of 1; the ensemble's bands are chosen for 0.999).
     ///
@@ -314,9 +428,7 @@ impl<'a> ContainmentSearch<'a> {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn new(index: &'a DedupIndex, threshold: f64) -> Result<Self, Error> {
-        ndd_core::Threshold::new(threshold)?;
-        let params = EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?;
-        Self::with_params(index, params)?.with_threshold(threshold)
+        Self::builder(index, threshold)?.build()
     }
 
     /// Sets the containment a result must reach, in `(0, 1]`, keeping the ensemble
@@ -418,10 +530,30 @@ impl<'a> ContainmentSearch<'a> {
         &self.ensemble
     }
 
-    /// The query's signature and set size (`None`: the text has no shingle).
-    fn prepare(&self, text: &str) -> Option<(MinHashSignature, u64)> {
-        let size = set_size(self.index, text);
-        (size > 0).then(|| (self.index.hasher().sketch(text), size))
+    /// The query's signature and shingle set (`None`: the text has no shingle).
+    fn prepare(&self, text: &str) -> Option<(MinHashSignature, Vec<u64>)> {
+        let set = query_set(self.index, text);
+        (!set.is_empty()).then(|| (self.index.hasher().sketch(text), set))
+    }
+
+    /// Whether [`query`](Self::query) scores exactly: the index keeps every
+    /// document's shingle set (the default since byte-form version 3), so each
+    /// candidate's containment of the query is `|Q ∩ X| / |Q|` of the sets. Otherwise
+    /// it is the MinHash estimate, with its standard error.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Verifier};
+    /// let exact = DedupIndex::new(&Dedup::new())?;
+    /// assert!(ContainmentSearch::new(&exact, 0.9)?.exact_scores());
+    /// let estimated = DedupIndex::new(&Dedup::new().verifier(Verifier::MethodScore))?;
+    /// assert!(!ContainmentSearch::new(&estimated, 0.9)?.exact_scores());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn exact_scores(&self) -> bool {
+        keeps_sets(self.index)
     }
 
     /// The indexed documents whose estimated containment of `text`'s shingle set
@@ -446,22 +578,34 @@ impl<'a> ContainmentSearch<'a> {
     /// # Ok::<(), ndd_pipeline::Error>(())
     /// ```
     pub fn query(&self, text: &str) -> Result<Vec<Neighbour>, Error> {
-        let Some((sig, q)) = self.prepare(text) else {
+        let Some((sig, set)) = self.prepare(text) else {
             return Ok(Vec::new());
         };
+        let q = set.len() as u64;
         let sizes = self.index.set_sizes().ok_or(Error::MissingSetSizes)?;
+        let exact = self.exact_scores();
+        let slots = num_perm(self.index);
         let mut out = Vec::new();
         for doc in self.ensemble.query(&sig, q)? {
-            let Some(other) = self.index.lsh().signature(&doc) else {
-                continue;
+            let (c, std_error) = match self.index.stored_set(doc as usize) {
+                Some(x) if exact => (ndd_core::containment(&set, x), None),
+                _ => {
+                    let Some(other) = self.index.lsh().signature(&doc) else {
+                        continue;
+                    };
+                    let j = other.similarity(&sig)?.value();
+                    let x = sizes.get(doc as usize).copied().unwrap_or(0);
+                    (
+                        containment_estimate(j, q, x),
+                        Some(containment_std_error(j, q, x, slots)),
+                    )
+                }
             };
-            let j = other.similarity(&sig)?.value();
-            let x = sizes.get(doc as usize).copied().unwrap_or(0);
-            let c = containment_estimate(j, q, x);
             if c >= self.threshold {
                 out.push(Neighbour {
                     doc: doc as usize,
                     score: c,
+                    std_error,
                 });
             }
         }
@@ -502,16 +646,17 @@ impl<'a> ContainmentSearch<'a> {
         text: &str,
         mut containment: F,
     ) -> Result<Vec<Neighbour>, Error> {
-        let Some((sig, q)) = self.prepare(text) else {
+        let Some((sig, set)) = self.prepare(text) else {
             return Ok(Vec::new());
         };
         let mut out: Vec<Neighbour> = self
             .ensemble
-            .query(&sig, q)?
+            .query(&sig, set.len() as u64)?
             .into_iter()
             .map(|doc| Neighbour {
                 doc: doc as usize,
                 score: containment(doc as usize),
+                std_error: None,
             })
             .filter(|n| n.score >= self.threshold)
             .collect();
@@ -535,6 +680,18 @@ fn containment_estimate(j: f64, q: u64, x: u64) -> f64 {
         return 0.0;
     }
     (j * (q + x) as f64 / ((1.0 + j) * q as f64)).clamp(0.0, 1.0)
+}
+
+/// The standard error of [`containment_estimate`] by the delta method: the Jaccard
+/// estimate's `sqrt(j (1 - j) / k)` times `d c / d j = (q + x) / (q (1 + j)²)`. Large
+/// for a short query against a long document (`x ≫ q`), where one shared MinHash
+/// value moves the estimate by `(q + x) / (k q)`.
+fn containment_std_error(j: f64, q: u64, x: u64, k: usize) -> f64 {
+    if q == 0 {
+        return 0.0;
+    }
+    let slope = (q + x) as f64 / (q as f64 * (1.0 + j) * (1.0 + j));
+    slope * jaccard_std_error(j, k)
 }
 
 /// The knobs of a [`NeighbourSearch`], set one by one, each checked when it is set:
@@ -732,9 +889,11 @@ impl<'a> ContainmentSearch<'a> {
         threshold: f64,
     ) -> Result<ContainmentSearchBuilder<'a>, Error> {
         ndd_core::Threshold::new(threshold)?;
+        let w = Self::DEFAULT_FALSE_NEGATIVE_WEIGHT;
         Ok(ContainmentSearchBuilder {
             index,
-            params: EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?,
+            params: EnsembleParams::new(threshold.min(ENSEMBLE_MAX_THRESHOLD), num_perm(index))?
+                .with_weights(1.0 - w, w)?,
             threshold,
         })
     }

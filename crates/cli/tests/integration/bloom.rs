@@ -358,3 +358,63 @@ fn an_input_without_a_usable_document_is_refused_as_in_memory() {
     let out = ndd(&["dedup", "--bloom", "--input", "empty"], dir.path());
     assert_eq!(out.status.code(), Some(1), "{out:?}");
 }
+
+#[test]
+fn bloom_verify_flags_what_the_verified_run_drops_and_says_what_it_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |extra: &[&str], drop: &str| -> String {
+        let mut args = vec!["dedup", "--input", DEBIAN, "--drop-out", drop];
+        args.extend_from_slice(extra);
+        ok(&ndd(&args, d))
+    };
+    let plain = run(&["--bloom"], "plain.txt");
+    let verify = run(
+        &["--bloom", "--bloom-verify", "--bloom-out", "v.nddb"],
+        "verify.txt",
+    );
+    run(&["-q"], "dropped.txt");
+    let plain_set: BTreeSet<String> = lines(&d.join("plain.txt")).into_iter().collect();
+    let flagged: BTreeSet<String> = lines(&d.join("verify.txt")).into_iter().collect();
+    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    // Issue 29: 339 flagged by the filters, 239 dropped by the verified run.
+    assert_eq!((plain_set.len(), dropped.len()), (339, 239));
+    assert!(flagged.is_subset(&plain_set));
+    assert!(flagged.len().abs_diff(dropped.len()) * 20 <= dropped.len());
+    assert!(flagged.intersection(&dropped).count() * 20 >= dropped.len() * 19);
+    // The summaries say what is flagged below the threshold.
+    let share = number_after(&plain, "below T:", "threshold: ");
+    assert!(share > 0.1 && share < 0.9, "{plain}");
+    assert!(plain.contains("--bloom-verify checks each flag"), "{plain}");
+    assert!(
+        verify.contains("flags verified by the estimate"),
+        "{verify}"
+    );
+    assert!(verify.contains("verification store"), "{verify}");
+    // A saved verifying filter continues verifying; --bloom-verify beside --bloom-in
+    // is refused (the saved filters decide).
+    let again = run(&["--bloom", "--bloom-in", "v.nddb"], "again.txt");
+    assert!(again.contains("flags verified by the estimate"), "{again}");
+    fails(
+        &ndd(
+            &[
+                "dedup",
+                "--input",
+                DEBIAN,
+                "--bloom",
+                "--bloom-in",
+                "v.nddb",
+                "--bloom-verify",
+            ],
+            d,
+        ),
+        2,
+        "--bloom-verify",
+    );
+    // Without --bloom it belongs nowhere.
+    fails(
+        &ndd(&["dedup", "--input", DEBIAN, "--bloom-verify"], d),
+        2,
+        "--bloom-verify",
+    );
+}

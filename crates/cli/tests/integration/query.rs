@@ -57,20 +57,24 @@ fn results(s: &str) -> Vec<(String, Vec<(String, f64)>)> {
 /// Writes the first `n` documents as the indexed corpus and saves their index (no
 /// exact pass, so every document is searchable).
 fn index(dir: &Path, docs: &[(String, String, String)], n: usize) {
+    index_with(dir, docs, n, &[]);
+}
+
+/// As [`index`], with more options for `ndd dedup`.
+fn index_with(dir: &Path, docs: &[(String, String, String)], n: usize, extra: &[&str]) {
     let lines: Vec<&str> = docs[..n].iter().map(|d| d.2.as_str()).collect();
     fs::write(dir.join("corpus.jsonl"), lines.join("\n") + "\n").unwrap();
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "corpus.jsonl",
-            "--no-exact-pass",
-            "--index-out",
-            "corpus.ndd",
-        ],
-        dir,
-    ));
+    let mut args = vec![
+        "dedup",
+        "-q",
+        "--input",
+        "corpus.jsonl",
+        "--no-exact-pass",
+        "--index-out",
+        "corpus.ndd",
+    ];
+    args.extend_from_slice(extra);
+    ok(&ndd(&args, dir));
 }
 
 fn queries(dir: &Path, name: &str, qs: &[(String, String)]) {
@@ -83,10 +87,25 @@ fn queries(dir: &Path, name: &str, qs: &[(String, String)]) {
 
 #[test]
 fn top_k_matches_brute_force_over_the_same_signatures() {
+    // An index saved with `--verify method` keeps no shingle sets: scores are the
+    // MinHash estimate, each with its standard error.
+    top_k_against_brute_force(false);
+}
+
+#[test]
+fn top_k_of_an_index_with_sets_matches_brute_force_by_exact_jaccard() {
+    top_k_against_brute_force(true);
+}
+
+fn top_k_against_brute_force(exact: bool) {
     let dir = tempfile::tempdir().unwrap();
     let docs = debian();
     let n = 300;
-    index(dir.path(), &docs, n);
+    if exact {
+        index(dir.path(), &docs, n);
+    } else {
+        index_with(dir.path(), &docs, n, &["--verify", "method"]);
+    }
     let qs: Vec<(String, String)> = docs[n..n + 60]
         .iter()
         .map(|d| (d.0.clone(), d.1.clone()))
@@ -107,6 +126,20 @@ fn top_k_matches_brute_force_over_the_same_signatures() {
     ));
     let res = results(&out);
     assert_eq!(res.len(), qs.len());
+    // A standard error beside each estimate, none beside an exact score.
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        for n in v["neighbours"].as_array().unwrap() {
+            assert_eq!(n.get("std_error").is_some(), !exact, "{n}");
+        }
+    }
+    let extractor = ndd_pipeline::Shingles::Words(3)
+        .extractor_with(false)
+        .unwrap();
+    let sets: Vec<_> = docs[..n]
+        .iter()
+        .map(|d| extractor.feature_set(&d.1))
+        .collect();
     // The oracle: MinHash with the defaults of `ndd dedup` (128 values, seed 0, word
     // 3-grams), every indexed document estimated.
     let hasher = MinHasher::builder()
@@ -125,10 +158,21 @@ fn top_k_matches_brute_force_over_the_same_signatures() {
         assert!(got.len() <= k);
         assert!(got.windows(2).all(|w| w[0].1 >= w[1].1));
         let qs = hasher.sketch(text);
+        let qset = extractor.feature_set(text);
+        // Exact Jaccard of the shingle sets for an index with sets, the estimate
+        // otherwise.
         let mut brute: Vec<(&str, f64)> = docs[..n]
             .iter()
             .zip(&sigs)
-            .map(|(d, s)| (d.0.as_str(), s.similarity(&qs).unwrap().value()))
+            .zip(&sets)
+            .map(|((d, s), set)| {
+                let score = if exact {
+                    ndd_core::jaccard(qset.as_slice(), set.as_slice())
+                } else {
+                    s.similarity(&qs).unwrap().value()
+                };
+                (d.0.as_str(), score)
+            })
             .collect();
         brute.sort_by(|a, b| b.1.total_cmp(&a.1));
         for (gid, score) in got {

@@ -800,6 +800,12 @@ impl DedupIndex {
         self.sizes.as_deref()
     }
 
+    /// Document `doc`'s sorted distinct shingle hashes, `None` when the index keeps no
+    /// sets (saved before byte-form version 3, or verifying by the estimate).
+    pub(crate) fn stored_set(&self, doc: usize) -> Option<&[u64]> {
+        self.sets.as_ref().map(|s| s.get(doc))
+    }
+
     /// The LSH index with every sketched document's signature (keyed by position in
     /// [`ids`](Self::ids); exact copies are not in it).
     pub(crate) fn lsh(&self) -> &LshIndex<u32, MinHashSignature> {

@@ -133,3 +133,129 @@ fn bad_bytes_and_settings_are_refused() {
     );
     assert!(BloomDedup::new(&Dedup::new(), 100, 0.0).is_err());
 }
+
+/// The texts of the 4,000 real package descriptions of `data/labeled`.
+fn descriptions() -> Vec<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/labeled/debian-descriptions.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["text"].as_str().unwrap().to_owned()
+        })
+        .collect()
+}
+
+/// (flagged by the filters, flagged verifying, dropped by the verified in-memory run,
+/// flagged verifying and dropped).
+fn flagged_and_dropped(texts: &[String]) -> (usize, usize, usize, usize) {
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let docs: Vec<ndd_pipeline::Document> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| ndd_pipeline::Document::new(i.to_string(), t.clone()))
+        .collect();
+    let dropped = Dedup::new().run(&docs).unwrap().dropped();
+    let mut plain = BloomDedup::new(&Dedup::new(), 100_000, 0.001).unwrap();
+    let plain = plain.check_then_insert_batch(&refs).unwrap();
+    let mut verifying = BloomDedup::new(&Dedup::new(), 100_000, 0.001)
+        .unwrap()
+        .verifying()
+        .unwrap();
+    let flags = verifying.check_then_insert_batch(&refs).unwrap();
+    // A verified flag is a flag of the filters too.
+    assert!(flags.iter().zip(&plain).all(|(v, p)| !v || *p));
+    let both = dropped.iter().filter(|&&i| flags[i]).count();
+    (
+        plain.iter().filter(|&&f| f).count(),
+        flags.iter().filter(|&&f| f).count(),
+        dropped.len(),
+        both,
+    )
+}
+
+#[test]
+fn the_verifying_mode_flags_about_what_the_verified_run_drops() {
+    // Issue 29: the filters flag 339 documents of the bundled corpus where the verified
+    // run (exact Jaccard) drops 239; verifying by the estimate must come within 5%.
+    let (plain, verified, dropped, both) = flagged_and_dropped(&debian());
+    eprintln!(
+        "bundled: filters {plain}, verifying {verified} ({both} of them dropped), run drops {dropped}"
+    );
+    assert_eq!(dropped, 239);
+    assert!(plain > dropped + 50, "{plain}");
+    assert!(
+        verified.abs_diff(dropped) * 20 <= dropped,
+        "{verified} vs {dropped}"
+    );
+    assert!(both * 20 >= dropped * 19, "{both} of {dropped}");
+    // The real descriptions: many pairs sit just above the threshold (489 of the run's
+    // 1,116 pairs in [0.8, 0.85)), where the estimate's noise loses more than it
+    // gains; docs/decisions.md has the figures. Within 7% of the exact run here.
+    let (plain, verified, dropped, both) = flagged_and_dropped(&descriptions());
+    eprintln!(
+        "descriptions: filters {plain}, verifying {verified} ({both} of them dropped), run drops {dropped}"
+    );
+    assert!(plain > 2 * dropped, "{plain}");
+    assert!(
+        verified.abs_diff(dropped) * 100 <= dropped * 7,
+        "{verified} vs {dropped}"
+    );
+    // Against the run that verifies by the same estimate (full 64-bit values), within 5%.
+    let docs: Vec<ndd_pipeline::Document> = descriptions()
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| ndd_pipeline::Document::new(i.to_string(), t))
+        .collect();
+    let by_estimate = Dedup::new()
+        .verifier(ndd_pipeline::Verifier::MethodScore)
+        .run(&docs)
+        .unwrap()
+        .dropped()
+        .len();
+    eprintln!("descriptions: the run verifying by the estimate drops {by_estimate}");
+    assert!(
+        verified.abs_diff(by_estimate) * 20 <= by_estimate,
+        "{verified} vs {by_estimate}"
+    );
+}
+
+#[test]
+fn a_verifying_stream_saved_and_continued_equals_one_stream() {
+    let texts = debian();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let new = || {
+        BloomDedup::new(&Dedup::new(), 10_000, 0.001)
+            .unwrap()
+            .verifying()
+            .unwrap()
+    };
+    let mut one = new();
+    let all = one.check_then_insert_batch(&refs).unwrap();
+    let mut first = new();
+    let mut flags = first.check_then_insert_batch(&refs[..300]).unwrap();
+    let bytes = first.to_bytes();
+    let mut second = BloomDedup::from_bytes(&bytes).unwrap();
+    assert!(second.is_verifying());
+    flags.extend(second.check_then_insert_batch(&refs[300..]).unwrap());
+    assert_eq!(flags, all);
+    assert_eq!(second.to_bytes(), one.to_bytes());
+    // The store costs its bytes per document: 128 values and a key and link per band.
+    let per_doc = one.verify_bytes_per_document();
+    let bands = one.filter().params().bands() as f64;
+    assert!(per_doc >= 128.0 + 8.0 * bands, "{per_doc}");
+    // Not on filters that already hold documents; truncated stores refused.
+    let mut full = BloomDedup::new(&Dedup::new(), 100, 0.01).unwrap();
+    full.check_then_insert("one two three four").unwrap();
+    assert!(full.verifying().is_err());
+    assert!(BloomDedup::from_bytes(&bytes[..bytes.len() - 20]).is_err());
+    // Filters without a store keep byte-form version 1.
+    let plain = BloomDedup::new(&Dedup::new(), 100, 0.01)
+        .unwrap()
+        .to_bytes();
+    assert_eq!(&plain[4..6], &1u16.to_le_bytes());
+}

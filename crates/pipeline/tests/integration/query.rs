@@ -55,7 +55,8 @@ fn top_k_finds_what_brute_force_over_the_same_signatures_ranks_first() {
             .map(|(i, s)| (i, s.similarity(&qs).unwrap().value()))
             .collect();
         brute.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        let top = search.top_k(&q.text, k).unwrap();
+        // The estimate's ranking (what `top_k` gives for an index without sets).
+        let top = search.top_k_estimated(&q.text, k).unwrap();
         assert!(top.len() <= k);
         assert!(top.windows(2).all(|w| w[0].score >= w[1].score));
         // Every score is the estimate brute force computes for that document.
@@ -133,7 +134,14 @@ fn containment_recall(weights: Option<(f64, f64)>) -> (f64, f64) {
     }
     let t = 0.8;
     let search = match weights {
-        None => ContainmentSearch::new(&index, t).unwrap(),
+        None => {
+            // Equal weights (the default before recall-oriented banding).
+            let p = ndd_lsh::EnsembleParams::new(t, 128)
+                .unwrap()
+                .with_weights(0.5, 0.5)
+                .unwrap();
+            ContainmentSearch::with_params(&index, p).unwrap()
+        }
         Some((fp, fnw)) => {
             let p = ndd_lsh::EnsembleParams::new(t, 128)
                 .unwrap()
@@ -185,6 +193,191 @@ fn containment_recall(weights: Option<(f64, f64)>) -> (f64, f64) {
     assert!(ContainmentSearch::new(&index, f64::NAN).is_err());
     assert!(ContainmentSearch::new(&index, 1.0).is_ok());
     (found as f64 / wanted as f64, own as f64 / queries as f64)
+}
+
+/// The 4,000 real package descriptions of `data/labeled`.
+fn descriptions() -> Vec<Document> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/labeled/debian-descriptions.jsonl"
+    );
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
+        })
+        .collect()
+}
+
+/// Tie-tolerant recall@k of the close neighbours (issue 29): per query, the exact top
+/// `k` by Jaccard among all documents, kept where Jaccard >= 0.5, is what is wanted; a
+/// returned document counts when its exact Jaccard reaches both 0.5 and the exact
+/// `k`-th best (a tie with the `k`-th counts as either). With `without_self`, the
+/// query's own document (the `usize` beside it) is left out of both sides: only other
+/// documents count.
+fn close_recall(
+    sets: &[ndd_core::FeatureSet],
+    queries: &[(usize, Vec<u64>, Vec<usize>)],
+    k: usize,
+    without_self: bool,
+) -> f64 {
+    let (mut hit, mut want) = (0usize, 0usize);
+    for (own, q, got) in queries {
+        let other = |d: &usize| !without_self || d != own;
+        let mut js: Vec<f64> = (0..sets.len())
+            .filter(other)
+            .map(|d| ndd_core::jaccard(q, sets[d].as_slice()))
+            .collect();
+        js.sort_by(|a, b| b.total_cmp(a));
+        let kth = js[k.min(js.len()) - 1];
+        let close = js.iter().take(k).filter(|&&j| j >= 0.5).count();
+        let bar = kth.max(0.5);
+        hit += got
+            .iter()
+            .filter(|d| other(d))
+            .filter(|&&d| ndd_core::jaccard(q, sets[d].as_slice()) >= bar)
+            .count()
+            .min(close);
+        want += close;
+    }
+    hit as f64 / want.max(1) as f64
+}
+
+#[test]
+fn top_k_reaches_recall_at_10_of_close_neighbours_on_real_descriptions_at_the_defaults() {
+    // Issue 29: 200 indexed descriptions as queries, word 3-grams, the defaults. Ranked
+    // by the estimate the forest reached 0.856; re-ranked by the index's stored sets
+    // it must reach 0.9 (docs/decisions.md has the measured figure).
+    let docs = descriptions();
+    let mut index = DedupIndex::new(&if std::env::var("DEFAULTS").is_ok() {
+        Dedup::new()
+    } else {
+        settings()
+    })
+    .unwrap();
+    index.add(&docs).unwrap();
+    let search = NeighbourSearch::new(&index).unwrap();
+    assert!(search.exact_scores());
+    let shingler = WordShingler::new(3).unwrap();
+    let sets: Vec<_> = docs.iter().map(|d| shingler.feature_set(&d.text)).collect();
+    let k = 10;
+    let (mut exact, mut estimated) = (Vec::new(), Vec::new());
+    for (i, d) in docs.iter().enumerate().step_by(docs.len() / 200) {
+        let top = search.top_k(&d.text, k).unwrap();
+        assert!(top.len() <= k);
+        // Scores are the exact Jaccard of the sets, highest first.
+        for n in &top {
+            assert!(n.is_exact());
+            assert_eq!(
+                n.score,
+                ndd_core::jaccard(sets[i].as_slice(), sets[n.doc].as_slice())
+            );
+        }
+        assert!(top.windows(2).all(|w| w[0].score >= w[1].score));
+        let q = sets[i].as_slice().to_vec();
+        exact.push((i, q.clone(), top.iter().map(|n| n.doc).collect::<Vec<_>>()));
+        let est = search.top_k_estimated(&d.text, k).unwrap();
+        estimated.push((i, q, est.iter().map(|n| n.doc).collect::<Vec<_>>()));
+    }
+    assert_eq!(exact.len(), 200);
+    let r_exact = close_recall(&sets, &exact, k, false);
+    let r_est = close_recall(&sets, &estimated, k, false);
+    // The stricter count: the query's own document (always found) left out.
+    let o_exact = close_recall(&sets, &exact, k, true);
+    let o_est = close_recall(&sets, &estimated, k, true);
+    eprintln!(
+        "recall@10 of close neighbours: exact re-ranking {r_exact:.3} ({o_exact:.3} without \
+         the query itself), estimate {r_est:.3} ({o_est:.3})"
+    );
+    assert!(r_exact >= 0.9, "exact re-ranking {r_exact}");
+    assert!(
+        o_exact >= 0.9,
+        "exact re-ranking without the query {o_exact}"
+    );
+    assert!(r_exact >= r_est, "{r_exact} < {r_est}");
+}
+
+#[test]
+fn containment_at_the_defaults_finds_the_sources_of_prefix_queries() {
+    // Issue 29: queries made of the first 25% of the words of bundled documents
+    // (containment 1.0 in their source); at 0.9 with the defaults the source must come
+    // back for at least 95% of them, scored exactly.
+    let docs = debian();
+    let mut index = DedupIndex::new(&settings()).unwrap();
+    index.add(&docs).unwrap();
+    let shingler = WordShingler::new(3).unwrap();
+    let sets: Vec<_> = docs.iter().map(|d| shingler.feature_set(&d.text)).collect();
+    let search = ContainmentSearch::new(&index, 0.9).unwrap();
+    assert!(search.exact_scores());
+    let (mut queries, mut sources, mut found, mut truths, mut returned) = (0, 0, 0, 0, 0);
+    for (i, d) in docs.iter().enumerate().step_by(4) {
+        let words: Vec<&str> = d.text.split_whitespace().collect();
+        let query = words[..words.len() / 4].join(" ");
+        let q = shingler.feature_set(&query);
+        if q.is_empty() {
+            continue;
+        }
+        queries += 1;
+        assert_eq!(containment(q.as_slice(), sets[i].as_slice()), 1.0);
+        let truth: BTreeSet<usize> = (0..docs.len())
+            .filter(|&j| containment(q.as_slice(), sets[j].as_slice()) >= 0.9)
+            .collect();
+        let hits = search.query(&query).unwrap();
+        for n in &hits {
+            assert!(n.is_exact());
+            assert_eq!(n.score, containment(q.as_slice(), sets[n.doc].as_slice()));
+            assert!(truth.contains(&n.doc));
+        }
+        sources += usize::from(hits.iter().any(|n| n.doc == i));
+        found += hits.len();
+        truths += truth.len();
+        returned += hits.len();
+    }
+    let source_recall = sources as f64 / queries as f64;
+    let recall = found as f64 / truths as f64;
+    eprintln!(
+        "containment 0.9: {queries} queries, source found for {sources} ({source_recall:.3}), \
+         recall {recall:.3} ({found}/{truths}), {returned} results"
+    );
+    assert!(queries >= 130, "{queries}");
+    assert!(source_recall >= 0.95, "{source_recall}");
+    assert!(recall >= 0.95, "{recall}");
+}
+
+#[test]
+fn an_index_without_sets_flags_its_containment_estimates_with_their_error() {
+    // A short query against a long document: one shared MinHash value moves the
+    // estimate a lot, which its standard error says; the exact index scores it.
+    let docs = debian();
+    let long = docs.iter().max_by_key(|d| d.text.len()).unwrap();
+    let words: Vec<&str> = long.text.split_whitespace().collect();
+    let query = words[..words.len().min(40)].join(" ");
+    let mut estimated =
+        DedupIndex::new(&settings().verifier(ndd_pipeline::Verifier::MethodScore)).unwrap();
+    estimated.add(std::slice::from_ref(long)).unwrap();
+    let search = ContainmentSearch::new(&estimated, 0.5).unwrap();
+    assert!(!search.exact_scores());
+    let hits = search.query(&query).unwrap();
+    let shingler = WordShingler::new(3).unwrap();
+    let truth = containment(
+        shingler.feature_set(&query).as_slice(),
+        shingler.feature_set(&long.text).as_slice(),
+    );
+    assert_eq!(truth, 1.0);
+    for n in &hits {
+        let se = n.std_error.unwrap();
+        // The document is about 100 times the query: one MinHash value of 128 moves
+        // the estimate by about 0.8, so the error is that large.
+        assert!(se > 0.2, "{se}");
+    }
+    let mut exact = DedupIndex::new(&settings()).unwrap();
+    exact.add(std::slice::from_ref(long)).unwrap();
+    let search = ContainmentSearch::new(&exact, 0.5).unwrap();
+    let hits = search.query(&query).unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!((hits[0].score, hits[0].std_error), (1.0, None));
 }
 
 /// `index-v1.nddx` was written by `ndd dedup --input index-v1.jsonl --index-out
