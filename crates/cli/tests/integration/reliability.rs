@@ -423,6 +423,83 @@ fn a_batch_added_twice_is_refused() {
     assert!(!d.join("d.txt").exists());
 }
 
+// 4. `--work-dir` deletes the user's files.
+
+/// A folder of the user's files given as `--work-dir` is refused before any work, and
+/// every file in it is left as it was (nine of ten were removed: their names matched
+/// the stages' own prefixes).
+#[test]
+fn a_work_dir_of_the_users_files_is_refused_and_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let a = letters(d, "a.jsonl", 20, 0);
+    let work = d.join("mine");
+    fs::create_dir(&work).unwrap();
+    let names = [
+        "keys-2024.txt",
+        "candidates-draft.md",
+        "pairs.bin",
+        "scores.bin",
+        "signatures.bin",
+        "exact-pairs-notes",
+        "sets.bin",
+        "sets.idx",
+        "assignments.bin",
+        "todo.txt",
+    ];
+    for n in names {
+        fs::write(work.join(n), n).unwrap();
+    }
+    let out = ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &a,
+            "--work-dir",
+            "mine",
+            "--keep-out",
+            "k.jsonl",
+        ],
+        d,
+    );
+    assert!(!out.status.success());
+    let err = common::text(&out.stderr);
+    assert!(err.contains("no out-of-core run wrote"), "{err}");
+    for n in names {
+        assert_eq!(fs::read_to_string(work.join(n)).unwrap(), n, "{n} changed");
+    }
+    assert_eq!(fs::read_dir(&work).unwrap().count(), names.len());
+    assert!(!d.join("k.jsonl").exists());
+    // A new folder works, and a second run reuses it.
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &a,
+            "--work-dir",
+            "new",
+            "--keep-out",
+            "k.jsonl",
+        ],
+        d,
+    ));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &a,
+            "--work-dir",
+            "new",
+            "--keep-out",
+            "k.jsonl",
+        ],
+        d,
+    ));
+}
+
 // 5. Other files a run reads can be overwritten.
 
 /// No output replaces a file the run reads: the `--weights` model, the `--links-in`

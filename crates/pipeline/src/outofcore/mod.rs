@@ -400,7 +400,7 @@ impl OutOfCore {
         I: IntoIterator<Item = Result<Document, Error>>,
     {
         let dir = self.work_dir.as_path();
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        claim_work_dir(dir)?;
         let params = self.config.banding_for(self.plan.threshold)?;
         let fingerprints = self.fingerprints(params);
         let job = Job {
@@ -541,6 +541,37 @@ const OUTPUTS: [&[&str]; 5] = [
 
 /// Removes the files of `dir` whose names start with one of `prefixes` (never a
 /// folder, never anything else).
+/// The file that marks a folder as an out-of-core work folder. A run writes it into
+/// the folder it creates or finds empty, and refuses a folder that holds other files
+/// without it, so the stages (which remove their own earlier files by name) never
+/// delete a file they did not write.
+pub(crate) const WORK_DIR_MARKER: &str = ".ndd-work-dir";
+
+/// Creates `dir` or checks that it is a work folder of ours (see [`WORK_DIR_MARKER`]).
+fn claim_work_dir(dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let marker = dir.join(WORK_DIR_MARKER);
+    if marker.is_file() {
+        return Ok(());
+    }
+    let mut entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    if let Some(entry) = entries.next() {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        return Err(Error::Core(ndd_core::Error::invalid_input(format!(
+            "{}: the work folder holds files no out-of-core run wrote ({} among them; \
+             it has no {WORK_DIR_MARKER} marker): give a new or empty folder, whose \
+             files the run may replace",
+            dir.display(),
+            entry.file_name().to_string_lossy()
+        ))));
+    }
+    std::fs::write(
+        &marker,
+        b"ndd out-of-core work folder: its stages' files may be replaced\n",
+    )
+    .map_err(|e| Error::io(&marker, e))
+}
+
 fn remove_outputs(dir: &Path, prefixes: &[&str]) -> Result<(), Error> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     for entry in entries {

@@ -365,3 +365,48 @@ fn a_redone_stage_leaves_no_file_of_the_earlier_run() {
     // The earlier outcome's files are gone: reading through it is refused, not wrong.
     assert!(small.kept_positions().is_err());
 }
+
+#[test]
+fn a_folder_of_the_users_files_is_refused_and_left_as_it_was() {
+    // Files named like the stages' own (which a redone stage removes by name).
+    let dir = tempfile::tempdir().unwrap();
+    let mine = [
+        "keys-budget.txt",
+        "candidates-2024.csv",
+        "pairs.bin",
+        "notes.md",
+    ];
+    for name in mine {
+        std::fs::write(dir.path().join(name), name).unwrap();
+    }
+    let docs = [
+        Document::new("a", "one two three four five six seven"),
+        Document::new("b", "one two three four five six seven"),
+    ];
+    let err = OutOfCore::new(&Dedup::new(), dir.path())
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("no out-of-core run wrote"),
+        "{err}"
+    );
+    for name in mine {
+        let kept = std::fs::read_to_string(dir.path().join(name)).unwrap();
+        assert_eq!(kept, name, "{name} was changed");
+    }
+    let files = std::fs::read_dir(dir.path()).unwrap().count();
+    assert_eq!(files, mine.len(), "the run wrote into the user's folder");
+    // A new folder (or an empty one) is claimed, and a later run reuses it.
+    let work = dir.path().join("work");
+    let first = OutOfCore::new(&Dedup::new(), &work)
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert_eq!(first.pairs, 1);
+    let again = OutOfCore::new(&Dedup::new(), &work)
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap();
+    assert!(again.stages.iter().all(|s| s.reused));
+}
