@@ -113,6 +113,11 @@ pub(crate) struct InputArgs {
     /// input
     #[arg(long, default_value_t = ndd_pipeline::corpus::DEFAULT_MAX_DOCUMENT_BYTES, value_name = "BYTES")]
     pub(crate) max_document_bytes: u64,
+    /// In a folder, follow symbolic links to files and folders outside it too (by
+    /// default such a link is skipped as bad input, so a planted link cannot bring a
+    /// file from elsewhere into the outputs)
+    #[arg(long)]
+    pub(crate) follow_links: bool,
 }
 
 /// `--on-error`.

@@ -19,6 +19,7 @@ pub(crate) fn read_options(a: &InputArgs, attributes: &[(String, Roles)]) -> Rea
         .with_id_field(a.id_field.clone())
         .with_text_field(a.text_field.clone())
         .with_max_document_bytes(a.max_document_bytes)
+        .with_follow_links_out(a.follow_links)
         .with_errors(match a.on_error {
             OnError::Skip => ErrorPolicy::Skip,
             OnError::Stop => ErrorPolicy::Stop,

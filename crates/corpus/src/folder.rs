@@ -37,7 +37,9 @@ fn file_key(path: &Path, _meta: &Metadata) -> Option<FileKey> {
 ///   the order is the same on every run and platform.
 /// * **Ids.** The file's path relative to the folder, components joined by `/` (a
 ///   name that is not UTF-8 is converted lossily).
-/// * **Symbolic links** are followed. A link to one of its own ancestor folders is a
+/// * **Symbolic links** within the folder are followed; a link to a file or folder
+///   outside it is an [`ProblemKind::Unreadable`] problem and is not read, unless
+///   [`ReadOptions::follow_links_out`] is set. A link to one of its own ancestor folders is a
 ///   loop: it is yielded as a [`ProblemKind::SymlinkLoop`] problem and not entered. A
 ///   file or folder reached again through another link is neither read nor walked a
 ///   second time (files and folders are recognized by device and inode on Unix, by
@@ -76,6 +78,7 @@ fn file_key(path: &Path, _meta: &Metadata) -> Option<FileKey> {
 #[derive(Debug)]
 pub struct FolderReader {
     root: PathBuf,
+    canonical_root: PathBuf,
     walker: walkdir::IntoIter,
     options: ReadOptions,
     files: HashSet<FileKey>,
@@ -114,6 +117,8 @@ impl FolderReader {
             folders.insert(key);
         }
         Ok(FolderReader {
+            // Where links may lead: the folder itself, as the file system resolves it.
+            canonical_root: std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?,
             root: root.to_path_buf(),
             walker: walkdir::WalkDir::new(root)
                 .follow_links(true)
@@ -346,6 +351,29 @@ impl Iterator for FolderReader {
                     self.walker.skip_current_dir();
                 }
                 continue;
+            }
+            if entry.path_is_symlink() && !self.options.follow_links_out {
+                // A dangling link is reported below; one that resolves outside the
+                // folder is not followed.
+                if let Ok(target) = std::fs::canonicalize(path) {
+                    if !target.starts_with(&self.canonical_root) {
+                        if entry.file_type().is_dir() {
+                            self.walker.skip_current_dir();
+                        }
+                        let path = path.to_path_buf();
+                        self.last.clone_from(&path);
+                        return Some(Err(self.problem(
+                            &path,
+                            ProblemKind::Unreadable,
+                            format!(
+                                "a symbolic link out of the input folder (to {}); not \
+                                 followed (follow_links_out, or --follow-links in the \
+                                 tool, to read it)",
+                                target.display()
+                            ),
+                        )));
+                    }
+                }
             }
             let meta = match entry.metadata() {
                 Ok(m) => m,

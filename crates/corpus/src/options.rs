@@ -99,6 +99,12 @@ pub struct ReadOptions {
     /// (default `false`: `.git`, `.DS_Store` and the like are not documents). The
     /// input folder itself is always read, whatever its name.
     pub hidden: bool,
+    /// Whether folder walking follows symbolic links to files and folders outside the
+    /// input folder (default `false`: such a link is an
+    /// [`Unreadable`](crate::ProblemKind::Unreadable) problem and is not read, so a link
+    /// planted in a corpus cannot bring a system file into the kept output). Links
+    /// within the input folder are always followed.
+    pub follow_links_out: bool,
     /// What to do with a rejected line or file (default [`ErrorPolicy::Skip`]).
     pub errors: ErrorPolicy,
 }
@@ -113,6 +119,7 @@ impl Default for ReadOptions {
             html: HtmlMode::Auto,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             hidden: false,
+            follow_links_out: false,
             errors: ErrorPolicy::Skip,
         }
     }
@@ -203,6 +210,20 @@ impl ReadOptions {
     #[must_use]
     pub fn with_max_document_bytes(mut self, bytes: u64) -> Self {
         self.max_document_bytes = bytes;
+        self
+    }
+
+    /// Sets [`follow_links_out`](Self::follow_links_out).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_corpus::ReadOptions::default().with_follow_links_out(true);
+    /// assert!(o.follow_links_out);
+    /// ```
+    #[must_use]
+    pub fn with_follow_links_out(mut self, on: bool) -> Self {
+        self.follow_links_out = on;
         self
     }
 

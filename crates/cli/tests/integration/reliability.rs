@@ -555,3 +555,60 @@ fn no_output_replaces_a_file_the_run_reads() {
     assert_eq!(fs::read(d.join("model.ndl")).unwrap(), model);
     assert_eq!([kept("links.tsv"), kept("lexicon.txt")], before);
 }
+
+// 10. Symbolic links are followed out of the input folder.
+
+/// A link in the input folder to a file outside it is skipped as bad input (a link to
+/// a system file ended up in `--keep-out`), unless `--follow-links` asks for it; a link
+/// within the folder is still followed.
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_input_folder_are_not_followed_unless_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let corpus = d.join("corpus");
+    fs::create_dir(&corpus).unwrap();
+    fs::write(
+        corpus.join("a.txt"),
+        "the minutes of the meeting of the parish council",
+    )
+    .unwrap();
+    fs::create_dir(d.join("elsewhere")).unwrap();
+    fs::write(
+        d.join("elsewhere/secret.txt"),
+        "a private file outside the corpus folder",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(d.join("elsewhere/secret.txt"), corpus.join("out.txt")).unwrap();
+    std::os::unix::fs::symlink(d.join("elsewhere"), corpus.join("outdir")).unwrap();
+    std::os::unix::fs::symlink(corpus.join("a.txt"), corpus.join("in.txt")).unwrap();
+    let out = ndd(
+        &["dedup", "-q", "--input", "corpus", "--keep-out", "k.jsonl"],
+        d,
+    );
+    ok(&out);
+    let warnings = common::text(&out.stderr);
+    assert!(warnings.contains("out.txt"), "{warnings}");
+    assert!(warnings.contains("outdir"), "{warnings}");
+    assert!(
+        warnings.contains("a symbolic link out of the input folder"),
+        "{warnings}"
+    );
+    let kept = fs::read_to_string(d.join("k.jsonl")).unwrap();
+    assert!(!kept.contains("private file"), "{kept}");
+    assert!(kept.contains("parish council"), "{kept}");
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "corpus",
+            "--follow-links",
+            "--keep-out",
+            "k2.jsonl",
+        ],
+        d,
+    ));
+    let kept = fs::read_to_string(d.join("k2.jsonl")).unwrap();
+    assert!(kept.contains("private file"), "{kept}");
+}
