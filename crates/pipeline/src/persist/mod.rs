@@ -560,13 +560,7 @@ impl DedupIndex {
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut w = ByteWriter::new(MAGIC, VERSION);
-        self.sketching.write_head(&mut w);
-        w.u8(match self.exact {
-            None => 0,
-            Some(p) if p.folds_case() => 1,
-            Some(_) => 2,
-        });
-        self.sketching.write_nfkc(&mut w);
+        write_settings(&mut w, &self.sketching, self.exact);
         w.u64(self.ids.len() as u64);
         for id in &self.ids {
             w.bytes(id.as_bytes());
@@ -620,15 +614,7 @@ impl DedupIndex {
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
-        let head = Head::read(&mut r)?;
-        let exact = match r.u8()? {
-            0 => None,
-            1 => Some(ExactPass::new()),
-            2 => Some(ExactPass::new().fold_case(false)),
-            _ => return Err(corrupt("unknown exact-pass setting")),
-        };
-        let nfkc = read_nfkc(&mut r)?;
-        let exact = exact.map(|p| p.nfkc(nfkc));
+        let (head, exact, nfkc) = read_settings(&mut r)?;
         let n = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
         // Every id takes at least its 8-byte length: the count cannot exceed that.
         if n > r.remaining() / 8 {
@@ -910,4 +896,30 @@ fn split_sets(
         return Err(corrupt("shingle sets longer than their sizes"));
     }
     Ok(SetStore { values, starts })
+}
+
+/// Writes the settings both saved forms begin with (the single file and the folder's
+/// manifest): the sketching head, the exact-pass setting, NFKC.
+fn write_settings(w: &mut ByteWriter, sketching: &Sketching, exact: Option<ExactPass>) {
+    sketching.write_head(w);
+    w.u8(match exact {
+        None => 0,
+        Some(p) if p.folds_case() => 1,
+        Some(_) => 2,
+    });
+    sketching.write_nfkc(w);
+}
+
+/// Reads what [`write_settings`] wrote: the head, the exact pass (with NFKC applied)
+/// and NFKC.
+fn read_settings(r: &mut ByteReader<'_>) -> Result<(Head, Option<ExactPass>, bool), Error> {
+    let head = Head::read(r)?;
+    let exact = match r.u8()? {
+        0 => None,
+        1 => Some(ExactPass::new()),
+        2 => Some(ExactPass::new().fold_case(false)),
+        _ => return Err(corrupt("unknown exact-pass setting")),
+    };
+    let nfkc = read_nfkc(r)?;
+    Ok((head, exact.map(|p| p.nfkc(nfkc)), nfkc))
 }

@@ -23,9 +23,9 @@ use ndd_core::hash::stable_hash64;
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::MinHashSignature;
 
-use super::{DedupIndex, SetStore, key, split_sets, verifier_code};
-use crate::sketching::{Head, corrupt, read_nfkc};
-use crate::{Error, ExactPass, Verifier};
+use super::{DedupIndex, SetStore, key, read_settings, split_sets, verifier_code, write_settings};
+use crate::sketching::corrupt;
+use crate::{Error, Verifier};
 
 const MANIFEST_MAGIC: [u8; 4] = *b"NDDM";
 const SEGMENT_MAGIC: [u8; 4] = *b"NDDS";
@@ -72,13 +72,7 @@ struct Manifest {
 /// The settings part of the manifest, in the single-file form's order.
 fn settings_bytes(ix: &DedupIndex) -> Vec<u8> {
     let mut w = ByteWriter::new(*b"NDDH", FORM_VERSION);
-    ix.sketching.write_head(&mut w);
-    w.u8(match ix.exact {
-        None => 0,
-        Some(p) if p.folds_case() => 1,
-        Some(_) => 2,
-    });
-    ix.sketching.write_nfkc(&mut w);
+    write_settings(&mut w, &ix.sketching, ix.exact);
     w.u64(ix.lsh.params().bands() as u64);
     w.u64(ix.lsh.params().rows() as u64);
     w.u8(u8::from(ix.sizes.is_some()));
@@ -89,14 +83,7 @@ fn settings_bytes(ix: &DedupIndex) -> Vec<u8> {
 /// An empty index of the settings written by [`settings_bytes`].
 fn from_settings(bytes: &[u8]) -> Result<DedupIndex, Error> {
     let (mut r, _) = ByteReader::new(bytes, *b"NDDH", FORM_VERSION)?;
-    let head = Head::read(&mut r)?;
-    let exact = match r.u8()? {
-        0 => None,
-        1 => Some(ExactPass::new()),
-        2 => Some(ExactPass::new().fold_case(false)),
-        _ => return Err(corrupt("unknown exact-pass setting")),
-    };
-    let nfkc = read_nfkc(&mut r)?;
+    let (head, exact, nfkc) = read_settings(&mut r)?;
     let bands = usize::try_from(r.u64()?).map_err(|_| corrupt("bands"))?;
     let rows = usize::try_from(r.u64()?).map_err(|_| corrupt("rows"))?;
     let sizes = match r.u8()? {
@@ -123,7 +110,7 @@ fn from_settings(bytes: &[u8]) -> Result<DedupIndex, Error> {
     let sets = (verifier_code(&verifier) != 0).then(SetStore::new);
     Ok(DedupIndex {
         sketching,
-        exact: exact.map(|p| p.nfkc(nfkc)),
+        exact,
         lsh,
         ids: Vec::new(),
         digests: std::collections::BTreeMap::new(),
