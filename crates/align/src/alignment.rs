@@ -15,7 +15,7 @@ use crate::{Aligner, LcsResult, MAX_TOKENS};
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, EXACT_ALIGNMENT_BUDGET};
+/// use near_dup::align::{Aligner, EXACT_ALIGNMENT_BUDGET};
 /// // 20,000 tokens against the same reversed: too long for the traceback, and an
 /// // edit distance of 39,998 puts Myers' exact search over the budget.
 /// let a: Vec<u64> = (0..20_000).collect();
@@ -36,7 +36,7 @@ const TRACEBACK_WORDS: usize = 1 << 21;
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, Run};
+/// use near_dup::align::{Aligner, Run};
 /// let al = Aligner::new().align(&[1, 2, 3, 9], &[0, 1, 2, 3]);
 /// assert_eq!(al.runs(), &[Run { a: 0, b: 1, len: 3 }]);
 /// ```
@@ -59,7 +59,7 @@ pub struct Run {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, TokenOptions};
+/// use near_dup::align::{Aligner, TokenOptions};
 /// let o = TokenOptions::default();
 /// let (a, b) = (o.hashes("one two three four"), o.hashes("one two 3 four five"));
 /// let al = Aligner::new().align(&a, &b);
@@ -81,7 +81,7 @@ impl Alignment {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_align::Aligner::new().align(&[1], &[2]).runs().is_empty());
+    /// assert!(near_dup::align::Aligner::new().align(&[1], &[2]).runs().is_empty());
     /// ```
     #[must_use]
     pub fn runs(&self) -> &[Run] {
@@ -93,7 +93,7 @@ impl Alignment {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Aligner::new().align(&[1, 2, 1], &[1, 1]).matched(), 2);
+    /// assert_eq!(near_dup::align::Aligner::new().align(&[1, 2, 1], &[1, 1]).matched(), 2);
     /// ```
     #[must_use]
     pub fn matched(&self) -> usize {
@@ -105,7 +105,7 @@ impl Alignment {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Aligner::new().align(&[1, 2], &[]).len_a(), 2);
+    /// assert_eq!(near_dup::align::Aligner::new().align(&[1, 2], &[]).len_a(), 2);
     /// ```
     #[must_use]
     pub fn len_a(&self) -> usize {
@@ -117,7 +117,7 @@ impl Alignment {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Aligner::new().align(&[1, 2], &[]).len_b(), 0);
+    /// assert_eq!(near_dup::align::Aligner::new().align(&[1, 2], &[]).len_b(), 0);
     /// ```
     #[must_use]
     pub fn len_b(&self) -> usize {
@@ -129,7 +129,7 @@ impl Alignment {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_align::Aligner::new().align(&[1, 2], &[2, 1]).is_exact());
+    /// assert!(near_dup::align::Aligner::new().align(&[1, 2], &[2, 1]).is_exact());
     /// ```
     #[must_use]
     pub fn is_exact(&self) -> bool {
@@ -191,7 +191,7 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, Run};
+    /// use near_dup::align::{Aligner, Run};
     /// let al = Aligner::new().align(&[1, 2, 3, 4, 5], &[1, 2, 9, 4, 5]);
     /// assert_eq!(al.runs(), &[Run { a: 0, b: 0, len: 2 }, Run { a: 3, b: 3, len: 2 }]);
     /// ```

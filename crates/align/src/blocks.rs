@@ -11,7 +11,7 @@ use crate::{Aligner, Alignment, Tokens};
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, BlockKind, BlockReport, TokenOptions, MIN_MOVED_TOKENS};
+/// use near_dup::align::{Aligner, BlockKind, BlockReport, TokenOptions, MIN_MOVED_TOKENS};
 /// assert_eq!(MIN_MOVED_TOKENS, 4);
 /// let o = TokenOptions::default();
 /// // "one two three four" moves to the end: four tokens, found as moved text.
@@ -31,7 +31,7 @@ const MAX_POSITIONS: usize = 8;
 /// # Example
 ///
 /// ```
-/// use ndd_align::BlockKind;
+/// use near_dup::align::BlockKind;
 /// assert_eq!(BlockKind::Moved.name(), "moved");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,7 +53,7 @@ impl BlockKind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::BlockKind::Unique.name(), "unique");
+    /// assert_eq!(near_dup::align::BlockKind::Unique.name(), "unique");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -75,7 +75,7 @@ impl BlockKind {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, BlockKind, BlockReport, TokenOptions};
+/// use near_dup::align::{Aligner, BlockKind, BlockReport, TokenOptions};
 /// let o = TokenOptions::default();
 /// let (a, b) = (o.tokens("one two three"), o.tokens("one two four"));
 /// let r = BlockReport::new(&mut Aligner::new(), &a, &b);
@@ -108,7 +108,7 @@ pub struct Block {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, BlockKind, BlockReport, TokenOptions};
+/// use near_dup::align::{Aligner, BlockKind, BlockReport, TokenOptions};
 /// let o = TokenOptions::default();
 /// let a = o.tokens("Alpha beta gamma delta.\n\nOne two three four five.");
 /// let b = o.tokens("One two three four five.\n\nAlpha beta gamma delta epsilon.");
@@ -139,7 +139,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens(""), o.tokens("new text"));
     /// let r = BlockReport::new(&mut Aligner::new(), &a, &b);
@@ -175,7 +175,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("x y"), o.tokens("x y"));
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &a, &b).a_blocks().len(), 1);
@@ -190,7 +190,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("x y"), o.tokens("x z"));
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &a, &b).b_blocks().len(), 2);
@@ -205,7 +205,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("keep, drop"), o.tokens("keep"));
     /// let r = BlockReport::new(&mut Aligner::new(), &a, &b);
@@ -221,7 +221,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("keep"), o.tokens("keep, add"));
     /// let r = BlockReport::new(&mut Aligner::new(), &a, &b);
@@ -238,7 +238,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("we ask you to stop"), o.tokens("we ask you"));
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &a, &b).unique_a_text(), vec!["to stop"]);
@@ -257,7 +257,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("we ask you"), o.tokens("we ask you to stop"));
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &a, &b).unique_b_text(), vec!["to stop"]);
@@ -276,7 +276,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("a b c"), o.tokens("a c"));
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &a, &b).alignment().matched(), 2);
@@ -291,7 +291,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &o.tokens("a b"), &o.tokens("")).len_a(), 2);
     /// ```
@@ -305,7 +305,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &o.tokens("a b"), &o.tokens("")).len_b(), 0);
     /// ```
@@ -319,7 +319,7 @@ impl<'t> BlockReport<'t> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, TokenOptions};
     /// let o = TokenOptions::default();
     /// let r = BlockReport::new(&mut Aligner::new(), &o.tokens("a b"), &o.tokens("b c"));
     /// assert_eq!(r.word_jaccard(), 1.0 / 3.0);

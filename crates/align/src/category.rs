@@ -14,7 +14,7 @@ use crate::{Aligner, BlockKind, BlockReport, Tokens};
 /// # Example
 ///
 /// ```
-/// use ndd_align::Category;
+/// use near_dup::align::Category;
 /// assert_eq!(Category::MinorChangeBlockEdit.name(), "minor-change-block-edit");
 /// assert!(Category::KeyBlock.is_near_duplicate());
 /// assert!(!Category::Different.is_near_duplicate());
@@ -52,10 +52,10 @@ impl Category {
     /// # Example
     ///
     /// ```
-    /// for c in ndd_align::Category::ALL {
-    ///     assert_eq!(c.name().parse::<ndd_align::Category>()?, c);
+    /// for c in near_dup::align::Category::ALL {
+    ///     assert_eq!(c.name().parse::<near_dup::align::Category>()?, c);
     /// }
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub const ALL: [Category; 10] = [
         Category::Exact,
@@ -75,7 +75,7 @@ impl Category {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Category::BagOfWords.name(), "bag-of-words");
+    /// assert_eq!(near_dup::align::Category::BagOfWords.name(), "bag-of-words");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -99,7 +99,7 @@ impl Category {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_align::Category::Exact.is_near_duplicate());
+    /// assert!(near_dup::align::Category::Exact.is_near_duplicate());
     /// ```
     #[must_use]
     pub fn is_near_duplicate(self) -> bool {
@@ -130,7 +130,7 @@ impl std::str::FromStr for Category {
 /// # Example
 ///
 /// ```
-/// use ndd_align::ClassifyOptions;
+/// use near_dup::align::ClassifyOptions;
 /// let o = ClassifyOptions::default();
 /// assert_eq!((o.minor_max_words, o.minor_max_fraction, o.block_max_words), (15, 0.05, 200));
 /// assert_eq!(o.bag_of_words, 0.8);
@@ -170,7 +170,7 @@ impl Default for ClassifyOptions {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{classify, Aligner, Category, TokenOptions};
+/// use near_dup::align::{classify, Aligner, Category, TokenOptions};
 /// let o = TokenOptions::default();
 /// let (a, b) = (o.tokens("We urge you to act now on mercury."), o.tokens("We urge you to act today on mercury."));
 /// let c = classify(&mut Aligner::new(), &a, &b);
@@ -199,7 +199,7 @@ pub struct Classification {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{classify, Aligner, Category, TokenOptions};
+/// use near_dup::align::{classify, Aligner, Category, TokenOptions};
 /// let o = TokenOptions::default();
 /// let r = o.tokens("Protect the wetlands.");
 /// let c = o.tokens("Protect the wetlands.\n\nProtect the wetlands.\n\nProtect the wetlands.");
@@ -229,7 +229,7 @@ pub fn classify(
 /// # Example
 ///
 /// ```
-/// use ndd_align::{contains_paragraphs, TokenOptions};
+/// use near_dup::align::{contains_paragraphs, TokenOptions};
 /// let o = TokenOptions::default();
 /// let letter = o.tokens("Stop the mine.\n\nSave the river.");
 /// let comment = o.tokens("I am a fisher.\n\nSave the river.\n\nStop the mine.\n\nThanks.");
@@ -351,7 +351,7 @@ impl BlockReport<'_> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, Category, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, Category, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("Keep the park open.\n\nIt is our park."), o.tokens("Keep the park open."));
     /// assert_eq!(BlockReport::new(&mut Aligner::new(), &a, &b).classify().category, Category::BlockDeleted);
@@ -366,7 +366,7 @@ impl BlockReport<'_> {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, BlockReport, Category, ClassifyOptions, TokenOptions};
+    /// use near_dup::align::{Aligner, BlockReport, Category, ClassifyOptions, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (o.tokens("a b c d e f g h"), o.tokens("a b c d e f g h i j k"));
     /// let r = BlockReport::new(&mut Aligner::new(), &a, &b);

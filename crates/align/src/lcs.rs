@@ -12,7 +12,7 @@ use ndd_core::hash::KGramRoller;
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, MAX_TOKENS};
+/// use near_dup::align::{Aligner, MAX_TOKENS};
 /// let long = vec![1u64; MAX_TOKENS + 10];
 /// let r = Aligner::new().lcs(&long, &[1, 1, 1], 0);
 /// assert_eq!((r.len_a, r.lcs), (MAX_TOKENS, Some(3)));
@@ -25,7 +25,7 @@ pub const MAX_TOKENS: usize = 1 << 20;
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, TokenOptions};
+/// use near_dup::align::{Aligner, TokenOptions};
 /// let o = TokenOptions::default();
 /// let (a, b) = (o.hashes("a b c d"), o.hashes("a x c d d"));
 /// let r = Aligner::new().lcs(&a, &b, 0);
@@ -67,7 +67,7 @@ impl LcsResult {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, TokenOptions};
+    /// use near_dup::align::{Aligner, TokenOptions};
     /// let o = TokenOptions::default();
     /// let r = Aligner::new().lcs(&o.hashes("a b c d"), &o.hashes("a b c e"), 0);
     /// assert_eq!(r.shingle_jaccard(), 1.0 / 3.0); // {abc} of {abc, bcd, bce}
@@ -82,7 +82,7 @@ impl LcsResult {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, TokenOptions};
+    /// use near_dup::align::{Aligner, TokenOptions};
     /// let o = TokenOptions::default();
     /// assert_eq!(Aligner::new().lcs(&o.hashes(""), &o.hashes(""), 0).word_jaccard(), 1.0);
     /// ```
@@ -127,7 +127,7 @@ const NO_ROW: u32 = u32::MAX;
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, TokenOptions};
+/// use near_dup::align::{Aligner, TokenOptions};
 /// let o = TokenOptions::default();
 /// let a = o.hashes("the quick brown fox jumps over the lazy dog");
 /// let b = o.hashes("the quick red fox jumped over the lazy dog");
@@ -165,7 +165,7 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Aligner::new().lcs_len(&[1, 2, 3], &[2, 3, 4]), 2);
+    /// assert_eq!(near_dup::align::Aligner::new().lcs_len(&[1, 2, 3], &[2, 3, 4]), 2);
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -177,7 +177,7 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Aligner::new().lcs_len(&[1, 2, 3, 4], &[1, 3, 4, 2]), 3);
+    /// assert_eq!(near_dup::align::Aligner::new().lcs_len(&[1, 2, 3, 4], &[1, 3, 4, 2]), 3);
     /// ```
     pub fn lcs_len(&mut self, a: &[u64], b: &[u64]) -> usize {
         self.lcs(a, b, 0).lcs.unwrap_or(0)
@@ -189,7 +189,7 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::Aligner;
+    /// use near_dup::align::Aligner;
     /// let mut al = Aligner::new();
     /// assert_eq!(al.lcs(&[1, 2, 3], &[1, 2, 3], 3).lcs, Some(3));
     /// let r = al.lcs(&[1, 2, 3], &[3, 2, 1], 2);
@@ -521,7 +521,7 @@ fn zeros(v: &[u64], n: usize) -> usize {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{quadratic_lcs_len, Aligner};
+/// use near_dup::align::{quadratic_lcs_len, Aligner};
 /// let (a, b) = ([5, 1, 2, 5, 3], [1, 5, 2, 3, 5]);
 /// assert_eq!(quadratic_lcs_len(&a, &b), 3);
 /// assert_eq!(Aligner::new().lcs_len(&a, &b), 3);

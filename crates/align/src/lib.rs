@@ -24,7 +24,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_align::{Aligner, BlockReport, Category, Measure, TokenOptions};
+//! use near_dup::align::{Aligner, BlockReport, Category, Measure, TokenOptions};
 //!
 //! let reference = "We support the rule.\n\nMercury harms children.";
 //! let copy = "We support the rule.\n\nMercury harms children.\n\nSigned, a parent in Ohio.";
@@ -38,7 +38,7 @@
 //! let report = BlockReport::new(&mut aligner, &a, &b);
 //! assert_eq!(report.unique_b_text(), vec!["Signed, a parent in Ohio."]);
 //! assert_eq!(report.classify().category, Category::BlockAdded);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # Cost

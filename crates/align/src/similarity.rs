@@ -36,7 +36,7 @@ use crate::{Aligner, LcsResult, TokenOptions};
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, Measure, TokenOptions};
+/// use near_dup::align::{Aligner, Measure, TokenOptions};
 /// let o = TokenOptions::default();
 /// let (a, b) = (o.hashes("a b c d"), o.hashes("a b c d e f"));
 /// let r = Aligner::new().lcs(&a, &b, 0);
@@ -64,10 +64,10 @@ impl Measure {
     /// # Example
     ///
     /// ```
-    /// for m in ndd_align::Measure::ALL {
-    ///     assert_eq!(m.name().parse::<ndd_align::Measure>()?, m);
+    /// for m in near_dup::align::Measure::ALL {
+    ///     assert_eq!(m.name().parse::<near_dup::align::Measure>()?, m);
     /// }
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub const ALL: [Measure; 4] = [
         Measure::Dice,
@@ -81,7 +81,7 @@ impl Measure {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Measure::Dice.name(), "dice");
+    /// assert_eq!(near_dup::align::Measure::Dice.name(), "dice");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -132,7 +132,7 @@ impl Measure {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, Measure};
+    /// use near_dup::align::{Aligner, Measure};
     /// let r = Aligner::new().lcs(&[1, 2], &[2, 1], 0);
     /// assert_eq!(Measure::Dice.score(&r), 0.5);
     /// ```
@@ -197,7 +197,7 @@ impl std::str::FromStr for Measure {
 /// # Example
 ///
 /// ```
-/// use ndd_align::{Aligner, Measure, Prepared, TokenOptions};
+/// use near_dup::align::{Aligner, Measure, Prepared, TokenOptions};
 /// let o = TokenOptions::default();
 /// let docs: Vec<Prepared> = ["a b c d e", "a b c d f", "e d c b a"]
 ///     .iter()
@@ -207,7 +207,7 @@ impl std::str::FromStr for Measure {
 /// // Containment 4/5 and 3-grams 2 of 4 shared: (0.8 + 0.5) / 2.
 /// assert_eq!(al.verify_prepared(&docs[0], &docs[1], Measure::Combined, 0.6)?, Some(0.65));
 /// assert_eq!(al.verify_prepared(&docs[0], &docs[2], Measure::Combined, 0.6)?, None);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Prepared {
@@ -222,7 +222,7 @@ impl Prepared {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Prepared, TokenOptions};
+    /// use near_dup::align::{Prepared, TokenOptions};
     /// let p = Prepared::new(&TokenOptions::default(), "one two three four");
     /// assert_eq!((p.len(), p.shingles().len()), (4, 2));
     /// ```
@@ -236,7 +236,7 @@ impl Prepared {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::Prepared;
+    /// use near_dup::align::Prepared;
     /// assert_eq!(Prepared::from_hashes(vec![1, 2]).shingles().len(), 1); // one short shingle
     /// ```
     #[must_use]
@@ -257,7 +257,7 @@ impl Prepared {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::Prepared::from_hashes(vec![5, 5, 6]).len(), 3);
+    /// assert_eq!(near_dup::align::Prepared::from_hashes(vec![5, 5, 6]).len(), 3);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -269,7 +269,7 @@ impl Prepared {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_align::Prepared::default().is_empty());
+    /// assert!(near_dup::align::Prepared::default().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -282,7 +282,7 @@ impl Prepared {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_align::Prepared::from_hashes(vec![1, 2, 3, 1, 2, 3]);
+    /// let p = near_dup::align::Prepared::from_hashes(vec![1, 2, 3, 1, 2, 3]);
     /// assert_eq!(p.shingles().len(), 3); // 123, 231, 312
     /// ```
     #[must_use]
@@ -307,7 +307,7 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, Measure, TokenOptions};
+    /// use near_dup::align::{Aligner, Measure, TokenOptions};
     /// let o = TokenOptions::default();
     /// let a = o.hashes("I support the proposed rule on mercury emissions");
     /// let b = o.hashes("I strongly support the proposed rule on mercury emissions");
@@ -316,7 +316,7 @@ impl Aligner {
     /// // Containment 8/8, word 3-grams 5 of 8 shared: (1 + 0.625) / 2.
     /// assert_eq!(al.verify(&a, &b, Measure::Combined, 0.8)?, Some(0.8125));
     /// assert!(al.verify(&a, &c, Measure::Combined, 0.8)?.is_none()); // same words, reversed
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn verify(
         &mut self,
@@ -382,11 +382,11 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, Measure, Prepared, TokenOptions};
+    /// use near_dup::align::{Aligner, Measure, Prepared, TokenOptions};
     /// let o = TokenOptions::default();
     /// let (a, b) = (Prepared::new(&o, "x y z"), Prepared::new(&o, "x y z"));
     /// assert_eq!(Aligner::new().verify_prepared(&a, &b, Measure::Dice, 1.0)?, Some(1.0));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn verify_prepared(
         &mut self,

@@ -12,7 +12,7 @@ use ndd_shingle::{Tokenizer, WordTokenizer, hash_token, hash_token_nfkc_form};
 /// # Example
 ///
 /// ```
-/// use ndd_align::TokenOptions;
+/// use near_dup::align::TokenOptions;
 /// let plain = TokenOptions::default();
 /// let nfkc = TokenOptions::default().nfkc(true);
 /// assert_eq!(plain.hashes("Ｔｏｋｙｏ"), plain.hashes("Ｔｏｋｙｏ"));
@@ -42,7 +42,7 @@ impl TokenOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenOptions;
+    /// use near_dup::align::TokenOptions;
     /// assert_ne!(TokenOptions::default().fold_case(false).hashes("A"), TokenOptions::default().hashes("A"));
     /// ```
     #[must_use]
@@ -57,7 +57,7 @@ impl TokenOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenOptions;
+    /// use near_dup::align::TokenOptions;
     /// let o = TokenOptions::default().nfkc(true);
     /// assert_eq!(o.hashes("ﬁne"), o.hashes("fine"));
     /// ```
@@ -73,7 +73,7 @@ impl TokenOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenOptions;
+    /// use near_dup::align::TokenOptions;
     /// assert_ne!(TokenOptions::default().seed(1).hashes("a"), TokenOptions::default().hashes("a"));
     /// ```
     #[must_use]
@@ -97,7 +97,7 @@ impl TokenOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenOptions;
+    /// use near_dup::align::TokenOptions;
     /// let h = TokenOptions::default().hashes("To be, or not to be");
     /// assert_eq!(h.len(), 6);
     /// assert_eq!(h[0], h[4]); // "To" and "to"
@@ -114,7 +114,7 @@ impl TokenOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenOptions;
+    /// use near_dup::align::TokenOptions;
     /// let mut buf = vec![7];
     /// TokenOptions::default().hashes_into("a b", &mut buf);
     /// assert_eq!(buf.len(), 2);
@@ -129,7 +129,7 @@ impl TokenOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenOptions;
+    /// use near_dup::align::TokenOptions;
     /// let t = TokenOptions::default().tokens("Hello, world");
     /// assert_eq!(t.len(), 2);
     /// assert_eq!(t.span(1), 7..12);
@@ -155,7 +155,7 @@ impl TokenOptions {
 /// # Example
 ///
 /// ```
-/// use ndd_align::TokenOptions;
+/// use near_dup::align::TokenOptions;
 /// let t = TokenOptions::default().tokens("one two");
 /// assert_eq!(t.text(), "one two");
 /// assert_eq!(t.hashes().len(), 2);
@@ -174,7 +174,7 @@ impl<'t> Tokens<'t> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::TokenOptions::default().tokens("x").text(), "x");
+    /// assert_eq!(near_dup::align::TokenOptions::default().tokens("x").text(), "x");
     /// ```
     #[must_use]
     pub fn text(&self) -> &'t str {
@@ -186,8 +186,8 @@ impl<'t> Tokens<'t> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::TokenOptions::default().tokens("a a").hashes()[0],
-    ///            ndd_align::TokenOptions::default().tokens("a a").hashes()[1]);
+    /// assert_eq!(near_dup::align::TokenOptions::default().tokens("a a").hashes()[0],
+    ///            near_dup::align::TokenOptions::default().tokens("a a").hashes()[1]);
     /// ```
     #[must_use]
     pub fn hashes(&self) -> &[u64] {
@@ -199,7 +199,7 @@ impl<'t> Tokens<'t> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::TokenOptions::default().tokens(" , ").len(), 0);
+    /// assert_eq!(near_dup::align::TokenOptions::default().tokens(" , ").len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -211,7 +211,7 @@ impl<'t> Tokens<'t> {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_align::TokenOptions::default().tokens("").is_empty());
+    /// assert!(near_dup::align::TokenOptions::default().tokens("").is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -227,7 +227,7 @@ impl<'t> Tokens<'t> {
     /// # Example
     ///
     /// ```
-    /// let t = ndd_align::TokenOptions::default().tokens("ab cd");
+    /// let t = near_dup::align::TokenOptions::default().tokens("ab cd");
     /// assert_eq!(t.span(1), 3..5);
     /// ```
     #[must_use]

@@ -27,10 +27,10 @@ const UNITS_PER_WEIGHT: f64 = 65_536.0;
 /// # Example
 ///
 /// ```
-/// use ndd_align::TokenWeights;
+/// use near_dup::align::TokenWeights;
 /// let w = TokenWeights::new([(7, 2.0), (9, 0.5)], 1.0)?;
 /// assert_eq!((w.weight(7), w.weight(9), w.weight(123)), (2.0, 0.5, 1.0));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenWeights {
@@ -46,7 +46,7 @@ impl Default for TokenWeights {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::TokenWeights::default().weight(42), 1.0);
+    /// assert_eq!(near_dup::align::TokenWeights::default().weight(42), 1.0);
     /// ```
     fn default() -> Self {
         TokenWeights {
@@ -64,7 +64,7 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenWeights;
+    /// use near_dup::align::TokenWeights;
     /// assert!(TokenWeights::new([], TokenWeights::MAX_WEIGHT).is_ok());
     /// assert!(TokenWeights::new([], 2.0 * TokenWeights::MAX_WEIGHT).is_err());
     /// ```
@@ -81,12 +81,12 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenWeights;
+    /// use near_dup::align::TokenWeights;
     /// let w = TokenWeights::new([(1, 3.0), (1, 4.0)], 1.0)?;
     /// assert_eq!(w.weight(1), 4.0);
     /// assert!(TokenWeights::new([(1, f64::NAN)], 1.0).is_err());
     /// assert!(TokenWeights::new([], 0.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(weights: impl IntoIterator<Item = (u64, f64)>, default: f64) -> Result<Self, Error> {
         let mut table = Vec::new();
@@ -123,13 +123,13 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenWeights;
+    /// use near_dup::align::TokenWeights;
     /// let docs: [&[u64]; 3] = [&[1, 2, 2], &[1, 3], &[1]];
     /// // Inverse document frequency, log(1 + N / df).
     /// let w = TokenWeights::from_document_frequency(docs, |df, n| (1.0 + n as f64 / df as f64).ln())?;
     /// assert!((w.weight(1) - 2f64.ln()).abs() < 1e-4); // in all 3 (rounded to 2^-16)
     /// assert!(w.weight(2) > w.weight(1));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_document_frequency<D: AsRef<[u64]>>(
         documents: impl IntoIterator<Item = D>,
@@ -173,7 +173,7 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenWeights;
+    /// use near_dup::align::TokenWeights;
     /// let docs: [&[u64]; 4] = [&[1, 2], &[1], &[1], &[1]];
     /// let w = TokenWeights::sqrt_document_frequency(docs);
     /// assert_eq!((w.weight(1), w.weight(2), w.weight(3)), (2.0, 1.0, 1.0));
@@ -200,7 +200,7 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::TokenWeights;
+    /// use near_dup::align::TokenWeights;
     /// let docs: [&[u64]; 4] = [&[1, 2], &[1], &[1], &[1]];
     /// let w = TokenWeights::inverse_sqrt_document_frequency(docs);
     /// assert_eq!((w.weight(1), w.weight(2), w.weight(3)), (0.5, 1.0, 1.0));
@@ -220,9 +220,9 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// let w = ndd_align::TokenWeights::new([(5, 0.1)], 1.0)?;
+    /// let w = near_dup::align::TokenWeights::new([(5, 0.1)], 1.0)?;
     /// assert_eq!(w.weight(5), (0.1f64 * 65536.0).round() / 65536.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn weight(&self, token: u64) -> f64 {
@@ -234,8 +234,8 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_align::TokenWeights::new([(1, 2.0)], 1.0)?.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::align::TokenWeights::new([(1, 2.0)], 1.0)?.len(), 1);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -247,7 +247,7 @@ impl TokenWeights {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_align::TokenWeights::default().is_empty());
+    /// assert!(near_dup::align::TokenWeights::default().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -304,7 +304,7 @@ impl Aligner {
     /// # Example
     ///
     /// ```
-    /// use ndd_align::{Aligner, TokenOptions, TokenWeights};
+    /// use near_dup::align::{Aligner, TokenOptions, TokenWeights};
     /// let o = TokenOptions::default();
     /// let docs: Vec<Vec<u64>> = ["the libfoo shared library", "the libfoo headers", "the libbar shared library"]
     ///     .iter()
@@ -316,7 +316,7 @@ impl Aligner {
     /// let s = al.weighted_dice(&docs[0], &docs[2], &w, 0.0)?.unwrap_or(0.0);
     /// assert!(s > 0.75);
     /// assert_eq!(al.weighted_dice(&docs[0], &docs[2], &w, 0.99)?, None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn weighted_dice(
         &mut self,

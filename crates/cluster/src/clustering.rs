@@ -13,7 +13,7 @@ use crate::{Closure, Link, Neighbours};
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::DEFAULT_ALPHA, 0.05);
+/// assert_eq!(near_dup::cluster::DEFAULT_ALPHA, 0.05);
 /// ```
 pub const DEFAULT_ALPHA: f64 = 0.05;
 
@@ -24,7 +24,7 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::DEFAULT_THETA, 1.0);
+/// assert_eq!(near_dup::cluster::DEFAULT_THETA, 1.0);
 /// ```
 pub const DEFAULT_THETA: f64 = 1.0;
 
@@ -33,11 +33,11 @@ pub const DEFAULT_THETA: f64 = 1.0;
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::ClusterOptions;
+/// use near_dup::cluster::ClusterOptions;
 /// let o = ClusterOptions::new(0.8)?.alpha(0.1)?;
 /// assert_eq!((o.theta(), o.family_alpha()), (0.8, 0.1));
 /// assert!(ClusterOptions::new(f64::NAN).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ClusterOptions {
@@ -66,8 +66,8 @@ impl ClusterOptions {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_cluster::ClusterOptions::new(-1.0).is_err());
-    /// assert!(ndd_cluster::ClusterOptions::new(f64::INFINITY).is_ok());
+    /// assert!(near_dup::cluster::ClusterOptions::new(-1.0).is_err());
+    /// assert!(near_dup::cluster::ClusterOptions::new(f64::INFINITY).is_ok());
     /// ```
     pub fn new(theta: f64) -> Result<Self, Error> {
         if theta.is_nan() || theta < 0.0 {
@@ -91,7 +91,7 @@ impl ClusterOptions {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_cluster::ClusterOptions::default().alpha(f64::INFINITY).is_err());
+    /// assert!(near_dup::cluster::ClusterOptions::default().alpha(f64::INFINITY).is_err());
     /// ```
     pub fn alpha(mut self, alpha: f64) -> Result<Self, Error> {
         if !(alpha.is_finite() && alpha >= 0.0) {
@@ -109,7 +109,7 @@ impl ClusterOptions {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::ClusterOptions::default().theta(), ndd_cluster::DEFAULT_THETA);
+    /// assert_eq!(near_dup::cluster::ClusterOptions::default().theta(), near_dup::cluster::DEFAULT_THETA);
     /// ```
     #[must_use]
     pub fn theta(&self) -> f64 {
@@ -121,7 +121,7 @@ impl ClusterOptions {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::ClusterOptions::default().family_alpha(), 0.05);
+    /// assert_eq!(near_dup::cluster::ClusterOptions::default().family_alpha(), 0.05);
     /// ```
     #[must_use]
     pub fn family_alpha(&self) -> f64 {
@@ -135,12 +135,12 @@ impl ClusterOptions {
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{cluster, ClusterOptions, Closure, Neighbours};
+/// use near_dup::cluster::{cluster, ClusterOptions, Closure, Neighbours};
 /// let nb = Neighbours::from_pairs(3, [(0, 1, 1.0).into()])?;
 /// let c = cluster(&[], &nb, &Closure::none(3), &ClusterOptions::default(), |_, _| 0.0)?;
 /// assert_eq!(c.groups(), vec![vec![0, 1], vec![2]]);
 /// assert_eq!(c.centroid(c.cluster_of(1)), 0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clustering {
@@ -158,11 +158,11 @@ impl Clustering {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{cluster, ClusterOptions, Closure, Neighbours};
+    /// use near_dup::cluster::{cluster, ClusterOptions, Closure, Neighbours};
     /// let nb = Neighbours::from_pairs(2, [])?;
     /// let c = cluster(&[], &nb, &Closure::none(2), &ClusterOptions::default(), |_, _| 0.0)?;
     /// assert_ne!(c.cluster_of(0), c.cluster_of(1));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn cluster_of(&self, d: usize) -> usize {
@@ -174,11 +174,11 @@ impl Clustering {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{cluster, ClusterOptions, Closure, Neighbours};
+    /// use near_dup::cluster::{cluster, ClusterOptions, Closure, Neighbours};
     /// let nb = Neighbours::from_pairs(2, [])?;
     /// let c = cluster(&[], &nb, &Closure::none(2), &ClusterOptions::default(), |_, _| 0.0)?;
     /// assert_eq!(c.assignments(), &[0, 1]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn assignments(&self) -> &[usize] {
@@ -194,11 +194,11 @@ impl Clustering {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{cluster, ClusterOptions, Closure, Neighbours};
+    /// use near_dup::cluster::{cluster, ClusterOptions, Closure, Neighbours};
     /// let nb = Neighbours::from_pairs(2, [(0, 1, 1.0).into()])?;
     /// let c = cluster(&[1], &nb, &Closure::none(2), &ClusterOptions::default(), |_, _| 0.0)?;
     /// assert_eq!(c.centroid(0), 1); // the reference copy seeded first
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn centroid(&self, k: usize) -> usize {
@@ -210,11 +210,11 @@ impl Clustering {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{cluster, ClusterOptions, Closure, Neighbours};
+    /// use near_dup::cluster::{cluster, ClusterOptions, Closure, Neighbours};
     /// let nb = Neighbours::from_pairs(3, [])?;
     /// let c = cluster(&[], &nb, &Closure::none(3), &ClusterOptions::default(), |_, _| 0.0)?;
     /// assert_eq!(c.num_clusters(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_clusters(&self) -> usize {
@@ -227,11 +227,11 @@ impl Clustering {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{cluster, ClusterOptions, Closure, Neighbours};
+    /// use near_dup::cluster::{cluster, ClusterOptions, Closure, Neighbours};
     /// let nb = Neighbours::from_pairs(3, [(2, 1, 1.0).into()])?;
     /// let c = cluster(&[2], &nb, &Closure::none(3), &ClusterOptions::default(), |_, _| 0.0)?;
     /// assert_eq!(c.groups(), vec![vec![1, 2], vec![0]]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn groups(&self) -> Vec<Vec<usize>> {
@@ -287,8 +287,8 @@ const NONE: usize = usize::MAX;
 /// the copy with the block is must-linked (it contains the letter's paragraphs).
 ///
 /// ```
-/// use ndd_cluster::{cluster, Background, ClusterOptions, Constraints, KlDivergence, Link, Neighbours};
-/// use ndd_shingle::WordShingler;
+/// use near_dup::cluster::{cluster, Background, ClusterOptions, Constraints, KlDivergence, Link, Neighbours};
+/// use near_dup::shingle::WordShingler;
 /// let texts = [
 ///     "we urge the agency to protect the river from mercury",
 ///     "we urge the agency to protect the river from mercury",
@@ -306,7 +306,7 @@ const NONE: usize = usize::MAX;
 /// let closed = constraints.close()?;
 /// let c = cluster(&[0], &nb, &closed, &ClusterOptions::default(), |a, b| kl.distance(&counts[a], &counts[b]))?;
 /// assert_eq!(c.groups(), vec![vec![0, 1, 2], vec![3]]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 ///
 /// # References

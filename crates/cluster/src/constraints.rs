@@ -11,10 +11,10 @@ use ndd_core::{Error, UnionFind};
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::Link;
+/// use near_dup::cluster::Link;
 /// assert!(Link::Must < Link::Cannot && Link::Cannot < Link::Family);
 /// assert_eq!("cannot".parse::<Link>()?, Link::Cannot);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Link {
@@ -35,7 +35,7 @@ impl Link {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Link::Family.name(), "family");
+    /// assert_eq!(near_dup::cluster::Link::Family.name(), "family");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -72,12 +72,12 @@ impl std::str::FromStr for Link {
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{Constraints, Link, LinkPair};
+/// use near_dup::cluster::{Constraints, Link, LinkPair};
 /// let mut c = Constraints::new(2);
 /// c.add(Link::Cannot, 0, 1)?;
 /// let given: &[LinkPair] = c.links();
 /// assert_eq!(given, &[(Link::Cannot, 0, 1)]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub type LinkPair = (Link, usize, usize);
 
@@ -88,7 +88,7 @@ pub type LinkPair = (Link, usize, usize);
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::MAX_CLOSED_CANNOT, 4_194_304);
+/// assert_eq!(near_dup::cluster::MAX_CLOSED_CANNOT, 4_194_304);
 /// ```
 pub const MAX_CLOSED_CANNOT: usize = 1 << 22;
 
@@ -98,14 +98,14 @@ pub const MAX_CLOSED_CANNOT: usize = 1 << 22;
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{Constraints, Link};
+/// use near_dup::cluster::{Constraints, Link};
 /// // a ←must→ b, a ←cannot→ c: b cannot be with c either.
 /// let mut c = Constraints::new(3);
 /// c.add(Link::Must, 0, 1)?;
 /// c.add(Link::Cannot, 0, 2)?;
 /// let closed = c.close()?;
 /// assert_eq!(closed.link(1, 2), Some(Link::Cannot));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Constraints {
@@ -119,7 +119,7 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_cluster::Constraints::new(10).is_empty());
+    /// assert!(near_dup::cluster::Constraints::new(10).is_empty());
     /// ```
     #[must_use]
     pub fn new(n: usize) -> Self {
@@ -134,7 +134,7 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Constraints::new(10).num_documents(), 10);
+    /// assert_eq!(near_dup::cluster::Constraints::new(10).num_documents(), 10);
     /// ```
     #[must_use]
     pub fn num_documents(&self) -> usize {
@@ -146,11 +146,11 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Family, 0, 2)?;
     /// assert_eq!(c.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -162,7 +162,7 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_cluster::Constraints::new(3).is_empty());
+    /// assert!(near_dup::cluster::Constraints::new(3).is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -174,11 +174,11 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Must, 2, 1)?;
     /// assert_eq!(c.links(), &[(Link::Must, 2, 1)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn links(&self) -> &[LinkPair] {
@@ -195,11 +195,11 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// assert!(c.add(Link::Must, 0, 3).is_err());
     /// assert!(c.add(Link::Cannot, 1, 1).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn add(&mut self, link: Link, a: usize, b: usize) -> Result<&mut Self, Error> {
         self.check(link, a, b)?;
@@ -234,11 +234,11 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(4);
     /// c.must_group(&[3, 0, 2])?;
     /// assert_eq!(c.close()?.link(0, 2), Some(Link::Must));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn must_group(&mut self, group: &[usize]) -> Result<&mut Self, Error> {
         if let Some((&first, rest)) = group.split_first() {
@@ -293,7 +293,7 @@ impl Constraints {
     /// the two letters and a must-link from each letter to its other copy.
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let (a, a1, a2, b, b1, b2) = (0, 1, 2, 3, 4, 5);
     /// let mut c = Constraints::new(6);
     /// c.add(Link::Family, a, a2)?.add(Link::Family, b, b2)?;
@@ -304,7 +304,7 @@ impl Constraints {
     /// assert_eq!(closed.link(a2, b2), Some(Link::Cannot)); // rule 4, from both sides
     /// assert_eq!(closed.link(a1, a2), Some(Link::Family)); // rule 3
     /// assert_eq!(closed.link(b, b1), Some(Link::Must));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     ///
     /// As the rules say, a family group (documents joined by family-links) that holds
@@ -337,7 +337,7 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Conflicts, Constraints, Link};
+    /// use near_dup::cluster::{Conflicts, Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Must, 0, 1)?.add(Link::Must, 1, 2)?.add(Link::Cannot, 2, 0)?;
     /// assert!(c.close().is_err());
@@ -348,7 +348,7 @@ impl Constraints {
     /// assert_eq!(dropped, vec![(Link::Must, 1, 2)]);
     /// assert_eq!(closed.link(0, 2), Some(Link::Cannot));
     /// assert_eq!(closed.link(1, 2), Some(Link::Cannot)); // rule 2
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn close_with(&self, policy: Conflicts) -> Result<(Closure, Vec<LinkPair>), Error> {
         let n = self.n;
@@ -502,7 +502,7 @@ impl Constraints {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::Conflicts::default(), ndd_cluster::Conflicts::Refuse);
+/// assert_eq!(near_dup::cluster::Conflicts::default(), near_dup::cluster::Conflicts::Refuse);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Conflicts {
@@ -526,14 +526,14 @@ fn ordered(x: usize, y: usize) -> (usize, usize) {
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{Closure, Constraints, Link};
+/// use near_dup::cluster::{Closure, Constraints, Link};
 /// let mut c = Constraints::new(4);
 /// c.add(Link::Family, 0, 1)?.add(Link::Family, 1, 2)?;
 /// let closed = c.close()?;
 /// assert_eq!(closed.link(0, 2), Some(Link::Family)); // rule 5
 /// assert_eq!(closed.link(0, 3), None);
 /// assert_eq!(Closure::none(4).link(0, 1), None);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Closure {
@@ -550,7 +550,7 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Closure::none(2).num_classes(), 2);
+    /// assert_eq!(near_dup::cluster::Closure::none(2).num_classes(), 2);
     /// ```
     #[must_use]
     pub fn none(n: usize) -> Self {
@@ -567,7 +567,7 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Closure::none(5).num_documents(), 5);
+    /// assert_eq!(near_dup::cluster::Closure::none(5).num_documents(), 5);
     /// ```
     #[must_use]
     pub fn num_documents(&self) -> usize {
@@ -580,12 +580,12 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Must, 0, 1)?.add(Link::Must, 1, 2)?;
     /// assert_eq!(c.close()?.link(0, 2), Some(Link::Must)); // rule 1
     /// assert_eq!(c.close()?.link(0, 9), None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn link(&self, a: usize, b: usize) -> Option<Link> {
@@ -609,11 +609,11 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Must, 0, 2)?;
     /// assert_eq!(c.close()?.num_classes(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_classes(&self) -> usize {
@@ -630,13 +630,13 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Must, 0, 2)?;
     /// let closed = c.close()?;
     /// assert_eq!(closed.class_of(2), closed.class_of(0));
     /// assert_eq!(closed.class_of(1), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn class_of(&self, d: usize) -> usize {
@@ -652,11 +652,11 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Must, 2, 0)?;
     /// assert_eq!(c.close()?.members(0), &[0, 2]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn members(&self, class: usize) -> &[usize] {
@@ -672,12 +672,12 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(3);
     /// c.add(Link::Cannot, 0, 2)?;
     /// let closed = c.close()?;
     /// assert_eq!(closed.cannot_classes(closed.class_of(0)), &[closed.class_of(2)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn cannot_classes(&self, class: usize) -> &[usize] {
@@ -689,11 +689,11 @@ impl Closure {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let mut c = Constraints::new(4);
     /// c.add(Link::Must, 0, 1)?.add(Link::Cannot, 1, 2)?;
     /// assert_eq!(c.close()?.num_cannot_pairs(), 1); // {0, 1} against {2}
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_cannot_pairs(&self) -> usize {

@@ -16,16 +16,16 @@ use ndd_core::{Error, SparseVector};
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::Background;
-/// use ndd_core::{SparseVector, Weighted};
-/// let doc = |terms: &[(u64, f64)]| -> Result<SparseVector, ndd_core::Error> {
+/// use near_dup::cluster::Background;
+/// use near_dup::{SparseVector, Weighted};
+/// let doc = |terms: &[(u64, f64)]| -> Result<SparseVector, near_dup::Error> {
 ///     Ok(SparseVector::from_unsorted(terms.iter().map(|&(t, c)| Weighted::new(t, c)).collect::<Result<_, _>>()?))
 /// };
 /// let background = Background::from_documents(&[doc(&[(1, 2.0), (2, 1.0)])?, doc(&[(1, 1.0)])?]);
 /// assert_eq!(background.probability(1), 0.75);
 /// assert_eq!(background.probability(9), 0.0);
 /// assert_eq!(background.total(), 4.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Background {
@@ -39,7 +39,7 @@ impl Background {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Background::new().probability(1), 0.0);
+    /// assert_eq!(near_dup::cluster::Background::new().probability(1), 0.0);
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -51,12 +51,12 @@ impl Background {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::Background;
-    /// use ndd_core::{SparseVector, Weighted};
+    /// use near_dup::cluster::Background;
+    /// use near_dup::{SparseVector, Weighted};
     /// let mut b = Background::new();
     /// b.add(&SparseVector::from_unsorted(vec![Weighted::new(5, 3.0)?]));
     /// assert_eq!(b.probability(5), 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn add(&mut self, doc: &SparseVector) {
         for e in doc.entries() {
@@ -73,11 +73,11 @@ impl Background {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::Background;
-    /// use ndd_core::{SparseVector, Weighted};
+    /// use near_dup::cluster::Background;
+    /// use near_dup::{SparseVector, Weighted};
     /// let docs = [SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?])];
     /// assert_eq!(Background::from_documents(&docs).probability(1), 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn from_documents<'a>(docs: impl IntoIterator<Item = &'a SparseVector>) -> Self {
@@ -93,7 +93,7 @@ impl Background {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Background::new().probability(42), 0.0);
+    /// assert_eq!(near_dup::cluster::Background::new().probability(42), 0.0);
     /// ```
     #[must_use]
     pub fn probability(&self, term: u64) -> f64 {
@@ -109,7 +109,7 @@ impl Background {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_cluster::Background::new().total(), 0.0);
+    /// assert_eq!(near_dup::cluster::Background::new().total(), 0.0);
     /// ```
     #[must_use]
     pub fn total(&self) -> f64 {
@@ -138,8 +138,8 @@ impl Background {
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{Background, KlDivergence};
-/// use ndd_shingle::WordShingler;
+/// use near_dup::cluster::{Background, KlDivergence};
+/// use near_dup::shingle::WordShingler;
 /// let words = WordShingler::new(1)?;
 /// let docs: Vec<_> = ["we oppose the new mine", "we oppose the new mine today", "save the whales"]
 ///     .iter()
@@ -149,7 +149,7 @@ impl Background {
 /// let kl = KlDivergence::new(&background, 1.0)?;
 /// assert!(kl.distance(&docs[0], &docs[1]) < kl.distance(&docs[0], &docs[2]));
 /// assert_eq!(kl.distance(&docs[0], &docs[1]), kl.distance(&docs[1], &docs[0]));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 ///
 /// # References
@@ -170,7 +170,7 @@ pub struct KlDivergence<'b> {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::DEFAULT_MU, 1.0);
+/// assert_eq!(near_dup::cluster::DEFAULT_MU, 1.0);
 /// ```
 pub const DEFAULT_MU: f64 = 1.0;
 
@@ -186,7 +186,7 @@ impl<'b> KlDivergence<'b> {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Background, KlDivergence};
+    /// use near_dup::cluster::{Background, KlDivergence};
     /// let b = Background::new();
     /// assert!(KlDivergence::new(&b, 0.0).is_err());
     /// assert!(KlDivergence::new(&b, f64::NAN).is_err());
@@ -211,8 +211,8 @@ impl<'b> KlDivergence<'b> {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Background, KlDivergence};
-    /// use ndd_shingle::WordShingler;
+    /// use near_dup::cluster::{Background, KlDivergence};
+    /// use near_dup::shingle::WordShingler;
     /// let w = WordShingler::new(1)?;
     /// let (a, b) = (w.counts("a b c"), w.counts("a b d"));
     /// let bg = Background::from_documents([&a, &b]);
@@ -220,7 +220,7 @@ impl<'b> KlDivergence<'b> {
     /// assert!(kl.divergence(&a, &b) > 0.0);
     /// // "zzz" is in neither the other document nor the background:
     /// assert_eq!(kl.divergence(&w.counts("zzz"), &b), f64::INFINITY);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn divergence(&self, a: &SparseVector, b: &SparseVector) -> f64 {
@@ -267,15 +267,15 @@ impl<'b> KlDivergence<'b> {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Background, KlDivergence};
-    /// use ndd_shingle::WordShingler;
+    /// use near_dup::cluster::{Background, KlDivergence};
+    /// use near_dup::shingle::WordShingler;
     /// let w = WordShingler::new(1)?;
     /// let (a, e) = (w.counts("some words"), w.counts(""));
     /// let bg = Background::from_documents([&a]);
     /// let kl = KlDivergence::new(&bg, 1.0)?;
     /// assert_eq!(kl.distance(&a, &e), f64::INFINITY);
     /// assert_eq!(kl.distance(&e, &e), 0.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn distance(&self, a: &SparseVector, b: &SparseVector) -> f64 {

@@ -13,8 +13,8 @@
 //! # Example
 //!
 //! ```
-//! use ndd_cluster::{reference_copies, Background, KlDivergence, DEFAULT_MIN_COPIES, DEFAULT_MU};
-//! use ndd_shingle::WordShingler;
+//! use near_dup::cluster::{reference_copies, Background, KlDivergence, DEFAULT_MIN_COPIES, DEFAULT_MU};
+//! use near_dup::shingle::WordShingler;
 //!
 //! let words = WordShingler::new(1)?;
 //! let texts = ["stop the mine now", "stop the mine now please", "protect the river"];
@@ -28,7 +28,7 @@
 //! let time = [9, 4, 7, 8, 5, 6, 3];
 //! let refs = reference_copies(&groups, DEFAULT_MIN_COPIES, |d| time[d]);
 //! assert_eq!((refs[0].document, refs[0].copies), (6, 7));
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

@@ -12,14 +12,14 @@ use ndd_core::{Error, ScoredPair};
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::Neighbours;
-/// use ndd_core::ScoredPair;
+/// use near_dup::cluster::Neighbours;
+/// use near_dup::ScoredPair;
 /// let pairs = [ScoredPair::new(0, 2, 0.9), ScoredPair::new(2, 1, 0.8), ScoredPair::new(0, 2, 0.9)];
 /// let nb = Neighbours::from_pairs(3, pairs)?;
 /// assert_eq!(nb.of(2), &[0, 1]);
 /// assert_eq!(nb.of(0), &[2]);
 /// assert_eq!(nb.num_edges(), 2);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Neighbours {
@@ -40,11 +40,11 @@ impl Neighbours {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::Neighbours;
-    /// use ndd_core::ScoredPair;
+    /// use near_dup::cluster::Neighbours;
+    /// use near_dup::ScoredPair;
     /// assert!(Neighbours::from_pairs(2, [ScoredPair::new(0, 5, 1.0)]).is_err());
     /// assert_eq!(Neighbours::from_pairs(2, [ScoredPair::new(1, 1, 1.0)])?.num_edges(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_pairs(
         n: usize,
@@ -83,9 +83,9 @@ impl Neighbours {
     /// # Example
     ///
     /// ```
-    /// let nb = ndd_cluster::Neighbours::from_pairs(4, [])?;
+    /// let nb = near_dup::cluster::Neighbours::from_pairs(4, [])?;
     /// assert_eq!(nb.len(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -97,8 +97,8 @@ impl Neighbours {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_cluster::Neighbours::from_pairs(0, [])?.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::cluster::Neighbours::from_pairs(0, [])?.is_empty());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -110,10 +110,10 @@ impl Neighbours {
     /// # Example
     ///
     /// ```
-    /// let nb = ndd_cluster::Neighbours::from_pairs(2, [(0, 1, 0.5).into()])?;
+    /// let nb = near_dup::cluster::Neighbours::from_pairs(2, [(0, 1, 0.5).into()])?;
     /// assert_eq!(nb.of(1), &[0]);
     /// assert!(nb.of(7).is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn of(&self, d: usize) -> &[usize] {
@@ -128,9 +128,9 @@ impl Neighbours {
     /// # Example
     ///
     /// ```
-    /// let nb = ndd_cluster::Neighbours::from_pairs(3, [(0, 1, 0.5).into(), (1, 2, 0.5).into()])?;
+    /// let nb = near_dup::cluster::Neighbours::from_pairs(3, [(0, 1, 0.5).into(), (1, 2, 0.5).into()])?;
     /// assert_eq!(nb.num_edges(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_edges(&self) -> usize {

@@ -8,7 +8,7 @@
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::DEFAULT_MIN_COPIES, 5);
+/// assert_eq!(near_dup::cluster::DEFAULT_MIN_COPIES, 5);
 /// ```
 pub const DEFAULT_MIN_COPIES: usize = 5;
 
@@ -18,7 +18,7 @@ pub const DEFAULT_MIN_COPIES: usize = 5;
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{reference_copies, ReferenceCopy};
+/// use near_dup::cluster::{reference_copies, ReferenceCopy};
 /// let groups = vec![vec![4, 1, 7, 2, 9, 3], vec![5, 6]];
 /// let time = [0, 30, 10, 50, 40, 0, 0, 20, 0, 60];
 /// let refs = reference_copies(&groups, 5, |d| time[d]);
@@ -43,7 +43,7 @@ pub struct ReferenceCopy {
 /// # Example
 ///
 /// ```
-/// use ndd_cluster::{reference_copies, DEFAULT_MIN_COPIES};
+/// use near_dup::cluster::{reference_copies, DEFAULT_MIN_COPIES};
 /// let groups = vec![(0..6).collect::<Vec<usize>>(), vec![6, 7]];
 /// let refs = reference_copies(&groups, DEFAULT_MIN_COPIES, |d| d);
 /// assert_eq!(refs.len(), 1);

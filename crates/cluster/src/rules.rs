@@ -12,7 +12,7 @@ use crate::{Constraints, Link};
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_cluster::DEFAULT_MUST_OVERLAP, 0.95);
+/// assert_eq!(near_dup::cluster::DEFAULT_MUST_OVERLAP, 0.95);
 /// ```
 pub const DEFAULT_MUST_OVERLAP: f64 = 0.95;
 
@@ -27,8 +27,8 @@ pub const DEFAULT_MUST_OVERLAP: f64 = 0.95;
 /// # Example
 ///
 /// ```
-/// use ndd_align::TokenOptions;
-/// use ndd_cluster::{is_must_link, DEFAULT_MUST_OVERLAP};
+/// use near_dup::align::TokenOptions;
+/// use near_dup::cluster::{is_must_link, DEFAULT_MUST_OVERLAP};
 /// let o = TokenOptions::default();
 /// let letter = o.tokens("Protect the river.\n\nStop the mine.");
 /// let comment = o.tokens("I fish there.\n\nProtect the river.\n\nStop the mine.");
@@ -66,12 +66,12 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let size = [100, 104, 300];
     /// let mut c = Constraints::new(3);
     /// let similar = |a: usize, b: usize| size[a].max(size[b]) * 10 <= size[a].min(size[b]) * 11;
     /// assert_eq!(c.add_where(Link::Family, [(0, 1), (1, 2)], similar)?, 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn add_where(
         &mut self,
@@ -106,12 +106,12 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let docket = [Some("EPA-1"), Some("DOT-7"), None];
     /// let mut c = Constraints::new(3);
     /// assert_eq!(c.cannot_if_different([(0, 1), (0, 2)], &docket)?, 1);
     /// assert_eq!(c.links(), &[(Link::Cannot, 0, 1)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn cannot_if_different<V: PartialEq>(
         &mut self,
@@ -132,11 +132,11 @@ impl Constraints {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::{Constraints, Link};
+    /// use near_dup::cluster::{Constraints, Link};
     /// let relay = [Some("moveon"), Some("moveon"), None];
     /// let mut c = Constraints::new(3);
     /// assert_eq!(c.family_if_same([(0, 1), (1, 2)], &relay)?, 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn family_if_same<V: PartialEq>(
         &mut self,

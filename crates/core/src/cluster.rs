@@ -7,7 +7,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_core::UnionFind;
+/// use near_dup::UnionFind;
 /// let mut uf = UnionFind::new(5);
 /// uf.union(0, 1);
 /// uf.union(3, 1);
@@ -31,7 +31,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::UnionFind::new(3).groups().len(), 3);
+    /// assert_eq!(near_dup::UnionFind::new(3).groups().len(), 3);
     /// ```
     #[must_use]
     pub fn new(n: usize) -> Self {
@@ -52,9 +52,9 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::UnionFind::try_new(3)?.len(), 3);
-    /// assert!(ndd_core::UnionFind::try_new(usize::MAX).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::UnionFind::try_new(3)?.len(), 3);
+    /// assert!(near_dup::UnionFind::try_new(usize::MAX).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn try_new(n: usize) -> Result<Self, crate::Error> {
         let too_big = |_| {
@@ -74,7 +74,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::UnionFind::new(4).len(), 4);
+    /// assert_eq!(near_dup::UnionFind::new(4).len(), 4);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -86,7 +86,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::UnionFind::new(0).is_empty());
+    /// assert!(near_dup::UnionFind::new(0).is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -99,7 +99,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::UnionFind::new(2);
+    /// let mut uf = near_dup::UnionFind::new(2);
     /// uf.union(0, 1);
     /// assert_eq!(uf.find(0), uf.find(1));
     /// ```
@@ -126,7 +126,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::UnionFind::new(2);
+    /// let mut uf = near_dup::UnionFind::new(2);
     /// assert!(uf.union(0, 1));
     /// assert!(!uf.union(1, 0));
     /// assert!(!uf.union(0, 99));
@@ -152,7 +152,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::UnionFind::new(3);
+    /// let mut uf = near_dup::UnionFind::new(3);
     /// uf.union(0, 2);
     /// assert!(uf.same(2, 0) && !uf.same(0, 1));
     /// ```
@@ -165,7 +165,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::UnionFind::new(4);
+    /// let mut uf = near_dup::UnionFind::new(4);
     /// uf.union(3, 1);
     /// assert_eq!(uf.labels(), vec![0, 1, 2, 1]);
     /// ```
@@ -184,7 +184,7 @@ impl UnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::UnionFind::new(3);
+    /// let mut uf = near_dup::UnionFind::new(3);
     /// uf.union(2, 0);
     /// assert_eq!(uf.groups(), vec![vec![0, 2], vec![1]]);
     /// ```

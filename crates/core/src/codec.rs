@@ -19,7 +19,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_core::codec::{ByteReader, ByteWriter};
+//! use near_dup::codec::{ByteReader, ByteWriter};
 //! let mut w = ByteWriter::new(*b"DEMO", 1);
 //! w.u64(42);
 //! w.u64_slice(&[1, 2, 3]);
@@ -35,7 +35,7 @@
 //! let mut bad = bytes.clone();
 //! bad[8] ^= 1;
 //! assert!(ByteReader::new(&bad, *b"DEMO", 1).is_err());
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 use crate::{Error, hash::stable_hash64};
@@ -48,7 +48,7 @@ const CHECK: usize = 8;
 /// # Example
 ///
 /// ```
-/// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+/// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
 /// w.u8(7);
 /// assert_eq!(w.finish().len(), 4 + 2 + 1 + 8);
 /// ```
@@ -63,7 +63,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let w = ndd_core::codec::ByteWriter::new(*b"DEMO", 3);
+    /// let w = near_dup::codec::ByteWriter::new(*b"DEMO", 3);
     /// assert_eq!(&w.finish()[..6], b"DEMO\x03\x00");
     /// ```
     #[must_use]
@@ -80,7 +80,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::with_capacity(*b"DEMO", 1, 800);
+    /// let mut w = near_dup::codec::ByteWriter::with_capacity(*b"DEMO", 1, 800);
     /// for i in 0..100u64 {
     ///     w.u64(i);
     /// }
@@ -100,7 +100,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
     /// w.u8(1);
     /// ```
     pub fn u8(&mut self, v: u8) {
@@ -112,7 +112,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
     /// w.u32(1);
     /// ```
     pub fn u32(&mut self, v: u32) {
@@ -124,7 +124,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
     /// w.u64(1);
     /// ```
     pub fn u64(&mut self, v: u64) {
@@ -136,7 +136,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
     /// w.f64(0.5);
     /// ```
     pub fn f64(&mut self, v: f64) {
@@ -148,7 +148,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
     /// w.u64_slice(&[1, 2]);
     /// ```
     pub fn u64_slice(&mut self, v: &[u64]) {
@@ -168,7 +168,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let mut w = ndd_core::codec::ByteWriter::new(*b"DEMO", 1);
+    /// let mut w = near_dup::codec::ByteWriter::new(*b"DEMO", 1);
     /// w.bytes(b"abc");
     /// ```
     pub fn bytes(&mut self, v: &[u8]) {
@@ -181,7 +181,7 @@ impl ByteWriter {
     /// # Example
     ///
     /// ```
-    /// let bytes = ndd_core::codec::ByteWriter::new(*b"DEMO", 1).finish();
+    /// let bytes = near_dup::codec::ByteWriter::new(*b"DEMO", 1).finish();
     /// assert_eq!(bytes.len(), 14);
     /// ```
     #[must_use]
@@ -200,7 +200,7 @@ impl ByteWriter {
 /// # Example
 ///
 /// ```
-/// use ndd_core::codec::{ByteReader, ByteWriter};
+/// use near_dup::codec::{ByteReader, ByteWriter};
 /// let mut w = ByteWriter::new(*b"DEMO", 1);
 /// w.u32(9);
 /// let bytes = w.finish();
@@ -209,7 +209,7 @@ impl ByteWriter {
 /// let (mut r, _) = ByteReader::new(&bytes, *b"DEMO", 1)?;
 /// assert_eq!(r.u32()?, 9);
 /// assert!(r.u32().is_err()); // nothing left
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ByteReader<'a> {
@@ -230,8 +230,8 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// let bytes = ndd_core::codec::ByteWriter::new(*b"DEMO", 2).finish();
-    /// assert!(ndd_core::codec::ByteReader::new(&bytes, *b"DEMO", 1).is_err()); // too new
+    /// let bytes = near_dup::codec::ByteWriter::new(*b"DEMO", 2).finish();
+    /// assert!(near_dup::codec::ByteReader::new(&bytes, *b"DEMO", 1).is_err()); // too new
     /// ```
     pub fn new(bytes: &'a [u8], magic: [u8; 4], max_version: u16) -> Result<(Self, u16), Error> {
         if bytes.len() < HEADER + CHECK {
@@ -297,12 +297,12 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.u8(5);
     /// let b = w.finish();
     /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u8()?, 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn u8(&mut self) -> Result<u8, Error> {
         Ok(self.take(1)?[0])
@@ -317,12 +317,12 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.u32(5);
     /// let b = w.finish();
     /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u32()?, 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn u32(&mut self) -> Result<u32, Error> {
         Ok(u32::from_le_bytes(self.array()?))
@@ -337,12 +337,12 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.u64(5);
     /// let b = w.finish();
     /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u64()?, 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn u64(&mut self) -> Result<u64, Error> {
         Ok(u64::from_le_bytes(self.array()?))
@@ -357,12 +357,12 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.f64(0.25);
     /// let b = w.finish();
     /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.f64()?, 0.25);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn f64(&mut self) -> Result<f64, Error> {
         Ok(f64::from_bits(self.u64()?))
@@ -390,12 +390,12 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.u64_slice(&[4, 5]);
     /// let b = w.finish();
     /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.u64_vec()?, vec![4, 5]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn u64_vec(&mut self) -> Result<Vec<u64>, Error> {
         let n = self.len_prefix(8)?;
@@ -419,12 +419,12 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.bytes(b"hi");
     /// let b = w.finish();
     /// assert_eq!(ByteReader::new(&b, *b"DEMO", 1)?.0.bytes()?, b"hi");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn bytes(&mut self) -> Result<&'a [u8], Error> {
         let n = self.len_prefix(1)?;
@@ -438,7 +438,7 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let mut w = ByteWriter::new(*b"DEMO", 1);
     /// w.u64(1);
     /// w.u32(2);
@@ -447,7 +447,7 @@ impl<'a> ByteReader<'a> {
     /// assert_eq!(r.remaining(), 12);
     /// r.u64()?;
     /// assert_eq!(r.remaining(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn remaining(&self) -> usize {
@@ -463,10 +463,10 @@ impl<'a> ByteReader<'a> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::codec::*;
+    /// # use near_dup::codec::*;
     /// let b = ByteWriter::new(*b"DEMO", 1).finish();
     /// ByteReader::new(&b, *b"DEMO", 1)?.0.finish()?;
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn finish(self) -> Result<(), Error> {
         let left = self.body.len() - self.pos;
@@ -494,7 +494,7 @@ impl<'a> ByteReader<'a> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::codec::{ByteForm, ByteReader, ByteWriter};
+/// use near_dup::codec::{ByteForm, ByteReader, ByteWriter};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Fingerprint(u64);
@@ -504,7 +504,7 @@ impl<'a> ByteReader<'a> {
 ///         w.u64(self.0);
 ///         w.finish()
 ///     }
-///     fn from_bytes(bytes: &[u8]) -> Result<Self, ndd_core::Error> {
+///     fn from_bytes(bytes: &[u8]) -> Result<Self, near_dup::Error> {
 ///         let (mut r, _) = ByteReader::new(bytes, *b"FPRT", 1)?;
 ///         let v = r.u64()?;
 ///         r.finish()?;
@@ -514,7 +514,7 @@ impl<'a> ByteReader<'a> {
 /// let bytes = Fingerprint(7).to_bytes();
 /// assert_eq!(Fingerprint::from_bytes(&bytes)?, Fingerprint(7));
 /// assert!(Fingerprint::from_bytes(&bytes[1..]).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait ByteForm: Sized {
     /// The versioned byte form.
@@ -522,7 +522,7 @@ pub trait ByteForm: Sized {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{codec::ByteForm, stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{codec::ByteForm, stats::DocumentFrequencies, SchemeId};
     /// let df = DocumentFrequencies::new(SchemeId::new("w").finish());
     /// assert_eq!(&ByteForm::to_bytes(&df)[..4], &df.to_bytes()[..4]);
     /// ```
@@ -537,7 +537,7 @@ pub trait ByteForm: Sized {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{codec::ByteForm, stats::DocumentFrequencies};
+    /// use near_dup::{codec::ByteForm, stats::DocumentFrequencies};
     /// assert!(<DocumentFrequencies as ByteForm>::from_bytes(b"junk").is_err());
     /// ```
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error>;
@@ -560,8 +560,8 @@ pub trait ByteForm: Sized {
 /// # Example
 ///
 /// ```
-/// use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
-/// use ndd_core::Error;
+/// use near_dup::codec::{ByteReader, ByteWriter, KeyCodec};
+/// use near_dup::Error;
 ///
 /// #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 /// struct DocRef {
@@ -585,7 +585,7 @@ pub trait ByteForm: Sized {
 /// let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1)?;
 /// assert_eq!(DocRef::read_key(&mut r)?, key);
 /// r.finish()?;
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait KeyCodec: Sized {
     /// Appends the key.
@@ -593,7 +593,7 @@ pub trait KeyCodec: Sized {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::codec::{ByteWriter, KeyCodec};
+    /// use near_dup::codec::{ByteWriter, KeyCodec};
     /// let mut w = ByteWriter::new(*b"KEYS", 1);
     /// 7u32.write_key(&mut w);
     /// assert_eq!(w.finish().len(), 6 + 4 + 8);
@@ -609,14 +609,14 @@ pub trait KeyCodec: Sized {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
+    /// use near_dup::codec::{ByteReader, ByteWriter, KeyCodec};
     /// let mut w = ByteWriter::new(*b"KEYS", 1);
     /// String::from("doc-1").write_key(&mut w);
     /// let bytes = w.finish();
     /// let (mut r, _) = ByteReader::new(&bytes, *b"KEYS", 1)?;
     /// assert_eq!(String::read_key(&mut r)?, "doc-1");
     /// assert!(u32::read_key(&mut r).is_err()); // nothing left
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error>;
 }
@@ -748,7 +748,7 @@ impl<A: KeyCodec, B: KeyCodec> KeyCodec for (A, B) {
 /// # Example
 ///
 /// ```
-/// use ndd_core::codec::{ByteReader, ByteWriter};
+/// use near_dup::codec::{ByteReader, ByteWriter};
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Pair(u64, u64);
@@ -759,14 +759,14 @@ impl<A: KeyCodec, B: KeyCodec> KeyCodec for (A, B) {
 ///         w.u64(self.1);
 ///         w.finish()
 ///     }
-///     fn from_bytes(bytes: &[u8]) -> Result<Self, ndd_core::Error> {
+///     fn from_bytes(bytes: &[u8]) -> Result<Self, near_dup::Error> {
 ///         let (mut r, _) = ByteReader::new(bytes, *b"PAIR", 1)?;
 ///         let pair = Pair(r.u64()?, r.u64()?);
 ///         r.finish()?;
 ///         Ok(pair)
 ///     }
 /// }
-/// ndd_core::impl_serde_via_bytes!(Pair);
+/// near_dup::impl_serde_via_bytes!(Pair);
 ///
 /// let json = serde_json::to_string(&Pair(1, 2)).unwrap();
 /// assert_eq!(serde_json::from_str::<Pair>(&json).unwrap(), Pair(1, 2));
@@ -826,7 +826,7 @@ macro_rules! impl_serde_via_bytes {
 /// # Example
 ///
 /// ```
-/// use ndd_core::codec::chain_order;
+/// use near_dup::codec::chain_order;
 /// const NIL: u32 = u32::MAX;
 /// // Slot 0 was reused by the newest document: its chain links to slot 1 (older).
 /// let keys = [Some("newest"), Some("older"), None];

@@ -28,7 +28,7 @@ use ahash::AHashMap;
 /// # Example
 ///
 /// ```
-/// use ndd_core::DocUnionFind;
+/// use near_dup::DocUnionFind;
 /// // Two workers see different edges of the same graph.
 /// let mut left: DocUnionFind = [(30, 10), (99, 7)].into_iter().collect();
 /// let right: DocUnionFind = [(10, 20), (7, 50)].into_iter().collect();
@@ -57,7 +57,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::DocUnionFind::new().is_empty());
+    /// assert!(near_dup::DocUnionFind::new().is_empty());
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -69,7 +69,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::DocUnionFind::new();
+    /// let mut uf = near_dup::DocUnionFind::new();
     /// uf.union(5, 9);
     /// uf.insert(5);
     /// assert_eq!(uf.len(), 2);
@@ -84,7 +84,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::DocUnionFind::new();
+    /// let mut uf = near_dup::DocUnionFind::new();
     /// uf.insert(3);
     /// assert!(!uf.is_empty());
     /// ```
@@ -99,7 +99,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::DocUnionFind::new();
+    /// let mut uf = near_dup::DocUnionFind::new();
     /// uf.insert(42);
     /// assert_eq!(uf.assignments(), vec![(42, 42)]);
     /// ```
@@ -113,7 +113,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::DocUnionFind::new();
+    /// let mut uf = near_dup::DocUnionFind::new();
     /// assert!(uf.union(1, 2));
     /// assert!(!uf.union(2, 1));
     /// assert!(!uf.union(3, 3));
@@ -140,7 +140,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf = ndd_core::DocUnionFind::new();
+    /// let mut uf = near_dup::DocUnionFind::new();
     /// uf.union(8, 3);
     /// uf.union(8, 5);
     /// assert_eq!(uf.representative(5), Some(3));
@@ -157,7 +157,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let uf: ndd_core::DocUnionFind = [(1, 2), (3, 4), (2, 1)].into_iter().collect();
+    /// let uf: near_dup::DocUnionFind = [(1, 2), (3, 4), (2, 1)].into_iter().collect();
     /// assert_eq!(uf.num_components(), 2);
     /// ```
     #[must_use]
@@ -176,7 +176,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::DocUnionFind;
+    /// use near_dup::DocUnionFind;
     /// let mut a: DocUnionFind = [(1, 2)].into_iter().collect();
     /// let b: DocUnionFind = [(2, 3), (9, 9)].into_iter().collect();
     /// a.merge(&b);
@@ -195,7 +195,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let mut uf: ndd_core::DocUnionFind = [(7, 4), (9, 7), (2, 2)].into_iter().collect();
+    /// let mut uf: near_dup::DocUnionFind = [(7, 4), (9, 7), (2, 2)].into_iter().collect();
     /// assert_eq!(uf.assignments(), vec![(2, 2), (4, 4), (7, 4), (9, 4)]);
     /// ```
     pub fn assignments(&mut self) -> Vec<(u64, u64)> {
@@ -214,7 +214,7 @@ impl DocUnionFind {
     /// # Example
     ///
     /// ```
-    /// let uf: ndd_core::DocUnionFind = [(5, 1)].into_iter().collect();
+    /// let uf: near_dup::DocUnionFind = [(5, 1)].into_iter().collect();
     /// assert_eq!(uf.into_assignments(), vec![(1, 1), (5, 1)]);
     /// ```
     #[must_use]
@@ -289,7 +289,7 @@ impl FromIterator<(u64, u64)> for DocUnionFind {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{bucket_edges, EdgePolicy};
+/// use near_dup::{bucket_edges, EdgePolicy};
 /// let members = [3, 5, 8, 13];
 /// let star: Vec<_> = bucket_edges(&members, EdgePolicy::Star).collect();
 /// assert_eq!(star, vec![(3, 5), (3, 8), (3, 13)]);
@@ -317,7 +317,7 @@ pub enum EdgePolicy {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{bucket_edges, DocUnionFind, EdgePolicy};
+/// use near_dup::{bucket_edges, DocUnionFind, EdgePolicy};
 /// let bucket = [10, 11, 12, 40];
 /// let edges = bucket_edges(&bucket, EdgePolicy::Star);
 /// assert_eq!(edges.len(), 3);
@@ -339,7 +339,7 @@ pub fn bucket_edges(members: &[u64], policy: EdgePolicy) -> BucketEdges<'_> {
 /// # Example
 ///
 /// ```
-/// let mut edges = ndd_core::bucket_edges(&[1, 2, 3], ndd_core::EdgePolicy::Chain);
+/// let mut edges = near_dup::bucket_edges(&[1, 2, 3], near_dup::EdgePolicy::Chain);
 /// assert_eq!(edges.next(), Some((1, 2)));
 /// assert_eq!(edges.len(), 1);
 /// ```

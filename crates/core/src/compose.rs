@@ -18,7 +18,7 @@ use crate::{DocSketcher, Error, FeatureExtractor, FeatureSink, SchemeId, Sketche
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, Ingest, SchemeId};
+/// use near_dup::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, Ingest, SchemeId};
 /// struct Bytes;
 /// impl FeatureExtractor for Bytes {
 ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -30,7 +30,7 @@ use crate::{DocSketcher, Error, FeatureExtractor, FeatureSink, SchemeId, Sketche
 /// assert_eq!(sketcher.feature_scheme(), Bytes.scheme());
 /// let c = Composed::new(Bytes, sketcher)?;
 /// assert_eq!(c.sketch("abca").set().len(), 3);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait Ingest<St: FeatureSink + ?Sized> {
     /// The scheme of the features this sketcher was configured for (folded into its
@@ -67,11 +67,11 @@ impl<St: FeatureSink + ?Sized, S: Ingest<St> + ?Sized> Ingest<St> for &S {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId, Signature};
+/// use near_dup::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId, Signature};
 /// struct Words;
 /// impl FeatureExtractor for Words {
 ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-///         doc.split_whitespace().for_each(|w| sink.push(ndd_core::hash::stable_hash64(w.as_bytes(), 0)));
+///         doc.split_whitespace().for_each(|w| sink.push(near_dup::hash::stable_hash64(w.as_bytes(), 0)));
 ///     }
 ///     fn scheme(&self) -> SchemeId { SchemeId::new("words").finish() }
 /// }
@@ -80,7 +80,7 @@ impl<St: FeatureSink + ?Sized, S: Ingest<St> + ?Sized> Ingest<St> for &S {
 /// assert_eq!(a.similarity(&b)?.value(), 0.75);
 /// // A sketcher configured for other features is refused.
 /// assert!(Composed::new(Words, ExactSetSketcher::new(SchemeId::new("chars").finish())).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Composed<E, S> {
@@ -101,7 +101,7 @@ impl<E: FeatureExtractor, S> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -109,10 +109,10 @@ impl<E: FeatureExtractor, S> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor};
+    /// use near_dup::{Composed, ExactSetSketcher, FeatureExtractor};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
     /// assert_eq!(c.extractor().scheme(), Bytes.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new<St>(extractor: E, sketcher: S) -> Result<Self, Error>
     where
@@ -135,7 +135,7 @@ impl<S> Composed<crate::ExternalFeatures, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Composed, ExactSetSketcher, SchemeId, Sketcher};
+    /// use near_dup::{Composed, ExactSetSketcher, SchemeId, Sketcher};
     /// let c = Composed::external(ExactSetSketcher::new(SchemeId::new("ids").finish()));
     /// assert_eq!(c.sketch_features([2, 1]).set().as_slice(), &[1, 2]);
     /// ```
@@ -153,7 +153,7 @@ impl<E, S> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -161,10 +161,10 @@ impl<E, S> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor};
+    /// use near_dup::{Composed, ExactSetSketcher, FeatureExtractor};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
     /// assert_eq!(c.extractor().scheme(), Bytes.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &E {
@@ -176,7 +176,7 @@ impl<E, S> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -184,11 +184,11 @@ impl<E, S> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor, Sketcher};
+    /// use near_dup::{Composed, ExactSetSketcher, FeatureExtractor, Sketcher};
     /// let s = ExactSetSketcher::new(Bytes.scheme());
     /// let c = Composed::new(Bytes, s.clone())?;
     /// assert_eq!(Sketcher::scheme(c.sketcher()), Sketcher::scheme(&s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn sketcher(&self) -> &S {
@@ -200,7 +200,7 @@ impl<E, S> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -208,11 +208,11 @@ impl<E, S> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor};
+    /// use near_dup::{Composed, ExactSetSketcher, FeatureExtractor};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
     /// let (e, _s) = c.into_parts();
     /// assert_eq!(e.scheme(), Bytes.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn into_parts(self) -> (E, S) {
         (self.extractor, self.sketcher)
@@ -261,7 +261,7 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -269,11 +269,11 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor};
+    /// use near_dup::{Composed, DocSketcher, ExactSetSketcher, FeatureExtractor};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
     /// let Ok(sig) = c.try_sketch("abc");
     /// assert_eq!(sig, c.sketch("cab"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn try_sketch(&self, doc: &str) -> Result<S::Signature, S::Error>
     where
@@ -295,7 +295,7 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -303,13 +303,13 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor, TrySketcher};
+    /// use near_dup::{Composed, ExactSetSketcher, FeatureExtractor, TrySketcher};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
     /// let mut state = TrySketcher::new_state(c.sketcher());
     /// let mut out = TrySketcher::new_signature(c.sketcher());
     /// let Ok(()) = c.try_sketch_with(&mut state, "", &mut out);
     /// assert!(out.set().is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn try_sketch_with(
         &self,
@@ -331,7 +331,7 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -339,13 +339,13 @@ impl<E: FeatureExtractor, S: TrySketcher> Composed<E, S> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::{Composed, ExactSetSketcher, FeatureExtractor};
+    /// use near_dup::{Composed, ExactSetSketcher, FeatureExtractor};
     /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
     /// let docs = ["abc", "", "ab"];
     /// let sigs = c.try_sketch_batch(&docs);
     /// assert_eq!(sigs.len(), 3);
     /// assert_eq!(sigs[2], c.try_sketch("ab"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn try_sketch_batch<D: AsRef<str>>(
         &self,
@@ -383,8 +383,8 @@ const PAR_MAX_DOCS: usize = 256;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{DocSketcher, ExactSetSketcher, ParDocSketcher, SchemeId};
-/// # use ndd_core::{FeatureExtractor, FeatureSink};
+/// use near_dup::{DocSketcher, ExactSetSketcher, ParDocSketcher, SchemeId};
+/// # use near_dup::{FeatureExtractor, FeatureSink};
 /// # struct Bytes;
 /// # impl FeatureExtractor for Bytes {
 /// #     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -433,8 +433,8 @@ pub trait ParDocSketcher: DocSketcher + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{DocSketcher, ExactSetSketcher, ParDocSketcher, SchemeId, Sketcher};
-    /// # use ndd_core::{FeatureExtractor, FeatureSink};
+    /// use near_dup::{DocSketcher, ExactSetSketcher, ParDocSketcher, SchemeId, Sketcher};
+    /// # use near_dup::{FeatureExtractor, FeatureSink};
     /// # struct Bytes;
     /// # impl FeatureExtractor for Bytes {
     /// #     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -448,7 +448,7 @@ pub trait ParDocSketcher: DocSketcher + Sync {
     /// c.par_sketch_batch_into(&docs, &mut out)?;
     /// assert_eq!(out, c.sketch_batch(&docs));
     /// assert!(c.par_sketch_batch_into(&docs, &mut out[..1]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn par_sketch_batch_into<D: AsRef<str> + Sync>(
         &self,
@@ -489,7 +489,7 @@ mod sealed {
     /// ```compile_fail
     /// // Outside ndd-core the trait cannot be implemented.
     /// struct Mine;
-    /// impl ndd_core::ParTryDocSketcher for Mine {
+    /// impl near_dup::ParTryDocSketcher for Mine {
     ///     type Signature = ();
     ///     type Error = ();
     ///     fn par_try_sketch_batch<D: AsRef<str> + Sync>(&self, _: &[D]) -> Vec<Result<(), ()>> {
@@ -515,8 +515,8 @@ mod sealed {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Composed, ExactSetSketcher, ParTryDocSketcher, SchemeId};
-/// # use ndd_core::{FeatureExtractor, FeatureSink};
+/// use near_dup::{Composed, ExactSetSketcher, ParTryDocSketcher, SchemeId};
+/// # use near_dup::{FeatureExtractor, FeatureSink};
 /// # struct Bytes;
 /// # impl FeatureExtractor for Bytes {
 /// #     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -527,7 +527,7 @@ mod sealed {
 /// let c = Composed::new(Bytes, ExactSetSketcher::new(Bytes.scheme()))?;
 /// let docs = ["abc", "abd", "xyz"];
 /// assert_eq!(c.par_try_sketch_batch(&docs), c.try_sketch_batch(&docs));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[cfg(feature = "rayon")]
 pub trait ParTryDocSketcher: sealed::Sealed + Sync {

@@ -12,7 +12,7 @@ use crate::SchemeId;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Error, ErrorKind};
+/// use near_dup::{Error, ErrorKind};
 ///
 /// let err = Error::invalid_parameter("k", "must be at least 1");
 /// assert_eq!(err.kind(), ErrorKind::InvalidParameter);
@@ -65,7 +65,7 @@ pub enum Error {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Error, ErrorKind};
+/// use near_dup::{Error, ErrorKind};
 /// assert_eq!(Error::corrupt_data("truncated").kind(), ErrorKind::CorruptData);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,7 +89,7 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Error, ErrorKind};
+    /// use near_dup::{Error, ErrorKind};
     /// let e = Error::LengthMismatch { expected: 2, actual: 3 };
     /// assert_eq!(e.kind(), ErrorKind::LengthMismatch);
     /// ```
@@ -109,7 +109,7 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_core::Error::invalid_parameter("threshold", "must lie in (0, 1)");
+    /// let e = near_dup::Error::invalid_parameter("threshold", "must lie in (0, 1)");
     /// assert!(e.to_string().contains("threshold"));
     /// ```
     #[must_use]
@@ -125,8 +125,8 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_core::Error::invalid_input("weight is NaN at index 3");
-    /// assert_eq!(e.kind(), ndd_core::ErrorKind::InvalidInput);
+    /// let e = near_dup::Error::invalid_input("weight is NaN at index 3");
+    /// assert_eq!(e.kind(), near_dup::ErrorKind::InvalidInput);
     /// ```
     #[must_use]
     pub fn invalid_input(reason: impl Into<String>) -> Self {
@@ -140,7 +140,7 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_core::Error::corrupt_data("bad magic");
+    /// let e = near_dup::Error::corrupt_data("bad magic");
     /// assert_eq!(e.to_string(), "corrupt data: bad magic");
     /// ```
     #[must_use]
@@ -159,7 +159,7 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Error, SchemeId};
+    /// use near_dup::{Error, SchemeId};
     /// let a = SchemeId::new("minhash").with(128).with(7).finish();
     /// let b = SchemeId::new("minhash").with(128).with(8).finish();
     /// assert!(Error::check_schemes(a, a).is_ok());

@@ -15,12 +15,12 @@ use crate::math::normal_quantile;
 /// # Example
 ///
 /// ```
-/// use ndd_core::Estimate;
+/// use near_dup::Estimate;
 /// let e = Estimate::new(0.75, 0.04)?;
 /// let (lo, hi) = e.interval(0.95)?;
 /// assert!((lo - (0.75 - 1.959964 * 0.04)).abs() < 1e-5);
 /// assert!(hi <= 1.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
@@ -39,9 +39,9 @@ impl Estimate {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::Estimate::new(0.5, -1.0).is_err());
-    /// assert_eq!(ndd_core::Estimate::new(0.5, 0.1)?.value(), 0.5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::Estimate::new(0.5, -1.0).is_err());
+    /// assert_eq!(near_dup::Estimate::new(0.5, 0.1)?.value(), 0.5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(value: f64, std_error: f64) -> Result<Self, Error> {
         if !value.is_finite() || !std_error.is_finite() || std_error < 0.0 {
@@ -57,10 +57,10 @@ impl Estimate {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_core::Estimate::exact(0.375);
+    /// let e = near_dup::Estimate::exact(0.375);
     /// assert_eq!(e.std_error(), 0.0);
     /// assert_eq!(e.interval(0.99)?, (0.375, 0.375));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn exact(value: f64) -> Self {
@@ -75,7 +75,7 @@ impl Estimate {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::Estimate::exact(0.9).value(), 0.9);
+    /// assert_eq!(near_dup::Estimate::exact(0.9).value(), 0.9);
     /// ```
     #[must_use]
     pub const fn value(&self) -> f64 {
@@ -87,8 +87,8 @@ impl Estimate {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::Estimate::new(0.9, 0.02)?.std_error(), 0.02);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::Estimate::new(0.9, 0.02)?.std_error(), 0.02);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn std_error(&self) -> f64 {
@@ -105,11 +105,11 @@ impl Estimate {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_core::Estimate::new(0.5, 0.1)?;
+    /// let e = near_dup::Estimate::new(0.5, 0.1)?;
     /// let (lo, hi) = e.interval(0.6827)?; // about one standard error
     /// assert!((lo - 0.4).abs() < 1e-3 && (hi - 0.6).abs() < 1e-3);
     /// assert!(e.interval(1.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn interval(&self, confidence: f64) -> Result<(f64, f64), Error> {
         let z = z_for_confidence(confidence)?;
@@ -133,9 +133,9 @@ impl Estimate {
 /// # Example
 ///
 /// ```
-/// let z = ndd_core::estimate::z_for_confidence(0.95)?;
+/// let z = near_dup::estimate::z_for_confidence(0.95)?;
 /// assert!((z - 1.959963984540054).abs() < 1e-8);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn z_for_confidence(confidence: f64) -> Result<f64, Error> {
     if !(confidence > 0.0 && confidence < 1.0) {

@@ -13,13 +13,13 @@ use crate::{
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, SchemeId, Signature, Sketcher};
+/// use near_dup::{ExactSetSketcher, SchemeId, Signature, Sketcher};
 /// let sk = ExactSetSketcher::new(SchemeId::new("ids").finish());
 /// let a = sk.sketch_features([1, 2, 3, 4]);
 /// let b = sk.sketch_features([1, 2, 3, 5, 6, 7, 8]);
 /// assert_eq!(a.similarity(&b)?.value(), 3.0 / 8.0);
 /// assert_eq!(a.similarity(&b)?.std_error(), 0.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ExactSet {
@@ -33,7 +33,7 @@ impl ExactSet {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSet, FeatureSet, SchemeId};
+    /// use near_dup::{ExactSet, FeatureSet, SchemeId};
     /// let s = ExactSet::new(SchemeId::new("f").finish(), FeatureSet::from_unsorted(vec![2, 1]));
     /// assert_eq!(s.set().as_slice(), &[1, 2]);
     /// ```
@@ -47,7 +47,7 @@ impl ExactSet {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSetSketcher, SchemeId, Sketcher};
+    /// use near_dup::{ExactSetSketcher, SchemeId, Sketcher};
     /// let s = ExactSetSketcher::new(SchemeId::new("f").finish()).sketch_features([5, 5]);
     /// assert_eq!(s.set().len(), 1);
     /// ```
@@ -65,12 +65,12 @@ impl ExactSet {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSetSketcher, SchemeId, Sketcher};
+    /// use near_dup::{ExactSetSketcher, SchemeId, Sketcher};
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let part = sk.sketch_features([1, 2]);
     /// let whole = sk.sketch_features([1, 2, 3, 4]);
     /// assert_eq!(part.containment_in(&whole)?, 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn containment_in(&self, other: &ExactSet) -> Result<f64, Error> {
         self.check_compatible(other)?;
@@ -102,7 +102,7 @@ impl Signature for ExactSet {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, SchemeId};
+/// use near_dup::{ExactSetSketcher, SchemeId};
 /// let _sk: ExactSetSketcher = ExactSetSketcher::new(SchemeId::new("external").finish());
 /// ```
 #[derive(Debug, Clone, Copy, Default)]
@@ -117,7 +117,7 @@ pub struct ExternalFeatures;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, SchemeId, Sketcher};
+/// use near_dup::{ExactSetSketcher, SchemeId, Sketcher};
 /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
 /// assert_eq!(sk.sketch_features([3, 1, 3]).set().as_slice(), &[1, 3]);
 /// ```
@@ -134,7 +134,7 @@ impl ExactSetSketcher<ExternalFeatures> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSetSketcher, SchemeId, Sketcher};
+    /// use near_dup::{ExactSetSketcher, SchemeId, Sketcher};
     /// let a = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let b = ExactSetSketcher::new(SchemeId::new("g").finish());
     /// assert_ne!(a.scheme(), b.scheme());
@@ -155,7 +155,7 @@ impl<E: FeatureExtractor> ExactSetSketcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId};
+    /// use near_dup::{DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId};
     /// struct Len;
     /// impl FeatureExtractor for Len {
     ///     fn extract<S: FeatureSink + ?Sized>(&self, d: &str, s: &mut S) { s.push(d.len() as u64) }
@@ -187,7 +187,7 @@ impl<E> ExactSetSketcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSetSketcher, SchemeId};
+    /// use near_dup::{ExactSetSketcher, SchemeId};
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let _ = sk.extractor();
     /// ```

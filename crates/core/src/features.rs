@@ -8,11 +8,11 @@ use crate::Error;
 /// # Example
 ///
 /// ```
-/// use ndd_core::Weighted;
+/// use near_dup::Weighted;
 /// let w = Weighted::new(0xfeed, 2.5)?;
 /// assert_eq!((w.feature, w.weight), (0xfeed, 2.5));
 /// assert!(Weighted::new(1, f64::NAN).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Weighted {
@@ -32,8 +32,8 @@ impl Weighted {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::Weighted::new(7, f64::INFINITY).is_err());
-    /// assert!(ndd_core::Weighted::new(7, -1.0).is_ok()); // negative is allowed for cosine
+    /// assert!(near_dup::Weighted::new(7, f64::INFINITY).is_err());
+    /// assert!(near_dup::Weighted::new(7, -1.0).is_ok()); // negative is allowed for cosine
     /// ```
     pub fn new(feature: u64, weight: f64) -> Result<Self, Error> {
         if !weight.is_finite() {
@@ -55,7 +55,7 @@ impl Weighted {
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureSet;
+/// use near_dup::FeatureSet;
 /// let set = FeatureSet::from_unsorted(vec![5, 1, 5, 3]);
 /// assert_eq!(set.as_slice(), &[1, 3, 5]);
 /// assert!(set.contains(3));
@@ -71,7 +71,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_core::FeatureSet::from_unsorted(vec![2, 2, 1]);
+    /// let s = near_dup::FeatureSet::from_unsorted(vec![2, 2, 1]);
     /// assert_eq!(s.len(), 2);
     /// ```
     #[must_use]
@@ -91,8 +91,8 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::FeatureSet::from_sorted(vec![1, 2, 9]).is_ok());
-    /// assert!(ndd_core::FeatureSet::from_sorted(vec![1, 1]).is_err());
+    /// assert!(near_dup::FeatureSet::from_sorted(vec![1, 2, 9]).is_ok());
+    /// assert!(near_dup::FeatureSet::from_sorted(vec![1, 1]).is_err());
     /// ```
     pub fn from_sorted(features: Vec<u64>) -> Result<Self, Error> {
         if let Some(i) = features.windows(2).position(|w| w[0] >= w[1]) {
@@ -110,7 +110,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::FeatureSet::default();
+    /// let mut s = near_dup::FeatureSet::default();
     /// s.assign_from(&[3, 1, 3]);
     /// assert_eq!(s.as_slice(), &[1, 3]);
     /// ```
@@ -126,7 +126,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::FeatureSet::from_unsorted(vec![9, 4]).as_slice(), &[4, 9]);
+    /// assert_eq!(near_dup::FeatureSet::from_unsorted(vec![9, 4]).as_slice(), &[4, 9]);
     /// ```
     #[must_use]
     pub fn as_slice(&self) -> &[u64] {
@@ -138,7 +138,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::FeatureSet::from_unsorted(vec![1, 1, 2]).len(), 2);
+    /// assert_eq!(near_dup::FeatureSet::from_unsorted(vec![1, 1, 2]).len(), 2);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -150,7 +150,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::FeatureSet::default().is_empty());
+    /// assert!(near_dup::FeatureSet::default().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -162,7 +162,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_core::FeatureSet::from_unsorted(vec![10, 20]);
+    /// let s = near_dup::FeatureSet::from_unsorted(vec![10, 20]);
     /// assert!(s.contains(20) && !s.contains(15));
     /// ```
     #[must_use]
@@ -175,7 +175,7 @@ impl FeatureSet {
     /// # Example
     ///
     /// ```
-    /// let v: Vec<u64> = ndd_core::FeatureSet::from_unsorted(vec![2, 1]).into_vec();
+    /// let v: Vec<u64> = near_dup::FeatureSet::from_unsorted(vec![2, 1]).into_vec();
     /// assert_eq!(v, vec![1, 2]);
     /// ```
     #[must_use]
@@ -197,14 +197,14 @@ impl FromIterator<u64> for FeatureSet {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{SparseVector, Weighted};
+/// use near_dup::{SparseVector, Weighted};
 /// // Duplicate features are summed: a multiset of shingles becomes a TF vector.
 /// let v = SparseVector::from_unsorted(vec![
 ///     Weighted::new(7, 1.0)?, Weighted::new(3, 2.0)?, Weighted::new(7, 1.0)?,
 /// ]);
 /// assert_eq!(v.entries(), &[Weighted::new(3, 2.0)?, Weighted::new(7, 2.0)?]);
 /// assert_eq!(v.norm(), (4.0f64 + 4.0).sqrt());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SparseVector {
@@ -219,10 +219,10 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
+    /// use near_dup::{SparseVector, Weighted};
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 0.5)?; 4]);
     /// assert_eq!(v.entries(), &[Weighted::new(1, 2.0)?]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn from_unsorted(mut entries: Vec<Weighted>) -> Self {
@@ -244,7 +244,7 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{FeatureSet, SparseVector};
+    /// use near_dup::{FeatureSet, SparseVector};
     /// let v = SparseVector::binary(&FeatureSet::from_unsorted(vec![4, 2]));
     /// assert_eq!(v.len(), 2);
     /// assert_eq!(v.entries()[0].weight, 1.0);
@@ -268,7 +268,7 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::SparseVector::default().entries().is_empty());
+    /// assert!(near_dup::SparseVector::default().entries().is_empty());
     /// ```
     #[must_use]
     pub fn entries(&self) -> &[Weighted] {
@@ -280,7 +280,7 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::SparseVector::default().len(), 0);
+    /// assert_eq!(near_dup::SparseVector::default().len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -292,7 +292,7 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::SparseVector::default().is_empty());
+    /// assert!(near_dup::SparseVector::default().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -304,10 +304,10 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
+    /// use near_dup::{SparseVector, Weighted};
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 3.0)?, Weighted::new(2, 4.0)?]);
     /// assert_eq!(v.norm(), 5.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn norm(&self) -> f64 {
@@ -319,10 +319,10 @@ impl SparseVector {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
+    /// use near_dup::{SparseVector, Weighted};
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 3.0)?, Weighted::new(2, 4.0)?]);
     /// assert_eq!(v.norm_squared(), 25.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn norm_squared(&self) -> f64 {

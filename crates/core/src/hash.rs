@@ -26,7 +26,7 @@ use xxhash_rust::xxh3;
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{kgram_hash, mix64, KGRAM_BASE};
+/// use near_dup::hash::{kgram_hash, mix64, KGRAM_BASE};
 /// // A 2-gram of token hashes 3 and 5 is fmix64(3·B + 5).
 /// assert_eq!(kgram_hash(&[3, 5]), mix64(3u64.wrapping_mul(KGRAM_BASE).wrapping_add(5)));
 /// ```
@@ -37,7 +37,7 @@ pub const KGRAM_BASE: u64 = 0x9E37_79B9_7F4A_7C15;
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::stable_hash64;
+/// use near_dup::hash::stable_hash64;
 /// // Value from the xxHash reference implementation: XXH3_64bits("") with seed 0.
 /// assert_eq!(stable_hash64(b"", 0), 0x2D06_8005_38D3_94C2);
 /// assert_ne!(stable_hash64(b"jack", 0), stable_hash64(b"jack", 1));
@@ -58,7 +58,7 @@ pub fn stable_hash64(bytes: &[u8], seed: u64) -> u64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{hash_u64s, stable_hash64};
+/// use near_dup::hash::{hash_u64s, stable_hash64};
 /// let bytes: Vec<u8> = [1u64, 2, 3].iter().flat_map(|v| v.to_le_bytes()).collect();
 /// assert_eq!(hash_u64s(&[1, 2, 3], 7), stable_hash64(&bytes, 7));
 /// ```
@@ -89,7 +89,7 @@ pub fn hash_u64s(values: &[u64], seed: u64) -> u64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{stable_hash64, StableHasher};
+/// use near_dup::hash::{stable_hash64, StableHasher};
 /// let mut h = StableHasher::new(42);
 /// h.update(b"near-");
 /// h.update(b"duplicate");
@@ -112,8 +112,8 @@ impl StableHasher {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_core::hash::StableHasher::new(0);
-    /// assert_eq!(h.finish(), ndd_core::hash::stable_hash64(b"", 0));
+    /// let h = near_dup::hash::StableHasher::new(0);
+    /// assert_eq!(h.finish(), near_dup::hash::stable_hash64(b"", 0));
     /// ```
     #[must_use]
     pub fn new(seed: u64) -> Self {
@@ -127,9 +127,9 @@ impl StableHasher {
     /// # Example
     ///
     /// ```
-    /// let mut h = ndd_core::hash::StableHasher::new(0);
+    /// let mut h = near_dup::hash::StableHasher::new(0);
     /// h.update(b"abc");
-    /// assert_eq!(h.finish(), ndd_core::hash::stable_hash64(b"abc", 0));
+    /// assert_eq!(h.finish(), near_dup::hash::stable_hash64(b"abc", 0));
     /// ```
     #[inline]
     pub fn update(&mut self, bytes: &[u8]) {
@@ -141,7 +141,7 @@ impl StableHasher {
     /// # Example
     ///
     /// ```
-    /// let mut h = ndd_core::hash::StableHasher::new(0);
+    /// let mut h = near_dup::hash::StableHasher::new(0);
     /// h.update(b"a");
     /// let first = h.finish();
     /// h.update(b"b");
@@ -158,10 +158,10 @@ impl StableHasher {
     /// # Example
     ///
     /// ```
-    /// let mut h = ndd_core::hash::StableHasher::new(9);
+    /// let mut h = near_dup::hash::StableHasher::new(9);
     /// h.update(b"xyz");
     /// h.reset();
-    /// assert_eq!(h.finish(), ndd_core::hash::stable_hash64(b"", 9));
+    /// assert_eq!(h.finish(), near_dup::hash::stable_hash64(b"", 9));
     /// ```
     #[inline]
     pub fn reset(&mut self) {
@@ -175,7 +175,7 @@ impl StableHasher {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::mix64;
+/// use near_dup::hash::mix64;
 /// assert_eq!(mix64(0), 0); // fmix64 fixes zero
 /// assert_ne!(mix64(1), mix64(2));
 /// ```
@@ -197,7 +197,7 @@ pub const fn mix64(mut x: u64) -> u64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{kgram_hash, mix64, KGRAM_BASE};
+/// use near_dup::hash::{kgram_hash, mix64, KGRAM_BASE};
 /// let (a, b) = (11u64, 22u64);
 /// assert_eq!(kgram_hash(&[a, b]), mix64(a.wrapping_mul(KGRAM_BASE).wrapping_add(b)));
 /// assert_ne!(kgram_hash(&[a, b]), kgram_hash(&[b, a]));
@@ -213,7 +213,7 @@ pub fn kgram_hash(token_hashes: &[u64]) -> u64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{kgram_hash, kgram_hash_iter};
+/// use near_dup::hash::{kgram_hash, kgram_hash_iter};
 /// let words = [10u64, 20, 30, 40];
 /// // Every second word, as a spot-distance-2 chain takes them.
 /// assert_eq!(kgram_hash_iter(words.iter().copied().step_by(2)), kgram_hash(&[10, 30]));
@@ -236,7 +236,7 @@ pub fn kgram_hash_iter<I: IntoIterator<Item = u64>>(token_hashes: I) -> u64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{KGramRoller, MAX_KGRAM_LEN};
+/// use near_dup::hash::{KGramRoller, MAX_KGRAM_LEN};
 /// assert!(KGramRoller::new(MAX_KGRAM_LEN).is_ok());
 /// assert!(KGramRoller::new(MAX_KGRAM_LEN + 1).is_err());
 /// assert!(KGramRoller::new(usize::MAX).is_err());
@@ -252,8 +252,8 @@ pub const MAX_KGRAM_LEN: usize = 1024;
 /// # Example
 ///
 /// ```
-/// assert!(ndd_core::hash::check_kgram_len(3).is_ok());
-/// assert!(ndd_core::hash::check_kgram_len(0).is_err());
+/// assert!(near_dup::hash::check_kgram_len(3).is_ok());
+/// assert!(near_dup::hash::check_kgram_len(0).is_err());
 /// ```
 pub fn check_kgram_len(k: usize) -> Result<(), crate::Error> {
     if k == 0 || k > MAX_KGRAM_LEN {
@@ -274,12 +274,12 @@ pub fn check_kgram_len(k: usize) -> Result<(), crate::Error> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::{kgram_hash, KGramRoller};
+/// use near_dup::hash::{kgram_hash, KGramRoller};
 /// let tokens = [1u64, 2, 3, 4];
 /// let mut roller = KGramRoller::new(2)?;
 /// let grams: Vec<u64> = tokens.iter().filter_map(|&t| roller.push(t)).collect();
 /// assert_eq!(grams, vec![kgram_hash(&[1, 2]), kgram_hash(&[2, 3]), kgram_hash(&[3, 4])]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct KGramRoller {
@@ -301,9 +301,9 @@ impl KGramRoller {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::hash::KGramRoller::new(0).is_err());
-    /// assert_eq!(ndd_core::hash::KGramRoller::new(5)?.k(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::hash::KGramRoller::new(0).is_err());
+    /// assert_eq!(near_dup::hash::KGramRoller::new(5)?.k(), 5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(k: usize) -> Result<Self, crate::Error> {
         check_kgram_len(k)?;
@@ -324,8 +324,8 @@ impl KGramRoller {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::hash::KGramRoller::new(3)?.k(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::hash::KGramRoller::new(3)?.k(), 3);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]
@@ -339,10 +339,10 @@ impl KGramRoller {
     /// # Example
     ///
     /// ```
-    /// let mut r = ndd_core::hash::KGramRoller::new(2)?;
+    /// let mut r = near_dup::hash::KGramRoller::new(2)?;
     /// assert_eq!(r.push(7), None);
-    /// assert_eq!(r.push(8), Some(ndd_core::hash::kgram_hash(&[7, 8])));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(r.push(8), Some(near_dup::hash::kgram_hash(&[7, 8])));
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     pub fn push(&mut self, token_hash: u64) -> Option<u64> {
@@ -368,10 +368,10 @@ impl KGramRoller {
     /// # Example
     ///
     /// ```
-    /// let mut r = ndd_core::hash::KGramRoller::new(3)?;
+    /// let mut r = near_dup::hash::KGramRoller::new(3)?;
     /// r.push(1);
     /// assert_eq!(r.filled(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]
@@ -386,12 +386,12 @@ impl KGramRoller {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::hash::{kgram_hash, KGramRoller};
+    /// use near_dup::hash::{kgram_hash, KGramRoller};
     /// let mut r = KGramRoller::new(5)?;
     /// r.push(1);
     /// r.push(2);
     /// assert_eq!(r.partial(), Some(kgram_hash(&[1, 2])));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn partial(&self) -> Option<u64> {
@@ -403,11 +403,11 @@ impl KGramRoller {
     /// # Example
     ///
     /// ```
-    /// let mut r = ndd_core::hash::KGramRoller::new(2)?;
+    /// let mut r = near_dup::hash::KGramRoller::new(2)?;
     /// r.push(1);
     /// r.reset();
     /// assert_eq!(r.filled(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     pub fn reset(&mut self) {

@@ -51,9 +51,9 @@
 //! # Example: exact Jaccard of two documents' word bigrams (Gambosi's slides' example)
 //!
 //! ```
-//! use ndd_core::{hash::{stable_hash64, KGramRoller}, jaccard, FeatureSet};
+//! use near_dup::{hash::{stable_hash64, KGramRoller}, jaccard, FeatureSet};
 //!
-//! fn bigrams(doc: &str) -> Result<FeatureSet, ndd_core::Error> {
+//! fn bigrams(doc: &str) -> Result<FeatureSet, near_dup::Error> {
 //!     let mut roller = KGramRoller::new(2)?;
 //!     Ok(doc
 //!         .split_whitespace()
@@ -65,7 +65,7 @@
 //! let d3 = bigrams("Jack traveled from Oakland to London")?;
 //! assert_eq!(jaccard(d1.as_slice(), d2.as_slice()), 3.0 / 8.0);
 //! assert_eq!(jaccard(d1.as_slice(), d3.as_slice()), 0.0);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 mod cluster;

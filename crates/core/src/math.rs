@@ -18,7 +18,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_core::math::normal_quantile;
+/// use near_dup::math::normal_quantile;
 /// assert!((normal_quantile(0.975) - 1.959_963_984_540_054).abs() < 1e-8);
 /// assert_eq!(normal_quantile(0.5), 0.0);
 /// assert_eq!(normal_quantile(0.1), -normal_quantile(0.9));
@@ -86,7 +86,7 @@ pub fn normal_quantile(p: f64) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::math::stable_ln;
+/// use near_dup::math::stable_ln;
 /// assert_eq!(stable_ln(1.0), 0.0);
 /// assert!((stable_ln(10.0) - 10f64.ln()).abs() < 1e-14);
 /// assert!(stable_ln(0.0).is_nan() && stable_ln(-1.0).is_nan());

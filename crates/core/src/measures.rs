@@ -23,7 +23,7 @@ use crate::{FeatureSet, SparseVector};
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSet, Jaccard, Similarity};
+/// use near_dup::{FeatureSet, Jaccard, Similarity};
 /// fn score<M: Similarity<FeatureSet>>(m: &M, a: &FeatureSet, b: &FeatureSet) -> f64 {
 ///     m.similarity(a, b)
 /// }
@@ -48,7 +48,7 @@ impl<T: ?Sized, M: Similarity<T> + ?Sized> Similarity<T> for &M {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_core::intersection_len(&[1, 3, 5, 7], &[3, 4, 5]), 2);
+/// assert_eq!(near_dup::intersection_len(&[1, 3, 5, 7], &[3, 4, 5]), 2);
 /// ```
 #[must_use]
 pub fn intersection_len(a: &[u64], b: &[u64]) -> usize {
@@ -74,8 +74,8 @@ pub fn intersection_len(a: &[u64], b: &[u64]) -> usize {
 /// ```
 /// // Bigrams as small integers: 1 "jack london", 2 "london traveled", 3 "traveled to",
 /// // 4 "to oakland", 5 "to the", 6 "the city", 7 "city of", 8 "of oakland".
-/// assert_eq!(ndd_core::jaccard(&[1, 2, 3, 4], &[1, 2, 3, 5, 6, 7, 8]), 3.0 / 8.0);
-/// assert_eq!(ndd_core::jaccard(&[], &[]), 1.0);
+/// assert_eq!(near_dup::jaccard(&[1, 2, 3, 4], &[1, 2, 3, 5, 6, 7, 8]), 3.0 / 8.0);
+/// assert_eq!(near_dup::jaccard(&[], &[]), 1.0);
 /// ```
 #[must_use]
 pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
@@ -92,8 +92,8 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_core::containment(&[1, 2], &[1, 2, 3, 4]), 1.0);
-/// assert_eq!(ndd_core::containment(&[1, 2, 3, 4], &[1, 2]), 0.5);
+/// assert_eq!(near_dup::containment(&[1, 2], &[1, 2, 3, 4]), 1.0);
+/// assert_eq!(near_dup::containment(&[1, 2, 3, 4], &[1, 2]), 0.5);
 /// ```
 #[must_use]
 pub fn containment(a: &[u64], b: &[u64]) -> f64 {
@@ -108,11 +108,11 @@ pub fn containment(a: &[u64], b: &[u64]) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{dot, SparseVector, Weighted};
+/// use near_dup::{dot, SparseVector, Weighted};
 /// let a = SparseVector::from_unsorted(vec![Weighted::new(1, 2.0)?, Weighted::new(2, 1.0)?]);
 /// let b = SparseVector::from_unsorted(vec![Weighted::new(1, 3.0)?, Weighted::new(3, 5.0)?]);
 /// assert_eq!(dot(&a, &b), 6.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub fn dot(a: &SparseVector, b: &SparseVector) -> f64 {
@@ -134,11 +134,11 @@ pub fn dot(a: &SparseVector, b: &SparseVector) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{cosine, SparseVector, Weighted};
+/// use near_dup::{cosine, SparseVector, Weighted};
 /// let a = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?, Weighted::new(2, 1.0)?]);
 /// let b = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
 /// assert!((cosine(&a, &b) - 1.0 / 2f64.sqrt()).abs() < 1e-12);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub fn cosine(a: &SparseVector, b: &SparseVector) -> f64 {
@@ -156,7 +156,7 @@ pub fn cosine(a: &SparseVector, b: &SparseVector) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{extended_jaccard, FeatureSet, SparseVector};
+/// use near_dup::{extended_jaccard, FeatureSet, SparseVector};
 /// let a = SparseVector::binary(&FeatureSet::from_unsorted(vec![1, 2, 3]));
 /// let b = SparseVector::binary(&FeatureSet::from_unsorted(vec![2, 3, 4]));
 /// assert_eq!(extended_jaccard(&a, &b), 0.5);
@@ -182,12 +182,12 @@ pub fn extended_jaccard(a: &SparseVector, b: &SparseVector) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{weighted_jaccard, SparseVector, Weighted};
+/// use near_dup::{weighted_jaccard, SparseVector, Weighted};
 /// let a = SparseVector::from_unsorted(vec![Weighted::new(1, 2.0)?, Weighted::new(2, 1.0)?]);
 /// let b = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?, Weighted::new(3, 1.0)?]);
 /// // min: 1 + 0 + 0 = 1; max: 2 + 1 + 1 = 4
 /// assert_eq!(weighted_jaccard(&a, &b), 0.25);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub fn weighted_jaccard(a: &SparseVector, b: &SparseVector) -> f64 {
@@ -224,7 +224,7 @@ pub fn weighted_jaccard(a: &SparseVector, b: &SparseVector) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSet, Jaccard, Similarity};
+/// use near_dup::{FeatureSet, Jaccard, Similarity};
 /// let a = FeatureSet::from_unsorted(vec![1, 2]);
 /// assert_eq!(Jaccard.similarity(&a, &a), 1.0);
 /// ```
@@ -251,7 +251,7 @@ impl Similarity<[u64]> for Jaccard {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Containment, FeatureSet, Similarity};
+/// use near_dup::{Containment, FeatureSet, Similarity};
 /// let small = FeatureSet::from_unsorted(vec![1]);
 /// let big = FeatureSet::from_unsorted(vec![1, 2]);
 /// assert_eq!(Containment.similarity(&small, &big), 1.0);
@@ -272,7 +272,7 @@ impl Similarity<FeatureSet> for Containment {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Cosine, FeatureSet, Similarity, SparseVector};
+/// use near_dup::{Cosine, FeatureSet, Similarity, SparseVector};
 /// let v = SparseVector::binary(&FeatureSet::from_unsorted(vec![1, 2]));
 /// assert!((Cosine.similarity(&v, &v) - 1.0).abs() < 1e-12);
 /// ```
@@ -292,7 +292,7 @@ impl Similarity<SparseVector> for Cosine {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExtendedJaccard, SparseVector, Similarity};
+/// use near_dup::{ExtendedJaccard, SparseVector, Similarity};
 /// let empty = SparseVector::default();
 /// assert_eq!(ExtendedJaccard.similarity(&empty, &empty), 1.0);
 /// ```
@@ -312,11 +312,11 @@ impl Similarity<SparseVector> for ExtendedJaccard {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{SparseVector, Similarity, Weighted, WeightedJaccard};
+/// use near_dup::{SparseVector, Similarity, Weighted, WeightedJaccard};
 /// let a = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
 /// let b = SparseVector::from_unsorted(vec![Weighted::new(1, 4.0)?]);
 /// assert_eq!(WeightedJaccard.similarity(&a, &b), 0.25);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WeightedJaccard;

@@ -20,7 +20,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
+/// use near_dup::ScoredPair;
 /// let p = ScoredPair::new(7usize, 3, 0.9).normalized();
 /// assert_eq!((p.a, p.b, p.score), (3, 7, 0.9));
 /// let from_tuple: ScoredPair = (1, 2, 0.5).into();
@@ -43,7 +43,7 @@ impl<K> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
+    /// use near_dup::ScoredPair;
     /// assert!(ScoredPair::<u32>::UNSCORED.is_nan());
     /// assert!(!(ScoredPair::<u32>::UNSCORED >= 0.5));
     /// ```
@@ -54,7 +54,7 @@ impl<K> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_core::ScoredPair::new("x", "y", 1.0);
+    /// let p = near_dup::ScoredPair::new("x", "y", 1.0);
     /// assert_eq!(p.a, "x");
     /// ```
     #[inline]
@@ -67,7 +67,7 @@ impl<K> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_core::ScoredPair::candidate(1u32, 2);
+    /// let p = near_dup::ScoredPair::candidate(1u32, 2);
     /// assert!(!p.is_scored());
     /// ```
     #[inline]
@@ -84,7 +84,7 @@ impl<K> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_core::ScoredPair::new(1, 2, 0.0).is_scored());
+    /// assert!(near_dup::ScoredPair::new(1, 2, 0.0).is_scored());
     /// ```
     #[inline]
     #[must_use]
@@ -97,7 +97,7 @@ impl<K> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_core::ScoredPair::candidate(1, 2).with_score(0.75);
+    /// let p = near_dup::ScoredPair::candidate(1, 2).with_score(0.75);
     /// assert_eq!(p.score, 0.75);
     /// ```
     #[inline]
@@ -112,7 +112,7 @@ impl<K> ScoredPair<K> {
     ///
     /// ```
     /// let ids = ["a.txt", "b.txt"];
-    /// let p = ndd_core::ScoredPair::new(0usize, 1, 0.9).map_keys(|i| ids[i]);
+    /// let p = near_dup::ScoredPair::new(0usize, 1, 0.9).map_keys(|i| ids[i]);
     /// assert_eq!((p.a, p.b), ("a.txt", "b.txt"));
     /// ```
     #[inline]
@@ -129,7 +129,7 @@ impl<K> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::ScoredPair::new(1, 2, 0.5).into_tuple(), (1, 2, 0.5));
+    /// assert_eq!(near_dup::ScoredPair::new(1, 2, 0.5).into_tuple(), (1, 2, 0.5));
     /// ```
     #[inline]
     pub fn into_tuple(self) -> (K, K, f64) {
@@ -144,7 +144,7 @@ impl<K: Ord> ScoredPair<K> {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_core::ScoredPair::new(5, 2, 0.1).normalized();
+    /// let p = near_dup::ScoredPair::new(5, 2, 0.1).normalized();
     /// assert_eq!((p.a, p.b), (2, 5));
     /// ```
     #[inline]
@@ -185,7 +185,7 @@ impl<K> From<ScoredPair<K>> for (K, K, f64) {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FnPairSink, PairSink, ScoredPair};
+/// use near_dup::{FnPairSink, PairSink, ScoredPair};
 /// fn produce(sink: &mut dyn PairSink<u32>) {
 ///     sink.push_pair(ScoredPair::new(0, 1, 0.9));
 ///     sink.push_pair(ScoredPair::new(1, 2, 0.4));
@@ -229,7 +229,7 @@ impl<K> PairSink<K> for Vec<ScoredPair<K>> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FnPairSink, PairSink, ScoredPair};
+/// use near_dup::{FnPairSink, PairSink, ScoredPair};
 /// let mut total = 0.0;
 /// let mut sink = FnPairSink(|p: ScoredPair| total += p.score);
 /// sink.push_pair(ScoredPair::new(0, 1, 0.25));
@@ -252,7 +252,7 @@ impl<K, F: FnMut(ScoredPair<K>)> PairSink<K> for FnPairSink<F> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{PairCounter, PairSink, ScoredPair};
+/// use near_dup::{PairCounter, PairSink, ScoredPair};
 /// let mut c = PairCounter::default();
 /// c.push_pair(ScoredPair::new(1u64, 2, 0.3));
 /// assert_eq!(c.count, 1);

@@ -16,7 +16,7 @@ use crate::hash::{mix64, stable_hash64};
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
+/// use near_dup::SchemeId;
 /// let words5 = SchemeId::new("word-shingles").with(5).finish();
 /// let words3 = SchemeId::new("word-shingles").with(3).finish();
 /// assert_ne!(words5, words3);
@@ -33,8 +33,8 @@ impl SchemeId {
     /// # Example
     ///
     /// ```
-    /// let id = ndd_core::SchemeId::new("exact-set").finish();
-    /// assert_eq!(id, ndd_core::SchemeId::new("exact-set").finish());
+    /// let id = near_dup::SchemeId::new("exact-set").finish();
+    /// assert_eq!(id, near_dup::SchemeId::new("exact-set").finish());
     /// ```
     #[allow(clippy::new_ret_no_self)] // `new` starts the builder: SchemeId::new("x").with(1).finish()
     pub fn new(tag: &str) -> SchemeBuilder {
@@ -48,8 +48,8 @@ impl SchemeId {
     /// # Example
     ///
     /// ```
-    /// let id = ndd_core::SchemeId::new("x").finish();
-    /// assert_eq!(ndd_core::SchemeId::from_u64(id.as_u64()), id);
+    /// let id = near_dup::SchemeId::new("x").finish();
+    /// assert_eq!(near_dup::SchemeId::from_u64(id.as_u64()), id);
     /// ```
     #[must_use]
     pub const fn as_u64(self) -> u64 {
@@ -61,7 +61,7 @@ impl SchemeId {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::SchemeId::from_u64(5).as_u64(), 5);
+    /// assert_eq!(near_dup::SchemeId::from_u64(5).as_u64(), 5);
     /// ```
     #[must_use]
     pub const fn from_u64(value: u64) -> Self {
@@ -86,8 +86,8 @@ impl fmt::Display for SchemeId {
 /// # Example
 ///
 /// ```
-/// let id = ndd_core::SchemeId::new("simhash").with(64).with_f64(0.5).finish();
-/// assert_ne!(id, ndd_core::SchemeId::new("simhash").with(64).with_f64(0.25).finish());
+/// let id = near_dup::SchemeId::new("simhash").with(64).with_f64(0.5).finish();
+/// assert_ne!(id, near_dup::SchemeId::new("simhash").with(64).with_f64(0.25).finish());
 /// ```
 #[derive(Debug, Clone, Copy)]
 #[must_use]
@@ -101,8 +101,8 @@ impl SchemeBuilder {
     /// # Example
     ///
     /// ```
-    /// let a = ndd_core::SchemeId::new("t").with(1).with(2).finish();
-    /// let b = ndd_core::SchemeId::new("t").with(2).with(1).finish();
+    /// let a = near_dup::SchemeId::new("t").with(1).with(2).finish();
+    /// let b = near_dup::SchemeId::new("t").with(2).with(1).finish();
     /// assert_ne!(a, b); // order matters
     /// ```
     pub fn with(self, value: u64) -> Self {
@@ -116,8 +116,8 @@ impl SchemeBuilder {
     /// # Example
     ///
     /// ```
-    /// let a = ndd_core::SchemeId::new("t").with_f64(0.2).finish();
-    /// assert_eq!(a, ndd_core::SchemeId::new("t").with_f64(0.2).finish());
+    /// let a = near_dup::SchemeId::new("t").with_f64(0.2).finish();
+    /// assert_eq!(a, near_dup::SchemeId::new("t").with_f64(0.2).finish());
     /// ```
     pub fn with_f64(self, value: f64) -> Self {
         self.with(value.to_bits())
@@ -128,8 +128,8 @@ impl SchemeBuilder {
     /// # Example
     ///
     /// ```
-    /// let a = ndd_core::SchemeId::new("t").with_str("snappy").finish();
-    /// assert_ne!(a, ndd_core::SchemeId::new("t").with_str("lz4").finish());
+    /// let a = near_dup::SchemeId::new("t").with_str("snappy").finish();
+    /// assert_ne!(a, near_dup::SchemeId::new("t").with_str("lz4").finish());
     /// ```
     pub fn with_str(self, value: &str) -> Self {
         self.with(stable_hash64(value.as_bytes(), 0))
@@ -140,7 +140,7 @@ impl SchemeBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let f = SchemeId::new("features").finish();
     /// assert_ne!(SchemeId::new("s").with_scheme(f).finish(), SchemeId::new("s").finish());
     /// ```
@@ -153,7 +153,7 @@ impl SchemeBuilder {
     /// # Example
     ///
     /// ```
-    /// let id: ndd_core::SchemeId = ndd_core::SchemeId::new("t").finish();
+    /// let id: near_dup::SchemeId = near_dup::SchemeId::new("t").finish();
     /// println!("{id}");
     /// ```
     #[must_use]

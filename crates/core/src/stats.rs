@@ -27,7 +27,7 @@ const VERSION: u16 = 1;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_core::stats::MAX_COUNTED_DOCS, 1 << 53);
+/// assert_eq!(near_dup::stats::MAX_COUNTED_DOCS, 1 << 53);
 /// ```
 pub const MAX_COUNTED_DOCS: u64 = 1 << 53;
 /// Document frequencies of features over a collection: `N` documents, and for each
@@ -42,8 +42,8 @@ pub const MAX_COUNTED_DOCS: u64 = 1 << 53;
 /// # Example
 ///
 /// ```
-/// use ndd_core::stats::DocumentFrequencies;
-/// use ndd_core::SchemeId;
+/// use near_dup::stats::DocumentFrequencies;
+/// use near_dup::SchemeId;
 ///
 /// let scheme = SchemeId::new("demo-words").finish();
 /// let mut stats = DocumentFrequencies::new(scheme);
@@ -88,7 +88,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// assert_eq!((s.num_docs(), s.len()), (0, 0));
     /// ```
     #[must_use]
@@ -106,8 +106,8 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::stats::DocumentFrequencies;
-    /// use ndd_core::{FeatureExtractor, FeatureSink, SchemeId};
+    /// use near_dup::stats::DocumentFrequencies;
+    /// use near_dup::{FeatureExtractor, FeatureSink, SchemeId};
     ///
     /// /// Each byte of the text is a feature.
     /// struct Bytes;
@@ -144,7 +144,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// s.add_document(&[7, 7, 7]);
     /// s.add_document(&[]);
     /// assert_eq!((s.num_docs(), s.df(7)), (2, 1));
@@ -169,7 +169,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, FeatureSet, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, FeatureSet, SchemeId};
     /// let mut s = DocumentFrequencies::new(SchemeId::new("w").finish());
     /// s.add_set(&FeatureSet::from_unsorted(vec![3, 1, 3]));
     /// assert_eq!((s.df(1), s.df(3), s.df(2)), (1, 1, 0));
@@ -195,7 +195,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
     /// let scheme = SchemeId::new("w").finish();
     /// let (mut a, mut b) = (DocumentFrequencies::new(scheme), DocumentFrequencies::new(scheme));
     /// a.add_document(&[1, 2]);
@@ -204,7 +204,7 @@ impl DocumentFrequencies {
     /// assert_eq!((a.num_docs(), a.df(2)), (2, 2));
     /// let other = DocumentFrequencies::new(SchemeId::new("chars").finish());
     /// assert!(a.merge(&other).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn merge(&mut self, other: &DocumentFrequencies) -> Result<(), Error> {
         Error::check_schemes(self.scheme, other.scheme)?;
@@ -232,8 +232,8 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let id = ndd_core::SchemeId::new("w").finish();
-    /// assert_eq!(ndd_core::stats::DocumentFrequencies::new(id).scheme(), id);
+    /// let id = near_dup::SchemeId::new("w").finish();
+    /// assert_eq!(near_dup::stats::DocumentFrequencies::new(id).scheme(), id);
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -245,7 +245,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// s.add_document(&[1]);
     /// assert_eq!(s.num_docs(), 1);
     /// ```
@@ -259,7 +259,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// s.add_document(&[1, 2, 1]);
     /// assert_eq!(s.len(), 2);
     /// ```
@@ -273,7 +273,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// assert!(s.is_empty());
     /// ```
     #[must_use]
@@ -286,7 +286,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// s.add_document(&[5]);
     /// assert_eq!((s.df(5), s.df(6)), (1, 0));
     /// ```
@@ -303,7 +303,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// for doc in [&[1u64, 2][..], &[1], &[1], &[1]] {
     ///     s.add_document(doc);
     /// }
@@ -328,7 +328,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// for i in 0..100u64 {
     ///     s.add_document(&[0, 1 + i % 10]); // 0 everywhere, 1..=10 in a tenth each
     /// }
@@ -349,7 +349,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// let mut s = ndd_core::stats::DocumentFrequencies::new(ndd_core::SchemeId::new("w").finish());
+    /// let mut s = near_dup::stats::DocumentFrequencies::new(near_dup::SchemeId::new("w").finish());
     /// s.add_document(&[2, 1]);
     /// s.add_document(&[2]);
     /// let mut all: Vec<(u64, u64)> = s.iter().collect();
@@ -367,13 +367,13 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
     /// let mut s = DocumentFrequencies::new(SchemeId::new("w").finish());
     /// s.add_document(&[1, 2]);
     /// let bytes = s.to_bytes();
     /// assert_eq!(bytes.len(), 46 + 2 * 16);
     /// assert_eq!(DocumentFrequencies::from_bytes(&bytes)?, s);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -399,7 +399,7 @@ impl DocumentFrequencies {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
     /// let mut bytes = DocumentFrequencies::new(SchemeId::new("w").finish()).to_bytes();
     /// bytes[7] ^= 0x10;
     /// assert!(DocumentFrequencies::from_bytes(&bytes).is_err());

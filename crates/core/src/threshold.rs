@@ -12,14 +12,14 @@ use crate::Error;
 /// # Example
 ///
 /// ```
-/// use ndd_core::Threshold;
+/// use near_dup::Threshold;
 /// let t = Threshold::new(0.8)?;
 /// assert_eq!(t.get(), 0.8);
 /// assert!(Threshold::new(0.0).is_err());
 /// assert!(Threshold::new(1.5).is_err());
 /// assert!(Threshold::new(f64::NAN).is_err());
 /// assert_eq!(Threshold::new(1.0)?.get(), 1.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 pub struct Threshold(f64);
@@ -32,7 +32,7 @@ impl Threshold {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::Threshold::MAX_BANDED, 0.99);
+    /// assert_eq!(near_dup::Threshold::MAX_BANDED, 0.99);
     /// ```
     pub const MAX_BANDED: f64 = 0.99;
 
@@ -46,7 +46,7 @@ impl Threshold {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_core::Threshold::new(-0.2).unwrap_err();
+    /// let e = near_dup::Threshold::new(-0.2).unwrap_err();
     /// assert!(e.to_string().contains("threshold"));
     /// ```
     pub fn new(t: f64) -> Result<Self, Error> {
@@ -65,8 +65,8 @@ impl Threshold {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_core::Threshold::new(0.5)?.get(), 0.5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::Threshold::new(0.5)?.get(), 0.5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]
@@ -80,10 +80,10 @@ impl Threshold {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Threshold;
+    /// use near_dup::Threshold;
     /// assert_eq!(Threshold::new(1.0)?.banded(), 0.99);
     /// assert_eq!(Threshold::new(0.8)?.banded(), 0.8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]

@@ -10,7 +10,7 @@ use crate::{Error, Estimate, SchemeId, Weighted};
 /// # Example
 ///
 /// ```
-/// use ndd_core::Token;
+/// use near_dup::Token;
 /// let input = "héllo world";
 /// let t = Token { text: &input[7..12], start: 7, end: 12 };
 /// assert_eq!(t.text, "world");
@@ -36,7 +36,7 @@ pub struct Token<'a> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Token, Tokenizer};
+/// use near_dup::{Token, Tokenizer};
 /// /// Splits on ASCII spaces only.
 /// struct Spaces;
 /// impl Tokenizer for Spaces {
@@ -84,7 +84,7 @@ impl<T: Tokenizer + ?Sized> Tokenizer for &T {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{DynTokenizer, Token, Tokenizer};
+/// use near_dup::{DynTokenizer, Token, Tokenizer};
 /// struct Chars;
 /// impl Tokenizer for Chars {
 ///     fn for_each_token<F: FnMut(Token<'_>)>(&self, text: &str, mut f: F) {
@@ -119,7 +119,7 @@ impl<T: Tokenizer> DynTokenizer for T {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSink, Weighted};
+/// use near_dup::{FeatureSink, Weighted};
 /// let mut plain: Vec<u64> = Vec::new();
 /// plain.push_weighted(2, 0.5); // unweighted sinks ignore the weight
 /// let mut weighted: Vec<Weighted> = Vec::new();
@@ -182,7 +182,7 @@ impl FeatureSink for Vec<Weighted> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSink, FnSink};
+/// use near_dup::{FeatureSink, FnSink};
 /// let mut sum = 0u64;
 /// let mut sink = FnSink(|f: u64| sum += f);
 /// sink.push(2);
@@ -210,7 +210,7 @@ impl<F: FnMut(u64)> FeatureSink for FnSink<F> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureExtractor, FeatureSink, SchemeId, hash::stable_hash64};
+/// use near_dup::{FeatureExtractor, FeatureSink, SchemeId, hash::stable_hash64};
 /// /// One feature per whitespace-separated word.
 /// struct Words;
 /// impl FeatureExtractor for Words {
@@ -295,7 +295,7 @@ impl<E: FeatureExtractor + ?Sized> FeatureExtractor for Box<E> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{DynFeatureExtractor, FeatureExtractor, FeatureSink, SchemeId};
+/// use near_dup::{DynFeatureExtractor, FeatureExtractor, FeatureSink, SchemeId};
 /// struct Bytes;
 /// impl FeatureExtractor for Bytes {
 ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -333,7 +333,7 @@ impl<E: FeatureExtractor> DynFeatureExtractor for E {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, Signature, Sketcher, SchemeId};
+/// use near_dup::{ExactSetSketcher, Signature, Sketcher, SchemeId};
 /// let s = ExactSetSketcher::new(SchemeId::new("my-features").finish());
 /// let a = s.sketch_features([1, 2, 3]);
 /// let b = s.sketch_features([2, 3, 4]);
@@ -341,7 +341,7 @@ impl<E: FeatureExtractor> DynFeatureExtractor for E {
 ///
 /// let other = ExactSetSketcher::new(SchemeId::new("other-features").finish());
 /// assert!(a.similarity(&other.sketch_features([1])).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait Signature: Clone + std::fmt::Debug {
     /// The scheme (algorithm and parameters) this signature was built with.
@@ -375,7 +375,7 @@ pub trait Signature: Clone + std::fmt::Debug {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+/// use near_dup::{Error, Estimate, SchemeId, Signature, SlotSignature};
 /// #[derive(Clone, Debug)]
 /// struct Slots(Vec<u64>);
 /// impl Signature for Slots {
@@ -396,7 +396,7 @@ pub trait SlotSignature: Signature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
+    /// use near_dup::{Error, Estimate, SchemeId, Signature, SlotSignature};
     /// #[derive(Clone, Debug)]
     /// struct Two([u64; 2]);
     /// impl Signature for Two {
@@ -423,7 +423,7 @@ pub trait SlotSignature: Signature {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+/// use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
 /// #[derive(Clone, Debug)]
 /// struct Fingerprint(u64);
 /// impl Signature for Fingerprint {
@@ -444,7 +444,7 @@ pub trait BitSignature: Signature {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct F(u64);
     /// # impl Signature for F {
@@ -464,7 +464,7 @@ pub trait BitSignature: Signature {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct F(u64);
     /// # impl Signature for F {
@@ -491,7 +491,7 @@ pub trait BitSignature: Signature {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+/// use near_dup::{Error, Estimate, ExactSignature, SchemeId, Signature};
 /// /// Two optional 64-bit digests.
 /// #[derive(Clone, Debug)]
 /// struct Digests([Option<u64>; 2]);
@@ -520,7 +520,7 @@ pub trait ExactSignature: Signature {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+    /// # use near_dup::{Error, Estimate, ExactSignature, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct One(u64);
     /// # impl Signature for One {
@@ -543,7 +543,7 @@ pub trait ExactSignature: Signature {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{Error, Estimate, ExactSignature, SchemeId, Signature};
+    /// # use near_dup::{Error, Estimate, ExactSignature, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct One(u64);
     /// # impl Signature for One {
@@ -572,7 +572,7 @@ pub trait ExactSignature: Signature {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, FeatureSink, SchemeId, Sketcher};
+/// use near_dup::{ExactSetSketcher, FeatureSink, SchemeId, Sketcher};
 /// let sketcher = ExactSetSketcher::new(SchemeId::new("f").finish());
 /// let mut state = sketcher.new_state();
 /// let mut sig = sketcher.new_signature();
@@ -643,11 +643,11 @@ impl<S: Sketcher + ?Sized> Sketcher for &S {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId, Signature};
+/// use near_dup::{DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId, Signature};
 /// struct Words;
 /// impl FeatureExtractor for Words {
 ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-///         doc.split_whitespace().for_each(|w| sink.push(ndd_core::hash::stable_hash64(w.as_bytes(), 0)));
+///         doc.split_whitespace().for_each(|w| sink.push(near_dup::hash::stable_hash64(w.as_bytes(), 0)));
 ///     }
 ///     fn scheme(&self) -> SchemeId { SchemeId::new("words").finish() }
 /// }
@@ -657,7 +657,7 @@ impl<S: Sketcher + ?Sized> Sketcher for &S {
 /// assert_eq!(a.similarity(&b)?.value(), 0.75);
 /// let batch = sketcher.sketch_batch(&["x", "y"]);
 /// assert_eq!(batch.len(), 2);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait DocSketcher: Sketcher {
     /// Pushes the features of `doc` into `state`.
@@ -736,7 +736,7 @@ impl<S: DocSketcher + ?Sized> DocSketcher for &S {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{
+/// use near_dup::{
 ///     CandidateIndex, Error, ExactSet, ExactSetSketcher, PairSink, SchemeId, ScoredPair,
 ///     Sketcher, intersection_len, jaccard,
 /// };
@@ -809,7 +809,7 @@ impl<S: DocSketcher + ?Sized> DocSketcher for &S {
 /// index.all_pairs_into(&mut pairs);
 /// assert_eq!(pairs.len(), 1);
 /// assert_eq!(pairs[0].score, 2.0 / 3.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait CandidateIndex {
     /// The user's document key.

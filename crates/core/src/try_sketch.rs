@@ -25,7 +25,7 @@ use crate::{FeatureSink, SchemeId, Signature, Sketcher};
 /// # Example
 ///
 /// ```
-/// use ndd_core::{ExactSetSketcher, FeatureSink, SchemeId, TrySketcher};
+/// use near_dup::{ExactSetSketcher, FeatureSink, SchemeId, TrySketcher};
 /// let s = ExactSetSketcher::new(SchemeId::new("f").finish());
 /// let mut state = TrySketcher::new_state(&s);
 /// let mut sig = TrySketcher::new_signature(&s);
@@ -72,7 +72,7 @@ pub trait TrySketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ExactSetSketcher, SchemeId, TrySketcher};
+    /// use near_dup::{ExactSetSketcher, SchemeId, TrySketcher};
     /// let s = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let Ok(sig) = s.try_sketch_features([2, 1, 2]);
     /// assert_eq!(sig.set().as_slice(), &[1, 2]);

@@ -37,8 +37,8 @@ const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_core::weights::FeatureWeights;
+/// use near_dup::SchemeId;
+/// use near_dup::weights::FeatureWeights;
 /// /// Halves the weight of features with an even hash; counts repeats.
 /// struct Parity;
 /// impl FeatureWeights for Parity {
@@ -55,7 +55,7 @@ pub trait FeatureWeights: Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::weights::{FeatureWeights, FnWeights};
+    /// use near_dup::weights::{FeatureWeights, FnWeights};
     /// assert_eq!(FnWeights::new("half", |_f: u64| 0.5).weight(3, 1), 0.5);
     /// ```
     fn weight(&self, feature: u64, tf: u32) -> f64;
@@ -66,7 +66,7 @@ pub trait FeatureWeights: Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::weights::{FeatureWeights, FnWeights};
+    /// use near_dup::weights::{FeatureWeights, FnWeights};
     /// let a = FnWeights::new("model-v1", |_f: u64| 1.0);
     /// let b = FnWeights::new("model-v2", |_f: u64| 1.0);
     /// assert_ne!(a.scheme(), b.scheme());
@@ -117,7 +117,7 @@ impl<W: FeatureWeights + ?Sized> FeatureWeights for std::sync::Arc<W> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::weights::{FeatureWeights, FnWeights};
+/// use near_dup::weights::{FeatureWeights, FnWeights};
 /// let w = FnWeights::new("triple", |_f: u64| 3.0);
 /// assert_eq!(w.weight(17, 5), 3.0);
 /// assert_ne!(w.scheme(), FnWeights::new("double", |_f: u64| 2.0).scheme());
@@ -141,7 +141,7 @@ impl<F: Fn(u64) -> f64 + Send + Sync> FnWeights<F> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::weights::{FeatureWeights, FnWeights};
+    /// use near_dup::weights::{FeatureWeights, FnWeights};
     /// assert_eq!(FnWeights::new("id-mod-3", |f: u64| (f % 3) as f64).weight(5, 1), 2.0);
     /// ```
     pub fn new(name: &str, f: F) -> Self {
@@ -177,8 +177,8 @@ impl<F: Fn(u64) -> f64 + Send + Sync> FeatureWeights for FnWeights<F> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::weights::{FeatureExtractorExt, FeatureWeights};
-/// use ndd_core::{FeatureExtractor, FeatureSink, SchemeId, Weighted};
+/// use near_dup::weights::{FeatureExtractorExt, FeatureWeights};
+/// use near_dup::{FeatureExtractor, FeatureSink, SchemeId, Weighted};
 /// struct Bytes;
 /// impl FeatureExtractor for Bytes {
 ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -212,7 +212,7 @@ impl<E, W> WeightedExtractor<E, W> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -220,8 +220,8 @@ impl<E, W> WeightedExtractor<E, W> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::weights::{FnWeights, WeightedExtractor};
-    /// use ndd_core::weights::FeatureWeights;
+    /// use near_dup::weights::{FnWeights, WeightedExtractor};
+    /// use near_dup::weights::FeatureWeights;
     /// let w = WeightedExtractor::new(Bytes, FnWeights::new("one", |_f: u64| 1.0));
     /// assert_eq!(w.weights().weight(9, 2), 1.0);
     /// ```
@@ -234,7 +234,7 @@ impl<E, W> WeightedExtractor<E, W> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -242,8 +242,8 @@ impl<E, W> WeightedExtractor<E, W> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::weights::{FeatureExtractorExt, FnWeights};
-    /// use ndd_core::{FeatureExtractor};
+    /// use near_dup::weights::{FeatureExtractorExt, FnWeights};
+    /// use near_dup::{FeatureExtractor};
     /// let w = Bytes.weighted_by(FnWeights::new("one", |_f: u64| 1.0));
     /// assert_eq!(w.extractor().scheme(), Bytes.scheme());
     /// ```
@@ -256,7 +256,7 @@ impl<E, W> WeightedExtractor<E, W> {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+    /// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
     /// # struct Bytes;
     /// # impl _Fe for Bytes {
     /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -264,7 +264,7 @@ impl<E, W> WeightedExtractor<E, W> {
     /// #     }
     /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
     /// # }
-    /// use ndd_core::weights::{FeatureExtractorExt, FeatureWeights, FnWeights};
+    /// use near_dup::weights::{FeatureExtractorExt, FeatureWeights, FnWeights};
     /// let w = Bytes.weighted_by(FnWeights::new("two", |_f: u64| 2.0));
     /// assert_eq!(w.weights().weight(1, 1), 2.0);
     /// ```
@@ -300,7 +300,7 @@ impl<E: FeatureExtractor, W: FeatureWeights> FeatureExtractor for WeightedExtrac
 /// # Example
 ///
 /// ```
-/// # use ndd_core::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
+/// # use near_dup::{FeatureExtractor as _Fe, FeatureSink as _Fs, SchemeId as _Sid};
 /// # struct Bytes;
 /// # impl _Fe for Bytes {
 /// #     fn extract<S: _Fs + ?Sized>(&self, doc: &str, sink: &mut S) {
@@ -308,8 +308,8 @@ impl<E: FeatureExtractor, W: FeatureWeights> FeatureExtractor for WeightedExtrac
 /// #     }
 /// #     fn scheme(&self) -> _Sid { _Sid::new("bytes").finish() }
 /// # }
-/// use ndd_core::weights::{FeatureExtractorExt, FnWeights};
-/// use ndd_core::{FeatureExtractor};
+/// use near_dup::weights::{FeatureExtractorExt, FnWeights};
+/// use near_dup::{FeatureExtractor};
 /// let w = Bytes.weighted_by(FnWeights::new("one", |_f: u64| 1.0));
 /// assert_ne!(w.scheme(), Bytes.scheme());
 /// ```
@@ -319,13 +319,13 @@ pub trait FeatureExtractorExt: FeatureExtractor {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::stats::DocumentFrequencies;
-    /// use ndd_core::weights::{FeatureExtractorExt, TfIdf};
-    /// use ndd_core::{FeatureExtractor, FeatureSink, SchemeId, Weighted};
+    /// use near_dup::stats::DocumentFrequencies;
+    /// use near_dup::weights::{FeatureExtractorExt, TfIdf};
+    /// use near_dup::{FeatureExtractor, FeatureSink, SchemeId, Weighted};
     /// struct Words;
     /// impl FeatureExtractor for Words {
     ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-    ///         doc.split(' ').for_each(|w| sink.push(ndd_core::hash::stable_hash64(w.as_bytes(), 0)));
+    ///         doc.split(' ').for_each(|w| sink.push(near_dup::hash::stable_hash64(w.as_bytes(), 0)));
     ///     }
     ///     fn scheme(&self) -> SchemeId { SchemeId::new("words").finish() }
     /// }
@@ -359,8 +359,8 @@ impl<E: FeatureExtractor + ?Sized> FeatureExtractorExt for E {}
 /// # Example
 ///
 /// ```
-/// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-/// use ndd_core::weights::TfIdf;
+/// use near_dup::{stats::DocumentFrequencies, SchemeId};
+/// use near_dup::weights::TfIdf;
 /// let mut stats = DocumentFrequencies::new(SchemeId::new("w").finish());
 /// stats.add_document(&[1, 2]);
 /// stats.add_document(&[1]);
@@ -403,8 +403,8 @@ impl TfIdf {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-    /// let t = ndd_core::weights::TfIdf::new(DocumentFrequencies::new(SchemeId::new("w").finish()));
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
+    /// let t = near_dup::weights::TfIdf::new(DocumentFrequencies::new(SchemeId::new("w").finish()));
     /// assert_eq!(t.idf(5), 0.0); // no documents counted
     /// ```
     #[must_use]
@@ -465,7 +465,7 @@ impl TfIdf {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, weights::TfIdf, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, weights::TfIdf, SchemeId};
     /// let mut s = DocumentFrequencies::new(SchemeId::new("w").finish());
     /// let empty = TfIdf::new(s.clone()).fingerprint();
     /// s.add_document(&[1]);
@@ -481,8 +481,8 @@ impl TfIdf {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
-    /// let t = ndd_core::weights::TfIdf::new(DocumentFrequencies::new(SchemeId::new("w").finish()));
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
+    /// let t = near_dup::weights::TfIdf::new(DocumentFrequencies::new(SchemeId::new("w").finish()));
     /// assert_eq!(t.stats().num_docs(), 0);
     /// ```
     #[must_use]
@@ -495,11 +495,11 @@ impl TfIdf {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
     /// let mut s = DocumentFrequencies::new(SchemeId::new("w").finish());
     /// for _ in 0..4 { s.add_document(&[7]); }
     /// s.add_document(&[8]);
-    /// let t = ndd_core::weights::TfIdf::new(s);
+    /// let t = near_dup::weights::TfIdf::new(s);
     /// assert!((t.idf(7) - (5.0f64 / 4.0).ln()).abs() < 1e-15);
     /// assert!((t.idf(999) - 5.0f64.ln()).abs() < 1e-15); // unseen: as rare as the rarest
     /// ```

@@ -13,7 +13,7 @@ use crate::{Document, Error};
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_corpus::KEPT_PROBLEMS, 100);
+/// assert_eq!(near_dup::corpus::KEPT_PROBLEMS, 100);
 /// ```
 pub const KEPT_PROBLEMS: usize = 100;
 
@@ -29,14 +29,14 @@ pub const KEPT_PROBLEMS: usize = 100;
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+/// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
 /// let input = "{\"id\": \"a\", \"text\": \"one\"}\n{\"id\": \"a\", \"text\": \"two\"}\nnot json\n{\"id\": \"b\", \"text\": \"three\"}\n";
 /// let options = ReadOptions::default();
 /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in.jsonl", &options), &options);
 /// let texts: Vec<String> = docs.by_ref().map(|d| d.map(|d| d.text)).collect::<Result<_, _>>()?;
 /// assert_eq!(texts, ["one", "three"]);
 /// assert_eq!((docs.accepted(), docs.rejected()), (2, 2));
-/// # Ok::<(), ndd_corpus::Error>(())
+/// # Ok::<(), near_dup::corpus::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Accepted<I> {
@@ -56,7 +56,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
     /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
     /// let options = ReadOptions::default();
     /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
@@ -83,7 +83,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
     /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
     /// let options = ReadOptions::default();
     /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in.jsonl", &options), &options)
@@ -102,7 +102,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
     /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
     /// let options = ReadOptions::default();
     /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
@@ -119,7 +119,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
     /// let input = "{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n";
     /// let options = ReadOptions::default();
     /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
@@ -136,7 +136,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
     /// let options = ReadOptions::default();
     /// let mut docs = Accepted::new(JsonlReader::new("[1]\n".as_bytes(), "in.jsonl", &options), &options);
     /// assert_eq!(docs.by_ref().count(), 0);
@@ -152,7 +152,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Accepted, JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
     /// let options = ReadOptions::default();
     /// let mut docs = Accepted::new(JsonlReader::new("\n{\"text\": \"x\"}\n".as_bytes(), "in", &options), &options);
     /// docs.next();

@@ -11,7 +11,7 @@ use std::sync::Arc;
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{Document, OrderKey};
+/// use near_dup::corpus::{Document, OrderKey};
 /// let d = Document::new("letter-17", "Dear Administrator, ...").with_order(OrderKey::Number(1.7e9));
 /// assert_eq!(d.id, "letter-17");
 /// assert!(d.order.is_some());
@@ -38,7 +38,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_corpus::Document::new("a", "some text");
+    /// let d = near_dup::corpus::Document::new("a", "some text");
     /// assert_eq!(d.text, "some text");
     /// ```
     pub fn new(id: impl Into<String>, text: impl Into<String>) -> Self {
@@ -55,7 +55,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Document, OrderKey};
+    /// use near_dup::corpus::{Document, OrderKey};
     /// let d = Document::new("a", "t").with_order(OrderKey::Text("2006-05-01".into()));
     /// assert_eq!(d.order, Some(OrderKey::Text("2006-05-01".into())));
     /// ```
@@ -71,7 +71,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_corpus::Document::new("a", "t").with_attribute("docket", "EPA-0056");
+    /// let d = near_dup::corpus::Document::new("a", "t").with_attribute("docket", "EPA-0056");
     /// assert_eq!(d.attribute("docket"), Some("EPA-0056"));
     /// assert_eq!(d.attribute("relay"), None);
     /// ```
@@ -88,7 +88,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_corpus::Document::new("a", "t").with_attribute("relay", "r1");
+    /// let d = near_dup::corpus::Document::new("a", "t").with_attribute("relay", "r1");
     /// assert_eq!(d.attribute("relay"), Some("r1"));
     /// ```
     #[must_use]
@@ -110,7 +110,7 @@ impl Document {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::OrderKey;
+/// use near_dup::corpus::OrderKey;
 /// let mut keys = vec![OrderKey::Text("b".into()), OrderKey::Number(10.0), OrderKey::Number(2.0)];
 /// keys.sort();
 /// assert_eq!(keys, [OrderKey::Number(2.0), OrderKey::Number(10.0), OrderKey::Text("b".into())]);

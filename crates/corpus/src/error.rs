@@ -16,7 +16,7 @@ use std::path::PathBuf;
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{read_corpus, Error, ReadOptions};
+/// use near_dup::corpus::{read_corpus, Error, ReadOptions};
 /// let missing = std::env::temp_dir().join("ndd-corpus-doc-no-such-file.jsonl");
 /// match read_corpus(&missing, &ReadOptions::default()) {
 ///     Err(Error::Io { path, .. }) => assert_eq!(path, missing),
@@ -62,7 +62,7 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_corpus::Error::io("missing.jsonl", std::io::ErrorKind::NotFound.into());
+    /// let e = near_dup::corpus::Error::io("missing.jsonl", std::io::ErrorKind::NotFound.into());
     /// assert!(e.to_string().starts_with("missing.jsonl"));
     /// ```
     #[must_use]

@@ -63,7 +63,7 @@ fn file_key(path: &Path, _meta: &Metadata) -> Option<FileKey> {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{FolderReader, ReadOptions};
+/// use near_dup::corpus::{FolderReader, ReadOptions};
 /// let dir = std::env::temp_dir().join(format!("ndd-doc-folder-{}", std::process::id()));
 /// std::fs::create_dir_all(dir.join("sub"))?;
 /// std::fs::write(dir.join("b.txt"), "plain text")?;
@@ -100,7 +100,7 @@ impl FolderReader {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{FolderReader, ReadOptions};
+    /// use near_dup::corpus::{FolderReader, ReadOptions};
     /// assert!(FolderReader::new("/no/such/folder", &ReadOptions::default()).is_err());
     /// ```
     pub fn new(root: impl AsRef<Path>, options: &ReadOptions) -> Result<Self, Error> {
@@ -143,7 +143,7 @@ impl FolderReader {
     /// # let dir = std::env::temp_dir().join(format!("ndd-doc-bytes-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// std::fs::write(dir.join("a.txt"), "12345")?;
-    /// let mut r = ndd_corpus::FolderReader::new(&dir, &Default::default())?;
+    /// let mut r = near_dup::corpus::FolderReader::new(&dir, &Default::default())?;
     /// r.next();
     /// assert_eq!((r.bytes_read(), r.files_read()), (5, 1));
     /// # std::fs::remove_dir_all(&dir)?;
@@ -160,7 +160,7 @@ impl FolderReader {
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("ndd-doc-files-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// let r = ndd_corpus::FolderReader::new(&dir, &Default::default())?;
+    /// let r = near_dup::corpus::FolderReader::new(&dir, &Default::default())?;
     /// assert_eq!(r.files_read(), 0);
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -177,7 +177,7 @@ impl FolderReader {
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("ndd-doc-rev-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
-    /// let r = ndd_corpus::FolderReader::new(&dir, &Default::default())?;
+    /// let r = near_dup::corpus::FolderReader::new(&dir, &Default::default())?;
     /// assert_eq!(r.revisited(), 0);
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -194,7 +194,7 @@ impl FolderReader {
     /// # let dir = std::env::temp_dir().join(format!("ndd-doc-last-{}", std::process::id()));
     /// # std::fs::create_dir_all(&dir)?;
     /// std::fs::write(dir.join("a.txt"), "x")?;
-    /// let mut r = ndd_corpus::FolderReader::new(&dir, &Default::default())?;
+    /// let mut r = near_dup::corpus::FolderReader::new(&dir, &Default::default())?;
     /// r.next();
     /// assert_eq!(r.location(), dir.join("a.txt").display().to_string());
     /// # std::fs::remove_dir_all(&dir)?;

@@ -76,7 +76,7 @@ enum LineRead {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{JsonlReader, ReadOptions};
+/// use near_dup::corpus::{JsonlReader, ReadOptions};
 /// let input = "\u{feff}{\"id\": 7, \"text\": \"first\"}\n\n{\"text\": \"second\"}\n{\"id\": \"x\"}\n";
 /// let mut reader = JsonlReader::new(input.as_bytes(), "in.jsonl", &ReadOptions::default());
 /// let items: Vec<_> = reader.by_ref().collect();
@@ -107,12 +107,12 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let opts = ReadOptions::default().with_text_field("body").with_order_field("t");
     /// let doc = JsonlReader::new(&br#"{"body": "hello", "t": 3}"#[..], "x.jsonl", &opts)
     ///     .next().unwrap().unwrap();
     /// assert_eq!((doc.id.as_str(), doc.text.as_str()), ("1", "hello"));
-    /// assert_eq!(doc.order, Some(ndd_corpus::OrderKey::Number(3.0)));
+    /// assert_eq!(doc.order, Some(near_dup::corpus::OrderKey::Number(3.0)));
     /// ```
     pub fn new(reader: R, name: impl Into<String>, options: &ReadOptions) -> Self {
         JsonlReader {
@@ -135,7 +135,7 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let r = JsonlReader::new(&b""[..], "x", &ReadOptions::default()).with_total_bytes(10);
     /// assert_eq!(r.total_bytes(), Some(10));
     /// ```
@@ -151,7 +151,7 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let mut r = JsonlReader::new(&b"{\"text\":\"a\"}\n{\"text\":\"b\"}\n"[..], "x", &ReadOptions::default());
     /// r.next();
     /// assert_eq!(r.bytes_read(), 13);
@@ -169,7 +169,7 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// assert_eq!(JsonlReader::new(&b""[..], "x", &ReadOptions::default()).total_bytes(), None);
     /// ```
     pub fn total_bytes(&self) -> Option<u64> {
@@ -181,7 +181,7 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let mut r = JsonlReader::new(&b"\n\n{\"text\":\"a\"}"[..], "x", &ReadOptions::default());
     /// assert!(r.next().unwrap().is_ok());
     /// assert_eq!(r.lines(), 3);
@@ -195,7 +195,7 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let mut r = JsonlReader::new(&b" \n\t\r\n"[..], "x", &ReadOptions::default());
     /// assert!(r.next().is_none());
     /// assert_eq!(r.blank_lines(), 2);
@@ -219,7 +219,7 @@ impl<R: BufRead> JsonlReader<R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let mut r = JsonlReader::new(&b"\n{\"text\":\"a\"}\n"[..], "c.jsonl", &ReadOptions::default());
     /// r.next();
     /// assert_eq!(r.location(), "c.jsonl:2");
@@ -296,7 +296,7 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let path = std::env::temp_dir().join(format!("ndd-doc-open-{}.jsonl", std::process::id()));
     /// std::fs::write(&path, "{\"id\": \"a\", \"text\": \"alpha\"}\n")?;
     /// let mut reader = JsonlReader::open(&path, &ReadOptions::default())?;
@@ -336,7 +336,7 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
     /// let input: &[u8] = b"{\"id\": \"a\", \"text\": \"alpha\"}\n";
     /// let mut reader = JsonlReader::from_read(input, "<stdin>", &ReadOptions::default())?;
     /// assert_eq!(reader.next().unwrap().unwrap().text, "alpha");

@@ -29,7 +29,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_corpus::{read_corpus, ReadOptions};
+//! use near_dup::corpus::{read_corpus, ReadOptions};
 //! let path = std::env::temp_dir().join(format!("ndd-doc-corpus-{}.jsonl", std::process::id()));
 //! std::fs::write(&path, concat!(
 //!     "{\"id\": \"a\", \"text\": \"the first letter\"}\n",
@@ -73,7 +73,7 @@ pub use problems::{Problem, ProblemKind};
 /// # let dir = std::env::temp_dir().join(format!("ndd-doc-c-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir)?;
 /// std::fs::write(dir.join("a.txt"), "some text")?;
-/// let corpus = ndd_corpus::read_corpus(&dir, &Default::default())?;
+/// let corpus = near_dup::corpus::read_corpus(&dir, &Default::default())?;
 /// assert_eq!(corpus.documents[0].id, "a.txt");
 /// assert!(corpus.problems.is_empty());
 /// assert_eq!(corpus.stats.documents, 1);
@@ -103,7 +103,7 @@ pub struct Corpus {
 /// # Example
 ///
 /// ```
-/// let s = ndd_corpus::ReadStats::default();
+/// let s = near_dup::corpus::ReadStats::default();
 /// assert_eq!(s.records, s.documents + s.rejected);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -131,7 +131,7 @@ pub struct ReadStats {
 /// # Example
 ///
 /// ```
-/// let p = ndd_corpus::Progress::default();
+/// let p = near_dup::corpus::Progress::default();
 /// assert_eq!((p.bytes_read, p.total_bytes), (0, None));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -165,8 +165,8 @@ pub struct Progress {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{read_corpus, ErrorPolicy, ReadOptions};
-/// use ndd_corpus::Error;
+/// use near_dup::corpus::{read_corpus, ErrorPolicy, ReadOptions};
+/// use near_dup::corpus::Error;
 /// let path = std::env::temp_dir().join(format!("ndd-doc-read-{}.jsonl", std::process::id()));
 /// std::fs::write(&path, "{\"body\": \"kept\"}\n{\"body\": true}\n")?;
 /// let opts = ReadOptions::default().with_text_field("body");
@@ -195,7 +195,7 @@ pub fn read_corpus(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Corp
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{read_corpus_with_progress, ReadOptions};
+/// use near_dup::corpus::{read_corpus_with_progress, ReadOptions};
 /// let path = std::env::temp_dir().join(format!("ndd-doc-prog-{}.jsonl", std::process::id()));
 /// std::fs::write(&path, "{\"text\": \"a\"}\n{\"text\": \"b\"}\n")?;
 /// let mut last = None;
@@ -241,7 +241,7 @@ pub fn read_corpus_with_progress(
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{read_jsonl_with_progress, JsonlReader, ReadOptions};
+/// use near_dup::corpus::{read_jsonl_with_progress, JsonlReader, ReadOptions};
 /// let input: &[u8] = b"{\"id\": \"a\", \"text\": \"alpha\"}\n\n{\"id\": \"b\", \"text\": \"beta\"}\n";
 /// let reader = JsonlReader::from_read(input, "<stdin>", &ReadOptions::default())?;
 /// let corpus = read_jsonl_with_progress(reader, |_| {})?;

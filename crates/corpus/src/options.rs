@@ -5,7 +5,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{ErrorPolicy, ReadOptions};
+/// use near_dup::corpus::{ErrorPolicy, ReadOptions};
 /// assert_eq!(ReadOptions::default().errors, ErrorPolicy::Skip);
 /// let strict = ReadOptions::default().with_errors(ErrorPolicy::Stop);
 /// assert_eq!(strict.errors, ErrorPolicy::Stop);
@@ -26,7 +26,7 @@ pub enum ErrorPolicy {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{HtmlMode, ReadOptions};
+/// use near_dup::corpus::{HtmlMode, ReadOptions};
 /// assert_eq!(ReadOptions::default().html, HtmlMode::Auto);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +46,7 @@ pub enum HtmlMode {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{DEFAULT_MAX_DOCUMENT_BYTES, ReadOptions};
+/// use near_dup::corpus::{DEFAULT_MAX_DOCUMENT_BYTES, ReadOptions};
 /// assert_eq!(ReadOptions::default().max_document_bytes, DEFAULT_MAX_DOCUMENT_BYTES);
 /// assert_eq!(DEFAULT_MAX_DOCUMENT_BYTES, 64 << 20);
 /// ```
@@ -60,7 +60,7 @@ pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{ErrorPolicy, HtmlMode, ReadOptions};
+/// use near_dup::corpus::{ErrorPolicy, HtmlMode, ReadOptions};
 /// let opts = ReadOptions::default()
 ///     .with_text_field("body")
 ///     .with_id_field("doc_id")
@@ -131,7 +131,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_corpus::ReadOptions::default().with_id_field("url");
+    /// let o = near_dup::corpus::ReadOptions::default().with_id_field("url");
     /// assert_eq!(o.id_field, "url");
     /// ```
     #[must_use]
@@ -145,7 +145,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_corpus::ReadOptions::default().with_text_field("body");
+    /// let o = near_dup::corpus::ReadOptions::default().with_text_field("body");
     /// assert_eq!(o.text_field, "body");
     /// ```
     #[must_use]
@@ -159,7 +159,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_corpus::ReadOptions::default().with_attribute_fields(["docket", "relay"]);
+    /// let o = near_dup::corpus::ReadOptions::default().with_attribute_fields(["docket", "relay"]);
     /// assert_eq!(o.attribute_fields, ["docket", "relay"]);
     /// ```
     #[must_use]
@@ -176,7 +176,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_corpus::ReadOptions::default().with_order_field("date");
+    /// let o = near_dup::corpus::ReadOptions::default().with_order_field("date");
     /// assert_eq!(o.order_field.as_deref(), Some("date"));
     /// ```
     #[must_use]
@@ -190,7 +190,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{HtmlMode, ReadOptions};
+    /// use near_dup::corpus::{HtmlMode, ReadOptions};
     /// assert_eq!(ReadOptions::default().with_html(HtmlMode::Always).html, HtmlMode::Always);
     /// ```
     #[must_use]
@@ -204,7 +204,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_corpus::ReadOptions::default().with_max_document_bytes(4096);
+    /// let o = near_dup::corpus::ReadOptions::default().with_max_document_bytes(4096);
     /// assert_eq!(o.max_document_bytes, 4096);
     /// ```
     #[must_use]
@@ -218,7 +218,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// let o = ndd_corpus::ReadOptions::default().with_follow_links_out(true);
+    /// let o = near_dup::corpus::ReadOptions::default().with_follow_links_out(true);
     /// assert!(o.follow_links_out);
     /// ```
     #[must_use]
@@ -232,7 +232,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_corpus::ReadOptions::default().with_hidden(true).hidden);
+    /// assert!(near_dup::corpus::ReadOptions::default().with_hidden(true).hidden);
     /// ```
     #[must_use]
     pub fn with_hidden(mut self, hidden: bool) -> Self {
@@ -245,7 +245,7 @@ impl ReadOptions {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{ErrorPolicy, ReadOptions};
+    /// use near_dup::corpus::{ErrorPolicy, ReadOptions};
     /// assert_eq!(ReadOptions::default().with_errors(ErrorPolicy::Stop).errors, ErrorPolicy::Stop);
     /// ```
     #[must_use]

@@ -9,7 +9,7 @@ use crate::Error;
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{JsonlReader, ProblemKind, ReadOptions};
+/// use near_dup::corpus::{JsonlReader, ProblemKind, ReadOptions};
 /// let mut r = JsonlReader::new(&b"{\"text\": 7}\n"[..], "in.jsonl", &ReadOptions::default());
 /// let problem = r.next().unwrap().unwrap_err();
 /// assert_eq!(problem.kind, ProblemKind::Schema);
@@ -47,7 +47,7 @@ pub enum ProblemKind {
 /// # Example
 ///
 /// ```
-/// use ndd_corpus::{JsonlReader, ReadOptions};
+/// use near_dup::corpus::{JsonlReader, ReadOptions};
 /// let input = "{\"id\": 1, \"text\": \"ok\"}\n{\"id\": 2}\n";
 /// let problems: Vec<_> = JsonlReader::new(input.as_bytes(), "corpus.jsonl", &ReadOptions::default())
 ///     .filter_map(Result::err)
@@ -72,7 +72,7 @@ impl Problem {
     /// # Example
     ///
     /// ```
-    /// use ndd_corpus::{Problem, ProblemKind};
+    /// use near_dup::corpus::{Problem, ProblemKind};
     /// let p = Problem::new("a.txt", "file is empty", ProblemKind::Empty);
     /// assert_eq!(p.to_string(), "a.txt: file is empty");
     /// ```

@@ -25,12 +25,12 @@ use crate::{Confusion, Labels};
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{pair_agreement, Labels};
+/// use near_dup::eval::{pair_agreement, Labels};
 /// let x = Labels::new(&[0, 0, 0, 1, 1, 2]);
 /// let y = Labels::new(&[0, 0, 1, 1, 1, 2]);
 /// let agr = pair_agreement(&x, &y)?;
 /// assert_eq!((agr.a, agr.b, agr.c, agr.d), (2, 2, 2, 9));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 pub struct PairAgreement {
@@ -50,7 +50,7 @@ impl PairAgreement {
     /// # Example
     ///
     /// ```
-    /// let agr = ndd_eval::PairAgreement { a: 1, b: 2, c: 3, d: 4 };
+    /// let agr = near_dup::eval::PairAgreement { a: 1, b: 2, c: 3, d: 4 };
     /// assert_eq!(agr.total(), 10);
     /// ```
     #[must_use]
@@ -63,7 +63,7 @@ impl PairAgreement {
     /// # Example
     ///
     /// ```
-    /// let agr = ndd_eval::PairAgreement { a: 1, b: 2, c: 3, d: 4 };
+    /// let agr = near_dup::eval::PairAgreement { a: 1, b: 2, c: 3, d: 4 };
     /// assert_eq!(agr.observed_agreement(), Some(0.5));
     /// ```
     #[must_use]
@@ -80,7 +80,7 @@ impl PairAgreement {
     ///
     /// ```
     /// // P = (3 + 4) / 20 = 0.35, p(E) = 2 · 0.35 · 0.65 = 0.455.
-    /// let agr = ndd_eval::PairAgreement { a: 1, b: 2, c: 3, d: 4 };
+    /// let agr = near_dup::eval::PairAgreement { a: 1, b: 2, c: 3, d: 4 };
     /// assert!((agr.chance_agreement().unwrap_or(0.0) - 0.455).abs() < 1e-12);
     /// ```
     #[must_use]
@@ -103,7 +103,7 @@ impl PairAgreement {
     ///
     /// ```
     /// // p(A) = 11/15, P = 8/30, p(E) = 88/225: AC1 = 77/137.
-    /// let agr = ndd_eval::PairAgreement { a: 2, b: 2, c: 2, d: 9 };
+    /// let agr = near_dup::eval::PairAgreement { a: 2, b: 2, c: 2, d: 9 };
     /// assert!((agr.ac1().unwrap_or(0.0) - 77.0 / 137.0).abs() < 1e-12);
     /// ```
     #[must_use]
@@ -119,7 +119,7 @@ impl PairAgreement {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_eval::PairAgreement { a: 2, b: 2, c: 1, d: 9 }.confusion();
+    /// let c = near_dup::eval::PairAgreement { a: 2, b: 2, c: 1, d: 9 }.confusion();
     /// assert_eq!((c.true_positives, c.false_positives, c.false_negatives), (2, 1, 2));
     /// ```
     #[must_use]
@@ -143,12 +143,12 @@ impl PairAgreement {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{pair_agreement, Labels};
+/// use near_dup::eval::{pair_agreement, Labels};
 /// let x = Labels::new(&[1, 1, 2]);
 /// let agr = pair_agreement(&x, &x)?;
 /// assert_eq!((agr.a, agr.b, agr.c, agr.d), (1, 0, 0, 2));
 /// assert!(pair_agreement(&x, &Labels::new(&[1, 1])).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn pair_agreement(x: &Labels, y: &Labels) -> Result<PairAgreement, Error> {
     let cells = contingency(x, y)?;
@@ -174,14 +174,14 @@ pub fn pair_agreement(x: &Labels, y: &Labels) -> Result<PairAgreement, Error> {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{cluster_pairwise, Labels};
+/// use near_dup::eval::{cluster_pairwise, Labels};
 /// let truth = Labels::new(&[0, 0, 0, 1, 1, 2]);
 /// let predicted = Labels::new(&[0, 0, 1, 1, 1, 2]);
 /// let c = cluster_pairwise(&truth, &predicted)?;
 /// // Predicted pairs 01, 23, 24, 34; true pairs 01, 02, 12, 34.
 /// assert_eq!((c.true_positives, c.false_positives, c.false_negatives), (2, 2, 2));
 /// assert_eq!(c.f1(), 0.5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn cluster_pairwise(truth: &Labels, predicted: &Labels) -> Result<Confusion, Error> {
     Ok(pair_agreement(truth, predicted)?.confusion())
@@ -200,12 +200,12 @@ pub fn cluster_pairwise(truth: &Labels, predicted: &Labels) -> Result<Confusion,
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{ac1, Labels};
+/// use near_dup::eval::{ac1, Labels};
 /// let x = Labels::new(&[0, 0, 0, 1, 1, 2]);
 /// let y = Labels::new(&[0, 0, 1, 1, 1, 2]);
 /// assert!((ac1(&x, &y)? - 77.0 / 137.0).abs() < 1e-12);
 /// assert_eq!(ac1(&x, &x)?, 1.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn ac1(x: &Labels, y: &Labels) -> Result<f64, Error> {
     pair_agreement(x, y)?
@@ -244,13 +244,13 @@ fn contingency(x: &Labels, y: &Labels) -> Result<HashMap<(usize, usize), u64>, E
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{group_agreements, Labels};
+/// use near_dup::eval::{group_agreements, Labels};
 /// let x = Labels::new(&[0, 0, 1]);
 /// let y = Labels::new(&[0, 1, 1]);
 /// let g = group_agreements(&x, &y)?;
 /// // Group {0, 1}: pair (0,1) split by y (b); pairs (0,2) apart in both (d), (1,2) joined by y (c).
 /// assert_eq!((g[0].a, g[0].b, g[0].c, g[0].d), (0, 1, 1, 1));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn group_agreements(x: &Labels, y: &Labels) -> Result<Vec<PairAgreement>, Error> {
     let cells = contingency(x, y)?;
@@ -288,13 +288,13 @@ pub fn group_agreements(x: &Labels, y: &Labels) -> Result<Vec<PairAgreement>, Er
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{ac1, macro_ac1, Labels};
+/// use near_dup::eval::{ac1, macro_ac1, Labels};
 /// // One large campaign the system gets right, two small groups it merges.
 /// let truth: Vec<usize> = (0..40).map(|i| if i < 30 { 0 } else { 1 + (i % 2) }).collect();
 /// let system: Vec<usize> = (0..40).map(|i| if i < 30 { 0 } else { 1 }).collect();
 /// let (x, y) = (Labels::new(&truth), Labels::new(&system));
 /// assert!(macro_ac1(&x, &y)? < ac1(&x, &y)?); // the big group dominates the micro average
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn macro_ac1(x: &Labels, y: &Labels) -> Result<f64, Error> {
     let per_group: Vec<f64> = group_agreements(x, y)?

@@ -19,13 +19,13 @@ use ndd_index::exact_similar_pairs;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureExtractor, FeatureSink, SchemeId};
+/// use near_dup::{FeatureExtractor, FeatureSink, SchemeId};
 /// /// Words as features.
 /// struct Words;
 /// impl FeatureExtractor for Words {
 ///     fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
 ///         for w in doc.split_whitespace() {
-///             sink.push(ndd_core::hash::stable_hash64(w.as_bytes(), 0));
+///             sink.push(near_dup::hash::stable_hash64(w.as_bytes(), 0));
 ///         }
 ///     }
 ///     fn scheme(&self) -> SchemeId {
@@ -33,9 +33,9 @@ use ndd_index::exact_similar_pairs;
 ///     }
 /// }
 /// let pool = ["a b c d", "a b c e", "w x y z", "a b c d"];
-/// let kept = ndd_eval::distinct_texts(&pool, &Words, 0.5, 10)?;
+/// let kept = near_dup::eval::distinct_texts(&pool, &Words, 0.5, 10)?;
 /// assert_eq!(kept, ["a b c d", "w x y z"]); // "a b c e" shares 3 of 5 words with the first
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn distinct_texts<S: AsRef<str>, E: FeatureExtractor + ?Sized>(
     pool: &[S],

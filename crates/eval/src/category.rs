@@ -13,14 +13,14 @@ use crate::Labels;
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{category_scores, Labels};
+/// use near_dup::eval::{category_scores, Labels};
 /// let truth = Labels::new(&[0, 0, 1]);
 /// let predicted = Labels::new(&[0, 0, 0]);
 /// let scores = category_scores(&truth, &predicted, &["exact", "exact", "singleton"])?;
 /// let singleton = &scores[1];
 /// assert_eq!((singleton.category, singleton.documents), ("singleton", 1));
 /// assert_eq!((singleton.precision, singleton.recall), (1.0 / 3.0, 1.0));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CategoryScores<C> {
@@ -60,7 +60,7 @@ pub struct CategoryScores<C> {
 /// Two copies of a letter and an edited copy the clustering missed:
 ///
 /// ```
-/// use ndd_eval::{category_scores, Labels};
+/// use near_dup::eval::{category_scores, Labels};
 /// let truth = Labels::new(&[0, 0, 0]);
 /// let predicted = Labels::new(&[0, 0, 1]);
 /// let s = category_scores(&truth, &predicted, &["exact", "exact", "block-added"])?;
@@ -68,7 +68,7 @@ pub struct CategoryScores<C> {
 /// assert_eq!((s[0].precision, s[0].recall), (1.0, 2.0 / 3.0));
 /// assert_eq!((s[1].precision, s[1].recall), (1.0, 1.0 / 3.0));
 /// assert_eq!(s[1].f1, 0.5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn category_scores<C: Clone + Eq + std::hash::Hash>(
     truth: &Labels,

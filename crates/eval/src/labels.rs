@@ -20,7 +20,7 @@ pub(crate) fn pairs_of(k: u64) -> u64 {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::Labels;
+/// use near_dup::eval::Labels;
 /// // Six documents in clusters {0,1,2}, {3,4}, {5}.
 /// let labels = Labels::new(&[10, 10, 10, 4, 4, 99]);
 /// assert_eq!(labels.len(), 6);
@@ -43,7 +43,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// let labels = ndd_eval::Labels::new(&["form-a", "form-b", "form-a"]);
+    /// let labels = near_dup::eval::Labels::new(&["form-a", "form-b", "form-a"]);
     /// assert_eq!(labels.cluster_ids(), &[0, 1, 0]);
     /// ```
     #[must_use]
@@ -76,13 +76,13 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::Labels;
+    /// use near_dup::eval::Labels;
     /// let labels = Labels::from_groups(5, &[vec![0, 3], vec![1, 4]])?;
     /// assert_eq!(labels.num_clusters(), 3); // {0,3}, {1,4}, {2}
     /// assert_eq!(labels.same_cluster(0, 3), Some(true));
     /// assert!(Labels::from_groups(2, &[vec![0, 2]]).is_err());
     /// assert!(Labels::from_groups(usize::MAX, &[]).is_err()); // aborted before
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_groups(n: usize, groups: &[Vec<usize>]) -> Result<Self, Error> {
         const UNSET: usize = usize::MAX;
@@ -121,7 +121,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::Labels::new(&[1, 2, 1]).len(), 3);
+    /// assert_eq!(near_dup::eval::Labels::new(&[1, 2, 1]).len(), 3);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -133,7 +133,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_eval::Labels::new::<u64>(&[]).is_empty());
+    /// assert!(near_dup::eval::Labels::new::<u64>(&[]).is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -145,7 +145,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::Labels::new(&[5, 5, 6]).num_clusters(), 2);
+    /// assert_eq!(near_dup::eval::Labels::new(&[5, 5, 6]).num_clusters(), 2);
     /// ```
     #[must_use]
     pub fn num_clusters(&self) -> usize {
@@ -157,7 +157,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::Labels::new(&[9, 4, 9]).cluster_ids(), &[0, 1, 0]);
+    /// assert_eq!(near_dup::eval::Labels::new(&[9, 4, 9]).cluster_ids(), &[0, 1, 0]);
     /// ```
     #[must_use]
     pub fn cluster_ids(&self) -> &[usize] {
@@ -169,7 +169,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::Labels::new(&[9, 4, 9]).cluster_sizes(), &[2, 1]);
+    /// assert_eq!(near_dup::eval::Labels::new(&[9, 4, 9]).cluster_sizes(), &[2, 1]);
     /// ```
     #[must_use]
     pub fn cluster_sizes(&self) -> &[usize] {
@@ -181,7 +181,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// let labels = ndd_eval::Labels::new(&[9, 4, 9]);
+    /// let labels = near_dup::eval::Labels::new(&[9, 4, 9]);
     /// assert_eq!(labels.cluster_of(2), Some(0));
     /// assert_eq!(labels.cluster_of(3), None);
     /// ```
@@ -196,7 +196,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// let labels = ndd_eval::Labels::new(&[9, 4, 9]);
+    /// let labels = near_dup::eval::Labels::new(&[9, 4, 9]);
     /// assert_eq!(labels.same_cluster(0, 2), Some(true));
     /// assert_eq!(labels.same_cluster(0, 1), Some(false));
     /// assert_eq!(labels.same_cluster(0, 7), None);
@@ -214,7 +214,7 @@ impl Labels {
     ///
     /// ```
     /// // Clusters of sizes 3, 2, 1: 3 + 1 + 0 pairs.
-    /// assert_eq!(ndd_eval::Labels::new(&[0, 0, 0, 1, 1, 2]).true_pairs(), 4);
+    /// assert_eq!(near_dup::eval::Labels::new(&[0, 0, 0, 1, 1, 2]).true_pairs(), 4);
     /// ```
     #[must_use]
     pub fn true_pairs(&self) -> u64 {
@@ -226,7 +226,7 @@ impl Labels {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::Labels::new(&[0, 0, 1, 2]).total_pairs(), 6);
+    /// assert_eq!(near_dup::eval::Labels::new(&[0, 0, 1, 2]).total_pairs(), 6);
     /// ```
     #[must_use]
     pub fn total_pairs(&self) -> u64 {

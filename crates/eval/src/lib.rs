@@ -28,7 +28,7 @@
 //! # Example: generate, score, evaluate
 //!
 //! ```
-//! use ndd_eval::{generate_corpus, max_f1, SynthConfig};
+//! use near_dup::eval::{generate_corpus, max_f1, SynthConfig};
 //!
 //! let bases = [
 //!     "Protect our rivers from mercury.\n\nPower plants must cut emissions now.",
@@ -44,12 +44,12 @@
 //!     for b in a + 1..sets.len() {
 //!         let inter = sets[a].intersection(&sets[b]).count() as f64;
 //!         let union = sets[a].union(&sets[b]).count() as f64;
-//!         pairs.push(ndd_core::ScoredPair::new(a, b, inter / union));
+//!         pairs.push(near_dup::ScoredPair::new(a, b, inter / union));
 //!     }
 //! }
 //! let best = max_f1(&pairs, &corpus.labels)?;
 //! assert!(best.f1 > 0.5);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

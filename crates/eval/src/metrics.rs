@@ -23,7 +23,7 @@ use crate::Labels;
 /// # Example
 ///
 /// ```
-/// let c = ndd_eval::Confusion { true_positives: 3, false_positives: 1, false_negatives: 3 };
+/// let c = near_dup::eval::Confusion { true_positives: 3, false_positives: 1, false_negatives: 3 };
 /// assert_eq!(c.precision(), 0.75);
 /// assert_eq!(c.recall(), 0.5);
 /// assert!((c.f1() - 0.6).abs() < 1e-12);
@@ -45,7 +45,7 @@ impl Confusion {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_eval::Confusion { true_positives: 0, false_positives: 0, false_negatives: 5 };
+    /// let c = near_dup::eval::Confusion { true_positives: 0, false_positives: 0, false_negatives: 5 };
     /// assert_eq!(c.precision(), 1.0);
     /// ```
     #[must_use]
@@ -64,7 +64,7 @@ impl Confusion {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_eval::Confusion { true_positives: 1, false_positives: 0, false_negatives: 3 };
+    /// let c = near_dup::eval::Confusion { true_positives: 1, false_positives: 0, false_negatives: 3 };
     /// assert_eq!(c.recall(), 0.25);
     /// ```
     #[must_use]
@@ -82,7 +82,7 @@ impl Confusion {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_eval::Confusion { true_positives: 2, false_positives: 2, false_negatives: 0 };
+    /// let c = near_dup::eval::Confusion { true_positives: 2, false_positives: 2, false_negatives: 0 };
     /// assert!((c.f1() - 2.0 / 3.0).abs() < 1e-12); // P = 0.5, R = 1
     /// ```
     #[must_use]
@@ -103,13 +103,13 @@ impl Confusion {
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_eval::{max_f1, Labels};
+/// use near_dup::ScoredPair;
+/// use near_dup::eval::{max_f1, Labels};
 /// let labels = Labels::new(&[0, 0, 1]);
 /// let best = max_f1(&[ScoredPair::new(0, 1, 0.9), ScoredPair::new(1, 2, 0.4)], &labels)?;
 /// assert_eq!(best.threshold, 0.9);
 /// assert_eq!((best.precision, best.recall, best.f1), (1.0, 1.0, 1.0));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SweepPoint {
@@ -132,7 +132,7 @@ impl SweepPoint {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::{Confusion, SweepPoint};
+    /// use near_dup::eval::{Confusion, SweepPoint};
     /// let c = Confusion { true_positives: 1, false_positives: 1, false_negatives: 0 };
     /// let p = SweepPoint::new(0.5, c);
     /// assert_eq!(p.precision, 0.5);
@@ -200,14 +200,14 @@ fn normalize(pairs: &[ScoredPair], labels: &Labels) -> Result<Vec<(f64, bool)>, 
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_eval::{evaluate_pairs, Labels};
+/// use near_dup::ScoredPair;
+/// use near_dup::eval::{evaluate_pairs, Labels};
 /// // Clusters {0,1,2}, {3,4}, {5}: true pairs 01 02 12 34.
 /// let labels = Labels::new(&[0, 0, 0, 1, 1, 2]);
 /// let pairs = [(0, 1, 0.9), (2, 1, 0.8), (3, 5, 0.7), (3, 4, 0.3)].map(ScoredPair::from);
 /// let c = evaluate_pairs(&pairs, &labels, 0.5)?;
 /// assert_eq!((c.true_positives, c.false_positives, c.false_negatives), (2, 1, 2));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn evaluate_pairs(
     pairs: &[ScoredPair],
@@ -247,11 +247,11 @@ pub fn evaluate_pairs(
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{evaluate_predicted_pairs, Labels};
+/// use near_dup::eval::{evaluate_predicted_pairs, Labels};
 /// let labels = Labels::new(&[0, 0, 1]);
 /// let c = evaluate_predicted_pairs(&[(1, 0), (0, 1), (2, 2), (1, 2)], &labels)?;
 /// assert_eq!((c.true_positives, c.false_positives, c.false_negatives), (1, 1, 0));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn evaluate_predicted_pairs(
     pairs: &[(usize, usize)],
@@ -276,15 +276,15 @@ pub fn evaluate_predicted_pairs(
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_eval::{sweep, Labels};
+/// use near_dup::ScoredPair;
+/// use near_dup::eval::{sweep, Labels};
 /// let labels = Labels::new(&[0, 0, 0, 1]);
 /// let pairs = [(0, 1, 0.9), (0, 3, 0.8), (1, 2, 0.5), (0, 2, 0.5)].map(ScoredPair::from);
 /// let s = sweep(&pairs, &labels)?;
 /// let thresholds: Vec<f64> = s.points().iter().map(|p| p.threshold).collect();
 /// assert_eq!(thresholds, vec![0.9, 0.8, 0.5]);
 /// assert_eq!(s.best().threshold, 0.5); // tp 3, fp 1: F1 = 6/7
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ThresholdSweep {
@@ -304,12 +304,12 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_eval::{Labels, ThresholdSweep};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::eval::{Labels, ThresholdSweep};
     /// let s = ThresholdSweep::new(&[ScoredPair::new(0, 1, 1.0)], &Labels::new(&[3, 3]))?;
     /// assert_eq!(s.points().len(), 1);
     /// assert_eq!(s.best().f1, 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(pairs: &[ScoredPair], labels: &Labels) -> Result<Self, Error> {
         let mut points = Vec::new();
@@ -323,13 +323,13 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_eval::{sweep, Labels};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::eval::{sweep, Labels};
     /// let pairs = [ScoredPair::new(0, 1, 0.2), ScoredPair::new(0, 1, 0.7)];
     /// let s = sweep(&pairs, &Labels::new(&[0, 0]))?;
     /// assert_eq!(s.points().len(), 1); // the duplicate keeps its max score
     /// assert_eq!(s.points()[0].threshold, 0.7);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn points(&self) -> &[SweepPoint] {
@@ -344,13 +344,13 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_eval::{sweep, Labels};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::eval::{sweep, Labels};
     /// // No true pairs: predicting nothing is perfect.
     /// let s = sweep(&[ScoredPair::new(0, 1, 0.9)], &Labels::new(&[0, 1]))?;
     /// assert_eq!(s.best().threshold, f64::INFINITY);
     /// assert_eq!(s.best().f1, 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn best(&self) -> SweepPoint {
@@ -362,11 +362,11 @@ impl ThresholdSweep {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_eval::{sweep, Labels};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::eval::{sweep, Labels};
     /// let points = sweep(&[ScoredPair::new(0, 1, 0.9)], &Labels::new(&[0, 0]))?.into_points();
     /// assert_eq!(points.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn into_points(self) -> Vec<SweepPoint> {
@@ -433,12 +433,12 @@ fn run_sweep(
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_eval::{sweep, Labels};
+/// use near_dup::ScoredPair;
+/// use near_dup::eval::{sweep, Labels};
 /// let pairs = [ScoredPair::new(0, 1, 0.9), ScoredPair::new(1, 2, 0.1)];
 /// let s = sweep(&pairs, &Labels::new(&[0, 0, 0]))?;
 /// assert_eq!(s.points().last().map(|p| p.recall), Some(2.0 / 3.0));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn sweep(pairs: &[ScoredPair], labels: &Labels) -> Result<ThresholdSweep, Error> {
     ThresholdSweep::new(pairs, labels)
@@ -456,8 +456,8 @@ pub fn sweep(pairs: &[ScoredPair], labels: &Labels) -> Result<ThresholdSweep, Er
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_eval::{max_f1, Labels};
+/// use near_dup::ScoredPair;
+/// use near_dup::eval::{max_f1, Labels};
 /// // Clusters {0,1,2}, {3,4}, {5}: 4 true pairs.
 /// let labels = Labels::new(&[0, 0, 0, 1, 1, 2]);
 /// let pairs = [(0, 1, 0.9), (1, 2, 0.8), (3, 5, 0.7), (3, 4, 0.6), (2, 5, 0.2)].map(ScoredPair::from);
@@ -466,7 +466,7 @@ pub fn sweep(pairs: &[ScoredPair], labels: &Labels) -> Result<ThresholdSweep, Er
 /// // At 0.2 the extra false positive (25) lowers F1 to 2/3.
 /// assert_eq!(best.threshold, 0.6);
 /// assert_eq!(best.f1, 0.75);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn max_f1(pairs: &[ScoredPair], labels: &Labels) -> Result<SweepPoint, Error> {
     run_sweep(pairs, labels, |_| {})

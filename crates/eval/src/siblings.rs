@@ -29,11 +29,11 @@ use crate::synth::{core_of, split_blocks, word_units};
 /// # Example
 ///
 /// ```
-/// use ndd_eval::SiblingKind;
+/// use near_dup::eval::SiblingKind;
 /// let kind: SiblingKind = "number-changed".parse()?;
 /// assert_eq!(kind, SiblingKind::NumberChanged);
 /// assert_eq!(kind.to_string(), "number-changed");
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SiblingKind {
@@ -59,11 +59,11 @@ impl SiblingKind {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::SiblingKind;
+    /// use near_dup::eval::SiblingKind;
     /// for kind in SiblingKind::ALL {
     ///     assert_eq!(kind.name().parse::<SiblingKind>()?, kind);
     /// }
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub const ALL: [SiblingKind; 4] = [
         SiblingKind::ClauseChanged,
@@ -77,7 +77,7 @@ impl SiblingKind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::SiblingKind::NameChanged.name(), "name-changed");
+    /// assert_eq!(near_dup::eval::SiblingKind::NameChanged.name(), "name-changed");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -127,7 +127,7 @@ impl FromStr for SiblingKind {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{SiblingConfig, SiblingKind};
+/// use near_dup::eval::{SiblingConfig, SiblingKind};
 /// let config = SiblingConfig {
 ///     kinds: vec![(SiblingKind::NameChanged, 1.0), (SiblingKind::NumberChanged, 1.0)],
 ///     ..SiblingConfig::new(3)
@@ -169,7 +169,7 @@ impl SiblingConfig {
     /// # Example
     ///
     /// ```
-    /// let config = ndd_eval::SiblingConfig::new(7);
+    /// let config = near_dup::eval::SiblingConfig::new(7);
     /// assert_eq!((config.seed, config.siblings_per_base), (7, 1));
     /// ```
     #[must_use]
@@ -185,7 +185,7 @@ impl SiblingConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::{SiblingConfig, SiblingKind};
+    /// use near_dup::eval::{SiblingConfig, SiblingKind};
     /// let config = SiblingConfig::new(1).only(SiblingKind::ParagraphAdded);
     /// assert_eq!(config.kinds, vec![(SiblingKind::ParagraphAdded, 1.0)]);
     /// ```
@@ -206,7 +206,7 @@ impl SiblingConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::SiblingConfig;
+    /// use near_dup::eval::SiblingConfig;
     /// assert!(SiblingConfig::new(0).validate().is_ok());
     /// let bad = SiblingConfig { max_paragraph_words: 2, ..SiblingConfig::new(0) };
     /// assert!(bad.validate().is_err());
@@ -250,13 +250,13 @@ impl SiblingConfig {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_siblings, SiblingConfig, SiblingKind};
+/// use near_dup::eval::{generate_siblings, SiblingConfig, SiblingKind};
 /// let bases = ["Released in 2019 under the MIT license."];
 /// let sibs = generate_siblings(&bases, &SiblingConfig::new(1).only(SiblingKind::NumberChanged))?;
 /// assert_eq!((sibs[0].base, sibs[0].kind), (0, SiblingKind::NumberChanged));
 /// assert!(sibs[0].text.starts_with("Released in 201"));
 /// assert_ne!(sibs[0].text, bases[0]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Sibling {
@@ -290,7 +290,7 @@ pub struct Sibling {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_corpus, generate_siblings, SiblingConfig, SynthConfig};
+/// use near_dup::eval::{generate_corpus, generate_siblings, SiblingConfig, SynthConfig};
 /// let bases = vec![
 ///     "Copyright 2004 Alice Smith.\n\nPermission is granted to copy, modify and share this file.".to_string(),
 ///     "A fast, small image viewer.\n\nIt shows PNG and JPEG files and reads folders.".to_string(),
@@ -302,7 +302,7 @@ pub struct Sibling {
 /// // Four clusters of three documents: two bases and two siblings, each with 2 variants.
 /// assert_eq!(corpus.labels.num_clusters(), 4);
 /// assert_eq!(corpus.labels.true_pairs(), 4 * 3);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn generate_siblings<S: AsRef<str>>(
     bases: &[S],

@@ -29,12 +29,12 @@ use crate::Labels;
 /// # Example
 ///
 /// ```
-/// use ndd_eval::EditKind;
+/// use near_dup::eval::EditKind;
 /// let kind: EditKind = "block-added".parse()?;
 /// assert_eq!(kind, EditKind::BlockAdded);
 /// assert_eq!(kind.to_string(), "block-added");
 /// assert_eq!(EditKind::EDITS.len() + 1, EditKind::ALL.len());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EditKind {
@@ -80,7 +80,7 @@ impl EditKind {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::EditKind;
+    /// use near_dup::eval::EditKind;
     /// assert!(!EditKind::EDITS.contains(&EditKind::Original));
     /// ```
     pub const EDITS: [EditKind; 10] = [
@@ -101,11 +101,11 @@ impl EditKind {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::EditKind;
+    /// use near_dup::eval::EditKind;
     /// for kind in EditKind::ALL {
     ///     assert_eq!(kind.name().parse::<EditKind>()?, kind);
     /// }
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub const ALL: [EditKind; 11] = [
         EditKind::Original,
@@ -126,7 +126,7 @@ impl EditKind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_eval::EditKind::KeyBlock.name(), "key-block");
+    /// assert_eq!(near_dup::eval::EditKind::KeyBlock.name(), "key-block");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -183,7 +183,7 @@ impl FromStr for EditKind {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{EditKind, SynthConfig};
+/// use near_dup::eval::{EditKind, SynthConfig};
 /// let config = SynthConfig {
 ///     variants_per_base: 3,
 ///     kinds: vec![(EditKind::MinorChange, 2.0), (EditKind::BlockAdded, 1.0)],
@@ -240,7 +240,7 @@ impl SynthConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::SynthConfig;
+    /// use near_dup::eval::SynthConfig;
     /// let c = SynthConfig { max_blocks: SynthConfig::MAX_BLOCKS + 1, ..SynthConfig::new(0) };
     /// assert!(c.validate().is_err());
     /// ```
@@ -250,7 +250,7 @@ impl SynthConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::SynthConfig;
+    /// use near_dup::eval::SynthConfig;
     /// let c = SynthConfig { max_repeats: usize::MAX, ..SynthConfig::new(0) };
     /// assert!(c.validate().is_err());
     /// ```
@@ -260,7 +260,7 @@ impl SynthConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::SynthConfig;
+    /// use near_dup::eval::SynthConfig;
     /// let c = SynthConfig { variants_per_base: usize::MAX, ..SynthConfig::new(0) };
     /// assert!(c.validate().is_err());
     /// ```
@@ -271,7 +271,7 @@ impl SynthConfig {
     /// # Example
     ///
     /// ```
-    /// let config = ndd_eval::SynthConfig::new(7);
+    /// let config = near_dup::eval::SynthConfig::new(7);
     /// assert_eq!(config.seed, 7);
     /// assert_eq!(config.variants_per_base, 5);
     /// ```
@@ -288,7 +288,7 @@ impl SynthConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::{EditKind, SynthConfig};
+    /// use near_dup::eval::{EditKind, SynthConfig};
     /// let config = SynthConfig::new(1).only(EditKind::Misspelled);
     /// assert_eq!(config.kinds, vec![(EditKind::Misspelled, 1.0)]);
     /// ```
@@ -314,7 +314,7 @@ impl SynthConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::SynthConfig;
+    /// use near_dup::eval::SynthConfig;
     /// assert!(SynthConfig::new(0).validate().is_ok());
     /// let bad = SynthConfig { minor_change_fraction: 1.5, ..SynthConfig::new(0) };
     /// assert!(bad.validate().is_err());
@@ -392,11 +392,11 @@ impl SynthConfig {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_variants, EditKind, SynthConfig};
+/// use near_dup::eval::{generate_variants, EditKind, SynthConfig};
 /// let docs = generate_variants(&["One two three."], &SynthConfig::new(3).only(EditKind::Exact))?;
 /// assert_eq!(docs[0].text, "One two three.");
 /// assert_eq!((docs[0].source, docs[0].kind), (0, EditKind::Exact));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct LabeledDoc {
@@ -414,13 +414,13 @@ pub struct LabeledDoc {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_corpus, SynthConfig};
+/// use near_dup::eval::{generate_corpus, SynthConfig};
 /// let bases = ["A first letter. It asks for cleaner air.", "A second, unrelated note. Thanks."];
 /// let corpus = generate_corpus(&bases, &SynthConfig { variants_per_base: 2, ..SynthConfig::new(9) })?;
 /// assert_eq!(corpus.len(), 6);
 /// assert_eq!(corpus.labels.num_clusters(), 2);
 /// assert_eq!(corpus.texts()[0], bases[0]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct SyntheticCorpus {
@@ -437,10 +437,10 @@ impl SyntheticCorpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::{generate_corpus, SynthConfig};
+    /// use near_dup::eval::{generate_corpus, SynthConfig};
     /// let corpus = generate_corpus(&["Hi there."], &SynthConfig { variants_per_base: 0, ..SynthConfig::new(0) })?;
     /// assert_eq!(corpus.texts(), vec!["Hi there."]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn texts(&self) -> Vec<&str> {
@@ -452,10 +452,10 @@ impl SyntheticCorpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::{generate_corpus, SynthConfig};
+    /// use near_dup::eval::{generate_corpus, SynthConfig};
     /// let empty: [&str; 0] = [];
     /// assert_eq!(generate_corpus(&empty, &SynthConfig::new(0))?.len(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -467,10 +467,10 @@ impl SyntheticCorpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_eval::{generate_corpus, SynthConfig};
+    /// use near_dup::eval::{generate_corpus, SynthConfig};
     /// let empty: [&str; 0] = [];
     /// assert!(generate_corpus(&empty, &SynthConfig::new(0))?.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -484,12 +484,12 @@ impl SyntheticCorpus {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_variants, labels_of, SynthConfig};
+/// use near_dup::eval::{generate_variants, labels_of, SynthConfig};
 /// let docs = generate_variants(&["Alpha beta.", "Gamma delta."], &SynthConfig::new(5))?;
 /// let labels = labels_of(&docs);
 /// assert_eq!(labels.len(), 10);
 /// assert_eq!(labels.num_clusters(), 2);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub fn labels_of(docs: &[LabeledDoc]) -> Labels {
@@ -521,7 +521,7 @@ pub fn labels_of(docs: &[LabeledDoc]) -> Labels {
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_variants, EditKind, SynthConfig};
+/// use near_dup::eval::{generate_variants, EditKind, SynthConfig};
 /// let bases = [
 ///     "We urge the agency to adopt the strict mercury standard.\n\nOur children deserve clean air.",
 ///     "Fuel economy rules should be raised.\n\nPlease consider the consumers.",
@@ -531,7 +531,7 @@ pub fn labels_of(docs: &[LabeledDoc]) -> Labels {
 /// assert_eq!(docs.len(), 8);
 /// assert!(docs.iter().all(|d| d.kind == EditKind::Exact || d.text != bases[d.source]));
 /// assert_eq!(docs, generate_variants(&bases, &config)?); // deterministic
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn generate_variants<S: AsRef<str>>(
     bases: &[S],
@@ -598,13 +598,13 @@ pub fn generate_variants<S: AsRef<str>>(
 /// # Example
 ///
 /// ```
-/// use ndd_eval::{generate_corpus, EditKind, SynthConfig};
+/// use near_dup::eval::{generate_corpus, EditKind, SynthConfig};
 /// let bases = ["Save the wetlands. They shelter birds.", "Lower the speed limit. Streets are unsafe."];
 /// let corpus = generate_corpus(&bases, &SynthConfig { variants_per_base: 3, ..SynthConfig::new(1) })?;
 /// assert_eq!(corpus.docs[0].kind, EditKind::Original);
 /// assert_eq!(corpus.docs[4].text, bases[1]);
 /// assert_eq!(corpus.labels.true_pairs(), 2 * 6); // two clusters of 4
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn generate_corpus<S: AsRef<str>>(
     bases: &[S],

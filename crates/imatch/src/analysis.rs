@@ -16,7 +16,7 @@
 //! # Example: choosing `K`
 //!
 //! ```
-//! use ndd_imatch::analysis::{expected_extra_lexicons, stability};
+//! use near_dup::imatch::analysis::{expected_extra_lexicons, stability};
 //! // Bagged lexicons leave out about a third of the terms (p ≈ 0.33 of equation 1).
 //! // One edit inside the lexicon: K = 5 extra lexicons keep a match 86% of the time.
 //! assert!((stability(0.33, 1, 5)? - 0.8650).abs() < 1e-4);
@@ -25,7 +25,7 @@
 //! assert!((expected_extra_lexicons(10_000, 6_700, 2)? - 9.1846).abs() < 1e-4);
 //! // ...Table 4's 2.23 is for lexicons keeping a third (M = 0.33·L as printed).
 //! assert!((expected_extra_lexicons(10_000, 3_300, 2)? - 2.2278).abs() < 1e-4);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 use ndd_core::Error;
@@ -42,12 +42,12 @@ use ndd_core::Error;
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::analysis::stability;
+/// use near_dup::imatch::analysis::stability;
 /// assert_eq!(stability(0.5, 1, 1)?, 0.5);
 /// assert_eq!(stability(0.5, 1, 2)?, 0.75);
 /// assert_eq!(stability(0.3, 2, 0)?, 0.0); // no extra lexicon: every edit breaks the match
 /// assert!(stability(1.5, 1, 1).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn stability(p: f64, n: u32, k: u32) -> Result<f64, Error> {
     if !(0.0..=1.0).contains(&p) {
@@ -73,11 +73,11 @@ pub fn stability(p: f64, n: u32, k: u32) -> Result<f64, Error> {
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::analysis::survival_probability;
+/// use near_dup::imatch::analysis::survival_probability;
 /// assert_eq!(survival_probability(10, 5, 1)?, 0.5);
 /// assert_eq!(survival_probability(10, 5, 2)?, (5.0 / 10.0) * (4.0 / 9.0));
 /// assert_eq!(survival_probability(10, 5, 6)?, 0.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn survival_probability(l: u64, m: u64, n: u64) -> Result<f64, Error> {
     if m > l {
@@ -151,9 +151,9 @@ fn ln_gamma_ratio(x: f64, d: f64) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::analysis::survival_probability_approx;
+/// use near_dup::imatch::analysis::survival_probability_approx;
 /// assert_eq!(survival_probability_approx(0.5, 3)?, 0.125);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn survival_probability_approx(p: f64, n: u32) -> Result<f64, Error> {
     if !(0.0..=1.0).contains(&p) {
@@ -175,10 +175,10 @@ pub fn survival_probability_approx(p: f64, n: u32) -> Result<f64, Error> {
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::analysis::first_success_probability;
+/// use near_dup::imatch::analysis::first_success_probability;
 /// assert_eq!(first_success_probability(0.5, 1)?, 0.5);
 /// assert_eq!(first_success_probability(0.5, 3)?, 0.125);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn first_success_probability(q: f64, k: u32) -> Result<f64, Error> {
     if !(0.0..=1.0).contains(&q) {
@@ -206,11 +206,11 @@ pub fn first_success_probability(q: f64, k: u32) -> Result<f64, Error> {
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::analysis::expected_extra_lexicons;
+/// use near_dup::imatch::analysis::expected_extra_lexicons;
 /// // Table 4, L = 1000 (M = 330): n = 5 needs 7.44 lexicons on average.
 /// assert_eq!(format!("{:.2}", expected_extra_lexicons(1000, 330, 5)?), "7.44");
 /// assert!(expected_extra_lexicons(10, 5, 6)?.is_infinite());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn expected_extra_lexicons(l: u64, m: u64, n: u64) -> Result<f64, Error> {
     let q = survival_probability(l, m, n)?;

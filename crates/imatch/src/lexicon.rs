@@ -17,7 +17,7 @@ const VERSION: u16 = 1;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_imatch::Lexicon::builder().window(), ndd_imatch::WEB_NIDF_WINDOW);
+/// assert_eq!(near_dup::imatch::Lexicon::builder().window(), near_dup::imatch::WEB_NIDF_WINDOW);
 /// ```
 pub const WEB_NIDF_WINDOW: (f64, f64) = (0.2, 0.8);
 
@@ -27,8 +27,8 @@ pub const WEB_NIDF_WINDOW: (f64, f64) = (0.2, 0.8);
 /// # Example
 ///
 /// ```
-/// let (lo, hi) = ndd_imatch::EMAIL_NIDF_WINDOW;
-/// assert_eq!(ndd_imatch::Lexicon::builder().nidf_window(lo, hi).window(), (0.2, 0.3));
+/// let (lo, hi) = near_dup::imatch::EMAIL_NIDF_WINDOW;
+/// assert_eq!(near_dup::imatch::Lexicon::builder().nidf_window(lo, hi).window(), (0.2, 0.3));
 /// ```
 pub const EMAIL_NIDF_WINDOW: (f64, f64) = (0.2, 0.3);
 
@@ -38,7 +38,7 @@ pub const EMAIL_NIDF_WINDOW: (f64, f64) = (0.2, 0.3);
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_imatch::Lexicon::builder().cap(), ndd_imatch::DEFAULT_SECONDARY_CAP);
+/// assert_eq!(near_dup::imatch::Lexicon::builder().cap(), near_dup::imatch::DEFAULT_SECONDARY_CAP);
 /// ```
 pub const DEFAULT_SECONDARY_CAP: usize = 100_000;
 
@@ -68,8 +68,8 @@ pub const DEFAULT_SECONDARY_CAP: usize = 100_000;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{stats::DocumentFrequencies, FeatureExtractor};
-/// use ndd_imatch::{unigram_extractor, Lexicon};
+/// use near_dup::{stats::DocumentFrequencies, FeatureExtractor};
+/// use near_dup::imatch::{unigram_extractor, Lexicon};
 ///
 /// let words = unigram_extractor();
 /// let corpus: Vec<String> = (0..100)
@@ -84,7 +84,7 @@ pub const DEFAULT_SECONDARY_CAP: usize = 100_000;
 /// assert!(lexicon.secondary_rank(words.features("flavor7")[0]).is_some());
 /// let copy = Lexicon::from_bytes(&lexicon.to_bytes())?;
 /// assert_eq!(copy, lexicon);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq)]
 pub struct Lexicon {
@@ -115,7 +115,7 @@ impl std::fmt::Debug for Lexicon {
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::{Lexicon, EMAIL_NIDF_WINDOW};
+/// use near_dup::imatch::{Lexicon, EMAIL_NIDF_WINDOW};
 /// let b = Lexicon::builder()
 ///     .nidf_window(EMAIL_NIDF_WINDOW.0, EMAIL_NIDF_WINDOW.1)
 ///     .secondary_cap(10_000);
@@ -159,7 +159,7 @@ impl LexiconBuilder {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_imatch::Lexicon::builder().nidf_window(0.1, 0.9).window(), (0.1, 0.9));
+    /// assert_eq!(near_dup::imatch::Lexicon::builder().nidf_window(0.1, 0.9).window(), (0.1, 0.9));
     /// ```
     pub fn nidf_window(mut self, min: f64, max: f64) -> Self {
         self.window = (min, max);
@@ -172,7 +172,7 @@ impl LexiconBuilder {
     /// # Example
     ///
     /// ```
-    /// let b = ndd_imatch::Lexicon::builder().secondary_cap(0);
+    /// let b = near_dup::imatch::Lexicon::builder().secondary_cap(0);
     /// assert_eq!(b.cap(), 0);
     /// ```
     pub fn secondary_cap(mut self, cap: usize) -> Self {
@@ -185,7 +185,7 @@ impl LexiconBuilder {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_imatch::Lexicon::builder().window(), ndd_imatch::WEB_NIDF_WINDOW);
+    /// assert_eq!(near_dup::imatch::Lexicon::builder().window(), near_dup::imatch::WEB_NIDF_WINDOW);
     /// ```
     #[must_use]
     pub fn window(&self) -> (f64, f64) {
@@ -197,7 +197,7 @@ impl LexiconBuilder {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_imatch::Lexicon::builder().cap(), ndd_imatch::DEFAULT_SECONDARY_CAP);
+    /// assert_eq!(near_dup::imatch::Lexicon::builder().cap(), near_dup::imatch::DEFAULT_SECONDARY_CAP);
     /// ```
     #[must_use]
     pub fn cap(&self) -> usize {
@@ -217,16 +217,16 @@ impl LexiconBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
     /// let mut stats = DocumentFrequencies::new(SchemeId::new("terms").finish());
     /// for i in 0..100u64 {
     ///     stats.add_document(&[0, 1 + i % 10, 100 + i]); // nidf 0, 0.5, 1
     /// }
-    /// let lex = ndd_imatch::Lexicon::builder().build(&stats)?;
+    /// let lex = near_dup::imatch::Lexicon::builder().build(&stats)?;
     /// assert_eq!(lex.primary(), &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
     /// assert_eq!(lex.secondary().len(), 100);
-    /// assert!(ndd_imatch::Lexicon::builder().nidf_window(0.9, 0.1).build(&stats).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::imatch::Lexicon::builder().nidf_window(0.9, 0.1).build(&stats).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build(&self, stats: &DocumentFrequencies) -> Result<Lexicon, Error> {
         let (min, max) = self.window;
@@ -276,7 +276,7 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let b = ndd_imatch::Lexicon::builder();
+    /// let b = near_dup::imatch::Lexicon::builder();
     /// assert_eq!(b.window(), (0.2, 0.8));
     /// ```
     pub fn builder() -> LexiconBuilder {
@@ -295,13 +295,13 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let s = SchemeId::new("my-terms").finish();
-    /// let lex = ndd_imatch::Lexicon::from_terms(s, vec![30, 10, 20], vec![99, 98])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(s, vec![30, 10, 20], vec![99, 98])?;
     /// assert_eq!(lex.primary(), &[10, 20, 30]);
     /// assert_eq!(lex.secondary_rank(98), Some(1));
-    /// assert!(ndd_imatch::Lexicon::from_terms(s, vec![1], vec![1]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::imatch::Lexicon::from_terms(s, vec![1], vec![1]).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_terms(
         scheme: SchemeId,
@@ -346,10 +346,10 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let s = SchemeId::new("t").finish();
-    /// assert_eq!(ndd_imatch::Lexicon::from_terms(s, vec![1], vec![])?.scheme(), s);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::imatch::Lexicon::from_terms(s, vec![1], vec![])?.scheme(), s);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -362,9 +362,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1], vec![])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1], vec![])?;
     /// assert_eq!(lex.num_docs(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_docs(&self) -> u64 {
@@ -376,9 +376,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1], vec![])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1], vec![])?;
     /// assert_eq!(lex.window(), (0.0, 1.0));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn window(&self) -> (f64, f64) {
@@ -390,9 +390,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![2, 1], vec![])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![2, 1], vec![])?;
     /// assert_eq!(lex.primary(), &[1, 2]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn primary(&self) -> &[u64] {
@@ -404,9 +404,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1], vec![7, 5])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1], vec![7, 5])?;
     /// assert_eq!(lex.secondary(), &[7, 5]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn secondary(&self) -> &[u64] {
@@ -418,9 +418,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1, 2], vec![3])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1, 2], vec![3])?;
     /// assert_eq!(lex.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -432,9 +432,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1], vec![])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1], vec![])?;
     /// assert!(!lex.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -446,9 +446,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![4], vec![5])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![4], vec![5])?;
     /// assert!(lex.contains(4) && !lex.contains(5));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn contains(&self, term: u64) -> bool {
@@ -461,9 +461,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![4], vec![9, 5])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![4], vec![9, 5])?;
     /// assert_eq!((lex.secondary_rank(5), lex.secondary_rank(4)), (Some(1), None));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn secondary_rank(&self, term: u64) -> Option<usize> {
@@ -476,11 +476,11 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_core::SchemeId::new("t").finish();
-    /// let a = ndd_imatch::Lexicon::from_terms(s, vec![1, 2], vec![])?;
-    /// let b = ndd_imatch::Lexicon::from_terms(s, vec![1, 3], vec![])?;
+    /// let s = near_dup::SchemeId::new("t").finish();
+    /// let a = near_dup::imatch::Lexicon::from_terms(s, vec![1, 2], vec![])?;
+    /// let b = near_dup::imatch::Lexicon::from_terms(s, vec![1, 3], vec![])?;
     /// assert_ne!(a.fingerprint(), b.fingerprint());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fingerprint(&self) -> u64 {
@@ -495,9 +495,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1, 2], vec![3])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1, 2], vec![3])?;
     /// assert_eq!(lex.memory_bytes(), 24);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
@@ -510,9 +510,9 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1, 2], vec![3])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1, 2], vec![3])?;
     /// assert_eq!(lex.to_bytes().len(), 62 + 3 * 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -537,12 +537,12 @@ impl Lexicon {
     /// # Example
     ///
     /// ```
-    /// let lex = ndd_imatch::Lexicon::from_terms(ndd_core::SchemeId::new("t").finish(), vec![1], vec![])?;
+    /// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1], vec![])?;
     /// let mut bytes = lex.to_bytes();
-    /// assert_eq!(ndd_imatch::Lexicon::from_bytes(&bytes)?, lex);
+    /// assert_eq!(near_dup::imatch::Lexicon::from_bytes(&bytes)?, lex);
     /// bytes[10] ^= 1;
-    /// assert!(ndd_imatch::Lexicon::from_bytes(&bytes).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::imatch::Lexicon::from_bytes(&bytes).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Lexicon, Error> {
         let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;

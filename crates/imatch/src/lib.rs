@@ -45,9 +45,9 @@
 //! # Example: deduplicate a stream and check a new document
 //!
 //! ```
-//! use ndd_core::stats::DocumentFrequencies;
-//! use ndd_imatch::{unigram_extractor, IMatcher, Lexicon};
-//! use ndd_index::ExactIndex;
+//! use near_dup::stats::DocumentFrequencies;
+//! use near_dup::imatch::{unigram_extractor, IMatcher, Lexicon};
+//! use near_dup::index::ExactIndex;
 //!
 //! // Statistics and lexicon from a training corpus (here synthetic).
 //! let corpus: Vec<String> = (0..300)
@@ -118,11 +118,11 @@ use ndd_shingle::{ShortDocs, WordShingler};
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// let words = ndd_imatch::unigram_extractor();
+/// use near_dup::FeatureExtractor;
+/// let words = near_dup::imatch::unigram_extractor();
 /// // "The", "of" are too short; "2008a1" has two digits; "Lexicon" = "lexicon".
 /// assert_eq!(words.feature_set("The Lexicon of 2008a1 lexicon mp3s").len(), 2);
-/// assert_eq!(words.scheme(), ndd_imatch::unigram_extractor_scheme());
+/// assert_eq!(words.scheme(), near_dup::imatch::unigram_extractor_scheme());
 /// ```
 #[must_use]
 pub fn unigram_extractor() -> WordShingler {
@@ -140,9 +140,9 @@ pub fn unigram_extractor() -> WordShingler {
 /// # Example
 ///
 /// ```
-/// let lex = ndd_imatch::Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
-/// assert!(ndd_imatch::IMatcher::builder(lex).build().is_ok());
-/// # Ok::<(), ndd_core::Error>(())
+/// let lex = near_dup::imatch::Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+/// assert!(near_dup::imatch::IMatcher::builder(lex).build().is_ok());
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub fn unigram_extractor_scheme() -> ndd_core::SchemeId {

@@ -10,11 +10,11 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::{IMatcher, Lexicon, MAX_EXTRA_LEXICONS};
-/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+/// use near_dup::imatch::{IMatcher, Lexicon, MAX_EXTRA_LEXICONS};
+/// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
 /// assert!(IMatcher::builder(lex.clone()).extra_lexicons(MAX_EXTRA_LEXICONS).build().is_ok());
 /// assert!(IMatcher::builder(lex).extra_lexicons(MAX_EXTRA_LEXICONS + 1).build().is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const MAX_EXTRA_LEXICONS: usize = 30;
 
@@ -30,7 +30,7 @@ pub const MAX_EXTRA_LEXICONS: usize = 30;
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::Randomization;
+/// use near_dup::imatch::Randomization;
 /// assert_eq!(Randomization::default(), Randomization::Bootstrap);
 /// assert!(Randomization::Remove { fraction: 0.33 }.validate().is_ok());
 /// assert!(Randomization::Remove { fraction: 1.5 }.validate().is_err());
@@ -63,7 +63,7 @@ impl Randomization {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::Randomization;
+    /// use near_dup::imatch::Randomization;
     /// assert!(Randomization::Remove { fraction: 0.0 }.validate().is_err());
     /// assert!(Randomization::Bootstrap.validate().is_ok());
     /// ```
@@ -85,7 +85,7 @@ impl Randomization {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::Randomization;
+    /// use near_dup::imatch::Randomization;
     /// assert_eq!(Randomization::Remove { fraction: 0.3 }.expected_removed(1000), 0.3);
     /// let p = Randomization::Bootstrap.expected_removed(1_000_000);
     /// assert!((p - (-1.0f64).exp()).abs() < 1e-6);

@@ -14,10 +14,10 @@ use crate::randomize::MAX_EXTRA_LEXICONS;
 /// # Example
 ///
 /// ```
-/// let d: ndd_imatch::Digest = [0; 20];
-/// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some(d)])?;
+/// let d: near_dup::imatch::Digest = [0; 20];
+/// let s = near_dup::imatch::IMatchSignature::from_parts(near_dup::SchemeId::new("d").finish(), vec![Some(d)])?;
 /// assert_eq!(s.primary(), Some(&d));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub type Digest = [u8; 20];
 
@@ -30,15 +30,15 @@ pub type Digest = [u8; 20];
 /// # Example
 ///
 /// ```
-/// use ndd_core::{SchemeId, Signature};
-/// use ndd_imatch::IMatchSignature;
+/// use near_dup::{SchemeId, Signature};
+/// use near_dup::imatch::IMatchSignature;
 /// let s = SchemeId::new("demo").finish();
 /// let a = IMatchSignature::from_parts(s, vec![Some([1; 20]), Some([2; 20]), None])?;
 /// let b = IMatchSignature::from_parts(s, vec![Some([9; 20]), Some([2; 20]), None])?;
 /// assert!(a.matches(&b)?);
 /// assert_eq!(a.matching_coordinates(&b)?, 1);
 /// assert_eq!(a.similarity(&b)?.value(), 1.0 / 3.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct IMatchSignature {
@@ -87,9 +87,9 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None])?;
+    /// let s = near_dup::imatch::IMatchSignature::from_parts(near_dup::SchemeId::new("d").finish(), vec![None])?;
     /// assert_eq!(s.coordinates(), &[None]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_parts(scheme: SchemeId, coordinates: Vec<Option<Digest>>) -> Result<Self, Error> {
         if coordinates.len() > MAX_EXTRA_LEXICONS + 1 {
@@ -110,9 +110,9 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([0; 20])])?;
+    /// let s = near_dup::imatch::IMatchSignature::from_parts(near_dup::SchemeId::new("d").finish(), vec![Some([0; 20])])?;
     /// assert_eq!(s.coordinates().len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn coordinates(&self) -> &[Option<Digest>] {
@@ -124,9 +124,9 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([7; 20]), None])?;
+    /// let s = near_dup::imatch::IMatchSignature::from_parts(near_dup::SchemeId::new("d").finish(), vec![Some([7; 20]), None])?;
     /// assert_eq!(s.primary(), Some(&[7; 20]));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn primary(&self) -> Option<&Digest> {
@@ -142,13 +142,13 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_imatch::IMatchSignature;
+    /// use near_dup::SchemeId;
+    /// use near_dup::imatch::IMatchSignature;
     /// let a = IMatchSignature::from_parts(SchemeId::new("x").finish(), vec![Some([1; 20])])?;
     /// let b = IMatchSignature::from_parts(SchemeId::new("y").finish(), vec![Some([1; 20])])?;
     /// assert!(a.matching_coordinates(&b).is_err());
     /// assert_eq!(a.matching_coordinates(&a)?, 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn matching_coordinates(&self, other: &Self) -> Result<usize, Error> {
         self.check_compatible(other)?;
@@ -178,13 +178,13 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_imatch::IMatchSignature;
+    /// use near_dup::SchemeId;
+    /// use near_dup::imatch::IMatchSignature;
     /// let s = SchemeId::new("x").finish();
     /// let a = IMatchSignature::from_parts(s, vec![None, Some([3; 20])])?;
     /// let b = IMatchSignature::from_parts(s, vec![None, Some([4; 20])])?;
     /// assert!(!a.matches(&b)?); // absent coordinates never match
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn matches(&self, other: &Self) -> Result<bool, Error> {
         Ok(self.matching_coordinates(other)? > 0)
@@ -196,11 +196,11 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![Some([5; 20]), None])?;
+    /// let s = near_dup::imatch::IMatchSignature::from_parts(near_dup::SchemeId::new("d").finish(), vec![Some([5; 20]), None])?;
     /// let bytes = s.to_bytes();
     /// assert_eq!(bytes.len(), 6 + 8 + 4 + 21 + 1 + 8);
-    /// assert_eq!(ndd_imatch::IMatchSignature::from_bytes(&bytes)?, s);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::imatch::IMatchSignature::from_bytes(&bytes)?, s);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -231,10 +231,10 @@ impl IMatchSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_imatch::IMatchSignature::from_parts(ndd_core::SchemeId::new("d").finish(), vec![None])?;
+    /// let s = near_dup::imatch::IMatchSignature::from_parts(near_dup::SchemeId::new("d").finish(), vec![None])?;
     /// let bytes = s.to_bytes();
-    /// assert!(ndd_imatch::IMatchSignature::from_bytes(&bytes[..bytes.len() - 1]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::imatch::IMatchSignature::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _) = ByteReader::new(bytes, SIG_MAGIC, SIG_VERSION)?;

@@ -18,7 +18,7 @@ use crate::{Digest, IMatchSignature, Lexicon, Randomization, unigram_extractor};
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::Rejection;
+/// use near_dup::imatch::Rejection;
 /// let r = Rejection::TooShort { unique_terms: 3, min: 5 };
 /// assert_eq!(r.to_string(), "3 unique terms, fewer than the 5 required");
 /// ```
@@ -89,9 +89,9 @@ impl std::error::Error for Rejection {}
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_imatch::{IMatchState, IMatcher, Lexicon};
-/// let words = ndd_imatch::unigram_extractor();
+/// use near_dup::FeatureExtractor;
+/// use near_dup::imatch::{IMatchState, IMatcher, Lexicon};
+/// let words = near_dup::imatch::unigram_extractor();
 /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
 /// let m = IMatcher::builder(lex).build()?;
 /// let mut state = IMatchState::default();
@@ -125,7 +125,7 @@ impl FeatureSink for IMatchState {
 ///
 /// ```
 /// # #![allow(deprecated)]
-/// let _state: ndd_imatch::Scratch = ndd_imatch::IMatchState::default();
+/// let _state: near_dup::imatch::Scratch = near_dup::imatch::IMatchState::default();
 /// ```
 #[deprecated(since = "0.1.1", note = "renamed to `IMatchState`")]
 pub type Scratch = IMatchState;
@@ -135,7 +135,7 @@ pub type Scratch = IMatchState;
 /// # Example
 ///
 /// ```
-/// let m = ndd_imatch::LexiconMemory { terms: 10, bytes: 400 };
+/// let m = near_dup::imatch::LexiconMemory { terms: 10, bytes: 400 };
 /// assert_eq!(m.bytes_per_term(), 40.0);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +154,7 @@ impl LexiconMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_imatch::LexiconMemory { terms: 0, bytes: 0 }.bytes_per_term(), 0.0);
+    /// assert_eq!(near_dup::imatch::LexiconMemory { terms: 0, bytes: 0 }.bytes_per_term(), 0.0);
     /// ```
     #[must_use]
     pub fn bytes_per_term(&self) -> f64 {
@@ -207,8 +207,8 @@ impl LexiconMemory {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{stats::DocumentFrequencies, Signature};
-/// use ndd_imatch::{unigram_extractor, IMatcher, Lexicon, Rejection};
+/// use near_dup::{stats::DocumentFrequencies, Signature};
+/// use near_dup::imatch::{unigram_extractor, IMatcher, Lexicon, Rejection};
 ///
 /// // Collection statistics from a (tiny, synthetic) training corpus.
 /// let corpus: Vec<String> = (0..200)
@@ -248,9 +248,9 @@ impl<E> fmt::Debug for IMatcher<E> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Composed, FeatureExtractor};
-/// use ndd_imatch::{IMatcher, Lexicon, Rejection};
-/// let words = ndd_imatch::unigram_extractor();
+/// use near_dup::{Composed, FeatureExtractor};
+/// use near_dup::imatch::{IMatcher, Lexicon, Rejection};
+/// let words = near_dup::imatch::unigram_extractor();
 /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
 /// let signer = IMatcher::builder(lex.clone()).build_signer()?;
 /// let composed = Composed::new(words, signer)?;
@@ -297,11 +297,11 @@ impl fmt::Debug for IMatchSigner {
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_UNIQUE_TERMS};
-/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+/// use near_dup::imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_UNIQUE_TERMS};
+/// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
 /// let m = IMatcher::builder(lex).build()?;
 /// assert_eq!(m.sign("four words only here"), Err(Rejection::TooShort { unique_terms: 4, min: DEFAULT_MIN_UNIQUE_TERMS }));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_MIN_UNIQUE_TERMS: usize = 5;
 /// The default [`min_terms`](IMatcherBuilder::min_terms): 3 (see `docs/decisions.md`).
@@ -309,11 +309,11 @@ pub const DEFAULT_MIN_UNIQUE_TERMS: usize = 5;
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_TERMS};
-/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2], vec![])?;
+/// use near_dup::imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_TERMS};
+/// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2], vec![])?;
 /// let m = IMatcher::builder(lex).min_coverage(0.0).build()?;
 /// assert_eq!(m.sign_terms(&[1, 2, 7, 8, 9]), Err(Rejection::TooFewLexiconTerms { found: 2, min: DEFAULT_MIN_TERMS }));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_MIN_TERMS: usize = 3;
 /// The default [`min_coverage`](IMatcherBuilder::min_coverage): 0.1 (see
@@ -322,14 +322,14 @@ pub const DEFAULT_MIN_TERMS: usize = 3;
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_COVERAGE};
-/// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+/// use near_dup::imatch::{IMatcher, Lexicon, Rejection, DEFAULT_MIN_COVERAGE};
+/// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
 /// let m = IMatcher::builder(lex).build()?;
 /// // 3 lexicon terms among 40 unique terms: 0.075 < 0.1, and no secondary lexicon to add from.
 /// let doc: Vec<u64> = (1..=3).chain(100..137).collect();
 /// assert!(matches!(m.sign_terms(&doc), Err(Rejection::LowCoverage { found: 3, unique_terms: 40, .. })));
 /// assert_eq!(DEFAULT_MIN_COVERAGE, 0.1);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_MIN_COVERAGE: f64 = 0.1;
 
@@ -338,8 +338,8 @@ pub const DEFAULT_MIN_COVERAGE: f64 = 0.1;
 /// # Example
 ///
 /// ```
-/// use ndd_imatch::{IMatcher, Lexicon, Randomization};
-/// let lexicon = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+/// use near_dup::imatch::{IMatcher, Lexicon, Randomization};
+/// let lexicon = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
 /// let imatch = IMatcher::builder(lexicon)
 ///     .extra_lexicons(5)
 ///     .randomization(Randomization::Remove { fraction: 0.33 })
@@ -349,7 +349,7 @@ pub const DEFAULT_MIN_COVERAGE: f64 = 0.1;
 ///     .min_coverage(0.0)
 ///     .build()?;
 /// assert_eq!(imatch.extra_lexicons(), 5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -372,10 +372,10 @@ impl IMatcher<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert_eq!(IMatcher::builder(lex).build()?.extra_lexicons(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder(lexicon: Lexicon) -> IMatcherBuilder<WordShingler> {
         IMatcherBuilder {
@@ -398,14 +398,14 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// use ndd_shingle::WordShingler;
-    /// use ndd_core::FeatureExtractor;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// use near_dup::shingle::WordShingler;
+    /// use near_dup::FeatureExtractor;
     /// let bigrams = WordShingler::new(2)?;
     /// let lex = Lexicon::from_terms(bigrams.scheme(), vec![1], vec![])?;
     /// assert!(IMatcher::builder(lex.clone()).build().is_err()); // unigram extractor: mismatch
     /// assert!(IMatcher::builder(lex).extractor(bigrams).build().is_ok());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extractor<E2: FeatureExtractor>(self, extractor: E2) -> IMatcherBuilder<E2> {
         IMatcherBuilder {
@@ -426,10 +426,10 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert!(IMatcher::builder(lex).extra_lexicons(31).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extra_lexicons(mut self, k: usize) -> Self {
         self.extra = k;
@@ -441,11 +441,11 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon, Randomization};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon, Randomization};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let r = Randomization::Remove { fraction: 2.0 };
     /// assert!(IMatcher::builder(lex).randomization(r).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn randomization(mut self, randomization: Randomization) -> Self {
         self.randomization = randomization;
@@ -458,12 +458,12 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), (1..100).collect(), vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), (1..100).collect(), vec![])?;
     /// let a = IMatcher::builder(lex.clone()).extra_lexicons(2).seed(1).build()?;
     /// let b = IMatcher::builder(lex).extra_lexicons(2).seed(2).build()?;
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -476,10 +476,10 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert!(IMatcher::builder(lex).min_unique_terms(0).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_unique_terms(mut self, n: usize) -> Self {
         self.min_unique_terms = n;
@@ -492,10 +492,10 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert!(IMatcher::builder(lex).min_terms(0).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_terms(mut self, n: usize) -> Self {
         self.min_terms = n;
@@ -508,10 +508,10 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert!(IMatcher::builder(lex).min_coverage(f64::NAN).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_coverage(mut self, fraction: f64) -> Self {
         self.min_coverage = fraction;
@@ -530,11 +530,11 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2], vec![3])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2], vec![3])?;
     /// let m = IMatcher::builder(lex).extra_lexicons(2).build()?;
     /// assert_eq!(m.memory().terms, 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build(self) -> Result<IMatcher<E>, Error> {
         self.validate()?;
@@ -555,14 +555,14 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Ingest, TrySketcher};
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+    /// use near_dup::{Ingest, TrySketcher};
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
     /// let signer = IMatcher::builder(lex.clone()).min_unique_terms(3).build_signer()?;
     /// let m = IMatcher::builder(lex).min_unique_terms(3).build()?;
-    /// assert_eq!(signer.feature_scheme(), ndd_imatch::unigram_extractor_scheme());
+    /// assert_eq!(signer.feature_scheme(), near_dup::imatch::unigram_extractor_scheme());
     /// assert_eq!(signer.try_sketch_features([3, 1, 2]), m.sign_terms(&[1, 2, 3]));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_signer(self) -> Result<IMatchSigner, Error> {
         self.validate()?;
@@ -691,11 +691,11 @@ impl IMatchSigner {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let m = IMatcher::builder(lex.clone()).build()?;
     /// assert_eq!(IMatcher::builder(lex).build_signer()?.scheme(), m.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -707,10 +707,10 @@ impl IMatchSigner {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build_signer()?.extra_lexicons(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn extra_lexicons(&self) -> usize {
@@ -723,10 +723,10 @@ impl IMatchSigner {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), (1..=100).collect(), vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), (1..=100).collect(), vec![])?;
     /// assert_eq!(IMatcher::builder(lex).build_signer()?.memory().terms, 100);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory(&self) -> LexiconMemory {
@@ -900,12 +900,12 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let a = IMatcher::builder(lex.clone()).build()?;
     /// let b = IMatcher::builder(lex).min_terms(4).build()?;
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -917,10 +917,10 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build()?.extra_lexicons(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn extra_lexicons(&self) -> usize {
@@ -932,12 +932,12 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::FeatureExtractor;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let m = IMatcher::builder(lex).build()?;
-    /// assert_eq!(m.extractor().scheme(), ndd_imatch::unigram_extractor_scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(m.extractor().scheme(), near_dup::imatch::unigram_extractor_scheme());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &E {
@@ -949,11 +949,11 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let m = IMatcher::builder(lex).extra_lexicons(2).build()?;
     /// assert_eq!(m.signer().extra_lexicons(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn signer(&self) -> &IMatchSigner {
@@ -965,11 +965,11 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let m = IMatcher::builder(lex).build()?;
     /// assert_eq!(m.as_composed().try_sketch("short"), m.sign("short"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn as_composed(&self) -> &Composed<E, IMatchSigner> {
@@ -982,12 +982,12 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), (1..=1000).collect(), vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), (1..=1000).collect(), vec![])?;
     /// let m = IMatcher::builder(lex).extra_lexicons(10).build()?.memory();
     /// assert_eq!(m.terms, 1000);
     /// assert!(m.bytes_per_term() >= 17.0 && m.bytes_per_term() <= 40.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory(&self) -> LexiconMemory {
@@ -1004,8 +1004,8 @@ impl<E> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// let lex = Lexicon::from_terms(ndd_imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
     /// let m = IMatcher::builder(lex).min_unique_terms(3).build()?;
     /// assert_eq!(m.sign_terms(&[3, 2, 1, 1])?, m.sign_terms(&[1, 2, 3])?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -1027,15 +1027,15 @@ impl<E: FeatureExtractor> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon, Rejection};
-    /// use ndd_core::FeatureExtractor;
-    /// let words = ndd_imatch::unigram_extractor();
+    /// use near_dup::imatch::{IMatcher, Lexicon, Rejection};
+    /// use near_dup::FeatureExtractor;
+    /// let words = near_dup::imatch::unigram_extractor();
     /// let terms = words.features("lexicon terms matter here always");
     /// let lex = Lexicon::from_terms(words.scheme(), terms, vec![])?;
     /// let m = IMatcher::builder(lex).build()?;
     /// assert!(m.sign("Always matter here, lexicon terms!").is_ok());
     /// assert!(matches!(m.sign(""), Err(Rejection::TooShort { unique_terms: 0, min: 5 })));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sign(&self, doc: &str) -> Result<IMatchSignature, Rejection> {
         self.0.try_sketch(doc)
@@ -1051,9 +1051,9 @@ impl<E: FeatureExtractor> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatchState, IMatcher, Lexicon};
-    /// use ndd_core::FeatureExtractor;
-    /// let words = ndd_imatch::unigram_extractor();
+    /// use near_dup::imatch::{IMatchState, IMatcher, Lexicon};
+    /// use near_dup::FeatureExtractor;
+    /// let words = near_dup::imatch::unigram_extractor();
     /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
     /// let m = IMatcher::builder(lex).build()?;
     /// let mut state = IMatchState::default();
@@ -1079,14 +1079,14 @@ impl<E: FeatureExtractor> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// use ndd_core::FeatureExtractor;
-    /// let words = ndd_imatch::unigram_extractor();
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// use near_dup::FeatureExtractor;
+    /// let words = near_dup::imatch::unigram_extractor();
     /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
     /// let m = IMatcher::builder(lex).build()?;
     /// let out = m.sign_batch(&["alpha bravo charlie delta echo", "nope"]);
     /// assert!(out[0].is_ok() && out[1].is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sign_batch<D: AsRef<str>>(&self, docs: &[D]) -> Vec<Result<IMatchSignature, Rejection>> {
         self.0.try_sketch_batch(docs)
@@ -1103,14 +1103,14 @@ impl<E: FeatureExtractor + Sync> IMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_imatch::{IMatcher, Lexicon};
-    /// use ndd_core::FeatureExtractor;
-    /// let words = ndd_imatch::unigram_extractor();
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// use near_dup::FeatureExtractor;
+    /// let words = near_dup::imatch::unigram_extractor();
     /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
     /// let m = IMatcher::builder(lex).extra_lexicons(2).build()?;
     /// let docs = ["alpha bravo charlie delta echo", "echo delta charlie bravo alpha", "nope"];
     /// assert_eq!(m.par_sign_batch(&docs), m.sign_batch(&docs));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn par_sign_batch<D: AsRef<str> + Sync>(
         &self,

@@ -31,8 +31,8 @@ use crate::{IMatchSignature, Rejection, unigram_extractor};
 /// # Example
 ///
 /// ```
-/// use ndd_core::stats::DocumentFrequencies;
-/// use ndd_imatch::{unigram_extractor, TopIdfMatcher};
+/// use near_dup::stats::DocumentFrequencies;
+/// use near_dup::imatch::{unigram_extractor, TopIdfMatcher};
 ///
 /// let corpus: Vec<String> = (0..50).map(|i| format!("common shared term{i} word{}", i % 5)).collect();
 /// let stats = DocumentFrequencies::from_documents(&unigram_extractor(), corpus.iter().map(String::as_str));
@@ -69,11 +69,11 @@ impl<E> fmt::Debug for TopIdfMatcher<E> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::stats::DocumentFrequencies;
-/// let stats = DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-/// let m = ndd_imatch::TopIdfMatcher::builder(stats).top(20).skip(0).min_unique_terms(3).build()?;
+/// use near_dup::stats::DocumentFrequencies;
+/// let stats = DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+/// let m = near_dup::imatch::TopIdfMatcher::builder(stats).top(20).skip(0).min_unique_terms(3).build()?;
 /// assert_eq!((m.top(), m.skip()), (20, 0));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -92,11 +92,11 @@ impl TopIdfMatcher<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::stats::DocumentFrequencies;
-    /// let stats = DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// let m = ndd_imatch::TopIdfMatcher::builder(stats).build()?;
+    /// use near_dup::stats::DocumentFrequencies;
+    /// let stats = DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// let m = near_dup::imatch::TopIdfMatcher::builder(stats).build()?;
     /// assert_eq!((m.top(), m.skip()), (30, 5));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder(stats: DocumentFrequencies) -> TopIdfMatcherBuilder<WordShingler> {
         TopIdfMatcherBuilder {
@@ -115,11 +115,11 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, FeatureExtractor};
-    /// let bigrams = ndd_shingle::WordShingler::new(2)?;
+    /// use near_dup::{stats::DocumentFrequencies, FeatureExtractor};
+    /// let bigrams = near_dup::shingle::WordShingler::new(2)?;
     /// let stats = DocumentFrequencies::new(bigrams.scheme());
-    /// assert!(ndd_imatch::TopIdfMatcher::builder(stats).extractor(bigrams).build().is_ok());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::imatch::TopIdfMatcher::builder(stats).extractor(bigrams).build().is_ok());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extractor<E2: FeatureExtractor>(self, extractor: E2) -> TopIdfMatcherBuilder<E2> {
         TopIdfMatcherBuilder {
@@ -136,8 +136,8 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// assert!(ndd_imatch::TopIdfMatcher::builder(stats).top(0).build().is_err());
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// assert!(near_dup::imatch::TopIdfMatcher::builder(stats).top(0).build().is_err());
     /// ```
     pub fn top(mut self, n: usize) -> Self {
         self.top = n;
@@ -149,9 +149,9 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// assert_eq!(ndd_imatch::TopIdfMatcher::builder(stats).skip(2).build()?.skip(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// assert_eq!(near_dup::imatch::TopIdfMatcher::builder(stats).skip(2).build()?.skip(), 2);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn skip(mut self, n: usize) -> Self {
         self.skip = n;
@@ -164,8 +164,8 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// assert!(ndd_imatch::TopIdfMatcher::builder(stats).min_unique_terms(0).build().is_err());
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// assert!(near_dup::imatch::TopIdfMatcher::builder(stats).min_unique_terms(0).build().is_err());
     /// ```
     pub fn min_unique_terms(mut self, n: usize) -> Self {
         self.min_unique_terms = n;
@@ -182,9 +182,9 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{stats::DocumentFrequencies, SchemeId};
+    /// use near_dup::{stats::DocumentFrequencies, SchemeId};
     /// let stats = DocumentFrequencies::new(SchemeId::new("other").finish());
-    /// assert!(ndd_imatch::TopIdfMatcher::builder(stats).build().is_err());
+    /// assert!(near_dup::imatch::TopIdfMatcher::builder(stats).build().is_err());
     /// ```
     pub fn build(self) -> Result<TopIdfMatcher<E>, Error> {
         if self.top == 0 {
@@ -223,9 +223,9 @@ impl<E: FeatureExtractor> TopIdfMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// assert_eq!(ndd_imatch::TopIdfMatcher::builder(stats).top(8).build()?.top(), 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// assert_eq!(near_dup::imatch::TopIdfMatcher::builder(stats).top(8).build()?.top(), 8);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn top(&self) -> usize {
@@ -237,9 +237,9 @@ impl<E: FeatureExtractor> TopIdfMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// assert_eq!(ndd_imatch::TopIdfMatcher::builder(stats).build()?.skip(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// assert_eq!(near_dup::imatch::TopIdfMatcher::builder(stats).build()?.skip(), 5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn skip(&self) -> usize {
@@ -251,11 +251,11 @@ impl<E: FeatureExtractor> TopIdfMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// let a = ndd_imatch::TopIdfMatcher::builder(stats.clone()).build()?;
-    /// let b = ndd_imatch::TopIdfMatcher::builder(stats).top(10).build()?;
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// let a = near_dup::imatch::TopIdfMatcher::builder(stats.clone()).build()?;
+    /// let b = near_dup::imatch::TopIdfMatcher::builder(stats).top(10).build()?;
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -272,11 +272,11 @@ impl<E: FeatureExtractor> TopIdfMatcher<E> {
     /// # Example
     ///
     /// ```
-    /// let stats = ndd_core::stats::DocumentFrequencies::new(ndd_imatch::unigram_extractor_scheme());
-    /// let m = ndd_imatch::TopIdfMatcher::builder(stats).build()?;
+    /// let stats = near_dup::stats::DocumentFrequencies::new(near_dup::imatch::unigram_extractor_scheme());
+    /// let m = near_dup::imatch::TopIdfMatcher::builder(stats).build()?;
     /// assert!(m.sign("only four words here").is_err());
     /// assert!(m.sign("alpha bravo charlie delta echo foxtrot").is_ok());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sign(&self, doc: &str) -> Result<IMatchSignature, Rejection> {
         let mut terms = Vec::new();

@@ -33,15 +33,15 @@ mod bytes;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_index::{ExactIndex, MAX_EXACT_COORDINATES};
-/// use ndd_lsh::PlainSlots;
+/// use near_dup::SchemeId;
+/// use near_dup::index::{ExactIndex, MAX_EXACT_COORDINATES};
+/// use near_dup::lsh::PlainSlots;
 /// let s = SchemeId::new("wide").finish();
 /// let mut index = ExactIndex::new();
 /// let too_wide = PlainSlots::new(s, vec![0; MAX_EXACT_COORDINATES + 1])?;
 /// assert!(index.insert(1u32, &too_wide).is_err());
 /// assert!(index.is_empty() && index.scheme().is_none());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const MAX_EXACT_COORDINATES: usize = 1024;
 
@@ -60,9 +60,9 @@ pub const MAX_EXACT_COORDINATES: usize = 1024;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_index::ExactIndex;
-/// use ndd_lsh::PlainSlots;
+/// use near_dup::SchemeId;
+/// use near_dup::index::ExactIndex;
+/// use near_dup::lsh::PlainSlots;
 /// let s = SchemeId::new("demo").finish();
 /// let sig = |v: &[u64]| PlainSlots::new(s, v.to_vec());
 /// let mut index = ExactIndex::new();
@@ -74,7 +74,7 @@ pub const MAX_EXACT_COORDINATES: usize = 1024;
 /// pairs.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
 /// assert_eq!(pairs, vec![("a", "b", 0.5), ("b", "c", 0.5)]); // one coordinate of two shared
 /// assert_eq!(index.groups(), vec![vec!["a", "b", "c"]]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct ExactIndex<K, S: ExactSignature> {
@@ -116,8 +116,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let index: ExactIndex<u32, PlainSlots> = ExactIndex::new();
     /// assert!(index.is_empty());
     /// ```
@@ -142,14 +142,14 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![1])?;
     /// let mut index = ExactIndex::new();
     /// index.insert(String::from("doc-1"), &s)?;
     /// assert!(index.contains_key("doc-1") && !index.contains_key("doc-2"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -165,12 +165,12 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
-    /// index.insert(1u8, &PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![3])?)?;
+    /// index.insert(1u8, &PlainSlots::new(near_dup::SchemeId::new("d").finish(), vec![3])?)?;
     /// assert_eq!(index.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -182,8 +182,8 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// assert!(ExactIndex::<u8, PlainSlots>::new().is_empty());
     /// ```
     #[must_use]
@@ -196,15 +196,15 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("d").finish();
     /// let mut index = ExactIndex::new();
     /// assert_eq!(index.scheme(), None);
     /// index.insert(1u8, &PlainSlots::new(s, vec![3])?)?;
     /// assert_eq!(index.scheme(), Some(s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> Option<SchemeId> {
@@ -216,12 +216,12 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
-    /// index.insert(1u8, &PlainSlots::new(ndd_core::SchemeId::new("d").finish(), vec![3, 4])?)?;
+    /// index.insert(1u8, &PlainSlots::new(near_dup::SchemeId::new("d").finish(), vec![3, 4])?)?;
     /// assert_eq!(index.num_coordinates(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_coordinates(&self) -> usize {
@@ -282,14 +282,14 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert("a", &PlainSlots::new(SchemeId::new("x").finish(), vec![1])?)?;
     /// let other = PlainSlots::new(SchemeId::new("y").finish(), vec![1])?;
     /// assert!(index.insert("b", &other).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
         self.check(signature, true)?;
@@ -344,9 +344,9 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![1])?;
     /// let mut index = ExactIndex::new();
     /// index.insert(1u8, &s)?;
@@ -354,7 +354,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// assert!(index.remove(&1));
     /// assert!(!index.remove(&1));
     /// assert_eq!(index.query(&s)?, vec![2]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn remove<Q>(&mut self, key: &Q) -> bool
     where
@@ -434,16 +434,16 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert(1u8, &PlainSlots::new(s, vec![1, 2])?)?;
     /// let mut out = Vec::new();
     /// index.query_into(&PlainSlots::new(s, vec![1, 2])?, &mut out)?;
     /// assert_eq!(out, vec![1]); // agrees on both coordinates, reported once
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
         self.check_query(signature)?;
@@ -465,15 +465,15 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert("spam-1", &PlainSlots::new(s, vec![10, 11, 12])?)?;
     /// // A new message whose first two coordinates changed still matches on the third.
     /// assert_eq!(index.query(&PlainSlots::new(s, vec![20, 21, 12])?)?, vec!["spam-1"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query(&self, signature: &S) -> Result<Vec<K>, Error> {
         let mut out = Vec::new();
@@ -493,9 +493,9 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// let mut seen = Vec::new();
@@ -504,7 +504,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     ///     index.query_then_insert(k, &PlainSlots::new(s, vec![v])?, &mut seen)?;
     /// }
     /// assert_eq!(seen, vec![0]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_then_insert(
         &mut self,
@@ -524,9 +524,9 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// for (k, v) in [(1u8, [1, 2]), (2, [1, 2]), (3, [0, 2])] {
@@ -536,7 +536,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// index.for_each_candidate_pair(|a, b| pairs.push((*a, *b)));
     /// pairs.sort();
     /// assert_eq!(pairs, vec![(1, 2), (1, 3), (2, 3)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
         self.for_each_slot_pair(|x, y| {
@@ -593,9 +593,9 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, ScoredPair};
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::{SchemeId, ScoredPair};
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// for (k, v) in [(1u8, [1, 2, 3, 4]), (2, [1, 2, 0, 4]), (3, [7, 7, 7, 7])] {
@@ -604,7 +604,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// let mut pairs: Vec<ScoredPair<u8>> = Vec::new();
     /// index.all_pairs_into(&mut pairs);
     /// assert_eq!(pairs, vec![ScoredPair::new(1, 2, 0.75)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
         self.for_each_slot_pair(|x, y| {
@@ -626,16 +626,16 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, ScoredPair};
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::{SchemeId, ScoredPair};
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert("a", &PlainSlots::new(s, vec![1])?)?;
     /// index.insert("b", &PlainSlots::new(s, vec![1])?)?;
     /// index.insert("c", &PlainSlots::new(s, vec![2])?)?;
     /// assert_eq!(index.all_pairs(), vec![ScoredPair::new("a", "b", 1.0)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
@@ -653,16 +653,16 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("x").finish();
     /// let mut index = ExactIndex::new();
     /// for (k, v) in [("a", [1, 1]), ("b", [2, 2]), ("c", [1, 3]), ("d", [4, 2]), ("e", [5, 5])] {
     ///     index.insert(k, &PlainSlots::new(s, v.to_vec())?)?;
     /// }
     /// assert_eq!(index.groups(), vec![vec!["a", "c"], vec!["b", "d"]]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn groups(&self) -> Vec<Vec<K>> {
@@ -701,13 +701,13 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(1u64, &PlainSlots::new(SchemeId::new("x").finish(), vec![1, 2, 3])?)?;
     /// assert!(index.memory_bytes() >= 3 * (8 + 4));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {

@@ -43,7 +43,7 @@ const MAX_DOCS: usize = u32::MAX as usize;
 /// # Example
 ///
 /// ```
-/// use ndd_index::similarity_from_hamming;
+/// use near_dup::index::similarity_from_hamming;
 /// assert_eq!(similarity_from_hamming(0), 1.0);
 /// assert_eq!(similarity_from_hamming(16), 0.75);
 /// ```
@@ -59,7 +59,7 @@ pub fn similarity_from_hamming(distance: u32) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_index::{hamming_from_similarity, similarity_from_hamming};
+/// use near_dup::index::{hamming_from_similarity, similarity_from_hamming};
 /// for h in 0..=64 {
 ///     assert_eq!(hamming_from_similarity(similarity_from_hamming(h)), Some(h));
 /// }

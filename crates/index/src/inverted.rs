@@ -20,15 +20,15 @@ use ndd_core::{
 /// # Example
 ///
 /// ```
-/// use ndd_core::{CandidateIndex, ExactSetSketcher, SchemeId, Sketcher};
-/// use ndd_index::InvertedIndex;
+/// use near_dup::{CandidateIndex, ExactSetSketcher, SchemeId, Sketcher};
+/// use near_dup::index::InvertedIndex;
 /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
 /// let mut index = InvertedIndex::new();
 /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
 /// index.insert(2u32, &sk.sketch_features([3, 4, 5, 6]))?;
 /// let hits = index.query_scored(&sk.sketch_features([1, 2, 3, 4, 5]), 0.6)?;
 /// assert_eq!(hits, vec![(1, 0.8)]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct InvertedIndex<K> {
@@ -57,8 +57,8 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_index::InvertedIndex::<String>::new();
-    /// assert!(ndd_core::CandidateIndex::is_empty(&index));
+    /// let index = near_dup::index::InvertedIndex::<String>::new();
+    /// assert!(near_dup::CandidateIndex::is_empty(&index));
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -99,14 +99,14 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{CandidateIndex, ExactSetSketcher, SchemeId, Sketcher};
-    /// use ndd_index::InvertedIndex;
+    /// use near_dup::{CandidateIndex, ExactSetSketcher, SchemeId, Sketcher};
+    /// use near_dup::index::InvertedIndex;
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let mut index = InvertedIndex::new();
     /// index.insert("x", &sk.sketch_features([1, 2]))?;
     /// assert!(index.query_scored(&sk.sketch_features([2, 3, 4]), 0.5)?.is_empty());
     /// assert!(index.query_scored(&sk.sketch_features([1]), 2.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_scored(
         &self,
@@ -139,8 +139,8 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{CandidateIndex, ExactSetSketcher, SchemeId, ScoredPair, Sketcher};
-    /// use ndd_index::InvertedIndex;
+    /// use near_dup::{CandidateIndex, ExactSetSketcher, SchemeId, ScoredPair, Sketcher};
+    /// use near_dup::index::InvertedIndex;
     /// let sk = ExactSetSketcher::new(SchemeId::new("f").finish());
     /// let mut index = InvertedIndex::new();
     /// index.insert(1u32, &sk.sketch_features([1, 2, 3, 4]))?;
@@ -149,7 +149,7 @@ impl<K: Clone + Eq + Hash> InvertedIndex<K> {
     /// let mut pairs: Vec<ScoredPair<u32>> = Vec::new();
     /// index.all_pairs_into(&mut pairs);
     /// assert_eq!(pairs, vec![ScoredPair::new(1, 2, 2.0 / 6.0)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_into<S: PairSink<K> + ?Sized>(&self, sink: &mut S) {
         let mut counts: AHashMap<u32, u32> = AHashMap::new();
@@ -277,13 +277,13 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSet, ScoredPair};
-/// use ndd_index::exact_similar_pairs;
+/// use near_dup::{FeatureSet, ScoredPair};
+/// use near_dup::index::exact_similar_pairs;
 /// let sets: Vec<FeatureSet> = [vec![1, 2, 3, 4], vec![1, 2, 3, 5], vec![7, 8]]
 ///     .into_iter().map(FeatureSet::from_unsorted).collect();
 /// let pairs = exact_similar_pairs(&sets, 0.5)?;
 /// assert_eq!(pairs, vec![ScoredPair::new(0, 1, 0.6)]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn exact_similar_pairs(sets: &[FeatureSet], threshold: f64) -> Result<Vec<ScoredPair>, Error> {
     let mut out = Vec::new();
@@ -306,14 +306,14 @@ pub fn exact_similar_pairs(sets: &[FeatureSet], threshold: f64) -> Result<Vec<Sc
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSet, PairCounter};
-/// use ndd_index::exact_similar_pairs_into;
+/// use near_dup::{FeatureSet, PairCounter};
+/// use near_dup::index::exact_similar_pairs_into;
 /// let sets: Vec<FeatureSet> = [vec![1, 2, 3], vec![1, 2, 3], vec![1, 2, 4], vec![9]]
 ///     .into_iter().map(FeatureSet::from_unsorted).collect();
 /// let mut count = PairCounter::default();
 /// exact_similar_pairs_into(&sets, 0.5, &mut count)?;
 /// assert_eq!(count.count, 3); // 0–1 (J = 1), 0–2 and 1–2 (J = 0.5)
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
     sets: &[FeatureSet],

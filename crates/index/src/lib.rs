@@ -33,8 +33,8 @@
 //! # Example: Hamming search, and the exact Jaccard join
 //!
 //! ```
-//! use ndd_core::FeatureSet;
-//! use ndd_index::{HammingIndex, HammingParams, ScoredPair, exact_similar_pairs};
+//! use near_dup::FeatureSet;
+//! use near_dup::index::{HammingIndex, HammingParams, ScoredPair, exact_similar_pairs};
 //!
 //! // Fingerprints within 3 bits of each other, in 4 blocks (4 tables).
 //! let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
@@ -51,7 +51,7 @@
 //!     FeatureSet::from_unsorted(vec![7, 8]),
 //! ];
 //! assert_eq!(exact_similar_pairs(&sets, 0.5)?, vec![ScoredPair::new(0, 1, 0.5)]);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

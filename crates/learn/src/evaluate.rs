@@ -19,7 +19,7 @@ use crate::train::{Trainer, instances_from_labels};
 /// # Example
 ///
 /// ```
-/// let s = ndd_learn::SplitScores { learned: 0.9, binary: 0.8, tfidf: 0.85, jaccard: 0.8 };
+/// let s = near_dup::learn::SplitScores { learned: 0.9, binary: 0.8, tfidf: 0.85, jaccard: 0.8 };
 /// assert!(s.learned > s.binary);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -40,7 +40,7 @@ pub struct SplitScores {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_learn::MAX_EVALUATION_DOCUMENTS, 20_000);
+/// assert_eq!(near_dup::learn::MAX_EVALUATION_DOCUMENTS, 20_000);
 /// ```
 pub const MAX_EVALUATION_DOCUMENTS: usize = 20_000;
 
@@ -130,7 +130,7 @@ fn split(
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{Evaluation, Objective, Trainer};
+/// use near_dup::learn::{Evaluation, Objective, Trainer};
 /// let e = Evaluation::new(Trainer::new(Objective::Jaccard));
 /// assert_eq!((e.splits, e.instances), (5, 20_000));
 /// ```
@@ -152,7 +152,7 @@ impl Evaluation {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Evaluation, Objective, Trainer};
+    /// use near_dup::learn::{Evaluation, Objective, Trainer};
     /// assert_eq!(Evaluation::new(Trainer::new(Objective::Cosine)).seed, 0);
     /// ```
     #[must_use]
@@ -184,7 +184,7 @@ impl Evaluation {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{evaluate_splits, CollectionStats, Document, Evaluation, Kgrams, Objective, Trainer};
+/// use near_dup::learn::{evaluate_splits, CollectionStats, Document, Evaluation, Kgrams, Objective, Trainer};
 /// let texts: Vec<String> = (0..24).map(|i| format!("topic {} story words {} and the shared footer text", i / 3, i % 3)).collect();
 /// let docs: Vec<Document> = texts.iter().map(|t| Document::new(t.as_str())).collect();
 /// let labels: Vec<usize> = (0..24).map(|i| i / 3).collect();
@@ -193,7 +193,7 @@ impl Evaluation {
 /// let scores = evaluate_splits(&stats, &docs, &labels, &settings)?;
 /// assert_eq!(scores.len(), 2);
 /// assert!(scores.iter().all(|s| (0.0..=1.0).contains(&s.learned)));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn evaluate_splits(
     stats: &CollectionStats,
@@ -235,7 +235,7 @@ pub fn evaluate_splits(
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{learning_curve, CollectionStats, Document, Evaluation, Kgrams, Objective, Trainer};
+/// use near_dup::learn::{learning_curve, CollectionStats, Document, Evaluation, Kgrams, Objective, Trainer};
 /// let texts: Vec<String> = (0..30).map(|i| format!("topic {} story {} and the shared footer", i / 3, i % 3)).collect();
 /// let docs: Vec<Document> = texts.iter().map(|t| Document::new(t.as_str())).collect();
 /// let labels: Vec<usize> = (0..30).map(|i| i / 3).collect();
@@ -244,7 +244,7 @@ pub fn evaluate_splits(
 /// let curve = learning_curve(&stats, &docs, &labels, &settings, &[2, 5])?;
 /// assert_eq!(curve.len(), 2);
 /// assert_eq!(curve[1].0, 5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn learning_curve(
     stats: &CollectionStats,

@@ -13,7 +13,7 @@ use ndd_shingle::{WordTokenizer, hash_token};
 /// # Example
 ///
 /// ```
-/// use ndd_learn::Feature;
+/// use near_dup::learn::Feature;
 /// assert_eq!(Feature::ALL.len(), 11);
 /// assert_eq!(Feature::Df.name(), "df");
 /// ```
@@ -49,7 +49,7 @@ pub enum Feature {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_learn::NUM_FEATURES, ndd_learn::Feature::ALL.len());
+/// assert_eq!(near_dup::learn::NUM_FEATURES, near_dup::learn::Feature::ALL.len());
 /// ```
 pub const NUM_FEATURES: usize = 11;
 
@@ -59,8 +59,8 @@ pub const NUM_FEATURES: usize = 11;
 /// # Example
 ///
 /// ```
-/// let row: ndd_learn::FeatureRow = [0.0; ndd_learn::NUM_FEATURES];
-/// assert_eq!(row[ndd_learn::Feature::Bias.index()], 0.0);
+/// let row: near_dup::learn::FeatureRow = [0.0; near_dup::learn::NUM_FEATURES];
+/// assert_eq!(row[near_dup::learn::Feature::Bias.index()], 0.0);
 /// ```
 pub type FeatureRow = [f64; NUM_FEATURES];
 
@@ -70,7 +70,7 @@ impl Feature {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::Feature;
+    /// use near_dup::learn::Feature;
     /// assert!(Feature::ALL.iter().enumerate().all(|(i, f)| f.index() == i));
     /// ```
     pub const ALL: [Feature; NUM_FEATURES] = [
@@ -93,7 +93,7 @@ impl Feature {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Feature::InTitle.name(), "in-title");
+    /// assert_eq!(near_dup::learn::Feature::InTitle.name(), "in-title");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -117,7 +117,7 @@ impl Feature {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Feature::Bias.index(), 0);
+    /// assert_eq!(near_dup::learn::Feature::Bias.index(), 0);
     /// ```
     #[must_use]
     pub fn index(self) -> usize {
@@ -131,7 +131,7 @@ impl Feature {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::Document;
+/// use near_dup::learn::Document;
 /// let d = Document::new("Stocks fell sharply on Monday.").with_title("Stocks fall").with_url("https://news.example/stocks-fall");
 /// assert_eq!(d.title.as_deref(), Some("Stocks fall"));
 /// let plain: Document = "just a body".into();
@@ -153,7 +153,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Document::new("x").body, "x");
+    /// assert_eq!(near_dup::learn::Document::new("x").body, "x");
     /// ```
     #[must_use]
     pub fn new(body: impl Into<String>) -> Self {
@@ -169,7 +169,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::Document::new("x").with_title("T").title.is_some());
+    /// assert!(near_dup::learn::Document::new("x").with_title("T").title.is_some());
     /// ```
     #[must_use]
     pub fn with_title(mut self, title: impl Into<String>) -> Self {
@@ -182,7 +182,7 @@ impl Document {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::Document::new("x").with_url("http://a.b/c").url.is_some());
+    /// assert!(near_dup::learn::Document::new("x").with_url("http://a.b/c").url.is_some());
     /// ```
     #[must_use]
     pub fn with_url(mut self, url: impl Into<String>) -> Self {
@@ -205,13 +205,13 @@ impl From<&str> for Document {
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_learn::Kgrams;
+/// use near_dup::FeatureExtractor;
+/// use near_dup::learn::Kgrams;
 /// let bigrams = Kgrams::new(2)?;
 /// assert_eq!(bigrams.features("a b c").len(), 2);
-/// let df = ndd_core::stats::DocumentFrequencies::from_documents(&bigrams, ["a b c", "a b d"]);
+/// let df = near_dup::stats::DocumentFrequencies::from_documents(&bigrams, ["a b c", "a b d"]);
 /// assert_eq!(df.df(bigrams.features("a b")[0]), 2);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Kgrams {
@@ -223,7 +223,7 @@ pub struct Kgrams {
 /// # Example
 ///
 /// ```
-/// assert!(ndd_learn::Kgrams::new(ndd_learn::MAX_K + 1).is_err());
+/// assert!(near_dup::learn::Kgrams::new(near_dup::learn::MAX_K + 1).is_err());
 /// ```
 pub const MAX_K: usize = 16;
 
@@ -237,8 +237,8 @@ impl Kgrams {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::Kgrams::new(0).is_err());
-    /// assert!(ndd_learn::Kgrams::new(3).is_ok());
+    /// assert!(near_dup::learn::Kgrams::new(0).is_err());
+    /// assert!(near_dup::learn::Kgrams::new(3).is_ok());
     /// ```
     pub fn new(k: usize) -> Result<Self, Error> {
         if k == 0 || k > MAX_K {
@@ -255,8 +255,8 @@ impl Kgrams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Kgrams::new(2)?.k(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::learn::Kgrams::new(2)?.k(), 2);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn k(&self) -> usize {
@@ -299,11 +299,11 @@ impl FeatureExtractor for Kgrams {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{CollectionStats, Kgrams};
+/// use near_dup::learn::{CollectionStats, Kgrams};
 /// let docs = ["the cat sat", "the dog sat"];
 /// let stats = CollectionStats::from_documents(Kgrams::new(2)?, docs.iter().copied());
 /// assert_eq!(stats.documents(), 2);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct CollectionStats {
@@ -319,10 +319,10 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// let s = CollectionStats::from_documents(Kgrams::new(1)?, ["a b", "a"]);
     /// assert_eq!(s.documents(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_documents<'a>(
         kgrams: Kgrams,
@@ -347,15 +347,15 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::stats::DocumentFrequencies;
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::stats::DocumentFrequencies;
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// let k2 = Kgrams::new(2)?;
     /// let docs = ["a b c"];
     /// let kg = DocumentFrequencies::from_documents(&k2, docs);
     /// let terms = DocumentFrequencies::from_documents(&Kgrams::new(1)?, docs);
     /// assert!(CollectionStats::new(k2, kg.clone(), terms.clone()).is_ok());
     /// assert!(CollectionStats::new(k2, terms, kg).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(
         kgrams: Kgrams,
@@ -386,13 +386,13 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::FeatureExtractor;
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// let k1 = Kgrams::new(1)?;
     /// let stats = CollectionStats::from_documents(k1, ["stocks fell"])
     ///     .with_query_frequencies([(k1.features("stocks")[0], 120.0)]);
     /// assert!(stats.has_queries());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn with_query_frequencies(mut self, table: impl IntoIterator<Item = (u64, f64)>) -> Self {
@@ -409,9 +409,9 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// assert!(!CollectionStats::from_documents(Kgrams::new(1)?, ["a"]).has_queries());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn has_queries(&self) -> bool {
@@ -423,9 +423,9 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// assert_eq!(CollectionStats::from_documents(Kgrams::new(1)?, ["a", "b", "c"]).documents(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn documents(&self) -> u64 {
@@ -438,13 +438,13 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// let k = Kgrams::new(1)?;
     /// let a = CollectionStats::from_documents(k, ["a b", "b"]);
     /// let b = CollectionStats::from_documents(k, ["a b", "c"]);
     /// assert_ne!(a.fingerprint(), b.fingerprint());
     /// assert_eq!(a.fingerprint(), CollectionStats::from_documents(k, ["a b", "b"]).fingerprint());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fingerprint(&self) -> u64 {
@@ -468,9 +468,9 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Kgrams};
+    /// use near_dup::learn::{CollectionStats, Kgrams};
     /// assert_eq!(CollectionStats::from_documents(Kgrams::new(3)?, ["a b c"]).kgrams().k(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn kgrams(&self) -> Kgrams {
@@ -483,7 +483,7 @@ impl CollectionStats {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Document, Feature, Kgrams};
+    /// use near_dup::learn::{CollectionStats, Document, Feature, Kgrams};
     /// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["Stocks fell", "bonds fell"]);
     /// let rows = stats.rows(&Document::new("Stocks fell, stocks rose").with_title("Stocks"));
     /// assert_eq!(rows.len(), 3); // stocks, fell, rose
@@ -491,7 +491,7 @@ impl CollectionStats {
     /// assert_eq!(stocks.1[Feature::Tf.index()], 2f64.ln_1p()); // twice: ln(1 + 2)
     /// assert_eq!(stocks.1[Feature::Cap.index()], 1.0);
     /// assert_eq!(stocks.1[Feature::Loc.index()], 0.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn rows(&self, doc: &Document) -> Vec<(u64, FeatureRow)> {

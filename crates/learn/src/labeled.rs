@@ -15,7 +15,7 @@ use crate::{
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{Document, Kgrams, LabeledCorpus, Objective, Trainer};
+/// use near_dup::learn::{Document, Kgrams, LabeledCorpus, Objective, Trainer};
 /// let mut corpus = LabeledCorpus::new();
 /// for (i, story) in ["rates rise again", "storm hits the coast", "team wins the cup"].iter().enumerate() {
 ///     let footer = "subscribe to our newsletter for more news";
@@ -29,7 +29,7 @@ use crate::{
 /// let (model, report) = corpus.train(&trainer, Kgrams::new(1)?, &instances, |_| {})?;
 /// assert!(report.final_loss <= report.initial_loss);
 /// assert_eq!(model.objective(), Objective::Cosine);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct LabeledCorpus {
@@ -44,7 +44,7 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::LabeledCorpus::new().is_empty());
+    /// assert!(near_dup::learn::LabeledCorpus::new().is_empty());
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -56,9 +56,9 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// let mut c = ndd_learn::LabeledCorpus::new();
-    /// c.push(ndd_learn::Document::new("a b"), Some("x"));
-    /// c.push(ndd_learn::Document::new("c d"), Some("x"));
+    /// let mut c = near_dup::learn::LabeledCorpus::new();
+    /// c.push(near_dup::learn::Document::new("a b"), Some("x"));
+    /// c.push(near_dup::learn::Document::new("c d"), Some("x"));
     /// assert_eq!((c.len(), c.clusters()), (2, 1));
     /// ```
     pub fn push(&mut self, doc: Document, label: Option<&str>) {
@@ -75,7 +75,7 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::LabeledCorpus::new().len(), 0);
+    /// assert_eq!(near_dup::learn::LabeledCorpus::new().len(), 0);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -87,7 +87,7 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::LabeledCorpus::new().is_empty());
+    /// assert!(near_dup::learn::LabeledCorpus::new().is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -99,8 +99,8 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// let mut c = ndd_learn::LabeledCorpus::new();
-    /// c.push(ndd_learn::Document::new("a b"), None);
+    /// let mut c = near_dup::learn::LabeledCorpus::new();
+    /// c.push(near_dup::learn::Document::new("a b"), None);
     /// assert_eq!(c.labeled(), 0);
     /// ```
     #[must_use]
@@ -113,9 +113,9 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// let mut c = ndd_learn::LabeledCorpus::new();
-    /// c.push(ndd_learn::Document::new("a"), Some("x"));
-    /// c.push(ndd_learn::Document::new("b"), Some("y"));
+    /// let mut c = near_dup::learn::LabeledCorpus::new();
+    /// c.push(near_dup::learn::Document::new("a"), Some("x"));
+    /// c.push(near_dup::learn::Document::new("b"), Some("y"));
     /// assert_eq!(c.clusters(), 2);
     /// ```
     #[must_use]
@@ -134,8 +134,8 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// let mut c = ndd_learn::LabeledCorpus::new();
-    /// c.push(ndd_learn::Document::new("a"), Some("x"));
+    /// let mut c = near_dup::learn::LabeledCorpus::new();
+    /// c.push(near_dup::learn::Document::new("a"), Some("x"));
     /// assert!(c.instances(10, 0).is_err()); // no pair of one label
     /// ```
     pub fn instances(&self, count: usize, seed: u64) -> Result<Vec<Instance>, Error> {
@@ -152,10 +152,10 @@ impl LabeledCorpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, LabeledCorpus, Objective, Trainer};
+    /// use near_dup::learn::{Kgrams, LabeledCorpus, Objective, Trainer};
     /// let trainer = Trainer::new(Objective::Cosine);
     /// assert!(LabeledCorpus::new().train(&trainer, Kgrams::new(1)?, &[], |_| {}).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn train(
         &self,

@@ -23,7 +23,7 @@
 //! alike; training learns to weigh it down (its document frequency is high).
 //!
 //! ```
-//! use ndd_learn::{instances_from_clusters, CollectionStats, Document, Kgrams, Objective, Trainer, WeightModel};
+//! use near_dup::learn::{instances_from_clusters, CollectionStats, Document, Kgrams, Objective, Trainer, WeightModel};
 //! let footer = "sent from my phone please excuse typos";
 //! let texts: Vec<String> = (0..8)
 //!     .map(|i| format!("story {} about topic {} {footer}", i / 2, i / 2))
@@ -39,7 +39,7 @@
 //! let (x, y) = (binary.vector(&stats, &docs[0]), binary.vector(&stats, &docs[2]));
 //! // Different stories sharing the footer: less alike with learned weights.
 //! assert!(model.similarity(&a, &b) < binary.similarity(&x, &y));
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

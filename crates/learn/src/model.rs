@@ -12,10 +12,10 @@ use crate::features::{CollectionStats, Document, FeatureRow, Kgrams, NUM_FEATURE
 /// # Example
 ///
 /// ```
-/// use ndd_learn::Objective;
+/// use near_dup::learn::Objective;
 /// assert_eq!("jaccard".parse::<Objective>()?, Objective::Jaccard);
 /// assert_eq!(Objective::Cosine.name(), "cosine");
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Objective {
@@ -35,7 +35,7 @@ impl Objective {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Objective::Jaccard.name(), "jaccard");
+    /// assert_eq!(near_dup::learn::Objective::Jaccard.name(), "jaccard");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -51,8 +51,8 @@ impl Objective {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
-    /// use ndd_learn::Objective;
+    /// use near_dup::{SparseVector, Weighted};
+    /// use near_dup::learn::Objective;
     /// let v = |e: &[(u64, f64)]| SparseVector::from_unsorted(e.iter().map(|&(f, w)| Weighted::new(f, w).unwrap()).collect());
     /// let (a, b) = (v(&[(1, 1.0), (2, 1.0)]), v(&[(1, 1.0)]));
     /// assert!((Objective::Cosine.similarity(&a, &b) - 0.5f64.sqrt()).abs() < 1e-12);
@@ -106,7 +106,7 @@ impl std::str::FromStr for Objective {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{FeatureScaling, NUM_FEATURES};
+/// use near_dup::learn::{FeatureScaling, NUM_FEATURES};
 /// let rows = [[1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [1.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]];
 /// let s = FeatureScaling::fit(rows.iter());
 /// let z = s.apply(&rows[1]);
@@ -137,8 +137,8 @@ impl FeatureScaling {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_learn::FeatureScaling::fit(std::iter::empty());
-    /// assert_eq!(s, ndd_learn::FeatureScaling::default());
+    /// let s = near_dup::learn::FeatureScaling::fit(std::iter::empty());
+    /// assert_eq!(s, near_dup::learn::FeatureScaling::default());
     /// ```
     pub fn fit<'a>(rows: impl Iterator<Item = &'a FeatureRow>) -> Self {
         let mut n = 0.0;
@@ -169,8 +169,8 @@ impl FeatureScaling {
     /// # Example
     ///
     /// ```
-    /// let r = [1.0; ndd_learn::NUM_FEATURES];
-    /// assert_eq!(ndd_learn::FeatureScaling::default().apply(&r), r);
+    /// let r = [1.0; near_dup::learn::NUM_FEATURES];
+    /// assert_eq!(near_dup::learn::FeatureScaling::default().apply(&r), r);
     /// ```
     #[must_use]
     pub fn apply(&self, row: &FeatureRow) -> FeatureRow {
@@ -194,12 +194,12 @@ impl FeatureScaling {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
+/// use near_dup::learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
 /// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["a b c", "a b d"]);
 /// let binary = WeightModel::binary(stats.kgrams(), Objective::Cosine);
 /// let (x, y) = (binary.vector(&stats, &Document::new("a b c")), binary.vector(&stats, &Document::new("a b d")));
 /// assert!((binary.similarity(&x, &y) - 2.0 / 3.0).abs() < 1e-12);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct WeightModel {
@@ -226,14 +226,14 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{FeatureScaling, Kgrams, Objective, WeightModel, NUM_FEATURES};
+    /// use near_dup::learn::{FeatureScaling, Kgrams, Objective, WeightModel, NUM_FEATURES};
     /// let mut lambda = [0.0; NUM_FEATURES];
     /// lambda[0] = 1.0;
     /// let m = WeightModel::new(Kgrams::new(2)?, Objective::Jaccard, FeatureScaling::default(), lambda)?;
     /// assert_eq!(m.lambda()[0], 1.0);
     /// lambda[1] = f64::NAN;
     /// assert!(WeightModel::new(Kgrams::new(2)?, Objective::Jaccard, FeatureScaling::default(), lambda).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(
         kgrams: Kgrams,
@@ -266,9 +266,9 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
     /// assert_eq!(WeightModel::binary(Kgrams::new(1)?, Objective::Cosine).lambda()[0], 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn binary(kgrams: Kgrams, objective: Objective) -> Self {
@@ -287,9 +287,9 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
     /// assert_eq!(WeightModel::binary(Kgrams::new(1)?, Objective::Cosine).lambda()[1], 0.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn lambda(&self) -> &[f64; NUM_FEATURES] {
@@ -301,9 +301,9 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{FeatureScaling, Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{FeatureScaling, Kgrams, Objective, WeightModel};
     /// assert_eq!(*WeightModel::binary(Kgrams::new(1)?, Objective::Cosine).scaling(), FeatureScaling::default());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scaling(&self) -> &FeatureScaling {
@@ -315,9 +315,9 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
     /// assert_eq!(WeightModel::binary(Kgrams::new(1)?, Objective::Jaccard).objective(), Objective::Jaccard);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn objective(&self) -> Objective {
@@ -329,9 +329,9 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
     /// assert_eq!(WeightModel::binary(Kgrams::new(3)?, Objective::Cosine).kgrams().k(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn kgrams(&self) -> Kgrams {
@@ -343,10 +343,10 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel, NUM_FEATURES};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel, NUM_FEATURES};
     /// let m = WeightModel::binary(Kgrams::new(1)?, Objective::Cosine);
     /// assert_eq!(m.weight(&[1.0; NUM_FEATURES]), 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn weight(&self, row: &FeatureRow) -> f64 {
@@ -360,11 +360,11 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
     /// let stats = CollectionStats::from_documents(Kgrams::new(2)?, ["a b c"]);
     /// let m = WeightModel::binary(stats.kgrams(), Objective::Cosine);
     /// assert_eq!(m.vector(&stats, &Document::new("a b c")).len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn vector(&self, stats: &CollectionStats, doc: &Document) -> SparseVector {
@@ -392,12 +392,12 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{CollectionStats, Document, Kgrams, Objective, WeightModel};
     /// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["x y"]);
     /// let m = WeightModel::binary(stats.kgrams(), Objective::Jaccard);
     /// let v = m.vector(&stats, &Document::new("x y"));
     /// assert_eq!(m.similarity(&v, &v), 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn similarity(&self, a: &SparseVector, b: &SparseVector) -> f64 {
@@ -410,11 +410,11 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
     /// let a = WeightModel::binary(Kgrams::new(1)?, Objective::Cosine);
     /// let b = WeightModel::binary(Kgrams::new(2)?, Objective::Cosine);
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -437,10 +437,10 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{Kgrams, Objective, WeightModel};
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
     /// let m = WeightModel::binary(Kgrams::new(2)?, Objective::Jaccard);
     /// assert_eq!(WeightModel::from_bytes(&m.to_bytes())?, m);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -472,7 +472,7 @@ impl WeightModel {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::WeightModel::from_bytes(b"not a model").is_err());
+    /// assert!(near_dup::learn::WeightModel::from_bytes(b"not a model").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let corrupt = |m: &str| Error::CorruptData {
@@ -521,13 +521,13 @@ pub(crate) fn linear(lambda: &[f64; NUM_FEATURES], z: &FeatureRow) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_learn::{CollectionStats, Document, Kgrams, LearnedKgrams, Objective, WeightModel};
+/// use near_dup::FeatureExtractor;
+/// use near_dup::learn::{CollectionStats, Document, Kgrams, LearnedKgrams, Objective, WeightModel};
 /// let stats = CollectionStats::from_documents(Kgrams::new(1)?, ["a b", "b c"]);
 /// let model = WeightModel::binary(stats.kgrams(), Objective::Cosine);
 /// let extractor = LearnedKgrams::new(&model, &stats);
 /// assert_eq!(extractor.features("a b a").len(), 2); // each k-gram once
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct LearnedKgrams<'a> {
@@ -544,11 +544,11 @@ impl<'a> LearnedKgrams<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{CollectionStats, Kgrams, LearnedKgrams, Objective, WeightModel};
+    /// use near_dup::learn::{CollectionStats, Kgrams, LearnedKgrams, Objective, WeightModel};
     /// let stats = CollectionStats::from_documents(Kgrams::new(2)?, ["a b c"]);
     /// let model = WeightModel::binary(stats.kgrams(), Objective::Jaccard);
     /// let _ = LearnedKgrams::new(&model, &stats);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new(model: &'a WeightModel, stats: &'a CollectionStats) -> Self {

@@ -20,7 +20,7 @@ use crate::model::{FeatureScaling, Objective, WeightModel, linear};
 /// # Example
 ///
 /// ```
-/// let i = ndd_learn::Instance { first: (0, 1), second: (0, 2), y: true };
+/// let i = near_dup::learn::Instance { first: (0, 1), second: (0, 2), y: true };
 /// assert!(i.y);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,7 +39,7 @@ pub struct Instance {
 /// # Example
 ///
 /// ```
-/// assert!(ndd_learn::instances_from_clusters(&[0, 0, 1], ndd_learn::MAX_INSTANCES + 1, 0).is_err());
+/// assert!(near_dup::learn::instances_from_clusters(&[0, 0, 1], near_dup::learn::MAX_INSTANCES + 1, 0).is_err());
 /// ```
 pub const MAX_INSTANCES: usize = 10_000_000;
 
@@ -59,15 +59,15 @@ pub const MAX_INSTANCES: usize = 10_000_000;
 ///
 /// ```
 /// let labels = [0, 0, 1, 1, 2];
-/// let inst = ndd_learn::instances_from_clusters(&labels, 100, 7)?;
+/// let inst = near_dup::learn::instances_from_clusters(&labels, 100, 7)?;
 /// assert_eq!(inst.len(), 100);
 /// for i in &inst {
 ///     let (pos, neg) = if i.y { (i.first, i.second) } else { (i.second, i.first) };
 ///     assert_eq!(labels[pos.0], labels[pos.1]);
 ///     assert_ne!(labels[neg.0], labels[neg.1]);
 /// }
-/// assert_eq!(inst, ndd_learn::instances_from_clusters(&labels, 100, 7)?);
-/// # Ok::<(), ndd_core::Error>(())
+/// assert_eq!(inst, near_dup::learn::instances_from_clusters(&labels, 100, 7)?);
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn instances_from_clusters(
     labels: &[usize],
@@ -91,9 +91,9 @@ pub fn instances_from_clusters(
 ///
 /// ```
 /// let labels = [Some(0), None, Some(0), Some(1)];
-/// let inst = ndd_learn::instances_from_labels(&labels, 50, 1)?;
+/// let inst = near_dup::learn::instances_from_labels(&labels, 50, 1)?;
 /// assert!(inst.iter().all(|i| ![i.first.0, i.first.1, i.second.0, i.second.1].contains(&1)));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn instances_from_labels(
     labels: &[Option<usize>],
@@ -169,7 +169,7 @@ pub fn instances_from_labels(
 /// # Example
 ///
 /// ```
-/// let p = ndd_learn::TrainProgress { evaluations: 3, loss: 0.5 };
+/// let p = near_dup::learn::TrainProgress { evaluations: 3, loss: 0.5 };
 /// assert_eq!(p.evaluations, 3);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -185,7 +185,7 @@ pub struct TrainProgress {
 /// # Example
 ///
 /// ```
-/// let r = ndd_learn::TrainReport { initial_loss: 0.7, final_loss: 0.4, iterations: 12, evaluations: 20 };
+/// let r = near_dup::learn::TrainReport { initial_loss: 0.7, final_loss: 0.4, iterations: 12, evaluations: 20 };
 /// assert!(r.final_loss < r.initial_loss);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -205,11 +205,11 @@ pub struct TrainReport {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{Objective, Trainer};
+/// use near_dup::learn::{Objective, Trainer};
 /// let t = Trainer::new(Objective::Jaccard).l2(0.01)?.max_iterations(50)?;
 /// assert_eq!(t.objective(), Objective::Jaccard);
 /// assert!(Trainer::new(Objective::Cosine).l2(-1.0).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Trainer {
@@ -224,7 +224,7 @@ pub struct Trainer {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_learn::DEFAULT_L2, 0.001);
+/// assert_eq!(near_dup::learn::DEFAULT_L2, 0.001);
 /// ```
 pub const DEFAULT_L2: f64 = 1e-3;
 
@@ -233,7 +233,7 @@ pub const DEFAULT_L2: f64 = 1e-3;
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{Objective, Trainer, MAX_ITERATIONS};
+/// use near_dup::learn::{Objective, Trainer, MAX_ITERATIONS};
 /// assert!(Trainer::new(Objective::Cosine).max_iterations(MAX_ITERATIONS + 1).is_err());
 /// ```
 pub const MAX_ITERATIONS: u64 = 10_000;
@@ -244,7 +244,7 @@ impl Trainer {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Trainer::new(ndd_learn::Objective::Cosine).objective(), ndd_learn::Objective::Cosine);
+    /// assert_eq!(near_dup::learn::Trainer::new(near_dup::learn::Objective::Cosine).objective(), near_dup::learn::Objective::Cosine);
     /// ```
     #[must_use]
     pub fn new(objective: Objective) -> Self {
@@ -264,7 +264,7 @@ impl Trainer {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::Trainer::new(ndd_learn::Objective::Cosine).l2(0.0).is_ok());
+    /// assert!(near_dup::learn::Trainer::new(near_dup::learn::Objective::Cosine).l2(0.0).is_ok());
     /// ```
     pub fn l2(mut self, alpha: f64) -> Result<Self, Error> {
         if !(alpha.is_finite() && alpha >= 0.0) {
@@ -286,7 +286,7 @@ impl Trainer {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_learn::Trainer::new(ndd_learn::Objective::Cosine).max_iterations(0).is_err());
+    /// assert!(near_dup::learn::Trainer::new(near_dup::learn::Objective::Cosine).max_iterations(0).is_err());
     /// ```
     pub fn max_iterations(mut self, n: u64) -> Result<Self, Error> {
         if n == 0 || n > MAX_ITERATIONS {
@@ -304,7 +304,7 @@ impl Trainer {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_learn::Trainer::new(ndd_learn::Objective::Jaccard).objective(), ndd_learn::Objective::Jaccard);
+    /// assert_eq!(near_dup::learn::Trainer::new(near_dup::learn::Objective::Jaccard).objective(), near_dup::learn::Objective::Jaccard);
     /// ```
     #[must_use]
     pub fn objective(&self) -> Objective {
@@ -331,7 +331,7 @@ impl Trainer {
     /// # Example
     ///
     /// ```
-    /// use ndd_learn::{instances_from_clusters, CollectionStats, Document, Kgrams, Objective, Trainer};
+    /// use near_dup::learn::{instances_from_clusters, CollectionStats, Document, Kgrams, Objective, Trainer};
     /// let texts = ["breaking news the market fell today", "breaking news the market fell sharply today",
     ///              "breaking news a storm hits the coast", "breaking news a big storm hits the coast"];
     /// let docs: Vec<Document> = texts.iter().map(|t| Document::new(*t)).collect();
@@ -340,7 +340,7 @@ impl Trainer {
     /// let (model, report) = Trainer::new(Objective::Cosine).train(&stats, &docs, &instances, |_| {})?;
     /// assert!(report.final_loss <= report.initial_loss);
     /// assert_eq!(model.objective(), Objective::Cosine);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn train(
         &self,
@@ -433,7 +433,7 @@ impl Trainer {
 /// # Example
 ///
 /// ```
-/// use ndd_learn::{Instance, Loss, Objective, NUM_FEATURES};
+/// use near_dup::learn::{Instance, Loss, Objective, NUM_FEATURES};
 /// // Documents 0 and 1 share a k-gram; 2 shares nothing with 0.
 /// let mut row = [0.0; NUM_FEATURES];
 /// row[0] = 1.0;
@@ -460,8 +460,8 @@ impl<'a> Loss<'a> {
     /// # Example
     ///
     /// ```
-    /// let l = ndd_learn::Loss::new(ndd_learn::Objective::Jaccard, 0.1, &[], &[]);
-    /// assert_eq!(l.value(&[0.0; ndd_learn::NUM_FEATURES]), 0.0);
+    /// let l = near_dup::learn::Loss::new(near_dup::learn::Objective::Jaccard, 0.1, &[], &[]);
+    /// assert_eq!(l.value(&[0.0; near_dup::learn::NUM_FEATURES]), 0.0);
     /// ```
     #[must_use]
     pub fn new(
@@ -483,8 +483,8 @@ impl<'a> Loss<'a> {
     /// # Example
     ///
     /// ```
-    /// let l = ndd_learn::Loss::new(ndd_learn::Objective::Cosine, 2.0, &[], &[]);
-    /// let mut lambda = [0.0; ndd_learn::NUM_FEATURES];
+    /// let l = near_dup::learn::Loss::new(near_dup::learn::Objective::Cosine, 2.0, &[], &[]);
+    /// let mut lambda = [0.0; near_dup::learn::NUM_FEATURES];
     /// lambda[1] = 1.0;
     /// assert_eq!(l.value(&lambda), 1.0); // α/2 · 1
     /// ```
@@ -498,8 +498,8 @@ impl<'a> Loss<'a> {
     /// # Example
     ///
     /// ```
-    /// let l = ndd_learn::Loss::new(ndd_learn::Objective::Cosine, 2.0, &[], &[]);
-    /// let mut lambda = [0.0; ndd_learn::NUM_FEATURES];
+    /// let l = near_dup::learn::Loss::new(near_dup::learn::Objective::Cosine, 2.0, &[], &[]);
+    /// let mut lambda = [0.0; near_dup::learn::NUM_FEATURES];
     /// lambda[1] = 1.0;
     /// assert_eq!(l.gradient(&lambda).1[1], 2.0);
     /// ```

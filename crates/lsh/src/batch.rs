@@ -24,15 +24,15 @@ use crate::LshParams;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{candidate_pairs, LshParams, PlainSlots};
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{candidate_pairs, LshParams, PlainSlots};
 /// let s = SchemeId::new("d").finish();
 /// let sigs = [[1, 2, 3, 4], [1, 2, 0, 0], [9, 9, 3, 4], [5, 6, 7, 8]]
 ///     .map(|v| PlainSlots::new(s, v.to_vec()))
 ///     .into_iter()
 ///     .collect::<Result<Vec<_>, _>>()?;
 /// assert_eq!(candidate_pairs(&sigs, LshParams::new(2, 2)?)?, vec![(0, 1), (0, 2)]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn candidate_pairs<S: SlotSignature>(
     signatures: &[S],
@@ -56,8 +56,8 @@ pub fn candidate_pairs<S: SlotSignature>(
 /// # Example
 ///
 /// ```
-/// use ndd_core::{SchemeId, ScoredPair};
-/// use ndd_lsh::{candidate_pairs_into, LshParams, PlainSlots};
+/// use near_dup::{SchemeId, ScoredPair};
+/// use near_dup::lsh::{candidate_pairs_into, LshParams, PlainSlots};
 /// let s = SchemeId::new("d").finish();
 /// let sigs = [[1, 2, 3, 4], [1, 2, 0, 0], [5, 6, 7, 8]]
 ///     .map(|v| PlainSlots::new(s, v.to_vec()))
@@ -66,7 +66,7 @@ pub fn candidate_pairs<S: SlotSignature>(
 /// let mut pairs: Vec<ScoredPair> = Vec::new();
 /// candidate_pairs_into(&sigs, LshParams::new(2, 2)?, &mut pairs)?;
 /// assert_eq!((pairs.len(), pairs[0].a, pairs[0].b, pairs[0].is_scored()), (1, 0, 1, false));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn candidate_pairs_into<S: SlotSignature, P: PairSink + ?Sized>(
     signatures: &[S],

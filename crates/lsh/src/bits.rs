@@ -45,8 +45,8 @@ const MAX_BITS: usize = 1 << 32;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
-/// use ndd_lsh::{BitSampler, LshIndex, LshParams};
+/// use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
+/// use near_dup::lsh::{BitSampler, LshIndex, LshParams};
 ///
 /// /// A 256-bit signature (stand-in for an `ndd-simhash` signature).
 /// #[derive(Clone, Debug)]
@@ -73,7 +73,7 @@ const MAX_BITS: usize = 1 << 32;
 /// assert_eq!(index.query(&sampler.sample(&near)?)?, vec!["a"]);
 /// // Candidate probability for 1 differing bit of 256:
 /// assert!(sampler.probability(255.0 / 256.0) > 0.999);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq)]
 pub struct BitSampler {
@@ -112,12 +112,12 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let s = BitSampler::new(LshParams::new(20, 10)?, 384, 7)?;
     /// assert_eq!(s.positions().len(), 200);
     /// assert!(s.positions().iter().all(|&p| p < 384));
     /// assert!(BitSampler::new(LshParams::new(2, 2)?, 0, 7).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(params: LshParams, num_bits: usize, seed: u64) -> Result<Self, Error> {
         if num_bits == 0 || num_bits > MAX_BITS {
@@ -147,10 +147,10 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let p = LshParams::new(8, 16)?;
     /// assert_eq!(BitSampler::new(p, 64, 0)?.params(), p);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> LshParams {
@@ -162,9 +162,9 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// assert_eq!(BitSampler::new(LshParams::new(8, 16)?, 4096, 0)?.num_bits(), 4096);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_bits(&self) -> usize {
@@ -176,9 +176,9 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// assert_eq!(BitSampler::new(LshParams::new(8, 16)?, 128, 99)?.seed(), 99);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -190,12 +190,12 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let a = BitSampler::new(LshParams::new(2, 3)?, 128, 1)?;
     /// let b = BitSampler::new(LshParams::new(2, 3)?, 128, 1)?;
     /// assert_eq!(a.positions(), b.positions()); // a pure function of the seed
     /// assert_eq!(a.positions().len(), 6);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn positions(&self) -> &[u32] {
@@ -209,10 +209,10 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let s = BitSampler::new(LshParams::new(4, 10)?, 256, 0)?;
     /// assert!((s.band_probability(0.9) - 0.9f64.powi(10)).abs() < 1e-15);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn band_probability(&self, p: f64) -> f64 {
@@ -226,11 +226,11 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let s = BitSampler::new(LshParams::new(20, 10)?, 384, 0)?;
     /// assert!(s.probability(0.95) > 0.99);
     /// assert!(s.probability(0.6) < 0.15);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn probability(&self, p: f64) -> f64 {
@@ -278,7 +278,7 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct F(u64);
     /// # impl Signature for F {
@@ -289,13 +289,13 @@ impl BitSampler {
     /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
     /// #     fn num_bits(&self) -> usize { 64 }
     /// # }
-    /// use ndd_core::SlotSignature;
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::SlotSignature;
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let s = BitSampler::new(LshParams::new(3, 5)?, 64, 0)?;
     /// let mut out = s.sample(&F(0))?;
     /// s.sample_into(&F(u64::MAX), &mut out)?;
     /// assert!(out.slots().iter().all(|&b| b == 1));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sample_into<S: BitSignature>(
         &self,
@@ -324,7 +324,7 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct F(u64);
     /// # impl Signature for F {
@@ -335,15 +335,15 @@ impl BitSampler {
     /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
     /// #     fn num_bits(&self) -> usize { 64 }
     /// # }
-    /// use ndd_core::SlotSignature;
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::SlotSignature;
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let s = BitSampler::new(LshParams::new(3, 5)?, 64, 0)?;
     /// let bits = s.sample(&F(0b1010))?;
     /// assert_eq!(bits.slots().len(), 15);
     /// for (&p, &b) in s.positions().iter().zip(bits.slots()) {
     ///     assert_eq!(b, (0b1010u64 >> p) & 1);
     /// }
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sample<S: BitSignature>(&self, signature: &S) -> Result<SampledBits, Error> {
         let mut out = SampledBits {
@@ -365,7 +365,7 @@ impl BitSampler {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct F(u64);
     /// # impl Signature for F {
@@ -376,13 +376,13 @@ impl BitSampler {
     /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
     /// #     fn num_bits(&self) -> usize { 64 }
     /// # }
-    /// use ndd_core::SlotSignature;
-    /// use ndd_lsh::{BitSampler, LshParams};
+    /// use near_dup::SlotSignature;
+    /// use near_dup::lsh::{BitSampler, LshParams};
     /// let s = BitSampler::new(LshParams::new(4, 8)?, 64, 3)?;
     /// let mut keys = Vec::new();
     /// s.band_keys_into(&F(12345), &mut keys)?;
     /// assert_eq!(keys, s.params().band_keys(s.sample(&F(12345))?.slots())?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn band_keys_into<S: BitSignature>(
         &self,
@@ -407,7 +407,7 @@ impl BitSampler {
 /// # Example
 ///
 /// ```
-/// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+/// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
 /// # #[derive(Clone, Debug)]
 /// # struct F(u64);
 /// # impl Signature for F {
@@ -418,12 +418,12 @@ impl BitSampler {
 /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
 /// #     fn num_bits(&self) -> usize { 64 }
 /// # }
-/// use ndd_lsh::{BitSampler, LshParams};
+/// use near_dup::lsh::{BitSampler, LshParams};
 /// let s = BitSampler::new(LshParams::new(8, 8)?, 64, 0)?;
 /// let a = s.sample(&F(0))?;
 /// assert_eq!(a.similarity(&s.sample(&F(0))?)?.value(), 1.0);
 /// assert_eq!(a.similarity(&s.sample(&F(u64::MAX))?)?.value(), 0.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SampledBits {
@@ -442,7 +442,7 @@ impl SampledBits {
     /// # Example
     ///
     /// ```
-    /// # use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature};
+    /// # use near_dup::{BitSignature, Error, Estimate, SchemeId, Signature};
     /// # #[derive(Clone, Debug)]
     /// # struct F(u64);
     /// # impl Signature for F {
@@ -453,13 +453,13 @@ impl SampledBits {
     /// #     fn words(&self) -> &[u64] { std::slice::from_ref(&self.0) }
     /// #     fn num_bits(&self) -> usize { 64 }
     /// # }
-    /// use ndd_lsh::{BitSampler, LshParams, SampledBits};
+    /// use near_dup::lsh::{BitSampler, LshParams, SampledBits};
     /// let s = BitSampler::new(LshParams::new(2, 4)?, 64, 0)?;
     /// let bits = s.sample(&F(0xDEAD_BEEF))?;
     /// let bytes = bits.to_bytes();
     /// assert_eq!(bytes.len(), 8 * 8 + 30);
     /// assert_eq!(SampledBits::from_bytes(&bytes)?, bits);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -479,7 +479,7 @@ impl SampledBits {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_lsh::SampledBits::from_bytes(b"not bits").is_err());
+    /// assert!(near_dup::lsh::SampledBits::from_bytes(b"not bits").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _) = ByteReader::new(bytes, SAMPLED_MAGIC, SAMPLED_VERSION)?;

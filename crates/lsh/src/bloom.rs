@@ -22,10 +22,10 @@ const STACK_BANDS: usize = 64;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{LshBloom, LshParams, MAX_BLOOM_BITS};
+/// use near_dup::lsh::{LshBloom, LshParams, MAX_BLOOM_BITS};
 /// assert!(MAX_BLOOM_BITS >= 1 << 30);
 /// assert!(LshBloom::new(LshParams::new(9, 13)?, 1 << 40, 1e-6).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const MAX_BLOOM_BITS: u64 = 1 << 37;
 
@@ -35,10 +35,10 @@ pub const MAX_BLOOM_BITS: u64 = 1 << 37;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{LshBloom, LshParams, MAX_BLOOM_HASHES};
+/// use near_dup::lsh::{LshBloom, LshParams, MAX_BLOOM_HASHES};
 /// let f = LshBloom::new(LshParams::new(2, 4)?, 100, 1e-30)?;
 /// assert_eq!(f.hashes(), MAX_BLOOM_HASHES);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const MAX_BLOOM_HASHES: u32 = 32;
 
@@ -82,8 +82,8 @@ pub const MAX_BLOOM_HASHES: u32 = 32;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
 /// let s = SchemeId::new("demo").finish();
 /// let mut seen = LshBloom::new(LshParams::new(2, 2)?, 1000, 1e-4)?;
 /// let a = PlainSlots::new(s, vec![1, 2, 3, 4])?;
@@ -93,7 +93,7 @@ pub const MAX_BLOOM_HASHES: u32 = 32;
 /// assert!(seen.check_then_insert(&near)?);
 /// assert!(!seen.contains(&other)?);
 /// assert!(seen.false_positive_rate() < 1e-6);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 ///
 /// # References
@@ -167,13 +167,13 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(9, 13)?, 1_000_000, 1e-4)?;
     /// assert_eq!(f.hashes(), 13);
     /// assert!((f.bytes_per_document() - 21.6).abs() < 0.1);
     /// assert!(LshBloom::new(LshParams::new(9, 13)?, 0, 1e-4).is_err());
     /// assert!(LshBloom::new(LshParams::new(9, 13)?, 10, 1.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(params: LshParams, capacity: usize, band_rate: f64) -> Result<Self, Error> {
         if capacity == 0 {
@@ -218,10 +218,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::with_overall_rate(LshParams::new(9, 13)?, 10_000, 1e-3)?;
     /// assert!((f.design_false_positive_rate() - 1e-3).abs() < 2e-4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn with_overall_rate(
         params: LshParams,
@@ -267,10 +267,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(9, 13)?, 100, 0.01)?;
     /// assert_eq!(f.params(), LshParams::new(9, 13)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> LshParams {
@@ -282,14 +282,14 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let mut f = LshBloom::new(LshParams::new(1, 1)?, 10, 0.01)?;
     /// assert_eq!(f.scheme(), None);
     /// let s = SchemeId::new("d").finish();
     /// f.insert(&PlainSlots::new(s, vec![1])?)?;
     /// assert_eq!(f.scheme(), Some(s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> Option<SchemeId> {
@@ -301,10 +301,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(2, 2)?, 1000, 0.01)?;
     /// assert_eq!(f.bits_per_band(), 9586); // ⌈1000 · ln 100 / ln² 2⌉
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bits_per_band(&self) -> u64 {
@@ -316,9 +316,9 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// assert_eq!(LshBloom::new(LshParams::new(2, 2)?, 1000, 0.01)?.hashes(), 7);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn hashes(&self) -> u32 {
@@ -330,9 +330,9 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// assert_eq!(LshBloom::new(LshParams::new(2, 2)?, 1000, 0.01)?.capacity(), 1000);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn capacity(&self) -> u64 {
@@ -344,12 +344,12 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let mut f = LshBloom::new(LshParams::new(1, 1)?, 10, 0.01)?;
     /// f.insert(&PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// assert_eq!(f.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> u64 {
@@ -361,9 +361,9 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// assert!(LshBloom::new(LshParams::new(1, 1)?, 10, 0.01)?.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -376,10 +376,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(9, 13)?, 1000, 0.01)?;
     /// assert_eq!(f.band_false_positive_rate(), 0.0); // empty
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn band_false_positive_rate(&self) -> f64 {
@@ -397,8 +397,8 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let mut f = LshBloom::new(LshParams::new(4, 1)?, 100, 0.01)?;
     /// let s = SchemeId::new("d").finish();
     /// for i in 0..100u64 {
@@ -407,7 +407,7 @@ impl LshBloom {
     /// let p = f.band_false_positive_rate();
     /// assert!((f.false_positive_rate() - (1.0 - (1.0 - p).powi(4))).abs() < 1e-12);
     /// assert!(f.false_positive_rate() <= 4.0 * 0.0101);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn false_positive_rate(&self) -> f64 {
@@ -423,10 +423,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(1, 1)?, 1000, 0.01)?;
     /// assert!((f.design_false_positive_rate() - 0.01).abs() < 0.001);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn design_false_positive_rate(&self) -> f64 {
@@ -438,10 +438,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(2, 2)?, 1000, 0.01)?;
     /// assert_eq!(f.memory_bytes(), 2 * 150 * 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
@@ -454,10 +454,10 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let f = LshBloom::new(LshParams::new(9, 13)?, 100_000, 1e-4)?;
     /// assert!(f.bytes_per_document() < 22.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
@@ -515,14 +515,14 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut f = LshBloom::new(LshParams::new(2, 1)?, 100, 1e-6)?;
     /// f.insert(&PlainSlots::new(s, vec![1, 2])?)?;
     /// assert!(f.contains(&PlainSlots::new(s, vec![9, 2])?)?);
     /// assert!(!f.contains(&PlainSlots::new(s, vec![9, 9])?)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn contains<S: SlotSignature>(&self, signature: &S) -> Result<bool, Error> {
         self.check_signature(signature)?;
@@ -543,14 +543,14 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut f = LshBloom::new(LshParams::new(1, 2)?, 100, 1e-6)?;
     /// f.insert(&PlainSlots::new(s, vec![1, 2])?)?;
     /// assert!(f.contains(&PlainSlots::new(s, vec![1, 2])?)?);
     /// assert!(f.insert(&PlainSlots::new(s, vec![1])?).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn insert<S: SlotSignature>(&mut self, signature: &S) -> Result<(), Error> {
         self.check_then_insert(signature).map(|_| ())
@@ -566,8 +566,8 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut f = LshBloom::new(LshParams::new(2, 2)?, 100, 1e-6)?;
     /// let stream = [vec![1, 2, 3, 4], vec![5, 6, 7, 8], vec![1, 2, 0, 0]];
@@ -578,7 +578,7 @@ impl LshBloom {
     ///     }
     /// }
     /// assert_eq!(flagged, vec![2]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn check_then_insert<S: SlotSignature>(&mut self, signature: &S) -> Result<bool, Error> {
         self.check_signature(signature)?;
@@ -610,14 +610,14 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshBloom, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshBloom, LshParams, PlainSlots};
     /// let mut f = LshBloom::new(LshParams::new(2, 2)?, 1000, 0.01)?;
     /// f.insert(&PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4])?)?;
     /// let bytes = f.to_bytes();
     /// assert_eq!(bytes.len(), 4 + 2 + 8 * 7 + 1 + 8 + f.memory_bytes() + 8);
     /// assert_eq!(LshBloom::from_bytes(&bytes)?, f);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -648,12 +648,12 @@ impl LshBloom {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ErrorKind;
-    /// use ndd_lsh::{LshBloom, LshParams};
+    /// use near_dup::ErrorKind;
+    /// use near_dup::lsh::{LshBloom, LshParams};
     /// let bytes = LshBloom::new(LshParams::new(2, 2)?, 100, 0.01)?.to_bytes();
     /// let err = LshBloom::from_bytes(&bytes[..bytes.len() - 3]).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::CorruptData);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;

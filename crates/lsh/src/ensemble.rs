@@ -77,8 +77,8 @@ struct Doc {
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
 /// let s = SchemeId::new("demo").finish();
 /// // Signatures of 16 slots: a long document agrees with a short one it contains on
 /// // the slots where the short one's minimum is also the long one's.
@@ -92,7 +92,7 @@ struct Doc {
 /// ensemble.insert("other", &PlainSlots::new(s, other)?, 10)?;
 /// let found = ensemble.query(&PlainSlots::new(s, short)?, 10)?;
 /// assert_eq!(found, vec!["long"]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 ///
 /// # References
@@ -131,7 +131,7 @@ impl<K> fmt::Debug for LshEnsemble<K> {
 /// # Example
 ///
 /// ```
-/// let m = ndd_lsh::EnsembleMemory::default();
+/// let m = near_dup::lsh::EnsembleMemory::default();
 /// assert_eq!(m.total_bytes(), 0);
 /// assert_eq!(m.bytes_per_document(), 0.0);
 /// ```
@@ -152,7 +152,7 @@ impl EnsembleMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleMemory::default().total_bytes(), 0);
+    /// assert_eq!(near_dup::lsh::EnsembleMemory::default().total_bytes(), 0);
     /// ```
     #[must_use]
     pub fn total_bytes(&self) -> usize {
@@ -164,7 +164,7 @@ impl EnsembleMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleMemory::default().bytes_per_document(), 0.0);
+    /// assert_eq!(near_dup::lsh::EnsembleMemory::default().bytes_per_document(), 0.0);
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
@@ -195,11 +195,11 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble};
     /// let e: LshEnsemble<u32> = LshEnsemble::new(EnsembleParams::new(0.8, 128)?);
     /// assert!(e.is_empty());
     /// assert!(e.rows_used().iter().all(|&r| (1..=8).contains(&r)));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new(params: EnsembleParams) -> Self {
@@ -223,10 +223,10 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble};
     /// let p = EnsembleParams::new(0.5, 64)?;
     /// assert_eq!(LshEnsemble::<u8>::new(p).params(), p);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> EnsembleParams {
@@ -239,10 +239,10 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble};
     /// let e = LshEnsemble::<u8>::new(EnsembleParams::new(0.9, 128)?.with_max_rows(2)?);
     /// assert!(e.rows_used().iter().all(|&r| r <= 2));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn rows_used(&self) -> &[usize] {
@@ -257,13 +257,13 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble};
     /// let e = LshEnsemble::<u8>::new(EnsembleParams::new(0.8, 128)?);
     /// assert_eq!(e.bands_rows(100, 70), None); // 70 < 0.8 · 100
     /// let near = e.bands_rows(100, 100).unwrap();
     /// let far = e.bands_rows(100, 6_400).unwrap();
     /// assert!(near.rows() > far.rows());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bands_rows(&self, query_size: u64, largest: u64) -> Option<LshParams> {
@@ -284,13 +284,13 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 4)?);
     /// e.insert(1u8, &PlainSlots::new(s, vec![1, 2, 3, 4])?, 10)?;
     /// assert_eq!(e.scheme(), Some(s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> Option<SchemeId> {
@@ -302,12 +302,12 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 2)?);
     /// e.insert("a", &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?, 3)?;
     /// assert_eq!(e.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -319,9 +319,9 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble};
     /// assert!(LshEnsemble::<u8>::new(EnsembleParams::new(0.5, 2)?).is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -333,15 +333,15 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 2)?);
     /// e.insert(1u8, &PlainSlots::new(s, vec![1, 2])?, 10)?;
     /// e.insert(2u8, &PlainSlots::new(s, vec![1, 2])?, 11)?; // same class as 10
     /// e.insert(3u8, &PlainSlots::new(s, vec![1, 2])?, 1000)?;
     /// assert_eq!(e.partitions(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn partitions(&self) -> usize {
@@ -353,12 +353,12 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 2)?);
     /// e.insert("a", &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?, 42)?;
     /// assert_eq!(e.size_of(&"a"), Some(42));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn size_of<Q>(&self, key: &Q) -> Option<u64>
@@ -397,14 +397,14 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 2)?);
     /// e.insert(1u8, &PlainSlots::new(s, vec![1, 2])?, 5)?;
     /// assert!(e.insert(2u8, &PlainSlots::new(s, vec![1, 2])?, 0).is_err());
     /// assert!(e.insert(3u8, &PlainSlots::new(s, vec![1])?, 5).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn insert<S: SlotSignature>(
         &mut self,
@@ -461,15 +461,15 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 2)?);
     /// e.insert("a", &s, 4)?;
     /// assert!(e.remove(&"a"));
     /// assert!(!e.remove(&"a"));
     /// assert_eq!(e.partitions(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn remove<Q>(&mut self, key: &Q) -> bool
     where
@@ -509,15 +509,15 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.9, 4)?);
     /// e.insert("copy", &PlainSlots::new(s, vec![1, 2, 3, 4])?, 50)?;
     /// let mut out = Vec::new();
     /// e.query_into(&PlainSlots::new(s, vec![1, 2, 3, 4])?, 50, &mut out)?;
     /// assert_eq!(out, vec!["copy"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_into<S: SlotSignature>(
         &self,
@@ -559,14 +559,14 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.9, 4)?);
     /// e.insert(7u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?, 50)?;
     /// assert_eq!(e.query(&PlainSlots::new(s, vec![1, 2, 3, 4])?, 50)?, vec![7]);
     /// assert!(e.query(&PlainSlots::new(s, vec![1, 2, 3, 4])?, 0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query<S: SlotSignature>(&self, signature: &S, size: u64) -> Result<Vec<K>, Error> {
         let mut out = Vec::new();
@@ -588,8 +588,8 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use ndd_core::{containment, SchemeId};
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::{containment, SchemeId};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let sets = HashMap::from([("big", vec![1u64, 2, 3, 4, 5, 6]), ("small", vec![1, 9])]);
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 1)?);
@@ -599,7 +599,7 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// let q = vec![1u64, 2, 3];
     /// let hits = e.query_verified(&PlainSlots::new(s, vec![0])?, 3, |k| containment(&q, &sets[k]))?;
     /// assert_eq!(hits, vec![("big", 1.0)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_verified<S: SlotSignature, F: FnMut(&K) -> f64>(
         &self,
@@ -626,14 +626,14 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.5, 4)?);
     /// e.insert(1u64, &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4])?, 9)?;
     /// let m = e.memory();
     /// assert_eq!(m.documents, 1);
     /// assert!(m.documents_bytes >= 4 * 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory(&self) -> EnsembleMemory {

@@ -37,13 +37,13 @@ const MIN_PENDING: usize = 64;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::ForestParams;
+/// use near_dup::lsh::ForestParams;
 /// let p = ForestParams::for_slots(128)?; // datasketch's MinHashLSHForest default
 /// assert_eq!((p.trees(), p.depth()), (8, 16));
 /// // A pair at Jaccard 0.5 shares a 4-slot prefix in some tree with probability 0.40.
 /// assert!((p.probability(0.5, 4) - 0.4033).abs() < 1e-4);
 /// assert!(ForestParams::new(0, 4).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ForestParams {
@@ -62,10 +62,10 @@ impl ForestParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::ForestParams::new(16, 8)?;
+    /// let p = near_dup::lsh::ForestParams::new(16, 8)?;
     /// assert_eq!(p.slots_used(), 128);
-    /// assert!(ndd_lsh::ForestParams::new(4, 0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::lsh::ForestParams::new(4, 0).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(trees: usize, depth: usize) -> Result<Self, Error> {
         if trees == 0 {
@@ -100,10 +100,10 @@ impl ForestParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::ForestParams;
+    /// use near_dup::lsh::ForestParams;
     /// assert_eq!(ForestParams::for_slots(256)?, ForestParams::new(8, 32)?);
     /// assert_eq!(ForestParams::for_slots(4)?, ForestParams::new(4, 1)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn for_slots(num_slots: usize) -> Result<Self, Error> {
         if num_slots == 0 {
@@ -118,8 +118,8 @@ impl ForestParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::ForestParams::new(8, 16)?.trees(), 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::ForestParams::new(8, 16)?.trees(), 8);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn trees(&self) -> usize {
@@ -131,8 +131,8 @@ impl ForestParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::ForestParams::new(8, 16)?.depth(), 16);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::ForestParams::new(8, 16)?.depth(), 16);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn depth(&self) -> usize {
@@ -144,8 +144,8 @@ impl ForestParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::ForestParams::new(8, 16)?.slots_used(), 128);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::ForestParams::new(8, 16)?.slots_used(), 128);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn slots_used(&self) -> usize {
@@ -159,9 +159,9 @@ impl ForestParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::ForestParams::new(1, 8)?;
+    /// let p = near_dup::lsh::ForestParams::new(1, 8)?;
     /// assert!((p.probability(0.5, 3) - 0.125).abs() < 1e-12);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn probability(&self, s: f64, d: usize) -> f64 {
@@ -229,8 +229,8 @@ impl ForestParams {
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
 /// let s = SchemeId::new("demo").finish();
 /// let sig = |v: &[u64]| PlainSlots::new(s, v.to_vec());
 ///
@@ -243,7 +243,7 @@ impl ForestParams {
 /// assert_eq!((top[1].0, top[1].1.value()), ("b", 0.75));
 /// assert!(forest.remove(&"a"));
 /// assert_eq!(forest.query(&sig(&[1, 2, 3, 4, 5, 6, 7, 8])?, 1)?[0].0, "b");
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 ///
 /// # References
@@ -279,14 +279,14 @@ pub struct LshForest<K> {
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{ForestParams, LshForest};
+/// use near_dup::lsh::{ForestParams, LshForest};
 /// let forest: LshForest<u32> = LshForest::builder(ForestParams::for_slots(128)?)
 ///     .candidates_per_result(4)
 ///     .max_examined(5_000)
 ///     .capacity(1_000)
 ///     .build();
 /// assert_eq!(forest.candidates_per_result(), 4);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -307,10 +307,10 @@ pub struct LshForestBuilder<K> {
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{DEFAULT_CANDIDATES_PER_RESULT, ForestParams, LshForest};
+/// use near_dup::lsh::{DEFAULT_CANDIDATES_PER_RESULT, ForestParams, LshForest};
 /// let f: LshForest<u8> = LshForest::new(ForestParams::new(2, 2)?);
 /// assert_eq!(f.candidates_per_result(), DEFAULT_CANDIDATES_PER_RESULT);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_CANDIDATES_PER_RESULT: usize = 4;
 
@@ -320,10 +320,10 @@ pub const DEFAULT_CANDIDATES_PER_RESULT: usize = 4;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{DEFAULT_MAX_EXAMINED, ForestParams, LshForest};
+/// use near_dup::lsh::{DEFAULT_MAX_EXAMINED, ForestParams, LshForest};
 /// let f: LshForest<u8> = LshForest::new(ForestParams::new(2, 2)?);
 /// assert_eq!(f.max_examined(), DEFAULT_MAX_EXAMINED);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_MAX_EXAMINED: usize = 10_000;
 
@@ -336,10 +336,10 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u8> = LshForest::builder(ForestParams::new(2, 2)?).candidates_per_result(0).build();
     /// assert_eq!(f.candidates_per_result(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn candidates_per_result(mut self, factor: usize) -> Self {
         self.oversample = factor.max(1);
@@ -354,10 +354,10 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u8> = LshForest::builder(ForestParams::new(2, 2)?).max_examined(100).build();
     /// assert_eq!(f.max_examined(), 100);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn max_examined(mut self, documents: usize) -> Self {
         self.max_examined = documents.max(1);
@@ -370,10 +370,10 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u8> = LshForest::builder(ForestParams::new(2, 2)?).capacity(100).build();
     /// assert!(f.memory().slot_values >= 100 * 4 * 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn capacity(mut self, documents: usize) -> Self {
         self.capacity = documents.min(MAX_DOCS);
@@ -385,10 +385,10 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<String> = LshForest::builder(ForestParams::new(2, 2)?).build();
     /// assert!(f.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn build(self) -> LshForest<K> {
@@ -430,7 +430,7 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
 /// # Example
 ///
 /// ```
-/// let m = ndd_lsh::ForestMemory::default();
+/// let m = near_dup::lsh::ForestMemory::default();
 /// assert_eq!(m.total_bytes(), 0);
 /// assert_eq!(m.bytes_per_document(), 0.0);
 /// ```
@@ -455,7 +455,7 @@ impl ForestMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::ForestMemory::default().total_bytes(), 0);
+    /// assert_eq!(near_dup::lsh::ForestMemory::default().total_bytes(), 0);
     /// ```
     #[must_use]
     pub fn total_bytes(&self) -> usize {
@@ -467,7 +467,7 @@ impl ForestMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::ForestMemory::default().bytes_per_document(), 0.0);
+    /// assert_eq!(near_dup::lsh::ForestMemory::default().bytes_per_document(), 0.0);
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
@@ -517,10 +517,10 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u64> = LshForest::new(ForestParams::for_slots(128)?);
     /// assert_eq!(f.params().trees(), 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new(params: ForestParams) -> Self {
@@ -532,10 +532,10 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u64> = LshForest::builder(ForestParams::new(4, 4)?).max_examined(50).build();
     /// assert_eq!(f.max_examined(), 50);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder(params: ForestParams) -> LshForestBuilder<K> {
         LshForestBuilder {
@@ -552,10 +552,10 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u8> = LshForest::new(ForestParams::new(3, 5)?);
     /// assert_eq!(f.params(), ForestParams::new(3, 5)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> ForestParams {
@@ -567,14 +567,14 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let s = SchemeId::new("demo").finish();
     /// let mut f = LshForest::new(ForestParams::new(1, 2)?);
     /// assert_eq!(f.scheme(), None);
     /// f.insert(1u8, &PlainSlots::new(s, vec![1, 2])?)?;
     /// assert_eq!(f.scheme(), Some(s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> Option<SchemeId> {
@@ -586,11 +586,11 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let mut f: LshForest<u8> = LshForest::new(ForestParams::new(2, 2)?);
     /// f.set_candidates_per_result(8);
     /// assert_eq!(f.candidates_per_result(), 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn candidates_per_result(&self) -> usize {
@@ -603,11 +603,11 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let mut f: LshForest<u8> = LshForest::new(ForestParams::new(2, 2)?);
     /// f.set_candidates_per_result(2);
     /// assert_eq!(f.candidates_per_result(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn set_candidates_per_result(&mut self, factor: usize) {
         self.oversample = factor.max(1);
@@ -618,10 +618,10 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let f: LshForest<u8> = LshForest::new(ForestParams::new(2, 2)?);
     /// assert_eq!(f.max_examined(), 10_000);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn max_examined(&self) -> usize {
@@ -633,11 +633,11 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// let mut f: LshForest<u8> = LshForest::new(ForestParams::new(2, 2)?);
     /// f.set_max_examined(10);
     /// assert_eq!(f.max_examined(), 10);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn set_max_examined(&mut self, documents: usize) {
         self.max_examined = documents.max(1);
@@ -648,12 +648,12 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let mut f = LshForest::new(ForestParams::new(1, 1)?);
     /// f.insert("x", &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// assert_eq!(f.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -665,9 +665,9 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
+    /// use near_dup::lsh::{ForestParams, LshForest};
     /// assert!(LshForest::<u8>::new(ForestParams::new(1, 1)?).is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -679,12 +679,12 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let mut f = LshForest::new(ForestParams::new(1, 1)?);
     /// f.insert(7u32, &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// assert!(f.contains_key(&7));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -745,15 +745,15 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let mut f = LshForest::new(ForestParams::new(2, 2)?);
     /// let s = SchemeId::new("d").finish();
     /// f.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
     /// assert!(f.insert(2, &PlainSlots::new(s, vec![1, 2, 3])?).is_err()); // too short
     /// assert!(f.insert(3, &PlainSlots::new(SchemeId::new("other").finish(), vec![1, 2, 3, 4])?).is_err());
     /// assert_eq!(f.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn insert<S: SlotSignature>(&mut self, key: K, signature: &S) -> Result<(), Error> {
         self.check_signature(signature)?;
@@ -839,8 +839,8 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
     /// let mut f = LshForest::new(ForestParams::new(1, 2)?);
     /// f.insert("a", &s)?;
@@ -848,7 +848,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// assert!(f.remove(&"a"));
     /// assert!(!f.remove(&"a"));
     /// assert_eq!(f.query(&s, 5)?.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn remove<Q>(&mut self, key: &Q) -> bool
     where
@@ -1018,8 +1018,8 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut f = LshForest::new(ForestParams::new(1, 3)?);
     /// f.insert('a', &PlainSlots::new(s, vec![1, 2, 3])?)?;
@@ -1032,7 +1032,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// out.clear();
     /// f.candidates_into(&q, 3, &mut out)?; // depth 1 holds all three
     /// assert_eq!(out, vec!['a', 'b', 'c']);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn candidates_into<S: SlotSignature>(
         &self,
@@ -1063,15 +1063,15 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut f = LshForest::new(ForestParams::new(2, 2)?);
     /// f.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
     /// f.insert(2u32, &PlainSlots::new(s, vec![1, 2, 3, 9])?)?;
     /// let top = f.query(&PlainSlots::new(s, vec![1, 2, 3, 4])?, 1)?;
     /// assert_eq!((top[0].0, top[0].1.value()), (1, 1.0));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query<S: SlotSignature>(
         &self,
@@ -1111,8 +1111,8 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use ndd_core::{jaccard, SchemeId};
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::{jaccard, SchemeId};
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let sets = HashMap::from([("a", vec![1u64, 2, 3, 4]), ("b", vec![1, 2, 3, 5])]);
     /// let mut f = LshForest::new(ForestParams::new(1, 1)?);
@@ -1121,7 +1121,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// let query = vec![1u64, 2, 3, 5];
     /// let top = f.query_verified(&PlainSlots::new(s, vec![0])?, 1, |k| jaccard(&sets[k], &query))?;
     /// assert_eq!(top, vec![("b", 1.0)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_verified<S: SlotSignature, F: FnMut(&K) -> f64>(
         &self,
@@ -1151,14 +1151,14 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let mut f = LshForest::new(ForestParams::new(2, 2)?);
     /// f.insert(1u64, &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4])?)?;
     /// let m = f.memory();
     /// assert_eq!(m.documents, 1);
     /// assert!(m.slot_values >= 4 * 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory(&self) -> ForestMemory {

@@ -64,8 +64,8 @@ const PREFETCH_BANDS: usize = 16;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
 /// let scheme = SchemeId::new("demo").finish();
 /// let sig = |v: &[u64]| PlainSlots::new(scheme, v.to_vec());
 ///
@@ -79,7 +79,7 @@ const PREFETCH_BANDS: usize = 16;
 /// assert!(!pairs[0].is_scored());
 /// assert!(index.remove(&"b"));
 /// assert!(index.all_pairs().is_empty());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct LshIndex<K, S> {
@@ -109,13 +109,13 @@ pub struct LshIndex<K, S> {
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+/// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
 /// let index: LshIndex<u64, PlainSlots> = LshIndex::builder(LshParams::new(9, 13)?)
 ///     .keep_signatures(true)
 ///     .capacity(10_000)
 ///     .build();
 /// assert!(index.keeps_signatures());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub struct LshIndexBuilder<K, S> {
@@ -157,11 +157,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u32, PlainSlots> =
     ///     LshIndex::builder(LshParams::new(4, 4)?).keep_signatures(true).build();
     /// assert!(index.keeps_signatures());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn keep_signatures(mut self, keep: bool) -> Self {
         self.keep_signatures = keep;
@@ -175,11 +175,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u32, PlainSlots> =
     ///     LshIndex::builder(LshParams::new(9, 13)?).capacity(1000).build();
     /// assert!(index.memory().band_tables >= 9 * 1000 * 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn capacity(mut self, documents: usize) -> Self {
         self.capacity = documents.min(MAX_DOCS);
@@ -193,11 +193,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u32, PlainSlots> =
     ///     LshIndex::builder(LshParams::new(4, 4)?).max_bucket_scan(Some(100)).build();
     /// assert_eq!(index.max_bucket_scan(), Some(100));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn max_bucket_scan(mut self, members: Option<usize>) -> Self {
         self.bucket_scan = members.unwrap_or(usize::MAX);
@@ -209,10 +209,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<String, PlainSlots> = LshIndex::builder(LshParams::new(2, 8)?).build();
     /// assert!(index.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn build(self) -> LshIndex<K, S> {
@@ -257,8 +257,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
 /// let scheme = SchemeId::new("demo").finish();
 /// let mut index = LshIndex::builder(LshParams::new(9, 13)?).capacity(100).build();
 /// for i in 0..100u64 {
@@ -269,7 +269,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
 /// assert_eq!(m.band_keys, 100 * 9 * 8);
 /// assert!(m.bytes_per_document() <= 256.0);
 /// assert_eq!(m.signatures, 0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -299,7 +299,7 @@ impl MemoryReport {
     /// # Example
     ///
     /// ```
-    /// let m = ndd_lsh::MemoryReport::default();
+    /// let m = near_dup::lsh::MemoryReport::default();
     /// assert_eq!(m.index_bytes(), 0);
     /// ```
     #[must_use]
@@ -312,7 +312,7 @@ impl MemoryReport {
     /// # Example
     ///
     /// ```
-    /// let m = ndd_lsh::MemoryReport::default();
+    /// let m = near_dup::lsh::MemoryReport::default();
     /// assert_eq!(m.total_bytes(), 0);
     /// ```
     #[must_use]
@@ -325,7 +325,7 @@ impl MemoryReport {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::MemoryReport::default().bytes_per_document(), 0.0);
+    /// assert_eq!(near_dup::lsh::MemoryReport::default().bytes_per_document(), 0.0);
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
@@ -372,10 +372,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u64, PlainSlots> = LshIndex::new(LshParams::for_threshold(0.8, 128)?);
     /// assert_eq!(index.params().bands(), 9);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new(params: LshParams) -> Self {
@@ -387,11 +387,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u64, PlainSlots> =
     ///     LshIndex::builder(LshParams::new(20, 5)?).keep_signatures(true).build();
     /// assert!(index.keeps_signatures());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder(params: LshParams) -> LshIndexBuilder<K, S> {
         LshIndexBuilder {
@@ -408,10 +408,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(3, 4)?);
     /// assert_eq!(index.params(), LshParams::new(3, 4)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> LshParams {
@@ -434,14 +434,14 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let scheme = SchemeId::new("demo").finish();
     /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
     /// assert_eq!(index.scheme(), None);
     /// index.insert(1u8, &PlainSlots::new(scheme, vec![1, 2])?)?;
     /// assert_eq!(index.scheme(), Some(scheme));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> Option<SchemeId> {
@@ -453,10 +453,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(1, 2)?);
     /// assert!(!index.keeps_signatures());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn keeps_signatures(&self) -> bool {
@@ -481,8 +481,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
     /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
     /// index.set_max_bucket_scan(Some(2));
@@ -493,7 +493,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// }
     /// assert_eq!(found, vec![3, 2]); // the two newest of the four before it
     /// assert_eq!(index.query(&s)?.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
         self.bucket_scan = members.unwrap_or(usize::MAX);
@@ -504,10 +504,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(2, 2)?);
     /// assert_eq!(index.max_bucket_scan(), None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn max_bucket_scan(&self) -> Option<usize> {
@@ -519,13 +519,13 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let mut index = LshIndex::new(LshParams::new(1, 1)?);
     /// index.insert("x", &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// index.insert("x", &PlainSlots::new(SchemeId::new("d").finish(), vec![2])?)?; // replaces
     /// assert_eq!(index.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -537,10 +537,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(1, 1)?);
     /// assert!(index.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -552,13 +552,13 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let mut index = LshIndex::new(LshParams::new(1, 1)?);
     /// index.insert(7u32, &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// assert!(index.contains_key(&7));
     /// assert!(!index.contains_key(&8));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -575,14 +575,14 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let p = LshParams::new(2, 3)?;
     /// let mut index = LshIndex::new(p);
     /// index.insert('a', &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4, 5, 6])?)?;
     /// assert_eq!(index.band_keys_of(&'a'), Some(&p.band_keys(&[1, 2, 3, 4, 5, 6])?[..]));
     /// assert_eq!(index.band_keys_of(&'b'), None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn band_keys_of<Q>(&self, key: &Q) -> Option<&[u64]>
@@ -601,12 +601,12 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, SlotSignature};
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::{SchemeId, SlotSignature};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let mut index = LshIndex::builder(LshParams::new(1, 2)?).keep_signatures(true).build();
     /// index.insert(1u8, &PlainSlots::new(SchemeId::new("d").finish(), vec![4, 5])?)?;
     /// assert_eq!(index.signature(&1).map(|s| s.slots()), Some(&[4u64, 5][..]));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn signature<Q>(&self, key: &Q) -> Option<&S>
@@ -627,8 +627,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::builder(LshParams::new(1, 2)?).keep_signatures(true).build();
     /// index.insert(1u32, &PlainSlots::new(s, vec![4, 5])?)?;
@@ -638,7 +638,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     ///     forest.insert(*key, sig)?;
     /// }
     /// assert_eq!(forest.query(&PlainSlots::new(s, vec![4, 6])?, 1)?[0].0, 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn signatures_iter(&self) -> impl Iterator<Item = (&K, &S)> + '_ {
         let sigs = self.signatures.as_deref().unwrap_or(&[]);
@@ -668,8 +668,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
     /// let s = SchemeId::new("d").finish();
     /// index.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
@@ -677,7 +677,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// let other = SchemeId::new("other").finish();
     /// assert!(index.insert(3, &PlainSlots::new(other, vec![1, 2, 3, 4])?).is_err());
     /// assert_eq!(index.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn insert(&mut self, key: K, signature: &S) -> Result<(), Error> {
         self.insert_impl::<false>(key, signature, &mut Vec::new())
@@ -698,8 +698,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let stream = [vec![1, 2, 3, 4], vec![5, 6, 7, 8], vec![1, 2, 0, 0]];
     /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
@@ -713,7 +713,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     ///     }
     /// }
     /// assert_eq!(duplicates, vec![(2, vec![0])]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_then_insert(
         &mut self,
@@ -842,8 +842,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
     /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
     /// index.insert("a", &s)?;
@@ -851,7 +851,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// assert!(index.remove(&"a"));
     /// assert!(!index.remove(&"a"));
     /// assert_eq!(index.query(&s)?, vec!["b"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn remove<Q>(&mut self, key: &Q) -> bool
     where
@@ -960,8 +960,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
     /// index.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
@@ -970,7 +970,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// index.query_into(&PlainSlots::new(s, vec![1, 2, 3, 4])?, &mut out)?;
     /// out.sort();
     /// assert_eq!(out, vec![1, 2]); // 1 shares both bands, reported once
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
         self.with_query_keys(signature, |qkeys| {
@@ -1009,14 +1009,14 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
     /// index.insert("x", &PlainSlots::new(s, vec![1, 2])?)?;
     /// assert_eq!(index.query(&PlainSlots::new(s, vec![1, 2])?)?, vec!["x"]);
     /// assert!(index.query(&PlainSlots::new(s, vec![1, 3])?)?.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query(&self, signature: &S) -> Result<Vec<K>, Error> {
         let mut out = Vec::new();
@@ -1046,8 +1046,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
     /// index.insert("near", &PlainSlots::new(s, vec![1, 2, 3, 9])?)?;
@@ -1055,7 +1055,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// let hits = index.query_verified(&PlainSlots::new(s, vec![1, 2, 3, 4])?, 0.7)?;
     /// assert_eq!(hits.len(), 1);
     /// assert_eq!((hits[0].0, hits[0].1.value()), ("near", 0.75));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_verified(
         &self,
@@ -1133,8 +1133,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::new(LshParams::new(2, 1)?);
     /// for (k, v) in [(1u32, [5, 6]), (2, [5, 6]), (3, [0, 6])] {
@@ -1144,7 +1144,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// index.for_each_candidate_pair(|a, b| pairs.push((*a, *b)));
     /// pairs.sort();
     /// assert_eq!(pairs, vec![(1, 2), (1, 3), (2, 3)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
         self.for_each_slot_pair(|x, y| {
@@ -1163,8 +1163,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, ScoredPair};
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::{SchemeId, ScoredPair};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
     /// index.insert("a", &PlainSlots::new(s, vec![1, 2])?)?;
@@ -1172,7 +1172,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// let mut pairs: Vec<ScoredPair<&str>> = Vec::new();
     /// index.all_pairs_into(&mut pairs);
     /// assert_eq!((pairs[0].a, pairs[0].b, pairs[0].is_scored()), ("a", "b", false));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
         self.for_each_candidate_pair(|a, b| {
@@ -1189,8 +1189,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
     /// index.insert("a", &PlainSlots::new(s, vec![1, 2])?)?;
@@ -1199,7 +1199,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// let pairs = index.all_pairs();
     /// assert_eq!((pairs.len(), pairs[0].a, pairs[0].b), (1, "a", "b"));
     /// assert!(!pairs[0].is_scored());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
@@ -1214,8 +1214,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     ///
     /// ```
     /// use std::collections::HashMap;
-    /// use ndd_core::{jaccard, SchemeId};
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::{jaccard, SchemeId};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let features: HashMap<&str, Vec<u64>> =
     ///     HashMap::from([("a", vec![1, 2, 3, 4]), ("b", vec![1, 2, 3, 5]), ("c", vec![1, 9])]);
@@ -1228,7 +1228,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// let mut keys: Vec<_> = pairs.iter().map(|p| (p.a, p.b)).collect();
     /// keys.sort();
     /// assert_eq!(keys, vec![("a", "b")]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_filtered<F: FnMut(&K, &K) -> bool>(&self, mut keep: F) -> Vec<ScoredPair<K>> {
         let mut out = Vec::new();
@@ -1254,17 +1254,17 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
     /// index.insert(1u8, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
     /// index.insert(2u8, &PlainSlots::new(s, vec![1, 2, 3, 5])?)?;
     /// index.insert(3u8, &PlainSlots::new(s, vec![1, 2, 6, 7])?)?;
     /// let pairs = index.all_pairs_verified(0.7)?;
-    /// assert_eq!(pairs, vec![ndd_core::ScoredPair::new(1, 2, 0.75)]);
+    /// assert_eq!(pairs, vec![near_dup::ScoredPair::new(1, 2, 0.75)]);
     /// assert!(LshIndex::<u8, PlainSlots>::new(LshParams::new(1, 1)?).all_pairs_verified(0.5).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_verified(&self, threshold: f64) -> Result<Vec<ScoredPair<K>>, Error> {
         let mut out = Vec::new();
@@ -1287,8 +1287,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{PairCounter, SchemeId};
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::{PairCounter, SchemeId};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
     /// for (k, v) in [(1u8, [1, 2, 3, 4]), (2, [1, 2, 3, 5]), (3, [1, 2, 6, 7])] {
@@ -1297,7 +1297,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// let mut count = PairCounter::default();
     /// index.all_pairs_verified_into(0.5, &mut count)?; // 1–2 at 0.75, 1–3 and 2–3 at 0.5
     /// assert_eq!(count.count, 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_verified_into<P: PairSink<K> + ?Sized>(
         &self,
@@ -1338,8 +1338,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("d").finish();
     /// let mut index = LshIndex::builder(LshParams::new(2, 2)?).keep_signatures(true).build();
     /// index.insert(1u64, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
@@ -1347,7 +1347,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// assert_eq!(m.documents, 1);
     /// assert!(m.signatures >= 4 * 8);
     /// assert_eq!(m.total_bytes(), m.index_bytes() + m.key_map + m.signatures);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory(&self) -> MemoryReport {

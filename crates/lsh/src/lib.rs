@@ -63,8 +63,8 @@
 //! # Example: streaming deduplication
 //!
 //! ```
-//! use ndd_core::SchemeId;
-//! use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+//! use near_dup::SchemeId;
+//! use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
 //!
 //! let scheme = SchemeId::new("example-minhash").with(128).finish();
 //! // Three documents' 128-slot signatures; the third agrees with the first on 120 slots.
@@ -86,7 +86,7 @@
 //! let verified = index.all_pairs_verified(0.8)?;
 //! assert_eq!((verified[0].a, verified[0].b), (0, 2));
 //! assert_eq!(verified[0].score, 120.0 / 128.0);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

@@ -12,7 +12,7 @@ use ndd_core::hash::hash_u64s;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{LshParams, MAX_SEARCH_SLOTS};
+/// use near_dup::lsh::{LshParams, MAX_SEARCH_SLOTS};
 /// assert!(LshParams::for_threshold(0.8, MAX_SEARCH_SLOTS + 1).is_err());
 /// ```
 pub const MAX_SEARCH_SLOTS: usize = 8192;
@@ -27,7 +27,7 @@ pub const MAX_SEARCH_SLOTS: usize = 8192;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::{LshParams, MAX_BANDED_SLOTS};
+/// use near_dup::lsh::{LshParams, MAX_BANDED_SLOTS};
 /// assert!(LshParams::new(MAX_BANDED_SLOTS, 1).is_ok());
 /// assert!(LshParams::new(MAX_BANDED_SLOTS / 2, 3).is_err());
 /// ```
@@ -54,14 +54,14 @@ pub const MAX_BANDED_SLOTS: usize = 1 << 16;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::LshParams;
+/// use near_dup::lsh::LshParams;
 /// // Gambosi's slides' example: 20 bands of 5 rows.
 /// let p = LshParams::new(20, 5)?;
 /// assert!((p.probability(0.8) - 0.9996).abs() < 1e-4);
 /// assert!((p.probability(0.3) - 0.0475).abs() < 1e-4);
 /// // For 128-slot signatures and a 0.8 threshold, weighing both errors equally:
 /// assert_eq!(LshParams::for_threshold(0.8, 128)?, LshParams::new(9, 13)?);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct LshParams {
@@ -80,13 +80,13 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::LshParams;
+    /// use near_dup::lsh::LshParams;
     /// let p = LshParams::new(9, 13)?;
     /// assert_eq!((p.bands(), p.rows(), p.slots_used()), (9, 13, 117));
     /// assert!(LshParams::new(0, 5).is_err());
     /// assert!(LshParams::new(5, 0).is_err());
     /// assert!(LshParams::new(1 << 61, 1).is_err()); // an index would need 2^61 tables
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(bands: usize, rows: usize) -> Result<Self, Error> {
         if bands == 0 {
@@ -117,8 +117,8 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::LshParams::new(20, 5)?.bands(), 20);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::LshParams::new(20, 5)?.bands(), 20);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]
@@ -131,8 +131,8 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::LshParams::new(20, 5)?.rows(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::LshParams::new(20, 5)?.rows(), 5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]
@@ -146,8 +146,8 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::LshParams::new(9, 13)?.slots_used(), 117);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::LshParams::new(9, 13)?.slots_used(), 117);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     #[must_use]
@@ -165,14 +165,14 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::new(20, 5)?;
+    /// let p = near_dup::lsh::LshParams::new(20, 5)?;
     /// // Gambosi's slides' table, "Example: b = 20, r = 5".
     /// for (s, printed) in [(0.2, 0.006), (0.5, 0.47), (0.8, 0.9996)] {
     ///     assert!((p.probability(s) - printed).abs() < 1e-3);
     /// }
     /// assert_eq!(p.probability(0.0), 0.0);
     /// assert_eq!(p.probability(1.0), 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn probability(&self, s: f64) -> f64 {
@@ -188,9 +188,9 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::new(20, 5)?;
+    /// let p = near_dup::lsh::LshParams::new(20, 5)?;
     /// assert!((p.threshold_estimate() - 0.5493).abs() < 1e-4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn threshold_estimate(&self) -> f64 {
@@ -207,9 +207,9 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::new(1, 3)?; // P(s) = s³, area t⁴/4
+    /// let p = near_dup::lsh::LshParams::new(1, 3)?; // P(s) = s³, area t⁴/4
     /// assert!((p.false_positive_area(0.5) - 0.5f64.powi(4) / 4.0).abs() < 1e-12);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn false_positive_area(&self, t: f64) -> f64 {
@@ -230,9 +230,9 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::new(1, 1)?; // P(s) = s, area (1 − t)² / 2
+    /// let p = near_dup::lsh::LshParams::new(1, 1)?; // P(s) = s, area (1 − t)² / 2
     /// assert!((p.false_negative_area(0.8) - 0.02).abs() < 1e-12);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn false_negative_area(&self, t: f64) -> f64 {
@@ -266,13 +266,13 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::LshParams;
+    /// use near_dup::lsh::LshParams;
     /// let balanced = LshParams::optimal(0.8, 128, 0.5, 0.5)?;
     /// assert_eq!((balanced.bands(), balanced.rows()), (9, 13));
     /// let recall_first = LshParams::optimal(0.8, 128, 0.1, 0.9)?;
     /// assert!(recall_first.probability(0.8) > balanced.probability(0.8));
     /// assert!(LshParams::optimal(0.8, 128, 0.0, 0.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn optimal(
         threshold: f64,
@@ -324,10 +324,10 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::for_threshold(0.8, 128)?;
+    /// let p = near_dup::lsh::LshParams::for_threshold(0.8, 128)?;
     /// assert_eq!((p.bands(), p.rows()), (9, 13));
-    /// assert!(ndd_lsh::LshParams::for_threshold(1.0, 128).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::lsh::LshParams::for_threshold(1.0, 128).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn for_threshold(threshold: f64, num_slots: usize) -> Result<Self, Error> {
         Self::optimal(threshold, num_slots, 0.5, 0.5)
@@ -350,13 +350,13 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::LshParams;
+    /// use near_dup::lsh::LshParams;
     /// let p = LshParams::min_candidates_for_recall(0.8, 128, 0.99)?;
     /// assert!(p.probability(0.8) >= 0.99);
     /// assert!(p.slots_used() <= 128);
     /// // One slot cannot promise 99% recall at 0.5.
     /// assert!(LshParams::min_candidates_for_recall(0.5, 1, 0.99).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_candidates_for_recall(
         threshold: f64,
@@ -401,10 +401,10 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::new(9, 13)?;
+    /// let p = near_dup::lsh::LshParams::new(9, 13)?;
     /// assert!(p.check_signature_len(128).is_ok());
     /// assert!(p.check_signature_len(100).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn check_signature_len(&self, len: usize) -> Result<(), Error> {
         if self.slots_used() > len {
@@ -437,7 +437,7 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{band_key, LshParams};
+    /// use near_dup::lsh::{band_key, LshParams};
     /// let p = LshParams::new(2, 3)?;
     /// let mut keys = Vec::new();
     /// p.band_keys_into(&[1, 2, 3, 4, 5, 6, 7], &mut keys)?; // slot 7 is unused
@@ -445,7 +445,7 @@ impl LshParams {
     /// assert_eq!(keys[1], band_key(1, &[4, 5, 6]));
     /// assert!(p.band_keys_into(&[1, 2, 3], &mut keys).is_err());
     /// assert_eq!(keys.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn band_keys_into(&self, slots: &[u64], out: &mut Vec<u64>) -> Result<(), Error> {
         self.check_signature_len(slots.len())?;
@@ -470,12 +470,12 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::LshParams::new(4, 2)?;
+    /// let p = near_dup::lsh::LshParams::new(4, 2)?;
     /// let a = p.band_keys(&[1, 2, 3, 4, 5, 6, 7, 8])?;
     /// let b = p.band_keys(&[1, 2, 3, 4, 5, 6, 7, 9])?;
     /// assert_eq!(a[..3], b[..3]);
     /// assert_ne!(a[3], b[3]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn band_keys(&self, slots: &[u64]) -> Result<Vec<u64>, Error> {
         let mut out = Vec::with_capacity(self.bands);
@@ -507,8 +507,8 @@ impl LshParams {
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::band_key;
-/// use ndd_core::hash::stable_hash64;
+/// use near_dup::lsh::band_key;
+/// use near_dup::hash::stable_hash64;
 /// let mut bytes = Vec::new();
 /// for v in [1u64, 2, 3] {
 ///     bytes.extend_from_slice(&v.to_le_bytes());

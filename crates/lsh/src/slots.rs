@@ -19,14 +19,14 @@ const VERSION: u16 = 1;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{SchemeId, Signature, SlotSignature};
-/// use ndd_lsh::PlainSlots;
+/// use near_dup::{SchemeId, Signature, SlotSignature};
+/// use near_dup::lsh::PlainSlots;
 /// let scheme = SchemeId::new("my-minhash").with(4).finish();
 /// let a = PlainSlots::new(scheme, vec![1, 2, 3, 4])?;
 /// let b = PlainSlots::new(scheme, vec![1, 2, 3, 9])?;
 /// assert_eq!(a.similarity(&b)?.value(), 0.75);
 /// assert_eq!(a.slots(), &[1, 2, 3, 4]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct PlainSlots {
@@ -44,12 +44,12 @@ impl PlainSlots {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = PlainSlots::new(SchemeId::new("x").finish(), vec![7; 128])?;
     /// assert_eq!(s.len(), 128);
     /// assert!(PlainSlots::new(SchemeId::new("x").finish(), Vec::new()).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(scheme: SchemeId, slots: impl Into<Box<[u64]>>) -> Result<Self, Error> {
         let slots = slots.into();
@@ -66,9 +66,9 @@ impl PlainSlots {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_lsh::PlainSlots::new(ndd_core::SchemeId::new("x").finish(), vec![1, 2])?;
+    /// let s = near_dup::lsh::PlainSlots::new(near_dup::SchemeId::new("x").finish(), vec![1, 2])?;
     /// assert_eq!(s.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     #[allow(clippy::len_without_is_empty)] // never empty
@@ -82,12 +82,12 @@ impl PlainSlots {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::PlainSlots;
-    /// let s = PlainSlots::new(ndd_core::SchemeId::new("x").finish(), vec![1, 2, 3])?;
+    /// use near_dup::lsh::PlainSlots;
+    /// let s = PlainSlots::new(near_dup::SchemeId::new("x").finish(), vec![1, 2, 3])?;
     /// let bytes = s.to_bytes();
     /// assert_eq!(bytes.len(), 8 * 3 + 30);
     /// assert_eq!(PlainSlots::from_bytes(&bytes)?, s);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -106,12 +106,12 @@ impl PlainSlots {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::PlainSlots;
-    /// let s = PlainSlots::new(ndd_core::SchemeId::new("x").finish(), vec![1, 2])?;
+    /// use near_dup::lsh::PlainSlots;
+    /// let s = PlainSlots::new(near_dup::SchemeId::new("x").finish(), vec![1, 2])?;
     /// let mut bytes = s.to_bytes();
     /// bytes[10] ^= 1;
     /// assert!(PlainSlots::from_bytes(&bytes).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;

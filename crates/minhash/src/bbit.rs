@@ -142,8 +142,8 @@ fn a_coefficient(r: f64, bits: u32) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Signature, Sketcher};
-/// use ndd_minhash::{BBitSignature, MinHasher};
+/// use near_dup::{Signature, Sketcher};
+/// use near_dup::minhash::{BBitSignature, MinHasher};
 ///
 /// let h = MinHasher::new(1024)?;
 /// let a = h.sketch_features(0..1000);
@@ -152,7 +152,7 @@ fn a_coefficient(r: f64, bits: u32) -> f64 {
 /// assert_eq!(a1.storage_bytes(), 1024 / 8); // 1 bit per slot
 /// let est = a1.similarity(&b1)?;
 /// assert!((est.value() - 2.0 / 3.0).abs() < 4.0 * est.std_error());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct BBitSignature {
@@ -182,15 +182,15 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_minhash::{BBitSignature, MinHashSignature};
+    /// use near_dup::SchemeId;
+    /// use near_dup::minhash::{BBitSignature, MinHashSignature};
     /// let sig = MinHashSignature::from_values(SchemeId::new("demo").finish(), vec![0b101, 0b110, 0b011])?;
     /// let two = BBitSignature::from_minhash(&sig, 2)?;
     /// assert_eq!(two.words(), &[0b11_10_01]); // fields 01, 10, 11, first in the low bits
     /// assert_eq!(two.field(2), Some(0b11));
     /// assert!(BBitSignature::from_minhash(&sig, 0).is_err());
     /// assert!(BBitSignature::from_minhash(&sig, 65).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_minhash(sig: &MinHashSignature, bits: u32) -> Result<Self, Error> {
         if !(1..=MAX_BITS).contains(&bits) {
@@ -235,10 +235,10 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(64)?.sketch_features([1, 2]);
-    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 4)?.bits_per_slot(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(64)?.sketch_features([1, 2]);
+    /// assert_eq!(near_dup::minhash::BBitSignature::from_minhash(&sig, 4)?.bits_per_slot(), 4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bits_per_slot(&self) -> u32 {
@@ -253,11 +253,11 @@ impl BBitSignature {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(64)?.sketch_features([1, 2]);
-    /// let b = ndd_minhash::BBitSignature::from_minhash(&sig, 4)?;
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(64)?.sketch_features([1, 2]);
+    /// let b = near_dup::minhash::BBitSignature::from_minhash(&sig, 4)?;
     /// assert_eq!(b.bits(), b.bits_per_slot());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[deprecated(since = "0.1.1", note = "renamed to `bits_per_slot`")]
     #[must_use]
@@ -270,10 +270,10 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(100)?.sketch_features([1, 2]);
-    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 3)?.num_values(), 100);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(100)?.sketch_features([1, 2]);
+    /// assert_eq!(near_dup::minhash::BBitSignature::from_minhash(&sig, 3)?.num_values(), 100);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_values(&self) -> usize {
@@ -287,11 +287,11 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(100)?.sketch_features([1, 2]);
-    /// let packed = ndd_minhash::BBitSignature::from_minhash(&sig, 3)?;
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(100)?.sketch_features([1, 2]);
+    /// let packed = near_dup::minhash::BBitSignature::from_minhash(&sig, 3)?;
     /// assert_eq!(packed.words().len(), 5); // 300 bits
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn words(&self) -> &[u64] {
@@ -304,12 +304,12 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(16)?.sketch_features([1, 2, 3]);
-    /// let packed = ndd_minhash::BBitSignature::from_minhash(&sig, 5)?;
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(16)?.sketch_features([1, 2, 3]);
+    /// let packed = near_dup::minhash::BBitSignature::from_minhash(&sig, 5)?;
     /// assert_eq!(packed.field(7), Some(sig.values()[7] & 0b11111));
     /// assert_eq!(packed.field(16), None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn field(&self, i: usize) -> Option<u64> {
@@ -321,12 +321,12 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Signature, Sketcher};
-    /// let sig = ndd_minhash::MinHasher::new(16)?.sketch_features([1]);
-    /// let packed = ndd_minhash::BBitSignature::from_minhash(&sig, 1)?;
+    /// use near_dup::{Signature, Sketcher};
+    /// let sig = near_dup::minhash::MinHasher::new(16)?.sketch_features([1]);
+    /// let packed = near_dup::minhash::BBitSignature::from_minhash(&sig, 1)?;
     /// assert_eq!(packed.minhash_scheme(), sig.scheme());
     /// assert_ne!(packed.scheme(), sig.scheme()); // b is folded in
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn minhash_scheme(&self) -> SchemeId {
@@ -338,11 +338,11 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_minhash::MinHasher::new(16)?;
-    /// let empty = ndd_minhash::BBitSignature::from_minhash(&h.sketch_features([]), 2)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::minhash::MinHasher::new(16)?;
+    /// let empty = near_dup::minhash::BBitSignature::from_minhash(&h.sketch_features([]), 2)?;
     /// assert!(empty.is_empty_document());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty_document(&self) -> bool {
@@ -355,11 +355,11 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(256)?.sketch_features([1]);
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(256)?.sketch_features([1]);
     /// assert_eq!(sig.values().len() * 8, 2048);
-    /// assert_eq!(ndd_minhash::BBitSignature::from_minhash(&sig, 2)?.memory_bytes(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::BBitSignature::from_minhash(&sig, 2)?.memory_bytes(), 64);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
@@ -373,11 +373,11 @@ impl BBitSignature {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(256)?.sketch_features([1]);
-    /// let b = ndd_minhash::BBitSignature::from_minhash(&sig, 2)?;
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(256)?.sketch_features([1]);
+    /// let b = near_dup::minhash::BBitSignature::from_minhash(&sig, 2)?;
     /// assert_eq!(b.storage_bytes(), b.memory_bytes());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[deprecated(since = "0.1.1", note = "renamed to `memory_bytes`")]
     #[must_use]
@@ -397,14 +397,14 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::BBitSignature;
-    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::BBitSignature;
+    /// let h = near_dup::minhash::MinHasher::new(64)?;
     /// let a = BBitSignature::from_minhash(&h.sketch_features(0..50), 2)?;
     /// assert_eq!(a.matches(&a)?, 64);
     /// let b4 = BBitSignature::from_minhash(&h.sketch_features(0..50), 4)?;
     /// assert!(a.matches(&b4).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn matches(&self, other: &Self) -> Result<usize, Error> {
         self.check_compatible(other)?;
@@ -434,14 +434,14 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::BBitSignature;
+    /// use near_dup::minhash::BBitSignature;
     /// // b = 1, f1 = f2 = f: A = (1 − r) / (2 − r).
     /// let (c1, c2) = BBitSignature::correction_constants(1, 500, 500, 1000)?;
     /// assert!((c1 - 0.5 / 1.5).abs() < 1e-12 && (c2 - c1).abs() < 1e-12);
     /// // A huge universe: the sparse limit 2^-b.
     /// let (c1, _) = BBitSignature::correction_constants(4, 10, 20, u64::MAX)?;
     /// assert!((c1 - 1.0 / 16.0).abs() < 1e-12);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn correction_constants(
         bits: u32,
@@ -483,8 +483,8 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Signature};
-    /// use ndd_minhash::{BBitSignature, MinHashSignature};
+    /// use near_dup::{SchemeId, Signature};
+    /// use near_dup::minhash::{BBitSignature, MinHashSignature};
     /// let s = SchemeId::new("perm-minima").finish();
     /// let a = BBitSignature::from_minhash(&MinHashSignature::from_values(s, vec![3, 8, 1, 5])?, 1)?;
     /// let b = BBitSignature::from_minhash(&MinHashSignature::from_values(s, vec![3, 2, 7, 6])?, 1)?;
@@ -495,7 +495,7 @@ impl BBitSignature {
     /// let sized = a.similarity_with_sizes(&b, 6, 10, 16)?;
     /// assert!((sized.value() - (0.75 - c1) / (1.0 - c2)).abs() < 1e-12);
     /// assert!(a.similarity_with_sizes(&b, 20, 10, 16).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn similarity_with_sizes(
         &self,
@@ -528,14 +528,14 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::BBitSignature;
-    /// let sig = ndd_minhash::MinHasher::new(128)?.sketch_features([1, 2, 3]);
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::BBitSignature;
+    /// let sig = near_dup::minhash::MinHasher::new(128)?.sketch_features([1, 2, 3]);
     /// let packed = BBitSignature::from_minhash(&sig, 2)?;
     /// let bytes = packed.to_bytes();
     /// assert_eq!(bytes.len(), 32 + 43);
     /// assert_eq!(BBitSignature::from_bytes(&bytes)?, packed);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -559,7 +559,7 @@ impl BBitSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::BBitSignature;
+    /// use near_dup::minhash::BBitSignature;
     /// assert!(BBitSignature::from_bytes(b"MHB1 and then garbage").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {

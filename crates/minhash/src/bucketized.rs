@@ -49,8 +49,8 @@ const DEFAULT_SCALE: f64 = 100.0;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{weighted_jaccard, Signature, SparseVector, Weighted};
-/// use ndd_minhash::BucketizedMinHasher;
+/// use near_dup::{weighted_jaccard, Signature, SparseVector, Weighted};
+/// use near_dup::minhash::BucketizedMinHasher;
 ///
 /// let a = SparseVector::from_unsorted(vec![Weighted::new(1, 0.3)?, Weighted::new(2, 0.7)?]);
 /// let b = SparseVector::from_unsorted(vec![Weighted::new(1, 0.3)?, Weighted::new(2, 0.35)?]);
@@ -58,7 +58,7 @@ const DEFAULT_SCALE: f64 = 100.0;
 /// let est = hasher.sketch_weighted(&a)?.similarity(&hasher.sketch_weighted(&b)?)?;
 /// let exact = weighted_jaccard(&a, &b); // 0.65 / 1.0
 /// assert!((est.value() - exact).abs() < 0.15);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct BucketizedMinHasher {
@@ -82,8 +82,8 @@ pub struct BucketizedMinHasher {
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+/// use near_dup::SchemeId;
+/// use near_dup::minhash::{BucketizedMinHasher, MinHashScheme};
 /// let h = BucketizedMinHasher::builder()
 ///     .num_hashes(64)
 ///     .seed(7)
@@ -97,7 +97,7 @@ pub struct BucketizedMinHasher {
 /// // `new` is the shortcut for the first three.
 /// let short = BucketizedMinHasher::new(64, 7, 10.0)?;
 /// assert_eq!(short.minhash_scheme(), MinHashScheme::OnePermutation);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct BucketizedMinHasherBuilder {
@@ -128,9 +128,9 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().num_hashes(32).build()?;
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().num_hashes(32).build()?;
     /// assert_eq!(h.num_hashes(), 32);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(mut self, k: usize) -> Self {
@@ -143,9 +143,9 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().seed(3).build()?;
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().seed(3).build()?;
     /// assert_eq!(h.seed(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
@@ -159,9 +159,9 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().scale(1.0).build()?;
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().scale(1.0).build()?;
     /// assert_eq!(h.scale(), 1.0); // exact for integer weights such as term counts
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scale(mut self, scale: f64) -> Self {
@@ -176,10 +176,10 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// use near_dup::minhash::{BucketizedMinHasher, MinHashScheme};
     /// let h = BucketizedMinHasher::builder().minhash_scheme(MinHashScheme::Classic).build()?;
     /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn minhash_scheme(mut self, scheme: MinHashScheme) -> Self {
@@ -194,11 +194,11 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let tf = SchemeId::new("tf").finish();
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(tf).build()?;
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().feature_scheme(tf).build()?;
     /// assert_eq!(h.feature_scheme(), tf);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
@@ -213,11 +213,11 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().max_expansion(1000).build()?;
+    /// use near_dup::{SparseVector, Weighted};
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().max_expansion(1000).build()?;
     /// let big = SparseVector::from_unsorted(vec![Weighted::new(1, 20.0)?]); // 2000 sub-features
     /// assert!(h.sketch_weighted(&big).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn max_expansion(mut self, max_expansion: u64) -> Self {
@@ -235,7 +235,7 @@ impl BucketizedMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::BucketizedMinHasher;
+    /// use near_dup::minhash::BucketizedMinHasher;
     /// assert!(BucketizedMinHasher::builder().scale(0.0).build().is_err());
     /// assert!(BucketizedMinHasher::builder().scale(f64::NAN).build().is_err());
     /// assert!(BucketizedMinHasher::builder().max_expansion(0).build().is_err());
@@ -288,11 +288,11 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::BucketizedMinHasher;
+    /// use near_dup::minhash::BucketizedMinHasher;
     /// assert_eq!(BucketizedMinHasher::new(64, 0, 100.0)?.scale(), 100.0);
     /// assert!(BucketizedMinHasher::new(64, 0, 0.0).is_err());
     /// assert!(BucketizedMinHasher::new(64, 0, f64::INFINITY).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(k: usize, seed: u64, scale: f64) -> Result<Self, Error> {
         Self::builder()
@@ -308,9 +308,9 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().build()?;
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().build()?;
     /// assert_eq!((h.num_hashes(), h.scale(), h.max_expansion()), (128, 100.0, 1 << 26));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn builder() -> BucketizedMinHasherBuilder {
@@ -350,10 +350,10 @@ impl BucketizedMinHasher {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// use near_dup::minhash::{BucketizedMinHasher, MinHashScheme};
     /// let h = BucketizedMinHasher::new(64, 0, 10.0)?.with_minhash_scheme(MinHashScheme::Classic)?;
     /// assert_eq!(h.minhash().minhash_scheme(), MinHashScheme::Classic);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[deprecated(since = "0.1.1", note = "use the builder's `minhash_scheme`")]
     pub fn with_minhash_scheme(mut self, scheme: MinHashScheme) -> Result<Self, Error> {
@@ -374,12 +374,12 @@ impl BucketizedMinHasher {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// use ndd_core::{SchemeId, Sketcher};
-    /// use ndd_minhash::BucketizedMinHasher;
+    /// use near_dup::{SchemeId, Sketcher};
+    /// use near_dup::minhash::BucketizedMinHasher;
     /// let a = BucketizedMinHasher::new(64, 0, 10.0)?;
     /// let b = BucketizedMinHasher::new(64, 0, 10.0)?.with_feature_scheme(SchemeId::new("tf").finish())?;
     /// assert_ne!(a.minhash().scheme(), b.minhash().scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[deprecated(since = "0.1.1", note = "use the builder's `feature_scheme`")]
     pub fn with_feature_scheme(mut self, feature_scheme: SchemeId) -> Result<Self, Error> {
@@ -401,12 +401,12 @@ impl BucketizedMinHasher {
     ///
     /// ```
     /// # #![allow(deprecated)]
-    /// use ndd_core::{SparseVector, Weighted};
-    /// use ndd_minhash::BucketizedMinHasher;
+    /// use near_dup::{SparseVector, Weighted};
+    /// use near_dup::minhash::BucketizedMinHasher;
     /// let h = BucketizedMinHasher::new(64, 0, 100.0)?.with_max_expansion(1000)?;
     /// let big = SparseVector::from_unsorted(vec![Weighted::new(1, 20.0)?]); // 2000 sub-features
     /// assert!(h.sketch_weighted(&big).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[deprecated(since = "0.1.1", note = "use the builder's `max_expansion`")]
     pub fn with_max_expansion(mut self, max_expansion: u64) -> Result<Self, Error> {
@@ -425,8 +425,8 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.scale(), 50.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::BucketizedMinHasher::new(8, 0, 50.0)?.scale(), 50.0);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scale(&self) -> f64 {
@@ -438,8 +438,8 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.max_expansion(), 1 << 26);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::BucketizedMinHasher::new(8, 0, 50.0)?.max_expansion(), 1 << 26);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn max_expansion(&self) -> u64 {
@@ -451,8 +451,8 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.num_hashes(), 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::BucketizedMinHasher::new(8, 0, 50.0)?.num_hashes(), 8);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(&self) -> usize {
@@ -464,8 +464,8 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 9, 50.0)?.seed(), 9);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::BucketizedMinHasher::new(8, 9, 50.0)?.seed(), 9);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -477,10 +477,10 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// use near_dup::minhash::{BucketizedMinHasher, MinHashScheme};
     /// let h = BucketizedMinHasher::new(8, 0, 50.0)?;
     /// assert_eq!(h.minhash_scheme(), MinHashScheme::OnePermutation);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn minhash_scheme(&self) -> MinHashScheme {
@@ -492,11 +492,11 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let s = SchemeId::new("tf").finish();
-    /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(s).build()?;
+    /// let h = near_dup::minhash::BucketizedMinHasher::builder().feature_scheme(s).build()?;
     /// assert_eq!(h.feature_scheme(), s);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {
@@ -509,11 +509,11 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Signature, Sketcher, SparseVector, Weighted};
-    /// let h = ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?;
+    /// use near_dup::{Signature, Sketcher, SparseVector, Weighted};
+    /// let h = near_dup::minhash::BucketizedMinHasher::new(8, 0, 50.0)?;
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
     /// assert_eq!(h.sketch_weighted(&v)?.scheme(), h.minhash().scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn minhash(&self) -> &MinHasher<ExternalFeatures> {
@@ -533,12 +533,12 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
-    /// let h = ndd_minhash::BucketizedMinHasher::new(8, 0, 10.0)?;
+    /// use near_dup::{SparseVector, Weighted};
+    /// let h = near_dup::minhash::BucketizedMinHasher::new(8, 0, 10.0)?;
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 0.26)?, Weighted::new(2, 0.04)?]);
     /// let q = h.quantize(&v)?;
     /// assert_eq!(q.entries(), &[Weighted::new(1, 3.0)?]); // 2.6 → 3, 0.4 → 0 (dropped)
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn quantize(&self, v: &SparseVector) -> Result<SparseVector, Error> {
         let mut out = Vec::with_capacity(v.len());
@@ -593,13 +593,13 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Signature, SparseVector, Weighted};
-    /// let h = ndd_minhash::BucketizedMinHasher::new(64, 0, 100.0)?;
+    /// use near_dup::{Signature, SparseVector, Weighted};
+    /// let h = near_dup::minhash::BucketizedMinHasher::new(64, 0, 100.0)?;
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(3, 0.25)?]);
     /// let sig = h.sketch_weighted(&v)?;
     /// assert_eq!(sig.similarity(&h.sketch_weighted(&v)?)?.value(), 1.0);
     /// assert!(h.sketch_weighted(&SparseVector::default())?.is_empty_document());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_weighted(&self, v: &SparseVector) -> Result<MinHashSignature, Error> {
         let mut out = Sketcher::new_signature(&self.inner);
@@ -617,13 +617,13 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
-    /// let h = ndd_minhash::BucketizedMinHasher::new(16, 0, 10.0)?;
+    /// use near_dup::{SparseVector, Weighted};
+    /// let h = near_dup::minhash::BucketizedMinHasher::new(16, 0, 10.0)?;
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
     /// let mut out = h.sketch_weighted(&SparseVector::default())?;
     /// h.sketch_weighted_into(&v, &mut out)?;
     /// assert_eq!(out, h.sketch_weighted(&v)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_weighted_into(
         &self,
@@ -645,14 +645,14 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Sketcher, SparseVector, Weighted};
-    /// let h = ndd_minhash::BucketizedMinHasher::new(16, 0, 10.0)?;
+    /// use near_dup::{Sketcher, SparseVector, Weighted};
+    /// let h = near_dup::minhash::BucketizedMinHasher::new(16, 0, 10.0)?;
     /// let mut state = h.minhash().new_state();
     /// let mut out = h.minhash().new_signature();
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 0.5)?]);
     /// h.sketch_weighted_with(&mut state, &v, &mut out)?;
     /// assert_eq!(out, h.sketch_weighted(&v)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_weighted_with(
         &self,
@@ -698,12 +698,12 @@ impl BucketizedMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Weighted;
-    /// let h = ndd_minhash::BucketizedMinHasher::new(32, 0, 10.0)?;
+    /// use near_dup::Weighted;
+    /// let h = near_dup::minhash::BucketizedMinHasher::new(32, 0, 10.0)?;
     /// let a = h.sketch_entries(&[Weighted::new(1, 0.5)?, Weighted::new(1, 0.5)?])?;
     /// assert_eq!(a, h.sketch_entries(&[Weighted::new(1, 1.0)?])?);
     /// assert!(h.sketch_entries(&[Weighted::new(1, -0.5)?]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_entries(&self, entries: &[Weighted]) -> Result<MinHashSignature, Error> {
         check_entries(entries)?;
@@ -722,8 +722,8 @@ impl BucketizedMinHasher {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSink, SparseVector, TrySketcher, Weighted};
-/// use ndd_minhash::BucketizedMinHasher;
+/// use near_dup::{FeatureSink, SparseVector, TrySketcher, Weighted};
+/// use near_dup::minhash::BucketizedMinHasher;
 /// let h = BucketizedMinHasher::new(32, 0, 10.0)?;
 /// let mut state = h.new_state();
 /// let mut sig = h.new_signature();
@@ -733,7 +733,7 @@ impl BucketizedMinHasher {
 /// h.try_finish_into(&mut state, &mut sig)?;
 /// let tf = SparseVector::from_unsorted(vec![Weighted::new(7, 2.0)?, Weighted::new(8, 0.5)?]);
 /// assert_eq!(sig, h.sketch_weighted(&tf)?);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct BucketizedState {

@@ -12,10 +12,10 @@ use ndd_core::{Error, SchemeId};
 /// # Example
 ///
 /// ```
-/// use ndd_minhash::{HashFamily, UniversalHashes, MERSENNE_61};
+/// use near_dup::minhash::{HashFamily, UniversalHashes, MERSENNE_61};
 /// let f = UniversalHashes::new(8, 1)?;
 /// assert!((0..8).all(|i| f.hash(i, u64::MAX) < MERSENNE_61));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const MERSENNE_61: u64 = (1 << 61) - 1;
 
@@ -28,8 +28,8 @@ pub const MERSENNE_61: u64 = (1 << 61) - 1;
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_minhash::HashFamily;
+/// use near_dup::SchemeId;
+/// use near_dup::minhash::HashFamily;
 /// #[derive(Debug)]
 /// struct Shifts;
 /// impl HashFamily for Shifts {
@@ -45,9 +45,9 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{HashFamily, UniversalHashes};
+    /// use near_dup::minhash::{HashFamily, UniversalHashes};
     /// assert_eq!(UniversalHashes::new(16, 0)?.len(), 16);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn len(&self) -> usize;
 
@@ -56,10 +56,10 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{FnFamily, HashFamily};
+    /// use near_dup::minhash::{FnFamily, HashFamily};
     /// let f = FnFamily::new("mod5", vec![Box::new(|x| x % 5)])?;
     /// assert_eq!(f.hash(0, 7), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn hash(&self, i: usize, x: u64) -> u64;
 
@@ -69,9 +69,9 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{HashFamily, UniversalHashes};
+    /// use near_dup::minhash::{HashFamily, UniversalHashes};
     /// assert_ne!(UniversalHashes::new(4, 1)?.scheme(), UniversalHashes::new(4, 2)?.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn scheme(&self) -> SchemeId;
 
@@ -80,9 +80,9 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{HashFamily, UniversalHashes};
+    /// use near_dup::minhash::{HashFamily, UniversalHashes};
     /// assert!(!UniversalHashes::new(1, 0)?.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -94,14 +94,14 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{FnFamily, HashFamily};
+    /// use near_dup::minhash::{FnFamily, HashFamily};
     /// let f = FnFamily::new("two", vec![Box::new(|x| x), Box::new(|x| 10 - x)])?;
     /// let mut mins = [u64::MAX; 2];
     /// for x in [3, 7] {
     ///     f.update_mins(x, &mut mins);
     /// }
     /// assert_eq!(mins, [3, 3]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     fn update_mins(&self, x: u64, mins: &mut [u64]) {
@@ -125,14 +125,14 @@ pub trait HashFamily: fmt::Debug + Send + Sync {
 /// # Example
 ///
 /// ```
-/// use ndd_minhash::{HashFamily, UniversalHashes, MERSENNE_61};
+/// use near_dup::minhash::{HashFamily, UniversalHashes, MERSENNE_61};
 /// let f = UniversalHashes::new(4, 42)?;
 /// assert_eq!(f.len(), 4);
 /// assert!(f.hash(3, 123_456) < MERSENNE_61);
 /// let (a, b) = f.coefficients(0);
 /// let x = 123_456u64;
 /// assert_eq!(f.hash(0, x), ((a as u128 * x as u128 + b as u128) % MERSENNE_61 as u128) as u64);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct UniversalHashes {
@@ -153,8 +153,8 @@ impl UniversalHashes {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_minhash::UniversalHashes::new(0, 1).is_err());
-    /// assert!(ndd_minhash::UniversalHashes::new(usize::MAX, 1).is_err());
+    /// assert!(near_dup::minhash::UniversalHashes::new(0, 1).is_err());
+    /// assert!(near_dup::minhash::UniversalHashes::new(usize::MAX, 1).is_err());
     /// ```
     pub fn new(k: usize, seed: u64) -> Result<Self, Error> {
         if k == 0 || k > crate::MAX_NUM_HASHES {
@@ -187,9 +187,9 @@ impl UniversalHashes {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_minhash::UniversalHashes::new(2, 7)?;
+    /// let f = near_dup::minhash::UniversalHashes::new(2, 7)?;
     /// assert!(f.coefficients(1).0 >= 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn coefficients(&self, i: usize) -> (u64, u64) {
@@ -254,13 +254,13 @@ type BoxedFn = Box<dyn Fn(u64) -> u64 + Send + Sync>;
 /// # Example: Gambosi's slides' `h1(x) = x mod 5`, `h2(x) = (2x + 1) mod 5`
 ///
 /// ```
-/// use ndd_minhash::{FnFamily, HashFamily};
+/// use near_dup::minhash::{FnFamily, HashFamily};
 /// let f = FnFamily::new("slides-mod5", vec![
 ///     Box::new(|x| x % 5),
 ///     Box::new(|x| (2 * x + 1) % 5),
 /// ])?;
 /// assert_eq!(f.hash(1, 2), 0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub struct FnFamily {
     tag: String,
@@ -277,7 +277,7 @@ impl FnFamily {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_minhash::FnFamily::new("none", vec![]).is_err());
+    /// assert!(near_dup::minhash::FnFamily::new("none", vec![]).is_err());
     /// ```
     pub fn new(tag: &str, fns: Vec<BoxedFn>) -> Result<Self, Error> {
         if fns.is_empty() {

@@ -26,7 +26,7 @@ use crate::signature::{EMPTY, MinHashSignature};
 /// # Example
 ///
 /// ```
-/// use ndd_minhash::{MinHasher, MAX_NUM_HASHES};
+/// use near_dup::minhash::{MinHasher, MAX_NUM_HASHES};
 /// assert!(MinHasher::new(MAX_NUM_HASHES).is_ok());
 /// assert!(MinHasher::new(MAX_NUM_HASHES + 1).is_err());
 /// ```
@@ -45,11 +45,11 @@ const ALGORITHM_VERSION: u64 = 1;
 /// # Example
 ///
 /// ```
-/// use ndd_minhash::{MinHasher, MinHashScheme};
+/// use near_dup::minhash::{MinHasher, MinHashScheme};
 /// let classic = MinHasher::builder().scheme(MinHashScheme::Classic).num_hashes(64).build()?;
 /// assert_eq!(classic.minhash_scheme(), MinHashScheme::Classic);
 /// assert_eq!(MinHasher::new(64)?.minhash_scheme(), MinHashScheme::OnePermutation);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum MinHashScheme {
@@ -82,14 +82,14 @@ enum Kind {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSink, Sketcher};
-/// let h = ndd_minhash::MinHasher::new(64)?;
+/// use near_dup::{FeatureSink, Sketcher};
+/// let h = near_dup::minhash::MinHasher::new(64)?;
 /// let mut state = h.new_state();
 /// let mut sig = h.new_signature();
 /// for f in [1u64, 2, 3] { state.push(f); }
 /// h.finish_into(&mut state, &mut sig);
 /// assert_eq!(sig, h.sketch_features([3, 2, 1, 1]));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct MinHashState {
@@ -168,14 +168,14 @@ impl FeatureSink for MinHashState {
 /// # Example: the quick start
 ///
 /// ```
-/// use ndd_core::{DocSketcher, Signature};
-/// use ndd_minhash::MinHasher;
+/// use near_dup::{DocSketcher, Signature};
+/// use near_dup::minhash::MinHasher;
 ///
 /// let hasher = MinHasher::new(128)?;
 /// let doc = "Minwise hashing estimates the Jaccard similarity of two shingle sets.";
 /// let sig = hasher.sketch(doc);
 /// assert_eq!(sig.similarity(&hasher.sketch(doc))?.value(), 1.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct MinHasher<E = WordShingler>(Composed<E, MinHashSketcher>);
@@ -193,15 +193,15 @@ pub struct MinHasher<E = WordShingler>(Composed<E, MinHashSketcher>);
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Composed, DocSketcher, FeatureExtractor};
-/// use ndd_minhash::MinHasher;
-/// use ndd_shingle::CharShingler;
+/// use near_dup::{Composed, DocSketcher, FeatureExtractor};
+/// use near_dup::minhash::MinHasher;
+/// use near_dup::shingle::CharShingler;
 /// let chars = CharShingler::new(4)?;
 /// let sketcher = MinHasher::builder().num_hashes(64).build_sketcher(chars.scheme())?;
 /// let composed = Composed::new(chars.clone(), sketcher)?;
 /// let named = MinHasher::builder().num_hashes(64).build_with(chars)?;
 /// assert_eq!(composed.sketch("abcdefgh"), named.sketch("abcdefgh"));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct MinHashSketcher {
@@ -218,15 +218,15 @@ pub struct MinHashSketcher {
 /// # Example
 ///
 /// ```
-/// use ndd_minhash::{MinHasher, MinHashScheme};
-/// use ndd_shingle::WordShingler;
+/// use near_dup::minhash::{MinHasher, MinHashScheme};
+/// use near_dup::shingle::WordShingler;
 /// let h = MinHasher::builder()
 ///     .num_hashes(256)
 ///     .seed(7)
 ///     .scheme(MinHashScheme::OnePermutation)
 ///     .build_with(WordShingler::new(3)?)?;
 /// assert_eq!(h.num_hashes(), 256);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct MinHasherBuilder {
@@ -253,9 +253,9 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::MinHasher::builder().num_hashes(64).build()?;
+    /// let h = near_dup::minhash::MinHasher::builder().num_hashes(64).build()?;
     /// assert_eq!(h.num_hashes(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(mut self, k: usize) -> Self {
@@ -268,11 +268,11 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let a = ndd_minhash::MinHasher::builder().seed(1).build()?;
-    /// let b = ndd_minhash::MinHasher::builder().seed(2).build()?;
+    /// use near_dup::Sketcher;
+    /// let a = near_dup::minhash::MinHasher::builder().seed(1).build()?;
+    /// let b = near_dup::minhash::MinHasher::builder().seed(2).build()?;
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
@@ -285,10 +285,10 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{MinHasher, MinHashScheme};
+    /// use near_dup::minhash::{MinHasher, MinHashScheme};
     /// let h = MinHasher::builder().scheme(MinHashScheme::Classic).build()?;
     /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(mut self, scheme: MinHashScheme) -> Self {
@@ -302,12 +302,12 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::{FnFamily, MinHasher};
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::{FnFamily, MinHasher};
     /// let family = FnFamily::new("identity", vec![Box::new(|x| x)])?;
     /// let h = MinHasher::builder().hash_family(family).build()?;
     /// assert_eq!(h.sketch_features([9, 4, 6]).values(), &[4]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn hash_family<F: HashFamily + 'static>(mut self, family: F) -> Self {
@@ -326,7 +326,7 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_minhash::MinHasher::builder().num_hashes(0).build().is_err());
+    /// assert!(near_dup::minhash::MinHasher::builder().num_hashes(0).build().is_err());
     /// ```
     pub fn build(self) -> Result<MinHasher<WordShingler>, Error> {
         let shingler = WordShingler::new(5)?;
@@ -342,11 +342,11 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::DocSketcher;
-    /// use ndd_shingle::CharShingler;
-    /// let h = ndd_minhash::MinHasher::builder().build_with(CharShingler::new(4)?)?;
+    /// use near_dup::DocSketcher;
+    /// use near_dup::shingle::CharShingler;
+    /// let h = near_dup::minhash::MinHasher::builder().build_with(CharShingler::new(4)?)?;
     /// assert!(!h.sketch("abcdef").is_empty_document());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_with<E: FeatureExtractor>(self, extractor: E) -> Result<MinHasher<E>, Error> {
         let sketcher = self.build_sketcher(extractor.scheme())?;
@@ -363,11 +363,11 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Sketcher};
-    /// let h = ndd_minhash::MinHasher::builder()
+    /// use near_dup::{SchemeId, Sketcher};
+    /// let h = near_dup::minhash::MinHasher::builder()
     ///     .build_for_features(SchemeId::new("my-token-ids").finish())?;
     /// assert_eq!(h.sketch_features([1, 2, 3]).num_values(), 128);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_for_features(
         self,
@@ -388,12 +388,12 @@ impl MinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Sketcher};
-    /// let s = ndd_minhash::MinHasher::builder()
+    /// use near_dup::{SchemeId, Sketcher};
+    /// let s = near_dup::minhash::MinHasher::builder()
     ///     .num_hashes(32)
     ///     .build_sketcher(SchemeId::new("ids").finish())?;
     /// assert_eq!(s.sketch_features([1, 2]).num_values(), 32);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_sketcher(self, feature_scheme: SchemeId) -> Result<MinHashSketcher, Error> {
         if self.k == 0 || self.k > MAX_NUM_HASHES {
@@ -447,11 +447,11 @@ impl MinHasher<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::DocSketcher;
-    /// let h = ndd_minhash::MinHasher::new(128)?;
+    /// use near_dup::DocSketcher;
+    /// let h = near_dup::minhash::MinHasher::new(128)?;
     /// assert_eq!(h.sketch("hello world").num_values(), 128);
-    /// assert!(ndd_minhash::MinHasher::new(0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::minhash::MinHasher::new(0).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(num_hashes: usize) -> Result<Self, Error> {
         MinHasher::builder().num_hashes(num_hashes).build()
@@ -462,9 +462,9 @@ impl MinHasher<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::MinHasher::builder().build()?;
+    /// let h = near_dup::minhash::MinHasher::builder().build()?;
     /// assert_eq!(h.num_hashes(), 128);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn builder() -> MinHasherBuilder {
@@ -478,10 +478,10 @@ impl MinHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// let s = ndd_minhash::MinHasher::builder().num_hashes(16).build_sketcher(SchemeId::new("x").finish())?;
+    /// use near_dup::SchemeId;
+    /// let s = near_dup::minhash::MinHasher::builder().num_hashes(16).build_sketcher(SchemeId::new("x").finish())?;
     /// assert_eq!(s.num_hashes(), 16);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(&self) -> usize {
@@ -493,10 +493,10 @@ impl MinHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// let s = ndd_minhash::MinHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
+    /// use near_dup::SchemeId;
+    /// let s = near_dup::minhash::MinHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
     /// assert_eq!(s.seed(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -508,11 +508,11 @@ impl MinHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_minhash::{MinHasher, MinHashScheme};
+    /// use near_dup::SchemeId;
+    /// use near_dup::minhash::{MinHasher, MinHashScheme};
     /// let s = MinHasher::builder().build_sketcher(SchemeId::new("x").finish())?;
     /// assert_eq!(s.minhash_scheme(), MinHashScheme::OnePermutation);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn minhash_scheme(&self) -> MinHashScheme {
@@ -526,9 +526,9 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// let h = near_dup::minhash::MinHasher::new(64)?;
     /// assert_eq!(h.sketcher().num_hashes(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn sketcher(&self) -> &MinHashSketcher {
@@ -540,10 +540,10 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::minhash::MinHasher::new(64)?;
     /// assert_eq!(h.as_composed().scheme(), h.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn as_composed(&self) -> &Composed<E, MinHashSketcher> {
@@ -555,8 +555,8 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::MinHasher::new(200)?.num_hashes(), 200);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::MinHasher::new(200)?.num_hashes(), 200);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(&self) -> usize {
@@ -568,8 +568,8 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::MinHasher::builder().seed(3).build()?.seed(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::MinHasher::builder().seed(3).build()?.seed(), 3);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -581,9 +581,9 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::{MinHasher, MinHashScheme};
+    /// use near_dup::minhash::{MinHasher, MinHashScheme};
     /// assert_eq!(MinHasher::new(8)?.minhash_scheme(), MinHashScheme::OnePermutation);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn minhash_scheme(&self) -> MinHashScheme {
@@ -595,8 +595,8 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::MinHasher::new(8)?.extractor().k(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::MinHasher::new(8)?.extractor().k(), 5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &E {
@@ -608,10 +608,10 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let h = ndd_minhash::MinHasher::new(8)?;
+    /// use near_dup::FeatureExtractor;
+    /// let h = near_dup::minhash::MinHasher::new(8)?;
     /// assert_eq!(h.feature_scheme(), h.extractor().scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {

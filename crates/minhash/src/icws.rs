@@ -105,8 +105,8 @@ fn ln_weight(w: f64) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{weighted_jaccard, Signature, SparseVector, Weighted};
-/// use ndd_minhash::IcwsMinHasher;
+/// use near_dup::{weighted_jaccard, Signature, SparseVector, Weighted};
+/// use near_dup::minhash::IcwsMinHasher;
 ///
 /// let a = SparseVector::from_unsorted(vec![
 ///     Weighted::new(1, 3.0)?, Weighted::new(2, 1.0)?, Weighted::new(3, 0.5)?,
@@ -119,7 +119,7 @@ fn ln_weight(w: f64) -> f64 {
 /// let hasher = IcwsMinHasher::new(512, 42)?;
 /// let est = hasher.sketch_weighted(&a).similarity(&hasher.sketch_weighted(&b))?;
 /// assert!((est.value() - exact).abs() < 5.0 * est.std_error().max(0.02));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct IcwsMinHasher {
@@ -140,15 +140,15 @@ pub struct IcwsMinHasher {
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_minhash::IcwsMinHasher;
+/// use near_dup::SchemeId;
+/// use near_dup::minhash::IcwsMinHasher;
 /// let tfidf = SchemeId::new("tfidf").finish();
 /// let h = IcwsMinHasher::builder().num_hashes(256).seed(7).feature_scheme(tfidf).build()?;
 /// assert_eq!((h.num_hashes(), h.seed(), h.feature_scheme()), (256, 7, tfidf));
 /// // `new` and `with_feature_scheme` are the shortcuts.
 /// let short = IcwsMinHasher::new(256, 7)?.with_feature_scheme(tfidf);
-/// assert_eq!(ndd_core::Sketcher::scheme(&short), ndd_core::Sketcher::scheme(&h));
-/// # Ok::<(), ndd_core::Error>(())
+/// assert_eq!(near_dup::Sketcher::scheme(&short), near_dup::Sketcher::scheme(&h));
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct IcwsMinHasherBuilder {
@@ -173,9 +173,9 @@ impl IcwsMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::IcwsMinHasher::builder().num_hashes(64).build()?;
+    /// let h = near_dup::minhash::IcwsMinHasher::builder().num_hashes(64).build()?;
     /// assert_eq!(h.num_hashes(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(mut self, k: usize) -> Self {
@@ -188,9 +188,9 @@ impl IcwsMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::IcwsMinHasher::builder().seed(9).build()?;
+    /// let h = near_dup::minhash::IcwsMinHasher::builder().seed(9).build()?;
     /// assert_eq!(h.seed(), 9);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
@@ -205,11 +205,11 @@ impl IcwsMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let tf = SchemeId::new("tf").finish();
-    /// let h = ndd_minhash::IcwsMinHasher::builder().feature_scheme(tf).build()?;
+    /// let h = near_dup::minhash::IcwsMinHasher::builder().feature_scheme(tf).build()?;
     /// assert_eq!(h.feature_scheme(), tf);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
@@ -226,7 +226,7 @@ impl IcwsMinHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_minhash::IcwsMinHasher::builder().num_hashes(0).build().is_err());
+    /// assert!(near_dup::minhash::IcwsMinHasher::builder().num_hashes(0).build().is_err());
     /// ```
     pub fn build(self) -> Result<IcwsMinHasher, Error> {
         let IcwsMinHasherBuilder {
@@ -268,10 +268,10 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::IcwsMinHasher;
+    /// use near_dup::minhash::IcwsMinHasher;
     /// assert_eq!(IcwsMinHasher::new(128, 7)?.num_hashes(), 128);
     /// assert!(IcwsMinHasher::new(0, 7).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(k: usize, seed: u64) -> Result<Self, Error> {
         Self::builder().num_hashes(k).seed(seed).build()
@@ -282,9 +282,9 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_minhash::IcwsMinHasher::builder().build()?;
+    /// let h = near_dup::minhash::IcwsMinHasher::builder().build()?;
     /// assert_eq!((h.num_hashes(), h.seed()), (128, 0));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn builder() -> IcwsMinHasherBuilder {
@@ -308,12 +308,12 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Sketcher};
-    /// use ndd_minhash::IcwsMinHasher;
+    /// use near_dup::{SchemeId, Sketcher};
+    /// use near_dup::minhash::IcwsMinHasher;
     /// let plain = IcwsMinHasher::new(64, 1)?;
     /// let tfidf = IcwsMinHasher::new(64, 1)?.with_feature_scheme(SchemeId::new("tfidf").finish());
     /// assert_ne!(plain.scheme(), tfidf.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn with_feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
@@ -327,8 +327,8 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 0)?.num_hashes(), 32);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::IcwsMinHasher::new(32, 0)?.num_hashes(), 32);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_hashes(&self) -> usize {
@@ -340,8 +340,8 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 9)?.seed(), 9);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::minhash::IcwsMinHasher::new(32, 9)?.seed(), 9);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -353,11 +353,11 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let s = SchemeId::new("tf").finish();
-    /// let h = ndd_minhash::IcwsMinHasher::new(8, 0)?.with_feature_scheme(s);
+    /// let h = near_dup::minhash::IcwsMinHasher::new(8, 0)?.with_feature_scheme(s);
     /// assert_eq!(h.feature_scheme(), s);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {
@@ -371,14 +371,14 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{Signature, SparseVector, Weighted};
-    /// let h = ndd_minhash::IcwsMinHasher::new(64, 0)?;
+    /// use near_dup::{Signature, SparseVector, Weighted};
+    /// let h = near_dup::minhash::IcwsMinHasher::new(64, 0)?;
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(10, 2.5)?, Weighted::new(11, 0.5)?]);
     /// let sig = h.sketch_weighted(&v);
     /// assert_eq!(sig.num_values(), 64);
     /// assert_eq!(sig.similarity(&h.sketch_weighted(&v))?.value(), 1.0);
     /// assert!(h.sketch_weighted(&SparseVector::default()).is_empty_document());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn sketch_weighted(&self, v: &SparseVector) -> MinHashSignature {
@@ -394,13 +394,13 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SparseVector, Weighted};
-    /// let h = ndd_minhash::IcwsMinHasher::new(16, 0)?;
+    /// use near_dup::{SparseVector, Weighted};
+    /// let h = near_dup::minhash::IcwsMinHasher::new(16, 0)?;
     /// let mut out = h.sketch_weighted(&SparseVector::default());
     /// let v = SparseVector::from_unsorted(vec![Weighted::new(1, 1.0)?]);
     /// h.sketch_weighted_into(&v, &mut out);
     /// assert_eq!(out, h.sketch_weighted(&v));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_weighted_into(&self, v: &SparseVector, out: &mut MinHashSignature) {
         let mut best = Vec::with_capacity(self.k);
@@ -422,13 +422,13 @@ impl IcwsMinHasher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Weighted;
-    /// let h = ndd_minhash::IcwsMinHasher::new(32, 0)?;
+    /// use near_dup::Weighted;
+    /// let h = near_dup::minhash::IcwsMinHasher::new(32, 0)?;
     /// let sig = h.sketch_entries(&[Weighted::new(5, 1.0)?, Weighted::new(9, 0.0)?])?;
     /// assert_eq!(sig, h.sketch_entries(&[Weighted::new(5, 1.0)?])?);
     /// assert!(h.sketch_entries(&[Weighted::new(5, -1.0)?]).is_err());
     /// assert!(h.sketch_entries(&[Weighted { feature: 5, weight: f64::NAN }]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_entries(&self, entries: &[Weighted]) -> Result<MinHashSignature, Error> {
         check_entries(entries)?;
@@ -529,8 +529,8 @@ impl IcwsMinHasher {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSink, Sketcher, SparseVector, Weighted};
-/// use ndd_minhash::IcwsMinHasher;
+/// use near_dup::{FeatureSink, Sketcher, SparseVector, Weighted};
+/// use near_dup::minhash::IcwsMinHasher;
 /// let h = IcwsMinHasher::new(32, 0)?;
 /// let mut state = h.new_state();
 /// let mut sig = h.new_signature();
@@ -540,7 +540,7 @@ impl IcwsMinHasher {
 /// h.finish_into(&mut state, &mut sig);
 /// let tf = SparseVector::from_unsorted(vec![Weighted::new(7, 2.0)?, Weighted::new(8, 0.5)?]);
 /// assert_eq!(sig, h.sketch_weighted(&tf));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct IcwsState {

@@ -30,8 +30,8 @@
 //! # Example: estimate the similarity of two documents
 //!
 //! ```
-//! use ndd_core::{DocSketcher, Signature};
-//! use ndd_minhash::MinHasher;
+//! use near_dup::{DocSketcher, Signature};
+//! use near_dup::minhash::MinHasher;
 //!
 //! let hasher = MinHasher::new(256)?;
 //! let a = hasher.sketch("It was the best of times, it was the worst of times, it was the age of wisdom");
@@ -40,7 +40,7 @@
 //! let (lo, hi) = est.interval(0.95)?; // [p̂ − 1.96 ŝ, p̂ + 1.96 ŝ]
 //! println!("J ≈ {:.2} (95% CI {lo:.2}–{hi:.2})", est.value());
 //! assert!(est.value() > 0.6); // exact J = 11/13
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

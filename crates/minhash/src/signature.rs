@@ -9,10 +9,10 @@ use ndd_core::{Error, Estimate, SchemeId, Signature, SlotSignature};
 /// # Example
 ///
 /// ```
-/// use ndd_core::DocSketcher;
-/// let sig = ndd_minhash::MinHasher::new(8)?.sketch("");
-/// assert!(sig.values().iter().all(|&v| v == ndd_minhash::EMPTY));
-/// # Ok::<(), ndd_core::Error>(())
+/// use near_dup::DocSketcher;
+/// let sig = near_dup::minhash::MinHasher::new(8)?.sketch("");
+/// assert!(sig.values().iter().all(|&v| v == near_dup::minhash::EMPTY));
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const EMPTY: u64 = u64::MAX;
 
@@ -36,8 +36,8 @@ const VERSION: u16 = 1;
 /// # Example
 ///
 /// ```
-/// use ndd_minhash::MinHasher;
-/// use ndd_core::{DocSketcher, Signature};
+/// use near_dup::minhash::MinHasher;
+/// use near_dup::{DocSketcher, Signature};
 ///
 /// let hasher = MinHasher::new(128)?; // word 5-gram shingles, one-permutation hashing
 /// let a = hasher.sketch("the quick brown fox jumps over the lazy dog near the river bank");
@@ -46,7 +46,7 @@ const VERSION: u16 = 1;
 /// let (lo, hi) = est.interval(0.95)?;
 /// assert!(lo <= est.value() && est.value() <= hi);
 /// assert!(est.value() > 0.5); // 8 of 10 shingles shared (J = 0.67)
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct MinHashSignature {
@@ -61,14 +61,14 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Signature};
-    /// use ndd_minhash::MinHashSignature;
+    /// use near_dup::{SchemeId, Signature};
+    /// use near_dup::minhash::MinHashSignature;
     /// let s = SchemeId::new("my-minhash").finish();
     /// let a = MinHashSignature::from_values(s, vec![1, 2, 3, 4])?;
     /// let b = MinHashSignature::from_values(s, vec![1, 2, 9, 9])?;
     /// assert_eq!(a.similarity(&b)?.value(), 0.5);
     /// assert!(MinHashSignature::from_values(s, vec![]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     ///
     /// # Errors
@@ -104,10 +104,10 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::minhash::MinHasher::new(64)?;
     /// assert_eq!(h.sketch_features([1, 2, 3]).values().len(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn values(&self) -> &[u64] {
@@ -119,10 +119,10 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_minhash::MinHasher::new(32)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::minhash::MinHasher::new(32)?;
     /// assert_eq!(h.sketch_features([7]).num_values(), 32);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_values(&self) -> usize {
@@ -134,11 +134,11 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{DocSketcher, Sketcher};
-    /// let h = ndd_minhash::MinHasher::new(16)?;
+    /// use near_dup::{DocSketcher, Sketcher};
+    /// let h = near_dup::minhash::MinHasher::new(16)?;
     /// assert!(h.sketch("").is_empty_document());
     /// assert!(!h.sketch_features([1]).is_empty_document());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty_document(&self) -> bool {
@@ -156,11 +156,11 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_minhash::MinHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::minhash::MinHasher::new(64)?;
     /// let a = h.sketch_features(0..100);
     /// assert_eq!(a.matches(&a)?, 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn matches(&self, other: &Self) -> Result<usize, Error> {
         self.check_compatible(other)?;
@@ -184,13 +184,13 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::{MinHasher, MinHashSignature};
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::{MinHasher, MinHashSignature};
     /// let sig = MinHasher::new(128)?.sketch_features([1, 2, 3]);
     /// let bytes = sig.to_bytes();
     /// assert_eq!(bytes.len(), 8 * 128 + 30);
     /// assert_eq!(MinHashSignature::from_bytes(&bytes)?, sig);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -209,7 +209,7 @@ impl MinHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_minhash::MinHashSignature;
+    /// use near_dup::minhash::MinHashSignature;
     /// assert!(MinHashSignature::from_bytes(b"not a signature").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {

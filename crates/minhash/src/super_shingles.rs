@@ -23,8 +23,8 @@ use crate::MinHashSignature;
 /// # Example
 ///
 /// ```
-/// use ndd_core::DocSketcher;
-/// use ndd_minhash::{MinHasher, SuperShingles};
+/// use near_dup::DocSketcher;
+/// use near_dup::minhash::{MinHasher, SuperShingles};
 ///
 /// let h = MinHasher::new(84)?;
 /// let a = h.sketch("the same text twice is its own near-duplicate, whatever the length");
@@ -34,7 +34,7 @@ use crate::MinHashSignature;
 /// assert_eq!(sa.values().len(), 6);
 /// assert!(sa.shares_any(&sb)?);
 /// assert!(!sa.shares_any(&sc)?);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SuperShingles {
@@ -54,12 +54,12 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::{MinHasher, SuperShingles};
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::{MinHasher, SuperShingles};
     /// let sig = MinHasher::new(84)?.sketch_features(0..50);
     /// assert!(SuperShingles::new(&sig, 5).is_err()); // 84 is not a multiple of 5
     /// assert_eq!(SuperShingles::new(&sig, 7)?.rows_per_group(), 12);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(signature: &MinHashSignature, groups: usize) -> Result<Self, Error> {
         let k = signature.num_values();
@@ -92,10 +92,10 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(8)?.sketch_features([1, 2]);
-    /// assert_eq!(ndd_minhash::SuperShingles::new(&sig, 2)?.values().len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(8)?.sketch_features([1, 2]);
+    /// assert_eq!(near_dup::minhash::SuperShingles::new(&sig, 2)?.values().len(), 2);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn values(&self) -> &[u64] {
@@ -107,10 +107,10 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(12)?.sketch_features([1]);
-    /// assert_eq!(ndd_minhash::SuperShingles::new(&sig, 3)?.rows_per_group(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(12)?.sketch_features([1]);
+    /// assert_eq!(near_dup::minhash::SuperShingles::new(&sig, 3)?.rows_per_group(), 4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn rows_per_group(&self) -> usize {
@@ -122,12 +122,12 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let sig = ndd_minhash::MinHasher::new(12)?.sketch_features([1]);
-    /// let a = ndd_minhash::SuperShingles::new(&sig, 3)?;
-    /// let b = ndd_minhash::SuperShingles::new(&sig, 4)?;
+    /// use near_dup::Sketcher;
+    /// let sig = near_dup::minhash::MinHasher::new(12)?.sketch_features([1]);
+    /// let a = near_dup::minhash::SuperShingles::new(&sig, 3)?;
+    /// let b = near_dup::minhash::SuperShingles::new(&sig, 4)?;
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> SchemeId {
@@ -144,12 +144,12 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::{MinHasher, SuperShingles};
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::{MinHasher, SuperShingles};
     /// let sig = MinHasher::new(12)?.sketch_features([1, 2, 3]);
     /// let s = SuperShingles::new(&sig, 3)?;
     /// assert_eq!(s.common(&s)?, 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn common(&self, other: &Self) -> Result<usize, Error> {
         Error::check_schemes(self.scheme, other.scheme)?;
@@ -171,13 +171,13 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_minhash::{MinHasher, SuperShingles};
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::{MinHasher, SuperShingles};
     /// let h = MinHasher::new(12)?;
     /// let a = SuperShingles::new(&h.sketch_features(0..40), 3)?;
     /// let b = SuperShingles::new(&h.sketch_features(1000..1040), 3)?;
     /// assert!(!a.shares_any(&b)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn shares_any(&self, other: &Self) -> Result<bool, Error> {
         Ok(self.common(other)? > 0)
@@ -189,7 +189,7 @@ impl SuperShingles {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_minhash::SuperShingles::match_probability(0.9, 14, 6);
+    /// let p = near_dup::minhash::SuperShingles::match_probability(0.9, 14, 6);
     /// assert!((p - (1.0 - (1.0 - 0.9f64.powi(14)).powi(6))).abs() < 1e-12);
     /// ```
     #[must_use]

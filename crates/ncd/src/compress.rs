@@ -22,7 +22,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_ncd::{Compressor, CompressorKind};
+//! use near_dup::ncd::{Compressor, CompressorKind};
 //! let mut c = CompressorKind::Snappy.build()?;
 //! let text = "abc".repeat(100);
 //! let n = c.compressed_len(text.as_bytes())?;
@@ -30,7 +30,7 @@
 //! let mut z = Vec::new();
 //! c.compress_into(text.as_bytes(), &mut z)?;
 //! assert_eq!(z.len(), n);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 use std::fmt;
@@ -50,13 +50,13 @@ use ndd_core::Error;
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Compressor, Snappy};
+/// use near_dup::ncd::{Compressor, Snappy};
 /// let mut c = Snappy::new();
 /// assert_eq!(c.name(), "snappy");
 /// let short = c.compressed_len(b"the cat sat on the mat")?;
 /// let long = c.compressed_len("the cat sat on the mat ".repeat(50).as_bytes())?;
 /// assert!(long < 50 * short);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub trait Compressor: Send + Sync + fmt::Debug {
     /// A short name (`snappy`, `lz4`, `deflate-6`, `zlib-6`, `gzip-9`, ...).
@@ -64,9 +64,9 @@ pub trait Compressor: Send + Sync + fmt::Debug {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Deflate};
+    /// use near_dup::ncd::{Compressor, Deflate};
     /// assert_eq!(Deflate::gzip(9)?.name(), "gzip-9");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn name(&self) -> String;
 
@@ -80,9 +80,9 @@ pub trait Compressor: Send + Sync + fmt::Debug {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Lz4};
+    /// use near_dup::ncd::{Compressor, Lz4};
     /// assert_eq!(Lz4::new().compressed_len(b"")?, 5); // 4-byte length + 1 token
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn compressed_len(&mut self, data: &[u8]) -> Result<usize, Error>;
 
@@ -96,12 +96,12 @@ pub trait Compressor: Send + Sync + fmt::Debug {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Snappy};
+    /// use near_dup::ncd::{Compressor, Snappy};
     /// let mut c = Snappy::new();
     /// let mut z = Vec::new();
     /// c.compress_into(b"hello hello hello", &mut z)?;
     /// assert_eq!(z.len(), c.compressed_len(b"hello hello hello")?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn compress_into(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<(), Error>;
 
@@ -115,14 +115,14 @@ pub trait Compressor: Send + Sync + fmt::Debug {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Deflate};
+    /// use near_dup::ncd::{Compressor, Deflate};
     /// let mut c = Deflate::zlib(6)?;
     /// let (mut z, mut back) = (Vec::new(), Vec::new());
     /// c.compress_into(b"round trip", &mut z)?;
     /// c.decompress_into(&z, &mut back)?;
     /// assert_eq!(back, b"round trip");
     /// assert!(c.decompress_into(b"garbage", &mut back).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     fn decompress_into(&mut self, compressed: &[u8], out: &mut Vec<u8>) -> Result<(), Error>;
 
@@ -132,7 +132,7 @@ pub trait Compressor: Send + Sync + fmt::Debug {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Snappy};
+    /// use near_dup::ncd::{Compressor, Snappy};
     /// let c: Box<dyn Compressor> = Box::new(Snappy::new());
     /// assert_eq!(c.box_clone().name(), "snappy");
     /// ```
@@ -170,11 +170,11 @@ fn corrupt(what: &str, e: impl fmt::Display) -> Error {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Compressor, Snappy};
+/// use near_dup::ncd::{Compressor, Snappy};
 /// let mut c = Snappy::new();
 /// assert_eq!(c.compressed_len(b"")?, 1);
 /// assert_eq!(c.compressed_len(b"abc")?, 5); // varint 3, literal tag, 3 bytes
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Snappy {
@@ -188,7 +188,7 @@ impl Snappy {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Snappy};
+    /// use near_dup::ncd::{Compressor, Snappy};
     /// assert_eq!(Snappy::new().name(), "snappy");
     /// ```
     #[must_use]
@@ -263,11 +263,11 @@ impl Compressor for Snappy {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Compressor, Lz4};
+/// use near_dup::ncd::{Compressor, Lz4};
 /// let mut c = Lz4::new();
 /// let n = c.compressed_len("abcd".repeat(100).as_bytes())?;
 /// assert!(n < 30, "{n}");
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct Lz4 {
@@ -280,7 +280,7 @@ impl Lz4 {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Lz4};
+    /// use near_dup::ncd::{Compressor, Lz4};
     /// assert_eq!(Lz4::new().name(), "lz4");
     /// ```
     #[must_use]
@@ -348,7 +348,7 @@ impl Compressor for Lz4 {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::DeflateFormat;
+/// use near_dup::ncd::DeflateFormat;
 /// assert_eq!(DeflateFormat::Gzip.overhead(), 18);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -367,7 +367,7 @@ impl DeflateFormat {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::DeflateFormat;
+    /// use near_dup::ncd::DeflateFormat;
     /// assert_eq!((DeflateFormat::Raw.overhead(), DeflateFormat::Zlib.overhead()), (0, 6));
     /// ```
     #[must_use]
@@ -387,13 +387,13 @@ impl DeflateFormat {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Compressor, Deflate};
+/// use near_dup::ncd::{Compressor, Deflate};
 /// let text = "to be or not to be, that is the question. ".repeat(20);
 /// let fast = Deflate::raw(1)?.compressed_len(text.as_bytes())?;
 /// let best = Deflate::raw(9)?.compressed_len(text.as_bytes())?;
 /// assert!(best <= fast);
 /// assert_eq!(Deflate::gzip(9)?.compressed_len(text.as_bytes())?, best + 18);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub struct Deflate {
     format: DeflateFormat,
@@ -421,10 +421,10 @@ impl Deflate {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Deflate, DeflateFormat};
+    /// use near_dup::ncd::{Compressor, Deflate, DeflateFormat};
     /// assert_eq!(Deflate::new(DeflateFormat::Zlib, 6)?.name(), "zlib-6");
     /// assert!(Deflate::new(DeflateFormat::Raw, 10).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(format: DeflateFormat, level: u32) -> Result<Self, Error> {
         if level > 9 {
@@ -447,9 +447,9 @@ impl Deflate {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Deflate};
+    /// use near_dup::ncd::{Compressor, Deflate};
     /// assert_eq!(Deflate::raw(6)?.name(), "deflate-6");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn raw(level: u32) -> Result<Self, Error> {
         Self::new(DeflateFormat::Raw, level)
@@ -464,9 +464,9 @@ impl Deflate {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Deflate};
+    /// use near_dup::ncd::{Compressor, Deflate};
     /// assert_eq!(Deflate::zlib(1)?.name(), "zlib-1");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn zlib(level: u32) -> Result<Self, Error> {
         Self::new(DeflateFormat::Zlib, level)
@@ -481,9 +481,9 @@ impl Deflate {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Deflate};
+    /// use near_dup::ncd::{Compressor, Deflate};
     /// assert_eq!(Deflate::gzip(6)?.name(), "gzip-6");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn gzip(level: u32) -> Result<Self, Error> {
         Self::new(DeflateFormat::Gzip, level)
@@ -494,9 +494,9 @@ impl Deflate {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Deflate, DeflateFormat};
+    /// use near_dup::ncd::{Deflate, DeflateFormat};
     /// assert_eq!(Deflate::gzip(6)?.format(), DeflateFormat::Gzip);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn format(&self) -> DeflateFormat {
@@ -508,8 +508,8 @@ impl Deflate {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::Deflate::raw(3)?.level(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::ncd::Deflate::raw(3)?.level(), 3);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn level(&self) -> u32 {
@@ -611,14 +611,14 @@ impl Compressor for Deflate {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Compressor, CompressorKind, DeflateFormat};
+/// use near_dup::ncd::{Compressor, CompressorKind, DeflateFormat};
 /// let k: CompressorKind = "gzip-9".parse()?;
 /// assert_eq!(k, CompressorKind::Deflate(DeflateFormat::Gzip, 9));
 /// assert_eq!(k.build()?.name(), "gzip-9");
 /// assert_eq!("zlib".parse::<CompressorKind>()?, CompressorKind::Deflate(DeflateFormat::Zlib, 6));
 /// assert!("brotli".parse::<CompressorKind>().is_err());
 /// assert!("gzip-12".parse::<CompressorKind>().is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CompressorKind {
@@ -641,9 +641,9 @@ impl CompressorKind {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, CompressorKind};
+    /// use near_dup::ncd::{Compressor, CompressorKind};
     /// assert_eq!(CompressorKind::Lz4.build()?.name(), "lz4");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build(self) -> Result<Box<dyn Compressor>, Error> {
         Ok(match self {

@@ -21,7 +21,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_ncd::{SearchConfig, SigNcd};
+//! use near_dup::ncd::{SearchConfig, SigNcd};
 //! let docs = [
 //!     "Permission is hereby granted, free of charge, to any person obtaining a copy \
 //!      of this software, to deal in the Software without restriction, including \
@@ -37,7 +37,7 @@
 //! let out = SearchConfig::new(0.5)?.search(&corpus)?;
 //! assert_eq!(out.pairs.len(), 1);
 //! assert_eq!((out.pairs[0].a, out.pairs[0].b), (0, 1));
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

@@ -14,7 +14,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_ncd::SigNcd;
+//! use near_dup::ncd::SigNcd;
 //! let s = SigNcd::new();
 //! let a = "Permission is hereby granted, free of charge, to any person obtaining a copy, \
 //!          to deal in the Software without restriction, including without limitation.";
@@ -22,7 +22,7 @@
 //!          to deal in the Software without restriction, including with no limitation.";
 //! let c = "The quick brown fox, the lazy dog, a tall tree, and a small house stand here.";
 //! assert!(s.distance(a, b)? < s.distance(a, c)?);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 use ndd_core::Error;
@@ -38,7 +38,7 @@ use crate::compress::{Compressor, CompressorKind};
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::ncd_from_lengths;
+/// use near_dup::ncd::ncd_from_lengths;
 /// assert_eq!(ncd_from_lengths(10, 20, 25), 0.75);
 /// assert_eq!(ncd_from_lengths(20, 10, 25), 0.75);
 /// assert_eq!(ncd_from_lengths(0, 0, 0), 0.0);
@@ -67,7 +67,7 @@ pub fn ncd_from_lengths(cx: usize, cy: usize, cxy: usize) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{monotone_ncd_from_lengths, ncd_from_lengths};
+/// use near_dup::ncd::{monotone_ncd_from_lengths, ncd_from_lengths};
 /// assert_eq!(monotone_ncd_from_lengths(10, 20, 25), ncd_from_lengths(10, 20, 25));
 /// // C(xy) = 15 < C(y) = 20: plain NCD 0.25 is below the bound 1 − 10/20.
 /// assert_eq!(ncd_from_lengths(10, 20, 15), 0.25);
@@ -84,12 +84,12 @@ pub fn monotone_ncd_from_lengths(cx: usize, cy: usize, cxy: usize) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Ncd, Snappy};
+/// use near_dup::ncd::{Ncd, Snappy};
 /// let mut ncd = Ncd::new(Snappy::new());
 /// let x = b"the quick brown fox jumps over the lazy dog, again and again and again";
 /// assert!(ncd.distance(x, x)? < 0.2);
 /// assert!(ncd.distance(x, b"lorem ipsum dolor sit amet, consectetur adipiscing elit")? > 0.5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Ncd<C = Box<dyn Compressor>> {
@@ -103,7 +103,7 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Lz4, Ncd};
+    /// use near_dup::ncd::{Compressor, Lz4, Ncd};
     /// let mut n = Ncd::new(Lz4::new());
     /// assert_eq!(n.compressor().name(), "lz4");
     /// ```
@@ -119,10 +119,10 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Compressor, Ncd, Snappy};
+    /// use near_dup::ncd::{Compressor, Ncd, Snappy};
     /// let mut n = Ncd::new(Snappy::new());
     /// assert_eq!(n.compressor().compressed_len(b"")?, 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn compressor(&mut self) -> &mut C {
         &mut self.compressor
@@ -137,9 +137,9 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Ncd, Snappy};
+    /// use near_dup::ncd::{Ncd, Snappy};
     /// assert_eq!(Ncd::new(Snappy::new()).compressed_len(b"abc")?, 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn compressed_len(&mut self, x: &[u8]) -> Result<usize, Error> {
         self.compressor.compressed_len(x)
@@ -155,10 +155,10 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Ncd, Snappy};
+    /// use near_dup::ncd::{Ncd, Snappy};
     /// let mut n = Ncd::new(Snappy::new());
     /// assert_eq!(n.concat_len(b"ab", b"c")?, n.compressed_len(b"abc")?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn concat_len(&mut self, x: &[u8], y: &[u8]) -> Result<usize, Error> {
         self.concat.clear();
@@ -178,11 +178,11 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Ncd, Snappy};
+    /// use near_dup::ncd::{Ncd, Snappy};
     /// let mut n = Ncd::new(Snappy::new());
     /// let d = n.distance(b"hello world, hello world", b"goodbye moon, goodbye moon")?;
     /// assert!(d > 0.3 && d < 1.2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn distance(&mut self, x: &[u8], y: &[u8]) -> Result<f64, Error> {
         let cx = self.compressed_len(x)?;
@@ -200,12 +200,12 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Ncd, Snappy};
+    /// use near_dup::ncd::{Ncd, Snappy};
     /// let mut n = Ncd::new(Snappy::new());
     /// let (x, y) = (b"one, two, three".as_slice(), b"one, two, four".as_slice());
     /// let (cx, cy) = (n.compressed_len(x)?, n.compressed_len(y)?);
     /// assert_eq!(n.distance_with(x, cx, y, cy)?, n.distance(x, y)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn distance_with(
         &mut self,
@@ -228,13 +228,13 @@ impl<C: Compressor> Ncd<C> {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Ncd, Snappy};
+    /// use near_dup::ncd::{Ncd, Snappy};
     /// let mut n = Ncd::new(Snappy::new());
     /// let (x, y) = (b"a".as_slice(), b"abcabcabcabc, abcabcabc".as_slice());
     /// let (cx, cy) = (n.compressed_len(x)?, n.compressed_len(y)?);
     /// let d = n.monotone_distance_with(x, cx, y, cy)?;
     /// assert!(d >= 1.0 - cx as f64 / cy as f64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn monotone_distance_with(
         &mut self,
@@ -256,14 +256,14 @@ impl<C: Compressor> Ncd<C> {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Corpus, CompressorKind};
+/// use near_dup::ncd::{Corpus, CompressorKind};
 /// let mut c = Corpus::new(CompressorKind::Snappy.build()?);
 /// c.push(b"alpha beta gamma")?;
 /// c.push(b"alpha beta delta")?;
 /// assert_eq!(c.len(), 2);
 /// assert_eq!(c.get(1), b"alpha beta delta");
 /// assert!(c.distance(0, 1)? < 1.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Corpus {
@@ -281,7 +281,7 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Lz4};
+    /// use near_dup::ncd::{Corpus, Lz4};
     /// let c = Corpus::new(Box::new(Lz4::new()));
     /// assert!(c.is_empty());
     /// assert_eq!(c.compressor_name(), "lz4");
@@ -306,11 +306,11 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// let mut c = Corpus::new(Box::new(Snappy::new()));
     /// assert_eq!(c.push(b"abc")?, 0);
     /// assert_eq!(c.compressed_len(0), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn push(&mut self, item: &[u8]) -> Result<usize, Error> {
         let len = self.compressor.compressed_len(item)?;
@@ -330,7 +330,7 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// assert_eq!(Corpus::new(Box::new(Snappy::new())).len(), 0);
     /// ```
     #[must_use]
@@ -343,7 +343,7 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// assert!(Corpus::new(Box::new(Snappy::new())).is_empty());
     /// ```
     #[must_use]
@@ -360,9 +360,9 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_ncd::SigNcd::new().corpus(&["Red apples, green pears, ripe plums, and figs."])?;
+    /// let c = near_dup::ncd::SigNcd::new().corpus(&["Red apples, green pears, ripe plums, and figs."])?;
     /// assert_eq!(c.get(0), b"apples pears plums");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn get(&self, i: usize) -> &[u8] {
@@ -378,11 +378,11 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// let mut c = Corpus::new(Box::new(Snappy::new()));
     /// c.push(b"")?;
     /// assert_eq!(c.compressed_len(0), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn compressed_len(&self, i: usize) -> usize {
@@ -394,11 +394,11 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// let mut c = Corpus::new(Box::new(Snappy::new()));
     /// c.push(b"abc")?;
     /// assert_eq!(c.compressed_lens(), &[5]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn compressed_lens(&self) -> &[usize] {
@@ -415,10 +415,10 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_ncd::SigNcd::new().corpus(&["Just one, comma here.", "a, b, c, d"])?;
+    /// let c = near_dup::ncd::SigNcd::new().corpus(&["Just one, comma here.", "a, b, c, d"])?;
     /// assert!(c.is_fallback(0));
     /// assert!(!c.is_fallback(1));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_fallback(&self, i: usize) -> bool {
@@ -430,9 +430,9 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_ncd::SigNcd::new().corpus(&["no commas", "a, b, c, d", "x, y"])?;
+    /// let c = near_dup::ncd::SigNcd::new().corpus(&["no commas", "a, b, c, d", "x, y"])?;
     /// assert_eq!(c.fallback_count(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fallback_count(&self) -> usize {
@@ -444,12 +444,12 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// let mut c = Corpus::new(Box::new(Snappy::new()));
     /// c.push(b"abc")?;
     /// c.push(b"de")?;
     /// assert_eq!(c.total_bytes(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn total_bytes(&self) -> usize {
@@ -461,8 +461,8 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SigNcd::new().corpus(&["a"])?.compressor_name(), "snappy");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::ncd::SigNcd::new().corpus(&["a"])?.compressor_name(), "snappy");
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn compressor_name(&self) -> String {
@@ -474,10 +474,10 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::Compressor;
-    /// let c = ndd_ncd::SigNcd::new().corpus(&["a"])?;
+    /// use near_dup::ncd::Compressor;
+    /// let c = near_dup::ncd::SigNcd::new().corpus(&["a"])?;
     /// assert_eq!(c.new_compressor().name(), "snappy");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new_compressor(&self) -> Box<dyn Compressor> {
@@ -500,13 +500,13 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Corpus, Snappy};
+    /// use near_dup::ncd::{Corpus, Snappy};
     /// let mut c = Corpus::new(Box::new(Snappy::new()));
     /// c.push(b"same words, same words")?;
     /// c.push(b"same words, same words")?;
     /// assert_eq!(c.distance(0, 1)?, c.distance(1, 0)?);
     /// assert!(c.distance(0, 1)? < 0.3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn distance(&self, i: usize, j: usize) -> Result<f64, Error> {
         let mut ncd = Ncd::new(self.new_compressor());
@@ -527,11 +527,11 @@ impl Corpus {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::Ncd;
-    /// let c = ndd_ncd::SigNcd::new().corpus(&["a, b, c, d", "a, b, c, e"])?;
+    /// use near_dup::ncd::Ncd;
+    /// let c = near_dup::ncd::SigNcd::new().corpus(&["a, b, c, d", "a, b, c, e"])?;
     /// let mut ncd = Ncd::new(c.new_compressor());
     /// assert_eq!(c.distance_using(&mut ncd, 0, 1)?, c.distance(0, 1)?);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn distance_using<C: Compressor>(
         &self,
@@ -551,15 +551,15 @@ impl Corpus {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{CompressorKind, SigNcd};
-/// use ndd_shingle::spots::PunctSpotVariant;
+/// use near_dup::ncd::{CompressorKind, SigNcd};
+/// use near_dup::shingle::spots::PunctSpotVariant;
 /// let s = SigNcd::builder()
 ///     .variant(PunctSpotVariant::Sig2)
 ///     .compressor(CompressorKind::Lz4)
 ///     .build()?;
 /// assert_eq!(s.signature("a b, c d, e f, g").0, "b c d e f g");
 /// assert_eq!(s.compressor(), CompressorKind::Lz4);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SigNcd {
@@ -582,7 +582,7 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SigNcd::new();
+    /// let s = near_dup::ncd::SigNcd::new();
     /// assert_eq!(s.extractor().min_spots(), 3);
     /// assert_eq!(s.extractor().punctuation(), &[',']);
     /// ```
@@ -596,9 +596,9 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SigNcd::builder().punctuation([',', '.']).build()?;
+    /// let s = near_dup::ncd::SigNcd::builder().punctuation([',', '.']).build()?;
     /// assert_eq!(s.extractor().punctuation(), &[',', '.']);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder() -> SigNcdBuilder {
         SigNcdBuilder::default()
@@ -609,7 +609,7 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SigNcd::new().extractor().words_before(), 1);
+    /// assert_eq!(near_dup::ncd::SigNcd::new().extractor().words_before(), 1);
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &PunctSpotExtractor {
@@ -621,7 +621,7 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SigNcd::new().compressor(), ndd_ncd::CompressorKind::Snappy);
+    /// assert_eq!(near_dup::ncd::SigNcd::new().compressor(), near_dup::ncd::CompressorKind::Snappy);
     /// ```
     #[must_use]
     pub fn compressor(&self) -> CompressorKind {
@@ -633,7 +633,7 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// let (sig, outcome) = ndd_ncd::SigNcd::new().signature("Oh, well, fine, OK.");
+    /// let (sig, outcome) = near_dup::ncd::SigNcd::new().signature("Oh, well, fine, OK.");
     /// assert_eq!(sig, "oh well fine");
     /// assert!(!outcome.fallback);
     /// ```
@@ -657,10 +657,10 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SigNcd::new();
+    /// let s = near_dup::ncd::SigNcd::new();
     /// let doc = "one, two, three, four, five, six, seven, eight";
     /// assert!(s.distance(doc, doc)? < 0.3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn distance(&self, a: &str, b: &str) -> Result<f64, Error> {
         let mut ncd = Ncd::new(self.compressor.build()?);
@@ -684,10 +684,10 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_ncd::SigNcd::new().corpus(&["a, b, c, d", "no spots here"])?;
+    /// let c = near_dup::ncd::SigNcd::new().corpus(&["a, b, c, d", "no spots here"])?;
     /// assert_eq!(c.len(), 2);
     /// assert_eq!((c.get(0), c.get(1)), (b"a b c".as_slice(), b"no spots here".as_slice()));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn corpus<D: AsRef<str>>(&self, docs: &[D]) -> Result<Corpus, Error> {
         let mut corpus = Corpus::new(self.compressor.build()?);
@@ -710,10 +710,10 @@ impl SigNcd {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SigNcd::new();
+    /// let s = near_dup::ncd::SigNcd::new();
     /// let docs = ["a, b, c, d"; 10];
     /// assert_eq!(s.par_corpus(&docs)?.compressed_lens(), s.corpus(&docs)?.compressed_lens());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[cfg(feature = "rayon")]
     pub fn par_corpus<D: AsRef<str> + Sync>(&self, docs: &[D]) -> Result<Corpus, Error> {
@@ -743,10 +743,10 @@ impl SigNcd {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::SigNcdBuilder;
+/// use near_dup::ncd::SigNcdBuilder;
 /// let s = SigNcdBuilder::default().min_spots(5).build()?;
 /// assert!(s.signature("a, b, c, d").1.fallback);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -772,10 +772,10 @@ impl SigNcdBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::PunctSpotVariant;
-    /// let s = ndd_ncd::SigNcd::builder().variant(PunctSpotVariant::Sig1R).build()?;
+    /// use near_dup::shingle::spots::PunctSpotVariant;
+    /// let s = near_dup::ncd::SigNcd::builder().variant(PunctSpotVariant::Sig1R).build()?;
     /// assert_eq!(s.signature("a, b, c, d").0, "b c d");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn variant(mut self, variant: PunctSpotVariant) -> Self {
         self.spots = self.spots.variant(variant);
@@ -787,10 +787,10 @@ impl SigNcdBuilder {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SigNcd::builder().punctuation([';']).build()?;
+    /// let s = near_dup::ncd::SigNcd::builder().punctuation([';']).build()?;
     /// assert_eq!(s.signature("a; b; c; d").0, "a b c");
-    /// assert!(ndd_ncd::SigNcd::builder().punctuation(['x']).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::ncd::SigNcd::builder().punctuation(['x']).build().is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn punctuation<I: IntoIterator<Item = char>>(mut self, chars: I) -> Self {
         self.spots = self.spots.punctuation(chars);
@@ -802,9 +802,9 @@ impl SigNcdBuilder {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SigNcd::builder().min_spots(0).build()?;
+    /// let s = near_dup::ncd::SigNcd::builder().min_spots(0).build()?;
     /// assert_eq!(s.signature("one two, three").0, "two");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_spots(mut self, min: usize) -> Self {
         self.spots = self.spots.min_spots(min);
@@ -816,11 +816,11 @@ impl SigNcdBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::PunctSpotExtractor;
+    /// use near_dup::shingle::spots::PunctSpotExtractor;
     /// let e = PunctSpotExtractor::builder().fold_case(false).build()?;
-    /// let s = ndd_ncd::SigNcd::builder().extractor(e).build()?;
+    /// let s = near_dup::ncd::SigNcd::builder().extractor(e).build()?;
     /// assert_eq!(s.signature("A, B, C, D").0, "A B C");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extractor(mut self, extractor: PunctSpotExtractor) -> Self {
         self.extractor = Some(extractor);
@@ -832,10 +832,10 @@ impl SigNcdBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{CompressorKind, SigNcd};
+    /// use near_dup::ncd::{CompressorKind, SigNcd};
     /// let s = SigNcd::builder().compressor("zlib-9".parse()?).build()?;
     /// assert_eq!(s.compressor().build()?.name(), "zlib-9");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn compressor(mut self, kind: CompressorKind) -> Self {
         self.compressor = kind;
@@ -852,7 +852,7 @@ impl SigNcdBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{CompressorKind, DeflateFormat, SigNcd};
+    /// use near_dup::ncd::{CompressorKind, DeflateFormat, SigNcd};
     /// assert!(SigNcd::builder().compressor(CompressorKind::Deflate(DeflateFormat::Raw, 11)).build().is_err());
     /// ```
     pub fn build(self) -> Result<SigNcd, Error> {

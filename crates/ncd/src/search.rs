@@ -40,7 +40,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_ncd::{Pruning, SearchConfig, SigNcd};
+//! use near_dup::ncd::{Pruning, SearchConfig, SigNcd};
 //! let docs = [
 //!     "Copyright 2001, Alice, Bob, and Carol. All rights reserved, worldwide, forever.",
 //!     "Copyright 2002, Alice, Bob, and Carol. All rights reserved, worldwide, forever.",
@@ -51,7 +51,7 @@
 //! assert_eq!(out.pairs.len(), 1);
 //! assert_eq!((out.pairs[0].a, out.pairs[0].b), (0, 1));
 //! assert_eq!(out.report.total_pairs, 3);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 use ndd_core::{Error, ScoredPair};
@@ -66,8 +66,8 @@ use crate::ncd::{Corpus, Ncd};
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_ncd::SearchConfig::new(0.5)?.p2_slack(), ndd_ncd::DEFAULT_P2_SLACK);
-/// # Ok::<(), ndd_core::Error>(())
+/// assert_eq!(near_dup::ncd::SearchConfig::new(0.5)?.p2_slack(), near_dup::ncd::DEFAULT_P2_SLACK);
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_P2_SLACK: f64 = 0.25;
 
@@ -76,8 +76,8 @@ pub const DEFAULT_P2_SLACK: f64 = 0.25;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_ncd::SearchConfig::new(0.5)?.pivots(), ndd_ncd::DEFAULT_PIVOTS);
-/// # Ok::<(), ndd_core::Error>(())
+/// assert_eq!(near_dup::ncd::SearchConfig::new(0.5)?.pivots(), near_dup::ncd::DEFAULT_PIVOTS);
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub const DEFAULT_PIVOTS: usize = 16;
 
@@ -86,7 +86,7 @@ pub const DEFAULT_PIVOTS: usize = 16;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_ncd::Pruning::default(), ndd_ncd::Pruning::P1);
+/// assert_eq!(near_dup::ncd::Pruning::default(), near_dup::ncd::Pruning::P1);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Pruning {
@@ -105,12 +105,12 @@ pub enum Pruning {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{SearchConfig, SigNcd};
+/// use near_dup::ncd::{SearchConfig, SigNcd};
 /// let corpus = SigNcd::new().corpus(&["a, b, c, d", "a, b, c, e", "x"])?;
 /// let r = SearchConfig::new(0.5)?.search(&corpus)?.report;
 /// assert_eq!(r.compared + r.pruned_p1 + r.pruned_p2 + r.skipped_checked, r.total_pairs);
 /// assert!(r.pruned_fraction() >= 0.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchReport {
@@ -136,7 +136,7 @@ impl SearchReport {
     /// # Example
     ///
     /// ```
-    /// let r = ndd_ncd::SearchReport { total_pairs: 10, compared: 4, pruned_p1: 6, ..Default::default() };
+    /// let r = near_dup::ncd::SearchReport { total_pairs: 10, compared: 4, pruned_p1: 6, ..Default::default() };
     /// assert_eq!(r.pruned_fraction(), 0.6);
     /// ```
     #[must_use]
@@ -162,7 +162,7 @@ impl SearchReport {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{SearchConfig, SigNcd};
+/// use near_dup::ncd::{SearchConfig, SigNcd};
 /// let doc = "Permission is hereby granted, free of charge, to any person obtaining a copy \
 ///            of this software, to deal in the Software without restriction, including \
 ///            without limitation the rights to use, copy, modify, merge, publish.";
@@ -170,7 +170,7 @@ impl SearchReport {
 /// let out = SearchConfig::new(0.5)?.search(&corpus)?;
 /// assert_eq!(out.pairs.len(), 3);
 /// assert_eq!(out.report.compared, 3);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct SearchOutput {
@@ -185,11 +185,11 @@ pub struct SearchOutput {
 /// # Example
 ///
 /// ```
-/// use ndd_ncd::{Pruning, SearchConfig};
+/// use near_dup::ncd::{Pruning, SearchConfig};
 /// let s = SearchConfig::builder(0.7).pruning(Pruning::P1P2).pivots(8).build()?;
 /// assert_eq!((s.threshold(), s.pruning(), s.pivots()), (0.7, Pruning::P1P2, 8));
 /// assert!(SearchConfig::new(1.5).is_err());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchConfig {
@@ -211,10 +211,10 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SearchConfig::new(0.3)?;
+    /// let s = near_dup::ncd::SearchConfig::new(0.3)?;
     /// assert!(!s.is_checked());
-    /// assert!(ndd_ncd::SearchConfig::new(f64::NAN).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::ncd::SearchConfig::new(f64::NAN).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(threshold: f64) -> Result<Self, Error> {
         Self::builder(threshold).build()
@@ -225,9 +225,9 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_ncd::SearchConfig::builder(0.2).parallel(true).build()?;
+    /// let s = near_dup::ncd::SearchConfig::builder(0.2).parallel(true).build()?;
     /// assert!(s.is_parallel());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder(threshold: f64) -> SearchBuilder {
         SearchBuilder {
@@ -247,8 +247,8 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SearchConfig::new(0.4)?.threshold(), 0.4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::ncd::SearchConfig::new(0.4)?.threshold(), 0.4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn threshold(&self) -> f64 {
@@ -260,8 +260,8 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SearchConfig::new(0.4)?.pruning(), ndd_ncd::Pruning::P1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::ncd::SearchConfig::new(0.4)?.pruning(), near_dup::ncd::Pruning::P1);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn pruning(&self) -> Pruning {
@@ -273,8 +273,8 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SearchConfig::builder(0.4).pivots(4).build()?.pivots(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::ncd::SearchConfig::builder(0.4).pivots(4).build()?.pivots(), 4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn pivots(&self) -> usize {
@@ -286,8 +286,8 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_ncd::SearchConfig::builder(0.4).p2_slack(0.0).build()?.p2_slack(), 0.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::ncd::SearchConfig::builder(0.4).p2_slack(0.0).build()?.p2_slack(), 0.0);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn p2_slack(&self) -> f64 {
@@ -299,8 +299,8 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_ncd::SearchConfig::builder(0.4).checked(true).build()?.is_checked());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::ncd::SearchConfig::builder(0.4).checked(true).build()?.is_checked());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_checked(&self) -> bool {
@@ -313,8 +313,8 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_ncd::SearchConfig::new(0.4)?.is_parallel());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(!near_dup::ncd::SearchConfig::new(0.4)?.is_parallel());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_parallel(&self) -> bool {
@@ -330,13 +330,13 @@ impl SearchConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Pruning, SearchConfig, SigNcd};
+    /// use near_dup::ncd::{Pruning, SearchConfig, SigNcd};
     /// let docs = ["red, green, blue, yellow", "red, green, blue, yellow!", "one two three"];
     /// let corpus = SigNcd::new().corpus(&docs)?;
     /// let brute = SearchConfig::builder(0.6).pruning(Pruning::None).build()?.search(&corpus)?;
     /// let p1 = SearchConfig::new(0.6)?.search(&corpus)?;
     /// assert_eq!(brute.pairs, p1.pairs);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn search(&self, corpus: &Corpus) -> Result<SearchOutput, Error> {
         self.search_with_progress(corpus, &|_| {})
@@ -355,7 +355,7 @@ impl SearchConfig {
     ///
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
-    /// use ndd_ncd::{SearchConfig, SigNcd};
+    /// use near_dup::ncd::{SearchConfig, SigNcd};
     /// let docs = ["red, green, blue, yellow", "red, green, blue, yellow!", "one, two"];
     /// let corpus = SigNcd::new().corpus(&docs)?;
     /// let rows = AtomicU64::new(0);
@@ -364,7 +364,7 @@ impl SearchConfig {
     /// })?;
     /// assert_eq!(rows.into_inner(), 3);
     /// assert_eq!(out.pairs, SearchConfig::new(0.6)?.search(&corpus)?.pairs);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn search_with_progress(
         &self,
@@ -389,9 +389,9 @@ impl SearchConfig {
 /// # Example
 ///
 /// ```
-/// let b = ndd_ncd::SearchBuilder::new(0.5);
+/// let b = near_dup::ncd::SearchBuilder::new(0.5);
 /// assert_eq!(b.build()?.threshold(), 0.5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -405,7 +405,7 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_ncd::SearchBuilder::new(-0.1).build().is_err());
+    /// assert!(near_dup::ncd::SearchBuilder::new(-0.1).build().is_err());
     /// ```
     pub fn new(threshold: f64) -> Self {
         SearchConfig::builder(threshold)
@@ -416,9 +416,9 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Pruning, SearchConfig};
+    /// use near_dup::ncd::{Pruning, SearchConfig};
     /// assert_eq!(SearchConfig::builder(0.5).pruning(Pruning::None).build()?.pruning(), Pruning::None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn pruning(mut self, pruning: Pruning) -> Self {
         self.config.pruning = pruning;
@@ -431,7 +431,7 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_ncd::SearchConfig::builder(0.5).pivots(0).build().is_err());
+    /// assert!(near_dup::ncd::SearchConfig::builder(0.5).pivots(0).build().is_err());
     /// ```
     pub fn pivots(mut self, pivots: usize) -> Self {
         self.config.pivots = pivots;
@@ -444,7 +444,7 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_ncd::SearchConfig::builder(0.5).p2_slack(-1.0).build().is_err());
+    /// assert!(near_dup::ncd::SearchConfig::builder(0.5).p2_slack(-1.0).build().is_err());
     /// ```
     pub fn p2_slack(mut self, slack: f64) -> Self {
         self.config.p2_slack = slack;
@@ -457,7 +457,7 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::{Pruning, SearchConfig};
+    /// use near_dup::ncd::{Pruning, SearchConfig};
     /// assert!(SearchConfig::builder(0.5).checked(true).pruning(Pruning::P1P2).build().is_err());
     /// ```
     pub fn checked(mut self, checked: bool) -> Self {
@@ -471,8 +471,8 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_ncd::SearchConfig::builder(0.5).parallel(true).build()?.is_parallel());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::ncd::SearchConfig::builder(0.5).parallel(true).build()?.is_parallel());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn parallel(mut self, parallel: bool) -> Self {
         self.config.parallel = parallel;
@@ -490,7 +490,7 @@ impl SearchBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_ncd::SearchConfig;
+    /// use near_dup::ncd::SearchConfig;
     /// assert!(SearchConfig::builder(0.0).build().is_ok());
     /// assert!(SearchConfig::builder(1.0).build().is_ok());
     /// assert!(SearchConfig::builder(1.01).build().is_err());

@@ -26,7 +26,7 @@ const VERSION: u16 = 2;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::DEFAULT_BLOOM_CAPACITY, 1_000_000);
+/// assert_eq!(near_dup::pipeline::DEFAULT_BLOOM_CAPACITY, 1_000_000);
 /// ```
 pub const DEFAULT_BLOOM_CAPACITY: usize = 1_000_000;
 
@@ -37,7 +37,7 @@ pub const DEFAULT_BLOOM_CAPACITY: usize = 1_000_000;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::DEFAULT_BLOOM_FALSE_POSITIVE_RATE, 0.001);
+/// assert_eq!(near_dup::pipeline::DEFAULT_BLOOM_FALSE_POSITIVE_RATE, 0.001);
 /// ```
 pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
 
@@ -65,7 +65,7 @@ pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{BloomDedup, Dedup};
+/// use near_dup::pipeline::{BloomDedup, Dedup};
 /// let mut stream = BloomDedup::new(&Dedup::new(), 10_000, 0.001)?;
 /// let flags = stream.check_then_insert_batch(&[
 ///     "the committee approved the budget for the new library building on monday",
@@ -75,7 +75,7 @@ pub const DEFAULT_BLOOM_FALSE_POSITIVE_RATE: f64 = 0.001;
 /// assert_eq!(flags, vec![false, false, true]);
 /// let again = BloomDedup::from_bytes(&stream.to_bytes())?;
 /// assert_eq!(again.len(), 3);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 pub struct BloomDedup {
     sketching: Sketching,
@@ -110,13 +110,13 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{BloomDedup, Dedup, Method};
+    /// use near_dup::pipeline::{BloomDedup, Dedup, Method};
     /// let f = BloomDedup::new(&Dedup::new(), 1000, 0.01)?;
     /// assert!(f.is_empty());
     /// assert!(BloomDedup::new(&Dedup::new().method(Method::ExactJaccard), 1000, 0.01).is_err());
     /// assert!(BloomDedup::new(&Dedup::new(), 0, 0.01).is_err());
     /// assert!(BloomDedup::new(&Dedup::new(), 1000, 1.0).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup, capacity: usize, overall_rate: f64) -> Result<Self, Error> {
         let (sketching, _) = Sketching::for_plan(dedup.plan()?, "a Bloom filter")?;
@@ -149,7 +149,7 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{BloomDedup, Dedup};
+    /// use near_dup::pipeline::{BloomDedup, Dedup};
     /// let mut f = BloomDedup::new(&Dedup::new(), 1000, 0.001)?.verifying()?;
     /// assert!(f.is_verifying());
     /// let flags = f.check_then_insert_batch(&[
@@ -158,7 +158,7 @@ impl BloomDedup {
     /// ])?;
     /// assert_eq!(flags, vec![false, true]);
     /// assert!(BloomDedup::from_bytes(&f.to_bytes())?.is_verifying());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn verifying(mut self) -> Result<Self, Error> {
         if !self.bloom.is_empty() {
@@ -178,8 +178,8 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 10, 0.01)?.is_verifying());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert!(!near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 10, 0.01)?.is_verifying());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn is_verifying(&self) -> bool {
@@ -192,12 +192,12 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{BloomDedup, Dedup};
+    /// use near_dup::pipeline::{BloomDedup, Dedup};
     /// let mut f = BloomDedup::new(&Dedup::new(), 100, 0.01)?.verifying()?;
     /// f.check_then_insert("one two three four five six")?;
     /// // 128 values of one byte, and a key and a link per band.
     /// assert!(f.verify_bytes_per_document() >= 128.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn verify_bytes_per_document(&self) -> f64 {
@@ -217,11 +217,11 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?;
     /// let rate = f.expected_below_threshold(); // T = 0.8: the mean of P over [0.4, 0.8)
     /// let p = f.filter().params();
     /// assert!(p.probability(0.4) < rate && rate < p.probability(0.8));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn expected_below_threshold(&self) -> f64 {
@@ -242,10 +242,10 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let mut f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let mut f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?;
     /// assert!(!f.check_then_insert("one two three four five six")?);
     /// assert!(f.check_then_insert("one two three four five six")?);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn check_then_insert(&mut self, text: &str) -> Result<bool, Error> {
         self.check_then_insert_batch(&[text]).map(|f| f[0])
@@ -262,9 +262,9 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let mut f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let mut f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?;
     /// assert_eq!(f.check_then_insert_batch(&["a b c d", "e f g h", "a b c d"])?, vec![false, false, true]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn check_then_insert_batch(&mut self, texts: &[&str]) -> Result<Vec<bool>, Error> {
         let sigs = self.sketching.sketch_batch(texts);
@@ -292,11 +292,11 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let mut f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let mut f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?;
     /// f.check_then_insert("one two three four five six")?;
     /// assert!(f.contains("one two three four five six")?);
     /// assert_eq!(f.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn contains(&self, text: &str) -> Result<bool, Error> {
         let sig = self.sketching.hasher.sketch(text);
@@ -308,9 +308,9 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?;
     /// assert_eq!(f.len(), 0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> u64 {
@@ -322,8 +322,8 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?.is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert!(near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?.is_empty());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -336,10 +336,10 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 1000, 0.001)?;
+    /// let f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 1000, 0.001)?;
     /// assert_eq!(f.filter().capacity(), 1000);
     /// assert!((f.filter().design_false_positive_rate() - 0.001).abs() < 2e-4);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn filter(&self) -> &LshBloom {
@@ -353,9 +353,9 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 1000, 0.001)?;
+    /// let f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 1000, 0.001)?;
     /// assert_eq!(f.false_positive_rate(), 0.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn false_positive_rate(&self) -> f64 {
@@ -369,11 +369,11 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{BloomDedup, Dedup, Shingles};
+    /// use near_dup::pipeline::{BloomDedup, Dedup, Shingles};
     /// let f = BloomDedup::new(&Dedup::new().shingles(Shingles::Words(5)), 100, 0.01)?;
     /// let loaded = BloomDedup::from_bytes(&f.to_bytes())?;
     /// assert_eq!(loaded.settings().shingles_config(), Shingles::Words(5));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn settings(&self) -> Dedup {
@@ -389,10 +389,10 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?;
+    /// let f = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?;
     /// let bytes = f.to_bytes();
-    /// assert_eq!(ndd_pipeline::BloomDedup::from_bytes(&bytes)?.to_bytes(), bytes);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert_eq!(near_dup::pipeline::BloomDedup::from_bytes(&bytes)?.to_bytes(), bytes);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -419,9 +419,9 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// let bytes = ndd_pipeline::BloomDedup::new(&ndd_pipeline::Dedup::new(), 100, 0.01)?.to_bytes();
-    /// assert!(ndd_pipeline::BloomDedup::from_bytes(&bytes[..bytes.len() - 1]).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let bytes = near_dup::pipeline::BloomDedup::new(&near_dup::pipeline::Dedup::new(), 100, 0.01)?.to_bytes();
+    /// assert!(near_dup::pipeline::BloomDedup::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
@@ -474,12 +474,12 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{BloomDedup, Dedup};
+    /// use near_dup::pipeline::{BloomDedup, Dedup};
     /// let path = std::env::temp_dir().join(format!("ndd-bloom-{}.ndd", std::process::id()));
     /// BloomDedup::new(&Dedup::new(), 100, 0.01)?.save(&path)?;
     /// assert!(BloomDedup::load(&path)?.is_empty());
-    /// std::fs::remove_file(&path).map_err(|e| ndd_pipeline::Error::io(&path, e))?;
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// std::fs::remove_file(&path).map_err(|e| near_dup::pipeline::Error::io(&path, e))?;
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn save(&self, path: &Path) -> Result<(), Error> {
         crate::write_atomically(path, &self.to_bytes())
@@ -495,7 +495,7 @@ impl BloomDedup {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::BloomDedup::load(std::path::Path::new("/nonexistent/ndd/bloom")).is_err());
+    /// assert!(near_dup::pipeline::BloomDedup::load(std::path::Path::new("/nonexistent/ndd/bloom")).is_err());
     /// ```
     pub fn load(path: &Path) -> Result<Self, Error> {
         let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;

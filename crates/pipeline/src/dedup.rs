@@ -34,7 +34,7 @@ use crate::{
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document};
+/// use near_dup::pipeline::{Dedup, Document};
 /// let docs = vec![
 ///     Document::new("a", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software"),
 ///     Document::new("b", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software."),
@@ -44,7 +44,7 @@ use crate::{
 /// assert_eq!(out.groups.len(), 1);
 /// assert_eq!(out.groups[0].members, vec![0, 1]);
 /// assert_eq!(out.kept(), vec![0, 2]);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct Dedup {
@@ -93,9 +93,9 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d", "a b c d"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b c d", "a b c d"])?;
     /// assert_eq!(out.groups.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -107,7 +107,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method};
+    /// use near_dup::pipeline::{Dedup, Method};
     /// let d = Dedup::new().method(Method::ExactJaccard);
     /// assert_eq!(d.method_config().name(), "exact");
     /// ```
@@ -125,9 +125,9 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// let d = ndd_pipeline::Dedup::new().threshold(0.9);
+    /// let d = near_dup::pipeline::Dedup::new().threshold(0.9);
     /// assert_eq!(d.threshold_value(), 0.9);
-    /// assert!(ndd_pipeline::Dedup::new().threshold(0.0).run_texts(&["x"]).is_err());
+    /// assert!(near_dup::pipeline::Dedup::new().threshold(0.0).run_texts(&["x"]).is_err());
     /// ```
     #[must_use]
     pub fn threshold(mut self, threshold: f64) -> Self {
@@ -140,7 +140,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Shingles};
+    /// use near_dup::pipeline::{Dedup, Shingles};
     /// let d = Dedup::new().shingles(Shingles::Chars(5));
     /// assert_eq!(d.shingles_config(), Shingles::Chars(5));
     /// ```
@@ -156,7 +156,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Features, Shingles};
+    /// use near_dup::pipeline::{Dedup, Features, Shingles};
     /// let d = Dedup::new().features(Features::new(Shingles::Words(5)).nfkc(true));
     /// assert_eq!(d.shingles_config(), Shingles::Words(5));
     /// assert!(d.normalizes_nfkc());
@@ -174,11 +174,11 @@ impl Dedup {
     ///
     /// ```
     /// let texts = ["one two three four", "One two three four!"];
-    /// let with = ndd_pipeline::Dedup::new().run_texts(&texts)?;
-    /// let without = ndd_pipeline::Dedup::new().exact_pass(false).run_texts(&texts)?;
+    /// let with = near_dup::pipeline::Dedup::new().run_texts(&texts)?;
+    /// let without = near_dup::pipeline::Dedup::new().exact_pass(false).run_texts(&texts)?;
     /// assert_eq!((with.report.exact_copies, without.report.exact_copies), (1, 0));
     /// assert_eq!(with.groups, without.groups);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn exact_pass(mut self, on: bool) -> Self {
@@ -191,7 +191,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, ExactPass};
+    /// use near_dup::pipeline::{Dedup, ExactPass};
     /// let d = Dedup::new().exact_pass_with(ExactPass::new().fold_case(false));
     /// assert_eq!(d.exact_config(), Some(ExactPass::new().fold_case(false)));
     /// ```
@@ -212,7 +212,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Verifier};
+    /// use near_dup::pipeline::{Dedup, Verifier};
     /// let d = Dedup::new().verifier(Verifier::Containment);
     /// assert_eq!(d.verifier_config().name(), "containment");
     /// ```
@@ -227,12 +227,12 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Representative};
+    /// use near_dup::pipeline::{Dedup, Representative};
     /// let out = Dedup::new()
     ///     .representative(Representative::Longest)
     ///     .run_texts(&["a b c d e", "a b c d e."])?;
     /// assert_eq!(out.groups[0].representative, 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn representative(mut self, representative: Representative) -> Self {
@@ -250,13 +250,13 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DurianGrouping, GroupMethod};
+    /// use near_dup::pipeline::{Dedup, DurianGrouping, GroupMethod};
     /// let letter = "Please protect the river from mercury. Our families fish there every summer.";
     /// let texts = [letter, letter, letter, letter, letter, letter, "Please protect the river from mercury. Our families fish there every summer, and swim."];
     /// let out = Dedup::new().group(GroupMethod::Durian(DurianGrouping::new())).run_texts(&texts)?;
     /// assert_eq!(out.groups[0].members, (0..7).collect::<Vec<_>>());
     /// assert_eq!(out.groups[0].copies, Some(6));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn group(mut self, group: GroupMethod) -> Self {
@@ -269,7 +269,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().group_config().name(), "components");
+    /// assert_eq!(near_dup::pipeline::Dedup::new().group_config().name(), "components");
     /// ```
     #[must_use]
     pub fn group_config(&self) -> &GroupMethod {
@@ -286,10 +286,10 @@ impl Dedup {
     ///
     /// ```
     /// let texts = ["Ｔｈｅ ｆｉｎａｌ ｒｅｐｏｒｔ ｏｆ ｔｈｅ ｂｏａｒｄ", "The final report of the board"];
-    /// let plain = ndd_pipeline::Dedup::new().run_texts(&texts)?;
-    /// let folded = ndd_pipeline::Dedup::new().nfkc(true).run_texts(&texts)?;
+    /// let plain = near_dup::pipeline::Dedup::new().run_texts(&texts)?;
+    /// let folded = near_dup::pipeline::Dedup::new().nfkc(true).run_texts(&texts)?;
     /// assert_eq!((plain.groups.len(), folded.groups.len()), (0, 1));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
@@ -302,7 +302,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_pipeline::Dedup::new().normalizes_nfkc());
+    /// assert!(!near_dup::pipeline::Dedup::new().normalizes_nfkc());
     /// ```
     #[must_use]
     pub fn normalizes_nfkc(&self) -> bool {
@@ -315,7 +315,7 @@ impl Dedup {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use ndd_pipeline::{Dedup, NoProgress};
+    /// use near_dup::pipeline::{Dedup, NoProgress};
     /// let d = Dedup::new().progress(Arc::new(NoProgress));
     /// assert!(d.run_texts(&["x y"]).is_ok());
     /// ```
@@ -330,7 +330,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().method_config().name(), "minhash");
+    /// assert_eq!(near_dup::pipeline::Dedup::new().method_config().name(), "minhash");
     /// ```
     #[must_use]
     pub fn method_config(&self) -> &Method {
@@ -342,7 +342,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().threshold_value(), ndd_pipeline::DEFAULT_THRESHOLD);
+    /// assert_eq!(near_dup::pipeline::Dedup::new().threshold_value(), near_dup::pipeline::DEFAULT_THRESHOLD);
     /// ```
     #[must_use]
     pub fn threshold_value(&self) -> f64 {
@@ -354,7 +354,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Dedup::new().nfkc(true).nfkc_value());
+    /// assert!(near_dup::pipeline::Dedup::new().nfkc(true).nfkc_value());
     /// ```
     #[must_use]
     pub fn nfkc_value(&self) -> bool {
@@ -366,7 +366,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().shingles_config(), ndd_pipeline::Shingles::Words(3));
+    /// assert_eq!(near_dup::pipeline::Dedup::new().shingles_config(), near_dup::pipeline::Shingles::Words(3));
     /// ```
     #[must_use]
     pub fn shingles_config(&self) -> Shingles {
@@ -378,8 +378,8 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Dedup::new().exact_config().is_some());
-    /// assert!(ndd_pipeline::Dedup::new().exact_pass(false).exact_config().is_none());
+    /// assert!(near_dup::pipeline::Dedup::new().exact_config().is_some());
+    /// assert!(near_dup::pipeline::Dedup::new().exact_pass(false).exact_config().is_none());
     /// ```
     #[must_use]
     pub fn exact_config(&self) -> Option<ExactPass> {
@@ -391,11 +391,11 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method, Verifier};
+    /// use near_dup::pipeline::{Dedup, Method, Verifier};
     /// assert_eq!(Dedup::new().verifier_config().name(), "jaccard"); // MinHash's default
     /// let simhash = Dedup::new().method("simhash".parse()?);
     /// assert_eq!(simhash.verifier_config().name(), "method");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn verifier_config(&self) -> Verifier {
@@ -412,7 +412,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Verifier};
+    /// use near_dup::pipeline::{Dedup, Verifier};
     /// assert!(Dedup::new().explicit_verifier().is_none());
     /// assert!(Dedup::new().verifier(Verifier::MethodScore).explicit_verifier().is_some());
     /// ```
@@ -426,7 +426,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Representative};
+    /// use near_dup::pipeline::{Dedup, Representative};
     /// assert_eq!(*Dedup::new().representative_config(), Representative::FirstSeen);
     /// ```
     #[must_use]
@@ -445,11 +445,11 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method};
+    /// use near_dup::pipeline::{Dedup, Method};
     /// let plan = Dedup::new().method(Method::ExactJaccard).threshold(0.7).plan()?;
     /// assert_eq!((plan.method().name(), plan.threshold().get()), ("exact", 0.7));
     /// assert!(Dedup::new().threshold(1.5).plan().is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn plan(&self) -> Result<Plan, Error> {
         let threshold = Threshold::new(self.threshold)?;
@@ -487,8 +487,8 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Dedup::new().validate().is_ok());
-    /// assert!(ndd_pipeline::Dedup::new().threshold(2.0).validate().is_err());
+    /// assert!(near_dup::pipeline::Dedup::new().validate().is_ok());
+    /// assert!(near_dup::pipeline::Dedup::new().threshold(2.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
         self.plan().map(drop)
@@ -503,9 +503,9 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d e f", "a b c d e f", "x"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b c d e f", "a b c d e f", "x"])?;
     /// assert_eq!(out.dropped(), vec![1]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run_texts<D: AsRef<str>>(&self, texts: &[D]) -> Result<Outcome, Error> {
         let docs: Vec<Document> = texts
@@ -530,7 +530,7 @@ impl Dedup {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document};
+    /// use near_dup::pipeline::{Dedup, Document};
     /// let docs = vec![
     ///     Document::new("a", "the rule applies to every plant in the state from next year"),
     ///     Document::new("b", "The rule applies to every plant in the state from next year."),
@@ -538,7 +538,7 @@ impl Dedup {
     /// let out = Dedup::new().run(&docs)?;
     /// assert_eq!(out.dropped(), vec![1]);
     /// assert!(Dedup::new().run(&[])?.groups.is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document]) -> Result<Outcome, Error> {
         self.plan()?.run(docs, &*self.progress)

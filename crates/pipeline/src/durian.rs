@@ -32,7 +32,7 @@ use crate::{Document, Error, Group, Representative};
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document, DurianGrouping, GroupMethod};
+/// use near_dup::pipeline::{Dedup, Document, DurianGrouping, GroupMethod};
 /// let letter = "We urge the agency to adopt the strictest mercury standard. Our children deserve clean air and clean water.";
 /// let sibling = "We urge the agency to adopt the strictest fuel economy standard. Our children deserve clean air and clean water.";
 /// let mut docs: Vec<Document> = (0..6)
@@ -44,7 +44,7 @@ use crate::{Document, Error, Group, Representative};
 /// // Two campaigns, each kept as its reference copy with its number of copies.
 /// assert_eq!(out.groups.len(), 2);
 /// assert_eq!((out.groups[0].representative, out.groups[0].copies), (0, Some(6)));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 ///
 /// # References
@@ -89,7 +89,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::DurianGrouping::new();
+    /// let g = near_dup::pipeline::DurianGrouping::new();
     /// assert_eq!((g.theta_value(), g.min_copies_value()), (1.0, 5));
     /// ```
     #[must_use]
@@ -104,7 +104,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::DurianGrouping::new().theta(0.75).theta_value(), 0.75);
+    /// assert_eq!(near_dup::pipeline::DurianGrouping::new().theta(0.75).theta_value(), 0.75);
     /// ```
     #[must_use]
     pub fn theta(mut self, theta: f64) -> Self {
@@ -117,8 +117,8 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::DurianGrouping::new().family_alpha(0.1);
-    /// assert_eq!(g, ndd_pipeline::DurianGrouping::new().family_alpha(0.1));
+    /// let g = near_dup::pipeline::DurianGrouping::new().family_alpha(0.1);
+    /// assert_eq!(g, near_dup::pipeline::DurianGrouping::new().family_alpha(0.1));
     /// ```
     #[must_use]
     pub fn family_alpha(mut self, alpha: f64) -> Self {
@@ -131,8 +131,8 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::DurianGrouping::new().mu(2.0);
-    /// assert_ne!(g, ndd_pipeline::DurianGrouping::new());
+    /// let g = near_dup::pipeline::DurianGrouping::new().mu(2.0);
+    /// assert_ne!(g, near_dup::pipeline::DurianGrouping::new());
     /// ```
     #[must_use]
     pub fn mu(mut self, mu: f64) -> Self {
@@ -147,7 +147,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::DurianGrouping::new().min_copies(2).min_copies_value(), 2);
+    /// assert_eq!(near_dup::pipeline::DurianGrouping::new().min_copies(2).min_copies_value(), 2);
     /// ```
     #[must_use]
     pub fn min_copies(mut self, m: usize) -> Self {
@@ -161,8 +161,8 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::DurianGrouping::new().must_overlap(0.9);
-    /// assert_ne!(g, ndd_pipeline::DurianGrouping::new());
+    /// let g = near_dup::pipeline::DurianGrouping::new().must_overlap(0.9);
+    /// assert_ne!(g, near_dup::pipeline::DurianGrouping::new());
     /// ```
     #[must_use]
     pub fn must_overlap(mut self, overlap: f64) -> Self {
@@ -176,7 +176,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::DurianGrouping::new().cannot_if_different("docket");
+    /// let g = near_dup::pipeline::DurianGrouping::new().cannot_if_different("docket");
     /// assert_eq!(g.cannot_attributes(), ["docket"]);
     /// ```
     #[must_use]
@@ -191,7 +191,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::DurianGrouping::new().family_if_same("relay");
+    /// let g = near_dup::pipeline::DurianGrouping::new().family_if_same("relay");
     /// assert_eq!(g.family_attributes(), ["relay"]);
     /// ```
     #[must_use]
@@ -208,15 +208,15 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::Link;
-    /// use ndd_pipeline::{Dedup, Document, DurianGrouping, GroupMethod};
+    /// use near_dup::cluster::Link;
+    /// use near_dup::pipeline::{Dedup, Document, DurianGrouping, GroupMethod};
     /// let docs = [Document::new("a", "one two three four five six"), Document::new("b", "seven eight nine ten")];
     /// let durian = DurianGrouping::new().assert_link(Link::Must, "a", "b");
     /// let out = Dedup::new().group(GroupMethod::Durian(durian)).run(&docs)?;
     /// assert_eq!(out.groups[0].members, vec![0, 1]);
     /// let unknown = DurianGrouping::new().assert_link(Link::Must, "a", "zzz");
     /// assert!(Dedup::new().group(GroupMethod::Durian(unknown)).run(&docs).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn assert_link(mut self, link: Link, a: impl Into<String>, b: impl Into<String>) -> Self {
@@ -229,7 +229,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::DurianGrouping::new().asserted_links().is_empty());
+    /// assert!(near_dup::pipeline::DurianGrouping::new().asserted_links().is_empty());
     /// ```
     #[must_use]
     pub fn asserted_links(&self) -> &[(Link, String, String)] {
@@ -241,9 +241,9 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// use ndd_cluster::Conflicts;
-    /// let g = ndd_pipeline::DurianGrouping::new().conflicts(Conflicts::DropCannot);
-    /// assert_ne!(g, ndd_pipeline::DurianGrouping::new());
+    /// use near_dup::cluster::Conflicts;
+    /// let g = near_dup::pipeline::DurianGrouping::new().conflicts(Conflicts::DropCannot);
+    /// assert_ne!(g, near_dup::pipeline::DurianGrouping::new());
     /// ```
     #[must_use]
     pub fn conflicts(mut self, policy: Conflicts) -> Self {
@@ -271,7 +271,7 @@ impl DurianGrouping {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use ndd_pipeline::{Dedup, DurianGrouping, GroupMethod, Verifier};
+    /// use near_dup::pipeline::{Dedup, DurianGrouping, GroupMethod, Verifier};
     /// let texts = [
     ///     "the board approved the budget for the new city library on monday evening after a long debate",
     ///     "the board approved the budget for the new city library on monday evening after a long debate.",
@@ -285,7 +285,7 @@ impl DurianGrouping {
     /// };
     /// assert!(durian(true)?.groups.is_empty());
     /// assert_eq!(durian(false)?.groups[0].members, vec![0, 1]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn honour_threshold(mut self, on: bool) -> Self {
@@ -298,7 +298,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::DurianGrouping::new().honours_threshold());
+    /// assert!(near_dup::pipeline::DurianGrouping::new().honours_threshold());
     /// ```
     #[must_use]
     pub fn honours_threshold(&self) -> bool {
@@ -310,7 +310,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::DurianGrouping::new().theta_value(), ndd_cluster::DEFAULT_THETA);
+    /// assert_eq!(near_dup::pipeline::DurianGrouping::new().theta_value(), near_dup::cluster::DEFAULT_THETA);
     /// ```
     #[must_use]
     pub fn theta_value(&self) -> f64 {
@@ -322,7 +322,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::DurianGrouping::new().min_copies_value(), 5);
+    /// assert_eq!(near_dup::pipeline::DurianGrouping::new().min_copies_value(), 5);
     /// ```
     #[must_use]
     pub fn min_copies_value(&self) -> usize {
@@ -334,7 +334,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::DurianGrouping::new().cannot_attributes().is_empty());
+    /// assert!(near_dup::pipeline::DurianGrouping::new().cannot_attributes().is_empty());
     /// ```
     #[must_use]
     pub fn cannot_attributes(&self) -> &[String] {
@@ -346,7 +346,7 @@ impl DurianGrouping {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::DurianGrouping::new().family_attributes().is_empty());
+    /// assert!(near_dup::pipeline::DurianGrouping::new().family_attributes().is_empty());
     /// ```
     #[must_use]
     pub fn family_attributes(&self) -> &[String] {

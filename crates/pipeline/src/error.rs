@@ -13,8 +13,8 @@ use std::path::PathBuf;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Error;
-/// let e = Error::from(ndd_core::Error::invalid_parameter("threshold", "must lie in (0, 1]"));
+/// use near_dup::pipeline::Error;
+/// let e = Error::from(near_dup::Error::invalid_parameter("threshold", "must lie in (0, 1]"));
 /// assert!(e.to_string().contains("threshold"));
 /// ```
 #[derive(Debug, thiserror::Error)]
@@ -74,8 +74,8 @@ pub enum Error {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Error;
-/// let e = Error::from(ndd_pipeline::corpus::Error::io("in.jsonl", std::io::ErrorKind::NotFound.into()));
+/// use near_dup::pipeline::Error;
+/// let e = Error::from(near_dup::pipeline::corpus::Error::io("in.jsonl", std::io::ErrorKind::NotFound.into()));
 /// assert!(matches!(e, Error::Io { .. }));
 /// ```
 impl From<ndd_corpus::Error> for Error {
@@ -110,7 +110,7 @@ impl Error {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_pipeline::Error::io("missing.jsonl", std::io::ErrorKind::NotFound.into());
+    /// let e = near_dup::pipeline::Error::io("missing.jsonl", std::io::ErrorKind::NotFound.into());
     /// assert!(e.to_string().starts_with("missing.jsonl"));
     /// ```
     #[must_use]

@@ -26,7 +26,7 @@ const fn alnum_table(fold: bool) -> [u8; 256] {
 /// # Example
 ///
 /// ```
-/// let d: ndd_pipeline::DocDigest = ndd_pipeline::ExactPass::new().digest("");
+/// let d: near_dup::pipeline::DocDigest = near_dup::pipeline::ExactPass::new().digest("");
 /// // SHA-1 of the empty document string.
 /// assert_eq!(d[..4], [0xda, 0x39, 0xa3, 0xee]);
 /// ```
@@ -60,7 +60,7 @@ pub type DocDigest = [u8; 20];
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::ExactPass;
+/// use near_dup::pipeline::ExactPass;
 /// let docs = [
 ///     "Dear Administrator: I oppose the rule.",
 ///     "dear administrator -- i OPPOSE the rule!!",
@@ -92,7 +92,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::ExactPass::new().folds_case());
+    /// assert!(near_dup::pipeline::ExactPass::new().folds_case());
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -105,7 +105,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::ExactPass;
+    /// use near_dup::pipeline::ExactPass;
     /// let strict = ExactPass::new().fold_case(false);
     /// assert_eq!(strict.run(&["The end", "the end"]).groups().len(), 0);
     /// ```
@@ -123,7 +123,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::ExactPass;
+    /// use near_dup::pipeline::ExactPass;
     /// let docs = ["ｆｕｌｌ ｗｉｄｔｈ ﬁle", "full width file"];
     /// assert!(ExactPass::new().run(&docs).groups().is_empty());
     /// assert_eq!(ExactPass::new().nfkc(true).run(&docs).groups(), &[vec![0, 1]]);
@@ -139,7 +139,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::ExactPass::new().nfkc(true).normalizes_nfkc());
+    /// assert!(near_dup::pipeline::ExactPass::new().nfkc(true).normalizes_nfkc());
     /// ```
     #[must_use]
     pub fn normalizes_nfkc(&self) -> bool {
@@ -151,7 +151,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_pipeline::ExactPass::new().fold_case(false).folds_case());
+    /// assert!(!near_dup::pipeline::ExactPass::new().fold_case(false).folds_case());
     /// ```
     #[must_use]
     pub fn folds_case(&self) -> bool {
@@ -163,7 +163,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// let pass = ndd_pipeline::ExactPass::new();
+    /// let pass = near_dup::pipeline::ExactPass::new();
     /// assert_eq!(pass.digest("A, b. C!"), pass.digest("abc"));
     /// ```
     #[must_use]
@@ -177,7 +177,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// let pass = ndd_pipeline::ExactPass::new();
+    /// let pass = near_dup::pipeline::ExactPass::new();
     /// let mut buf = Vec::new();
     /// assert_eq!(pass.digest_with("a b", &mut buf), pass.digest("ab"));
     /// assert_eq!(buf, b"ab");
@@ -240,7 +240,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// let pass = ndd_pipeline::ExactPass::new();
+    /// let pass = near_dup::pipeline::ExactPass::new();
     /// let d = pass.digests(&["a b", "ab"]);
     /// assert_eq!(d[0], d[1]);
     /// ```
@@ -268,7 +268,7 @@ impl ExactPass {
     /// # Example
     ///
     /// ```
-    /// let found = ndd_pipeline::ExactPass::new().run(&["x y", "z", "X Y", "xy"]);
+    /// let found = near_dup::pipeline::ExactPass::new().run(&["x y", "z", "X Y", "xy"]);
     /// assert_eq!(found.groups(), &[vec![0, 2, 3]]);
     /// ```
     #[must_use]
@@ -305,7 +305,7 @@ fn push_ascii(table: &[u8; 256], bytes: &[u8], buf: &mut Vec<u8>) {
 /// # Example
 ///
 /// ```
-/// let found = ndd_pipeline::ExactPass::new().run(&["a", "b", "a", "a"]);
+/// let found = near_dup::pipeline::ExactPass::new().run(&["a", "b", "a", "a"]);
 /// assert_eq!(found.groups(), &[vec![0, 2, 3]]);
 /// assert_eq!(found.unique(), vec![0, 1]);
 /// assert!(found.is_copy(3) && !found.is_copy(0));
@@ -323,7 +323,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::ExactDuplicates;
+    /// use near_dup::pipeline::ExactDuplicates;
     /// let found = ExactDuplicates::from_digests(vec![[1; 20], [2; 20], [1; 20]]);
     /// assert_eq!(found.groups(), &[vec![0, 2]]);
     /// ```
@@ -363,7 +363,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "a"]).len(), 2);
+    /// assert_eq!(near_dup::pipeline::ExactPass::new().run(&["a", "a"]).len(), 2);
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -375,7 +375,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::ExactPass::new().run::<&str>(&[]).is_empty());
+    /// assert!(near_dup::pipeline::ExactPass::new().run::<&str>(&[]).is_empty());
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -388,7 +388,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// let found = ndd_pipeline::ExactPass::new().run(&["b", "a", "b", "a"]);
+    /// let found = near_dup::pipeline::ExactPass::new().run(&["b", "a", "b", "a"]);
     /// assert_eq!(found.groups(), &[vec![0, 2], vec![1, 3]]);
     /// ```
     #[must_use]
@@ -401,7 +401,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// let pass = ndd_pipeline::ExactPass::new();
+    /// let pass = near_dup::pipeline::ExactPass::new();
     /// assert_eq!(pass.run(&["q"]).digest(0), Some(&pass.digest("q")));
     /// ```
     #[must_use]
@@ -414,7 +414,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "b"]).digests().len(), 2);
+    /// assert_eq!(near_dup::pipeline::ExactPass::new().run(&["a", "b"]).digests().len(), 2);
     /// ```
     #[must_use]
     pub fn digests(&self) -> &[DocDigest] {
@@ -427,7 +427,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// let found = ndd_pipeline::ExactPass::new().run(&["a", "b", "a"]);
+    /// let found = near_dup::pipeline::ExactPass::new().run(&["a", "b", "a"]);
     /// assert_eq!((found.first_of(2), found.first_of(1), found.first_of(9)), (0, 1, 9));
     /// ```
     #[must_use]
@@ -440,7 +440,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// let found = ndd_pipeline::ExactPass::new().run(&["a", "a"]);
+    /// let found = near_dup::pipeline::ExactPass::new().run(&["a", "a"]);
     /// assert!(found.is_copy(1) && !found.is_copy(0));
     /// ```
     #[must_use]
@@ -454,7 +454,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "a", "a", "b"]).copies(), 2);
+    /// assert_eq!(near_dup::pipeline::ExactPass::new().run(&["a", "a", "a", "b"]).copies(), 2);
     /// ```
     #[must_use]
     pub fn copies(&self) -> usize {
@@ -467,7 +467,7 @@ impl ExactDuplicates {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::ExactPass::new().run(&["a", "b", "a"]).unique(), vec![0, 1]);
+    /// assert_eq!(near_dup::pipeline::ExactPass::new().run(&["a", "b", "a"]).unique(), vec![0, 1]);
     /// ```
     #[must_use]
     pub fn unique(&self) -> Vec<usize> {

@@ -15,7 +15,7 @@ use crate::{Error, MinHashConfig, Shingles};
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+/// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
 /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
 /// let (b, r) = (e.params().bands(), e.params().rows());
 /// assert!(b * r <= 128);
@@ -23,7 +23,7 @@ use crate::{Error, MinHashConfig, Shingles};
 /// let s_curve = |s: f64| 1.0 - (1.0 - s.powi(r as i32)).powi(b as i32);
 /// assert!((e.probability(0.5) - s_curve(0.5)).abs() < 1e-12);
 /// assert!(e.probability(0.8) >= 0.99 - 1e-9);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 pub struct Explanation {
     threshold: f64,
@@ -47,12 +47,12 @@ impl std::fmt::Debug for Explanation {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+/// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
 /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
 /// let texts = ["a b c d e f", "a b c d e f", "u v w x y z"];
 /// let m = e.measure(&texts, 3)?;
 /// assert_eq!((m.sampled, m.candidates, m.similar), (3, 1, 1));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SampleMeasure {
@@ -72,7 +72,7 @@ impl SampleMeasure {
     /// # Example
     ///
     /// ```
-    /// let m = ndd_pipeline::SampleMeasure { sampled: 4, candidates: 0, similar: 0, index_bytes_per_document: 0.0 };
+    /// let m = near_dup::pipeline::SampleMeasure { sampled: 4, candidates: 0, similar: 0, index_bytes_per_document: 0.0 };
     /// assert_eq!(m.pairs(), 6.0);
     /// ```
     #[must_use]
@@ -86,7 +86,7 @@ impl SampleMeasure {
     /// # Example
     ///
     /// ```
-    /// let m = ndd_pipeline::SampleMeasure { sampled: 4, candidates: 3, similar: 0, index_bytes_per_document: 0.0 };
+    /// let m = near_dup::pipeline::SampleMeasure { sampled: 4, candidates: 3, similar: 0, index_bytes_per_document: 0.0 };
     /// assert_eq!(m.per_document(m.candidates, 4), 1.5); // 3 of 6 pairs, 3 others each
     /// ```
     #[must_use]
@@ -106,7 +106,7 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// assert!(Explanation::new(1.5, MinHashConfig::default(), Shingles::Words(3)).is_err());
     /// ```
     pub fn new(threshold: f64, config: MinHashConfig, shingles: Shingles) -> Result<Self, Error> {
@@ -128,11 +128,11 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Banding, Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Banding, Explanation, MinHashConfig, Shingles};
     /// let config = MinHashConfig { banding: Banding::Fixed { bands: 20, rows: 5 }, ..MinHashConfig::default() };
     /// let e = Explanation::new(0.8, config, Shingles::Words(3))?;
     /// assert_eq!((e.params().bands(), e.params().rows()), (20, 5));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> LshParams {
@@ -144,10 +144,10 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
     /// assert_eq!(e.config().num_perm, 128);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn config(&self) -> &MinHashConfig {
@@ -160,10 +160,10 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
     /// assert!((e.standard_error() - (0.8f64 * 0.2 / 128.0).sqrt()).abs() < 1e-12);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn standard_error(&self) -> f64 {
@@ -177,10 +177,10 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
     /// assert_eq!(e.probability(1.0), 1.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn probability(&self, s: f64) -> f64 {
@@ -193,12 +193,12 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.72, MinHashConfig::default(), Shingles::Words(3))?;
     /// let points = e.curve_points();
     /// assert_eq!(points.len(), 13);
     /// assert!(points.windows(2).all(|w| w[0] < w[1]));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn curve_points(&self) -> Vec<f64> {
@@ -220,11 +220,11 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
     /// let mean = e.mean_probability(0.8, 1.0);
     /// assert!(mean > e.probability(0.8) && mean <= 1.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn mean_probability(&self, lo: f64, hi: f64) -> f64 {
@@ -254,11 +254,11 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
     /// let m = e.measure(&["a b c d", "e f g h"], 10)?;
     /// assert_eq!((m.sampled, m.candidates), (2, 0));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn measure<T: AsRef<str>>(
         &self,
@@ -313,10 +313,10 @@ impl Explanation {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Explanation, MinHashConfig, Shingles};
+    /// use near_dup::pipeline::{Explanation, MinHashConfig, Shingles};
     /// let e = Explanation::new(0.8, MinHashConfig::default(), Shingles::Words(3))?;
     /// assert!(e.index_bytes_on_random_documents(100)? > 0.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn index_bytes_on_random_documents(&self, count: usize) -> Result<f64, Error> {
         let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(self.params);

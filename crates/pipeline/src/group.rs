@@ -13,7 +13,7 @@ use crate::Document;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Document, RepresentativeFn};
+/// use near_dup::pipeline::{Document, RepresentativeFn};
 /// let last: RepresentativeFn = std::sync::Arc::new(|group: &[&Document]| group.len() - 1);
 /// assert_eq!(last(&[&Document::new("a", ""), &Document::new("b", "")]), 1);
 /// ```
@@ -27,10 +27,10 @@ pub type RepresentativeFn = Arc<dyn Fn(&[&Document]) -> usize + Send + Sync>;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Representative;
+/// use near_dup::pipeline::Representative;
 /// assert_eq!(Representative::default(), Representative::FirstSeen);
 /// assert_eq!("longest".parse::<Representative>()?, Representative::Longest);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, Default)]
 pub enum Representative {
@@ -71,7 +71,7 @@ impl Representative {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Representative::Order.name(), "order");
+    /// assert_eq!(near_dup::pipeline::Representative::Order.name(), "order");
     /// ```
     #[must_use]
     pub fn name(&self) -> &'static str {
@@ -152,11 +152,11 @@ impl std::str::FromStr for Representative {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Dedup;
+/// use near_dup::pipeline::Dedup;
 /// let out = Dedup::new().run_texts(&["x y z w", "q", "X y z w"])?;
 /// let g = &out.groups[0];
 /// assert_eq!((g.representative, g.members.clone()), (0, vec![0, 2]));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
@@ -175,11 +175,11 @@ pub struct Group {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{DurianGrouping, GroupMethod};
+/// use near_dup::pipeline::{DurianGrouping, GroupMethod};
 /// assert_eq!(GroupMethod::default(), GroupMethod::Components);
 /// assert_eq!("durian".parse::<GroupMethod>()?, GroupMethod::Durian(DurianGrouping::new()));
 /// assert_eq!("center".parse::<GroupMethod>()?, GroupMethod::Center);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub enum GroupMethod {
@@ -208,8 +208,8 @@ impl GroupMethod {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::GroupMethod::Components.name(), "components");
-    /// assert_eq!(ndd_pipeline::GroupMethod::Center.name(), "center");
+    /// assert_eq!(near_dup::pipeline::GroupMethod::Components.name(), "components");
+    /// assert_eq!(near_dup::pipeline::GroupMethod::Center.name(), "center");
     /// ```
     #[must_use]
     pub fn name(&self) -> &'static str {
@@ -248,8 +248,8 @@ impl std::str::FromStr for GroupMethod {
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_pipeline::{Document, Grouping, Representative};
+/// use near_dup::ScoredPair;
+/// use near_dup::pipeline::{Document, Grouping, Representative};
 /// let docs: Vec<Document> = ["short", "the longest text", "mid text", "alone"]
 ///     .iter().enumerate().map(|(i, t)| Document::new(i.to_string(), *t)).collect();
 /// let pairs = [ScoredPair::new(0, 1, 0.9), ScoredPair::new(1, 2, 0.85)];
@@ -257,7 +257,7 @@ impl std::str::FromStr for GroupMethod {
 /// assert_eq!(groups.len(), 1);
 /// assert_eq!(groups[0].members, vec![0, 1, 2]);
 /// assert_eq!(groups[0].representative, 1);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Grouping {
@@ -271,10 +271,10 @@ impl Grouping {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Grouping, Representative};
+    /// use near_dup::pipeline::{Grouping, Representative};
     /// let g = Grouping::new(Representative::SmallestId);
     /// assert!(g.run(&[], &[])?.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new(representative: Representative) -> Self {
@@ -317,8 +317,8 @@ impl Grouping {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_pipeline::{Document, Grouping, Representative};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{Document, Grouping, Representative};
     /// let docs: Vec<Document> = (0..5).map(|i| Document::new(i.to_string(), "t")).collect();
     /// // A chain 0-1-2-3-4: components make one group, center grouping never chains.
     /// let chain: Vec<ScoredPair> = (0..4).map(|i| ScoredPair::new(i, i + 1, 0.9)).collect();
@@ -328,7 +328,7 @@ impl Grouping {
     /// assert_eq!(groups.len(), 2);
     /// assert_eq!((groups[0].representative, groups[0].members.clone()), (1, vec![0, 1, 2]));
     /// assert_eq!((groups[1].representative, groups[1].members.clone()), (3, vec![3, 4]));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn center(representative: Representative) -> Self {
@@ -350,13 +350,13 @@ impl Grouping {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_pipeline::{Document, Grouping};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{Document, Grouping};
     /// let docs: Vec<Document> = (0..4).map(|i| Document::new(i.to_string(), "t")).collect();
     /// let groups = Grouping::default().run(&docs, &[ScoredPair::new(3, 1, 0.9)])?;
     /// assert_eq!(groups[0].members, vec![1, 3]);
     /// assert!(Grouping::default().run(&docs, &[ScoredPair::new(0, 4, 0.9)]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document], pairs: &[ScoredPair]) -> Result<Vec<Group>, Error> {
         check_pairs(docs.len(), pairs)?;

@@ -16,7 +16,7 @@
 //! # Quick start
 //!
 //! ```
-//! use ndd_pipeline::{Dedup, Document};
+//! use near_dup::pipeline::{Dedup, Document};
 //!
 //! let docs = vec![
 //!     Document::new("mit-1", "Permission is hereby granted, free of charge, to any person obtaining a copy of this software and associated documentation files"),
@@ -29,7 +29,7 @@
 //!     println!("keep {} of {ids:?}", docs[group.representative].id);
 //! }
 //! assert_eq!(out.kept(), vec![0, 2]);
-//! # Ok::<(), ndd_pipeline::Error>(())
+//! # Ok::<(), near_dup::pipeline::Error>(())
 //! ```
 //!
 //! # Parallelism
@@ -137,7 +137,7 @@ pub use ndd_learn as learn;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::Dedup::new().threshold_value(), ndd_pipeline::DEFAULT_THRESHOLD);
+/// assert_eq!(near_dup::pipeline::Dedup::new().threshold_value(), near_dup::pipeline::DEFAULT_THRESHOLD);
 /// ```
 pub const DEFAULT_THRESHOLD: f64 = 0.8;
 
@@ -154,7 +154,7 @@ pub const DEFAULT_THRESHOLD: f64 = 0.8;
 ///
 /// ```
 /// let path = std::env::temp_dir().join(format!("ndd-atomic-{}.tsv", std::process::id()));
-/// ndd_pipeline::write_atomically(&path, b"a\tb\t0.9\n")?;
+/// near_dup::pipeline::write_atomically(&path, b"a\tb\t0.9\n")?;
 /// assert_eq!(std::fs::read(&path)?, b"a\tb\t0.9\n");
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -18,7 +18,7 @@ use ndd_shingle::{CharShingler, WordShingler};
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Shingles;
+/// use near_dup::pipeline::Shingles;
 /// assert_eq!(Shingles::default(), Shingles::Words(3));
 /// assert!(Shingles::Words(0).validate().is_err());
 /// assert_eq!(Shingles::Chars(4).to_string(), "character 4-grams");
@@ -39,7 +39,7 @@ pub enum Shingles {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Shingles, MAX_SHINGLE_LEN};
+/// use near_dup::pipeline::{Shingles, MAX_SHINGLE_LEN};
 /// assert!(Shingles::Words(MAX_SHINGLE_LEN).validate().is_ok());
 /// assert!(Shingles::Words(MAX_SHINGLE_LEN + 1).validate().is_err());
 /// ```
@@ -73,7 +73,7 @@ impl Shingles {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Shingles::Chars(5000).validate().is_err());
+    /// assert!(near_dup::pipeline::Shingles::Chars(5000).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
         let k = match *self {
@@ -97,11 +97,11 @@ impl Shingles {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_pipeline::Shingles::Words(2).extractor()?;
+    /// let e = near_dup::pipeline::Shingles::Words(2).extractor()?;
     /// let mut out: Vec<u64> = Vec::new();
     /// e.extract_dyn("a b c", &mut out);
     /// assert_eq!(out.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extractor(&self) -> Result<Box<dyn DynFeatureExtractor + Send + Sync>, Error> {
         self.extractor_with(false)
@@ -118,13 +118,13 @@ impl Shingles {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureSink;
-    /// let e = ndd_pipeline::Shingles::Words(1).extractor_with(true)?;
+    /// use near_dup::FeatureSink;
+    /// let e = near_dup::pipeline::Shingles::Words(1).extractor_with(true)?;
     /// let (mut a, mut b): (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
     /// e.extract_dyn("ＡＢＣ", &mut a);
     /// e.extract_dyn("abc", &mut b);
     /// assert_eq!(a, b);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extractor_with(
         &self,
@@ -170,7 +170,7 @@ pub(crate) use for_extractor;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Banding;
+/// use near_dup::pipeline::Banding;
 /// assert_eq!(Banding::default(), Banding::Recall(0.99));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -203,7 +203,7 @@ impl Default for Banding {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::MinHashConfig;
+/// use near_dup::pipeline::MinHashConfig;
 /// let c = MinHashConfig::default();
 /// assert_eq!(c.num_perm, 128);
 /// ```
@@ -231,7 +231,7 @@ pub struct MinHashConfig {
     /// `Some(0)` is refused (it would find nothing).
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method, MinHashConfig};
+    /// use near_dup::pipeline::{Dedup, Method, MinHashConfig};
     /// let zero = MinHashConfig { max_bucket_scan: Some(0), ..MinHashConfig::default() };
     /// assert!(Dedup::new().method(Method::MinHash(zero)).validate().is_err());
     /// ```
@@ -246,7 +246,7 @@ pub struct MinHashConfig {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{MinHashConfig, MinHashWeighting};
+/// use near_dup::pipeline::{MinHashConfig, MinHashWeighting};
 /// assert_eq!(MinHashConfig::default().weighting, MinHashWeighting::Binary);
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -285,7 +285,7 @@ impl MinHashWeighting {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_pipeline::MinHashWeighting::Binary.is_learned());
+    /// assert!(!near_dup::pipeline::MinHashWeighting::Binary.is_learned());
     /// ```
     #[must_use]
     pub fn is_learned(&self) -> bool {
@@ -300,7 +300,7 @@ impl MinHashWeighting {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::MinHashConfig::default().max_bucket_scan, Some(ndd_pipeline::DEFAULT_MAX_BUCKET_SCAN));
+/// assert_eq!(near_dup::pipeline::MinHashConfig::default().max_bucket_scan, Some(near_dup::pipeline::DEFAULT_MAX_BUCKET_SCAN));
 /// ```
 pub const DEFAULT_MAX_BUCKET_SCAN: usize = 256;
 
@@ -312,7 +312,7 @@ pub const DEFAULT_MAX_BUCKET_SCAN: usize = 256;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Method, MinHashConfig, MAX_NUM_PERM};
+/// use near_dup::pipeline::{Dedup, Method, MinHashConfig, MAX_NUM_PERM};
 /// let too_many = MinHashConfig { num_perm: MAX_NUM_PERM + 1, ..MinHashConfig::default() };
 /// assert!(Dedup::new().method(Method::MinHash(too_many)).run_texts(&["a"]).is_err());
 /// ```
@@ -334,11 +334,11 @@ impl MinHashConfig {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::MinHashConfig;
+    /// use near_dup::pipeline::MinHashConfig;
     /// let p = MinHashConfig::default().lsh_params(0.8)?;
     /// assert!(p.probability(0.8) >= 0.99); // the default recall banding
     /// assert!(p.bands() * p.rows() <= 128);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn lsh_params(&self, threshold: f64) -> Result<ndd_lsh::LshParams, Error> {
         let threshold = ndd_core::Threshold::new(threshold)?;
@@ -393,7 +393,7 @@ impl Default for MinHashConfig {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::SimWeighting::default(), ndd_pipeline::SimWeighting::Binary);
+/// assert_eq!(near_dup::pipeline::SimWeighting::default(), near_dup::pipeline::SimWeighting::Binary);
 /// ```
 #[derive(Debug, Clone, PartialEq, Default)]
 pub enum SimWeighting {
@@ -431,7 +431,7 @@ pub enum SimWeighting {
 /// # Example
 ///
 /// ```
-/// let c = ndd_pipeline::SimHashConfig::default();
+/// let c = near_dup::pipeline::SimHashConfig::default();
 /// assert_eq!((c.bits, c.max_hamming()), (64, 3));
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -463,7 +463,7 @@ impl SimHashConfig {
     /// # Example
     ///
     /// ```
-    /// let c = ndd_pipeline::SimHashConfig { bits: 256, ..Default::default() };
+    /// let c = near_dup::pipeline::SimHashConfig { bits: 256, ..Default::default() };
     /// assert_eq!(c.max_hamming(), 12);
     /// ```
     #[must_use]
@@ -481,7 +481,7 @@ impl SimHashConfig {
 /// # Example
 ///
 /// ```
-/// let c = ndd_pipeline::IMatchConfig::default();
+/// let c = near_dup::pipeline::IMatchConfig::default();
 /// assert_eq!(c.extra_lexicons, 5);
 /// ```
 #[cfg(feature = "imatch")]
@@ -517,9 +517,9 @@ impl Default for IMatchConfig {
 /// # Example
 ///
 /// ```
-/// let c = ndd_pipeline::SigNcdConfig::default();
+/// let c = near_dup::pipeline::SigNcdConfig::default();
 /// assert_eq!(c.compressor, "snappy".parse()?);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[cfg(feature = "ncd")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -541,10 +541,10 @@ pub struct SigNcdConfig {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Method;
+/// use near_dup::pipeline::Method;
 /// assert_eq!(Method::default().name(), "minhash");
 /// assert_eq!("exact".parse::<Method>()?.name(), "exact");
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -607,7 +607,7 @@ impl Method {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateReport, CandidateSource, Error, Method, PairSink, SourceContext};
+    /// use near_dup::pipeline::{CandidateReport, CandidateSource, Error, Method, PairSink, SourceContext};
     /// #[derive(Debug)]
     /// struct Nothing;
     /// impl CandidateSource for Nothing {
@@ -628,7 +628,7 @@ impl Method {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Method::ExactJaccard.source().name(), "exact");
+    /// assert_eq!(near_dup::pipeline::Method::ExactJaccard.source().name(), "exact");
     /// ```
     #[must_use]
     pub fn source(&self) -> &dyn CandidateSource {
@@ -652,7 +652,7 @@ impl Method {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Method::ExactJaccard.name(), "exact");
+    /// assert_eq!(near_dup::pipeline::Method::ExactJaccard.name(), "exact");
     /// ```
     #[must_use]
     pub fn name(&self) -> &str {
@@ -666,7 +666,7 @@ impl Method {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Method::ExactJaccard.uses_threshold());
+    /// assert!(near_dup::pipeline::Method::ExactJaccard.uses_threshold());
     /// ```
     #[must_use]
     pub fn uses_threshold(&self) -> bool {
@@ -681,11 +681,11 @@ impl Method {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::Method;
+    /// use near_dup::pipeline::Method;
     /// for (name, _) in Method::choices() {
     ///     assert_eq!(name.parse::<Method>()?.name(), name);
     /// }
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn choices() -> Vec<(&'static str, &'static str)> {

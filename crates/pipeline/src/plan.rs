@@ -15,14 +15,14 @@ use crate::{ExactPass, GroupMethod, Method, Representative, Shingles, Verifier};
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Features, Shingles};
+/// use near_dup::pipeline::{Features, Shingles};
 /// let f = Features::new(Shingles::Words(2)).nfkc(true);
 /// assert_eq!((f.shingles(), f.normalizes_nfkc()), (Shingles::Words(2), true));
 /// assert_eq!(Features::default(), Features::new(Shingles::Words(3)));
 /// let mut out: Vec<u64> = Vec::new();
 /// f.extractor()?.extract_dyn("ｏｎｅ two three", &mut out);
 /// assert_eq!(out.len(), 2);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Features {
@@ -36,7 +36,7 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_pipeline::Features::new(ndd_pipeline::Shingles::Chars(5));
+    /// let f = near_dup::pipeline::Features::new(near_dup::pipeline::Shingles::Chars(5));
     /// assert!(!f.normalizes_nfkc());
     /// ```
     #[must_use]
@@ -52,7 +52,7 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Features::default().nfkc(true).normalizes_nfkc());
+    /// assert!(near_dup::pipeline::Features::default().nfkc(true).normalizes_nfkc());
     /// ```
     #[must_use]
     pub const fn nfkc(mut self, on: bool) -> Self {
@@ -65,7 +65,7 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Features, Shingles};
+    /// use near_dup::pipeline::{Features, Shingles};
     /// let f = Features::default().nfkc(true).with_shingles(Shingles::Words(1));
     /// assert_eq!(f, Features::new(Shingles::Words(1)).nfkc(true));
     /// ```
@@ -80,7 +80,7 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Features, Shingles};
+    /// use near_dup::pipeline::{Features, Shingles};
     /// assert_eq!(Features::default().shingles(), Shingles::Words(3));
     /// ```
     #[must_use]
@@ -93,7 +93,7 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_pipeline::Features::default().normalizes_nfkc());
+    /// assert!(!near_dup::pipeline::Features::default().normalizes_nfkc());
     /// ```
     #[must_use]
     pub const fn normalizes_nfkc(&self) -> bool {
@@ -109,7 +109,7 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Features, Shingles};
+    /// use near_dup::pipeline::{Features, Shingles};
     /// assert!(Features::new(Shingles::Words(0)).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), CoreError> {
@@ -125,11 +125,11 @@ impl Features {
     /// # Example
     ///
     /// ```
-    /// let e = ndd_pipeline::Features::default().extractor()?;
+    /// let e = near_dup::pipeline::Features::default().extractor()?;
     /// let mut out: Vec<u64> = Vec::new();
     /// e.extract_dyn("one two three four", &mut out);
     /// assert_eq!(out.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extractor(&self) -> Result<Box<dyn DynFeatureExtractor + Send + Sync>, CoreError> {
         self.shingles.extractor_with(self.nfkc)
@@ -153,12 +153,12 @@ impl From<Shingles> for Features {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Verifier};
+/// use near_dup::pipeline::{Dedup, Verifier};
 /// let plan = Dedup::new().threshold(0.9).plan()?;
 /// assert_eq!(plan.threshold().get(), 0.9);
 /// assert_eq!(plan.verifier().name(), "jaccard"); // MinHash's default verifier, resolved
 /// assert!(Dedup::new().threshold(0.0).plan().is_err());
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -180,9 +180,9 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// let plan = ndd_pipeline::Dedup::new().nfkc(true).plan()?;
+    /// let plan = near_dup::pipeline::Dedup::new().nfkc(true).plan()?;
     /// assert!(plan.features().normalizes_nfkc());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn features(&self) -> Features {
@@ -194,8 +194,8 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().plan()?.threshold().get(), 0.8);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert_eq!(near_dup::pipeline::Dedup::new().plan()?.threshold().get(), 0.8);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn threshold(&self) -> Threshold {
@@ -207,8 +207,8 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().plan()?.method().name(), "minhash");
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert_eq!(near_dup::pipeline::Dedup::new().plan()?.method().name(), "minhash");
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn method(&self) -> &Method {
@@ -220,9 +220,9 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method};
+    /// use near_dup::pipeline::{Dedup, Method};
     /// assert_eq!(Dedup::new().method(Method::ExactJaccard).plan()?.verifier().name(), "method");
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn verifier(&self) -> &Verifier {
@@ -234,9 +234,9 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// let plan = ndd_pipeline::Dedup::new().nfkc(true).plan()?;
+    /// let plan = near_dup::pipeline::Dedup::new().nfkc(true).plan()?;
     /// assert!(plan.exact_pass().is_some_and(|p| p.normalizes_nfkc()));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn exact_pass(&self) -> Option<ExactPass> {
@@ -248,8 +248,8 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Dedup::new().plan()?.group().name(), "components");
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert_eq!(near_dup::pipeline::Dedup::new().plan()?.group().name(), "components");
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn group(&self) -> &GroupMethod {
@@ -261,9 +261,9 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::Representative;
-    /// assert_eq!(*ndd_pipeline::Dedup::new().plan()?.representative(), Representative::FirstSeen);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// use near_dup::pipeline::Representative;
+    /// assert_eq!(*near_dup::pipeline::Dedup::new().plan()?.representative(), Representative::FirstSeen);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn representative(&self) -> &Representative {

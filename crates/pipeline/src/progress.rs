@@ -7,7 +7,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Stage;
+/// use near_dup::pipeline::Stage;
 /// assert!(Stage::Exact < Stage::Sketch);
 /// assert_eq!(Stage::Candidates.to_string(), "candidates");
 /// ```
@@ -34,7 +34,7 @@ impl Stage {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Stage::Verify.name(), "verify");
+    /// assert_eq!(near_dup::pipeline::Stage::Verify.name(), "verify");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -64,7 +64,7 @@ impl std::fmt::Display for Stage {
 ///
 /// ```
 /// use std::sync::Mutex;
-/// use ndd_pipeline::{Dedup, Document, Progress, Stage};
+/// use near_dup::pipeline::{Dedup, Document, Progress, Stage};
 ///
 /// #[derive(Default)]
 /// struct Log(Mutex<Vec<String>>);
@@ -77,7 +77,7 @@ impl std::fmt::Display for Stage {
 /// let docs = vec![Document::new("a", "one two three four five six"), Document::new("b", "seven")];
 /// Dedup::new().progress(log.clone()).run(&docs)?;
 /// assert!(log.0.lock().unwrap().iter().any(|l| l.starts_with("sketch")));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 pub trait Progress: Send + Sync {
     /// A stage starts; `total` is the amount of work (documents or pairs) when known.
@@ -99,7 +99,7 @@ pub trait Progress: Send + Sync {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{NoProgress, Progress, Stage};
+/// use near_dup::pipeline::{NoProgress, Progress, Stage};
 /// NoProgress.start(Stage::Sketch, Some(10));
 /// ```
 #[derive(Debug, Clone, Copy, Default)]

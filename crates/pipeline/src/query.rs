@@ -22,7 +22,7 @@ use crate::{DedupIndex, Error};
 /// # Example
 ///
 /// ```
-/// let n = ndd_pipeline::Neighbour { doc: 3, score: 0.9, std_error: None };
+/// let n = near_dup::pipeline::Neighbour { doc: 3, score: 0.9, std_error: None };
 /// assert_eq!((n.doc, n.score), (3, 0.9));
 /// assert!(n.is_exact());
 /// ```
@@ -43,7 +43,7 @@ impl Neighbour {
     /// # Example
     ///
     /// ```
-    /// let n = ndd_pipeline::Neighbour { doc: 0, score: 1.0, std_error: Some(0.3) };
+    /// let n = near_dup::pipeline::Neighbour { doc: 0, score: 1.0, std_error: Some(0.3) };
     /// assert!(!n.is_exact());
     /// ```
     #[must_use]
@@ -99,7 +99,7 @@ fn check_k(k: usize) -> Result<(), Error> {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+/// use near_dup::pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
 /// let mut index = DedupIndex::new(&Dedup::new())?;
 /// index.add(&[
 ///     Document::new("budget", "the committee approved the budget for the new library building on monday"),
@@ -109,7 +109,7 @@ fn check_k(k: usize) -> Result<(), Error> {
 /// let top = search.top_k("the committee approved the budget for the new library building on friday", 1)?;
 /// assert_eq!(index.ids()[top[0].doc], "budget");
 /// assert!(top[0].score > 0.5);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct NeighbourSearch<'a> {
@@ -128,9 +128,9 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// assert_eq!(ndd_pipeline::NeighbourSearch::new(&index)?.forest().params().trees(), 8);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// assert_eq!(near_dup::pipeline::NeighbourSearch::new(&index)?.forest().params().trees(), 8);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(index: &'a DedupIndex) -> Result<Self, Error> {
         let params = ForestParams::for_slots(num_perm(index))?;
@@ -148,14 +148,14 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::{ForestParams, LshForest};
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// use near_dup::lsh::{ForestParams, LshForest};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
     /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
     /// let b = LshForest::builder(ForestParams::new(16, 8)?).candidates_per_result(8);
     /// assert_eq!(NeighbourSearch::with_builder(&index, b)?.forest().candidates_per_result(), 8);
     /// let too_long = LshForest::builder(ForestParams::new(16, 16)?);
     /// assert!(NeighbourSearch::with_builder(&index, too_long).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn with_builder(
         index: &'a DedupIndex,
@@ -184,9 +184,9 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// assert!(ndd_pipeline::NeighbourSearch::new(&index)?.forest().is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// assert!(near_dup::pipeline::NeighbourSearch::new(&index)?.forest().is_empty());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn forest(&self) -> &LshForest<u32> {
@@ -198,9 +198,9 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// assert!(ndd_pipeline::NeighbourSearch::new(&index)?.index().is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// assert!(near_dup::pipeline::NeighbourSearch::new(&index)?.index().is_empty());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn index(&self) -> &'a DedupIndex {
@@ -221,13 +221,13 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
     /// let mut index = DedupIndex::new(&Dedup::new())?;
     /// index.add(&[Document::new("a", "one two three four five six")])?;
     /// let search = NeighbourSearch::new(&index)?;
     /// assert_eq!(search.top_k("one two three four five six", 5)?[0].score, 1.0);
     /// assert!(search.top_k("x", 0).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn top_k(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
@@ -255,13 +255,13 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
     /// let mut index = DedupIndex::new(&Dedup::new())?;
     /// index.add(&[Document::new("a", "one two three four five six")])?;
     /// let search = NeighbourSearch::new(&index)?;
     /// let top = search.top_k_estimated("one two three four five six", 5)?;
     /// assert_eq!((top[0].score, top[0].std_error), (1.0, Some(0.0)));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn top_k_estimated(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
@@ -287,12 +287,12 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch, Verifier};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch, Verifier};
     /// let exact = DedupIndex::new(&Dedup::new())?;
     /// assert!(NeighbourSearch::new(&exact)?.exact_scores());
     /// let estimated = DedupIndex::new(&Dedup::new().verifier(Verifier::MethodScore))?;
     /// assert!(!NeighbourSearch::new(&estimated)?.exact_scores());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn exact_scores(&self) -> bool {
@@ -312,7 +312,7 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document, NeighbourSearch};
     /// let docs = [
     ///     Document::new("a", "the quick brown fox jumps over the lazy dog today"),
     ///     Document::new("b", "the quick brown fox jumps over the lazy cat today"),
@@ -326,7 +326,7 @@ impl<'a> NeighbourSearch<'a> {
     ///     -(docs[doc].text.len() as f64 - query.len() as f64).abs()
     /// })?;
     /// assert_eq!(top[0].doc, 0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn top_k_verified<F: FnMut(usize) -> f64>(
         &self,
@@ -372,7 +372,7 @@ fn num_perm(index: &DedupIndex) -> usize {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
+/// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
 /// let mut index = DedupIndex::new(&Dedup::new())?;
 /// index.add(&[
 ///     Document::new("long", "preamble words here then the committee approved the budget for the new \
@@ -383,7 +383,7 @@ fn num_perm(index: &DedupIndex) -> usize {
 /// let hits = search.query("the committee approved the budget for the new library building on monday")?;
 /// assert_eq!(hits.len(), 1);
 /// assert_eq!(index.ids()[hits[0].doc], "long");
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct ContainmentSearch<'a> {
@@ -406,7 +406,7 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::ContainmentSearch::DEFAULT_FALSE_NEGATIVE_WEIGHT, 0.9);
+    /// assert_eq!(near_dup::pipeline::ContainmentSearch::DEFAULT_FALSE_NEGATIVE_WEIGHT, 0.9);
     /// ```
     pub const DEFAULT_FALSE_NEGATIVE_WEIGHT: f64 = 0.9;
 
@@ -421,11 +421,11 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// assert!(ndd_pipeline::ContainmentSearch::new(&index, 0.5).is_ok());
-    /// assert!(ndd_pipeline::ContainmentSearch::new(&index, 0.0).is_err());
-    /// assert!(ndd_pipeline::ContainmentSearch::new(&index, 1.5).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// assert!(near_dup::pipeline::ContainmentSearch::new(&index, 0.5).is_ok());
+    /// assert!(near_dup::pipeline::ContainmentSearch::new(&index, 0.0).is_err());
+    /// assert!(near_dup::pipeline::ContainmentSearch::new(&index, 1.5).is_err());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(index: &'a DedupIndex, threshold: f64) -> Result<Self, Error> {
         Self::builder(index, threshold)?.build()
@@ -443,10 +443,10 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// let search = ndd_pipeline::ContainmentSearch::new(&index, 0.9)?.with_threshold(1.0)?;
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// let search = near_dup::pipeline::ContainmentSearch::new(&index, 0.9)?.with_threshold(1.0)?;
     /// assert_eq!(search.threshold(), 1.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn with_threshold(mut self, threshold: f64) -> Result<Self, Error> {
         ndd_core::Threshold::new(threshold)?;
@@ -466,13 +466,13 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::EnsembleParams;
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// use near_dup::lsh::EnsembleParams;
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
     /// let p = EnsembleParams::new(0.7, 128)?.with_weights(0.1, 0.9)?;
     /// assert_eq!(ContainmentSearch::with_params(&index, p)?.threshold(), 0.7);
     /// assert!(ContainmentSearch::with_params(&index, EnsembleParams::new(0.7, 256)?).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn with_params(index: &'a DedupIndex, params: EnsembleParams) -> Result<Self, Error> {
         let sizes = index.set_sizes().ok_or(Error::MissingSetSizes)?;
@@ -506,9 +506,9 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// assert_eq!(ndd_pipeline::ContainmentSearch::new(&index, 0.6)?.threshold(), 0.6);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// assert_eq!(near_dup::pipeline::ContainmentSearch::new(&index, 0.6)?.threshold(), 0.6);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn threshold(&self) -> f64 {
@@ -520,10 +520,10 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// let search = ndd_pipeline::ContainmentSearch::new(&index, 0.6)?;
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// let search = near_dup::pipeline::ContainmentSearch::new(&index, 0.6)?;
     /// assert_eq!(search.ensemble().params().threshold(), 0.6);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn ensemble(&self) -> &LshEnsemble<u32> {
@@ -544,12 +544,12 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Verifier};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex, Verifier};
     /// let exact = DedupIndex::new(&Dedup::new())?;
     /// assert!(ContainmentSearch::new(&exact, 0.9)?.exact_scores());
     /// let estimated = DedupIndex::new(&Dedup::new().verifier(Verifier::MethodScore))?;
     /// assert!(!ContainmentSearch::new(&estimated, 0.9)?.exact_scores());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn exact_scores(&self) -> bool {
@@ -568,14 +568,14 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
     /// let mut index = DedupIndex::new(&Dedup::new())?;
     /// index.add(&[Document::new("a", "one two three four five six seven eight")])?;
     /// let search = ContainmentSearch::new(&index, 0.9)?;
     /// let hits = search.query("one two three four five six seven eight")?;
     /// assert_eq!(hits[0].score, 1.0);
     /// assert!(search.query("")?.is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn query(&self, text: &str) -> Result<Vec<Neighbour>, Error> {
         let Some((sig, set)) = self.prepare(text) else {
@@ -625,9 +625,9 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{containment, FeatureExtractor};
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
-    /// use ndd_shingle::WordShingler;
+    /// use near_dup::{containment, FeatureExtractor};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex, Document};
+    /// use near_dup::shingle::WordShingler;
     /// let docs = [Document::new("a", "one two three four five six seven eight nine ten")];
     /// let mut index = DedupIndex::new(&Dedup::new())?; // word 3-grams
     /// index.add(&docs)?;
@@ -639,7 +639,7 @@ impl<'a> ContainmentSearch<'a> {
     ///     containment(q.as_slice(), shingles.feature_set(&docs[doc].text).as_slice())
     /// })?;
     /// assert_eq!(hits[0].score, 1.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn query_verified<F: FnMut(usize) -> f64>(
         &self,
@@ -701,7 +701,7 @@ fn containment_std_error(j: f64, q: u64, x: u64, k: usize) -> f64 {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+/// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
 /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
 /// let search = NeighbourSearch::builder(&index)?
 ///     .shape(Some(16), None)? // 16 trees of 128 / 16 = 8 values
@@ -709,7 +709,7 @@ fn containment_std_error(j: f64, q: u64, x: u64, k: usize) -> f64 {
 ///     .build()?;
 /// assert_eq!((search.forest().params().trees(), search.forest().params().depth()), (16, 8));
 /// assert!(NeighbourSearch::builder(&index)?.shape(Some(64), Some(4)).is_err()); // 256 > 128
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug)]
 #[must_use]
@@ -734,10 +734,10 @@ impl<'a> NeighbourSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(NeighbourSearch::builder(&index)?.build()?.forest().is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn builder(index: &'a DedupIndex) -> Result<NeighbourSearchBuilder<'a>, Error> {
         Ok(NeighbourSearchBuilder {
@@ -761,12 +761,12 @@ impl<'a> NeighbourSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
     /// let index = DedupIndex::new(&Dedup::new())?; // 128 values
     /// let search = NeighbourSearch::builder(&index)?.shape(None, Some(4))?.build()?;
     /// assert_eq!(search.forest().params().depth(), 4);
     /// assert!(NeighbourSearch::builder(&index)?.shape(Some(0), None).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn shape(mut self, trees: Option<usize>, depth: Option<usize>) -> Result<Self, Error> {
         let num_perm = num_perm(self.index);
@@ -793,11 +793,11 @@ impl<'a> NeighbourSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// let search = NeighbourSearch::builder(&index)?.candidates_per_result(3).build()?;
     /// assert_eq!(search.forest().candidates_per_result(), 3);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn candidates_per_result(mut self, factor: usize) -> Self {
         self.candidates_per_result = factor;
@@ -810,10 +810,10 @@ impl<'a> NeighbourSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(NeighbourSearch::builder(&index)?.max_examined(100).build().is_ok());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn max_examined(mut self, documents: usize) -> Self {
         self.max_examined = documents;
@@ -829,10 +829,10 @@ impl<'a> NeighbourSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(NeighbourSearch::builder(&index)?.build()?.top_k("a b c d", 3)?.is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn build(self) -> Result<NeighbourSearch<'a>, Error> {
         let builder = LshForest::builder(self.params)
@@ -849,7 +849,7 @@ impl<'a> NeighbourSearchBuilder<'a> {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+/// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
 /// let index = DedupIndex::new(&Dedup::new())?;
 /// let search = ContainmentSearch::builder(&index, 0.8)?
 ///     .max_rows(4)?
@@ -857,7 +857,7 @@ impl<'a> NeighbourSearchBuilder<'a> {
 ///     .build()?;
 /// assert_eq!(search.threshold(), 0.8);
 /// assert!(ContainmentSearch::builder(&index, 0.8)?.partitions_per_doubling(3).is_err());
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug)]
 #[must_use]
@@ -878,11 +878,11 @@ impl<'a> ContainmentSearch<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert_eq!(ContainmentSearch::builder(&index, 1.0)?.build()?.threshold(), 1.0);
     /// assert!(ContainmentSearch::builder(&index, 0.0).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn builder(
         index: &'a DedupIndex,
@@ -909,10 +909,10 @@ impl<'a> ContainmentSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(ContainmentSearch::builder(&index, 0.8)?.partitions_per_doubling(1).is_ok());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn partitions_per_doubling(mut self, n: u8) -> Result<Self, Error> {
         self.params = self.params.with_classes_per_doubling(n)?;
@@ -928,10 +928,10 @@ impl<'a> ContainmentSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(ContainmentSearch::builder(&index, 0.8)?.max_rows(0).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn max_rows(mut self, rows: usize) -> Result<Self, Error> {
         self.params = self.params.with_max_rows(rows)?;
@@ -948,11 +948,11 @@ impl<'a> ContainmentSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(ContainmentSearch::builder(&index, 0.8)?.false_negative_weight(0.5).is_ok());
     /// assert!(ContainmentSearch::builder(&index, 0.8)?.false_negative_weight(2.0).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn false_negative_weight(mut self, w: f64) -> Result<Self, Error> {
         self.params = self.params.with_weights(1.0 - w, w)?;
@@ -968,10 +968,10 @@ impl<'a> ContainmentSearchBuilder<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// assert!(ContainmentSearch::builder(&index, 0.8)?.build()?.query("a b c d")?.is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn build(self) -> Result<ContainmentSearch<'a>, Error> {
         ContainmentSearch::with_params(self.index, self.params)?.with_threshold(self.threshold)

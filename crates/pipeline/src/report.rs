@@ -12,11 +12,11 @@ use crate::{Group, VerifyReport};
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document};
+/// use near_dup::pipeline::{Dedup, Document};
 /// let docs = vec![Document::new("a", "same words here"), Document::new("b", "Same words, here!")];
 /// let report = Dedup::new().run(&docs)?.report;
 /// assert_eq!((report.documents, report.exact_copies, report.dropped), (2, 1, 1));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
@@ -58,9 +58,9 @@ impl Report {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["abcd", "ef"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["abcd", "ef"])?;
     /// assert_eq!(out.report.mean_document_bytes(), 3.0);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn mean_document_bytes(&self) -> f64 {
@@ -76,7 +76,7 @@ impl Report {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Report::default().total_time(), std::time::Duration::ZERO);
+    /// assert_eq!(near_dup::pipeline::Report::default().total_time(), std::time::Duration::ZERO);
     /// ```
     #[must_use]
     pub fn total_time(&self) -> Duration {
@@ -91,7 +91,7 @@ impl Report {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document};
+/// use near_dup::pipeline::{Dedup, Document};
 /// let docs = vec![
 ///     Document::new("a", "one two three four five six seven eight"),
 ///     Document::new("b", "something else entirely, with other words"),
@@ -102,7 +102,7 @@ impl Report {
 /// assert_eq!(out.dropped(), vec![2]);
 /// assert_eq!(out.groups[0].members, vec![0, 2]);
 /// assert_eq!(out.labels(), vec![0, 1, 0]);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -163,7 +163,7 @@ impl Outcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Fate};
+    /// use near_dup::pipeline::{Dedup, Fate};
     /// let out = Dedup::new().run_texts(&[
     ///     "the quick brown fox jumps over the lazy dog",
     ///     "something else entirely",
@@ -174,7 +174,7 @@ impl Outcome {
     /// assert_eq!(out.fate(1), Fate::Unique);
     /// assert_eq!(out.fate(2), Fate::ExactCopy);
     /// assert_eq!(out.fate(3), Fate::NearDuplicate);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn fate(&self, i: usize) -> Fate {
@@ -196,10 +196,10 @@ impl Outcome {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d", "z", "a b c d"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b c d", "z", "a b c d"])?;
     /// assert_eq!(out.group_of(2).map(|g| g.representative), Some(0));
     /// assert!(out.group_of(1).is_none() && out.group_of(9).is_none());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn group_of(&self, i: usize) -> Option<&Group> {
@@ -215,9 +215,9 @@ impl Outcome {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b c d", "a b c d"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b c d", "a b c d"])?;
     /// assert!(out.is_kept(0) && !out.is_kept(1));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn is_kept(&self, i: usize) -> bool {
@@ -229,9 +229,9 @@ impl Outcome {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
     /// assert_eq!(out.kept(), vec![0, 1]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn kept(&self) -> Vec<usize> {
@@ -245,9 +245,9 @@ impl Outcome {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
     /// assert_eq!(out.dropped(), vec![2]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn dropped(&self) -> Vec<usize> {
@@ -261,9 +261,9 @@ impl Outcome {
     /// # Example
     ///
     /// ```
-    /// let out = ndd_pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
+    /// let out = near_dup::pipeline::Dedup::new().run_texts(&["a b", "c d", "a b"])?;
     /// assert_eq!(out.labels(), vec![0, 1, 0]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn labels(&self) -> Vec<usize> {
@@ -278,7 +278,7 @@ impl Outcome {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::Fate;
+/// use near_dup::pipeline::Fate;
 /// assert!(Fate::Kept.is_kept() && Fate::Unique.is_kept());
 /// assert!(!Fate::ExactCopy.is_kept() && !Fate::NearDuplicate.is_kept());
 /// assert_eq!(Fate::NearDuplicate.name(), "near");
@@ -302,7 +302,7 @@ impl Fate {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::Fate::Unique.is_kept());
+    /// assert!(near_dup::pipeline::Fate::Unique.is_kept());
     /// ```
     #[must_use]
     pub fn is_kept(self) -> bool {
@@ -314,7 +314,7 @@ impl Fate {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Fate::ExactCopy.name(), "exact");
+    /// assert_eq!(near_dup::pipeline::Fate::ExactCopy.name(), "exact");
     /// ```
     #[must_use]
     pub fn name(self) -> &'static str {

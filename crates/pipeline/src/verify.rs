@@ -17,7 +17,7 @@ pub use ndd_align::Measure as AlignMeasure;
 /// # Example
 ///
 /// ```
-/// let same_length: ndd_pipeline::PairScorer =
+/// let same_length: near_dup::pipeline::PairScorer =
 ///     std::sync::Arc::new(|a: &str, b: &str| if a.len() == b.len() { 1.0 } else { 0.0 });
 /// assert_eq!(same_length("ab", "cd"), 1.0);
 /// ```
@@ -52,7 +52,7 @@ pub type PairScorer = Arc<dyn Fn(&str, &str) -> f64 + Send + Sync>;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use ndd_pipeline::Verifier;
+/// use near_dup::pipeline::Verifier;
 /// let by_length = Verifier::Custom(Arc::new(|a: &str, b: &str| {
 ///     a.len().min(b.len()) as f64 / a.len().max(b.len()).max(1) as f64
 /// }));
@@ -87,7 +87,7 @@ impl Verifier {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_pipeline::Verifier::ExactJaccard.name(), "jaccard");
+    /// assert_eq!(near_dup::pipeline::Verifier::ExactJaccard.name(), "jaccard");
     /// ```
     #[must_use]
     pub fn name(&self) -> &'static str {
@@ -111,11 +111,11 @@ impl Verifier {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::Verifier;
+    /// use near_dup::pipeline::Verifier;
     /// for (name, _) in Verifier::CHOICES {
     ///     assert_eq!(name.parse::<Verifier>()?.name(), *name);
     /// }
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub const CHOICES: &'static [(&'static str, &'static str)] = &[
         ("jaccard", "Exact Jaccard of the shingle sets"),
@@ -174,12 +174,12 @@ impl std::str::FromStr for Verifier {
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_pipeline::{Verification, Verifier};
+/// use near_dup::ScoredPair;
+/// use near_dup::pipeline::{Verification, Verifier};
 /// let (_, r) = Verification::new(Verifier::ExactJaccard, 0.5)
 ///     .run(&["a b c", "a b c"], vec![ScoredPair::new(0, 1, 0.9)])?;
 /// assert_eq!((r.checked, r.accepted), (1, 1));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct VerifyReport {
@@ -201,15 +201,15 @@ pub struct VerifyReport {
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_pipeline::{Shingles, Verification, Verifier};
+/// use near_dup::ScoredPair;
+/// use near_dup::pipeline::{Shingles, Verification, Verifier};
 /// let texts = ["a b c d e", "a b c d f", "v w x y z"];
 /// let candidates = vec![ScoredPair::new(0, 1, 0.9), ScoredPair::new(0, 2, 0.9)];
 /// let v = Verification::new(Verifier::ExactJaccard, 0.5).shingles(Shingles::Words(1));
 /// let (kept, report) = v.run(&texts, candidates)?;
 /// assert_eq!(kept, vec![ScoredPair::new(0, 1, 4.0 / 6.0)]);
 /// assert_eq!(report.checked, 2);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Verification {
@@ -225,7 +225,7 @@ impl Verification {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Verification, Verifier};
+    /// use near_dup::pipeline::{Verification, Verifier};
     /// let v = Verification::new(Verifier::Containment, 0.9);
     /// assert_eq!(v.verifier().name(), "containment");
     /// ```
@@ -243,12 +243,12 @@ impl Verification {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_pipeline::{Shingles, Verification, Verifier};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{Shingles, Verification, Verifier};
     /// let pair = vec![ScoredPair::new(0, 1, 0.0)];
     /// let words = Verification::new(Verifier::ExactJaccard, 1.0).shingles(Shingles::Words(1));
     /// assert_eq!(words.run(&["b a", "a b"], pair)?.0.len(), 1); // same word set
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
@@ -262,12 +262,12 @@ impl Verification {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_pipeline::{Verification, Verifier};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{Verification, Verifier};
     /// let v = Verification::new(Verifier::ExactJaccard, 1.0).nfkc(true);
     /// let (kept, _) = v.run(&["ﬁne ｄａｙ ahead", "fine day ahead"], vec![ScoredPair::new(0, 1, 0.0)])?;
     /// assert_eq!(kept.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
@@ -280,7 +280,7 @@ impl Verification {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Verification, Verifier};
+    /// use near_dup::pipeline::{Verification, Verifier};
     /// assert_eq!(Verification::new(Verifier::MethodScore, 0.8).verifier().name(), "method");
     /// ```
     #[must_use]
@@ -299,13 +299,13 @@ impl Verification {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_pipeline::{Shingles, Verification, Verifier};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{Shingles, Verification, Verifier};
     /// let v = Verification::new(Verifier::ExactJaccard, 0.5).shingles(Shingles::Words(1));
     /// let (kept, _) = v.run(&["a b", "a c"], vec![ScoredPair::new(0, 1, 0.9)])?;
     /// assert!(kept.is_empty()); // Jaccard 1/3
     /// assert!(v.run(&["a"], vec![ScoredPair::new(0, 5, 0.9)]).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run<D: AsRef<str> + Sync>(
         &self,
@@ -324,12 +324,12 @@ impl Verification {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ScoredPair;
-    /// use ndd_pipeline::{NoProgress, Verification, Verifier};
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{NoProgress, Verification, Verifier};
     /// let v = Verification::new(Verifier::MethodScore, 0.5);
     /// let (kept, _) = v.run_with_progress(&["a", "b"], vec![ScoredPair::new(0, 1, 0.7)], &NoProgress)?;
     /// assert_eq!(kept.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run_with_progress<D: AsRef<str> + Sync>(
         &self,

@@ -23,14 +23,16 @@
 //! # Example: band keys to a file and back
 //!
 //! ```
-//! use ndd_core::SchemeId;
-//! use ndd_lsh::LshParams;
-//! use ndd_scale::{band_key_fingerprint, read_all, BandKeyRecord, RecordWriter};
+//! use near_dup::SchemeId;
+//! use near_dup::lsh::LshParams;
+//! use near_dup::scale::{band_key_fingerprint, read_all, BandKeyRecord, RecordWriter};
 //!
 //! let params = LshParams::new(2, 2)?;
 //! let fingerprint = band_key_fingerprint(SchemeId::new("my-minhash").finish(), params);
-//! let dir = tempfile::tempdir()?;
-//! let path = dir.path().join("keys-0.bin");
+//! let dir = std::env::temp_dir().join("ndd-doc-scale-lib-32");
+//! # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+//! std::fs::create_dir_all(&dir)?;
+//! let path = dir.join("keys-0.bin");
 //! let mut w = RecordWriter::create(&path, fingerprint)?;
 //! for (doc, slots) in [(10, [1, 2, 3, 4]), (11, [1, 2, 9, 9])] {
 //!     for (band, key) in params.band_keys(&slots)?.into_iter().enumerate() {
@@ -41,6 +43,7 @@
 //! let keys: Vec<BandKeyRecord> = read_all(&path, Some(fingerprint))?;
 //! assert_eq!(keys.len(), 4);
 //! assert_eq!(keys[0].key, keys[2].key); // band 0 agrees: a candidate pair
+//! # std::fs::remove_dir_all(&dir)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -38,7 +38,7 @@ use xxhash_rust::xxh3::Xxh3;
 /// # Example
 ///
 /// ```
-/// assert_eq!(&ndd_scale::MAGIC, b"NDDSCALE");
+/// assert_eq!(&near_dup::scale::MAGIC, b"NDDSCALE");
 /// ```
 pub const MAGIC: [u8; 8] = *b"NDDSCALE";
 
@@ -47,7 +47,7 @@ pub const MAGIC: [u8; 8] = *b"NDDSCALE";
 /// # Example
 ///
 /// ```
-/// assert_eq!(&ndd_scale::END_MAGIC, b"NDDSCEND");
+/// assert_eq!(&near_dup::scale::END_MAGIC, b"NDDSCEND");
 /// ```
 pub const END_MAGIC: [u8; 8] = *b"NDDSCEND";
 
@@ -56,7 +56,7 @@ pub const END_MAGIC: [u8; 8] = *b"NDDSCEND";
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_scale::FORMAT_VERSION, 1);
+/// assert_eq!(near_dup::scale::FORMAT_VERSION, 1);
 /// ```
 pub const FORMAT_VERSION: u16 = 1;
 
@@ -65,7 +65,7 @@ pub const FORMAT_VERSION: u16 = 1;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_scale::HEADER_LEN, 32);
+/// assert_eq!(near_dup::scale::HEADER_LEN, 32);
 /// ```
 pub const HEADER_LEN: usize = 32;
 
@@ -74,7 +74,7 @@ pub const HEADER_LEN: usize = 32;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_scale::TRAILER_LEN, 24);
+/// assert_eq!(near_dup::scale::TRAILER_LEN, 24);
 /// ```
 pub const TRAILER_LEN: usize = 24;
 
@@ -86,7 +86,7 @@ const MAX_RECORD_SIZE: usize = 28;
 /// # Example
 ///
 /// ```
-/// use ndd_scale::RecordKind;
+/// use near_dup::scale::RecordKind;
 /// assert_eq!(RecordKind::BandKeys.code(), 1);
 /// assert_eq!(RecordKind::from_code(2), Some(RecordKind::Edges));
 /// assert_eq!(RecordKind::Assignments.record_size(), 16);
@@ -114,7 +114,7 @@ impl RecordKind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_scale::RecordKind::Assignments.code(), 3);
+    /// assert_eq!(near_dup::scale::RecordKind::Assignments.code(), 3);
     /// ```
     #[must_use]
     pub const fn code(self) -> u16 {
@@ -132,7 +132,7 @@ impl RecordKind {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::RecordKind;
+    /// use near_dup::scale::RecordKind;
     /// assert_eq!(RecordKind::from_code(1), Some(RecordKind::BandKeys));
     /// assert_eq!(RecordKind::from_code(0), None);
     /// ```
@@ -153,7 +153,7 @@ impl RecordKind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_scale::RecordKind::BandKeys.record_size(), 18);
+    /// assert_eq!(near_dup::scale::RecordKind::BandKeys.record_size(), 18);
     /// ```
     #[must_use]
     pub const fn record_size(self) -> usize {
@@ -170,7 +170,7 @@ impl RecordKind {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_scale::RecordKind::Edges.name(), "edges");
+    /// assert_eq!(near_dup::scale::RecordKind::Edges.name(), "edges");
     /// ```
     #[must_use]
     pub const fn name(self) -> &'static str {
@@ -196,12 +196,15 @@ impl fmt::Display for RecordKind {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Edge, RecordError, RecordReader};
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("edges.bin");
+/// use near_dup::scale::{Edge, RecordError, RecordReader};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-records-200");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("edges.bin");
 /// std::fs::write(&path, b"not a record file, but long enough to have a header")?;
 /// let err = RecordReader::<Edge, _>::open(&path).unwrap_err();
 /// assert!(matches!(err, RecordError::BadMagic));
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, thiserror::Error)]
@@ -273,7 +276,7 @@ pub enum RecordError {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Edge, Record, RecordKind};
+/// use near_dup::scale::{Edge, Record, RecordKind};
 /// let mut bytes = Vec::new();
 /// Edge { a: 1, b: 2 }.encode_into(&mut bytes);
 /// assert_eq!(bytes.len(), Edge::KIND.record_size());
@@ -313,7 +316,7 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{BandKeyRecord, Record};
+/// use near_dup::scale::{BandKeyRecord, Record};
 /// let r = BandKeyRecord { doc: 7, band: 3, key: 0xABCD };
 /// let mut bytes = Vec::new();
 /// r.encode_into(&mut bytes);
@@ -359,7 +362,7 @@ impl Record for BandKeyRecord {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::Edge;
+/// use near_dup::scale::Edge;
 /// let e: Edge = (3, 9).into();
 /// assert_eq!(e, Edge { a: 3, b: 9 });
 /// assert_eq!(<(u64, u64)>::from(e), (3, 9));
@@ -410,7 +413,7 @@ impl From<Edge> for (u64, u64) {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::Assignment;
+/// use near_dup::scale::Assignment;
 /// let a: Assignment = (12, 4).into();
 /// assert!(!a.is_representative());
 /// assert!(Assignment { doc: 4, rep: 4 }.is_representative());
@@ -429,7 +432,7 @@ impl Assignment {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_scale::Assignment { doc: 1, rep: 1 }.is_representative());
+    /// assert!(near_dup::scale::Assignment { doc: 1, rep: 1 }.is_representative());
     /// ```
     #[must_use]
     pub const fn is_representative(&self) -> bool {
@@ -463,7 +466,7 @@ impl Record for Assignment {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Record, RecordKind, Score};
+/// use near_dup::scale::{Record, RecordKind, Score};
 /// let mut bytes = Vec::new();
 /// Score(0.875).encode_into(&mut bytes);
 /// assert_eq!(bytes, 0.875f64.to_le_bytes());
@@ -496,7 +499,7 @@ impl Record for Score {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{DigestRecord, Record, RecordKind};
+/// use near_dup::scale::{DigestRecord, Record, RecordKind};
 /// let r = DigestRecord { doc: 5, digest: [7; 20] };
 /// let mut bytes = Vec::new();
 /// r.encode_into(&mut bytes);
@@ -549,14 +552,14 @@ impl From<Assignment> for (u64, u64) {
 /// # Example
 ///
 /// ```
-/// use ndd_core::SchemeId;
-/// use ndd_lsh::LshParams;
-/// use ndd_scale::band_key_fingerprint;
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::LshParams;
+/// use near_dup::scale::band_key_fingerprint;
 /// let scheme = SchemeId::new("minhash").with(128).finish();
 /// let a = band_key_fingerprint(scheme, LshParams::new(16, 8)?);
 /// assert_eq!(a, band_key_fingerprint(scheme, LshParams::new(16, 8)?));
 /// assert_ne!(a, band_key_fingerprint(scheme, LshParams::new(8, 16)?));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[must_use]
 pub fn band_key_fingerprint(signature_scheme: SchemeId, params: LshParams) -> u64 {
@@ -575,7 +578,7 @@ pub fn band_key_fingerprint(signature_scheme: SchemeId, params: LshParams) -> u6
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{i64_to_u64, u64_to_i64};
+/// use near_dup::scale::{i64_to_u64, u64_to_i64};
 /// assert_eq!(u64_to_i64(5), 5);
 /// assert_eq!(u64_to_i64(u64::MAX), -1);
 /// assert_eq!(i64_to_u64(u64_to_i64(1 << 63)), 1 << 63);
@@ -590,7 +593,7 @@ pub const fn u64_to_i64(x: u64) -> i64 {
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_scale::i64_to_u64(-1), u64::MAX);
+/// assert_eq!(near_dup::scale::i64_to_u64(-1), u64::MAX);
 /// ```
 #[must_use]
 pub const fn i64_to_u64(x: i64) -> u64 {
@@ -604,7 +607,7 @@ pub const fn i64_to_u64(x: i64) -> u64 {
 ///
 /// ```
 /// use std::path::Path;
-/// assert_eq!(ndd_scale::temp_path(Path::new("out/a.bin")), Path::new("out/a.bin.tmp"));
+/// assert_eq!(near_dup::scale::temp_path(Path::new("out/a.bin")), Path::new("out/a.bin.tmp"));
 /// ```
 #[must_use]
 pub fn temp_path(path: &Path) -> PathBuf {
@@ -638,9 +641,11 @@ fn header_bytes(kind: RecordKind, fingerprint: u64) -> [u8; HEADER_LEN] {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Assignment, RecordReader, RecordWriter};
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("assignments.bin");
+/// use near_dup::scale::{Assignment, RecordReader, RecordWriter};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-records-642");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("assignments.bin");
 /// let mut w = RecordWriter::create(&path, 0)?;
 /// w.write(&Assignment { doc: 1, rep: 1 })?;
 /// w.write(&Assignment { doc: 5, rep: 1 })?;
@@ -648,6 +653,7 @@ fn header_bytes(kind: RecordKind, fingerprint: u64) -> [u8; HEADER_LEN] {
 /// assert_eq!(w.finish()?, 2);
 /// let back: Vec<Assignment> = RecordReader::open(&path)?.collect::<Result<_, _>>()?;
 /// assert_eq!(back, vec![Assignment { doc: 1, rep: 1 }, Assignment { doc: 5, rep: 1 }]);
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct RecordWriter<T: Record> {
@@ -675,13 +681,16 @@ impl<T: Record> RecordWriter<T> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let w = RecordWriter::<Edge>::create(dir.path().join("e.bin"), 0)?;
-    /// assert!(dir.path().join("e.bin.tmp").exists());
+    /// use near_dup::scale::{Edge, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-679");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let w = RecordWriter::<Edge>::create(dir.join("e.bin"), 0)?;
+    /// assert!(dir.join("e.bin.tmp").exists());
     /// drop(w); // unfinished: the temporary file is removed
-    /// assert!(!dir.path().join("e.bin.tmp").exists());
-    /// assert!(RecordWriter::<Edge>::create(dir.path().join("no/such/dir/e.bin"), 0).is_err());
+    /// assert!(!dir.join("e.bin.tmp").exists());
+    /// assert!(RecordWriter::<Edge>::create(dir.join("no/such/dir/e.bin"), 0).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn create(path: impl AsRef<Path>, fingerprint: u64) -> Result<Self, RecordError> {
@@ -722,11 +731,14 @@ impl<T: Record> RecordWriter<T> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{BandKeyRecord, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let mut w = RecordWriter::create(dir.path().join("k.bin"), 42)?;
+    /// use near_dup::scale::{BandKeyRecord, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-726");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut w = RecordWriter::create(dir.join("k.bin"), 42)?;
     /// w.write(&BandKeyRecord { doc: 1, band: 0, key: 99 })?;
     /// assert_eq!(w.len(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn write(&mut self, record: &T) -> Result<(), RecordError> {
@@ -746,9 +758,12 @@ impl<T: Record> RecordWriter<T> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let w = ndd_scale::RecordWriter::<ndd_scale::Edge>::create(dir.path().join("e"), 0)?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-749");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let w = near_dup::scale::RecordWriter::<near_dup::scale::Edge>::create(dir.join("e"), 0)?;
     /// assert_eq!(w.len(), 0);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -761,9 +776,12 @@ impl<T: Record> RecordWriter<T> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let w = ndd_scale::RecordWriter::<ndd_scale::Edge>::create(dir.path().join("e"), 0)?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-764");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let w = near_dup::scale::RecordWriter::<near_dup::scale::Edge>::create(dir.join("e"), 0)?;
     /// assert!(w.is_empty());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -782,13 +800,16 @@ impl<T: Record> RecordWriter<T> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("edges.bin");
+    /// use near_dup::scale::{Edge, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-786");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("edges.bin");
     /// let mut w = RecordWriter::create(&path, 0)?;
     /// w.write(&Edge { a: 1, b: 2 })?;
     /// assert_eq!(w.finish()?, 1);
     /// assert_eq!(std::fs::metadata(&path)?.len(), 32 + 16 + 24);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn finish(mut self) -> Result<u64, RecordError> {
@@ -845,9 +866,11 @@ impl<T: Record> Drop for RecordWriter<T> {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Edge, RecordError, RecordReader, RecordWriter};
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("edges.bin");
+/// use near_dup::scale::{Edge, RecordError, RecordReader, RecordWriter};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-records-849");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("edges.bin");
 /// let mut w = RecordWriter::create(&path, 7)?;
 /// for i in 0..3 {
 ///     w.write(&Edge { a: 0, b: i })?;
@@ -859,13 +882,14 @@ impl<T: Record> Drop for RecordWriter<T> {
 /// assert_eq!(edges[2], Edge { a: 0, b: 2 });
 /// // Another kind, or another fingerprint, is refused.
 /// assert!(matches!(
-///     RecordReader::<ndd_scale::Assignment, _>::open(&path),
+///     RecordReader::<near_dup::scale::Assignment, _>::open(&path),
 ///     Err(RecordError::WrongKind { .. })
 /// ));
 /// assert!(matches!(
 ///     RecordReader::<Edge, _>::open(&path)?.expect_fingerprint(8),
 ///     Err(RecordError::FingerprintMismatch { expected: 8, found: 7 })
 /// ));
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct RecordReader<T: Record, R: Read + Seek> {
@@ -891,10 +915,13 @@ impl<T: Record> RecordReader<T, BufReader<File>> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordError, RecordReader};
-    /// let dir = tempfile::tempdir()?;
-    /// let err = RecordReader::<Edge, _>::open(dir.path().join("missing.bin")).unwrap_err();
+    /// use near_dup::scale::{Edge, RecordError, RecordReader};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-895");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let err = RecordReader::<Edge, _>::open(dir.join("missing.bin")).unwrap_err();
     /// assert!(matches!(err, RecordError::Io(_)));
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(path: impl AsRef<Path>) -> Result<Self, RecordError> {
@@ -918,7 +945,7 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     ///
     /// ```
     /// use std::io::Cursor;
-    /// use ndd_scale::{Edge, RecordError, RecordReader};
+    /// use near_dup::scale::{Edge, RecordError, RecordReader};
     /// // A header and no trailer: what a writer that died leaves behind.
     /// let mut bytes = b"NDDSCALE".to_vec();
     /// bytes.extend_from_slice(&1u16.to_le_bytes()); // version
@@ -1018,12 +1045,15 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordReader, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("e.bin");
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1022");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
     /// RecordWriter::<Edge>::create(&path, 3)?.finish()?;
     /// assert!(RecordReader::<Edge, _>::open(&path)?.expect_fingerprint(3).is_ok());
     /// assert!(RecordReader::<Edge, _>::open(&path)?.expect_fingerprint(4).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn expect_fingerprint(self, fingerprint: u64) -> Result<Self, RecordError> {
@@ -1042,11 +1072,14 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordReader, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("e.bin");
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1046");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
     /// RecordWriter::<Edge>::create(&path, 0xF00D)?.finish()?;
     /// assert_eq!(RecordReader::<Edge, _>::open(&path)?.fingerprint(), 0xF00D);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -1059,13 +1092,16 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordReader, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("e.bin");
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1063");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
     /// let mut w = RecordWriter::create(&path, 0)?;
     /// w.write(&Edge { a: 1, b: 2 })?;
     /// w.finish()?;
     /// assert_eq!(RecordReader::<Edge, _>::open(&path)?.len(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -1078,11 +1114,14 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, RecordReader, RecordWriter};
-    /// let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("e.bin");
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1082");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
     /// RecordWriter::<Edge>::create(&path, 0)?.finish()?;
     /// assert!(RecordReader::<Edge, _>::open(&path)?.is_empty());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -1173,14 +1212,17 @@ impl<T: Record, R: Read + Seek> Iterator for RecordReader<T, R> {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{read_all, Assignment, RecordWriter};
-/// let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("a.bin");
+/// use near_dup::scale::{read_all, Assignment, RecordWriter};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1177");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("a.bin");
 /// let mut w = RecordWriter::create(&path, 0)?;
 /// w.write(&Assignment { doc: 2, rep: 2 })?;
 /// w.finish()?;
 /// assert_eq!(read_all::<Assignment>(&path, None)?, vec![Assignment { doc: 2, rep: 2 }]);
 /// assert!(read_all::<Assignment>(&path, Some(1)).is_err());
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_all<T: Record>(

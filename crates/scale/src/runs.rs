@@ -21,7 +21,7 @@ use crate::records::{Record, RecordError, RecordReader, RecordWriter};
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_scale::MAX_FAN_IN, 64);
+/// assert_eq!(near_dup::scale::MAX_FAN_IN, 64);
 /// ```
 pub const MAX_FAN_IN: usize = 64;
 
@@ -31,10 +31,12 @@ pub const MAX_FAN_IN: usize = 64;
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Edge, ExternalSort};
-/// let dir = tempfile::tempdir()?;
+/// use near_dup::scale::{Edge, ExternalSort};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-35");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
 /// // Two records in memory at most: five records make three runs.
-/// let mut sort = ExternalSort::new(dir.path(), "edges", |e: &Edge| (e.a, e.b), 2, 0)?;
+/// let mut sort = ExternalSort::new(&dir, "edges", |e: &Edge| (e.a, e.b), 2, 0)?;
 /// for (a, b) in [(5, 6), (1, 2), (3, 4), (1, 2), (0, 9)] {
 ///     sort.push(Edge { a, b })?;
 /// }
@@ -43,6 +45,7 @@ pub const MAX_FAN_IN: usize = 64;
 /// let sorted: Vec<Edge> = runs.merge()?.collect::<Result<_, _>>()?;
 /// let pairs: Vec<(u64, u64)> = sorted.into_iter().map(Into::into).collect();
 /// assert_eq!(pairs, [(0, 9), (1, 2), (1, 2), (3, 4), (5, 6)]);
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ExternalSort<T: Record, K: Ord> {
@@ -68,9 +71,12 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 1 << 20, 0)?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-71");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 1 << 20, 0)?;
     /// assert_eq!(sort.len(), 0);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(
@@ -105,10 +111,13 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let mut sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
-    /// sort.push(ndd_scale::Edge { a: 2, b: 0 })?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-108");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
+    /// sort.push(near_dup::scale::Edge { a: 2, b: 0 })?;
     /// assert_eq!(sort.len(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn push(&mut self, record: T) -> Result<(), RecordError> {
@@ -125,12 +134,15 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let mut sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 1, 0)?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-128");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 1, 0)?;
     /// for a in 0..3 {
-    ///     sort.push(ndd_scale::Edge { a, b: a })?;
+    ///     sort.push(near_dup::scale::Edge { a, b: a })?;
     /// }
     /// assert_eq!(sort.len(), 3); // spilled or not
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -143,9 +155,12 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-146");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
     /// assert!(sort.is_empty());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -188,10 +203,13 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-191");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
     /// let runs = sort.finish()?; // nothing pushed: no run
     /// assert!(runs.paths().is_empty());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn finish(mut self) -> Result<SortedRuns<T, K>, RecordError> {
@@ -237,15 +255,18 @@ impl<T: Record, K: Ord> std::fmt::Debug for ExternalSort<T, K> {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Edge, ExternalSort};
-/// let dir = tempfile::tempdir()?;
-/// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+/// use near_dup::scale::{Edge, ExternalSort};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-241");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
 /// sort.push(Edge { a: 0, b: 9 })?;
 /// sort.push(Edge { a: 1, b: 3 })?;
 /// let runs = sort.finish()?;
 /// assert_eq!(runs.paths().len(), 2);
 /// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
 /// assert_eq!(merged, [3, 9]);
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct SortedRuns<T: Record, K: Ord> {
@@ -261,10 +282,10 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, SortedRuns};
+    /// use near_dup::scale::{Edge, SortedRuns};
     /// let runs = SortedRuns::from_paths(Vec::new(), |e: &Edge| e.a, 0);
     /// assert_eq!(runs.merge()?.count(), 0);
-    /// # Ok::<(), ndd_scale::RecordError>(())
+    /// # Ok::<(), near_dup::scale::RecordError>(())
     /// ```
     #[must_use]
     pub fn from_paths(paths: Vec<PathBuf>, key: fn(&T) -> K, fingerprint: u64) -> Self {
@@ -280,15 +301,18 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, ExternalSort};
-    /// let dir = tempfile::tempdir()?;
-    /// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-284");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
     /// sort.push(Edge { a: 0, b: 9 })?;
     /// sort.push(Edge { a: 1, b: 3 })?;
     /// let runs = sort.finish()?;
     /// assert_eq!(runs.paths().len(), 2);
     /// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
     /// assert_eq!(merged, [3, 9]);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -306,15 +330,18 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_scale::{Edge, ExternalSort};
-    /// let dir = tempfile::tempdir()?;
-    /// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-310");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
     /// sort.push(Edge { a: 0, b: 9 })?;
     /// sort.push(Edge { a: 1, b: 3 })?;
     /// let runs = sort.finish()?;
     /// assert_eq!(runs.paths().len(), 2);
     /// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
     /// assert_eq!(merged, [3, 9]);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge(&self) -> Result<Merge<T, K>, RecordError> {
@@ -330,11 +357,14 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// # Example
     ///
     /// ```
-    /// let dir = tempfile::tempdir()?;
-    /// let mut sort = ndd_scale::ExternalSort::new(dir.path(), "x", |e: &ndd_scale::Edge| e.a, 8, 0)?;
-    /// sort.push(ndd_scale::Edge { a: 1, b: 2 })?;
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-333");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
+    /// sort.push(near_dup::scale::Edge { a: 1, b: 2 })?;
     /// sort.finish()?.remove()?;
-    /// assert_eq!(std::fs::read_dir(dir.path())?.count(), 0);
+    /// assert_eq!(std::fs::read_dir(&dir)?.count(), 0);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn remove(self) -> Result<(), RecordError> {
@@ -403,15 +433,18 @@ impl<T, K: Ord> Ord for Head<T, K> {
 /// # Example
 ///
 /// ```
-/// use ndd_scale::{Edge, ExternalSort};
-/// let dir = tempfile::tempdir()?;
-/// let mut sort = ExternalSort::new(dir.path(), "e", |e: &Edge| e.b, 1, 0)?;
+/// use near_dup::scale::{Edge, ExternalSort};
+/// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-407");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
 /// sort.push(Edge { a: 0, b: 9 })?;
 /// sort.push(Edge { a: 1, b: 3 })?;
 /// let runs = sort.finish()?;
 /// assert_eq!(runs.paths().len(), 2);
 /// let merged: Vec<u64> = runs.merge()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
 /// assert_eq!(merged, [3, 9]);
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Merge<T: Record, K: Ord> {

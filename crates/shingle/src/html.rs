@@ -50,7 +50,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_shingle::html::html_to_text;
+//! use near_dup::shingle::html::html_to_text;
 //!
 //! let page = "<html><head><style>p { color: red }</style></head><body>\
 //!             <h1>Caf&eacute; &amp; Bar</h1><p>Open <b>daily</b> &#8211; \
@@ -65,7 +65,7 @@
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::{html_to_text, DEFAULT_DROPPED_ELEMENTS};
+/// use near_dup::shingle::html::{html_to_text, DEFAULT_DROPPED_ELEMENTS};
 /// assert_eq!(DEFAULT_DROPPED_ELEMENTS, ["script", "style", "a", "iframe"]);
 /// assert_eq!(html_to_text("one <iframe src=x>two</iframe>three"), "one three");
 /// ```
@@ -77,7 +77,7 @@ pub const DEFAULT_DROPPED_ELEMENTS: [&str; 4] = ["script", "style", "a", "iframe
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::{html_to_text, BLOCK_ELEMENTS};
+/// use near_dup::shingle::html::{html_to_text, BLOCK_ELEMENTS};
 /// assert!(BLOCK_ELEMENTS.contains(&"p"));
 /// assert_eq!(html_to_text("<li>one</li><li>two</li>"), "one\ntwo");
 /// assert_eq!(html_to_text("one<br>two"), "one\ntwo");
@@ -135,7 +135,7 @@ pub const BLOCK_ELEMENTS: [&str; 44] = [
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::html_to_text;
+/// use near_dup::shingle::html::html_to_text;
 /// assert_eq!(html_to_text("<p>a &lt; b</p><p>and <A HREF='x'>ad</A>c</p>"), "a < b\nand c");
 /// assert_eq!(html_to_text("plain text, unchanged"), "plain text, unchanged");
 /// ```
@@ -153,7 +153,7 @@ pub fn html_to_text(html: &str) -> String {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::html_to_text_into;
+/// use near_dup::shingle::html::html_to_text_into;
 /// let mut buf = String::new();
 /// for page in ["<p>first</p>", "<p>second</p>"] {
 ///     buf.clear();
@@ -173,7 +173,7 @@ pub fn html_to_text_into(html: &str, out: &mut String) {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::HtmlStripper;
+/// use near_dup::shingle::html::HtmlStripper;
 ///
 /// let page = "<nav>Home | About</nav><p>Read <a href=/doc>the docs</a>.</p>";
 /// let keep_links = HtmlStripper::new().keep_content("a").drop_content("NAV");
@@ -195,7 +195,7 @@ impl Default for HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::{html_to_text, HtmlStripper};
+    /// use near_dup::shingle::html::{html_to_text, HtmlStripper};
     /// let html = "<style>x</style><p>text</p>";
     /// assert_eq!(HtmlStripper::default().strip(html), html_to_text(html));
     /// ```
@@ -216,7 +216,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// assert_eq!(HtmlStripper::new(), HtmlStripper::default());
     /// assert!(HtmlStripper::new().drops("script"));
     /// ```
@@ -232,7 +232,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// let s = HtmlStripper::new().drop_content("noscript");
     /// assert_eq!(s.strip("a<noscript>enable JS</noscript>b"), "a b");
     /// ```
@@ -251,7 +251,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// let s = HtmlStripper::new().keep_content("A");
     /// assert_eq!(s.strip("see <a href=x>this</a>"), "see this");
     /// ```
@@ -267,7 +267,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// let s = HtmlStripper::new().keep_all_content();
     /// assert_eq!(s.strip("<style>b{}</style>x"), "b{} x");
     /// ```
@@ -283,7 +283,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// assert_eq!(HtmlStripper::new().strip("<p>a</p><p>b</p>"), "a\nb");
     /// assert_eq!(HtmlStripper::new().block_newlines(false).strip("<p>a</p><p>b</p>"), "a b");
     /// ```
@@ -298,7 +298,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// assert!(HtmlStripper::new().drops("IFRAME"));
     /// assert!(!HtmlStripper::new().drops("p"));
     /// ```
@@ -312,7 +312,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// assert_eq!(HtmlStripper::new().strip("<b>bold</b> move"), "bold move");
     /// ```
     #[must_use]
@@ -327,7 +327,7 @@ impl HtmlStripper {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::html::HtmlStripper;
+    /// use near_dup::shingle::html::HtmlStripper;
     /// let mut out = String::from("title: ");
     /// HtmlStripper::new().strip_into("<h1>Hello</h1>", &mut out);
     /// assert_eq!(out, "title: Hello");
@@ -349,7 +349,7 @@ impl HtmlStripper {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::looks_like_html;
+/// use near_dup::shingle::html::looks_like_html;
 /// assert!(looks_like_html("<!doctype html><title>x</title>"));
 /// assert!(looks_like_html("Hello<BR>world"));
 /// assert!(!looks_like_html("Copyright 2024 Jane Doe <jane@example.org>"));
@@ -460,7 +460,7 @@ const COMMON_ELEMENTS: [&str; 58] = [
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::html::decode_named_entity;
+/// use near_dup::shingle::html::decode_named_entity;
 /// assert_eq!(decode_named_entity("amp"), Some("&"));
 /// assert_eq!(decode_named_entity("nbsp"), Some(" "));
 /// assert_eq!(decode_named_entity("AMP"), None);

@@ -9,8 +9,8 @@
 //! # Example
 //!
 //! ```
-//! use ndd_core::{jaccard, FeatureExtractor};
-//! use ndd_shingle::{html::html_to_text, WordShingler};
+//! use near_dup::{jaccard, FeatureExtractor};
+//! use near_dup::shingle::{html::html_to_text, WordShingler};
 //!
 //! let page = "<p>The quick brown fox <a href='/ad'>buy now</a> jumps over the lazy dog</p>";
 //! let text = html_to_text(page);
@@ -18,7 +18,7 @@
 //! let a = shingles.feature_set(&text);
 //! let b = shingles.feature_set("the quick brown fox jumps over the lazy dog");
 //! assert_eq!(jaccard(a.as_slice(), b.as_slice()), 1.0);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # References

@@ -50,7 +50,7 @@
 //! # Example
 //!
 //! ```
-//! use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+//! use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
 //!
 //! let fp = RabinFingerprinter::default();
 //! // One shot, or piece by piece without building the concatenation.
@@ -62,7 +62,7 @@
 //! let mut window = RabinWindow::new(&fp, 4)?;
 //! let rolled: Vec<u64> = b"abcdef".iter().filter_map(|&b| window.push(b)).collect();
 //! assert_eq!(rolled, vec![fp.fingerprint(b"abcd"), fp.fingerprint(b"bcde"), fp.fingerprint(b"cdef")]);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 
 use std::fmt;
@@ -77,7 +77,7 @@ use ndd_core::Error;
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::rabin::{DEFAULT_POLYNOMIAL, RabinFingerprinter, is_irreducible};
+/// use near_dup::shingle::rabin::{DEFAULT_POLYNOMIAL, RabinFingerprinter, is_irreducible};
 /// assert!(is_irreducible(DEFAULT_POLYNOMIAL));
 /// assert_eq!(RabinFingerprinter::default().polynomial(), DEFAULT_POLYNOMIAL);
 /// // The one-byte string 0x01 is the polynomial 1, and 1 · x^64 mod P = P − x^64.
@@ -184,7 +184,7 @@ const fn gcd(a: u128, b: u128) -> u128 {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::rabin::is_irreducible;
+/// use near_dup::shingle::rabin::is_irreducible;
 /// assert!(is_irreducible(0x1B)); // x^64 + x^4 + x^3 + x + 1
 /// assert!(!is_irreducible(0x1A)); // divisible by x
 /// assert!(!is_irreducible(0x01)); // x^64 + 1 = (x + 1)^64
@@ -218,7 +218,7 @@ pub const fn is_irreducible(poly: u64) -> bool {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::rabin::RabinFingerprinter;
+/// use near_dup::shingle::rabin::RabinFingerprinter;
 ///
 /// let fp = RabinFingerprinter::default();
 /// assert_eq!(fp.fingerprint(b""), 0);
@@ -226,7 +226,7 @@ pub const fn is_irreducible(poly: u64) -> bool {
 /// // x^64 + x^4 + x^3 + x + 1 is the default; other irreducible polynomials work too.
 /// let other = RabinFingerprinter::new(0x1B)?;
 /// assert_eq!(other, fp);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct RabinFingerprinter {
@@ -251,7 +251,7 @@ impl Default for RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// assert_eq!(RabinFingerprinter::default().polynomial(), 0x1B);
     /// ```
     fn default() -> Self {
@@ -272,13 +272,13 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ErrorKind;
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::ErrorKind;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     ///
     /// assert!(RabinFingerprinter::new(0x1B).is_ok()); // x^64 + x^4 + x^3 + x + 1
     /// let err = RabinFingerprinter::new(0).unwrap_err(); // x^64 = x · x^63
     /// assert_eq!(err.kind(), ErrorKind::InvalidParameter);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(poly: u64) -> Result<Self, Error> {
         if !is_irreducible(poly) {
@@ -301,7 +301,7 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// let fp = RabinFingerprinter::shared();
     /// assert_eq!(fp, &RabinFingerprinter::default());
     /// ```
@@ -315,7 +315,7 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// assert_eq!(RabinFingerprinter::default().polynomial(), 0x1B);
     /// ```
     #[must_use]
@@ -328,7 +328,7 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// let fp = RabinFingerprinter::default();
     /// assert_eq!(fp.fingerprint(b"abc"), fp.extend(fp.fingerprint(b"a"), b"bc"));
     /// assert_eq!(fp.fingerprint(b"\0\0abc"), fp.fingerprint(b"abc"));
@@ -346,7 +346,7 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// let fp = RabinFingerprinter::default();
     /// let mut h = 0;
     /// for (i, token) in ["jack", "london", "traveled"].iter().enumerate() {
@@ -368,7 +368,7 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// let fp = RabinFingerprinter::default();
     /// assert_eq!(fp.extend_byte(fp.fingerprint(b"ab"), b'c'), fp.fingerprint(b"abc"));
     /// ```
@@ -385,7 +385,7 @@ impl RabinFingerprinter {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::RabinFingerprinter;
+    /// use near_dup::shingle::rabin::RabinFingerprinter;
     /// let fp = RabinFingerprinter::default();
     /// let (a, b) = (b"near-duplicate ".as_slice(), b"detection".as_slice());
     /// let joined = fp.concat(fp.fingerprint(a), fp.fingerprint(b), b.len());
@@ -416,7 +416,7 @@ impl RabinFingerprinter {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+/// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
 ///
 /// let fp = RabinFingerprinter::default();
 /// let mut w = RabinWindow::new(&fp, 3)?;
@@ -424,7 +424,7 @@ impl RabinFingerprinter {
 /// assert_eq!(w.push(b'b'), None);
 /// assert_eq!(w.push(b'c'), Some(fp.fingerprint(b"abc")));
 /// assert_eq!(w.push(b'd'), Some(fp.fingerprint(b"bcd")));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct RabinWindow {
@@ -466,11 +466,11 @@ impl RabinWindow {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+    /// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
     /// let fp = RabinFingerprinter::default();
     /// assert!(RabinWindow::new(&fp, 0).is_err());
     /// assert_eq!(RabinWindow::new(&fp, 8)?.width(), 8);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(fingerprinter: &RabinFingerprinter, width: usize) -> Result<Self, Error> {
         if width == 0 {
@@ -499,10 +499,10 @@ impl RabinWindow {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+    /// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
     /// let w = RabinWindow::new(&RabinFingerprinter::default(), 5)?;
     /// assert_eq!(w.width(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn width(&self) -> usize {
@@ -516,12 +516,12 @@ impl RabinWindow {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+    /// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
     /// let fp = RabinFingerprinter::default();
     /// let mut w = RabinWindow::new(&fp, 2)?;
     /// assert_eq!(w.push(b'x'), None);
     /// assert_eq!(w.push(b'y'), Some(fp.fingerprint(b"xy")));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[inline]
     pub fn push(&mut self, byte: u8) -> Option<u64> {
@@ -547,13 +547,13 @@ impl RabinWindow {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+    /// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
     /// let fp = RabinFingerprinter::default();
     /// let mut w = RabinWindow::new(&fp, 3)?;
     /// let mut all = Vec::new();
     /// w.push_all(b"abcd", |h| all.push(h));
     /// assert_eq!(all, vec![fp.fingerprint(b"abc"), fp.fingerprint(b"bcd")]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn push_all<F: FnMut(u64)>(&mut self, bytes: &[u8], mut emit: F) {
         for &b in bytes {
@@ -569,13 +569,13 @@ impl RabinWindow {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+    /// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
     /// let fp = RabinFingerprinter::default();
     /// let mut w = RabinWindow::new(&fp, 1)?;
     /// assert_eq!(w.fingerprint(), None);
     /// w.push(b'z');
     /// assert_eq!(w.fingerprint(), Some(fp.fingerprint(b"z")));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fingerprint(&self) -> Option<u64> {
@@ -587,14 +587,14 @@ impl RabinWindow {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::rabin::{RabinFingerprinter, RabinWindow};
+    /// use near_dup::shingle::rabin::{RabinFingerprinter, RabinWindow};
     /// let fp = RabinFingerprinter::default();
     /// let mut w = RabinWindow::new(&fp, 1)?;
     /// w.push(b'a');
     /// w.reset();
     /// assert_eq!(w.fingerprint(), None);
     /// assert_eq!(w.push(b'b'), Some(fp.fingerprint(b"b")));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn reset(&mut self) {
         self.ring.clear();

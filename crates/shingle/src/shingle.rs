@@ -87,14 +87,14 @@ impl Roll for SmallRoller {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::{Selection, WordShingler};
+/// use near_dup::shingle::{Selection, WordShingler};
 /// let doc = "one two three four five six seven eight nine ten eleven twelve";
 /// let all = WordShingler::builder().k(3).build()?.features(doc).len();
 /// let every5 = WordShingler::builder().k(3).selection(Selection::EveryNth(5)).build()?;
 /// assert_eq!(all, 10);
 /// assert_eq!(every5.features(doc).len(), 2); // shingles 0 and 5
-/// # use ndd_core::FeatureExtractor;
-/// # Ok::<(), ndd_core::Error>(())
+/// # use near_dup::FeatureExtractor;
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Selection {
@@ -142,13 +142,13 @@ impl Selection {
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_shingle::{ShortDocs, WordShingler};
+/// use near_dup::FeatureExtractor;
+/// use near_dup::shingle::{ShortDocs, WordShingler};
 /// let whole = WordShingler::builder().k(5).build()?;
 /// let skip = WordShingler::builder().k(5).short_docs(ShortDocs::Skip).build()?;
 /// assert_eq!(whole.features("just three words").len(), 1);
 /// assert_eq!(skip.features("just three words").len(), 0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ShortDocs {
@@ -166,12 +166,12 @@ pub enum ShortDocs {
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_shingle::{ShingleHash, WordShingler};
+/// use near_dup::FeatureExtractor;
+/// use near_dup::shingle::{ShingleHash, WordShingler};
 /// let rabin = WordShingler::builder().k(2).hash(ShingleHash::Rabin).build()?;
-/// let fp = ndd_shingle::rabin::RabinFingerprinter::default();
+/// let fp = near_dup::shingle::rabin::RabinFingerprinter::default();
 /// assert_eq!(rabin.features("Jack London"), vec![fp.fingerprint(b"jack london")]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ShingleHash {
@@ -201,13 +201,13 @@ pub enum ShingleHash {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{jaccard, FeatureExtractor};
-/// use ndd_shingle::WordShingler;
+/// use near_dup::{jaccard, FeatureExtractor};
+/// use near_dup::shingle::WordShingler;
 /// let bigrams = WordShingler::new(2)?;
 /// let d1 = bigrams.feature_set("Jack London traveled to Oakland");
 /// let d2 = bigrams.feature_set("Jack London traveled to the city of Oakland");
 /// assert_eq!(jaccard(d1.as_slice(), d2.as_slice()), 3.0 / 8.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordShingler {
@@ -241,9 +241,9 @@ impl WordShingler {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_shingle::WordShingler::new(0).is_err());
-    /// assert_eq!(ndd_shingle::WordShingler::new(3)?.k(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::shingle::WordShingler::new(0).is_err());
+    /// assert_eq!(near_dup::shingle::WordShingler::new(3)?.k(), 3);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(k: usize) -> Result<Self, Error> {
         Self::builder().k(k).build()
@@ -254,10 +254,10 @@ impl WordShingler {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::{TokenFilter, WordShingler};
+    /// use near_dup::shingle::{TokenFilter, WordShingler};
     /// let s = WordShingler::builder().k(3).seed(7).fold_case(false).filter(TokenFilter::imatch()).build()?;
     /// assert_eq!((s.k(), s.seed()), (3, 7));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder() -> WordShinglerBuilder {
         WordShinglerBuilder::default()
@@ -268,7 +268,7 @@ impl WordShingler {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::WordShingler::default().k(), 5);
+    /// assert_eq!(near_dup::shingle::WordShingler::default().k(), 5);
     /// ```
     #[must_use]
     pub fn k(&self) -> usize {
@@ -280,7 +280,7 @@ impl WordShingler {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::WordShingler::default().seed(), 0);
+    /// assert_eq!(near_dup::shingle::WordShingler::default().seed(), 0);
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -293,11 +293,11 @@ impl WordShingler {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::WordShingler::new(1)?;
+    /// let s = near_dup::shingle::WordShingler::new(1)?;
     /// let tf = s.counts("to be or not to be");
     /// assert_eq!(tf.len(), 4);
     /// assert_eq!(tf.entries().iter().map(|w| w.weight).sum::<f64>(), 6.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn counts(&self, doc: &str) -> SparseVector {
@@ -420,9 +420,9 @@ impl FeatureExtractor for WordShingler {
 /// # Example
 ///
 /// ```
-/// let s = ndd_shingle::WordShinglerBuilder::default().k(4).build()?;
+/// let s = near_dup::shingle::WordShinglerBuilder::default().k(4).build()?;
 /// assert_eq!(s.k(), 4);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -460,7 +460,7 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_shingle::WordShingler::builder().k(0).build().is_err());
+    /// assert!(near_dup::shingle::WordShingler::builder().k(0).build().is_err());
     /// ```
     pub fn k(mut self, k: usize) -> Self {
         self.k = k;
@@ -473,11 +473,11 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let a = ndd_shingle::WordShingler::builder().seed(1).build()?;
-    /// let b = ndd_shingle::WordShingler::builder().seed(2).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let a = near_dup::shingle::WordShingler::builder().seed(1).build()?;
+    /// let b = near_dup::shingle::WordShingler::builder().seed(2).build()?;
     /// assert_ne!(a.features("x"), b.features("x"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -489,10 +489,10 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let s = ndd_shingle::WordShingler::builder().k(1).fold_case(false).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let s = near_dup::shingle::WordShingler::builder().k(1).fold_case(false).build()?;
     /// assert_ne!(s.features("Word"), s.features("word"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
@@ -515,13 +515,13 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let plain = ndd_shingle::WordShingler::builder().k(1).build()?;
-    /// let nfkc = ndd_shingle::WordShingler::builder().k(1).nfkc(true).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let plain = near_dup::shingle::WordShingler::builder().k(1).build()?;
+    /// let nfkc = near_dup::shingle::WordShingler::builder().k(1).nfkc(true).build()?;
     /// assert_ne!(plain.features("ＡＢＣ ﬁle"), plain.features("ABC file"));
     /// assert_eq!(nfkc.features("ＡＢＣ ﬁle"), nfkc.features("ABC file"));
     /// assert_ne!(plain.scheme(), nfkc.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[cfg(feature = "nfkc")]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
@@ -534,11 +534,11 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let s = ndd_shingle::WordShingler::builder().k(1)
-    ///     .filter(ndd_shingle::TokenFilter::imatch()).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let s = near_dup::shingle::WordShingler::builder().k(1)
+    ///     .filter(near_dup::shingle::TokenFilter::imatch()).build()?;
     /// assert_eq!(s.features("the lexicon of 2004 words").len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn filter(mut self, filter: TokenFilter) -> Self {
         self.filter = filter;
@@ -550,7 +550,7 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::WordShingler::builder().selection(ndd_shingle::Selection::ModM(0)).build();
+    /// let s = near_dup::shingle::WordShingler::builder().selection(near_dup::shingle::Selection::ModM(0)).build();
     /// assert!(s.is_err());
     /// ```
     pub fn selection(mut self, selection: Selection) -> Self {
@@ -563,10 +563,10 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let s = ndd_shingle::WordShingler::builder().short_docs(ndd_shingle::ShortDocs::Skip).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let s = near_dup::shingle::WordShingler::builder().short_docs(near_dup::shingle::ShortDocs::Skip).build()?;
     /// assert!(s.features("too short").is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn short_docs(mut self, policy: ShortDocs) -> Self {
         self.short_docs = policy;
@@ -578,8 +578,8 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::WordShingler::builder().hash(ndd_shingle::ShingleHash::Rabin).build()?;
-    /// # Ok::<(), ndd_core::Error>(())
+    /// let s = near_dup::shingle::WordShingler::builder().hash(near_dup::shingle::ShingleHash::Rabin).build()?;
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn hash(mut self, hash: ShingleHash) -> Self {
         self.hash = hash;
@@ -597,7 +597,7 @@ impl WordShinglerBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_shingle::WordShingler::builder().k(5).build().is_ok());
+    /// assert!(near_dup::shingle::WordShingler::builder().k(5).build().is_ok());
     /// ```
     pub fn build(self) -> Result<WordShingler, Error> {
         ndd_core::hash::check_kgram_len(self.k)?;
@@ -650,14 +650,14 @@ const NFKC_SCHEME_TAG: u64 = 0x4E46_4B43;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{jaccard, FeatureExtractor};
-/// use ndd_shingle::CharShingler;
+/// use near_dup::{jaccard, FeatureExtractor};
+/// use near_dup::shingle::CharShingler;
 /// let s = CharShingler::new(2)?;
 /// let a = s.feature_set("近似重复检测");
 /// let b = s.feature_set("近似重复的检测");
 /// // 5 and 6 bigrams; 4 shared (近似 似重 重复 检测), 7 distinct in all.
 /// assert_eq!(jaccard(a.as_slice(), b.as_slice()), 4.0 / 7.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CharShingler {
@@ -682,9 +682,9 @@ impl CharShingler {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// assert_eq!(ndd_shingle::CharShingler::new(3)?.features("abcd").len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::FeatureExtractor;
+    /// assert_eq!(near_dup::shingle::CharShingler::new(3)?.features("abcd").len(), 2);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(k: usize) -> Result<Self, Error> {
         Self::with_options(k, 0, true, true, ShortDocs::WholeDocument)
@@ -700,11 +700,11 @@ impl CharShingler {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// use ndd_shingle::{CharShingler, ShortDocs};
+    /// use near_dup::FeatureExtractor;
+    /// use near_dup::shingle::{CharShingler, ShortDocs};
     /// let s = CharShingler::with_options(4, 0, false, false, ShortDocs::Skip)?;
     /// assert!(s.features("abc").is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn with_options(
         k: usize,
@@ -737,14 +737,14 @@ impl CharShingler {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let plain = ndd_shingle::CharShingler::new(2)?;
+    /// use near_dup::FeatureExtractor;
+    /// let plain = near_dup::shingle::CharShingler::new(2)?;
     /// let nfkc = plain.clone().with_nfkc(true);
     /// assert_eq!(nfkc.features("ＡＢＣ"), nfkc.features("abc"));
     /// assert_ne!(plain.features("ＡＢＣ"), plain.features("abc"));
     /// assert_ne!(plain.scheme(), nfkc.scheme());
     /// assert_eq!(nfkc.with_nfkc(false), plain);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[cfg(feature = "nfkc")]
     #[must_use]
@@ -778,8 +778,8 @@ impl CharShingler {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::CharShingler::new(4)?.k(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::shingle::CharShingler::new(4)?.k(), 4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn k(&self) -> usize {
@@ -791,9 +791,9 @@ impl CharShingler {
     /// # Example
     ///
     /// ```
-    /// let tf = ndd_shingle::CharShingler::new(1)?.counts("aab");
+    /// let tf = near_dup::shingle::CharShingler::new(1)?.counts("aab");
     /// assert_eq!(tf.len(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn counts(&self, doc: &str) -> SparseVector {

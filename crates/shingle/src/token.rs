@@ -51,7 +51,7 @@ fn is_separator(c: char) -> bool {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::is_word_char;
+/// use near_dup::shingle::is_word_char;
 /// assert!(is_word_char('a') && is_word_char('é') && is_word_char('東'));
 /// assert!(!is_word_char('-') && !is_word_char('—') && !is_word_char('\u{3000}'));
 /// ```
@@ -95,7 +95,7 @@ fn is_ideographic(c: char) -> bool {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::{Tokenizer, WordTokenizer};
+/// use near_dup::shingle::{Tokenizer, WordTokenizer};
 /// let text = "Café au lait, s'il vous plaît: 東京";
 /// let words: Vec<(&str, usize, usize)> = WordTokenizer::new()
 ///     .tokens(text)
@@ -117,7 +117,7 @@ impl WordTokenizer {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::{Tokenizer, WordTokenizer};
+    /// use near_dup::shingle::{Tokenizer, WordTokenizer};
     /// assert_eq!(WordTokenizer::new().tokens("a-b").len(), 2);
     /// ```
     #[must_use]
@@ -461,7 +461,7 @@ fn decode_at(text: &str, i: usize) -> char {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::TokenFilter;
+/// use near_dup::shingle::TokenFilter;
 /// let f = TokenFilter::imatch();
 /// assert!(f.keeps("lexicon"));
 /// assert!(!f.keeps("the"));      // fewer than four characters
@@ -483,7 +483,7 @@ impl TokenFilter {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_shingle::TokenFilter::none().is_none());
+    /// assert!(near_dup::shingle::TokenFilter::none().is_none());
     /// ```
     #[must_use]
     pub const fn none() -> Self {
@@ -499,7 +499,7 @@ impl TokenFilter {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_shingle::TokenFilter::imatch();
+    /// let f = near_dup::shingle::TokenFilter::imatch();
     /// assert_eq!((f.min_chars, f.max_digits), (4, Some(1)));
     /// ```
     #[must_use]
@@ -515,7 +515,7 @@ impl TokenFilter {
     /// # Example
     ///
     /// ```
-    /// assert!(!ndd_shingle::TokenFilter::imatch().is_none());
+    /// assert!(!near_dup::shingle::TokenFilter::imatch().is_none());
     /// ```
     #[must_use]
     pub const fn is_none(&self) -> bool {
@@ -527,7 +527,7 @@ impl TokenFilter {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_shingle::TokenFilter { min_chars: 2, max_digits: Some(0) };
+    /// let f = near_dup::shingle::TokenFilter { min_chars: 2, max_digits: Some(0) };
     /// assert!(f.keeps("ab") && !f.keeps("a") && !f.keeps("a1"));
     /// ```
     #[must_use]
@@ -564,8 +564,8 @@ const CHUNK: usize = 64;
 /// # Example
 ///
 /// ```
-/// use ndd_core::hash::stable_hash64;
-/// use ndd_shingle::hash_token;
+/// use near_dup::hash::stable_hash64;
+/// use near_dup::shingle::hash_token;
 /// assert_eq!(hash_token("London", true, 0), stable_hash64(b"london", 0));
 /// assert_eq!(hash_token("ÉCOLE", true, 0), hash_token("école", true, 0));
 /// assert_ne!(hash_token("London", false, 0), hash_token("london", false, 0));
@@ -655,7 +655,7 @@ pub(crate) fn hash_token_nfkc(token: &str, fold_case: bool, nfkc: bool, seed: u6
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::{hash_token, hash_token_nfkc_form};
+/// use near_dup::shingle::{hash_token, hash_token_nfkc_form};
 /// assert_eq!(hash_token_nfkc_form("ﬁle", true, 0), hash_token("file", true, 0));
 /// assert_eq!(hash_token_nfkc_form("Ｔｏｋｙｏ", true, 0), hash_token("tokyo", true, 0));
 /// ```
@@ -671,7 +671,7 @@ pub fn hash_token_nfkc_form(token: &str, fold_case: bool, seed: u64) -> u64 {
 ///
 /// ```
 /// let mut s = String::new();
-/// ndd_shingle::fold_case_into("ÉCOLE Normale", &mut s);
+/// near_dup::shingle::fold_case_into("ÉCOLE Normale", &mut s);
 /// assert_eq!(s, "école normale");
 /// ```
 pub fn fold_case_into(token: &str, out: &mut String) {

@@ -16,12 +16,12 @@ use crate::SimHasher;
 /// # Example
 ///
 /// ```
-/// use ndd_simhash::Fingerprinter64;
+/// use near_dup::simhash::Fingerprinter64;
 /// let f = Fingerprinter64::new()?;
 /// let a: u64 = f.fingerprint("the quick brown fox jumps over the lazy dog today");
 /// let b: u64 = f.fingerprint("the quick brown fox jumps over the lazy dog today!");
 /// assert_eq!((a ^ b).count_ones(), 0); // the same shingles after case and punctuation folding
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Fingerprinter64<E = WordShingler>(SimHasher<E>);
@@ -38,8 +38,8 @@ impl Fingerprinter64<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_simhash::Fingerprinter64::new()?.hasher().bits(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::simhash::Fingerprinter64::new()?.hasher().bits(), 64);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new() -> Result<Self, Error> {
         Self::from_hasher(SimHasher::new(64)?)
@@ -57,11 +57,11 @@ impl<E> Fingerprinter64<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_simhash::{Fingerprinter64, SimHasher};
+    /// use near_dup::simhash::{Fingerprinter64, SimHasher};
     /// let h = SimHasher::builder().bits(64).seed(7).build()?;
     /// assert!(Fingerprinter64::from_hasher(h).is_ok());
     /// assert!(Fingerprinter64::from_hasher(SimHasher::new(128)?).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_hasher(hasher: SimHasher<E>) -> Result<Self, Error> {
         if hasher.bits() != 64 {
@@ -81,8 +81,8 @@ impl<E> Fingerprinter64<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_simhash::Fingerprinter64::new()?.hasher().seed(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::simhash::Fingerprinter64::new()?.hasher().seed(), 0);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn hasher(&self) -> &SimHasher<E> {
@@ -98,11 +98,11 @@ impl<E: FeatureExtractor> Fingerprinter64<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::DocSketcher;
-    /// let f = ndd_simhash::Fingerprinter64::new()?;
+    /// use near_dup::DocSketcher;
+    /// let f = near_dup::simhash::Fingerprinter64::new()?;
     /// let doc = "a short note on the new parking rules downtown";
     /// assert_eq!(Some(f.fingerprint(doc)), f.hasher().sketch(doc).as_u64());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fingerprint(&self, doc: &str) -> u64 {
@@ -115,10 +115,10 @@ impl<E: FeatureExtractor> Fingerprinter64<E> {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_simhash::Fingerprinter64::new()?;
+    /// let f = near_dup::simhash::Fingerprinter64::new()?;
     /// let fps = f.fingerprints(&["one two three four five", "one two three four five"]);
     /// assert_eq!(fps[0], fps[1]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fingerprints<D: AsRef<str>>(&self, docs: &[D]) -> Vec<u64> {

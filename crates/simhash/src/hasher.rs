@@ -25,11 +25,11 @@ const ALGORITHM_VERSION: u64 = 1;
 /// # Example
 ///
 /// ```
-/// use ndd_simhash::{Projection, SimHasher};
+/// use near_dup::simhash::{Projection, SimHasher};
 /// let g = SimHasher::builder().projection(Projection::Gaussian).bits(384).build()?;
 /// assert_eq!(g.projection(), Projection::Gaussian);
 /// assert_eq!(SimHasher::new(64)?.projection(), Projection::Sign);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Projection {
@@ -202,14 +202,14 @@ const BATCH: usize = 128;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{FeatureSink, Sketcher};
-/// let h = ndd_simhash::SimHasher::new(64)?;
+/// use near_dup::{FeatureSink, Sketcher};
+/// let h = near_dup::simhash::SimHasher::new(64)?;
 /// let mut state = h.new_state();
 /// let mut sig = h.new_signature();
 /// for f in [1u64, 2, 3] { state.push(f); }
 /// h.finish_into(&mut state, &mut sig);
 /// assert_eq!(sig, h.sketch_features([3, 2, 1])); // a sum: order does not matter
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SimHashState {
@@ -476,8 +476,8 @@ impl FeatureSink for SimHashState {
 /// # Example: the quick start
 ///
 /// ```
-/// use ndd_core::{DocSketcher, Signature};
-/// use ndd_simhash::SimHasher;
+/// use near_dup::{DocSketcher, Signature};
+/// use near_dup::simhash::SimHasher;
 ///
 /// let hasher = SimHasher::new(64)?;
 /// let doc = "Random hyperplanes estimate the angle between two feature vectors.";
@@ -485,7 +485,7 @@ impl FeatureSink for SimHashState {
 /// assert_eq!(sig.similarity(&hasher.sketch(doc))?.value(), 1.0);
 /// let fingerprint: u64 = sig.as_u64().expect("64 bits");
 /// # let _ = fingerprint;
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SimHasher<E = WordShingler>(Composed<E, SimHashSketcher>);
@@ -505,15 +505,15 @@ pub struct SimHasher<E = WordShingler>(Composed<E, SimHashSketcher>);
 /// # Example
 ///
 /// ```
-/// use ndd_core::{Composed, DocSketcher, FeatureExtractor};
-/// use ndd_shingle::CharShingler;
-/// use ndd_simhash::SimHasher;
+/// use near_dup::{Composed, DocSketcher, FeatureExtractor};
+/// use near_dup::shingle::CharShingler;
+/// use near_dup::simhash::SimHasher;
 /// let chars = CharShingler::new(4)?;
 /// let sketcher = SimHasher::builder().bits(128).build_sketcher(chars.scheme())?;
 /// let composed = Composed::new(chars.clone(), sketcher)?;
 /// let named = SimHasher::builder().bits(128).build_with(chars)?;
 /// assert_eq!(composed.sketch("abcdefgh"), named.sketch("abcdefgh"));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SimHashSketcher {
@@ -530,8 +530,8 @@ pub struct SimHashSketcher {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::WordShingler;
-/// use ndd_simhash::{Projection, SimHasher, Weighting};
+/// use near_dup::shingle::WordShingler;
+/// use near_dup::simhash::{Projection, SimHasher, Weighting};
 /// let h = SimHasher::builder()
 ///     .bits(384)
 ///     .seed(7)
@@ -539,7 +539,7 @@ pub struct SimHashSketcher {
 ///     .weighting(Weighting::TermFrequency)
 ///     .build_with(WordShingler::new(1)?)?;
 /// assert_eq!((h.bits(), h.seed()), (384, 7));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct SimHasherBuilder {
@@ -566,8 +566,8 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_simhash::SimHasher::builder().bits(1024).build()?.bits(), 1024);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::simhash::SimHasher::builder().bits(1024).build()?.bits(), 1024);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bits(mut self, bits: usize) -> Self {
@@ -580,11 +580,11 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let a = ndd_simhash::SimHasher::builder().seed(1).build()?;
-    /// let b = ndd_simhash::SimHasher::builder().seed(2).build()?;
+    /// use near_dup::Sketcher;
+    /// let a = near_dup::simhash::SimHasher::builder().seed(1).build()?;
+    /// let b = near_dup::simhash::SimHasher::builder().seed(2).build()?;
     /// assert_ne!(a.scheme(), b.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(mut self, seed: u64) -> Self {
@@ -597,10 +597,10 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_simhash::{Projection, SimHasher};
+    /// use near_dup::simhash::{Projection, SimHasher};
     /// let h = SimHasher::builder().projection(Projection::Gaussian).build()?;
     /// assert_eq!(h.projection(), Projection::Gaussian);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn projection(mut self, projection: Projection) -> Self {
@@ -613,10 +613,10 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_simhash::{SimHasher, Weighting};
+    /// use near_dup::simhash::{SimHasher, Weighting};
     /// let h = SimHasher::builder().weighting(Weighting::Binary).build()?;
     /// assert!(matches!(h.weighting(), Weighting::Binary));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn weighting(mut self, weighting: Weighting) -> Self {
@@ -636,7 +636,7 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_simhash::SimHasher::builder().bits(0).build().is_err());
+    /// assert!(near_dup::simhash::SimHasher::builder().bits(0).build().is_err());
     /// ```
     pub fn build(self) -> Result<SimHasher<WordShingler>, Error> {
         let shingler = WordShingler::new(5)?;
@@ -652,11 +652,11 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::DocSketcher;
-    /// use ndd_shingle::CharShingler;
-    /// let h = ndd_simhash::SimHasher::builder().build_with(CharShingler::new(4)?)?;
+    /// use near_dup::DocSketcher;
+    /// use near_dup::shingle::CharShingler;
+    /// let h = near_dup::simhash::SimHasher::builder().build_with(CharShingler::new(4)?)?;
     /// assert_eq!(h.sketch("abcdef").bits(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_with<E: FeatureExtractor>(self, extractor: E) -> Result<SimHasher<E>, Error> {
         let sketcher = self.build_sketcher(extractor.scheme())?;
@@ -674,12 +674,12 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Sketcher};
-    /// let h = ndd_simhash::SimHasher::builder()
+    /// use near_dup::{SchemeId, Sketcher};
+    /// let h = near_dup::simhash::SimHasher::builder()
     ///     .bits(128)
     ///     .build_for_features(SchemeId::new("my-token-ids").finish())?;
     /// assert_eq!(h.sketch_features([1, 2, 3]).bits(), 128);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_for_features(
         self,
@@ -700,12 +700,12 @@ impl SimHasherBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Sketcher};
-    /// let s = ndd_simhash::SimHasher::builder()
+    /// use near_dup::{SchemeId, Sketcher};
+    /// let s = near_dup::simhash::SimHasher::builder()
     ///     .bits(32)
     ///     .build_sketcher(SchemeId::new("ids").finish())?;
     /// assert_eq!(s.sketch_features([1, 2]).bits(), 32);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn build_sketcher(self, feature_scheme: SchemeId) -> Result<SimHashSketcher, Error> {
         if self.bits == 0 || self.bits > MAX_BITS {
@@ -745,11 +745,11 @@ impl SimHasher<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::DocSketcher;
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::DocSketcher;
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// assert_eq!(h.sketch("hello world").bits(), 64);
-    /// assert!(ndd_simhash::SimHasher::new(0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::simhash::SimHasher::new(0).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(bits: usize) -> Result<Self, Error> {
         SimHasher::builder().bits(bits).build()
@@ -761,9 +761,9 @@ impl SimHasher<WordShingler> {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_simhash::SimHasher::builder().build()?;
+    /// let h = near_dup::simhash::SimHasher::builder().build()?;
     /// assert_eq!(h.bits(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn builder() -> SimHasherBuilder {
@@ -777,9 +777,9 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// let h = ndd_simhash::SimHasher::new(128)?;
+    /// let h = near_dup::simhash::SimHasher::new(128)?;
     /// assert_eq!(h.sketcher().bits(), 128);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn sketcher(&self) -> &SimHashSketcher {
@@ -791,10 +791,10 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// assert_eq!(h.as_composed().scheme(), h.scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn as_composed(&self) -> &Composed<E, SimHashSketcher> {
@@ -806,8 +806,8 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_simhash::SimHasher::new(384)?.bits(), 384);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::simhash::SimHasher::new(384)?.bits(), 384);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bits(&self) -> usize {
@@ -819,8 +819,8 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_simhash::SimHasher::builder().seed(3).build()?.seed(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::simhash::SimHasher::builder().seed(3).build()?.seed(), 3);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -832,9 +832,9 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_simhash::{Projection, SimHasher};
+    /// use near_dup::simhash::{Projection, SimHasher};
     /// assert_eq!(SimHasher::new(64)?.projection(), Projection::Sign);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn projection(&self) -> Projection {
@@ -846,9 +846,9 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_simhash::{SimHasher, Weighting};
+    /// use near_dup::simhash::{SimHasher, Weighting};
     /// assert!(matches!(SimHasher::new(64)?.weighting(), Weighting::TermFrequency));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn weighting(&self) -> &Weighting {
@@ -860,8 +860,8 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_simhash::SimHasher::new(64)?.extractor().k(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::simhash::SimHasher::new(64)?.extractor().k(), 5);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn extractor(&self) -> &E {
@@ -873,10 +873,10 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::FeatureExtractor;
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// assert_eq!(h.feature_scheme(), h.extractor().scheme());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {
@@ -895,8 +895,8 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Sketcher, Weighted};
-    /// use ndd_simhash::SimHasher;
+    /// use near_dup::{SchemeId, Sketcher, Weighted};
+    /// use near_dup::simhash::SimHasher;
     /// let h = SimHasher::builder().bits(128).build_for_features(SchemeId::new("terms").finish())?;
     /// let w = |feature, weight| Weighted { feature, weight };
     /// let v = [w(1, 2.5), w(2, 0.5)];
@@ -904,7 +904,7 @@ impl<E> SimHasher<E> {
     /// // Scaling a vector does not change its direction, nor its signature.
     /// assert_eq!(h.sketch_weighted(&v)?, h.sketch_weighted(&doubled)?);
     /// assert!(h.sketch_weighted(&[w(3, f64::NAN)]).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_weighted(&self, features: &[Weighted]) -> Result<SimHashSignature, Error> {
         self.sketcher().sketch_weighted(features)
@@ -922,8 +922,8 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{FeatureSink, Sketcher};
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::{FeatureSink, Sketcher};
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// let mut state = h.new_state();
     /// let mut out = h.new_signature();
     /// state.push_weighted(7, f64::INFINITY);
@@ -931,7 +931,7 @@ impl<E> SimHasher<E> {
     /// state.push_weighted(7, 1.0);
     /// h.try_finish_into(&mut state, &mut out)?;
     /// assert_eq!(out, h.sketch_features([7]));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn try_finish_into(
         &self,
@@ -948,15 +948,15 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{FeatureSink, TrySketcher};
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::{FeatureSink, TrySketcher};
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// let checked = h.checked();
     /// let mut state = checked.new_state();
     /// let mut out = checked.new_signature();
     /// state.push_weighted(7, f64::NAN);
     /// assert!(checked.try_finish_into(&mut state, &mut out).is_err());
     /// assert!(checked.try_sketch_features([1, 2]).is_ok());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn checked(&self) -> Checked<'_, E> {
@@ -971,10 +971,10 @@ impl<E> SimHasher<E> {
 /// # Example
 ///
 /// ```
-/// use ndd_core::TrySketcher;
-/// let h = ndd_simhash::SimHasher::new(64)?;
-/// assert_eq!(h.checked().try_sketch_features([3])?, ndd_core::Sketcher::sketch_features(&h, [3]));
-/// # Ok::<(), ndd_core::Error>(())
+/// use near_dup::TrySketcher;
+/// let h = near_dup::simhash::SimHasher::new(64)?;
+/// assert_eq!(h.checked().try_sketch_features([3])?, near_dup::Sketcher::sketch_features(&h, [3]));
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy)]
 pub struct Checked<'a, E>(&'a SimHasher<E>);
@@ -1016,10 +1016,10 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// let s = ndd_simhash::SimHasher::builder().bits(96).build_sketcher(SchemeId::new("x").finish())?;
+    /// use near_dup::SchemeId;
+    /// let s = near_dup::simhash::SimHasher::builder().bits(96).build_sketcher(SchemeId::new("x").finish())?;
     /// assert_eq!(s.bits(), 96);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bits(&self) -> usize {
@@ -1031,10 +1031,10 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// let s = ndd_simhash::SimHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
+    /// use near_dup::SchemeId;
+    /// let s = near_dup::simhash::SimHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
     /// assert_eq!(s.seed(), 5);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -1046,11 +1046,11 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_simhash::{Projection, SimHasher};
+    /// use near_dup::SchemeId;
+    /// use near_dup::simhash::{Projection, SimHasher};
     /// let s = SimHasher::builder().build_sketcher(SchemeId::new("x").finish())?;
     /// assert_eq!(s.projection(), Projection::Sign);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn projection(&self) -> Projection {
@@ -1062,13 +1062,13 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_simhash::{SimHasher, Weighting};
+    /// use near_dup::SchemeId;
+    /// use near_dup::simhash::{SimHasher, Weighting};
     /// let s = SimHasher::builder()
     ///     .weighting(Weighting::Binary)
     ///     .build_sketcher(SchemeId::new("x").finish())?;
     /// assert!(matches!(s.weighting(), Weighting::Binary));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn weighting(&self) -> &Weighting {
@@ -1080,11 +1080,11 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
+    /// use near_dup::SchemeId;
     /// let ids = SchemeId::new("ids").finish();
-    /// let s = ndd_simhash::SimHasher::builder().build_sketcher(ids)?;
+    /// let s = near_dup::simhash::SimHasher::builder().build_sketcher(ids)?;
     /// assert_eq!(s.feature_scheme(), ids);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn feature_scheme(&self) -> SchemeId {
@@ -1102,11 +1102,11 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, Weighted};
-    /// let s = ndd_simhash::SimHasher::builder().build_sketcher(SchemeId::new("terms").finish())?;
+    /// use near_dup::{SchemeId, Weighted};
+    /// let s = near_dup::simhash::SimHasher::builder().build_sketcher(SchemeId::new("terms").finish())?;
     /// let sig = s.sketch_weighted(&[Weighted { feature: 1, weight: 2.0 }])?;
     /// assert_eq!(sig.bits(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn sketch_weighted(&self, features: &[Weighted]) -> Result<SimHashSignature, Error> {
         if let Some(i) = features.iter().position(|w| !w.weight.is_finite()) {
@@ -1136,13 +1136,13 @@ impl SimHashSketcher {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{FeatureSink, SchemeId, Sketcher};
-    /// let s = ndd_simhash::SimHasher::builder().build_sketcher(SchemeId::new("ids").finish())?;
+    /// use near_dup::{FeatureSink, SchemeId, Sketcher};
+    /// let s = near_dup::simhash::SimHasher::builder().build_sketcher(SchemeId::new("ids").finish())?;
     /// let mut state = s.new_state();
     /// let mut out = s.new_signature();
     /// state.push_weighted(7, f64::NAN);
     /// assert!(s.try_finish_into(&mut state, &mut out).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn try_finish_into(
         &self,

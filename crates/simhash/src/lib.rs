@@ -32,8 +32,8 @@
 //! # Example: estimate the similarity of two documents
 //!
 //! ```
-//! use ndd_core::{DocSketcher, Signature};
-//! use ndd_simhash::SimHasher;
+//! use near_dup::{DocSketcher, Signature};
+//! use near_dup::simhash::SimHasher;
 //!
 //! let hasher = SimHasher::new(384)?; // Hajishirzi, Yih and Kołcz's (SIGIR 2010) Charikar baseline length
 //! let a = hasher.sketch("It was the best of times, it was the worst of times, it was the age of wisdom");
@@ -42,7 +42,7 @@
 //! let cos = a.cosine_estimate(&b)?; // cos(π·h/m)
 //! // Term-frequency vectors of the word 5-grams: cosine 0.94, so 1 − θ/π = 0.89.
 //! assert!(sim.value() > 0.75 && cos.value() > 0.7);
-//! # Ok::<(), ndd_core::Error>(())
+//! # Ok::<(), near_dup::Error>(())
 //! ```
 //!
 //! # Value specification

@@ -13,7 +13,7 @@ const VERSION: u16 = 1;
 /// # Example
 ///
 /// ```
-/// assert!(ndd_simhash::SimHasher::new(ndd_simhash::MAX_BITS + 1).is_err());
+/// assert!(near_dup::simhash::SimHasher::new(near_dup::simhash::MAX_BITS + 1).is_err());
 /// ```
 pub const MAX_BITS: usize = 1 << 20;
 
@@ -38,8 +38,8 @@ pub const MAX_BITS: usize = 1 << 20;
 /// # Example
 ///
 /// ```
-/// use ndd_core::{DocSketcher, Signature};
-/// use ndd_simhash::SimHasher;
+/// use near_dup::{DocSketcher, Signature};
+/// use near_dup::simhash::SimHasher;
 ///
 /// let h = SimHasher::new(64)?;
 /// let a = h.sketch("the quick brown fox jumps over the lazy dog near the river bank today");
@@ -48,7 +48,7 @@ pub const MAX_BITS: usize = 1 << 20;
 /// assert_eq!(a.similarity(&b)?.value(), 1.0);
 /// let fp: u64 = a.as_u64().expect("a 64-bit signature");
 /// assert_eq!(fp, a.words()[0]);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct SimHashSignature {
@@ -90,14 +90,14 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_simhash::SimHashSignature;
+    /// use near_dup::SchemeId;
+    /// use near_dup::simhash::SimHashSignature;
     /// let s = SchemeId::new("my-fingerprints").finish();
     /// let a = SimHashSignature::from_words(s, 64, vec![0b1011])?;
     /// let b = SimHashSignature::from_words(s, 64, vec![0b0001])?;
     /// assert_eq!(a.hamming_distance(&b)?, 2);
     /// assert!(SimHashSignature::from_words(s, 4, vec![0x10]).is_err()); // bit 4 of 4 bits
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_words(scheme: SchemeId, bits: usize, words: Vec<u64>) -> Result<Self, Error> {
         if bits == 0 || bits > MAX_BITS {
@@ -135,8 +135,8 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// let s = ndd_simhash::SimHashSignature::from_u64(SchemeId::new("fp").finish(), 0xABCD);
+    /// use near_dup::SchemeId;
+    /// let s = near_dup::simhash::SimHashSignature::from_u64(SchemeId::new("fp").finish(), 0xABCD);
     /// assert_eq!(s.as_u64(), Some(0xABCD));
     /// ```
     #[must_use]
@@ -170,11 +170,11 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// assert!(h.sketch_features([1, 2, 3]).as_u64().is_some());
-    /// assert!(ndd_simhash::SimHasher::new(128)?.sketch_features([1]).as_u64().is_none());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::simhash::SimHasher::new(128)?.sketch_features([1]).as_u64().is_none());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn as_u64(&self) -> Option<u64> {
@@ -189,10 +189,10 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_simhash::SimHasher::new(384)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::simhash::SimHasher::new(384)?;
     /// assert_eq!(h.sketch_features([1, 2, 3]).words().len(), 6);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn words(&self) -> &[u64] {
@@ -204,9 +204,9 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// assert_eq!(ndd_simhash::SimHasher::new(100)?.sketch_features([1]).bits(), 100);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::Sketcher;
+    /// assert_eq!(near_dup::simhash::SimHasher::new(100)?.sketch_features([1]).bits(), 100);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn bits(&self) -> usize {
@@ -218,7 +218,7 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_simhash::SimHashSignature::from_u64(ndd_core::SchemeId::new("f").finish(), 0b10);
+    /// let s = near_dup::simhash::SimHashSignature::from_u64(near_dup::SchemeId::new("f").finish(), 0b10);
     /// assert!(s.bit(1) && !s.bit(0) && !s.bit(1000));
     /// ```
     #[must_use]
@@ -242,15 +242,15 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// let h = ndd_simhash::SimHasher::new(64)?;
+    /// use near_dup::Sketcher;
+    /// let h = near_dup::simhash::SimHasher::new(64)?;
     /// let a = h.sketch_features(0..100);
     /// let b = h.sketch_features(0..101);
     /// assert_eq!(a.hamming_distance(&a)?, 0);
     /// assert!(a.hamming_distance(&b)? < 16);
-    /// let other = ndd_simhash::SimHasher::builder().seed(1).build()?;
+    /// let other = near_dup::simhash::SimHasher::builder().seed(1).build()?;
     /// assert!(a.hamming_distance(&other.sketch_features(0..100)).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn hamming_distance(&self, other: &Self) -> Result<u32, Error> {
         self.check_compatible(other)?;
@@ -280,15 +280,15 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_simhash::SimHashSignature;
+    /// use near_dup::SchemeId;
+    /// use near_dup::simhash::SimHashSignature;
     /// let s = SchemeId::new("demo").finish();
     /// let a = SimHashSignature::from_u64(s, 0);
     /// let b = SimHashSignature::from_u64(s, u64::MAX >> 32); // 32 of 64 bits differ
     /// let c = a.cosine_estimate(&b)?;
     /// assert!(c.value().abs() < 1e-12); // θ = π/2: orthogonal
     /// assert_eq!(a.cosine_estimate(&a)?.value(), 1.0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn cosine_estimate(&self, other: &Self) -> Result<Estimate, Error> {
         let h = self.hamming_distance(other)?;
@@ -306,13 +306,13 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_simhash::{SimHasher, SimHashSignature};
+    /// use near_dup::Sketcher;
+    /// use near_dup::simhash::{SimHasher, SimHashSignature};
     /// let sig = SimHasher::new(384)?.sketch_features([1, 2, 3]);
     /// let bytes = sig.to_bytes();
     /// assert_eq!(bytes.len(), 8 * 6 + 38);
     /// assert_eq!(SimHashSignature::from_bytes(&bytes)?, sig);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -334,7 +334,7 @@ impl SimHashSignature {
     /// # Example
     ///
     /// ```
-    /// use ndd_simhash::SimHashSignature;
+    /// use near_dup::simhash::SimHashSignature;
     /// assert!(SimHashSignature::from_bytes(b"not a signature").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {

@@ -26,11 +26,11 @@ pub use ndd_core::weights::{FeatureWeights, FnWeights, TfIdf};
 /// # Example
 ///
 /// ```
-/// use ndd_simhash::{SimHasher, Weighting};
+/// use near_dup::simhash::{SimHasher, Weighting};
 /// let h = SimHasher::builder().weighting(Weighting::Binary).build()?;
 /// assert!(matches!(h.weighting(), Weighting::Binary));
 /// assert!(matches!(Weighting::default(), Weighting::TermFrequency));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, Default)]
 #[non_exhaustive]
@@ -82,16 +82,16 @@ impl Weighting {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::stats::DocumentFrequencies;
-    /// use ndd_shingle::WordShingler;
-    /// use ndd_simhash::{SimHasher, Weighting};
+    /// use near_dup::stats::DocumentFrequencies;
+    /// use near_dup::shingle::WordShingler;
+    /// use near_dup::simhash::{SimHasher, Weighting};
     ///
     /// let words = WordShingler::new(1)?;
     /// let corpus = ["the cat sat", "the dog ran", "the cat ran"];
     /// let stats = DocumentFrequencies::from_documents(&words, corpus);
     /// let h = SimHasher::builder().weighting(Weighting::tf_idf(stats)).build_with(words)?;
     /// assert_eq!(h.bits(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn tf_idf(stats: DocumentFrequencies) -> Self {
@@ -108,18 +108,18 @@ impl Weighting {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::Sketcher;
-    /// use ndd_simhash::{FnWeights, SimHasher, Weighting};
+    /// use near_dup::Sketcher;
+    /// use near_dup::simhash::{FnWeights, SimHasher, Weighting};
     /// let h = SimHasher::builder()
     ///     .weighting(Weighting::custom(FnWeights::new("all-ones", |_f: u64| 1.0)))
-    ///     .build_for_features(ndd_core::SchemeId::new("ids").finish())?;
+    ///     .build_for_features(near_dup::SchemeId::new("ids").finish())?;
     /// let binary = SimHasher::builder()
     ///     .weighting(Weighting::Binary)
-    ///     .build_for_features(ndd_core::SchemeId::new("ids").finish())?;
+    ///     .build_for_features(near_dup::SchemeId::new("ids").finish())?;
     /// // Weight 1 per distinct feature is the binary vector: same bits.
     /// let (a, b) = (h.sketch_features([1, 2, 2, 3]), binary.sketch_features([1, 2, 3]));
     /// assert_eq!(a.words(), b.words());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn custom<W: FeatureWeights + 'static>(weights: W) -> Self {
         Weighting::Custom(Arc::new(weights))

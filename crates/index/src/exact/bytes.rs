@@ -43,9 +43,9 @@ where
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{SchemeId, ScoredPair};
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::{SchemeId, ScoredPair};
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let s = SchemeId::new("demo").finish();
     /// let mut index = ExactIndex::new();
     /// index.insert(1u64, &PlainSlots::new(s, vec![7, 8])?)?;
@@ -55,7 +55,7 @@ where
     /// let loaded: ExactIndex<u64, PlainSlots> = ExactIndex::from_bytes(&bytes)?;
     /// assert_eq!(loaded.all_pairs(), vec![ScoredPair::new(1, 2, 0.5)]); // 7 shared, 8 ≠ 9
     /// assert_eq!(loaded.scheme(), Some(s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -102,16 +102,16 @@ where
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ErrorKind, SchemeId};
-    /// use ndd_index::ExactIndex;
-    /// use ndd_lsh::PlainSlots;
+    /// use near_dup::{ErrorKind, SchemeId};
+    /// use near_dup::index::ExactIndex;
+    /// use near_dup::lsh::PlainSlots;
     /// let mut index = ExactIndex::new();
     /// index.insert(String::from("a"), &PlainSlots::new(SchemeId::new("d").finish(), vec![1])?)?;
     /// let mut bytes = index.to_bytes();
     /// bytes[8] ^= 1;
     /// let err = ExactIndex::<String, PlainSlots>::from_bytes(&bytes).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::CorruptData);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;

@@ -30,16 +30,16 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(2, 4)?);
     /// index.insert(1u64, 0b1011)?;
     /// index.insert(2u64, 0b1000)?;
     /// let bytes = index.to_bytes();
     /// assert_eq!(bytes.len(), 48 + 2 * 16);
     /// let loaded: HammingIndex<u64> = HammingIndex::from_bytes(&bytes)?;
-    /// assert_eq!(loaded.all_pairs(), vec![ndd_core::ScoredPair::new(1, 2, 1.0 - 2.0 / 64.0)]);
+    /// assert_eq!(loaded.all_pairs(), vec![near_dup::ScoredPair::new(1, 2, 1.0 - 2.0 / 64.0)]);
     /// assert_eq!(loaded.params(), index.params());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -87,13 +87,13 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::ErrorKind;
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::ErrorKind;
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let index: HammingIndex<u32> = HammingIndex::new(HammingParams::new(2, 4)?);
     /// let bytes = index.to_bytes();
     /// let err = HammingIndex::<u32>::from_bytes(&bytes[..20]).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::CorruptData);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;

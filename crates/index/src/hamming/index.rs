@@ -81,7 +81,7 @@ impl Table {
 /// # Example
 ///
 /// ```
-/// use ndd_index::{HammingIndex, HammingParams};
+/// use near_dup::index::{HammingIndex, HammingParams};
 /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
 /// index.extend((0..1000u64).map(|i| (i, i.wrapping_mul(0x9E37_79B9_7F4A_7C15))))?;
 /// let m = index.memory();
@@ -89,7 +89,7 @@ impl Table {
 /// assert!(m.tables >= 1000 * 48);
 /// // 4 tables × 12 bytes, their directories, the fingerprints (8 bytes), the delta buffer.
 /// assert!(m.bytes_per_document() <= 80.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -112,7 +112,7 @@ impl HammingMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingMemory::default().index_bytes(), 0);
+    /// assert_eq!(near_dup::index::HammingMemory::default().index_bytes(), 0);
     /// ```
     #[must_use]
     pub fn index_bytes(&self) -> usize {
@@ -124,7 +124,7 @@ impl HammingMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingMemory::default().total_bytes(), 0);
+    /// assert_eq!(near_dup::index::HammingMemory::default().total_bytes(), 0);
     /// ```
     #[must_use]
     pub fn total_bytes(&self) -> usize {
@@ -136,7 +136,7 @@ impl HammingMemory {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingMemory::default().bytes_per_document(), 0.0);
+    /// assert_eq!(near_dup::index::HammingMemory::default().bytes_per_document(), 0.0);
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
@@ -158,13 +158,13 @@ impl HammingMemory {
 /// # Example
 ///
 /// ```
-/// use ndd_core::{BitSignature, SchemeId, Signature};
-/// use ndd_index::PlainFingerprint;
+/// use near_dup::{BitSignature, SchemeId, Signature};
+/// use near_dup::index::PlainFingerprint;
 /// let s = SchemeId::new("simhash-64").finish();
 /// let (a, b) = (PlainFingerprint::new(s, 0b1011), PlainFingerprint::new(s, 0b0011));
 /// assert_eq!((a.bits(), a.num_bits(), a.words()), (0b1011, 64, &[0b1011u64][..]));
 /// assert_eq!(a.similarity(&b)?.value(), 1.0 - 1.0 / 64.0);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct PlainFingerprint {
@@ -178,7 +178,7 @@ impl PlainFingerprint {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_index::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 7);
+    /// let f = near_dup::index::PlainFingerprint::new(near_dup::SchemeId::new("d").finish(), 7);
     /// assert_eq!(f.bits(), 7);
     /// ```
     #[must_use]
@@ -191,7 +191,7 @@ impl PlainFingerprint {
     /// # Example
     ///
     /// ```
-    /// let f = ndd_index::PlainFingerprint::new(ndd_core::SchemeId::new("d").finish(), 1 << 63);
+    /// let f = near_dup::index::PlainFingerprint::new(near_dup::SchemeId::new("d").finish(), 1 << 63);
     /// assert_eq!(f.bits(), 1 << 63);
     /// ```
     #[must_use]
@@ -259,17 +259,17 @@ impl BitSignature for PlainFingerprint {
 /// # Example
 ///
 /// ```
-/// use ndd_index::{HammingIndex, HammingParams};
+/// use near_dup::index::{HammingIndex, HammingParams};
 /// let mut index = HammingIndex::new(HammingParams::for_collection(3, 1000)?);
 /// index.insert("a", 0x0F0F_0F0F_0F0F_0F0F)?;
 /// index.insert("b", 0x0F0F_0F0F_0F0F_0F0E)?; // 1 bit from "a"
 /// index.insert("c", 0xF0F0_F0F0_F0F0_F0F0)?;
 /// assert_eq!(index.query(0x0F0F_0F0F_0F0F_0F0F), vec![("a", 0), ("b", 1)]);
 /// let pairs = index.all_pairs(); // scored 1 − h/64
-/// assert_eq!(pairs, vec![ndd_core::ScoredPair::new("a", "b", 1.0 - 1.0 / 64.0)]);
+/// assert_eq!(pairs, vec![near_dup::ScoredPair::new("a", "b", 1.0 - 1.0 / 64.0)]);
 /// assert!(index.remove(&"b"));
 /// assert!(index.all_pairs().is_empty());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub struct HammingIndex<K, S = PlainFingerprint> {
     pub(super) params: HammingParams,
@@ -330,10 +330,10 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let index: HammingIndex<u32> = HammingIndex::new(HammingParams::new(3, 4)?);
     /// assert!(index.is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn new(params: HammingParams) -> Self {
@@ -350,7 +350,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let fps = [0u64, 1, 3, u64::MAX];
     /// let index = HammingIndex::from_fingerprints(
     ///     HammingParams::new(2, 3)?,
@@ -358,7 +358,7 @@ impl<K: Clone + Eq + Hash> HammingIndex<K> {
     /// )?;
     /// assert_eq!(index.len(), 4);
     /// assert_eq!(index.all_pairs().len(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_fingerprints<I: IntoIterator<Item = (K, u64)>>(
         params: HammingParams,
@@ -380,10 +380,10 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams, PlainFingerprint};
+    /// use near_dup::index::{HammingIndex, HammingParams, PlainFingerprint};
     /// let index = HammingIndex::<u32, PlainFingerprint>::for_signatures(HammingParams::new(3, 4)?);
     /// assert!(index.is_empty() && index.scheme().is_none());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn for_signatures(params: HammingParams) -> Self {
@@ -412,14 +412,14 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{CandidateIndex, SchemeId};
-    /// use ndd_index::{HammingIndex, HammingParams, PlainFingerprint};
+    /// use near_dup::{CandidateIndex, SchemeId};
+    /// use near_dup::index::{HammingIndex, HammingParams, PlainFingerprint};
     /// let s = SchemeId::new("simhash-64").finish();
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// assert_eq!(index.scheme(), None);
     /// CandidateIndex::insert(&mut index, 1u32, &PlainFingerprint::new(s, 5))?;
     /// assert_eq!(index.scheme(), Some(s));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn scheme(&self) -> Option<SchemeId> {
@@ -436,13 +436,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?).with_delta_limit(Some(100));
     /// for i in 0..1000u64 {
     ///     index.insert(i, i << 40)?;
     /// }
     /// assert!(index.delta_len() <= 100);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn with_delta_limit(mut self, limit: Option<usize>) -> Self {
@@ -455,10 +455,10 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let p = HammingParams::new(2, 4)?;
     /// assert_eq!(HammingIndex::<u8>::new(p).params(), p);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn params(&self) -> HammingParams {
@@ -470,12 +470,12 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert('x', 1)?;
     /// index.insert('x', 2)?; // replaces
     /// assert_eq!(index.len(), 1);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -487,9 +487,9 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// assert!(HammingIndex::<u8>::new(HammingParams::new(3, 4)?).is_empty());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -501,12 +501,12 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(7u32, 42)?;
     /// assert!(index.contains_key(&7));
     /// assert!(!index.contains_key(&8));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn contains_key<Q>(&self, key: &Q) -> bool
@@ -522,12 +522,12 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert("a", 42)?;
     /// assert_eq!(index.fingerprint(&"a"), Some(42));
     /// assert_eq!(index.fingerprint(&"b"), None);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn fingerprint<Q>(&self, key: &Q) -> Option<u64>
@@ -543,13 +543,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u8, 5)?;
     /// assert_eq!(index.delta_len(), 1);
     /// index.compact();
     /// assert_eq!(index.delta_len(), 0);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn delta_len(&self) -> usize {
@@ -609,11 +609,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u32, 0b1011)?;
     /// assert_eq!(index.query(0b0011), vec![(1, 1)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn insert(&mut self, key: K, fingerprint: u64) -> Result<(), Error> {
         self.insert_delta(key, fingerprint)?;
@@ -633,12 +633,12 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("x", 0u64), ("y", 0b101), ("z", !0)])?;
     /// assert_eq!(index.delta_len(), 0);
-    /// assert_eq!(index.all_pairs(), vec![ndd_core::ScoredPair::new("x", "y", 1.0 - 2.0 / 64.0)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(index.all_pairs(), vec![near_dup::ScoredPair::new("x", "y", 1.0 - 2.0 / 64.0)]);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn extend<I: IntoIterator<Item = (K, u64)>>(&mut self, items: I) -> Result<(), Error> {
         let items = items.into_iter();
@@ -683,13 +683,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("a", 1u64), ("b", 1)])?;
     /// assert!(index.remove(&"a"));
     /// assert!(!index.remove(&"a"));
     /// assert_eq!(index.query(1), vec![("b", 0)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn remove<Q>(&mut self, key: &Q) -> bool
     where
@@ -710,12 +710,12 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u8, 7)?;
     /// index.compact();
     /// assert_eq!((index.delta_len(), index.query(7).len()), (0, 1));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn compact(&mut self) {
         if self.delta_fps.is_empty() && self.retired.is_empty() {
@@ -833,14 +833,14 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(2, 4)?);
     /// index.extend([(1u32, 0u64), (2, 0b11), (3, 0b111)])?;
     /// let mut out = Vec::new();
     /// index.query_into(0, &mut out);
     /// out.sort();
     /// assert_eq!(out, vec![(1, 0), (2, 2)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn query_into(&self, fingerprint: u64, out: &mut Vec<(K, u32)>) {
         self.for_each_match(fingerprint, |slot, d| {
@@ -856,11 +856,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("far", 0b1110u64), ("near", 0b1)])?;
     /// assert_eq!(index.query(0), vec![("near", 1), ("far", 3)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn query(&self, fingerprint: u64) -> Vec<(K, u32)> {
@@ -881,7 +881,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(1, 2)?);
     /// index.extend([(1u8, 0u64), (2, 1)])?;
     /// index.insert(3, 3)?; // still in the delta
@@ -889,7 +889,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// index.for_each_pair(|a, b, d| pairs.push(((*a).min(*b), (*a).max(*b), d)));
     /// pairs.sort();
     /// assert_eq!(pairs, vec![(1, 2, 1), (2, 3, 1)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn for_each_pair<F: FnMut(&K, &K, u32)>(&self, mut f: F) {
         let k = self.params.max_distance();
@@ -936,14 +936,14 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{hamming_from_similarity, HammingIndex, HammingParams};
+    /// use near_dup::index::{hamming_from_similarity, HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.extend([("a", 0u64), ("b", 0b1), ("c", 1 << 40)])?;
     /// let pairs = index.all_pairs();
     /// assert_eq!(pairs.len(), 3);
     /// assert_eq!(pairs[0].score, 1.0 - 1.0 / 64.0);
     /// assert_eq!(hamming_from_similarity(pairs[0].score), Some(1));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn all_pairs(&self) -> Vec<ScoredPair<K>> {
@@ -960,14 +960,14 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::PairCounter;
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::PairCounter;
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(1, 2)?);
     /// index.extend([(1u8, 0u64), (2, 1), (3, 3)])?;
     /// let mut count = PairCounter::default();
     /// index.all_pairs_into(&mut count);
     /// assert_eq!(count.count, 2); // 1–2 and 2–3
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
         self.for_each_pair(|a, b, d| {
@@ -984,13 +984,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::{HammingIndex, HammingParams};
+    /// use near_dup::index::{HammingIndex, HammingParams};
     /// let mut index = HammingIndex::new(HammingParams::new(3, 4)?);
     /// index.insert(1u64, 99)?;
     /// let m = index.memory();
     /// assert_eq!(m.documents, 1);
     /// assert_eq!(m.total_bytes(), m.index_bytes() + m.key_map);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn memory(&self) -> HammingMemory {

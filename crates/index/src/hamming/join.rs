@@ -21,13 +21,13 @@ use super::{MAX_DOCS, similarity_from_hamming};
 /// # Example
 ///
 /// ```
-/// use ndd_index::{for_each_hamming_pair, HammingParams};
+/// use near_dup::index::{for_each_hamming_pair, HammingParams};
 /// let fps = [0u64, 0b111, 1 << 63, 0b1111];
 /// let mut pairs = Vec::new();
 /// for_each_hamming_pair(&fps, HammingParams::new(3, 4)?, |i, j, d| pairs.push((i, j, d)))?;
 /// pairs.sort();
 /// assert_eq!(pairs, vec![(0, 1, 3), (0, 2, 1), (1, 3, 1)]); // (0, 3) differ in 4 bits
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
     fingerprints: &[u64],
@@ -72,13 +72,13 @@ pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
 /// # Example
 ///
 /// ```
-/// use ndd_core::ScoredPair;
-/// use ndd_index::{hamming_from_similarity, hamming_pairs, HammingParams};
+/// use near_dup::ScoredPair;
+/// use near_dup::index::{hamming_from_similarity, hamming_pairs, HammingParams};
 /// let fps = [0xFFFF_0000_0000_0000u64, 0xFFFF_0000_0000_0007, 0x0123_4567_89AB_CDEF];
 /// let pairs = hamming_pairs(&fps, HammingParams::for_collection(3, fps.len())?)?;
 /// assert_eq!(pairs, vec![ScoredPair::new(0, 1, 1.0 - 3.0 / 64.0)]);
 /// assert_eq!(hamming_from_similarity(pairs[0].score), Some(3));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn hamming_pairs(
     fingerprints: &[u64],
@@ -101,12 +101,12 @@ pub fn hamming_pairs(
 /// # Example
 ///
 /// ```
-/// use ndd_core::PairCounter;
-/// use ndd_index::{hamming_pairs_into, HammingParams};
+/// use near_dup::PairCounter;
+/// use near_dup::index::{hamming_pairs_into, HammingParams};
 /// let mut count = PairCounter::default();
 /// hamming_pairs_into(&[0u64, 1, 3, !0], HammingParams::new(1, 2)?, &mut count)?;
 /// assert_eq!(count.count, 2); // 0–1 and 1–2
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn hamming_pairs_into<P: PairSink + ?Sized>(
     fingerprints: &[u64],

@@ -11,7 +11,7 @@ use super::layout::layouts;
 /// # Example
 ///
 /// ```
-/// use ndd_index::{HammingParams, MAX_HAMMING_TABLES};
+/// use near_dup::index::{HammingParams, MAX_HAMMING_TABLES};
 /// // C(16, 8) = 12,870 tables: refused.
 /// assert!(12_870 > MAX_HAMMING_TABLES);
 /// assert!(HammingParams::new(8, 16).is_err());
@@ -57,14 +57,14 @@ const PROBE_COST: f64 = 16.0;
 /// # Example
 ///
 /// ```
-/// use ndd_index::HammingParams;
+/// use near_dup::index::HammingParams;
 /// let p = HammingParams::for_collection(3, 1_000_000)?;
 /// assert_eq!((p.max_distance(), p.blocks(), p.tables()), (3, 4, 4));
 /// assert_eq!(p.leading_bits(), 16);
 /// let big = HammingParams::new(3, 6)?; // 20 tables of 31–32 leading bits
 /// assert_eq!(big.tables(), 20);
 /// assert!(big.expected_candidates(1_000_000) < 0.01);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct HammingParams {
@@ -116,13 +116,13 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::HammingParams;
+    /// use near_dup::index::HammingParams;
     /// let p = HammingParams::new(3, 5)?;
     /// assert_eq!(p.tables(), 10);
     /// assert!(HammingParams::new(3, 3).is_err()); // k too large for 3 blocks
     /// assert!(HammingParams::new(0, 0).is_err()); // zero blocks, zero tables
     /// assert!(HammingParams::new(1, 65).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(max_distance: u32, blocks: u32) -> Result<Self, Error> {
         if blocks == 0 {
@@ -171,12 +171,12 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::HammingParams;
+    /// use near_dup::index::HammingParams;
     /// assert_eq!(HammingParams::for_collection(3, 1_000_000)?.blocks(), 4);
     /// assert_eq!(HammingParams::for_collection(3, 100_000_000)?.blocks(), 5);
     /// assert_eq!(HammingParams::for_collection(0, 10)?.tables(), 1);
     /// assert!(HammingParams::for_collection(64, 10).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn for_collection(max_distance: u32, expected_len: usize) -> Result<Self, Error> {
         if max_distance >= 64 {
@@ -205,8 +205,8 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingParams::new(3, 4)?.max_distance(), 3);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::index::HammingParams::new(3, 4)?.max_distance(), 3);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn max_distance(&self) -> u32 {
@@ -218,8 +218,8 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingParams::new(3, 4)?.blocks(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::index::HammingParams::new(3, 4)?.blocks(), 4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub const fn blocks(&self) -> u32 {
@@ -231,8 +231,8 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingParams::new(3, 6)?.tables(), 20);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::index::HammingParams::new(3, 6)?.tables(), 20);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     #[allow(clippy::cast_possible_truncation)] // ≤ MAX_HAMMING_TABLES, checked in `new`
@@ -245,11 +245,11 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_index::HammingParams;
+    /// use near_dup::index::HammingParams;
     /// assert_eq!(HammingParams::new(3, 4)?.leading_bits(), 16);
     /// assert_eq!(HammingParams::new(3, 5)?.leading_bits(), 25); // blocks 13,13,13,13,12
     /// assert_eq!(HammingParams::new(0, 1)?.leading_bits(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn leading_bits(&self) -> u32 {
@@ -266,9 +266,9 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_index::HammingParams::new(3, 4)?; // 4 tables of 16 leading bits
+    /// let p = near_dup::index::HammingParams::new(3, 4)?; // 4 tables of 16 leading bits
     /// assert!((p.expected_candidates(1 << 20) - 64.0).abs() < 1e-9);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn expected_candidates(&self, n: usize) -> f64 {
@@ -285,8 +285,8 @@ impl HammingParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_index::HammingParams::new(3, 4)?.table_bytes_per_fingerprint(), 48);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::index::HammingParams::new(3, 4)?.table_bytes_per_fingerprint(), 48);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn table_bytes_per_fingerprint(&self) -> usize {

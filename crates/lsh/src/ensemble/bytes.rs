@@ -37,8 +37,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.8, 4)?);
     /// e.insert(1u64, &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4])?, 10)?;
     /// let bytes = e.to_bytes();
@@ -46,7 +46,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshEnsemble<K> {
     /// let loaded: LshEnsemble<u64> = LshEnsemble::from_bytes(&bytes)?;
     /// assert_eq!(loaded.size_of(&1), Some(10));
     /// assert_eq!(loaded.to_bytes(), bytes);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -94,14 +94,14 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshEnsemble<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ErrorKind, SchemeId};
-    /// use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// use near_dup::{ErrorKind, SchemeId};
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
     /// let mut e = LshEnsemble::new(EnsembleParams::new(0.8, 2)?);
     /// e.insert(String::from("a"), &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?, 3)?;
     /// let bytes = e.to_bytes();
     /// let err = LshEnsemble::<String>::from_bytes(&bytes[1..]).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::CorruptData);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;

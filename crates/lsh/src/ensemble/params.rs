@@ -38,7 +38,7 @@ pub(super) const RATIO_MAX: i32 = 24;
 /// # Example
 ///
 /// ```
-/// use ndd_lsh::EnsembleParams;
+/// use near_dup::lsh::EnsembleParams;
 /// let p = EnsembleParams::new(0.8, 128)?;
 /// assert_eq!((p.max_rows(), p.classes_per_doubling()), (8, 2));
 /// // Equal sizes (x = q): containment 0.8 is Jaccard 0.67; a long band fits.
@@ -46,7 +46,7 @@ pub(super) const RATIO_MAX: i32 = 24;
 /// // A set 64 times larger: containment 0.8 is Jaccard 0.012; shorter bands.
 /// let large = p.bands_rows_for(64.0)?;
 /// assert!(same.rows() > large.rows());
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 ///
 /// # References
@@ -78,12 +78,12 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// use ndd_lsh::EnsembleParams;
+    /// use near_dup::lsh::EnsembleParams;
     /// let p = EnsembleParams::new(0.5, 128)?;
     /// assert_eq!((p.threshold(), p.num_slots()), (0.5, 128));
     /// assert!(EnsembleParams::new(1.0, 128).is_err());
     /// assert!(EnsembleParams::new(0.5, 0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(threshold: f64, num_slots: usize) -> Result<Self, Error> {
         if !(threshold > 0.0 && threshold < 1.0) {
@@ -119,10 +119,10 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::EnsembleParams::new(0.8, 128)?.with_max_rows(4)?;
+    /// let p = near_dup::lsh::EnsembleParams::new(0.8, 128)?.with_max_rows(4)?;
     /// assert!(p.bands_rows_for(1.0)?.rows() <= 4);
-    /// assert!(ndd_lsh::EnsembleParams::new(0.8, 128)?.with_max_rows(0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::lsh::EnsembleParams::new(0.8, 128)?.with_max_rows(0).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn with_max_rows(mut self, max_rows: usize) -> Result<Self, Error> {
         if max_rows == 0 || max_rows > self.num_slots.min(64) {
@@ -150,10 +150,10 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::EnsembleParams::new(0.8, 128)?.with_classes_per_doubling(1)?;
+    /// let p = near_dup::lsh::EnsembleParams::new(0.8, 128)?.with_classes_per_doubling(1)?;
     /// assert_eq!(p.classes_per_doubling(), 1);
-    /// assert!(ndd_lsh::EnsembleParams::new(0.8, 128)?.with_classes_per_doubling(3).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::lsh::EnsembleParams::new(0.8, 128)?.with_classes_per_doubling(3).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn with_classes_per_doubling(mut self, classes: u8) -> Result<Self, Error> {
         if !matches!(classes, 1 | 2) {
@@ -177,10 +177,10 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::EnsembleParams::new(0.8, 128)?.with_weights(0.2, 0.8)?;
+    /// let p = near_dup::lsh::EnsembleParams::new(0.8, 128)?.with_weights(0.2, 0.8)?;
     /// assert_eq!(p.weights(), (0.2, 0.8));
-    /// assert!(ndd_lsh::EnsembleParams::new(0.8, 128)?.with_weights(0.0, 0.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert!(near_dup::lsh::EnsembleParams::new(0.8, 128)?.with_weights(0.0, 0.0).is_err());
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn with_weights(mut self, fp_weight: f64, fn_weight: f64) -> Result<Self, Error> {
         for (name, w) in [("fp_weight", fp_weight), ("fn_weight", fn_weight)] {
@@ -207,8 +207,8 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleParams::new(0.7, 64)?.threshold(), 0.7);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::EnsembleParams::new(0.7, 64)?.threshold(), 0.7);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn threshold(&self) -> f64 {
@@ -220,8 +220,8 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleParams::new(0.7, 64)?.num_slots(), 64);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::EnsembleParams::new(0.7, 64)?.num_slots(), 64);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn num_slots(&self) -> usize {
@@ -233,8 +233,8 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleParams::new(0.7, 4)?.max_rows(), 4);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::EnsembleParams::new(0.7, 4)?.max_rows(), 4);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn max_rows(&self) -> usize {
@@ -246,8 +246,8 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleParams::new(0.7, 64)?.classes_per_doubling(), 2);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::EnsembleParams::new(0.7, 64)?.classes_per_doubling(), 2);
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn classes_per_doubling(&self) -> u8 {
@@ -259,8 +259,8 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_lsh::EnsembleParams::new(0.7, 64)?.weights(), (0.5, 0.5));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// assert_eq!(near_dup::lsh::EnsembleParams::new(0.7, 64)?.weights(), (0.5, 0.5));
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn weights(&self) -> (f64, f64) {
@@ -278,11 +278,11 @@ impl EnsembleParams {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_lsh::EnsembleParams::new(0.5, 128)?;
+    /// let p = near_dup::lsh::EnsembleParams::new(0.5, 128)?;
     /// let lp = p.bands_rows_for(2.0)?;
     /// assert!(lp.slots_used() <= 128 && lp.rows() <= 8);
     /// assert!(p.bands_rows_for(0.0).is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn bands_rows_for(&self, ratio: f64) -> Result<LshParams, Error> {
         if !(ratio.is_finite() && ratio > 0.0) {

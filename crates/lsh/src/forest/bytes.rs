@@ -39,8 +39,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let s = SchemeId::new("demo").finish();
     /// let mut f = LshForest::new(ForestParams::new(2, 2)?);
     /// f.insert(1u64, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
@@ -49,7 +49,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
     /// let loaded: LshForest<u64> = LshForest::from_bytes(&bytes)?;
     /// assert_eq!(loaded.len(), 1);
     /// assert_eq!(loaded.to_bytes(), bytes);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -90,14 +90,14 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ErrorKind, SchemeId};
-    /// use ndd_lsh::{ForestParams, LshForest, PlainSlots};
+    /// use near_dup::{ErrorKind, SchemeId};
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
     /// let mut f = LshForest::new(ForestParams::new(1, 2)?);
     /// f.insert(String::from("a"), &PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?)?;
     /// let bytes = f.to_bytes();
     /// let err = LshForest::<String>::from_bytes(&bytes[..bytes.len() - 1]).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::CorruptData);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;

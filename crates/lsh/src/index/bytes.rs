@@ -57,8 +57,8 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     /// # Example
     ///
     /// ```
-    /// use ndd_core::SchemeId;
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("demo").finish();
     /// let mut index = LshIndex::new(LshParams::new(2, 2)?);
     /// index.insert(1u64, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
@@ -71,7 +71,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     /// assert_eq!(loaded.scheme(), Some(s));
     /// let pairs = loaded.all_pairs();
     /// assert_eq!(pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(), vec![(1, 2)]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -149,8 +149,8 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     /// # Example
     ///
     /// ```
-    /// use ndd_core::{ErrorKind, SchemeId};
-    /// use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+    /// use near_dup::{ErrorKind, SchemeId};
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let s = SchemeId::new("demo").finish();
     /// let mut index = LshIndex::builder(LshParams::new(1, 2)?).keep_signatures(true).build();
     /// index.insert(String::from("a"), &PlainSlots::new(s, vec![1, 2])?)?;
@@ -161,7 +161,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     /// let truncated = &bytes[..bytes.len() - 1];
     /// let err = LshIndex::<String, PlainSlots>::from_bytes(truncated).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::CorruptData);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;

@@ -26,7 +26,7 @@ mod simhash;
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::Emit::default(), ndd_pipeline::Emit::Accepted);
+/// assert_eq!(near_dup::pipeline::Emit::default(), near_dup::pipeline::Emit::Accepted);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Emit {
@@ -55,7 +55,7 @@ pub enum Emit {
 ///
 /// ```
 /// // The normal tail beyond 4 standard errors: about 3.2e-5.
-/// assert_eq!(ndd_pipeline::PLAUSIBLE_SIGMAS, 4.0);
+/// assert_eq!(near_dup::pipeline::PLAUSIBLE_SIGMAS, 4.0);
 /// ```
 pub const PLAUSIBLE_SIGMAS: f64 = 4.0;
 
@@ -64,11 +64,11 @@ pub const PLAUSIBLE_SIGMAS: f64 = 4.0;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{CandidateGenerator, Method};
+/// use near_dup::pipeline::{CandidateGenerator, Method};
 /// let mut pairs = Vec::new();
 /// let r = CandidateGenerator::new(Method::ExactJaccard).run(&["a b c d", "a b c d"], &mut pairs)?;
 /// assert_eq!((r.candidates, r.emitted), (1, 1));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CandidateReport {
@@ -102,7 +102,7 @@ pub struct CandidateReport {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{CandidateGenerator, Method};
+/// use near_dup::pipeline::{CandidateGenerator, Method};
 /// let texts = [
 ///     "the quick brown fox jumps over the lazy dog near the river bank today",
 ///     "the quick brown fox jumps over the lazy dog near the river bank today!",
@@ -113,7 +113,7 @@ pub struct CandidateReport {
 /// assert_eq!(pairs.len(), 1);
 /// assert_eq!((pairs[0].a, pairs[0].b), (0, 1));
 /// assert!(report.description.contains("MinHash"));
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct CandidateGenerator {
@@ -129,7 +129,7 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::CandidateGenerator::new(ndd_pipeline::Method::ExactJaccard);
+    /// let g = near_dup::pipeline::CandidateGenerator::new(near_dup::pipeline::Method::ExactJaccard);
     /// assert_eq!(g.method().name(), "exact");
     /// ```
     #[must_use]
@@ -147,14 +147,14 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Method, Shingles};
+    /// use near_dup::pipeline::{CandidateGenerator, Method, Shingles};
     /// let mut pairs = Vec::new();
     /// CandidateGenerator::new(Method::ExactJaccard)
     ///     .shingles(Shingles::Words(1))
     ///     .threshold(1.0)
     ///     .run(&["b a", "a b"], &mut pairs)?;
     /// assert_eq!(pairs.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn shingles(mut self, shingles: Shingles) -> Self {
@@ -167,7 +167,7 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// use near_dup::pipeline::{CandidateGenerator, Method};
     /// let g = CandidateGenerator::new(Method::ExactJaccard).threshold(1.5);
     /// assert!(g.run(&["a"], &mut Vec::new()).is_err());
     /// ```
@@ -182,14 +182,14 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Emit, Method};
+    /// use near_dup::pipeline::{CandidateGenerator, Emit, Method};
     /// let texts = ["a b c d e f g h", "a b c d e f g x"];
     /// let (mut accepted, mut all) = (Vec::new(), Vec::new());
     /// let g = CandidateGenerator::new(Method::default()).threshold(0.99);
     /// g.clone().run(&texts, &mut accepted)?;
     /// g.emit(Emit::AllCandidates).run(&texts, &mut all)?;
     /// assert!(accepted.len() <= all.len());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn emit(mut self, emit: Emit) -> Self {
@@ -203,13 +203,13 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// use near_dup::pipeline::{CandidateGenerator, Method};
     /// let g = CandidateGenerator::new(Method::ExactJaccard).threshold(1.0);
     /// let (mut plain, mut folded) = (Vec::new(), Vec::new());
     /// g.clone().run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut plain)?;
     /// g.nfkc(true).run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut folded)?;
     /// assert_eq!((plain.len(), folded.len()), (0, 1));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn nfkc(mut self, nfkc: bool) -> Self {
@@ -222,7 +222,7 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// let g = ndd_pipeline::CandidateGenerator::new(ndd_pipeline::Method::default());
+    /// let g = near_dup::pipeline::CandidateGenerator::new(near_dup::pipeline::Method::default());
     /// assert_eq!(g.method().name(), "minhash");
     /// ```
     #[must_use]
@@ -241,11 +241,11 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// use near_dup::pipeline::{CandidateGenerator, Method};
     /// let mut pairs = Vec::new();
     /// CandidateGenerator::new(Method::ExactJaccard).run(&["x y z"; 3], &mut pairs)?;
     /// assert_eq!(pairs.len(), 3); // every pair of three identical texts
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run<D: AsRef<str> + Sync>(
         &self,
@@ -264,12 +264,12 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Method, NoProgress};
+    /// use near_dup::pipeline::{CandidateGenerator, Method, NoProgress};
     /// let mut pairs = Vec::new();
     /// let g = CandidateGenerator::new(Method::ExactJaccard);
     /// g.run_with_progress(&["x y", "x y"], &NoProgress, &mut pairs)?;
     /// assert_eq!(pairs.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run_with_progress<D: AsRef<str> + Sync>(
         &self,
@@ -347,7 +347,7 @@ impl CandidateGenerator {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{CandidateGenerator, Method};
+    /// use near_dup::pipeline::{CandidateGenerator, Method};
     /// assert!(CandidateGenerator::new(Method::default()).threshold(0.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), crate::Error> {
@@ -361,10 +361,10 @@ impl CandidateGenerator {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+/// use near_dup::pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
 /// let ctx = SourceContext::new(Threshold::new(0.9)?, Features::default(), Emit::Plausible, &NoProgress);
 /// assert_eq!((ctx.threshold().get(), ctx.emit()), (0.9, Emit::Plausible));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 pub struct SourceContext<'a> {
     pub(crate) threshold: Threshold,

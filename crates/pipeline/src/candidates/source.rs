@@ -25,7 +25,7 @@ use crate::{Error, Features};
 /// exact verifier then decides):
 ///
 /// ```
-/// use ndd_pipeline::{
+/// use near_dup::pipeline::{
 ///     CandidateReport, CandidateSource, Dedup, Error, Method, PairSink, ScoredPair,
 ///     SourceContext, Verifier,
 /// };
@@ -103,7 +103,7 @@ impl<'a> SourceContext<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// use near_dup::pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
     /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::Accepted, &NoProgress);
     /// assert!(!ctx.features().normalizes_nfkc());
     /// ```
@@ -127,10 +127,10 @@ impl<'a> SourceContext<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// use near_dup::pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
     /// let ctx = SourceContext::new(Threshold::new(0.7)?, Features::default(), Emit::Accepted, &NoProgress);
     /// assert_eq!(ctx.threshold().get(), 0.7);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn threshold(&self) -> Threshold {
@@ -142,7 +142,7 @@ impl<'a> SourceContext<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Emit, Features, NoProgress, Shingles, SourceContext, Threshold};
+    /// use near_dup::pipeline::{Emit, Features, NoProgress, Shingles, SourceContext, Threshold};
     /// let f = Features::new(Shingles::Chars(4));
     /// let ctx = SourceContext::new(Threshold::default(), f, Emit::Accepted, &NoProgress);
     /// assert_eq!(ctx.features(), f);
@@ -158,7 +158,7 @@ impl<'a> SourceContext<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// use near_dup::pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
     /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::AllCandidates, &NoProgress);
     /// assert_eq!(ctx.emit(), Emit::AllCandidates);
     /// ```
@@ -172,7 +172,7 @@ impl<'a> SourceContext<'a> {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Emit, Features, NoProgress, SourceContext, Stage, Threshold};
+    /// use near_dup::pipeline::{Emit, Features, NoProgress, SourceContext, Stage, Threshold};
     /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::Accepted, &NoProgress);
     /// ctx.progress().advance(Stage::Sketch, 1);
     /// ```

@@ -47,7 +47,7 @@ pub use outcome::{OutOfCoreOutcome, StageRun};
 /// # Example
 ///
 /// ```
-/// assert_eq!(ndd_pipeline::DEFAULT_MEMORY_BUDGET, 1 << 30);
+/// assert_eq!(near_dup::pipeline::DEFAULT_MEMORY_BUDGET, 1 << 30);
 /// ```
 pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
 
@@ -57,10 +57,13 @@ pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, OutOfCore, MIN_MEMORY_BUDGET};
-/// let dir = tempfile::tempdir()?;
-/// let job = OutOfCore::new(&Dedup::new(), dir.path())?;
+/// use near_dup::pipeline::{Dedup, OutOfCore, MIN_MEMORY_BUDGET};
+/// let dir = std::env::temp_dir().join("ndd-doc-src-mod-61");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let job = OutOfCore::new(&Dedup::new(), &dir)?;
 /// assert!(job.memory_budget(MIN_MEMORY_BUDGET - 1).is_err());
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const MIN_MEMORY_BUDGET: u64 = 1 << 20;
@@ -152,14 +155,16 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document, OutOfCore};
+/// use near_dup::pipeline::{Dedup, Document, OutOfCore};
 /// let docs = vec![
 ///     Document::new("a", "the committee approved the budget for the new library building on monday"),
 ///     Document::new("b", "The committee approved the budget for the new library building on Monday!"),
 ///     Document::new("c", "a different story about the weather this weekend"),
 /// ];
-/// let dir = tempfile::tempdir()?;
-/// let job = OutOfCore::new(&Dedup::new(), dir.path())?.memory_budget(64 << 20)?;
+/// let dir = std::env::temp_dir().join("ndd-doc-src-mod-161");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let job = OutOfCore::new(&Dedup::new(), &dir)?.memory_budget(64 << 20)?;
 /// let outcome = job.run(docs.into_iter().map(Ok))?;
 /// assert_eq!((outcome.documents, outcome.pairs, outcome.groups), (3, 1, 1));
 /// let kept: Vec<u64> = outcome.kept_positions()?;
@@ -168,6 +173,7 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// let again = job.run(std::iter::empty())?;
 /// assert!(again.stages.iter().all(|s| s.reused));
 /// assert_eq!(again.pairs, 1);
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone)]
@@ -219,10 +225,13 @@ impl OutOfCore {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
-    /// assert!(OutOfCore::new(&Dedup::new(), dir.path()).is_ok());
-    /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), dir.path()).is_err());
+    /// use near_dup::pipeline::{Dedup, Method, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-223");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// assert!(OutOfCore::new(&Dedup::new(), &dir).is_ok());
+    /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), &dir).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
@@ -254,7 +263,7 @@ impl OutOfCore {
     /// # Example
     ///
     /// ```
-    /// let job = ndd_pipeline::OutOfCore::new(&ndd_pipeline::Dedup::new(), "work")?;
+    /// let job = near_dup::pipeline::OutOfCore::new(&near_dup::pipeline::Dedup::new(), "work")?;
     /// let job = job.memory_budget(256 << 20)?; // 256 MiB
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -277,14 +286,17 @@ impl OutOfCore {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
-    /// let first = OutOfCore::new(&Dedup::new(), dir.path())?.input_fingerprint(1);
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-281");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let first = OutOfCore::new(&Dedup::new(), &dir)?.input_fingerprint(1);
     /// first.run([Ok(Document::new("a", "one text"))])?;
-    /// let second = OutOfCore::new(&Dedup::new(), dir.path())?.input_fingerprint(2);
+    /// let second = OutOfCore::new(&Dedup::new(), &dir)?.input_fingerprint(2);
     /// let out = second.run([Ok(Document::new("a", "one text")), Ok(Document::new("b", "two"))])?;
     /// assert!(!out.stages[0].reused);
     /// assert_eq!(out.documents, 2);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -300,9 +312,12 @@ impl OutOfCore {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// let dir = tempfile::tempdir()?;
-    /// let job = ndd_pipeline::OutOfCore::new(&ndd_pipeline::Dedup::new(), dir.path())?
-    ///     .progress(Arc::new(ndd_pipeline::NoProgress));
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-303");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let job = near_dup::pipeline::OutOfCore::new(&near_dup::pipeline::Dedup::new(), &dir)?
+    ///     .progress(Arc::new(near_dup::pipeline::NoProgress));
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -316,7 +331,7 @@ impl OutOfCore {
     /// # Example
     ///
     /// ```
-    /// let job = ndd_pipeline::OutOfCore::new(&ndd_pipeline::Dedup::new(), "work")?;
+    /// let job = near_dup::pipeline::OutOfCore::new(&near_dup::pipeline::Dedup::new(), "work")?;
     /// assert_eq!(job.work_dir(), std::path::Path::new("work"));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -386,13 +401,16 @@ impl OutOfCore {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, Error, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
-    /// let job = OutOfCore::new(&Dedup::new(), dir.path())?;
+    /// use near_dup::pipeline::{Dedup, Document, Error, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-390");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let job = OutOfCore::new(&Dedup::new(), &dir)?;
     /// // An input error stops the run with it.
     /// let docs = vec![Ok(Document::new("a", "text")), Err(Error::io("in.jsonl", std::io::ErrorKind::Other.into()))];
     /// assert!(job.run(docs).is_err());
     /// assert_eq!(job.run([Ok(Document::new("a", "text"))])?.documents, 1);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn run<I>(&self, docs: I) -> Result<OutOfCoreOutcome, Error>

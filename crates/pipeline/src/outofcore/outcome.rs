@@ -16,12 +16,15 @@ use crate::progress::Stage;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document, OutOfCore, Stage};
-/// let dir = tempfile::tempdir()?;
-/// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "text"))])?;
+/// use near_dup::pipeline::{Dedup, Document, OutOfCore, Stage};
+/// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-20");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
+/// let out = OutOfCore::new(&Dedup::new(), &dir)?.run([Ok(Document::new("a", "text"))])?;
 /// let stages: Vec<Stage> = out.stages.iter().map(|s| s.stage).collect();
 /// assert_eq!(stages, [Stage::Sketch, Stage::Exact, Stage::Candidates, Stage::Verify, Stage::Group]);
 /// assert!(out.stages[0].bytes_written > 0);
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
@@ -43,12 +46,15 @@ pub struct StageRun {
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, Document, OutOfCore};
-/// let dir = tempfile::tempdir()?;
+/// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+/// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-47");
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// std::fs::create_dir_all(&dir)?;
 /// let texts = ["one two three four five six", "one two three four five six", "other"];
-/// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+/// let out = OutOfCore::new(&Dedup::new(), &dir)?
 ///     .run(texts.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
 /// assert_eq!((out.documents, out.pairs, out.groups, out.grouped), (3, 1, 1, 2));
+/// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone)]
@@ -85,12 +91,15 @@ impl OutOfCoreOutcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-89");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
     /// let texts = ["one two three four five six", "one two three four five six", "other"];
-    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    /// let out = OutOfCore::new(&Dedup::new(), &dir)?
     ///     .run(texts.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
     /// assert_eq!(out.duplicates(), 1);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -104,10 +113,13 @@ impl OutOfCoreOutcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
-    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "x y z"))])?;
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-108");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let out = OutOfCore::new(&Dedup::new(), &dir)?.run([Ok(Document::new("a", "x y z"))])?;
     /// assert!(out.assignments_path().ends_with("assignments.bin"));
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -120,10 +132,13 @@ impl OutOfCoreOutcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
-    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?.run([Ok(Document::new("a", "x y z"))])?;
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-124");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let out = OutOfCore::new(&Dedup::new(), &dir)?.run([Ok(Document::new("a", "x y z"))])?;
     /// assert!(out.pairs_path().ends_with("pairs.bin"));
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -143,13 +158,16 @@ impl OutOfCoreOutcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-147");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
     /// let docs = ["one two three four five six", "one two three four five six", "other"];
-    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    /// let out = OutOfCore::new(&Dedup::new(), &dir)?
     ///     .run(docs.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
     /// let a: Vec<(u64, u64)> = out.assignments()?.map(|a| a.map(|a| (a.doc, a.rep))).collect::<Result<_, _>>()?;
     /// assert_eq!(a, [(0, 0), (1, 0)]);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn assignments(
@@ -188,12 +206,15 @@ impl OutOfCoreOutcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-192");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
     /// let texts = ["other", "one two three four five six", "one two three four five six"];
-    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    /// let out = OutOfCore::new(&Dedup::new(), &dir)?
     ///     .run(texts.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
     /// assert_eq!(out.kept_positions()?, [0, 1]);
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn kept_positions(&self) -> Result<Vec<u64>, Error> {
@@ -220,13 +241,16 @@ impl OutOfCoreOutcome {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Document, OutOfCore};
-    /// let dir = tempfile::tempdir()?;
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-224");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// std::fs::create_dir_all(&dir)?;
     /// let docs = ["one two three four five six", "one two three four five six"];
-    /// let out = OutOfCore::new(&Dedup::new(), dir.path())?
+    /// let out = OutOfCore::new(&Dedup::new(), &dir)?
     ///     .run(docs.iter().enumerate().map(|(i, t)| Ok(Document::new(i.to_string(), *t))))?;
     /// let pairs: Vec<_> = out.scored_pairs()?.collect::<Result<_, _>>()?;
     /// assert_eq!((pairs[0].a, pairs[0].b, pairs[0].score), (0, 1, 1.0));
+    /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn scored_pairs(

@@ -77,7 +77,7 @@ const VERSION: u16 = 3;
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::{Dedup, DedupIndex, Document};
+/// use near_dup::pipeline::{Dedup, DedupIndex, Document};
 /// let monday = vec![Document::new("m1", "the committee approved the budget for the new library building on monday")];
 /// let tuesday = vec![
 ///     Document::new("t1", "The committee approved the budget for the new library building on Monday!"),
@@ -91,7 +91,7 @@ const VERSION: u16 = 3;
 /// let out = index.add(&tuesday)?;         // indices: 0 = m1, 1 = t1, 2 = t2
 /// assert_eq!(out.dropped(), vec![1]);      // t1 repeats m1
 /// assert_eq!(index.ids(), ["m1", "t1", "t2"]);
-/// # Ok::<(), ndd_pipeline::Error>(())
+/// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 pub struct DedupIndex {
     sketching: Sketching,
@@ -183,14 +183,14 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Method, Verifier};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Method, Verifier};
     /// let exact = DedupIndex::new(&Dedup::new())?;
     /// assert_eq!(exact.settings().verifier_config().name(), "jaccard");
     /// let estimate = DedupIndex::new(&Dedup::new().verifier(Verifier::MethodScore))?;
     /// assert_eq!(estimate.settings().verifier_config().name(), "method");
     /// assert!(DedupIndex::new(&Dedup::new().method(Method::ExactJaccard)).is_err());
     /// assert!(DedupIndex::new(&Dedup::new().verifier("align".parse()?)).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup) -> Result<Self, Error> {
         let (sketching, plan) =
@@ -223,10 +223,10 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// let mut index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// let mut index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
     /// index.set_max_bucket_scan(None);
     /// assert_eq!(index.max_bucket_scan(), None);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
         self.sketching.config.max_bucket_scan = members;
@@ -238,9 +238,9 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// assert_eq!(index.max_bucket_scan(), Some(ndd_pipeline::DEFAULT_MAX_BUCKET_SCAN));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// assert_eq!(index.max_bucket_scan(), Some(near_dup::pipeline::DEFAULT_MAX_BUCKET_SCAN));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn max_bucket_scan(&self) -> Option<usize> {
@@ -252,10 +252,10 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// let mut index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// index.add(&[ndd_pipeline::Document::new("a", "text")])?;
+    /// let mut index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// index.add(&[near_dup::pipeline::Document::new("a", "text")])?;
     /// assert_eq!(index.len(), 1);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
@@ -267,8 +267,8 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// assert!(ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?.is_empty());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// assert!(near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?.is_empty());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
@@ -280,10 +280,10 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// let mut index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
-    /// index.add(&[ndd_pipeline::Document::new("x", "text")])?;
+    /// let mut index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
+    /// index.add(&[near_dup::pipeline::Document::new("x", "text")])?;
     /// assert_eq!(index.ids(), ["x"]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn ids(&self) -> &[String] {
@@ -308,14 +308,14 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document};
     /// let mut index = DedupIndex::new(&Dedup::new())?;
     /// index.add(&[Document::new("old", "a notice about the new parking rules downtown")])?;
     /// let out = index.add(&[Document::new("new", "A notice about the new parking rules downtown!")])?;
     /// assert_eq!(out.pairs.len(), 1);
     /// assert_eq!((out.pairs[0].a, out.pairs[0].b), (0, 1));
     /// assert_eq!(out.dropped(), vec![1]);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn add(&mut self, docs: &[Document]) -> Result<Outcome, Error> {
         self.add_with_progress(docs, &crate::NoProgress)
@@ -332,7 +332,7 @@ impl DedupIndex {
     ///
     /// ```
     /// use std::sync::atomic::{AtomicU64, Ordering};
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document, Progress, Stage};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document, Progress, Stage};
     /// /// Documents reported done by the sketch and candidate stages.
     /// #[derive(Default)]
     /// struct Count(AtomicU64, AtomicU64);
@@ -350,7 +350,7 @@ impl DedupIndex {
     /// index.add_with_progress(&[Document::new("a", "some text here"), Document::new("b", "other words")], &count)?;
     /// assert_eq!(count.0.load(Ordering::Relaxed), 2);
     /// assert_eq!(count.1.load(Ordering::Relaxed), 2);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn add_with_progress(
         &mut self,
@@ -551,11 +551,11 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex};
+    /// use near_dup::pipeline::{Dedup, DedupIndex};
     /// let index = DedupIndex::new(&Dedup::new())?;
     /// let bytes = index.to_bytes();
     /// assert_eq!(DedupIndex::from_bytes(&bytes)?.to_bytes(), bytes);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -606,11 +606,11 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex};
+    /// use near_dup::pipeline::{Dedup, DedupIndex};
     /// let bytes = DedupIndex::new(&Dedup::new())?.to_bytes();
     /// assert!(DedupIndex::from_bytes(&bytes).is_ok());
     /// assert!(DedupIndex::from_bytes(&bytes[..bytes.len() - 1]).is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, version) = ByteReader::new(bytes, MAGIC, VERSION)?;
@@ -732,12 +732,12 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex};
+    /// use near_dup::pipeline::{Dedup, DedupIndex};
     /// let path = std::env::temp_dir().join(format!("ndd-save-{}.ndd", std::process::id()));
     /// DedupIndex::new(&Dedup::new())?.save(&path)?;
     /// assert!(DedupIndex::load(&path)?.is_empty());
-    /// std::fs::remove_file(&path).map_err(|e| ndd_pipeline::Error::io(&path, e))?;
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// std::fs::remove_file(&path).map_err(|e| near_dup::pipeline::Error::io(&path, e))?;
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn save(&self, path: &Path) -> Result<(), Error> {
         crate::write_atomically(path, &self.to_bytes())
@@ -756,7 +756,7 @@ impl DedupIndex {
     ///
     /// ```
     /// let missing = std::path::Path::new("/nonexistent/ndd/index");
-    /// assert!(ndd_pipeline::DedupIndex::load(missing).is_err());
+    /// assert!(near_dup::pipeline::DedupIndex::load(missing).is_err());
     /// ```
     pub fn load(path: &Path) -> Result<Self, Error> {
         if path.is_dir() {
@@ -774,12 +774,12 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document};
     /// let mut index = DedupIndex::new(&Dedup::new())?; // word 3-grams
     /// index.add(&[Document::new("a", "one two three four"), Document::new("b", "one two")])?;
     /// // Two 3-grams; a text shorter than a shingle is one shingle.
     /// assert_eq!(index.set_sizes(), Some(&[2u64, 1][..]));
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn set_sizes(&self) -> Option<&[u64]> {
@@ -813,9 +813,9 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// let index = ndd_pipeline::DedupIndex::new(&ndd_pipeline::Dedup::new())?;
+    /// let index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
     /// assert!(index.lsh_params().probability(0.8) >= 0.99);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn lsh_params(&self) -> LshParams {
@@ -833,7 +833,7 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Banding, Dedup, DedupIndex, Method, Shingles};
+    /// use near_dup::pipeline::{Banding, Dedup, DedupIndex, Method, Shingles};
     /// let dedup = Dedup::new().threshold(0.7).shingles(Shingles::Words(5));
     /// let index = DedupIndex::from_bytes(&DedupIndex::new(&dedup)?.to_bytes())?;
     /// let settings = index.settings();
@@ -844,7 +844,7 @@ impl DedupIndex {
     ///     Method::MinHash(c) => assert_eq!(c.banding, Banding::Fixed { bands: b, rows: r }),
     ///     other => panic!("{other:?}"),
     /// }
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
     pub fn settings(&self) -> Dedup {

@@ -289,7 +289,7 @@ impl DedupIndex {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, DedupIndex, Document};
+    /// use near_dup::pipeline::{Dedup, DedupIndex, Document};
     /// let dir = std::env::temp_dir().join(format!("ndd-save-dir-{}", std::process::id()));
     /// # let _ = std::fs::remove_dir_all(&dir);
     /// let mut index = DedupIndex::new(&Dedup::new())?;
@@ -301,8 +301,8 @@ impl DedupIndex {
     /// assert_eq!(out.dropped(), vec![1]);
     /// index.save_dir(&dir)?; // segment 2: t1 alone, segment 1 untouched
     /// assert_eq!(DedupIndex::load(&dir)?.ids(), ["m1", "t1"]);
-    /// std::fs::remove_dir_all(&dir).map_err(|e| ndd_pipeline::Error::io(&dir, e))?;
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// std::fs::remove_dir_all(&dir).map_err(|e| near_dup::pipeline::Error::io(&dir, e))?;
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn save_dir(&mut self, dir: &Path) -> Result<(), Error> {
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -373,7 +373,7 @@ impl DedupIndex {
     ///
     /// ```
     /// let missing = std::path::Path::new("/nonexistent/ndd/index-folder");
-    /// assert!(ndd_pipeline::DedupIndex::load_dir(missing).is_err());
+    /// assert!(near_dup::pipeline::DedupIndex::load_dir(missing).is_err());
     /// ```
     pub fn load_dir(dir: &Path) -> Result<Self, Error> {
         let resolved = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;

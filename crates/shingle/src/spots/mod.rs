@@ -22,8 +22,8 @@
 //! # Example
 //!
 //! ```
-//! use ndd_core::FeatureExtractor;
-//! use ndd_shingle::spots::{PunctSpotExtractor, SpotSigExtractor};
+//! use near_dup::FeatureExtractor;
+//! use near_dup::shingle::spots::{PunctSpotExtractor, SpotSigExtractor};
 //!
 //! let spots = SpotSigExtractor::new();
 //! assert_eq!(spots.spot_strings("The cat sat on the mat"), ["the:cat", "on:mat", "the:mat"]);
@@ -51,7 +51,7 @@ pub use spotsigs::{SpotSigBuilder, SpotSigExtractor};
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::spots::{MAX_SPOT_WORDS, SpotSigExtractor};
+/// use near_dup::shingle::spots::{MAX_SPOT_WORDS, SpotSigExtractor};
 /// assert!(SpotSigExtractor::builder().chain(MAX_SPOT_WORDS).build().is_ok());
 /// assert!(SpotSigExtractor::builder().chain(MAX_SPOT_WORDS + 1).build().is_err());
 /// ```

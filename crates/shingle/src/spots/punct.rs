@@ -15,7 +15,7 @@ use crate::token::{WordTokenizer, hash_token};
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::spots::PunctSpotVariant;
+/// use near_dup::shingle::spots::PunctSpotVariant;
 /// assert_eq!(PunctSpotVariant::default(), PunctSpotVariant::Sig1L);
 /// assert_eq!(PunctSpotVariant::Sig4.words_before(), 2);
 /// assert_eq!(PunctSpotVariant::Sig4.words_after(), 2);
@@ -41,7 +41,7 @@ impl PunctSpotVariant {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::PunctSpotVariant::Sig1R.words_before(), 0);
+    /// assert_eq!(near_dup::shingle::spots::PunctSpotVariant::Sig1R.words_before(), 0);
     /// ```
     #[must_use]
     pub const fn words_before(self) -> usize {
@@ -58,7 +58,7 @@ impl PunctSpotVariant {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::PunctSpotVariant::Sig6.words_after(), 3);
+    /// assert_eq!(near_dup::shingle::spots::PunctSpotVariant::Sig6.words_after(), 3);
     /// ```
     #[must_use]
     pub const fn words_after(self) -> usize {
@@ -76,7 +76,7 @@ impl PunctSpotVariant {
 /// # Example
 ///
 /// ```
-/// let p = ndd_shingle::spots::PunctSpotExtractor::new();
+/// let p = near_dup::shingle::spots::PunctSpotExtractor::new();
 /// let (_, outcome) = p.signature("one, two");
 /// assert_eq!(outcome.spots, 1);
 /// assert!(outcome.fallback); // fewer than 3 commas
@@ -140,15 +140,15 @@ pub struct SpotOutcome {
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
+/// use near_dup::FeatureExtractor;
+/// use near_dup::shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
 /// let doc = "Alice, Bob, Carol and Dave, who met in Paris, London, and Rome.";
 /// let sig1l = PunctSpotExtractor::new();
 /// assert_eq!(sig1l.signature(doc).0, "alice bob dave paris london");
 /// let sig2 = PunctSpotExtractor::builder().variant(PunctSpotVariant::Sig2).build()?;
 /// assert_eq!(sig2.signature(doc).0, "alice bob bob carol dave who paris london london and");
 /// assert_eq!(sig2.features(doc).len(), 5);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PunctSpotExtractor {
@@ -176,7 +176,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_shingle::spots::PunctSpotExtractor::new();
+    /// let p = near_dup::shingle::spots::PunctSpotExtractor::new();
     /// assert_eq!((p.words_before(), p.words_after(), p.min_spots()), (1, 0, 3));
     /// assert_eq!(p.punctuation(), &[',']);
     /// ```
@@ -190,10 +190,10 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
+    /// use near_dup::shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
     /// let p = PunctSpotExtractor::builder().variant(PunctSpotVariant::Sig6).build()?;
     /// assert_eq!((p.words_before(), p.words_after()), (3, 3));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder() -> PunctSpotBuilder {
         PunctSpotBuilder::default()
@@ -204,7 +204,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::PunctSpotExtractor::new().words_before(), 1);
+    /// assert_eq!(near_dup::shingle::spots::PunctSpotExtractor::new().words_before(), 1);
     /// ```
     #[must_use]
     pub fn words_before(&self) -> usize {
@@ -216,7 +216,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::PunctSpotExtractor::new().words_after(), 0);
+    /// assert_eq!(near_dup::shingle::spots::PunctSpotExtractor::new().words_after(), 0);
     /// ```
     #[must_use]
     pub fn words_after(&self) -> usize {
@@ -228,9 +228,9 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().punctuation([';', ',']).build()?;
+    /// let p = near_dup::shingle::spots::PunctSpotExtractor::builder().punctuation([';', ',']).build()?;
     /// assert_eq!(p.punctuation(), &[',', ';']);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn punctuation(&self) -> &[char] {
@@ -242,7 +242,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::PunctSpotExtractor::new().min_spots(), 3);
+    /// assert_eq!(near_dup::shingle::spots::PunctSpotExtractor::new().min_spots(), 3);
     /// ```
     #[must_use]
     pub fn min_spots(&self) -> usize {
@@ -254,7 +254,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::PunctSpotExtractor::new().spots_count("a, b,, c."), 3);
+    /// assert_eq!(near_dup::shingle::spots::PunctSpotExtractor::new().spots_count("a, b,, c."), 3);
     /// ```
     #[must_use]
     pub fn spots_count(&self, doc: &str) -> usize {
@@ -269,7 +269,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_shingle::spots::PunctSpotExtractor::new();
+    /// let p = near_dup::shingle::spots::PunctSpotExtractor::new();
     /// let mut sig = String::new();
     /// let outcome = p.signature_into("Oh, well, fine, OK.", &mut sig);
     /// assert_eq!((sig.as_str(), outcome.spots, outcome.fallback), ("oh well fine", 3, false));
@@ -294,7 +294,7 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_shingle::spots::PunctSpotExtractor::new();
+    /// let p = near_dup::shingle::spots::PunctSpotExtractor::new();
     /// let (sig, outcome) = p.signature("x, y, z, w");
     /// assert_eq!(sig, "x y z");
     /// assert!(!outcome.fallback);
@@ -313,10 +313,10 @@ impl PunctSpotExtractor {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
+    /// use near_dup::shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
     /// let p = PunctSpotExtractor::builder().variant(PunctSpotVariant::Sig2).build()?;
     /// assert_eq!(p.spot_strings("a b, c d, e f, g"), ["b c", "d e", "f g"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn spot_strings(&self, doc: &str) -> Vec<String> {
@@ -416,10 +416,10 @@ impl FeatureExtractor for PunctSpotExtractor {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::spots::PunctSpotBuilder;
+/// use near_dup::shingle::spots::PunctSpotBuilder;
 /// let p = PunctSpotBuilder::default().words(2, 1).min_spots(0).build()?;
 /// assert_eq!(p.signature("a b c, d e").0, "b c d");
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -452,10 +452,10 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
+    /// use near_dup::shingle::spots::{PunctSpotExtractor, PunctSpotVariant};
     /// let p = PunctSpotExtractor::builder().variant(PunctSpotVariant::Sig1R).build()?;
     /// assert_eq!(p.signature("a, b, c, d").0, "b c d");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn variant(mut self, variant: PunctSpotVariant) -> Self {
         self.before = variant.words_before();
@@ -469,11 +469,11 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::PunctSpotExtractor;
+    /// use near_dup::shingle::spots::PunctSpotExtractor;
     /// assert!(PunctSpotExtractor::builder().words(0, 0).build().is_err());
     /// let p = PunctSpotExtractor::builder().words(0, 2).build()?;
     /// assert_eq!(p.signature("a, b c, d e, f").0, "b c d e f");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn words(mut self, before: usize, after: usize) -> Self {
         self.before = before;
@@ -489,11 +489,11 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::PunctSpotExtractor;
+    /// use near_dup::shingle::spots::PunctSpotExtractor;
     /// let p = PunctSpotExtractor::builder().punctuation([',', '，']).build()?;
     /// assert_eq!(p.spots_count("甲，乙，丙, 丁"), 3);
     /// assert!(PunctSpotExtractor::builder().punctuation(['x']).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn punctuation<I: IntoIterator<Item = char>>(mut self, chars: I) -> Self {
         self.punctuation = chars.into_iter().collect();
@@ -506,9 +506,9 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().min_spots(0).build()?;
+    /// let p = near_dup::shingle::spots::PunctSpotExtractor::builder().min_spots(0).build()?;
     /// assert_eq!(p.signature("one two, three").0, "two");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_spots(mut self, min: usize) -> Self {
         self.min_spots = min;
@@ -521,9 +521,9 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().fold_case(false).build()?;
+    /// let p = near_dup::shingle::spots::PunctSpotExtractor::builder().fold_case(false).build()?;
     /// assert_eq!(p.signature("A, B, C, D").0, "A B C");
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
@@ -535,10 +535,10 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let a = ndd_shingle::spots::PunctSpotExtractor::builder().seed(1).build()?;
-    /// assert_ne!(a.features("a, b, c"), ndd_shingle::spots::PunctSpotExtractor::new().features("a, b, c"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// use near_dup::FeatureExtractor;
+    /// let a = near_dup::shingle::spots::PunctSpotExtractor::builder().seed(1).build()?;
+    /// assert_ne!(a.features("a, b, c"), near_dup::shingle::spots::PunctSpotExtractor::new().features("a, b, c"));
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -556,7 +556,7 @@ impl PunctSpotBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::PunctSpotExtractor;
+    /// use near_dup::shingle::spots::PunctSpotExtractor;
     /// assert!(PunctSpotExtractor::builder().punctuation([]).build().is_err());
     /// assert!(PunctSpotExtractor::builder().words(17, 0).build().is_err());
     /// assert!(PunctSpotExtractor::builder().build().is_ok());

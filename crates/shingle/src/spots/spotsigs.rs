@@ -45,15 +45,15 @@ use crate::token::{WordTokenizer, hash_token};
 /// # Example
 ///
 /// ```
-/// use ndd_core::FeatureExtractor;
-/// use ndd_shingle::spots::SpotSigExtractor;
+/// use near_dup::FeatureExtractor;
+/// use near_dup::shingle::spots::SpotSigExtractor;
 /// let doc = "It is the best of times and the worst of times";
 /// let s = SpotSigExtractor::builder().chain(2).build()?;
 /// // Antecedents: it is the of and the of; chains skip stopwords.
 /// assert_eq!(s.spot_strings(doc), ["it:best:times", "is:best:times", "the:best:times",
 ///                                  "of:times:worst", "and:worst:times", "the:worst:times"]);
 /// assert_eq!(s.features(doc).len(), 6);
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpotSigExtractor {
@@ -83,7 +83,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::spots::SpotSigExtractor::new();
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::new();
     /// assert_eq!((s.chain(), s.distance(), s.min_spotsigs()), (1, 1, 4));
     /// ```
     #[must_use]
@@ -96,9 +96,9 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::spots::SpotSigExtractor::builder().distance(2).chain(2).build()?;
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::builder().distance(2).chain(2).build()?;
     /// assert_eq!((s.chain(), s.distance()), (2, 2));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn builder() -> SpotSigBuilder {
         SpotSigBuilder::default()
@@ -115,7 +115,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// let words = ndd_shingle::spots::SpotSigExtractor::default_stopwords();
+    /// let words = near_dup::shingle::spots::SpotSigExtractor::default_stopwords();
     /// assert!(words.contains(&"the") && words.contains(&"said"));
     /// assert!(!words.contains(&"cat"));
     /// assert_eq!(words.len(), 50);
@@ -130,7 +130,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::SpotSigExtractor::new().chain(), 1);
+    /// assert_eq!(near_dup::shingle::spots::SpotSigExtractor::new().chain(), 1);
     /// ```
     #[must_use]
     pub fn chain(&self) -> usize {
@@ -142,7 +142,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::SpotSigExtractor::new().distance(), 1);
+    /// assert_eq!(near_dup::shingle::spots::SpotSigExtractor::new().distance(), 1);
     /// ```
     #[must_use]
     pub fn distance(&self) -> usize {
@@ -154,7 +154,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::SpotSigExtractor::new().seed(), 0);
+    /// assert_eq!(near_dup::shingle::spots::SpotSigExtractor::new().seed(), 0);
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
@@ -166,7 +166,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(ndd_shingle::spots::SpotSigExtractor::new().min_spotsigs(), 4);
+    /// assert_eq!(near_dup::shingle::spots::SpotSigExtractor::new().min_spotsigs(), 4);
     /// ```
     #[must_use]
     pub fn min_spotsigs(&self) -> usize {
@@ -179,7 +179,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::spots::SpotSigExtractor::new();
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::new();
     /// assert_eq!(s.spots_count("the cat and the dog"), 3);
     /// assert_eq!(s.spots_count("cat dog the"), 0); // "the" has no chain
     /// ```
@@ -197,7 +197,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::spots::SpotSigExtractor::new();
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::new();
     /// assert!(s.is_too_short("the cat and the dog")); // 3 spots < 4
     /// assert!(!s.is_too_short("the cat and the dog of the house"));
     /// ```
@@ -213,7 +213,7 @@ impl SpotSigExtractor {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::spots::SpotSigExtractor::new();
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::new();
     /// assert_eq!(s.spot_strings("The Cat is here"), ["the:cat", "is:here"]);
     /// ```
     #[must_use]
@@ -311,10 +311,10 @@ impl FeatureExtractor for SpotSigExtractor {
 /// # Example
 ///
 /// ```
-/// use ndd_shingle::spots::SpotSigBuilder;
+/// use near_dup::shingle::spots::SpotSigBuilder;
 /// let s = SpotSigBuilder::default().chain(3).min_spotsigs(20).build()?;
 /// assert_eq!((s.chain(), s.min_spotsigs()), (3, 20));
-/// # Ok::<(), ndd_core::Error>(())
+/// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]
@@ -348,11 +348,11 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// use near_dup::shingle::spots::SpotSigExtractor;
     /// assert!(SpotSigExtractor::builder().chain(0).build().is_err());
     /// let s = SpotSigExtractor::builder().chain(2).build()?;
     /// assert_eq!(s.spot_strings("the big cat"), ["the:big:cat"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn chain(mut self, chain: usize) -> Self {
         self.chain = chain;
@@ -365,11 +365,11 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// use near_dup::shingle::spots::SpotSigExtractor;
     /// assert!(SpotSigExtractor::builder().distance(0).build().is_err());
     /// let s = SpotSigExtractor::builder().distance(2).build()?;
     /// assert_eq!(s.spot_strings("the big cat"), ["the:cat"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn distance(mut self, distance: usize) -> Self {
         self.distance = distance;
@@ -382,11 +382,11 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let s = ndd_shingle::spots::SpotSigExtractor::builder().fold_case(false).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::builder().fold_case(false).build()?;
     /// assert_eq!(s.spot_strings("The Cat"), ["The:Cat"]);
     /// assert_ne!(s.features("The Cat"), s.features("the cat"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn fold_case(mut self, fold: bool) -> Self {
         self.fold_case = fold;
@@ -398,11 +398,11 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_core::FeatureExtractor;
-    /// let a = ndd_shingle::spots::SpotSigExtractor::builder().seed(1).build()?;
-    /// let b = ndd_shingle::spots::SpotSigExtractor::builder().seed(2).build()?;
+    /// use near_dup::FeatureExtractor;
+    /// let a = near_dup::shingle::spots::SpotSigExtractor::builder().seed(1).build()?;
+    /// let b = near_dup::shingle::spots::SpotSigExtractor::builder().seed(2).build()?;
     /// assert_ne!(a.features("the cat"), b.features("the cat"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -415,9 +415,9 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// let s = ndd_shingle::spots::SpotSigExtractor::builder().min_spotsigs(1).build()?;
+    /// let s = near_dup::shingle::spots::SpotSigExtractor::builder().min_spotsigs(1).build()?;
     /// assert!(!s.is_too_short("the cat"));
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn min_spotsigs(mut self, min: usize) -> Self {
         self.min_spotsigs = min;
@@ -432,12 +432,12 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// use near_dup::shingle::spots::SpotSigExtractor;
     /// let s = SpotSigExtractor::builder().stopwords(["le", "la", "et"]).build()?;
     /// assert_eq!(s.spot_strings("Le chat et la souris"), ["le:chat", "et:souris", "la:souris"]);
     /// assert!(SpotSigExtractor::builder().stopwords(["don't"]).build().is_err());
     /// assert!(SpotSigExtractor::builder().stopwords(Vec::<String>::new()).build().is_err());
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn stopwords<I, S>(mut self, words: I) -> Self
     where
@@ -456,11 +456,11 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// use near_dup::shingle::spots::SpotSigExtractor;
     /// let s = SpotSigExtractor::builder().antecedents(["a", "the"]).build()?;
     /// // "of" is a stopword (skipped) but not an antecedent.
     /// assert_eq!(s.spot_strings("the top of a hill"), ["the:top", "a:hill"]);
-    /// # Ok::<(), ndd_core::Error>(())
+    /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn antecedents<I, S>(mut self, words: I) -> Self
     where
@@ -482,7 +482,7 @@ impl SpotSigBuilder {
     /// # Example
     ///
     /// ```
-    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// use near_dup::shingle::spots::SpotSigExtractor;
     /// assert!(SpotSigExtractor::builder().chain(17).build().is_err());
     /// assert!(SpotSigExtractor::builder().antecedents(["two words"]).build().is_err());
     /// assert!(SpotSigExtractor::builder().build().is_ok());
