@@ -28,7 +28,7 @@ use crate::Error;
 /// ```
 /// use near_dup::corpus::input_fingerprint;
 /// let dir = std::env::temp_dir().join(format!("ndd-doc-fingerprint-{}", std::process::id()));
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// std::fs::write(dir.join("a.txt"), "some text")?;
 /// let before = input_fingerprint(&dir)?;

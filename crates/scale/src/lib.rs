@@ -30,7 +30,7 @@
 //! let params = LshParams::new(2, 2)?;
 //! let fingerprint = band_key_fingerprint(SchemeId::new("my-minhash").finish(), params);
 //! let dir = std::env::temp_dir().join("ndd-doc-scale-lib-32");
-//! # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+//! # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 //! std::fs::create_dir_all(&dir)?;
 //! let path = dir.join("keys-0.bin");
 //! let mut w = RecordWriter::create(&path, fingerprint)?;

@@ -198,7 +198,7 @@ impl fmt::Display for RecordKind {
 /// ```
 /// use near_dup::scale::{Edge, RecordError, RecordReader};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-200");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("edges.bin");
 /// std::fs::write(&path, b"not a record file, but long enough to have a header")?;
@@ -643,7 +643,7 @@ fn header_bytes(kind: RecordKind, fingerprint: u64) -> [u8; HEADER_LEN] {
 /// ```
 /// use near_dup::scale::{Assignment, RecordReader, RecordWriter};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-642");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("assignments.bin");
 /// let mut w = RecordWriter::create(&path, 0)?;
@@ -683,7 +683,7 @@ impl<T: Record> RecordWriter<T> {
     /// ```
     /// use near_dup::scale::{Edge, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-679");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let w = RecordWriter::<Edge>::create(dir.join("e.bin"), 0)?;
     /// assert!(dir.join("e.bin.tmp").exists());
@@ -733,7 +733,7 @@ impl<T: Record> RecordWriter<T> {
     /// ```
     /// use near_dup::scale::{BandKeyRecord, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-726");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let mut w = RecordWriter::create(dir.join("k.bin"), 42)?;
     /// w.write(&BandKeyRecord { doc: 1, band: 0, key: 99 })?;
@@ -759,7 +759,7 @@ impl<T: Record> RecordWriter<T> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-749");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let w = near_dup::scale::RecordWriter::<near_dup::scale::Edge>::create(dir.join("e"), 0)?;
     /// assert_eq!(w.len(), 0);
@@ -777,7 +777,7 @@ impl<T: Record> RecordWriter<T> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-764");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let w = near_dup::scale::RecordWriter::<near_dup::scale::Edge>::create(dir.join("e"), 0)?;
     /// assert!(w.is_empty());
@@ -802,7 +802,7 @@ impl<T: Record> RecordWriter<T> {
     /// ```
     /// use near_dup::scale::{Edge, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-786");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("edges.bin");
     /// let mut w = RecordWriter::create(&path, 0)?;
@@ -868,7 +868,7 @@ impl<T: Record> Drop for RecordWriter<T> {
 /// ```
 /// use near_dup::scale::{Edge, RecordError, RecordReader, RecordWriter};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-849");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("edges.bin");
 /// let mut w = RecordWriter::create(&path, 7)?;
@@ -917,7 +917,7 @@ impl<T: Record> RecordReader<T, BufReader<File>> {
     /// ```
     /// use near_dup::scale::{Edge, RecordError, RecordReader};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-895");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let err = RecordReader::<Edge, _>::open(dir.join("missing.bin")).unwrap_err();
     /// assert!(matches!(err, RecordError::Io(_)));
@@ -1047,7 +1047,7 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// ```
     /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1022");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("e.bin");
     /// RecordWriter::<Edge>::create(&path, 3)?.finish()?;
@@ -1074,7 +1074,7 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// ```
     /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1046");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("e.bin");
     /// RecordWriter::<Edge>::create(&path, 0xF00D)?.finish()?;
@@ -1094,7 +1094,7 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// ```
     /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1063");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("e.bin");
     /// let mut w = RecordWriter::create(&path, 0)?;
@@ -1116,7 +1116,7 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// ```
     /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1082");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let path = dir.join("e.bin");
     /// RecordWriter::<Edge>::create(&path, 0)?.finish()?;
@@ -1214,7 +1214,7 @@ impl<T: Record, R: Read + Seek> Iterator for RecordReader<T, R> {
 /// ```
 /// use near_dup::scale::{read_all, Assignment, RecordWriter};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-1177");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let path = dir.join("a.bin");
 /// let mut w = RecordWriter::create(&path, 0)?;

@@ -33,7 +33,7 @@ pub const MAX_FAN_IN: usize = 64;
 /// ```
 /// use near_dup::scale::{Edge, ExternalSort};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-35");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// // Two records in memory at most: five records make three runs.
 /// let mut sort = ExternalSort::new(&dir, "edges", |e: &Edge| (e.a, e.b), 2, 0)?;
@@ -72,7 +72,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-71");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 1 << 20, 0)?;
     /// assert_eq!(sort.len(), 0);
@@ -112,7 +112,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-108");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let mut sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
     /// sort.push(near_dup::scale::Edge { a: 2, b: 0 })?;
@@ -135,7 +135,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-128");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let mut sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 1, 0)?;
     /// for a in 0..3 {
@@ -156,7 +156,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-146");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
     /// assert!(sort.is_empty());
@@ -204,7 +204,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-191");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
     /// let runs = sort.finish()?; // nothing pushed: no run
@@ -257,7 +257,7 @@ impl<T: Record, K: Ord> std::fmt::Debug for ExternalSort<T, K> {
 /// ```
 /// use near_dup::scale::{Edge, ExternalSort};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-241");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
 /// sort.push(Edge { a: 0, b: 9 })?;
@@ -303,7 +303,7 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// ```
     /// use near_dup::scale::{Edge, ExternalSort};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-284");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
     /// sort.push(Edge { a: 0, b: 9 })?;
@@ -332,7 +332,7 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// ```
     /// use near_dup::scale::{Edge, ExternalSort};
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-310");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
     /// sort.push(Edge { a: 0, b: 9 })?;
@@ -358,7 +358,7 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     ///
     /// ```
     /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-333");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let mut sort = near_dup::scale::ExternalSort::new(&dir, "x", |e: &near_dup::scale::Edge| e.a, 8, 0)?;
     /// sort.push(near_dup::scale::Edge { a: 1, b: 2 })?;
@@ -435,7 +435,7 @@ impl<T, K: Ord> Ord for Head<T, K> {
 /// ```
 /// use near_dup::scale::{Edge, ExternalSort};
 /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-407");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
 /// sort.push(Edge { a: 0, b: 9 })?;

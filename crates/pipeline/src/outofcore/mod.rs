@@ -59,7 +59,7 @@ pub const DEFAULT_MEMORY_BUDGET: u64 = 1 << 30;
 /// ```
 /// use near_dup::pipeline::{Dedup, OutOfCore, MIN_MEMORY_BUDGET};
 /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-61");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let job = OutOfCore::new(&Dedup::new(), &dir)?;
 /// assert!(job.memory_budget(MIN_MEMORY_BUDGET - 1).is_err());
@@ -162,7 +162,7 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 ///     Document::new("c", "a different story about the weather this weekend"),
 /// ];
 /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-161");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let job = OutOfCore::new(&Dedup::new(), &dir)?.memory_budget(64 << 20)?;
 /// let outcome = job.run(docs.into_iter().map(Ok))?;
@@ -227,7 +227,7 @@ impl OutOfCore {
     /// ```
     /// use near_dup::pipeline::{Dedup, Method, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-223");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// assert!(OutOfCore::new(&Dedup::new(), &dir).is_ok());
     /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), &dir).is_err());
@@ -288,7 +288,7 @@ impl OutOfCore {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-281");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let first = OutOfCore::new(&Dedup::new(), &dir)?.input_fingerprint(1);
     /// first.run([Ok(Document::new("a", "one text"))])?;
@@ -313,7 +313,7 @@ impl OutOfCore {
     /// ```
     /// use std::sync::Arc;
     /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-303");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let job = near_dup::pipeline::OutOfCore::new(&near_dup::pipeline::Dedup::new(), &dir)?
     ///     .progress(Arc::new(near_dup::pipeline::NoProgress));
@@ -403,7 +403,7 @@ impl OutOfCore {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, Error, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-390");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let job = OutOfCore::new(&Dedup::new(), &dir)?;
     /// // An input error stops the run with it.

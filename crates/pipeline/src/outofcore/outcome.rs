@@ -18,7 +18,7 @@ use crate::progress::Stage;
 /// ```
 /// use near_dup::pipeline::{Dedup, Document, OutOfCore, Stage};
 /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-20");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let out = OutOfCore::new(&Dedup::new(), &dir)?.run([Ok(Document::new("a", "text"))])?;
 /// let stages: Vec<Stage> = out.stages.iter().map(|s| s.stage).collect();
@@ -48,7 +48,7 @@ pub struct StageRun {
 /// ```
 /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
 /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-47");
-/// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+/// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
 /// std::fs::create_dir_all(&dir)?;
 /// let texts = ["one two three four five six", "one two three four five six", "other"];
 /// let out = OutOfCore::new(&Dedup::new(), &dir)?
@@ -93,7 +93,7 @@ impl OutOfCoreOutcome {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-89");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let texts = ["one two three four five six", "one two three four five six", "other"];
     /// let out = OutOfCore::new(&Dedup::new(), &dir)?
@@ -115,7 +115,7 @@ impl OutOfCoreOutcome {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-108");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let out = OutOfCore::new(&Dedup::new(), &dir)?.run([Ok(Document::new("a", "x y z"))])?;
     /// assert!(out.assignments_path().ends_with("assignments.bin"));
@@ -134,7 +134,7 @@ impl OutOfCoreOutcome {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-124");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let out = OutOfCore::new(&Dedup::new(), &dir)?.run([Ok(Document::new("a", "x y z"))])?;
     /// assert!(out.pairs_path().ends_with("pairs.bin"));
@@ -160,7 +160,7 @@ impl OutOfCoreOutcome {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-147");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let docs = ["one two three four five six", "one two three four five six", "other"];
     /// let out = OutOfCore::new(&Dedup::new(), &dir)?
@@ -208,7 +208,7 @@ impl OutOfCoreOutcome {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-192");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let texts = ["other", "one two three four five six", "one two three four five six"];
     /// let out = OutOfCore::new(&Dedup::new(), &dir)?
@@ -243,7 +243,7 @@ impl OutOfCoreOutcome {
     /// ```
     /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-outcome-224");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run\'s leftovers
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// let docs = ["one two three four five six", "one two three four five six"];
     /// let out = OutOfCore::new(&Dedup::new(), &dir)?
