@@ -44,5 +44,10 @@ mod index_bytes;
     feature = "index"
 ))]
 mod minhash_lsh;
+// The fuzz targets' bodies and the replay of their kept inputs (every feature).
+#[cfg(all(feature = "pipeline", feature = "learn", feature = "scale"))]
+mod fuzz_bodies;
+#[cfg(all(feature = "pipeline", feature = "learn", feature = "scale"))]
+mod fuzz_replay;
 #[cfg(feature = "pipeline")]
 mod pipeline_real;
