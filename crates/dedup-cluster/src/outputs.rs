@@ -151,10 +151,9 @@ struct Pending {
 
 impl Pending {
     fn create(path: &Path, header: &str) -> Result<Self, String> {
-        let name = path.file_name().map_or_else(
-            || "output".to_owned(),
-            |n| n.to_string_lossy().into_owned(),
-        );
+        let name = path
+            .file_name()
+            .map_or_else(|| "output".to_owned(), |n| n.to_string_lossy().into_owned());
         let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
         let file = File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
         let mut p = Pending {
