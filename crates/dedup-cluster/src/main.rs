@@ -1,34 +1,46 @@
-//! `dedup-cluster`: ndd's MinHash deduplication as one timely/differential dataflow
-//! job, on worker threads of one process (`-w`) or on N processes joined by a host
-//! file (`-n N -p i -h hosts`). See README.md.
+//! `dedup-cluster`: `ndd dedup` (the MinHash method, connected components) as one
+//! timely/differential dataflow job, on worker threads of one process (`-w`) or on N
+//! processes joined by a host file (`-n N -p i -h hosts`). Its outputs are byte for
+//! byte those of `ndd dedup` with the same options. See README.md.
 //!
-//! 1. Stage 1, per worker, no communication: read the shards `i` with
-//!    `i mod workers == worker`, sketch (ndd-minhash), band keys (ndd-lsh).
-//! 2. Exchange by `(band, key)`; each bucket emits star edges
-//!    (`ndd_core::bucket_edges`); distinct.
-//! 3. Connected components by differential's min-label propagation: every document's
-//!    label is the smallest id of its component.
-//! 4. Each worker writes its share of the assignments (`ndd_scale` record file, under
-//!    a temporary name); a barrier across all workers checks that every one succeeded;
-//!    then each renames its file, and worker 0 writes `summary.json` after a second
-//!    barrier. Any failure anywhere leaves no `summary.json` and exits non-zero.
+//! Every stage is `ndd_pipeline`'s; only the routing of data between workers is new:
+//!
+//! 1. Per worker, no communication: every worker reads the input with ndd-corpus (the
+//!    reader `ndd dedup` uses, so positions and ids are the same) and takes documents
+//!    `i, i + W, ...`; for each, the exact pass's digest ([`ExactPass::digest_with`]),
+//!    the MinHash signature and band keys of the plan's features, and its shingle set.
+//! 2. Exact pass, exchanged by digest: the first document of each digest keeps, the
+//!    others are its copies (pairs of score 1) and stay out of the buckets.
+//! 3. Candidates, exchanged by bucket: each member paired with at most
+//!    `max_bucket_scan` earlier members, the newest first (the in-memory index's
+//!    bounded walk); distinct.
+//! 4. Verification, pairs routed to their documents' owners: a pair joins its first
+//!    document's signature and set, then travels with them to the second document's
+//!    owner, where the pipeline's estimate floor ([`Plan::estimate_floor`]) and set
+//!    measure ([`ndd_pipeline::set_measure`]) decide.
+//! 5. Grouping: connected components of the accepted and exact pairs by differential's
+//!    min-label propagation (star-shaped groups stay two rounds deep); the label is
+//!    the smallest position, the first-seen document `ndd dedup` keeps.
+//! 6. Pairs and labels go to worker 0, which reads the input once more and writes the
+//!    tool's outputs under temporary names; after a barrier at which every worker
+//!    reported success it renames them into place. Any failure anywhere commits
+//!    nothing and exits non-zero.
 
 mod args;
-mod shards;
+mod outputs;
 
 use std::cell::{Cell, RefCell};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use differential_dataflow::algorithms::graphs::propagate::propagate;
 use differential_dataflow::input::Input;
-use ndd_core::{DocSketcher, EdgePolicy, Sketcher, SlotSignature, bucket_edges};
+use ndd_core::{DocSketcher, DynFeatureExtractor, FeatureSet, Signature};
 use ndd_lsh::LshParams;
-use ndd_minhash::MinHasher;
-use ndd_scale::{Assignment, RecordWriter, band_key_fingerprint};
-use ndd_shingle::WordShingler;
+use ndd_minhash::{MinHashSignature, MinHasher};
+use ndd_pipeline::{ExactPass, Plan};
 use timely::dataflow::operators::probe::Handle as Probe;
 use timely::dataflow::operators::{Exchange, Input as TimelyInput, Inspect, Probe as _};
 use timely::worker::Worker;
@@ -38,14 +50,22 @@ use crate::args::Args;
 /// Documents sketched per batch call.
 const BATCH: usize = 1024;
 
-/// What each worker tells every other at the barriers.
+/// A document's data for verification: its signature's byte form and its sorted
+/// shingle set (empty when the estimate verifies).
+type DocData = (Vec<u8>, Vec<u64>);
+
+/// A pair of positions and its score's bits (scores are at least 0, so the bits
+/// order as the scores do).
+type ScoredPair = (u64, u64, u64);
+
+/// What each worker tells every other at the barrier.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 struct Stats {
     documents: u64,
-    band_keys: u64,
-    edges: u64,
-    assignments: u64,
-    representatives: u64,
+    candidates: u64,
+    accepted: u64,
+    /// Payload bytes this worker put into the exchanges (band keys, digests, data).
+    sent_bytes: u64,
     /// Workers that failed (0 or 1 per worker before summing).
     failed: u64,
 }
@@ -53,10 +73,9 @@ struct Stats {
 impl Stats {
     fn add(&mut self, o: &Stats) {
         self.documents += o.documents;
-        self.band_keys += o.band_keys;
-        self.edges += o.edges;
-        self.assignments += o.assignments;
-        self.representatives += o.representatives;
+        self.candidates += o.candidates;
+        self.accepted += o.accepted;
+        self.sent_bytes += o.sent_bytes;
         self.failed += o.failed;
     }
 }
@@ -64,9 +83,11 @@ impl Stats {
 /// The settings every worker shares.
 struct Job {
     args: Args,
-    shards: Vec<PathBuf>,
+    plan: Plan,
+    num_perm: usize,
+    seed: u64,
     params: LshParams,
-    fingerprint: u64,
+    scan: usize,
 }
 
 fn main() -> ExitCode {
@@ -95,28 +116,31 @@ fn run() -> Result<(), String> {
         print!("{}", args::USAGE);
         return Ok(());
     };
-    let params = LshParams::new(args.bands, args.rows).map_err(|e| e.to_string())?;
-    params
-        .check_signature_len(args.num_perm)
+    let plan = args.dedup.plan().map_err(|e| e.to_string())?;
+    let config = plan
+        .minhash_engine(
+            "the distributed job",
+            &["method", "jaccard", "containment"],
+            "it ships shingle sets, not texts",
+        )
+        .map_err(|e| e.to_string())?
+        .clone();
+    let params = config
+        .lsh_params(plan.threshold().get())
         .map_err(|e| e.to_string())?;
-    let hasher = make_hasher(&args)?;
-    let fingerprint = band_key_fingerprint(Sketcher::scheme(hasher.sketcher()), params);
-    if args.out.join("summary.json").exists() {
-        return Err(format!(
-            "{} already holds a finished job's summary.json: give a fresh --out",
-            args.out.display()
-        ));
+    if !args.input.exists() {
+        return Err(format!("{}: no such file or folder", args.input.display()));
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let shards = shards::list(&args.inputs)?;
-    let config = timely_config(&args)?;
+    let config_timely = timely_config(&args)?;
     let job = Job {
+        num_perm: config.num_perm,
+        seed: config.seed,
+        scan: config.max_bucket_scan.unwrap_or(usize::MAX),
         args,
-        shards,
+        plan,
         params,
-        fingerprint,
     };
-    let guards = timely::execute(config, move |worker| run_worker(worker, &job))?;
+    let guards = timely::execute(config_timely, move |worker| run_worker(worker, &job))?;
     let mut failed = false;
     for result in guards.join() {
         match result {
@@ -136,15 +160,6 @@ fn run() -> Result<(), String> {
     } else {
         Ok(())
     }
-}
-
-fn make_hasher(args: &Args) -> Result<MinHasher<WordShingler>, String> {
-    let shingler = WordShingler::new(args.shingle).map_err(|e| e.to_string())?;
-    MinHasher::builder()
-        .num_hashes(args.num_perm)
-        .seed(args.seed)
-        .build_with(shingler)
-        .map_err(|e| e.to_string())
 }
 
 fn timely_config(args: &Args) -> Result<timely::Config, String> {
@@ -180,8 +195,35 @@ fn timely_config(args: &Args) -> Result<timely::Config, String> {
     })
 }
 
-type Updates<D> = Rc<RefCell<Vec<(D, isize)>>>;
+type Sink<D> = Rc<RefCell<Vec<(D, isize)>>>;
 
+/// The score of a candidate pair as every ndd engine scores it, `None` below the
+/// estimate floor: the MinHash estimate, then (for the set verifiers) the pipeline's
+/// set measure.
+fn score(a: &DocData, b: &DocData, floor: f64, sets: Option<bool>) -> Option<f64> {
+    let sa = MinHashSignature::from_bytes(&a.0).ok()?;
+    let sb = MinHashSignature::from_bytes(&b.0).ok()?;
+    let estimate = sa.similarity(&sb).ok()?.value();
+    if estimate < floor {
+        return None;
+    }
+    Some(match sets {
+        Some(jaccard) => ndd_pipeline::set_measure(jaccard, &a.1, &b.1),
+        None => estimate,
+    })
+}
+
+/// The verifier's use of shingle sets: `Some(true)` exact Jaccard, `Some(false)`
+/// containment, `None` the estimate alone.
+fn set_verifier(plan: &Plan) -> Option<bool> {
+    match plan.verifier() {
+        ndd_pipeline::Verifier::ExactJaccard => Some(true),
+        ndd_pipeline::Verifier::Containment => Some(false),
+        _ => None,
+    }
+}
+
+#[allow(clippy::too_many_lines)]
 fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
     let index = worker.index();
     let peers = worker.peers();
@@ -195,60 +237,107 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
         );
     }
 
-    // The main dataflow: band keys in, assignments out.
-    let policy = job.args.edges;
-    let labels_out: Updates<(u64, u64)> = Rc::new(RefCell::new(Vec::new()));
-    let edge_count = Rc::new(Cell::new(0isize));
+    let scan = job.scan;
+    let threshold = job.plan.threshold().get();
+    let floor = job.plan.estimate_floor(job.num_perm);
+    let sets = set_verifier(&job.plan);
+    let pairs_out: Sink<ScoredPair> = Rc::new(RefCell::new(Vec::new()));
+    let labels_out: Sink<(u64, u64)> = Rc::new(RefCell::new(Vec::new()));
+    let candidates_seen = Rc::new(Cell::new(0isize));
+    let accepted_seen = Rc::new(Cell::new(0isize));
     let probe = Probe::new();
-    let (mut keys_in, mut docs_in) = worker.dataflow::<u64, _, _>(|scope| {
-        // ((band, key), doc) and (doc, doc): every document labelled with itself.
+    let (mut digests_in, mut keys_in, mut data_in) = worker.dataflow::<u64, _, _>(|scope| {
+        let (digests_in, digests) = scope.new_collection::<([u8; 20], u64), isize>();
         let (keys_in, keys) = scope.new_collection::<((u16, u64), u64), isize>();
-        let (docs_in, docs) = scope.new_collection::<(u64, u64), isize>();
-        let mut members = Vec::new();
-        let edges = keys
-            .reduce(move |_bucket, docs: &[(&u64, isize)], out| {
-                members.clear();
-                members.extend(docs.iter().filter(|(_, n)| *n > 0).map(|(d, _)| **d));
-                out.extend(bucket_edges(&members, policy).map(|e| (e, 1)));
+        let (data_in, data) = scope.new_collection::<(u64, DocData), isize>();
+
+        // Exact pass: the first position of each digest keeps; (first, copy) pairs.
+        let copies = digests
+            .reduce(|_digest, docs: &[(&u64, isize)], out| {
+                let first = *docs[0].0;
+                out.extend(docs[1..].iter().map(|(copy, _)| ((first, **copy), 1)));
             })
-            .map(|(_bucket, edge)| edge)
+            .map(|(_digest, pair)| pair);
+
+        // Candidates: copies leave the buckets; each member meets at most `scan`
+        // members before it, the newest first.
+        let candidates = keys
+            .map(|(bucket, doc)| (doc, bucket))
+            .antijoin(copies.clone().map(|(_, copy)| copy))
+            .map(|(doc, bucket)| (bucket, doc))
+            .reduce(move |_bucket, docs: &[(&u64, isize)], out| {
+                for (i, (b, _)) in docs.iter().enumerate() {
+                    let earlier = &docs[i.saturating_sub(scan)..i];
+                    out.extend(earlier.iter().map(|(a, _)| ((**a, **b), 1)));
+                }
+            })
+            .map(|(_bucket, pair)| pair)
             .distinct();
-        let counter = Rc::clone(&edge_count);
-        let edges = edges.inspect(move |(_, _, diff)| counter.set(counter.get() + diff));
-        // Components are undirected: propagate along both directions.
+        let counter = Rc::clone(&candidates_seen);
+        let candidates = candidates.inspect(move |(_, _, n)| counter.set(counter.get() + n));
+
+        // Verification: the pair picks up its first document's data at that
+        // document's owner, then meets the second's at its owner and is scored there.
+        let accepted = candidates
+            .join_map(data.clone(), |a, b, da| (*b, (*a, da.clone())))
+            .join_map(data, move |b, (a, da), db| {
+                let s = score(da, db, floor, sets).filter(|&s| s >= threshold);
+                (*a, *b, s.map(f64::to_bits))
+            })
+            .flat_map(|(a, b, s)| s.map(|s| (a, b, s)));
+        let counter = Rc::clone(&accepted_seen);
+        let accepted = accepted.inspect(move |(_, _, n)| counter.set(counter.get() + n));
+        let pairs = accepted.concat(copies.map(|(a, b)| (a, b, 1f64.to_bits())));
+
+        // Grouping: components, labelled by their smallest position.
+        let edges = pairs.clone().map(|(a, b, _)| (a, b));
+        let nodes = edges
+            .clone()
+            .flat_map(|(a, b)| [a, b])
+            .distinct()
+            .map(|d| (d, d));
         let both = edges.clone().concat(edges.map(|(a, b)| (b, a)));
+        let labels = propagate(both, nodes).filter(|(doc, label)| doc != label);
+
+        // Everything worker 0 writes goes to worker 0.
         let sink = Rc::clone(&labels_out);
-        propagate(both, docs)
-            .inspect(move |(label, _time, diff)| sink.borrow_mut().push((*label, *diff)))
+        labels
+            .inner
+            .exchange(|_| 0)
+            .inspect(move |(l, _t, n)| sink.borrow_mut().push((*l, *n)))
             .probe_with(&probe);
-        (keys_in, docs_in)
+        let sink = Rc::clone(&pairs_out);
+        pairs
+            .inner
+            .exchange(|_| 0)
+            .inspect(move |(p, _t, n)| sink.borrow_mut().push((*p, *n)))
+            .probe_with(&probe);
+        (digests_in, keys_in, data_in)
     });
 
-    // The barrier dataflow: each worker's stats to every worker, twice (round 0:
-    // outputs written; round 1: outputs renamed).
-    let barrier_out: Rc<RefCell<Vec<(u64, Stats)>>> = Rc::new(RefCell::new(Vec::new()));
+    // The barrier dataflow: each worker's stats to every worker.
+    let barrier_out: Rc<RefCell<Vec<Stats>>> = Rc::new(RefCell::new(Vec::new()));
     let barrier_probe = Probe::new();
     let mut barrier_in = worker.dataflow::<u64, _, _>(|scope| {
-        let (input, stream) = scope.new_input::<Vec<(u64, u64, Stats)>>();
+        let (input, stream) = scope.new_input::<Vec<(u64, Stats)>>();
         let sink = Rc::clone(&barrier_out);
         stream
-            .exchange(|(to, _, _)| *to)
-            .inspect(move |(_, round, stats)| sink.borrow_mut().push((*round, *stats)))
+            .exchange(|(to, _)| *to)
+            .inspect(move |(_, stats)| sink.borrow_mut().push(*stats))
             .probe_with(&barrier_probe);
         input
     });
 
     // Stage 1: no communication.
     let mut local = Stats::default();
-    let stage1 = sketch_shards(
+    let stage1 = sketch_share(
         job,
         index,
         peers,
         &mut local,
-        |band, key, doc| {
-            keys_in.insert(((band, key), doc));
-        },
-        |doc| docs_in.insert((doc, doc)),
+        |digest, doc| digests_in.insert((digest, doc)),
+        |band, key, doc| keys_in.insert(((band, key), doc)),
+        |doc, data| data_in.insert((doc, data)),
     );
     if let Err(e) = &stage1 {
         eprintln!("dedup-cluster: worker {index}: {e}");
@@ -257,214 +346,154 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
     if job.args.stall_ms > 0 {
         std::thread::sleep(Duration::from_millis(job.args.stall_ms));
     }
+    digests_in.close();
     keys_in.close();
-    docs_in.close();
+    data_in.close();
     while !probe.done() {
         worker.step();
     }
+    local.candidates = u64::try_from(candidates_seen.get()).unwrap_or(0);
+    local.accepted = u64::try_from(accepted_seen.get()).unwrap_or(0);
 
-    // This worker's share of the assignments, consolidated and checked.
-    let mut path = job.args.out.clone();
-    path.push(format!("assignments-{index:05}.bin"));
-    let written = if local.failed == 0 {
-        local.edges = u64::try_from(edge_count.get()).unwrap_or(0);
-        match write_assignments(&path, job.fingerprint, &labels_out.borrow(), &mut local) {
-            Ok(w) => Some(w),
+    // Worker 0: the outputs, under temporary names.
+    let mut written = None;
+    if index == 0 && local.failed == 0 {
+        let pairs = outputs::consolidate(&pairs_out.borrow());
+        let labels = outputs::consolidate(&labels_out.borrow());
+        match outputs::write(&job.args, &pairs, &labels) {
+            Ok(w) => written = Some(w),
             Err(e) => {
-                eprintln!("dedup-cluster: worker {index}: {e}");
+                eprintln!("dedup-cluster: worker 0: {e}");
                 local.failed = 1;
-                None
             }
         }
-    } else {
-        None
-    };
+    }
 
-    // Barrier, round 0: did every worker get this far?
+    // Barrier: did every worker get this far?
     for to in 0..peers {
-        barrier_in.send((to as u64, 0, local));
-    }
-    barrier_in.advance_to(1);
-    while barrier_probe.less_than(&1) {
-        worker.step();
-    }
-    let total = sum_round(&barrier_out.borrow(), 0, peers)?;
-    if total.failed > 0 {
-        return Err(format!(
-            "worker {index}: {} worker(s) failed; discarding this worker's output",
-            total.failed
-        ));
-    }
-    if total.assignments != total.documents {
-        // Every worker sees the same totals, so all of them refuse together.
-        return Err(format!(
-            "worker {index}: {} documents read but {} distinct ids: ids must be unique; \
-             discarding this worker's output",
-            total.documents, total.assignments
-        ));
-    }
-    let written = written.ok_or("unreachable: no output although no worker failed")?;
-    written
-        .finish()
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-
-    // Round 1: every worker renamed its output; worker 0 writes the summary.
-    for to in 0..peers {
-        barrier_in.send((to as u64, 1, Stats::default()));
+        barrier_in.send((to as u64, local));
     }
     barrier_in.close();
     while !barrier_probe.done() {
         worker.step();
     }
-    sum_round(&barrier_out.borrow(), 1, peers)?;
-    if index == 0 {
-        write_summary(job, peers, &total, started.elapsed())?;
+    let total = sum(&barrier_out.borrow(), peers)?;
+    if total.failed > 0 {
+        return Err(format!(
+            "worker {index}: {} worker(s) failed; nothing committed",
+            total.failed
+        ));
+    }
+    if let Some(w) = written {
+        let summary = w.commit()?;
+        let report = serde_json::json!({
+            "documents": summary.documents,
+            "kept": summary.kept,
+            "pairs": summary.pairs,
+            "groups": summary.groups,
+            "candidates": total.candidates,
+            "accepted_near": total.accepted,
+            "exchanged_bytes": total.sent_bytes,
+            "workers": peers,
+            "processes": job.args.processes,
+            "bands": job.params.bands(),
+            "rows": job.params.rows(),
+            "seconds": started.elapsed().as_secs_f64(),
+        });
+        println!("{report}");
     }
     Ok(())
 }
 
-/// Stage 1 of this worker: its shards, sketched in batches, band keys pushed out.
-fn sketch_shards(
+/// Stage 1 of this worker: every document of the input read (the same positions on
+/// every worker), this worker's share sketched in batches and pushed out.
+fn sketch_share(
     job: &Job,
     index: usize,
     peers: usize,
     local: &mut Stats,
+    mut digest: impl FnMut([u8; 20], u64),
     mut key: impl FnMut(u16, u64, u64),
-    mut doc: impl FnMut(u64),
+    mut data: impl FnMut(u64, DocData),
 ) -> Result<(), String> {
-    let hasher = make_hasher(&job.args)?;
-    let mut ids = Vec::with_capacity(BATCH);
-    let mut texts: Vec<String> = Vec::with_capacity(BATCH);
+    let features = job.plan.features();
+    let hasher = MinHasher::builder()
+        .num_hashes(job.num_perm)
+        .seed(job.seed)
+        .build_with(features.extractor().map_err(|e| e.to_string())?)
+        .map_err(|e| e.to_string())?;
+    let exact: Option<ExactPass> = job.plan.exact_pass();
+    let with_sets = set_verifier(&job.plan).is_some();
+    let mut docs: Vec<(u64, String)> = Vec::with_capacity(BATCH);
     let mut keys = Vec::with_capacity(job.params.bands());
-    let mut flush = |ids: &mut Vec<u64>, texts: &mut Vec<String>, local: &mut Stats| {
-        for (id, sig) in ids.iter().zip(hasher.sketch_batch(texts)) {
+    let mut scratch: Vec<u64> = Vec::new();
+    let mut buf = Vec::new();
+    let mut flush = |docs: &mut Vec<(u64, String)>, local: &mut Stats| {
+        let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
+        for ((pos, text), sig) in docs.iter().zip(hasher.sketch_batch(&texts)) {
             keys.clear();
             job.params
-                .band_keys_into(sig.slots(), &mut keys)
+                .band_keys_into(sig.values(), &mut keys)
                 .map_err(|e| e.to_string())?;
             for (band, &k) in keys.iter().enumerate() {
                 let band = u16::try_from(band).map_err(|_| "more than 65,536 bands")?;
-                key(band, k, *id);
+                key(band, k, *pos);
             }
-            doc(*id);
+            if let Some(pass) = &exact {
+                digest(pass.digest_with(text, &mut buf), *pos);
+            }
+            let set = if with_sets {
+                scratch.clear();
+                hasher.extractor().extract_dyn(text, &mut scratch);
+                FeatureSet::from_unsorted(std::mem::take(&mut scratch)).into_vec()
+            } else {
+                Vec::new()
+            };
+            let bytes = sig.to_bytes();
             local.documents += 1;
-            local.band_keys += keys.len() as u64;
+            local.sent_bytes += (keys.len() * 18) as u64
+                + u64::from(exact.is_some()) * 28
+                + (bytes.len() + 8 * set.len() + 8) as u64;
+            data(*pos, (bytes, set));
         }
-        ids.clear();
-        texts.clear();
+        docs.clear();
         Ok::<(), String>(())
     };
-    for shard in job.shards.iter().skip(index).step_by(peers) {
-        shards::read(shard, job.args.max_doc_bytes, |id, text| {
-            ids.push(id);
-            texts.push(text);
-            if ids.len() == BATCH {
-                flush(&mut ids, &mut texts, local)?;
+    let mut reader = outputs::Reader::open(&job.args.input, &job.args.read)?;
+    let mut pos = 0u64;
+    while let Some(doc) = reader.next_doc()? {
+        if pos % peers as u64 == index as u64 {
+            docs.push((pos, doc.text));
+            if docs.len() == BATCH {
+                flush(&mut docs, local)?;
             }
-            Ok(())
-        })?;
+        }
+        pos += 1;
     }
-    flush(&mut ids, &mut texts, local)
+    flush(&mut docs, local)?;
+    if index == 0 {
+        reader.report_problems();
+    }
+    if pos == 0 {
+        return Err(format!(
+            "{}: no document to deduplicate",
+            job.args.input.display()
+        ));
+    }
+    Ok(())
 }
 
-/// Sums the stats of `round`, checking that every worker reported exactly once.
-fn sum_round(received: &[(u64, Stats)], round: u64, peers: usize) -> Result<Stats, String> {
+/// Sums the stats, checking that every worker reported exactly once.
+fn sum(received: &[Stats], peers: usize) -> Result<Stats, String> {
     let mut total = Stats::default();
-    let mut n = 0;
-    for (_, s) in received.iter().filter(|(r, _)| *r == round) {
+    for s in received {
         total.add(s);
-        n += 1;
     }
-    if n != peers {
+    if received.len() != peers {
         return Err(format!(
-            "barrier {round}: heard from {n} of {peers} workers"
+            "barrier: heard from {} of {peers} workers",
+            received.len()
         ));
     }
     Ok(total)
-}
-
-/// Consolidates the label updates into one `(doc, rep)` per document, sorted, and
-/// writes them under the temporary name; the caller renames after the barrier.
-fn write_assignments(
-    path: &Path,
-    fingerprint: u64,
-    updates: &[((u64, u64), isize)],
-    local: &mut Stats,
-) -> Result<RecordWriter<Assignment>, String> {
-    let mut updates = updates.to_vec();
-    updates.sort_unstable();
-    let mut w = RecordWriter::create(path, fingerprint).map_err(|e| e.to_string())?;
-    let mut last_doc = None;
-    let mut i = 0;
-    while i < updates.len() {
-        let (pair, _) = updates[i];
-        let mut count = 0isize;
-        while i < updates.len() && updates[i].0 == pair {
-            count += updates[i].1;
-            i += 1;
-        }
-        match count {
-            0 => continue,
-            1 => {}
-            _ => {
-                return Err(format!(
-                    "document {} has label {} {count} times (ids must be unique)",
-                    pair.0, pair.1
-                ));
-            }
-        }
-        if last_doc == Some(pair.0) {
-            return Err(format!(
-                "document {} has two labels (ids must be unique)",
-                pair.0
-            ));
-        }
-        last_doc = Some(pair.0);
-        w.write(&Assignment {
-            doc: pair.0,
-            rep: pair.1,
-        })
-        .map_err(|e| e.to_string())?;
-        local.assignments += 1;
-        local.representatives += u64::from(pair.0 == pair.1);
-    }
-    Ok(w)
-}
-
-fn write_summary(
-    job: &Job,
-    workers: usize,
-    total: &Stats,
-    elapsed: Duration,
-) -> Result<(), String> {
-    let edges = match job.args.edges {
-        EdgePolicy::Star => "star",
-        EdgePolicy::Chain => "chain",
-    };
-    let summary = serde_json::json!({
-        "documents": total.documents,
-        "band_key_records": total.band_keys,
-        "edges": total.edges,
-        "assignments": total.assignments,
-        "groups": total.representatives,
-        "duplicates": total.assignments - total.representatives.min(total.assignments),
-        "workers": workers,
-        "processes": job.args.processes,
-        "shards": job.shards.len(),
-        "num_perm": job.args.num_perm,
-        "seed": job.args.seed,
-        "shingle": job.args.shingle,
-        "bands": job.params.bands(),
-        "rows": job.params.rows(),
-        "edge_policy": edges,
-        "fingerprint": format!("{:016x}", job.fingerprint),
-        "seconds": elapsed.as_secs_f64(),
-    });
-    let text = format!("{summary}\n");
-    let path = job.args.out.join("summary.json");
-    let tmp = ndd_scale::temp_path(&path);
-    std::fs::write(&tmp, &text).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
-    print!("{text}");
-    Ok(())
 }

@@ -298,12 +298,56 @@ impl Plan {
         }
     }
 
+    /// The lowest MinHash estimate (of `num_perm` values) a candidate pair may show to
+    /// go on to verification, as the in-memory MinHash candidate stage sets it for
+    /// this plan: the threshold when the estimate verifies, the plausible floor (the
+    /// threshold less [`PLAUSIBLE_SIGMAS`](crate::PLAUSIBLE_SIGMAS) standard errors)
+    /// for exact Jaccard, minus infinity when a measure the estimate does not bound
+    /// decides. Every engine that verifies MinHash candidates filters with it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Verifier};
+    /// let exact = Dedup::new().threshold(0.8).plan()?;
+    /// let floor = exact.estimate_floor(128);
+    /// assert!(floor < 0.8 && floor > 0.6, "{floor}");
+    /// let estimate = Dedup::new().threshold(0.8).verifier(Verifier::MethodScore).plan()?;
+    /// assert_eq!(estimate.estimate_floor(128), 0.8);
+    /// let containment = Dedup::new().verifier(Verifier::Containment).plan()?;
+    /// assert_eq!(containment.estimate_floor(128), f64::NEG_INFINITY);
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
+    #[cfg(feature = "minhash")]
+    #[must_use]
+    pub fn estimate_floor(&self, num_perm: usize) -> f64 {
+        crate::candidates::minhash::floor(self.emit(), self.threshold, num_perm)
+    }
+
     /// The MinHash configuration of a plan that an engine supporting only part of the
     /// pipeline can run: the MinHash method with binary weights, a verifier among
     /// `verifiers` (`why` says why not others), components keeping the first-seen
-    /// document. `engine` names the engine in errors ("an incremental index").
+    /// document. `engine` names the engine in errors ("an incremental index"). An
+    /// engine outside this crate (a distributed job) checks its plan with it too.
+    ///
+    /// # Errors
+    ///
+    /// [`ndd_core::Error::InvalidParameter`] (wrapped) naming `engine` when the plan
+    /// asks for what it does not run.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_pipeline::{Dedup, Method};
+    /// let plan = Dedup::new().plan()?;
+    /// let config = plan.minhash_engine("my engine", &["method", "jaccard"], "why")?;
+    /// assert_eq!(config.num_perm, 128);
+    /// let other = Dedup::new().method(Method::ExactJaccard).plan()?;
+    /// assert!(other.minhash_engine("my engine", &["jaccard"], "why").is_err());
+    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// ```
     #[cfg(feature = "minhash")]
-    pub(crate) fn minhash_engine(
+    pub fn minhash_engine(
         &self,
         engine: &'static str,
         verifiers: &[&str],

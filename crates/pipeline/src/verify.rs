@@ -491,8 +491,19 @@ fn score_by_sets<'s>(
 
 /// The set verifiers' measure of two sorted sets: exact Jaccard (`jac`) or the
 /// containment of the smaller set in the larger. Every engine's set verification
-/// scores with it (in memory, the saved index, the out-of-core files).
-pub(crate) fn set_measure(jac: bool, a: &[u64], b: &[u64]) -> f64 {
+/// scores with it (in memory, the saved index, the out-of-core files, the
+/// distributed job of `dedup-cluster`).
+///
+/// # Example
+///
+/// ```
+/// use ndd_pipeline::set_measure;
+/// let (a, b) = ([1u64, 2, 3, 4], [3u64, 4, 5, 6]);
+/// assert_eq!(set_measure(true, &a, &b), 2.0 / 6.0); // Jaccard
+/// assert_eq!(set_measure(false, &a, &[3, 4]), 1.0); // {3, 4} lies within a
+/// ```
+#[must_use]
+pub fn set_measure(jac: bool, a: &[u64], b: &[u64]) -> f64 {
     if jac {
         jaccard(a, b)
     } else {
