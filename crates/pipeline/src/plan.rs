@@ -308,7 +308,7 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Verifier};
+    /// use near_dup::pipeline::{Dedup, Verifier};
     /// let exact = Dedup::new().threshold(0.8).plan()?;
     /// let floor = exact.estimate_floor(128);
     /// assert!(floor < 0.8 && floor > 0.6, "{floor}");
@@ -316,7 +316,7 @@ impl Plan {
     /// assert_eq!(estimate.estimate_floor(128), 0.8);
     /// let containment = Dedup::new().verifier(Verifier::Containment).plan()?;
     /// assert_eq!(containment.estimate_floor(128), f64::NEG_INFINITY);
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[cfg(feature = "minhash")]
     #[must_use]
@@ -338,13 +338,13 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// use ndd_pipeline::{Dedup, Method};
+    /// use near_dup::pipeline::{Dedup, Method};
     /// let plan = Dedup::new().plan()?;
     /// let config = plan.minhash_engine("my engine", &["method", "jaccard"], "why")?;
     /// assert_eq!(config.num_perm, 128);
     /// let other = Dedup::new().method(Method::ExactJaccard).plan()?;
     /// assert!(other.minhash_engine("my engine", &["jaccard"], "why").is_err());
-    /// # Ok::<(), ndd_pipeline::Error>(())
+    /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[cfg(feature = "minhash")]
     pub fn minhash_engine(

@@ -497,7 +497,7 @@ fn score_by_sets<'s>(
 /// # Example
 ///
 /// ```
-/// use ndd_pipeline::set_measure;
+/// use near_dup::pipeline::set_measure;
 /// let (a, b) = ([1u64, 2, 3, 4], [3u64, 4, 5, 6]);
 /// assert_eq!(set_measure(true, &a, &b), 2.0 / 6.0); // Jaccard
 /// assert_eq!(set_measure(false, &a, &[3, 4]), 1.0); // {3, 4} lies within a
