@@ -20,7 +20,7 @@ use near_dup::stats::DocumentFrequencies;
 /// built from the bytes (JSONL records, HTML documents, broken lines) through the
 /// reader and every method. The first byte picks how the corpus is laid out, so the
 /// fuzzer reaches the reader's structure, not only its first bytes.
-pub fn text(data: &[u8]) {
+pub(crate) fn text(data: &[u8]) {
     let Some((&layout, rest)) = data.split_first() else {
         return;
     };
@@ -120,7 +120,7 @@ fn records_of<T: Record>(bytes: &[u8]) {
 /// Every decoder of saved bytes: a typed error or a value whose bytes load again, never
 /// a panic, a hang or an allocation out of proportion to the input. The first byte
 /// picks the decoder; the rest is the input.
-pub fn decoders(data: &[u8]) {
+pub(crate) fn decoders(data: &[u8]) {
     let Some((&which, bytes)) = data.split_first() else {
         return;
     };

@@ -6,7 +6,7 @@
 //! fail fast with no output committed.
 //!
 //! The reference is `ndd dedup` itself: the test builds the `ndd` binary of this
-//! workspace (`cargo build -p ndd-cli`) and runs it. Every child runs under a timeout:
+//! workspace (`cargo build --profile test --workspace --all-features --bin ndd`) and runs it. Every child runs under a timeout:
 //! a timely process retries an unreachable peer forever.
 #![allow(clippy::unwrap_used)]
 
@@ -27,7 +27,18 @@ fn ndd() -> &'static Path {
     NDD.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "ndd-cli", "--bin", "ndd"])
+            // The units `cargo test --workspace --all-features` (the README's test
+            // command) already built: the same profile and features, so this is a
+            // no-op there rather than a second build of every crate.
+            .args([
+                "build",
+                "--quiet",
+                "--profile",
+                "test",
+                "--workspace",
+                "--all-features",
+            ])
+            .args(["--bin", "ndd"])
             .current_dir(&root)
             .status()
             .unwrap();
