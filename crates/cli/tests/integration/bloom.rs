@@ -9,32 +9,12 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ndd_stdin, ok};
+use common::{Words, fails, ndd, ndd_stdin, ok};
 
 const DEBIAN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../data/debian-copyright.jsonl"
 );
-
-/// splitmix64: a fixed source of words.
-struct Words(u64);
-
-impl Words {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn text(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| format!("w{}", self.next() % 100_000))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
 
 /// `families` families of random text (no 3-gram shared across families): a base,
 /// an exact copy in upper case, and an edit of its last word; or bases only.
@@ -42,7 +22,7 @@ fn fixture(families: usize, variants: bool) -> String {
     let mut w = Words(42);
     let mut out = String::new();
     for f in 0..families {
-        let base = w.text(120);
+        let base = w.text(120).join(" ");
         let mut docs = vec![(format!("{f}-base"), base.clone())];
         if variants {
             docs.push((format!("{f}-copy"), base.to_uppercase()));

@@ -8,7 +8,7 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ok};
+use common::{clusters, fails, ndd, ok};
 use serde_json::json;
 
 /// Six documents `d0`..`d5`, document i the words w{i}..w{i+7}: each shares 7 of 9
@@ -24,19 +24,6 @@ fn write_chain(dir: &Path) {
         })
         .collect();
     fs::write(dir.join("in.jsonl"), body).unwrap();
-}
-
-/// `--clusters-out` TSV as (id, cluster: the input position of the document kept).
-fn clusters(path: &Path) -> Vec<(String, String)> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (a, b) = l.split_once('\t').unwrap();
-            (a.to_owned(), b.to_owned())
-        })
-        .collect()
 }
 
 const BASE: [&str; 9] = [

@@ -9,26 +9,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use common::{fails, ndd, ndd_stdin, ok, text};
-
-/// splitmix64: a fixed, dependency-free source of words.
-struct Words(u64);
-
-impl Words {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn text(&mut self, n: usize) -> Vec<String> {
-        (0..n)
-            .map(|_| format!("w{}", self.next() % 100_000))
-            .collect()
-    }
-}
+use common::{Words, fails, ndd, ndd_stdin, ok, text};
 
 /// One fixture document: its id, JSONL record, family and what it is.
 struct Doc {

@@ -8,21 +8,12 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ok};
+use common::{Words, clusters, fails, ndd, ok};
 use serde_json::{Value, json};
 
 /// splitmix64 words: `n` of them, from `seed`.
 fn words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            format!("w{}", (z ^ (z >> 31)) % 50_000)
-        })
-        .collect()
+    Words(seed).words(n, 50_000)
 }
 
 /// A letter of 80 words and its sibling (words 10 to 16 changed), 7 exact copies of
@@ -61,19 +52,6 @@ const BASE: [&str; 7] = [
     "--timestamp-field",
     "t",
 ];
-
-/// `--clusters-out` TSV as (id, cluster label).
-fn clusters(path: &Path) -> Vec<(String, String)> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (a, b) = l.split_once('\t').unwrap();
-            (a.to_owned(), b.to_owned())
-        })
-        .collect()
-}
 
 #[test]
 fn docket_cannot_links_keep_sibling_campaigns_apart() {

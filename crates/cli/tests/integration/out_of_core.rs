@@ -191,44 +191,25 @@ fn bad_use_is_refused_before_any_work() {
     fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
         [base, extra].concat()
     }
-    fails(
-        &ndd(&with(&base, &["--memory-budget", "10"]), d),
-        2,
-        "at least",
-    );
-    fails(
-        &ndd(&with(&base, &["--memory-budget", "lots"]), d),
-        2,
-        "512M",
-    );
-    fails(
-        &ndd(
-            &["dedup", "--input", "in.jsonl", "--memory-budget", "1G"],
-            d,
+    // Usage errors: (arguments, what the message names).
+    let usage = [
+        (with(&base, &["--memory-budget", "10"]), "at least"),
+        (with(&base, &["--memory-budget", "lots"]), "512M"),
+        (
+            vec!["dedup", "--input", "in.jsonl", "--memory-budget", "1G"],
+            "--work-dir",
         ),
-        2,
-        "--work-dir",
-    );
-    fails(
-        &ndd(&with(&base, &["--method", "simhash"]), d),
-        2,
-        "minhash",
-    );
-    fails(
-        &ndd(&with(&base, &["--annotate-out", "a.jsonl"]), d),
-        2,
-        "not available",
-    );
-    fails(
-        &ndd(&with(&base, &["--index-out", "i.ndd"]), d),
-        2,
-        "--index-out",
-    );
-    fails(
-        &ndd(&["dedup", "--input", "in.jsonl", "--work-dir", "afile"], d),
-        2,
-        "is a file",
-    );
+        (with(&base, &["--method", "simhash"]), "minhash"),
+        (with(&base, &["--annotate-out", "a.jsonl"]), "not available"),
+        (with(&base, &["--index-out", "i.ndd"]), "--index-out"),
+        (
+            vec!["dedup", "--input", "in.jsonl", "--work-dir", "afile"],
+            "is a file",
+        ),
+    ];
+    for (args, message) in &usage {
+        fails(&ndd(args, d), 2, message);
+    }
     fails(
         &ndd_stdin(
             &["dedup", "--input", "-", "--work-dir", "w"],
