@@ -271,6 +271,19 @@ impl Records {
         })
     }
 
+    /// The record at `line` when there are `records`, the document has a line and its
+    /// record is `wanted`; else `None`.
+    pub(crate) fn wanted(
+        records: &mut Option<Self>,
+        line: Option<u64>,
+        wanted: bool,
+    ) -> Result<Option<&[u8]>, CliError> {
+        match (records, line) {
+            (Some(records), Some(line)) if wanted => records.at(line).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// The record at 1-based `line`, which must come after the previous call's.
     pub(crate) fn at(&mut self, line: u64) -> Result<&[u8], CliError> {
         let fail = |m: String| CliError::Input(m);
