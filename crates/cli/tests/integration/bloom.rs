@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use common::{Words, fails, ndd, ndd_stdin, ok};
+use common::{Words, fails, ndd, ndd_stdin, ok, usage_errors};
 
 const DEBIAN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -257,25 +257,22 @@ fn nonsense_combinations_and_bad_filters_are_refused() {
         let a: Vec<&str> = base.iter().chain(extra).copied().collect();
         ndd(&a, d)
     };
-    fails(&run(&["--bloom", "--pairs-out", "p.tsv"]), 2, "--pairs-out");
-    fails(
-        &run(&["--bloom", "--clusters-out", "c.tsv"]),
-        2,
-        "--clusters-out",
-    );
-    fails(&run(&["--bloom", "--group", "durian"]), 2, "--group");
-    fails(&run(&["--bloom", "--method", "simhash"]), 2, "--method");
-    fails(&run(&["--bloom", "--verify", "jaccard"]), 2, "--verify");
-    fails(&run(&["--bloom", "--index-out", "i.ndd"]), 2, "--index-out");
-    fails(&run(&["--bloom", "--work-dir", "w"]), 2, "--work-dir");
-    fails(&run(&["--bloom-out", "x.bloom"]), 2, "belongs to --bloom");
-    fails(&run(&["--bloom", "--bloom-capacity", "0"]), 2, "capacity");
-    fails(&run(&["--bloom", "--bloom-fp-rate", "1"]), 2, "rate");
-    fails(&run(&["--bloom", "--bloom-fp-rate", "nan"]), 2, "rate");
-    fails(
-        &run(&["--bloom", "--bloom-out", "f.jsonl"]),
-        2,
-        "is the input",
+    usage_errors(
+        run,
+        &[
+            (&["--bloom", "--pairs-out", "p.tsv"], "--pairs-out"),
+            (&["--bloom", "--clusters-out", "c.tsv"], "--clusters-out"),
+            (&["--bloom", "--group", "durian"], "--group"),
+            (&["--bloom", "--method", "simhash"], "--method"),
+            (&["--bloom", "--verify", "jaccard"], "--verify"),
+            (&["--bloom", "--index-out", "i.ndd"], "--index-out"),
+            (&["--bloom", "--work-dir", "w"], "--work-dir"),
+            (&["--bloom-out", "x.bloom"], "belongs to --bloom"),
+            (&["--bloom", "--bloom-capacity", "0"], "capacity"),
+            (&["--bloom", "--bloom-fp-rate", "1"], "rate"),
+            (&["--bloom", "--bloom-fp-rate", "nan"], "rate"),
+            (&["--bloom", "--bloom-out", "f.jsonl"], "is the input"),
+        ],
     );
     ok(&run(&[
         "--bloom",
@@ -284,20 +281,16 @@ fn nonsense_combinations_and_bad_filters_are_refused() {
         "--bloom-out",
         "s.bloom",
     ]));
-    fails(
-        &run(&["--bloom", "--bloom-in", "s.bloom", "--num-perm", "64"]),
-        2,
-        "--num-perm",
-    );
-    fails(
-        &run(&["--bloom", "--bloom-in", "s.bloom", "--bloom-capacity", "9"]),
-        2,
-        "--bloom-in",
-    );
-    fails(
-        &run(&["--bloom", "--bloom-in", "s.bloom", "--keep-out", "s.bloom"]),
-        2,
-        "s.bloom",
+    let saved = |option: &'static str, value: &'static str| {
+        ["--bloom", "--bloom-in", "s.bloom", option, value]
+    };
+    usage_errors(
+        run,
+        &[
+            (&saved("--num-perm", "64"), "--num-perm"),
+            (&saved("--bloom-capacity", "9"), "--bloom-in"),
+            (&saved("--keep-out", "s.bloom"), "s.bloom"),
+        ],
     );
     // Missing, truncated and corrupt filters; nothing is written then.
     fails(

@@ -65,6 +65,22 @@ pub(crate) fn fails(out: &Output, code: i32, message: &str) {
     );
 }
 
+/// Each of `cases`, (arguments, what the message names), run by `run`, fails with exit
+/// code `code` and a message naming it.
+#[track_caller]
+pub(crate) fn fails_each(run: impl Fn(&[&str]) -> Output, code: i32, cases: &[(&[&str], &str)]) {
+    for (args, message) in cases {
+        fails(&run(args), code, message);
+    }
+}
+
+/// Each of `cases`, (options, what the message names), run by `run`, is a usage error:
+/// exit code 2 and a message naming the option.
+#[track_caller]
+pub(crate) fn usage_errors(run: impl Fn(&[&str]) -> Output, cases: &[(&[&str], &str)]) {
+    fails_each(run, 2, cases);
+}
+
 /// splitmix64: a fixed, dependency-free source of words.
 pub(crate) struct Words(pub(crate) u64);
 

@@ -8,7 +8,7 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{Words, clusters, fails, ndd, ok};
+use common::{Words, clusters, fails, ndd, ok, usage_errors};
 use serde_json::{Value, json};
 
 /// splitmix64 words: `n` of them, from `seed`.
@@ -128,43 +128,35 @@ fn grouping_options_are_checked_before_reading() {
             dir.path(),
         )
     };
-    fails(
-        &run(&["--theta", "0.5"]),
-        2,
-        "--theta belongs to --group durian",
+    let durian = |extra: &'static str, value: &'static str| ["--group", "durian", extra, value];
+    usage_errors(
+        run,
+        &[
+            (&["--theta", "0.5"], "--theta belongs to --group durian"),
+            (
+                &["--attribute-fields", "docket"],
+                "--attribute-fields belongs to --group durian",
+            ),
+            (
+                &durian("--attribute-fields", "docket=maybe"),
+                "expected cannot, family or both",
+            ),
+            (
+                &durian("--attribute-fields", "text=cannot"),
+                "already the id, text or order field",
+            ),
+            (
+                &durian("--attribute-fields", "docket,docket=cannot"),
+                "given twice",
+            ),
+            (&["--group", "durian", "--theta=-1"], "theta"),
+            (
+                &durian("--index-out", "ix.bin"),
+                "--group durian cannot be combined with --index-out",
+            ),
+            (&["--group", "single-link"], "invalid value"),
+        ],
     );
-    fails(
-        &run(&["--attribute-fields", "docket"]),
-        2,
-        "--attribute-fields belongs to --group durian",
-    );
-    fails(
-        &run(&["--group", "durian", "--attribute-fields", "docket=maybe"]),
-        2,
-        "expected cannot, family or both",
-    );
-    fails(
-        &run(&["--group", "durian", "--attribute-fields", "text=cannot"]),
-        2,
-        "already the id, text or order field",
-    );
-    fails(
-        &run(&[
-            "--group",
-            "durian",
-            "--attribute-fields",
-            "docket,docket=cannot",
-        ]),
-        2,
-        "given twice",
-    );
-    fails(&run(&["--group", "durian", "--theta=-1"]), 2, "theta");
-    fails(
-        &run(&["--group", "durian", "--index-out", "ix.bin"]),
-        2,
-        "--group durian cannot be combined with --index-out",
-    );
-    fails(&run(&["--group", "single-link"]), 2, "invalid value");
     assert!(!dir.path().join("ix.bin").exists());
 }
 

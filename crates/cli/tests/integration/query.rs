@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ok};
+use common::{fails, ndd, ok, usage_errors};
 use ndd_core::{DocSketcher, FeatureExtractor, Signature};
 use ndd_minhash::MinHasher;
 
@@ -325,9 +325,7 @@ fn bad_input_and_options_are_refused() {
         (&["--top-k", "2", "--out", "q.jsonl"], "is the input"),
         (&["--top-k", "2", "--out", "corpus.ndd"], "is the index"),
     ];
-    for (extra, message) in usage {
-        fails(&run(extra), 2, message);
-    }
+    usage_errors(run, &usage);
     // Missing, corrupt and truncated indexes.
     let other = |index: &str| query_index(d, index, "q.jsonl", &["--top-k", "1"]);
     fails(&other("missing.ndd"), 1, "missing.ndd");

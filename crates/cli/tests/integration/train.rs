@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use common::{fails, ndd, ok};
+use common::{fails, ndd, ok, usage_errors};
 use serde_json::json;
 
 /// 20 clusters of 3: part of a topic each, words of their own, legal boilerplate of
@@ -95,21 +95,20 @@ fn bad_training_input_is_refused() {
         1,
         "0 documents have a \"nope\" field",
     );
-    fails(
-        &run(&["--label-field", "cluster", "--objective", "euclid"]),
-        2,
-        "--objective",
-    );
-    fails(&run(&["--label-field", "cluster", "--k", "0"]), 2, "--k");
-    fails(
-        &run(&["--label-field", "cluster", "--instances", "0"]),
-        2,
-        "--instances",
-    );
-    fails(
-        &run(&["--label-field", "text"]),
-        2,
-        "must name different fields",
+    usage_errors(
+        run,
+        &[
+            (
+                &["--label-field", "cluster", "--objective", "euclid"],
+                "--objective",
+            ),
+            (&["--label-field", "cluster", "--k", "0"], "--k"),
+            (
+                &["--label-field", "cluster", "--instances", "0"],
+                "--instances",
+            ),
+            (&["--label-field", "text"], "must name different fields"),
+        ],
     );
     fails(
         &ndd(
