@@ -60,40 +60,37 @@ fn number_after(summary: &str, line: &str, label: &str) -> f64 {
         .unwrap()
 }
 
+/// `ndd dedup --bloom` over `input` in `d` (filters for 10,000 documents, with `extra`
+/// options) and the in-memory run over it: the --bloom run's summary, the ids it flags
+/// and the ids the in-memory run drops.
+fn flagged_and_dropped(
+    d: &Path,
+    input: &str,
+    extra: &[&str],
+) -> (String, BTreeSet<String>, BTreeSet<String>) {
+    let bloom = [
+        "dedup",
+        "--input",
+        input,
+        "--bloom",
+        "--bloom-capacity",
+        "10000",
+    ];
+    let flag_out = ["--drop-out", "flagged.txt"];
+    let out = ok(&ndd(&[&bloom[..], &flag_out, extra].concat(), d));
+    let memory = ["dedup", "-q", "--input", input, "--drop-out", "dropped.txt"];
+    ok(&ndd(&memory, d));
+    let set = |name: &str| lines(&d.join(name)).into_iter().collect();
+    (out, set("flagged.txt"), set("dropped.txt"))
+}
+
 #[test]
 fn flags_every_near_duplicate_the_in_memory_dedup_drops() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Families built to be near-duplicates: flags are exactly the copies and edits.
     fs::write(d.join("f.jsonl"), fixture(60, true)).unwrap();
-    let out = ok(&ndd(
-        &[
-            "dedup",
-            "--input",
-            "f.jsonl",
-            "--bloom",
-            "--bloom-capacity",
-            "10000",
-            "--drop-out",
-            "flagged.txt",
-            "--keep-out",
-            "kept.jsonl",
-        ],
-        d,
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "f.jsonl",
-            "--drop-out",
-            "dropped.txt",
-        ],
-        d,
-    ));
-    let flagged: BTreeSet<String> = lines(&d.join("flagged.txt")).into_iter().collect();
-    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    let (out, flagged, dropped) = flagged_and_dropped(d, "f.jsonl", &["--keep-out", "kept.jsonl"]);
     assert_eq!(dropped.len(), 120);
     assert_eq!(flagged, dropped);
     assert!(out.contains("flagged:     120"), "{out}");
@@ -105,33 +102,7 @@ fn flags_every_near_duplicate_the_in_memory_dedup_drops() {
 
     // Real text: everything the in-memory dedup drops is flagged (the filters also
     // flag band collisions below the threshold, which the dedup verifies away).
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            DEBIAN,
-            "--bloom",
-            "--bloom-capacity",
-            "10000",
-            "--drop-out",
-            "flagged.txt",
-        ],
-        d,
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            DEBIAN,
-            "--drop-out",
-            "dropped.txt",
-        ],
-        d,
-    ));
-    let flagged: BTreeSet<String> = lines(&d.join("flagged.txt")).into_iter().collect();
-    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    let (_, flagged, dropped) = flagged_and_dropped(d, DEBIAN, &["-q"]);
     assert!(dropped.len() > 100);
     assert!(
         dropped.is_subset(&flagged),
