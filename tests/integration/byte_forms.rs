@@ -29,6 +29,18 @@ fn resealed(bytes: &[u8], edits: &[(prop::sample::Index, u8)], cut: usize) -> Ve
     body
 }
 
+/// `(type name, sample's bytes, load then save)` of each `Type: sample`.
+macro_rules! forms {
+    ($($ty:ident: $sample:expr),* $(,)?) => {
+        vec![$((
+            stringify!($ty),
+            $sample.to_bytes(),
+            Box::new(|b: &[u8]| $ty::from_bytes(b).ok().map(|v| v.to_bytes()))
+                as Box<dyn Fn(&[u8]) -> Option<Vec<u8>>>,
+        )),*]
+    };
+}
+
 /// One sample of every form, and how to load it and save what loaded.
 #[allow(clippy::type_complexity)]
 fn forms() -> Vec<(&'static str, Vec<u8>, Box<dyn Fn(&[u8]) -> Option<Vec<u8>>>)> {
@@ -58,47 +70,15 @@ fn forms() -> Vec<(&'static str, Vec<u8>, Box<dyn Fn(&[u8]) -> Option<Vec<u8>>>)
             Document::new("b", "the quick brown fox jumps over the lazy dog!"),
         ])
         .unwrap();
-    vec![
-        (
-            "MinHashSignature",
-            sig.to_bytes(),
-            Box::new(|b: &[u8]| MinHashSignature::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "BBitSignature",
-            bbit.to_bytes(),
-            Box::new(|b: &[u8]| BBitSignature::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "SimHashSignature",
-            sim.to_bytes(),
-            Box::new(|b: &[u8]| SimHashSignature::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "IMatchSignature",
-            imatch.to_bytes(),
-            Box::new(|b: &[u8]| IMatchSignature::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "PlainSlots",
-            slots.to_bytes(),
-            Box::new(|b: &[u8]| PlainSlots::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "SampledBits",
-            sampled.to_bytes(),
-            Box::new(|b: &[u8]| SampledBits::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "Lexicon",
-            lexicon.to_bytes(),
-            Box::new(|b: &[u8]| Lexicon::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
-        (
-            "DedupIndex",
-            index.to_bytes(),
-            Box::new(|b: &[u8]| DedupIndex::from_bytes(b).ok().map(|v| v.to_bytes())),
-        ),
+    forms![
+        MinHashSignature: sig,
+        BBitSignature: bbit,
+        SimHashSignature: sim,
+        IMatchSignature: imatch,
+        PlainSlots: slots,
+        SampledBits: sampled,
+        Lexicon: lexicon,
+        DedupIndex: index,
     ]
 }
 

@@ -3,53 +3,32 @@
 
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use near_dup::eval::{EditKind, Labels, SynthConfig, generate_corpus, max_f1};
+use near_dup::eval::{EditKind, Labels, max_f1};
 use near_dup::index::exact_similar_pairs;
 use near_dup::shingle::WordShingler;
 use near_dup::{FeatureExtractor, FeatureSet, UnionFind};
 
+use crate::common::{bundled_texts, distinct_bases, planted};
+
 /// Real base texts: distinct documents from the bundled Debian copyright corpus.
 fn base_texts(n: usize) -> Vec<String> {
-    let raw = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/debian-copyright.jsonl"
-    ))
-    .unwrap();
-    let shingler = WordShingler::new(5).unwrap();
-    let mut kept: Vec<(String, FeatureSet)> = Vec::new();
-    for line in raw.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let text = v["text"].as_str().unwrap().to_string();
-        let set = shingler.feature_set(&text);
-        // Keep mid-sized texts that are not near-duplicates of one already kept, so
-        // the only near-duplicates in the test corpus are the planted ones.
-        if !(400..4000).contains(&text.len())
-            || kept
-                .iter()
-                .any(|(_, s)| near_dup::jaccard(s.as_slice(), set.as_slice()) > 0.3)
-        {
-            continue;
-        }
-        kept.push((text, set));
-        if kept.len() == n {
-            break;
-        }
-    }
-    kept.into_iter().map(|(t, _)| t).collect()
+    distinct_bases(&bundled_texts(), n)
 }
 
 #[test]
 fn planted_near_duplicates_are_found_and_scored() {
     let bases = base_texts(40);
     assert_eq!(bases.len(), 40, "fixture too small");
-    let mut config = SynthConfig::new(7);
-    config.variants_per_base = 3;
-    config.kinds = vec![
-        (EditKind::Exact, 1.0),
-        (EditKind::MinorChange, 1.0),
-        (EditKind::BlockReordering, 1.0),
-    ];
-    let corpus = generate_corpus(&bases, &config).unwrap();
+    let corpus = planted(
+        &bases,
+        7,
+        3,
+        &[
+            (EditKind::Exact, 1.0),
+            (EditKind::MinorChange, 1.0),
+            (EditKind::BlockReordering, 1.0),
+        ],
+    );
     let shingler = WordShingler::new(3).unwrap();
     let sets: Vec<FeatureSet> = corpus
         .docs

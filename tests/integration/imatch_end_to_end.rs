@@ -11,52 +11,17 @@
 ))]
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
+use near_dup::eval::EditKind;
 use near_dup::imatch::{
     DocumentFrequencies, IMatchSignature, IMatcher, Lexicon, unigram_extractor,
 };
 use near_dup::index::ExactIndex;
-use near_dup::shingle::WordShingler;
-use near_dup::{FeatureExtractor, FeatureSet};
 
-fn bundled() -> Vec<String> {
-    let raw = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/debian-copyright.jsonl"
-    ))
-    .unwrap();
-    raw.lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["text"].as_str().unwrap().to_string()
-        })
-        .collect()
-}
-
-/// Mid-sized bundled texts, none a near-duplicate of another kept one.
-fn distinct_bases(all: &[String], n: usize) -> Vec<String> {
-    let shingler = WordShingler::new(5).unwrap();
-    let mut kept: Vec<(String, FeatureSet)> = Vec::new();
-    for text in all {
-        let set = shingler.feature_set(text);
-        if !(400..4000).contains(&text.len())
-            || kept
-                .iter()
-                .any(|(_, s)| near_dup::jaccard(s.as_slice(), set.as_slice()) > 0.3)
-        {
-            continue;
-        }
-        kept.push((text.clone(), set));
-        if kept.len() == n {
-            break;
-        }
-    }
-    kept.into_iter().map(|(t, _)| t).collect()
-}
+use crate::common::{bundled_texts, distinct_bases, planted};
 
 #[test]
 fn randomized_lexicons_raise_recall_on_planted_minor_changes() {
-    let all = bundled();
+    let all = bundled_texts();
     // The lexicon comes from the whole bundled collection (paper 003 §6.5: statistics
     // of one collection applied to another).
     let stats =
@@ -65,14 +30,16 @@ fn randomized_lexicons_raise_recall_on_planted_minor_changes() {
 
     let bases = distinct_bases(&all, 50);
     assert_eq!(bases.len(), 50, "fixture too small");
-    let mut config = SynthConfig::new(3);
-    config.variants_per_base = 4;
-    config.kinds = vec![
-        (EditKind::MinorChange, 2.0),
-        (EditKind::BlockReordering, 1.0),
-        (EditKind::Exact, 1.0),
-    ];
-    let corpus = generate_corpus(&bases, &config).unwrap();
+    let corpus = planted(
+        &bases,
+        3,
+        4,
+        &[
+            (EditKind::MinorChange, 2.0),
+            (EditKind::BlockReordering, 1.0),
+            (EditKind::Exact, 1.0),
+        ],
+    );
     let n = corpus.docs.len();
     let same = |a: usize, b: usize| corpus.docs[a].source == corpus.docs[b].source;
     let true_pairs = (0..n)

@@ -9,6 +9,7 @@
     feature = "pipeline"
 ))]
 mod byte_forms;
+mod common;
 #[cfg(all(
     feature = "lsh",
     feature = "index",

@@ -6,7 +6,7 @@
 
 use std::collections::HashSet;
 
-use near_dup::eval::{EditKind, SynthConfig, generate_corpus};
+use near_dup::eval::EditKind;
 use near_dup::index::exact_similar_pairs;
 use near_dup::lsh::{LshIndex, LshParams, candidate_pairs};
 use near_dup::minhash::{MinHashSignature, MinHasher};
@@ -15,20 +15,7 @@ use near_dup::{DocSketcher, FeatureExtractor, FeatureSet, Signature, Sketcher};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Every document of the bundled Debian copyright corpus.
-fn bundled_texts() -> Vec<String> {
-    let raw = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/debian-copyright.jsonl"
-    ))
-    .unwrap();
-    raw.lines()
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            v["text"].as_str().unwrap().to_string()
-        })
-        .collect()
-}
+use crate::common::{bundled_texts, planted};
 
 #[test]
 fn lsh_all_pairs_recovers_the_high_similarity_pairs_of_a_planted_corpus() {
@@ -36,14 +23,16 @@ fn lsh_all_pairs_recovers_the_high_similarity_pairs_of_a_planted_corpus() {
     // with planted variants: exact copies, small edits, appended paragraphs,
     // misspellings and reordered blocks.
     let bases = bundled_texts();
-    let mut config = SynthConfig::new(2026);
-    config.variants_per_base = 2;
-    config.kinds = vec![
-        (EditKind::Exact, 1.0),
-        (EditKind::MinorChange, 2.0),
-        (EditKind::BlockReordering, 1.0),
-    ];
-    let corpus = generate_corpus(&bases, &config).unwrap();
+    let corpus = planted(
+        &bases,
+        2026,
+        2,
+        &[
+            (EditKind::Exact, 1.0),
+            (EditKind::MinorChange, 2.0),
+            (EditKind::BlockReordering, 1.0),
+        ],
+    );
     let texts: Vec<&str> = corpus.docs.iter().map(|d| d.text.as_str()).collect();
     assert!(texts.len() > 1500);
 

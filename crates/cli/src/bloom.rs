@@ -263,10 +263,7 @@ fn write_fate(
     flagged: bool,
     records: &mut Option<Records>,
 ) -> Result<(), CliError> {
-    let record = match (records.as_mut(), line) {
-        (Some(records), Some(line)) if !flagged => Some(records.at(line)?),
-        _ => None,
-    };
+    let record = Records::wanted(records, line, !flagged)?;
     writers.document(&DocRow {
         id: &doc.id,
         text: &doc.text,

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ndd_pipeline::Corpus;
 use ndd_pipeline::corpus::{JsonlReader, ReadOptions, read_corpus_with_progress};
+use ndd_pipeline::ndd_core::file as core_file;
 
 use crate::error::CliError;
 use crate::progress::Bars;
@@ -208,36 +209,15 @@ pub(crate) fn unchanged_since_read(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|now| Identity::of(&now) == *then)
 }
 
-/// Reads a whole file of at most `max` bytes (a lexicon, an index).
+/// Reads a whole file of at most `max` bytes (an index, Bloom filters, links), and
+/// remembers the file as read for [`unchanged_since_read`].
 pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, CliError> {
-    let fail = |e: &dyn std::fmt::Display| CliError::Input(format!("{}: {e}", path.display()));
-    let file = File::open(path).map_err(|e| fail(&e))?;
-    let meta = file.metadata().map_err(|e| fail(&e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        let kind = meta.file_type();
-        if kind.is_char_device() || kind.is_block_device() {
-            return Err(fail(&"is a device, not a file"));
-        }
-    }
+    let (bytes, meta) =
+        core_file::read_bounded(path, max).map_err(|e| CliError::Input(e.to_string()))?;
     if let Ok(resolved) = std::fs::canonicalize(path) {
         READ.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push((resolved, Identity::of(&meta)));
-    }
-    let len = meta.len();
-    if len > max {
-        return Err(fail(&format!(
-            "{len} bytes, more than the {max} bytes such a file can honestly need"
-        )));
-    }
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(&e))?;
-    if bytes.len() as u64 > max {
-        return Err(fail(&format!("more than {max} bytes")));
     }
     Ok(bytes)
 }
@@ -269,6 +249,19 @@ impl Records {
             line: 0,
             buf: Vec::new(),
         })
+    }
+
+    /// The record at `line` when there are `records`, the document has a line and its
+    /// record is `wanted`; else `None`.
+    pub(crate) fn wanted(
+        records: &mut Option<Self>,
+        line: Option<u64>,
+        wanted: bool,
+    ) -> Result<Option<&[u8]>, CliError> {
+        match (records, line) {
+            (Some(records), Some(line)) if wanted => records.at(line).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// The record at 1-based `line`, which must come after the previous call's.

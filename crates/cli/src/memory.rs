@@ -215,10 +215,7 @@ fn run_with(
         let fate = found.outcome.fate(g);
         let label = found.label(g);
         let line = input.corpus.lines.get(i).copied();
-        let record = match (&mut records, line) {
-            (Some(records), Some(line)) => Some(records.at(line)?),
-            _ => None,
-        };
+        let record = Records::wanted(&mut records, line, true)?;
         writers.document(&DocRow {
             id: &d.id,
             text: &d.text,

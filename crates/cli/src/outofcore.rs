@@ -221,10 +221,7 @@ fn write_outputs(
             id.clone_from(&doc.id);
         }
         let line = reader.line();
-        let record = match (&mut records, line) {
-            (Some(records), Some(line)) if kept => Some(records.at(line)?),
-            _ => None,
-        };
+        let record = Records::wanted(&mut records, line, kept)?;
         writers.document(&DocRow {
             id: &doc.id,
             text: &doc.text,

@@ -165,11 +165,8 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
         }
         Method::IMatch(c) => {
             if let Some(path) = &a.lexicon {
-                let bytes = crate::input::read_bounded(path, MAX_LEXICON_BYTES)?;
-                c.lexicon = Some(
-                    ndd_pipeline::Lexicon::from_bytes(&bytes)
-                        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
-                );
+                let lexicon = ndd_pipeline::Lexicon::load(path);
+                c.lexicon = Some(lexicon.map_err(|e| CliError::Input(e.to_string()))?);
             }
             c.extra_lexicons = a.lexicons.unwrap_or(c.extra_lexicons);
             c.nidf = a.nidf.unwrap_or(c.nidf);
@@ -258,19 +255,14 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
     Ok(GroupMethod::Durian(d))
 }
 
-/// The model of `--weights`, read with a bound on its size.
+/// The model of `--weights`, read by its library (with a bound on its size).
 fn learned_model(
     path: &std::path::Path,
 ) -> Result<std::sync::Arc<ndd_pipeline::learn::WeightModel>, CliError> {
-    let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
-    let model = ndd_pipeline::learn::WeightModel::from_bytes(&bytes)
-        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+    let model =
+        ndd_pipeline::learn::WeightModel::load(path).map_err(|e| CliError::Input(e.to_string()))?;
     Ok(std::sync::Arc::new(model))
 }
-
-/// The largest `--weights` file read: a model is 291 bytes; 1 MiB leaves room for
-/// later versions and refuses a wrong path to a large file at once.
-const MAX_MODEL_BYTES: u64 = 1 << 20;
 
 /// The largest `--links-in` file read: 1 GiB (about 30 million links).
 const MAX_LINKS_BYTES: u64 = 1 << 30;
@@ -304,7 +296,3 @@ fn links_in(path: &std::path::Path) -> Result<Vec<(Link, String, String)>, CliEr
     }
     Ok(out)
 }
-
-/// The largest `--lexicon` file read: far above any real lexicon (a 2-million-word
-/// lexicon is about 40 MB), so that a wrong path does not read a disk image.
-const MAX_LEXICON_BYTES: u64 = 1 << 30;

@@ -77,6 +77,7 @@ mod error;
 pub mod estimate;
 mod exact;
 mod features;
+pub mod file;
 pub mod hash;
 pub mod math;
 mod measures;

@@ -307,34 +307,29 @@ where
     let mut ids = SeenIds::new(ahash::RandomState::new());
     while let Some(item) = reader.next() {
         let rejected = match item {
-            Ok(doc) if !ids.first_time(&doc.id, &documents) => Problem::new(
+            Ok(doc) if !ids.first_time(&doc.id, &documents) => Some(Problem::new(
                 location(reader),
                 format!(
                     "duplicate id {:?}: an earlier document has it (the first is kept)",
                     doc.id
                 ),
                 ProblemKind::DuplicateId,
-            ),
+            )),
             Ok(doc) => {
                 documents.push(doc);
                 if let Some(l) = line(reader) {
                     lines.push(l);
                 }
-                report(
-                    &mut progress,
-                    reader,
-                    &bytes,
-                    documents.len(),
-                    problems.len(),
-                );
-                continue;
+                None
             }
-            Err(problem) => problem,
+            Err(problem) => Some(problem),
         };
-        if options.errors == ErrorPolicy::Stop {
-            return Err(rejected.into());
+        if let Some(rejected) = rejected {
+            if options.errors == ErrorPolicy::Stop {
+                return Err(rejected.into());
+            }
+            problems.push(rejected);
         }
-        problems.push(rejected);
         report(
             &mut progress,
             reader,

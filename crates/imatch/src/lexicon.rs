@@ -3,13 +3,18 @@
 //! from collection statistics and stored in a compact versioned byte form.
 
 use ahash::AHashSet;
+use std::path::Path;
+
 use ndd_core::codec::{ByteReader, ByteWriter};
+use ndd_core::file::{FileError, load_bounded};
 use ndd_core::hash::stable_hash64;
 use ndd_core::stats::DocumentFrequencies;
 use ndd_core::{Error, SchemeId};
 
 const MAGIC: [u8; 4] = *b"IMLX";
 const VERSION: u16 = 1;
+/// The largest lexicon file [`Lexicon::load`] reads.
+const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// The default normalized-IDF window for web text, `[0.2, 0.8]` (Kołcz and Chowdhury, The Journal of Supercomputing 2008, §6.5.1 and
 /// §6.5.2, for the WT10G and the news-derived SGML lexicons).
@@ -563,5 +568,33 @@ impl Lexicon {
         };
         lex.validate()?;
         Ok(lex)
+    }
+
+    /// Reads a lexicon saved with [`to_bytes`](Self::to_bytes) from the file at
+    /// `path`. A file of more than 1 GiB is refused unread: far above any real lexicon
+    /// (a 2-million-word lexicon is about 40 MB), so that a wrong path does not read a
+    /// disk image.
+    ///
+    /// # Errors
+    ///
+    /// [`FileError`] naming `path`: the file cannot be read, is a device or is too
+    /// large, or its bytes are refused as by [`from_bytes`](Self::from_bytes)
+    /// ([`FileError::Decode`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::imatch::Lexicon;
+    /// let lex = Lexicon::from_terms(near_dup::SchemeId::new("t").finish(), vec![1, 2], vec![])?;
+    /// let path = std::env::temp_dir().join(format!("ndd-lexicon-{}", std::process::id()));
+    /// std::fs::write(&path, lex.to_bytes())?;
+    /// assert_eq!(Lexicon::load(&path)?, lex);
+    /// std::fs::write(&path, b"not a lexicon")?;
+    /// assert!(Lexicon::load(&path).is_err());
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load(path: &Path) -> Result<Lexicon, FileError> {
+        load_bounded(path, MAX_FILE_BYTES, Self::from_bytes)
     }
 }

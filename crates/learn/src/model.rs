@@ -2,7 +2,10 @@
 //! Kołcz 2010, equation 1), the similarities it is trained for (equations 2 and 3),
 //! and its byte form.
 
+use std::path::Path;
+
 use ndd_core::codec::{ByteReader, ByteWriter};
+use ndd_core::file::{FileError, load_bounded};
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, SparseVector, Weighted};
 
 use crate::features::{CollectionStats, Document, FeatureRow, Kgrams, NUM_FEATURES};
@@ -211,6 +214,8 @@ pub struct WeightModel {
 
 const MAGIC: [u8; 4] = *b"NDLW";
 const VERSION: u16 = 1;
+/// The largest model file [`WeightModel::load`] reads.
+const MAX_FILE_BYTES: u64 = 1 << 20;
 /// [`NUM_FEATURES`] as stored.
 #[allow(clippy::cast_possible_truncation)] // 11
 const FEATURE_COUNT: u32 = NUM_FEATURES as u32;
@@ -502,6 +507,34 @@ impl WeightModel {
         r.finish()?;
         WeightModel::new(kgrams, objective, FeatureScaling { mean, scale }, lambda)
             .map_err(|_| corrupt("a weight, mean or scale is not finite"))
+    }
+
+    /// Reads a model saved with [`to_bytes`](Self::to_bytes) from the file at `path`.
+    /// A file of more than 1 MiB is refused unread: a model is 291 bytes, and the bound
+    /// leaves room for later versions while a wrong path to a large file is refused at
+    /// once.
+    ///
+    /// # Errors
+    ///
+    /// [`FileError`] naming `path`: the file cannot be read, is a device or is too
+    /// large, or its bytes are refused as by [`from_bytes`](Self::from_bytes)
+    /// ([`FileError::Decode`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::learn::{Kgrams, Objective, WeightModel};
+    /// let model = WeightModel::binary(Kgrams::new(1)?, Objective::Cosine);
+    /// let path = std::env::temp_dir().join(format!("ndd-model-{}", std::process::id()));
+    /// std::fs::write(&path, model.to_bytes())?;
+    /// assert_eq!(WeightModel::load(&path)?.to_bytes(), model.to_bytes());
+    /// std::fs::write(&path, b"not a model")?;
+    /// assert!(WeightModel::load(&path).is_err());
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn load(path: &Path) -> Result<Self, FileError> {
+        load_bounded(path, MAX_FILE_BYTES, Self::from_bytes)
     }
 }
 

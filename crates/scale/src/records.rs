@@ -295,6 +295,11 @@ pub trait Record: Copy {
     fn decode(bytes: &[u8]) -> Option<Self>;
 }
 
+/// `bytes` when they are one record of `kind` (its size), else `None`.
+fn of_kind(bytes: &[u8], kind: RecordKind) -> Option<&[u8]> {
+    (bytes.len() == kind.record_size()).then_some(bytes)
+}
+
 fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
     let b: [u8; 8] = bytes.get(at..at.checked_add(8)?)?.try_into().ok()?;
     Some(u64::from_le_bytes(b))
@@ -344,9 +349,7 @@ impl Record for BandKeyRecord {
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() != Self::KIND.record_size() {
-            return None;
-        }
+        let bytes = of_kind(bytes, Self::KIND)?;
         Some(BandKeyRecord {
             doc: u64_at(bytes, 0)?,
             band: u16_at(bytes, 8)?,
@@ -373,37 +376,6 @@ pub struct Edge {
     pub a: u64,
     /// The other end.
     pub b: u64,
-}
-
-impl Record for Edge {
-    const KIND: RecordKind = RecordKind::Edges;
-
-    fn encode_into(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.a.to_le_bytes());
-        out.extend_from_slice(&self.b.to_le_bytes());
-    }
-
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() != Self::KIND.record_size() {
-            return None;
-        }
-        Some(Edge {
-            a: u64_at(bytes, 0)?,
-            b: u64_at(bytes, 8)?,
-        })
-    }
-}
-
-impl From<(u64, u64)> for Edge {
-    fn from((a, b): (u64, u64)) -> Self {
-        Edge { a, b }
-    }
-}
-
-impl From<Edge> for (u64, u64) {
-    fn from(e: Edge) -> Self {
-        (e.a, e.b)
-    }
 }
 
 /// A document's component: `rep` is the smallest document id of the component
@@ -440,24 +412,43 @@ impl Assignment {
     }
 }
 
-impl Record for Assignment {
-    const KIND: RecordKind = RecordKind::Assignments;
+/// [`Record`] and the conversions from and to `(u64, u64)` for a record of two `u64`
+/// fields, encoded in field order, 8 bytes each, little-endian.
+macro_rules! pair_record {
+    ($ty:ident, $kind:ident, $first:ident, $second:ident) => {
+        impl Record for $ty {
+            const KIND: RecordKind = RecordKind::$kind;
 
-    fn encode_into(&self, out: &mut Vec<u8>) {
-        out.extend_from_slice(&self.doc.to_le_bytes());
-        out.extend_from_slice(&self.rep.to_le_bytes());
-    }
+            fn encode_into(&self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.$first.to_le_bytes());
+                out.extend_from_slice(&self.$second.to_le_bytes());
+            }
 
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() != Self::KIND.record_size() {
-            return None;
+            fn decode(bytes: &[u8]) -> Option<Self> {
+                let bytes = of_kind(bytes, Self::KIND)?;
+                Some($ty {
+                    $first: u64_at(bytes, 0)?,
+                    $second: u64_at(bytes, 8)?,
+                })
+            }
         }
-        Some(Assignment {
-            doc: u64_at(bytes, 0)?,
-            rep: u64_at(bytes, 8)?,
-        })
-    }
+
+        impl From<(u64, u64)> for $ty {
+            fn from(($first, $second): (u64, u64)) -> Self {
+                $ty { $first, $second }
+            }
+        }
+
+        impl From<$ty> for (u64, u64) {
+            fn from(r: $ty) -> Self {
+                (r.$first, r.$second)
+            }
+        }
+    };
 }
+
+pair_record!(Edge, Edges, a, b);
+pair_record!(Assignment, Assignments, doc, rep);
 
 /// The score of one pair: the records of a score file are the scores of the edges at
 /// the same positions in the edge file beside it (how the out-of-core verify stage
@@ -484,9 +475,7 @@ impl Record for Score {
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() != Self::KIND.record_size() {
-            return None;
-        }
+        let bytes = of_kind(bytes, Self::KIND)?;
         Some(Score(f64::from_bits(u64_at(bytes, 0)?)))
     }
 }
@@ -523,25 +512,11 @@ impl Record for DigestRecord {
     }
 
     fn decode(bytes: &[u8]) -> Option<Self> {
-        if bytes.len() != Self::KIND.record_size() {
-            return None;
-        }
+        let bytes = of_kind(bytes, Self::KIND)?;
         Some(DigestRecord {
             doc: u64_at(bytes, 0)?,
             digest: bytes.get(8..28)?.try_into().ok()?,
         })
-    }
-}
-
-impl From<(u64, u64)> for Assignment {
-    fn from((doc, rep): (u64, u64)) -> Self {
-        Assignment { doc, rep }
-    }
-}
-
-impl From<Assignment> for (u64, u64) {
-    fn from(a: Assignment) -> Self {
-        (a.doc, a.rep)
     }
 }
 

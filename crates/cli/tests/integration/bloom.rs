@@ -9,32 +9,12 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ndd_stdin, ok};
+use common::{Words, fails, ndd, ndd_stdin, ok, usage_errors};
 
 const DEBIAN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../data/debian-copyright.jsonl"
 );
-
-/// splitmix64: a fixed source of words.
-struct Words(u64);
-
-impl Words {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn text(&mut self, n: usize) -> String {
-        (0..n)
-            .map(|_| format!("w{}", self.next() % 100_000))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-}
 
 /// `families` families of random text (no 3-gram shared across families): a base,
 /// an exact copy in upper case, and an edit of its last word; or bases only.
@@ -42,7 +22,7 @@ fn fixture(families: usize, variants: bool) -> String {
     let mut w = Words(42);
     let mut out = String::new();
     for f in 0..families {
-        let base = w.text(120);
+        let base = w.text(120).join(" ");
         let mut docs = vec![(format!("{f}-base"), base.clone())];
         if variants {
             docs.push((format!("{f}-copy"), base.to_uppercase()));
@@ -80,40 +60,37 @@ fn number_after(summary: &str, line: &str, label: &str) -> f64 {
         .unwrap()
 }
 
+/// `ndd dedup --bloom` over `input` in `d` (filters for 10,000 documents, with `extra`
+/// options) and the in-memory run over it: the --bloom run's summary, the ids it flags
+/// and the ids the in-memory run drops.
+fn flagged_and_dropped(
+    d: &Path,
+    input: &str,
+    extra: &[&str],
+) -> (String, BTreeSet<String>, BTreeSet<String>) {
+    let bloom = [
+        "dedup",
+        "--input",
+        input,
+        "--bloom",
+        "--bloom-capacity",
+        "10000",
+    ];
+    let flag_out = ["--drop-out", "flagged.txt"];
+    let out = ok(&ndd(&[&bloom[..], &flag_out, extra].concat(), d));
+    let memory = ["dedup", "-q", "--input", input, "--drop-out", "dropped.txt"];
+    ok(&ndd(&memory, d));
+    let set = |name: &str| lines(&d.join(name)).into_iter().collect();
+    (out, set("flagged.txt"), set("dropped.txt"))
+}
+
 #[test]
 fn flags_every_near_duplicate_the_in_memory_dedup_drops() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Families built to be near-duplicates: flags are exactly the copies and edits.
     fs::write(d.join("f.jsonl"), fixture(60, true)).unwrap();
-    let out = ok(&ndd(
-        &[
-            "dedup",
-            "--input",
-            "f.jsonl",
-            "--bloom",
-            "--bloom-capacity",
-            "10000",
-            "--drop-out",
-            "flagged.txt",
-            "--keep-out",
-            "kept.jsonl",
-        ],
-        d,
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "f.jsonl",
-            "--drop-out",
-            "dropped.txt",
-        ],
-        d,
-    ));
-    let flagged: BTreeSet<String> = lines(&d.join("flagged.txt")).into_iter().collect();
-    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    let (out, flagged, dropped) = flagged_and_dropped(d, "f.jsonl", &["--keep-out", "kept.jsonl"]);
     assert_eq!(dropped.len(), 120);
     assert_eq!(flagged, dropped);
     assert!(out.contains("flagged:     120"), "{out}");
@@ -125,33 +102,7 @@ fn flags_every_near_duplicate_the_in_memory_dedup_drops() {
 
     // Real text: everything the in-memory dedup drops is flagged (the filters also
     // flag band collisions below the threshold, which the dedup verifies away).
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            DEBIAN,
-            "--bloom",
-            "--bloom-capacity",
-            "10000",
-            "--drop-out",
-            "flagged.txt",
-        ],
-        d,
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            DEBIAN,
-            "--drop-out",
-            "dropped.txt",
-        ],
-        d,
-    ));
-    let flagged: BTreeSet<String> = lines(&d.join("flagged.txt")).into_iter().collect();
-    let dropped: BTreeSet<String> = lines(&d.join("dropped.txt")).into_iter().collect();
+    let (_, flagged, dropped) = flagged_and_dropped(d, DEBIAN, &["-q"]);
     assert!(dropped.len() > 100);
     assert!(
         dropped.is_subset(&flagged),
@@ -277,25 +228,22 @@ fn nonsense_combinations_and_bad_filters_are_refused() {
         let a: Vec<&str> = base.iter().chain(extra).copied().collect();
         ndd(&a, d)
     };
-    fails(&run(&["--bloom", "--pairs-out", "p.tsv"]), 2, "--pairs-out");
-    fails(
-        &run(&["--bloom", "--clusters-out", "c.tsv"]),
-        2,
-        "--clusters-out",
-    );
-    fails(&run(&["--bloom", "--group", "durian"]), 2, "--group");
-    fails(&run(&["--bloom", "--method", "simhash"]), 2, "--method");
-    fails(&run(&["--bloom", "--verify", "jaccard"]), 2, "--verify");
-    fails(&run(&["--bloom", "--index-out", "i.ndd"]), 2, "--index-out");
-    fails(&run(&["--bloom", "--work-dir", "w"]), 2, "--work-dir");
-    fails(&run(&["--bloom-out", "x.bloom"]), 2, "belongs to --bloom");
-    fails(&run(&["--bloom", "--bloom-capacity", "0"]), 2, "capacity");
-    fails(&run(&["--bloom", "--bloom-fp-rate", "1"]), 2, "rate");
-    fails(&run(&["--bloom", "--bloom-fp-rate", "nan"]), 2, "rate");
-    fails(
-        &run(&["--bloom", "--bloom-out", "f.jsonl"]),
-        2,
-        "is the input",
+    usage_errors(
+        run,
+        &[
+            (&["--bloom", "--pairs-out", "p.tsv"], "--pairs-out"),
+            (&["--bloom", "--clusters-out", "c.tsv"], "--clusters-out"),
+            (&["--bloom", "--group", "durian"], "--group"),
+            (&["--bloom", "--method", "simhash"], "--method"),
+            (&["--bloom", "--verify", "jaccard"], "--verify"),
+            (&["--bloom", "--index-out", "i.ndd"], "--index-out"),
+            (&["--bloom", "--work-dir", "w"], "--work-dir"),
+            (&["--bloom-out", "x.bloom"], "belongs to --bloom"),
+            (&["--bloom", "--bloom-capacity", "0"], "capacity"),
+            (&["--bloom", "--bloom-fp-rate", "1"], "rate"),
+            (&["--bloom", "--bloom-fp-rate", "nan"], "rate"),
+            (&["--bloom", "--bloom-out", "f.jsonl"], "is the input"),
+        ],
     );
     ok(&run(&[
         "--bloom",
@@ -304,20 +252,16 @@ fn nonsense_combinations_and_bad_filters_are_refused() {
         "--bloom-out",
         "s.bloom",
     ]));
-    fails(
-        &run(&["--bloom", "--bloom-in", "s.bloom", "--num-perm", "64"]),
-        2,
-        "--num-perm",
-    );
-    fails(
-        &run(&["--bloom", "--bloom-in", "s.bloom", "--bloom-capacity", "9"]),
-        2,
-        "--bloom-in",
-    );
-    fails(
-        &run(&["--bloom", "--bloom-in", "s.bloom", "--keep-out", "s.bloom"]),
-        2,
-        "s.bloom",
+    let saved = |option: &'static str, value: &'static str| {
+        ["--bloom", "--bloom-in", "s.bloom", option, value]
+    };
+    usage_errors(
+        run,
+        &[
+            (&saved("--num-perm", "64"), "--num-perm"),
+            (&saved("--bloom-capacity", "9"), "--bloom-in"),
+            (&saved("--keep-out", "s.bloom"), "s.bloom"),
+        ],
     );
     // Missing, truncated and corrupt filters; nothing is written then.
     fails(

@@ -8,7 +8,7 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ok};
+use common::{clusters, ndd, ok, usage_errors};
 use serde_json::json;
 
 /// Six documents `d0`..`d5`, document i the words w{i}..w{i+7}: each shares 7 of 9
@@ -24,19 +24,6 @@ fn write_chain(dir: &Path) {
         })
         .collect();
     fs::write(dir.join("in.jsonl"), body).unwrap();
-}
-
-/// `--clusters-out` TSV as (id, cluster: the input position of the document kept).
-fn clusters(path: &Path) -> Vec<(String, String)> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (a, b) = l.split_once('\t').unwrap();
-            (a.to_owned(), b.to_owned())
-        })
-        .collect()
 }
 
 const BASE: [&str; 9] = [
@@ -102,14 +89,17 @@ fn durian_options_are_refused_with_center() {
     let dir = tempfile::tempdir().unwrap();
     write_chain(dir.path());
     let run = |extra: &[&str]| ndd(&[&BASE[..], extra].concat(), dir.path());
-    fails(
-        &run(&["--group", "center", "--theta", "0.5"]),
-        2,
-        "--theta belongs to --group durian, not center",
-    );
-    fails(
-        &run(&["--group", "center", "--index-out", "ix.bin"]),
-        2,
-        "--group center cannot be combined with --index-out",
+    usage_errors(
+        run,
+        &[
+            (
+                &["--group", "center", "--theta", "0.5"],
+                "--theta belongs to --group durian, not center",
+            ),
+            (
+                &["--group", "center", "--index-out", "ix.bin"],
+                "--group center cannot be combined with --index-out",
+            ),
+        ],
     );
 }

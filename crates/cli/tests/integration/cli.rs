@@ -9,26 +9,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use common::{fails, ndd, ndd_stdin, ok, text};
-
-/// splitmix64: a fixed, dependency-free source of words.
-struct Words(u64);
-
-impl Words {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn text(&mut self, n: usize) -> Vec<String> {
-        (0..n)
-            .map(|_| format!("w{}", self.next() % 100_000))
-            .collect()
-    }
-}
+use common::{Words, fails, fails_each, ndd, ndd_stdin, ok, text, usage_errors};
 
 /// One fixture document: its id, JSONL record, family and what it is.
 struct Doc {
@@ -153,51 +134,26 @@ fn help_version_and_option_syntax() {
         "--no-such-flag",
     );
     // --max-bucket-scan: a positive number or none, for minhash only.
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "in.jsonl",
-            "--max-bucket-scan",
-            "none",
-        ],
-        dir.path(),
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "in.jsonl",
-            "--max-bucket-scan",
-            "3",
-        ],
-        dir.path(),
-    ));
-    fails(
-        &ndd(
-            &["dedup", "--input", "in.jsonl", "--max-bucket-scan", "0"],
+    let dedup = |extra: &[&str]| {
+        ndd(
+            &[&["dedup", "--input", "in.jsonl"][..], extra].concat(),
             dir.path(),
-        ),
-        2,
-        "expected a positive number or `none`",
-    );
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "--input",
-                "in.jsonl",
-                "--method",
-                "simhash",
-                "--max-bucket-scan",
-                "3",
-            ],
-            dir.path(),
-        ),
-        2,
-        "--max-bucket-scan belongs to --method minhash",
+        )
+    };
+    ok(&dedup(&["-q", "--max-bucket-scan", "none"]));
+    ok(&dedup(&["-q", "--max-bucket-scan", "3"]));
+    usage_errors(
+        dedup,
+        &[
+            (
+                &["--max-bucket-scan", "0"],
+                "expected a positive number or `none`",
+            ),
+            (
+                &["--method", "simhash", "--max-bucket-scan", "3"],
+                "--max-bucket-scan belongs to --method minhash",
+            ),
+        ],
     );
 }
 
@@ -506,45 +462,29 @@ fn bad_input_exit_codes_and_messages_name_the_file_and_line() {
         "{}",
         text(&out.stderr)
     );
-    // Stop: exit 1 at the first bad line.
-    fails(
-        &ndd(
-            &["dedup", "--input", "mixed.jsonl", "--on-error", "stop"],
-            dir.path(),
-        ),
-        1,
-        "mixed.jsonl:4",
-    );
-    fails(
-        &ndd(&["dedup", "--input", "empty.jsonl"], dir.path()),
-        1,
-        "no usable document",
-    );
-    fails(
-        &ndd(&["dedup", "--input", "bad.jsonl"], dir.path()),
-        1,
-        "bad.jsonl:1",
-    );
-    fails(
-        &ndd(&["dedup", "--input", "missing.jsonl"], dir.path()),
-        1,
-        "missing.jsonl",
-    );
-    fails(
-        &ndd_stdin(&["dedup", "--input", "-"], dir.path(), b""),
-        1,
-        "<stdin>",
-    );
     // Binary garbage is bad input, not a crash.
     fs::write(
         dir.path().join("binary.jsonl"),
         [0xff, 0xfe, 0, 1, 2, b'\n', 0x1f, 0x8b],
     )
     .unwrap();
-    fails(
-        &ndd(&["dedup", "--input", "binary.jsonl"], dir.path()),
+    // Stop: exit 1 at the first bad line; an input without a usable document: exit 1.
+    let dedup = |args: &[&str]| ndd(&[&["dedup", "--input"][..], args].concat(), dir.path());
+    fails_each(
+        dedup,
         1,
-        "binary.jsonl",
+        &[
+            (&["mixed.jsonl", "--on-error", "stop"], "mixed.jsonl:4"),
+            (&["empty.jsonl"], "no usable document"),
+            (&["bad.jsonl"], "bad.jsonl:1"),
+            (&["missing.jsonl"], "missing.jsonl"),
+            (&["binary.jsonl"], "binary.jsonl"),
+        ],
+    );
+    fails(
+        &ndd_stdin(&["dedup", "--input", "-"], dir.path(), b""),
+        1,
+        "<stdin>",
     );
 }
 
@@ -552,7 +492,7 @@ fn bad_input_exit_codes_and_messages_name_the_file_and_line() {
 fn invalid_options_are_usage_errors() {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("in.jsonl"), jsonl(&fixture(1, 2, "d"))).unwrap();
-    let cases: [(&[&str], &str); 10] = [
+    let cases: [(&[&str], &str); 11] = [
         (&["--threshold", "0"], "threshold"),
         (&["--threshold", "1.5"], "threshold"),
         (&["--threshold", "nan"], "threshold"),
@@ -563,29 +503,15 @@ fn invalid_options_are_usage_errors() {
         (&["--bands", "4"], "--rows"),
         (&["--bits", "128"], "belongs to --method simhash"),
         (&["--k", "3", "--char-k", "4"], "cannot be used with"),
+        (&["--method", "simhash", "--index-out", "i"], "minhash"),
     ];
-    for (extra, message) in cases {
-        let mut args = vec!["dedup", "--input", "in.jsonl"];
-        args.extend_from_slice(extra);
-        let out = ndd(&args, dir.path());
-        fails(&out, 2, message);
-    }
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "--input",
-                "in.jsonl",
-                "--method",
-                "simhash",
-                "--index-out",
-                "i",
-            ],
+    let dedup = |extra: &[&str]| {
+        ndd(
+            &[&["dedup", "--input", "in.jsonl"][..], extra].concat(),
             dir.path(),
-        ),
-        2,
-        "minhash",
-    );
+        )
+    };
+    usage_errors(dedup, &cases);
     fails(
         &ndd(&["explain", "--threshold", "2"], dir.path()),
         2,

@@ -1,6 +1,7 @@
 //! Running the built `ndd` binary as a user does, shared by the tool's test files.
 #![allow(dead_code)] // each test file uses part of it
 
+use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -62,4 +63,59 @@ pub(crate) fn fails(out: &Output, code: i32, message: &str) {
         "stderr {:?} lacks {message:?}",
         text(&out.stderr)
     );
+}
+
+/// Each of `cases`, (arguments, what the message names), run by `run`, fails with exit
+/// code `code` and a message naming it.
+#[track_caller]
+pub(crate) fn fails_each(run: impl Fn(&[&str]) -> Output, code: i32, cases: &[(&[&str], &str)]) {
+    for (args, message) in cases {
+        fails(&run(args), code, message);
+    }
+}
+
+/// Each of `cases`, (options, what the message names), run by `run`, is a usage error:
+/// exit code 2 and a message naming the option.
+#[track_caller]
+pub(crate) fn usage_errors(run: impl Fn(&[&str]) -> Output, cases: &[(&[&str], &str)]) {
+    fails_each(run, 2, cases);
+}
+
+/// splitmix64: a fixed, dependency-free source of words.
+pub(crate) struct Words(pub(crate) u64);
+
+impl Words {
+    pub(crate) fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// `n` words `w{x}`, each `x` below `below`.
+    pub(crate) fn words(&mut self, n: usize, below: u64) -> Vec<String> {
+        (0..n)
+            .map(|_| format!("w{}", self.next() % below))
+            .collect()
+    }
+
+    /// `n` words `w{x}`, each `x` below 100,000.
+    pub(crate) fn text(&mut self, n: usize) -> Vec<String> {
+        self.words(n, 100_000)
+    }
+}
+
+/// A `--clusters-out` TSV as (id, cluster label) rows (center grouping labels a
+/// cluster by the input position of the document it keeps).
+pub(crate) fn clusters(path: &Path) -> Vec<(String, String)> {
+    fs::read_to_string(path)
+        .expect("the clusters output")
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let (a, b) = l.split_once('\t').expect("two columns");
+            (a.to_owned(), b.to_owned())
+        })
+        .collect()
 }

@@ -8,21 +8,12 @@ use crate::common;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ok};
+use common::{Words, clusters, fails, ndd, ok, usage_errors};
 use serde_json::{Value, json};
 
 /// splitmix64 words: `n` of them, from `seed`.
 fn words(seed: u64, n: usize) -> Vec<String> {
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            format!("w{}", (z ^ (z >> 31)) % 50_000)
-        })
-        .collect()
+    Words(seed).words(n, 50_000)
 }
 
 /// A letter of 80 words and its sibling (words 10 to 16 changed), 7 exact copies of
@@ -61,19 +52,6 @@ const BASE: [&str; 7] = [
     "--timestamp-field",
     "t",
 ];
-
-/// `--clusters-out` TSV as (id, cluster label).
-fn clusters(path: &Path) -> Vec<(String, String)> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| {
-            let (a, b) = l.split_once('\t').unwrap();
-            (a.to_owned(), b.to_owned())
-        })
-        .collect()
-}
 
 #[test]
 fn docket_cannot_links_keep_sibling_campaigns_apart() {
@@ -150,43 +128,35 @@ fn grouping_options_are_checked_before_reading() {
             dir.path(),
         )
     };
-    fails(
-        &run(&["--theta", "0.5"]),
-        2,
-        "--theta belongs to --group durian",
+    let durian = |extra: &'static str, value: &'static str| ["--group", "durian", extra, value];
+    usage_errors(
+        run,
+        &[
+            (&["--theta", "0.5"], "--theta belongs to --group durian"),
+            (
+                &["--attribute-fields", "docket"],
+                "--attribute-fields belongs to --group durian",
+            ),
+            (
+                &durian("--attribute-fields", "docket=maybe"),
+                "expected cannot, family or both",
+            ),
+            (
+                &durian("--attribute-fields", "text=cannot"),
+                "already the id, text or order field",
+            ),
+            (
+                &durian("--attribute-fields", "docket,docket=cannot"),
+                "given twice",
+            ),
+            (&["--group", "durian", "--theta=-1"], "theta"),
+            (
+                &durian("--index-out", "ix.bin"),
+                "--group durian cannot be combined with --index-out",
+            ),
+            (&["--group", "single-link"], "invalid value"),
+        ],
     );
-    fails(
-        &run(&["--attribute-fields", "docket"]),
-        2,
-        "--attribute-fields belongs to --group durian",
-    );
-    fails(
-        &run(&["--group", "durian", "--attribute-fields", "docket=maybe"]),
-        2,
-        "expected cannot, family or both",
-    );
-    fails(
-        &run(&["--group", "durian", "--attribute-fields", "text=cannot"]),
-        2,
-        "already the id, text or order field",
-    );
-    fails(
-        &run(&[
-            "--group",
-            "durian",
-            "--attribute-fields",
-            "docket,docket=cannot",
-        ]),
-        2,
-        "given twice",
-    );
-    fails(&run(&["--group", "durian", "--theta=-1"]), 2, "theta");
-    fails(
-        &run(&["--group", "durian", "--index-out", "ix.bin"]),
-        2,
-        "--group durian cannot be combined with --index-out",
-    );
-    fails(&run(&["--group", "single-link"]), 2, "invalid value");
     assert!(!dir.path().join("ix.bin").exists());
 }
 

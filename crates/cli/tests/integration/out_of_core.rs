@@ -70,34 +70,24 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
     );
     assert_eq!(read(d, "mem-keep.jsonl"), read(d, "again-keep.jsonl"));
     // With the exact pass (the default): the same outputs too.
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--keep-out",
-            "m.jsonl",
-            "--clusters-out",
-            "m.tsv",
-            "--pairs-out",
-            "m-pairs.tsv",
-        ],
-        d,
-    ));
-    let out = ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--work-dir",
-            "work2",
-            "--keep-out",
-            "o.jsonl",
-            "--clusters-out",
-            "o.tsv",
-            "--pairs-out",
-            "o-pairs.tsv",
-        ],
-        d,
-    ));
+    let with_exact = |extra: &[&str], tag: &str| {
+        let (keep, clusters, pairs) = (
+            format!("{tag}.jsonl"),
+            format!("{tag}.tsv"),
+            format!("{tag}-pairs.tsv"),
+        );
+        let outputs = ["--keep-out", &keep, "--clusters-out", &clusters];
+        let v = [
+            &["dedup", "-q"][..],
+            extra,
+            &outputs,
+            &["--pairs-out", &pairs],
+        ]
+        .concat();
+        ok(&ndd(&v, d))
+    };
+    with_exact(&[], "m");
+    let out = with_exact(&["--work-dir", "work2"], "o");
     assert!(out.contains("220 exact copies"), "{out}");
     assert_eq!(read(d, "m.jsonl"), read(d, "o.jsonl"));
     assert_eq!(read(d, "m.tsv"), read(d, "o.tsv"));
@@ -124,36 +114,12 @@ fn a_folder_and_a_changed_input() {
         "a note about something else entirely",
     )
     .unwrap();
-    let dedup = |work: &str, keep: &str| {
-        ok(&ndd(
-            &[
-                "dedup",
-                "-q",
-                "--input",
-                "docs",
-                "--threshold",
-                "0.7",
-                "--work-dir",
-                work,
-                "--keep-out",
-                keep,
-            ],
-            d,
-        ))
+    let run = |extra: &[&str], keep: &str| {
+        let base = ["dedup", "-q", "--input", "docs", "--threshold", "0.7"];
+        ok(&ndd(&[&base[..], extra, &["--keep-out", keep]].concat(), d))
     };
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "docs",
-            "--threshold",
-            "0.7",
-            "--keep-out",
-            "mem.jsonl",
-        ],
-        d,
-    ));
+    let dedup = |work: &str, keep: &str| run(&["--work-dir", work], keep);
+    run(&[], "mem.jsonl");
     let out = dedup("work", "ooc.jsonl");
     assert!(out.contains("documents:   7 read"), "{out}");
     assert_eq!(read(d, "mem.jsonl"), read(d, "ooc.jsonl"));
@@ -191,44 +157,25 @@ fn bad_use_is_refused_before_any_work() {
     fn with<'a>(base: &[&'a str], extra: &[&'a str]) -> Vec<&'a str> {
         [base, extra].concat()
     }
-    fails(
-        &ndd(&with(&base, &["--memory-budget", "10"]), d),
-        2,
-        "at least",
-    );
-    fails(
-        &ndd(&with(&base, &["--memory-budget", "lots"]), d),
-        2,
-        "512M",
-    );
-    fails(
-        &ndd(
-            &["dedup", "--input", "in.jsonl", "--memory-budget", "1G"],
-            d,
+    // Usage errors: (arguments, what the message names).
+    let usage = [
+        (with(&base, &["--memory-budget", "10"]), "at least"),
+        (with(&base, &["--memory-budget", "lots"]), "512M"),
+        (
+            vec!["dedup", "--input", "in.jsonl", "--memory-budget", "1G"],
+            "--work-dir",
         ),
-        2,
-        "--work-dir",
-    );
-    fails(
-        &ndd(&with(&base, &["--method", "simhash"]), d),
-        2,
-        "minhash",
-    );
-    fails(
-        &ndd(&with(&base, &["--annotate-out", "a.jsonl"]), d),
-        2,
-        "not available",
-    );
-    fails(
-        &ndd(&with(&base, &["--index-out", "i.ndd"]), d),
-        2,
-        "--index-out",
-    );
-    fails(
-        &ndd(&["dedup", "--input", "in.jsonl", "--work-dir", "afile"], d),
-        2,
-        "is a file",
-    );
+        (with(&base, &["--method", "simhash"]), "minhash"),
+        (with(&base, &["--annotate-out", "a.jsonl"]), "not available"),
+        (with(&base, &["--index-out", "i.ndd"]), "--index-out"),
+        (
+            vec!["dedup", "--input", "in.jsonl", "--work-dir", "afile"],
+            "is a file",
+        ),
+    ];
+    for (args, message) in &usage {
+        fails(&ndd(args, d), 2, message);
+    }
     fails(
         &ndd_stdin(
             &["dedup", "--input", "-", "--work-dir", "w"],

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
-use common::{fails, ndd, ok};
+use common::{fails, ndd, ok, usage_errors};
 use ndd_core::{DocSketcher, FeatureExtractor, Signature};
 use ndd_minhash::MinHasher;
 
@@ -77,6 +77,21 @@ fn index_with(dir: &Path, docs: &[(String, String, String)], n: usize, extra: &[
     ok(&ndd(&args, dir));
 }
 
+/// `ndd query` of the queries in `input` against `corpus.ndd` in `dir`, with `extra`
+/// options.
+fn query(dir: &Path, input: &str, extra: &[&str]) -> std::process::Output {
+    query_index(dir, "corpus.ndd", input, extra)
+}
+
+/// `ndd query` of the queries in `input` against the index `index` in `dir`, with
+/// `extra` options.
+fn query_index(dir: &Path, index: &str, input: &str, extra: &[&str]) -> std::process::Output {
+    ndd(
+        &[&["query", "--index", index, "--input", input][..], extra].concat(),
+        dir,
+    )
+}
+
 fn queries(dir: &Path, name: &str, qs: &[(String, String)]) {
     let lines: Vec<String> = qs
         .iter()
@@ -112,18 +127,7 @@ fn top_k_against_brute_force(exact: bool) {
         .collect();
     queries(dir.path(), "q.jsonl", &qs);
     let k = 5;
-    let out = ok(&ndd(
-        &[
-            "query",
-            "--index",
-            "corpus.ndd",
-            "--input",
-            "q.jsonl",
-            "--top-k",
-            "5",
-        ],
-        dir.path(),
-    ));
+    let out = ok(&query(dir.path(), "q.jsonl", &["--top-k", "5"]));
     let res = results(&out);
     assert_eq!(res.len(), qs.len());
     // A standard error beside each estimate, none beside an exact score.
@@ -191,20 +195,10 @@ fn top_k_against_brute_force(exact: bool) {
     assert!(recall >= 0.9, "recall {recall}");
 
     // --out writes the same lines atomically, no temporary file left beside it.
-    ok(&ndd(
-        &[
-            "query",
-            "--index",
-            "corpus.ndd",
-            "--input",
-            "q.jsonl",
-            "--top-k",
-            "5",
-            "--out",
-            "r.jsonl",
-            "-q",
-        ],
+    ok(&query(
         dir.path(),
+        "q.jsonl",
+        &["--top-k", "5", "--out", "r.jsonl", "-q"],
     ));
     assert_eq!(fs::read_to_string(dir.path().join("r.jsonl")).unwrap(), out);
     let names: Vec<String> = fs::read_dir(dir.path())
@@ -218,13 +212,10 @@ fn top_k_against_brute_force(exact: bool) {
         "self.jsonl",
         &[(docs[7].0.clone(), docs[7].1.clone())],
     );
-    let out = ok(&ndd(
+    let out = ok(&query(
+        dir.path(),
+        "self.jsonl",
         &[
-            "query",
-            "--index",
-            "corpus.ndd",
-            "--input",
-            "self.jsonl",
             "--top-k",
             "1",
             "--trees",
@@ -234,7 +225,6 @@ fn top_k_against_brute_force(exact: bool) {
             "--candidates-per-result",
             "8",
         ],
-        dir.path(),
     ));
     let res = results(&out);
     assert_eq!(res[0].1[0].1, 1.0);
@@ -263,19 +253,10 @@ fn containment_finds_the_documents_that_contain_each_query() {
     let set = |t: &str| extractor.feature_set(t);
     let sets: Vec<_> = docs[..n].iter().map(|d| set(&d.1)).collect();
     for weight in ["0.5", "0.9"] {
-        let out = ok(&ndd(
-            &[
-                "query",
-                "--index",
-                "corpus.ndd",
-                "--input",
-                "q.jsonl",
-                "--containment",
-                "0.8",
-                "--fn-weight",
-                weight,
-            ],
+        let out = ok(&query(
             dir.path(),
+            "q.jsonl",
+            &["--containment", "0.8", "--fn-weight", weight],
         ));
         let res = results(&out);
         assert_eq!(res.len(), qs.len());
@@ -316,70 +297,37 @@ fn bad_input_and_options_are_refused() {
         "{\"id\":\"ok\",\"text\":\"some words of a query text here\"}\nnot json\n",
     )
     .unwrap();
-    let q = ["query", "--index", "corpus.ndd", "--input", "q.jsonl"];
-    let with = |extra: &[&str]| -> Vec<String> {
-        q.iter().chain(extra).map(|s| (*s).to_owned()).collect()
-    };
-    let run = |args: Vec<String>| ndd(&args.iter().map(String::as_str).collect::<Vec<_>>(), d);
+    let run = |extra: &[&str]| query(d, "q.jsonl", extra);
     // A bad line is skipped with a warning, or stops the run.
-    let out = run(with(&["--top-k", "2"]));
+    let out = run(&["--top-k", "2"]);
     assert_eq!(results(&ok(&out)).len(), 1);
     assert!(common::text(&out.stderr).contains("q.jsonl:2"));
     fails(
-        &run(with(&["--top-k", "2", "--on-error", "stop"])),
+        &run(&["--top-k", "2", "--on-error", "stop"]),
         1,
         "q.jsonl:2",
     );
-    // Usage errors.
-    fails(&run(with(&["--top-k", "0"])), 2, "--top-k");
-    fails(&run(with(&["--containment", "0"])), 2, "(0, 1]");
-    fails(&run(with(&["--containment", "1.5"])), 2, "(0, 1]");
-    fails(&run(with(&["--containment", "nan"])), 2, "(0, 1]");
-    fails(&run(with(&[])), 2, "--top-k");
-    fails(
-        &run(with(&["--top-k", "2", "--containment", "0.5"])),
-        2,
-        "cannot be used",
-    );
-    fails(
-        &run(with(&["--top-k", "2", "--fn-weight", "0.9"])),
-        2,
-        "cannot be used",
-    );
-    fails(
-        &run(with(&["--containment", "0.5", "--trees", "4"])),
-        2,
-        "cannot be used",
-    );
-    fails(
-        &run(with(&["--top-k", "2", "--trees", "64", "--depth", "4"])),
-        2,
-        "128",
-    );
-    fails(
-        &run(with(&["--top-k", "2", "--candidates-per-result", "0"])),
-        2,
-        "at least 1",
-    );
-    fails(
-        &run(with(&["--top-k", "2", "--out", "q.jsonl"])),
-        2,
-        "is the input",
-    );
-    fails(
-        &run(with(&["--top-k", "2", "--out", "corpus.ndd"])),
-        2,
-        "is the index",
-    );
+    // Usage errors: (options, what the message names).
+    let usage: [(&[&str], &str); 12] = [
+        (&["--top-k", "0"], "--top-k"),
+        (&["--containment", "0"], "(0, 1]"),
+        (&["--containment", "1.5"], "(0, 1]"),
+        (&["--containment", "nan"], "(0, 1]"),
+        (&[], "--top-k"),
+        (&["--top-k", "2", "--containment", "0.5"], "cannot be used"),
+        (&["--top-k", "2", "--fn-weight", "0.9"], "cannot be used"),
+        (&["--containment", "0.5", "--trees", "4"], "cannot be used"),
+        (&["--top-k", "2", "--trees", "64", "--depth", "4"], "128"),
+        (
+            &["--top-k", "2", "--candidates-per-result", "0"],
+            "at least 1",
+        ),
+        (&["--top-k", "2", "--out", "q.jsonl"], "is the input"),
+        (&["--top-k", "2", "--out", "corpus.ndd"], "is the index"),
+    ];
+    usage_errors(run, &usage);
     // Missing, corrupt and truncated indexes.
-    let other = |index: &str| {
-        ndd(
-            &[
-                "query", "--index", index, "--input", "q.jsonl", "--top-k", "1",
-            ],
-            d,
-        )
-    };
+    let other = |index: &str| query_index(d, index, "q.jsonl", &["--top-k", "1"]);
     fails(&other("missing.ndd"), 1, "missing.ndd");
     fails(&other("q.jsonl"), 1, "q.jsonl");
     let bytes = fs::read(d.join("corpus.ndd")).unwrap();
@@ -396,32 +344,10 @@ fn bad_input_and_options_are_refused() {
         "{\"id\":\"q\",\"text\":\"the committee approved the budget for the new library building on monday after a long debate\"}\n",
     )
     .unwrap();
-    let out = ok(&ndd(
-        &[
-            "query",
-            "--index",
-            "v1.nddx",
-            "--input",
-            "v1q.jsonl",
-            "--top-k",
-            "1",
-        ],
-        d,
-    ));
+    let out = ok(&query_index(d, "v1.nddx", "v1q.jsonl", &["--top-k", "1"]));
     assert_eq!(results(&out)[0].1, vec![("a".to_owned(), 1.0)]);
     fails(
-        &ndd(
-            &[
-                "query",
-                "--index",
-                "v1.nddx",
-                "--input",
-                "v1q.jsonl",
-                "--containment",
-                "0.5",
-            ],
-            d,
-        ),
+        &query_index(d, "v1.nddx", "v1q.jsonl", &["--containment", "0.5"]),
         1,
         "set sizes",
     );

@@ -5,8 +5,10 @@
 use crate::common;
 
 use std::fs;
+use std::path::Path;
+use std::process::Output;
 
-use common::{fails, ndd, ok};
+use common::{fails, ndd, ok, usage_errors};
 use serde_json::json;
 
 /// 20 clusters of 3: part of a topic each, words of their own, legal boilerplate of
@@ -36,26 +38,39 @@ fn fixture() -> String {
     lines.join("\n") + "\n"
 }
 
-#[test]
-fn trains_a_model_that_loads() {
+/// A folder holding the fixture as `labeled.jsonl`.
+fn labeled() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
-    let out = ok(&ndd(
+    dir
+}
+
+/// `ndd train -q` on `labeled.jsonl` in `dir`, the model written to `w.ndl`, with
+/// `extra` options.
+fn train(dir: &Path, extra: &[&str]) -> Output {
+    ndd(
         &[
-            "train",
-            "--input",
-            "labeled.jsonl",
+            &["train", "--input", "labeled.jsonl", "--out", "w.ndl", "-q"][..],
+            extra,
+        ]
+        .concat(),
+        dir,
+    )
+}
+
+#[test]
+fn trains_a_model_that_loads() {
+    let dir = labeled();
+    let out = ok(&train(
+        dir.path(),
+        &[
             "--label-field",
             "cluster",
             "--title-field",
             "subject",
-            "--out",
-            "w.ndl",
             "--instances",
             "2000",
-            "-q",
         ],
-        dir.path(),
     ));
     assert!(out.contains("61 read, 60 labeled, 20 clusters"), "{out}");
     let loss = out.lines().find(|l| l.starts_with("loss:")).unwrap();
@@ -73,38 +88,27 @@ fn trains_a_model_that_loads() {
 
 #[test]
 fn bad_training_input_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
-    let run = |extra: &[&str]| {
-        ndd(
-            &[
-                &["train", "--input", "labeled.jsonl", "--out", "w.ndl", "-q"][..],
-                extra,
-            ]
-            .concat(),
-            dir.path(),
-        )
-    };
+    let dir = labeled();
+    let run = |extra: &[&str]| train(dir.path(), extra);
     fails(
         &run(&["--label-field", "nope"]),
         1,
         "0 documents have a \"nope\" field",
     );
-    fails(
-        &run(&["--label-field", "cluster", "--objective", "euclid"]),
-        2,
-        "--objective",
-    );
-    fails(&run(&["--label-field", "cluster", "--k", "0"]), 2, "--k");
-    fails(
-        &run(&["--label-field", "cluster", "--instances", "0"]),
-        2,
-        "--instances",
-    );
-    fails(
-        &run(&["--label-field", "text"]),
-        2,
-        "must name different fields",
+    usage_errors(
+        run,
+        &[
+            (
+                &["--label-field", "cluster", "--objective", "euclid"],
+                "--objective",
+            ),
+            (&["--label-field", "cluster", "--k", "0"], "--k"),
+            (
+                &["--label-field", "cluster", "--instances", "0"],
+                "--instances",
+            ),
+            (&["--label-field", "text"], "must name different fields"),
+        ],
     );
     fails(
         &ndd(
@@ -144,22 +148,10 @@ fn bad_training_input_is_refused() {
 
 #[test]
 fn dedup_uses_a_trained_model() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
-    ok(&ndd(
-        &[
-            "train",
-            "--input",
-            "labeled.jsonl",
-            "--label-field",
-            "cluster",
-            "--out",
-            "w.ndl",
-            "--instances",
-            "3000",
-            "-q",
-        ],
+    let dir = labeled();
+    ok(&train(
         dir.path(),
+        &["--label-field", "cluster", "--instances", "3000"],
     ));
     let simhash = [
         "dedup",
@@ -240,24 +232,17 @@ fn right_and_wrong(pairs_tsv: &str) -> (usize, usize) {
 
 #[test]
 fn minhash_uses_a_model_trained_for_jaccard() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(dir.path().join("labeled.jsonl"), fixture()).unwrap();
-    let trained = ok(&ndd(
+    let dir = labeled();
+    let trained = ok(&train(
+        dir.path(),
         &[
-            "train",
-            "--input",
-            "labeled.jsonl",
             "--label-field",
             "cluster",
             "--objective",
             "jaccard",
-            "--out",
-            "w.ndl",
             "--instances",
             "3000",
-            "-q",
         ],
-        dir.path(),
     ));
     assert!(trained.contains("jaccard"), "{trained}");
     let minhash = [

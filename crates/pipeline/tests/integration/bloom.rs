@@ -9,24 +9,11 @@ use ndd_minhash::MinHasher;
 use ndd_pipeline::{BloomDedup, Dedup};
 use ndd_shingle::WordShingler;
 
-fn debian() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["text"].as_str().unwrap().to_owned()
-        })
-        .collect()
-}
+use crate::common::{DEBIAN, DESCRIPTIONS, texts};
 
 #[test]
 fn flags_every_banding_candidate_and_few_others() {
-    let texts = debian();
+    let texts = texts(DEBIAN);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     // A small capacity, so that false positives happen and can be counted.
     let mut bloom = BloomDedup::new(&Dedup::new(), 100, 0.05).unwrap();
@@ -82,7 +69,7 @@ fn flags_every_banding_candidate_and_few_others() {
 
 #[test]
 fn a_saved_and_continued_stream_equals_one_stream() {
-    let texts = debian();
+    let texts = texts(DEBIAN);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let mut one = BloomDedup::new(&Dedup::new().threshold(0.7), 10_000, 0.001).unwrap();
     let all = one.check_then_insert_batch(&refs).unwrap();
@@ -134,22 +121,6 @@ fn bad_bytes_and_settings_are_refused() {
     assert!(BloomDedup::new(&Dedup::new(), 100, 0.0).is_err());
 }
 
-/// The texts of the 4,000 real package descriptions of `data/labeled`.
-fn descriptions() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/labeled/debian-descriptions.jsonl"
-    );
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["text"].as_str().unwrap().to_owned()
-        })
-        .collect()
-}
-
 /// (flagged by the filters, flagged verifying, dropped by the verified in-memory run,
 /// flagged verifying and dropped).
 fn flagged_and_dropped(texts: &[String]) -> (usize, usize, usize, usize) {
@@ -182,7 +153,7 @@ fn flagged_and_dropped(texts: &[String]) -> (usize, usize, usize, usize) {
 fn the_verifying_mode_flags_about_what_the_verified_run_drops() {
     // Issue 29: the filters flag 339 documents of the bundled corpus where the verified
     // run (exact Jaccard) drops 239; verifying by the estimate must come within 5%.
-    let (plain, verified, dropped, both) = flagged_and_dropped(&debian());
+    let (plain, verified, dropped, both) = flagged_and_dropped(&texts(DEBIAN));
     eprintln!(
         "bundled: filters {plain}, verifying {verified} ({both} of them dropped), run drops {dropped}"
     );
@@ -196,7 +167,7 @@ fn the_verifying_mode_flags_about_what_the_verified_run_drops() {
     // The real descriptions: many pairs sit just above the threshold (489 of the run's
     // 1,116 pairs in [0.8, 0.85)), where the estimate's noise loses more than it
     // gains; docs/decisions.md has the figures. Within 7% of the exact run here.
-    let (plain, verified, dropped, both) = flagged_and_dropped(&descriptions());
+    let (plain, verified, dropped, both) = flagged_and_dropped(&texts(DESCRIPTIONS));
     eprintln!(
         "descriptions: filters {plain}, verifying {verified} ({both} of them dropped), run drops {dropped}"
     );
@@ -206,7 +177,7 @@ fn the_verifying_mode_flags_about_what_the_verified_run_drops() {
         "{verified} vs {dropped}"
     );
     // Against the run that verifies by the same estimate (full 64-bit values), within 5%.
-    let docs: Vec<ndd_pipeline::Document> = descriptions()
+    let docs: Vec<ndd_pipeline::Document> = texts(DESCRIPTIONS)
         .into_iter()
         .enumerate()
         .map(|(i, t)| ndd_pipeline::Document::new(i.to_string(), t))
@@ -226,7 +197,7 @@ fn the_verifying_mode_flags_about_what_the_verified_run_drops() {
 
 #[test]
 fn a_verifying_stream_saved_and_continued_equals_one_stream() {
-    let texts = debian();
+    let texts = texts(DEBIAN);
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let new = || {
         BloomDedup::new(&Dedup::new(), 10_000, 0.001)

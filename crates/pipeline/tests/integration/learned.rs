@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use ndd_learn::{CollectionStats, Document, Kgrams, Objective, Trainer, instances_from_clusters};
+use ndd_learn::{
+    CollectionStats, Document, Kgrams, Objective, Trainer, WeightModel, instances_from_clusters,
+};
 use ndd_pipeline::{Dedup, Method, SimHashConfig, SimWeighting};
 
 /// Clusters of 3 that share part of a topic; boilerplate of varying length at the end.
@@ -34,9 +36,8 @@ fn collection(clusters: usize, salt: usize) -> (Vec<String>, Vec<usize>) {
     (texts, labels)
 }
 
-#[test]
-fn learned_weights_find_what_binary_weights_miss() {
-    // Train on one collection, deduplicate another of the same kind.
+/// A model trained with `objective` on the first collection (30 clusters, salt 1).
+fn trained(objective: Objective) -> WeightModel {
     let (train_texts, train_labels) = collection(30, 1);
     let docs: Vec<Document> = train_texts
         .iter()
@@ -47,9 +48,26 @@ fn learned_weights_find_what_binary_weights_miss() {
         train_texts.iter().map(String::as_str),
     );
     let instances = instances_from_clusters(&train_labels, 3000, 1).unwrap();
-    let (model, _) = Trainer::new(Objective::Cosine)
+    let (model, _) = Trainer::new(objective)
         .train(&stats, &docs, &instances, |_| {})
         .unwrap();
+    model
+}
+
+/// The pairs of `out` within one cluster of `labels` and those across two.
+fn right_and_wrong(out: &ndd_pipeline::Outcome, labels: &[usize]) -> (usize, usize) {
+    let right = out
+        .pairs
+        .iter()
+        .filter(|p| labels[p.a] == labels[p.b])
+        .count();
+    (right, out.pairs.len() - right)
+}
+
+#[test]
+fn learned_weights_find_what_binary_weights_miss() {
+    // Train on one collection, deduplicate another of the same kind.
+    let model = trained(Objective::Cosine);
 
     let (texts, labels) = collection(30, 2);
     let run = |weighting: SimWeighting| {
@@ -63,14 +81,7 @@ fn learned_weights_find_what_binary_weights_miss() {
             .run_texts(&texts)
             .unwrap()
     };
-    let count = |out: &ndd_pipeline::Outcome| {
-        let right = out
-            .pairs
-            .iter()
-            .filter(|p| labels[p.a] == labels[p.b])
-            .count();
-        (right, out.pairs.len() - right)
-    };
+    let count = |out: &ndd_pipeline::Outcome| right_and_wrong(out, &labels);
     let (binary_right, binary_wrong) = count(&run(SimWeighting::Binary));
     let learned = run(SimWeighting::Learned(Arc::new(model)));
     let (learned_right, learned_wrong) = count(&learned);
@@ -104,19 +115,7 @@ fn weighted_jaccard_by_map(a: &ndd_core::SparseVector, b: &ndd_core::SparseVecto
 #[test]
 fn learned_minhash_estimates_the_learned_weighted_jaccard_and_beats_binary() {
     use ndd_pipeline::{MinHashConfig, MinHashWeighting};
-    let (train_texts, train_labels) = collection(30, 1);
-    let docs: Vec<Document> = train_texts
-        .iter()
-        .map(|t| Document::new(t.as_str()))
-        .collect();
-    let stats = CollectionStats::from_documents(
-        Kgrams::new(1).unwrap(),
-        train_texts.iter().map(String::as_str),
-    );
-    let instances = instances_from_clusters(&train_labels, 3000, 1).unwrap();
-    let (model, _) = Trainer::new(Objective::Jaccard)
-        .train(&stats, &docs, &instances, |_| {})
-        .unwrap();
+    let model = trained(Objective::Jaccard);
     let model = Arc::new(model);
 
     let (texts, labels) = collection(30, 2);
@@ -174,14 +173,7 @@ fn learned_minhash_estimates_the_learned_weighted_jaccard_and_beats_binary() {
 
     // On boilerplate-heavy clusters the learned weights separate what set Jaccard
     // does not, at the same threshold.
-    let count = |out: &ndd_pipeline::Outcome| {
-        let right = out
-            .pairs
-            .iter()
-            .filter(|p| labels[p.a] == labels[p.b])
-            .count();
-        (right, out.pairs.len() - right)
-    };
+    let count = |out: &ndd_pipeline::Outcome| right_and_wrong(out, &labels);
     let (learned_right, learned_wrong) = count(&learned);
     let (binary_right, binary_wrong) = count(&run(MinHashWeighting::Binary));
     // Measured: learned 21 right, 0 wrong; binary 3 right, 46 wrong.

@@ -4,6 +4,7 @@
 #[cfg(feature = "minhash")]
 mod bloom;
 mod center;
+mod common;
 mod corpus_errors;
 mod durian;
 mod hot_bucket;

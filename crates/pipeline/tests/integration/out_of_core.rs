@@ -11,14 +11,11 @@ use ndd_pipeline::{
     Dedup, Document, MIN_MEMORY_BUDGET, Method, MinHashConfig, OutOfCore, Stage, Verifier,
 };
 
+use crate::common::{DEBIAN, texts};
+
 /// The bundled corpus, each third document followed by two variants (a few words
 /// changed), each seventh by an exact copy: about 930 documents.
 fn corpus() -> Vec<Document> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
     let mut x: u64 = 11;
     let mut next = |n: u64| {
         x = x
@@ -27,9 +24,7 @@ fn corpus() -> Vec<Document> {
         (x >> 33) % n.max(1)
     };
     let mut docs = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let t = v["text"].as_str().unwrap().to_owned();
+    for (i, t) in texts(DEBIAN).into_iter().enumerate() {
         docs.push(Document::new(format!("{i}"), t.clone()));
         if i % 3 == 0 {
             for c in 0..2 {
@@ -236,6 +231,20 @@ fn a_hot_bucket_of_identical_documents_is_bounded() {
     assert_eq!(out.kept_positions().unwrap(), [0]);
 }
 
+/// The candidate runs (`candidates-*` files) in the work folder `dir`.
+fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("candidates-")
+        })
+        .collect()
+}
+
 #[test]
 fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     let docs: Vec<Document> = corpus().into_iter().take(100).collect();
@@ -256,15 +265,8 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     std::fs::write(&path, &bytes[..bytes.len() - 5]).unwrap();
     assert!(out.assignments().is_err());
     // A damaged candidate run is refused by the stage that reads it.
-    for entry in std::fs::read_dir(dir.path()).unwrap() {
-        let p = entry.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("candidates-")
-        {
-            std::fs::write(&p, b"NDDSCALE but not a run").unwrap();
-        }
+    for p in candidate_runs(dir.path()) {
+        std::fs::write(&p, b"NDDSCALE but not a run").unwrap();
     }
     std::fs::remove_file(dir.path().join("verify.done")).unwrap();
     let err = OutOfCore::new(&dedup, dir.path())
@@ -281,15 +283,8 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
         .find_map(|l| l.strip_prefix("fingerprint="))
         .map(|h| u64::from_str_radix(h, 16).unwrap())
         .unwrap();
-    for entry in std::fs::read_dir(dir.path()).unwrap() {
-        let p = entry.unwrap().path();
-        if p.file_name()
-            .unwrap()
-            .to_string_lossy()
-            .starts_with("candidates-")
-        {
-            std::fs::remove_file(&p).unwrap();
-        }
+    for p in candidate_runs(dir.path()) {
+        std::fs::remove_file(&p).unwrap();
     }
     let mut w = ndd_scale::RecordWriter::create(dir.path().join("candidates-0.bin"), fp).unwrap();
     w.write(&ndd_scale::Edge { a: 1, b: u64::MAX }).unwrap();

@@ -12,34 +12,51 @@ use ndd_pipeline::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::common::{debian, documents, index_bytes};
+
+/// Near-duplicate families: 60 bases of 80 words, each with 1 to 4 variants of up to 2
+/// word edits, variant 2 in upper case; interleaved so batches cut across them.
 fn corpus(seed: u64) -> Vec<Document> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let words: Vec<String> = (0..3000).map(|i| format!("t{i}q")).collect();
+    generated(seed, &words, (60, 80), (1..5, 0..3), |v, d| {
+        if v == 2 {
+            d.join(" ").to_uppercase()
+        } else {
+            d.join(" ")
+        }
+    })
+}
+
+/// `families` bases of `len` words drawn from `words` with the seed `seed`, each
+/// followed by a number of variants drawn from `variants`, each with a number of word
+/// edits drawn from `edits`; variant `v` of the edited words `d` is the text
+/// `text(v, d)`. Interleaved so batches cut across the families.
+fn generated(
+    seed: u64,
+    words: &[String],
+    (families, len): (usize, usize),
+    (variants, edits): (std::ops::Range<i32>, std::ops::Range<i32>),
+    text: impl Fn(i32, &[String]) -> String,
+) -> Vec<Document> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut docs = Vec::new();
-    for f in 0..60 {
-        let base: Vec<String> = (0..80)
+    for f in 0..families {
+        let base: Vec<String> = (0..len)
             .map(|_| words[rng.random_range(0..words.len())].clone())
             .collect();
-        for v in 0..rng.random_range(1..5) {
+        for v in 0..rng.random_range(variants.clone()) {
             let mut d = base.clone();
-            for _ in 0..rng.random_range(0..3) {
+            for _ in 0..rng.random_range(edits.clone()) {
                 let at = rng.random_range(0..d.len());
                 d[at] = words[rng.random_range(0..words.len())].clone();
             }
-            let text = if v == 2 {
-                d.join(" ").to_uppercase()
-            } else {
-                d.join(" ")
-            };
-            docs.push(Document::new(format!("f{f}v{v}"), text));
+            docs.push(Document::new(format!("f{f}v{v}"), text(v, &d)));
         }
     }
-    // Interleave families so batches cut across them.
     let mut shuffled = Vec::with_capacity(docs.len());
-    let mut rest = docs;
-    while !rest.is_empty() {
-        let i = rng.random_range(0..rest.len());
-        shuffled.push(rest.swap_remove(i));
+    while !docs.is_empty() {
+        let i = rng.random_range(0..docs.len());
+        shuffled.push(docs.swap_remove(i));
     }
     shuffled
 }
@@ -53,39 +70,12 @@ fn batches_through_saved_indexes_equal_one_run() {
     let docs = corpus(5);
     // The index verifies by the estimate: the one-shot run must too.
     let dedup = Dedup::new().threshold(0.7).verifier(Verifier::MethodScore);
-    let one = dedup.run(&docs).unwrap();
+    let one = check_batches_equal_one_run(
+        &dedup,
+        &docs,
+        &[&[docs.len() / 2], &[10, 70, 71, 150], &[0, docs.len()]],
+    );
     assert!(one.groups.len() > 20 && one.report.exact_copies > 0);
-    for cuts in [
-        vec![docs.len() / 2],
-        vec![10, 70, 71, 150],
-        vec![0, docs.len()],
-    ] {
-        let mut index = DedupIndex::new(&dedup).unwrap();
-        let mut pairs = Vec::new();
-        let mut last = None;
-        let mut start = 0;
-        for end in cuts.iter().copied().chain([docs.len()]) {
-            // Save and reload between every two batches.
-            index = DedupIndex::from_bytes(&index.to_bytes()).unwrap();
-            let out = index.add(&docs[start..end]).unwrap();
-            assert!(out.pairs.iter().all(|p| p.b >= start));
-            pairs.extend(out.pairs.iter().map(key));
-            last = Some(out);
-            start = end;
-        }
-        pairs.sort_unstable();
-        let mut expected: Vec<_> = one.pairs.iter().map(key).collect();
-        expected.sort_unstable();
-        assert_eq!(pairs, expected, "cuts {cuts:?}");
-        let last = last.unwrap();
-        assert_eq!(last.groups, one.groups, "cuts {cuts:?}");
-        assert_eq!(last.dropped(), one.dropped());
-        assert_eq!(index.len(), docs.len());
-        assert_eq!(
-            index.ids(),
-            docs.iter().map(|d| d.id.clone()).collect::<Vec<_>>()
-        );
-    }
 }
 
 #[test]
@@ -198,73 +188,41 @@ fn the_nfkc_setting_is_saved_with_the_index() {
     assert!(out.dropped().is_empty());
 }
 
-/// The bundled corpus of the repository (562 Debian copyright files).
-fn debian() -> Vec<Document> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
-        })
-        .collect()
-}
-
 /// Near-duplicate families: word edits, an upper-case copy, a full-width copy (the
 /// same text under NFKC), a prefix (contained in its base), interleaved.
 fn families(seed: u64) -> Vec<Document> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let words: Vec<String> = (0..2000).map(|i| format!("w{i}x")).collect();
-    let mut docs = Vec::new();
-    for f in 0..50 {
-        let base: Vec<String> = (0..60)
-            .map(|_| words[rng.random_range(0..words.len())].clone())
-            .collect();
-        for v in 0..rng.random_range(1..6) {
-            let mut d = base.clone();
-            for _ in 0..rng.random_range(0..4) {
-                let at = rng.random_range(0..d.len());
-                d[at] = words[rng.random_range(0..words.len())].clone();
-            }
-            let text = match v {
-                2 => d.join(" ").to_uppercase(),
-                // Full-width forms: NFKC maps them back to ASCII.
-                3 => d
-                    .join(" ")
-                    .chars()
-                    .map(|c| match c {
-                        '!'..='~' => char::from_u32(c as u32 + 0xFEE0).unwrap(),
-                        c => c,
-                    })
-                    .collect(),
-                4 => d[..40].join(" "),
-                _ => d.join(" "),
-            };
-            docs.push(Document::new(format!("f{f}v{v}"), text));
-        }
-    }
-    let mut shuffled = Vec::with_capacity(docs.len());
-    while !docs.is_empty() {
-        let i = rng.random_range(0..docs.len());
-        shuffled.push(docs.swap_remove(i));
-    }
-    shuffled
+    generated(seed, &words, (50, 60), (1..6, 0..4), |v, d| match v {
+        2 => d.join(" ").to_uppercase(),
+        // Full-width forms: NFKC maps them back to ASCII.
+        3 => d
+            .join(" ")
+            .chars()
+            .map(|c| match c {
+                '!'..='~' => char::from_u32(c as u32 + 0xFEE0).unwrap(),
+                c => c,
+            })
+            .collect(),
+        4 => d[..40].join(" "),
+        _ => d.join(" "),
+    })
 }
 
 /// `docs` added in batches ending at `cuts` (then the rest) to a new index of
-/// `dedup`, saved and loaded between every two batches; every batch's pairs and the
-/// last outcome.
-fn in_batches(dedup: &Dedup, docs: &[Document], cuts: &[usize]) -> (Vec<ScoredPair>, Outcome) {
+/// `dedup`, passed through `reload` before every batch; every batch's pairs, the last
+/// outcome and the index, which lists every document in order.
+fn add_in_batches(
+    dedup: &Dedup,
+    docs: &[Document],
+    cuts: &[usize],
+    mut reload: impl FnMut(DedupIndex) -> DedupIndex,
+) -> (Vec<ScoredPair>, Outcome, DedupIndex) {
     let mut index = DedupIndex::new(dedup).unwrap();
     let mut pairs = Vec::new();
     let mut last = None;
     let mut start = 0;
     for end in cuts.iter().copied().chain([docs.len()]) {
-        index = DedupIndex::from_bytes(&index.to_bytes()).unwrap();
+        index = reload(index);
         let out = index.add(&docs[start..end]).unwrap();
         assert!(out.pairs.iter().all(|p| p.b >= start && p.a < p.b));
         pairs.extend(out.pairs.iter().copied());
@@ -272,18 +230,37 @@ fn in_batches(dedup: &Dedup, docs: &[Document], cuts: &[usize]) -> (Vec<ScoredPa
         start = end;
     }
     assert_eq!(index.len(), docs.len());
-    (pairs, last.unwrap())
+    assert_eq!(
+        index.ids(),
+        docs.iter().map(|d| d.id.clone()).collect::<Vec<_>>()
+    );
+    (pairs, last.unwrap(), index)
 }
 
-/// Batches through saved indexes give `dedup`'s one run over `docs`: the same pairs
-/// with the same scores (to the bit), groups, kept and dropped documents. Returns the
-/// one run.
-fn check_batches_equal_one_run(dedup: &Dedup, docs: &[Document], cuts: &[&[usize]]) -> Outcome {
+/// `docs` added in batches ending at `cuts` (then the rest) to a new index of
+/// `dedup`, saved and loaded between every two batches; every batch's pairs and the
+/// last outcome.
+fn in_batches(dedup: &Dedup, docs: &[Document], cuts: &[usize]) -> (Vec<ScoredPair>, Outcome) {
+    let (pairs, last, _) = add_in_batches(dedup, docs, cuts, |index| {
+        DedupIndex::from_bytes(&index.to_bytes()).unwrap()
+    });
+    (pairs, last)
+}
+
+/// Batches cut at each of `cuts` by `batches` give `dedup`'s one run over `docs`: the
+/// same pairs with the same scores (to the bit), groups, kept and dropped documents.
+/// Returns the one run.
+fn check_equal_one_run(
+    dedup: &Dedup,
+    docs: &[Document],
+    cuts: &[&[usize]],
+    batches: impl Fn(&[usize]) -> (Vec<ScoredPair>, Outcome),
+) -> Outcome {
     let one = dedup.run(docs).unwrap();
     let mut expected: Vec<_> = one.pairs.iter().map(key).collect();
     expected.sort_unstable();
     for cuts in cuts {
-        let (pairs, last) = in_batches(dedup, docs, cuts);
+        let (pairs, last) = batches(cuts);
         let mut pairs: Vec<_> = pairs.iter().map(key).collect();
         pairs.sort_unstable();
         assert_eq!(pairs, expected, "cuts {cuts:?}");
@@ -292,6 +269,12 @@ fn check_batches_equal_one_run(dedup: &Dedup, docs: &[Document], cuts: &[&[usize
         assert_eq!(last.dropped(), one.dropped(), "cuts {cuts:?}");
     }
     one
+}
+
+/// Batches through saved indexes give `dedup`'s one run over `docs` (see
+/// [`check_equal_one_run`]). Returns the one run.
+fn check_batches_equal_one_run(dedup: &Dedup, docs: &[Document], cuts: &[&[usize]]) -> Outcome {
+    check_equal_one_run(dedup, docs, cuts, |cuts| in_batches(dedup, docs, cuts))
 }
 
 /// Cuts of `n` documents into 2 and into 5 batches.
@@ -397,17 +380,7 @@ fn an_index_of_byte_form_version_2_loads_and_verifies_by_the_estimate() {
     // those settings over every document.
     let settings = index.settings();
     assert_eq!(settings.verifier_config().name(), "method");
-    let earlier: Vec<Document> = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/index-v1.jsonl"
-    ))
-    .unwrap()
-    .lines()
-    .map(|l| {
-        let v: serde_json::Value = serde_json::from_str(l).unwrap();
-        Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
-    })
-    .collect();
+    let earlier = documents("tests/data/index-v1.jsonl");
     let batch = [
         Document::new(
             "e",
@@ -437,48 +410,7 @@ fn an_index_of_byte_form_version_2_loads_and_verifies_by_the_estimate() {
 /// two documents, both in the LSH index with `sizes`, followed by `tail` (the
 /// verifier and the sets).
 fn v3_bytes(sizes: Option<&[u64]>, tail: impl FnOnce(&mut ndd_core::codec::ByteWriter)) -> Vec<u8> {
-    use ndd_core::DocSketcher;
-    use ndd_core::codec::ByteWriter;
-    let hasher = ndd_minhash::MinHasher::builder()
-        .num_hashes(128)
-        .seed(0)
-        .build_with(ndd_shingle::WordShingler::new(3).unwrap())
-        .unwrap();
-    let mut lsh: ndd_lsh::LshIndex<u32, ndd_minhash::MinHashSignature> =
-        ndd_lsh::LshIndex::builder(ndd_lsh::LshParams::new(16, 6).unwrap())
-            .keep_signatures(true)
-            .build();
-    for k in 0..2u32 {
-        lsh.insert(
-            k,
-            &hasher.sketch(&format!("text number {k} with a few words")),
-        )
-        .unwrap();
-    }
-    let mut w = ByteWriter::new(*b"NDDX", 3);
-    w.u64(128); // num_perm
-    w.u64(0); // seed
-    w.u8(0); // word shingles
-    w.u64(3); // of 3 words
-    w.f64(0.8); // threshold
-    w.u8(0); // no exact pass
-    w.u8(0); // no NFKC
-    w.u64(2);
-    for id in ["a", "b"] {
-        w.bytes(id.as_bytes());
-    }
-    w.u64_slice(&[0, 1]); // each its own group
-    w.u64(0); // no digests
-    w.bytes(&lsh.to_bytes());
-    match sizes {
-        Some(s) => {
-            w.u8(1);
-            w.u64_slice(s);
-        }
-        None => w.u8(0),
-    }
-    tail(&mut w);
-    w.finish()
+    index_bytes(3, &["a", "b"], &[0, 1], sizes, tail)
 }
 
 #[test]
@@ -544,43 +476,25 @@ fn in_folder_batches(
     cuts: &[usize],
     dir: &std::path::Path,
 ) -> (Vec<ScoredPair>, Outcome) {
-    let mut index = DedupIndex::new(dedup).unwrap();
-    let mut pairs = Vec::new();
-    let mut last = None;
-    let mut start = 0;
-    for end in cuts.iter().copied().chain([docs.len()]) {
+    let (pairs, last, mut index) = add_in_batches(dedup, docs, cuts, |mut index| {
         index.save_dir(dir).unwrap();
         let saved = index.to_bytes();
-        index = DedupIndex::load_dir(dir).unwrap();
+        let index = DedupIndex::load_dir(dir).unwrap();
         assert_eq!(index.to_bytes(), saved, "the folder loads as saved");
-        let out = index.add(&docs[start..end]).unwrap();
-        assert!(out.pairs.iter().all(|p| p.b >= start && p.a < p.b));
-        pairs.extend(out.pairs.iter().copied());
-        last = Some(out);
-        start = end;
-    }
+        index
+    });
     index.save_dir(dir).unwrap();
     assert_eq!(DedupIndex::load(dir).unwrap().to_bytes(), index.to_bytes());
-    assert_eq!(index.len(), docs.len());
-    (pairs, last.unwrap())
+    (pairs, last)
 }
 
 /// Batches through a folder give `dedup`'s one run over `docs`: the same pairs and
 /// scores, groups, kept and dropped documents.
 fn check_folder_batches_equal_one_run(dedup: &Dedup, docs: &[Document], cuts: &[&[usize]]) {
-    let one = dedup.run(docs).unwrap();
-    let mut expected: Vec<_> = one.pairs.iter().map(key).collect();
-    expected.sort_unstable();
-    for cuts in cuts {
+    check_equal_one_run(dedup, docs, cuts, |cuts| {
         let dir = tempfile::tempdir().unwrap();
-        let (pairs, last) = in_folder_batches(dedup, docs, cuts, dir.path());
-        let mut pairs: Vec<_> = pairs.iter().map(key).collect();
-        pairs.sort_unstable();
-        assert_eq!(pairs, expected, "cuts {cuts:?}");
-        assert_eq!(last.groups, one.groups, "cuts {cuts:?}");
-        assert_eq!(last.kept(), one.kept(), "cuts {cuts:?}");
-        assert_eq!(last.dropped(), one.dropped(), "cuts {cuts:?}");
-    }
+        in_folder_batches(dedup, docs, cuts, dir.path())
+    });
 }
 
 #[test]

@@ -10,21 +10,7 @@ use ndd_minhash::MinHasher;
 use ndd_pipeline::{ContainmentSearch, Dedup, DedupIndex, Document, Error, NeighbourSearch};
 use ndd_shingle::WordShingler;
 
-/// The bundled corpus of the repository (562 Debian copyright files).
-fn debian() -> Vec<Document> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
-        })
-        .collect()
-}
+use crate::common::{DESCRIPTIONS, debian, documents, index_bytes};
 
 /// Every document in the LSH index: no exact pass, so brute force sees the same set.
 fn settings() -> Dedup {
@@ -195,22 +181,6 @@ fn containment_recall(weights: Option<(f64, f64)>) -> (f64, f64) {
     (found as f64 / wanted as f64, own as f64 / queries as f64)
 }
 
-/// The 4,000 real package descriptions of `data/labeled`.
-fn descriptions() -> Vec<Document> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/labeled/debian-descriptions.jsonl"
-    );
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            Document::new(v["id"].as_str().unwrap(), v["text"].as_str().unwrap())
-        })
-        .collect()
-}
-
 /// Tie-tolerant recall@k of the close neighbours (issue 29): per query, the exact top
 /// `k` by Jaccard among all documents, kept where Jaccard >= 0.5, is what is wanted; a
 /// returned document counts when its exact Jaccard reaches both 0.5 and the exact
@@ -250,7 +220,7 @@ fn top_k_reaches_recall_at_10_of_close_neighbours_on_real_descriptions_at_the_de
     // Issue 29: 200 indexed descriptions as queries, word 3-grams, the defaults. Ranked
     // by the estimate the forest reached 0.856; re-ranked by the index's stored sets
     // it must reach 0.9 (docs/decisions.md has the measured figure).
-    let docs = descriptions();
+    let docs = documents(DESCRIPTIONS);
     let mut index = DedupIndex::new(&if std::env::var("DEFAULTS").is_ok() {
         Dedup::new()
     } else {
@@ -452,46 +422,7 @@ fn set_sizes_round_trip_and_exact_copies_share_their_size() {
 /// Version-2 bytes written field by field (the layout of `DedupIndex::to_bytes`),
 /// around an LSH index whose documents are `keys`.
 fn v2_bytes(ids: &[&str], keys: &[u32], sizes: Option<&[u64]>) -> Vec<u8> {
-    use ndd_core::codec::ByteWriter;
-    let hasher = MinHasher::builder()
-        .num_hashes(128)
-        .seed(0)
-        .build_with(WordShingler::new(3).unwrap())
-        .unwrap();
-    let mut lsh: ndd_lsh::LshIndex<u32, ndd_minhash::MinHashSignature> =
-        ndd_lsh::LshIndex::builder(ndd_lsh::LshParams::new(16, 6).unwrap())
-            .keep_signatures(true)
-            .build();
-    for &k in keys {
-        lsh.insert(
-            k,
-            &hasher.sketch(&format!("text number {k} with a few words")),
-        )
-        .unwrap();
-    }
-    let mut w = ByteWriter::new(*b"NDDX", 2);
-    w.u64(128); // num_perm
-    w.u64(0); // seed
-    w.u8(0); // word shingles
-    w.u64(3); // of 3 words
-    w.f64(0.8); // threshold
-    w.u8(0); // no exact pass
-    w.u8(0); // no NFKC
-    w.u64(ids.len() as u64);
-    for id in ids {
-        w.bytes(id.as_bytes());
-    }
-    w.u64_slice(&(0..ids.len() as u64).collect::<Vec<_>>()); // each its own group
-    w.u64(0); // no digests
-    w.bytes(&lsh.to_bytes());
-    match sizes {
-        Some(s) => {
-            w.u8(1);
-            w.u64_slice(s);
-        }
-        None => w.u8(0),
-    }
-    w.finish()
+    index_bytes(2, ids, keys, sizes, |_| {})
 }
 
 #[test]

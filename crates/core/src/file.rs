@@ -1,0 +1,163 @@
+//! Reading a saved byte form (a lexicon, a learned model, an index) from a file with a
+//! bound on its size, so that a wrong path to a large file or a device is refused at
+//! once instead of read into memory.
+
+use std::fs::{File, Metadata};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use crate::Error;
+
+/// Why a file holding a saved byte form could not be read or decoded. Each message
+/// starts with the file's path.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::file::{FileError, read_bounded};
+/// let missing = std::path::Path::new("/nonexistent/ndd/file");
+/// let err = read_bounded(missing, 1 << 20).unwrap_err();
+/// assert!(matches!(err, FileError::Io { .. }));
+/// assert!(err.to_string().starts_with("/nonexistent/ndd/file: "));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FileError {
+    /// The file could not be opened or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The path names a device, not a file.
+    #[error("{}: is a device, not a file", path.display())]
+    Device {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file is larger than such a file can honestly be.
+    #[error(
+        "{}: {len} bytes, more than the {max} bytes such a file can honestly need",
+        path.display()
+    )]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its length.
+        len: u64,
+        /// The bound.
+        max: u64,
+    },
+    /// The file grew past the bound while it was read.
+    #[error("{}: more than {max} bytes", path.display())]
+    Grew {
+        /// The file.
+        path: PathBuf,
+        /// The bound.
+        max: u64,
+    },
+    /// The bytes are not the byte form asked for.
+    #[error("{}: {source}", path.display())]
+    Decode {
+        /// The file.
+        path: PathBuf,
+        /// Why the bytes were refused.
+        #[source]
+        source: Error,
+    },
+}
+
+/// The bytes of the file at `path`, at most `max` of them, and the metadata of the file
+/// as opened (to tell later whether it changed since).
+///
+/// Cost: one open and one read of at most `max + 1` bytes.
+///
+/// # Errors
+///
+/// [`FileError::Io`] when the file cannot be opened or read, [`FileError::Device`]
+/// for a character or block device, [`FileError::TooLarge`] or [`FileError::Grew`]
+/// for a file of more than `max` bytes.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::file::{FileError, read_bounded};
+/// let path = std::env::temp_dir().join(format!("ndd-read-bounded-{}", std::process::id()));
+/// std::fs::write(&path, b"four")?;
+/// assert_eq!(read_bounded(&path, 4)?.0, b"four");
+/// assert!(matches!(read_bounded(&path, 3), Err(FileError::TooLarge { len: 4, max: 3, .. })));
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_bounded(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), FileError> {
+    let io = |source| FileError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = meta.file_type();
+        if kind.is_char_device() || kind.is_block_device() {
+            return Err(FileError::Device {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    let len = meta.len();
+    if len > max {
+        return Err(FileError::TooLarge {
+            path: path.to_path_buf(),
+            len,
+            max,
+        });
+    }
+    let mut bytes = Vec::new();
+    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(FileError::Grew {
+            path: path.to_path_buf(),
+            max,
+        });
+    }
+    Ok((bytes, meta))
+}
+
+/// The value `decode` reads from the file at `path` of at most `max` bytes (see
+/// [`read_bounded`]): how the owners of byte forms load them from files.
+///
+/// # Errors
+///
+/// As [`read_bounded`]; [`FileError::Decode`] with `decode`'s error for bytes it
+/// refuses.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::Error;
+/// use near_dup::file::{FileError, load_bounded};
+/// let path = std::env::temp_dir().join(format!("ndd-load-bounded-{}", std::process::id()));
+/// std::fs::write(&path, b"abc")?;
+/// let len = |b: &[u8]| if b.is_empty() { Err(Error::corrupt_data("empty")) } else { Ok(b.len()) };
+/// assert_eq!(load_bounded(&path, 16, len)?, 3);
+/// std::fs::write(&path, b"")?;
+/// assert!(matches!(load_bounded(&path, 16, len), Err(FileError::Decode { .. })));
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load_bounded<T>(
+    path: &Path,
+    max: u64,
+    decode: impl FnOnce(&[u8]) -> Result<T, Error>,
+) -> Result<T, FileError> {
+    let (bytes, _) = read_bounded(path, max)?;
+    decode(&bytes).map_err(|source| FileError::Decode {
+        path: path.to_path_buf(),
+        source,
+    })
+}
