@@ -7,16 +7,20 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::decode::{BOM, Decoded, NotText, decode};
+use super::fields::FieldCounts;
+use super::folder::ENCODING_HINT;
 use super::options::ReadOptions;
 use super::problems::{Problem, ProblemKind};
 use super::record::parse_line;
 use crate::{Document, Error};
 
-/// The UTF-8 byte order mark, accepted (and dropped) at the start of a file.
-pub(super) const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// A line decoded into a document: the document, whether its record had the id
+/// field, and whether it was decoded from a legacy encoding.
+type LineDoc = (Document, bool, bool);
 
 /// The first two bytes of every gzip member (RFC 1952).
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(super) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// The read buffer of [`JsonlReader::open`]: most lines lie whole in it and are
 /// decoded in place, without a copy.
@@ -99,6 +103,8 @@ pub struct JsonlReader<R> {
     source_count: Option<Arc<AtomicU64>>,
     total: Option<u64>,
     done: bool,
+    fields: FieldCounts,
+    legacy_decoded: u64,
 }
 
 impl<R: BufRead> JsonlReader<R> {
@@ -126,6 +132,8 @@ impl<R: BufRead> JsonlReader<R> {
             source_count: None,
             total: None,
             done: false,
+            fields: FieldCounts::default(),
+            legacy_decoded: 0,
         }
     }
 
@@ -202,6 +210,47 @@ impl<R: BufRead> JsonlReader<R> {
     /// ```
     pub fn blank_lines(&self) -> u64 {
         self.blank
+    }
+
+    /// How many of the records read so far had each field the options name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// let opts = ReadOptions::default().with_id_field("/meta/id");
+    /// let input = b"{\"text\": \"a\", \"meta\": {\"id\": \"x\"}}\n{\"text\": \"b\"}\n";
+    /// let mut r = JsonlReader::new(&input[..], "in", &opts);
+    /// assert_eq!(r.next().unwrap().unwrap().id, "x");
+    /// assert_eq!(r.next().unwrap().unwrap().id, "2");
+    /// assert_eq!((r.fields().records, r.fields().id), (2, 1));
+    /// ```
+    pub fn fields(&self) -> &FieldCounts {
+        &self.fields
+    }
+
+    /// Lines decoded from a legacy encoding
+    /// ([`ReadOptions::encoding`](crate::ReadOptions::encoding)) so far: lines with a
+    /// byte outside ASCII read as Windows-1252 or Latin-1.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_corpus::{JsonlReader, ReadOptions, TextEncoding};
+    /// let opts = ReadOptions::default().with_encoding(TextEncoding::Auto);
+    /// let mut r = JsonlReader::new(&b"{\"text\": \"na\xefve\"}\n"[..], "in", &opts);
+    /// assert_eq!(r.next().unwrap().unwrap().text, "naïve");
+    /// assert_eq!(r.legacy_decoded(), 1);
+    /// ```
+    pub fn legacy_decoded(&self) -> u64 {
+        self.legacy_decoded
+    }
+
+    /// Counts what a decoded line was, and gives its document.
+    fn note(&mut self, (doc, has_id, legacy): LineDoc) -> Document {
+        self.fields.count(&doc, has_id, &self.options);
+        self.legacy_decoded += u64::from(legacy);
+        doc
     }
 
     /// The options this reader decodes with.
@@ -432,7 +481,10 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                         continue;
                     }
                     Some(result) => {
-                        return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                        return Some(match result {
+                            Ok(line) => Ok(self.note(line)),
+                            Err((kind, m)) => Err(self.problem(kind, m)),
+                        });
                     }
                 }
             }
@@ -464,7 +516,10 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                             continue;
                         }
                         Some(result) => {
-                            return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                            return Some(match result {
+                                Ok(line) => Ok(self.note(line)),
+                                Err((kind, m)) => Err(self.problem(kind, m)),
+                            });
                         }
                     }
                 }
@@ -480,7 +535,7 @@ fn decode_line(
     line: &[u8],
     number: u64,
     options: &ReadOptions,
-) -> Option<Result<Document, (ProblemKind, String)>> {
+) -> Option<Result<LineDoc, (ProblemKind, String)>> {
     let mut line = line;
     if number == 1 {
         line = line.strip_prefix(BOM).unwrap_or(line);
@@ -489,15 +544,18 @@ fn decode_line(
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    Some(match std::str::from_utf8(line) {
-        Err(e) => Err((
-            ProblemKind::Binary,
+    Some(match decode(line, options.encoding, false) {
+        Err(NotText::NotUtf8(at)) => Err((
+            ProblemKind::Encoding,
             format!(
-                "not UTF-8 text: invalid byte sequence at byte {} of the line",
-                e.valid_up_to()
+                "not UTF-8 text: invalid byte sequence at byte {at} of the line{ENCODING_HINT}"
             ),
         )),
-        Ok(text) => parse_line(text, number, options),
+        Err(NotText::BadUtf16(_) | NotText::Nul(_)) => {
+            Err((ProblemKind::Encoding, "not UTF-8 text".to_owned()))
+        }
+        Ok((text, how)) => parse_line(&text, number, options)
+            .map(|(doc, has_id)| (doc, has_id, how == Decoded::Legacy)),
     })
 }
 
@@ -598,7 +656,7 @@ pub(super) struct Batched<'r, R> {
     reader: &'r mut JsonlReader<R>,
     name: String,
     options: ReadOptions,
-    ready: std::vec::IntoIter<(u64, Option<Result<Document, Problem>>)>,
+    ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
     ahead: Option<RawBatch>,
     line: u64,
     bytes_read: u64,
@@ -646,7 +704,7 @@ fn decode_batch(
     batch: &RawBatch,
     name: &str,
     options: &ReadOptions,
-) -> Vec<(u64, Option<Result<Document, Problem>>)> {
+) -> Vec<(u64, Option<Result<LineDoc, Problem>>)> {
     use rayon::prelude::*;
     batch
         .lines
@@ -685,7 +743,8 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                 self.line = line;
                 match item {
                     None => self.blank += 1,
-                    Some(item) => return Some(item),
+                    Some(Ok(decoded)) => return Some(Ok(self.reader.note(decoded))),
+                    Some(Err(problem)) => return Some(Err(problem)),
                 }
             }
             let batch = match self.ahead.take() {
