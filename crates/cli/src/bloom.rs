@@ -2,6 +2,7 @@
 //! saved and continued across runs.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use ndd_pipeline::{
@@ -14,6 +15,7 @@ use crate::files::{self, Output};
 use crate::input::{self, Records, Source};
 use crate::output::{self, DocRow, Writers};
 use crate::progress::Bars;
+use crate::skipped::Skipped;
 use crate::stream::Reader;
 use crate::summary::{Facts, Fates, Time};
 use crate::{settings, stream};
@@ -165,6 +167,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         (Output::Keep, o.keep_out.as_deref()),
         (Output::Drop, o.drop_out.as_deref()),
         (Output::BloomOut, a.bloom.bloom_out.as_deref()),
+        (Output::Problems, a.input.problems_out.as_deref()),
     ];
     let targets = files::check(
         &outputs,
@@ -178,12 +181,16 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let options = settings::read_options(&a.input, &attributes);
     let mut writers = Writers::create(&targets, a.output.format)?;
+    let skipped = Arc::new(Mutex::new(Skipped::new(
+        a.input.problems_out.is_some(),
+        source.path().is_some_and(Path::is_dir),
+    )?));
     let flag_started = Instant::now();
     let (documents, flagged) = match source.path() {
         // A file or folder: read, flag and write in one pass, a batch at a time, so
         // memory is the filters and one batch whatever the input's size.
         Some(path) => {
-            let mut reader = Reader::open(path, &options)?;
+            let mut reader = Reader::open(path, &options)?.with_skipped(&skipped);
             let mut records = if path.is_file() && writers.wants_records() {
                 Some(Records::open(&input::RecordFile::Path(path.to_path_buf()))?)
             } else {
@@ -215,6 +222,13 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         None => {
             let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
             stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
+            input::warn_missing_fields(input.corpus.fields.as_ref(), &options);
+            for p in &input.corpus.problems {
+                skipped
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .add(p);
+            }
             let docs = &input.corpus.documents;
             let mut records = match &input.records {
                 Some(file) if writers.wants_records() => Some(Records::open(file)?),
@@ -237,6 +251,12 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
 
     // Move everything into place.
     writers.whole(Output::BloomOut, |w| w.write_all(&filter.to_bytes()))?;
+    writers.whole(Output::Problems, |w| {
+        skipped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .write_to(w)
+    })?;
     output::commit(writers.finish()?)?;
     let facts = Facts {
         input: source.name(),
@@ -248,6 +268,10 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
             total: started.elapsed(),
         },
         wrote: targets,
+        skipped: skipped
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .kinds(),
         ..Facts::default()
     };
     print!("{}", facts.render());

@@ -146,6 +146,27 @@ pub(crate) fn read(
     Ok(input)
 }
 
+/// A warning for each field the options name that some records lack (none for a
+/// folder).
+pub(crate) fn warn_missing_fields(
+    fields: Option<&ndd_pipeline::corpus::FieldCounts>,
+    options: &ReadOptions,
+) {
+    use ndd_pipeline::corpus::FieldRole;
+    let Some(fields) = fields else { return };
+    for m in fields.missing(options) {
+        let (flag, then) = match m.role {
+            FieldRole::Id => ("--id-field", "; they are numbered by line"),
+            FieldRole::Order => ("--order-field", "; they have no order key"),
+            _ => ("--attribute-fields", ""),
+        };
+        eprintln!(
+            "warning: {} of {} records have no field {:?} ({flag}){then}",
+            m.without, m.records, m.field
+        );
+    }
+}
+
 /// Copies what it reads into `copy` (standard input spooled for a second pass).
 struct Tee<R> {
     inner: R,

@@ -254,7 +254,15 @@ impl<R: BufRead> JsonlReader<R> {
     }
 
     /// The options this reader decodes with.
-    pub(super) fn options(&self) -> &ReadOptions {
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_corpus::{JsonlReader, ReadOptions};
+    /// let opts = ReadOptions::default().with_text_field("body");
+    /// assert_eq!(JsonlReader::new(&b""[..], "x", &opts).options().text_field, "body");
+    /// ```
+    pub fn options(&self) -> &ReadOptions {
         &self.options
     }
 

@@ -223,6 +223,21 @@ impl ReadOptions {
         self
     }
 
+    /// Sets [`id_required`](Self::id_required) (after
+    /// [`with_id_field`](Self::with_id_field), to keep a named id field optional).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = ndd_corpus::ReadOptions::default().with_id_field("url").with_id_required(false);
+    /// assert!(!o.id_required);
+    /// ```
+    #[must_use]
+    pub fn with_id_required(mut self, required: bool) -> Self {
+        self.id_required = required;
+        self
+    }
+
     /// Sets [`encoding`](Self::encoding).
     ///
     /// # Example
