@@ -87,19 +87,23 @@ impl Skipped {
 pub(crate) fn decoded(stats: &ReadStats, encoding: EncodingName) -> Option<String> {
     let mut parts = Vec::new();
     if stats.utf16_decoded > 0 {
-        parts.push(format!("{} files from UTF-16", stats.utf16_decoded));
+        let n = stats.utf16_decoded;
+        parts.push(format!("{n} file{} from UTF-16", plural(n)));
     }
     if stats.legacy_decoded > 0 {
         let name = match encoding {
             EncodingName::Latin1 => "latin-1",
             _ => "windows-1252",
         };
-        parts.push(format!(
-            "{} files or lines from {name}",
-            stats.legacy_decoded
-        ));
+        let n = stats.legacy_decoded;
+        parts.push(format!("{n} file{0} or line{0} from {name}", plural(n)));
     }
     (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// The plural ending of a count.
+fn plural(n: u64) -> &'static str {
+    if n == 1 { "" } else { "s" }
 }
 
 /// Problems shared with a streamed reader's sink.

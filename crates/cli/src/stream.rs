@@ -102,6 +102,9 @@ pub(crate) fn report_problems(problems: &[Problem], rejected: usize) {
         eprintln!("warning: {p} (skipped)");
     }
     if rejected > SHOWN {
-        eprintln!("warning: {} more lines or files skipped", rejected - SHOWN);
+        eprintln!(
+            "warning: {} more lines or files skipped (--problems-out lists them all)",
+            rejected - SHOWN
+        );
     }
 }
