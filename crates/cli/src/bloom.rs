@@ -222,7 +222,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         None => {
             let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
             stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
-            input::warn_missing_fields(input.corpus.fields.as_ref(), &options);
+            input::check_fields(input.corpus.fields.as_ref(), &options)?;
             for p in &input.corpus.problems {
                 skipped
                     .lock()

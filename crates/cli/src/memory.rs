@@ -179,7 +179,7 @@ fn run_with(
     )?;
     let read_time = read_started.elapsed();
     stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
-    input::warn_missing_fields(input.corpus.fields.as_ref(), &options);
+    input::check_fields(input.corpus.fields.as_ref(), &options)?;
     let mut skipped = Skipped::new(
         a.input.problems_out.is_some(),
         input.corpus.fields.is_none(),

@@ -76,7 +76,7 @@ impl Reader {
             // A field the options name that no record has; those some lack.
             let (fields, options) = (r.reader().fields(), r.reader().options());
             fields.check(options)?;
-            crate::input::warn_missing_fields(Some(fields), options);
+            crate::input::check_fields(Some(fields), options)?;
         }
         report_problems(problems, rejected);
         Ok(())

@@ -43,9 +43,9 @@ pub enum Error {
         /// What is wrong, in the user's terms.
         message: String,
     },
-    /// A field the options name (the id field when required, the order field, an
-    /// attribute field) that no record read has: most likely a misspelt name, which
-    /// would otherwise number every document, order none, or link none.
+    /// A field the options name (the id field when required, the order field) that
+    /// no record read has: most likely a misspelt name, which would otherwise number
+    /// every document or order none.
     #[error(
         "no record has the field {field:?} ({role}; {records} records read): is the name \
          misspelt? (a nested field is named by a JSON pointer such as /meta/id)"

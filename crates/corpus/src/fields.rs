@@ -152,9 +152,10 @@ impl FieldCounts {
     }
 
     /// [`Error::FieldNotFound`] for the first field that the options name and expect
-    /// (the id field when [`ReadOptions::id_required`], the order field, attribute
-    /// fields) that no record read has; `Ok` when none read has none of them, or no
-    /// record was read.
+    /// (the id field when [`ReadOptions::id_required`], the order field) that no
+    /// record read has; `Ok` otherwise, or when no record was read. Attribute fields
+    /// are the caller's to judge (an optional one may be absent everywhere): see
+    /// [`missing`](Self::missing).
     ///
     /// # Errors
     ///
@@ -176,7 +177,7 @@ impl FieldCounts {
         match self
             .missing(options)
             .into_iter()
-            .find(|m| m.records > 0 && m.without == m.records)
+            .find(|m| m.records > 0 && m.without == m.records && m.role != FieldRole::Attribute)
         {
             Some(m) => Err(Error::FieldNotFound {
                 field: m.field,

@@ -160,8 +160,8 @@ pub struct ReadOptions {
     pub order_field: Option<String>,
     /// JSONL fields read into [`Document::attributes`](crate::Document::attributes)
     /// (default none): each a string, or a number kept in its JSON spelling; a record
-    /// without one (or with `null`) lacks that attribute; if no record read has one of
-    /// them, reading fails with [`Error::FieldNotFound`](crate::Error::FieldNotFound).
+    /// without one (or with `null`) lacks that attribute
+    /// ([`FieldCounts::missing`](crate::FieldCounts::missing) says how many).
     pub attribute_fields: Vec<String>,
     /// How bytes become text (default [`TextEncoding::Utf8`]).
     pub encoding: TextEncoding,

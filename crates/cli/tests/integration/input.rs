@@ -1,6 +1,7 @@
 //! Input that says what it did (issue 30, item 3), by running the built binary: gzip
 //! files in folders, legacy encodings, `--problems-out` and the summary's counts by
 //! reason, and fields that no record has or that are nested.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use std::fs;
 use std::io::Write;
@@ -251,6 +252,12 @@ fn a_jsonl_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
         &run(&["--order-field", "dat", "--work-dir", work.to_str().unwrap()]),
         1,
         "--order-field \"dat\": no record has",
+    );
+    // An attribute field of the constrained grouping, likewise.
+    fails(
+        &run(&["--group", "durian", "--attribute-fields", "dockt=cannot"]),
+        1,
+        "--attribute-fields \"dockt\": no record has this field (3 records read)",
     );
     // Some records lack it: a warning with the count.
     let out = run(&["--order-field", "date"]);
