@@ -9,8 +9,14 @@
 //! * [`JsonlReader`] and [`FolderReader`] stream: they yield one
 //!   `Result<`[`Document`]`, `[`Problem`]`>` at a time, hold one document in memory,
 //!   and expose the bytes read for progress.
-//! * [`ReadOptions`] names the JSONL fields, sets HTML conversion, the largest
-//!   document accepted (64 MiB by default) and the [`ErrorPolicy`].
+//! * [`ReadOptions`] names the JSONL fields (top-level names or JSON pointers such as
+//!   `/meta/id`), sets HTML conversion, the [`TextEncoding`], the largest document
+//!   accepted (64 MiB by default) and the [`ErrorPolicy`].
+//! * A gzip file inside a folder is decompressed (bounded by the same limit) and read
+//!   as the file it holds; UTF-16 with a byte order mark is decoded; legacy text only
+//!   when [`ReadOptions::encoding`] asks. [`ReadStats`] counts what was decoded.
+//! * [`FieldCounts`] says how many records had each field the options name; a
+//!   required field that no record has is [`Error::FieldNotFound`].
 //!
 //! Rejected lines and files are [`Problem`]s: under [`ErrorPolicy::Skip`] they are
 //! collected in [`Corpus::problems`] and reading goes on; under [`ErrorPolicy::Stop`]
