@@ -91,7 +91,7 @@ pub(crate) struct DedupArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Input")]
 pub(crate) struct InputArgs {
-    /// A folder of text/HTML files, a JSONL file (plain or gzip) of {"id": ..., "text":
+    /// A folder of text/HTML files (plain or gzip), a JSONL file (plain or gzip) of {"id": ..., "text":
     /// ...} lines, or `-` for JSONL on standard input [default: the bundled corpus]
     #[arg(long, short, value_name = "PATH")]
     pub(crate) input: Option<PathBuf>,

@@ -2,7 +2,6 @@
 //! saved and continued across runs.
 
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
 use ndd_pipeline::{
@@ -15,7 +14,7 @@ use crate::files::{self, Output};
 use crate::input::{self, Records, Source};
 use crate::output::{self, DocRow, Writers};
 use crate::progress::Bars;
-use crate::skipped::Skipped;
+use crate::skipped::{self, Skipped};
 use crate::stream::Reader;
 use crate::summary::{Facts, Fates, Time};
 use crate::{settings, stream};
@@ -181,10 +180,10 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let options = settings::read_options(&a.input, &attributes);
     let mut writers = Writers::create(&targets, a.output.format)?;
-    let skipped = Arc::new(Mutex::new(Skipped::new(
+    let skipped = Skipped::shared(
         a.input.problems_out.is_some(),
         source.path().is_some_and(Path::is_dir),
-    )?));
+    )?;
     let flag_started = Instant::now();
     let (documents, flagged) = match source.path() {
         // A file or folder: read, flag and write in one pass, a batch at a time, so
@@ -224,10 +223,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
             stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
             input::check_fields(input.corpus.fields.as_ref(), &options)?;
             for p in &input.corpus.problems {
-                skipped
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .add(p);
+                skipped::lock(&skipped).add(p);
             }
             let docs = &input.corpus.documents;
             let mut records = match &input.records {
@@ -251,12 +247,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
 
     // Move everything into place.
     writers.whole(Output::BloomOut, |w| w.write_all(&filter.to_bytes()))?;
-    writers.whole(Output::Problems, |w| {
-        skipped
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .write_to(w)
-    })?;
+    skipped::write_list(&mut writers, &skipped)?;
     output::commit(writers.finish()?)?;
     let facts = Facts {
         input: source.name(),
@@ -268,10 +259,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
             total: started.elapsed(),
         },
         wrote: targets,
-        skipped: skipped
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .kinds(),
+        skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
     print!("{}", facts.render());

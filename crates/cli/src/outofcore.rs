@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Instant;
 
 use ndd_pipeline::corpus::ReadOptions;
@@ -18,7 +18,7 @@ use crate::input::{RecordFile, Records, Source};
 use crate::output::{self, DocRow, Format, Writers};
 use crate::progress::Bars;
 use crate::settings;
-use crate::skipped::{Shared, Skipped};
+use crate::skipped::{self, Shared, Skipped};
 use crate::stream::Reader;
 use crate::summary::{self, Facts, Fates, MethodFacts, PairFacts, Time, VerifyFacts};
 
@@ -80,10 +80,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     let job = job
         .input_fingerprint(ndd_pipeline::corpus::input_fingerprint(path)?)
         .progress(bars.clone());
-    let skipped = Arc::new(Mutex::new(Skipped::new(
-        a.input.problems_out.is_some(),
-        path.is_dir(),
-    )?));
+    let skipped = Skipped::shared(a.input.problems_out.is_some(), path.is_dir())?;
     let mut reader = Reader::open(path, options)?.with_skipped(&skipped);
     let outcome = job.run(&mut reader)?;
     reader.finish(&source, outcome.documents)?;
@@ -139,10 +136,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         disk: Some(outcome.stages.iter().map(|st| st.bytes_written).sum()),
         peak_memory: summary::peak_memory(),
         wrote: targets,
-        skipped: skipped
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .kinds(),
+        skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
     print!("{}", facts.render());
@@ -190,12 +184,7 @@ fn write_outputs(
     skipped: &Shared,
 ) -> Result<(), CliError> {
     let mut writers = Writers::create(targets, format)?;
-    writers.whole(Output::Problems, |w| {
-        skipped
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .write_to(w)
-    })?;
+    skipped::write_list(&mut writers, skipped)?;
     // The ids of the documents in pairs, for --pairs-out.
     let mut ids: HashMap<u64, String> = HashMap::new();
     if writers.wants(Output::Pairs) {

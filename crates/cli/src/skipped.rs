@@ -3,13 +3,15 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use ndd_pipeline::Problem;
 use ndd_pipeline::corpus::{ProblemKind, ProblemSink, ReadStats};
 
 use crate::args::EncodingName;
 use crate::error::CliError;
+use crate::files::Output;
+use crate::output::Writers;
 
 /// The problems of a run: counts by kind, and (with `--problems-out`) every one
 /// spooled to a temporary file, so a streamed read does not hold them in memory.
@@ -40,6 +42,11 @@ impl Skipped {
             spool,
             error: None,
         })
+    }
+
+    /// [`new`](Self::new), to share with a streamed reader's sink.
+    pub(crate) fn shared(list: bool, folder: bool) -> Result<Shared, CliError> {
+        Ok(Arc::new(Mutex::new(Skipped::new(list, folder)?)))
     }
 
     /// Counts (and lists) one problem.
@@ -108,6 +115,16 @@ fn plural(n: u64) -> &'static str {
 
 /// Problems shared with a streamed reader's sink.
 pub(crate) type Shared = Arc<Mutex<Skipped>>;
+
+/// The problems of `shared`, locked (a panic elsewhere leaves them readable).
+pub(crate) fn lock(shared: &Shared) -> MutexGuard<'_, Skipped> {
+    shared.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Writes the `--problems-out` list of `shared`, when it is asked for.
+pub(crate) fn write_list(writers: &mut Writers<'_>, shared: &Shared) -> Result<(), CliError> {
+    writers.whole(Output::Problems, |w| lock(shared).write_to(w))
+}
 
 /// A sink that hands each problem to `shared`.
 pub(crate) fn sink(shared: &Shared) -> ProblemSink {
