@@ -342,7 +342,8 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     /// read as one stream. Problem locations name the file as `path` displays.
     ///
     /// A device (`/dev/zero`, a terminal, a disk) is refused: it is not a corpus, and
-    /// some never end. Standard input is read with [`from_read`](Self::from_read);
+    /// some never end. So is a file in UTF-16 (it starts with a UTF-16 byte order
+    /// mark): JSON Lines are read as UTF-8. Standard input is read with [`from_read`](Self::from_read);
     /// a pipe (`<(zcat …)`) is read to its end.
     ///
     /// # Errors
@@ -420,7 +421,7 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
                 Err(e) => return Err(e),
             }
         };
-        let reader: Box<dyn BufRead + Send> = if is_gzip {
+        let mut reader: Box<dyn BufRead + Send> = if is_gzip {
             Box::new(BufReader::with_capacity(
                 READ_BUFFER,
                 flate2::bufread::MultiGzDecoder::new(raw),
@@ -428,10 +429,33 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
         } else {
             Box::new(raw)
         };
+        refuse_utf16(&mut reader)?;
         let mut r = JsonlReader::new(reader, name, options);
         r.source_count = Some(count);
         Ok(r)
     }
+}
+
+/// Refuses JSON Lines in UTF-16 (they start with its byte order mark): lines are
+/// split on the byte `\n` and JSON for interchange is UTF-8, so such a stream would
+/// give one confusing problem per line; it is named for what it is instead.
+fn refuse_utf16(reader: &mut dyn BufRead) -> io::Result<()> {
+    let start = loop {
+        match reader.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // A read error is the first line's problem, as before.
+            Err(_) => return Ok(()),
+        }
+    };
+    if start.starts_with(&[0xFF, 0xFE]) || start.starts_with(&[0xFE, 0xFF]) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "is UTF-16 text (it starts with a UTF-16 byte order mark); JSON Lines are read \
+             as UTF-8: convert it first (iconv -f UTF-16 -t UTF-8)",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a character or block device (`/dev/zero` reads forever, `/dev/urandom`

@@ -326,3 +326,26 @@ fn accepted_counts_problems_by_kind_and_sinks_every_one() {
         ]
     );
 }
+
+#[test]
+fn utf16_json_lines_are_refused_for_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let utf16: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(
+            "{\"text\": \"a\"}\n"
+                .encode_utf16()
+                .flat_map(u16::to_le_bytes),
+        )
+        .collect();
+    for (name, bytes) in [("u.jsonl", utf16.clone()), ("u.jsonl.gz", gzip(&utf16))] {
+        let path = dir.path().join(name);
+        fs::write(&path, bytes).unwrap();
+        match read_corpus(&path, &ReadOptions::default()) {
+            Err(Error::Io { source, .. }) => {
+                assert!(source.to_string().contains("is UTF-16 text"), "{source}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
