@@ -1,6 +1,7 @@
 //! [`FolderReader`]: a folder of text and HTML files, one document per file, walked
 //! with `walkdir` so that symbolic-link loops end instead of hanging.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::{File, Metadata};
 use std::io::{self, Read};
@@ -330,14 +331,30 @@ impl FolderReader {
             }
         }
         let bom = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
-        let text = match decode(&bytes[bom..], self.options.encoding, true) {
+        // Decoded text is new; UTF-8 as read is the buffer itself (not copied).
+        let decoded = decode(&bytes[bom..], self.options.encoding, true).map(|(text, how)| {
+            let text = match text {
+                Cow::Owned(text) => Some(text),
+                Cow::Borrowed(_) => None,
+            };
+            (text, how)
+        });
+        let text = match decoded {
             Ok((text, how)) => {
                 match how {
                     Decoded::Utf8 => {}
                     Decoded::Utf16 => self.utf16_decoded += 1,
                     Decoded::Legacy => self.legacy_decoded += 1,
                 }
-                text.into_owned()
+                match text {
+                    Some(text) => text,
+                    None => {
+                        bytes.drain(..bom);
+                        // Valid: `decode` checked it.
+                        String::from_utf8(bytes)
+                            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                    }
+                }
             }
             Err(NotText::NotUtf8(at)) => {
                 return Err(self.problem(

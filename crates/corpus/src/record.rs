@@ -266,12 +266,13 @@ fn look_up<'a>(
         let mut found = members.iter().filter(|(k, _)| k == key).map(|&(_, v)| v);
         match (found.next(), found.next()) {
             (first, None) => Ok(first),
-            (Some(_), Some(_)) | (None, Some(_)) => Err(()),
+            _ => Err(()),
         }
     };
-    let Some(pointer) = name.strip_prefix('/').filter(|_| is_pointer(name)) else {
+    let Some(pointer) = name.strip_prefix('/') else {
         return one(top, name);
     };
+    // RFC 6901: `~1` is `/`, then `~0` is `~` (so `~01` is `~1`).
     let mut tokens = pointer
         .split('/')
         .map(|t| t.replace("~1", "/").replace("~0", "~"));
