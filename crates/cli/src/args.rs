@@ -91,21 +91,34 @@ pub(crate) struct DedupArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Input")]
 pub(crate) struct InputArgs {
-    /// A folder of text/HTML files, a JSONL file (plain or gzip) of {"id": ..., "text":
+    /// A folder of text/HTML files (plain or gzip), a JSONL file (plain or gzip) of {"id": ..., "text":
     /// ...} lines, or `-` for JSONL on standard input [default: the bundled corpus]
     #[arg(long, short, value_name = "PATH")]
     pub(crate) input: Option<PathBuf>,
-    /// JSONL field holding each document's id (the line number when absent)
-    #[arg(long, default_value = "id", value_name = "FIELD")]
-    pub(crate) id_field: String,
+    /// JSONL field holding each document's id (the line number when absent; named
+    /// here, a field no record has is an error) [default: id]. Any field option takes
+    /// a JSON pointer for a nested field: /meta/id
+    #[arg(long, value_name = "FIELD")]
+    pub(crate) id_field: Option<String>,
     /// JSONL field holding each document's text
     #[arg(long, default_value = "text", value_name = "FIELD")]
     pub(crate) text_field: String,
     /// JSONL field ordering documents (a number or an ISO 8601 date): the earliest
     /// copy of a form letter is its reference copy (--group durian), and the kept one
-    /// under `--representative order`
+    /// under `--representative order`. A field no record has is an error; records
+    /// without it are counted in a warning
     #[arg(long, value_name = "FIELD", alias = "timestamp-field")]
     pub(crate) order_field: Option<String>,
+    /// How bytes that are not UTF-8 are read: utf-8 reports them as bad input; auto
+    /// reads a file or line that is not UTF-8 as windows-1252; windows-1252 and
+    /// latin-1 read every one so. UTF-16 files with a byte order mark are always
+    /// decoded; the summary counts what was decoded
+    #[arg(long, value_enum, default_value_t = EncodingName::Utf8, value_name = "ENCODING")]
+    pub(crate) encoding: EncodingName,
+    /// Write every bad line or file skipped to FILE, one JSON object a line:
+    /// {"source", "line", "kind", "message"} (line is null for a folder's file)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) problems_out: Option<PathBuf>,
     /// What to do with a bad line or file: skip it with a warning, or stop with an error
     #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
     pub(crate) on_error: OnError,
@@ -118,6 +131,29 @@ pub(crate) struct InputArgs {
     /// file from elsewhere into the outputs)
     #[arg(long)]
     pub(crate) follow_links: bool,
+}
+
+impl InputArgs {
+    /// The id field, named or the default.
+    pub(crate) fn id_field(&self) -> &str {
+        self.id_field.as_deref().unwrap_or("id")
+    }
+}
+
+/// `--encoding`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum EncodingName {
+    /// UTF-8 only: other bytes are bad input.
+    #[value(name = "utf-8")]
+    Utf8,
+    /// UTF-8, or windows-1252 for a file or line that is not UTF-8.
+    Auto,
+    /// Windows-1252 (the superset of Latin-1 that browsers read for it).
+    #[value(name = "windows-1252")]
+    Windows1252,
+    /// ISO-8859-1.
+    #[value(name = "latin-1")]
+    Latin1,
 }
 
 /// `--on-error`.

@@ -14,6 +14,7 @@ use crate::files::{self, Output};
 use crate::input::{self, Records, Source};
 use crate::output::{self, DocRow, Writers};
 use crate::progress::Bars;
+use crate::skipped::{self, Skipped};
 use crate::stream::Reader;
 use crate::summary::{Facts, Fates, Time};
 use crate::{settings, stream};
@@ -165,6 +166,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         (Output::Keep, o.keep_out.as_deref()),
         (Output::Drop, o.drop_out.as_deref()),
         (Output::BloomOut, a.bloom.bloom_out.as_deref()),
+        (Output::Problems, a.input.problems_out.as_deref()),
     ];
     let targets = files::check(
         &outputs,
@@ -178,12 +180,16 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let options = settings::read_options(&a.input, &attributes);
     let mut writers = Writers::create(&targets, a.output.format)?;
+    let skipped = Skipped::shared(
+        a.input.problems_out.is_some(),
+        source.path().is_some_and(Path::is_dir),
+    )?;
     let flag_started = Instant::now();
     let (documents, flagged) = match source.path() {
         // A file or folder: read, flag and write in one pass, a batch at a time, so
         // memory is the filters and one batch whatever the input's size.
         Some(path) => {
-            let mut reader = Reader::open(path, &options)?;
+            let mut reader = Reader::open(path, &options)?.with_skipped(&skipped);
             let mut records = if path.is_file() && writers.wants_records() {
                 Some(Records::open(&input::RecordFile::Path(path.to_path_buf()))?)
             } else {
@@ -215,6 +221,10 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         None => {
             let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
             stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
+            input::check_fields(input.corpus.fields.as_ref(), &options)?;
+            for p in &input.corpus.problems {
+                skipped::lock(&skipped).add(p);
+            }
             let docs = &input.corpus.documents;
             let mut records = match &input.records {
                 Some(file) if writers.wants_records() => Some(Records::open(file)?),
@@ -237,6 +247,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
 
     // Move everything into place.
     writers.whole(Output::BloomOut, |w| w.write_all(&filter.to_bytes()))?;
+    skipped::write_list(&mut writers, &skipped)?;
     output::commit(writers.finish()?)?;
     let facts = Facts {
         input: source.name(),
@@ -248,6 +259,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
             total: started.elapsed(),
         },
         wrote: targets,
+        skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
     print!("{}", facts.render());

@@ -28,7 +28,24 @@ impl From<ndd_core::Error> for CliError {
 
 impl From<ndd_pipeline::corpus::Error> for CliError {
     fn from(e: ndd_pipeline::corpus::Error) -> Self {
-        CliError::Pipeline(e.into())
+        use ndd_pipeline::corpus::{Error, FieldRole};
+        match e {
+            // A field no record has, named by the option that names it.
+            Error::FieldNotFound {
+                field,
+                role: role @ (FieldRole::Id | FieldRole::Order),
+                records,
+            } => CliError::Input(format!(
+                "{} {field:?}: no record has this field ({records} records read); is the name \
+                 misspelt? (a nested field is named by a JSON pointer, such as /meta/id)",
+                if role == FieldRole::Id {
+                    "--id-field"
+                } else {
+                    "--order-field"
+                }
+            )),
+            e => CliError::Pipeline(e.into()),
+        }
     }
 }
 

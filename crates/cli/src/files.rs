@@ -43,6 +43,8 @@ pub(crate) enum Output {
     BloomOut,
     /// `--out` of `ndd train` and `ndd query`: the model, or the query results.
     Out,
+    /// `--problems-out`: every bad line or file skipped.
+    Problems,
 }
 
 impl Output {
@@ -60,6 +62,7 @@ impl Output {
             Output::Add => "--add",
             Output::BloomOut => "--bloom-out",
             Output::Out => "--out",
+            Output::Problems => "--problems-out",
         }
     }
 

@@ -147,6 +147,40 @@ pub(crate) fn read(
     Ok(input)
 }
 
+/// `ndd dedup`'s fields: an `--attribute-fields` field that no record has is an
+/// error; a warning for each field the options name that some records lack (none for
+/// a folder). (The id and order fields no record has are the reader's errors.)
+pub(crate) fn check_fields(
+    fields: Option<&ndd_pipeline::corpus::FieldCounts>,
+    options: &ReadOptions,
+) -> Result<(), CliError> {
+    use ndd_pipeline::corpus::FieldRole;
+    let Some(fields) = fields else { return Ok(()) };
+    let missing = fields.missing(options);
+    if let Some(m) = missing
+        .iter()
+        .find(|m| m.role == FieldRole::Attribute && m.without == m.records)
+    {
+        return Err(CliError::Input(format!(
+            "--attribute-fields {:?}: no record has this field ({} records read); is the \
+             name misspelt? (a nested field is named by a JSON pointer, such as /meta/id)",
+            m.field, m.records
+        )));
+    }
+    for m in missing {
+        let (flag, then) = match m.role {
+            FieldRole::Id => ("--id-field", "; they are numbered by line"),
+            FieldRole::Order => ("--order-field", "; they have no order key"),
+            _ => ("--attribute-fields", ""),
+        };
+        eprintln!(
+            "warning: {} of {} records have no field {:?} ({flag}){then}",
+            m.without, m.records, m.field
+        );
+    }
+    Ok(())
+}
+
 /// Copies what it reads into `copy` (standard input spooled for a second pass).
 struct Tee<R> {
     inner: R,

@@ -31,6 +31,7 @@ mod output;
 mod progress;
 mod query;
 mod settings;
+mod skipped;
 mod stream;
 mod summary;
 mod train;

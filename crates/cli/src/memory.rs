@@ -15,6 +15,7 @@ use crate::found::Found;
 use crate::input::{self, Records, Source};
 use crate::output::{self, Annotation, DocRow, Writers};
 use crate::progress::Bars;
+use crate::skipped::{Skipped, decoded};
 use crate::summary::{self, Facts, Fates, GroupFacts, MethodFacts, PairFacts, Time, VerifyFacts};
 use crate::{explain_out, settings, stream};
 
@@ -153,6 +154,7 @@ fn run_with(
         (Output::Clusters, o.clusters_out.as_deref()),
         (Output::Explain, o.explain_out.as_deref()),
         (Output::Members, o.members_out.as_deref()),
+        (Output::Problems, a.input.problems_out.as_deref()),
     ];
     if let Some((output, p)) = index_target {
         outputs.push((output, Some(p)));
@@ -177,6 +179,14 @@ fn run_with(
     )?;
     let read_time = read_started.elapsed();
     stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
+    input::check_fields(input.corpus.fields.as_ref(), &options)?;
+    let mut skipped = Skipped::new(
+        a.input.problems_out.is_some(),
+        input.corpus.fields.is_none(),
+    )?;
+    for p in &input.corpus.problems {
+        skipped.add(p);
+    }
     let docs = &input.corpus.documents;
 
     // Deduplicate.
@@ -235,6 +245,7 @@ fn run_with(
     let nfkc = dedup.nfkc_value();
     writers.whole(Output::Explain, |w| explain_out::write(w, &found, nfkc))?;
     writers.whole(Output::Members, |w| explain_out::members(w, &found, nfkc))?;
+    writers.whole(Output::Problems, |w| skipped.write_to(w))?;
     if let Some(ix) = &index {
         if writers.wants(Output::IndexOut) || writers.wants(Output::Add) {
             let bytes = ix.to_bytes();
@@ -245,7 +256,11 @@ fn run_with(
     }
     output::commit(writers.finish()?)?;
 
-    let facts = facts(&source, &input.corpus, &found, dedup, &targets, a.top);
+    let facts = Facts {
+        skipped: skipped.kinds(),
+        decoded: decoded(&input.corpus.stats, a.input.encoding),
+        ..facts(&source, &input.corpus, &found, dedup, &targets, a.top)
+    };
     let stages = found
         .outcome
         .report

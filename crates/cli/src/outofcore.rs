@@ -18,6 +18,7 @@ use crate::input::{RecordFile, Records, Source};
 use crate::output::{self, DocRow, Format, Writers};
 use crate::progress::Bars;
 use crate::settings;
+use crate::skipped::{self, Shared, Skipped};
 use crate::stream::Reader;
 use crate::summary::{self, Facts, Fates, MethodFacts, PairFacts, Time, VerifyFacts};
 
@@ -64,6 +65,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         (Output::Drop, o.drop_out.as_deref()),
         (Output::Pairs, o.pairs_out.as_deref()),
         (Output::Clusters, o.clusters_out.as_deref()),
+        (Output::Problems, a.input.problems_out.as_deref()),
     ];
     let targets = files::check(
         &outputs,
@@ -78,14 +80,15 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     let job = job
         .input_fingerprint(ndd_pipeline::corpus::input_fingerprint(path)?)
         .progress(bars.clone());
-    let mut reader = Reader::open(path, options)?;
+    let skipped = Skipped::shared(a.input.problems_out.is_some(), path.is_dir())?;
+    let mut reader = Reader::open(path, options)?.with_skipped(&skipped);
     let outcome = job.run(&mut reader)?;
     reader.finish(&source, outcome.documents)?;
     drop(reader);
 
     let write_started = Instant::now();
     if !targets.is_empty() {
-        write_outputs(&targets, &outcome, path, options, a.output.format)?;
+        write_outputs(&targets, &outcome, path, options, a.output.format, &skipped)?;
     }
     let write_time = write_started.elapsed();
     let kept = outcome.documents - outcome.duplicates();
@@ -133,6 +136,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         disk: Some(outcome.stages.iter().map(|st| st.bytes_written).sum()),
         peak_memory: summary::peak_memory(),
         wrote: targets,
+        skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
     print!("{}", facts.render());
@@ -177,8 +181,10 @@ fn write_outputs(
     path: &Path,
     options: &ReadOptions,
     format: Format,
+    skipped: &Shared,
 ) -> Result<(), CliError> {
     let mut writers = Writers::create(targets, format)?;
+    skipped::write_list(&mut writers, skipped)?;
     // The ids of the documents in pairs, for --pairs-out.
     let mut ids: HashMap<u64, String> = HashMap::new();
     if writers.wants(Output::Pairs) {

@@ -79,6 +79,8 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
     // The queries.
     let options = ReadOptions::default()
         .with_id_field(a.id_field.clone())
+        // As before: a corpus without ids is numbered by line.
+        .with_id_required(false)
         .with_text_field(a.text_field.clone())
         .with_max_document_bytes(a.max_document_bytes)
         .with_errors(match a.on_error {

@@ -1,14 +1,15 @@
 //! From options to the library's settings: a [`Dedup`] and [`ReadOptions`].
 
 use ndd_pipeline::cluster::Link;
-use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
+use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions, TextEncoding};
 use ndd_pipeline::{
     Banding, Dedup, DurianGrouping, GroupMethod, Method, MinHashWeighting, Representative,
     Shingles, SimWeighting,
 };
 
 use crate::args::{
-    BandingName, GroupName, InputArgs, MethodArgs, OnError, RepresentativeName, WeightingName,
+    BandingName, EncodingName, GroupName, InputArgs, MethodArgs, OnError, RepresentativeName,
+    WeightingName,
 };
 use crate::error::CliError;
 use crate::output::tsv_unescape;
@@ -16,14 +17,22 @@ use crate::output::tsv_unescape;
 /// How the input is read (`attributes`: the JSONL fields the grouping reads).
 pub(crate) fn read_options(a: &InputArgs, attributes: &[(String, Roles)]) -> ReadOptions {
     let mut o = ReadOptions::default()
-        .with_id_field(a.id_field.clone())
+        .with_id_field(a.id_field())
         .with_text_field(a.text_field.clone())
+        .with_encoding(match a.encoding {
+            EncodingName::Utf8 => TextEncoding::Utf8,
+            EncodingName::Auto => TextEncoding::Auto,
+            EncodingName::Windows1252 => TextEncoding::Windows1252,
+            EncodingName::Latin1 => TextEncoding::Latin1,
+        })
         .with_max_document_bytes(a.max_document_bytes)
         .with_follow_links_out(a.follow_links)
         .with_errors(match a.on_error {
             OnError::Skip => ErrorPolicy::Skip,
             OnError::Stop => ErrorPolicy::Stop,
         });
+    // A field named is a field expected; the default "id" may be absent.
+    o.id_required = a.id_field.is_some();
     if let Some(f) = &a.order_field {
         o = o.with_order_field(f.clone());
     }
@@ -75,7 +84,7 @@ pub(crate) fn attribute_fields(
             return Err(usage(format!("{item:?} names no field")));
         }
         let taken = [
-            Some(input.id_field.as_str()),
+            Some(input.id_field()),
             Some(input.text_field.as_str()),
             input.order_field.as_deref(),
         ];

@@ -31,6 +31,16 @@ impl Reader {
         }
     }
 
+    /// The same reader, handing every problem to `skipped` too (its counts by kind
+    /// and the `--problems-out` list).
+    pub(crate) fn with_skipped(self, skipped: &crate::skipped::Shared) -> Self {
+        let sink = crate::skipped::sink(skipped);
+        match self {
+            Reader::Jsonl(r) => Reader::Jsonl(Box::new((*r).with_problem_sink(sink))),
+            Reader::Folder(r) => Reader::Folder(Box::new((*r).with_problem_sink(sink))),
+        }
+    }
+
     /// The line of the document last yielded (JSONL).
     pub(crate) fn line(&self) -> Option<u64> {
         match self {
@@ -62,6 +72,12 @@ impl Reader {
             }
             .into());
         }
+        if let Reader::Jsonl(r) = self {
+            // A field the options name that no record has; those some lack.
+            let (fields, options) = (r.reader().fields(), r.reader().options());
+            fields.check(options)?;
+            crate::input::check_fields(Some(fields), options)?;
+        }
         report_problems(problems, rejected);
         Ok(())
     }
@@ -86,6 +102,9 @@ pub(crate) fn report_problems(problems: &[Problem], rejected: usize) {
         eprintln!("warning: {p} (skipped)");
     }
     if rejected > SHOWN {
-        eprintln!("warning: {} more lines or files skipped", rejected - SHOWN);
+        eprintln!(
+            "warning: {} more lines or files skipped (--problems-out lists them all)",
+            rejected - SHOWN
+        );
     }
 }

@@ -16,6 +16,10 @@ pub(crate) struct Facts {
     pub(crate) documents: u64,
     /// Bytes of text read and bad lines or files skipped (in memory).
     pub(crate) read: Option<(u64, usize)>,
+    /// The bad lines or files skipped by reason (`3 encoding, 1 binary`), when any.
+    pub(crate) skipped: String,
+    /// What was decoded from another encoding than UTF-8, when anything was.
+    pub(crate) decoded: Option<String>,
     /// Documents of a saved index before this batch (0 without one).
     pub(crate) indexed_before: usize,
     /// What became of the documents.
@@ -158,11 +162,23 @@ impl Facts {
                 None => String::new(),
                 Some((bytes, 0)) => format!(" ({:.1} MB)", bytes as f64 / 1e6),
                 Some((bytes, skipped)) => format!(
-                    " ({:.1} MB), {skipped} bad lines or files skipped",
-                    bytes as f64 / 1e6
+                    " ({:.1} MB), {skipped} bad lines or files skipped{}",
+                    bytes as f64 / 1e6,
+                    if self.skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", self.skipped)
+                    }
                 ),
             }
         );
+        if self.read.is_none() && !self.skipped.is_empty() {
+            // A streamed read: the bad lines or files by reason.
+            let _ = writeln!(s, "skipped:     {}", self.skipped);
+        }
+        if let Some(decoded) = &self.decoded {
+            let _ = writeln!(s, "decoded:     {decoded}");
+        }
         if self.indexed_before > 0 {
             let _ = writeln!(
                 s,

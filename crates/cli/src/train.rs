@@ -68,6 +68,8 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     }
     let options = ReadOptions::default()
         .with_id_field(a.id_field.clone())
+        // As before: a corpus without ids is numbered by line.
+        .with_id_required(false)
         .with_text_field(a.text_field.clone())
         .with_attribute_fields(fields)
         .with_errors(match a.on_error {

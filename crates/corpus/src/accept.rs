@@ -38,7 +38,6 @@ pub const KEPT_PROBLEMS: usize = 100;
 /// assert_eq!((docs.accepted(), docs.rejected()), (2, 2));
 /// # Ok::<(), near_dup::corpus::Error>(())
 /// ```
-#[derive(Debug)]
 pub struct Accepted<I> {
     inner: I,
     policy: ErrorPolicy,
@@ -48,6 +47,23 @@ pub struct Accepted<I> {
     accepted: u64,
     stopped: bool,
     location: Option<fn(&I) -> String>,
+    by_kind: Vec<(ProblemKind, u64)>,
+    sink: Option<ProblemSink>,
+}
+
+/// Where [`Accepted::with_problem_sink`] sends every problem.
+pub type ProblemSink = Box<dyn FnMut(&Problem) + Send>;
+
+impl<I: std::fmt::Debug> std::fmt::Debug for Accepted<I> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Accepted")
+            .field("inner", &self.inner)
+            .field("policy", &self.policy)
+            .field("rejected", &self.rejected)
+            .field("accepted", &self.accepted)
+            .field("by_kind", &self.by_kind)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
@@ -73,7 +89,49 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
             accepted: 0,
             stopped: false,
             location: None,
+            by_kind: Vec::new(),
+            sink: None,
         }
+    }
+
+    /// Hands every problem to `sink` as it is met (all of them, not only the first
+    /// [`KEPT_PROBLEMS`]): to list them in a file without holding them in memory.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use near_dup::corpus::{Accepted, JsonlReader, ReadOptions};
+    /// let options = ReadOptions::default();
+    /// let input = "[1]\n{\"text\": \"kept\"}\n7\n";
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let log = Arc::clone(&seen);
+    /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options)
+    ///     .with_problem_sink(Box::new(move |p| log.lock().unwrap().push(p.location.clone())));
+    /// assert_eq!(docs.by_ref().count(), 1);
+    /// assert_eq!(*seen.lock().unwrap(), ["in:1", "in:3"]);
+    /// ```
+    #[must_use]
+    pub fn with_problem_sink(mut self, sink: ProblemSink) -> Self {
+        self.sink = Some(sink);
+        self
+    }
+
+    /// How many problems of each kind so far, in the order each kind was first met.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{Accepted, JsonlReader, ProblemKind, ReadOptions};
+    /// let options = ReadOptions::default();
+    /// let input = "[1]\n{\"text\": 3}\nnull\n";
+    /// let mut docs = Accepted::new(JsonlReader::new(input.as_bytes(), "in", &options), &options);
+    /// assert_eq!(docs.by_ref().count(), 0);
+    /// assert_eq!(docs.rejected_by_kind(), [(ProblemKind::MalformedJson, 2), (ProblemKind::Schema, 1)]);
+    /// ```
+    #[must_use]
+    pub fn rejected_by_kind(&self) -> &[(ProblemKind, u64)] {
+        &self.by_kind
     }
 
     /// Names where a duplicate id was found with `location` (for example
@@ -191,6 +249,13 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Iterator for Accepted<I> {
                 Err(p) => p,
             };
             self.rejected += 1;
+            match self.by_kind.iter_mut().find(|(k, _)| *k == problem.kind) {
+                Some((_, n)) => *n += 1,
+                None => self.by_kind.push((problem.kind, 1)),
+            }
+            if let Some(sink) = &mut self.sink {
+                sink(&problem);
+            }
             if self.policy == ErrorPolicy::Stop {
                 self.stopped = true;
                 return Some(Err(problem.into()));

@@ -43,6 +43,21 @@ pub enum Error {
         /// What is wrong, in the user's terms.
         message: String,
     },
+    /// A field the options name (the id field when required, the order field) that
+    /// no record read has: most likely a misspelt name, which would otherwise number
+    /// every document or order none.
+    #[error(
+        "no record has the field {field:?} ({role}; {records} records read): is the name \
+         misspelt? (a nested field is named by a JSON pointer such as /meta/id)"
+    )]
+    FieldNotFound {
+        /// The field as the options name it.
+        field: String,
+        /// What the field is for.
+        role: crate::FieldRole,
+        /// Records read, none with the field.
+        records: u64,
+    },
     /// The input held no usable document: every line or file was rejected (the
     /// problems say why), which is an error rather than an empty success.
     #[error("{source_name}: no usable document ({rejected} rejected; first problem: {first})")]

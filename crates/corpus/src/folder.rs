@@ -1,14 +1,16 @@
 //! [`FolderReader`]: a folder of text and HTML files, one document per file, walked
 //! with `walkdir` so that symbolic-link loops end instead of hanging.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fs::{File, Metadata};
-use std::io::Read;
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
 use ndd_shingle::html::{html_to_text, looks_like_html};
 
-use super::jsonl::BOM;
+use super::decode::{BOM, Decoded, NotText, decode};
+use super::jsonl::GZIP_MAGIC;
 use super::options::{HtmlMode, ReadOptions};
 use super::problems::{Problem, ProblemKind};
 use crate::{Document, Error};
@@ -47,12 +49,22 @@ fn file_key(path: &Path, _meta: &Metadata) -> Option<FileKey> {
 ///   reads each file once and visits each folder once, whatever the links.
 /// * **Hidden entries** (name starting with `.`) are skipped unless
 ///   [`ReadOptions::hidden`] is set.
-/// * **Text.** The bytes must be UTF-8 (a byte order mark at the start is dropped);
-///   a NUL byte or invalid UTF-8 is a [`ProblemKind::Binary`] problem naming the
-///   byte offset. HTML is converted to text per [`ReadOptions::html`]. A file with no
-///   text left is a [`ProblemKind::Empty`] problem.
+/// * **Gzip.** A file that starts with the gzip magic bytes (`1f 8b`), whatever its
+///   name, is decompressed and then read as the same file uncompressed would be: one
+///   document (text or HTML; `page.html.gz` is HTML), its id the file's own path
+///   (`.gz` included). A JSON Lines file in a folder is one document whether
+///   compressed or not: give the file itself to read its records.
+/// * **Text.** The bytes must be UTF-8 (a byte order mark at the start is dropped),
+///   or UTF-16 with its byte order mark, or in the legacy encoding
+///   [`ReadOptions::encoding`] names ([`decoded`](Self::decoded) counts such files);
+///   a NUL byte is a [`ProblemKind::Binary`] problem, bytes that are not UTF-8 (by
+///   default) an [`ProblemKind::Encoding`] problem, each naming the byte offset. HTML
+///   is converted to text per [`ReadOptions::html`]. A file with no text left is a
+///   [`ProblemKind::Empty`] problem.
 /// * **Bounds.** A file larger than [`ReadOptions::max_document_bytes`] is a
-///   [`ProblemKind::TooLarge`] problem, read no further than the limit; FIFOs, sockets
+///   [`ProblemKind::TooLarge`] problem, read no further than the limit (a gzip file
+///   both as stored and decompressed: a gzip bomb is refused once its output passes
+///   the limit); FIFOs, sockets
 ///   and devices are [`ProblemKind::Unreadable`] problems and never opened (opening a
 ///   FIFO could block forever), as are files and folders that cannot be opened and
 ///   dangling links.
@@ -86,6 +98,8 @@ pub struct FolderReader {
     bytes: u64,
     files_read: u64,
     revisited: u64,
+    utf16_decoded: u64,
+    legacy_decoded: u64,
     last: PathBuf,
 }
 
@@ -109,7 +123,7 @@ impl FolderReader {
         if !meta.is_dir() {
             return Err(Error::io(
                 root,
-                std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a folder"),
+                io::Error::new(io::ErrorKind::InvalidInput, "not a folder"),
             ));
         }
         let mut folders = HashSet::new();
@@ -131,6 +145,8 @@ impl FolderReader {
             bytes: 0,
             files_read: 0,
             revisited: 0,
+            utf16_decoded: 0,
+            legacy_decoded: 0,
             last: root.to_path_buf(),
         })
     }
@@ -186,6 +202,27 @@ impl FolderReader {
         self.revisited
     }
 
+    /// Files decoded from UTF-16 (they start with its byte order mark) and files
+    /// decoded from a single-byte encoding ([`ReadOptions::encoding`]) so far.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-dec-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let utf16: Vec<u8> = [0xFF, 0xFE].into_iter()
+    ///     .chain("hé".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    /// std::fs::write(dir.join("a.txt"), utf16)?;
+    /// let mut r = near_dup::corpus::FolderReader::new(&dir, &Default::default())?;
+    /// assert_eq!(r.next().unwrap()?.text, "hé");
+    /// assert_eq!(r.decoded(), (1, 0));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn decoded(&self) -> (u64, u64) {
+        (self.utf16_decoded, self.legacy_decoded)
+    }
+
     /// The path of the last entry examined: where the last item came from.
     ///
     /// # Example
@@ -236,53 +273,119 @@ impl FolderReader {
                 too_large(meta.len().to_string()),
             ));
         }
-        let file = File::open(path).map_err(|e| {
+        let mut file = File::open(path).map_err(|e| {
             self.problem(path, ProblemKind::Unreadable, format!("cannot open: {e}"))
         })?;
         self.files_read += 1;
+        let mut magic = [0u8; 2];
+        let n = read_magic(&mut file, &mut magic)
+            .map_err(|e| self.problem(path, ProblemKind::Unreadable, format!("read error: {e}")))?;
+        let gzip = n == 2 && magic == GZIP_MAGIC;
+        // The first bytes again, then the rest: at most `max + 1` bytes as stored.
+        let mut stored = CountingRead {
+            inner: (&magic[..n]).chain(file).take(max.saturating_add(1)),
+            count: 0,
+        };
         let mut bytes = Vec::new();
-        let read = file.take(max.saturating_add(1)).read_to_end(&mut bytes);
-        self.bytes += bytes.len() as u64;
+        let read = if gzip {
+            // Decompressed, bounded again: a gzip bomb is refused after `max + 1`
+            // bytes, whatever it would grow to.
+            flate2::read::MultiGzDecoder::new(&mut stored)
+                .take(max.saturating_add(1))
+                .read_to_end(&mut bytes)
+        } else {
+            stored.read_to_end(&mut bytes)
+        };
+        self.bytes += stored.count;
         if let Err(e) = read {
-            return Err(self.problem(path, ProblemKind::Unreadable, format!("read error: {e}")));
+            let what = if gzip {
+                "gzip read error"
+            } else {
+                "read error"
+            };
+            return Err(self.problem(path, ProblemKind::Unreadable, format!("{what}: {e}")));
         }
         if bytes.len() as u64 > max {
-            // The file grew since its size was taken.
             return Err(self.problem(
                 path,
                 ProblemKind::TooLarge,
-                too_large(format!("over {max}")),
+                if gzip {
+                    format!(
+                        "gzip file decompresses to more than the limit of {max} bytes \
+                         (max_document_bytes); not read further"
+                    )
+                } else {
+                    // The file grew since its size was taken.
+                    too_large(format!("over {max}"))
+                },
             ));
         }
-        if let Some(at) = bytes.iter().position(|&b| b == 0) {
-            return Err(self.problem(
-                path,
-                ProblemKind::Binary,
-                format!("binary file: NUL byte at byte offset {at}"),
-            ));
+        let utf16 = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
+        if !utf16 {
+            if let Some(at) = bytes.iter().position(|&b| b == 0) {
+                return Err(self.problem(
+                    path,
+                    ProblemKind::Binary,
+                    format!("binary file: NUL byte at byte offset {at}"),
+                ));
+            }
         }
-        let bom = if bytes.starts_with(BOM) {
-            bytes.drain(..BOM.len());
-            BOM.len()
-        } else {
-            0
+        let bom = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        // Decoded text is new; UTF-8 as read is the buffer itself (not copied).
+        let decoded = decode(&bytes[bom..], self.options.encoding, true).map(|(text, how)| {
+            let text = match text {
+                Cow::Owned(text) => Some(text),
+                Cow::Borrowed(_) => None,
+            };
+            (text, how)
+        });
+        let text = match decoded {
+            Ok((text, how)) => {
+                match how {
+                    Decoded::Utf8 => {}
+                    Decoded::Utf16 => self.utf16_decoded += 1,
+                    Decoded::Legacy => self.legacy_decoded += 1,
+                }
+                match text {
+                    Some(text) => text,
+                    None => {
+                        bytes.drain(..bom);
+                        // Valid: `decode` checked it.
+                        String::from_utf8(bytes)
+                            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+                    }
+                }
+            }
+            Err(NotText::NotUtf8(at)) => {
+                return Err(self.problem(
+                    path,
+                    ProblemKind::Encoding,
+                    format!(
+                        "not UTF-8 text: invalid byte sequence at byte offset {}{}",
+                        at + bom,
+                        ENCODING_HINT
+                    ),
+                ));
+            }
+            Err(NotText::BadUtf16(name)) => {
+                return Err(self.problem(
+                    path,
+                    ProblemKind::Encoding,
+                    format!("starts with a {name} byte order mark but is not valid {name}"),
+                ));
+            }
+            Err(NotText::Nul(at)) => {
+                return Err(self.problem(
+                    path,
+                    ProblemKind::Binary,
+                    format!("binary file: NUL character at character {at} of its UTF-16 text"),
+                ));
+            }
         };
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let at = e.utf8_error().valid_up_to() + bom;
-            self.problem(
-                path,
-                ProblemKind::Binary,
-                format!("not UTF-8 text: invalid byte sequence at byte offset {at}"),
-            )
-        })?;
         let is_html = match self.options.html {
             HtmlMode::Always => true,
             HtmlMode::Never => false,
-            HtmlMode::Auto => {
-                path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                    e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm")
-                }) || looks_like_html(&text)
-            }
+            HtmlMode::Auto => html_name(path, gzip) || looks_like_html(&text),
         };
         let text = if is_html { html_to_text(&text) } else { text };
         if text.trim().is_empty() {
@@ -325,6 +428,54 @@ impl FolderReader {
             }
         };
         self.problem(path, ProblemKind::Unreadable, message)
+    }
+}
+
+/// What the message of a file or line that is not UTF-8 adds: how to read it.
+pub(super) const ENCODING_HINT: &str = " (read legacy text with the encoding option: \
+     --encoding auto or windows-1252 in the tool)";
+
+/// Whether `path` names an HTML file: `*.html` or `*.htm` (any case), or, for a
+/// gzip file, `*.html.gz` and the like.
+fn html_name(path: &Path, gzip: bool) -> bool {
+    let is_html = |p: &Path| {
+        p.extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+    };
+    is_html(path)
+        || (gzip
+            && path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+            && is_html(Path::new(path.file_stem().unwrap_or_default())))
+}
+
+/// Reads up to `magic.len()` bytes (fewer only at the end of the file).
+fn read_magic(file: &mut File, magic: &mut [u8; 2]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < magic.len() {
+        match file.read(&mut magic[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// A reader that counts the bytes it hands out (the stored bytes of a gzip file).
+struct CountingRead<R> {
+    inner: R,
+    count: u64,
+}
+
+impl<R: Read> Read for CountingRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count += n as u64;
+        Ok(n)
     }
 }
 

@@ -7,16 +7,20 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::decode::{BOM, Decoded, NotText, decode};
+use super::fields::FieldCounts;
+use super::folder::ENCODING_HINT;
 use super::options::ReadOptions;
 use super::problems::{Problem, ProblemKind};
 use super::record::parse_line;
 use crate::{Document, Error};
 
-/// The UTF-8 byte order mark, accepted (and dropped) at the start of a file.
-pub(super) const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// A line decoded into a document: the document, whether its record had the id
+/// field, and whether it was decoded from a legacy encoding.
+type LineDoc = (Document, bool, bool);
 
 /// The first two bytes of every gzip member (RFC 1952).
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(super) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// The read buffer of [`JsonlReader::open`]: most lines lie whole in it and are
 /// decoded in place, without a copy.
@@ -99,6 +103,8 @@ pub struct JsonlReader<R> {
     source_count: Option<Arc<AtomicU64>>,
     total: Option<u64>,
     done: bool,
+    fields: FieldCounts,
+    legacy_decoded: u64,
 }
 
 impl<R: BufRead> JsonlReader<R> {
@@ -126,6 +132,8 @@ impl<R: BufRead> JsonlReader<R> {
             source_count: None,
             total: None,
             done: false,
+            fields: FieldCounts::default(),
+            legacy_decoded: 0,
         }
     }
 
@@ -204,8 +212,57 @@ impl<R: BufRead> JsonlReader<R> {
         self.blank
     }
 
+    /// How many of the records read so far had each field the options name.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
+    /// let opts = ReadOptions::default().with_id_field("/meta/id");
+    /// let input = b"{\"text\": \"a\", \"meta\": {\"id\": \"x\"}}\n{\"text\": \"b\"}\n";
+    /// let mut r = JsonlReader::new(&input[..], "in", &opts);
+    /// assert_eq!(r.next().unwrap().unwrap().id, "x");
+    /// assert_eq!(r.next().unwrap().unwrap().id, "2");
+    /// assert_eq!((r.fields().records, r.fields().id), (2, 1));
+    /// ```
+    pub fn fields(&self) -> &FieldCounts {
+        &self.fields
+    }
+
+    /// Lines decoded from a legacy encoding
+    /// ([`ReadOptions::encoding`](crate::ReadOptions::encoding)) so far: lines with a
+    /// byte outside ASCII read as Windows-1252 or Latin-1.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{JsonlReader, ReadOptions, TextEncoding};
+    /// let opts = ReadOptions::default().with_encoding(TextEncoding::Auto);
+    /// let mut r = JsonlReader::new(&b"{\"text\": \"na\xefve\"}\n"[..], "in", &opts);
+    /// assert_eq!(r.next().unwrap().unwrap().text, "naïve");
+    /// assert_eq!(r.legacy_decoded(), 1);
+    /// ```
+    pub fn legacy_decoded(&self) -> u64 {
+        self.legacy_decoded
+    }
+
+    /// Counts what a decoded line was, and gives its document.
+    fn note(&mut self, (doc, has_id, legacy): LineDoc) -> Document {
+        self.fields.count(&doc, has_id, &self.options);
+        self.legacy_decoded += u64::from(legacy);
+        doc
+    }
+
     /// The options this reader decodes with.
-    pub(super) fn options(&self) -> &ReadOptions {
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{JsonlReader, ReadOptions};
+    /// let opts = ReadOptions::default().with_text_field("body");
+    /// assert_eq!(JsonlReader::new(&b""[..], "x", &opts).options().text_field, "body");
+    /// ```
+    pub fn options(&self) -> &ReadOptions {
         &self.options
     }
 
@@ -285,7 +342,8 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
     /// read as one stream. Problem locations name the file as `path` displays.
     ///
     /// A device (`/dev/zero`, a terminal, a disk) is refused: it is not a corpus, and
-    /// some never end. Standard input is read with [`from_read`](Self::from_read);
+    /// some never end. So is a file in UTF-16 (it starts with a UTF-16 byte order
+    /// mark): JSON Lines are read as UTF-8. Standard input is read with [`from_read`](Self::from_read);
     /// a pipe (`<(zcat …)`) is read to its end.
     ///
     /// # Errors
@@ -363,7 +421,7 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
                 Err(e) => return Err(e),
             }
         };
-        let reader: Box<dyn BufRead + Send> = if is_gzip {
+        let mut reader: Box<dyn BufRead + Send> = if is_gzip {
             Box::new(BufReader::with_capacity(
                 READ_BUFFER,
                 flate2::bufread::MultiGzDecoder::new(raw),
@@ -371,10 +429,33 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
         } else {
             Box::new(raw)
         };
+        refuse_utf16(&mut reader)?;
         let mut r = JsonlReader::new(reader, name, options);
         r.source_count = Some(count);
         Ok(r)
     }
+}
+
+/// Refuses JSON Lines in UTF-16 (they start with its byte order mark): lines are
+/// split on the byte `\n` and JSON for interchange is UTF-8, so such a stream would
+/// give one confusing problem per line; it is named for what it is instead.
+fn refuse_utf16(reader: &mut dyn BufRead) -> io::Result<()> {
+    let start = loop {
+        match reader.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            // A read error is the first line's problem, as before.
+            Err(_) => return Ok(()),
+        }
+    };
+    if start.starts_with(&[0xFF, 0xFE]) || start.starts_with(&[0xFE, 0xFF]) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            "is UTF-16 text (it starts with a UTF-16 byte order mark); JSON Lines are read \
+             as UTF-8: convert it first (iconv -f UTF-16 -t UTF-8)",
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses a character or block device (`/dev/zero` reads forever, `/dev/urandom`
@@ -432,7 +513,10 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                         continue;
                     }
                     Some(result) => {
-                        return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                        return Some(match result {
+                            Ok(line) => Ok(self.note(line)),
+                            Err((kind, m)) => Err(self.problem(kind, m)),
+                        });
                     }
                 }
             }
@@ -464,7 +548,10 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                             continue;
                         }
                         Some(result) => {
-                            return Some(result.map_err(|(kind, m)| self.problem(kind, m)));
+                            return Some(match result {
+                                Ok(line) => Ok(self.note(line)),
+                                Err((kind, m)) => Err(self.problem(kind, m)),
+                            });
                         }
                     }
                 }
@@ -480,7 +567,7 @@ fn decode_line(
     line: &[u8],
     number: u64,
     options: &ReadOptions,
-) -> Option<Result<Document, (ProblemKind, String)>> {
+) -> Option<Result<LineDoc, (ProblemKind, String)>> {
     let mut line = line;
     if number == 1 {
         line = line.strip_prefix(BOM).unwrap_or(line);
@@ -489,15 +576,18 @@ fn decode_line(
     if line.iter().all(u8::is_ascii_whitespace) {
         return None;
     }
-    Some(match std::str::from_utf8(line) {
-        Err(e) => Err((
-            ProblemKind::Binary,
+    Some(match decode(line, options.encoding, false) {
+        Err(NotText::NotUtf8(at)) => Err((
+            ProblemKind::Encoding,
             format!(
-                "not UTF-8 text: invalid byte sequence at byte {} of the line",
-                e.valid_up_to()
+                "not UTF-8 text: invalid byte sequence at byte {at} of the line{ENCODING_HINT}"
             ),
         )),
-        Ok(text) => parse_line(text, number, options),
+        Err(NotText::BadUtf16(_) | NotText::Nul(_)) => {
+            Err((ProblemKind::Encoding, "not UTF-8 text".to_owned()))
+        }
+        Ok((text, how)) => parse_line(&text, number, options)
+            .map(|(doc, has_id)| (doc, has_id, how == Decoded::Legacy)),
     })
 }
 
@@ -598,7 +688,7 @@ pub(super) struct Batched<'r, R> {
     reader: &'r mut JsonlReader<R>,
     name: String,
     options: ReadOptions,
-    ready: std::vec::IntoIter<(u64, Option<Result<Document, Problem>>)>,
+    ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
     ahead: Option<RawBatch>,
     line: u64,
     bytes_read: u64,
@@ -646,7 +736,7 @@ fn decode_batch(
     batch: &RawBatch,
     name: &str,
     options: &ReadOptions,
-) -> Vec<(u64, Option<Result<Document, Problem>>)> {
+) -> Vec<(u64, Option<Result<LineDoc, Problem>>)> {
     use rayon::prelude::*;
     batch
         .lines
@@ -685,7 +775,8 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                 self.line = line;
                 match item {
                     None => self.blank += 1,
-                    Some(item) => return Some(item),
+                    Some(Ok(decoded)) => return Some(Ok(self.reader.note(decoded))),
+                    Some(Err(problem)) => return Some(Err(problem)),
                 }
             }
             let batch = match self.ahead.take() {

@@ -9,8 +9,14 @@
 //! * [`JsonlReader`] and [`FolderReader`] stream: they yield one
 //!   `Result<`[`Document`]`, `[`Problem`]`>` at a time, hold one document in memory,
 //!   and expose the bytes read for progress.
-//! * [`ReadOptions`] names the JSONL fields, sets HTML conversion, the largest
-//!   document accepted (64 MiB by default) and the [`ErrorPolicy`].
+//! * [`ReadOptions`] names the JSONL fields (top-level names or JSON pointers such as
+//!   `/meta/id`), sets HTML conversion, the [`TextEncoding`], the largest document
+//!   accepted (64 MiB by default) and the [`ErrorPolicy`].
+//! * A gzip file inside a folder is decompressed (bounded by the same limit) and read
+//!   as the file it holds; UTF-16 with a byte order mark is decoded; legacy text only
+//!   when [`ReadOptions::encoding`] asks. [`ReadStats`] counts what was decoded.
+//! * [`FieldCounts`] says how many records had each field the options name; a
+//!   required field that no record has is [`Error::FieldNotFound`].
 //!
 //! Rejected lines and files are [`Problem`]s: under [`ErrorPolicy::Skip`] they are
 //! collected in [`Corpus::problems`] and reading goes on; under [`ErrorPolicy::Stop`]
@@ -47,8 +53,10 @@
 use std::path::Path;
 
 mod accept;
+mod decode;
 mod document;
 mod error;
+mod fields;
 mod fingerprint;
 mod folder;
 mod jsonl;
@@ -56,13 +64,14 @@ mod options;
 mod problems;
 mod record;
 
-pub use accept::{Accepted, KEPT_PROBLEMS};
+pub use accept::{Accepted, KEPT_PROBLEMS, ProblemSink};
 pub use document::{Document, OrderKey};
 pub use error::Error;
+pub use fields::{FieldCounts, FieldRole, MissingField};
 pub use fingerprint::input_fingerprint;
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
-pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions};
+pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions, TextEncoding};
 pub use problems::{Problem, ProblemKind};
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.
@@ -94,6 +103,9 @@ pub struct Corpus {
     /// [`documents`](Self::documents): where its record is, to copy it unchanged into
     /// a deduplicated output. Empty for a folder (a document's id is its path).
     pub lines: Vec<u64>,
+    /// For a JSONL input, how many records had each field the options name (see
+    /// [`FieldCounts::missing`] for the fields some records lack). `None` for a folder.
+    pub fields: Option<FieldCounts>,
 }
 
 /// Counts of a [`read_corpus`] run.
@@ -121,8 +133,13 @@ pub struct ReadStats {
     /// Folder entries reached again through a symbolic link, and so not read again.
     pub revisited: u64,
     /// Bytes read: of the file on disk for JSONL (compressed, if it is), of the files
-    /// read for a folder.
+    /// read for a folder (as stored, for a gzip file).
     pub bytes_read: u64,
+    /// Folder files decoded from UTF-16 (they start with its byte order mark).
+    pub utf16_decoded: u64,
+    /// Folder files and JSONL lines with a byte outside ASCII decoded from the legacy
+    /// encoding [`ReadOptions::encoding`] names.
+    pub legacy_decoded: u64,
 }
 
 /// Where a [`read_corpus_with_progress`] run stands, passed to its callback after each
@@ -224,6 +241,7 @@ pub fn read_corpus_with_progress(
             |_| None,
         )?;
         corpus.stats.revisited = reader.revisited();
+        (corpus.stats.utf16_decoded, corpus.stats.legacy_decoded) = reader.decoded();
         Ok(corpus)
     } else {
         read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)
@@ -270,7 +288,8 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             |r| Some(r.line()),
         )?;
         corpus.stats.blank_lines = batched.blank_lines();
-        Ok(corpus)
+        drop(batched);
+        finish_jsonl(corpus, &reader)
     }
     #[cfg(not(feature = "rayon"))]
     {
@@ -284,8 +303,20 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             |r| Some(r.lines()),
         )?;
         corpus.stats.blank_lines = reader.blank_lines();
-        Ok(corpus)
+        finish_jsonl(corpus, &reader)
     }
+}
+
+/// A JSONL corpus read: its field counts and legacy decodings, and the error for a
+/// field that the options name and no record has.
+fn finish_jsonl<R: std::io::BufRead>(
+    mut corpus: Corpus,
+    reader: &JsonlReader<R>,
+) -> Result<Corpus, Error> {
+    reader.fields().check(reader.options())?;
+    corpus.stats.legacy_decoded = reader.legacy_decoded();
+    corpus.fields = Some(reader.fields().clone());
+    Ok(corpus)
 }
 
 /// Drives a reader: duplicate ids, the error policy, counts, progress, NoDocuments.
@@ -356,12 +387,15 @@ where
         blank_lines: 0,
         revisited: 0,
         bytes_read,
+        utf16_decoded: 0,
+        legacy_decoded: 0,
     };
     Ok(Corpus {
         documents,
         problems,
         stats,
         lines,
+        fields: None,
     })
 }
 

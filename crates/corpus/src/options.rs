@@ -41,6 +41,68 @@ pub enum HtmlMode {
     Never,
 }
 
+/// How the bytes of folder files and JSONL lines become text.
+///
+/// Whatever the choice, a byte order mark decides first: a UTF-8 one is dropped, and a
+/// folder file that starts with a UTF-16 one (`FF FE` little-endian, `FE FF`
+/// big-endian) is decoded from UTF-16 (counted in [`ReadStats::utf16_decoded`]).
+/// Bytes that are not UTF-8 are never guessed at silently: by default they are an
+/// [`Encoding`](crate::ProblemKind::Encoding) problem; the other choices decode them,
+/// and [`ReadStats::legacy_decoded`] counts the files and lines that held any byte
+/// outside ASCII and were decoded so.
+///
+/// [`ReadStats::utf16_decoded`]: crate::ReadStats::utf16_decoded
+/// [`ReadStats::legacy_decoded`]: crate::ReadStats::legacy_decoded
+///
+/// # Example
+///
+/// ```
+/// use near_dup::corpus::{JsonlReader, ReadOptions, TextEncoding};
+/// let line = b"{\"text\": \"caf\xe9\"}\n"; // Latin-1
+/// let strict = ReadOptions::default();
+/// assert!(JsonlReader::new(&line[..], "in", &strict).next().unwrap().is_err());
+/// let auto = ReadOptions::default().with_encoding(TextEncoding::Auto);
+/// let doc = JsonlReader::new(&line[..], "in", &auto).next().unwrap()?;
+/// assert_eq!(doc.text, "café");
+/// # Ok::<(), near_dup::corpus::Problem>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TextEncoding {
+    /// UTF-8 only (the default): other bytes are an
+    /// [`Encoding`](crate::ProblemKind::Encoding) problem.
+    #[default]
+    Utf8,
+    /// UTF-8 where the bytes are valid UTF-8, Windows-1252 (the WHATWG superset of
+    /// Latin-1 that web browsers use for it) where they are not, decided per file or
+    /// line.
+    Auto,
+    /// Every file and line is Windows-1252, valid UTF-8 or not.
+    Windows1252,
+    /// Every file and line is ISO-8859-1 (Latin-1): byte `b` is the character
+    /// `U+00bb`, so bytes `80`-`9F` are C1 control characters (where Windows-1252 has
+    /// `€`, quotes and dashes).
+    Latin1,
+}
+
+impl TextEncoding {
+    /// The name the tool's `--encoding` gives it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(near_dup::corpus::TextEncoding::Windows1252.name(), "windows-1252");
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            TextEncoding::Utf8 => "utf-8",
+            TextEncoding::Auto => "auto",
+            TextEncoding::Windows1252 => "windows-1252",
+            TextEncoding::Latin1 => "latin-1",
+        }
+    }
+}
+
 /// The default of [`ReadOptions::max_document_bytes`]: 64 MiB.
 ///
 /// # Example
@@ -76,17 +138,33 @@ pub const DEFAULT_MAX_DOCUMENT_BYTES: u64 = 64 << 20;
 pub struct ReadOptions {
     /// The JSONL field holding the id (default `"id"`): a string, or a number kept in
     /// its JSON spelling. A record without it (or with `null`) gets its line number.
+    ///
+    /// Every field name may be a JSON pointer (RFC 6901): a name that starts with `/`
+    /// names a nested value, `/meta/id` the `id` member of the `meta` object,
+    /// `/ids/0` the first element of the array `ids` (`~1` stands for `/` and `~0`
+    /// for `~` in a member's name). A name without a leading `/` is a top-level
+    /// member, as it is spelled.
     pub id_field: String,
+    /// Whether the id field must be found: if set (as
+    /// [`with_id_field`](Self::with_id_field) does) and no record read has it, reading
+    /// fails with [`Error::FieldNotFound`](crate::Error::FieldNotFound) rather than
+    /// numbering every document by its line (a misspelt field name). Default `false`:
+    /// a corpus without ids is numbered.
+    pub id_required: bool,
     /// The JSONL field holding the text (default `"text"`): a string.
     pub text_field: String,
     /// The JSONL field holding the order key, if any (default none): a number or a
     /// string, see [`OrderKey`](crate::OrderKey). A record without it (or with `null`)
-    /// has no order key.
+    /// has no order key; if no record read has it, reading fails with
+    /// [`Error::FieldNotFound`](crate::Error::FieldNotFound).
     pub order_field: Option<String>,
     /// JSONL fields read into [`Document::attributes`](crate::Document::attributes)
     /// (default none): each a string, or a number kept in its JSON spelling; a record
-    /// without one (or with `null`) lacks that attribute.
+    /// without one (or with `null`) lacks that attribute
+    /// ([`FieldCounts::missing`](crate::FieldCounts::missing) says how many).
     pub attribute_fields: Vec<String>,
+    /// How bytes become text (default [`TextEncoding::Utf8`]).
+    pub encoding: TextEncoding,
     /// HTML conversion of folder files (default [`HtmlMode::Auto`]). JSONL text is never
     /// converted.
     pub html: HtmlMode,
@@ -113,9 +191,11 @@ impl Default for ReadOptions {
     fn default() -> Self {
         ReadOptions {
             id_field: "id".to_owned(),
+            id_required: false,
             text_field: "text".to_owned(),
             order_field: None,
             attribute_fields: Vec::new(),
+            encoding: TextEncoding::Utf8,
             html: HtmlMode::Auto,
             max_document_bytes: DEFAULT_MAX_DOCUMENT_BYTES,
             hidden: false,
@@ -126,17 +206,50 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
-    /// Sets [`id_field`](Self::id_field).
+    /// Sets [`id_field`](Self::id_field), and [`id_required`](Self::id_required): a
+    /// field named is a field expected.
     ///
     /// # Example
     ///
     /// ```
     /// let o = near_dup::corpus::ReadOptions::default().with_id_field("url");
     /// assert_eq!(o.id_field, "url");
+    /// assert!(o.id_required);
     /// ```
     #[must_use]
     pub fn with_id_field(mut self, name: impl Into<String>) -> Self {
         self.id_field = name.into();
+        self.id_required = true;
+        self
+    }
+
+    /// Sets [`id_required`](Self::id_required) (after
+    /// [`with_id_field`](Self::with_id_field), to keep a named id field optional).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let o = near_dup::corpus::ReadOptions::default().with_id_field("url").with_id_required(false);
+    /// assert!(!o.id_required);
+    /// ```
+    #[must_use]
+    pub fn with_id_required(mut self, required: bool) -> Self {
+        self.id_required = required;
+        self
+    }
+
+    /// Sets [`encoding`](Self::encoding).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{ReadOptions, TextEncoding};
+    /// let o = ReadOptions::default().with_encoding(TextEncoding::Latin1);
+    /// assert_eq!(o.encoding, TextEncoding::Latin1);
+    /// ```
+    #[must_use]
+    pub fn with_encoding(mut self, encoding: TextEncoding) -> Self {
+        self.encoding = encoding;
         self
     }
 

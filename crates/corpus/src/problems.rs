@@ -24,8 +24,12 @@ pub enum ProblemKind {
     Schema,
     /// A document whose text is empty or only whitespace.
     Empty,
-    /// Bytes that are not UTF-8 text: a NUL byte or invalid UTF-8.
+    /// Bytes that are not text: a NUL byte (or NUL character of a UTF-16 file).
     Binary,
+    /// Text in another encoding than the one read: bytes that are not UTF-8 (under
+    /// the default [`TextEncoding::Utf8`](crate::TextEncoding::Utf8)), or a UTF-16
+    /// file with a byte order mark whose bytes are not valid UTF-16.
+    Encoding,
     /// A line or file larger than
     /// [`ReadOptions::max_document_bytes`](super::ReadOptions::max_document_bytes).
     TooLarge,
@@ -37,6 +41,33 @@ pub enum ProblemKind {
     Unreadable,
     /// A symbolic link that points to one of its own ancestor folders.
     SymlinkLoop,
+}
+
+impl ProblemKind {
+    /// Its stable `snake_case` name, for counts and machine-readable lists of
+    /// problems (the tool's `--problems-out`).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::ProblemKind;
+    /// assert_eq!(ProblemKind::MalformedJson.name(), "malformed_json");
+    /// assert_eq!(ProblemKind::Encoding.name(), "encoding");
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ProblemKind::MalformedJson => "malformed_json",
+            ProblemKind::Schema => "schema",
+            ProblemKind::Empty => "empty",
+            ProblemKind::Binary => "binary",
+            ProblemKind::Encoding => "encoding",
+            ProblemKind::TooLarge => "too_large",
+            ProblemKind::DuplicateId => "duplicate_id",
+            ProblemKind::Unreadable => "unreadable",
+            ProblemKind::SymlinkLoop => "symlink_loop",
+        }
+    }
 }
 
 /// One rejected line or file: where (`file:line` for JSONL, the file's path for a

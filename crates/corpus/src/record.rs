@@ -137,10 +137,20 @@ struct Fields<'a> {
 
 enum Line<'a> {
     Object(Fields<'a>),
+    /// Every top-level member (when a field is a JSON pointer), to look fields up in.
+    Members(Members<'a>),
     NotObject(&'static str),
 }
 
-struct LineSeed<'o>(&'o ReadOptions);
+/// The members of a JSON object in order, values unparsed.
+type Members<'a> = Vec<(Cow<'a, str>, &'a RawValue)>;
+
+/// A line's parse: the configured fields picked out as the line is scanned, or
+/// (`members`) every top-level member kept for JSON pointers to look into.
+struct LineSeed<'o> {
+    opts: &'o ReadOptions,
+    members: bool,
+}
 
 impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
     type Value = Line<'de>;
@@ -156,8 +166,11 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
         f.write_str("a JSON object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Line<'de>, A::Error> {
+        if self.members {
+            return members(map).map(Line::Members);
+        }
         let mut fields = Fields::default();
-        while let Some(role) = map.next_key_seed(KeySeed(self.0))? {
+        while let Some(role) = map.next_key_seed(KeySeed(self.opts))? {
             let seen = match role {
                 Role::Text => fields.text.replace(map.next_value()?).is_some(),
                 Role::Id => fields.id.replace(map.next_value()?).is_some(),
@@ -206,6 +219,133 @@ impl<'de> Visitor<'de> for LineSeed<'_> {
     }
 }
 
+/// Every member of a JSON object, values unparsed.
+fn members<'de, A: MapAccess<'de>>(mut map: A) -> Result<Members<'de>, A::Error> {
+    let mut out = Vec::new();
+    while let Some(key) = map.next_key::<Scalar<'de>>()? {
+        let Scalar::Str(key) = key else {
+            return Err(de::Error::custom("a member name that is not a string"));
+        };
+        out.push((key, map.next_value()?));
+    }
+    Ok(out)
+}
+
+/// A JSON object's members, as a value to parse nested objects into.
+struct Object<'a>(Members<'a>);
+
+impl<'de> de::Deserialize<'de> for Object<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Object<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<'de>, A::Error> {
+                members(map).map(Object)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Whether a field name is a JSON pointer (RFC 6901): it starts with `/`.
+fn is_pointer(name: &str) -> bool {
+    name.starts_with('/')
+}
+
+/// The value `name` names among `top` (a top-level member, or a JSON pointer into
+/// nested objects and arrays): `Ok(None)` where there is none, `Err(())` where a
+/// member on the way appears more than once.
+fn look_up<'a>(
+    top: &[(Cow<'a, str>, &'a RawValue)],
+    name: &str,
+) -> Result<Option<&'a RawValue>, ()> {
+    let one = |members: &[(Cow<'a, str>, &'a RawValue)], key: &str| {
+        let mut found = members.iter().filter(|(k, _)| k == key).map(|&(_, v)| v);
+        match (found.next(), found.next()) {
+            (first, None) => Ok(first),
+            _ => Err(()),
+        }
+    };
+    let Some(pointer) = name.strip_prefix('/') else {
+        return one(top, name);
+    };
+    // RFC 6901: `~1` is `/`, then `~0` is `~` (so `~01` is `~1`).
+    let mut tokens = pointer
+        .split('/')
+        .map(|t| t.replace("~1", "/").replace("~0", "~"));
+    let first = tokens.next().unwrap_or_default();
+    let Some(mut value) = one(top, &first)? else {
+        return Ok(None);
+    };
+    for token in tokens {
+        let raw: &'a str = value.get();
+        let next = match raw.as_bytes().first() {
+            Some(b'{') => match serde_json::from_str::<Object<'a>>(raw) {
+                Ok(Object(members)) => one(&members, &token)?,
+                Err(_) => None,
+            },
+            Some(b'[') => {
+                // RFC 6901 array indexes: digits, no leading zero.
+                let index = (token == "0" || !token.starts_with('0'))
+                    .then(|| token.parse::<usize>().ok())
+                    .flatten()
+                    .filter(|_| token.bytes().all(|b| b.is_ascii_digit()));
+                match (index, serde_json::from_str::<Vec<&'a RawValue>>(raw)) {
+                    (Some(i), Ok(items)) => items.get(i).copied(),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        match next {
+            Some(v) => value = v,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(value))
+}
+
+/// The configured fields among a line's members, looked up by name or JSON pointer.
+fn fields_of<'a>(top: &[(Cow<'a, str>, &'a RawValue)], opts: &ReadOptions) -> Fields<'a> {
+    let mut fields = Fields::default();
+    let mut find = |name: &str, role: Role| match look_up(top, name) {
+        Ok(v) => v,
+        Err(()) => {
+            fields.repeated.get_or_insert(role);
+            None
+        }
+    };
+    let scalar = |raw: &'a RawValue| {
+        <Scalar<'a> as de::Deserialize<'a>>::deserialize(&mut serde_json::Deserializer::from_str(
+            raw.get(),
+        ))
+        .unwrap_or(Scalar::Other("unreadable"))
+    };
+    let text = find(&opts.text_field, Role::Text).map(scalar);
+    let id = find(&opts.id_field, Role::Id);
+    let order = opts
+        .order_field
+        .as_deref()
+        .and_then(|name| find(name, Role::Order))
+        .map(scalar);
+    let attributes = opts
+        .attribute_fields
+        .iter()
+        .enumerate()
+        .filter_map(|(i, name)| find(name, Role::Attribute(i)).map(|v| (i, v)))
+        .collect();
+    Fields {
+        text,
+        id,
+        order,
+        attributes,
+        repeated: fields.repeated,
+    }
+}
+
 /// The name of a JSON value from its first byte (the value is valid JSON).
 fn raw_type_name(raw: &str) -> &'static str {
     match raw.as_bytes().first() {
@@ -228,19 +368,27 @@ fn bare_message(e: &serde_json::Error) -> String {
     }
 }
 
-/// Parses one non-blank JSONL line into a document; `line_no` is the id of a record
-/// without one.
+/// Parses one non-blank JSONL line into a document, and whether the record has its
+/// id field (not `null`); `line_no` is the id of a record without one.
 pub(super) fn parse_line(
     line: &str,
     line_no: u64,
     opts: &ReadOptions,
-) -> Result<Document, (ProblemKind, String)> {
+) -> Result<(Document, bool), (ProblemKind, String)> {
     let mut de = serde_json::Deserializer::from_str(line);
-    let parsed = LineSeed(opts)
-        .deserialize(&mut de)
-        .and_then(|v| de.end().map(|()| v));
+    let pointers = is_pointer(&opts.text_field)
+        || is_pointer(&opts.id_field)
+        || opts.order_field.as_deref().is_some_and(is_pointer)
+        || opts.attribute_fields.iter().any(|f| is_pointer(f));
+    let parsed = LineSeed {
+        opts,
+        members: pointers,
+    }
+    .deserialize(&mut de)
+    .and_then(|v| de.end().map(|()| v));
     let fields = match parsed {
         Ok(Line::Object(fields)) => fields,
+        Ok(Line::Members(members)) => fields_of(&members, opts),
         Ok(Line::NotObject(t)) => {
             return Err((
                 ProblemKind::MalformedJson,
@@ -284,6 +432,7 @@ pub(super) fn parse_line(
             ));
         }
     };
+    let has_id = fields.id.is_some_and(|raw| raw.get() != "null");
     let id = match fields.id.map(RawValue::get) {
         None | Some("null") => line_no.to_string(),
         Some(raw) if raw.starts_with('"') => match serde_json::from_str::<String>(raw) {
@@ -348,10 +497,13 @@ pub(super) fn parse_line(
             format!("field {:?} (the text) is {what}", opts.text_field),
         ));
     }
-    Ok(Document {
-        id,
-        text: text.into_owned(),
-        order,
-        attributes,
-    })
+    Ok((
+        Document {
+            id,
+            text: text.into_owned(),
+            order,
+            attributes,
+        },
+        has_id,
+    ))
 }
