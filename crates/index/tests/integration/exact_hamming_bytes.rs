@@ -194,7 +194,7 @@ fn same_hamming(
     Ok(())
 }
 
-/// The byte form of the two index types, for [`reload_behaves_as_original`].
+/// The byte form of the two index types, for [`reloads_alike`].
 trait Reload {
     fn bytes(&self) -> Vec<u8>;
     fn load(bytes: &[u8]) -> Self;
@@ -220,12 +220,13 @@ impl Reload for HammingIndex<u16> {
 
 /// Applies `before` to `original` and loads a copy from its bytes (which the copy
 /// writes back unchanged); then applies each operation of `after` to both, which must
-/// answer alike, and checks with `same` before and after every step that they agree.
-fn reload_behaves_as_original<I: Reload, O, R: PartialEq + std::fmt::Debug>(
+/// answer alike, and checks with `same` on `probes` before and after every step that
+/// they agree.
+fn reloads_alike<I: Reload, O, P, R: PartialEq + std::fmt::Debug>(
     mut original: I,
-    (before, after): (&[O], &[O]),
+    (before, after, probes): (&[O], &[O], &[P]),
     apply: fn(&mut I, &O) -> R,
-    same: impl Fn(&I, &I) -> Result<(), TestCaseError>,
+    same: fn(&I, &I, &[P]) -> Result<(), TestCaseError>,
 ) -> Result<(), TestCaseError> {
     for op in before {
         apply(&mut original, op);
@@ -233,10 +234,10 @@ fn reload_behaves_as_original<I: Reload, O, R: PartialEq + std::fmt::Debug>(
     let bytes = original.bytes();
     let mut loaded = I::load(&bytes);
     prop_assert_eq!(loaded.bytes(), bytes);
-    same(&original, &loaded)?;
+    same(&original, &loaded, probes)?;
     for op in after {
         prop_assert_eq!(apply(&mut original, op), apply(&mut loaded, op));
-        same(&original, &loaded)?;
+        same(&original, &loaded, probes)?;
     }
     Ok(())
 }
@@ -246,12 +247,7 @@ proptest! {
 
     #[test]
     fn loaded_exact_index_behaves_as_the_original((before, after, probes) in exact_case()) {
-        reload_behaves_as_original(
-            ExactIndex::<u16, Coords>::new(),
-            (&before, &after),
-            apply_exact,
-            |a, b| same_exact(a, b, &probes),
-        )?;
+        reloads_alike(ExactIndex::new(), (&before, &after, &probes), apply_exact, same_exact)?;
     }
 
     #[test]
@@ -263,12 +259,8 @@ proptest! {
         probes in prop::collection::vec(fingerprint(), 4),
     ) {
         let params = HammingParams::new(k, k + 2).unwrap();
-        reload_behaves_as_original(
-            HammingIndex::<u16>::new(params).with_delta_limit(limit),
-            (&before, &after),
-            apply_hamming,
-            |a, b| same_hamming(a, b, &probes),
-        )?;
+        let original = HammingIndex::new(params).with_delta_limit(limit);
+        reloads_alike(original, (&before, &after, &probes), apply_hamming, same_hamming)?;
     }
 
     #[test]
