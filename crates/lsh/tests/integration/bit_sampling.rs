@@ -9,6 +9,8 @@
 //! within 4 binomial standard errors of the prediction (a false alarm is a ~6e-5
 //! event per check).
 
+use crate::common;
+
 use ndd_core::{BitSignature, ErrorKind, Estimate, SchemeId, Signature, SlotSignature};
 use ndd_lsh::{BitSampler, LshIndex, LshParams, candidate_pairs};
 use rand::{Rng, SeedableRng};
@@ -68,16 +70,6 @@ fn at_distance(rng: &mut ChaCha8Rng, a: &Bits, h: usize) -> Bits {
     b
 }
 
-fn check(observed: usize, n: usize, p: f64, what: &str) {
-    let rate = observed as f64 / n as f64;
-    let se = (p * (1.0 - p) / n as f64).sqrt().max(1.0 / n as f64);
-    assert!(
-        (rate - p).abs() <= 4.0 * se,
-        "{what}: observed {rate:.5} vs predicted {p:.5} (4 SE = {:.5})",
-        4.0 * se
-    );
-}
-
 #[test]
 fn band_agreement_is_p_to_the_r_and_candidates_follow_the_s_curve() {
     let m = 384; // paper 000's Charikar baseline length
@@ -101,13 +93,13 @@ fn band_agreement_is_p_to_the_r_and_candidates_follow_the_s_curve() {
             band_agree += usize::from(ka[0] == kb[0]);
             candidates += usize::from(ka.iter().zip(&kb).any(|(x, y)| x == y));
         }
-        check(
+        common::within_4_se(
             band_agree,
             trials,
             sampler_band(params, p),
             &format!("band, h={h}"),
         );
-        check(
+        common::within_4_se(
             candidates,
             trials,
             params.probability(p),

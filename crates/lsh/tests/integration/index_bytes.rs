@@ -271,6 +271,9 @@ impl Form {
     }
 }
 
+/// A named change to a valid [`Form`] that makes it one to refuse.
+type Alteration = (&'static str, fn(&mut Form));
+
 #[test]
 fn hand_made_forms_load_or_are_refused() {
     // The baseline form is valid.
@@ -285,7 +288,7 @@ fn hand_made_forms_load_or_are_refused() {
     assert_eq!(keeps.load().unwrap().signature(&1), Some(&sig(&[5, 6])));
 
     // Each case alters one or more fields of the baseline form; every one is refused.
-    let refused: &[(&str, fn(&mut Form))] = &[
+    let refused: &[Alteration] = &[
         ("another kind of value", |f| f.magic = *b"PSLT"),
         ("a newer version", |f| f.version = 2),
         ("version 0", |f| f.version = 0),
