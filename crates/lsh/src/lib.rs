@@ -108,6 +108,7 @@ mod bits;
 mod bloom;
 mod ensemble;
 mod forest;
+mod form;
 mod index;
 mod params;
 #[cfg(feature = "serde")]
