@@ -66,6 +66,7 @@
 mod exact;
 mod hamming;
 mod inverted;
+mod mem;
 #[cfg(feature = "serde")]
 mod serde_impl;
 

@@ -471,11 +471,7 @@ impl ForestMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.total_bytes() as f64 / self.documents as f64
-        }
+        crate::mem::per_document(self.total_bytes(), self.documents)
     }
 }
 
@@ -1171,12 +1167,6 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     #[must_use]
     pub fn memory(&self) -> ForestMemory {
         use std::mem::size_of;
-        let map_cap = self.by_key.capacity();
-        let map_buckets = if map_cap == 0 {
-            0
-        } else {
-            (map_cap.saturating_mul(8) / 7).next_power_of_two()
-        };
         ForestMemory {
             documents: self.len(),
             slot_values: self.rows.capacity() * size_of::<u64>(),
@@ -1188,7 +1178,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
                 })
                 .sum::<usize>()
                 + self.pending.capacity() * size_of::<u32>(),
-            key_map: map_buckets * (size_of::<(K, u32)>() + 1)
+            key_map: crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
                 + self.slot_keys.capacity() * size_of::<Option<K>>()
                 + self.seq.capacity() * size_of::<u64>()
                 + self.free.capacity() * size_of::<u32>(),

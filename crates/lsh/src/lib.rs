@@ -110,6 +110,7 @@ mod ensemble;
 mod forest;
 mod form;
 mod index;
+mod mem;
 mod params;
 #[cfg(feature = "serde")]
 mod serde_impl;

@@ -140,11 +140,7 @@ impl HammingMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.index_bytes() as f64 / self.documents as f64
-        }
+        crate::mem::per_document(self.index_bytes(), self.documents)
     }
 }
 
@@ -995,19 +991,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     #[must_use]
     pub fn memory(&self) -> HammingMemory {
         use std::mem::size_of;
-        let map_cap = self.by_key.capacity();
-        let map_buckets = if map_cap == 0 {
-            0
-        } else {
-            (map_cap.saturating_mul(8) / 7).next_power_of_two()
-        };
         HammingMemory {
             documents: self.len(),
             tables: self.tables.iter().map(Table::bytes).sum(),
             delta_and_fingerprints: self.delta_fps.capacity() * 8
                 + self.delta_ids.capacity() * 4
                 + self.fps.capacity() * 8,
-            key_map: map_buckets * (size_of::<(K, u32)>() + 1)
+            key_map: crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
                 + self.slot_keys.capacity() * size_of::<Option<K>>()
                 + (self.free.capacity() + self.retired.capacity()) * 4,
         }
