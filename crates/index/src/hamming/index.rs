@@ -140,7 +140,11 @@ impl HammingMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        crate::mem::per_document(self.index_bytes(), self.documents)
+        if self.documents == 0 {
+            0.0
+        } else {
+            self.index_bytes() as f64 / self.documents as f64
+        }
     }
 }
 
