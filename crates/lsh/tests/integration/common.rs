@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, dead_code)]
 
+use ndd_core::codec::ByteWriter;
 use ndd_core::{DocSketcher, ErrorKind, FeatureExtractor, FeatureSet, SchemeId, SlotSignature};
 use ndd_lsh::PlainSlots;
 use ndd_minhash::{MinHashSignature, MinHasher};
@@ -33,6 +34,11 @@ pub(crate) fn sketch(texts: &[String]) -> (Vec<FeatureSet>, Vec<MinHashSignature
     let sets = texts.iter().map(|t| shingler.feature_set(t)).collect();
     let sigs = texts.iter().map(|t| hasher.sketch(t)).collect();
     (sets, sigs)
+}
+
+/// [`sketch`] of every text of the corpus.
+pub(crate) fn sketched_corpus() -> (Vec<FeatureSet>, Vec<MinHashSignature>) {
+    sketch(&texts())
 }
 
 /// Classic MinHash signatures (128 independent hash functions, seed 0) of `texts`:
@@ -92,4 +98,13 @@ pub(crate) fn kind<T: std::fmt::Debug>(r: Result<T, ndd_core::Error>) -> ErrorKi
 /// A 128-slot signature of a scheme (`"other"`) that no test index holds.
 pub(crate) fn foreign_signature() -> PlainSlots {
     PlainSlots::new(SchemeId::new("other").finish(), vec![0; 128]).unwrap()
+}
+
+/// Ends a hand-made form's header with the scheme flag (bit 1), scheme 0 and a count
+/// of `count` documents, none of which follow.
+pub(crate) fn forged_count(mut w: ByteWriter, count: u64) -> Vec<u8> {
+    w.u8(1);
+    w.u64(0);
+    w.u64(count);
+    w.finish()
 }

@@ -177,8 +177,7 @@ fn all_answers(
 
 #[test]
 fn incremental_use_equals_a_rebuild() {
-    let texts = common::texts();
-    let (sets, sigs) = common::sketch(&texts);
+    let (sets, sigs) = common::sketched_corpus();
     let params = EnsembleParams::new(0.6, 128).unwrap();
     let once = build(params, &sets, &sigs);
     let want = all_answers(&once, &sets, &sigs);
@@ -239,10 +238,8 @@ fn corrupt_bytes_are_refused_without_panic() {
     w.u8(2);
     w.f64(0.5);
     w.f64(0.5);
-    w.u8(1);
-    w.u64(0);
-    w.u64(u64::MAX / 4);
-    assert!(LshEnsemble::<usize>::from_bytes(&w.finish()).is_err());
+    let forged = common::forged_count(w, u64::MAX / 4);
+    assert!(LshEnsemble::<usize>::from_bytes(&forged).is_err());
     let other = common::foreign_signature();
     assert_eq!(kind(e.query(&other, 10)), ErrorKind::Incompatible);
 }
@@ -252,8 +249,7 @@ fn candidates_follow_the_definition_under_inserts_and_removals() {
     // By brute force: x is a candidate for (q, size) when, with (b, r) the choice for
     // the largest size in x's class, x agrees with q on every slot of one of the first
     // b bands of r slots.
-    let texts = common::texts();
-    let (_, sigs) = common::sketch(&texts);
+    let (_, sigs) = common::sketched_corpus();
     let rows = common::slot_rows(&sigs);
     let class = |s: u64| {
         let e = 63 - s.leading_zeros();

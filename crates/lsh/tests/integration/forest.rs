@@ -135,8 +135,7 @@ fn all_answers(
 
 #[test]
 fn incremental_use_equals_a_rebuild() {
-    let texts = common::texts();
-    let (_, sigs) = common::sketch(&texts);
+    let (_, sigs) = common::sketched_corpus();
     let params = ForestParams::new(8, 16).unwrap();
     let once = build(params, &sigs);
     let want = all_answers(&once, &sigs);
@@ -212,10 +211,8 @@ fn corrupt_bytes_are_refused_without_panic() {
     for v in [4u64, 8] {
         w.u64(v);
     }
-    w.u8(1);
-    w.u64(0);
-    w.u64(u64::MAX / 2);
-    assert!(LshForest::<usize>::from_bytes(&w.finish()).is_err());
+    let forged = common::forged_count(w, u64::MAX / 2);
+    assert!(LshForest::<usize>::from_bytes(&forged).is_err());
     // Another scheme is refused at query time.
     let other = common::foreign_signature();
     assert_eq!(kind(f.query(&other, 3)), ErrorKind::Incompatible);
@@ -271,8 +268,7 @@ fn oracle(
 
 #[test]
 fn candidates_follow_the_definition_under_inserts_and_removals() {
-    let texts = common::texts();
-    let (_, sigs) = common::sketch(&texts);
+    let (_, sigs) = common::sketched_corpus();
     let rows = common::slot_rows(&sigs);
     let mut rng = ChaCha8Rng::seed_from_u64(0x0dec_0de5);
     // Short trees so that shallow depths matter; a cap small enough to bite.

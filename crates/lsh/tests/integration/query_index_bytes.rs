@@ -117,25 +117,18 @@ fn check<T>(
     }
 }
 
+type Forest = LshForest<u64>;
+type Ensemble = LshEnsemble<u64>;
+
 #[test]
 fn forged_bodies_with_valid_checksums_never_panic() {
     let mut rng = ChaCha8Rng::seed_from_u64(0xf0_96ed);
     let mut ok = [0usize; 3];
     for _ in 0..3000 {
         let b = forge_forest(&mut rng);
-        check(
-            &mut ok[0],
-            &b,
-            LshForest::to_bytes,
-            LshForest::<u64>::from_bytes,
-        );
+        check(&mut ok[0], &b, Forest::to_bytes, Forest::from_bytes);
         let b = forge_ensemble(&mut rng);
-        check(
-            &mut ok[1],
-            &b,
-            LshEnsemble::to_bytes,
-            LshEnsemble::<u64>::from_bytes,
-        );
+        check(&mut ok[1], &b, Ensemble::to_bytes, Ensemble::from_bytes);
         let b = forge_bloom(&mut rng);
         check(&mut ok[2], &b, LshBloom::to_bytes, LshBloom::from_bytes);
     }
