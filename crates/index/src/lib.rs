@@ -67,6 +67,7 @@ mod exact;
 mod hamming;
 mod inverted;
 mod mem;
+mod pairs;
 #[cfg(feature = "serde")]
 mod serde_impl;
 

@@ -904,19 +904,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         let (dfps, dids) = (&self.delta_fps, &self.delta_ids);
         for (i, (&x, &xid)) in dfps.iter().zip(dids).enumerate() {
             let Some(kx) = key(xid) else { continue };
-            for (layout, table) in self.layouts.iter().zip(&self.tables) {
-                let px = layout.permute(x);
-                let (lo, hi) = table.range(px);
-                for (&y, &yid) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
-                    let diff = y ^ px;
-                    let d = diff.count_ones();
-                    if d <= k && layout.canonical(diff) {
-                        if let Some(ky) = key(yid) {
-                            f(ky, kx, d);
-                        }
-                    }
+            self.for_each_match(x, |yid, d| {
+                if let Some(ky) = key(yid) {
+                    f(ky, kx, d);
                 }
-            }
+            });
             for (&y, &yid) in dfps[i + 1..].iter().zip(&dids[i + 1..]) {
                 let d = (x ^ y).count_ones();
                 if d <= k {
