@@ -799,17 +799,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     #[inline]
     fn for_each_match(&self, q: u64, mut f: impl FnMut(u32, u32)) {
         let k = self.params.max_distance();
-        for (layout, table) in self.layouts.iter().zip(&self.tables) {
-            let pq = layout.permute(q);
-            let (lo, hi) = table.range(pq);
-            for (&key, &id) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
-                let diff = key ^ pq;
-                let d = diff.count_ones();
-                if d <= k && layout.canonical(diff) && self.slot_keys[id as usize].is_some() {
-                    f(id, d);
-                }
-            }
-        }
+        self.for_each_table_match(q, &mut f);
         match k {
             0 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<0>, &mut f),
             1 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<1>, &mut f),
@@ -823,6 +813,24 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
                 |d: u64| d.count_ones() <= k,
                 &mut f,
             ),
+        }
+    }
+
+    /// Calls `f(slot, distance)` for every live merged document (in the tables, not
+    /// the delta) within `k` bits of `q`.
+    #[inline]
+    fn for_each_table_match(&self, q: u64, mut f: impl FnMut(u32, u32)) {
+        let k = self.params.max_distance();
+        for (layout, table) in self.layouts.iter().zip(&self.tables) {
+            let pq = layout.permute(q);
+            let (lo, hi) = table.range(pq);
+            for (&key, &id) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
+                let diff = key ^ pq;
+                let d = diff.count_ones();
+                if d <= k && layout.canonical(diff) && self.slot_keys[id as usize].is_some() {
+                    f(id, d);
+                }
+            }
         }
     }
 
@@ -904,7 +912,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         let (dfps, dids) = (&self.delta_fps, &self.delta_ids);
         for (i, (&x, &xid)) in dfps.iter().zip(dids).enumerate() {
             let Some(kx) = key(xid) else { continue };
-            self.for_each_match(x, |yid, d| {
+            self.for_each_table_match(x, |yid, d| {
                 if let Some(ky) = key(yid) {
                     f(ky, kx, d);
                 }
