@@ -24,7 +24,7 @@ use ndd_core::hash::mix64;
 use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature, SlotSignature};
 
 use crate::LshParams;
-use crate::slots::{agreement, read_values, write_values};
+use crate::slots::{read_values, value_signature_impls, write_values};
 
 /// The largest signature length a [`BitSampler`] accepts (`2^32` bits).
 const MAX_BITS: usize = 1 << 32;
@@ -488,15 +488,6 @@ impl SampledBits {
     }
 }
 
-impl ByteForm for SampledBits {
-    fn to_bytes(&self) -> Vec<u8> {
-        SampledBits::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        SampledBits::from_bytes(bytes)
-    }
-}
-
 impl fmt::Debug for SampledBits {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("SampledBits")
@@ -506,27 +497,8 @@ impl fmt::Debug for SampledBits {
     }
 }
 
-impl Signature for SampledBits {
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        self.scheme
-    }
-
-    /// The fraction of agreeing sampled bits, with standard error `√(p(1−p)/n)`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`] when
-    /// the lengths differ.
-    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
-        self.check_compatible(other)?;
-        agreement(&self.bits, &other.bits)
-    }
-}
-
-impl SlotSignature for SampledBits {
-    #[inline]
-    fn slots(&self) -> &[u64] {
-        &self.bits
-    }
-}
+value_signature_impls!(
+    SampledBits,
+    bits,
+    "The fraction of agreeing sampled bits, with standard error `√(p(1−p)/n)`."
+);

@@ -178,30 +178,54 @@ impl fmt::Debug for PlainSlots {
     }
 }
 
-impl Signature for PlainSlots {
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        self.scheme
-    }
+/// The trait impls of a signature type that holds a `scheme` and its values in the
+/// field `$values` ([`PlainSlots`], [`SampledBits`](crate::SampledBits)): `Signature`
+/// (the fraction of agreeing values, `$doc` its first line of docs), `SlotSignature`
+/// (the values) and `ByteForm` (the type's own `to_bytes` and `from_bytes`).
+macro_rules! value_signature_impls {
+    ($ty:ident, $values:ident, $doc:literal) => {
+        impl Signature for $ty {
+            #[inline]
+            fn scheme(&self) -> SchemeId {
+                self.scheme
+            }
 
-    /// The fraction of agreeing slots, with standard error `√(p(1−p)/k)`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`] when
-    /// the lengths differ.
-    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
-        self.check_compatible(other)?;
-        agreement(&self.slots, &other.slots)
-    }
-}
+            #[doc = $doc]
+            ///
+            /// # Errors
+            ///
+            /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`]
+            /// when the lengths differ.
+            fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
+                self.check_compatible(other)?;
+                $crate::slots::agreement(&self.$values, &other.$values)
+            }
+        }
 
-impl SlotSignature for PlainSlots {
-    #[inline]
-    fn slots(&self) -> &[u64] {
-        &self.slots
-    }
+        impl SlotSignature for $ty {
+            #[inline]
+            fn slots(&self) -> &[u64] {
+                &self.$values
+            }
+        }
+
+        impl ByteForm for $ty {
+            fn to_bytes(&self) -> Vec<u8> {
+                $ty::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                $ty::from_bytes(bytes)
+            }
+        }
+    };
 }
+pub(crate) use value_signature_impls;
+
+value_signature_impls!(
+    PlainSlots,
+    slots,
+    "The fraction of agreeing slots, with standard error `√(p(1−p)/k)`."
+);
 
 /// Each slot is a coordinate, so an exact-signature index (`ndd-index`'s
 /// `ExactIndex`) matches two plain slot signatures that agree on at least one slot.
@@ -214,14 +238,5 @@ impl ExactSignature for PlainSlots {
 
     fn coordinate(&self, i: usize) -> Option<&u64> {
         self.slots().get(i)
-    }
-}
-
-impl ByteForm for PlainSlots {
-    fn to_bytes(&self) -> Vec<u8> {
-        PlainSlots::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        PlainSlots::from_bytes(bytes)
     }
 }
