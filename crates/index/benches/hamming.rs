@@ -23,8 +23,10 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+use criterion::measurement::WallTime;
 use criterion::{
-    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main,
 };
 use ndd_index::{HammingIndex, HammingParams, for_each_hamming_pair};
 use rand::seq::SliceRandom;
@@ -58,6 +60,36 @@ fn brute_query(fps: &[u64], q: u64) -> usize {
     fps.iter().filter(|&&x| (x ^ q).count_ones() <= K).count()
 }
 
+/// Times answering every query of `queries` from `index` (throughput: one element a
+/// query; the answers go into one reused buffer).
+fn bench_index_queries(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    index: &HammingIndex<u32>,
+    queries: &[u64],
+) {
+    group.throughput(Throughput::Elements(queries.len() as u64));
+    group.bench_function(BenchmarkId::new(id, N), |b| {
+        let mut out = Vec::new();
+        b.iter(|| {
+            let mut total = 0;
+            for &q in queries {
+                out.clear();
+                index.query_into(q, &mut out);
+                total += out.len();
+            }
+            black_box(total)
+        });
+    });
+}
+
+/// The pairs of `fps` within `K` bits, as [`for_each_hamming_pair`] finds them.
+fn count_batch_pairs(fps: &[u64], params: HammingParams) -> usize {
+    let mut n = 0usize;
+    for_each_hamming_pair(fps, params, |_, _, _| n += 1).expect("valid");
+    n
+}
+
 fn brute_pairs(fps: &[u64]) -> usize {
     let mut n = 0;
     for (i, &x) in fps.iter().enumerate() {
@@ -88,8 +120,7 @@ fn bench(c: &mut Criterion) {
     let index =
         HammingIndex::from_fingerprints(params, (0u32..).zip(fps.iter().copied())).expect("valid");
     let mem = index.memory();
-    let mut batch_pairs = 0usize;
-    for_each_hamming_pair(&fps, params, |_, _, _| batch_pairs += 1).expect("valid");
+    let batch_pairs = count_batch_pairs(&fps, params);
     let mut index_pairs = 0usize;
     index.for_each_pair(|_, _, _| index_pairs += 1);
     assert_eq!(batch_pairs, index_pairs);
@@ -126,19 +157,7 @@ fn bench(c: &mut Criterion) {
         });
     });
 
-    group.throughput(Throughput::Elements(queries.len() as u64));
-    group.bench_function(BenchmarkId::new("query (index)", N), |b| {
-        let mut out = Vec::new();
-        b.iter(|| {
-            let mut total = 0;
-            for &q in &queries {
-                out.clear();
-                index.query_into(q, &mut out);
-                total += out.len();
-            }
-            black_box(total)
-        });
-    });
+    bench_index_queries(&mut group, "query (index)", &index, &queries);
     group.throughput(Throughput::Elements(100));
     group.bench_function(
         BenchmarkId::new("query (baseline: popcount scan)", N),
@@ -175,41 +194,26 @@ fn bench(c: &mut Criterion) {
         with_delta.insert(key, x).expect("valid");
     }
     assert_eq!(with_delta.delta_len(), 3_999);
-    group.throughput(Throughput::Elements(queries.len() as u64));
-    group.bench_function(BenchmarkId::new("query (index, full delta)", N), |b| {
-        let mut out = Vec::new();
-        b.iter(|| {
-            let mut total = 0;
-            for &q in &queries {
-                out.clear();
-                with_delta.query_into(q, &mut out);
-                total += out.len();
-            }
-            black_box(total)
-        });
-    });
+    bench_index_queries(
+        &mut group,
+        "query (index, full delta)",
+        &with_delta,
+        &queries,
+    );
     drop(with_delta);
 
     group.throughput(Throughput::Elements(N as u64));
     group.bench_function(
         BenchmarkId::new("all pairs (hamming_pairs, sorts included)", N),
         |b| {
-            b.iter(|| {
-                let mut n = 0usize;
-                for_each_hamming_pair(&fps, params, |_, _, _| n += 1).expect("valid");
-                black_box(n)
-            });
+            b.iter(|| black_box(count_batch_pairs(&fps, params)));
         },
     );
     let ten_tables = HammingParams::new(K, 5).expect("valid");
     group.bench_function(
         BenchmarkId::new("all pairs (hamming_pairs, 5 blocks = 10 tables)", N),
         |b| {
-            b.iter(|| {
-                let mut n = 0usize;
-                for_each_hamming_pair(&fps, ten_tables, |_, _, _| n += 1).expect("valid");
-                black_box(n)
-            });
+            b.iter(|| black_box(count_batch_pairs(&fps, ten_tables)));
         },
     );
     group.bench_function(BenchmarkId::new("all pairs (built index)", N), |b| {

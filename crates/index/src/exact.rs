@@ -711,24 +711,18 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
+        use crate::mem::map_bytes;
         use std::mem::size_of;
-        let buckets = |cap: usize| {
-            if cap == 0 {
-                0
-            } else {
-                (cap.saturating_mul(8) / 7).next_power_of_two()
-            }
-        };
         let tables: usize = self
             .tables
             .iter()
-            .map(|t| buckets(t.capacity()) * (size_of::<(S::Coordinate, u32)>() + 1))
+            .map(|t| map_bytes(t.capacity(), size_of::<(S::Coordinate, u32)>()))
             .sum();
         tables
             + (self.next.capacity() + self.prev.capacity()) * size_of::<u32>()
             + self.coords.capacity() * size_of::<Option<S::Coordinate>>()
             + self.slot_keys.capacity() * size_of::<Option<K>>()
-            + buckets(self.by_key.capacity()) * (size_of::<(K, u32)>() + 1)
+            + map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
             + self.free.capacity() * size_of::<u32>()
     }
 }

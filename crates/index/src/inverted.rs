@@ -286,10 +286,7 @@ impl<K: Clone + Eq + Hash> CandidateIndex for InvertedIndex<K> {
 /// # Ok::<(), near_dup::Error>(())
 /// ```
 pub fn exact_similar_pairs(sets: &[FeatureSet], threshold: f64) -> Result<Vec<ScoredPair>, Error> {
-    let mut out = Vec::new();
-    exact_similar_pairs_into(sets, threshold, &mut out)?;
-    out.sort_unstable_by_key(|p| (p.a, p.b));
-    Ok(out)
+    crate::pairs::sorted_pairs(|out| exact_similar_pairs_into(sets, threshold, out))
 }
 
 /// Pushes every pair of sets whose exact Jaccard coefficient is at least `threshold`

@@ -66,6 +66,8 @@
 mod exact;
 mod hamming;
 mod inverted;
+mod mem;
+mod pairs;
 #[cfg(feature = "serde")]
 mod serde_impl;
 

@@ -203,9 +203,5 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default();
-    targets = bench
-}
+criterion_group!(benches, bench);
 criterion_main!(benches);

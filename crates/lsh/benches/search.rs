@@ -19,8 +19,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use ahash::AHashSet;
+use criterion::measurement::WallTime;
 use criterion::{
-    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main,
 };
 use ndd_lsh::{
     EnsembleParams, ForestParams, LshBloom, LshEnsemble, LshForest, LshIndex, LshParams,
@@ -68,6 +70,46 @@ fn scan_containment(m: &[u64], sizes: &[u64], q: &[u64], qsize: u64, t: f64) -> 
         })
         .map(|(d, _)| d)
         .collect()
+}
+
+/// The group `{name}/{N}` of every part: ten flat samples, one second of warm-up and six
+/// of measurement (an iteration is a whole pass over the queries or the corpus).
+fn flat_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut group = c.benchmark_group(format!("{name}/{N}"));
+    group.sample_size(10);
+    group.sampling_mode(SamplingMode::Flat);
+    group.warm_up_time(Duration::from_secs(1));
+    group.measurement_time(Duration::from_secs(6));
+    group
+}
+
+/// Times `query` over every query of `queries` (throughput: one element a query).
+fn bench_queries<T>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    queries: &[usize],
+    mut query: impl FnMut(usize) -> T,
+) {
+    group.throughput(Throughput::Elements(queries.len() as u64));
+    group.bench_function(BenchmarkId::from_parameter(id), |b| {
+        b.iter(|| {
+            for &q in queries {
+                black_box(query(q));
+            }
+        })
+    });
+}
+
+/// Times one pass over the whole corpus (throughput: the `N` documents).
+fn bench_corpus<T>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    mut pass: impl FnMut() -> T,
+) {
+    group.throughput(Throughput::Elements(N as u64));
+    group.bench_function(BenchmarkId::from_parameter(id), |b| {
+        b.iter(|| black_box(pass()))
+    });
 }
 
 fn bench(c: &mut Criterion) {
@@ -124,38 +166,19 @@ fn bench(c: &mut Criterion) {
         forest.memory().bytes_per_document(),
         hits as f64 / wanted as f64
     );
-    let mut group = c.benchmark_group(format!("forest/{N}"));
-    group.sample_size(10);
-    group.sampling_mode(SamplingMode::Flat);
-    group.warm_up_time(Duration::from_secs(1));
-    group.measurement_time(Duration::from_secs(6));
-    group.throughput(Throughput::Elements(SCAN_QUERIES as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("scan: top 10 by agreement"),
-        |b| {
-            b.iter(|| {
-                for &q in &queries[..SCAN_QUERIES] {
-                    black_box(scan_top(&m, &m[q * K..(q + 1) * K]));
-                }
-            })
-        },
+    let mut group = flat_group(c, "forest");
+    bench_queries(
+        &mut group,
+        "scan: top 10 by agreement",
+        &queries[..SCAN_QUERIES],
+        |q| scan_top(&m, &m[q * K..(q + 1) * K]),
     );
-    group.throughput(Throughput::Elements(QUERIES as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("ndd: LshForest::query top 10"),
-        |b| {
-            b.iter(|| {
-                for &q in &queries {
-                    black_box(forest.query(&sigs[q], TOP).expect("valid"));
-                }
-            })
-        },
-    );
-    group.throughput(Throughput::Elements(N as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("ndd: LshForest build (insert all)"),
-        |b| b.iter(|| black_box(build_forest().len())),
-    );
+    bench_queries(&mut group, "ndd: LshForest::query top 10", &queries, |q| {
+        forest.query(&sigs[q], TOP).expect("valid")
+    });
+    bench_corpus(&mut group, "ndd: LshForest build (insert all)", || {
+        build_forest().len()
+    });
     group.finish();
 
     // --- ensemble ---
@@ -188,44 +211,19 @@ fn bench(c: &mut Criterion) {
         ensemble.rows_used(),
         hits as f64 / truths.max(1) as f64
     );
-    let mut group = c.benchmark_group(format!("ensemble/{N}"));
-    group.sample_size(10);
-    group.sampling_mode(SamplingMode::Flat);
-    group.warm_up_time(Duration::from_secs(1));
-    group.measurement_time(Duration::from_secs(6));
-    group.throughput(Throughput::Elements(SCAN_QUERIES as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("scan: containment estimate >= 0.8"),
-        |b| {
-            b.iter(|| {
-                for &q in &queries[..SCAN_QUERIES] {
-                    black_box(scan_containment(
-                        &m,
-                        &sizes,
-                        &m[q * K..(q + 1) * K],
-                        sizes[q],
-                        t,
-                    ));
-                }
-            })
-        },
+    let mut group = flat_group(c, "ensemble");
+    bench_queries(
+        &mut group,
+        "scan: containment estimate >= 0.8",
+        &queries[..SCAN_QUERIES],
+        |q| scan_containment(&m, &sizes, &m[q * K..(q + 1) * K], sizes[q], t),
     );
-    group.throughput(Throughput::Elements(QUERIES as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("ndd: LshEnsemble::query"),
-        |b| {
-            b.iter(|| {
-                for &q in &queries {
-                    black_box(ensemble.query(&sigs[q], sizes[q]).expect("valid"));
-                }
-            })
-        },
-    );
-    group.throughput(Throughput::Elements(N as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("ndd: LshEnsemble build (insert all)"),
-        |b| b.iter(|| black_box(build_ensemble().len())),
-    );
+    bench_queries(&mut group, "ndd: LshEnsemble::query", &queries, |q| {
+        ensemble.query(&sigs[q], sizes[q]).expect("valid")
+    });
+    bench_corpus(&mut group, "ndd: LshEnsemble build (insert all)", || {
+        build_ensemble().len()
+    });
     group.finish();
 
     // --- bloom ---
@@ -280,30 +278,18 @@ fn bench(c: &mut Criterion) {
         index.memory().bytes_per_document(),
         set_bytes as f64 / N as f64,
     );
-    let mut group = c.benchmark_group(format!("bloom/{N}"));
-    group.sample_size(10);
-    group.sampling_mode(SamplingMode::Flat);
-    group.warm_up_time(Duration::from_secs(1));
-    group.measurement_time(Duration::from_secs(6));
-    group.throughput(Throughput::Elements(N as u64));
-    group.bench_function(
-        BenchmarkId::from_parameter("exact: AHashSet<u64> per band"),
-        |b| b.iter(|| black_box(exact_stream().0)),
-    );
-    group.bench_function(
-        BenchmarkId::from_parameter("ndd: LshIndex::query_then_insert"),
-        |b| b.iter(|| black_box(index_stream().0)),
-    );
-    group.bench_function(
-        BenchmarkId::from_parameter("ndd: LshBloom::check_then_insert"),
-        |b| b.iter(|| black_box(bloom_stream().0)),
-    );
+    let mut group = flat_group(c, "bloom");
+    bench_corpus(&mut group, "exact: AHashSet<u64> per band", || {
+        exact_stream().0
+    });
+    bench_corpus(&mut group, "ndd: LshIndex::query_then_insert", || {
+        index_stream().0
+    });
+    bench_corpus(&mut group, "ndd: LshBloom::check_then_insert", || {
+        bloom_stream().0
+    });
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default();
-    targets = bench
-}
+criterion_group!(benches, bench);
 criterion_main!(benches);

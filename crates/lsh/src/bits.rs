@@ -19,11 +19,12 @@
 
 use std::fmt;
 
-use ndd_core::codec::{ByteForm, ByteReader, ByteWriter};
+use ndd_core::codec::ByteForm;
 use ndd_core::hash::mix64;
 use ndd_core::{BitSignature, Error, Estimate, SchemeId, Signature, SlotSignature};
 
 use crate::LshParams;
+use crate::slots::{read_values, value_signature_impls, write_values};
 
 /// The largest signature length a [`BitSampler`] accepts (`2^32` bits).
 const MAX_BITS: usize = 1 << 32;
@@ -463,10 +464,7 @@ impl SampledBits {
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::new(SAMPLED_MAGIC, SAMPLED_VERSION);
-        w.u64(self.scheme.as_u64());
-        w.u64_slice(&self.bits);
-        w.finish()
+        write_values(SAMPLED_MAGIC, SAMPLED_VERSION, self.scheme, &self.bits)
     }
 
     /// Reads the form written by [`to_bytes`](Self::to_bytes).
@@ -482,23 +480,11 @@ impl SampledBits {
     /// assert!(near_dup::lsh::SampledBits::from_bytes(b"not bits").is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (mut r, _) = ByteReader::new(bytes, SAMPLED_MAGIC, SAMPLED_VERSION)?;
-        let scheme = SchemeId::from_u64(r.u64()?);
-        let bits = r.u64_vec()?;
-        r.finish()?;
+        let (scheme, bits) = read_values(bytes, SAMPLED_MAGIC, SAMPLED_VERSION)?;
         if bits.iter().any(|&b| b > 1) {
             return Err(Error::corrupt_data("a sampled bit is neither 0 nor 1"));
         }
         Ok(SampledBits { scheme, bits })
-    }
-}
-
-impl ByteForm for SampledBits {
-    fn to_bytes(&self) -> Vec<u8> {
-        SampledBits::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        SampledBits::from_bytes(bytes)
     }
 }
 
@@ -511,41 +497,8 @@ impl fmt::Debug for SampledBits {
     }
 }
 
-impl Signature for SampledBits {
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        self.scheme
-    }
-
-    /// The fraction of agreeing sampled bits, with standard error `√(p(1−p)/n)`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`] when
-    /// the lengths differ.
-    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
-        self.check_compatible(other)?;
-        if self.bits.len() != other.bits.len() {
-            return Err(Error::LengthMismatch {
-                expected: self.bits.len(),
-                actual: other.bits.len(),
-            });
-        }
-        let n = self.bits.len().max(1) as f64;
-        let agree = self
-            .bits
-            .iter()
-            .zip(&other.bits)
-            .filter(|(a, b)| a == b)
-            .count() as f64;
-        let p = agree / n;
-        Estimate::new(p, (p * (1.0 - p) / n).sqrt())
-    }
-}
-
-impl SlotSignature for SampledBits {
-    #[inline]
-    fn slots(&self) -> &[u64] {
-        &self.bits
-    }
-}
+value_signature_impls!(
+    SampledBits,
+    bits,
+    "The fraction of agreeing sampled bits, with standard error `√(p(1−p)/n)`."
+);

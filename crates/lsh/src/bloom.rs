@@ -7,6 +7,7 @@ use ndd_core::codec::{ByteReader, ByteWriter};
 use ndd_core::{Error, SchemeId, SlotSignature};
 
 use crate::LshParams;
+use crate::form::Form;
 
 const MAGIC: [u8; 4] = *b"LSHB";
 const VERSION: u16 = 1;
@@ -146,8 +147,10 @@ fn positions(key: u64, hashes: u32, bits: u64) -> impl Iterator<Item = u64> {
     })
 }
 
+const FORM: Form = Form("LSH Bloom filter");
+
 fn corrupt(what: impl fmt::Display) -> Error {
-    Error::corrupt_data(format!("LSH Bloom filter: {what}"))
+    FORM.corrupt(what)
 }
 
 impl LshBloom {
@@ -675,12 +678,7 @@ impl LshBloom {
             return Err(corrupt("capacity 0"));
         }
         let inserted = r.u64()?;
-        let flags = r.u8()?;
-        if flags & !HAS_SCHEME != 0 {
-            return Err(corrupt(format_args!("unknown flags {flags:#04x}")));
-        }
-        let scheme_bits = r.u64()?;
-        let scheme = (flags & HAS_SCHEME != 0).then(|| SchemeId::from_u64(scheme_bits));
+        let (_, scheme) = FORM.flags_and_scheme(&mut r, HAS_SCHEME, HAS_SCHEME)?;
         if inserted > 0 && scheme.is_none() {
             return Err(corrupt("documents but no scheme"));
         }

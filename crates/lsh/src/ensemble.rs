@@ -168,11 +168,7 @@ impl EnsembleMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.total_bytes() as f64 / self.documents as f64
-        }
+        crate::mem::per_document(self.total_bytes(), self.documents)
     }
 }
 
@@ -644,16 +640,10 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
             .flat_map(|c| c.indexes.iter())
             .map(|i| i.memory().total_bytes())
             .sum();
-        let cap = self.docs.capacity();
-        let buckets = if cap == 0 {
-            0
-        } else {
-            (cap.saturating_mul(8) / 7).next_power_of_two()
-        };
         EnsembleMemory {
             documents: self.len(),
             indexes,
-            documents_bytes: buckets * (size_of::<(K, Doc)>() + 1)
+            documents_bytes: crate::mem::map_bytes(self.docs.capacity(), size_of::<(K, Doc)>())
                 + self.docs.len() * self.params.num_slots() * size_of::<u64>(),
         }
     }

@@ -471,11 +471,7 @@ impl ForestMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.total_bytes() as f64 / self.documents as f64
-        }
+        crate::mem::per_document(self.total_bytes(), self.documents)
     }
 }
 
@@ -883,6 +879,24 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// The slots of the candidates for the query `q` (its first `L` slots), at least
     /// `want` of them when the forest has them within the work bound; sorted by
     /// insertion number.
+    /// The query's slots after the checks of a top-`k` query, and the candidate slots
+    /// it gathers for `k` results (none for `k = 0`).
+    fn top_k_candidates<'s, S: SlotSignature>(
+        &self,
+        signature: &'s S,
+        k: usize,
+    ) -> Result<(&'s [u64], Vec<u32>), Error> {
+        self.check_signature(signature)?;
+        if k == 0 {
+            return Ok((&[], Vec::new()));
+        }
+        let q = &signature.slots()[..self.params.slots_used()];
+        Ok((
+            q,
+            self.candidate_slots(q, k.saturating_mul(self.oversample)),
+        ))
+    }
+
     fn candidate_slots(&self, q: &[u64], want: usize) -> Vec<u32> {
         let m = self.params.depth();
         let trees = self.params.trees();
@@ -1078,13 +1092,8 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         signature: &S,
         k: usize,
     ) -> Result<Vec<(K, Estimate)>, Error> {
-        self.check_signature(signature)?;
-        if k == 0 {
-            return Ok(Vec::new());
-        }
-        let q = &signature.slots()[..self.params.slots_used()];
-        let mut scored: Vec<(u32, Estimate)> = self
-            .candidate_slots(q, k.saturating_mul(self.oversample))
+        let (q, candidates) = self.top_k_candidates(signature, k)?;
+        let mut scored: Vec<(u32, Estimate)> = candidates
             .into_iter()
             .map(|s| (s, self.estimate(s, q)))
             .collect();
@@ -1129,13 +1138,8 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         k: usize,
         mut score: F,
     ) -> Result<Vec<(K, f64)>, Error> {
-        self.check_signature(signature)?;
-        if k == 0 {
-            return Ok(Vec::new());
-        }
-        let q = &signature.slots()[..self.params.slots_used()];
-        let mut scored: Vec<(K, f64)> = self
-            .candidate_slots(q, k.saturating_mul(self.oversample))
+        let (_, candidates) = self.top_k_candidates(signature, k)?;
+        let mut scored: Vec<(K, f64)> = candidates
             .into_iter()
             .filter_map(|s| self.slot_keys[s as usize].as_ref())
             .map(|key| (key.clone(), score(key)))
@@ -1163,12 +1167,6 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     #[must_use]
     pub fn memory(&self) -> ForestMemory {
         use std::mem::size_of;
-        let map_cap = self.by_key.capacity();
-        let map_buckets = if map_cap == 0 {
-            0
-        } else {
-            (map_cap.saturating_mul(8) / 7).next_power_of_two()
-        };
         ForestMemory {
             documents: self.len(),
             slot_values: self.rows.capacity() * size_of::<u64>(),
@@ -1180,7 +1178,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
                 })
                 .sum::<usize>()
                 + self.pending.capacity() * size_of::<u32>(),
-            key_map: map_buckets * (size_of::<(K, u32)>() + 1)
+            key_map: crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
                 + self.slot_keys.capacity() * size_of::<Option<K>>()
                 + self.seq.capacity() * size_of::<u64>()
                 + self.free.capacity() * size_of::<u32>(),

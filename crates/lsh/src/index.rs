@@ -329,11 +329,7 @@ impl MemoryReport {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.index_bytes() as f64 / self.documents as f64
-        }
+        crate::mem::per_document(self.index_bytes(), self.documents)
     }
 }
 
@@ -1352,13 +1348,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     #[must_use]
     pub fn memory(&self) -> MemoryReport {
         use std::mem::{size_of, size_of_val};
-        let map_cap = self.by_key.capacity();
-        let map_buckets = if map_cap == 0 {
-            0
-        } else {
-            (map_cap.saturating_mul(8) / 7).next_power_of_two()
-        };
-        let key_map = map_buckets * (size_of::<(K, u32)>() + 1)
+        let key_map = crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
             + self.slot_keys.capacity() * size_of::<Option<K>>()
             + self.free.capacity() * size_of::<u32>();
         let signatures = self.signatures.as_ref().map_or(0, |sigs| {

@@ -108,7 +108,9 @@ mod bits;
 mod bloom;
 mod ensemble;
 mod forest;
+mod form;
 mod index;
+mod mem;
 mod params;
 #[cfg(feature = "serde")]
 mod serde_impl;

@@ -64,44 +64,26 @@ where
     }
 }
 
-impl<K: KeyCodec + Clone + Eq + Hash> Serialize for LshForest<K> {
-    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
+/// `Serialize` and `Deserialize` through the byte form, for the index types over keys
+/// `K` (written `LshForest<K>`) and those without a key parameter.
+macro_rules! serde_via_byte_form {
+    ($($ty:ident $(<$k:ident>)?),+ $(,)?) => {$(
+        impl<$($k: KeyCodec + Clone + Eq + Hash)?> Serialize for $ty$(<$k>)? {
+            fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
+                s.serialize_bytes(&self.to_bytes())
+            }
+        }
+
+        impl<'de, $($k: KeyCodec + Clone + Eq + Hash)?> Deserialize<'de> for $ty$(<$k>)? {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let bytes = deserialize_byte_form(d)?;
+                $ty::from_bytes(&bytes).map_err(D::Error::custom)
+            }
+        }
+    )+};
 }
 
-impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for LshForest<K> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let bytes = deserialize_byte_form(d)?;
-        LshForest::from_bytes(&bytes).map_err(D::Error::custom)
-    }
-}
-
-impl<K: KeyCodec + Clone + Eq + Hash> Serialize for LshEnsemble<K> {
-    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
-}
-
-impl<'de, K: KeyCodec + Clone + Eq + Hash> Deserialize<'de> for LshEnsemble<K> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let bytes = deserialize_byte_form(d)?;
-        LshEnsemble::from_bytes(&bytes).map_err(D::Error::custom)
-    }
-}
-
-impl Serialize for LshBloom {
-    fn serialize<Z: Serializer>(&self, s: Z) -> Result<Z::Ok, Z::Error> {
-        s.serialize_bytes(&self.to_bytes())
-    }
-}
-
-impl<'de> Deserialize<'de> for LshBloom {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let bytes = deserialize_byte_form(d)?;
-        LshBloom::from_bytes(&bytes).map_err(D::Error::custom)
-    }
-}
+serde_via_byte_form!(LshForest<K>, LshEnsemble<K>, LshBloom);
 
 #[cfg(test)]
 mod tests {

@@ -91,10 +91,7 @@ impl PlainSlots {
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut w = ByteWriter::new(MAGIC, VERSION);
-        w.u64(self.scheme.as_u64());
-        w.u64_slice(&self.slots);
-        w.finish()
+        write_values(MAGIC, VERSION, self.scheme, &self.slots)
     }
 
     /// Reads the form written by [`to_bytes`](Self::to_bytes).
@@ -114,10 +111,7 @@ impl PlainSlots {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let (mut r, _) = ByteReader::new(bytes, MAGIC, VERSION)?;
-        let scheme = SchemeId::from_u64(r.u64()?);
-        let slots = r.u64_vec()?;
-        r.finish()?;
+        let (scheme, slots) = read_values(bytes, MAGIC, VERSION)?;
         if slots.is_empty() {
             return Err(Error::corrupt_data(
                 "a slot signature has at least one slot",
@@ -128,6 +122,49 @@ impl PlainSlots {
             slots: slots.into_boxed_slice(),
         })
     }
+}
+
+/// The byte form of a list of values under a scheme (magic, version, the scheme, the
+/// values, checksum): [`PlainSlots`]' and [`SampledBits`](crate::SampledBits)'.
+pub(crate) fn write_values(
+    magic: [u8; 4],
+    version: u16,
+    scheme: SchemeId,
+    values: &[u64],
+) -> Vec<u8> {
+    let mut w = ByteWriter::new(magic, version);
+    w.u64(scheme.as_u64());
+    w.u64_slice(values);
+    w.finish()
+}
+
+/// Reads the form written by [`write_values`].
+pub(crate) fn read_values(
+    bytes: &[u8],
+    magic: [u8; 4],
+    version: u16,
+) -> Result<(SchemeId, Vec<u64>), Error> {
+    let (mut r, _) = ByteReader::new(bytes, magic, version)?;
+    let scheme = SchemeId::from_u64(r.u64()?);
+    let values = r.u64_vec()?;
+    r.finish()?;
+    Ok((scheme, values))
+}
+
+/// The fraction of the positions where two value lists agree, with the binomial
+/// standard error `√(p(1−p)/n)` (`n` taken as at least 1); [`Error::LengthMismatch`]
+/// when their lengths differ.
+pub(crate) fn agreement(a: &[u64], b: &[u64]) -> Result<Estimate, Error> {
+    if a.len() != b.len() {
+        return Err(Error::LengthMismatch {
+            expected: a.len(),
+            actual: b.len(),
+        });
+    }
+    let n = a.len().max(1) as f64;
+    let agree = a.iter().zip(b).filter(|(x, y)| x == y).count() as f64;
+    let p = agree / n;
+    Estimate::new(p, (p * (1.0 - p) / n).sqrt())
 }
 
 impl fmt::Debug for PlainSlots {
@@ -141,44 +178,54 @@ impl fmt::Debug for PlainSlots {
     }
 }
 
-impl Signature for PlainSlots {
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        self.scheme
-    }
+/// The trait impls of a signature type that holds a `scheme` and its values in the
+/// field `$values` ([`PlainSlots`], [`SampledBits`](crate::SampledBits)): `Signature`
+/// (the fraction of agreeing values, `$doc` its first line of docs), `SlotSignature`
+/// (the values) and `ByteForm` (the type's own `to_bytes` and `from_bytes`).
+macro_rules! value_signature_impls {
+    ($ty:ident, $values:ident, $doc:literal) => {
+        impl Signature for $ty {
+            #[inline]
+            fn scheme(&self) -> SchemeId {
+                self.scheme
+            }
 
-    /// The fraction of agreeing slots, with standard error `√(p(1−p)/k)`.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`] when
-    /// the lengths differ.
-    fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
-        self.check_compatible(other)?;
-        if self.slots.len() != other.slots.len() {
-            return Err(Error::LengthMismatch {
-                expected: self.slots.len(),
-                actual: other.slots.len(),
-            });
+            #[doc = $doc]
+            ///
+            /// # Errors
+            ///
+            /// [`Error::Incompatible`] when the schemes differ; [`Error::LengthMismatch`]
+            /// when the lengths differ.
+            fn similarity(&self, other: &Self) -> Result<Estimate, Error> {
+                self.check_compatible(other)?;
+                $crate::slots::agreement(&self.$values, &other.$values)
+            }
         }
-        let k = self.slots.len() as f64;
-        let agree = self
-            .slots
-            .iter()
-            .zip(other.slots.iter())
-            .filter(|(a, b)| a == b)
-            .count() as f64;
-        let p = agree / k;
-        Estimate::new(p, (p * (1.0 - p) / k).sqrt())
-    }
-}
 
-impl SlotSignature for PlainSlots {
-    #[inline]
-    fn slots(&self) -> &[u64] {
-        &self.slots
-    }
+        impl SlotSignature for $ty {
+            #[inline]
+            fn slots(&self) -> &[u64] {
+                &self.$values
+            }
+        }
+
+        impl ByteForm for $ty {
+            fn to_bytes(&self) -> Vec<u8> {
+                $ty::to_bytes(self)
+            }
+            fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+                $ty::from_bytes(bytes)
+            }
+        }
+    };
 }
+pub(crate) use value_signature_impls;
+
+value_signature_impls!(
+    PlainSlots,
+    slots,
+    "The fraction of agreeing slots, with standard error `√(p(1−p)/k)`."
+);
 
 /// Each slot is a coordinate, so an exact-signature index (`ndd-index`'s
 /// `ExactIndex`) matches two plain slot signatures that agree on at least one slot.
@@ -191,14 +238,5 @@ impl ExactSignature for PlainSlots {
 
     fn coordinate(&self, i: usize) -> Option<&u64> {
         self.slots().get(i)
-    }
-}
-
-impl ByteForm for PlainSlots {
-    fn to_bytes(&self) -> Vec<u8> {
-        PlainSlots::to_bytes(self)
-    }
-    fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        PlainSlots::from_bytes(bytes)
     }
 }

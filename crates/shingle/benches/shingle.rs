@@ -89,9 +89,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default();
-    targets = bench
-}
+criterion_group!(benches, bench);
 criterion_main!(benches);

@@ -19,7 +19,8 @@ use std::collections::HashSet;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::hash::mix64;
 use ndd_core::stats::DocumentFrequencies;
 use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
@@ -75,6 +76,28 @@ fn cpu_timed<F: FnMut()>(iters: u64, mut f: F) -> Duration {
         (Some(a), Some(b)) => Duration::from_nanos(b.saturating_sub(a)),
         _ => wall.elapsed(),
     }
+}
+
+/// Times `h` signing every document of `docs` into one reused signature, each signature
+/// passed to `black_box` (CPU time of the thread, see [`cpu_timed`]).
+fn bench_sketch_with(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: String,
+    h: &SimHasher,
+    docs: &[String],
+) {
+    group.bench_function(name, |b| {
+        let mut state = h.new_state();
+        let mut sig = h.new_signature();
+        b.iter_custom(|iters| {
+            cpu_timed(iters, || {
+                for d in docs {
+                    h.sketch_with(&mut state, d, &mut sig);
+                    black_box(&sig);
+                }
+            })
+        });
+    });
 }
 
 fn bench(c: &mut Criterion) {
@@ -181,43 +204,27 @@ fn bench(c: &mut Criterion) {
     for d in sample.iter().take(200) {
         assert_eq!(Some(naive_sketch(&shingler, key, d)), h.sketch(d).as_u64());
     }
-    group.bench_function("sign 64 bits binary 1 thread (same sample)", |b| {
-        let mut state = h.new_state();
-        let mut sig = h.new_signature();
-        b.iter_custom(|iters| {
-            cpu_timed(iters, || {
-                for d in &sample {
-                    h.sketch_with(&mut state, d, &mut sig);
-                    black_box(&sig);
-                }
-            })
-        });
-    });
+    bench_sketch_with(
+        &mut group,
+        "sign 64 bits binary 1 thread (same sample)".to_owned(),
+        &h,
+        &sample,
+    );
     for bits in [64, 384] {
         let g = SimHasher::builder()
             .bits(bits)
             .projection(Projection::Gaussian)
             .build()
             .expect("valid");
-        group.bench_function(format!("gaussian {bits} bits tf 1 thread"), |b| {
-            let mut state = g.new_state();
-            let mut sig = g.new_signature();
-            b.iter_custom(|iters| {
-                cpu_timed(iters, || {
-                    for d in &sample {
-                        g.sketch_with(&mut state, d, &mut sig);
-                        black_box(&sig);
-                    }
-                })
-            });
-        });
+        bench_sketch_with(
+            &mut group,
+            format!("gaussian {bits} bits tf 1 thread"),
+            &g,
+            &sample,
+        );
     }
     group.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default();
-    targets = bench
-}
+criterion_group!(benches, bench);
 criterion_main!(benches);

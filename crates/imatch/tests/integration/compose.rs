@@ -4,14 +4,17 @@
 //! every rejection kind.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
+use crate::common::{sha1_of_sorted, words};
+
 use ndd_core::hash::mix64;
 use ndd_core::{Composed, DynFeatureExtractor, FeatureExtractor, FeatureSink, TrySketcher};
-use ndd_imatch::{IMatchSignature, IMatchState, IMatcher, Lexicon, Rejection, unigram_extractor};
+use ndd_imatch::{
+    IMatchSignature, IMatchState, IMatcher, IMatcherBuilder, Lexicon, Rejection, unigram_extractor,
+};
 use ndd_shingle::{WordShingler, hash_token};
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sha1::{Digest, Sha1};
 
 const MIN_UNIQUE: usize = 5;
 const MIN_TERMS: usize = 3;
@@ -22,33 +25,6 @@ const MIN_COVERAGE: f64 = 0.1;
 /// lower-cased XXH3-64 token hash through ndd-shingle's unigram mix.
 fn oracle_term(word: &str) -> u64 {
     mix64(hash_token(word, true, 0))
-}
-
-fn sha1_of_sorted(mut terms: Vec<u64>) -> [u8; 20] {
-    terms.sort_unstable();
-    let mut h = Sha1::new();
-    for t in terms {
-        h.update(t.to_le_bytes());
-    }
-    h.finalize().into()
-}
-
-/// `i` spelled in letters (terms must avoid digits to pass the filter freely).
-fn to_letters(mut i: usize) -> String {
-    let mut s = String::new();
-    loop {
-        s.push(char::from(b'a' + u8::try_from(i % 26).unwrap()));
-        i /= 26;
-        if i == 0 {
-            return s;
-        }
-    }
-}
-
-fn words(n: usize, prefix: &str) -> Vec<String> {
-    (0..n)
-        .map(|i| format!("{prefix}{}", to_letters(i)))
-        .collect()
 }
 
 /// Primary lexicon words, secondary lexicon words (in rank order), outside words.
@@ -133,6 +109,13 @@ fn document(v: &Vocab, kind: usize, rng: &mut ChaCha8Rng) -> Vec<String> {
     let pick = |from: &[String], n: usize, rng: &mut ChaCha8Rng| -> Vec<String> {
         from.choose_multiple(rng, n).cloned().collect()
     };
+    // `l` primary words, `b` secondary ones and outside words up to `n` in all.
+    let three_lexicons = |l: usize, b: usize, n: usize, rng: &mut ChaCha8Rng| {
+        let mut w = pick(&v.primary, l, rng);
+        w.extend(pick(&v.secondary, b, rng));
+        w.extend(pick(&v.outside, n - l - b, rng));
+        w
+    };
     let mut w = match kind {
         // Too short: fewer than five unique terms, any mix.
         0 => {
@@ -155,20 +138,14 @@ fn document(v: &Vocab, kind: usize, rng: &mut ChaCha8Rng) -> Vec<String> {
             let n = rng.random_range(40..=120);
             let l = rng.random_range(0..=3);
             let b = rng.random_range(0..=2);
-            let mut w = pick(&v.primary, l, rng);
-            w.extend(pick(&v.secondary, b, rng));
-            w.extend(pick(&v.outside, n - l - b, rng));
-            w
+            three_lexicons(l, b, n, rng)
         }
         // Long documents rescued (or not) by the secondary lexicon.
         3 => {
             let n = rng.random_range(30..=100);
             let l = rng.random_range(0..=6);
             let b = rng.random_range(0..=12);
-            let mut w = pick(&v.primary, l, rng);
-            w.extend(pick(&v.secondary, b, rng));
-            w.extend(pick(&v.outside, n - l - b, rng));
-            w
+            three_lexicons(l, b, n, rng)
         }
         // Ordinary documents, mostly signed.
         _ => {
@@ -197,15 +174,18 @@ fn corpus(v: &Vocab, n: usize, seed: u64) -> Vec<(Vec<String>, String)> {
         .collect()
 }
 
-fn matcher(lex: Lexicon, extra: usize) -> IMatcher {
+/// The settings of every matcher here: seed 11 and the rules' constants.
+fn builder(lex: Lexicon, extra: usize) -> IMatcherBuilder {
     IMatcher::builder(lex)
         .extra_lexicons(extra)
         .seed(11)
         .min_unique_terms(MIN_UNIQUE)
         .min_terms(MIN_TERMS)
         .min_coverage(MIN_COVERAGE)
-        .build()
-        .unwrap()
+}
+
+fn matcher(lex: Lexicon, extra: usize) -> IMatcher {
+    builder(lex, extra).build().unwrap()
 }
 
 #[test]
@@ -303,14 +283,7 @@ fn composed_with_a_run_time_extractor_equals_the_named_signer() {
     let docs = corpus(&v, 600, 7);
     let lex = lexicon(&v);
     let m = matcher(lex.clone(), 3);
-    let signer = IMatcher::builder(lex.clone())
-        .extra_lexicons(3)
-        .seed(11)
-        .min_unique_terms(MIN_UNIQUE)
-        .min_terms(MIN_TERMS)
-        .min_coverage(MIN_COVERAGE)
-        .build_signer()
-        .unwrap();
+    let signer = builder(lex.clone(), 3).build_signer().unwrap();
     assert_eq!(signer.scheme(), m.scheme());
     // The extractor chosen at run time, as a trait object.
     let boxed: Box<dyn DynFeatureExtractor> = Box::new(unigram_extractor());

@@ -3,6 +3,8 @@
 //! situation of Figure 1, byte forms, and parameter checks.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
+use crate::common::{sha1_of_sorted, words};
+
 use ndd_core::hash::mix64;
 use ndd_core::stats::DocumentFrequencies;
 use ndd_core::{FeatureExtractor, Signature};
@@ -15,7 +17,6 @@ use ndd_shingle::hash_token;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use sha1::{Digest, Sha1};
 
 /// The term of one word, the slow way: §6.3's filter (at least four characters, at
 /// most one digit), then ndd-shingle's unigram hash (mix64 of the lower-cased XXH3-64).
@@ -35,33 +36,6 @@ fn oracle_terms(doc: &str) -> Vec<u64> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-fn sha1_of_sorted(mut terms: Vec<u64>) -> [u8; 20] {
-    terms.sort_unstable();
-    let mut h = Sha1::new();
-    for t in terms {
-        h.update(t.to_le_bytes());
-    }
-    h.finalize().into()
-}
-
-fn words(n: usize, prefix: &str) -> Vec<String> {
-    (0..n)
-        .map(|i| format!("{prefix}{}", to_letters(i)))
-        .collect()
-}
-
-/// `i` spelled in letters (terms must avoid digits to pass the filter freely).
-fn to_letters(mut i: usize) -> String {
-    let mut s = String::new();
-    loop {
-        s.push(char::from(b'a' + u8::try_from(i % 26).unwrap()));
-        i /= 26;
-        if i == 0 {
-            return s;
-        }
-    }
 }
 
 /// A training corpus where word `w_j` appears in a fraction of documents falling with

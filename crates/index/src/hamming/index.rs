@@ -799,17 +799,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     #[inline]
     fn for_each_match(&self, q: u64, mut f: impl FnMut(u32, u32)) {
         let k = self.params.max_distance();
-        for (layout, table) in self.layouts.iter().zip(&self.tables) {
-            let pq = layout.permute(q);
-            let (lo, hi) = table.range(pq);
-            for (&key, &id) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
-                let diff = key ^ pq;
-                let d = diff.count_ones();
-                if d <= k && layout.canonical(diff) && self.slot_keys[id as usize].is_some() {
-                    f(id, d);
-                }
-            }
-        }
+        self.for_each_table_match(q, &mut f);
         match k {
             0 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<0>, &mut f),
             1 => scan_delta(&self.delta_fps, &self.delta_ids, q, at_most::<1>, &mut f),
@@ -823,6 +813,24 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
                 |d: u64| d.count_ones() <= k,
                 &mut f,
             ),
+        }
+    }
+
+    /// Calls `f(slot, distance)` for every live merged document (in the tables, not
+    /// the delta) within `k` bits of `q`.
+    #[inline]
+    fn for_each_table_match(&self, q: u64, mut f: impl FnMut(u32, u32)) {
+        let k = self.params.max_distance();
+        for (layout, table) in self.layouts.iter().zip(&self.tables) {
+            let pq = layout.permute(q);
+            let (lo, hi) = table.range(pq);
+            for (&key, &id) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
+                let diff = key ^ pq;
+                let d = diff.count_ones();
+                if d <= k && layout.canonical(diff) && self.slot_keys[id as usize].is_some() {
+                    f(id, d);
+                }
+            }
         }
     }
 
@@ -904,19 +912,11 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         let (dfps, dids) = (&self.delta_fps, &self.delta_ids);
         for (i, (&x, &xid)) in dfps.iter().zip(dids).enumerate() {
             let Some(kx) = key(xid) else { continue };
-            for (layout, table) in self.layouts.iter().zip(&self.tables) {
-                let px = layout.permute(x);
-                let (lo, hi) = table.range(px);
-                for (&y, &yid) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
-                    let diff = y ^ px;
-                    let d = diff.count_ones();
-                    if d <= k && layout.canonical(diff) {
-                        if let Some(ky) = key(yid) {
-                            f(ky, kx, d);
-                        }
-                    }
+            self.for_each_table_match(x, |yid, d| {
+                if let Some(ky) = key(yid) {
+                    f(ky, kx, d);
                 }
-            }
+            });
             for (&y, &yid) in dfps[i + 1..].iter().zip(&dids[i + 1..]) {
                 let d = (x ^ y).count_ones();
                 if d <= k {
@@ -995,19 +995,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     #[must_use]
     pub fn memory(&self) -> HammingMemory {
         use std::mem::size_of;
-        let map_cap = self.by_key.capacity();
-        let map_buckets = if map_cap == 0 {
-            0
-        } else {
-            (map_cap.saturating_mul(8) / 7).next_power_of_two()
-        };
         HammingMemory {
             documents: self.len(),
             tables: self.tables.iter().map(Table::bytes).sum(),
             delta_and_fingerprints: self.delta_fps.capacity() * 8
                 + self.delta_ids.capacity() * 4
                 + self.fps.capacity() * 8,
-            key_map: map_buckets * (size_of::<(K, u32)>() + 1)
+            key_map: crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
                 + self.slot_keys.capacity() * size_of::<Option<K>>()
                 + (self.free.capacity() + self.retired.capacity()) * 4,
         }

@@ -84,10 +84,7 @@ pub fn hamming_pairs(
     fingerprints: &[u64],
     params: HammingParams,
 ) -> Result<Vec<ScoredPair>, Error> {
-    let mut out = Vec::new();
-    hamming_pairs_into(fingerprints, params, &mut out)?;
-    out.sort_unstable_by_key(|p| (p.a, p.b));
-    Ok(out)
+    crate::pairs::sorted_pairs(|out| hamming_pairs_into(fingerprints, params, out))
 }
 
 /// Pushes every pair of positions `i < j` of `fingerprints` within

@@ -194,23 +194,60 @@ fn same_hamming(
     Ok(())
 }
 
+/// The byte form of the two index types, for [`reloads_alike`].
+trait Reload {
+    fn bytes(&self) -> Vec<u8>;
+    fn load(bytes: &[u8]) -> Self;
+}
+
+impl Reload for ExactIndex<u16, Coords> {
+    fn bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn load(bytes: &[u8]) -> Self {
+        Self::from_bytes(bytes).unwrap()
+    }
+}
+
+impl Reload for HammingIndex<u16> {
+    fn bytes(&self) -> Vec<u8> {
+        self.to_bytes()
+    }
+    fn load(bytes: &[u8]) -> Self {
+        Self::from_bytes(bytes).unwrap()
+    }
+}
+
+/// Applies `before` to `original` and loads a copy from its bytes (which the copy
+/// writes back unchanged); then applies each operation of `after` to both, which must
+/// answer alike, and checks with `same` on `probes` before and after every step that
+/// they agree.
+fn reloads_alike<I: Reload, O, P, R: PartialEq + std::fmt::Debug>(
+    mut original: I,
+    (before, after, probes): (&[O], &[O], &[P]),
+    apply: fn(&mut I, &O) -> R,
+    same: fn(&I, &I, &[P]) -> Result<(), TestCaseError>,
+) -> Result<(), TestCaseError> {
+    for op in before {
+        apply(&mut original, op);
+    }
+    let bytes = original.bytes();
+    let mut loaded = I::load(&bytes);
+    prop_assert_eq!(loaded.bytes(), bytes);
+    same(&original, &loaded, probes)?;
+    for op in after {
+        prop_assert_eq!(apply(&mut original, op), apply(&mut loaded, op));
+        same(&original, &loaded, probes)?;
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(96))]
 
     #[test]
     fn loaded_exact_index_behaves_as_the_original((before, after, probes) in exact_case()) {
-        let mut original: ExactIndex<u16, Coords> = ExactIndex::new();
-        for op in &before {
-            apply_exact(&mut original, op);
-        }
-        let bytes = original.to_bytes();
-        let mut loaded = ExactIndex::<u16, Coords>::from_bytes(&bytes).unwrap();
-        prop_assert_eq!(loaded.to_bytes(), bytes);
-        same_exact(&original, &loaded, &probes)?;
-        for op in &after {
-            prop_assert_eq!(apply_exact(&mut original, op), apply_exact(&mut loaded, op));
-            same_exact(&original, &loaded, &probes)?;
-        }
+        reloads_alike(ExactIndex::new(), (&before, &after, &probes), apply_exact, same_exact)?;
     }
 
     #[test]
@@ -222,18 +259,8 @@ proptest! {
         probes in prop::collection::vec(fingerprint(), 4),
     ) {
         let params = HammingParams::new(k, k + 2).unwrap();
-        let mut original = HammingIndex::new(params).with_delta_limit(limit);
-        for op in &before {
-            apply_hamming(&mut original, op);
-        }
-        let bytes = original.to_bytes();
-        let mut loaded = HammingIndex::<u16>::from_bytes(&bytes).unwrap();
-        prop_assert_eq!(loaded.to_bytes(), bytes);
-        same_hamming(&original, &loaded, &probes)?;
-        for op in &after {
-            prop_assert_eq!(apply_hamming(&mut original, op), apply_hamming(&mut loaded, op));
-            same_hamming(&original, &loaded, &probes)?;
-        }
+        let original = HammingIndex::new(params).with_delta_limit(limit);
+        reloads_alike(original, (&before, &after, &probes), apply_hamming, same_hamming)?;
     }
 
     #[test]
@@ -289,11 +316,7 @@ fn inconsistent_exact_forms_are_refused() {
         w
     };
     // A valid one-document form, written by hand: key 5, one present coordinate 9.
-    let mut w = ByteWriter::new(*b"EXIX", 1);
-    w.u8(2);
-    w.u64(scheme);
-    w.u64(1);
-    w.u64(1);
+    let mut w = form(2, 1, 1);
     w.u8(5);
     w.u8(0);
     w.u8(1);
@@ -306,20 +329,12 @@ fn inconsistent_exact_forms_are_refused() {
     refused_exact(&form(2, 1, u64::MAX)); // huge count
     refused_exact(&form(2, 1 << 40, 0)); // huge width, no documents
     refused_exact(&form(2, 1, 1)); // missing document
-    let mut w = ByteWriter::new(*b"EXIX", 1);
-    w.u8(2);
-    w.u64(scheme);
-    w.u64(1);
-    w.u64(1);
+    let mut w = form(2, 1, 1);
     w.u8(5);
     w.u8(0);
     w.u8(7); // presence byte neither 0 nor 1
     refused_exact(&w);
-    let mut w = ByteWriter::new(*b"EXIX", 1);
-    w.u8(2);
-    w.u64(scheme);
-    w.u64(1);
-    w.u64(2);
+    let mut w = form(2, 1, 2);
     for _ in 0..2 {
         w.u8(5);
         w.u8(0);
@@ -452,33 +467,28 @@ fn hot_exact_buckets_and_wide_forms_are_cheap() {
     );
     assert!(index.is_empty() && index.query(&sig).unwrap().is_empty());
 
+    // The form of one document (key 1) with `width` coordinates, all absent.
+    let wide_form = |width: usize| {
+        let mut w = ByteWriter::new(*b"EXIX", 1);
+        w.u8(2);
+        w.u64(s.as_u64());
+        w.u64(width as u64);
+        w.u64(1);
+        1u32.write_key(&mut w);
+        for _ in 0..width {
+            w.u8(0);
+        }
+        w.finish()
+    };
     // One document with 8 million absent coordinates: refused before any table.
-    let wide = 8usize << 20;
-    let mut w = ByteWriter::new(*b"EXIX", 1);
-    w.u8(2);
-    w.u64(s.as_u64());
-    w.u64(wide as u64);
-    w.u64(1);
-    1u32.write_key(&mut w);
-    for _ in 0..wide {
-        w.u8(0);
-    }
-    let bytes = w.finish();
+    let bytes = wide_form(8 << 20);
     let started = Instant::now();
     let loaded = ExactIndex::<u32, PlainSlots>::from_bytes(&bytes);
     assert!(loaded.is_err());
     assert!(started.elapsed() < Duration::from_secs(1));
     // The limit itself loads.
-    let mut w = ByteWriter::new(*b"EXIX", 1);
-    w.u8(2);
-    w.u64(s.as_u64());
-    w.u64(MAX_EXACT_COORDINATES as u64);
-    w.u64(1);
-    1u32.write_key(&mut w);
-    for _ in 0..MAX_EXACT_COORDINATES {
-        w.u8(0);
-    }
-    let at_limit = ExactIndex::<u32, PlainSlots>::from_bytes(&w.finish()).unwrap();
+    let at_limit =
+        ExactIndex::<u32, PlainSlots>::from_bytes(&wide_form(MAX_EXACT_COORDINATES)).unwrap();
     assert_eq!(at_limit.num_coordinates(), MAX_EXACT_COORDINATES);
 }
 

@@ -18,6 +18,17 @@ fn dist(score: f64) -> u32 {
     ndd_index::hamming_from_similarity(score).unwrap()
 }
 
+/// Every pair an index reports, as `(smaller key, larger key, distance)`, sorted.
+fn sorted_pairs(index: &HammingIndex<usize>) -> Vec<(usize, usize, u32)> {
+    let mut pairs: Vec<(usize, usize, u32)> = index
+        .all_pairs()
+        .into_iter()
+        .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
+        .collect();
+    pairs.sort_unstable();
+    pairs
+}
+
 fn brute_query(fps: &[u64], q: u64, k: u32) -> BTreeSet<(usize, u32)> {
     fps.iter()
         .enumerate()
@@ -141,13 +152,11 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
         let index =
             HammingIndex::from_fingerprints(params, fps.iter().copied().enumerate()).unwrap();
         assert_eq!(index.delta_len(), 0);
-        let mut pairs: Vec<(usize, usize, u32)> = index
-            .all_pairs()
-            .into_iter()
-            .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
-            .collect();
-        pairs.sort_unstable();
-        assert_eq!(pairs, expected_pairs, "{ctx} index all_pairs");
+        assert_eq!(
+            sorted_pairs(&index),
+            expected_pairs,
+            "{ctx} index all_pairs"
+        );
         for &q in queries {
             let got: Vec<(usize, u32)> = index.query(q);
             let got_set: BTreeSet<_> = got.iter().copied().collect();
@@ -161,13 +170,11 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
             for (i, &x) in fps.iter().enumerate() {
                 inc.insert(i, x).unwrap();
             }
-            let mut pairs: Vec<(usize, usize, u32)> = inc
-                .all_pairs()
-                .into_iter()
-                .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
-                .collect();
-            pairs.sort_unstable();
-            assert_eq!(pairs, expected_pairs, "{ctx} incremental {limit:?}");
+            assert_eq!(
+                sorted_pairs(&inc),
+                expected_pairs,
+                "{ctx} incremental {limit:?}"
+            );
             for &q in queries.iter().take(20) {
                 let got: BTreeSet<_> = inc.query(q).into_iter().collect();
                 assert_eq!(got, brute_query(fps, q, k), "{ctx} incremental query");
@@ -181,13 +188,7 @@ fn check_all(fps: &[u64], k: u32, queries: &[u64], what: &str) {
         for (i, &x) in fps.iter().enumerate().skip(half) {
             mixed.insert(i, x).unwrap();
         }
-        let mut pairs: Vec<(usize, usize, u32)> = mixed
-            .all_pairs()
-            .into_iter()
-            .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
-            .collect();
-        pairs.sort_unstable();
-        assert_eq!(pairs, expected_pairs, "{ctx} main + delta");
+        assert_eq!(sorted_pairs(&mixed), expected_pairs, "{ctx} main + delta");
     }
 }
 
@@ -268,13 +269,7 @@ fn remove_and_reinsert() {
             .map(|(a, b, d)| (idx[a], idx[b], d))
             .collect();
         for round in 0..2 {
-            let mut got: Vec<_> = index
-                .all_pairs()
-                .into_iter()
-                .map(|p| (p.a.min(p.b), p.a.max(p.b), dist(p.score)))
-                .collect();
-            got.sort_unstable();
-            assert_eq!(got, want, "limit {limit:?} round {round}");
+            assert_eq!(sorted_pairs(&index), want, "limit {limit:?} round {round}");
             for &q in vals.iter().step_by(13) {
                 let got: BTreeSet<(usize, u32)> = index.query(q).into_iter().collect();
                 let want: BTreeSet<(usize, u32)> = brute_query(&vals, q, 3)
@@ -343,30 +338,18 @@ fn empty_and_tiny_inputs() {
 #[test]
 fn automatic_choice_follows_the_cost_model() {
     // 4 blocks (4 tables, 16 leading bits) at a million, more as N grows.
-    assert_eq!(
-        HammingParams::for_collection(3, 1_000_000)
-            .unwrap()
-            .blocks(),
-        4
-    );
-    assert_eq!(
-        HammingParams::for_collection(3, 2_000_000)
-            .unwrap()
-            .blocks(),
-        5
-    );
-    assert_eq!(
-        HammingParams::for_collection(3, 1_000_000_000)
-            .unwrap()
-            .blocks(),
-        6
-    );
-    assert_eq!(
-        HammingParams::for_collection(3, 8_000_000_000)
-            .unwrap()
-            .blocks(),
-        6
-    );
+    for (n, blocks) in [
+        (1_000_000, 4),
+        (2_000_000, 5),
+        (1_000_000_000, 6),
+        (8_000_000_000, 6),
+    ] {
+        assert_eq!(
+            HammingParams::for_collection(3, n).unwrap().blocks(),
+            blocks,
+            "n={n}"
+        );
+    }
     for k in 0..=8 {
         for n in [1, 1000, 1_000_000, 1_000_000_000] {
             let p = HammingParams::for_collection(k, n).unwrap();

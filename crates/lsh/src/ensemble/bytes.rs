@@ -11,20 +11,17 @@ use ndd_core::{Error, SchemeId};
 
 use super::{EnsembleParams, LshEnsemble};
 use crate::PlainSlots;
-use crate::table::MAX_DOCS;
+use crate::form::Form;
 
 const MAGIC: [u8; 4] = *b"LSHE";
 const VERSION: u16 = 1;
 /// Flag bit: the ensemble has a scheme (fixed by its first insert).
 const HAS_SCHEME: u8 = 1;
 
-fn corrupt(what: impl std::fmt::Display) -> Error {
-    Error::corrupt_data(format!("LSH ensemble: {what}"))
-}
+const FORM: Form = Form("LSH ensemble");
 
-fn read_usize(r: &mut ByteReader<'_>, name: &str) -> Result<usize, Error> {
-    let v = r.u64()?;
-    usize::try_from(v).map_err(|_| corrupt(format_args!("{name} = {v} does not fit a usize")))
+fn corrupt(what: impl std::fmt::Display) -> Error {
+    FORM.corrupt(what)
 }
 
 impl<K: KeyCodec + Clone + Eq + Hash> LshEnsemble<K> {
@@ -106,8 +103,8 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshEnsemble<K> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;
         let threshold = r.f64()?;
-        let k = read_usize(&mut r, "num_slots")?;
-        let max_rows = read_usize(&mut r, "max_rows")?;
+        let k = FORM.read_usize(&mut r, "num_slots")?;
+        let max_rows = FORM.read_usize(&mut r, "max_rows")?;
         let classes = r.u8()?;
         let fp = r.f64()?;
         let fneg = r.f64()?;
@@ -116,22 +113,9 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshEnsemble<K> {
             .and_then(|p| p.with_classes_per_doubling(classes))
             .and_then(|p| p.with_weights(fp, fneg))
             .map_err(corrupt)?;
-        let flags = r.u8()?;
-        if flags & !HAS_SCHEME != 0 {
-            return Err(corrupt(format_args!("unknown flags {flags:#04x}")));
-        }
-        let scheme_bits = r.u64()?;
-        let scheme = (flags & HAS_SCHEME != 0).then(|| SchemeId::from_u64(scheme_bits));
-        let n = read_usize(&mut r, "the document count")?;
-        let left = r.remaining();
-        if n > MAX_DOCS || n.saturating_mul(8 * k + 8) > left {
-            return Err(corrupt(format_args!(
-                "{n} documents cannot fit in the {left} bytes that remain"
-            )));
-        }
-        if n > 0 && scheme.is_none() {
-            return Err(corrupt("documents but no scheme"));
-        }
+        let (_, scheme) = FORM.flags_and_scheme(&mut r, HAS_SCHEME, HAS_SCHEME)?;
+        let n = FORM.read_usize(&mut r, "the document count")?;
+        FORM.check_doc_count(&r, n, 8 * k + 8, scheme)?;
         let mut e = Self::new(params);
         if let Some(scheme) = scheme {
             let mut values = Vec::with_capacity(k);

@@ -9,20 +9,17 @@ use ndd_core::codec::{ByteReader, ByteWriter, KeyCodec};
 use ndd_core::{Error, SchemeId};
 
 use super::{ForestParams, LshForest};
-use crate::table::MAX_DOCS;
+use crate::form::Form;
 
 const MAGIC: [u8; 4] = *b"LSHF";
 const VERSION: u16 = 1;
 /// Flag bit: the forest has a scheme (fixed by its first insert).
 const HAS_SCHEME: u8 = 1;
 
-fn corrupt(what: impl std::fmt::Display) -> Error {
-    Error::corrupt_data(format!("LSH forest: {what}"))
-}
+const FORM: Form = Form("LSH forest");
 
-fn read_usize(r: &mut ByteReader<'_>, name: &str) -> Result<usize, Error> {
-    let v = r.u64()?;
-    usize::try_from(v).map_err(|_| corrupt(format_args!("{name} = {v} does not fit a usize")))
+fn corrupt(what: impl std::fmt::Display) -> Error {
+    FORM.corrupt(what)
 }
 
 impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
@@ -101,26 +98,13 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;
-        let trees = read_usize(&mut r, "trees")?;
-        let depth = read_usize(&mut r, "depth")?;
+        let trees = FORM.read_usize(&mut r, "trees")?;
+        let depth = FORM.read_usize(&mut r, "depth")?;
         let params = ForestParams::new(trees, depth).map_err(corrupt)?;
-        let flags = r.u8()?;
-        if flags & !HAS_SCHEME != 0 {
-            return Err(corrupt(format_args!("unknown flags {flags:#04x}")));
-        }
-        let scheme_bits = r.u64()?;
-        let scheme = (flags & HAS_SCHEME != 0).then(|| SchemeId::from_u64(scheme_bits));
-        let n = read_usize(&mut r, "the document count")?;
+        let (_, scheme) = FORM.flags_and_scheme(&mut r, HAS_SCHEME, HAS_SCHEME)?;
+        let n = FORM.read_usize(&mut r, "the document count")?;
         let l = params.slots_used();
-        let left = r.remaining();
-        if n > MAX_DOCS || n.saturating_mul(8 * l) > left {
-            return Err(corrupt(format_args!(
-                "{n} documents cannot fit in the {left} bytes that remain"
-            )));
-        }
-        if n > 0 && scheme.is_none() {
-            return Err(corrupt("documents but no scheme"));
-        }
+        FORM.check_doc_count(&r, n, 8 * l, scheme)?;
         let mut f = Self::builder(params).capacity(n).build();
         for i in 0..n {
             let key = K::read_key(&mut r)?;

@@ -12,7 +12,7 @@ use ndd_core::{Error, SchemeId, SlotSignature};
 
 use super::LshIndex;
 use crate::LshParams;
-use crate::table::MAX_DOCS;
+use crate::form::Form;
 
 const MAGIC: [u8; 4] = *b"LSHI";
 const VERSION: u16 = 1;
@@ -24,13 +24,10 @@ const HAS_SCHEME: u8 = 2;
 /// document's band keys or signature to justify their tables (see `from_bytes`).
 const FREE_BANDS: usize = 1 << 16;
 
-fn corrupt(what: impl std::fmt::Display) -> Error {
-    Error::corrupt_data(format!("LSH index: {what}"))
-}
+const FORM: Form = Form("LSH index");
 
-fn read_usize(r: &mut ByteReader<'_>, name: &str) -> Result<usize, Error> {
-    let v = r.u64()?;
-    usize::try_from(v).map_err(|_| corrupt(format_args!("{name} = {v} does not fit a usize")))
+fn corrupt(what: impl std::fmt::Display) -> Error {
+    FORM.corrupt(what)
 }
 
 impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S> {
@@ -165,17 +162,13 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (mut r, _version) = ByteReader::new(bytes, MAGIC, VERSION)?;
-        let bands = read_usize(&mut r, "bands")?;
-        let rows = read_usize(&mut r, "rows")?;
+        let bands = FORM.read_usize(&mut r, "bands")?;
+        let rows = FORM.read_usize(&mut r, "rows")?;
         let params = LshParams::new(bands, rows).map_err(corrupt)?;
-        let flags = r.u8()?;
-        if flags & !(KEEPS_SIGNATURES | HAS_SCHEME) != 0 {
-            return Err(corrupt(format_args!("unknown flags {flags:#04x}")));
-        }
+        let (flags, scheme) =
+            FORM.flags_and_scheme(&mut r, KEEPS_SIGNATURES | HAS_SCHEME, HAS_SCHEME)?;
         let keeps = flags & KEEPS_SIGNATURES != 0;
-        let scheme_bits = r.u64()?;
-        let scheme = (flags & HAS_SCHEME != 0).then(|| SchemeId::from_u64(scheme_bits));
-        let n = read_usize(&mut r, "the document count")?;
+        let n = FORM.read_usize(&mut r, "the document count")?;
 
         // Each document takes at least 8 bytes (a signature's length prefix) or 8b
         // (its band keys), and each band's table is only worth allocating if the
@@ -183,14 +176,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
         let left = r.remaining();
         let band_bytes = bands.saturating_mul(8);
         let min_doc = if keeps { 8 } else { band_bytes };
-        if n > MAX_DOCS || n.saturating_mul(min_doc) > left {
-            return Err(corrupt(format_args!(
-                "{n} documents cannot fit in the {left} bytes that remain"
-            )));
-        }
-        if n > 0 && scheme.is_none() {
-            return Err(corrupt("documents but no scheme"));
-        }
+        FORM.check_doc_count(&r, n, min_doc, scheme)?;
         if bands > FREE_BANDS && (n == 0 || band_bytes > left) {
             return Err(corrupt(format_args!(
                 "{bands} bands are not justified by {n} documents in {left} bytes"

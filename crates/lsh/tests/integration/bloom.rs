@@ -2,7 +2,7 @@
 //! `LshBloom` against the banded index it replaces (real text) and its false-positive
 //! rate against the formula (random band keys, many seeds); the byte form.
 
-use crate::common;
+use crate::common::{self, kind};
 
 use ndd_core::{ErrorKind, SchemeId};
 use ndd_lsh::{LshBloom, LshIndex, LshParams, PlainSlots};
@@ -131,19 +131,7 @@ fn byte_form_round_trips_and_refuses_corruption() {
     for s in &sigs {
         assert_eq!(loaded.contains(s).unwrap(), bloom.contains(s).unwrap());
     }
-    for cut in 0..bytes.len() {
-        assert_eq!(
-            LshBloom::from_bytes(&bytes[..cut]).unwrap_err().kind(),
-            ErrorKind::CorruptData
-        );
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(11);
-    for _ in 0..2000 {
-        let mut bad = bytes.clone();
-        let i = rng.random_range(0..bad.len());
-        bad[i] ^= 1 << rng.random_range(0..8);
-        assert!(LshBloom::from_bytes(&bad).is_err());
-    }
+    common::truncations_and_bit_flips_are_refused(&bytes, LshBloom::from_bytes, 11, 2000);
     // Forged shapes with valid checksums: a huge word count, bits past the end.
     let forge = |bits: u64, words: &[u64]| {
         let mut w = ndd_core::codec::ByteWriter::new(*b"LSHB", 1);
@@ -160,9 +148,6 @@ fn byte_form_round_trips_and_refuses_corruption() {
     assert!(LshBloom::from_bytes(&forge(10, &[1 << 12])).is_err());
     assert!(LshBloom::from_bytes(&forge(1 << 40, &[0])).is_err());
     // Another scheme is refused.
-    let other = PlainSlots::new(SchemeId::new("other").finish(), vec![0; 128]).unwrap();
-    assert_eq!(
-        bloom.contains(&other).unwrap_err().kind(),
-        ErrorKind::Incompatible
-    );
+    let other = common::foreign_signature();
+    assert_eq!(kind(bloom.contains(&other)), ErrorKind::Incompatible);
 }

@@ -3,10 +3,10 @@
 //! at the containment threshold against the recall the banding predicts, exact
 //! verification, incremental use equal to a rebuild, the byte form.
 
-use crate::common;
+use crate::common::{self, kind};
 
-use ndd_core::{ErrorKind, FeatureSet, SchemeId, containment, jaccard};
-use ndd_lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+use ndd_core::{ErrorKind, FeatureSet, containment, jaccard};
+use ndd_lsh::{EnsembleParams, LshEnsemble};
 use ndd_minhash::MinHashSignature;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -177,8 +177,7 @@ fn all_answers(
 
 #[test]
 fn incremental_use_equals_a_rebuild() {
-    let texts = common::texts();
-    let (sets, sigs) = common::sketch(&texts);
+    let (sets, sigs) = common::sketched_corpus();
     let params = EnsembleParams::new(0.6, 128).unwrap();
     let once = build(params, &sets, &sigs);
     let want = all_answers(&once, &sets, &sigs);
@@ -225,21 +224,12 @@ fn corrupt_bytes_are_refused_without_panic() {
     let (sets, sigs) = common::sketch(&texts[..30]);
     let e = build(EnsembleParams::new(0.7, 32).unwrap(), &sets, &sigs);
     let bytes = e.to_bytes();
-    for cut in 0..bytes.len() {
-        assert_eq!(
-            LshEnsemble::<usize>::from_bytes(&bytes[..cut])
-                .unwrap_err()
-                .kind(),
-            ErrorKind::CorruptData
-        );
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    for _ in 0..1000 {
-        let mut bad = bytes.clone();
-        let i = rng.random_range(0..bad.len());
-        bad[i] ^= 1 << rng.random_range(0..8);
-        assert!(LshEnsemble::<usize>::from_bytes(&bad).is_err());
-    }
+    common::truncations_and_bit_flips_are_refused(
+        &bytes,
+        LshEnsemble::<usize>::from_bytes,
+        5,
+        1000,
+    );
     // A forged count with a valid checksum is refused before allocating.
     let mut w = ndd_core::codec::ByteWriter::new(*b"LSHE", 1);
     w.f64(0.5);
@@ -248,15 +238,10 @@ fn corrupt_bytes_are_refused_without_panic() {
     w.u8(2);
     w.f64(0.5);
     w.f64(0.5);
-    w.u8(1);
-    w.u64(0);
-    w.u64(u64::MAX / 4);
-    assert!(LshEnsemble::<usize>::from_bytes(&w.finish()).is_err());
-    let other = PlainSlots::new(SchemeId::new("other").finish(), vec![0; 128]).unwrap();
-    assert_eq!(
-        e.query(&other, 10).unwrap_err().kind(),
-        ErrorKind::Incompatible
-    );
+    let forged = common::forged_count(w, u64::MAX / 4);
+    assert!(LshEnsemble::<usize>::from_bytes(&forged).is_err());
+    let other = common::foreign_signature();
+    assert_eq!(kind(e.query(&other, 10)), ErrorKind::Incompatible);
 }
 
 #[test]
@@ -264,12 +249,8 @@ fn candidates_follow_the_definition_under_inserts_and_removals() {
     // By brute force: x is a candidate for (q, size) when, with (b, r) the choice for
     // the largest size in x's class, x agrees with q on every slot of one of the first
     // b bands of r slots.
-    let texts = common::texts();
-    let (_, sigs) = common::sketch(&texts);
-    let rows: Vec<Vec<u64>> = sigs
-        .iter()
-        .map(|s| ndd_core::SlotSignature::slots(s).to_vec())
-        .collect();
+    let (_, sigs) = common::sketched_corpus();
+    let rows = common::slot_rows(&sigs);
     let class = |s: u64| {
         let e = 63 - s.leading_zeros();
         2 * e + u32::from(u128::from(s) * u128::from(s) >= 1u128 << (2 * e + 1))

@@ -2,6 +2,8 @@
 //! Every error case of the index, the batch join and the plain signature: a typed
 //! error, never a panic, and nothing changed.
 
+use crate::common::kind;
+
 use ndd_core::{CandidateIndex, ErrorKind, SchemeId, Signature};
 use ndd_lsh::{LshIndex, LshParams, PlainSlots, candidate_pairs};
 
@@ -20,23 +22,16 @@ fn mismatched_scheme_is_incompatible() {
     assert!(index.query(&sig("b", &[1, 2, 3, 4])).unwrap().is_empty());
     index.insert(1, &sig("a", &[1, 2, 3, 4])).unwrap();
     let other = sig("b", &[1, 2, 3, 4]);
-    let kind = |e: ndd_core::Error| e.kind();
-    assert_eq!(
-        kind(index.insert(2, &other).unwrap_err()),
-        ErrorKind::Incompatible
-    );
-    assert_eq!(
-        kind(index.query(&other).unwrap_err()),
-        ErrorKind::Incompatible
-    );
+    assert_eq!(kind(index.insert(2, &other)), ErrorKind::Incompatible);
+    assert_eq!(kind(index.query(&other)), ErrorKind::Incompatible);
     let mut out = vec![99];
     assert_eq!(
-        kind(index.query_then_insert(3, &other, &mut out).unwrap_err()),
+        kind(index.query_then_insert(3, &other, &mut out)),
         ErrorKind::Incompatible
     );
     assert_eq!(out, vec![99]);
     assert_eq!(
-        kind(CandidateIndex::insert(&mut index, 4, &other).unwrap_err()),
+        kind(CandidateIndex::insert(&mut index, 4, &other)),
         ErrorKind::Incompatible
     );
     // Re-inserting an existing key with a bad signature leaves the old entry.
@@ -45,18 +40,15 @@ fn mismatched_scheme_is_incompatible() {
     assert_eq!(index.query(&sig("a", &[1, 2, 3, 4])).unwrap(), vec![1]);
     // The scheme stays fixed after the index empties.
     assert!(index.remove(&1));
-    assert_eq!(
-        kind(index.insert(5, &other).unwrap_err()),
-        ErrorKind::Incompatible
-    );
+    assert_eq!(kind(index.insert(5, &other)), ErrorKind::Incompatible);
 
     let mixed = [sig("a", &[1, 2, 3, 4]), sig("b", &[1, 2, 3, 4])];
     assert_eq!(
-        kind(candidate_pairs(&mixed, LshParams::new(2, 2).unwrap()).unwrap_err()),
+        kind(candidate_pairs(&mixed, LshParams::new(2, 2).unwrap())),
         ErrorKind::Incompatible
     );
     assert_eq!(
-        mixed[0].similarity(&mixed[1]).unwrap_err().kind(),
+        kind(mixed[0].similarity(&mixed[1])),
         ErrorKind::Incompatible
     );
 }
@@ -67,35 +59,24 @@ fn too_short_signature_is_invalid_parameter() {
     let mut index: LshIndex<u32, PlainSlots> =
         LshIndex::builder(params).keep_signatures(true).build();
     let short = sig("a", &[0; 116]);
-    let kind = |e: ndd_core::Error| e.kind();
+    assert_eq!(kind(index.insert(1, &short)), ErrorKind::InvalidParameter);
+    assert_eq!(kind(index.query(&short)), ErrorKind::InvalidParameter);
     assert_eq!(
-        kind(index.insert(1, &short).unwrap_err()),
+        kind(index.query_then_insert(1, &short, &mut Vec::new())),
         ErrorKind::InvalidParameter
     );
     assert_eq!(
-        kind(index.query(&short).unwrap_err()),
-        ErrorKind::InvalidParameter
-    );
-    assert_eq!(
-        kind(
-            index
-                .query_then_insert(1, &short, &mut Vec::new())
-                .unwrap_err()
-        ),
-        ErrorKind::InvalidParameter
-    );
-    assert_eq!(
-        kind(index.query_verified(&short, 0.5).unwrap_err()),
+        kind(index.query_verified(&short, 0.5)),
         ErrorKind::InvalidParameter
     );
     assert!(index.is_empty());
     assert_eq!(index.scheme(), None);
     assert_eq!(
-        kind(candidate_pairs(std::slice::from_ref(&short), params).unwrap_err()),
+        kind(candidate_pairs(std::slice::from_ref(&short), params)),
         ErrorKind::InvalidParameter
     );
     assert_eq!(
-        kind(params.band_keys(&[0; 116]).unwrap_err()),
+        kind(params.band_keys(&[0; 116])),
         ErrorKind::InvalidParameter
     );
     // 117 slots is enough; 128 too (the rest is ignored).
@@ -110,29 +91,29 @@ fn verification_errors() {
     let mut plain: LshIndex<u32, PlainSlots> = LshIndex::new(params);
     plain.insert(1, &sig("a", &[1, 2, 3, 4])).unwrap();
     let q = sig("a", &[1, 2, 3, 4]);
+    // Both verified calls refuse threshold `t` on `index` as an invalid parameter.
+    let refused = |index: &LshIndex<u32, PlainSlots>, t: f64| {
+        let what = format!("threshold {t}");
+        assert_eq!(
+            kind(index.query_verified(&q, t)),
+            ErrorKind::InvalidParameter,
+            "{what}"
+        );
+        assert_eq!(
+            kind(index.all_pairs_verified(t)),
+            ErrorKind::InvalidParameter,
+            "{what}"
+        );
+    };
     // Without kept signatures.
-    assert_eq!(
-        plain.query_verified(&q, 0.5).unwrap_err().kind(),
-        ErrorKind::InvalidParameter
-    );
-    assert_eq!(
-        plain.all_pairs_verified(0.5).unwrap_err().kind(),
-        ErrorKind::InvalidParameter
-    );
+    refused(&plain, 0.5);
     assert!(plain.signature(&1).is_none());
     // Bad thresholds: 0, NaN, outside (0, 1].
     let mut kept: LshIndex<u32, PlainSlots> =
         LshIndex::builder(params).keep_signatures(true).build();
     kept.insert(1, &q).unwrap();
     for t in [0.0, -0.1, 1.5, f64::NAN] {
-        assert_eq!(
-            kept.query_verified(&q, t).unwrap_err().kind(),
-            ErrorKind::InvalidParameter
-        );
-        assert_eq!(
-            kept.all_pairs_verified(t).unwrap_err().kind(),
-            ErrorKind::InvalidParameter
-        );
+        refused(&kept, t);
     }
     // 1 is a valid verification threshold (identical signatures).
     let hits = kept.query_verified(&q, 1.0).unwrap();
@@ -141,7 +122,7 @@ fn verification_errors() {
     // Verification on signatures of the same scheme but different lengths.
     let longer = sig("a", &[1, 2, 3, 4, 5]);
     assert_eq!(
-        kept.query_verified(&longer, 0.5).unwrap_err().kind(),
+        kind(kept.query_verified(&longer, 0.5)),
         ErrorKind::LengthMismatch
     );
 }
@@ -149,15 +130,12 @@ fn verification_errors() {
 #[test]
 fn plain_slots_errors() {
     assert_eq!(
-        PlainSlots::new(scheme("a"), Vec::new()).unwrap_err().kind(),
+        kind(PlainSlots::new(scheme("a"), Vec::new())),
         ErrorKind::InvalidInput
     );
     let a = sig("a", &[1, 2]);
     let b = sig("a", &[1, 2, 3]);
-    assert_eq!(
-        a.similarity(&b).unwrap_err().kind(),
-        ErrorKind::LengthMismatch
-    );
+    assert_eq!(kind(a.similarity(&b)), ErrorKind::LengthMismatch);
     assert!(format!("{a:?}").contains("len: 2"));
 }
 

@@ -2,7 +2,7 @@
 //! `LshForest` against brute force on real text (the bundled Debian corpus): recall of
 //! the top 10 by exact Jaccard, incremental use equal to a rebuild, the byte form.
 
-use crate::common;
+use crate::common::{self, kind};
 
 use ndd_core::{ErrorKind, SchemeId, jaccard};
 use ndd_lsh::{ForestParams, LshForest, PlainSlots};
@@ -135,8 +135,7 @@ fn all_answers(
 
 #[test]
 fn incremental_use_equals_a_rebuild() {
-    let texts = common::texts();
-    let (_, sigs) = common::sketch(&texts);
+    let (_, sigs) = common::sketched_corpus();
     let params = ForestParams::new(8, 16).unwrap();
     let once = build(params, &sigs);
     let want = all_answers(&once, &sigs);
@@ -206,32 +205,17 @@ fn corrupt_bytes_are_refused_without_panic() {
     let (_, sigs) = common::sketch(&texts[..40]);
     let f = build(ForestParams::new(4, 8).unwrap(), &sigs);
     let bytes = f.to_bytes();
-    for cut in 0..bytes.len() {
-        let err = LshForest::<usize>::from_bytes(&bytes[..cut]).unwrap_err();
-        assert_eq!(err.kind(), ErrorKind::CorruptData);
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(7);
-    for _ in 0..2000 {
-        let mut bad = bytes.clone();
-        let i = rng.random_range(0..bad.len());
-        bad[i] ^= 1 << rng.random_range(0..8);
-        assert!(LshForest::<usize>::from_bytes(&bad).is_err());
-    }
+    common::truncations_and_bit_flips_are_refused(&bytes, LshForest::<usize>::from_bytes, 7, 2000);
     // A forged count with a valid checksum is refused before allocating.
     let mut w = ndd_core::codec::ByteWriter::new(*b"LSHF", 1);
     for v in [4u64, 8] {
         w.u64(v);
     }
-    w.u8(1);
-    w.u64(0);
-    w.u64(u64::MAX / 2);
-    assert!(LshForest::<usize>::from_bytes(&w.finish()).is_err());
+    let forged = common::forged_count(w, u64::MAX / 2);
+    assert!(LshForest::<usize>::from_bytes(&forged).is_err());
     // Another scheme is refused at query time.
-    let other = PlainSlots::new(SchemeId::new("other").finish(), vec![0; 128]).unwrap();
-    assert_eq!(
-        f.query(&other, 3).unwrap_err().kind(),
-        ErrorKind::Incompatible
-    );
+    let other = common::foreign_signature();
+    assert_eq!(kind(f.query(&other, 3)), ErrorKind::Incompatible);
 }
 
 /// The candidates of a query by the type's definition, by brute force over the live
@@ -284,12 +268,8 @@ fn oracle(
 
 #[test]
 fn candidates_follow_the_definition_under_inserts_and_removals() {
-    let texts = common::texts();
-    let (_, sigs) = common::sketch(&texts);
-    let rows: Vec<Vec<u64>> = sigs
-        .iter()
-        .map(|s| ndd_core::SlotSignature::slots(s).to_vec())
-        .collect();
+    let (_, sigs) = common::sketched_corpus();
+    let rows = common::slot_rows(&sigs);
     let mut rng = ChaCha8Rng::seed_from_u64(0x0dec_0de5);
     // Short trees so that shallow depths matter; a cap small enough to bite.
     for (trees, depth, cap) in [(4usize, 4usize, 10_000usize), (8, 16, 10_000), (4, 4, 40)] {

@@ -271,6 +271,9 @@ impl Form {
     }
 }
 
+/// A named change to a valid [`Form`] that makes it one to refuse.
+type Alteration = (&'static str, fn(&mut Form));
+
 #[test]
 fn hand_made_forms_load_or_are_refused() {
     // The baseline form is valid.
@@ -284,92 +287,50 @@ fn hand_made_forms_load_or_are_refused() {
     };
     assert_eq!(keeps.load().unwrap().signature(&1), Some(&sig(&[5, 6])));
 
-    Form {
-        magic: *b"PSLT",
-        ..Form::default()
+    // Each case alters one or more fields of the baseline form; every one is refused.
+    let refused: &[Alteration] = &[
+        ("another kind of value", |f| f.magic = *b"PSLT"),
+        ("a newer version", |f| f.version = 2),
+        ("version 0", |f| f.version = 0),
+        ("zero bands", |f| f.bands = 0),
+        ("zero rows", |f| f.rows = 0),
+        ("bands × rows overflows", |f| {
+            f.bands = u64::MAX;
+            f.rows = 2;
+        }),
+        (
+            "band key count not matching the parameters (too few)",
+            |f| f.bands = 3,
+        ),
+        (
+            "band key count not matching the parameters (too many: trailing)",
+            |f| f.bands = 1,
+        ),
+        ("unknown flags", |f| f.flags = 6),
+        ("documents without a scheme", |f| f.flags = 0),
+        ("more documents than present", |f| f.count = 2),
+        ("a huge document count", |f| f.count = u64::MAX),
+        ("a huge document count with signatures", |f| {
+            f.count = 1 << 40;
+            f.flags = 3;
+            f.docs = Vec::new();
+        }),
+        ("a huge band count and no documents", |f| {
+            f.bands = 1 << 40;
+            f.count = 0;
+            f.docs = Vec::new();
+        }),
+        ("a duplicate key", |f| {
+            f.count = 2;
+            f.docs = vec![(1, vec![1, 2]), (1, vec![3, 4])];
+        }),
+        ("trailing bytes", |f| f.trailing = true),
+    ];
+    for (what, alter) in refused {
+        let mut form = Form::default();
+        alter(&mut form);
+        form.refused(what);
     }
-    .refused("another kind of value");
-    Form {
-        version: 2,
-        ..Form::default()
-    }
-    .refused("a newer version");
-    Form {
-        version: 0,
-        ..Form::default()
-    }
-    .refused("version 0");
-    Form {
-        bands: 0,
-        ..Form::default()
-    }
-    .refused("zero bands");
-    Form {
-        rows: 0,
-        ..Form::default()
-    }
-    .refused("zero rows");
-    Form {
-        bands: u64::MAX,
-        rows: 2,
-        ..Form::default()
-    }
-    .refused("bands × rows overflows");
-    Form {
-        bands: 3,
-        ..Form::default()
-    }
-    .refused("band key count not matching the parameters (too few)");
-    Form {
-        bands: 1,
-        ..Form::default()
-    }
-    .refused("band key count not matching the parameters (too many: trailing)");
-    Form {
-        flags: 6,
-        ..Form::default()
-    }
-    .refused("unknown flags");
-    Form {
-        flags: 0,
-        ..Form::default()
-    }
-    .refused("documents without a scheme");
-    Form {
-        count: 2,
-        ..Form::default()
-    }
-    .refused("more documents than present");
-    Form {
-        count: u64::MAX,
-        ..Form::default()
-    }
-    .refused("a huge document count");
-    Form {
-        count: 1 << 40,
-        flags: 3,
-        docs: Vec::new(),
-        ..Form::default()
-    }
-    .refused("a huge document count with signatures");
-    Form {
-        bands: 1 << 40,
-        count: 0,
-        docs: Vec::new(),
-        ..Form::default()
-    }
-    .refused("a huge band count and no documents");
-    Form {
-        count: 2,
-        docs: vec![(1, vec![1, 2]), (1, vec![3, 4])],
-        ..Form::default()
-    }
-    .refused("a duplicate key");
-    Form {
-        trailing: true,
-        ..Form::default()
-    }
-    .refused("trailing bytes");
     let bad_sig = |s: Vec<u8>, what: &str| {
         Form {
             flags: 3,

@@ -7,6 +7,8 @@
 //! within 4 binomial standard errors of the curve (a fixed seed keeps the test
 //! deterministic; 4 SE makes a false alarm a ~6e-5 event per check).
 
+use crate::common;
+
 use ndd_core::{SchemeId, SlotSignature};
 use ndd_lsh::{LshIndex, LshParams, PlainSlots, candidate_pairs};
 use rand::{Rng, SeedableRng};
@@ -22,16 +24,6 @@ fn pair(rng: &mut ChaCha8Rng, k: usize, s: f64, scheme: SchemeId) -> (PlainSlots
         PlainSlots::new(scheme, a).unwrap(),
         PlainSlots::new(scheme, b).unwrap(),
     )
-}
-
-fn check(observed: usize, n: usize, p: f64, what: &str) {
-    let rate = observed as f64 / n as f64;
-    let se = (p * (1.0 - p) / n as f64).sqrt().max(1.0 / n as f64);
-    assert!(
-        (rate - p).abs() <= 4.0 * se,
-        "{what}: observed {rate:.5} vs S-curve {p:.5} (4 SE = {:.5})",
-        4.0 * se
-    );
 }
 
 #[test]
@@ -53,7 +45,7 @@ fn candidate_rate_follows_the_s_curve() {
             let pairs = candidate_pairs(&sigs, params).unwrap();
             assert!(pairs.iter().all(|&(i, j)| i % 2 == 0 && j == i + 1));
             let p = params.probability(s);
-            check(pairs.len(), n, p, &format!("{b}x{r} s={s} batch"));
+            common::within_4_se(pairs.len(), n, p, &format!("{b}x{r} s={s} batch"));
 
             // And through the index, streaming: each second signature queries its first.
             let mut index: LshIndex<usize, PlainSlots> = LshIndex::new(params);
