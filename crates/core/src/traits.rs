@@ -324,6 +324,25 @@ impl<E: FeatureExtractor> DynFeatureExtractor for E {
     }
 }
 
+/// A boxed extractor shows as its scheme id, so that types holding one (a
+/// `MinHasher<Box<dyn DynFeatureExtractor + Send + Sync>>`, say) derive `Debug`.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::DynFeatureExtractor;
+/// let e: Box<dyn DynFeatureExtractor + Send + Sync> = Box::new(near_dup::shingle::WordShingler::new(3)?);
+/// assert!(format!("{e:?}").starts_with("DynFeatureExtractor("));
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+impl std::fmt::Debug for dyn DynFeatureExtractor + Send + Sync + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("DynFeatureExtractor")
+            .field(&self.scheme_dyn())
+            .finish()
+    }
+}
+
 /// A signature: a compact summary of a document that estimates its similarity to
 /// another signature built with the same parameters.
 ///

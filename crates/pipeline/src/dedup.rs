@@ -46,7 +46,7 @@ use crate::{
 /// assert_eq!(out.kept(), vec![0, 2]);
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct Dedup {
     method: Method,
     threshold: f64,
@@ -56,20 +56,6 @@ pub struct Dedup {
     representative: Representative,
     group: GroupMethod,
     progress: Arc<dyn Progress>,
-}
-
-impl std::fmt::Debug for Dedup {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Dedup")
-            .field("method", &self.method)
-            .field("threshold", &self.threshold)
-            .field("features", &self.features)
-            .field("exact", &self.exact)
-            .field("verifier", &self.verifier)
-            .field("representative", &self.representative)
-            .field("group", &self.group)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Default for Dedup {

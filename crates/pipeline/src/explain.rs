@@ -25,21 +25,12 @@ use crate::{Error, MinHashConfig, Shingles};
 /// assert!(e.probability(0.8) >= 0.99 - 1e-9);
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
+#[derive(Debug)]
 pub struct Explanation {
     threshold: f64,
     config: MinHashConfig,
     params: LshParams,
     hasher: MinHasher<Box<dyn DynFeatureExtractor + Send + Sync>>,
-}
-
-impl std::fmt::Debug for Explanation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Explanation")
-            .field("threshold", &self.threshold)
-            .field("config", &self.config)
-            .field("params", &self.params)
-            .finish_non_exhaustive()
-    }
 }
 
 /// Candidates and index bytes measured on an evenly spaced sample of a corpus.

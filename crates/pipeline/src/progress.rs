@@ -94,6 +94,22 @@ pub trait Progress: Send + Sync {
     }
 }
 
+/// A progress sink shows as its name only (it holds no state worth printing), so the
+/// types that carry one (`Dedup`, `OutOfCore`, `SourceContext`) derive `Debug`.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::pipeline::{NoProgress, Progress};
+/// let sink: &dyn Progress = &NoProgress;
+/// assert_eq!(format!("{sink:?}"), "dyn Progress");
+/// ```
+impl std::fmt::Debug for dyn Progress + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("dyn Progress")
+    }
+}
+
 /// A [`Progress`] that shows nothing (the default).
 ///
 /// # Example

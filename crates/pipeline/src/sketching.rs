@@ -19,21 +19,12 @@ use crate::{
 pub(crate) type Hasher = MinHasher<Box<dyn DynFeatureExtractor + Send + Sync>>;
 
 /// A plan's MinHash sketching, for the engines that keep signatures.
+#[derive(Debug)]
 pub(crate) struct Sketching {
     pub(crate) config: MinHashConfig,
     pub(crate) features: Features,
     pub(crate) threshold: Threshold,
     pub(crate) hasher: Hasher,
-}
-
-impl std::fmt::Debug for Sketching {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Sketching")
-            .field("config", &self.config)
-            .field("features", &self.features)
-            .field("threshold", &self.threshold)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Sketching {

@@ -366,6 +366,7 @@ impl CandidateGenerator {
 /// assert_eq!((ctx.threshold().get(), ctx.emit()), (0.9, Emit::Plausible));
 /// # Ok::<(), near_dup::Error>(())
 /// ```
+#[derive(Debug)]
 pub struct SourceContext<'a> {
     pub(crate) threshold: Threshold,
     pub(crate) emit: Emit,

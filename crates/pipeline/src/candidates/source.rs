@@ -182,16 +182,6 @@ impl<'a> SourceContext<'a> {
     }
 }
 
-impl std::fmt::Debug for SourceContext<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SourceContext")
-            .field("threshold", &self.threshold)
-            .field("emit", &self.emit)
-            .field("features", &self.features)
-            .finish_non_exhaustive()
-    }
-}
-
 /// The exact Jaccard join as a source ([`Method::ExactJaccard`](crate::Method::ExactJaccard)).
 #[derive(Debug)]
 pub(crate) struct ExactJaccardSource;

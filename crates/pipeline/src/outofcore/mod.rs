@@ -176,7 +176,7 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// # std::fs::remove_dir_all(&dir)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct OutOfCore {
     plan: Plan,
     config: MinHashConfig,
@@ -184,16 +184,6 @@ pub struct OutOfCore {
     budget: u64,
     input: u64,
     progress: Arc<dyn Progress>,
-}
-
-impl std::fmt::Debug for OutOfCore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OutOfCore")
-            .field("plan", &self.plan)
-            .field("work_dir", &self.work_dir)
-            .field("budget", &self.budget)
-            .finish_non_exhaustive()
-    }
 }
 
 /// The settings one run of the stages works with.
