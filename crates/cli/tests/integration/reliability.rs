@@ -612,3 +612,103 @@ fn links_out_of_the_input_folder_are_not_followed_unless_asked() {
     let kept = fs::read_to_string(d.join("k2.jsonl")).unwrap();
     assert!(kept.contains("private file"), "{kept}");
 }
+
+// 6. Near-identical documents crash two methods.
+
+/// `n` lines of one letter with a different number each: every pair is a
+/// near-duplicate (J ≥ 0.85), and no two are identical, so no exact pass removes them.
+fn near_identical(dir: &Path, name: &str, n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "{{\"id\": \"{i}\", \"text\": \"dear customer your parcel was delivered to the \
+             front door of the house on the main street today and we thank you for \
+             choosing our service number {i}\"}}\n"
+        ));
+    }
+    fs::write(dir.join(name), s).unwrap();
+    name.to_owned()
+}
+
+/// The summary's pair and group counts (`pairs:  N (G groups)`).
+fn pairs_and_groups(summary: &str) -> (u64, u64) {
+    let line = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("pairs:"))
+        .unwrap_or_else(|| panic!("no pairs line in {summary}"));
+    let mut words = line.split_whitespace();
+    let pairs = words.next().unwrap().parse().unwrap();
+    let groups = words
+        .next()
+        .unwrap()
+        .trim_start_matches('(')
+        .parse()
+        .unwrap();
+    (pairs, groups)
+}
+
+/// 2,000 near-identical lines: the exact and SigNCD methods found all 1,999,000 pairs
+/// (20,000 lines aborted at 7 GB); each document now pairs with at most 256 of the
+/// documents before it, as MinHash's bucket scan bounds it, and the group is kept
+/// whole. `--max-bucket-scan none` (which aborted at 9 GB on 20,000) reads at most
+/// 1,024 members of a bucket.
+#[test]
+fn near_identical_documents_cost_bounded_pairs_in_every_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 2_000u64;
+    let input = near_identical(d, "near.jsonl", 2_000);
+    for method in ["exact", "signcd", "minhash"] {
+        let out = ok(&ndd(&["dedup", "--input", &input, "--method", method], d));
+        let (pairs, groups) = pairs_and_groups(&out);
+        assert_eq!(groups, 1, "{method}: {out}");
+        // MinHash meets 256 members of each of its 16 bands' buckets.
+        let bound = if method == "minhash" {
+            n * (n - 1) / 2 - 1
+        } else {
+            n * 256
+        };
+        assert!(pairs >= n - 1 && pairs <= bound, "{method}: {pairs} pairs");
+        assert!(out.contains("dropped:     1999 "), "{method}: {out}");
+    }
+    // Unbounded would be all 4,498,500 pairs of 3,000.
+    let input = near_identical(d, "near3k.jsonl", 3_000);
+    let out = ok(&ndd(
+        &["dedup", "--input", &input, "--max-bucket-scan", "none"],
+        d,
+    ));
+    let (pairs, groups) = pairs_and_groups(&out);
+    assert_eq!(groups, 1);
+    assert!(pairs < 3_000 * 2_999 / 2, "{pairs} pairs");
+}
+
+/// `--explain-out` writes at most 1,000 pairs of a group (a group of 20,000
+/// near-identical lines wrote 11.8 GB); the pairs of other groups are all written.
+#[test]
+fn explain_out_is_bounded_per_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    near_identical(d, "near.jsonl", 600);
+    let mut input = fs::read_to_string(d.join("near.jsonl")).unwrap();
+    input.push_str(&fs::read_to_string(d.join(letters(d, "l.jsonl", 2, 0))).unwrap());
+    fs::write(d.join("in.jsonl"), input).unwrap();
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--explain-out",
+            "explain.jsonl",
+        ],
+        d,
+    ));
+    let lines: Vec<serde_json::Value> = fs::read_to_string(d.join("explain.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let letter = |v: &serde_json::Value| v["id_a"].as_str().unwrap().ends_with('a');
+    assert_eq!(lines.iter().filter(|v| !letter(v)).count(), 1_000);
+    assert_eq!(lines.iter().filter(|v| letter(v)).count(), 2);
+}
