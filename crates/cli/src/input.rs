@@ -26,13 +26,24 @@ pub(crate) enum Source {
 }
 
 impl Source {
-    /// The source `--input` names, or the bundled corpus without one.
+    /// The source `--input` names, or the bundled corpus without one. A file or
+    /// folder's fingerprint is taken here, before it is read, for
+    /// [`input_unchanged`] to check before any output is committed.
     pub(crate) fn resolve(input: Option<&Path>) -> Result<Self, CliError> {
-        match input {
-            Some(p) if p.as_os_str() == "-" => Ok(Source::Stdin),
-            Some(p) => Ok(Source::Path(p.to_path_buf())),
-            None => bundled_corpus().map(Source::Bundled),
+        let source = match input {
+            Some(p) if p.as_os_str() == "-" => Source::Stdin,
+            Some(p) => Source::Path(p.to_path_buf()),
+            None => bundled_corpus().map(Source::Bundled)?,
+        };
+        if let Some(path) = source.path() {
+            // An input that cannot be fingerprinted cannot be read either: reading it
+            // gives the error.
+            if let Ok(stamp) = input_stamp(path) {
+                *INPUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    Some((path.to_path_buf(), stamp));
+            }
         }
+        Ok(source)
     }
 
     /// The path of a file or folder input.
@@ -191,6 +202,51 @@ impl Identity {
     }
 }
 
+/// The input of this process's run and its fingerprint when the run resolved it.
+static INPUT: std::sync::Mutex<Option<(PathBuf, u64)>> = std::sync::Mutex::new(None);
+
+/// The fingerprint of the input at `path`: [`ndd_pipeline::corpus::input_fingerprint`]
+/// (the paths, sizes and modification times of its files) and, for a file, its
+/// device and inode, so that a file renamed over it is seen even with the same size
+/// and time.
+fn input_stamp(path: &Path) -> Result<u64, CliError> {
+    let fingerprint = ndd_pipeline::corpus::input_fingerprint(path)?;
+    let mut id = ndd_pipeline::ndd_core::SchemeId::new("ndd-cli/input-stamp").with(fingerprint);
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        id = id.with(meta.dev()).with(meta.ino());
+    }
+    Ok(id.finish().as_u64())
+}
+
+/// Checks that the input is the one the run read (fingerprinted when it was
+/// resolved): called before records are copied out of it and before any output is
+/// moved into place, so that a run whose input was rewritten meanwhile (its groups
+/// from the old content, its `--keep-out` records copied from the new) fails with
+/// nothing written instead.
+///
+/// # Errors
+///
+/// [`CliError::Input`] naming the input when it changed, was removed or replaced.
+pub(crate) fn input_unchanged() -> Result<(), CliError> {
+    let input = INPUT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let Some((path, then)) = input else {
+        return Ok(());
+    };
+    match input_stamp(&path) {
+        Ok(now) if now == then => Ok(()),
+        _ => Err(CliError::Input(format!(
+            "{}: the input changed while the run read it (a file was rewritten, replaced, \
+             added or removed); no output was written, run again on a stable input",
+            path.display()
+        ))),
+    }
+}
+
 /// The files [`read_bounded`] read in this process (a run reads a handful), by
 /// resolved path, with their identity when read.
 static READ: std::sync::Mutex<Vec<(PathBuf, Identity)>> = std::sync::Mutex::new(Vec::new());
@@ -252,8 +308,10 @@ pub(crate) struct Records {
 }
 
 impl Records {
-    /// Opens the records of `file`.
+    /// Opens the records of `file`, once [`input_unchanged`] says the input is still
+    /// the one read.
     pub(crate) fn open(file: &RecordFile) -> Result<Self, CliError> {
+        input_unchanged()?;
         let path = file.path();
         let fail = |e: io::Error| CliError::Input(format!("{}: {e}", path.display()));
         let mut raw = BufReader::new(File::open(path).map_err(fail)?);

@@ -181,8 +181,10 @@ impl<'t> Writers<'t> {
     }
 }
 
-/// Moves every finished output into place.
+/// Moves every finished output into place, once the input is known to be the one
+/// the run read ([`crate::input::input_unchanged`]).
 pub(crate) fn commit(ready: Vec<Ready>) -> Result<(), CliError> {
+    crate::input::input_unchanged()?;
     for r in ready {
         r.commit()?;
     }

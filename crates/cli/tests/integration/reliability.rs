@@ -712,3 +712,66 @@ fn explain_out_is_bounded_per_group() {
     assert_eq!(lines.iter().filter(|v| !letter(v)).count(), 1_000);
     assert_eq!(lines.iter().filter(|v| letter(v)).count(), 2);
 }
+
+// 9. An input rewritten during a run.
+
+/// Bytes the process `pid` has read so far (`rchar` of `/proc/PID/io`).
+#[cfg(target_os = "linux")]
+fn bytes_read(pid: u32) -> Option<u64> {
+    let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// An input rewritten after the run read it: `--keep-out` copied the records of the
+/// new content (91,071 of 91,409) beside groups of the old, exit 0. The run now fails
+/// naming the input, and no output is written.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_input_rewritten_during_the_run_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = near_identical(d, "near.jsonl", 3_000);
+    let size = fs::metadata(d.join(&input)).unwrap().len();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
+        .args([
+            "dedup",
+            "-q",
+            "--input",
+            &input,
+            "--max-bucket-scan",
+            "none",
+            "--keep-out",
+            "keep.jsonl",
+            "--drop-out",
+            "drop.txt",
+        ])
+        .current_dir(d)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the input is read (the run then finds pairs for a second or more), rewrite
+    // it: the same ids, other texts.
+    let started = std::time::Instant::now();
+    while bytes_read(child.id()).is_some_and(|n| n < size) {
+        assert!(started.elapsed().as_secs() < 60, "the input was never read");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before the input could be rewritten"
+    );
+    let mut rewritten = String::new();
+    for i in 0..3_000 {
+        rewritten.push_str(&format!(
+            "{{\"id\": \"{i}\", \"text\": \"another text altogether {i}\"}}\n"
+        ));
+    }
+    fs::write(d.join(&input), rewritten).unwrap();
+    let out = child.wait_with_output().unwrap();
+    fails(&out, 1, "the input changed while the run read it");
+    assert!(!d.join("keep.jsonl").exists() && !d.join("drop.txt").exists());
+}
