@@ -39,7 +39,9 @@ impl Source {
             // An input that cannot be fingerprinted cannot be read either: reading it
             // gives the error.
             if let Ok(stamp) = input_stamp(path) {
-                *INPUT.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+                *INPUT
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
                     Some((path.to_path_buf(), stamp));
             }
         }

@@ -185,10 +185,7 @@ impl<'t> Writers<'t> {
 /// the run read ([`crate::input::input_unchanged`]).
 pub(crate) fn commit(ready: Vec<Ready>) -> Result<(), CliError> {
     crate::input::input_unchanged()?;
-    for r in ready {
-        r.commit()?;
-    }
-    Ok(())
+    crate::files::commit_all(ready)
 }
 
 /// `value` as one JSON line.
