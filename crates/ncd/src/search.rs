@@ -500,11 +500,13 @@ impl SearchBuilder {
     ///
     /// ```
     /// use ndd_ncd::{SearchConfig, SigNcd};
-    /// let docs = ["red, green, blue, yellow"; 5];
-    /// let corpus = SigNcd::new().corpus(&docs)?;
-    /// let all = SearchConfig::new(0.5)?.search(&corpus)?;
-    /// let capped = SearchConfig::builder(0.5).max_partners(Some(1)).build()?.search(&corpus)?;
+    /// // Five copies of one notice: 10 pairs, or one per row (4) when capped at 1.
+    /// let notice = "Copyright 2001, Alice, Bob, and Carol. All rights reserved, worldwide, forever.";
+    /// let corpus = SigNcd::new().corpus(&[notice; 5])?;
+    /// let all = SearchConfig::new(0.6)?.search(&corpus)?;
+    /// let capped = SearchConfig::builder(0.6).max_partners(Some(1)).build()?.search(&corpus)?;
     /// assert_eq!((all.pairs.len(), capped.pairs.len()), (10, 4));
+    /// assert_eq!(capped.report.capped, 6);
     /// # Ok::<(), ndd_core::Error>(())
     /// ```
     pub fn max_partners(mut self, partners: Option<usize>) -> Self {
