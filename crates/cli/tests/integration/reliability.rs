@@ -1037,3 +1037,55 @@ fn a_replaced_input_of_the_same_size_and_time_is_redone() {
         .unwrap();
     assert_eq!(dedup_outputs(d, "in.jsonl", "0.8", Some("work")), want_b);
 }
+
+// Next in line: a model whose bias is a huge finite number.
+
+/// A weight model file (`ndd train`'s byte form, written field by field) whose
+/// weights are `lambda`: k = 3, the Jaccard objective, no scaling.
+fn model_bytes(lambda: [f64; 11]) -> Vec<u8> {
+    let mut w = ndd_pipeline::ndd_core::codec::ByteWriter::new(*b"NDLW", 1);
+    w.u64(3);
+    w.u8(1);
+    w.u32(11);
+    for v in lambda.iter().chain(&[0.0; 11]).chain(&[1.0; 11]) {
+        w.f64(*v);
+    }
+    w.finish()
+}
+
+/// A model whose bias is 1e300 (finite) put every document in one group; it is now
+/// refused when loaded, naming the file, and a sensible one is still used.
+#[test]
+fn a_model_with_a_huge_bias_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = letters(d, "in.jsonl", 5, 0);
+    let mut lambda = [0.0; 11];
+    lambda[0] = 1e300;
+    fs::write(d.join("huge.ndl"), model_bytes(lambda)).unwrap();
+    lambda[0] = 1.0;
+    fs::write(d.join("plain.ndl"), model_bytes(lambda)).unwrap();
+    let out = ndd(
+        &["dedup", "-q", "--input", &input, "--weights", "huge.ndl"],
+        d,
+    );
+    fails(&out, 1, "huge.ndl");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("out of range"));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &input,
+            "--weights",
+            "plain.ndl",
+            "--drop-out",
+            "drop.txt",
+        ],
+        d,
+    ));
+    assert_eq!(
+        fs::read_to_string(d.join("drop.txt")).unwrap(),
+        "0b\n1b\n2b\n3b\n4b\n"
+    );
+}
