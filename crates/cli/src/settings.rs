@@ -165,7 +165,11 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
         }
         Method::IMatch(c) => {
             if let Some(path) = &a.lexicon {
-                let bytes = crate::input::read_bounded(path, MAX_LEXICON_BYTES)?;
+                let bytes = crate::input::read_bounded(
+                    path,
+                    MAX_LEXICON_BYTES,
+                    Some(crate::input::magic::LEXICON),
+                )?;
                 c.lexicon = Some(
                     ndd_pipeline::Lexicon::from_bytes(&bytes)
                         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
@@ -262,7 +266,8 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
 fn learned_model(
     path: &std::path::Path,
 ) -> Result<std::sync::Arc<ndd_pipeline::learn::WeightModel>, CliError> {
-    let bytes = crate::input::read_bounded(path, MAX_MODEL_BYTES)?;
+    let bytes =
+        crate::input::read_bounded(path, MAX_MODEL_BYTES, Some(crate::input::magic::MODEL))?;
     let model = ndd_pipeline::learn::WeightModel::from_bytes(&bytes)
         .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
     Ok(std::sync::Arc::new(model))
@@ -278,7 +283,7 @@ const MAX_LINKS_BYTES: u64 = 1 << 30;
 /// `--links-in`: `link<TAB>id<TAB>id` lines; blank lines and `#` comments skipped; ids
 /// unescaped as the TSV outputs escape them.
 fn links_in(path: &std::path::Path) -> Result<Vec<(Link, String, String)>, CliError> {
-    let bytes = crate::input::read_bounded(path, MAX_LINKS_BYTES)?;
+    let bytes = crate::input::read_bounded(path, MAX_LINKS_BYTES, None)?;
     let text = String::from_utf8(bytes)
         .map_err(|e| CliError::Input(format!("{}: not UTF-8 text: {e}", path.display())))?;
     let mut out = Vec::new();

@@ -1089,3 +1089,53 @@ fn a_model_with_a_huge_bias_is_refused() {
         "0b\n1b\n2b\n3b\n4b\n"
     );
 }
+
+// Next in line: an index read whole before it is checked.
+
+/// A 6 GB sparse file given as `--index-in` was read whole (6.3 GB of memory, 16 s)
+/// before its checksum failed; it is now refused by its first bytes, within a 512 MiB
+/// address space. A FIFO is refused as not a regular file, `/dev/zero` as a device;
+/// the same for `--bloom-in` and `--weights`.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_that_is_not_one_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = letters(d, "in.jsonl", 3, 0);
+    let sparse = fs::File::create(d.join("sparse.ndx")).unwrap();
+    sparse.set_len(6 << 30).unwrap();
+    drop(sparse);
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(d.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    for (flag, path, message) in [
+        ("--index-in", "sparse.ndx", "not a file of this kind"),
+        ("--index-in", "fifo", "is not a regular file"),
+        ("--index-in", "/dev/zero", "is a device"),
+        ("--weights", "sparse.ndx", "such a file can honestly need"),
+        ("--weights", "in.jsonl", "not a file of this kind"),
+    ] {
+        let out = ndd_limited(
+            512 * 1024,
+            &["dedup", "-q", "--input", &input, flag, path],
+            d,
+        );
+        fails(&out, 1, message);
+    }
+    let out = ndd_limited(
+        512 * 1024,
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &input,
+            "--bloom",
+            "--bloom-in",
+            "sparse.ndx",
+        ],
+        d,
+    );
+    fails(&out, 1, "not a file of this kind");
+}
