@@ -5,8 +5,8 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use ndd_pipeline::Corpus;
 use ndd_pipeline::corpus::{JsonlReader, ReadOptions, read_corpus_with_progress};
+use ndd_pipeline::{Corpus, ndd_core};
 
 use crate::error::CliError;
 use crate::progress::Bars;
@@ -213,7 +213,7 @@ static INPUT: std::sync::Mutex<Option<(PathBuf, u64)>> = std::sync::Mutex::new(N
 /// and time.
 fn input_stamp(path: &Path) -> Result<u64, CliError> {
     let fingerprint = ndd_pipeline::corpus::input_fingerprint(path)?;
-    let mut id = ndd_pipeline::ndd_core::SchemeId::new("ndd-cli/input-stamp").with(fingerprint);
+    let mut id = ndd_core::SchemeId::new("ndd-cli/input-stamp").with(fingerprint);
     #[cfg(unix)]
     if let Ok(meta) = std::fs::metadata(path) {
         use std::os::unix::fs::MetadataExt;

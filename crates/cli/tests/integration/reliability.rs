@@ -790,7 +790,7 @@ fn a_failed_commit_changes_no_output() {
     for name in ["drop.txt", "pairs.tsv"] {
         fs::write(d.join(name), "old\n").unwrap();
     }
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
         .args([
             "dedup",
             "-q",
@@ -1043,7 +1043,7 @@ fn a_replaced_input_of_the_same_size_and_time_is_redone() {
 /// A weight model file (`ndd train`'s byte form, written field by field) whose
 /// weights are `lambda`: k = 3, the Jaccard objective, no scaling.
 fn model_bytes(lambda: [f64; 11]) -> Vec<u8> {
-    let mut w = ndd_pipeline::ndd_core::codec::ByteWriter::new(*b"NDLW", 1);
+    let mut w = ndd_core::codec::ByteWriter::new(*b"NDLW", 1);
     w.u64(3);
     w.u8(1);
     w.u32(11);
