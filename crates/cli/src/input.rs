@@ -338,7 +338,7 @@ pub(crate) fn read_bounded(
         head[..got].copy_from_slice(&bytes[..got]);
         if head != magic {
             return Err(fail(&format!(
-                "not a file of this kind (it starts with {:?}, not {:?})",
+                "corrupt data: not a file of this kind (it starts with {:?}, not {:?})",
                 String::from_utf8_lossy(&head[..got]),
                 String::from_utf8_lossy(&magic)
             )));
