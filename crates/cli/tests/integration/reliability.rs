@@ -724,6 +724,31 @@ fn bytes_read(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().parse().ok())
 }
 
+/// Starts `ndd dedup -q --input INPUT --max-bucket-scan none OUTPUTS...` in `d`: on
+/// 3,000 near-identical lines, a run of a second or more after it has read its input.
+#[cfg(target_os = "linux")]
+fn slow_dedup(d: &Path, input: &str, outputs: &[&str]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
+        .args(["dedup", "-q", "--input", input, "--max-bucket-scan", "none"])
+        .args(outputs)
+        .current_dir(d)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Polls `done` every millisecond, failing after a minute without `what`.
+#[cfg(target_os = "linux")]
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed().as_secs() < 60, "never saw {what}");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
 /// An input rewritten after the run read it: `--keep-out` copied the records of the
 /// new content (91,071 of 91,409) beside groups of the old, exit 0. The run now fails
 /// naming the input, and no output is written.
@@ -734,32 +759,16 @@ fn an_input_rewritten_during_the_run_writes_nothing() {
     let d = dir.path();
     let input = near_identical(d, "near.jsonl", 3_000);
     let size = fs::metadata(d.join(&input)).unwrap().len();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
-        .args([
-            "dedup",
-            "-q",
-            "--input",
-            &input,
-            "--max-bucket-scan",
-            "none",
-            "--keep-out",
-            "keep.jsonl",
-            "--drop-out",
-            "drop.txt",
-        ])
-        .current_dir(d)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = slow_dedup(
+        d,
+        &input,
+        &["--keep-out", "keep.jsonl", "--drop-out", "drop.txt"],
+    );
     // Once the input is read (the run then finds pairs for a second or more), rewrite
     // it: the same ids, other texts.
-    let started = std::time::Instant::now();
-    while bytes_read(child.id()).is_some_and(|n| n < size) {
-        assert!(started.elapsed().as_secs() < 60, "the input was never read");
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    wait_until("the input was read", || {
+        bytes_read(child.id()).is_none_or(|n| n >= size)
+    });
     assert!(
         child.try_wait().unwrap().is_none(),
         "the run ended before the input could be rewritten"
@@ -790,35 +799,22 @@ fn a_failed_commit_changes_no_output() {
     for name in ["drop.txt", "pairs.tsv"] {
         fs::write(d.join(name), "old\n").unwrap();
     }
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
-        .args([
-            "dedup",
-            "-q",
-            "--input",
-            &input,
-            "--max-bucket-scan",
-            "none",
+    let child = slow_dedup(
+        d,
+        &input,
+        &[
             "--drop-out",
             "drop.txt",
             "--pairs-out",
             "pairs.tsv",
             "--clusters-out",
             "clusters.tsv",
-        ])
-        .current_dir(d)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+    );
     // Once the outputs are being written (millions of pairs), the last one's path
     // becomes a folder that a rename cannot replace.
-    let started = std::time::Instant::now();
     let temp = format!(".clusters.tsv.{}.0.ndd-tmp", child.id());
-    while !d.join(&temp).exists() {
-        assert!(started.elapsed().as_secs() < 60, "no temporary output");
-        std::thread::sleep(std::time::Duration::from_millis(1));
-    }
+    wait_until("a temporary output", || d.join(&temp).exists());
     fs::create_dir(d.join("clusters.tsv")).unwrap();
     fs::write(d.join("clusters.tsv").join("mine"), "").unwrap();
     let out = child.wait_with_output().unwrap();
