@@ -600,8 +600,9 @@ pub(crate) struct OutputArgs {
     pub(crate) clusters_out: Option<PathBuf>,
     /// Write, per pair found, what differs: the category of the second document
     /// relative to the first (minor-change, block-added, key-block, ...), their
-    /// blocks with byte offsets and the unique text of each (JSONL). Pairs with a
-    /// document of a saved index (--index-in) are left out: its texts are not kept
+    /// blocks with byte offsets and the unique text of each (JSONL); at most the first
+    /// 1,000 pairs of each group. Pairs with a document of a saved index (--index-in)
+    /// are left out: its texts are not kept
     #[arg(long, value_name = "FILE")]
     pub(crate) explain_out: Option<PathBuf>,
     /// Write, per member of every group, its category relative to the document kept

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ndd_pipeline::Corpus;
 use ndd_pipeline::corpus::{JsonlReader, ReadOptions, read_corpus_with_progress};
-use ndd_pipeline::ndd_core::file as core_file;
+use ndd_pipeline::ndd_core::{self, file as core_file};
 
 use crate::error::CliError;
 use crate::progress::Bars;
@@ -27,13 +27,26 @@ pub(crate) enum Source {
 }
 
 impl Source {
-    /// The source `--input` names, or the bundled corpus without one.
+    /// The source `--input` names, or the bundled corpus without one. A file or
+    /// folder's fingerprint is taken here, before it is read, for
+    /// [`input_unchanged`] to check before any output is committed.
     pub(crate) fn resolve(input: Option<&Path>) -> Result<Self, CliError> {
-        match input {
-            Some(p) if p.as_os_str() == "-" => Ok(Source::Stdin),
-            Some(p) => Ok(Source::Path(p.to_path_buf())),
-            None => bundled_corpus().map(Source::Bundled),
+        let source = match input {
+            Some(p) if p.as_os_str() == "-" => Source::Stdin,
+            Some(p) => Source::Path(p.to_path_buf()),
+            None => bundled_corpus().map(Source::Bundled)?,
+        };
+        if let Some(path) = source.path() {
+            // An input that cannot be fingerprinted cannot be read either: reading it
+            // gives the error.
+            if let Ok(stamp) = input_stamp(path) {
+                *INPUT
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) =
+                    Some((path.to_path_buf(), stamp));
+            }
         }
+        Ok(source)
     }
 
     /// The path of a file or folder input.
@@ -226,6 +239,51 @@ impl Identity {
     }
 }
 
+/// The input of this process's run and its fingerprint when the run resolved it.
+static INPUT: std::sync::Mutex<Option<(PathBuf, u64)>> = std::sync::Mutex::new(None);
+
+/// The fingerprint of the input at `path`: [`ndd_pipeline::corpus::input_fingerprint`]
+/// (the paths, sizes and modification times of its files) and, for a file, its
+/// device and inode, so that a file renamed over it is seen even with the same size
+/// and time.
+fn input_stamp(path: &Path) -> Result<u64, CliError> {
+    let fingerprint = ndd_pipeline::corpus::input_fingerprint(path)?;
+    let mut id = ndd_core::SchemeId::new("ndd-cli/input-stamp").with(fingerprint);
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::MetadataExt;
+        id = id.with(meta.dev()).with(meta.ino());
+    }
+    Ok(id.finish().as_u64())
+}
+
+/// Checks that the input is the one the run read (fingerprinted when it was
+/// resolved): called before records are copied out of it and before any output is
+/// moved into place, so that a run whose input was rewritten meanwhile (its groups
+/// from the old content, its `--keep-out` records copied from the new) fails with
+/// nothing written instead.
+///
+/// # Errors
+///
+/// [`CliError::Input`] naming the input when it changed, was removed or replaced.
+pub(crate) fn input_unchanged() -> Result<(), CliError> {
+    let input = INPUT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let Some((path, then)) = input else {
+        return Ok(());
+    };
+    match input_stamp(&path) {
+        Ok(now) if now == then => Ok(()),
+        _ => Err(CliError::Input(format!(
+            "{}: the input changed while the run read it (a file was rewritten, replaced, \
+             added or removed); no output was written, run again on a stable input",
+            path.display()
+        ))),
+    }
+}
+
 /// The files [`read_bounded`] read in this process (a run reads a handful), by
 /// resolved path, with their identity when read.
 static READ: std::sync::Mutex<Vec<(PathBuf, Identity)>> = std::sync::Mutex::new(Vec::new());
@@ -243,11 +301,27 @@ pub(crate) fn unchanged_since_read(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|now| Identity::of(&now) == *then)
 }
 
-/// Reads a whole file of at most `max` bytes (an index, Bloom filters, links), and
-/// remembers the file as read for [`unchanged_since_read`].
-pub(crate) fn read_bounded(path: &Path, max: u64) -> Result<Vec<u8>, CliError> {
-    let (bytes, meta) =
-        core_file::read_bounded(path, max).map_err(|e| CliError::Input(e.to_string()))?;
+/// The first bytes of the byte forms the tool reads whole (`ndd_core::codec`'s
+/// header: the magic number of each type), checked before the rest is read. (A
+/// lexicon and a model are loaded by their own crates, which check theirs.)
+pub(crate) mod magic {
+    /// A saved index's single file (`DedupIndex::to_bytes`).
+    pub(crate) const INDEX: [u8; 4] = *b"NDDX";
+    /// Bloom filters (`BloomDedup::to_bytes`).
+    pub(crate) const BLOOM: [u8; 4] = *b"NDDB";
+}
+
+/// Reads a whole regular file of at most `max` bytes (an index, Bloom filters, links)
+/// that starts with `magic` when one is given (checked before the rest is read:
+/// `ndd_core::file::read_bounded`), and remembers the file as read for
+/// [`unchanged_since_read`].
+pub(crate) fn read_bounded(
+    path: &Path,
+    max: u64,
+    magic: Option<[u8; 4]>,
+) -> Result<Vec<u8>, CliError> {
+    let (bytes, meta) = core_file::read_bounded(path, max, magic.as_ref().map(|m| &m[..]))
+        .map_err(|e| CliError::Input(e.to_string()))?;
     if let Ok(resolved) = std::fs::canonicalize(path) {
         READ.lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -266,8 +340,10 @@ pub(crate) struct Records {
 }
 
 impl Records {
-    /// Opens the records of `file`.
+    /// Opens the records of `file`, once [`input_unchanged`] says the input is still
+    /// the one read.
     pub(crate) fn open(file: &RecordFile) -> Result<Self, CliError> {
+        input_unchanged()?;
         let path = file.path();
         let fail = |e: io::Error| CliError::Input(format!("{}: {e}", path.display()));
         let mut raw = BufReader::new(File::open(path).map_err(fail)?);

@@ -85,7 +85,11 @@ pub(crate) fn read_index(path: &Path) -> Result<DedupIndex, CliError> {
     let index = if path.is_dir() {
         DedupIndex::load_dir(path)
     } else {
-        DedupIndex::from_bytes(&input::read_bounded(path, MAX_INDEX_BYTES)?)
+        DedupIndex::from_bytes(&input::read_bounded(
+            path,
+            MAX_INDEX_BYTES,
+            Some(input::magic::INDEX),
+        )?)
     };
     index.map_err(|e| CliError::Input(format!("{}: {e}", path.display())))
 }

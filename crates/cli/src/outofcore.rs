@@ -78,7 +78,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
 
     let bars = Arc::new(Bars::new(a.quiet));
     let job = job
-        .input_fingerprint(ndd_pipeline::corpus::input_fingerprint(path)?)
+        .input_fingerprint(ndd_pipeline::corpus::input_content_fingerprint(path)?)
         .progress(bars.clone());
     let skipped = Skipped::shared(a.input.problems_out.is_some(), path.is_dir())?;
     let mut reader = Reader::open(path, options)?.with_skipped(&skipped);

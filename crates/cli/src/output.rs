@@ -181,12 +181,11 @@ impl<'t> Writers<'t> {
     }
 }
 
-/// Moves every finished output into place.
+/// Moves every finished output into place, once the input is known to be the one
+/// the run read ([`crate::input::input_unchanged`]).
 pub(crate) fn commit(ready: Vec<Ready>) -> Result<(), CliError> {
-    for r in ready {
-        r.commit()?;
-    }
-    Ok(())
+    crate::input::input_unchanged()?;
+    crate::files::commit_all(ready)
 }
 
 /// `value` as one JSON line.

@@ -279,7 +279,7 @@ const MAX_LINKS_BYTES: u64 = 1 << 30;
 /// `--links-in`: `link<TAB>id<TAB>id` lines; blank lines and `#` comments skipped; ids
 /// unescaped as the TSV outputs escape them.
 fn links_in(path: &std::path::Path) -> Result<Vec<(Link, String, String)>, CliError> {
-    let bytes = crate::input::read_bounded(path, MAX_LINKS_BYTES)?;
+    let bytes = crate::input::read_bounded(path, MAX_LINKS_BYTES, None)?;
     let text = String::from_utf8(bytes)
         .map_err(|e| CliError::Input(format!("{}: not UTF-8 text: {e}", path.display())))?;
     let mut out = Vec::new();

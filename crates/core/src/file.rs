@@ -16,7 +16,7 @@ use crate::Error;
 /// ```
 /// use near_dup::file::{FileError, read_bounded};
 /// let missing = std::path::Path::new("/nonexistent/ndd/file");
-/// let err = read_bounded(missing, 1 << 20).unwrap_err();
+/// let err = read_bounded(missing, 1 << 20, None).unwrap_err();
 /// assert!(matches!(err, FileError::Io { .. }));
 /// assert!(err.to_string().starts_with("/nonexistent/ndd/file: "));
 /// ```
@@ -37,6 +37,30 @@ pub enum FileError {
     Device {
         /// The path.
         path: PathBuf,
+    },
+    /// The path names a FIFO, a socket or a folder: not a regular file (opening a FIFO
+    /// would wait for a writer).
+    #[error("{}: is not a regular file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The file does not start with the magic number of the byte form asked for,
+    /// checked before the rest is read (a large file of something else is refused at
+    /// once, not read whole and then refused by its checksum).
+    #[error(
+        "{}: corrupt data: not a file of this kind (it starts with {:?}, not {:?})",
+        path.display(),
+        String::from_utf8_lossy(found),
+        String::from_utf8_lossy(expected)
+    )]
+    WrongKind {
+        /// The file.
+        path: PathBuf,
+        /// Its first bytes (fewer when the file is shorter).
+        found: Vec<u8>,
+        /// The magic number asked for.
+        expected: Vec<u8>,
     },
     /// The file is larger than such a file can honestly be.
     #[error(
@@ -71,15 +95,19 @@ pub enum FileError {
 }
 
 /// The bytes of the file at `path`, at most `max` of them, and the metadata of the file
-/// as opened (to tell later whether it changed since).
+/// as opened (to tell later whether it changed since). With `magic`, the file must
+/// start with those bytes; they are checked before the rest is read.
 ///
-/// Cost: one open and one read of at most `max + 1` bytes.
+/// Cost: one `stat`, one open and one read of at most `max + 1` bytes (only
+/// `magic.len()` of them for a file of another kind).
 ///
 /// # Errors
 ///
 /// [`FileError::Io`] when the file cannot be opened or read, [`FileError::Device`]
-/// for a character or block device, [`FileError::TooLarge`] or [`FileError::Grew`]
-/// for a file of more than `max` bytes.
+/// for a character or block device, [`FileError::NotAFile`] for a FIFO, a socket or a
+/// folder (checked before opening: opening a FIFO waits for a writer),
+/// [`FileError::TooLarge`] or [`FileError::Grew`] for a file of more than `max` bytes,
+/// [`FileError::WrongKind`] when it does not start with `magic`.
 ///
 /// # Example
 ///
@@ -87,18 +115,63 @@ pub enum FileError {
 /// use near_dup::file::{FileError, read_bounded};
 /// let path = std::env::temp_dir().join(format!("ndd-read-bounded-{}", std::process::id()));
 /// std::fs::write(&path, b"four")?;
-/// assert_eq!(read_bounded(&path, 4)?.0, b"four");
-/// assert!(matches!(read_bounded(&path, 3), Err(FileError::TooLarge { len: 4, max: 3, .. })));
+/// assert_eq!(read_bounded(&path, 4, None)?.0, b"four");
+/// assert_eq!(read_bounded(&path, 4, Some(b"fo"))?.0, b"four");
+/// assert!(matches!(read_bounded(&path, 3, None), Err(FileError::TooLarge { len: 4, max: 3, .. })));
+/// assert!(matches!(read_bounded(&path, 4, Some(b"NDDX")), Err(FileError::WrongKind { .. })));
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn read_bounded(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), FileError> {
+pub fn read_bounded(
+    path: &Path,
+    max: u64,
+    magic: Option<&[u8]>,
+) -> Result<(Vec<u8>, Metadata), FileError> {
     let io = |source| FileError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let file = File::open(path).map_err(io)?;
+    // What the path names, before opening it.
+    let before = std::fs::metadata(path).map_err(io)?;
+    check_kind(path, &before)?;
+    let mut file = File::open(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
+    check_kind(path, &meta)?;
+    let len = meta.len();
+    if len > max {
+        return Err(FileError::TooLarge {
+            path: path.to_path_buf(),
+            len,
+            max,
+        });
+    }
+    let mut bytes = Vec::new();
+    if let Some(magic) = magic {
+        (&mut file)
+            .take(magic.len() as u64)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        if bytes != magic {
+            return Err(FileError::WrongKind {
+                path: path.to_path_buf(),
+                found: bytes,
+                expected: magic.to_vec(),
+            });
+        }
+    }
+    let left = (max + 1).saturating_sub(bytes.len() as u64);
+    file.take(left).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(FileError::Grew {
+            path: path.to_path_buf(),
+            max,
+        });
+    }
+    Ok((bytes, meta))
+}
+
+/// Refuses what is not a regular file: a device, a FIFO, a socket, a folder.
+fn check_kind(path: &Path, meta: &Metadata) -> Result<(), FileError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
@@ -109,27 +182,18 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), FileEr
             });
         }
     }
-    let len = meta.len();
-    if len > max {
-        return Err(FileError::TooLarge {
+    if meta.is_file() {
+        Ok(())
+    } else {
+        Err(FileError::NotAFile {
             path: path.to_path_buf(),
-            len,
-            max,
-        });
+        })
     }
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > max {
-        return Err(FileError::Grew {
-            path: path.to_path_buf(),
-            max,
-        });
-    }
-    Ok((bytes, meta))
 }
 
 /// The value `decode` reads from the file at `path` of at most `max` bytes (see
-/// [`read_bounded`]): how the owners of byte forms load them from files.
+/// [`read_bounded`], with the form's `magic` number checked first): how the owners of
+/// byte forms load them from files.
 ///
 /// # Errors
 ///
@@ -144,18 +208,19 @@ pub fn read_bounded(path: &Path, max: u64) -> Result<(Vec<u8>, Metadata), FileEr
 /// let path = std::env::temp_dir().join(format!("ndd-load-bounded-{}", std::process::id()));
 /// std::fs::write(&path, b"abc")?;
 /// let len = |b: &[u8]| if b.is_empty() { Err(Error::corrupt_data("empty")) } else { Ok(b.len()) };
-/// assert_eq!(load_bounded(&path, 16, len)?, 3);
+/// assert_eq!(load_bounded(&path, 16, None, len)?, 3);
 /// std::fs::write(&path, b"")?;
-/// assert!(matches!(load_bounded(&path, 16, len), Err(FileError::Decode { .. })));
+/// assert!(matches!(load_bounded(&path, 16, None, len), Err(FileError::Decode { .. })));
 /// std::fs::remove_file(&path)?;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn load_bounded<T>(
     path: &Path,
     max: u64,
+    magic: Option<&[u8]>,
     decode: impl FnOnce(&[u8]) -> Result<T, Error>,
 ) -> Result<T, FileError> {
-    let (bytes, _) = read_bounded(path, max)?;
+    let (bytes, _) = read_bounded(path, max, magic)?;
     decode(&bytes).map_err(|source| FileError::Decode {
         path: path.to_path_buf(),
         source,

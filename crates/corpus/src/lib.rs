@@ -27,7 +27,8 @@
 //! * [`Accepted`] streams what [`read_corpus`] keeps (the same duplicate-id rule and
 //!   error policy) for corpora that do not fit in memory.
 //! * [`input_fingerprint`] hashes the paths, sizes and modification times of an
-//!   input's files, to tell whether work saved for an input still belongs to it.
+//!   input's files, and [`input_content_fingerprint`] their bytes as well, to tell
+//!   whether work saved for an input still belongs to it.
 //!
 //! `ndd-pipeline` re-exports this crate as `ndd_pipeline::corpus`, and its error type
 //! converts from [`Error`].
@@ -68,7 +69,7 @@ pub use accept::{Accepted, KEPT_PROBLEMS, ProblemSink};
 pub use document::{Document, OrderKey};
 pub use error::Error;
 pub use fields::{FieldCounts, FieldRole, MissingField};
-pub use fingerprint::input_fingerprint;
+pub use fingerprint::{input_content_fingerprint, input_fingerprint};
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions, TextEncoding};

@@ -595,6 +595,6 @@ impl Lexicon {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load(path: &Path) -> Result<Lexicon, FileError> {
-        load_bounded(path, MAX_FILE_BYTES, Self::from_bytes)
+        load_bounded(path, MAX_FILE_BYTES, Some(&MAGIC), Self::from_bytes)
     }
 }

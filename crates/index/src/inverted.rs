@@ -317,6 +317,51 @@ pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
     threshold: f64,
     sink: &mut S,
 ) -> Result<(), Error> {
+    exact_similar_pairs_capped_into(sets, threshold, None, sink)
+}
+
+/// [`exact_similar_pairs_into`] with at most `max_partners` pairs per set among the
+/// sets joined before it (`None`: every pair), the newest of each prefix posting list
+/// first: the bound of a hot cluster. `n` mutually similar sets make `n(n − 1)/2`
+/// pairs unbounded (2·10⁸ for 20,000 near-identical lines, several GB); capped, at
+/// most `n · max_partners`, and the join stops reading a set's posting lists once its
+/// partners are found, so its work is bounded too. Each set still pairs with up to
+/// `max_partners` of its similar predecessors, so a cluster of mutual near-duplicates
+/// stays connected; only some of its pairs go unreported. Sets with fewer similar
+/// predecessors than the cap get exactly the pairs of the unbounded join.
+///
+/// # Errors
+///
+/// As [`exact_similar_pairs`], and [`Error::InvalidParameter`] for
+/// `max_partners == Some(0)` (it would find nothing).
+///
+/// # Example
+///
+/// ```
+/// use near_dup::{FeatureSet, PairCounter};
+/// use near_dup::index::exact_similar_pairs_capped_into;
+/// // Ten identical sets: 45 pairs, or at most 2 per set (1 + 2 × 8 = 17) when capped.
+/// let sets: Vec<FeatureSet> = (0..10).map(|_| FeatureSet::from_unsorted(vec![1, 2, 3])).collect();
+/// let mut all = PairCounter::default();
+/// exact_similar_pairs_capped_into(&sets, 0.5, None, &mut all)?;
+/// let mut capped = PairCounter::default();
+/// exact_similar_pairs_capped_into(&sets, 0.5, Some(2), &mut capped)?;
+/// assert_eq!((all.count, capped.count), (45, 17));
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+pub fn exact_similar_pairs_capped_into<S: PairSink + ?Sized>(
+    sets: &[FeatureSet],
+    threshold: f64,
+    max_partners: Option<usize>,
+    sink: &mut S,
+) -> Result<(), Error> {
+    if max_partners == Some(0) {
+        return Err(Error::invalid_parameter(
+            "max_partners",
+            "must be at least 1 (or none)",
+        ));
+    }
+    let cap = max_partners.unwrap_or(usize::MAX);
     if !(threshold > 0.0 && threshold <= 1.0) {
         return Err(Error::invalid_parameter(
             "threshold",
@@ -364,9 +409,10 @@ pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
         let need = ((threshold * n as f64).ceil() as usize).clamp(1, n);
         let prefix = n - need + 1;
         let min_size = threshold * n as f64;
-        for &r in &ranked[..prefix] {
+        let mut partners = 0usize;
+        'lists: for &r in &ranked[..prefix] {
             if let Some(list) = postings.get(&r) {
-                for &j in list {
+                for &j in list.iter().rev() {
                     if seen[j] == i || (sets[j].len() as f64) < min_size - 1e-9 {
                         continue;
                     }
@@ -374,6 +420,10 @@ pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
                     let sim = ndd_core::jaccard(x.as_slice(), sets[j].as_slice());
                     if sim >= threshold {
                         sink.push_pair(ScoredPair::new(i.min(j), i.max(j), sim));
+                        partners += 1;
+                        if partners >= cap {
+                            break 'lists;
+                        }
                     }
                 }
             }
@@ -383,7 +433,8 @@ pub fn exact_similar_pairs_into<S: PairSink + ?Sized>(
         }
     }
     for (a, &i) in empties.iter().enumerate() {
-        for &j in &empties[a + 1..] {
+        // Each empty set pairs with the (at most `cap`) empty sets before it.
+        for &j in &empties[a.saturating_sub(cap)..a] {
             sink.push_pair(ScoredPair::new(i.min(j), i.max(j), 1.0));
         }
     }

@@ -77,5 +77,7 @@ pub use hamming::{
     for_each_hamming_pair, hamming_from_similarity, hamming_pairs, hamming_pairs_into,
     similarity_from_hamming,
 };
-pub use inverted::{InvertedIndex, exact_similar_pairs, exact_similar_pairs_into};
+pub use inverted::{
+    InvertedIndex, exact_similar_pairs, exact_similar_pairs_capped_into, exact_similar_pairs_into,
+};
 pub use ndd_core::{self, CandidateIndex, Error, ExactSignature, SchemeId, ScoredPair};

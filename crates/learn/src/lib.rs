@@ -63,7 +63,7 @@ pub use evaluate::{
 };
 pub use features::{CollectionStats, Document, Feature, FeatureRow, Kgrams, MAX_K, NUM_FEATURES};
 pub use labeled::LabeledCorpus;
-pub use model::{FeatureScaling, LearnedKgrams, Objective, WeightModel};
+pub use model::{FeatureScaling, LearnedKgrams, MAX_WEIGHT, Objective, WeightModel};
 pub use train::{
     DEFAULT_L2, Instance, Loss, MAX_INSTANCES, MAX_ITERATIONS, TrainProgress, TrainReport, Trainer,
     instances_from_clusters, instances_from_labels,

@@ -212,6 +212,29 @@ pub struct WeightModel {
     lambda: [f64; NUM_FEATURES],
 }
 
+/// The largest weight magnitude `|λⱼ|` a [`WeightModel`] takes: trained weights of
+/// standardized features are of order 1 (L2-regularized), and a bias of 1e300 made
+/// every k-gram's weight so large that consistent weighted sampling gave every
+/// document the same signature, so that all of them formed one group.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::learn::{FeatureScaling, Kgrams, Objective, WeightModel, MAX_WEIGHT, NUM_FEATURES};
+/// let mut lambda = [0.0; NUM_FEATURES];
+/// lambda[0] = MAX_WEIGHT;
+/// assert!(WeightModel::new(Kgrams::new(2)?, Objective::Jaccard, FeatureScaling::default(), lambda).is_ok());
+/// lambda[0] = 1e300;
+/// assert!(WeightModel::new(Kgrams::new(2)?, Objective::Jaccard, FeatureScaling::default(), lambda).is_err());
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+pub const MAX_WEIGHT: f64 = 1e6;
+
+/// The smallest feature scale a [`WeightModel`] takes: what
+/// [`FeatureScaling::fit`] gives a feature with any spread (a smaller scale would
+/// blow a raw feature up as a huge weight does).
+const MIN_SCALE: f64 = 1e-12;
+
 const MAGIC: [u8; 4] = *b"NDLW";
 const VERSION: u16 = 1;
 /// The largest model file [`WeightModel::load`] reads.
@@ -225,8 +248,9 @@ impl WeightModel {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when a weight or a scaling value is not finite, or
-    /// a scale is not above 0.
+    /// [`Error::InvalidParameter`] when a weight or a scaling value is not finite, a
+    /// weight's magnitude is above [`MAX_WEIGHT`], or a scale is below 1e-12 (the
+    /// smallest [`FeatureScaling::fit`] gives).
     ///
     /// # Example
     ///
@@ -250,11 +274,15 @@ impl WeightModel {
         if !finite(&lambda)
             || !finite(&scaling.mean)
             || !finite(&scaling.scale)
-            || scaling.scale.iter().any(|&s| s <= 0.0)
+            || lambda.iter().any(|l| l.abs() > MAX_WEIGHT)
+            || scaling.scale.iter().any(|&s| s < MIN_SCALE)
         {
             return Err(Error::invalid_parameter(
                 "weight model",
-                "weights, means and scales must be finite, scales above 0",
+                format!(
+                    "weights, means and scales must be finite, weights within ±{MAX_WEIGHT:e}, \
+                     scales at least {MIN_SCALE:e}"
+                ),
             ));
         }
         Ok(WeightModel {
@@ -472,7 +500,8 @@ impl WeightModel {
     /// # Errors
     ///
     /// [`Error::CorruptData`] for bytes that are truncated, altered, of another version
-    /// or inconsistent (a k out of range, a non-finite weight).
+    /// or inconsistent (a k out of range, a weight not finite or above
+    /// [`MAX_WEIGHT`]).
     ///
     /// # Example
     ///
@@ -505,8 +534,12 @@ impl WeightModel {
         let mean = read()?;
         let scale = read()?;
         r.finish()?;
-        WeightModel::new(kgrams, objective, FeatureScaling { mean, scale }, lambda)
-            .map_err(|_| corrupt("a weight, mean or scale is not finite"))
+        WeightModel::new(kgrams, objective, FeatureScaling { mean, scale }, lambda).map_err(|_| {
+            corrupt(&format!(
+                "a weight, mean or scale is not finite, or out of range (weights within \
+                 ±{MAX_WEIGHT:e}, scales at least {MIN_SCALE:e})"
+            ))
+        })
     }
 
     /// Reads a model saved with [`to_bytes`](Self::to_bytes) from the file at `path`.
@@ -534,7 +567,7 @@ impl WeightModel {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load(path: &Path) -> Result<Self, FileError> {
-        load_bounded(path, MAX_FILE_BYTES, Self::from_bytes)
+        load_bounded(path, MAX_FILE_BYTES, Some(&MAGIC), Self::from_bytes)
     }
 }
 

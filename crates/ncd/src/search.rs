@@ -100,7 +100,7 @@ pub enum Pruning {
 }
 
 /// What the search did with the `n(n−1)/2` pairs: `compared + pruned_p1 + pruned_p2
-/// + skipped_checked == total_pairs`.
+/// + skipped_checked + capped == total_pairs`.
 ///
 /// # Example
 ///
@@ -108,7 +108,7 @@ pub enum Pruning {
 /// use near_dup::ncd::{SearchConfig, SigNcd};
 /// let corpus = SigNcd::new().corpus(&["a, b, c, d", "a, b, c, e", "x"])?;
 /// let r = SearchConfig::new(0.5)?.search(&corpus)?.report;
-/// assert_eq!(r.compared + r.pruned_p1 + r.pruned_p2 + r.skipped_checked, r.total_pairs);
+/// assert_eq!(r.compared + r.pruned_p1 + r.pruned_p2 + r.skipped_checked + r.capped, r.total_pairs);
 /// assert!(r.pruned_fraction() >= 0.0);
 /// # Ok::<(), near_dup::Error>(())
 /// ```
@@ -126,6 +126,9 @@ pub struct SearchReport {
     pub pruned_p2: u64,
     /// Pairs skipped in checked mode (an item was already matched).
     pub skipped_checked: u64,
+    /// Pairs not compared because their row had found
+    /// [`max_partners`](SearchBuilder::max_partners) pairs already.
+    pub capped: u64,
     /// Pivot rows used by P2.
     pub pivots: usize,
 }
@@ -152,6 +155,7 @@ impl SearchReport {
         self.pruned_p1 += o.pruned_p1;
         self.pruned_p2 += o.pruned_p2;
         self.skipped_checked += o.skipped_checked;
+        self.capped += o.capped;
     }
 }
 
@@ -199,6 +203,7 @@ pub struct SearchConfig {
     p2_slack: f64,
     checked: bool,
     parallel: bool,
+    max_partners: Option<usize>,
 }
 
 impl SearchConfig {
@@ -238,6 +243,7 @@ impl SearchConfig {
                 p2_slack: DEFAULT_P2_SLACK,
                 checked: false,
                 parallel: false,
+                max_partners: None,
             },
         }
     }
@@ -292,6 +298,20 @@ impl SearchConfig {
     #[must_use]
     pub fn p2_slack(&self) -> f64 {
         self.p2_slack
+    }
+
+    /// The most pairs one row reports (see [`SearchBuilder::max_partners`]; `None`:
+    /// all).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(near_dup::ncd::SearchConfig::new(0.4)?.max_partners(), None);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_partners(&self) -> Option<usize> {
+        self.max_partners
     }
 
     /// Whether Algorithm 1's inexact `checked` shortcut is on.
@@ -465,6 +485,35 @@ impl SearchBuilder {
         self
     }
 
+    /// At most `partners` pairs per row (`None`, the default: every pair): a row
+    /// (one item against the later items of its matching partition, nearest in
+    /// compressed size first) stops once it has found that many pairs within τ. The
+    /// bound of a hot cluster: `n` mutually similar items make `n(n − 1)/2` pairs and
+    /// as many compressions unbounded (2·10⁸ for 20,000 near-identical lines);
+    /// capped, at most `n · partners` pairs, and a row of near-duplicates stops early.
+    /// Each item still pairs with up to `partners` of its nearest similar items, so a
+    /// cluster of mutual near-duplicates stays connected and only some of its pairs go
+    /// unreported; a row with fewer pairs than the cap is as without it. `Some(0)` is
+    /// refused by [`build`](Self::build).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::ncd::{SearchConfig, SigNcd};
+    /// // Five copies of one notice: 10 pairs, or one per row (4) when capped at 1.
+    /// let notice = "Copyright 2001, Alice, Bob, and Carol. All rights reserved, worldwide, forever.";
+    /// let corpus = SigNcd::new().corpus(&[notice; 5])?;
+    /// let all = SearchConfig::new(0.6)?.search(&corpus)?;
+    /// let capped = SearchConfig::builder(0.6).max_partners(Some(1)).build()?.search(&corpus)?;
+    /// assert_eq!((all.pairs.len(), capped.pairs.len()), (10, 4));
+    /// assert_eq!(capped.report.capped, 6);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn max_partners(mut self, partners: Option<usize>) -> Self {
+        self.config.max_partners = partners;
+        self
+    }
+
     /// Run rows on all cores (feature `rayon`; ignored without it). The result is the
     /// same as sequential.
     ///
@@ -484,8 +533,8 @@ impl SearchBuilder {
     /// # Errors
     ///
     /// [`ndd_core::ErrorKind::InvalidParameter`] when τ is not in `[0, 1]`, the slack
-    /// is negative or not finite, there are no pivots, or checked mode is combined
-    /// with P2.
+    /// is negative or not finite, there are no pivots, `max_partners` is `Some(0)`,
+    /// or checked mode is combined with P2.
     ///
     /// # Example
     ///
@@ -511,6 +560,12 @@ impl SearchBuilder {
         }
         if c.pivots == 0 {
             return Err(Error::invalid_parameter("pivots", "must be at least 1"));
+        }
+        if c.max_partners == Some(0) {
+            return Err(Error::invalid_parameter(
+                "max_partners",
+                "must be at least 1 (or none)",
+            ));
         }
         if c.checked && c.pruning == Pruning::P1P2 {
             return Err(Error::invalid_parameter(
@@ -630,9 +685,12 @@ impl<'a> Plan<'a> {
         let end = self.end[k];
         let mut dist = Vec::with_capacity(end - k - 1);
         let mut pairs = Vec::new();
+        let cap = self.config.max_partners.unwrap_or(usize::MAX);
         for j in k + 1..end {
             let d = self.distance(ncd, k, j)?;
-            if d <= self.config.threshold {
+            // A pivot's row is computed whole (P2 needs its distances); its pairs are
+            // capped as every row's.
+            if d <= self.config.threshold && pairs.len() < cap {
                 pairs.push(self.pair(k, j, d));
             }
             dist.push(d);
@@ -748,8 +806,14 @@ impl<'a> Plan<'a> {
             .map(|p| (*p, p.get(r)))
             .collect();
         let bound = self.config.threshold + self.config.p2_slack;
+        let cap = self.config.max_partners.unwrap_or(usize::MAX);
         let mut pairs = Vec::new();
         for j in r + 1..end {
+            if pairs.len() >= cap {
+                // The rest of the row is neither compared nor pruned: it is cut.
+                report.capped += (end - j) as u64;
+                break;
+            }
             if active
                 .iter()
                 .any(|(p, dr)| j < p.end && (dr - p.get(j)).abs() > bound)
@@ -771,6 +835,7 @@ impl<'a> Plan<'a> {
         let n = self.n();
         let mut ncd = Ncd::new(self.corpus.new_compressor());
         let mut checked = vec![false; n];
+        let cap = self.config.max_partners.unwrap_or(usize::MAX);
         let mut out = SearchOutput::default();
         for r in 0..n {
             progress(1);
@@ -780,8 +845,13 @@ impl<'a> Plan<'a> {
                 out.report.skipped_checked += (end - r - 1) as u64;
                 continue;
             }
+            let mut partners = 0usize;
             #[allow(clippy::needless_range_loop)] // `checked[j]` is written in the loop
             for j in r + 1..end {
+                if partners >= cap {
+                    out.report.capped += (end - j) as u64;
+                    break;
+                }
                 if checked[j] {
                     out.report.skipped_checked += 1;
                     continue;
@@ -791,6 +861,7 @@ impl<'a> Plan<'a> {
                 if d <= self.config.threshold {
                     out.pairs.push(self.pair(r, j, d));
                     checked[j] = true;
+                    partners += 1;
                 }
             }
         }

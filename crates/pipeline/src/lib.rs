@@ -96,8 +96,8 @@ pub use method::IMatchConfig;
 #[cfg(feature = "ncd")]
 pub use method::SigNcdConfig;
 pub use method::{
-    Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method, MinHashConfig,
-    MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
+    Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method,
+    MinHashConfig, MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
 };
 #[cfg(feature = "minhash")]
 pub use ndd_lsh::{DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, MAX_BLOOM_BITS};

@@ -222,7 +222,8 @@ pub struct MinHashConfig {
     /// How bands and rows are chosen.
     pub banding: Banding,
     /// Most members of one LSH bucket each document's query reads, the newest first
-    /// (`None`: all). Bounds the candidate pairs of a hot bucket (thousands of
+    /// (`None`: no bound but the hard cap [`MAX_BUCKET_SCAN`], which also caps a
+    /// larger number). Bounds the candidate pairs of a hot bucket (thousands of
     /// near-identical documents) to about `documents × bands × bound` instead of the
     /// square of the bucket; a bucket of mutual near-duplicates stays connected
     /// through each document's newest bucket-mates, so groups are kept and only some
@@ -303,6 +304,37 @@ impl MinHashWeighting {
 /// assert_eq!(near_dup::pipeline::MinHashConfig::default().max_bucket_scan, Some(near_dup::pipeline::DEFAULT_MAX_BUCKET_SCAN));
 /// ```
 pub const DEFAULT_MAX_BUCKET_SCAN: usize = 256;
+
+/// The most members of one LSH bucket a query of the in-memory engines reads, whatever
+/// is asked: [`MinHashConfig::max_bucket_scan`] of `None` (the tool's
+/// `--max-bucket-scan none`) or above this reads 1,024. Without it, 20,000
+/// near-identical lines made 2·10⁸ candidate pairs and aborted at 9 GB; at the cap
+/// `n` documents make at most about `1,024·n` pairs. The out-of-core engine, whose
+/// pairs are on disk, applies the asked bound as it is.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::pipeline::{DedupIndex, Dedup, MAX_BUCKET_SCAN};
+/// let mut index = DedupIndex::new(&Dedup::new())?;
+/// index.set_max_bucket_scan(None);
+/// assert_eq!(index.max_bucket_scan(), Some(MAX_BUCKET_SCAN));
+/// # Ok::<(), near_dup::pipeline::Error>(())
+/// ```
+pub const MAX_BUCKET_SCAN: usize = 1_024;
+
+/// The bucket scan of an in-memory index for the asked bound (`None`: no bound):
+/// capped at [`MAX_BUCKET_SCAN`].
+pub(crate) fn bounded_scan(asked: Option<usize>) -> Option<usize> {
+    Some(asked.map_or(MAX_BUCKET_SCAN, |s| s.min(MAX_BUCKET_SCAN)))
+}
+
+/// The most pairs each document makes with the documents before it in the exact
+/// Jaccard join and the SigNCD search: the default bucket scan, so a hot cluster of
+/// near-identical documents costs them what it costs MinHash (see
+/// [`MinHashConfig::max_bucket_scan`]; the group is kept, some of its pairs go
+/// unreported).
+pub(crate) const MAX_PARTNERS: usize = DEFAULT_MAX_BUCKET_SCAN;
 
 /// Largest `num_perm` the pipeline accepts: the densification of a very short
 /// document costs up to about `num_perm²`, a few milliseconds per document at 4096;

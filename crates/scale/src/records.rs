@@ -905,16 +905,19 @@ impl<T: Record> RecordReader<T, BufReader<File>> {
 }
 
 impl<T: Record, R: Read + Seek> RecordReader<T, R> {
-    /// Checks the header (magic, version, kind `T::KIND`, record size, reserved bytes)
-    /// and the trailer (end magic, a record count matching the length), then positions
-    /// at the first record.
+    /// Checks the header (magic, version, kind `T::KIND`, record size, reserved bytes),
+    /// the trailer (end magic, a record count matching the length) and the checksum
+    /// of the whole file (one read of it), then positions at the first record: a
+    /// reader that stops before the last record has still read no damaged one. The
+    /// checksum is checked again when the last record has been read (the file could
+    /// change in between).
     ///
     /// # Errors
     ///
     /// [`RecordError::Truncated`] (shorter than a header), [`RecordError::BadMagic`],
     /// [`RecordError::UnsupportedVersion`], [`RecordError::WrongKind`],
     /// [`RecordError::Corrupt`], [`RecordError::Incomplete`] (no trailer),
-    /// [`RecordError::Io`].
+    /// [`RecordError::ChecksumMismatch`], [`RecordError::Io`].
     ///
     /// # Example
     ///
@@ -995,6 +998,32 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
                 "the trailer counts {count} records of {size} bytes, the file holds {body} \
                  bytes of records"
             )));
+        }
+        // The whole file's checksum, before any record is returned: a reader that
+        // stops early (the scores beside their pairs, the assignments of a second
+        // pass) would otherwise never reach the check at the end, and take damaged
+        // records for good ones.
+        inner.seek(SeekFrom::Start(0))?;
+        let mut whole = Xxh3::new();
+        let mut left = len - 8;
+        let mut buf = vec![0u8; 1 << 16];
+        while left > 0 {
+            let n = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
+            let chunk = buf.get_mut(..n).ok_or_else(|| corrupt("buffer"))?;
+            inner.read_exact(chunk).map_err(|e| {
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    truncated("the file shrank while being opened")
+                } else {
+                    RecordError::Io(e)
+                }
+            })?;
+            whole.update(chunk);
+            left -= n as u64;
+        }
+        let stored = u64_at(&trailer, 16).ok_or_else(|| corrupt("trailer"))?;
+        let computed = whole.digest();
+        if computed != stored {
+            return Err(RecordError::ChecksumMismatch { stored, computed });
         }
         inner.seek(SeekFrom::Start(HEADER_LEN as u64))?;
         let mut hasher = Xxh3::new();

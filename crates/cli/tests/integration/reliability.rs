@@ -612,3 +612,526 @@ fn links_out_of_the_input_folder_are_not_followed_unless_asked() {
     let kept = fs::read_to_string(d.join("k2.jsonl")).unwrap();
     assert!(kept.contains("private file"), "{kept}");
 }
+
+// 6. Near-identical documents crash two methods.
+
+/// `n` lines of one letter with a different number each: every pair is a
+/// near-duplicate (J ≥ 0.85), and no two are identical, so no exact pass removes them.
+fn near_identical(dir: &Path, name: &str, n: usize) -> String {
+    let mut s = String::new();
+    for i in 0..n {
+        s.push_str(&format!(
+            "{{\"id\": \"{i}\", \"text\": \"dear customer your parcel was delivered to the \
+             front door of the house on the main street today and we thank you for \
+             choosing our service number {i}\"}}\n"
+        ));
+    }
+    fs::write(dir.join(name), s).unwrap();
+    name.to_owned()
+}
+
+/// The summary's pair and group counts (`pairs:  N (G groups)`).
+fn pairs_and_groups(summary: &str) -> (u64, u64) {
+    let line = summary
+        .lines()
+        .find_map(|l| l.strip_prefix("pairs:"))
+        .unwrap_or_else(|| panic!("no pairs line in {summary}"));
+    let mut words = line.split_whitespace();
+    let pairs = words.next().unwrap().parse().unwrap();
+    let groups = words
+        .next()
+        .unwrap()
+        .trim_start_matches('(')
+        .parse()
+        .unwrap();
+    (pairs, groups)
+}
+
+/// 2,000 near-identical lines: the exact and SigNCD methods found all 1,999,000 pairs
+/// (20,000 lines aborted at 7 GB); each document now pairs with at most 256 of the
+/// documents before it, as MinHash's bucket scan bounds it, and the group is kept
+/// whole. `--max-bucket-scan none` (which aborted at 9 GB on 20,000) reads at most
+/// 1,024 members of a bucket.
+#[test]
+fn near_identical_documents_cost_bounded_pairs_in_every_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 2_000u64;
+    let input = near_identical(d, "near.jsonl", 2_000);
+    for method in ["exact", "signcd", "minhash"] {
+        let out = ok(&ndd(&["dedup", "--input", &input, "--method", method], d));
+        let (pairs, groups) = pairs_and_groups(&out);
+        assert_eq!(groups, 1, "{method}: {out}");
+        // MinHash meets 256 members of each of its 16 bands' buckets.
+        let bound = if method == "minhash" {
+            n * (n - 1) / 2 - 1
+        } else {
+            n * 256
+        };
+        assert!(pairs >= n - 1 && pairs <= bound, "{method}: {pairs} pairs");
+        assert!(out.contains("dropped:     1999 "), "{method}: {out}");
+    }
+    // Unbounded would be all 4,498,500 pairs of 3,000.
+    let input = near_identical(d, "near3k.jsonl", 3_000);
+    let out = ok(&ndd(
+        &["dedup", "--input", &input, "--max-bucket-scan", "none"],
+        d,
+    ));
+    let (pairs, groups) = pairs_and_groups(&out);
+    assert_eq!(groups, 1);
+    assert!(pairs < 3_000 * 2_999 / 2, "{pairs} pairs");
+}
+
+/// `--explain-out` writes at most 1,000 pairs of a group (a group of 20,000
+/// near-identical lines wrote 11.8 GB); the pairs of other groups are all written.
+#[test]
+fn explain_out_is_bounded_per_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    near_identical(d, "near.jsonl", 600);
+    let mut input = fs::read_to_string(d.join("near.jsonl")).unwrap();
+    input.push_str(&fs::read_to_string(d.join(letters(d, "l.jsonl", 2, 0))).unwrap());
+    fs::write(d.join("in.jsonl"), input).unwrap();
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            "in.jsonl",
+            "--explain-out",
+            "explain.jsonl",
+        ],
+        d,
+    ));
+    let lines: Vec<serde_json::Value> = fs::read_to_string(d.join("explain.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let letter = |v: &serde_json::Value| v["id_a"].as_str().unwrap().ends_with('a');
+    assert_eq!(lines.iter().filter(|v| !letter(v)).count(), 1_000);
+    assert_eq!(lines.iter().filter(|v| letter(v)).count(), 2);
+}
+
+// 9. An input rewritten during a run.
+
+/// Bytes the process `pid` has read so far (`rchar` of `/proc/PID/io`).
+#[cfg(target_os = "linux")]
+fn bytes_read(pid: u32) -> Option<u64> {
+    let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+    io.lines()
+        .find_map(|l| l.strip_prefix("rchar: "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// Starts `ndd dedup -q --input INPUT --max-bucket-scan none OUTPUTS...` in `d`: on
+/// 3,000 near-identical lines, a run of a second or more after it has read its input.
+#[cfg(target_os = "linux")]
+fn slow_dedup(d: &Path, input: &str, outputs: &[&str]) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_ndd"))
+        .args(["dedup", "-q", "--input", input, "--max-bucket-scan", "none"])
+        .args(outputs)
+        .current_dir(d)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Polls `done` every millisecond, failing after a minute without `what`.
+#[cfg(target_os = "linux")]
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed().as_secs() < 60, "never saw {what}");
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// An input rewritten after the run read it: `--keep-out` copied the records of the
+/// new content (91,071 of 91,409) beside groups of the old, exit 0. The run now fails
+/// naming the input, and no output is written.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_input_rewritten_during_the_run_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = near_identical(d, "near.jsonl", 3_000);
+    let size = fs::metadata(d.join(&input)).unwrap().len();
+    let mut child = slow_dedup(
+        d,
+        &input,
+        &["--keep-out", "keep.jsonl", "--drop-out", "drop.txt"],
+    );
+    // Once the input is read (the run then finds pairs for a second or more), rewrite
+    // it: the same ids, other texts.
+    wait_until("the input was read", || {
+        bytes_read(child.id()).is_none_or(|n| n >= size)
+    });
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run ended before the input could be rewritten"
+    );
+    let mut rewritten = String::new();
+    for i in 0..3_000 {
+        rewritten.push_str(&format!(
+            "{{\"id\": \"{i}\", \"text\": \"another text altogether {i}\"}}\n"
+        ));
+    }
+    fs::write(d.join(&input), rewritten).unwrap();
+    let out = child.wait_with_output().unwrap();
+    fails(&out, 1, "the input changed while the run read it");
+    assert!(!d.join("keep.jsonl").exists() && !d.join("drop.txt").exists());
+}
+
+// 8. Outputs are not committed together.
+
+/// A commit that fails at its last rename leaves every output as it was: a rename
+/// made impossible (the last output's path became a folder while the run wrote) left
+/// the outputs renamed before it new and the rest old.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_failed_commit_changes_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = near_identical(d, "near.jsonl", 3_000);
+    for name in ["drop.txt", "pairs.tsv"] {
+        fs::write(d.join(name), "old\n").unwrap();
+    }
+    let child = slow_dedup(
+        d,
+        &input,
+        &[
+            "--drop-out",
+            "drop.txt",
+            "--pairs-out",
+            "pairs.tsv",
+            "--clusters-out",
+            "clusters.tsv",
+        ],
+    );
+    // Once the outputs are being written (millions of pairs), the last one's path
+    // becomes a folder that a rename cannot replace.
+    let temp = format!(".clusters.tsv.{}.0.ndd-tmp", child.id());
+    wait_until("a temporary output", || d.join(&temp).exists());
+    fs::create_dir(d.join("clusters.tsv")).unwrap();
+    fs::write(d.join("clusters.tsv").join("mine"), "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    fails(&out, 1, "no output was changed");
+    for name in ["drop.txt", "pairs.tsv"] {
+        assert_eq!(fs::read_to_string(d.join(name)).unwrap(), "old\n", "{name}");
+    }
+    let left: Vec<String> = fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// The hidden temporary files and backups a killed run left beside an output (up to
+/// 244 MB each, never removed) are removed by the next run writing that output; files
+/// of a running process, and other files, are left.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_runs_temporary_files_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = letters(d, "in.jsonl", 3, 0);
+    // A process that has ended: a child waited for.
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let own = std::process::id();
+    let stale = [
+        format!(".drop.txt.{dead}.0.ndd-tmp"),
+        format!(".drop.txt.{dead}.7.ndd-tmp"),
+        format!(".drop.txt.{dead}.ndd-old"),
+    ];
+    let kept = [
+        format!(".drop.txt.{own}.0.ndd-tmp"),
+        format!(".other.txt.{dead}.0.ndd-tmp"),
+        format!(".drop.txt.{dead}.x.ndd-tmp"),
+        "drop.txt.ndd-tmp".to_owned(),
+    ];
+    for name in stale.iter().chain(&kept) {
+        fs::write(d.join(name), "left\n").unwrap();
+    }
+    ok(&ndd(
+        &["dedup", "-q", "--input", &input, "--drop-out", "drop.txt"],
+        d,
+    ));
+    for name in &stale {
+        assert!(!d.join(name).exists(), "{name} was left");
+    }
+    for name in &kept {
+        assert!(d.join(name).exists(), "{name} was removed");
+    }
+    assert_eq!(
+        fs::read_to_string(d.join("drop.txt")).unwrap(),
+        "0b\n1b\n2b\n"
+    );
+}
+
+// 7. Out-of-core accepts damaged or foreign work files.
+
+/// A JSONL file of 20 families of three 30-word documents, ids and words tagged
+/// `tag`: the original (`{tag}{g}a`), one with a word changed (`b`, Jaccard 0.81 of
+/// word 3-grams) and one with two adjacent words changed (`c`, 0.75 to both), so that
+/// thresholds 0.8 and 0.7 group them differently; family by family, or (`by_variant`)
+/// every original first, then every `b`, then every `c`.
+fn graded(dir: &Path, name: &str, tag: char, by_variant: bool) -> String {
+    let mut lines = Vec::new();
+    for g in 0..20 {
+        let words: Vec<String> = (0..30).map(|j| format!("{tag}{g}w{j:02}")).collect();
+        let mut b = words.clone();
+        b[10] = format!("{tag}{g}xb");
+        let mut c = words.clone();
+        c[10] = format!("{tag}{g}xc");
+        c[11] = format!("{tag}{g}yc");
+        for (i, (v, w)) in [("a", &words), ("b", &b), ("c", &c)]
+            .into_iter()
+            .enumerate()
+        {
+            let line = format!(
+                "{{\"id\": \"{tag}{g:02}{v}\", \"text\": \"{}\"}}\n",
+                w.join(" ")
+            );
+            lines.push((if by_variant { i } else { 0 }, lines.len(), line));
+        }
+    }
+    lines.sort();
+    let s: String = lines.into_iter().map(|(_, _, l)| l).collect();
+    fs::write(dir.join(name), s).unwrap();
+    name.to_owned()
+}
+
+/// Flips a bit of the byte at `at` of `path`.
+fn flip(path: &Path, at: usize) {
+    let mut bytes = fs::read(path).unwrap();
+    bytes[at] ^= 0x04;
+    fs::write(path, bytes).unwrap();
+}
+
+/// `ndd dedup` of `input` at threshold `t`, its drop and pairs outputs as one string;
+/// in memory without `work`, else out of core in `work`.
+fn dedup_outputs(d: &Path, input: &str, t: &str, work: Option<&str>) -> String {
+    let mut args = vec![
+        "dedup",
+        "-q",
+        "--input",
+        input,
+        "--threshold",
+        t,
+        "--drop-out",
+        "drop.txt",
+        "--pairs-out",
+        "pairs.tsv",
+    ];
+    if let Some(w) = work {
+        args.extend(["--work-dir", w]);
+    }
+    ok(&ndd(&args, d));
+    fs::read_to_string(d.join("drop.txt")).unwrap()
+        + &fs::read_to_string(d.join("pairs.tsv")).unwrap()
+}
+
+/// Damaged work files are refused or redone, never read as good (12 of 47 tamper runs
+/// gave other outputs with exit 0): the scores and the assignments, read by a reader
+/// that stops at the pairs' or documents' end, are checked whole when opened; the
+/// shingle sets and their offsets (no trailer) are checked against the checksums the
+/// sketch stage's marker keeps; a marker whose lines were edited is not reused.
+#[test]
+fn damaged_work_files_are_refused_or_redone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = graded(d, "in.jsonl", 'p', false);
+    let at_08 = dedup_outputs(d, &input, "0.8", None);
+    let at_07 = dedup_outputs(d, &input, "0.7", None);
+    assert_ne!(at_08, at_07);
+    // The scores and the assignments: refused, naming the work folder.
+    for file in ["scores.bin", "assignments.bin"] {
+        let work = format!("work-{file}");
+        assert_eq!(dedup_outputs(d, &input, "0.8", Some(&work)), at_08);
+        flip(&d.join(&work).join(file), 40);
+        let out = ndd(
+            &[
+                "dedup",
+                "-q",
+                "--input",
+                &input,
+                "--threshold",
+                "0.8",
+                "--work-dir",
+                &work,
+                "--drop-out",
+                "drop.txt",
+                "--pairs-out",
+                "pairs.tsv",
+            ],
+            d,
+        );
+        fails(&out, 1, "a work file is damaged");
+    }
+    // The sets (read again when the threshold changes), and a marker's counts: redone.
+    for (file, at, edit) in [
+        ("sets.bin", 16, None),
+        ("sets.idx", 8, None),
+        ("sketch.done", 0, Some(("documents=60", "documents=59"))),
+        ("verify.done", 0, Some(("pairs=", "pairs=1"))),
+    ] {
+        let work = format!("work-{file}");
+        assert_eq!(dedup_outputs(d, &input, "0.8", Some(&work)), at_08);
+        let path = d.join(&work).join(file);
+        match edit {
+            None => flip(&path, at),
+            Some((from, to)) => {
+                let text = fs::read_to_string(&path).unwrap();
+                assert!(text.contains(from), "{text}");
+                fs::write(&path, text.replacen(from, to, 1)).unwrap();
+            }
+        }
+        let t = if file.starts_with("sets") {
+            "0.7"
+        } else {
+            "0.8"
+        };
+        let want = if t == "0.7" { &at_07 } else { &at_08 };
+        assert_eq!(&dedup_outputs(d, &input, t, Some(&work)), want, "{file}");
+    }
+}
+
+/// An input replaced by another of the same size and modification time is not taken
+/// for the one the work folder was made from: its stages are redone (the old work was
+/// reused, and the outputs were the old input's).
+#[test]
+fn a_replaced_input_of_the_same_size_and_time_is_redone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    graded(d, "a.jsonl", 'p', false);
+    graded(d, "b.jsonl", 'q', true);
+    let (a, b) = (
+        fs::read_to_string(d.join("a.jsonl")).unwrap(),
+        fs::read_to_string(d.join("b.jsonl")).unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    let want_b = dedup_outputs(d, "b.jsonl", "0.8", None);
+    fs::write(d.join("in.jsonl"), &a).unwrap();
+    let when = fs::metadata(d.join("in.jsonl"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let want_a = dedup_outputs(d, "in.jsonl", "0.8", Some("work"));
+    assert_ne!(want_a, want_b);
+    fs::write(d.join("in.jsonl"), &b).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(d.join("in.jsonl"))
+        .unwrap()
+        .set_modified(when)
+        .unwrap();
+    assert_eq!(dedup_outputs(d, "in.jsonl", "0.8", Some("work")), want_b);
+}
+
+// Next in line: a model whose bias is a huge finite number.
+
+/// A weight model file (`ndd train`'s byte form, written field by field) whose
+/// weights are `lambda`: k = 3, the Jaccard objective, no scaling.
+fn model_bytes(lambda: [f64; 11]) -> Vec<u8> {
+    let mut w = ndd_core::codec::ByteWriter::new(*b"NDLW", 1);
+    w.u64(3);
+    w.u8(1);
+    w.u32(11);
+    for v in lambda.iter().chain(&[0.0; 11]).chain(&[1.0; 11]) {
+        w.f64(*v);
+    }
+    w.finish()
+}
+
+/// A model whose bias is 1e300 (finite) put every document in one group; it is now
+/// refused when loaded, naming the file, and a sensible one is still used.
+#[test]
+fn a_model_with_a_huge_bias_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = letters(d, "in.jsonl", 5, 0);
+    let mut lambda = [0.0; 11];
+    lambda[0] = 1e300;
+    fs::write(d.join("huge.ndl"), model_bytes(lambda)).unwrap();
+    lambda[0] = 1.0;
+    fs::write(d.join("plain.ndl"), model_bytes(lambda)).unwrap();
+    let out = ndd(
+        &["dedup", "-q", "--input", &input, "--weights", "huge.ndl"],
+        d,
+    );
+    fails(&out, 1, "huge.ndl");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("out of range"));
+    ok(&ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &input,
+            "--weights",
+            "plain.ndl",
+            "--drop-out",
+            "drop.txt",
+        ],
+        d,
+    ));
+    assert_eq!(
+        fs::read_to_string(d.join("drop.txt")).unwrap(),
+        "0b\n1b\n2b\n3b\n4b\n"
+    );
+}
+
+// Next in line: an index read whole before it is checked.
+
+/// A 6 GB sparse file given as `--index-in` was read whole (6.3 GB of memory, 16 s)
+/// before its checksum failed; it is now refused by its first bytes, within a 512 MiB
+/// address space. A FIFO is refused as not a regular file, `/dev/zero` as a device;
+/// the same for `--bloom-in` and `--weights`.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_index_that_is_not_one_is_refused_before_it_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = letters(d, "in.jsonl", 3, 0);
+    let sparse = fs::File::create(d.join("sparse.ndx")).unwrap();
+    sparse.set_len(6 << 30).unwrap();
+    drop(sparse);
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(d.join("fifo"))
+        .status()
+        .unwrap();
+    assert!(fifo.success());
+    for (flag, path, message) in [
+        ("--index-in", "sparse.ndx", "not a file of this kind"),
+        ("--index-in", "fifo", "is not a regular file"),
+        ("--index-in", "/dev/zero", "is a device"),
+        ("--weights", "sparse.ndx", "such a file can honestly need"),
+        ("--weights", "in.jsonl", "not a file of this kind"),
+    ] {
+        let out = ndd_limited(
+            512 * 1024,
+            &["dedup", "-q", "--input", &input, flag, path],
+            d,
+        );
+        fails(&out, 1, message);
+    }
+    let out = ndd_limited(
+        512 * 1024,
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &input,
+            "--bloom",
+            "--bloom-in",
+            "sparse.ndx",
+        ],
+        d,
+    );
+    fails(&out, 1, "not a file of this kind");
+}

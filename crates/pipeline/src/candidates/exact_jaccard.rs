@@ -1,8 +1,9 @@
 //! Exact Jaccard of the shingle sets: every pair at or above the threshold, found by
-//! the prefix-filtered all-pairs join of `ndd_core::exact_similar_pairs`.
+//! the prefix-filtered all-pairs join of `ndd_index::exact_similar_pairs`, with at
+//! most `MAX_PARTNERS` pairs per document among those before it (a hot cluster).
 
 use ndd_core::{Error, PairSink};
-use ndd_index::exact_similar_pairs;
+use ndd_index::exact_similar_pairs_capped_into;
 
 use super::{CandidateReport, Ctx};
 use crate::progress::Stage;
@@ -17,7 +18,17 @@ pub(crate) fn run(
         crate::sets::shingle_sets(ctx.features, texts, None, Stage::Sketch, ctx.progress)
     })?;
     let (pairs, search_time) = ctx.stage(Stage::Candidates, None, || {
-        exact_similar_pairs(&sets, ctx.threshold.get())
+        let mut pairs = Vec::new();
+        exact_similar_pairs_capped_into(
+            &sets,
+            ctx.threshold.get(),
+            Some(crate::method::MAX_PARTNERS),
+            &mut pairs,
+        )
+        .map(|()| {
+            pairs.sort_unstable_by_key(|p: &ndd_core::ScoredPair| (p.a, p.b));
+            pairs
+        })
     })?;
     let count = pairs.len() as u64;
     let shingles: usize = sets.iter().map(ndd_core::FeatureSet::len).sum();

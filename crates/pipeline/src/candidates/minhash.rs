@@ -97,7 +97,7 @@ fn with_sketcher<S: MinHashSketcher>(
     let floor = floor(ctx.emit, ctx.threshold, config.num_perm);
     let mut index = LshIndex::builder(params)
         .capacity(texts.len())
-        .max_bucket_scan(config.max_bucket_scan)
+        .max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan))
         .build();
     let streamed = stream(hasher, texts, &|i| i, &mut index, floor, ctx.progress, sink)?;
     let bytes = index.memory().bytes_per_document();

@@ -34,6 +34,7 @@ pub(crate) fn run(
     let search = SearchConfig::builder(tau)
         .pruning(Pruning::P1)
         .parallel(cfg!(feature = "rayon"))
+        .max_partners(Some(crate::method::MAX_PARTNERS))
         .build()?;
     // One row of the search per document.
     let (out, search_time) = ctx.stage(Stage::Candidates, Some(n), || {
@@ -45,16 +46,25 @@ pub(crate) fn run(
     for &p in &out.pairs {
         sink.push_pair(p.normalized());
     }
+    let mut description = format!(
+        "SigNCD ({}, Sig-1L comma signatures, {} full-text fallbacks), SigNCD <= {tau:.3}; \
+         {} of {} pairs compared, {:.1}% pruned by P1",
+        corpus.compressor_name(),
+        corpus.fallback_count(),
+        r.compared,
+        r.total_pairs,
+        // What P1 pruned: neither compared nor cut by the cap (0 of 0 pairs: none).
+        100.0 * (r.pruned_fraction() - r.capped as f64 / r.total_pairs.max(1) as f64)
+    );
+    if r.capped > 0 {
+        description.push_str(&format!(
+            ", {} cut by the cap of {} pairs per document",
+            r.capped,
+            crate::method::MAX_PARTNERS
+        ));
+    }
     Ok(CandidateReport {
-        description: format!(
-            "SigNCD ({}, Sig-1L comma signatures, {} full-text fallbacks), SigNCD <= {tau:.3}; \
-             {} of {} pairs compared, {:.1}% pruned by P1",
-            corpus.compressor_name(),
-            corpus.fallback_count(),
-            r.compared,
-            r.total_pairs,
-            100.0 * r.pruned_fraction()
-        ),
+        description,
         candidates: r.compared,
         emitted: 0,
         sketch_time,

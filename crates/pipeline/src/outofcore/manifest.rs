@@ -1,6 +1,8 @@
 //! Stage markers: a stage that finished writes `{stage}.done` (atomically) with the
-//! fingerprint of the settings and its counts; a later run with the same settings
-//! reuses it instead of redoing the stage.
+//! fingerprint of the settings and its counts, and a last line `checksum=` (the
+//! stable hash of the lines before it); a later run with the same settings reuses it
+//! instead of redoing the stage. A marker whose checksum does not match (damaged, or
+//! edited: its counts and run lists are trusted) is not reused: the stage is redone.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -39,8 +41,13 @@ impl Marker {
             return None;
         }
         let text = std::fs::read_to_string(path).ok()?;
+        let (body, sum) = text.strip_suffix('\n')?.rsplit_once('\n')?;
+        let body = format!("{body}\n");
+        if sum != format!("checksum={:016x}", checksum(&body)) {
+            return None;
+        }
         let mut m = Marker::default();
-        for line in text.lines() {
+        for line in body.lines() {
             let (k, v) = line.split_once('=')?;
             m.values.insert(k.to_owned(), v.to_owned());
         }
@@ -52,10 +59,11 @@ impl Marker {
         let path = Self::path(dir, stage);
         let mut text = format!("fingerprint={fingerprint:016x}\n");
         for (k, v) in &self.values {
-            if k != "fingerprint" {
+            if k != "fingerprint" && k != "checksum" {
                 text.push_str(&format!("{k}={v}\n"));
             }
         }
+        text.push_str(&format!("checksum={:016x}\n", checksum(&text)));
         let tmp = ndd_scale::temp_path(&path);
         std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
         std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
@@ -68,6 +76,49 @@ impl Marker {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(Error::io(path, e)),
+        }
+    }
+}
+
+/// The checksum of a marker's lines: a specified hash (XXH3-64 under a tag).
+fn checksum(text: &str) -> u64 {
+    ndd_core::hash::stable_hash64(text.as_bytes(), MARKER_SEED)
+}
+
+/// The seed of [`checksum`]: "ndd-done" in ASCII.
+const MARKER_SEED: u64 = u64::from_le_bytes(*b"ndd-done");
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_damaged_or_edited_marker_is_not_reused() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let m = Marker::default()
+            .with("documents", 3)
+            .with("runs", "keys-0.bin");
+        m.save(d, "sketch", 7).unwrap();
+        let loaded = Marker::load(d, "sketch", 7).unwrap();
+        assert_eq!(loaded.get_u64("documents"), Some(3));
+        assert_eq!(loaded.get("runs"), Some("keys-0.bin"));
+        assert_eq!(Marker::load(d, "sketch", 8), None);
+        let path = d.join("sketch.done");
+        let text = std::fs::read_to_string(&path).unwrap();
+        // A count changed, a run added, the checksum line removed: each refused.
+        for edited in [
+            text.replace("documents=3", "documents=4"),
+            text.replace("keys-0.bin", "keys-0.bin,keys-1.bin"),
+            text.lines()
+                .filter(|l| !l.starts_with("checksum="))
+                .map(|l| format!("{l}\n"))
+                .collect(),
+        ] {
+            assert_ne!(edited, text);
+            std::fs::write(&path, edited).unwrap();
+            assert_eq!(Marker::load(d, "sketch", 7), None);
         }
     }
 }

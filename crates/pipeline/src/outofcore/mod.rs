@@ -268,8 +268,9 @@ impl OutOfCore {
         Ok(self)
     }
 
-    /// A fingerprint of the input (its path, size and modification time, say; `ndd
-    /// dedup --work-dir` passes those): finished stages are reused only when it
+    /// A fingerprint of the input (`ndd dedup --work-dir` passes
+    /// [`input_content_fingerprint`](crate::corpus::input_content_fingerprint): its
+    /// paths, sizes, times and bytes): finished stages are reused only when it
     /// matches, so a work directory left by another input is not taken for this
     /// one's. Default 0: the caller vouches that the input is the same.
     ///
@@ -430,7 +431,8 @@ impl OutOfCore {
                 .last()
                 .is_none_or(Option::is_some)
                 .then(|| Marker::load(dir, name, fingerprints[i]))
-                .flatten();
+                .flatten()
+                .filter(|m| raw_files_intact(dir, m));
             markers.push(m);
         }
         for (i, (name, _)) in STAGES.iter().enumerate() {
@@ -457,7 +459,21 @@ impl OutOfCore {
                 let fp = ndd_scale::band_key_fingerprint(scheme, params);
                 sketch::run(&job, &hasher, params, fp, docs.into_iter()).map(|s| (s, fp))
             })?;
-            let m = Marker::default()
+            let mut m = Marker::default();
+            for (name, sum) in &s.checksums {
+                m = m.with(&checksum_key(name), format!("{sum:016x}"));
+            }
+            // The runs' own checksums (their trailers'), so that a run of another
+            // input with the same settings, put in place of one, is not read.
+            for p in s.runs.iter().chain(&s.digest_runs) {
+                if let Some(name) = p.file_name().and_then(|n| n.to_str()) {
+                    m = m.with(
+                        &checksum_key(name),
+                        format!("{:016x}", trailer_checksum(p)?),
+                    );
+                }
+            }
+            let m = m
                 .with("documents", s.documents)
                 .with("signature_len", s.signature_len)
                 .with("band_key_fingerprint", fp)
@@ -601,6 +617,47 @@ fn need(m: &Marker, key: &str) -> Result<u64, Error> {
             "a stage marker has no {key}; remove the work directory to start over"
         )))
     })
+}
+
+/// The marker key of a raw work file's checksum (`sets.bin` → `checksum_sets.bin`).
+fn checksum_key(name: &str) -> String {
+    format!("checksum_{name}")
+}
+
+/// Whether the files whose checksums marker `m` lists are the ones its stage wrote:
+/// the raw files (the sets and their offsets, `sets.bin` and `sets.idx`, and the
+/// signatures, which have no trailer of their own: a damaged one was read as good)
+/// by a hash of their bytes; the sorted runs by the checksum in their trailer (which
+/// a reader checks against the bytes when it opens them), so that a run of another
+/// input with the same settings is not taken for this one's. A stage whose files are
+/// not is redone.
+fn raw_files_intact(dir: &Path, m: &Marker) -> bool {
+    m.values.iter().all(|(key, sum)| {
+        let Some(name) = key.strip_prefix("checksum_") else {
+            return true;
+        };
+        if name.contains(['/', '\\']) || name == ".." {
+            return false;
+        }
+        let path = dir.join(name);
+        let now = if [sketch::SIGNATURES, sketch::SETS, sketch::SET_ENDS].contains(&name) {
+            sketch::file_checksum(&path)
+        } else {
+            trailer_checksum(&path)
+        };
+        now.is_ok_and(|now| format!("{now:016x}") == *sum)
+    })
+}
+
+/// The checksum a record file's trailer holds (its last eight bytes).
+fn trailer_checksum(path: &Path) -> Result<u64, Error> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut b = [0u8; 8];
+    f.seek(SeekFrom::End(-8))
+        .and_then(|_| f.read_exact(&mut b))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(u64::from_le_bytes(b))
 }
 
 fn run_names(runs: &[PathBuf]) -> String {

@@ -23,6 +23,8 @@ pub(super) struct Sketched {
     pub(super) runs: Vec<PathBuf>,
     pub(super) digest_runs: Vec<PathBuf>,
     pub(super) bytes_written: u64,
+    /// The raw files written and their [`file_checksum`]s.
+    pub(super) checksums: Vec<(&'static str, u64)>,
 }
 
 pub(super) const SIGNATURES: &str = "signatures.bin";
@@ -33,6 +35,26 @@ struct Out {
     path: PathBuf,
     w: BufWriter<File>,
     bytes: u64,
+    /// The checksum of the bytes written ([`file_checksum`] of the finished file).
+    hash: ndd_core::hash::StableHasher,
+}
+
+/// The checksum of a raw work file's bytes (`sets.bin`, `sets.idx`, `signatures.bin`),
+/// kept in the sketch stage's marker and checked before the stage is reused: these
+/// files have no trailer of their own.
+pub(super) fn file_checksum(path: &Path) -> Result<u64, Error> {
+    use std::io::Read;
+    let mut f = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut hash = ndd_core::hash::StableHasher::new(0);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else {
+            break;
+        };
+        hash.update(chunk);
+    }
+    Ok(hash.finish())
 }
 
 impl Out {
@@ -43,23 +65,26 @@ impl Out {
             w: BufWriter::with_capacity(1 << 16, f),
             path,
             bytes: 0,
+            hash: ndd_core::hash::StableHasher::new(0),
         })
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.bytes += bytes.len() as u64;
+        self.hash.update(bytes);
         self.w
             .write_all(bytes)
             .map_err(|e| Error::io(&self.path, e))
     }
 
-    fn finish(mut self) -> Result<u64, Error> {
+    /// Flushes and syncs; the bytes written and their checksum.
+    fn finish(mut self) -> Result<(u64, u64), Error> {
         self.w.flush().map_err(|e| Error::io(&self.path, e))?;
         self.w
             .get_ref()
             .sync_all()
             .map_err(|e| Error::io(&self.path, e))?;
-        Ok(self.bytes)
+        Ok((self.bytes, self.hash.finish()))
     }
 }
 
@@ -183,9 +208,12 @@ where
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
         None => Vec::new(),
     };
-    let mut bytes_written = sigs.finish()?;
+    let (mut bytes_written, signatures_sum) = sigs.finish()?;
+    let mut checksums = vec![(SIGNATURES, signatures_sum)];
     if let Some((values, ends)) = sets {
-        bytes_written += values.finish()? + ends.finish()?;
+        let ((vb, vs), (eb, es)) = (values.finish()?, ends.finish()?);
+        bytes_written += vb + eb;
+        checksums.extend([(SETS, vs), (SET_ENDS, es)]);
     }
     for p in runs.paths().iter().chain(&digest_runs) {
         bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
@@ -196,6 +224,7 @@ where
         runs: runs.paths().to_vec(),
         digest_runs,
         bytes_written,
+        checksums,
     })
 }
 

@@ -200,7 +200,9 @@ impl DedupIndex {
         let params = sketching.config.banding_for(sketching.threshold)?;
         let lsh = LshIndex::builder(params)
             .keep_signatures(true)
-            .max_bucket_scan(sketching.config.max_bucket_scan)
+            .max_bucket_scan(crate::method::bounded_scan(
+                sketching.config.max_bucket_scan,
+            ))
             .build();
         Ok(DedupIndex {
             sketching,
@@ -224,13 +226,14 @@ impl DedupIndex {
     ///
     /// ```
     /// let mut index = near_dup::pipeline::DedupIndex::new(&near_dup::pipeline::Dedup::new())?;
-    /// index.set_max_bucket_scan(None);
-    /// assert_eq!(index.max_bucket_scan(), None);
+    /// index.set_max_bucket_scan(None); // no bound but the hard cap
+    /// assert_eq!(index.max_bucket_scan(), Some(near_dup::pipeline::MAX_BUCKET_SCAN));
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
         self.sketching.config.max_bucket_scan = members;
-        self.lsh.set_max_bucket_scan(members);
+        self.lsh
+            .set_max_bucket_scan(crate::method::bounded_scan(members));
     }
 
     /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan).
@@ -690,7 +693,9 @@ impl DedupIndex {
         };
         r.finish()?;
         let sketching = head.into_sketching(nfkc, lsh.params().bands(), lsh.params().rows())?;
-        lsh.set_max_bucket_scan(sketching.config.max_bucket_scan);
+        lsh.set_max_bucket_scan(crate::method::bounded_scan(
+            sketching.config.max_bucket_scan,
+        ));
         if !lsh.keeps_signatures()
             || lsh.len() > n
             || lsh.signatures_iter().any(|(&k, _)| k as usize >= n)

@@ -105,7 +105,9 @@ fn from_settings(bytes: &[u8]) -> Result<DedupIndex, Error> {
     let sketching = head.into_sketching(nfkc, bands, rows)?;
     let lsh = LshIndex::builder(params)
         .keep_signatures(true)
-        .max_bucket_scan(sketching.config.max_bucket_scan)
+        .max_bucket_scan(crate::method::bounded_scan(
+            sketching.config.max_bucket_scan,
+        ))
         .build();
     let sets = (verifier_code(&verifier) != 0).then(SetStore::new);
     Ok(DedupIndex {

@@ -142,6 +142,29 @@ fn every_bit_flip_is_refused() {
     }
 }
 
+/// A damaged record is refused when the file is opened, not only once the last record
+/// is read: the scores read beside their pairs and the assignments of a second pass
+/// stop before the end, and took a damaged record for a good one (issue 27, defect 7).
+#[test]
+fn a_damaged_record_is_refused_before_any_is_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<Edge> = (0..100).map(|i| Edge { a: i, b: i + 1 }).collect();
+    let full = write_file(&dir.path().join("e.bin"), 5, &records);
+    // The last record's last byte: a reader taking only the first record misses it
+    // unless the whole file is checked first.
+    let mut bad = full.clone();
+    let last = full.len() - 24 - 1;
+    bad[last] ^= 0x10;
+    let opened = RecordReader::<Edge, _>::new(Cursor::new(bad));
+    assert!(
+        matches!(opened, Err(RecordError::ChecksumMismatch { .. })),
+        "{opened:?}"
+    );
+    // An intact file still reads record by record, and a reader may stop early.
+    let mut reader = RecordReader::<Edge, _>::new(Cursor::new(full)).unwrap();
+    assert_eq!(reader.next().unwrap().unwrap(), Edge { a: 0, b: 1 });
+}
+
 #[test]
 fn other_kinds_versions_and_fingerprints_are_refused() {
     let dir = tempfile::tempdir().unwrap();
