@@ -574,6 +574,13 @@ pub(crate) struct OutputArgs {
     /// a form letter's reference copy (--group durian)
     #[arg(long, value_name = "FILE")]
     pub(crate) members_out: Option<PathBuf>,
+    /// Write one self-contained HTML page to look at before dropping anything: the
+    /// summary, plots of the scores, the banding and the group sizes, and the groups
+    /// (largest first, with search and filters), each member's score, reason and
+    /// category, and a side-by-side diff of it against the document kept. It opens
+    /// offline in any browser
+    #[arg(long, value_name = "FILE")]
+    pub(crate) report_out: Option<PathBuf>,
     /// Format of --pairs-out and --clusters-out: TSV with a header line (tab, newline,
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]

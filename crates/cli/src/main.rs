@@ -30,6 +30,7 @@ mod outofcore;
 mod output;
 mod progress;
 mod query;
+mod report_out;
 mod settings;
 mod stream;
 mod summary;

@@ -16,7 +16,7 @@ use crate::input::{self, Records, Source};
 use crate::output::{self, Annotation, DocRow, Writers};
 use crate::progress::Bars;
 use crate::summary::{self, Facts, Fates, GroupFacts, MethodFacts, PairFacts, Time, VerifyFacts};
-use crate::{explain_out, settings, stream};
+use crate::{explain_out, report_out, settings, stream};
 
 /// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
 /// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
@@ -153,6 +153,7 @@ fn run_with(
         (Output::Clusters, o.clusters_out.as_deref()),
         (Output::Explain, o.explain_out.as_deref()),
         (Output::Members, o.members_out.as_deref()),
+        (Output::Report, o.report_out.as_deref()),
     ];
     if let Some((output, p)) = index_target {
         outputs.push((output, Some(p)));
@@ -238,6 +239,10 @@ fn run_with(
     let nfkc = dedup.nfkc_value();
     writers.whole(Output::Explain, |w| explain_out::write(w, &found, nfkc))?;
     writers.whole(Output::Members, |w| explain_out::members(w, &found, nfkc))?;
+    if writers.wants(Output::Report) {
+        let page = report_out::page(&source, &input.corpus, &found, dedup, read_time);
+        writers.whole(Output::Report, |w| w.write_all(page.as_bytes()))?;
+    }
     if let Some(ix) = &index {
         if writers.wants(Output::IndexOut) || writers.wants(Output::Add) {
             let bytes = ix.to_bytes();
