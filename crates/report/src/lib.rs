@@ -63,9 +63,9 @@ const JS: &str = include_str!("report.js");
 /// # Example
 ///
 /// ```
-/// assert_eq!(near_dup::report::DEFAULT_TEXT_BYTES, 4096);
+/// assert_eq!(near_dup::report::DEFAULT_TEXT_BYTES, 16384);
 /// ```
-pub const DEFAULT_TEXT_BYTES: usize = 4096;
+pub const DEFAULT_TEXT_BYTES: usize = 16 << 10;
 
 /// The page size (bytes, roughly) after which no further group is written by default:
 /// a browser opens a page of this size in a few seconds.
