@@ -9,4 +9,5 @@ mod index_folder;
 mod out_of_core;
 mod query;
 mod reliability;
+mod report;
 mod train;
