@@ -23,7 +23,7 @@ fn numbers(summary: &str, label: &str) -> Vec<u64> {
         .unwrap_or_else(|| panic!("no {label} line in {summary}"));
     line.split(|c: char| !c.is_ascii_digit())
         .filter(|s| !s.is_empty())
-        .map(|s| s.parse().unwrap())
+        .map(|s| s.parse().expect("digits"))
         .collect()
 }
 
