@@ -46,7 +46,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use ndd_align::{Aligner, Block, BlockKind, BlockReport, TokenOptions, Tokens};
-use ndd_pipeline::{Dedup, Document, Fate, Outcome};
+use ndd_pipeline::{Dedup, Document, ExactPass, Fate, Group, Outcome, Report, ScoredPair};
 use serde_json::{Value, json};
 
 /// The page around the data: markup with three markers for the style, the script
@@ -112,7 +112,10 @@ const SCORE_BINS: usize = 50;
 /// ```
 #[derive(Debug, Clone)]
 pub struct HtmlReport<'a> {
-    outcome: &'a Outcome,
+    groups: &'a [Group],
+    pairs: &'a [ScoredPair],
+    report: Report,
+    fates: Vec<Fate>,
     ids: Vec<&'a str>,
     texts: Vec<Option<&'a str>>,
     title: String,
@@ -194,8 +197,90 @@ impl<'a> HtmlReport<'a> {
         ids: Vec<&'a str>,
         texts: Vec<Option<&'a str>>,
     ) -> Self {
+        let n = outcome.report.documents.max(ids.len());
+        let fates = (0..n).map(|i| outcome.fate(i)).collect();
+        Self::with(
+            &outcome.groups,
+            &outcome.pairs,
+            outcome.report.clone(),
+            fates,
+            ids,
+            texts,
+        )
+    }
+
+    /// The report of a finished run known from its outputs only (the groups of
+    /// `--clusters-out`, the pairs of `--pairs-out`): groups as [`Group`]s over the
+    /// documents' indices (the representative is the document kept), the pairs found,
+    /// and each document's id and text as in [`from_parts`](Self::from_parts). A
+    /// member is an exact copy when [`ExactPass::new`] gives it the kept document's
+    /// digest (the default exact pass), a near-duplicate otherwise. The run's method,
+    /// candidates and timings are not known: give what is known with
+    /// [`setting`](Self::setting).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::Group;
+    /// use near_dup::report::HtmlReport;
+    /// use near_dup::ScoredPair;
+    ///
+    /// let groups = vec![Group { representative: 0, members: vec![0, 2], copies: None }];
+    /// let pairs = vec![ScoredPair { a: 0, b: 2, score: 0.9 }];
+    /// let texts = vec![Some("a b c d"), Some("x"), Some("a b c d e")];
+    /// let page = HtmlReport::from_groups(&groups, &pairs, vec!["p", "q", "r"], texts).render();
+    /// assert_eq!(page.groups_total, 1);
+    /// assert!(page.html.contains("\"near\":1"));
+    /// ```
+    #[must_use]
+    pub fn from_groups(
+        groups: &'a [Group],
+        pairs: &'a [ScoredPair],
+        ids: Vec<&'a str>,
+        texts: Vec<Option<&'a str>>,
+    ) -> Self {
+        let exact = ExactPass::new();
+        let mut fates = vec![Fate::Unique; ids.len()];
+        let mut report = Report::default();
+        for g in groups {
+            let text = |i: usize| texts.get(i).copied().flatten();
+            let kept = text(g.representative).map(|t| exact.digest(t));
+            for &m in &g.members {
+                if m >= fates.len() {
+                    fates.resize(m + 1, Fate::Unique);
+                }
+                fates[m] = if m == g.representative {
+                    Fate::Kept
+                } else if kept.is_some() && text(m).map(|t| exact.digest(t)) == kept {
+                    Fate::ExactCopy
+                } else {
+                    Fate::NearDuplicate
+                };
+            }
+            report.grouped_documents += g.members.len();
+        }
+        report.documents = fates.len();
+        report.bytes = texts.iter().flatten().map(|t| t.len() as u64).sum();
+        report.groups = groups.len();
+        report.pairs = pairs.len();
+        report.dropped = report.grouped_documents.saturating_sub(groups.len());
+        Self::with(groups, pairs, report, fates, ids, texts)
+    }
+
+    /// The report with every option at its default.
+    fn with(
+        groups: &'a [Group],
+        pairs: &'a [ScoredPair],
+        report: Report,
+        fates: Vec<Fate>,
+        ids: Vec<&'a str>,
+        texts: Vec<Option<&'a str>>,
+    ) -> Self {
         HtmlReport {
-            outcome,
+            groups,
+            pairs,
+            report,
+            fates,
             ids,
             texts,
             title: "ndd report".to_owned(),
@@ -406,7 +491,7 @@ impl<'a> HtmlReport<'a> {
         Page {
             html,
             groups_shown,
-            groups_total: self.outcome.groups.len(),
+            groups_total: self.groups.len(),
             cut,
         }
     }
@@ -423,27 +508,31 @@ impl<'a> HtmlReport<'a> {
         self.texts.get(i).copied().flatten()
     }
 
+    /// What happened to document `i`.
+    fn fate(&self, i: usize) -> Fate {
+        self.fates.get(i).copied().unwrap_or(Fate::Unique)
+    }
+
     /// Everything the page shows, as JSON values.
     fn data(&self) -> Data {
-        let o = self.outcome;
-        let r = &o.report;
-        let n = r.documents.max(self.ids.len());
+        let r = &self.report;
+        let n = self.fates.len().max(self.ids.len());
         let (mut unique, mut kept, mut exact, mut near) = (0u64, 0u64, 0u64, 0u64);
         for i in 0..n {
-            match o.fate(i) {
+            match self.fate(i) {
                 Fate::Unique => unique += 1,
                 Fate::Kept => kept += 1,
                 Fate::ExactCopy => exact += 1,
                 _ => near += 1,
             }
         }
-        let mut scores: HashMap<(usize, usize), f64> = HashMap::with_capacity(o.pairs.len());
+        let mut scores: HashMap<(usize, usize), f64> = HashMap::with_capacity(self.pairs.len());
         let mut bins = vec![0u64; SCORE_BINS];
         let mut exact_pairs = 0u64;
-        for p in &o.pairs {
+        for p in self.pairs {
             scores.insert((p.a.min(p.b), p.a.max(p.b)), p.score);
             let copy = p.score >= 1.0
-                && (o.fate(p.b) == Fate::ExactCopy || o.fate(p.a) == Fate::ExactCopy);
+                && (self.fate(p.b) == Fate::ExactCopy || self.fate(p.a) == Fate::ExactCopy);
             if copy {
                 exact_pairs += 1;
             } else if p.score.is_finite() {
@@ -451,14 +540,14 @@ impl<'a> HtmlReport<'a> {
             }
         }
         let mut sizes: std::collections::BTreeMap<usize, u64> = Default::default();
-        for g in &o.groups {
+        for g in self.groups {
             *sizes.entry(g.members.len()).or_default() += 1;
         }
 
         // Groups, largest first, until the page is full.
-        let mut order: Vec<usize> = (0..o.groups.len()).collect();
+        let mut order: Vec<usize> = (0..self.groups.len()).collect();
         order.sort_by(|&a, &b| {
-            let (ga, gb) = (&o.groups[a], &o.groups[b]);
+            let (ga, gb) = (&self.groups[a], &self.groups[b]);
             gb.members
                 .len()
                 .cmp(&ga.members.len())
@@ -497,9 +586,9 @@ impl<'a> HtmlReport<'a> {
             "exact": exact,
             "near": near,
             "dropped": exact + near,
-            "groups": o.groups.len(),
+            "groups": self.groups.len(),
             "grouped": r.grouped_documents,
-            "pairs": o.pairs.len(),
+            "pairs": self.pairs.len(),
             "candidates": r.candidates,
             "checked": r.verify.checked,
             "method": r.method,
@@ -540,14 +629,14 @@ impl<'a> HtmlReport<'a> {
         scores: &HashMap<(usize, usize), f64>,
         cut: &mut bool,
     ) -> Value {
-        let group = &self.outcome.groups[g];
+        let group = &self.groups[g];
         let rep = group.representative;
         let rep_text = self.text(rep);
         let rep_tokens = rep_text.map(|t| options.tokens(t));
         let mut rows = vec![json!([
             docs.slot(self, rep),
             Value::Null,
-            self.outcome.fate(rep).name(),
+            self.fate(rep).name(),
             "kept",
             Value::Null,
             [],
@@ -557,7 +646,7 @@ impl<'a> HtmlReport<'a> {
         for m in others.take(self.members_per_group - 1) {
             let slot = docs.slot(self, m);
             let score = scores.get(&(rep.min(m), rep.max(m))).copied();
-            let reason = self.outcome.fate(m).name();
+            let reason = self.fate(m).name();
             let row = match (&rep_tokens, self.text(m)) {
                 (Some(a), Some(tm)) => {
                     let b = options.tokens(tm);

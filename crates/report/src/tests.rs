@@ -234,3 +234,34 @@ fn script_safe_keeps_the_json_value() {
     assert!(!safe.contains(['<', '>', '&', '\u{2028}', '\u{2029}']));
     assert_eq!(serde_json::from_str::<Value>(&safe).unwrap(), value);
 }
+
+#[test]
+fn a_page_from_the_outputs_agrees_with_the_page_of_the_run() {
+    // The same run, once from its outcome and once from its groups and pairs only (what
+    // --clusters-out and --pairs-out keep): the fates, groups and diffs agree.
+    let docs = docs();
+    let outcome = Dedup::new().threshold(0.6).run(&docs).unwrap();
+    let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
+    let texts: Vec<Option<&str>> = docs.iter().map(|d| Some(d.text.as_str())).collect();
+    let from_run = blob(&HtmlReport::new(&outcome, &docs).render().html);
+    let from_outputs =
+        blob(&HtmlReport::from_groups(&outcome.groups, &outcome.pairs, ids, texts).render().html);
+    for key in [
+        "documents",
+        "kept",
+        "unique",
+        "kept_for_group",
+        "exact",
+        "near",
+        "dropped",
+        "groups",
+        "grouped",
+        "pairs",
+        "bytes",
+    ] {
+        assert_eq!(from_outputs["summary"][key], from_run["summary"][key], "{key}");
+    }
+    assert_eq!(from_outputs["groups"], from_run["groups"]);
+    assert_eq!(from_outputs["docs"], from_run["docs"]);
+    assert_eq!(from_outputs["plots"]["scores"], from_run["plots"]["scores"]);
+}
