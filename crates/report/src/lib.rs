@@ -346,6 +346,22 @@ impl<'a> HtmlReport<'a> {
         self
     }
 
+    /// The run's threshold, marked on the score histogram and the S-curve (what
+    /// [`plan`](Self::plan) takes from the run's settings).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let outcome = near_dup::pipeline::Outcome::default();
+    /// let page = near_dup::report::HtmlReport::from_parts(&outcome, vec![], vec![]).threshold(0.75).render();
+    /// assert!(page.html.contains("\"threshold\":0.75"));
+    /// ```
+    #[must_use]
+    pub fn threshold(mut self, threshold: f64) -> Self {
+        self.threshold = Some(threshold);
+        self
+    }
+
     /// The page's title (default "ndd report").
     ///
     /// # Example

@@ -244,8 +244,11 @@ fn a_page_from_the_outputs_agrees_with_the_page_of_the_run() {
     let ids: Vec<&str> = docs.iter().map(|d| d.id.as_str()).collect();
     let texts: Vec<Option<&str>> = docs.iter().map(|d| Some(d.text.as_str())).collect();
     let from_run = blob(&HtmlReport::new(&outcome, &docs).render().html);
-    let from_outputs =
-        blob(&HtmlReport::from_groups(&outcome.groups, &outcome.pairs, ids, texts).render().html);
+    let from_outputs = blob(
+        &HtmlReport::from_groups(&outcome.groups, &outcome.pairs, ids, texts)
+            .render()
+            .html,
+    );
     for key in [
         "documents",
         "kept",
@@ -259,7 +262,10 @@ fn a_page_from_the_outputs_agrees_with_the_page_of_the_run() {
         "pairs",
         "bytes",
     ] {
-        assert_eq!(from_outputs["summary"][key], from_run["summary"][key], "{key}");
+        assert_eq!(
+            from_outputs["summary"][key], from_run["summary"][key],
+            "{key}"
+        );
     }
     assert_eq!(from_outputs["groups"], from_run["groups"]);
     assert_eq!(from_outputs["docs"], from_run["docs"]);

@@ -144,3 +144,109 @@ fn engines_without_groups_refuse_report_out() {
     fails(&run(&["--work-dir", "work"]), 2, "--report-out");
     assert!(!dir.path().join("r.html").exists());
 }
+
+#[test]
+fn ndd_report_from_the_outputs_shows_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let letter = "Dear agency, we support the rule on mercury emissions from coal plants; \
+                  mercury harms children, pregnant women and the fish of our rivers.";
+    let mut lines = String::new();
+    for i in 0..12 {
+        let text = match i % 4 {
+            0 => letter.to_owned(),
+            1 => format!("{letter} Signed, reader {i}."),
+            2 => format!("An unrelated note number {i} about gardening and tomatoes."),
+            _ => format!("{letter} {letter}"),
+        };
+        lines.push_str(&format!(
+            "{}\n",
+            serde_json::json!({ "id": format!("d\t{i}"), "text": text })
+        ));
+    }
+    fs::write(dir.path().join("in.jsonl"), lines).unwrap();
+    let common = ["-q", "--input", "in.jsonl", "--threshold", "0.6"];
+    let dedup = |extra: &[&str]| {
+        let mut args = vec!["dedup"];
+        args.extend(common);
+        args.extend(extra);
+        ok(&ndd(&args, dir.path()))
+    };
+    dedup(&[
+        "--report-out",
+        "run.html",
+        "--clusters-out",
+        "c.tsv",
+        "--pairs-out",
+        "p.tsv",
+    ]);
+    // The out-of-core engine's outputs, in JSONL.
+    dedup(&[
+        "--work-dir",
+        "work",
+        "--format",
+        "jsonl",
+        "--clusters-out",
+        "c.jsonl",
+        "--pairs-out",
+        "p.jsonl",
+    ]);
+    let run = blob(&fs::read_to_string(dir.path().join("run.html")).unwrap());
+    assert!(!run["groups"].as_array().unwrap().is_empty());
+    for (clusters, pairs) in [("c.tsv", "p.tsv"), ("c.jsonl", "p.jsonl")] {
+        ok(&ndd(
+            &[
+                "report",
+                "-q",
+                "--input",
+                "in.jsonl",
+                "--clusters",
+                clusters,
+                "--pairs",
+                pairs,
+                "--out",
+                "out.html",
+            ],
+            dir.path(),
+        ));
+        let page = blob(&fs::read_to_string(dir.path().join("out.html")).unwrap());
+        for key in [
+            "documents",
+            "kept",
+            "exact",
+            "near",
+            "dropped",
+            "groups",
+            "pairs",
+        ] {
+            assert_eq!(
+                page["summary"][key], run["summary"][key],
+                "{clusters}: {key}"
+            );
+        }
+        assert_eq!(page["groups"], run["groups"], "{clusters}");
+        assert_eq!(page["docs"], run["docs"], "{clusters}");
+    }
+    // Outputs of another input are refused, not reported wrongly.
+    fs::write(
+        dir.path().join("other.jsonl"),
+        "{\"id\":\"x\",\"text\":\"a b\"}\n",
+    )
+    .unwrap();
+    fails(
+        &ndd(
+            &[
+                "report",
+                "--input",
+                "other.jsonl",
+                "--clusters",
+                "c.tsv",
+                "--out",
+                "o.html",
+            ],
+            dir.path(),
+        ),
+        1,
+        "1 documents of the input",
+    );
+    assert!(!dir.path().join("o.html").exists());
+}
