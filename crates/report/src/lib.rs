@@ -112,12 +112,7 @@ const SCORE_BINS: usize = 50;
 /// ```
 #[derive(Debug, Clone)]
 pub struct HtmlReport<'a> {
-    groups: &'a [Group],
-    pairs: &'a [ScoredPair],
-    report: Report,
-    fates: Vec<Fate>,
-    ids: Vec<&'a str>,
-    texts: Vec<Option<&'a str>>,
+    run: Run<'a>,
     title: String,
     settings: Vec<(String, String)>,
     warnings: Vec<String>,
@@ -128,6 +123,23 @@ pub struct HtmlReport<'a> {
     text_bytes: usize,
     page_bytes: usize,
     members_per_group: usize,
+}
+
+/// What the run found, by document index.
+#[derive(Debug, Clone)]
+struct Run<'a> {
+    /// Groups of two or more documents.
+    groups: &'a [Group],
+    /// The pairs found.
+    pairs: &'a [ScoredPair],
+    /// The run's counts and timings.
+    report: Report,
+    /// What happened to each document.
+    fates: Vec<Fate>,
+    /// Each document's id.
+    ids: Vec<&'a str>,
+    /// Each document's text, when known.
+    texts: Vec<Option<&'a str>>,
 }
 
 /// A rendered page and what it holds.
@@ -199,14 +211,14 @@ impl<'a> HtmlReport<'a> {
     ) -> Self {
         let n = outcome.report.documents.max(ids.len());
         let fates = (0..n).map(|i| outcome.fate(i)).collect();
-        Self::with(
-            &outcome.groups,
-            &outcome.pairs,
-            outcome.report.clone(),
+        Self::with(Run {
+            groups: &outcome.groups,
+            pairs: &outcome.pairs,
+            report: outcome.report.clone(),
             fates,
             ids,
             texts,
-        )
+        })
     }
 
     /// The report of a finished run known from its outputs only (the groups of
@@ -264,25 +276,20 @@ impl<'a> HtmlReport<'a> {
         report.groups = groups.len();
         report.pairs = pairs.len();
         report.dropped = report.grouped_documents.saturating_sub(groups.len());
-        Self::with(groups, pairs, report, fates, ids, texts)
-    }
-
-    /// The report with every option at its default.
-    fn with(
-        groups: &'a [Group],
-        pairs: &'a [ScoredPair],
-        report: Report,
-        fates: Vec<Fate>,
-        ids: Vec<&'a str>,
-        texts: Vec<Option<&'a str>>,
-    ) -> Self {
-        HtmlReport {
+        Self::with(Run {
             groups,
             pairs,
             report,
             fates,
             ids,
             texts,
+        })
+    }
+
+    /// The report with every option at its default.
+    fn with(run: Run<'a>) -> Self {
+        HtmlReport {
+            run,
             title: "ndd report".to_owned(),
             settings: Vec::new(),
             warnings: Vec::new(),
@@ -507,32 +514,33 @@ impl<'a> HtmlReport<'a> {
         Page {
             html,
             groups_shown,
-            groups_total: self.groups.len(),
+            groups_total: self.run.groups.len(),
             cut,
         }
     }
 
     /// The id of document `i`.
     fn id(&self, i: usize) -> String {
-        self.ids
+        self.run
+            .ids
             .get(i)
             .map_or_else(|| i.to_string(), |s| (*s).to_owned())
     }
 
     /// The text of document `i`, if known.
     fn text(&self, i: usize) -> Option<&'a str> {
-        self.texts.get(i).copied().flatten()
+        self.run.texts.get(i).copied().flatten()
     }
 
     /// What happened to document `i`.
     fn fate(&self, i: usize) -> Fate {
-        self.fates.get(i).copied().unwrap_or(Fate::Unique)
+        self.run.fates.get(i).copied().unwrap_or(Fate::Unique)
     }
 
     /// Everything the page shows, as JSON values.
     fn data(&self) -> Data {
-        let r = &self.report;
-        let n = self.fates.len().max(self.ids.len());
+        let r = &self.run.report;
+        let n = self.run.fates.len().max(self.run.ids.len());
         let (mut unique, mut kept, mut exact, mut near) = (0u64, 0u64, 0u64, 0u64);
         for i in 0..n {
             match self.fate(i) {
@@ -542,10 +550,10 @@ impl<'a> HtmlReport<'a> {
                 _ => near += 1,
             }
         }
-        let mut scores: HashMap<(usize, usize), f64> = HashMap::with_capacity(self.pairs.len());
+        let mut scores: HashMap<(usize, usize), f64> = HashMap::with_capacity(self.run.pairs.len());
         let mut bins = vec![0u64; SCORE_BINS];
         let mut exact_pairs = 0u64;
-        for p in self.pairs {
+        for p in self.run.pairs {
             scores.insert((p.a.min(p.b), p.a.max(p.b)), p.score);
             let copy = p.score >= 1.0
                 && (self.fate(p.b) == Fate::ExactCopy || self.fate(p.a) == Fate::ExactCopy);
@@ -556,14 +564,14 @@ impl<'a> HtmlReport<'a> {
             }
         }
         let mut sizes: std::collections::BTreeMap<usize, u64> = Default::default();
-        for g in self.groups {
+        for g in self.run.groups {
             *sizes.entry(g.members.len()).or_default() += 1;
         }
 
         // Groups, largest first, until the page is full.
-        let mut order: Vec<usize> = (0..self.groups.len()).collect();
+        let mut order: Vec<usize> = (0..self.run.groups.len()).collect();
         order.sort_by(|&a, &b| {
-            let (ga, gb) = (&self.groups[a], &self.groups[b]);
+            let (ga, gb) = (&self.run.groups[a], &self.run.groups[b]);
             gb.members
                 .len()
                 .cmp(&ga.members.len())
@@ -602,9 +610,9 @@ impl<'a> HtmlReport<'a> {
             "exact": exact,
             "near": near,
             "dropped": exact + near,
-            "groups": self.groups.len(),
+            "groups": self.run.groups.len(),
             "grouped": r.grouped_documents,
-            "pairs": self.pairs.len(),
+            "pairs": self.run.pairs.len(),
             "candidates": r.candidates,
             "checked": r.verify.checked,
             "method": r.method,
@@ -645,7 +653,7 @@ impl<'a> HtmlReport<'a> {
         scores: &HashMap<(usize, usize), f64>,
         cut: &mut bool,
     ) -> Value {
-        let group = &self.groups[g];
+        let group = &self.run.groups[g];
         let rep = group.representative;
         let rep_text = self.text(rep);
         let rep_tokens = rep_text.map(|t| options.tokens(t));
@@ -861,31 +869,33 @@ fn fill(title: &str, blob: &str) -> String {
 /// JSON strings, where their `\u` escapes mean the same, so no `</script>` or `<!--`
 /// can end or change the element; U+2028 and U+2029 are escaped too.
 fn script_safe(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
+    replace_chars(json, |c| match c {
+        '<' => Some("\\u003c"),
+        '>' => Some("\\u003e"),
+        '&' => Some("\\u0026"),
+        '\u{2028}' => Some("\\u2028"),
+        '\u{2029}' => Some("\\u2029"),
+        _ => None,
+    })
 }
 
-/// Text escaped for HTML element content and attribute values.
+/// Text escaped for HTML element content and attribute values (`&` first, so that no
+/// escape is escaped again).
 fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// `s` with each character `with` has a replacement for replaced.
+fn replace_chars(s: &str, with: impl Fn(char) -> Option<&'static str>) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
+        match with(c) {
+            Some(r) => out.push_str(r),
+            None => out.push(c),
         }
     }
     out

@@ -73,12 +73,18 @@ fn docs() -> Vec<Document> {
     ]
 }
 
-#[test]
-fn page_is_well_formed_and_self_contained() {
+/// The page of a run over [`docs`] at threshold 0.6, with the run's outcome.
+fn letters_page() -> (Vec<Document>, ndd_pipeline::Outcome, Page) {
     let docs = docs();
     let dedup = Dedup::new().threshold(0.6);
-    let outcome = dedup.run(&docs).unwrap();
+    let outcome = dedup.run(&docs).expect("a run");
     let page = HtmlReport::new(&outcome, &docs).plan(&dedup).render();
+    (docs, outcome, page)
+}
+
+#[test]
+fn page_is_well_formed_and_self_contained() {
+    let (_, _, page) = letters_page();
     check_well_formed(&page.html);
     // Nothing is fetched: no URL to another place, no external script or style.
     for needle in ["http://", "https://", "src=", "<link"] {
@@ -96,10 +102,7 @@ fn page_is_well_formed_and_self_contained() {
 
 #[test]
 fn blob_holds_the_outcome_numbers() {
-    let docs = docs();
-    let dedup = Dedup::new().threshold(0.6);
-    let outcome = dedup.run(&docs).unwrap();
-    let page = HtmlReport::new(&outcome, &docs).plan(&dedup).render();
+    let (docs, outcome, page) = letters_page();
     let data = blob(&page.html);
     let s = &data["summary"];
     assert_eq!(s["documents"], 4);
