@@ -74,7 +74,7 @@ fn docs() -> Vec<Document> {
 }
 
 /// The page of a run over [`docs`] at threshold 0.6, with the run's outcome.
-fn letters_page() -> (Vec<Document>, ndd_pipeline::Outcome, Page) {
+fn letters_page() -> (Vec<Document>, Outcome, Page) {
     let docs = docs();
     let dedup = Dedup::new().threshold(0.6);
     let outcome = dedup.run(&docs).expect("a run");
