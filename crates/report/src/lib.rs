@@ -304,8 +304,9 @@ impl<'a> HtmlReport<'a> {
     }
 
     /// Takes from the run's settings what the page shows: the threshold (marked on the
-    /// score histogram), the bands and rows of a MinHash run (the S-curve), the
-    /// verifier, the grouping, and whether text was compared in NFKC form (the diff
+    /// score histogram), the bands and rows of a MinHash run (the S-curve) and its
+    /// bound on the members of a bucket read (a hot bucket reports only some of its
+    /// pairs), the verifier, the grouping, and whether text was compared in NFKC form (the diff
     /// tokenizes as the run did).
     ///
     /// # Example
@@ -340,6 +341,15 @@ impl<'a> HtmlReport<'a> {
                         c.num_perm
                     ),
                 ));
+                if let Some(scan) = c.max_bucket_scan {
+                    self.settings.push((
+                        "bucket scan".into(),
+                        format!(
+                            "each document reads at most {scan} members of an LSH bucket: a hot \
+                             bucket keeps its groups but reports only some of its pairs"
+                        ),
+                    ));
+                }
             }
         }
         self.settings

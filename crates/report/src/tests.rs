@@ -111,6 +111,14 @@ fn blob_holds_the_outcome_numbers() {
     assert_eq!(n(&s["groups"]), outcome.groups.len());
     assert_eq!(n(&s["pairs"]), outcome.pairs.len());
     assert_eq!(s["threshold"], 0.6);
+    let bound = format!("at most {} members", ndd_pipeline::DEFAULT_MAX_BUCKET_SCAN);
+    let settings = s["settings"].as_array().unwrap();
+    assert!(
+        settings
+            .iter()
+            .any(|kv| kv[0] == "bucket scan" && kv[1].as_str().unwrap().contains(&bound)),
+        "{settings:?}"
+    );
     // letter-3 is an exact copy of letter-1, letter-2 a near-duplicate.
     assert_eq!(
         (s["exact"].as_u64(), s["near"].as_u64()),
