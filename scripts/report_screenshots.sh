@@ -12,8 +12,9 @@ fi
 cargo build --quiet --profile test --workspace --all-features --bin ndd
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-# Run from the data folder so that the page names the input as a user's run would.
+# Run beside a copy of the corpus, so that the page names the input and the output as
+# a user's run would.
 ndd="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/debug/ndd"
-(cd data && "$ndd" dedup --quiet --input debian-copyright.jsonl \
-  --report-out "$work/report.html" > /dev/null)
+cp data/debian-copyright.jsonl "$work/"
+(cd "$work" && "$ndd" dedup --quiet --input debian-copyright.jsonl --report-out report.html > /dev/null)
 node tests/browser/screenshots.mjs "$work/report.html" docs/guide/src/img

@@ -10,9 +10,8 @@ const browser = await launch();
 try {
   const { page, errors } = await open(browser, html);
   await page.evaluate(() => { document.documentElement.classList.add("light"); });
-  await page.locator("#summary").evaluate((e) => e.scrollIntoView());
   const top = await page.locator("#plots").boundingBox();
-  await page.screenshot({ path: `${out}/report-summary.png`, clip: { x: 0, y: 0, width: 1280, height: top.y + top.height + 8 } });
+  await page.screenshot({ path: `${out}/report-summary.png`, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: top.y + top.height + 8 } });
 
   // The group list, filtered to the groups with a near-duplicate.
   await page.selectOption("#reason", "near");
