@@ -124,6 +124,11 @@ pub use ndd_ncd as ncd;
 #[cfg(feature = "pipeline")]
 #[doc(inline)]
 pub use ndd_pipeline as pipeline;
+/// The HTML report of a run: one self-contained page with the summary, plots, the
+/// groups and side-by-side diffs of their members (the `ndd-report` crate).
+#[cfg(feature = "report")]
+#[doc(inline)]
+pub use ndd_report as report;
 /// Record files for band keys, edges and assignments between the stages of a job
 /// beyond one machine's memory or beyond one machine, and external sorting (the
 /// `ndd-scale` crate; the format is `docs/formats.md`).

@@ -50,6 +50,11 @@ pub(crate) enum Command {
     /// the Jaccard similarity, or of the share of the query's shingles in the
     /// document), since the index keeps signatures, not texts.
     Query(QueryArgs),
+    /// Write the HTML report of a finished `ndd dedup` run from its outputs, without
+    /// running it again: the input it read, its --clusters-out and, for the scores,
+    /// its --pairs-out. For a run too large to repeat (--work-dir); an in-memory run
+    /// writes the same page with --report-out.
+    Report(ReportArgs),
     /// Print a shell completion script (for example `ndd completions bash >
     /// ~/.local/share/bash-completion/completions/ndd`).
     Completions {
@@ -291,6 +296,29 @@ pub(crate) struct MethodArgs {
     /// copy the reference copy [default: 5]
     #[arg(long, value_name = "M", help_heading = "Grouping")]
     pub(crate) min_copies: Option<usize>,
+}
+
+/// `ndd report`.
+#[derive(Debug, Args)]
+pub(crate) struct ReportArgs {
+    /// The documents the run read, with the options it read them with.
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// The run's --clusters-out (TSV or JSONL): one line per document, in input order
+    #[arg(long, value_name = "FILE")]
+    pub(crate) clusters: PathBuf,
+    /// The run's --pairs-out (TSV or JSONL), for the scores of the pairs found
+    #[arg(long, value_name = "FILE")]
+    pub(crate) pairs: Option<PathBuf>,
+    /// The run's threshold, marked on the plots
+    #[arg(long, short, value_name = "T", value_parser = parse_unit_interval)]
+    pub(crate) threshold: Option<f64>,
+    /// Where the page goes (replaced atomically)
+    #[arg(long, short, value_name = "FILE")]
+    pub(crate) out: PathBuf,
+    /// No progress bars
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
 }
 
 /// `ndd train`.
@@ -611,6 +639,13 @@ pub(crate) struct OutputArgs {
     /// a form letter's reference copy (--group durian)
     #[arg(long, value_name = "FILE")]
     pub(crate) members_out: Option<PathBuf>,
+    /// Write one self-contained HTML page to look at before dropping anything: the
+    /// summary, plots of the scores, the banding and the group sizes, and the groups
+    /// (largest first, with search and filters), each member's score, reason and
+    /// category, and a side-by-side diff of it against the document kept. It opens
+    /// offline in any browser
+    #[arg(long, value_name = "FILE")]
+    pub(crate) report_out: Option<PathBuf>,
     /// Format of --pairs-out and --clusters-out: TSV with a header line (tab, newline,
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]

@@ -59,6 +59,11 @@ fn check_options(a: &DedupArgs) -> Result<(), CliError> {
             o.members_out.is_some(),
             "a Bloom filter makes no groups",
         ),
+        (
+            "--report-out",
+            o.report_out.is_some(),
+            "a Bloom filter makes no groups",
+        ),
         ("--index-in", a.index.index_in.is_some(), "use --bloom-in"),
         (
             "--index-out",

@@ -35,6 +35,8 @@ pub(crate) enum Output {
     Explain,
     /// `--members-out`: each group member against the document kept.
     Members,
+    /// `--report-out`: the HTML report.
+    Report,
     /// `--index-out`: the saved index.
     IndexOut,
     /// `--add`: the saved index read, rewritten in place with this batch.
@@ -58,6 +60,7 @@ impl Output {
             Output::Clusters => "--clusters-out",
             Output::Explain => "--explain-out",
             Output::Members => "--members-out",
+            Output::Report => "--report-out",
             Output::IndexOut => "--index-out",
             Output::Add => "--add",
             Output::BloomOut => "--bloom-out",

@@ -6,6 +6,7 @@
 //! ndd explain --threshold 0.8 --num-perm 128
 //! ndd train --input labeled.jsonl --label-field cluster --out weights.ndl
 //! ndd query --index corpus.ndd --input queries.jsonl --top-k 10
+//! ndd report --input corpus.jsonl --clusters clusters.tsv --pairs pairs.tsv --out report.html
 //! ndd dedup --input stream.jsonl --bloom --bloom-out seen.bloom --keep-out new.jsonl
 //! ```
 //!
@@ -30,6 +31,7 @@ mod outofcore;
 mod output;
 mod progress;
 mod query;
+mod report_out;
 mod settings;
 mod skipped;
 mod stream;
@@ -84,6 +86,7 @@ fn main() -> ExitCode {
         Command::Explain(a) => explain::run(a),
         Command::Train(a) => train::run(a),
         Command::Query(a) => query::run(a),
+        Command::Report(a) => report_out::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ndd", &mut std::io::stdout());
             Ok(())

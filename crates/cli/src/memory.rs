@@ -17,7 +17,7 @@ use crate::output::{self, Annotation, DocRow, Writers};
 use crate::progress::Bars;
 use crate::skipped::{Skipped, decoded};
 use crate::summary::{self, Facts, Fates, GroupFacts, MethodFacts, PairFacts, Time, VerifyFacts};
-use crate::{explain_out, settings, stream};
+use crate::{explain_out, report_out, settings, stream};
 
 /// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
 /// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
@@ -159,6 +159,7 @@ fn run_with(
         (Output::Explain, o.explain_out.as_deref()),
         (Output::Members, o.members_out.as_deref()),
         (Output::Problems, a.input.problems_out.as_deref()),
+        (Output::Report, o.report_out.as_deref()),
     ];
     if let Some((output, p)) = index_target {
         outputs.push((output, Some(p)));
@@ -250,6 +251,10 @@ fn run_with(
     writers.whole(Output::Explain, |w| explain_out::write(w, &found, nfkc))?;
     writers.whole(Output::Members, |w| explain_out::members(w, &found, nfkc))?;
     writers.whole(Output::Problems, |w| skipped.write_to(w))?;
+    if writers.wants(Output::Report) {
+        let page = report_out::page(&source, &input.corpus, &found, dedup, read_time);
+        writers.whole(Output::Report, |w| w.write_all(page.as_bytes()))?;
+    }
     if let Some(ix) = &index {
         if writers.wants(Output::IndexOut) || writers.wants(Output::Add) {
             let bytes = ix.to_bytes();

@@ -38,6 +38,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         ("--annotate-out", o.annotate_out.is_some()),
         ("--explain-out", o.explain_out.is_some()),
         ("--members-out", o.members_out.is_some()),
+        ("--report-out", o.report_out.is_some()),
     ];
     if let Some((flag, _)) = unsupported.iter().find(|f| f.1) {
         return Err(CliError::Usage(format!(

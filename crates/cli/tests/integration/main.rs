@@ -10,4 +10,5 @@ mod input;
 mod out_of_core;
 mod query;
 mod reliability;
+mod report;
 mod train;
