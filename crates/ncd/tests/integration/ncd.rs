@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use ndd_core::ErrorKind;
-use ndd_eval::{SynthConfig, generate_corpus};
+use ndd_eval::{SynthConfig, SyntheticCorpus, generate_corpus};
 use ndd_ncd::{
     Compressor, CompressorKind, Corpus, Deflate, DeflateFormat, Lz4, Ncd, Pruning, SearchConfig,
     SigNcd, Snappy,
@@ -286,18 +286,24 @@ fn p1_and_p2_find_every_pair_brute_force_finds_on_the_bundled_corpus() {
     check_exact(&corpus, "debian-copyright");
 }
 
-#[test]
-fn p1_and_p2_find_every_pair_brute_force_finds_on_labeled_near_duplicates() {
+/// Labeled near-duplicates of 50 bundled base texts (every 11th), 5 variants each,
+/// generated with `seed`.
+fn synthetic(seed: u64) -> SyntheticCorpus {
     let docs = bundled();
-    // 50 base texts (every 11th), 5 variants each: exact copies, minor changes, block
-    // edits, reorderings, repeats, misspellings, appended paragraphs.
     let bases: Vec<&str> = docs
         .iter()
         .step_by(11)
         .take(50)
         .map(String::as_str)
         .collect();
-    let synth = generate_corpus(&bases, &SynthConfig::new(3)).unwrap();
+    generate_corpus(&bases, &SynthConfig::new(seed)).unwrap()
+}
+
+#[test]
+fn p1_and_p2_find_every_pair_brute_force_finds_on_labeled_near_duplicates() {
+    // 50 base texts (every 11th), 5 variants each: exact copies, minor changes, block
+    // edits, reorderings, repeats, misspellings, appended paragraphs.
+    let synth = synthetic(3);
     let corpus = SigNcd::new().corpus(&synth.texts()).unwrap();
     assert_eq!(corpus.len(), 300);
     check_exact(&corpus, "synthetic");
@@ -317,14 +323,7 @@ fn p1_and_p2_find_every_pair_brute_force_finds_on_labeled_near_duplicates() {
 
 #[test]
 fn pruning_prunes_and_checked_mode_may_miss_pairs() {
-    let docs = bundled();
-    let bases: Vec<&str> = docs
-        .iter()
-        .step_by(11)
-        .take(50)
-        .map(String::as_str)
-        .collect();
-    let synth = generate_corpus(&bases, &SynthConfig::new(5)).unwrap();
+    let synth = synthetic(5);
     let corpus = SigNcd::new().corpus(&synth.texts()).unwrap();
     let exact = SearchConfig::new(0.5).unwrap().search(&corpus).unwrap();
     assert!(exact.report.pruned_p1 > 0);
