@@ -253,11 +253,7 @@ fn classify_at(bytes: &[u8], base: usize) -> (u64, u64) {
 #[cold]
 #[inline(never)]
 fn classify_tail(bytes: &[u8], base: usize) -> (u64, u64) {
-    let mut chunk = [0u8; 64];
-    let rest = bytes.get(base..).unwrap_or_default();
-    let n = rest.len().min(64);
-    chunk[..n].copy_from_slice(&rest[..n]);
-    classify64(&chunk)
+    classify64(&padded_chunk(bytes, base))
 }
 
 /// The 16 bytes of `bytes` from `i` as two little-endian words, zero-padded past the
@@ -273,11 +269,18 @@ fn load16(bytes: &[u8], i: usize) -> (u64, u64) {
 #[cold]
 #[inline(never)]
 fn load16_tail(bytes: &[u8], i: usize) -> (u64, u64) {
-    let mut chunk = [0u8; 16];
+    halves(u128::from_le_bytes(padded_chunk(bytes, i)))
+}
+
+/// The `N` bytes of `bytes` from `i`, zero-padded past the end (the slow path of
+/// [`classify_at`] and [`load16`] near the end of a text).
+#[inline(always)]
+fn padded_chunk<const N: usize>(bytes: &[u8], i: usize) -> [u8; N] {
+    let mut chunk = [0u8; N];
     let rest = bytes.get(i..).unwrap_or_default();
-    let n = rest.len().min(16);
+    let n = rest.len().min(N);
     chunk[..n].copy_from_slice(&rest[..n]);
-    halves(u128::from_le_bytes(chunk))
+    chunk
 }
 
 /// The low and the high 64 bits.
