@@ -28,6 +28,16 @@ fn collection() -> (Vec<String>, Vec<usize>) {
     (texts, labels)
 }
 
+/// An estimate `got` from `n` slots or bits is within 4 binomial standard errors of
+/// the probability `p` it estimates.
+fn within_4_se(got: f64, p: f64, n: usize, what: &str) {
+    let se = (p * (1.0 - p) / n as f64).sqrt().max(1e-9);
+    assert!(
+        (got - p).abs() <= 4.0 * se + 1e-12,
+        "{what}: {got} against {p}"
+    );
+}
+
 #[test]
 fn sketches_estimate_the_learned_similarities() {
     let (texts, labels) = collection();
@@ -71,11 +81,7 @@ fn sketches_estimate_the_learned_similarities() {
             .similarity(&simhash.sketch(&texts[b]))
             .unwrap()
             .value();
-        let se = (p * (1.0 - p) / bits as f64).sqrt().max(1e-9);
-        assert!(
-            (got - p).abs() <= 4.0 * se + 1e-12,
-            "SimHash ({a}, {b}): {got} against {p} (cos {cos})"
-        );
+        within_4_se(got, p, bits, &format!("SimHash ({a}, {b}), cos {cos}"));
         // ICWS against the weighted Jaccard of the learned vectors.
         let (ja, jb) = (
             jaccard_model.vector(&stats, &docs[a]),
@@ -87,11 +93,7 @@ fn sketches_estimate_the_learned_similarities() {
             .similarity(&icws.sketch(&texts[b]))
             .unwrap()
             .value();
-        let se = (wj * (1.0 - wj) / slots as f64).sqrt().max(1e-9);
-        assert!(
-            (got - wj).abs() <= 4.0 * se + 1e-12,
-            "ICWS ({a}, {b}): {got} against {wj}"
-        );
+        within_4_se(got, wj, slots, &format!("ICWS ({a}, {b})"));
     }
     // The extractor pushes exactly the learned vector.
     let pushed = LearnedKgrams::new(&cosine_model, &stats).features(&texts[0]);
