@@ -310,25 +310,16 @@ impl SynthConfig {
                 ));
             }
         }
-        if !(1..=Self::MAX_BLOCKS).contains(&self.max_blocks) {
-            return Err(Error::invalid_parameter(
-                "max_blocks",
-                format!(
-                    "must lie in 1..={}, got {}",
-                    Self::MAX_BLOCKS,
-                    self.max_blocks
-                ),
-            ));
-        }
-        if !(2..=Self::MAX_REPEATS).contains(&self.max_repeats) {
-            return Err(Error::invalid_parameter(
-                "max_repeats",
-                format!(
-                    "must lie in 2..={}, got {}",
-                    Self::MAX_REPEATS,
-                    self.max_repeats
-                ),
-            ));
+        for (name, value, range) in [
+            ("max_blocks", self.max_blocks, 1..=Self::MAX_BLOCKS),
+            ("max_repeats", self.max_repeats, 2..=Self::MAX_REPEATS),
+        ] {
+            if !range.contains(&value) {
+                return Err(Error::invalid_parameter(
+                    name,
+                    format!("must lie in {range:?}, got {value}"),
+                ));
+            }
         }
         if self.variants_per_base > Self::MAX_VARIANTS {
             return Err(Error::invalid_parameter(
