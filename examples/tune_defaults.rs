@@ -103,18 +103,9 @@ fn imatch(set: &LabeledSet, extra: usize) -> Res<((f64, f64, f64), usize)> {
 
 fn main() -> Res<()> {
     let options = labeled::Options::parse()?;
-    let (seed, variants) = (options.seed, options.variants);
     let t0 = Instant::now();
     let sets = options.sets()?;
-
-    println!("# tune_defaults (seed {seed}, {variants} variants per base)\n");
-    for s in &sets {
-        println!("- {}", s.summary);
-    }
-    println!(
-        "\nCells: Max F1 @ its threshold on the whole set (Max F1 without the sibling \
-         clusters).\n"
-    );
+    options.print_max_f1_heading("tune_defaults", &sets);
     let header: Vec<String> = sets.iter().map(|s| s.name.clone()).collect();
     let line = |k: usize| vec!["---"; k + 1].join(" | ");
 
