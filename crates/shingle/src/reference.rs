@@ -153,6 +153,19 @@ mod tests {
     use ndd_core::{FeatureExtractor, Tokenizer};
     use proptest::prelude::*;
 
+    /// The default word shingler's parameters (5-grams, seed 0, case folding, every
+    /// token and shingle, whole-document fallback).
+    fn default_params() -> Params {
+        Params {
+            k: 5,
+            seed: 0,
+            fold_case: true,
+            filter: TokenFilter::none(),
+            selection: Selection::All,
+            short_docs: ShortDocs::WholeDocument,
+        }
+    }
+
     /// The new scanner's tokens, checking the short-ASCII register contents on the way.
     fn fast_tokens(text: &str) -> Vec<(usize, usize)> {
         let mut scanner = WordScanner::new(text);
@@ -271,14 +284,7 @@ mod tests {
         #[test]
         fn default_shingler_matches_on_mixed_case_ascii(text in "[A-Za-z0-9 ,.\\n]{0,400}") {
             check_tokens(&text);
-            check_shingles(Params {
-                k: 5,
-                seed: 0,
-                fold_case: true,
-                filter: TokenFilter::none(),
-                selection: Selection::All,
-                short_docs: ShortDocs::WholeDocument,
-            }, &text);
+            check_shingles(default_params(), &text);
         }
     }
 
@@ -341,14 +347,7 @@ mod tests {
     }
 
     fn check_corpus(docs: &[String]) {
-        let default = Params {
-            k: 5,
-            seed: 0,
-            fold_case: true,
-            filter: TokenFilter::none(),
-            selection: Selection::All,
-            short_docs: ShortDocs::WholeDocument,
-        };
+        let default = default_params();
         let imatch = Params {
             k: 3,
             seed: 99,
