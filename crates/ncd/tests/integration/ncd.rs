@@ -575,26 +575,22 @@ fn progress_counts_every_row_once_and_changes_nothing() {
     let texts = bundled();
     let docs: Vec<&str> = texts.iter().take(150).map(String::as_str).collect();
     let corpus = SigNcd::new().corpus(&docs).unwrap();
+    // (pruning, parallel, checked); P1, sequential and unchecked are the defaults.
     let configs = [
+        (Pruning::None, false, false),
+        (Pruning::P1, false, false),
+        (Pruning::P1P2, false, false),
+        (Pruning::P1P2, true, false),
+        (Pruning::P1, false, true),
+    ]
+    .map(|(pruning, parallel, checked)| {
         SearchConfig::builder(0.4)
-            .pruning(Pruning::None)
+            .pruning(pruning)
+            .parallel(parallel)
+            .checked(checked)
             .build()
-            .unwrap(),
-        SearchConfig::builder(0.4)
-            .pruning(Pruning::P1)
-            .build()
-            .unwrap(),
-        SearchConfig::builder(0.4)
-            .pruning(Pruning::P1P2)
-            .build()
-            .unwrap(),
-        SearchConfig::builder(0.4)
-            .pruning(Pruning::P1P2)
-            .parallel(true)
-            .build()
-            .unwrap(),
-        SearchConfig::builder(0.4).checked(true).build().unwrap(),
-    ];
+            .unwrap()
+    });
     for c in configs {
         let rows = AtomicU64::new(0);
         let out = c
