@@ -28,6 +28,11 @@ fn collection() -> (Vec<String>, Vec<usize>) {
     (texts, labels)
 }
 
+/// The similarity estimate of `a` and `b` from their sketches under `h`.
+fn estimate<H: DocSketcher>(h: &H, a: &str, b: &str) -> f64 {
+    h.sketch(a).similarity(&h.sketch(b)).unwrap().value()
+}
+
 /// An estimate `got` from `n` slots or bits is within 4 binomial standard errors of
 /// the probability `p` it estimates.
 fn within_4_se(got: f64, p: f64, n: usize, what: &str) {
@@ -76,11 +81,7 @@ fn sketches_estimate_the_learned_similarities() {
         );
         let cos = cosine_model.similarity(&va, &vb).clamp(-1.0, 1.0);
         let p = 1.0 - cos.acos() / std::f64::consts::PI;
-        let got = simhash
-            .sketch(&texts[a])
-            .similarity(&simhash.sketch(&texts[b]))
-            .unwrap()
-            .value();
+        let got = estimate(&simhash, &texts[a], &texts[b]);
         within_4_se(got, p, bits, &format!("SimHash ({a}, {b}), cos {cos}"));
         // ICWS against the weighted Jaccard of the learned vectors.
         let (ja, jb) = (
@@ -88,11 +89,7 @@ fn sketches_estimate_the_learned_similarities() {
             jaccard_model.vector(&stats, &docs[b]),
         );
         let wj = weighted_jaccard(&ja, &jb);
-        let got = icws
-            .sketch(&texts[a])
-            .similarity(&icws.sketch(&texts[b]))
-            .unwrap()
-            .value();
+        let got = estimate(&icws, &texts[a], &texts[b]);
         within_4_se(got, wj, slots, &format!("ICWS ({a}, {b})"));
     }
     // The extractor pushes exactly the learned vector.
