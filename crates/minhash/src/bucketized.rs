@@ -134,7 +134,7 @@ impl BucketizedMinHasherBuilder {
         /// assert_eq!(h.num_hashes(), 32);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        num_hashes(k: usize) => k;
+        pub fn num_hashes(k: usize) => k;
 
         /// The seed (default 0).
         ///
@@ -145,7 +145,7 @@ impl BucketizedMinHasherBuilder {
         /// assert_eq!(h.seed(), 3);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed(seed: u64) => seed;
+        pub fn seed(seed: u64) => seed;
 
         /// The weight multiplier (default 100): weight `w` becomes `round(scale · w)`
         /// sub-features. Finer means less rounding and proportionally more work.
@@ -157,7 +157,7 @@ impl BucketizedMinHasherBuilder {
         /// assert_eq!(h.scale(), 1.0); // exact for integer weights such as term counts
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        scale(scale: f64) => scale;
+        pub fn scale(scale: f64) => scale;
 
         /// How the expanded set is sketched (default [`MinHashScheme::OnePermutation`];
         /// [`MinHashScheme::Classic`] reproduces Hajishirzi, Yih and Kołcz (SIGIR 2010) exactly, at `k` times the
@@ -171,7 +171,7 @@ impl BucketizedMinHasherBuilder {
         /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        minhash_scheme(scheme: MinHashScheme) => which;
+        pub fn minhash_scheme(scheme: MinHashScheme) => which;
 
         /// Names the scheme of the (unexpanded) features, folded into the signatures'
         /// scheme (for example the extractor's
@@ -186,7 +186,7 @@ impl BucketizedMinHasherBuilder {
         /// assert_eq!(h.feature_scheme(), tf);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        feature_scheme(feature_scheme: SchemeId) => feature_scheme;
+        pub fn feature_scheme(feature_scheme: SchemeId) => feature_scheme;
 
         /// The largest number of sub-features one document may expand into (default
         /// 2^26); larger documents are refused with [`Error::InvalidInput`]. Does not
@@ -201,7 +201,7 @@ impl BucketizedMinHasherBuilder {
         /// assert!(h.sketch_weighted(&big).is_err());
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        max_expansion(max_expansion: u64) => max_expansion;
+        pub fn max_expansion(max_expansion: u64) => max_expansion;
     }
 
     /// The configured hasher.
@@ -408,7 +408,7 @@ impl BucketizedMinHasher {
         /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.scale(), 50.0);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        scale -> f64 = scale;
+        pub fn scale -> f64 = scale;
 
         /// The cap on sub-features per document.
         ///
@@ -418,7 +418,7 @@ impl BucketizedMinHasher {
         /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.max_expansion(), 1 << 26);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        max_expansion -> u64 = max_expansion;
+        pub fn max_expansion -> u64 = max_expansion;
 
         /// The number of slots `k`.
         ///
@@ -428,7 +428,7 @@ impl BucketizedMinHasher {
         /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.num_hashes(), 8);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        num_hashes -> usize = k;
+        pub fn num_hashes -> usize = k;
 
         /// The seed.
         ///
@@ -438,7 +438,7 @@ impl BucketizedMinHasher {
         /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 9, 50.0)?.seed(), 9);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed -> u64 = seed;
+        pub fn seed -> u64 = seed;
 
         /// How the expanded set is sketched.
         ///
@@ -450,7 +450,7 @@ impl BucketizedMinHasher {
         /// assert_eq!(h.minhash_scheme(), MinHashScheme::OnePermutation);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        minhash_scheme -> MinHashScheme = which;
+        pub fn minhash_scheme -> MinHashScheme = which;
 
         /// The scheme of the (unexpanded) features this hasher consumes.
         ///
@@ -463,7 +463,7 @@ impl BucketizedMinHasher {
         /// assert_eq!(h.feature_scheme(), s);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        feature_scheme -> SchemeId = feature_scheme;
+        pub fn feature_scheme -> SchemeId = feature_scheme;
     }
 
     /// The set MinHash hasher that sketches the expanded sub-features (its scheme is

@@ -259,7 +259,7 @@ impl MinHasherBuilder {
         /// assert_eq!(h.num_hashes(), 64);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        num_hashes(k: usize) => k;
+        pub fn num_hashes(k: usize) => k;
 
         /// The seed (default 0).
         ///
@@ -272,7 +272,7 @@ impl MinHasherBuilder {
         /// assert_ne!(a.scheme(), b.scheme());
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed(seed: u64) => seed;
+        pub fn seed(seed: u64) => seed;
 
         /// The sketching scheme (default [`MinHashScheme::OnePermutation`]).
         ///
@@ -284,7 +284,7 @@ impl MinHasherBuilder {
         /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        scheme(scheme: MinHashScheme) => which;
+        pub fn scheme(scheme: MinHashScheme) => which;
     }
 
     /// Classic MinHash with your own hash functions (`k` becomes `family.len()`; the
@@ -475,7 +475,7 @@ impl MinHashSketcher {
         /// assert_eq!(s.num_hashes(), 16);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        num_hashes -> usize = k;
+        pub fn num_hashes -> usize = k;
 
         /// The seed.
         ///
@@ -487,7 +487,7 @@ impl MinHashSketcher {
         /// assert_eq!(s.seed(), 5);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed -> u64 = seed;
+        pub fn seed -> u64 = seed;
 
         /// The sketching scheme.
         ///
@@ -500,7 +500,7 @@ impl MinHashSketcher {
         /// assert_eq!(s.minhash_scheme(), MinHashScheme::OnePermutation);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        minhash_scheme -> MinHashScheme = which;
+        pub fn minhash_scheme -> MinHashScheme = which;
     }
 }
 

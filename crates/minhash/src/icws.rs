@@ -179,7 +179,7 @@ impl IcwsMinHasherBuilder {
         /// assert_eq!(h.num_hashes(), 64);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        num_hashes(k: usize) => k;
+        pub fn num_hashes(k: usize) => k;
 
         /// The seed (default 0).
         ///
@@ -190,7 +190,7 @@ impl IcwsMinHasherBuilder {
         /// assert_eq!(h.seed(), 9);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed(seed: u64) => seed;
+        pub fn seed(seed: u64) => seed;
 
         /// Names the scheme of the features being sketched (for example the extractor's
         /// [`scheme`](ndd_core::FeatureExtractor::scheme)); it is folded into the
@@ -205,7 +205,7 @@ impl IcwsMinHasherBuilder {
         /// assert_eq!(h.feature_scheme(), tf);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        feature_scheme(feature_scheme: SchemeId) => feature_scheme;
+        pub fn feature_scheme(feature_scheme: SchemeId) => feature_scheme;
     }
 
     /// The configured hasher.
@@ -322,7 +322,7 @@ impl IcwsMinHasher {
         /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 0)?.num_hashes(), 32);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        num_hashes -> usize = k;
+        pub fn num_hashes -> usize = k;
 
         /// The seed.
         ///
@@ -332,7 +332,7 @@ impl IcwsMinHasher {
         /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 9)?.seed(), 9);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed -> u64 = seed;
+        pub fn seed -> u64 = seed;
 
         /// The scheme of the features this hasher consumes.
         ///
@@ -345,7 +345,7 @@ impl IcwsMinHasher {
         /// assert_eq!(h.feature_scheme(), s);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        feature_scheme -> SchemeId = feature_scheme;
+        pub fn feature_scheme -> SchemeId = feature_scheme;
     }
 
     /// The signature of `v`. Negative weights count as zero (as in

@@ -385,12 +385,12 @@ impl SearchConfig {
 }
 
 /// Methods of [`SearchBuilder`] that set one field of the configuration:
-/// `$(#[$doc])* name(arg: Type) => field;` stores `arg` in `self.config.field` and
+/// `$(#[$doc])* pub fn name(arg: Type) => field;` stores `arg` in `self.config.field` and
 /// returns the builder.
 macro_rules! config_setters {
-    ($($(#[$doc:meta])* $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {$(
+    ($($(#[$doc:meta])* $vis:vis fn $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {$(
         $(#[$doc])*
-        pub fn $name(mut self, $arg: $ty) -> Self {
+        $vis fn $name(mut self, $arg: $ty) -> Self {
             self.config.$field = $arg;
             self
         }
@@ -434,7 +434,7 @@ impl SearchBuilder {
         /// assert_eq!(SearchConfig::builder(0.5).pruning(Pruning::None).build()?.pruning(), Pruning::None);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        pruning(pruning: Pruning) => pruning;
+        pub fn pruning(pruning: Pruning) => pruning;
 
         /// The number of P2 pivots, evenly spaced in the order by `C` (default
         /// [`DEFAULT_PIVOTS`]; at least 1).
@@ -444,7 +444,7 @@ impl SearchBuilder {
         /// ```
         /// assert!(ndd_ncd::SearchConfig::builder(0.5).pivots(0).build().is_err());
         /// ```
-        pivots(pivots: usize) => pivots;
+        pub fn pivots(pivots: usize) => pivots;
 
         /// P2 prunes only when a pivot shows `|NCD(x, z) − NCD(y, z)| > τ + slack`
         /// (default [`DEFAULT_P2_SLACK`]; 0 is Lemma 5 as stated, exact only for a metric).
@@ -454,7 +454,7 @@ impl SearchBuilder {
         /// ```
         /// assert!(ndd_ncd::SearchConfig::builder(0.5).p2_slack(-1.0).build().is_err());
         /// ```
-        p2_slack(slack: f64) => p2_slack;
+        pub fn p2_slack(slack: f64) => p2_slack;
 
         /// Algorithm 1's `checked` shortcut: faster, **may miss pairs** (see the
         /// [module docs](self)). Works with [`Pruning::None`] or [`Pruning::P1`].
@@ -465,7 +465,7 @@ impl SearchBuilder {
         /// use ndd_ncd::{Pruning, SearchConfig};
         /// assert!(SearchConfig::builder(0.5).checked(true).pruning(Pruning::P1P2).build().is_err());
         /// ```
-        checked(checked: bool) => checked;
+        pub fn checked(checked: bool) => checked;
 
         /// Run rows on all cores (feature `rayon`; ignored without it). The result is the
         /// same as sequential.
@@ -476,7 +476,7 @@ impl SearchBuilder {
         /// assert!(ndd_ncd::SearchConfig::builder(0.5).parallel(true).build()?.is_parallel());
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        parallel(parallel: bool) => parallel;
+        pub fn parallel(parallel: bool) => parallel;
     }
 
     /// Validates the configuration.

@@ -1,11 +1,11 @@
 //! What the builders share: plain setters, and `Default` through the builder.
 
-/// Builder methods that set one field: `$(#[$attr])* name(arg: Type) => field;`
+/// Builder methods that set one field: `$(#[$attr])* pub fn name(arg: Type) => field;`
 /// becomes a method `name` that stores `arg` in `self.field` and returns the builder.
 macro_rules! setters {
-    ($($(#[$attr:meta])* $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {$(
+    ($($(#[$attr:meta])* $vis:vis fn $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {$(
         $(#[$attr])*
-        pub fn $name(mut self, $arg: $ty) -> Self {
+        $vis fn $name(mut self, $arg: $ty) -> Self {
             self.$field = $arg;
             self
         }

@@ -458,7 +458,7 @@ impl WordShinglerBuilder {
         /// ```
         /// assert!(ndd_shingle::WordShingler::builder().k(0).build().is_err());
         /// ```
-        k(k: usize) => k;
+        pub fn k(k: usize) => k;
 
         /// Seed of the token hash (default 0). Different seeds give unrelated feature
         /// values; signatures built with different seeds do not compare.
@@ -472,7 +472,7 @@ impl WordShinglerBuilder {
         /// assert_ne!(a.features("x"), b.features("x"));
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed(seed: u64) => seed;
+        pub fn seed(seed: u64) => seed;
 
         /// Whether tokens are lowercased before hashing (default true).
         ///
@@ -484,7 +484,7 @@ impl WordShinglerBuilder {
         /// assert_ne!(s.features("Word"), s.features("word"));
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        fold_case(fold: bool) => fold_case;
+        pub fn fold_case(fold: bool) => fold_case;
 
         /// Normalizes each token to Unicode NFKC before case folding and hashing (default
         /// off). Compatibility forms then agree with their plain forms: full-width
@@ -511,7 +511,7 @@ impl WordShinglerBuilder {
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
         #[cfg(feature = "nfkc")]
-        nfkc(nfkc: bool) => nfkc;
+        pub fn nfkc(nfkc: bool) => nfkc;
 
         /// Which tokens take part (default: all).
         ///
@@ -524,7 +524,7 @@ impl WordShinglerBuilder {
         /// assert_eq!(s.features("the lexicon of 2004 words").len(), 2);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        filter(filter: TokenFilter) => filter;
+        pub fn filter(filter: TokenFilter) => filter;
 
         /// Which shingles are kept (default: all).
         ///
@@ -534,7 +534,7 @@ impl WordShinglerBuilder {
         /// let s = ndd_shingle::WordShingler::builder().selection(ndd_shingle::Selection::ModM(0)).build();
         /// assert!(s.is_err());
         /// ```
-        selection(selection: Selection) => selection;
+        pub fn selection(selection: Selection) => selection;
 
         /// What documents shorter than `k` words produce (default: one shingle).
         ///
@@ -546,7 +546,7 @@ impl WordShinglerBuilder {
         /// assert!(s.features("too short").is_empty());
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        short_docs(policy: ShortDocs) => short_docs;
+        pub fn short_docs(policy: ShortDocs) => short_docs;
 
         /// How k-grams are hashed (default: rolling token-hash combination).
         ///
@@ -556,7 +556,7 @@ impl WordShinglerBuilder {
         /// let s = ndd_shingle::WordShingler::builder().hash(ndd_shingle::ShingleHash::Rabin).build()?;
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        hash(hash: ShingleHash) => hash;
+        pub fn hash(hash: ShingleHash) => hash;
     }
 
     /// Validates the parameters.

@@ -506,7 +506,7 @@ impl PunctSpotBuilder {
         /// assert_eq!(p.signature("one two, three").0, "two");
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        min_spots(min: usize) => min_spots;
+        pub fn min_spots(min: usize) => min_spots;
 
         /// Whether words are lowercased, in the signature string and before hashing
         /// (default true).
@@ -518,7 +518,7 @@ impl PunctSpotBuilder {
         /// assert_eq!(p.signature("A, B, C, D").0, "A B C");
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        fold_case(fold: bool) => fold_case;
+        pub fn fold_case(fold: bool) => fold_case;
 
         /// Seed of the word hash (default 0).
         ///
@@ -530,7 +530,7 @@ impl PunctSpotBuilder {
         /// assert_ne!(a.features("a, b, c"), ndd_shingle::spots::PunctSpotExtractor::new().features("a, b, c"));
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed(seed: u64) => seed;
+        pub fn seed(seed: u64) => seed;
     }
 
     /// Validates the parameters.

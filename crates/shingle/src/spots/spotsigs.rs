@@ -350,7 +350,7 @@ impl SpotSigBuilder {
         /// assert_eq!(s.spot_strings("the big cat"), ["the:big:cat"]);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        chain(chain: usize) => chain;
+        pub fn chain(chain: usize) => chain;
 
         /// Spot distance `d`: the chain takes the `d`-th, `2d`-th, … non-stopword after
         /// the antecedent (default 1; `1..=`[`MAX_SPOT_WORDS`]).
@@ -364,7 +364,7 @@ impl SpotSigBuilder {
         /// assert_eq!(s.spot_strings("the big cat"), ["the:cat"]);
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        distance(distance: usize) => distance;
+        pub fn distance(distance: usize) => distance;
 
         /// Whether words are lowercased before hashing (default true). Stopword matching is
         /// case-insensitive either way.
@@ -378,7 +378,7 @@ impl SpotSigBuilder {
         /// assert_ne!(s.features("The Cat"), s.features("the cat"));
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        fold_case(fold: bool) => fold_case;
+        pub fn fold_case(fold: bool) => fold_case;
 
         /// Seed of the word hash (default 0).
         ///
@@ -391,7 +391,7 @@ impl SpotSigBuilder {
         /// assert_ne!(a.features("the cat"), b.features("the cat"));
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        seed(seed: u64) => seed;
+        pub fn seed(seed: u64) => seed;
 
         /// The threshold of [`SpotSigExtractor::is_too_short`] (default 4, SpotSigs'
         /// `min_spotsigs`). Does not change extraction.
@@ -403,7 +403,7 @@ impl SpotSigBuilder {
         /// assert!(!s.is_too_short("the cat"));
         /// # Ok::<(), ndd_core::Error>(())
         /// ```
-        min_spotsigs(min: usize) => min_spotsigs;
+        pub fn min_spotsigs(min: usize) => min_spotsigs;
     }
 
     /// The stopwords: skipped in chains, and also the antecedents unless
