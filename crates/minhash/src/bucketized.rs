@@ -7,7 +7,6 @@ use ndd_core::{
     Weighted,
 };
 
-use crate::accessors::{getters, setters};
 use crate::hasher::{MinHashScheme, MinHashState, MinHasher};
 use crate::signature::MinHashSignature;
 use crate::weighted::{GOLDEN, check_entries, default_feature_scheme};
@@ -124,84 +123,106 @@ impl Default for BucketizedMinHasherBuilder {
 }
 
 impl BucketizedMinHasherBuilder {
-    setters! {
-        /// The number of slots `k` (default 128).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let h = ndd_minhash::BucketizedMinHasher::builder().num_hashes(32).build()?;
-        /// assert_eq!(h.num_hashes(), 32);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn num_hashes(k: usize) => k;
+    /// The number of slots `k` (default 128).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().num_hashes(32).build()?;
+    /// assert_eq!(h.num_hashes(), 32);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
 
-        /// The seed (default 0).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let h = ndd_minhash::BucketizedMinHasher::builder().seed(3).build()?;
-        /// assert_eq!(h.seed(), 3);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed(seed: u64) => seed;
+    /// The seed (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().seed(3).build()?;
+    /// assert_eq!(h.seed(), 3);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
 
-        /// The weight multiplier (default 100): weight `w` becomes `round(scale · w)`
-        /// sub-features. Finer means less rounding and proportionally more work.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let h = ndd_minhash::BucketizedMinHasher::builder().scale(1.0).build()?;
-        /// assert_eq!(h.scale(), 1.0); // exact for integer weights such as term counts
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn scale(scale: f64) => scale;
+    /// The weight multiplier (default 100): weight `w` becomes `round(scale · w)`
+    /// sub-features. Finer means less rounding and proportionally more work.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().scale(1.0).build()?;
+    /// assert_eq!(h.scale(), 1.0); // exact for integer weights such as term counts
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scale(mut self, scale: f64) -> Self {
+        self.scale = scale;
+        self
+    }
 
-        /// How the expanded set is sketched (default [`MinHashScheme::OnePermutation`];
-        /// [`MinHashScheme::Classic`] reproduces Hajishirzi, Yih and Kołcz (SIGIR 2010) exactly, at `k` times the
-        /// cost).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
-        /// let h = BucketizedMinHasher::builder().minhash_scheme(MinHashScheme::Classic).build()?;
-        /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn minhash_scheme(scheme: MinHashScheme) => which;
+    /// How the expanded set is sketched (default [`MinHashScheme::OnePermutation`];
+    /// [`MinHashScheme::Classic`] reproduces Hajishirzi, Yih and Kołcz (SIGIR 2010) exactly, at `k` times the
+    /// cost).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// let h = BucketizedMinHasher::builder().minhash_scheme(MinHashScheme::Classic).build()?;
+    /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash_scheme(mut self, scheme: MinHashScheme) -> Self {
+        self.which = scheme;
+        self
+    }
 
-        /// Names the scheme of the (unexpanded) features, folded into the signatures'
-        /// scheme (for example the extractor's
-        /// [`scheme`](ndd_core::FeatureExtractor::scheme)).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// let tf = SchemeId::new("tf").finish();
-        /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(tf).build()?;
-        /// assert_eq!(h.feature_scheme(), tf);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn feature_scheme(feature_scheme: SchemeId) => feature_scheme;
+    /// Names the scheme of the (unexpanded) features, folded into the signatures'
+    /// scheme (for example the extractor's
+    /// [`scheme`](ndd_core::FeatureExtractor::scheme)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let tf = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(tf).build()?;
+    /// assert_eq!(h.feature_scheme(), tf);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
+        self.feature_scheme = feature_scheme;
+        self
+    }
 
-        /// The largest number of sub-features one document may expand into (default
-        /// 2^26); larger documents are refused with [`Error::InvalidInput`]. Does not
-        /// change signature values.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::{SparseVector, Weighted};
-        /// let h = ndd_minhash::BucketizedMinHasher::builder().max_expansion(1000).build()?;
-        /// let big = SparseVector::from_unsorted(vec![Weighted::new(1, 20.0)?]); // 2000 sub-features
-        /// assert!(h.sketch_weighted(&big).is_err());
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn max_expansion(max_expansion: u64) => max_expansion;
+    /// The largest number of sub-features one document may expand into (default
+    /// 2^26); larger documents are refused with [`Error::InvalidInput`]. Does not
+    /// change signature values.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::{SparseVector, Weighted};
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().max_expansion(1000).build()?;
+    /// let big = SparseVector::from_unsorted(vec![Weighted::new(1, 20.0)?]); // 2000 sub-features
+    /// assert!(h.sketch_weighted(&big).is_err());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_expansion(mut self, max_expansion: u64) -> Self {
+        self.max_expansion = max_expansion;
+        self
     }
 
     /// The configured hasher.
@@ -399,71 +420,87 @@ impl BucketizedMinHasher {
         Ok(self)
     }
 
-    getters! {
-        /// The weight multiplier.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.scale(), 50.0);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn scale -> f64 = scale;
+    /// The weight multiplier.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.scale(), 50.0);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scale(&self) -> f64 {
+        self.scale
+    }
 
-        /// The cap on sub-features per document.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.max_expansion(), 1 << 26);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn max_expansion -> u64 = max_expansion;
+    /// The cap on sub-features per document.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.max_expansion(), 1 << 26);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn max_expansion(&self) -> u64 {
+        self.max_expansion
+    }
 
-        /// The number of slots `k`.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.num_hashes(), 8);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn num_hashes -> usize = k;
+    /// The number of slots `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 0, 50.0)?.num_hashes(), 8);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(&self) -> usize {
+        self.k
+    }
 
-        /// The seed.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 9, 50.0)?.seed(), 9);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed -> u64 = seed;
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::BucketizedMinHasher::new(8, 9, 50.0)?.seed(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 
-        /// How the expanded set is sketched.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
-        /// let h = BucketizedMinHasher::new(8, 0, 50.0)?;
-        /// assert_eq!(h.minhash_scheme(), MinHashScheme::OnePermutation);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn minhash_scheme -> MinHashScheme = which;
+    /// How the expanded set is sketched.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{BucketizedMinHasher, MinHashScheme};
+    /// let h = BucketizedMinHasher::new(8, 0, 50.0)?;
+    /// assert_eq!(h.minhash_scheme(), MinHashScheme::OnePermutation);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash_scheme(&self) -> MinHashScheme {
+        self.which
+    }
 
-        /// The scheme of the (unexpanded) features this hasher consumes.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// let s = SchemeId::new("tf").finish();
-        /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(s).build()?;
-        /// assert_eq!(h.feature_scheme(), s);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn feature_scheme -> SchemeId = feature_scheme;
+    /// The scheme of the (unexpanded) features this hasher consumes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::BucketizedMinHasher::builder().feature_scheme(s).build()?;
+    /// assert_eq!(h.feature_scheme(), s);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
     }
 
     /// The set MinHash hasher that sketches the expanded sub-features (its scheme is

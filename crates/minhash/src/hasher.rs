@@ -10,7 +10,6 @@ use ndd_core::{
 };
 use ndd_shingle::WordShingler;
 
-use crate::accessors::{getters, setters};
 use crate::densify::{Densifier, FixedOphSink, bin_of, occupancy_word, oph_key};
 use crate::family::{HashFamily, UniversalHashes};
 use crate::signature::{EMPTY, MinHashSignature};
@@ -249,42 +248,52 @@ impl Default for MinHasherBuilder {
 }
 
 impl MinHasherBuilder {
-    setters! {
-        /// The number of slots `k` (default 128).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let h = ndd_minhash::MinHasher::builder().num_hashes(64).build()?;
-        /// assert_eq!(h.num_hashes(), 64);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn num_hashes(k: usize) => k;
+    /// The number of slots `k` (default 128).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::MinHasher::builder().num_hashes(64).build()?;
+    /// assert_eq!(h.num_hashes(), 64);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
 
-        /// The seed (default 0).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::Sketcher;
-        /// let a = ndd_minhash::MinHasher::builder().seed(1).build()?;
-        /// let b = ndd_minhash::MinHasher::builder().seed(2).build()?;
-        /// assert_ne!(a.scheme(), b.scheme());
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed(seed: u64) => seed;
+    /// The seed (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::Sketcher;
+    /// let a = ndd_minhash::MinHasher::builder().seed(1).build()?;
+    /// let b = ndd_minhash::MinHasher::builder().seed(2).build()?;
+    /// assert_ne!(a.scheme(), b.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
 
-        /// The sketching scheme (default [`MinHashScheme::OnePermutation`]).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_minhash::{MinHasher, MinHashScheme};
-        /// let h = MinHasher::builder().scheme(MinHashScheme::Classic).build()?;
-        /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn scheme(scheme: MinHashScheme) => which;
+    /// The sketching scheme (default [`MinHashScheme::OnePermutation`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_minhash::{MinHasher, MinHashScheme};
+    /// let h = MinHasher::builder().scheme(MinHashScheme::Classic).build()?;
+    /// assert_eq!(h.minhash_scheme(), MinHashScheme::Classic);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scheme(mut self, scheme: MinHashScheme) -> Self {
+        self.which = scheme;
+        self
     }
 
     /// Classic MinHash with your own hash functions (`k` becomes `family.len()`; the
@@ -464,43 +473,50 @@ impl MinHasher<WordShingler> {
 }
 
 impl MinHashSketcher {
-    getters! {
-        /// The number of slots `k`.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// let s = ndd_minhash::MinHasher::builder().num_hashes(16).build_sketcher(SchemeId::new("x").finish())?;
-        /// assert_eq!(s.num_hashes(), 16);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn num_hashes -> usize = k;
+    /// The number of slots `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = ndd_minhash::MinHasher::builder().num_hashes(16).build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.num_hashes(), 16);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(&self) -> usize {
+        self.k
+    }
 
-        /// The seed.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// let s = ndd_minhash::MinHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
-        /// assert_eq!(s.seed(), 5);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed -> u64 = seed;
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = ndd_minhash::MinHasher::builder().seed(5).build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.seed(), 5);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 
-        /// The sketching scheme.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// use ndd_minhash::{MinHasher, MinHashScheme};
-        /// let s = MinHasher::builder().build_sketcher(SchemeId::new("x").finish())?;
-        /// assert_eq!(s.minhash_scheme(), MinHashScheme::OnePermutation);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn minhash_scheme -> MinHashScheme = which;
+    /// The sketching scheme.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// use ndd_minhash::{MinHasher, MinHashScheme};
+    /// let s = MinHasher::builder().build_sketcher(SchemeId::new("x").finish())?;
+    /// assert_eq!(s.minhash_scheme(), MinHashScheme::OnePermutation);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn minhash_scheme(&self) -> MinHashScheme {
+        self.which
     }
 }
 

@@ -7,7 +7,6 @@ use ndd_core::hash::mix64;
 use ndd_core::math::stable_ln;
 use ndd_core::{Error, FeatureSink, Ingest, SchemeId, Sketcher, SparseVector, Weighted};
 
-use crate::accessors::{getters, setters};
 use crate::signature::{EMPTY, MinHashSignature};
 use crate::weighted::{GOLDEN, MAX_K, check_entries, default_feature_scheme};
 
@@ -169,43 +168,53 @@ impl Default for IcwsMinHasherBuilder {
 }
 
 impl IcwsMinHasherBuilder {
-    setters! {
-        /// The number of slots `k` (default 128).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let h = ndd_minhash::IcwsMinHasher::builder().num_hashes(64).build()?;
-        /// assert_eq!(h.num_hashes(), 64);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn num_hashes(k: usize) => k;
+    /// The number of slots `k` (default 128).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::IcwsMinHasher::builder().num_hashes(64).build()?;
+    /// assert_eq!(h.num_hashes(), 64);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
 
-        /// The seed (default 0).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let h = ndd_minhash::IcwsMinHasher::builder().seed(9).build()?;
-        /// assert_eq!(h.seed(), 9);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed(seed: u64) => seed;
+    /// The seed (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let h = ndd_minhash::IcwsMinHasher::builder().seed(9).build()?;
+    /// assert_eq!(h.seed(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
 
-        /// Names the scheme of the features being sketched (for example the extractor's
-        /// [`scheme`](ndd_core::FeatureExtractor::scheme)); it is folded into the
-        /// signatures' scheme so that vectors over different features never compare.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// let tf = SchemeId::new("tf").finish();
-        /// let h = ndd_minhash::IcwsMinHasher::builder().feature_scheme(tf).build()?;
-        /// assert_eq!(h.feature_scheme(), tf);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn feature_scheme(feature_scheme: SchemeId) => feature_scheme;
+    /// Names the scheme of the features being sketched (for example the extractor's
+    /// [`scheme`](ndd_core::FeatureExtractor::scheme)); it is folded into the
+    /// signatures' scheme so that vectors over different features never compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let tf = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::IcwsMinHasher::builder().feature_scheme(tf).build()?;
+    /// assert_eq!(h.feature_scheme(), tf);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(mut self, feature_scheme: SchemeId) -> Self {
+        self.feature_scheme = feature_scheme;
+        self
     }
 
     /// The configured hasher.
@@ -313,39 +322,46 @@ impl IcwsMinHasher {
         self
     }
 
-    getters! {
-        /// The number of slots `k`.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 0)?.num_hashes(), 32);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn num_hashes -> usize = k;
+    /// The number of slots `k`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 0)?.num_hashes(), 32);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn num_hashes(&self) -> usize {
+        self.k
+    }
 
-        /// The seed.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 9)?.seed(), 9);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed -> u64 = seed;
+    /// The seed.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert_eq!(ndd_minhash::IcwsMinHasher::new(32, 9)?.seed(), 9);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
 
-        /// The scheme of the features this hasher consumes.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::SchemeId;
-        /// let s = SchemeId::new("tf").finish();
-        /// let h = ndd_minhash::IcwsMinHasher::new(8, 0)?.with_feature_scheme(s);
-        /// assert_eq!(h.feature_scheme(), s);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn feature_scheme -> SchemeId = feature_scheme;
+    /// The scheme of the features this hasher consumes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::SchemeId;
+    /// let s = SchemeId::new("tf").finish();
+    /// let h = ndd_minhash::IcwsMinHasher::new(8, 0)?.with_feature_scheme(s);
+    /// assert_eq!(h.feature_scheme(), s);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn feature_scheme(&self) -> SchemeId {
+        self.feature_scheme
     }
 
     /// The signature of `v`. Negative weights count as zero (as in

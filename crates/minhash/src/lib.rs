@@ -56,7 +56,6 @@
 //! - C. D. Manning, P. Raghavan and H. Schütze, *Introduction to Information Retrieval*,
 //!   Cambridge University Press, 2008, chapter 19.
 
-mod accessors;
 mod bbit;
 mod bucketized;
 mod densify;

@@ -384,19 +384,6 @@ impl SearchConfig {
     }
 }
 
-/// Methods of [`SearchBuilder`] that set one field of the configuration:
-/// `$(#[$doc])* pub fn name(arg: Type) => field;` stores `arg` in `self.config.field` and
-/// returns the builder.
-macro_rules! config_setters {
-    ($($(#[$doc:meta])* $vis:vis fn $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {$(
-        $(#[$doc])*
-        $vis fn $name(mut self, $arg: $ty) -> Self {
-            self.config.$field = $arg;
-            self
-        }
-    )+};
-}
-
 /// Builds a [`SearchConfig`].
 ///
 /// # Example
@@ -424,59 +411,72 @@ impl SearchBuilder {
         SearchConfig::builder(threshold)
     }
 
-    config_setters! {
-        /// The pruning policies (default [`Pruning::P1`]).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_ncd::{Pruning, SearchConfig};
-        /// assert_eq!(SearchConfig::builder(0.5).pruning(Pruning::None).build()?.pruning(), Pruning::None);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn pruning(pruning: Pruning) => pruning;
+    /// The pruning policies (default [`Pruning::P1`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_ncd::{Pruning, SearchConfig};
+    /// assert_eq!(SearchConfig::builder(0.5).pruning(Pruning::None).build()?.pruning(), Pruning::None);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn pruning(mut self, pruning: Pruning) -> Self {
+        self.config.pruning = pruning;
+        self
+    }
 
-        /// The number of P2 pivots, evenly spaced in the order by `C` (default
-        /// [`DEFAULT_PIVOTS`]; at least 1).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert!(ndd_ncd::SearchConfig::builder(0.5).pivots(0).build().is_err());
-        /// ```
-        pub fn pivots(pivots: usize) => pivots;
+    /// The number of P2 pivots, evenly spaced in the order by `C` (default
+    /// [`DEFAULT_PIVOTS`]; at least 1).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_ncd::SearchConfig::builder(0.5).pivots(0).build().is_err());
+    /// ```
+    pub fn pivots(mut self, pivots: usize) -> Self {
+        self.config.pivots = pivots;
+        self
+    }
 
-        /// P2 prunes only when a pivot shows `|NCD(x, z) − NCD(y, z)| > τ + slack`
-        /// (default [`DEFAULT_P2_SLACK`]; 0 is Lemma 5 as stated, exact only for a metric).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert!(ndd_ncd::SearchConfig::builder(0.5).p2_slack(-1.0).build().is_err());
-        /// ```
-        pub fn p2_slack(slack: f64) => p2_slack;
+    /// P2 prunes only when a pivot shows `|NCD(x, z) − NCD(y, z)| > τ + slack`
+    /// (default [`DEFAULT_P2_SLACK`]; 0 is Lemma 5 as stated, exact only for a metric).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_ncd::SearchConfig::builder(0.5).p2_slack(-1.0).build().is_err());
+    /// ```
+    pub fn p2_slack(mut self, slack: f64) -> Self {
+        self.config.p2_slack = slack;
+        self
+    }
 
-        /// Algorithm 1's `checked` shortcut: faster, **may miss pairs** (see the
-        /// [module docs](self)). Works with [`Pruning::None`] or [`Pruning::P1`].
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_ncd::{Pruning, SearchConfig};
-        /// assert!(SearchConfig::builder(0.5).checked(true).pruning(Pruning::P1P2).build().is_err());
-        /// ```
-        pub fn checked(checked: bool) => checked;
+    /// Algorithm 1's `checked` shortcut: faster, **may miss pairs** (see the
+    /// [module docs](self)). Works with [`Pruning::None`] or [`Pruning::P1`].
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_ncd::{Pruning, SearchConfig};
+    /// assert!(SearchConfig::builder(0.5).checked(true).pruning(Pruning::P1P2).build().is_err());
+    /// ```
+    pub fn checked(mut self, checked: bool) -> Self {
+        self.config.checked = checked;
+        self
+    }
 
-        /// Run rows on all cores (feature `rayon`; ignored without it). The result is the
-        /// same as sequential.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert!(ndd_ncd::SearchConfig::builder(0.5).parallel(true).build()?.is_parallel());
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn parallel(parallel: bool) => parallel;
+    /// Run rows on all cores (feature `rayon`; ignored without it). The result is the
+    /// same as sequential.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_ncd::SearchConfig::builder(0.5).parallel(true).build()?.is_parallel());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.config.parallel = parallel;
+        self
     }
 
     /// Validates the configuration.

@@ -1,16 +1,4 @@
-//! What the builders share: plain setters, and `Default` through the builder.
-
-/// Builder methods that set one field: `$(#[$attr])* pub fn name(arg: Type) => field;`
-/// becomes a method `name` that stores `arg` in `self.field` and returns the builder.
-macro_rules! setters {
-    ($($(#[$attr:meta])* $vis:vis fn $name:ident($arg:ident: $ty:ty) => $field:ident;)+) => {$(
-        $(#[$attr])*
-        $vis fn $name(mut self, $arg: $ty) -> Self {
-            self.$field = $arg;
-            self
-        }
-    )+};
-}
+//! What the builders share: `Default` through the builder.
 
 /// `impl Default for $built` as `$builder::default().build()` (the default parameters
 /// are valid, so the build cannot fail).
@@ -26,4 +14,4 @@ macro_rules! default_from_builder {
     };
 }
 
-pub(crate) use {default_from_builder, setters};
+pub(crate) use default_from_builder;

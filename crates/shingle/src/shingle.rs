@@ -5,7 +5,7 @@ use ndd_core::{
     Error, FeatureExtractor, FeatureSink, SchemeBuilder, SchemeId, SparseVector, Weighted,
 };
 
-use crate::builders::{default_from_builder, setters};
+use crate::builders::default_from_builder;
 use crate::token::{TokenFilter, WordScanner, ascii_lowercase_word, hash_token, hash_token_nfkc};
 use crate::xxh3_short::ShortXxh3;
 
@@ -448,115 +448,137 @@ impl Default for WordShinglerBuilder {
 }
 
 impl WordShinglerBuilder {
-    setters! {
-        /// Words per shingle (default 5). Larger `k` makes shingles rarer and more
-        /// specific: an edit changes up to `k` shingles, and unrelated documents share
-        /// fewer of them. 5 suits English prose; 2–3 suit short texts.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// assert!(ndd_shingle::WordShingler::builder().k(0).build().is_err());
-        /// ```
-        pub fn k(k: usize) => k;
+    /// Words per shingle (default 5). Larger `k` makes shingles rarer and more
+    /// specific: an edit changes up to `k` shingles, and unrelated documents share
+    /// fewer of them. 5 suits English prose; 2–3 suit short texts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(ndd_shingle::WordShingler::builder().k(0).build().is_err());
+    /// ```
+    pub fn k(mut self, k: usize) -> Self {
+        self.k = k;
+        self
+    }
 
-        /// Seed of the token hash (default 0). Different seeds give unrelated feature
-        /// values; signatures built with different seeds do not compare.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let a = ndd_shingle::WordShingler::builder().seed(1).build()?;
-        /// let b = ndd_shingle::WordShingler::builder().seed(2).build()?;
-        /// assert_ne!(a.features("x"), b.features("x"));
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed(seed: u64) => seed;
+    /// Seed of the token hash (default 0). Different seeds give unrelated feature
+    /// values; signatures built with different seeds do not compare.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let a = ndd_shingle::WordShingler::builder().seed(1).build()?;
+    /// let b = ndd_shingle::WordShingler::builder().seed(2).build()?;
+    /// assert_ne!(a.features("x"), b.features("x"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
 
-        /// Whether tokens are lowercased before hashing (default true).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let s = ndd_shingle::WordShingler::builder().k(1).fold_case(false).build()?;
-        /// assert_ne!(s.features("Word"), s.features("word"));
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn fold_case(fold: bool) => fold_case;
+    /// Whether tokens are lowercased before hashing (default true).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::WordShingler::builder().k(1).fold_case(false).build()?;
+    /// assert_ne!(s.features("Word"), s.features("word"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn fold_case(mut self, fold: bool) -> Self {
+        self.fold_case = fold;
+        self
+    }
 
-        /// Normalizes each token to Unicode NFKC before case folding and hashing (default
-        /// off). Compatibility forms then agree with their plain forms: full-width
-        /// `ＡＢＣ` with `ABC`, the ligature `ﬁ` with `fi`, `²` with `2`, so copies that
-        /// differ only in such forms stay near-duplicates.
-        ///
-        /// Tokens are found in the original text (offsets stay valid) and normalized one
-        /// by one: a compatibility character that the tokenizer splits on still splits
-        /// (superscript `²` is a symbol to it, so `x²` is the token `x`, not `x2`), and one
-        /// that normalizes to punctuation or a space stays inside its token. A token already in NFKC (every ASCII token) is hashed
-        /// as without the option, without allocating. Turning it on changes the
-        /// extractor's [`SchemeId`], so signatures built with and without it refuse to
-        /// compare; with it off, values are exactly those of earlier versions.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let plain = ndd_shingle::WordShingler::builder().k(1).build()?;
-        /// let nfkc = ndd_shingle::WordShingler::builder().k(1).nfkc(true).build()?;
-        /// assert_ne!(plain.features("ＡＢＣ ﬁle"), plain.features("ABC file"));
-        /// assert_eq!(nfkc.features("ＡＢＣ ﬁle"), nfkc.features("ABC file"));
-        /// assert_ne!(plain.scheme(), nfkc.scheme());
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        #[cfg(feature = "nfkc")]
-        pub fn nfkc(nfkc: bool) => nfkc;
+    /// Normalizes each token to Unicode NFKC before case folding and hashing (default
+    /// off). Compatibility forms then agree with their plain forms: full-width
+    /// `ＡＢＣ` with `ABC`, the ligature `ﬁ` with `fi`, `²` with `2`, so copies that
+    /// differ only in such forms stay near-duplicates.
+    ///
+    /// Tokens are found in the original text (offsets stay valid) and normalized one
+    /// by one: a compatibility character that the tokenizer splits on still splits
+    /// (superscript `²` is a symbol to it, so `x²` is the token `x`, not `x2`), and one
+    /// that normalizes to punctuation or a space stays inside its token. A token already in NFKC (every ASCII token) is hashed
+    /// as without the option, without allocating. Turning it on changes the
+    /// extractor's [`SchemeId`], so signatures built with and without it refuse to
+    /// compare; with it off, values are exactly those of earlier versions.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let plain = ndd_shingle::WordShingler::builder().k(1).build()?;
+    /// let nfkc = ndd_shingle::WordShingler::builder().k(1).nfkc(true).build()?;
+    /// assert_ne!(plain.features("ＡＢＣ ﬁle"), plain.features("ABC file"));
+    /// assert_eq!(nfkc.features("ＡＢＣ ﬁle"), nfkc.features("ABC file"));
+    /// assert_ne!(plain.scheme(), nfkc.scheme());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    #[cfg(feature = "nfkc")]
+    pub fn nfkc(mut self, nfkc: bool) -> Self {
+        self.nfkc = nfkc;
+        self
+    }
 
-        /// Which tokens take part (default: all).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let s = ndd_shingle::WordShingler::builder().k(1)
-        ///     .filter(ndd_shingle::TokenFilter::imatch()).build()?;
-        /// assert_eq!(s.features("the lexicon of 2004 words").len(), 2);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn filter(filter: TokenFilter) => filter;
+    /// Which tokens take part (default: all).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::WordShingler::builder().k(1)
+    ///     .filter(ndd_shingle::TokenFilter::imatch()).build()?;
+    /// assert_eq!(s.features("the lexicon of 2004 words").len(), 2);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn filter(mut self, filter: TokenFilter) -> Self {
+        self.filter = filter;
+        self
+    }
 
-        /// Which shingles are kept (default: all).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let s = ndd_shingle::WordShingler::builder().selection(ndd_shingle::Selection::ModM(0)).build();
-        /// assert!(s.is_err());
-        /// ```
-        pub fn selection(selection: Selection) => selection;
+    /// Which shingles are kept (default: all).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_shingle::WordShingler::builder().selection(ndd_shingle::Selection::ModM(0)).build();
+    /// assert!(s.is_err());
+    /// ```
+    pub fn selection(mut self, selection: Selection) -> Self {
+        self.selection = selection;
+        self
+    }
 
-        /// What documents shorter than `k` words produce (default: one shingle).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let s = ndd_shingle::WordShingler::builder().short_docs(ndd_shingle::ShortDocs::Skip).build()?;
-        /// assert!(s.features("too short").is_empty());
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn short_docs(policy: ShortDocs) => short_docs;
+    /// What documents shorter than `k` words produce (default: one shingle).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::WordShingler::builder().short_docs(ndd_shingle::ShortDocs::Skip).build()?;
+    /// assert!(s.features("too short").is_empty());
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn short_docs(mut self, policy: ShortDocs) -> Self {
+        self.short_docs = policy;
+        self
+    }
 
-        /// How k-grams are hashed (default: rolling token-hash combination).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let s = ndd_shingle::WordShingler::builder().hash(ndd_shingle::ShingleHash::Rabin).build()?;
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn hash(hash: ShingleHash) => hash;
+    /// How k-grams are hashed (default: rolling token-hash combination).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_shingle::WordShingler::builder().hash(ndd_shingle::ShingleHash::Rabin).build()?;
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn hash(mut self, hash: ShingleHash) -> Self {
+        self.hash = hash;
+        self
     }
 
     /// Validates the parameters.

@@ -5,7 +5,7 @@ use ndd_core::hash::kgram_hash_iter;
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, Tokenizer};
 
 use super::{FORMAT_VERSION, MAX_SPOT_WORDS, Word, push_word};
-use crate::builders::{default_from_builder, setters};
+use crate::builders::default_from_builder;
 use crate::token::{WordTokenizer, hash_token};
 
 /// Which words around each spot punctuation mark a [`PunctSpotExtractor`] takes (X.
@@ -495,42 +495,49 @@ impl PunctSpotBuilder {
         self
     }
 
-    setters! {
-        /// Documents with fewer spots fall back to their full text (default 3, the paper's
-        /// setting; 0 never falls back).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().min_spots(0).build()?;
-        /// assert_eq!(p.signature("one two, three").0, "two");
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn min_spots(min: usize) => min_spots;
+    /// Documents with fewer spots fall back to their full text (default 3, the paper's
+    /// setting; 0 never falls back).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().min_spots(0).build()?;
+    /// assert_eq!(p.signature("one two, three").0, "two");
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn min_spots(mut self, min: usize) -> Self {
+        self.min_spots = min;
+        self
+    }
 
-        /// Whether words are lowercased, in the signature string and before hashing
-        /// (default true).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().fold_case(false).build()?;
-        /// assert_eq!(p.signature("A, B, C, D").0, "A B C");
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn fold_case(fold: bool) => fold_case;
+    /// Whether words are lowercased, in the signature string and before hashing
+    /// (default true).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let p = ndd_shingle::spots::PunctSpotExtractor::builder().fold_case(false).build()?;
+    /// assert_eq!(p.signature("A, B, C, D").0, "A B C");
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn fold_case(mut self, fold: bool) -> Self {
+        self.fold_case = fold;
+        self
+    }
 
-        /// Seed of the word hash (default 0).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let a = ndd_shingle::spots::PunctSpotExtractor::builder().seed(1).build()?;
-        /// assert_ne!(a.features("a, b, c"), ndd_shingle::spots::PunctSpotExtractor::new().features("a, b, c"));
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed(seed: u64) => seed;
+    /// Seed of the word hash (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let a = ndd_shingle::spots::PunctSpotExtractor::builder().seed(1).build()?;
+    /// assert_ne!(a.features("a, b, c"), ndd_shingle::spots::PunctSpotExtractor::new().features("a, b, c"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
     }
 
     /// Validates the parameters.

@@ -4,7 +4,7 @@ use ndd_core::hash::kgram_hash_iter;
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, Tokenizer};
 
 use super::{FORMAT_VERSION, MAX_SPOT_WORDS, Word, push_word, word_set};
-use crate::builders::{default_from_builder, setters};
+use crate::builders::default_from_builder;
 use crate::token::{WordTokenizer, hash_token};
 
 /// Stopword-anchored spot signatures (SpotSigs: M. Theobald, J. Siddharth, A. Paepcke,
@@ -338,72 +338,85 @@ impl Default for SpotSigBuilder {
 }
 
 impl SpotSigBuilder {
-    setters! {
-        /// Chain length `c`, non-stopwords per spot (default 1; `1..=`[`MAX_SPOT_WORDS`]).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_shingle::spots::SpotSigExtractor;
-        /// assert!(SpotSigExtractor::builder().chain(0).build().is_err());
-        /// let s = SpotSigExtractor::builder().chain(2).build()?;
-        /// assert_eq!(s.spot_strings("the big cat"), ["the:big:cat"]);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn chain(chain: usize) => chain;
+    /// Chain length `c`, non-stopwords per spot (default 1; `1..=`[`MAX_SPOT_WORDS`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// assert!(SpotSigExtractor::builder().chain(0).build().is_err());
+    /// let s = SpotSigExtractor::builder().chain(2).build()?;
+    /// assert_eq!(s.spot_strings("the big cat"), ["the:big:cat"]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn chain(mut self, chain: usize) -> Self {
+        self.chain = chain;
+        self
+    }
 
-        /// Spot distance `d`: the chain takes the `d`-th, `2d`-th, … non-stopword after
-        /// the antecedent (default 1; `1..=`[`MAX_SPOT_WORDS`]).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_shingle::spots::SpotSigExtractor;
-        /// assert!(SpotSigExtractor::builder().distance(0).build().is_err());
-        /// let s = SpotSigExtractor::builder().distance(2).build()?;
-        /// assert_eq!(s.spot_strings("the big cat"), ["the:cat"]);
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn distance(distance: usize) => distance;
+    /// Spot distance `d`: the chain takes the `d`-th, `2d`-th, … non-stopword after
+    /// the antecedent (default 1; `1..=`[`MAX_SPOT_WORDS`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_shingle::spots::SpotSigExtractor;
+    /// assert!(SpotSigExtractor::builder().distance(0).build().is_err());
+    /// let s = SpotSigExtractor::builder().distance(2).build()?;
+    /// assert_eq!(s.spot_strings("the big cat"), ["the:cat"]);
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn distance(mut self, distance: usize) -> Self {
+        self.distance = distance;
+        self
+    }
 
-        /// Whether words are lowercased before hashing (default true). Stopword matching is
-        /// case-insensitive either way.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let s = ndd_shingle::spots::SpotSigExtractor::builder().fold_case(false).build()?;
-        /// assert_eq!(s.spot_strings("The Cat"), ["The:Cat"]);
-        /// assert_ne!(s.features("The Cat"), s.features("the cat"));
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn fold_case(fold: bool) => fold_case;
+    /// Whether words are lowercased before hashing (default true). Stopword matching is
+    /// case-insensitive either way.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let s = ndd_shingle::spots::SpotSigExtractor::builder().fold_case(false).build()?;
+    /// assert_eq!(s.spot_strings("The Cat"), ["The:Cat"]);
+    /// assert_ne!(s.features("The Cat"), s.features("the cat"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn fold_case(mut self, fold: bool) -> Self {
+        self.fold_case = fold;
+        self
+    }
 
-        /// Seed of the word hash (default 0).
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// use ndd_core::FeatureExtractor;
-        /// let a = ndd_shingle::spots::SpotSigExtractor::builder().seed(1).build()?;
-        /// let b = ndd_shingle::spots::SpotSigExtractor::builder().seed(2).build()?;
-        /// assert_ne!(a.features("the cat"), b.features("the cat"));
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn seed(seed: u64) => seed;
+    /// Seed of the word hash (default 0).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use ndd_core::FeatureExtractor;
+    /// let a = ndd_shingle::spots::SpotSigExtractor::builder().seed(1).build()?;
+    /// let b = ndd_shingle::spots::SpotSigExtractor::builder().seed(2).build()?;
+    /// assert_ne!(a.features("the cat"), b.features("the cat"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
 
-        /// The threshold of [`SpotSigExtractor::is_too_short`] (default 4, SpotSigs'
-        /// `min_spotsigs`). Does not change extraction.
-        ///
-        /// # Example
-        ///
-        /// ```
-        /// let s = ndd_shingle::spots::SpotSigExtractor::builder().min_spotsigs(1).build()?;
-        /// assert!(!s.is_too_short("the cat"));
-        /// # Ok::<(), ndd_core::Error>(())
-        /// ```
-        pub fn min_spotsigs(min: usize) => min_spotsigs;
+    /// The threshold of [`SpotSigExtractor::is_too_short`] (default 4, SpotSigs'
+    /// `min_spotsigs`). Does not change extraction.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let s = ndd_shingle::spots::SpotSigExtractor::builder().min_spotsigs(1).build()?;
+    /// assert!(!s.is_too_short("the cat"));
+    /// # Ok::<(), ndd_core::Error>(())
+    /// ```
+    pub fn min_spotsigs(mut self, min: usize) -> Self {
+        self.min_spotsigs = min;
+        self
     }
 
     /// The stopwords: skipped in chains, and also the antecedents unless
