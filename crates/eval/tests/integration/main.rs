@@ -15,6 +15,7 @@ use ndd_core::{Error, ErrorKind};
 
 /// Every kind of `all` parses back from its `Display` name, each `(alias, kind)` of
 /// `aliases` parses to its kind, and `"nope"` is an [`ErrorKind::InvalidInput`].
+#[allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 fn check_kind_names<K>(all: &[K], aliases: &[(&str, K)])
 where
     K: FromStr<Err = Error> + Display + Debug + PartialEq + Copy,
