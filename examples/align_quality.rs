@@ -109,17 +109,9 @@ fn all_scores(set: &LabeledSet) -> Res<Vec<(usize, usize, Scores)>> {
 
 fn main() -> Res<()> {
     let options = labeled::Options::parse()?;
-    let (seed, variants) = (options.seed, options.variants);
     let t0 = Instant::now();
     let sets = options.sets()?;
-    println!("# align_quality (seed {seed}, {variants} variants per base)\n");
-    for s in &sets {
-        println!("- {}", s.summary);
-    }
-    println!(
-        "\nCells: Max F1 @ its threshold on the whole set (Max F1 without the sibling \
-         clusters).\n"
-    );
+    options.print_max_f1_heading("align_quality", &sets);
     let mut columns = Vec::new();
     for s in &sets {
         let scores = all_scores(s)?;

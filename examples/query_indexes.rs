@@ -93,13 +93,22 @@ fn main() -> Res<()> {
         "brute force (exact answers): {:.2} s",
         t0.elapsed().as_secs_f64()
     );
-    let recall_at = |q_index: usize, got: &[usize]| -> f64 {
-        let q = queries[q_index];
-        got.iter()
-            .filter(|&&d| jaccard(sets[q].as_slice(), sets[d].as_slice()) >= kth[q_index])
-            .count()
-            .min(TOP) as f64
-            / TOP.min(n) as f64
+    // Recall@TOP averaged over the queries, `answers[i]` being query i's answer.
+    let mean_recall = |answers: &[Vec<usize>]| -> f64 {
+        let recall_at = |q_index: usize, got: &[usize]| -> f64 {
+            let q = queries[q_index];
+            got.iter()
+                .filter(|&&d| jaccard(sets[q].as_slice(), sets[d].as_slice()) >= kth[q_index])
+                .count()
+                .min(TOP) as f64
+                / TOP.min(n) as f64
+        };
+        answers
+            .iter()
+            .enumerate()
+            .map(|(i, g)| recall_at(i, g))
+            .sum::<f64>()
+            / queries.len() as f64
     };
 
     // Top-k: LshForest.
@@ -121,12 +130,7 @@ fn main() -> Res<()> {
         })
         .collect::<Result<_, _>>()?;
     let query_s = t0.elapsed().as_secs_f64();
-    let recall: f64 = answers
-        .iter()
-        .enumerate()
-        .map(|(i, g)| recall_at(i, g))
-        .sum::<f64>()
-        / queries.len() as f64;
+    let recall = mean_recall(&answers);
     // Ties counted as for recall@10: a returned document counts when its Jaccard is at
     // least 0.5 and at least the exact 10th best.
     let close_recall = |got: &[Vec<usize>]| -> f64 {
@@ -159,12 +163,7 @@ fn main() -> Res<()> {
         })
         .collect::<Result<_, _>>()?;
     let verified_s = t0.elapsed().as_secs_f64();
-    let recall_v: f64 = verified
-        .iter()
-        .enumerate()
-        .map(|(i, g)| recall_at(i, g))
-        .sum::<f64>()
-        / queries.len() as f64;
+    let recall_v = mean_recall(&verified);
     let close_ver = close_recall(&verified);
     println!(
         "ndd LshForest 8x16: build {build:.3} s ({:.0} docs/s); {} queries {query_s:.3} s ({:.0} queries/s), recall@{TOP} {recall:.4} \

@@ -103,76 +103,64 @@ fn imatch(set: &LabeledSet, extra: usize) -> Res<((f64, f64, f64), usize)> {
 
 fn main() -> Res<()> {
     let options = labeled::Options::parse()?;
-    let (seed, variants) = (options.seed, options.variants);
     let t0 = Instant::now();
     let sets = options.sets()?;
-
-    println!("# tune_defaults (seed {seed}, {variants} variants per base)\n");
-    for s in &sets {
-        println!("- {}", s.summary);
-    }
-    println!(
-        "\nCells: Max F1 @ its threshold on the whole set (Max F1 without the sibling \
-         clusters).\n"
-    );
+    options.print_max_f1_heading("tune_defaults", &sets);
     let header: Vec<String> = sets.iter().map(|s| s.name.clone()).collect();
     let line = |k: usize| vec!["---"; k + 1].join(" | ");
+    // A table's title, its header row and the rule under it.
+    let table = |title: &str, first: &str| {
+        println!("{title}");
+        row(first, &header);
+        println!("| {} |", line(header.len()));
+    };
+    // A row's cells: `f` of every labeled set.
+    let cells =
+        |f: &dyn Fn(&LabeledSet) -> Res<String>| sets.iter().map(f).collect::<Res<Vec<_>>>();
 
-    println!("## Exact Jaccard of word k-gram sets (the ceiling of MinHash)\n");
-    row("k", &header);
-    println!("| {} |", line(header.len()));
+    table(
+        "## Exact Jaccard of word k-gram sets (the ceiling of MinHash)\n",
+        "k",
+    );
     for k in 1..=6 {
-        let cells = sets
-            .iter()
-            .map(|s| exact(s, k).map(cell))
-            .collect::<Res<Vec<_>>>()?;
-        row(&format!("word {k}"), &cells);
+        row(&format!("word {k}"), &cells(&|s| exact(s, k).map(cell))?);
     }
 
-    println!("\n## MinHash, one-permutation, 128 values (estimated Jaccard)\n");
-    row("shingles", &header);
-    println!("| {} |", line(header.len()));
+    table(
+        "\n## MinHash, one-permutation, 128 values (estimated Jaccard)\n",
+        "shingles",
+    );
     for k in 1..=6 {
-        let cells = sets
-            .iter()
-            .map(|s| minhash(s, WordShingler::new(k)?).map(cell))
-            .collect::<Res<Vec<_>>>()?;
+        let cells = cells(&|s| minhash(s, WordShingler::new(k)?).map(cell))?;
         row(&format!("word {k}"), &cells);
     }
     for k in [5, 8] {
-        let cells = sets
-            .iter()
-            .map(|s| minhash(s, CharShingler::new(k)?).map(cell))
-            .collect::<Res<Vec<_>>>()?;
+        let cells = cells(&|s| minhash(s, CharShingler::new(k)?).map(cell))?;
         row(&format!("char {k}"), &cells);
     }
 
-    println!("\n## SimHash (score 1 - Hamming/bits)\n");
-    row("bits, weights, word k", &header);
-    println!("| {} |", line(header.len()));
+    table(
+        "\n## SimHash (score 1 - Hamming/bits)\n",
+        "bits, weights, word k",
+    );
     for bits in [64, 128, 256] {
         for (w, wn) in [(W::Binary, "binary"), (W::Tf, "tf"), (W::TfIdf, "tf-idf")] {
             for k in 2..=5 {
-                let cells = sets
-                    .iter()
-                    .map(|s| simhash(s, k, bits, w).map(cell))
-                    .collect::<Res<Vec<_>>>()?;
+                let cells = cells(&|s| simhash(s, k, bits, w).map(cell))?;
                 row(&format!("{bits}, {wn}, {k}"), &cells);
             }
         }
     }
 
-    println!("\n## I-Match (library defaults: lexicon nidf window, K extra lexicons)\n");
-    row("K", &header);
-    println!("| {} |", line(header.len()));
+    table(
+        "\n## I-Match (library defaults: lexicon nidf window, K extra lexicons)\n",
+        "K",
+    );
     for extra in [0, 5] {
-        let cells = sets
-            .iter()
-            .map(|s| {
-                imatch(s, extra)
-                    .map(|(r, signed)| format!("{} [{signed}/{} signed]", cell(r), s.texts.len()))
-            })
-            .collect::<Res<Vec<_>>>()?;
+        let cells = cells(&|s| {
+            imatch(s, extra)
+                .map(|(r, signed)| format!("{} [{signed}/{} signed]", cell(r), s.texts.len()))
+        })?;
         row(&format!("{extra}"), &cells);
     }
     println!("\n(total {:.1?})", t0.elapsed());

@@ -206,4 +206,18 @@ impl Options {
     pub(crate) fn sets(&self) -> Res<Vec<LabeledSet>> {
         sets(self.bench.as_ref(), self.bases, self.seed, self.variants)
     }
+
+    /// Prints the heading of `example`'s Max F1 table over `sets`: the example's name
+    /// with the seed and the variants, a line per set, and what a cell holds.
+    pub(crate) fn print_max_f1_heading(&self, example: &str, sets: &[LabeledSet]) {
+        let (seed, variants) = (self.seed, self.variants);
+        println!("# {example} (seed {seed}, {variants} variants per base)\n");
+        for s in sets {
+            println!("- {}", s.summary);
+        }
+        println!(
+            "\nCells: Max F1 @ its threshold on the whole set (Max F1 without the sibling \
+             clusters).\n"
+        );
+    }
 }

@@ -245,11 +245,7 @@ impl<'t> BlockReport<'t> {
     /// ```
     #[must_use]
     pub fn unique_a_text(&self) -> Vec<&'t str> {
-        self.a_blocks
-            .iter()
-            .filter(|b| b.kind == BlockKind::Unique)
-            .map(|b| self.a_text(b))
-            .collect()
+        unique_texts(&self.a_blocks, |b| self.a_text(b))
     }
 
     /// The unique text of the second document.
@@ -264,11 +260,7 @@ impl<'t> BlockReport<'t> {
     /// ```
     #[must_use]
     pub fn unique_b_text(&self) -> Vec<&'t str> {
-        self.b_blocks
-            .iter()
-            .filter(|b| b.kind == BlockKind::Unique)
-            .map(|b| self.b_text(b))
-            .collect()
+        unique_texts(&self.b_blocks, |b| self.b_text(b))
     }
 
     /// The alignment the report was built from.
@@ -499,4 +491,13 @@ fn blocks_of(tokens: &Tokens<'_>, marks: &[Mark]) -> Vec<Block> {
         });
     }
     blocks
+}
+
+/// The texts (through `text`) of the unique blocks among `blocks`, in order.
+fn unique_texts<'t>(blocks: &[Block], text: impl Fn(&Block) -> &'t str) -> Vec<&'t str> {
+    blocks
+        .iter()
+        .filter(|b| b.kind == BlockKind::Unique)
+        .map(text)
+        .collect()
 }

@@ -6,6 +6,7 @@ use std::ops::Range;
 use ndd_core::Error;
 
 use crate::grams::GramIndex;
+use crate::named::by_name;
 use crate::{Aligner, BlockKind, BlockReport, Tokens};
 
 /// How a candidate document was made from a reference document, in the categories of
@@ -107,22 +108,9 @@ impl Category {
     }
 }
 
-impl std::fmt::Display for Category {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Category {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        Category::ALL
-            .into_iter()
-            .find(|c| c.name() == s)
-            .ok_or_else(|| Error::invalid_input(format!("unknown category {s:?}")))
-    }
-}
+by_name!(Category, |s| Error::invalid_input(format!(
+    "unknown category {s:?}"
+)));
 
 /// The thresholds of the categories; the defaults are those of Yang and Callan
 /// (SIGIR 2006, Section 2).

@@ -68,6 +68,7 @@ mod blocks;
 mod category;
 mod grams;
 mod lcs;
+mod named;
 mod similarity;
 mod tokens;
 mod weighted;

@@ -3,6 +3,7 @@
 use ndd_core::Error;
 
 use crate::lcs::{shingles_into, sorted_positions};
+use crate::named::by_name;
 use crate::{Aligner, LcsResult, TokenOptions};
 
 /// A similarity of two token sequences computed from their longest common
@@ -164,27 +165,10 @@ impl Measure {
     }
 }
 
-impl std::fmt::Display for Measure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Measure {
-    type Err = Error;
-
-    fn from_str(s: &str) -> Result<Self, Error> {
-        Measure::ALL
-            .into_iter()
-            .find(|m| m.name() == s)
-            .ok_or_else(|| {
-                Error::invalid_parameter(
-                    "measure",
-                    format!("must be dice, containment, combined or max-jaccard-dice, got {s:?}"),
-                )
-            })
-    }
-}
+by_name!(Measure, |s| Error::invalid_parameter(
+    "measure",
+    format!("must be dice, containment, combined or max-jaccard-dice, got {s:?}"),
+));
 
 /// A document ready for verification: its tokens (cut to
 /// [`MAX_TOKENS`](crate::MAX_TOKENS)) sorted with their positions, and its sorted word

@@ -392,18 +392,17 @@ impl Aligner {
             }
         }
         let need = lo;
-        let short: Vec<(u64, u64)> = short
-            .iter()
-            .zip(&in_both_short)
-            .filter(|e| *e.1)
-            .map(|(&t, _)| (t, weights.units_of(t)))
-            .collect();
-        let long: Vec<(u64, u64)> = long
-            .iter()
-            .zip(&in_both_long)
-            .filter(|e| *e.1)
-            .map(|(&t, _)| (t, weights.units_of(t)))
-            .collect();
+        // The tokens in both documents, with their weights in units.
+        let in_both = |tokens: &[u64], marks: &[bool]| -> Vec<(u64, u64)> {
+            tokens
+                .iter()
+                .zip(marks)
+                .filter(|e| *e.1)
+                .map(|(&t, _)| (t, weights.units_of(t)))
+                .collect()
+        };
+        let short = in_both(short, &in_both_short);
+        let long = in_both(long, &in_both_long);
         let mut rest: u64 = long.iter().map(|e| e.1).sum();
         let mut prev = vec![0u64; short.len() + 1];
         let mut cur = vec![0u64; short.len() + 1];

@@ -107,17 +107,7 @@ impl UnionFind {
         if x >= self.parent.len() {
             return x;
         }
-        let mut root = x;
-        while self.parent[root] != root {
-            root = self.parent[root];
-        }
-        let mut cur = x;
-        while self.parent[cur] != root {
-            let next = self.parent[cur];
-            self.parent[cur] = root;
-            cur = next;
-        }
-        root
+        find_root(&mut self.parent, x)
     }
 
     /// Merges the sets of `a` and `b`; returns whether they were apart. Elements
@@ -135,16 +125,7 @@ impl UnionFind {
         if a >= self.len() || b >= self.len() {
             return false;
         }
-        let (mut ra, mut rb) = (self.find(a), self.find(b));
-        if ra == rb {
-            return false;
-        }
-        if self.size[ra] < self.size[rb] {
-            std::mem::swap(&mut ra, &mut rb);
-        }
-        self.parent[rb] = ra;
-        self.size[ra] += self.size[rb];
-        true
+        union_roots(&mut self.parent, &mut self.size, a, b).is_some()
     }
 
     /// Whether `a` and `b` are in the same set.
@@ -201,4 +182,42 @@ impl UnionFind {
         }
         out
     }
+}
+
+/// The root of `x` in the forest `parent` (a root is its own parent), compressing the
+/// path from `x` to it; `x` must be below `parent.len()`.
+pub(crate) fn find_root(parent: &mut [usize], x: usize) -> usize {
+    let mut root = x;
+    while parent[root] != root {
+        root = parent[root];
+    }
+    let mut cur = x;
+    while parent[cur] != root {
+        let next = parent[cur];
+        parent[cur] = root;
+        cur = next;
+    }
+    root
+}
+
+/// Joins the trees of `a` and `b` in the forest `parent` (union by `size`, the size of
+/// each root's tree); returns `(kept, absorbed)`, the root that stays and the one now
+/// under it, or `None` when they were already one tree. Both must be below
+/// `parent.len()`.
+pub(crate) fn union_roots(
+    parent: &mut [usize],
+    size: &mut [usize],
+    a: usize,
+    b: usize,
+) -> Option<(usize, usize)> {
+    let (mut ra, mut rb) = (find_root(parent, a), find_root(parent, b));
+    if ra == rb {
+        return None;
+    }
+    if size[ra] < size[rb] {
+        std::mem::swap(&mut ra, &mut rb);
+    }
+    parent[rb] = ra;
+    size[ra] += size[rb];
+    Some((ra, rb))
 }

@@ -621,14 +621,22 @@ pub trait KeyCodec: Sized {
     fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error>;
 }
 
-impl KeyCodec for u8 {
-    fn write_key(&self, w: &mut ByteWriter) {
-        w.u8(*self);
-    }
-    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
-        r.u8()
-    }
+/// [`KeyCodec`] for integers that [`ByteWriter`] writes and [`ByteReader`] reads as
+/// they are, through their methods of the same name.
+macro_rules! key_codec_direct {
+    ($($int:ident),+) => {$(
+        impl KeyCodec for $int {
+            fn write_key(&self, w: &mut ByteWriter) {
+                w.$int(*self);
+            }
+            fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
+                r.$int()
+            }
+        }
+    )+};
 }
+
+key_codec_direct!(u8, u32, u64);
 
 impl KeyCodec for u16 {
     fn write_key(&self, w: &mut ByteWriter) {
@@ -637,24 +645,6 @@ impl KeyCodec for u16 {
     }
     fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
         Ok(u16::from_le_bytes([r.u8()?, r.u8()?]))
-    }
-}
-
-impl KeyCodec for u32 {
-    fn write_key(&self, w: &mut ByteWriter) {
-        w.u32(*self);
-    }
-    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
-        r.u32()
-    }
-}
-
-impl KeyCodec for u64 {
-    fn write_key(&self, w: &mut ByteWriter) {
-        w.u64(*self);
-    }
-    fn read_key(r: &mut ByteReader<'_>) -> Result<Self, Error> {
-        r.u64()
     }
 }
 

@@ -9,6 +9,8 @@
 
 use ahash::AHashMap;
 
+use crate::cluster::{find_root, union_roots};
+
 /// Disjoint sets over arbitrary `u64` document ids, whose result does not depend on how
 /// the edges were split or in which order partial results were merged.
 ///
@@ -121,15 +123,9 @@ impl DocUnionFind {
     /// ```
     pub fn union(&mut self, a: u64, b: u64) -> bool {
         let (ia, ib) = (self.slot(a), self.slot(b));
-        let (mut ra, mut rb) = (self.find(ia), self.find(ib));
-        if ra == rb {
+        let Some((ra, rb)) = union_roots(&mut self.parent, &mut self.size, ia, ib) else {
             return false;
-        }
-        if self.size[ra] < self.size[rb] {
-            std::mem::swap(&mut ra, &mut rb);
-        }
-        self.parent[rb] = ra;
-        self.size[ra] += self.size[rb];
+        };
         self.min[ra] = self.min[ra].min(self.min[rb]);
         true
     }
@@ -236,17 +232,7 @@ impl DocUnionFind {
     }
 
     fn find(&mut self, x: usize) -> usize {
-        let mut root = x;
-        while self.parent[root] != root {
-            root = self.parent[root];
-        }
-        let mut cur = x;
-        while self.parent[cur] != root {
-            let next = self.parent[cur];
-            self.parent[cur] = root;
-            cur = next;
-        }
-        root
+        find_root(&mut self.parent, x)
     }
 }
 

@@ -43,6 +43,19 @@ impl<T: ?Sized, M: Similarity<T> + ?Sized> Similarity<T> for &M {
     }
 }
 
+/// Implements [`Similarity`] over `$input` for the measure `$measure` as `$body` of
+/// the two inputs `$a` and `$b`.
+macro_rules! similarity_by {
+    ($measure:ty, $input:ty, |$a:ident, $b:ident| $body:expr) => {
+        impl Similarity<$input> for $measure {
+            #[inline]
+            fn similarity(&self, $a: &$input, $b: &$input) -> f64 {
+                $body
+            }
+        }
+    };
+}
+
 /// `|A ∩ B|` of two sorted, duplicate-free slices, by merging.
 ///
 /// # Example
@@ -231,19 +244,11 @@ pub fn weighted_jaccard(a: &SparseVector, b: &SparseVector) -> f64 {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Jaccard;
 
-impl Similarity<FeatureSet> for Jaccard {
-    #[inline]
-    fn similarity(&self, a: &FeatureSet, b: &FeatureSet) -> f64 {
-        jaccard(a.as_slice(), b.as_slice())
-    }
-}
-
-impl Similarity<[u64]> for Jaccard {
-    #[inline]
-    fn similarity(&self, a: &[u64], b: &[u64]) -> f64 {
-        jaccard(a, b)
-    }
-}
+similarity_by!(Jaccard, FeatureSet, |a, b| jaccard(
+    a.as_slice(),
+    b.as_slice()
+));
+similarity_by!(Jaccard, [u64], |a, b| jaccard(a, b));
 
 /// Containment of the first set in the second as a [`Similarity`]; see
 /// [`containment`]. Not symmetric.
@@ -260,12 +265,10 @@ impl Similarity<[u64]> for Jaccard {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Containment;
 
-impl Similarity<FeatureSet> for Containment {
-    #[inline]
-    fn similarity(&self, a: &FeatureSet, b: &FeatureSet) -> f64 {
-        containment(a.as_slice(), b.as_slice())
-    }
-}
+similarity_by!(Containment, FeatureSet, |a, b| containment(
+    a.as_slice(),
+    b.as_slice()
+));
 
 /// Cosine similarity as a [`Similarity`] over [`SparseVector`]s; see [`cosine`].
 ///
@@ -279,12 +282,7 @@ impl Similarity<FeatureSet> for Containment {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Cosine;
 
-impl Similarity<SparseVector> for Cosine {
-    #[inline]
-    fn similarity(&self, a: &SparseVector, b: &SparseVector) -> f64 {
-        cosine(a, b)
-    }
-}
+similarity_by!(Cosine, SparseVector, |a, b| cosine(a, b));
 
 /// Extended Jaccard as a [`Similarity`] over [`SparseVector`]s; see
 /// [`extended_jaccard`].
@@ -299,12 +297,7 @@ impl Similarity<SparseVector> for Cosine {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ExtendedJaccard;
 
-impl Similarity<SparseVector> for ExtendedJaccard {
-    #[inline]
-    fn similarity(&self, a: &SparseVector, b: &SparseVector) -> f64 {
-        extended_jaccard(a, b)
-    }
-}
+similarity_by!(ExtendedJaccard, SparseVector, |a, b| extended_jaccard(a, b));
 
 /// Weighted Jaccard as a [`Similarity`] over [`SparseVector`]s; see
 /// [`weighted_jaccard`].
@@ -321,9 +314,4 @@ impl Similarity<SparseVector> for ExtendedJaccard {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WeightedJaccard;
 
-impl Similarity<SparseVector> for WeightedJaccard {
-    #[inline]
-    fn similarity(&self, a: &SparseVector, b: &SparseVector) -> f64 {
-        weighted_jaccard(a, b)
-    }
-}
+similarity_by!(WeightedJaccard, SparseVector, |a, b| weighted_jaccard(a, b));

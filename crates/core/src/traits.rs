@@ -267,27 +267,23 @@ pub trait FeatureExtractor {
     }
 }
 
-impl<E: FeatureExtractor + ?Sized> FeatureExtractor for &E {
-    #[inline]
-    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-        (**self).extract(doc, sink);
-    }
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        (**self).scheme()
-    }
+/// Forwards [`FeatureExtractor`] through pointer types to the extractor they point at.
+macro_rules! forward_extractor {
+    ($($pointer:ty),+) => {$(
+        impl<E: FeatureExtractor + ?Sized> FeatureExtractor for $pointer {
+            #[inline]
+            fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
+                (**self).extract(doc, sink);
+            }
+            #[inline]
+            fn scheme(&self) -> SchemeId {
+                (**self).scheme()
+            }
+        }
+    )+};
 }
 
-impl<E: FeatureExtractor + ?Sized> FeatureExtractor for Box<E> {
-    #[inline]
-    fn extract<S: FeatureSink + ?Sized>(&self, doc: &str, sink: &mut S) {
-        (**self).extract(doc, sink);
-    }
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        (**self).scheme()
-    }
-}
+forward_extractor!(&E, Box<E>);
 
 /// Object-safe twin of [`FeatureExtractor`], blanket-implemented for every extractor,
 /// for choosing the feature scheme from configuration at run time.

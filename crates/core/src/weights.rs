@@ -74,38 +74,23 @@ pub trait FeatureWeights: Send + Sync {
     fn scheme(&self) -> SchemeId;
 }
 
-impl<W: FeatureWeights + ?Sized> FeatureWeights for &W {
-    #[inline]
-    fn weight(&self, feature: u64, tf: u32) -> f64 {
-        (**self).weight(feature, tf)
-    }
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        (**self).scheme()
-    }
+/// Forwards [`FeatureWeights`] through pointer types to the weights they point at.
+macro_rules! forward_weights {
+    ($($pointer:ty),+) => {$(
+        impl<W: FeatureWeights + ?Sized> FeatureWeights for $pointer {
+            #[inline]
+            fn weight(&self, feature: u64, tf: u32) -> f64 {
+                (**self).weight(feature, tf)
+            }
+            #[inline]
+            fn scheme(&self) -> SchemeId {
+                (**self).scheme()
+            }
+        }
+    )+};
 }
 
-impl<W: FeatureWeights + ?Sized> FeatureWeights for Box<W> {
-    #[inline]
-    fn weight(&self, feature: u64, tf: u32) -> f64 {
-        (**self).weight(feature, tf)
-    }
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        (**self).scheme()
-    }
-}
-
-impl<W: FeatureWeights + ?Sized> FeatureWeights for std::sync::Arc<W> {
-    #[inline]
-    fn weight(&self, feature: u64, tf: u32) -> f64 {
-        (**self).weight(feature, tf)
-    }
-    #[inline]
-    fn scheme(&self) -> SchemeId {
-        (**self).scheme()
-    }
-}
+forward_weights!(&W, Box<W>, std::sync::Arc<W>);
 
 /// [`FeatureWeights`] from a closure of the feature hash (the term frequency is not
 /// used: each distinct feature weighs `f(feature)`) and a name that identifies it.

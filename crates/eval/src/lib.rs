@@ -63,6 +63,7 @@
 mod agreement;
 mod bases;
 mod category;
+mod kinds;
 mod labels;
 mod metrics;
 mod siblings;

@@ -50,12 +50,7 @@ impl Confusion {
     /// ```
     #[must_use]
     pub fn precision(&self) -> f64 {
-        let predicted = self.true_positives + self.false_positives;
-        if predicted == 0 {
-            1.0
-        } else {
-            self.true_positives as f64 / predicted as f64
-        }
+        fraction_or_one(self.true_positives, self.false_positives)
     }
 
     /// Fraction of true pairs that were predicted: `tp / (tp + fn)`; `1` when there are
@@ -69,12 +64,7 @@ impl Confusion {
     /// ```
     #[must_use]
     pub fn recall(&self) -> f64 {
-        let actual = self.true_positives + self.false_negatives;
-        if actual == 0 {
-            1.0
-        } else {
-            self.true_positives as f64 / actual as f64
-        }
+        fraction_or_one(self.true_positives, self.false_negatives)
     }
 
     /// Harmonic mean of precision and recall, `2PR / (P + R)`; `0` when both are `0`.
@@ -470,4 +460,14 @@ pub fn sweep(pairs: &[ScoredPair], labels: &Labels) -> Result<ThresholdSweep, Er
 /// ```
 pub fn max_f1(pairs: &[ScoredPair], labels: &Labels) -> Result<SweepPoint, Error> {
     run_sweep(pairs, labels, |_| {})
+}
+
+/// `hits / (hits + misses)`, or `1` when both are `0` (nothing to get wrong).
+fn fraction_or_one(hits: u64, misses: u64) -> f64 {
+    let all = hits + misses;
+    if all == 0 {
+        1.0
+    } else {
+        hits as f64 / all as f64
+    }
 }

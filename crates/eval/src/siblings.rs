@@ -10,13 +10,12 @@
 //! cluster) is what makes a threshold sweep pay for it.
 
 use std::collections::BTreeSet;
-use std::fmt;
-use std::str::FromStr;
 
 use ndd_core::Error;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use crate::kinds::{check_weights, name_traits, pick_kind};
 use crate::synth::{core_of, split_blocks, word_units};
 
 /// How a sibling differs from its base text.
@@ -72,7 +71,8 @@ impl SiblingKind {
         SiblingKind::ParagraphAdded,
     ];
 
-    /// The kebab-case name, also accepted by [`FromStr`] and used by [`fmt::Display`].
+    /// The kebab-case name, also accepted by [`FromStr`](std::str::FromStr) and used by
+    /// [`Display`](std::fmt::Display).
     ///
     /// # Example
     ///
@@ -90,35 +90,7 @@ impl SiblingKind {
     }
 }
 
-impl fmt::Display for SiblingKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for SiblingKind {
-    type Err = Error;
-
-    /// Parses a [`SiblingKind::name`], ignoring ASCII case and accepting `_` or spaces
-    /// in place of `-`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let norm: String = s
-            .trim()
-            .chars()
-            .map(|c| {
-                if c == '_' || c == ' ' {
-                    '-'
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect();
-        SiblingKind::ALL
-            .into_iter()
-            .find(|k| k.name() == norm)
-            .ok_or_else(|| Error::invalid_input(format!("unknown sibling kind `{s}`")))
-    }
-}
+name_traits!(SiblingKind, "sibling");
 
 /// Settings of the sibling (hard-negative) generator. Build with [`SiblingConfig::new`]
 /// or [`Default`] and adjust the public fields; [`SiblingConfig::validate`] states the
@@ -212,22 +184,7 @@ impl SiblingConfig {
     /// assert!(bad.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        let mut total = 0.0;
-        for &(kind, w) in &self.kinds {
-            if !w.is_finite() || w < 0.0 {
-                return Err(Error::invalid_parameter(
-                    "kinds",
-                    format!("weight of `{kind}` must be finite and >= 0, got {w}"),
-                ));
-            }
-            total += w;
-        }
-        if self.siblings_per_base > 0 && total <= 0.0 {
-            return Err(Error::invalid_parameter(
-                "kinds",
-                "at least one sibling kind needs a positive weight",
-            ));
-        }
+        check_weights(&self.kinds, self.siblings_per_base, "sibling", |_| Ok(()))?;
         if self.max_clause_words == 0 {
             return Err(Error::invalid_parameter(
                 "max_clause_words",
@@ -331,7 +288,7 @@ pub fn generate_siblings<S: AsRef<str>>(
     let mut out = Vec::with_capacity(texts.len().saturating_mul(config.siblings_per_base));
     for (base, (&text, cores)) in texts.iter().zip(&cores).enumerate() {
         for _ in 0..config.siblings_per_base {
-            let wanted = pick(&config.kinds, &mut rng);
+            let wanted = pick_kind(&config.kinds, &mut rng, SiblingKind::ClauseChanged);
             let edit = Edit {
                 text,
                 cores,
@@ -369,24 +326,6 @@ fn is_name(word: &str) -> bool {
     chars.next().is_some_and(char::is_uppercase)
         && word.chars().count() >= 2
         && word.chars().all(char::is_alphabetic)
-}
-
-fn pick(kinds: &[(SiblingKind, f64)], rng: &mut ChaCha8Rng) -> SiblingKind {
-    let total: f64 = kinds.iter().map(|&(_, w)| w).sum();
-    let r = rng.random::<f64>() * total;
-    let mut acc = 0.0;
-    let mut last = SiblingKind::ClauseChanged;
-    for &(kind, w) in kinds {
-        if w <= 0.0 {
-            continue;
-        }
-        acc += w;
-        last = kind;
-        if r < acc {
-            return kind;
-        }
-    }
-    last
 }
 
 /// One base text and what the edits draw from.

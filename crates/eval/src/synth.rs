@@ -9,8 +9,6 @@
 //! paragraphs).
 
 use std::collections::BTreeSet;
-use std::fmt;
-use std::str::FromStr;
 
 use ndd_core::Error;
 use rand::seq::SliceRandom;
@@ -19,6 +17,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::Labels;
+use crate::kinds::{check_weights, name_traits, pick_kind};
 
 /// How a generated document was derived from its base text.
 ///
@@ -83,18 +82,16 @@ impl EditKind {
     /// use near_dup::eval::EditKind;
     /// assert!(!EditKind::EDITS.contains(&EditKind::Original));
     /// ```
-    pub const EDITS: [EditKind; 10] = [
-        EditKind::Exact,
-        EditKind::MinorChange,
-        EditKind::BlockAdded,
-        EditKind::BlockDeleted,
-        EditKind::KeyBlock,
-        EditKind::MinorChangeAndBlockEdit,
-        EditKind::BlockReordering,
-        EditKind::Repeated,
-        EditKind::Misspelled,
-        EditKind::AppendedUnrelated,
-    ];
+    pub const EDITS: [EditKind; 10] = {
+        // `ALL` without its first kind, `Original`: the list is written once.
+        let mut edits = [EditKind::Exact; 10];
+        let mut i = 0;
+        while i < edits.len() {
+            edits[i] = EditKind::ALL[i + 1];
+            i += 1;
+        }
+        edits
+    };
 
     /// Every kind, [`EditKind::Original`] first.
     ///
@@ -121,7 +118,8 @@ impl EditKind {
         EditKind::AppendedUnrelated,
     ];
 
-    /// The kebab-case name, also accepted by [`FromStr`] and used by [`fmt::Display`].
+    /// The kebab-case name, also accepted by [`FromStr`](std::str::FromStr) and used by
+    /// [`Display`](std::fmt::Display).
     ///
     /// # Example
     ///
@@ -146,35 +144,7 @@ impl EditKind {
     }
 }
 
-impl fmt::Display for EditKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for EditKind {
-    type Err = Error;
-
-    /// Parses a [`EditKind::name`], ignoring ASCII case and accepting `_` or spaces in
-    /// place of `-`.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let norm: String = s
-            .trim()
-            .chars()
-            .map(|c| {
-                if c == '_' || c == ' ' {
-                    '-'
-                } else {
-                    c.to_ascii_lowercase()
-                }
-            })
-            .collect();
-        EditKind::ALL
-            .into_iter()
-            .find(|k| k.name() == norm)
-            .ok_or_else(|| Error::invalid_input(format!("unknown edit kind `{s}`")))
-    }
-}
+name_traits!(EditKind, "edit");
 
 /// Settings of the near-duplicate generator. Build with [`SynthConfig::new`] or
 /// [`Default`] and adjust the public fields; [`SynthConfig::validate`] states the
@@ -320,28 +290,15 @@ impl SynthConfig {
     /// assert!(bad.validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), Error> {
-        let mut total = 0.0;
-        for &(kind, w) in &self.kinds {
+        check_weights(&self.kinds, self.variants_per_base, "edit", |kind| {
             if kind == EditKind::Original {
                 return Err(Error::invalid_parameter(
                     "kinds",
                     "`original` is not an edit; generate_corpus adds the originals",
                 ));
             }
-            if !w.is_finite() || w < 0.0 {
-                return Err(Error::invalid_parameter(
-                    "kinds",
-                    format!("weight of `{kind}` must be finite and >= 0, got {w}"),
-                ));
-            }
-            total += w;
-        }
-        if self.variants_per_base > 0 && total <= 0.0 {
-            return Err(Error::invalid_parameter(
-                "kinds",
-                "at least one edit kind needs a positive weight",
-            ));
-        }
+            Ok(())
+        })?;
         for (name, f) in [
             ("minor_change_fraction", self.minor_change_fraction),
             ("misspell_fraction", self.misspell_fraction),
@@ -353,25 +310,16 @@ impl SynthConfig {
                 ));
             }
         }
-        if !(1..=Self::MAX_BLOCKS).contains(&self.max_blocks) {
-            return Err(Error::invalid_parameter(
-                "max_blocks",
-                format!(
-                    "must lie in 1..={}, got {}",
-                    Self::MAX_BLOCKS,
-                    self.max_blocks
-                ),
-            ));
-        }
-        if !(2..=Self::MAX_REPEATS).contains(&self.max_repeats) {
-            return Err(Error::invalid_parameter(
-                "max_repeats",
-                format!(
-                    "must lie in 2..={}, got {}",
-                    Self::MAX_REPEATS,
-                    self.max_repeats
-                ),
-            ));
+        for (name, value, range) in [
+            ("max_blocks", self.max_blocks, 1..=Self::MAX_BLOCKS),
+            ("max_repeats", self.max_repeats, 2..=Self::MAX_REPEATS),
+        ] {
+            if !range.contains(&value) {
+                return Err(Error::invalid_parameter(
+                    name,
+                    format!("must lie in {range:?}, got {value}"),
+                ));
+            }
         }
         if self.variants_per_base > Self::MAX_VARIANTS {
             return Err(Error::invalid_parameter(
@@ -575,7 +523,7 @@ pub fn generate_variants<S: AsRef<str>>(
     let mut out = Vec::with_capacity(texts.len().saturating_mul(config.variants_per_base));
     for (source, &base) in texts.iter().enumerate() {
         for _ in 0..config.variants_per_base {
-            let kind = pick_kind(&config.kinds, &mut rng);
+            let kind = pick_kind(&config.kinds, &mut rng, EditKind::Exact);
             let mut text = ctx.apply(kind, source, &mut rng);
             if kind != EditKind::Exact && text == base {
                 text = ctx.change_words(&text, 0.0, &mut rng, false);
@@ -629,25 +577,6 @@ pub fn generate_corpus<S: AsRef<str>>(
     }
     let labels = labels_of(&docs);
     Ok(SyntheticCorpus { docs, labels })
-}
-
-/// Picks a kind with probability proportional to its weight (weights validated).
-fn pick_kind(kinds: &[(EditKind, f64)], rng: &mut ChaCha8Rng) -> EditKind {
-    let total: f64 = kinds.iter().map(|&(_, w)| w).sum();
-    let r = rng.random::<f64>() * total;
-    let mut acc = 0.0;
-    let mut last = EditKind::Exact;
-    for &(kind, w) in kinds {
-        if w <= 0.0 {
-            continue;
-        }
-        acc += w;
-        last = kind;
-        if r < acc {
-            return kind;
-        }
-    }
-    last
 }
 
 /// A text cut into blocks, with the separator used to join them again.

@@ -204,19 +204,10 @@ pub fn evaluate_splits(
     let clusters = cluster_ids(docs, labels)?;
     let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
     let mut out = Vec::with_capacity(settings.splits);
+    let half = clusters.len() / 2;
     for s in 0..settings.splits {
-        let mut order = clusters.clone();
-        order.shuffle(&mut rng);
-        let half = order.len() / 2;
-        let (train, test) = sorted_halves(&mut order, half, half);
-        out.push(split(
-            stats,
-            docs,
-            labels,
-            (train, test),
-            settings,
-            settings.seed ^ s as u64,
-        )?);
+        let data = (stats, docs, labels);
+        out.push(random_split(data, settings, &clusters, &mut rng, s, half)?);
     }
     Ok(out)
 }
@@ -262,18 +253,8 @@ pub fn learning_curve(
         let mut rng = ChaCha8Rng::seed_from_u64(settings.seed);
         let (mut learned, mut binary) = (0.0, 0.0);
         for s in 0..settings.splits {
-            let mut order = clusters.clone();
-            order.shuffle(&mut rng);
-            // The test half is order[half..]; train on `count` of the rest.
-            let (train, test) = sorted_halves(&mut order, count, half);
-            let scores = split(
-                stats,
-                docs,
-                labels,
-                (train, test),
-                settings,
-                settings.seed ^ s as u64,
-            )?;
+            let data = (stats, docs, labels);
+            let scores = random_split(data, settings, &clusters, &mut rng, s, count)?;
             learned += scores.learned;
             binary += scores.binary;
         }
@@ -281,6 +262,30 @@ pub fn learning_curve(
         out.push((count, learned / k, binary / k));
     }
     Ok(out)
+}
+
+/// Split number `s`: shuffles `clusters` with `rng`, tests on the second half of the
+/// order (`clusters.len() / 2` onwards) and trains on the first `count` clusters.
+fn random_split(
+    (stats, docs, labels): (&CollectionStats, &[Document], &[usize]),
+    settings: &Evaluation,
+    clusters: &[usize],
+    rng: &mut ChaCha8Rng,
+    s: usize,
+    count: usize,
+) -> Result<SplitScores, Error> {
+    let mut order = clusters.to_vec();
+    order.shuffle(rng);
+    let half = order.len() / 2;
+    let (train, test) = sorted_halves(&mut order, count, half);
+    split(
+        stats,
+        docs,
+        labels,
+        (train, test),
+        settings,
+        settings.seed ^ s as u64,
+    )
 }
 
 /// The first `count` labels of the shuffled `order` (training) and those from `half`

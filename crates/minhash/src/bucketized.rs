@@ -744,10 +744,7 @@ pub struct BucketizedState {
 impl FeatureSink for BucketizedState {
     #[inline]
     fn push(&mut self, feature: u64) {
-        self.entries.push(Weighted {
-            feature,
-            weight: 1.0,
-        });
+        self.push_weighted(feature, 1.0);
     }
 
     #[inline]

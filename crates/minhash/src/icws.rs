@@ -587,10 +587,7 @@ impl Best {
 impl FeatureSink for IcwsState {
     #[inline]
     fn push(&mut self, feature: u64) {
-        self.entries.push(Weighted {
-            feature,
-            weight: 1.0,
-        });
+        self.push_weighted(feature, 1.0);
     }
 
     #[inline]

@@ -170,12 +170,7 @@ impl MinHashSignature {
                 actual: other.values.len(),
             });
         }
-        Ok(self
-            .values
-            .iter()
-            .zip(&other.values)
-            .filter(|(a, b)| a == b)
-            .count())
+        Ok(equal_slots(&self.values, &other.values))
     }
 
     /// The versioned byte form: magic, version, scheme, `k`, the values, checksum
@@ -262,4 +257,9 @@ impl ndd_core::codec::ByteForm for MinHashSignature {
     fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         MinHashSignature::from_bytes(bytes)
     }
+}
+
+/// The number of positions at which `a` and `b` hold the same value (over the shorter).
+pub(crate) fn equal_slots(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
 }

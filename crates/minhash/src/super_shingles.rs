@@ -5,6 +5,7 @@ use ndd_core::hash::hash_u64s;
 use ndd_core::{Error, SchemeId, Signature};
 
 use crate::MinHashSignature;
+use crate::signature::equal_slots;
 
 /// The super-shingles of one document: `m'` fingerprints, fingerprint `j` hashing the
 /// `j`-th group of `k / m'` consecutive MinHash values with its own hash function
@@ -153,12 +154,7 @@ impl SuperShingles {
     /// ```
     pub fn common(&self, other: &Self) -> Result<usize, Error> {
         Error::check_schemes(self.scheme, other.scheme)?;
-        Ok(self
-            .values
-            .iter()
-            .zip(&other.values)
-            .filter(|(a, b)| a == b)
-            .count())
+        Ok(equal_slots(&self.values, &other.values))
     }
 
     /// The "1-Shingles" rule of Hajishirzi, Yih and Kołcz (SIGIR 2010, §4): near-duplicates when at least one

@@ -30,6 +30,7 @@
 //! - M. O. Rabin, "Fingerprinting by random polynomials", Technical Report TR-15-81,
 //!   Harvard University, 1981.
 
+mod builders;
 pub mod html;
 pub mod rabin;
 mod rabin_shingles;

@@ -1,58 +1,16 @@
 //! The byte-by-byte word scanner and word shingler as they were before the SWAR fast
 //! path (`WordScanner`, `ShortXxh3`, `SmallRoller`), kept verbatim as the test oracle:
 //! the fast path must give the same token boundaries, token hashes and shingles for
-//! every input.
+//! every input. The character classes (`ASCII_WORD`, `is_separator`,
+//! `is_ideographic`) are the tokenizer's own: the oracle checks the scanning, not the
+//! classes.
 
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use ndd_core::hash::{KGramRoller, stable_hash64};
 
-use crate::token::hash_token;
+use crate::token::{ASCII_WORD, decode_at, hash_token, is_ideographic, is_separator};
 use crate::{Selection, ShingleHash, ShortDocs, TokenFilter};
-
-/// ASCII bytes that belong to words: `[A-Za-z0-9]`.
-const fn ascii_word_table() -> [bool; 128] {
-    let mut t = [false; 128];
-    let mut b: u8 = 0;
-    while b < 128 {
-        t[b as usize] = b.is_ascii_alphanumeric();
-        b += 1;
-    }
-    t
-}
-const ASCII_WORD: [bool; 128] = ascii_word_table();
-
-#[inline]
-fn is_separator(c: char) -> bool {
-    let u = c as u32;
-    c.is_whitespace()
-        || c.is_control()
-        || (0x00A0..=0x00BF).contains(&u)
-        || u == 0x00D7
-        || u == 0x00F7
-        || (0x2000..=0x2BFF).contains(&u)
-        || (0x3000..=0x303F).contains(&u)
-        || (0xFE10..=0xFE1F).contains(&u)
-        || (0xFE30..=0xFE4F).contains(&u)
-        || (0xFF00..=0xFF0F).contains(&u)
-        || (0xFF1A..=0xFF20).contains(&u)
-        || (0xFF3B..=0xFF40).contains(&u)
-        || (0xFF5B..=0xFF65).contains(&u)
-        || (0x1F000..=0x1FAFF).contains(&u)
-        || u == 0xFEFF
-        || u == 0xFFFD
-}
-
-#[inline]
-fn is_ideographic(c: char) -> bool {
-    let u = c as u32;
-    (0x3040..=0x30FF).contains(&u)
-        || (0x3400..=0x4DBF).contains(&u)
-        || (0x4E00..=0x9FFF).contains(&u)
-        || (0xF900..=0xFAFF).contains(&u)
-        || (0xFF66..=0xFF9F).contains(&u)
-        || (0x20000..=0x3FFFF).contains(&u)
-}
 
 const FOLD_BUF: usize = 48;
 
@@ -113,10 +71,6 @@ pub(crate) fn scan_words<const FOLD: bool, F: FnMut(usize, usize, Option<&[u8]>)
         let folded = (FOLD && ascii && i - start <= FOLD_BUF).then(|| &buf[..i - start]);
         f(start, i, folded);
     }
-}
-
-fn decode_at(text: &str, i: usize) -> char {
-    text[i..].chars().next().unwrap_or('\u{FFFD}')
 }
 
 /// The token boundaries of the previous scanner.
@@ -198,6 +152,19 @@ mod tests {
     use crate::{Selection, ShortDocs, TokenFilter, WordTokenizer};
     use ndd_core::{FeatureExtractor, Tokenizer};
     use proptest::prelude::*;
+
+    /// The default word shingler's parameters (5-grams, seed 0, case folding, every
+    /// token and shingle, whole-document fallback).
+    fn default_params() -> Params {
+        Params {
+            k: 5,
+            seed: 0,
+            fold_case: true,
+            filter: TokenFilter::none(),
+            selection: Selection::All,
+            short_docs: ShortDocs::WholeDocument,
+        }
+    }
 
     /// The new scanner's tokens, checking the short-ASCII register contents on the way.
     fn fast_tokens(text: &str) -> Vec<(usize, usize)> {
@@ -317,14 +284,7 @@ mod tests {
         #[test]
         fn default_shingler_matches_on_mixed_case_ascii(text in "[A-Za-z0-9 ,.\\n]{0,400}") {
             check_tokens(&text);
-            check_shingles(Params {
-                k: 5,
-                seed: 0,
-                fold_case: true,
-                filter: TokenFilter::none(),
-                selection: Selection::All,
-                short_docs: ShortDocs::WholeDocument,
-            }, &text);
+            check_shingles(default_params(), &text);
         }
     }
 
@@ -387,14 +347,7 @@ mod tests {
     }
 
     fn check_corpus(docs: &[String]) {
-        let default = Params {
-            k: 5,
-            seed: 0,
-            fold_case: true,
-            filter: TokenFilter::none(),
-            selection: Selection::All,
-            short_docs: ShortDocs::WholeDocument,
-        };
+        let default = default_params();
         let imatch = Params {
             k: 3,
             seed: 99,

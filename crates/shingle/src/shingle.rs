@@ -5,6 +5,7 @@ use ndd_core::{
     Error, FeatureExtractor, FeatureSink, SchemeBuilder, SchemeId, SparseVector, Weighted,
 };
 
+use crate::builders::default_from_builder;
 use crate::token::{TokenFilter, WordScanner, ascii_lowercase_word, hash_token, hash_token_nfkc};
 use crate::xxh3_short::ShortXxh3;
 
@@ -222,13 +223,7 @@ pub struct WordShingler {
     scheme: SchemeId,
 }
 
-impl Default for WordShingler {
-    fn default() -> Self {
-        WordShinglerBuilder::default()
-            .build()
-            .unwrap_or_else(|_| unreachable!("the default parameters are valid"))
-    }
-}
+default_from_builder!(WordShingler, WordShinglerBuilder);
 
 impl WordShingler {
     /// Word `k`-grams with the other parameters at their defaults.

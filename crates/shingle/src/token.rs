@@ -14,7 +14,7 @@ const fn ascii_word_table() -> [bool; 128] {
     }
     t
 }
-const ASCII_WORD: [bool; 128] = ascii_word_table();
+pub(crate) const ASCII_WORD: [bool; 128] = ascii_word_table();
 
 /// Whether a non-ASCII character separates words: whitespace, controls, and the
 /// punctuation and symbol blocks (Latin-1 punctuation, U+2000–U+2BFF from General
@@ -23,7 +23,7 @@ const ASCII_WORD: [bool; 128] = ascii_word_table();
 /// Everything else outside ASCII (letters, digits and combining marks of every script)
 /// is part of a word, so accents and vowel signs stay attached.
 #[inline]
-fn is_separator(c: char) -> bool {
+pub(crate) fn is_separator(c: char) -> bool {
     let u = c as u32;
     c.is_whitespace()
         || c.is_control()
@@ -68,7 +68,7 @@ pub fn is_word_char(c: char) -> bool {
 /// on its own: Han ideographs, Hiragana, Katakana (as in Unicode's word-boundary
 /// rules, UAX #29, for ideographs).
 #[inline]
-fn is_ideographic(c: char) -> bool {
+pub(crate) fn is_ideographic(c: char) -> bool {
     let u = c as u32;
     (0x3040..=0x30FF).contains(&u)
         || (0x3400..=0x4DBF).contains(&u)
@@ -253,11 +253,7 @@ fn classify_at(bytes: &[u8], base: usize) -> (u64, u64) {
 #[cold]
 #[inline(never)]
 fn classify_tail(bytes: &[u8], base: usize) -> (u64, u64) {
-    let mut chunk = [0u8; 64];
-    let rest = bytes.get(base..).unwrap_or_default();
-    let n = rest.len().min(64);
-    chunk[..n].copy_from_slice(&rest[..n]);
-    classify64(&chunk)
+    classify64(&padded_chunk(bytes, base))
 }
 
 /// The 16 bytes of `bytes` from `i` as two little-endian words, zero-padded past the
@@ -273,11 +269,18 @@ fn load16(bytes: &[u8], i: usize) -> (u64, u64) {
 #[cold]
 #[inline(never)]
 fn load16_tail(bytes: &[u8], i: usize) -> (u64, u64) {
-    let mut chunk = [0u8; 16];
+    halves(u128::from_le_bytes(padded_chunk(bytes, i)))
+}
+
+/// The `N` bytes of `bytes` from `i`, zero-padded past the end (the slow path of
+/// [`classify_at`] and [`load16`] near the end of a text).
+#[inline(always)]
+fn padded_chunk<const N: usize>(bytes: &[u8], i: usize) -> [u8; N] {
+    let mut chunk = [0u8; N];
     let rest = bytes.get(i..).unwrap_or_default();
-    let n = rest.len().min(16);
+    let n = rest.len().min(N);
     chunk[..n].copy_from_slice(&rest[..n]);
-    halves(u128::from_le_bytes(chunk))
+    chunk
 }
 
 /// The low and the high 64 bits.
@@ -447,7 +450,7 @@ fn word_end(text: &str, mut i: usize) -> usize {
 
 /// The char starting at byte `i`, which must be a char boundary of `text`.
 #[inline]
-fn decode_at(text: &str, i: usize) -> char {
+pub(crate) fn decode_at(text: &str, i: usize) -> char {
     text[i..].chars().next().unwrap_or('\u{FFFD}')
 }
 

@@ -22,6 +22,7 @@ use ndd_eval::{
     Labels, SiblingConfig, SynthConfig, cluster_pairwise, generate_corpus, generate_siblings,
 };
 use ndd_pipeline::{Dedup, Document, Method, MinHashConfig};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 type Res<T> = Result<T, Box<dyn Error>>;
@@ -86,60 +87,91 @@ fn labeled_set(root: &Path, siblings: bool) -> Res<(Vec<Document>, Labels)> {
     Ok((docs, corpus.labels))
 }
 
-fn s_curve(path: &Path) -> Res<()> {
-    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "Probability that a pair becomes a candidate (128 MinHash values, default banding)",
-            ("sans-serif", 17),
-        )
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0f64..1f64, 0f64..1f64)?;
-    chart
-        .configure_mesh()
-        .x_desc("Jaccard similarity of the two documents' word 3-gram sets")
-        .y_desc("P(candidate)")
-        .draw()?;
-    let colors = [BLUE, GREEN, RED, MAGENTA];
-    println!("S-curve (128 values, recall banding):");
-    for (t, color) in [0.5, 0.7, 0.8, 0.9].into_iter().zip(colors) {
-        let p = MinHashConfig::default().lsh_params(t)?;
-        println!(
-            "  threshold {t}: {} bands x {} rows; P at 0.3 = {:.4}, at t = {:.4}",
-            p.bands(),
-            p.rows(),
-            p.probability(0.3),
-            p.probability(t)
-        );
-        let label = format!("threshold {t}: {} bands × {} rows", p.bands(), p.rows());
+/// The frame every plot of the guide shares: a 720 × 440 SVG with a caption, the axes
+/// (range and description) and the legend's corner.
+struct Chart {
+    caption: &'static str,
+    x: (std::ops::Range<f64>, &'static str),
+    y: (std::ops::Range<f64>, &'static str),
+    legend: SeriesLabelPosition,
+}
+
+impl Chart {
+    /// Draws the frame into `path`, the series through `draw`, then the legend.
+    fn plot(
+        self,
+        path: &Path,
+        draw: impl FnOnce(
+            &mut ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+        ) -> Res<()>,
+    ) -> Res<()> {
+        let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(self.caption, ("sans-serif", 17))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(56)
+            .build_cartesian_2d(self.x.0, self.y.0)?;
         chart
-            .draw_series(LineSeries::new(
-                (0..=200).map(|i| {
-                    let s = f64::from(i) / 200.0;
-                    (s, p.probability(s))
-                }),
-                color.stroke_width(2),
-            ))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(t, 0.0), (t, 1.0)],
-            color.mix(0.35),
-        )))?;
+            .configure_mesh()
+            .x_desc(self.x.1)
+            .y_desc(self.y.1)
+            .draw()?;
+        draw(&mut chart)?;
+        chart
+            .configure_series_labels()
+            .position(self.legend)
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .draw()?;
+        root.present()?;
+        Ok(())
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
+}
+
+fn s_curve(path: &Path) -> Res<()> {
+    let chart = Chart {
+        caption: "Probability that a pair becomes a candidate (128 MinHash values, default banding)",
+        x: (
+            0f64..1f64,
+            "Jaccard similarity of the two documents' word 3-gram sets",
+        ),
+        y: (0f64..1f64, "P(candidate)"),
+        legend: SeriesLabelPosition::UpperLeft,
+    };
+    chart.plot(path, |chart| {
+        let colors = [BLUE, GREEN, RED, MAGENTA];
+        println!("S-curve (128 values, recall banding):");
+        for (t, color) in [0.5, 0.7, 0.8, 0.9].into_iter().zip(colors) {
+            let p = MinHashConfig::default().lsh_params(t)?;
+            println!(
+                "  threshold {t}: {} bands x {} rows; P at 0.3 = {:.4}, at t = {:.4}",
+                p.bands(),
+                p.rows(),
+                p.probability(0.3),
+                p.probability(t)
+            );
+            let label = format!("threshold {t}: {} bands × {} rows", p.bands(), p.rows());
+            chart
+                .draw_series(LineSeries::new(
+                    (0..=200).map(|i| {
+                        let s = f64::from(i) / 200.0;
+                        (s, p.probability(s))
+                    }),
+                    color.stroke_width(2),
+                ))?
+                .label(label)
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(t, 0.0), (t, 1.0)],
+                color.mix(0.35),
+            )))?;
+        }
+        Ok(())
+    })
 }
 
 /// Pairwise precision and recall of the groups `method` forms at each threshold.
@@ -197,47 +229,32 @@ fn precision_recall(path: &Path, root_dir: &Path) -> Res<()> {
         }
         curves.push((name, p, r));
     }
-    let root = SVGBackend::new(path, (720, 440)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            "Groups against a labeled set from the bundled corpus (hard negatives included)",
-            ("sans-serif", 17),
-        )
-        .margin(12)
-        .x_label_area_size(44)
-        .y_label_area_size(56)
-        .build_cartesian_2d(0.48f64..0.97f64, 0f64..1.02f64)?;
-    chart
-        .configure_mesh()
-        .x_desc("--threshold")
-        .y_desc("pairwise precision / recall")
-        .draw()?;
-    let styles = [(BLUE.mix(1.0), RED.mix(1.0)), (BLUE.mix(0.4), RED.mix(0.4))];
-    for ((name, p, r), (pc, rc)) in curves.into_iter().zip(styles) {
-        let name = format!("minhash, {name}");
-        for (series, color, what) in [(p, pc, "precision"), (r, rc, "recall")] {
-            chart
-                .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))?
-                .label(format!("{what}: {name}"))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            chart.draw_series(
-                series
-                    .into_iter()
-                    .map(|pt| Circle::new(pt, 3, color.filled())),
-            )?;
+    let chart = Chart {
+        caption: "Groups against a labeled set from the bundled corpus (hard negatives included)",
+        x: (0.48f64..0.97f64, "--threshold"),
+        y: (0f64..1.02f64, "pairwise precision / recall"),
+        legend: SeriesLabelPosition::LowerLeft,
+    };
+    chart.plot(path, |chart| {
+        let styles = [(BLUE.mix(1.0), RED.mix(1.0)), (BLUE.mix(0.4), RED.mix(0.4))];
+        for ((name, p, r), (pc, rc)) in curves.into_iter().zip(styles) {
+            let name = format!("minhash, {name}");
+            for (series, color, what) in [(p, pc, "precision"), (r, rc, "recall")] {
+                chart
+                    .draw_series(LineSeries::new(series.clone(), color.stroke_width(2)))?
+                    .label(format!("{what}: {name}"))
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                    });
+                chart.draw_series(
+                    series
+                        .into_iter()
+                        .map(|pt| Circle::new(pt, 3, color.filled())),
+                )?;
+            }
         }
-    }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
+        Ok(())
+    })
 }
 
 fn main() -> Res<()> {

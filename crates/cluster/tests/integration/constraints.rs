@@ -110,6 +110,15 @@ fn brute_force(n: usize, links: &[(Link, usize, usize)]) -> Option<Vec<Vec<Optio
     )
 }
 
+/// Constraints over `n` documents with `links` added in order (each accepted).
+fn linked(n: usize, links: &[(Link, usize, usize)]) -> Constraints {
+    let mut c = Constraints::new(n);
+    for &(l, x, y) in links {
+        c.add(l, x, y).unwrap();
+    }
+    c
+}
+
 fn check(n: usize, links: &[(Link, usize, usize)]) -> Result<(), TestCaseError> {
     let mut c = Constraints::new(n);
     for &(l, a, b) in links {
@@ -186,10 +195,7 @@ fn rules_one_by_one() {
         (4, &[(Family, 0, 1), (Must, 2, 3)], (1, 3), None),
     ];
     for &(n, links, (a, b), want) in cases {
-        let mut c = Constraints::new(n);
-        for &(l, x, y) in links {
-            c.add(l, x, y).unwrap();
-        }
+        let c = linked(n, links);
         assert_eq!(c.close().unwrap().link(a, b), want, "{links:?}");
         check(n, links).unwrap();
     }
@@ -197,12 +203,10 @@ fn rules_one_by_one() {
 
 #[test]
 fn a_cannot_link_inside_a_must_class_is_an_error() {
-    let mut c = Constraints::new(3);
-    c.add(Link::Must, 0, 1)
-        .unwrap()
-        .add(Link::Must, 1, 2)
-        .unwrap();
-    c.add(Link::Cannot, 2, 0).unwrap();
+    let c = linked(
+        3,
+        &[(Link::Must, 0, 1), (Link::Must, 1, 2), (Link::Cannot, 2, 0)],
+    );
     let err = c.close().unwrap_err();
     assert_eq!(err.kind(), ndd_core::ErrorKind::InvalidInput);
     assert!(err.to_string().contains("2 and 0"), "{err}");
@@ -211,12 +215,14 @@ fn a_cannot_link_inside_a_must_class_is_an_error() {
 #[test]
 fn a_family_group_holding_a_cannot_link_ends_all_cannot() {
     // x =f y, x =f z, y =c z: rule 4 from both ends makes every pair cannot-linked.
-    let mut c = Constraints::new(3);
-    c.add(Link::Family, 0, 1)
-        .unwrap()
-        .add(Link::Family, 0, 2)
-        .unwrap();
-    c.add(Link::Cannot, 1, 2).unwrap();
+    let c = linked(
+        3,
+        &[
+            (Link::Family, 0, 1),
+            (Link::Family, 0, 2),
+            (Link::Cannot, 1, 2),
+        ],
+    );
     let closed = c.close().unwrap();
     for (a, b) in [(0, 1), (0, 2), (1, 2)] {
         assert_eq!(closed.link(a, b), Some(Link::Cannot));

@@ -113,9 +113,18 @@ fn errors() {
 }
 
 fn brute(x: &[u8], y: &[u8]) -> PairAgreement {
+    brute_where(x, y, |_, _| true)
+}
+
+/// The agreement of `x` and `y` over the pairs `(i, j)`, `i < j`, that `counted`
+/// accepts, by enumerating every pair.
+fn brute_where(x: &[u8], y: &[u8], counted: impl Fn(usize, usize) -> bool) -> PairAgreement {
     let mut agr = PairAgreement::default();
     for i in 0..x.len() {
         for j in i + 1..x.len() {
+            if !counted(i, j) {
+                continue;
+            }
             match (x[i] == x[j], y[i] == y[j]) {
                 (true, true) => agr.a += 1,
                 (true, false) => agr.b += 1,
@@ -127,14 +136,20 @@ fn brute(x: &[u8], y: &[u8]) -> PairAgreement {
     agr
 }
 
+/// The two labelings of the generated pairs `xy`, as raw labels and as [`Labels`].
+fn labelings(xy: &[(u8, u8)]) -> (Vec<u8>, Vec<u8>, Labels, Labels) {
+    let x: Vec<u8> = xy.iter().map(|p| p.0).collect();
+    let y: Vec<u8> = xy.iter().map(|p| p.1).collect();
+    let (lx, ly) = (Labels::new(&x), Labels::new(&y));
+    (x, y, lx, ly)
+}
+
 proptest! {
     #[test]
     fn contingency_matches_brute_force(
         xy in prop::collection::vec((0u8..5, 0u8..5), 0..40)
     ) {
-        let x: Vec<u8> = xy.iter().map(|p| p.0).collect();
-        let y: Vec<u8> = xy.iter().map(|p| p.1).collect();
-        let (lx, ly) = (Labels::new(&x), Labels::new(&y));
+        let (x, y, lx, ly) = labelings(&xy);
         let expected = brute(&x, &y);
         prop_assert_eq!(pair_agreement(&lx, &ly).unwrap(), expected);
         let c = cluster_pairwise(&lx, &ly).unwrap();
@@ -153,23 +168,7 @@ fn brute_groups(x: &[u8], y: &[u8]) -> Vec<(u8, PairAgreement)> {
     let labels: std::collections::BTreeSet<u8> = x.iter().copied().collect();
     labels
         .into_iter()
-        .map(|g| {
-            let mut agr = PairAgreement::default();
-            for i in 0..x.len() {
-                for j in i + 1..x.len() {
-                    if x[i] != g && x[j] != g {
-                        continue;
-                    }
-                    match (x[i] == x[j], y[i] == y[j]) {
-                        (true, true) => agr.a += 1,
-                        (true, false) => agr.b += 1,
-                        (false, true) => agr.c += 1,
-                        (false, false) => agr.d += 1,
-                    }
-                }
-            }
-            (g, agr)
-        })
+        .map(|g| (g, brute_where(x, y, |i, j| x[i] == g || x[j] == g)))
         .collect()
 }
 
@@ -178,9 +177,7 @@ proptest! {
     fn group_agreements_and_macro_ac1_match_brute_force(
         xy in prop::collection::vec((0u8..6, 0u8..6), 2..40)
     ) {
-        let x: Vec<u8> = xy.iter().map(|p| p.0).collect();
-        let y: Vec<u8> = xy.iter().map(|p| p.1).collect();
-        let (lx, ly) = (Labels::new(&x), Labels::new(&y));
+        let (x, y, lx, ly) = labelings(&xy);
         let got = group_agreements(&lx, &ly).unwrap();
         let want = brute_groups(&x, &y);
         prop_assert_eq!(got.len(), want.len());

@@ -155,11 +155,19 @@ fn planted(clusters: usize) -> (Vec<Document>, Vec<usize>, Vec<String>) {
     )
 }
 
-#[test]
-fn training_weighs_boilerplate_down() {
-    let (docs, labels, boilerplate) = planted(12);
+/// [`planted`] with the word-unigram statistics of the documents' bodies.
+fn planted_with_stats(
+    clusters: usize,
+) -> (Vec<Document>, Vec<usize>, Vec<String>, CollectionStats) {
+    let (docs, labels, boilerplate) = planted(clusters);
     let bodies: Vec<&str> = docs.iter().map(|d| d.body.as_str()).collect();
     let stats = CollectionStats::from_documents(Kgrams::new(1).unwrap(), bodies.iter().copied());
+    (docs, labels, boilerplate, stats)
+}
+
+#[test]
+fn training_weighs_boilerplate_down() {
+    let (docs, labels, boilerplate, stats) = planted_with_stats(12);
     let instances = instances_from_clusters(&labels, 2000, 3).unwrap();
     for objective in [Objective::Cosine, Objective::Jaccard] {
         let mut evaluations = 0;
@@ -206,9 +214,7 @@ fn training_weighs_boilerplate_down() {
 
 #[test]
 fn saved_models_give_the_same_similarities() {
-    let (docs, labels, _) = planted(6);
-    let bodies: Vec<&str> = docs.iter().map(|d| d.body.as_str()).collect();
-    let stats = CollectionStats::from_documents(Kgrams::new(1).unwrap(), bodies.iter().copied());
+    let (docs, labels, _, stats) = planted_with_stats(6);
     let instances = instances_from_clusters(&labels, 300, 5).unwrap();
     let (model, _) = Trainer::new(Objective::Jaccard)
         .train(&stats, &docs, &instances, |_| {})

@@ -28,6 +28,21 @@ fn collection() -> (Vec<String>, Vec<usize>) {
     (texts, labels)
 }
 
+/// The similarity estimate of `a` and `b` from their sketches under `h`.
+fn estimate<H: DocSketcher>(h: &H, a: &str, b: &str) -> f64 {
+    h.sketch(a).similarity(&h.sketch(b)).unwrap().value()
+}
+
+/// An estimate `got` from `n` slots or bits is within 4 binomial standard errors of
+/// the probability `p` it estimates.
+fn within_4_se(got: f64, p: f64, n: usize, what: &str) {
+    let se = (p * (1.0 - p) / n as f64).sqrt().max(1e-9);
+    assert!(
+        (got - p).abs() <= 4.0 * se + 1e-12,
+        "{what}: {got} against {p}"
+    );
+}
+
 #[test]
 fn sketches_estimate_the_learned_similarities() {
     let (texts, labels) = collection();
@@ -66,32 +81,16 @@ fn sketches_estimate_the_learned_similarities() {
         );
         let cos = cosine_model.similarity(&va, &vb).clamp(-1.0, 1.0);
         let p = 1.0 - cos.acos() / std::f64::consts::PI;
-        let got = simhash
-            .sketch(&texts[a])
-            .similarity(&simhash.sketch(&texts[b]))
-            .unwrap()
-            .value();
-        let se = (p * (1.0 - p) / bits as f64).sqrt().max(1e-9);
-        assert!(
-            (got - p).abs() <= 4.0 * se + 1e-12,
-            "SimHash ({a}, {b}): {got} against {p} (cos {cos})"
-        );
+        let got = estimate(&simhash, &texts[a], &texts[b]);
+        within_4_se(got, p, bits, &format!("SimHash ({a}, {b}), cos {cos}"));
         // ICWS against the weighted Jaccard of the learned vectors.
         let (ja, jb) = (
             jaccard_model.vector(&stats, &docs[a]),
             jaccard_model.vector(&stats, &docs[b]),
         );
         let wj = weighted_jaccard(&ja, &jb);
-        let got = icws
-            .sketch(&texts[a])
-            .similarity(&icws.sketch(&texts[b]))
-            .unwrap()
-            .value();
-        let se = (wj * (1.0 - wj) / slots as f64).sqrt().max(1e-9);
-        assert!(
-            (got - wj).abs() <= 4.0 * se + 1e-12,
-            "ICWS ({a}, {b}): {got} against {wj}"
-        );
+        let got = estimate(&icws, &texts[a], &texts[b]);
+        within_4_se(got, wj, slots, &format!("ICWS ({a}, {b})"));
     }
     // The extractor pushes exactly the learned vector.
     let pushed = LearnedKgrams::new(&cosine_model, &stats).features(&texts[0]);

@@ -171,6 +171,12 @@ fn golden_vectors_for_the_fixed_size_densification() {
     }
 }
 
+/// Slots `at` of the one-permutation sketch (k slots, seed 3) of the features 1 to 10.
+fn slots_of_1_to_10(k: usize, at: &[usize]) -> Vec<u64> {
+    let oph = for_features(MinHashScheme::OnePermutation, k, 3).sketch_features(1..=10);
+    at.iter().map(|&i| oph.values()[i]).collect()
+}
+
 #[test]
 fn golden_vectors_from_the_python_specification() {
     let classic = for_features(MinHashScheme::Classic, 8, 42).sketch_features(1..=20);
@@ -215,11 +221,7 @@ fn golden_vectors_from_the_python_specification() {
         &[a, c, b, b, b, a, c, b, a, c, a, a, b, a, a, c]
     );
     // k not a multiple of 64: the rotation of the occupancy ring wraps inside a word.
-    let oph = for_features(MinHashScheme::OnePermutation, 100, 3).sketch_features(1..=10);
-    let slots: Vec<u64> = [0, 37, 63, 64, 99]
-        .iter()
-        .map(|&i| oph.values()[i])
-        .collect();
+    let slots = slots_of_1_to_10(100, &[0, 37, 63, 64, 99]);
     assert_eq!(
         slots,
         [
@@ -230,11 +232,7 @@ fn golden_vectors_from_the_python_specification() {
             0x20118d454c432bd4
         ]
     );
-    let oph = for_features(MinHashScheme::OnePermutation, 200, 3).sketch_features(1..=10);
-    let slots: Vec<u64> = [0, 100, 127, 128, 199]
-        .iter()
-        .map(|&i| oph.values()[i])
-        .collect();
+    let slots = slots_of_1_to_10(200, &[0, 100, 127, 128, 199]);
     assert_eq!(
         slots,
         [

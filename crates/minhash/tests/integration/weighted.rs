@@ -23,6 +23,24 @@ fn vector(entries: &[(u64, f64)]) -> SparseVector {
     )
 }
 
+/// `v` with every weight multiplied by `factor`.
+fn scaled(v: &SparseVector, factor: f64) -> SparseVector {
+    SparseVector::from_unsorted(
+        v.entries()
+            .iter()
+            .map(|w| Weighted::new(w.feature, w.weight * factor).unwrap())
+            .collect(),
+    )
+}
+
+/// The ICWS estimate of the weighted Jaccard coefficient of `a` and `b` under `h`.
+fn estimate(h: &IcwsMinHasher, a: &SparseVector, b: &SparseVector) -> f64 {
+    h.sketch_weighted(a)
+        .similarity(&h.sketch_weighted(b))
+        .unwrap()
+        .value()
+}
+
 /// A pair of weighted vectors with a weighted Jaccard coefficient somewhere in
 /// `0.1..=0.95`: `b` keeps a random share of `a`'s features with perturbed weights and
 /// adds features of its own.
@@ -123,36 +141,20 @@ fn icws_is_unbiased_with_binomial_spread_for_weighted_jaccard() {
     let h = IcwsMinHasher::new(k, 2024).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(11);
     let mut results = Vec::new();
-    let mut scaled = Vec::new();
+    let mut times_1000 = Vec::new();
     for _ in 0..400 {
         let (a, b) = random_pair(&mut rng);
         let j = weighted_jaccard(&a, &b);
-        let est = h
-            .sketch_weighted(&a)
-            .similarity(&h.sketch_weighted(&b))
-            .unwrap();
-        results.push((est.value(), j));
+        results.push((estimate(&h, &a, &b), j));
         // The same pair with every weight multiplied by 1000: J is unchanged, and so
         // must be the estimator's distribution.
-        let times = |v: &SparseVector| {
-            SparseVector::from_unsorted(
-                v.entries()
-                    .iter()
-                    .map(|w| Weighted::new(w.feature, w.weight * 1000.0).unwrap())
-                    .collect(),
-            )
-        };
-        let (a2, b2) = (times(&a), times(&b));
+        let (a2, b2) = (scaled(&a, 1000.0), scaled(&b, 1000.0));
         let j2 = weighted_jaccard(&a2, &b2);
         assert!((j2 - j).abs() < 1e-9);
-        let est2 = h
-            .sketch_weighted(&a2)
-            .similarity(&h.sketch_weighted(&b2))
-            .unwrap();
-        scaled.push((est2.value(), j2));
+        times_1000.push((estimate(&h, &a2, &b2), j2));
     }
     Stats::new(k, &results).check("ICWS k=128");
-    Stats::new(k, &scaled).check("ICWS k=128, weights × 1000");
+    Stats::new(k, &times_1000).check("ICWS k=128, weights × 1000");
 }
 
 #[test]
@@ -172,25 +174,9 @@ fn icws_reduces_to_set_jaccard_on_binary_weights() {
         let j = jaccard(a.as_slice(), b.as_slice());
         let (va, vb) = (SparseVector::binary(&a), SparseVector::binary(&b));
         assert_eq!(weighted_jaccard(&va, &vb), j);
-        let est = h
-            .sketch_weighted(&va)
-            .similarity(&h.sketch_weighted(&vb))
-            .unwrap();
-        results.push((est.value(), j));
+        results.push((estimate(&h, &va, &vb), j));
         // Any constant weight gives the same coefficient.
-        let c = |s: &FeatureSet| {
-            SparseVector::from_unsorted(
-                s.as_slice()
-                    .iter()
-                    .map(|&f| Weighted::new(f, 3.7).unwrap())
-                    .collect(),
-            )
-        };
-        let est = h
-            .sketch_weighted(&c(&a))
-            .similarity(&h.sketch_weighted(&c(&b)))
-            .unwrap();
-        constant.push((est.value(), j));
+        constant.push((estimate(&h, &scaled(&va, 3.7), &scaled(&vb, 3.7)), j));
     }
     Stats::new(k, &results).check("ICWS k=256 on sets");
     Stats::new(k, &constant).check("ICWS k=256 on sets, weight 3.7");
@@ -207,18 +193,9 @@ fn icws_sees_weights_not_just_supports() {
         let mut results = Vec::new();
         for _ in 0..100 {
             let (a, _) = random_pair(&mut rng);
-            let a2 = SparseVector::from_unsorted(
-                a.entries()
-                    .iter()
-                    .map(|w| Weighted::new(w.feature, w.weight * factor).unwrap())
-                    .collect(),
-            );
+            let a2 = scaled(&a, factor);
             assert!((weighted_jaccard(&a, &a2) - truth).abs() < 1e-12);
-            let est = h
-                .sketch_weighted(&a)
-                .similarity(&h.sketch_weighted(&a2))
-                .unwrap();
-            results.push((est.value(), truth));
+            results.push((estimate(&h, &a, &a2), truth));
         }
         let s = Stats::new(k, &results);
         println!("ICWS a vs {factor}·a: mean error {:+.4}", s.mean_error);
@@ -274,12 +251,7 @@ fn icws_sample_is_stable_under_small_weight_changes() {
     let h = IcwsMinHasher::new(256, 3).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(15);
     let (a, _) = random_pair(&mut rng);
-    let nudged = SparseVector::from_unsorted(
-        a.entries()
-            .iter()
-            .map(|w| Weighted::new(w.feature, w.weight * (1.0 + 1e-9)).unwrap())
-            .collect(),
-    );
+    let nudged = scaled(&a, 1.0 + 1e-9);
     let m = h
         .sketch_weighted(&a)
         .matches(&h.sketch_weighted(&nudged))

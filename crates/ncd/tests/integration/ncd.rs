@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use ndd_core::ErrorKind;
-use ndd_eval::{SynthConfig, generate_corpus};
+use ndd_eval::{SynthConfig, SyntheticCorpus, generate_corpus};
 use ndd_ncd::{
     Compressor, CompressorKind, Corpus, Deflate, DeflateFormat, Lz4, Ncd, Pruning, SearchConfig,
     SigNcd, Snappy,
@@ -286,18 +286,24 @@ fn p1_and_p2_find_every_pair_brute_force_finds_on_the_bundled_corpus() {
     check_exact(&corpus, "debian-copyright");
 }
 
-#[test]
-fn p1_and_p2_find_every_pair_brute_force_finds_on_labeled_near_duplicates() {
+/// Labeled near-duplicates of 50 bundled base texts (every 11th), 5 variants each,
+/// generated with `seed`.
+fn synthetic(seed: u64) -> SyntheticCorpus {
     let docs = bundled();
-    // 50 base texts (every 11th), 5 variants each: exact copies, minor changes, block
-    // edits, reorderings, repeats, misspellings, appended paragraphs.
     let bases: Vec<&str> = docs
         .iter()
         .step_by(11)
         .take(50)
         .map(String::as_str)
         .collect();
-    let synth = generate_corpus(&bases, &SynthConfig::new(3)).unwrap();
+    generate_corpus(&bases, &SynthConfig::new(seed)).unwrap()
+}
+
+#[test]
+fn p1_and_p2_find_every_pair_brute_force_finds_on_labeled_near_duplicates() {
+    // 50 base texts (every 11th), 5 variants each: exact copies, minor changes, block
+    // edits, reorderings, repeats, misspellings, appended paragraphs.
+    let synth = synthetic(3);
     let corpus = SigNcd::new().corpus(&synth.texts()).unwrap();
     assert_eq!(corpus.len(), 300);
     check_exact(&corpus, "synthetic");
@@ -317,14 +323,7 @@ fn p1_and_p2_find_every_pair_brute_force_finds_on_labeled_near_duplicates() {
 
 #[test]
 fn pruning_prunes_and_checked_mode_may_miss_pairs() {
-    let docs = bundled();
-    let bases: Vec<&str> = docs
-        .iter()
-        .step_by(11)
-        .take(50)
-        .map(String::as_str)
-        .collect();
-    let synth = generate_corpus(&bases, &SynthConfig::new(5)).unwrap();
+    let synth = synthetic(5);
     let corpus = SigNcd::new().corpus(&synth.texts()).unwrap();
     let exact = SearchConfig::new(0.5).unwrap().search(&corpus).unwrap();
     assert!(exact.report.pruned_p1 > 0);
@@ -576,26 +575,22 @@ fn progress_counts_every_row_once_and_changes_nothing() {
     let texts = bundled();
     let docs: Vec<&str> = texts.iter().take(150).map(String::as_str).collect();
     let corpus = SigNcd::new().corpus(&docs).unwrap();
+    // (pruning, parallel, checked); P1, sequential and unchecked are the defaults.
     let configs = [
+        (Pruning::None, false, false),
+        (Pruning::P1, false, false),
+        (Pruning::P1P2, false, false),
+        (Pruning::P1P2, true, false),
+        (Pruning::P1, false, true),
+    ]
+    .map(|(pruning, parallel, checked)| {
         SearchConfig::builder(0.4)
-            .pruning(Pruning::None)
+            .pruning(pruning)
+            .parallel(parallel)
+            .checked(checked)
             .build()
-            .unwrap(),
-        SearchConfig::builder(0.4)
-            .pruning(Pruning::P1)
-            .build()
-            .unwrap(),
-        SearchConfig::builder(0.4)
-            .pruning(Pruning::P1P2)
-            .build()
-            .unwrap(),
-        SearchConfig::builder(0.4)
-            .pruning(Pruning::P1P2)
-            .parallel(true)
-            .build()
-            .unwrap(),
-        SearchConfig::builder(0.4).checked(true).build().unwrap(),
-    ];
+            .unwrap()
+    });
     for c in configs {
         let rows = AtomicU64::new(0);
         let out = c

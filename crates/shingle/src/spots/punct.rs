@@ -5,6 +5,7 @@ use ndd_core::hash::kgram_hash_iter;
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, Tokenizer};
 
 use super::{FORMAT_VERSION, MAX_SPOT_WORDS, Word, push_word};
+use crate::builders::default_from_builder;
 use crate::token::{WordTokenizer, hash_token};
 
 /// Which words around each spot punctuation mark a [`PunctSpotExtractor`] takes (X.
@@ -161,13 +162,7 @@ pub struct PunctSpotExtractor {
     scheme: SchemeId,
 }
 
-impl Default for PunctSpotExtractor {
-    fn default() -> Self {
-        PunctSpotBuilder::default()
-            .build()
-            .unwrap_or_else(|_| unreachable!("the default parameters are valid"))
-    }
-}
+default_from_builder!(PunctSpotExtractor, PunctSpotBuilder);
 
 impl PunctSpotExtractor {
     /// The extractor with the defaults: Sig-1L, comma spots, fallback below 3 spots,

@@ -4,6 +4,7 @@ use ndd_core::hash::kgram_hash_iter;
 use ndd_core::{Error, FeatureExtractor, FeatureSink, SchemeId, Tokenizer};
 
 use super::{FORMAT_VERSION, MAX_SPOT_WORDS, Word, push_word, word_set};
+use crate::builders::default_from_builder;
 use crate::token::{WordTokenizer, hash_token};
 
 /// Stopword-anchored spot signatures (SpotSigs: M. Theobald, J. Siddharth, A. Paepcke,
@@ -68,13 +69,7 @@ pub struct SpotSigExtractor {
     scheme: SchemeId,
 }
 
-impl Default for SpotSigExtractor {
-    fn default() -> Self {
-        SpotSigBuilder::default()
-            .build()
-            .unwrap_or_else(|_| unreachable!("the default parameters are valid"))
-    }
-}
+default_from_builder!(SpotSigExtractor, SpotSigBuilder);
 
 impl SpotSigExtractor {
     /// The extractor with the default parameters (`d = 1`, chain 1, built-in stopwords,
