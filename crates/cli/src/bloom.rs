@@ -267,7 +267,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
-    print!("{}", facts.render());
+    files::print_summary(&facts.render());
     Ok(())
 }
 

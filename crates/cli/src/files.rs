@@ -14,6 +14,7 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::CliError;
 use crate::input;
@@ -72,6 +73,20 @@ impl Output {
     /// Whether it is a saved state that may rewrite the state read, in place.
     fn rewrites_state(self) -> bool {
         matches!(self, Output::IndexOut | Output::Add | Output::BloomOut)
+    }
+}
+
+/// Whether an output of this run is `-`, standard output: the run's summary then goes
+/// to standard error, so that standard output holds the output's bytes alone.
+static STDOUT_TAKEN: AtomicBool = AtomicBool::new(false);
+
+/// Prints the run's summary: on standard output, or on standard error when an output
+/// is written there (`--pairs-out -`).
+pub(crate) fn print_summary(summary: &str) {
+    if STDOUT_TAKEN.load(Ordering::Relaxed) {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
     }
 }
 
@@ -162,6 +177,13 @@ impl Drop for StateLock {
     }
 }
 
+impl Target {
+    /// Whether this output is `-`, standard output.
+    pub(crate) fn is_stdout(&self) -> bool {
+        self.resolved.as_os_str() == "-"
+    }
+}
+
 /// The folder a file named `path` is in (`.` for a bare file name).
 fn folder_of(path: &Path) -> &Path {
     match path.parent() {
@@ -220,9 +242,26 @@ pub(crate) fn check(
         let flag = output.flag();
         let usage = |m: String| CliError::Usage(format!("{flag} {}: {m}", path.display()));
         if path.as_os_str() == "-" {
-            return Err(usage(
-                "standard output is not an output file here; give a file name".into(),
-            ));
+            if output.rewrites_state() {
+                return Err(usage(
+                    "a saved index or filter is a file the next run reads; give a file name".into(),
+                ));
+            }
+            if let Some(other) = targets.iter().find(|t| t.is_stdout()) {
+                return Err(usage(format!(
+                    "standard output is also given to {}; one output at most may be `-`",
+                    other.output.flag()
+                )));
+            }
+            STDOUT_TAKEN.store(true, Ordering::Relaxed);
+            targets.push(Target {
+                output,
+                path: path.to_path_buf(),
+                resolved: PathBuf::from("-"),
+                _lock: None,
+                folder: false,
+            });
+            continue;
         }
         let resolved = resolve(path).map_err(|e| usage(e.to_string()))?;
         // An index may be a folder (an existing one, or a name ending in `/`).
@@ -330,11 +369,19 @@ impl Drop for TempFile {
 impl Pending {
     /// Starts writing `target`.
     pub(crate) fn create(target: &Path) -> Result<Self, CliError> {
-        let dir = folder_of(target);
-        let name = target
-            .file_name()
-            .ok_or_else(|| CliError::output(target, "not a file name"))?
-            .to_string_lossy();
+        // Standard output is written at the commit, from a temporary file: nothing
+        // reaches it unless the whole run succeeds.
+        let stdout = target.as_os_str() == "-";
+        let temp_dir = std::env::temp_dir();
+        let dir = if stdout { &temp_dir } else { folder_of(target) };
+        let name = if stdout {
+            "ndd-stdout".into()
+        } else {
+            target
+                .file_name()
+                .ok_or_else(|| CliError::output(target, "not a file name"))?
+                .to_string_lossy()
+        };
         remove_stale(dir, &name);
         let mut attempt = 0u32;
         loop {
@@ -347,7 +394,7 @@ impl Pending {
                 Ok(file) => {
                     // A replaced file keeps its permissions (a 0600 output became 0644).
                     if let Ok(meta) = fs::symlink_metadata(target) {
-                        if meta.is_file() {
+                        if meta.is_file() && !stdout {
                             file.set_permissions(meta.permissions())
                                 .map_err(|e| CliError::output(target, e))?;
                         }
@@ -442,7 +489,16 @@ fn remove_stale(dir: &Path, name: &str) {
 /// A run killed outright during the renames (a window of a few system calls) can
 /// still leave some outputs new: its backups then stay beside them, and the next run
 /// writing those outputs removes them.
-pub(crate) fn commit_all(mut ready: Vec<Ready>) -> Result<(), CliError> {
+pub(crate) fn commit_all(ready: Vec<Ready>) -> Result<(), CliError> {
+    let (to_stdout, ready): (Vec<Ready>, Vec<Ready>) =
+        ready.into_iter().partition(|r| r.target.as_os_str() == "-");
+    commit_files(ready)?;
+    // Standard output last, once every file is in place.
+    to_stdout.into_iter().try_for_each(Ready::commit)
+}
+
+/// [`commit_all`]'s files: all renamed into place, or none.
+fn commit_files(mut ready: Vec<Ready>) -> Result<(), CliError> {
     let mut backups: Vec<Option<PathBuf>> = Vec::with_capacity(ready.len());
     let drop_backups = |backups: &[Option<PathBuf>]| {
         for b in backups.iter().flatten() {
@@ -495,8 +551,17 @@ pub(crate) struct Ready {
 }
 
 impl Ready {
-    /// Renames the file into place (atomic on one file system).
+    /// Renames the file into place (atomic on one file system); for `-`, copies it to
+    /// standard output (and removes it).
     pub(crate) fn commit(mut self) -> Result<(), CliError> {
+        if self.target.as_os_str() == "-" {
+            let mut file =
+                fs::File::open(&self.temp.path).map_err(|e| CliError::output(&self.target, e))?;
+            let mut out = io::stdout().lock();
+            return io::copy(&mut file, &mut out)
+                .and_then(|_| out.flush())
+                .map_err(|e| CliError::output(&self.target, e));
+        }
         fs::rename(&self.temp.path, &self.target).map_err(|e| CliError::output(&self.target, e))?;
         self.temp.keep = true;
         Ok(())

@@ -295,7 +295,7 @@ fn run_with(
         },
         ..facts
     };
-    print!("{}", facts.render());
+    files::print_summary(&facts.render());
     Ok(())
 }
 

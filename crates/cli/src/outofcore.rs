@@ -140,7 +140,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
-    print!("{}", facts.render());
+    files::print_summary(&facts.render());
     Ok(())
 }
 

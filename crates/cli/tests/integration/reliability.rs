@@ -113,8 +113,9 @@ fn a_device_as_input_is_refused() {
 
 // 2. Outputs replace what is not a file.
 
-/// A FIFO, a link (to a device or to a file) and `-` are refused before any work and
-/// left as they were: `--pairs-out /dev/stdout` replaced the system's link (as root).
+/// A FIFO and a link (to a device or to a file) are refused before any work and left
+/// as they were: `--pairs-out /dev/stdout` replaced the system's link (as root). `-`
+/// is standard output, never a file named `-` (`outputs_to_standard_output`).
 #[cfg(unix)]
 #[test]
 fn outputs_that_are_not_regular_files_are_refused() {
@@ -134,7 +135,6 @@ fn outputs_that_are_not_regular_files_are_refused() {
         ("--pairs-out", "/dev/null", "is not a regular file"),
         ("--drop-out", "null-link", "is a symbolic link"),
         ("--clusters-out", "file-link", "is a symbolic link"),
-        ("--keep-out", "-", "standard output is not an output file"),
     ] {
         let out = ndd(&["dedup", "-q", "--input", &input, flag, target], d);
         fails(&out, 2, message);
@@ -155,7 +155,52 @@ fn outputs_that_are_not_regular_files_are_refused() {
         );
     }
     assert_eq!(fs::read_to_string(d.join("real.tsv")).unwrap(), "mine\n");
-    assert!(!d.join("-").exists());
+}
+
+/// `-` means standard output for every output (`--keep-out -` wrote a file named `-`):
+/// the bytes equal those of the same output written to a file, the summary moves to
+/// standard error, nothing is named `-`, and at most one output may be `-`; a saved
+/// index or filter (a file the next run reads) is refused.
+#[test]
+fn outputs_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = letters(d, "in.jsonl", 40, 3);
+    for flag in ["--keep-out", "--drop-out", "--pairs-out", "--clusters-out"] {
+        let to_file = ndd(&["dedup", "-q", "--input", &input, flag, "file.out"], d);
+        assert!(to_file.status.success(), "{flag} to a file failed");
+        let to_stdout = ndd(&["dedup", "--input", &input, flag, "-"], d);
+        assert!(to_stdout.status.success(), "{flag} - failed");
+        let expected = fs::read(d.join("file.out")).unwrap();
+        assert!(!expected.is_empty(), "{flag}: nothing to compare");
+        assert_eq!(to_stdout.stdout, expected, "{flag} -: not the file's bytes");
+        let summary = String::from_utf8_lossy(&to_stdout.stderr);
+        assert!(
+            summary.contains("documents:"),
+            "{flag} -: no summary on stderr: {summary}"
+        );
+        assert!(!d.join("-").exists(), "{flag} -: wrote a file named -");
+    }
+    let two = ndd(
+        &[
+            "dedup",
+            "-q",
+            "--input",
+            &input,
+            "--pairs-out",
+            "-",
+            "--keep-out",
+            "-",
+        ],
+        d,
+    );
+    fails(&two, 2, "one output at most may be `-`");
+    let index = ndd(&["dedup", "-q", "--input", &input, "--index-out", "-"], d);
+    fails(
+        &index,
+        2,
+        "a saved index or filter is a file the next run reads",
+    );
 }
 
 /// An output replaced keeps its permissions (a 0600 output became 0644).
