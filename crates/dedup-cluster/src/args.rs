@@ -43,6 +43,8 @@ PROCESSES:
     -n <N>                      number of processes [default: 1]
     -p <I>                      this process's index, 0..N [default: 0]
     -h <HOSTFILE>               N lines host:port, in process order (required when N > 1)
+    --connect-timeout <SECS>    give up when the N processes are not all connected within
+                                this time (a peer that died at start-up) [default: 120]
 
 TESTING:
     --stall-ms <MS>             each worker sleeps this long after reading its share (to
@@ -63,6 +65,7 @@ pub(crate) struct Args {
     pub(crate) processes: usize,
     pub(crate) process: usize,
     pub(crate) hostfile: Option<PathBuf>,
+    pub(crate) connect_timeout_secs: u64,
     pub(crate) stall_ms: u64,
 }
 
@@ -130,7 +133,7 @@ impl Args {
         let mut input = None;
         let mut outs: [Option<PathBuf>; 4] = Default::default();
         let (mut threads, mut processes, mut process) = (1, 1, 0);
-        let (mut hostfile, mut stall_ms) = (None, 0);
+        let (mut hostfile, mut stall_ms, mut connect_timeout_secs) = (None, 0, 120);
         while let Some(flag) = it.next() {
             match flag.as_str() {
                 "--help" => return Ok(None),
@@ -175,6 +178,7 @@ impl Args {
                     });
                 }
                 "--stall-ms" => stall_ms = number(&flag, &value)?,
+                "--connect-timeout" => connect_timeout_secs = number(&flag, &value)?,
                 "-w" => threads = number(&flag, &value)?,
                 "-n" => processes = number(&flag, &value)?,
                 "-p" => process = number(&flag, &value)?,
@@ -205,6 +209,7 @@ impl Args {
             processes,
             process,
             hostfile,
+            connect_timeout_secs,
             stall_ms,
         }))
     }

@@ -68,6 +68,10 @@ struct Stats {
     sent_bytes: u64,
     /// Workers that failed (0 or 1 per worker before summing).
     failed: u64,
+    /// The job's settings and the input's content as this worker saw them
+    /// ([`Job::settings`] and the documents read): equal at every worker, or the
+    /// processes were started on different inputs or with different options.
+    agreed: u64,
 }
 
 impl Stats {
@@ -88,6 +92,45 @@ struct Job {
     seed: u64,
     params: LshParams,
     scan: usize,
+}
+
+impl Job {
+    /// A fingerprint of what every process must agree on: the plan, the sketching and
+    /// banding, the input's reading options and the process layout (not this
+    /// process's index, nor where outputs go).
+    fn settings(&self) -> u64 {
+        let a = &self.args;
+        let text = format!(
+            "{:?}|{}|{}|{:?}|{}|{:?}|{}|{}",
+            self.plan,
+            self.num_perm,
+            self.seed,
+            self.params,
+            self.scan,
+            a.read,
+            a.threads,
+            a.processes
+        );
+        ndd_core::hash::stable_hash64(text.as_bytes(), 0x006e_6464_2d6a_6f62)
+    }
+}
+
+/// Set by the first worker to start: every connection is up.
+static CONNECTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Ends the process when the processes are not all connected within `secs` seconds:
+/// timely retries a peer that died at start-up forever.
+fn connect_deadline(secs: u64) {
+    std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(secs));
+        if !CONNECTED.load(std::sync::atomic::Ordering::SeqCst) {
+            eprintln!(
+                "dedup-cluster: the processes were not all connected after {secs} s \
+                 (--connect-timeout); is every process started, with the same host file?"
+            );
+            std::process::exit(1);
+        }
+    });
 }
 
 fn main() -> ExitCode {
@@ -140,6 +183,9 @@ fn run() -> Result<(), String> {
         plan,
         params,
     };
+    if job.args.processes > 1 {
+        connect_deadline(job.args.connect_timeout_secs);
+    }
     let guards = timely::execute(config_timely, move |worker| run_worker(worker, &job))?;
     let mut failed = false;
     for result in guards.join() {
@@ -225,6 +271,7 @@ fn set_verifier(plan: &Plan) -> Option<bool> {
 
 #[allow(clippy::too_many_lines)]
 fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
+    CONNECTED.store(true, std::sync::atomic::Ordering::SeqCst);
     let index = worker.index();
     let peers = worker.peers();
     let started = Instant::now();
@@ -461,7 +508,13 @@ fn sketch_share(
     };
     let mut reader = outputs::Reader::open(&job.args.input, &job.args.read)?;
     let mut pos = 0u64;
+    // What this worker read, with the settings: every worker reads every document.
+    let mut agreed = ndd_core::hash::StableHasher::new(job.settings());
     while let Some(doc) = reader.next_doc()? {
+        agreed.update(doc.id.as_bytes());
+        agreed.update(&[0xff]);
+        agreed.update(doc.text.as_bytes());
+        agreed.update(&[0xfe]);
         if pos % peers as u64 == index as u64 {
             docs.push((pos, doc.text));
             if docs.len() == BATCH {
@@ -471,6 +524,7 @@ fn sketch_share(
         pos += 1;
     }
     flush(&mut docs, local)?;
+    local.agreed = agreed.finish();
     if index == 0 {
         reader.report_problems();
     }
@@ -483,8 +537,19 @@ fn sketch_share(
     Ok(())
 }
 
-/// Sums the stats, checking that every worker reported exactly once.
+/// Sums the stats, checking that every worker reported exactly once and that all saw
+/// the same settings and input.
 fn sum(received: &[Stats], peers: usize) -> Result<Stats, String> {
+    // (A worker that failed may not have read everything: it is reported as failed.)
+    let mut seen = received.iter().filter(|s| s.failed == 0).map(|s| s.agreed);
+    let first = seen.next();
+    if seen.any(|a| Some(a) != first) {
+        return Err(
+            "the processes were started with different settings or read different inputs \
+             (every process must get the same options and the same input); nothing committed"
+                .into(),
+        );
+    }
     let mut total = Stats::default();
     for s in received {
         total.add(s);

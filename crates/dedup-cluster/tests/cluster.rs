@@ -301,19 +301,17 @@ fn generated_corpus_with_bad_lines_and_repeated_ids_equals_ndd_dedup() {
 }
 
 #[test]
-fn hot_bucket_of_2000_near_identical_documents_takes_seconds() {
+fn hot_bucket_of_2000_near_identical_documents_finishes() {
     let dir = tempfile::tempdir().unwrap();
     let input = write_lines(dir.path(), &corpus(50, 2000));
     let options = ["--max-bucket-scan", "32"];
     let want = dir.path().join("ndd");
     reference(&input, &want, &options);
     let out = dir.path().join("procs");
-    let start = Instant::now();
+    // Star-shaped groups: two rounds of propagation whatever the group's size (chain
+    // edges took one round per member: 194 s for 2,000). Not timed here (a loaded
+    // machine is no measure): `run_processes` fails the test past its 120 s timeout.
     run_processes(&input, &out, 2, &options);
-    let took = start.elapsed();
-    // Star-shaped groups: two rounds of propagation whatever the group's size. The
-    // budget includes timely's one-second retry while the processes connect.
-    assert!(took < Duration::from_secs(30), "{took:?}");
     assert_same_outputs(&want, &out);
     // The 2,000 documents are one group: one of them kept.
     let kept = std::fs::read_to_string(out.join("keep-out")).unwrap();
@@ -385,5 +383,74 @@ fn an_unreadable_input_fails_without_output() {
     let err = stderr_of(&mut child);
     assert!(!status.success());
     assert!(err.contains("missing.jsonl"), "{err}");
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}
+
+/// Processes started with different settings (here thresholds) or on different inputs
+/// finish with an error and commit nothing: they finished with a different result and
+/// exit 0 before (issue 27, next in line).
+#[test]
+fn processes_that_disagree_fail_without_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &corpus(60, 0));
+    let other = dir.path().join("other.jsonl");
+    std::fs::write(&other, corpus(60, 1).join("\n") + "\n").unwrap();
+    for (name, second_input, second_options) in [
+        ("threshold", &input, vec!["-t", "0.6"]),
+        ("input", &other, vec![]),
+    ] {
+        let out = dir.path().join(format!("out-{name}"));
+        let hosts = host_file(dir.path(), 2);
+        let mut children: Vec<Child> = [(&input, vec![]), (second_input, second_options)]
+            .into_iter()
+            .enumerate()
+            .map(|(p, (input, options))| {
+                let mut c = command(Path::new(BIN), input, &out, &options);
+                c.args(["-n", "2", "-p", &p.to_string(), "-h"]).arg(&hosts);
+                c.spawn().unwrap()
+            })
+            .collect();
+        let statuses: Vec<Option<ExitStatus>> = children
+            .iter_mut()
+            .map(|c| wait_with_timeout(c, TIMEOUT))
+            .collect();
+        let errs: Vec<String> = children.iter_mut().map(stderr_of).collect();
+        assert!(
+            statuses.iter().all(|s| s.is_some_and(|s| !s.success())),
+            "{name}: {statuses:?} {errs:?}"
+        );
+        assert!(
+            errs.iter()
+                .any(|e| e.contains("different settings or read different inputs")),
+            "{name}: {errs:?}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| !n.ends_with(".tmp"))
+            .collect();
+        assert!(left.is_empty(), "{name}: output left behind: {left:?}");
+    }
+}
+
+/// A process whose peer never comes (it died at start-up) gives up after
+/// `--connect-timeout` instead of waiting forever.
+#[test]
+fn a_peer_that_never_starts_ends_the_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write_lines(dir.path(), &corpus(20, 0));
+    let out = dir.path().join("out");
+    let hosts = host_file(dir.path(), 2);
+    let mut c = command(Path::new(BIN), &input, &out, &["--connect-timeout", "2"]);
+    let mut child = c
+        .args(["-n", "2", "-p", "0", "-h"])
+        .arg(&hosts)
+        .spawn()
+        .unwrap();
+    let status = wait_with_timeout(&mut child, Duration::from_secs(30));
+    let err = stderr_of(&mut child);
+    let status = status.expect("process 0 still waits for its peer after 30 s");
+    assert!(!status.success(), "{status:?}");
+    assert!(err.contains("--connect-timeout"), "{err}");
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
 }
