@@ -1,0 +1,182 @@
+"""Type stubs of near_dup (the Rust extension near_dup._native, re-exported)."""
+
+from os import PathLike
+from typing import Any, Dict, Hashable, Iterable, List, Literal, Optional, Tuple, Union, final
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = [
+    "DedupIndex",
+    "Error",
+    "MinHash",
+    "MinHashLSH",
+    "Outcome",
+    "__version__",
+    "dedup",
+    "explain",
+    "sketch",
+]
+
+__version__: str
+
+_Texts = Union[Iterable[str], Iterable[Tuple[Any, str]], Any]
+"""A list or iterable of str, an iterable of (id, text) pairs, a pandas Series or a
+pyarrow string array."""
+
+_Method = Literal["minhash", "simhash", "imatch", "signcd", "exact"]
+_Verify = Literal[
+    "jaccard", "exact", "method", "estimate", "containment",
+    "align", "align-combined", "align-dice", "align-containment", "align-max",
+]
+_Group = Literal["components", "center", "durian"]
+_RepresentativeName = Literal["first", "first-seen", "smallest-id", "longest", "order"]
+
+class Error(Exception):
+    """An ndd error that is neither a bad parameter or input (ValueError) nor a file
+    error (OSError): corrupt or truncated bytes, among others."""
+
+def sketch(
+    texts: _Texts,
+    num_perm: int = 128,
+    seed: int = 0,
+    k: Optional[int] = None,
+    char_k: Optional[int] = None,
+    nfkc: bool = False,
+) -> npt.NDArray[np.uint64]:
+    """MinHash signatures of `texts`, shape (n, num_perm): the sketches ndd's MinHash
+    method computes with the same settings (word 3-grams by default), on all cores."""
+
+def dedup(
+    texts: _Texts,
+    threshold: Optional[float] = None,
+    method: _Method = "minhash",
+    verify: Optional[_Verify] = None,
+    group: _Group = "components",
+    representative: _RepresentativeName = "first",
+    k: Optional[int] = None,
+    char_k: Optional[int] = None,
+    num_perm: Optional[int] = None,
+    seed: Optional[int] = None,
+    exact_pass: bool = True,
+    nfkc: bool = False,
+) -> Outcome:
+    """Deduplicates `texts` with ndd's pipeline (the groups of `ndd dedup` with the
+    same options). threshold defaults to 0.8."""
+
+def explain(
+    threshold: float = 0.8,
+    num_perm: int = 128,
+    k: Optional[int] = None,
+    char_k: Optional[int] = None,
+) -> Dict[str, Any]:
+    """bands, rows, probability_at_threshold and standard_error of a MinHash banding."""
+
+@final
+class Outcome:
+    """What a dedup run found; indices refer to the documents as given."""
+
+    @property
+    def groups(self) -> List[List[int]]: ...
+    @property
+    def group_ids(self) -> List[List[str]]: ...
+    @property
+    def representatives(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def kept(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def dropped(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def labels(self) -> npt.NDArray[np.int64]: ...
+    @property
+    def pairs(self) -> npt.NDArray[np.int64]:
+        """An (m, 2) array of document indices a < b, sorted."""
+    @property
+    def scores(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def report(self) -> Dict[str, Any]: ...
+
+@final
+class DedupIndex:
+    """ndd's saved MinHash index: batches deduplicated against everything before."""
+
+    def __new__(
+        cls,
+        threshold: Optional[float] = None,
+        verify: Optional[_Verify] = None,
+        group: _Group = "components",
+        representative: _RepresentativeName = "first",
+        k: Optional[int] = None,
+        char_k: Optional[int] = None,
+        num_perm: Optional[int] = None,
+        seed: Optional[int] = None,
+        exact_pass: bool = True,
+        nfkc: bool = False,
+    ) -> DedupIndex: ...
+    def add(self, texts: _Texts) -> Outcome: ...
+    def query(self, text: str, k: int = 10) -> List[Tuple[str, float]]: ...
+    def ids(self) -> List[str]: ...
+    def save(self, path: Union[str, PathLike[str]]) -> None: ...
+    @staticmethod
+    def load(path: Union[str, PathLike[str]]) -> DedupIndex: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(bytes: bytes) -> DedupIndex: ...
+    def __len__(self) -> int: ...
+
+@final
+class MinHash:
+    """datasketch's MinHash: num_perm hash functions (ndd-minhash's classic scheme)
+    over values hashed by XXH3-64 (not datasketch's SHA-1: digests differ, estimates
+    agree within statistics)."""
+
+    def __new__(
+        cls,
+        num_perm: int = 128,
+        seed: int = 1,
+        hashvalues: Optional[npt.NDArray[np.uint64]] = None,
+    ) -> MinHash: ...
+    @property
+    def num_perm(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    def update(self, value: Union[bytes, str]) -> None: ...
+    def update_batch(self, values: Iterable[Union[bytes, str]]) -> None: ...
+    def jaccard(self, other: MinHash) -> float: ...
+    def jaccard_std_error(self, other: MinHash) -> float: ...
+    def merge(self, other: MinHash) -> None: ...
+    def digest(self) -> npt.NDArray[np.uint64]: ...
+    def copy(self) -> MinHash: ...
+    def is_empty(self) -> bool: ...
+    def clear(self) -> None: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes, num_perm: int = 128, seed: int = 1) -> MinHash: ...
+    def __len__(self) -> int: ...
+
+@final
+class MinHashLSH:
+    """datasketch's MinHashLSH over ndd-lsh's banded index (the same b and r)."""
+
+    def __new__(
+        cls,
+        threshold: float = 0.9,
+        num_perm: int = 128,
+        weights: Tuple[float, float] = (0.5, 0.5),
+        params: Optional[Tuple[int, int]] = None,
+    ) -> MinHashLSH: ...
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None: ...
+    def query(self, minhash: MinHash) -> List[Any]: ...
+    def remove(self, key: Hashable) -> None: ...
+    def keys(self) -> List[Any]: ...
+    def is_empty(self) -> bool: ...
+    @property
+    def params(self) -> Tuple[int, int]: ...
+    @property
+    def b(self) -> int: ...
+    @property
+    def r(self) -> int: ...
+    @property
+    def threshold(self) -> float: ...
+    def __contains__(self, key: Hashable, /) -> bool: ...
+    def __len__(self) -> int: ...
