@@ -21,7 +21,7 @@ use crate::input::Texts;
 
 /// The shingles of `k` (word k-grams) or `char_k` (character k-grams): the
 /// pipeline's default (word 3-grams) when neither is given.
-fn shingles(k: Option<usize>, char_k: Option<usize>) -> PyResult<Shingles> {
+pub(crate) fn shingles(k: Option<usize>, char_k: Option<usize>) -> PyResult<Shingles> {
     match (k, char_k) {
         (Some(_), Some(_)) => Err(PyValueError::new_err(
             "give k (word k-grams) or char_k (character k-grams), not both",
@@ -169,7 +169,7 @@ impl Outcome {
     }
 }
 
-fn to_i64(i: usize) -> i64 {
+pub(crate) fn to_i64(i: usize) -> i64 {
     i64::try_from(i).unwrap_or(i64::MAX)
 }
 

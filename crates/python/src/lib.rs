@@ -7,6 +7,8 @@
 //!   numpy array of `ndd-minhash` signatures), `dedup(texts, ...)` (one
 //!   `ndd_pipeline::Dedup` run: groups, kept and dropped indices, pairs and the
 //!   report), `DedupIndex` (the pipeline's saved index) and `explain(...)`;
+//! * the stages as plain values for a distributed job: `exact_digests`, `band_keys`,
+//!   `verify`;
 //! * datasketch-shaped classes: `MinHash` (classic `k`-hash MinHash of
 //!   `ndd-minhash` over token bytes) and `MinHashLSH` (`ndd-lsh`'s banded index).
 //!
@@ -31,6 +33,7 @@ mod batch;
 mod classes;
 mod errors;
 mod input;
+mod stages;
 
 use pyo3::prelude::*;
 
@@ -45,6 +48,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(batch::sketch, m)?)?;
     m.add_function(wrap_pyfunction!(batch::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(batch::explain, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::exact_digests, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::band_keys, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::verify, m)?)?;
     m.add_class::<batch::Outcome>()?;
     m.add_class::<batch::DedupIndex>()?;
     m.add_class::<classes::MinHash>()?;

@@ -1,7 +1,8 @@
 """near_dup: ndd's near-duplicate detection from Python.
 
 Batch entry points over the Rust pipeline (``sketch``, ``dedup``, ``DedupIndex``,
-``explain``) and datasketch-shaped classes (``MinHash``, ``MinHashLSH``). See the
+``explain``), the stages as plain values for a distributed job
+(``exact_digests``, ``band_keys``, ``verify``) and datasketch-shaped classes (``MinHash``, ``MinHashLSH``). See the
 package README for where values and behaviour differ from datasketch's.
 """
 
@@ -12,9 +13,12 @@ from ._native import (
     MinHashLSH,
     Outcome,
     __version__,
+    band_keys,
     dedup,
+    exact_digests,
     explain,
     sketch,
+    verify,
 )
 
 __all__ = [
@@ -24,7 +28,10 @@ __all__ = [
     "MinHashLSH",
     "Outcome",
     "__version__",
+    "band_keys",
     "dedup",
+    "exact_digests",
     "explain",
     "sketch",
+    "verify",
 ]

@@ -13,9 +13,12 @@ __all__ = [
     "MinHashLSH",
     "Outcome",
     "__version__",
+    "band_keys",
     "dedup",
+    "exact_digests",
     "explain",
     "sketch",
+    "verify",
 ]
 
 __version__: str
@@ -71,6 +74,28 @@ def explain(
     char_k: Optional[int] = None,
 ) -> Dict[str, Any]:
     """bands, rows, probability_at_threshold and standard_error of a MinHash banding."""
+
+def exact_digests(texts: _Texts, nfkc: bool = False) -> List[bytes]:
+    """The exact pass's 20-byte digest of each text (SHA-1 of the normalized word
+    string): equal digests are the exact copies dedup pairs first."""
+
+def band_keys(
+    signatures: npt.NDArray[np.uint64], threshold: float = 0.8
+) -> npt.NDArray[np.uint64]:
+    """The LSH band keys of sketch() rows with dedup's banding at `threshold`: an
+    (n, bands) array; documents sharing a key in a column are candidates."""
+
+def verify(
+    texts: _Texts,
+    pairs: Iterable[Tuple[int, int]],
+    threshold: float = 0.8,
+    verify: _Verify = "jaccard",
+    k: Optional[int] = None,
+    char_k: Optional[int] = None,
+    nfkc: bool = False,
+) -> Tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+    """The candidate pairs (index pairs into `texts`) whose score reaches
+    `threshold`, as dedup verifies them: an (m, 2) array and the scores."""
 
 @final
 class Outcome:
