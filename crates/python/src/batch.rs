@@ -481,7 +481,7 @@ impl DedupIndex {
 
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+    ) -> PyResult<crate::classes::Reduce<'py, (Bound<'py, PyBytes>,)>> {
         let py = slf.py();
         let from_bytes = slf.get_type().getattr("from_bytes")?;
         Ok((from_bytes, (slf.borrow().to_bytes(py),)))

@@ -11,6 +11,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 
 use crate::errors::core_error;
 
+/// What `__reduce__` returns: a callable and its arguments.
+pub(crate) type Reduce<'py, A> = (Bound<'py, PyAny>, A);
+
 /// The features of the datasketch-shaped `MinHash`: each value given to `update` is
 /// one feature, hashed by the specified token hash (XXH3-64 of its bytes, seed 0).
 fn feature_scheme() -> SchemeId {
@@ -225,7 +228,7 @@ impl MinHash {
 
     fn __reduce__<'py>(
         slf: &Bound<'py, Self>,
-    ) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>, usize, u64))> {
+    ) -> PyResult<Reduce<'py, (Bound<'py, PyBytes>, usize, u64)>> {
         let py = slf.py();
         let from_bytes = slf.get_type().getattr("from_bytes")?;
         let me = slf.borrow();

@@ -18,6 +18,7 @@ pyo3::create_exception!(
 ///
 /// ```
 /// let err = near_dup_native::core_error(near_dup::Error::corrupt_data("truncated"));
+/// pyo3::Python::initialize();
 /// pyo3::Python::attach(|py| assert!(err.is_instance_of::<near_dup_native::Error>(py)));
 /// ```
 #[must_use]
@@ -40,6 +41,7 @@ pub fn core_error(e: ndd_core::Error) -> PyErr {
 ///     source: std::io::ErrorKind::NotFound.into(),
 /// };
 /// let err = near_dup_native::pipeline_error(io);
+/// pyo3::Python::initialize();
 /// pyo3::Python::attach(|py| {
 ///     assert!(err.is_instance_of::<pyo3::exceptions::PyOSError>(py));
 ///     assert!(err.value(py).to_string().contains("missing.jsonl"));

@@ -24,6 +24,7 @@
 //! let err = near_dup_native::pipeline_error(near_dup::pipeline::Error::from(
 //!     near_dup::Error::invalid_parameter("threshold", "must lie in (0, 1]"),
 //! ));
+//! pyo3::Python::initialize();
 //! pyo3::Python::attach(|py| {
 //!     assert!(err.is_instance_of::<pyo3::exceptions::PyValueError>(py));
 //! });

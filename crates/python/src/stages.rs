@@ -11,6 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::batch::shingles;
+
+/// Pairs of indices, `(m, 2)`, and their scores.
+type ScoredPairs<'py> = (Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f64>>);
 use crate::errors::{core_error, pipeline_error};
 
 /// The exact pass's digest of each text (SHA-1 of the normalized word string, 20
@@ -75,7 +78,7 @@ pub(crate) fn verify<'py>(
     k: Option<usize>,
     char_k: Option<usize>,
     nfkc: bool,
-) -> PyResult<(Bound<'py, PyArray2<i64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<ScoredPairs<'py>> {
     let verifier: Verifier = verify.parse().map_err(core_error)?;
     if matches!(verifier, Verifier::MethodScore) {
         return Err(PyValueError::new_err(
