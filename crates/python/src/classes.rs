@@ -254,6 +254,80 @@ impl MinHash {
     }
 }
 
+/// Python keys (any hashable) of an index, as the dense `u32` ids the Rust index holds.
+struct Keys {
+    /// Key → id.
+    ids: Py<PyDict>,
+    /// Id → key (`None` once removed).
+    keys: Vec<Option<Py<PyAny>>>,
+}
+
+impl Keys {
+    fn new(py: Python<'_>) -> Self {
+        Keys {
+            ids: PyDict::new(py).unbind(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// The id of `key`, if present.
+    fn get(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+        match self.ids.bind(key.py()).get_item(key)? {
+            Some(id) => Ok(Some(id.extract::<u32>()?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The id the next new key gets.
+    fn next_id(&self) -> PyResult<u32> {
+        u32::try_from(self.keys.len())
+            .map_err(|_| PyValueError::new_err("the index holds 2^32 keys"))
+    }
+
+    fn add(&mut self, key: &Bound<'_, PyAny>, id: u32) -> PyResult<()> {
+        self.ids.bind(key.py()).set_item(key, id)?;
+        self.keys.push(Some(key.clone().unbind()));
+        Ok(())
+    }
+
+    /// Forgets `key` and gives its id (`ValueError` when absent).
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let Some(id) = self.get(key)? else {
+            return Err(PyValueError::new_err("The given key does not exist"));
+        };
+        self.ids.bind(key.py()).del_item(key)?;
+        if let Some(slot) = self.keys.get_mut(id as usize) {
+            *slot = None;
+        }
+        Ok(id)
+    }
+
+    fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.ids.bind(key.py()).contains(key)
+    }
+
+    fn key<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyAny>> {
+        self.keys
+            .get(id as usize)?
+            .as_ref()
+            .map(|k| k.bind(py).clone())
+    }
+
+    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.keys.iter().flatten().map(|k| k.bind(py).clone()))
+    }
+}
+
+fn check_num_perm(num_perm: usize, minhash: &MinHash) -> PyResult<()> {
+    if minhash.num_perm() != num_perm {
+        return Err(PyValueError::new_err(format!(
+            "expecting a MinHash with num_perm {num_perm}, got {}",
+            minhash.num_perm()
+        )));
+    }
+    Ok(())
+}
+
 /// datasketch's `MinHashLSH` over `ndd-lsh`'s banded index: `b` bands of `r` rows
 /// chosen by weighing false positives against false negatives as datasketch does.
 #[pyclass(module = "near_dup", name = "MinHashLSH")]
@@ -262,10 +336,7 @@ pub(crate) struct MinHashLsh {
     num_perm: usize,
     threshold: f64,
     weights: (f64, f64),
-    /// Key → internal id.
-    ids: Py<PyDict>,
-    /// Internal id → key (`None` once removed).
-    keys: Vec<Option<Py<PyAny>>>,
+    keys: Keys,
 }
 
 #[pymethods]
@@ -294,8 +365,7 @@ impl MinHashLsh {
             num_perm,
             threshold,
             weights,
-            ids: PyDict::new(py).unbind(),
-            keys: Vec::new(),
+            keys: Keys::new(py),
         })
     }
 
@@ -304,67 +374,49 @@ impl MinHashLsh {
     #[pyo3(signature = (key, minhash, check_duplication=true))]
     fn insert(
         &mut self,
-        py: Python<'_>,
         key: &Bound<'_, PyAny>,
         minhash: &MinHash,
         check_duplication: bool,
     ) -> PyResult<()> {
-        self.check_len(minhash)?;
-        let ids = self.ids.bind(py);
-        let existing = ids.get_item(key)?;
+        check_num_perm(self.num_perm, minhash)?;
+        let existing = self.keys.get(key)?;
         if existing.is_some() && check_duplication {
             return Err(PyValueError::new_err("The given key already exists"));
         }
         let id = match existing {
-            Some(ref id) => id.extract::<u32>()?,
-            None => u32::try_from(self.keys.len())
-                .map_err(|_| PyValueError::new_err("the index holds 2^32 keys"))?,
+            Some(id) => id,
+            None => self.keys.next_id()?,
         };
         self.index
             .insert(id, &minhash.signature())
             .map_err(core_error)?;
         if existing.is_none() {
-            ids.set_item(key, id)?;
-            self.keys.push(Some(key.clone().unbind()));
+            self.keys.add(key, id)?;
         }
         Ok(())
     }
 
     /// The keys whose sketches share a band with `minhash` (candidates, unverified).
     fn query<'py>(&self, py: Python<'py>, minhash: &MinHash) -> PyResult<Bound<'py, PyList>> {
-        self.check_len(minhash)?;
+        check_num_perm(self.num_perm, minhash)?;
         let found = self.index.query(&minhash.signature()).map_err(core_error)?;
-        let keys = found.into_iter().filter_map(|id| {
-            self.keys
-                .get(id as usize)?
-                .as_ref()
-                .map(|k| k.bind(py).clone())
-        });
-        PyList::new(py, keys)
+        PyList::new(py, found.into_iter().filter_map(|id| self.keys.key(py, id)))
     }
 
     /// Removes `key`; a key not present raises `ValueError`.
-    fn remove(&mut self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let ids = self.ids.bind(py);
-        let Some(id) = ids.get_item(key)? else {
-            return Err(PyValueError::new_err("The given key does not exist"));
-        };
-        let id = id.extract::<u32>()?;
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let id = self.keys.remove(key)?;
         self.index.remove(&id);
-        ids.del_item(key)?;
-        if let Some(slot) = self.keys.get_mut(id as usize) {
-            *slot = None;
-        }
         Ok(())
     }
 
-    fn __contains__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.ids.bind(py).contains(key)
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.keys.contains(key)
     }
 
     /// The keys indexed, in insertion order.
     fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.keys.iter().flatten().map(|k| k.bind(py).clone()))
+        self.keys.list(py)
     }
 
     /// Whether no key is indexed.
@@ -414,15 +466,91 @@ impl MinHashLsh {
     }
 }
 
-impl MinHashLsh {
-    fn check_len(&self, minhash: &MinHash) -> PyResult<()> {
-        if minhash.num_perm() != self.num_perm {
+/// datasketch's `MinHashLSHForest` over `ndd-lsh`'s `LshForest`: `l` prefix trees of
+/// `num_perm // l` slots; `query(minhash, k)` gives the `k` most similar keys by the
+/// MinHash estimate, best first (datasketch gives `k` candidates in no order).
+#[pyclass(module = "near_dup", name = "MinHashLSHForest")]
+pub(crate) struct MinHashLshForest {
+    forest: ndd_lsh::LshForest<u32>,
+    num_perm: usize,
+    keys: Keys,
+}
+
+#[pymethods]
+impl MinHashLshForest {
+    #[new]
+    #[pyo3(signature = (num_perm=128, l=8))]
+    fn new(py: Python<'_>, num_perm: usize, l: usize) -> PyResult<Self> {
+        if l == 0 || num_perm < l {
             return Err(PyValueError::new_err(format!(
-                "expecting a MinHash with num_perm {}, got {}",
-                self.num_perm,
-                minhash.num_perm()
+                "l must lie in 1..=num_perm ({num_perm}), got {l}"
             )));
         }
+        let params = ndd_lsh::ForestParams::new(l, num_perm / l).map_err(core_error)?;
+        Ok(MinHashLshForest {
+            forest: ndd_lsh::LshForest::new(params),
+            num_perm,
+            keys: Keys::new(py),
+        })
+    }
+
+    /// Adds `minhash` under `key`, searchable at once (a key already present raises
+    /// `ValueError`).
+    fn add(&mut self, key: &Bound<'_, PyAny>, minhash: &MinHash) -> PyResult<()> {
+        check_num_perm(self.num_perm, minhash)?;
+        if self.keys.contains(key)? {
+            return Err(PyValueError::new_err("The given key already exists"));
+        }
+        let id = self.keys.next_id()?;
+        self.forest
+            .insert(id, &minhash.signature())
+            .map_err(core_error)?;
+        self.keys.add(key, id)
+    }
+
+    /// Kept for datasketch programs; added keys are searchable at once.
+    fn index(&self) {}
+
+    /// The `k` keys most similar to `minhash`, best first.
+    fn query<'py>(
+        &self,
+        py: Python<'py>,
+        minhash: &MinHash,
+        k: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        check_num_perm(self.num_perm, minhash)?;
+        if k == 0 {
+            return Err(PyValueError::new_err("k must be positive"));
+        }
+        let found = self
+            .forest
+            .query(&minhash.signature(), k)
+            .map_err(core_error)?;
+        PyList::new(
+            py,
+            found
+                .into_iter()
+                .filter_map(|(id, _)| self.keys.key(py, id)),
+        )
+    }
+
+    /// Removes `key` (`ValueError` when absent).
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let id = self.keys.remove(key)?;
+        self.forest.remove(&id);
         Ok(())
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.keys.contains(key)
+    }
+
+    /// Whether no key is indexed.
+    fn is_empty(&self) -> bool {
+        self.forest.is_empty()
+    }
+
+    fn __len__(&self) -> usize {
+        self.forest.len()
     }
 }

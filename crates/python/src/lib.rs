@@ -10,7 +10,8 @@
 //! * the stages as plain values for a distributed job: `exact_digests`, `band_keys`,
 //!   `verify`;
 //! * datasketch-shaped classes: `MinHash` (classic `k`-hash MinHash of
-//!   `ndd-minhash` over token bytes) and `MinHashLSH` (`ndd-lsh`'s banded index).
+//!   `ndd-minhash` over token bytes), `MinHashLSH` (`ndd-lsh`'s banded index) and
+//!   `MinHashLSHForest` (`ndd-lsh`'s LSH Forest).
 //!
 //! Work runs with the GIL released and on rayon's pool as in Rust; errors become
 //! `ValueError` (bad parameters and inputs), `OSError` (files) or `near_dup.Error`
@@ -56,5 +57,6 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch::DedupIndex>()?;
     m.add_class::<classes::MinHash>()?;
     m.add_class::<classes::MinHashLsh>()?;
+    m.add_class::<classes::MinHashLshForest>()?;
     Ok(())
 }

@@ -107,7 +107,7 @@ def test_lsh_finds_similar_sets_and_keeps_keys():
     lsh = near_dup.MinHashLSH(threshold=0.8, num_perm=k)
     assert lsh.params == (9, 13)  # datasketch's banding for 0.8 on 128
     base = {word(rng) for _ in range(100)}
-    near = set(list(base)[:95]) | {word(rng) for _ in range(5)}  # J = 95/105
+    near = set(sorted(base)[:99]) | {word(rng)}  # J = 99/101: a candidate with probability 1 - 1e-6
     far = {word(rng) for _ in range(100)}
     sketches = {}
     for key, s in [("base", base), (("tuple", 1), near), (3, far)]:
@@ -276,3 +276,33 @@ def test_pandas_series_and_pyarrow_array(module):
     texts = ["one two three four five six", "one two three four five six", "x y z"]
     column = mod.Series(texts) if module == "pandas" else mod.array(texts)
     assert near_dup.dedup(column).groups == [[0, 1]]
+
+
+def test_forest_top_k_finds_the_exact_nearest():
+    rng = random.Random(17)
+    k = 128
+    forest = near_dup.MinHashLSHForest(num_perm=k, l=8)
+    bases = [{word(rng) for _ in range(80)} for _ in range(150)]
+    for i, s in enumerate(bases):
+        m = near_dup.MinHash(num_perm=k)
+        m.update_batch(sorted(s))
+        forest.add(f"doc{i}", m)
+    forest.index()
+    assert len(forest) == 150 and "doc3" in forest
+    hits = 0
+    for i in range(0, 150, 5):
+        query = set(sorted(bases[i])[:72]) | {word(rng) for _ in range(8)}  # J = 72/88 with doc i
+        exact = max(range(150), key=lambda j: jaccard(query, bases[j]))
+        assert exact == i
+        m = near_dup.MinHash(num_perm=k)
+        m.update_batch(sorted(query))
+        top = forest.query(m, 3)
+        assert 1 <= len(top) <= 3
+        hits += top[0] == f"doc{i}"
+    assert hits == 30  # every planted nearest ranks first
+    with pytest.raises(ValueError):
+        forest.add("doc0", m)
+    with pytest.raises(ValueError):
+        forest.query(m, 0)
+    forest.remove("doc0")
+    assert "doc0" not in forest
