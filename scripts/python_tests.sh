@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds the `near_dup` wheel (crates/python) into a fresh virtualenv and runs its
-# pytest suite; .ci/run calls it. Nothing is skipped silently: pytest reports every
-# skip (only the optional pandas/pyarrow inputs are, when not installed), and a
-# suite that ran no test fails.
+# pytest suite; .ci/run calls it. Nothing is skipped: the pinned requirements include
+# the optional pandas and pyarrow inputs' packages, and a suite that ran no test fails.
 #
 #   scripts/python_tests.sh            # venv under target/py-venv, wheel, pytest
 #   scripts/python_tests.sh -k lsh     # arguments go to pytest
