@@ -8,16 +8,10 @@
 # NDD_CI_SPARK=1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${CARGO_TARGET_DIR:-target}
-venv="$target/spark-venv"
-python=${PYTHON:-python3}
-rm -rf "$venv" "$target/wheels"
-"$python" -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check -r examples/python/requirements-spark.txt
-cargo build --locked --quiet --profile test --workspace --all-features --bin ndd
-"$venv/bin/maturin" build --locked --quiet --profile dev -m crates/python/Cargo.toml --out "$target/wheels"
-"$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps "$target"/wheels/near_dup-*.whl
+. scripts/python_env.sh
+venv=${CARGO_TARGET_DIR:-target}/spark-venv
+python_env "$venv" examples/python/requirements-spark.txt
 # The executors' Python workers run the same interpreter, with near_dup installed.
-export PYSPARK_PYTHON="$(cd "$venv" && pwd)/bin/python"
-export PYSPARK_DRIVER_PYTHON="$PYSPARK_PYTHON"
-NDD_BIN="$(cd "$target" && pwd)/debug/ndd" "$venv/bin/python" -m pytest -q examples/python/test_spark_dedup.py "$@"
+PYSPARK_PYTHON="$(cd "$venv" && pwd)/bin/python"
+export PYSPARK_PYTHON PYSPARK_DRIVER_PYTHON="$PYSPARK_PYTHON"
+"$venv/bin/python" -m pytest -q examples/python/test_spark_dedup.py "$@"

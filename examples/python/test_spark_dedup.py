@@ -3,37 +3,21 @@ and two executor JVMs) gives `ndd dedup`'s groups on the bundled corpus.
 
 Run by scripts/spark_test.sh, which sets NDD_BIN and PYSPARK_PYTHON."""
 
-import csv
 import glob
 import os
 import pathlib
-import subprocess
 import sys
 
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT / "crates" / "python" / "tests")]
 import spark_dedup  # noqa: E402
+from ndd_tool import grouped, read_clusters, tool_clusters  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "data" / "debian-copyright.jsonl"
 MASTER = "local-cluster[2,1,1024]"
-
-
-def grouped(rows):
-    """(groups of two or more ids, the kept positions) of `id`/`cluster` rows."""
-    by_cluster = {}
-    for row in rows:
-        by_cluster.setdefault(row["cluster"], []).append(row["id"])
-    return sorted(sorted(g) for g in by_cluster.values() if len(g) > 1), sorted(int(c) for c in by_cluster)
-
-
-def read_tsv(paths):
-    rows = []
-    for path in paths:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows += list(csv.DictReader(f, delimiter="\t"))
-    return rows
 
 
 @pytest.fixture(scope="module")
@@ -51,21 +35,13 @@ def spark():
 def test_groups_equal_ndd_dedup_on_two_executors(spark, tmp_path, args):
     ndd = pathlib.Path(os.environ.get("NDD_BIN", ROOT / "target" / "debug" / "ndd"))
     assert ndd.is_file(), f"{ndd} not found (scripts/spark_test.sh builds it)"
-    tool_clusters = tmp_path / "clusters.tsv"
-    subprocess.run(
-        [str(ndd), "dedup", "-i", str(CORPUS), "--clusters-out", str(tool_clusters), *args],
-        check=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        timeout=300,
-    )
+    theirs = tool_clusters(ndd, CORPUS, args, tmp_path / "clusters.tsv")
     out = tmp_path / "spark"
     spark_dedup.run(spark, spark_dedup.parse_args(["-i", str(CORPUS), "-o", str(out), "--partitions", "4", *args]))
     # Two executor processes did the work (the driver is listed too).
     assert spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size() == 3
 
-    ours = read_tsv(sorted(glob.glob(str(out / "clusters" / "part-*.csv"))))
-    theirs = read_tsv([tool_clusters])
+    ours = read_clusters(sorted(glob.glob(str(out / "clusters" / "part-*.csv"))))
     assert [r["id"] for r in ours] == [r["id"] for r in theirs]  # input order kept
     groups, kept = grouped(ours)
     assert (groups, kept) == grouped(theirs)

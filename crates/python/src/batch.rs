@@ -12,7 +12,7 @@ use ndd_pipeline::{
 };
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
@@ -32,55 +32,90 @@ pub(crate) fn shingles(k: Option<usize>, char_k: Option<usize>) -> PyResult<Shin
     }
 }
 
-/// The keyword arguments `dedup` and `DedupIndex` share, as the pipeline's settings
-/// (validated): the same settings `ndd dedup` builds from its options.
-#[allow(clippy::too_many_arguments)]
-fn settings(
+/// The `ndd dedup` options `dedup` and `DedupIndex` share, from their keyword
+/// arguments (`None` or absent: ndd's default).
+#[derive(Default)]
+struct Options {
     threshold: Option<f64>,
-    method: &str,
-    verify: Option<&str>,
-    group: &str,
-    representative: &str,
+    verify: Option<String>,
+    group: Option<String>,
+    representative: Option<String>,
     k: Option<usize>,
     char_k: Option<usize>,
     num_perm: Option<usize>,
     seed: Option<u64>,
-    exact_pass: bool,
-    nfkc: bool,
-) -> PyResult<Dedup> {
-    let mut method: Method = method.parse().map_err(core_error)?;
-    match &mut method {
-        Method::MinHash(c) => {
-            c.num_perm = num_perm.unwrap_or(c.num_perm);
-            c.seed = seed.unwrap_or(c.seed);
+    exact_pass: Option<bool>,
+    nfkc: Option<bool>,
+}
+
+impl Options {
+    fn from_kwargs(kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let mut o = Options::default();
+        for (key, value) in kwargs.into_iter().flat_map(|kw| kw.iter()) {
+            let key: String = key.extract()?;
+            if value.is_none() {
+                continue;
+            }
+            match key.as_str() {
+                "threshold" => o.threshold = Some(value.extract()?),
+                "verify" => o.verify = Some(value.extract()?),
+                "group" => o.group = Some(value.extract()?),
+                "representative" => o.representative = Some(value.extract()?),
+                "k" => o.k = Some(value.extract()?),
+                "char_k" => o.char_k = Some(value.extract()?),
+                "num_perm" => o.num_perm = Some(value.extract()?),
+                "seed" => o.seed = Some(value.extract()?),
+                "exact_pass" => o.exact_pass = Some(value.extract()?),
+                "nfkc" => o.nfkc = Some(value.extract()?),
+                other => {
+                    return Err(PyTypeError::new_err(format!(
+                        "unexpected keyword argument {other:?} (the options: threshold, \
+                         verify, group, representative, k, char_k, num_perm, seed, \
+                         exact_pass, nfkc)"
+                    )));
+                }
+            }
         }
-        _ if num_perm.is_some() || seed.is_some() => {
-            return Err(PyValueError::new_err(format!(
-                "num_perm and seed belong to method='minhash', not {:?}",
-                method.name()
-            )));
+        Ok(o)
+    }
+
+    /// The pipeline's settings for `method` (validated): the settings `ndd dedup`
+    /// builds from the same options.
+    fn dedup(&self, method: &str) -> PyResult<Dedup> {
+        let mut method: Method = method.parse().map_err(core_error)?;
+        match &mut method {
+            Method::MinHash(c) => {
+                c.num_perm = self.num_perm.unwrap_or(c.num_perm);
+                c.seed = self.seed.unwrap_or(c.seed);
+            }
+            _ if self.num_perm.is_some() || self.seed.is_some() => {
+                return Err(PyValueError::new_err(format!(
+                    "num_perm and seed belong to method='minhash', not {:?}",
+                    method.name()
+                )));
+            }
+            _ => {}
         }
-        _ => {}
+        let mut dedup = Dedup::new()
+            .method(method)
+            .shingles(shingles(self.k, self.char_k)?)
+            .exact_pass(self.exact_pass.unwrap_or(true))
+            .nfkc(self.nfkc.unwrap_or(false));
+        if let Some(g) = &self.group {
+            dedup = dedup.group(g.parse::<GroupMethod>().map_err(core_error)?);
+        }
+        if let Some(r) = &self.representative {
+            dedup = dedup.representative(r.parse::<Representative>().map_err(core_error)?);
+        }
+        if let Some(t) = self.threshold {
+            dedup = dedup.threshold(t);
+        }
+        if let Some(v) = &self.verify {
+            dedup = dedup.verifier(v.parse::<Verifier>().map_err(core_error)?);
+        }
+        dedup.validate().map_err(pipeline_error)?;
+        Ok(dedup)
     }
-    let mut dedup = Dedup::new()
-        .method(method)
-        .shingles(shingles(k, char_k)?)
-        .exact_pass(exact_pass)
-        .nfkc(nfkc)
-        .group(group.parse::<GroupMethod>().map_err(core_error)?)
-        .representative(
-            representative
-                .parse::<Representative>()
-                .map_err(core_error)?,
-        );
-    if let Some(t) = threshold {
-        dedup = dedup.threshold(t);
-    }
-    if let Some(v) = verify {
-        dedup = dedup.verifier(v.parse::<Verifier>().map_err(core_error)?);
-    }
-    dedup.validate().map_err(pipeline_error)?;
-    Ok(dedup)
 }
 
 fn documents(t: &Texts) -> Vec<Document> {
@@ -141,43 +176,77 @@ pub(crate) fn sketch<'py>(
 }
 
 /// What a `dedup` run found: the groups, which documents to keep and drop, the
-/// verified pairs and the report. Indices refer to the documents as given.
+/// verified pairs and the report. Indices refer to the documents as given; the
+/// arrays are made once and read-only.
 #[pyclass(module = "near_dup", frozen)]
 pub(crate) struct Outcome {
     ids: Option<Vec<String>>,
-    pairs: Vec<(usize, usize, f64)>,
     groups: Vec<Vec<usize>>,
-    representatives: Vec<usize>,
-    kept: Vec<usize>,
-    dropped: Vec<usize>,
-    labels: Vec<usize>,
+    /// Per group, the index of the document kept.
+    #[pyo3(get)]
+    representatives: Py<PyArray1<i64>>,
+    /// The indices of the documents to keep, increasing.
+    #[pyo3(get)]
+    kept: Py<PyArray1<i64>>,
+    /// The indices of the documents to drop, increasing.
+    #[pyo3(get)]
+    dropped: Py<PyArray1<i64>>,
+    /// Per document, the smallest member of its group (itself when alone).
+    #[pyo3(get)]
+    labels: Py<PyArray1<i64>>,
+    /// The pairs found, an `(m, 2)` array of indices `a < b`, sorted.
+    #[pyo3(get)]
+    pairs: Py<PyArray2<i64>>,
+    /// The score of each pair (higher is more similar; 1 for exact copies).
+    #[pyo3(get)]
+    scores: Py<PyArray1<f64>>,
     report: ndd_pipeline::Report,
 }
 
 impl Outcome {
-    fn new(out: ndd_pipeline::Outcome, ids: Option<Vec<String>>) -> Self {
-        Outcome {
+    fn new(py: Python<'_>, out: ndd_pipeline::Outcome, ids: Option<Vec<String>>) -> PyResult<Self> {
+        let indices = |v: Vec<usize>| -> PyResult<Py<PyArray1<i64>>> {
+            frozen(
+                v.into_iter()
+                    .map(to_i64)
+                    .collect::<Vec<_>>()
+                    .into_pyarray(py),
+            )
+        };
+        let flat: Vec<i64> = out
+            .pairs
+            .iter()
+            .flat_map(|p| [to_i64(p.a), to_i64(p.b)])
+            .collect();
+        let pairs = Array2::from_shape_vec((out.pairs.len(), 2), flat)
+            .map_err(|e| crate::Error::new_err(e.to_string()))?
+            .into_pyarray(py);
+        let scores: Vec<f64> = out.pairs.iter().map(|p| p.score).collect();
+        Ok(Outcome {
             ids,
-            pairs: out.pairs.iter().map(|p| (p.a, p.b, p.score)).collect(),
-            representatives: out.groups.iter().map(|g| g.representative).collect(),
-            kept: out.kept(),
-            dropped: out.dropped(),
-            labels: out.labels(),
+            representatives: indices(out.groups.iter().map(|g| g.representative).collect())?,
+            kept: indices(out.kept())?,
+            dropped: indices(out.dropped())?,
+            labels: indices(out.labels())?,
+            pairs: frozen(pairs)?,
+            scores: frozen(scores.into_pyarray(py))?,
             groups: out.groups.into_iter().map(|g| g.members).collect(),
             report: out.report,
-        }
+        })
     }
+}
+
+/// `array`, made read-only (an outcome's arrays are shared by every access).
+fn frozen<T: pyo3::PyTypeInfo>(array: Bound<'_, T>) -> PyResult<Py<T>> {
+    array
+        .as_any()
+        .getattr("flags")?
+        .setattr("writeable", false)?;
+    Ok(array.unbind())
 }
 
 pub(crate) fn to_i64(i: usize) -> i64 {
     i64::try_from(i).unwrap_or(i64::MAX)
-}
-
-fn index_array<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyArray1<i64>> {
-    v.iter()
-        .map(|&i| to_i64(i))
-        .collect::<Vec<_>>()
-        .into_pyarray(py)
 }
 
 #[pymethods]
@@ -196,53 +265,6 @@ impl Outcome {
             .iter()
             .map(|g| g.iter().map(|&i| self.id(i)).collect())
             .collect()
-    }
-
-    /// Per group, the index of the document kept.
-    #[getter]
-    fn representatives<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        index_array(py, &self.representatives)
-    }
-
-    /// The indices of the documents to keep, increasing.
-    #[getter]
-    fn kept<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        index_array(py, &self.kept)
-    }
-
-    /// The indices of the documents to drop, increasing.
-    #[getter]
-    fn dropped<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        index_array(py, &self.dropped)
-    }
-
-    /// Per document, the smallest member of its group (itself when alone).
-    #[getter]
-    fn labels<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<i64>> {
-        index_array(py, &self.labels)
-    }
-
-    /// The pairs found, an `(m, 2)` array of indices `a < b`, sorted.
-    #[getter]
-    fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyArray2<i64>>> {
-        let flat: Vec<i64> = self
-            .pairs
-            .iter()
-            .flat_map(|&(a, b, _)| [to_i64(a), to_i64(b)])
-            .collect();
-        let array = Array2::from_shape_vec((self.pairs.len(), 2), flat)
-            .map_err(|e| crate::Error::new_err(e.to_string()))?;
-        Ok(array.into_pyarray(py))
-    }
-
-    /// The score of each pair (higher is more similar; 1 for exact copies).
-    #[getter]
-    fn scores<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        self.pairs
-            .iter()
-            .map(|p| p.2)
-            .collect::<Vec<_>>()
-            .into_pyarray(py)
     }
 
     /// The report: counts per stage, timings in seconds, memory.
@@ -280,9 +302,9 @@ impl Outcome {
             "Outcome(documents={}, groups={}, kept={}, dropped={}, pairs={})",
             self.report.documents,
             self.groups.len(),
-            self.kept.len(),
-            self.dropped.len(),
-            self.pairs.len()
+            self.report.documents - self.report.dropped,
+            self.report.dropped,
+            self.report.pairs
         )
     }
 }
@@ -299,45 +321,19 @@ impl Outcome {
 /// Deduplicates `texts` with ndd's pipeline (`ndd_pipeline::Dedup`): exact pass,
 /// candidates of `method`, verification, grouping, representatives.
 #[pyfunction]
-#[pyo3(signature = (
-    texts, threshold=None, method="minhash", verify=None, group="components",
-    representative="first", k=None, char_k=None, num_perm=None, seed=None,
-    exact_pass=true, nfkc=false
-))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (texts, *, method="minhash", **settings))]
 pub(crate) fn dedup(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    threshold: Option<f64>,
     method: &str,
-    verify: Option<&str>,
-    group: &str,
-    representative: &str,
-    k: Option<usize>,
-    char_k: Option<usize>,
-    num_perm: Option<usize>,
-    seed: Option<u64>,
-    exact_pass: bool,
-    nfkc: bool,
+    settings: Option<&Bound<'_, PyDict>>,
 ) -> PyResult<Outcome> {
-    let dedup = settings(
-        threshold,
-        method,
-        verify,
-        group,
-        representative,
-        k,
-        char_k,
-        num_perm,
-        seed,
-        exact_pass,
-        nfkc,
-    )?;
+    let dedup = Options::from_kwargs(settings)?.dedup(method)?;
     let input = crate::input::texts(texts)?;
     let out = py
         .detach(|| dedup.run(&documents(&input)))
         .map_err(pipeline_error)?;
-    Ok(Outcome::new(out, input.ids))
+    Outcome::new(py, out, input.ids)
 }
 
 /// The MinHash banding of a threshold, in numbers: bands, rows, the S-curve at the
@@ -376,36 +372,9 @@ pub(crate) struct DedupIndex {
 #[pymethods]
 impl DedupIndex {
     #[new]
-    #[pyo3(signature = (
-        threshold=None, verify=None, group="components", representative="first",
-        k=None, char_k=None, num_perm=None, seed=None, exact_pass=true, nfkc=false
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        threshold: Option<f64>,
-        verify: Option<&str>,
-        group: &str,
-        representative: &str,
-        k: Option<usize>,
-        char_k: Option<usize>,
-        num_perm: Option<usize>,
-        seed: Option<u64>,
-        exact_pass: bool,
-        nfkc: bool,
-    ) -> PyResult<Self> {
-        let dedup = settings(
-            threshold,
-            "minhash",
-            verify,
-            group,
-            representative,
-            k,
-            char_k,
-            num_perm,
-            seed,
-            exact_pass,
-            nfkc,
-        )?;
+    #[pyo3(signature = (**settings))]
+    fn new(settings: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let dedup = Options::from_kwargs(settings)?.dedup("minhash")?;
         let inner = ndd_pipeline::DedupIndex::new(&dedup).map_err(pipeline_error)?;
         Ok(DedupIndex { inner })
     }
@@ -426,7 +395,7 @@ impl DedupIndex {
         };
         let inner = &mut self.inner;
         let out = py.detach(|| inner.add(&docs)).map_err(pipeline_error)?;
-        Ok(Outcome::new(out, Some(self.inner.ids().to_vec())))
+        Outcome::new(py, out, Some(self.inner.ids().to_vec()))
     }
 
     /// The `k` indexed documents most similar to `text`: `(id, score)` pairs, best

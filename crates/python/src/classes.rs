@@ -5,6 +5,7 @@ use ndd_core::{FeatureSink, SchemeId, Signature, Sketcher};
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::{MinHashScheme, MinHashSignature, MinHashSketcher, MinHashState};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::PyClassInitializer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -96,6 +97,13 @@ impl MinHash {
         Ok(())
     }
 
+    fn estimate(&self, other: &MinHash) -> PyResult<ndd_core::Estimate> {
+        self.same_kind(other, "compare")?;
+        self.signature()
+            .similarity(&other.signature())
+            .map_err(core_error)
+    }
+
     pub(crate) fn num_perm(&self) -> usize {
         self.merged.len()
     }
@@ -139,22 +147,12 @@ impl MinHash {
 
     /// The estimated Jaccard similarity of the two sets.
     fn jaccard(&self, other: &MinHash) -> PyResult<f64> {
-        self.same_kind(other, "compare")?;
-        let est = self
-            .signature()
-            .similarity(&other.signature())
-            .map_err(core_error)?;
-        Ok(est.value())
+        Ok(self.estimate(other)?.value())
     }
 
     /// The estimate's standard error, `sqrt(J(1 - J) / num_perm)` at the estimate.
     fn jaccard_std_error(&self, other: &MinHash) -> PyResult<f64> {
-        self.same_kind(other, "compare")?;
-        let est = self
-            .signature()
-            .similarity(&other.signature())
-            .map_err(core_error)?;
-        Ok(est.std_error())
+        Ok(self.estimate(other)?.std_error())
     }
 
     /// Makes this the sketch of the union of both sets.
@@ -328,66 +326,66 @@ fn check_num_perm(num_perm: usize, minhash: &MinHash) -> PyResult<()> {
     Ok(())
 }
 
-/// datasketch's `MinHashLSH` over `ndd-lsh`'s banded index: `b` bands of `r` rows
-/// chosen by weighing false positives against false negatives as datasketch does.
-#[pyclass(module = "near_dup", name = "MinHashLSH")]
-pub(crate) struct MinHashLsh {
-    index: LshIndex<u32, MinHashSignature>,
+/// The Rust index behind a keyed Python index.
+enum Searcher {
+    Bands(LshIndex<u32, MinHashSignature>),
+    Forest(ndd_lsh::LshForest<u32>),
+}
+
+impl Searcher {
+    fn insert(&mut self, id: u32, sig: &MinHashSignature) -> Result<(), ndd_core::Error> {
+        match self {
+            Searcher::Bands(i) => i.insert(id, sig),
+            Searcher::Forest(f) => f.insert(id, sig),
+        }
+    }
+
+    fn remove(&mut self, id: u32) {
+        match self {
+            Searcher::Bands(i) => i.remove(&id),
+            Searcher::Forest(f) => f.remove(&id),
+        };
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Searcher::Bands(i) => i.len(),
+            Searcher::Forest(f) => f.len(),
+        }
+    }
+}
+
+/// What `MinHashLSH` and `MinHashLSHForest` share (`near_dup._KeyedIndex`): MinHash
+/// sketches of `num_perm` values under Python keys.
+#[pyclass(module = "near_dup", name = "_KeyedIndex", subclass)]
+pub(crate) struct KeyedIndex {
+    searcher: Searcher,
     num_perm: usize,
-    threshold: f64,
-    weights: (f64, f64),
     keys: Keys,
 }
 
-#[pymethods]
-impl MinHashLsh {
-    #[new]
-    #[pyo3(signature = (threshold=0.9, num_perm=128, weights=(0.5, 0.5), params=None))]
-    fn new(
-        py: Python<'_>,
-        threshold: f64,
-        num_perm: usize,
-        weights: (f64, f64),
-        params: Option<(usize, usize)>,
-    ) -> PyResult<Self> {
-        let lsh = match params {
-            Some((b, r)) => {
-                let p = LshParams::new(b, r).map_err(core_error)?;
-                p.check_signature_len(num_perm).map_err(core_error)?;
-                p
-            }
-            None => {
-                LshParams::optimal(threshold, num_perm, weights.0, weights.1).map_err(core_error)?
-            }
-        };
-        Ok(MinHashLsh {
-            index: LshIndex::new(lsh),
+impl KeyedIndex {
+    fn new(py: Python<'_>, searcher: Searcher, num_perm: usize) -> Self {
+        KeyedIndex {
+            searcher,
             num_perm,
-            threshold,
-            weights,
             keys: Keys::new(py),
-        })
+        }
     }
 
-    /// Indexes `minhash` under `key`; a key already present is refused unless
-    /// `check_duplication` is false (then the new sketch replaces it).
-    #[pyo3(signature = (key, minhash, check_duplication=true))]
-    fn insert(
-        &mut self,
-        key: &Bound<'_, PyAny>,
-        minhash: &MinHash,
-        check_duplication: bool,
-    ) -> PyResult<()> {
+    /// Indexes `minhash` under `key`: a key already present is refused, or replaced
+    /// when `replace`.
+    fn insert(&mut self, key: &Bound<'_, PyAny>, minhash: &MinHash, replace: bool) -> PyResult<()> {
         check_num_perm(self.num_perm, minhash)?;
         let existing = self.keys.get(key)?;
-        if existing.is_some() && check_duplication {
+        if existing.is_some() && !replace {
             return Err(PyValueError::new_err("The given key already exists"));
         }
         let id = match existing {
             Some(id) => id,
             None => self.keys.next_id()?,
         };
-        self.index
+        self.searcher
             .insert(id, &minhash.signature())
             .map_err(core_error)?;
         if existing.is_none() {
@@ -396,17 +394,22 @@ impl MinHashLsh {
         Ok(())
     }
 
-    /// The keys whose sketches share a band with `minhash` (candidates, unverified).
-    fn query<'py>(&self, py: Python<'py>, minhash: &MinHash) -> PyResult<Bound<'py, PyList>> {
-        check_num_perm(self.num_perm, minhash)?;
-        let found = self.index.query(&minhash.signature()).map_err(core_error)?;
-        PyList::new(py, found.into_iter().filter_map(|id| self.keys.key(py, id)))
+    /// The keys of `ids`, in their order.
+    fn keys_of<'py>(
+        &self,
+        py: Python<'py>,
+        ids: impl IntoIterator<Item = u32>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, ids.into_iter().filter_map(|id| self.keys.key(py, id)))
     }
+}
 
+#[pymethods]
+impl KeyedIndex {
     /// Removes `key`; a key not present raises `ValueError`.
     fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
         let id = self.keys.remove(key)?;
-        self.index.remove(&id);
+        self.searcher.remove(id);
         Ok(())
     }
 
@@ -421,30 +424,91 @@ impl MinHashLsh {
 
     /// Whether no key is indexed.
     fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.searcher.len() == 0
     }
 
     fn __len__(&self) -> usize {
-        self.index.len()
+        self.searcher.len()
+    }
+}
+
+/// datasketch's `MinHashLSH` over `ndd-lsh`'s banded index: `b` bands of `r` rows
+/// chosen by weighing false positives against false negatives as datasketch does.
+#[pyclass(module = "near_dup", name = "MinHashLSH", extends = KeyedIndex)]
+pub(crate) struct MinHashLsh {
+    params: LshParams,
+    threshold: f64,
+    weights: (f64, f64),
+}
+
+#[pymethods]
+impl MinHashLsh {
+    #[new]
+    #[pyo3(signature = (threshold=0.9, num_perm=128, weights=(0.5, 0.5), params=None))]
+    fn new(
+        py: Python<'_>,
+        threshold: f64,
+        num_perm: usize,
+        weights: (f64, f64),
+        params: Option<(usize, usize)>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let lsh = match params {
+            Some((b, r)) => {
+                let p = LshParams::new(b, r).map_err(core_error)?;
+                p.check_signature_len(num_perm).map_err(core_error)?;
+                p
+            }
+            None => {
+                LshParams::optimal(threshold, num_perm, weights.0, weights.1).map_err(core_error)?
+            }
+        };
+        let base = KeyedIndex::new(py, Searcher::Bands(LshIndex::new(lsh)), num_perm);
+        Ok(PyClassInitializer::from(base).add_subclass(MinHashLsh {
+            params: lsh,
+            threshold,
+            weights,
+        }))
+    }
+
+    /// Indexes `minhash` under `key`; a key already present is refused unless
+    /// `check_duplication` is false (then the new sketch replaces it).
+    #[pyo3(signature = (key, minhash, check_duplication=true))]
+    fn insert(
+        mut slf: PyRefMut<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        minhash: &MinHash,
+        check_duplication: bool,
+    ) -> PyResult<()> {
+        slf.as_super().insert(key, minhash, !check_duplication)
+    }
+
+    /// The keys whose sketches share a band with `minhash` (candidates, unverified).
+    fn query<'py>(slf: PyRef<'py, Self>, minhash: &MinHash) -> PyResult<Bound<'py, PyList>> {
+        let base = slf.as_super();
+        check_num_perm(base.num_perm, minhash)?;
+        let Searcher::Bands(index) = &base.searcher else {
+            return Err(crate::Error::new_err("a MinHashLSH holds a banded index"));
+        };
+        let found = index.query(&minhash.signature()).map_err(core_error)?;
+        base.keys_of(slf.py(), found)
     }
 
     /// `(bands, rows)`, as datasketch's `b` and `r`.
     #[getter]
     fn params(&self) -> (usize, usize) {
-        let p = self.index.params();
-        (p.bands(), p.rows())
+        (self.params.bands(), self.params.rows())
     }
 
     /// Bands (datasketch's `b`).
     #[getter]
     fn b(&self) -> usize {
-        self.index.params().bands()
+        self.params.bands()
     }
 
     /// Rows per band (datasketch's `r`).
     #[getter]
     fn r(&self) -> usize {
-        self.index.params().rows()
+        self.params.rows()
     }
 
     /// The threshold the banding was chosen for.
@@ -453,15 +517,15 @@ impl MinHashLsh {
         self.threshold
     }
 
-    fn __repr__(&self) -> String {
+    fn __repr__(slf: PyRef<'_, Self>) -> String {
         format!(
             "MinHashLSH(threshold={}, num_perm={}, weights={:?}, b={}, r={}, len={})",
-            self.threshold,
-            self.num_perm,
-            self.weights,
-            self.b(),
-            self.r(),
-            self.index.len()
+            slf.threshold,
+            slf.as_super().num_perm,
+            slf.weights,
+            slf.b(),
+            slf.r(),
+            slf.as_super().searcher.len()
         )
     }
 }
@@ -469,43 +533,31 @@ impl MinHashLsh {
 /// datasketch's `MinHashLSHForest` over `ndd-lsh`'s `LshForest`: `l` prefix trees of
 /// `num_perm // l` slots; `query(minhash, k)` gives the `k` most similar keys by the
 /// MinHash estimate, best first (datasketch gives `k` candidates in no order).
-#[pyclass(module = "near_dup", name = "MinHashLSHForest")]
-pub(crate) struct MinHashLshForest {
-    forest: ndd_lsh::LshForest<u32>,
-    num_perm: usize,
-    keys: Keys,
-}
+#[pyclass(module = "near_dup", name = "MinHashLSHForest", extends = KeyedIndex)]
+pub(crate) struct MinHashLshForest;
 
 #[pymethods]
 impl MinHashLshForest {
     #[new]
     #[pyo3(signature = (num_perm=128, l=8))]
-    fn new(py: Python<'_>, num_perm: usize, l: usize) -> PyResult<Self> {
+    fn new(py: Python<'_>, num_perm: usize, l: usize) -> PyResult<PyClassInitializer<Self>> {
         if l == 0 || num_perm < l {
             return Err(PyValueError::new_err(format!(
                 "l must lie in 1..=num_perm ({num_perm}), got {l}"
             )));
         }
         let params = ndd_lsh::ForestParams::new(l, num_perm / l).map_err(core_error)?;
-        Ok(MinHashLshForest {
-            forest: ndd_lsh::LshForest::new(params),
-            num_perm,
-            keys: Keys::new(py),
-        })
+        let forest = Searcher::Forest(ndd_lsh::LshForest::new(params));
+        Ok(
+            PyClassInitializer::from(KeyedIndex::new(py, forest, num_perm))
+                .add_subclass(MinHashLshForest),
+        )
     }
 
     /// Adds `minhash` under `key`, searchable at once (a key already present raises
     /// `ValueError`).
-    fn add(&mut self, key: &Bound<'_, PyAny>, minhash: &MinHash) -> PyResult<()> {
-        check_num_perm(self.num_perm, minhash)?;
-        if self.keys.contains(key)? {
-            return Err(PyValueError::new_err("The given key already exists"));
-        }
-        let id = self.keys.next_id()?;
-        self.forest
-            .insert(id, &minhash.signature())
-            .map_err(core_error)?;
-        self.keys.add(key, id)
+    fn add(mut slf: PyRefMut<'_, Self>, key: &Bound<'_, PyAny>, minhash: &MinHash) -> PyResult<()> {
+        slf.as_super().insert(key, minhash, false)
     }
 
     /// Kept for datasketch programs; added keys are searchable at once.
@@ -513,44 +565,19 @@ impl MinHashLshForest {
 
     /// The `k` keys most similar to `minhash`, best first.
     fn query<'py>(
-        &self,
-        py: Python<'py>,
+        slf: PyRef<'py, Self>,
         minhash: &MinHash,
         k: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        check_num_perm(self.num_perm, minhash)?;
+        let base = slf.as_super();
+        check_num_perm(base.num_perm, minhash)?;
         if k == 0 {
             return Err(PyValueError::new_err("k must be positive"));
         }
-        let found = self
-            .forest
-            .query(&minhash.signature(), k)
-            .map_err(core_error)?;
-        PyList::new(
-            py,
-            found
-                .into_iter()
-                .filter_map(|(id, _)| self.keys.key(py, id)),
-        )
-    }
-
-    /// Removes `key` (`ValueError` when absent).
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let id = self.keys.remove(key)?;
-        self.forest.remove(&id);
-        Ok(())
-    }
-
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        self.keys.contains(key)
-    }
-
-    /// Whether no key is indexed.
-    fn is_empty(&self) -> bool {
-        self.forest.is_empty()
-    }
-
-    fn __len__(&self) -> usize {
-        self.forest.len()
+        let Searcher::Forest(forest) = &base.searcher else {
+            return Err(crate::Error::new_err("a MinHashLSHForest holds a forest"));
+        };
+        let found = forest.query(&minhash.signature(), k).map_err(core_error)?;
+        base.keys_of(slf.py(), found.into_iter().map(|(id, _)| id))
     }
 }

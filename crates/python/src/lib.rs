@@ -56,6 +56,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<batch::Outcome>()?;
     m.add_class::<batch::DedupIndex>()?;
     m.add_class::<classes::MinHash>()?;
+    m.add_class::<classes::KeyedIndex>()?;
     m.add_class::<classes::MinHashLsh>()?;
     m.add_class::<classes::MinHashLshForest>()?;
     Ok(())

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import near_dup
+from union_find import components
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 
@@ -147,25 +148,6 @@ def test_sketch_rows_estimate_exact_jaccard_of_word_sets():
     assert np.array_equal(near_dup.sketch(texts[:1], num_perm=k, k=1)[0], sig[0])
 
 
-def components(n, pairs):
-    parent = list(range(n))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for a, b in pairs:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    groups = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
-    return sorted(g for g in groups.values() if len(g) > 1)
-
-
 def near_duplicate_texts(rng, n_bases=12, copies=4):
     texts = []
     for _ in range(n_bases):
@@ -222,6 +204,10 @@ def test_inputs_ids_series_and_errors(tmp_path):
     out2 = near_dup.dedup(iter(t for _, t in docs))
     assert out2.groups == [[0, 1]]
     assert out.report["documents"] == 3 and out.report["exact_copies"] == 1
+    with pytest.raises(ValueError):
+        out.kept[0] = 2  # an outcome's arrays are shared by every access: read-only
+    with pytest.raises(TypeError):
+        near_dup.dedup(docs, 0.8)  # settings are keyword-only
     with pytest.raises(ValueError):
         near_dup.dedup(["a"], threshold=1.5)
     with pytest.raises(ValueError):

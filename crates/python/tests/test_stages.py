@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import near_dup
-from test_oracles import components
+from union_find import components
 
 
 @pytest.mark.parametrize("threshold,k", [(0.8, None), (0.6, None), (0.9, 5)])

@@ -1,7 +1,9 @@
 """Type stubs of near_dup (the Rust extension near_dup._native, re-exported)."""
 
 from os import PathLike
-from typing import Any, Dict, Hashable, Iterable, List, Literal, Optional, Tuple, Union, final
+from typing import Any, Dict, Hashable, Iterable, List, Literal, Optional, Tuple, TypedDict, Union, final
+
+from typing_extensions import Unpack, disjoint_base
 
 import numpy as np
 import numpy.typing as npt
@@ -51,22 +53,28 @@ def sketch(
     """MinHash signatures of `texts`, shape (n, num_perm): the sketches ndd's MinHash
     method computes with the same settings (word 3-grams by default), on all cores."""
 
+class _Settings(TypedDict, total=False):
+    """The `ndd dedup` options that dedup and DedupIndex share, keyword-only; absent
+    ones take ndd's defaults: threshold 0.8, the method's verifier (exact Jaccard for
+    MinHash), group "components", representative "first", word 3-grams, 128 values,
+    seed 0, the exact pass on, NFKC off."""
+
+    threshold: Optional[float]
+    verify: Optional[_Verify]
+    group: _Group
+    representative: _RepresentativeName
+    k: Optional[int]
+    char_k: Optional[int]
+    num_perm: Optional[int]
+    seed: Optional[int]
+    exact_pass: bool
+    nfkc: bool
+
 def dedup(
-    texts: _Texts,
-    threshold: Optional[float] = None,
-    method: _Method = "minhash",
-    verify: Optional[_Verify] = None,
-    group: _Group = "components",
-    representative: _RepresentativeName = "first",
-    k: Optional[int] = None,
-    char_k: Optional[int] = None,
-    num_perm: Optional[int] = None,
-    seed: Optional[int] = None,
-    exact_pass: bool = True,
-    nfkc: bool = False,
+    texts: _Texts, *, method: _Method = "minhash", **settings: Unpack[_Settings]
 ) -> Outcome:
     """Deduplicates `texts` with ndd's pipeline (the groups of `ndd dedup` with the
-    same options). threshold defaults to 0.8."""
+    same options)."""
 
 def explain(
     threshold: float = 0.8,
@@ -126,19 +134,7 @@ class Outcome:
 class DedupIndex:
     """ndd's saved MinHash index: batches deduplicated against everything before."""
 
-    def __new__(
-        cls,
-        threshold: Optional[float] = None,
-        verify: Optional[_Verify] = None,
-        group: _Group = "components",
-        representative: _RepresentativeName = "first",
-        k: Optional[int] = None,
-        char_k: Optional[int] = None,
-        num_perm: Optional[int] = None,
-        seed: Optional[int] = None,
-        exact_pass: bool = True,
-        nfkc: bool = False,
-    ) -> DedupIndex: ...
+    def __new__(cls, **settings: Unpack[_Settings]) -> DedupIndex: ...
     def add(self, texts: _Texts) -> Outcome: ...
     def query(self, text: str, k: int = 10) -> List[Tuple[str, float]]: ...
     def ids(self) -> List[str]: ...
@@ -180,8 +176,19 @@ class MinHash:
     def from_bytes(data: bytes, num_perm: int = 128, seed: int = 1) -> MinHash: ...
     def __len__(self) -> int: ...
 
+@disjoint_base
+class _KeyedIndex:
+    """What MinHashLSH and MinHashLSHForest share: MinHash sketches under keys."""
+
+    def remove(self, key: Hashable) -> None:
+        """Removes `key`; a key not present raises ValueError."""
+    def keys(self) -> List[Any]: ...
+    def is_empty(self) -> bool: ...
+    def __contains__(self, key: Hashable, /) -> bool: ...
+    def __len__(self) -> int: ...
+
 @final
-class MinHashLSH:
+class MinHashLSH(_KeyedIndex):
     """datasketch's MinHashLSH over ndd-lsh's banded index (the same b and r)."""
 
     def __new__(
@@ -193,9 +200,6 @@ class MinHashLSH:
     ) -> MinHashLSH: ...
     def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None: ...
     def query(self, minhash: MinHash) -> List[Any]: ...
-    def remove(self, key: Hashable) -> None: ...
-    def keys(self) -> List[Any]: ...
-    def is_empty(self) -> bool: ...
     @property
     def params(self) -> Tuple[int, int]: ...
     @property
@@ -204,11 +208,9 @@ class MinHashLSH:
     def r(self) -> int: ...
     @property
     def threshold(self) -> float: ...
-    def __contains__(self, key: Hashable, /) -> bool: ...
-    def __len__(self) -> int: ...
 
 @final
-class MinHashLSHForest:
+class MinHashLSHForest(_KeyedIndex):
     """datasketch's MinHashLSHForest over ndd-lsh's LshForest: `l` trees of
     num_perm // l slots; query(mh, k) gives the k most similar keys, best first."""
 
@@ -216,7 +218,3 @@ class MinHashLSHForest:
     def add(self, key: Hashable, minhash: MinHash) -> None: ...
     def index(self) -> None: ...
     def query(self, minhash: MinHash, k: int) -> List[Any]: ...
-    def remove(self, key: Hashable) -> None: ...
-    def is_empty(self) -> bool: ...
-    def __contains__(self, key: Hashable, /) -> bool: ...
-    def __len__(self) -> int: ...
