@@ -1,0 +1,14 @@
+"""near_dup: ndd's near-duplicate detection from Python.
+
+Batch entry points over the Rust pipeline (``sketch``, ``dedup``, ``DedupIndex``,
+``explain``), the stages as plain values for a distributed job (``exact_digests``,
+``band_keys``, ``verify``) and datasketch-shaped classes (``MinHash``, ``MinHashLSH``,
+``MinHashLSHForest``). See the package README for where values and behaviour differ
+from datasketch's. Everything public is the Rust extension's (``near_dup._native``).
+"""
+
+from . import _native
+from ._native import *  # noqa: F401,F403 - the extension's names are the package's
+from ._native import __version__
+
+__all__ = sorted(n for n in dir(_native) if not n.startswith("_")) + ["__version__"]

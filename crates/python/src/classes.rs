@@ -1,0 +1,583 @@
+//! The datasketch-shaped classes: `MinHash` over `ndd-minhash`'s classic scheme and
+//! `MinHashLSH` over `ndd-lsh`'s banded index.
+
+use ndd_core::{FeatureSink, SchemeId, Signature, Sketcher};
+use ndd_lsh::{LshIndex, LshParams};
+use ndd_minhash::{MinHashScheme, MinHashSignature, MinHashSketcher, MinHashState};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::PyClassInitializer;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+
+use crate::errors::core_error;
+
+/// What `__reduce__` returns: a callable and its arguments.
+pub(crate) type Reduce<'py, A> = (Bound<'py, PyAny>, A);
+
+/// The features of the datasketch-shaped `MinHash`: each value given to `update` is
+/// one feature, hashed by the specified token hash (XXH3-64 of its bytes, seed 0).
+fn feature_scheme() -> SchemeId {
+    SchemeId::new("near_dup.python.token-bytes")
+        .with_str("stable_hash64")
+        .finish()
+}
+
+fn feature_of(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    if let Ok(s) = value.cast::<PyString>() {
+        return Ok(ndd_core::hash::stable_hash64(s.to_cow()?.as_bytes(), 0));
+    }
+    if let Ok(b) = value.cast::<PyBytes>() {
+        return Ok(ndd_core::hash::stable_hash64(b.as_bytes(), 0));
+    }
+    if let Ok(b) = value.extract::<Vec<u8>>() {
+        return Ok(ndd_core::hash::stable_hash64(&b, 0));
+    }
+    Err(PyTypeError::new_err(format!(
+        "MinHash.update takes bytes or str, got {}",
+        value.get_type().name()?
+    )))
+}
+
+/// A MinHash sketch built value by value, shaped like datasketch's `MinHash`:
+/// `num_perm` independent hash functions (`ndd-minhash`'s classic scheme), the
+/// minimum of each over the values given to `update`.
+#[pyclass(module = "near_dup")]
+pub(crate) struct MinHash {
+    sketcher: MinHashSketcher,
+    state: MinHashState,
+    /// Minima merged in from other sketches or a saved digest (`EMPTY` where none).
+    merged: Vec<u64>,
+    seed: u64,
+}
+
+impl MinHash {
+    fn build(num_perm: usize, seed: u64) -> PyResult<Self> {
+        let sketcher = ndd_minhash::MinHasher::builder()
+            .num_hashes(num_perm)
+            .seed(seed)
+            .scheme(MinHashScheme::Classic)
+            .build_sketcher(feature_scheme())
+            .map_err(core_error)?;
+        let state = sketcher.new_state();
+        Ok(MinHash {
+            merged: vec![ndd_minhash::EMPTY; num_perm],
+            sketcher,
+            state,
+            seed,
+        })
+    }
+
+    /// The signature of every value given so far.
+    pub(crate) fn signature(&self) -> MinHashSignature {
+        let mut state = self.state.clone();
+        let mut sig = self.sketcher.new_signature();
+        self.sketcher.finish_into(&mut state, &mut sig);
+        let values: Vec<u64> = sig
+            .values()
+            .iter()
+            .zip(&self.merged)
+            .map(|(&a, &b)| a.min(b))
+            .collect();
+        // Same scheme, same length: cannot fail.
+        MinHashSignature::from_values(self.sketcher.scheme(), values).unwrap_or(sig)
+    }
+
+    fn same_kind(&self, other: &MinHash, what: &str) -> PyResult<()> {
+        if self.sketcher.scheme() != other.sketcher.scheme() {
+            return Err(PyValueError::new_err(format!(
+                "cannot {what} MinHash objects with different num_perm or seed \
+                 ({}/{} and {}/{})",
+                self.merged.len(),
+                self.seed,
+                other.merged.len(),
+                other.seed
+            )));
+        }
+        Ok(())
+    }
+
+    fn estimate(&self, other: &MinHash) -> PyResult<ndd_core::Estimate> {
+        self.same_kind(other, "compare")?;
+        self.signature()
+            .similarity(&other.signature())
+            .map_err(core_error)
+    }
+
+    pub(crate) fn num_perm(&self) -> usize {
+        self.merged.len()
+    }
+}
+
+#[pymethods]
+impl MinHash {
+    #[new]
+    #[pyo3(signature = (num_perm=128, seed=1, hashvalues=None))]
+    fn new(
+        num_perm: usize,
+        seed: u64,
+        hashvalues: Option<PyReadonlyArray1<'_, u64>>,
+    ) -> PyResult<Self> {
+        let num_perm = match &hashvalues {
+            Some(h) => h.len()?,
+            None => num_perm,
+        };
+        let mut m = MinHash::build(num_perm, seed)?;
+        if let Some(h) = hashvalues {
+            m.merged = h.as_slice()?.to_vec();
+        }
+        Ok(m)
+    }
+
+    /// Adds one value (bytes or str) to the set.
+    fn update(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let f = feature_of(value)?;
+        self.state.push(f);
+        Ok(())
+    }
+
+    /// Adds every value of an iterable.
+    fn update_batch(&mut self, values: &Bound<'_, PyAny>) -> PyResult<()> {
+        for v in values.try_iter()? {
+            let f = feature_of(&v?)?;
+            self.state.push(f);
+        }
+        Ok(())
+    }
+
+    /// The estimated Jaccard similarity of the two sets.
+    fn jaccard(&self, other: &MinHash) -> PyResult<f64> {
+        Ok(self.estimate(other)?.value())
+    }
+
+    /// The estimate's standard error, `sqrt(J(1 - J) / num_perm)` at the estimate.
+    fn jaccard_std_error(&self, other: &MinHash) -> PyResult<f64> {
+        Ok(self.estimate(other)?.std_error())
+    }
+
+    /// Makes this the sketch of the union of both sets.
+    fn merge(&mut self, other: &MinHash) -> PyResult<()> {
+        self.same_kind(other, "merge")?;
+        let theirs = other.signature();
+        for (m, &v) in self.merged.iter_mut().zip(theirs.values()) {
+            *m = (*m).min(v);
+        }
+        Ok(())
+    }
+
+    /// The slot values, an array of `num_perm` uint64.
+    fn digest<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<u64>> {
+        self.signature().values().to_vec().into_pyarray(py)
+    }
+
+    /// An independent copy.
+    fn copy(&self) -> Self {
+        MinHash {
+            sketcher: self.sketcher.clone(),
+            state: self.state.clone(),
+            merged: self.merged.clone(),
+            seed: self.seed,
+        }
+    }
+
+    /// Whether no value was given.
+    fn is_empty(&self) -> bool {
+        self.signature().is_empty_document()
+    }
+
+    /// Forgets every value.
+    fn clear(&mut self) {
+        self.state = self.sketcher.new_state();
+        self.merged.fill(ndd_minhash::EMPTY);
+    }
+
+    /// The number of hash functions.
+    #[getter(num_perm)]
+    fn get_num_perm(&self) -> usize {
+        self.num_perm()
+    }
+
+    /// The seed of the hash functions.
+    #[getter(seed)]
+    fn get_seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The signature's versioned byte form (`ndd-minhash`'s).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.signature().to_bytes())
+    }
+
+    /// A sketch from `to_bytes`; `num_perm` and `seed` must be the ones it was made
+    /// with (the bytes carry their fingerprint and refuse others).
+    #[staticmethod]
+    #[pyo3(signature = (data, num_perm=128, seed=1))]
+    fn from_bytes(data: &[u8], num_perm: usize, seed: u64) -> PyResult<Self> {
+        let sig = MinHashSignature::from_bytes(data).map_err(core_error)?;
+        let mut m = MinHash::build(num_perm, seed)?;
+        if sig.scheme() != m.sketcher.scheme() {
+            return Err(PyValueError::new_err(format!(
+                "these bytes hold a sketch of other parameters than num_perm={num_perm}, seed={seed}"
+            )));
+        }
+        m.merged = sig.values().to_vec();
+        Ok(m)
+    }
+
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<Reduce<'py, (Bound<'py, PyBytes>, usize, u64)>> {
+        let py = slf.py();
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        let me = slf.borrow();
+        Ok((from_bytes, (me.to_bytes(py), me.num_perm(), me.seed)))
+    }
+
+    fn __len__(&self) -> usize {
+        self.num_perm()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        match other.cast::<MinHash>() {
+            Ok(o) => {
+                let o = o.borrow();
+                self.sketcher.scheme() == o.sketcher.scheme() && self.signature() == o.signature()
+            }
+            Err(_) => false,
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("MinHash(num_perm={}, seed={})", self.num_perm(), self.seed)
+    }
+}
+
+/// Python keys (any hashable) of an index, as the dense `u32` ids the Rust index holds.
+struct Keys {
+    /// Key → id.
+    ids: Py<PyDict>,
+    /// Id → key (`None` once removed).
+    keys: Vec<Option<Py<PyAny>>>,
+}
+
+impl Keys {
+    fn new(py: Python<'_>) -> Self {
+        Keys {
+            ids: PyDict::new(py).unbind(),
+            keys: Vec::new(),
+        }
+    }
+
+    /// The id of `key`, if present.
+    fn get(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+        match self.ids.bind(key.py()).get_item(key)? {
+            Some(id) => Ok(Some(id.extract::<u32>()?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The id the next new key gets.
+    fn next_id(&self) -> PyResult<u32> {
+        u32::try_from(self.keys.len())
+            .map_err(|_| PyValueError::new_err("the index holds 2^32 keys"))
+    }
+
+    fn add(&mut self, key: &Bound<'_, PyAny>, id: u32) -> PyResult<()> {
+        self.ids.bind(key.py()).set_item(key, id)?;
+        self.keys.push(Some(key.clone().unbind()));
+        Ok(())
+    }
+
+    /// Forgets `key` and gives its id (`ValueError` when absent).
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let Some(id) = self.get(key)? else {
+            return Err(PyValueError::new_err("The given key does not exist"));
+        };
+        self.ids.bind(key.py()).del_item(key)?;
+        if let Some(slot) = self.keys.get_mut(id as usize) {
+            *slot = None;
+        }
+        Ok(id)
+    }
+
+    fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.ids.bind(key.py()).contains(key)
+    }
+
+    fn key<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyAny>> {
+        self.keys
+            .get(id as usize)?
+            .as_ref()
+            .map(|k| k.bind(py).clone())
+    }
+
+    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.keys.iter().flatten().map(|k| k.bind(py).clone()))
+    }
+}
+
+fn check_num_perm(num_perm: usize, minhash: &MinHash) -> PyResult<()> {
+    if minhash.num_perm() != num_perm {
+        return Err(PyValueError::new_err(format!(
+            "expecting a MinHash with num_perm {num_perm}, got {}",
+            minhash.num_perm()
+        )));
+    }
+    Ok(())
+}
+
+/// The Rust index behind a keyed Python index.
+enum Searcher {
+    Bands(LshIndex<u32, MinHashSignature>),
+    Forest(ndd_lsh::LshForest<u32>),
+}
+
+impl Searcher {
+    fn insert(&mut self, id: u32, sig: &MinHashSignature) -> Result<(), ndd_core::Error> {
+        match self {
+            Searcher::Bands(i) => i.insert(id, sig),
+            Searcher::Forest(f) => f.insert(id, sig),
+        }
+    }
+
+    fn remove(&mut self, id: u32) {
+        match self {
+            Searcher::Bands(i) => i.remove(&id),
+            Searcher::Forest(f) => f.remove(&id),
+        };
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Searcher::Bands(i) => i.len(),
+            Searcher::Forest(f) => f.len(),
+        }
+    }
+}
+
+/// What `MinHashLSH` and `MinHashLSHForest` share (`near_dup._KeyedIndex`): MinHash
+/// sketches of `num_perm` values under Python keys.
+#[pyclass(module = "near_dup", name = "_KeyedIndex", subclass)]
+pub(crate) struct KeyedIndex {
+    searcher: Searcher,
+    num_perm: usize,
+    keys: Keys,
+}
+
+impl KeyedIndex {
+    fn new(py: Python<'_>, searcher: Searcher, num_perm: usize) -> Self {
+        KeyedIndex {
+            searcher,
+            num_perm,
+            keys: Keys::new(py),
+        }
+    }
+
+    /// Indexes `minhash` under `key`: a key already present is refused, or replaced
+    /// when `replace`.
+    fn insert(&mut self, key: &Bound<'_, PyAny>, minhash: &MinHash, replace: bool) -> PyResult<()> {
+        check_num_perm(self.num_perm, minhash)?;
+        let existing = self.keys.get(key)?;
+        if existing.is_some() && !replace {
+            return Err(PyValueError::new_err("The given key already exists"));
+        }
+        let id = match existing {
+            Some(id) => id,
+            None => self.keys.next_id()?,
+        };
+        self.searcher
+            .insert(id, &minhash.signature())
+            .map_err(core_error)?;
+        if existing.is_none() {
+            self.keys.add(key, id)?;
+        }
+        Ok(())
+    }
+
+    /// The keys of `ids`, in their order.
+    fn keys_of<'py>(
+        &self,
+        py: Python<'py>,
+        ids: impl IntoIterator<Item = u32>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, ids.into_iter().filter_map(|id| self.keys.key(py, id)))
+    }
+}
+
+#[pymethods]
+impl KeyedIndex {
+    /// Removes `key`; a key not present raises `ValueError`.
+    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let id = self.keys.remove(key)?;
+        self.searcher.remove(id);
+        Ok(())
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        self.keys.contains(key)
+    }
+
+    /// The keys indexed, in insertion order.
+    fn keys<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        self.keys.list(py)
+    }
+
+    /// Whether no key is indexed.
+    fn is_empty(&self) -> bool {
+        self.searcher.len() == 0
+    }
+
+    fn __len__(&self) -> usize {
+        self.searcher.len()
+    }
+}
+
+/// datasketch's `MinHashLSH` over `ndd-lsh`'s banded index: `b` bands of `r` rows
+/// chosen by weighing false positives against false negatives as datasketch does.
+#[pyclass(module = "near_dup", name = "MinHashLSH", extends = KeyedIndex)]
+pub(crate) struct MinHashLsh {
+    params: LshParams,
+    threshold: f64,
+    weights: (f64, f64),
+}
+
+#[pymethods]
+impl MinHashLsh {
+    #[new]
+    #[pyo3(signature = (threshold=0.9, num_perm=128, weights=(0.5, 0.5), params=None))]
+    fn new(
+        py: Python<'_>,
+        threshold: f64,
+        num_perm: usize,
+        weights: (f64, f64),
+        params: Option<(usize, usize)>,
+    ) -> PyResult<PyClassInitializer<Self>> {
+        let lsh = match params {
+            Some((b, r)) => {
+                let p = LshParams::new(b, r).map_err(core_error)?;
+                p.check_signature_len(num_perm).map_err(core_error)?;
+                p
+            }
+            None => {
+                LshParams::optimal(threshold, num_perm, weights.0, weights.1).map_err(core_error)?
+            }
+        };
+        let base = KeyedIndex::new(py, Searcher::Bands(LshIndex::new(lsh)), num_perm);
+        Ok(PyClassInitializer::from(base).add_subclass(MinHashLsh {
+            params: lsh,
+            threshold,
+            weights,
+        }))
+    }
+
+    /// Indexes `minhash` under `key`; a key already present is refused unless
+    /// `check_duplication` is false (then the new sketch replaces it).
+    #[pyo3(signature = (key, minhash, check_duplication=true))]
+    fn insert(
+        mut slf: PyRefMut<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        minhash: &MinHash,
+        check_duplication: bool,
+    ) -> PyResult<()> {
+        slf.as_super().insert(key, minhash, !check_duplication)
+    }
+
+    /// The keys whose sketches share a band with `minhash` (candidates, unverified).
+    fn query<'py>(slf: PyRef<'py, Self>, minhash: &MinHash) -> PyResult<Bound<'py, PyList>> {
+        let base = slf.as_super();
+        check_num_perm(base.num_perm, minhash)?;
+        let Searcher::Bands(index) = &base.searcher else {
+            return Err(crate::Error::new_err("a MinHashLSH holds a banded index"));
+        };
+        let found = index.query(&minhash.signature()).map_err(core_error)?;
+        base.keys_of(slf.py(), found)
+    }
+
+    /// `(bands, rows)`, as datasketch's `b` and `r`.
+    #[getter]
+    fn params(&self) -> (usize, usize) {
+        (self.params.bands(), self.params.rows())
+    }
+
+    /// Bands (datasketch's `b`).
+    #[getter]
+    fn b(&self) -> usize {
+        self.params.bands()
+    }
+
+    /// Rows per band (datasketch's `r`).
+    #[getter]
+    fn r(&self) -> usize {
+        self.params.rows()
+    }
+
+    /// The threshold the banding was chosen for.
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    fn __repr__(slf: PyRef<'_, Self>) -> String {
+        format!(
+            "MinHashLSH(threshold={}, num_perm={}, weights={:?}, b={}, r={}, len={})",
+            slf.threshold,
+            slf.as_super().num_perm,
+            slf.weights,
+            slf.b(),
+            slf.r(),
+            slf.as_super().searcher.len()
+        )
+    }
+}
+
+/// datasketch's `MinHashLSHForest` over `ndd-lsh`'s `LshForest`: `l` prefix trees of
+/// `num_perm // l` slots; `query(minhash, k)` gives the `k` most similar keys by the
+/// MinHash estimate, best first (datasketch gives `k` candidates in no order).
+#[pyclass(module = "near_dup", name = "MinHashLSHForest", extends = KeyedIndex)]
+pub(crate) struct MinHashLshForest;
+
+#[pymethods]
+impl MinHashLshForest {
+    #[new]
+    #[pyo3(signature = (num_perm=128, l=8))]
+    fn new(py: Python<'_>, num_perm: usize, l: usize) -> PyResult<PyClassInitializer<Self>> {
+        if l == 0 || num_perm < l {
+            return Err(PyValueError::new_err(format!(
+                "l must lie in 1..=num_perm ({num_perm}), got {l}"
+            )));
+        }
+        let params = ndd_lsh::ForestParams::new(l, num_perm / l).map_err(core_error)?;
+        let forest = Searcher::Forest(ndd_lsh::LshForest::new(params));
+        Ok(
+            PyClassInitializer::from(KeyedIndex::new(py, forest, num_perm))
+                .add_subclass(MinHashLshForest),
+        )
+    }
+
+    /// Adds `minhash` under `key`, searchable at once (a key already present raises
+    /// `ValueError`).
+    fn add(mut slf: PyRefMut<'_, Self>, key: &Bound<'_, PyAny>, minhash: &MinHash) -> PyResult<()> {
+        slf.as_super().insert(key, minhash, false)
+    }
+
+    /// Kept for datasketch programs; added keys are searchable at once.
+    fn index(&self) {}
+
+    /// The `k` keys most similar to `minhash`, best first.
+    fn query<'py>(
+        slf: PyRef<'py, Self>,
+        minhash: &MinHash,
+        k: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let base = slf.as_super();
+        check_num_perm(base.num_perm, minhash)?;
+        if k == 0 {
+            return Err(PyValueError::new_err("k must be positive"));
+        }
+        let Searcher::Forest(forest) = &base.searcher else {
+            return Err(crate::Error::new_err("a MinHashLSHForest holds a forest"));
+        };
+        let found = forest.query(&minhash.signature(), k).map_err(core_error)?;
+        base.keys_of(slf.py(), found.into_iter().map(|(id, _)| id))
+    }
+}
