@@ -59,7 +59,7 @@ fn bench(c: &mut Criterion) {
     let bytes: usize = docs.iter().map(String::len).sum();
     let hasher = MinHasher::new(128).expect("valid");
     let sigs = hasher.sketch_batch(&docs);
-    let params = LshParams::for_threshold(0.8, 128).expect("valid");
+    let params = LshParams::for_threshold_balanced(0.8, 128).expect("valid");
 
     let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
     for (i, s) in sigs.iter().enumerate() {
