@@ -8,5 +8,6 @@ mod durian;
 mod index_folder;
 mod out_of_core;
 mod query;
+mod readme;
 mod reliability;
 mod train;
