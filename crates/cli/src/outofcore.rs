@@ -49,7 +49,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     if let Some(bytes) = a.scale.memory_budget {
         job = job
             .memory_budget(bytes)
-            .map_err(|e| CliError::Usage(format!("--memory-budget: {e}")))?;
+            .map_err(|e| crate::error::usage_of("--memory-budget", e))?;
     }
     let source = Source::resolve(a.input.input.as_deref())?;
     let Some(path) = source.path() else {

@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod durian;
 mod index_folder;
+mod messages;
 mod out_of_core;
 mod query;
 mod readme;
