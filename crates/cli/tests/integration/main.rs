@@ -5,6 +5,7 @@ mod center;
 mod cli;
 mod common;
 mod durian;
+mod exact_copies;
 mod index_folder;
 mod messages;
 mod out_of_core;

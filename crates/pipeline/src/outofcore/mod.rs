@@ -375,7 +375,9 @@ impl OutOfCore {
             .with_f64(self.plan.threshold.get())
             .with_str(self.plan.verifier.name())
             .finish();
-        let group = SchemeId::new("ndd-pipeline/out-of-core/group")
+        // "/2": exact copies are counted as `Outcome::fate` does (issue 30); a group
+        // stage finished before that is redone.
+        let group = SchemeId::new("ndd-pipeline/out-of-core/group/2")
             .with_scheme(verify)
             .finish();
         [sketch, exact, candidates, verify, group].map(SchemeId::as_u64)

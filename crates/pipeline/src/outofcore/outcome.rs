@@ -72,8 +72,10 @@ pub struct OutOfCoreOutcome {
     /// Documents that are exact copies of an earlier one (0 without the exact pass;
     /// [`Report::exact_copies`](crate::Report::exact_copies) in memory).
     pub exact_copies: u64,
-    /// Documents dropped as exact copies of the document kept for their group (the
-    /// other dropped ones are near-duplicates of it: [`Fate`](crate::Fate)).
+    /// Documents dropped as exact copies: of the document kept for their group or of
+    /// an earlier document of it ([`Fate`](crate::Fate)); equal to
+    /// [`exact_copies`](Self::exact_copies). The other dropped ones are
+    /// near-duplicates.
     pub exact_copies_dropped: u64,
     /// Groups of two or more documents.
     pub groups: u64,
