@@ -114,11 +114,12 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
             threshold: Some(dedup.threshold_value()),
             work_dir: Some(work_dir.to_path_buf()),
         }),
+        // Counted as in memory: the candidates verified (past the estimate's floor)
+        // and the near-duplicate pairs among them, the exact copies' pairs apart.
         verify: Some(VerifyFacts {
             name: dedup.verifier_config().name(),
-            checked: outcome.checked,
-            accepted: outcome.pairs,
-            distinct: true,
+            checked: outcome.verified,
+            accepted: outcome.pairs - outcome.exact_copies,
         }),
         pairs: Some(PairFacts {
             pairs: outcome.pairs,

@@ -66,6 +66,10 @@ pub struct OutOfCoreOutcome {
     pub candidates: u64,
     /// Distinct candidate pairs scored.
     pub checked: u64,
+    /// Distinct candidate pairs whose MinHash estimate reached the plausible floor
+    /// and were verified: what [`VerifyReport::checked`](crate::VerifyReport::checked)
+    /// counts in memory, so the two summaries agree.
+    pub verified: u64,
     /// Pairs accepted, the exact copies' pairs `(first, copy)` included (as in
     /// memory).
     pub pairs: u64,
