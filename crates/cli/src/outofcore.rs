@@ -132,6 +132,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
             total: started.elapsed(),
         },
         disk: Some(outcome.stages.iter().map(|st| st.bytes_written).sum()),
+        groups: crate::groups::largest(&outcome, path, options, a.top)?,
         peak_memory: summary::peak_memory(),
         wrote: targets,
         ..Facts::default()
