@@ -54,12 +54,12 @@ fn main() -> Result<(), Box<dyn Error>> {
         .build_with(words.clone())?;
     let tfidf = SimHasher::builder()
         .weighting(Weighting::tf_idf(stats))
-        .build_with(words)?;
+        .build_with(words.clone())?;
     let gaussian = SimHasher::builder()
         .bits(128)
         .projection(Projection::Gaussian)
         .weighting(Weighting::TermFrequency)
-        .build_with(words.clone())?;
+        .build_with(words)?;
     let only = std::env::args().nth(2).unwrap_or_default();
     let run = |name: &str| only.is_empty() || only == name;
     println!("documents: {}", docs.len());
