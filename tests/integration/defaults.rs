@@ -9,20 +9,27 @@ use std::collections::BTreeMap;
 
 use near_dup::lsh::{LshIndex, LshParams};
 use near_dup::minhash::{MinHashSignature, MinHasher};
-use near_dup::pipeline::corpus::{ReadOptions, read_corpus};
 use near_dup::pipeline::{Dedup, Method, MinHashConfig, SimHashConfig, Verifier};
 use near_dup::simhash::SimHasher;
 use near_dup::{DocSketcher, Signature};
 
-fn texts() -> Vec<near_dup::pipeline::Document> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/debian-copyright.jsonl");
-    read_corpus(&path, &ReadOptions::default())
-        .unwrap()
-        .documents
-}
+use crate::pipeline_real::corpus as texts;
 
 /// Pair -> score bits, for exact comparison.
 type Pairs = BTreeMap<(usize, usize), u64>;
+
+/// The pairs `dedup` reports on the bundled corpus without the exact pass (so every
+/// pair is listed), with their scores; there are many.
+fn pipeline_pairs(dedup: Dedup, docs: &[near_dup::pipeline::Document]) -> Pairs {
+    let out = dedup.exact_pass(false).run(docs).unwrap();
+    let pairs: Pairs = out
+        .pairs
+        .iter()
+        .map(|p| ((p.a, p.b), p.score.to_bits()))
+        .collect();
+    assert!(pairs.len() > 100, "{}", pairs.len());
+    pairs
+}
 
 #[test]
 fn for_threshold_is_the_pipelines_banding() {
@@ -45,19 +52,11 @@ fn minhash_new_and_for_threshold_find_the_default_pipelines_pairs() {
         max_bucket_scan: None,
         ..MinHashConfig::default()
     };
-    let out = Dedup::new()
+    let dedup = Dedup::new()
         .method(Method::MinHash(config))
         .verifier(Verifier::MethodScore)
-        .exact_pass(false)
-        .threshold(t)
-        .run(&docs)
-        .unwrap();
-    let pipeline: Pairs = out
-        .pairs
-        .iter()
-        .map(|p| ((p.a, p.b), p.score.to_bits()))
-        .collect();
-    assert!(pipeline.len() > 100, "{}", pipeline.len());
+        .threshold(t);
+    let pipeline = pipeline_pairs(dedup, &docs);
 
     // The library with its defaults.
     let hasher = MinHasher::new(128).unwrap();
@@ -80,17 +79,8 @@ fn minhash_new_and_for_threshold_find_the_default_pipelines_pairs() {
 #[test]
 fn simhash_new_gives_the_default_pipelines_fingerprints() {
     let docs = texts();
-    let out = Dedup::new()
-        .method(Method::SimHash(SimHashConfig::default()))
-        .exact_pass(false)
-        .run(&docs)
-        .unwrap();
-    let pipeline: Pairs = out
-        .pairs
-        .iter()
-        .map(|p| ((p.a, p.b), p.score.to_bits()))
-        .collect();
-    assert!(pipeline.len() > 100, "{}", pipeline.len());
+    let dedup = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
+    let pipeline = pipeline_pairs(dedup, &docs);
 
     // Every pair of SimHasher::new(64) fingerprints within 3 bits, by brute force.
     let hasher = SimHasher::new(64).unwrap();
