@@ -57,9 +57,13 @@ fn naive_query_then_insert(sigs: &[MinHashSignature], params: LshParams) -> usiz
 fn bench(c: &mut Criterion) {
     let docs = corpus::load();
     let bytes: usize = docs.iter().map(String::len).sum();
-    let hasher = MinHasher::new(128).expect("valid");
+    // Word 5-grams and balanced bands, the settings `performance.md` measured.
+    let hasher = MinHasher::builder()
+        .num_hashes(128)
+        .build_with(near_dup::shingle::WordShingler::new(5).expect("valid"))
+        .expect("valid");
     let sigs = hasher.sketch_batch(&docs);
-    let params = LshParams::for_threshold(0.8, 128).expect("valid");
+    let params = LshParams::for_threshold_balanced(0.8, 128).expect("valid");
 
     let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(params);
     for (i, s) in sigs.iter().enumerate() {

@@ -47,7 +47,9 @@ fn main() -> Res<()> {
     }
     let n = texts.len();
     let shingler = WordShingler::new(5)?;
-    let hasher = MinHasher::new(128)?;
+    let hasher = MinHasher::builder()
+        .num_hashes(128)
+        .build_with(shingler.clone())?;
     let t0 = Instant::now();
     let sets: Vec<FeatureSet> = texts.iter().map(|t| shingler.feature_set(t)).collect();
     let sigs: Vec<_> = texts.iter().map(|t| hasher.sketch(t)).collect();

@@ -1,7 +1,8 @@
-//! How much recall at a threshold T does MinHash LSH keep with today's default banding
-//! (`LshParams::for_threshold`, false positives and negatives weighed equally) and
-//! with banding chosen for recall (`LshParams::min_candidates_for_recall(T, 128,
-//! 0.99)`), and what does it cost?
+//! How much recall at a threshold T does MinHash LSH keep with balanced banding
+//! (`LshParams::for_threshold_balanced`, false positives and negatives weighed
+//! equally; `for_threshold` until 0.1.0) and with banding chosen for recall
+//! (`LshParams::min_candidates_for_recall(T, 128, 0.99)`, today's
+//! `LshParams::for_threshold`), and what does it cost?
 //!
 //! For word k-gram sets of a real corpus: the exact pairs with Jaccard `>= T`
 //! (`near_dup::index::exact_similar_pairs`, an exact prefix-filtered join) are the truth. MinHash
@@ -115,7 +116,10 @@ fn main() -> Res<()> {
             );
             let recall_banding = LshParams::min_candidates_for_recall(threshold, SLOTS, 0.99)?;
             for (name, params) in [
-                ("for_threshold", LshParams::for_threshold(threshold, SLOTS)?),
+                (
+                    "for_threshold_balanced",
+                    LshParams::for_threshold_balanced(threshold, SLOTS)?,
+                ),
                 ("recall 0.99", recall_banding),
             ] {
                 let (cands, lsh_time) = candidates(&sigs, params)?;

@@ -20,6 +20,13 @@ mod common;
     feature = "pipeline"
 ))]
 mod constructors;
+#[cfg(all(
+    feature = "minhash",
+    feature = "lsh",
+    feature = "simhash",
+    feature = "pipeline"
+))]
+mod defaults;
 mod docs_have_examples;
 #[cfg(all(feature = "shingle", feature = "eval", feature = "index"))]
 mod end_to_end;

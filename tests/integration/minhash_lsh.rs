@@ -43,8 +43,9 @@ fn lsh_all_pairs_recovers_the_high_similarity_pairs_of_a_planted_corpus() {
     assert!(truth.len() > 1000, "only {} true pairs", truth.len());
 
     // Two users' questions, each verified at 0.8 by the MinHash estimate:
-    // the banding `dedup --threshold 0.8` uses (9 x 13, false positives and negatives
-    // weighed equally), and "at least 99% of the pairs with J >= 0.9, fewest candidates".
+    // balanced banding at 0.8 (9 x 13, false positives and negatives weighed equally:
+    // `for_threshold` until 0.1.0), and "at least 99% of the pairs with J >= 0.9,
+    // fewest candidates".
     let k = 128;
     let hasher = MinHasher::builder()
         .num_hashes(k)
@@ -53,7 +54,7 @@ fn lsh_all_pairs_recovers_the_high_similarity_pairs_of_a_planted_corpus() {
     let sigs: Vec<MinHashSignature> = hasher.sketch_batch(&texts);
     let mut last = None;
     for params in [
-        LshParams::for_threshold(0.8, k).unwrap(),
+        LshParams::for_threshold_balanced(0.8, k).unwrap(),
         LshParams::min_candidates_for_recall(0.9, k, 0.99).unwrap(),
     ] {
         let candidates = candidate_pairs(&sigs, params).unwrap();

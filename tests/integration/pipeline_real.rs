@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use near_dup::pipeline::corpus::{ReadOptions, read_corpus};
 use near_dup::pipeline::{Dedup, Method, Verifier};
 
-fn corpus() -> Vec<near_dup::pipeline::Document> {
+/// The bundled corpus (also read by `defaults.rs`).
+pub(crate) fn corpus() -> Vec<near_dup::pipeline::Document> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/debian-copyright.jsonl");
     read_corpus(&path, &ReadOptions::default())
         .unwrap()

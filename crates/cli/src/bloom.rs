@@ -153,8 +153,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                 .bloom
                 .bloom_fp_rate
                 .unwrap_or(DEFAULT_BLOOM_FALSE_POSITIVE_RATE);
-            let filter = BloomDedup::new(&dedup, capacity, rate)
-                .map_err(|e| CliError::Usage(format!("--bloom: {e}")))?;
+            let filter = BloomDedup::new(&dedup, capacity, rate).map_err(crate::error::usage)?;
             if a.bloom.bloom_verify {
                 filter.verifying()?
             } else {

@@ -29,8 +29,8 @@ pub(crate) fn run(a: &ExplainArgs) -> Result<(), CliError> {
         ..MinHashConfig::default()
     };
     let shingles = Shingles::Words(a.k);
-    let explanation = Explanation::new(a.threshold, config, shingles)
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    let explanation =
+        Explanation::new(a.threshold, config, shingles).map_err(crate::error::usage)?;
     let config = explanation.config();
     let params = explanation.params();
     let t = a.threshold;

@@ -25,6 +25,7 @@ mod explain;
 mod explain_out;
 mod files;
 mod found;
+mod groups;
 mod input;
 mod memory;
 mod outofcore;

@@ -369,7 +369,6 @@ fn facts(
             name: dedup.verifier_config().name(),
             checked: r.verify.checked,
             accepted: r.verify.accepted,
-            distinct: false,
         }),
         pairs: Some(PairFacts {
             pairs: f.outcome.pairs.len() as u64,

@@ -51,7 +51,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     if let Some(bytes) = a.scale.memory_budget {
         job = job
             .memory_budget(bytes)
-            .map_err(|e| CliError::Usage(format!("--memory-budget: {e}")))?;
+            .map_err(|e| crate::error::usage_of("--memory-budget", e))?;
     }
     let source = Source::resolve(a.input.input.as_deref())?;
     let Some(path) = source.path() else {
@@ -118,11 +118,12 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
             threshold: Some(dedup.threshold_value()),
             work_dir: Some(work_dir.to_path_buf()),
         }),
+        // Counted as in memory: the candidates verified (past the estimate's floor)
+        // and the near-duplicate pairs among them, the exact copies' pairs apart.
         verify: Some(VerifyFacts {
             name: dedup.verifier_config().name(),
-            checked: outcome.checked,
-            accepted: outcome.pairs,
-            distinct: true,
+            checked: outcome.verified,
+            accepted: outcome.pairs - outcome.exact_copies,
         }),
         pairs: Some(PairFacts {
             pairs: outcome.pairs,
@@ -135,6 +136,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
             total: started.elapsed(),
         },
         disk: Some(outcome.stages.iter().map(|st| st.bytes_written).sum()),
+        groups: crate::groups::largest(&outcome, path, options, a.top)?,
         peak_memory: summary::peak_memory(),
         wrote: targets,
         skipped: skipped::lock(&skipped).kinds(),

@@ -47,7 +47,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
             let search = NeighbourSearch::builder(&index)
                 .map_err(index_error)?
                 .shape(a.trees, a.depth)
-                .map_err(|e| usage(format!("--trees/--depth: {e}")))?
+                .map_err(|e| crate::error::usage_of("--trees/--depth", e))?
                 .candidates_per_result(a.candidates_per_result)
                 .max_examined(a.max_examined)
                 .build()?;
@@ -55,21 +55,21 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         }
         (None, Some(t)) => {
             let mut b = ContainmentSearch::builder(&index, t)
-                .map_err(|e| usage(format!("--containment: {e}")))?;
+                .map_err(|e| crate::error::usage_of("--containment", e))?;
             if let Some(n) = a.partitions_per_doubling {
                 b = b
                     .partitions_per_doubling(n)
-                    .map_err(|e| usage(format!("--partitions-per-doubling: {e}")))?;
+                    .map_err(|e| crate::error::usage_of("--partitions-per-doubling", e))?;
             }
             if let Some(r) = a.max_rows {
                 b = b
                     .max_rows(r)
-                    .map_err(|e| usage(format!("--max-rows: {e}")))?;
+                    .map_err(|e| crate::error::usage_of("--max-rows", e))?;
             }
             if let Some(w) = a.fn_weight {
                 b = b
                     .false_negative_weight(w)
-                    .map_err(|e| usage(format!("--fn-weight: {e}")))?;
+                    .map_err(|e| crate::error::usage_of("--fn-weight", e))?;
             }
             Search::Containment(b.build().map_err(index_error)?)
         }

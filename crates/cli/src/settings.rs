@@ -214,9 +214,7 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
     }
     dedup = dedup.group(grouping(a, attributes)?);
     // Every parameter checked before any input is read.
-    dedup
-        .validate()
-        .map_err(|e| CliError::Usage(e.to_string()))?;
+    dedup.validate().map_err(crate::error::usage)?;
     Ok(dedup)
 }
 

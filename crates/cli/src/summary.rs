@@ -85,8 +85,6 @@ pub(crate) struct VerifyFacts {
     pub(crate) checked: u64,
     /// Pairs accepted.
     pub(crate) accepted: u64,
-    /// Whether `checked` counts distinct candidates (out of core).
-    pub(crate) distinct: bool,
 }
 
 /// The pairs line.
@@ -230,19 +228,11 @@ impl Facts {
             let _ = writeln!(s, "method:      {line}");
         }
         if let Some(v) = &self.verify {
-            let _ = if v.distinct {
-                writeln!(
-                    s,
-                    "verify:      {} ({} distinct candidates, {} pairs kept)",
-                    v.name, v.checked, v.accepted
-                )
-            } else {
-                writeln!(
-                    s,
-                    "verify:      {} ({} candidates checked, {} kept)",
-                    v.name, v.checked, v.accepted
-                )
-            };
+            let _ = writeln!(
+                s,
+                "verify:      {} ({} candidates checked, {} kept)",
+                v.name, v.checked, v.accepted
+            );
         }
         if let Some(p) = &self.pairs {
             let _ = writeln!(

@@ -17,14 +17,14 @@ use crate::progress::Bars;
 pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let usage = |m: String| CliError::Usage(m);
-    let kgrams = Kgrams::new(a.k).map_err(|e| usage(format!("--k: {e}")))?;
+    let kgrams = Kgrams::new(a.k).map_err(|e| crate::error::usage_of("--k", e))?;
     let mut trainer = Trainer::new(
         a.objective
             .parse()
-            .map_err(|e| usage(format!("--objective: {e}")))?,
+            .map_err(|e| crate::error::usage_of("--objective", e))?,
     )
     .max_iterations(a.max_iterations)
-    .map_err(|e| usage(format!("--max-iterations: {e}")))?;
+    .map_err(|e| crate::error::usage_of("--max-iterations", e))?;
     if let Some(l2) = a.l2 {
         trainer = trainer.l2(l2).map_err(|e| usage(format!("--l2: {e}")))?;
     }

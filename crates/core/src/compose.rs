@@ -392,7 +392,7 @@ const PAR_MAX_DOCS: usize = 256;
 /// #     }
 /// #     fn scheme(&self) -> SchemeId { SchemeId::new("bytes").finish() }
 /// # }
-/// let c = ExactSetSketcher::with_extractor(Bytes);
+/// let c = ExactSetSketcher::builder().build_with(Bytes);
 /// let docs = ["abc", "abd", "xyz"];
 /// assert_eq!(c.par_sketch_batch(&docs), c.sketch_batch(&docs));
 /// ```
@@ -442,7 +442,7 @@ pub trait ParDocSketcher: DocSketcher + Sync {
     /// #     }
     /// #     fn scheme(&self) -> SchemeId { SchemeId::new("bytes").finish() }
     /// # }
-    /// let c = ExactSetSketcher::with_extractor(Bytes);
+    /// let c = ExactSetSketcher::builder().build_with(Bytes);
     /// let docs = ["abc", "abd"];
     /// let mut out = vec![c.new_signature(); 2];
     /// c.par_sketch_batch_into(&docs, &mut out)?;

@@ -111,8 +111,10 @@ pub struct ExternalFeatures;
 /// Builds [`ExactSet`]s: collects a document's features and sorts them into a set.
 ///
 /// `ExactSetSketcher::new(scheme)` takes pre-extracted features (stamped with the
-/// scheme you name for them); `ExactSetSketcher::with_extractor(e)` also sketches text
-/// through `e` ([`DocSketcher`]).
+/// scheme you name for them); `ExactSetSketcher::builder().build_with(e)` also
+/// sketches text through `e` ([`DocSketcher`]), in the words of every configurable
+/// sketcher (`MinHasher::builder().build_with(e)`; `docs/decisions.md`, "One
+/// constructor vocabulary").
 ///
 /// # Example
 ///
@@ -150,6 +152,80 @@ impl ExactSetSketcher<ExternalFeatures> {
 }
 
 impl<E: FeatureExtractor> ExactSetSketcher<E> {
+    /// A sketcher that extracts features from text with `extractor`. Deprecated:
+    /// the same as [`ExactSetSketcher::builder`]`().build_with(extractor)`, the words
+    /// of every sketcher's builder.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::{DocSketcher, ExactSetSketcher, FeatureExtractor, FeatureSink, SchemeId};
+    /// struct Len;
+    /// impl FeatureExtractor for Len {
+    ///     fn extract<S: FeatureSink + ?Sized>(&self, d: &str, s: &mut S) { s.push(d.len() as u64) }
+    ///     fn scheme(&self) -> SchemeId { SchemeId::new("len").finish() }
+    /// }
+    /// #[allow(deprecated)]
+    /// let sk = ExactSetSketcher::with_extractor(Len);
+    /// assert_eq!(sk.sketch("abc").set().as_slice(), &[3]);
+    /// ```
+    #[must_use]
+    #[deprecated(note = "use `ExactSetSketcher::builder().build_with(extractor)`")]
+    pub fn with_extractor(extractor: E) -> Self {
+        ExactSetSketcher::builder().build_with(extractor)
+    }
+}
+
+/// Configures an [`ExactSetSketcher`]; start with [`ExactSetSketcher::builder`]. An
+/// exact set has no parameters: the builder only chooses the features, by the
+/// terminal calls every sketcher builder has (`build_with` for text through an
+/// extractor, `build_for_features` for features extracted elsewhere).
+///
+/// # Example
+///
+/// ```
+/// use near_dup::{DocSketcher, ExactSetSketcher};
+/// use near_dup::shingle::WordShingler;
+/// let sk = ExactSetSketcher::builder().build_with(WordShingler::new(2)?);
+/// assert_eq!(sk.sketch("a b c").set().len(), 2);
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+#[must_use]
+pub struct ExactSetSketcherBuilder;
+
+impl ExactSetSketcher {
+    /// Starts a configuration.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::{ExactSetSketcher, SchemeId, Sketcher};
+    /// let scheme = SchemeId::new("f").finish();
+    /// let sk = ExactSetSketcher::builder().build_for_features(scheme);
+    /// assert_eq!(sk.scheme(), ExactSetSketcher::new(scheme).scheme());
+    /// ```
+    pub fn builder() -> ExactSetSketcherBuilder {
+        ExactSetSketcherBuilder
+    }
+}
+
+impl ExactSetSketcherBuilder {
+    /// A sketcher for features produced elsewhere, identified by `feature_scheme`
+    /// (as [`ExactSetSketcher::new`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::{ExactSetSketcher, SchemeId, Sketcher};
+    /// let sk = ExactSetSketcher::builder().build_for_features(SchemeId::new("f").finish());
+    /// assert_eq!(sk.sketch_features([2, 2, 1]).set().as_slice(), &[1, 2]);
+    /// ```
+    #[must_use]
+    pub fn build_for_features(self, feature_scheme: SchemeId) -> ExactSetSketcher {
+        ExactSetSketcher::new(feature_scheme)
+    }
+
     /// A sketcher that extracts features from text with `extractor`.
     ///
     /// # Example
@@ -161,10 +237,11 @@ impl<E: FeatureExtractor> ExactSetSketcher<E> {
     ///     fn extract<S: FeatureSink + ?Sized>(&self, d: &str, s: &mut S) { s.push(d.len() as u64) }
     ///     fn scheme(&self) -> SchemeId { SchemeId::new("len").finish() }
     /// }
-    /// assert_eq!(ExactSetSketcher::with_extractor(Len).sketch("abc").set().as_slice(), &[3]);
+    /// let sk = ExactSetSketcher::builder().build_with(Len);
+    /// assert_eq!(sk.sketch("abc").set().as_slice(), &[3]);
     /// ```
     #[must_use]
-    pub fn with_extractor(extractor: E) -> Self {
+    pub fn build_with<E: FeatureExtractor>(self, extractor: E) -> ExactSetSketcher<E> {
         let feature_scheme = extractor.scheme();
         ExactSetSketcher {
             extractor,

@@ -96,7 +96,7 @@ pub use compose::{Composed, Ingest};
 pub use compose::{ParDocSketcher, ParTryDocSketcher};
 pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
-pub use exact::{ExactSet, ExactSetSketcher, ExternalFeatures};
+pub use exact::{ExactSet, ExactSetSketcher, ExactSetSketcherBuilder, ExternalFeatures};
 pub use features::{FeatureSet, SparseVector, Weighted};
 pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,

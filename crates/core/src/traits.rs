@@ -666,7 +666,7 @@ impl<S: Sketcher + ?Sized> Sketcher for &S {
 ///     }
 ///     fn scheme(&self) -> SchemeId { SchemeId::new("words").finish() }
 /// }
-/// let sketcher = ExactSetSketcher::with_extractor(Words);
+/// let sketcher = ExactSetSketcher::builder().build_with(Words);
 /// let a = sketcher.sketch("the cat sat");
 /// let b = sketcher.sketch("the cat sat down");
 /// assert_eq!(a.similarity(&b)?.value(), 0.75);

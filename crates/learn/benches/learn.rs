@@ -96,6 +96,7 @@ fn bench(c: &mut Criterion) {
     });
     let learned = SimHasher::builder()
         .bits(64)
+        .weighting(ndd_simhash::Weighting::TermFrequency)
         .build_with(LearnedKgrams::new(&model, &stats))
         .unwrap();
     g.bench_function("simhash_learned", |b| {

@@ -41,7 +41,7 @@ fn build(sigs: &[PlainSlots], params: LshParams, keep: bool) -> LshIndex<u32, Pl
 }
 
 fn bench(c: &mut Criterion) {
-    let params = LshParams::for_threshold(0.8, K).expect("valid");
+    let params = LshParams::for_threshold_balanced(0.8, K).expect("valid");
     let sigs = synthetic(N, 42);
     for keep in [false, true] {
         let index = build(&sigs, params, keep);

@@ -159,7 +159,7 @@ fn report_memory(n: usize, m: &[u64], params: LshParams) {
 }
 
 fn bench(c: &mut Criterion) {
-    let params = LshParams::for_threshold(0.8, K).expect("valid");
+    let params = LshParams::for_threshold_balanced(0.8, K).expect("valid");
     assert_eq!((params.bands(), params.rows()), (9, 13));
 
     for (n, samples) in [(66_855usize, 20), (1_000_000, 10)] {

@@ -227,7 +227,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 
     // --- bloom ---
-    let lsh = LshParams::for_threshold(0.8, K).expect("valid");
+    let lsh = LshParams::for_threshold_balanced(0.8, K).expect("valid");
     let bloom_stream = || {
         let mut f = LshBloom::new(lsh, N, 1e-4).expect("valid");
         let mut flagged = 0usize;

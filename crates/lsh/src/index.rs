@@ -370,7 +370,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
     /// let index: LshIndex<u64, PlainSlots> = LshIndex::new(LshParams::for_threshold(0.8, 128)?);
-    /// assert_eq!(index.params().bands(), 9);
+    /// assert_eq!(index.params().bands(), 16);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]

@@ -13,9 +13,12 @@
 //!
 //! * **Parameters** ([`LshParams`]): the S-curve ([`probability`](LshParams::probability)),
 //!   false-positive and false-negative areas, and two ways to choose `b × r ≤ k`:
-//!   [`optimal`](LshParams::optimal) / [`for_threshold`](LshParams::for_threshold)
-//!   (weighted areas, as datasketch's `MinHashLSH` does; 9 × 13 for 0.8 on 128 slots)
-//!   and [`min_candidates_for_recall`](LshParams::min_candidates_for_recall).
+//!   [`for_threshold`](LshParams::for_threshold) /
+//!   [`min_candidates_for_recall`](LshParams::min_candidates_for_recall) (the fewest
+//!   candidates for a recall at the threshold, 99% by default as in the `ndd` tool;
+//!   16 × 6 for 0.8 on 128 slots) and [`optimal`](LshParams::optimal) /
+//!   [`for_threshold_balanced`](LshParams::for_threshold_balanced) (weighted areas,
+//!   as datasketch's `MinHashLSH` does; 9 × 13 for 0.8 on 128 slots).
 //! * **Band keys as plain values**: [`band_key`] and
 //!   [`LshParams::band_keys_into`] give the stable 64-bit key of each band (XXH3-64
 //!   of the band's little-endian slot bytes, seeded with the band index), for a
@@ -73,7 +76,7 @@
 //! let mut third = first.clone();
 //! third[..8].fill(u64::MAX);
 //!
-//! let params = LshParams::for_threshold(0.8, 128)?; // 9 bands × 13 rows
+//! let params = LshParams::for_threshold(0.8, 128)?; // 16 bands × 6 rows
 //! let mut index = LshIndex::builder(params).keep_signatures(true).build();
 //! let mut candidates = Vec::new();
 //! for (id, slots) in [first, second, third].into_iter().enumerate() {
@@ -130,5 +133,5 @@ pub use ndd_core::{
     self, BitSignature, CandidateIndex, Error, Estimate, ExactSignature, SchemeId, Signature,
     SlotSignature,
 };
-pub use params::{LshParams, MAX_BANDED_SLOTS, MAX_SEARCH_SLOTS, band_key};
+pub use params::{DEFAULT_MIN_RECALL, LshParams, MAX_BANDED_SLOTS, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;

@@ -33,6 +33,22 @@ pub const MAX_SEARCH_SLOTS: usize = 8192;
 /// ```
 pub const MAX_BANDED_SLOTS: usize = 1 << 16;
 
+/// The recall at the threshold that [`LshParams::for_threshold`] guarantees, and the
+/// `ndd` tool's default banding (`Banding::Recall(0.99)` in `ndd-pipeline`): a pair of
+/// similarity exactly `T` becomes a candidate with probability at least 0.99, pairs
+/// above it with more.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::lsh::{DEFAULT_MIN_RECALL, LshParams};
+/// let p = LshParams::for_threshold(0.8, 128)?;
+/// assert_eq!(p, LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL)?);
+/// assert!(p.probability(0.8) >= DEFAULT_MIN_RECALL);
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+pub const DEFAULT_MIN_RECALL: f64 = 0.99;
+
 /// Banding parameters: a signature's first `bands × rows` slots are cut into `bands`
 /// bands of `rows` consecutive slots; two documents become a candidate pair when all
 /// `rows` slots of at least one band agree.
@@ -46,10 +62,12 @@ pub const MAX_BANDED_SLOTS: usize = 1 << 16;
 /// University of Rome Tor Vergata, derived from slides by C. Manning and H. Schütze:
 /// Gambosi's near-duplicate detection slides (after Manning and Schütze), "Partition in bands" to "Picking the S-curve".)
 ///
-/// Choose `b` and `r` for a similarity threshold with [`optimal`](Self::optimal) /
-/// [`for_threshold`](Self::for_threshold) (weighted false-positive and false-negative
-/// areas, the method of datasketch's `MinHashLSH`) or
-/// [`min_candidates_for_recall`](Self::min_candidates_for_recall).
+/// Choose `b` and `r` for a similarity threshold with
+/// [`for_threshold`](Self::for_threshold) (99% recall at the threshold, the `ndd`
+/// tool's default) or [`min_candidates_for_recall`](Self::min_candidates_for_recall)
+/// (any recall), or with [`optimal`](Self::optimal) /
+/// [`for_threshold_balanced`](Self::for_threshold_balanced) (weighted
+/// false-positive and false-negative areas, the method of datasketch's `MinHashLSH`).
 ///
 /// # Example
 ///
@@ -60,7 +78,7 @@ pub const MAX_BANDED_SLOTS: usize = 1 << 16;
 /// assert!((p.probability(0.8) - 0.9996).abs() < 1e-4);
 /// assert!((p.probability(0.3) - 0.0475).abs() < 1e-4);
 /// // For 128-slot signatures and a 0.8 threshold, weighing both errors equally:
-/// assert_eq!(LshParams::for_threshold(0.8, 128)?, LshParams::new(9, 13)?);
+/// assert_eq!(LshParams::for_threshold_balanced(0.8, 128)?, LshParams::new(9, 13)?);
 /// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -314,8 +332,40 @@ impl LshParams {
         Ok(best)
     }
 
+    /// The `ndd` tool's banding: the fewest candidates with recall at least
+    /// [`DEFAULT_MIN_RECALL`] (0.99) at `threshold`
+    /// ([`min_candidates_for_recall`](Self::min_candidates_for_recall)). Pairs just
+    /// above the threshold are not lost; verification removes the extra candidates.
+    ///
+    /// In 0.1.0 this weighed false positives and negatives equally, which misses
+    /// about 60% of the pairs exactly at the threshold (9 × 13 at 0.8 with 128
+    /// slots); that choice is [`for_threshold_balanced`](Self::for_threshold_balanced).
+    ///
+    /// # Errors
+    ///
+    /// As [`min_candidates_for_recall`](Self::min_candidates_for_recall): also when
+    /// `num_slots` is too small for 99% recall at `threshold`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::LshParams;
+    /// let p = LshParams::for_threshold(0.8, 128)?;
+    /// assert_eq!((p.bands(), p.rows()), (16, 6));
+    /// // 1 − (1 − 0.8⁶)¹⁶ = 0.992
+    /// assert!((p.probability(0.8) - 0.9923).abs() < 1e-4);
+    /// assert!(LshParams::for_threshold(1.0, 128).is_err());
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn for_threshold(threshold: f64, num_slots: usize) -> Result<Self, Error> {
+        Self::min_candidates_for_recall(threshold, num_slots, DEFAULT_MIN_RECALL)
+    }
+
     /// [`optimal`](Self::optimal) with equal weights (0.5, 0.5): the default of
-    /// datasketch's `MinHashLSH(threshold, num_perm)`.
+    /// datasketch's `MinHashLSH(threshold, num_perm)`, and what
+    /// [`for_threshold`](Self::for_threshold) gave in 0.1.0. Fewer candidates than
+    /// [`for_threshold`](Self::for_threshold), and lower recall near the threshold
+    /// (the S-curve's midpoint lands above it).
     ///
     /// # Errors
     ///
@@ -324,12 +374,15 @@ impl LshParams {
     /// # Example
     ///
     /// ```
-    /// let p = near_dup::lsh::LshParams::for_threshold(0.8, 128)?;
+    /// use near_dup::lsh::LshParams;
+    /// let p = LshParams::for_threshold_balanced(0.8, 128)?;
     /// assert_eq!((p.bands(), p.rows()), (9, 13));
-    /// assert!(near_dup::lsh::LshParams::for_threshold(1.0, 128).is_err());
+    /// // 1 − (1 − 0.8¹³)⁹ = 0.399: 40% recall exactly at the threshold.
+    /// assert!((p.probability(0.8) - 0.3988).abs() < 1e-4);
+    /// assert!(LshParams::for_threshold_balanced(1.0, 128).is_err());
     /// # Ok::<(), near_dup::Error>(())
     /// ```
-    pub fn for_threshold(threshold: f64, num_slots: usize) -> Result<Self, Error> {
+    pub fn for_threshold_balanced(threshold: f64, num_slots: usize) -> Result<Self, Error> {
         Self::optimal(threshold, num_slots, 0.5, 0.5)
     }
 

@@ -149,7 +149,7 @@ impl FeatureSink for MinHashState {
 ///
 /// Configure once (validated), then sketch any number of documents from any number of
 /// threads: `sketch(&doc)` on text through the configured feature extractor (word
-/// 5-gram shingles by default), `sketch_features` on feature hashes you extracted
+/// 3-gram shingles by default, as in the `ndd` tool), `sketch_features` on feature hashes you extracted
 /// yourself, `sketch_with` / `sketch_batch_into` to reuse buffers, and
 /// `par_sketch_batch` with the `rayon` feature.
 ///
@@ -317,7 +317,10 @@ impl MinHasherBuilder {
         self
     }
 
-    /// A hasher for text through word 5-gram shingles ([`WordShingler::new`]`(5)`).
+    /// A hasher for text through word 3-gram shingles ([`WordShingler::default`],
+    /// `k` = [`DEFAULT_WORD_K`](ndd_shingle::DEFAULT_WORD_K), the `ndd` tool's
+    /// shingles). For other shingles use [`build_with`](Self::build_with), e.g.
+    /// `build_with(WordShingler::new(5)?)` for the word 5-grams it gave in 0.1.0.
     ///
     /// # Errors
     ///
@@ -329,8 +332,7 @@ impl MinHasherBuilder {
     /// assert!(near_dup::minhash::MinHasher::builder().num_hashes(0).build().is_err());
     /// ```
     pub fn build(self) -> Result<MinHasher<WordShingler>, Error> {
-        let shingler = WordShingler::new(5)?;
-        self.build_with(shingler)
+        self.build_with(WordShingler::default())
     }
 
     /// A hasher for text through `extractor`.
@@ -437,8 +439,11 @@ impl MinHasherBuilder {
 }
 
 impl MinHasher<WordShingler> {
-    /// A text hasher with `num_hashes` slots: word 5-gram shingles (case-folded,
-    /// Unicode words), one-permutation hashing, seed 0.
+    /// A text hasher with `num_hashes` slots: word 3-gram shingles (case-folded,
+    /// Unicode words), one-permutation hashing, seed 0 — the features and scheme the
+    /// `ndd` tool sketches with by default, so its signatures compare with the tool's.
+    /// In 0.1.0 this was word 5-grams; `MinHasher::builder().num_hashes(n)
+    /// .build_with(WordShingler::new(5)?)` gives those signatures.
     ///
     /// # Errors
     ///
@@ -595,7 +600,7 @@ impl<E> MinHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(near_dup::minhash::MinHasher::new(8)?.extractor().k(), 5);
+    /// assert_eq!(near_dup::minhash::MinHasher::new(8)?.extractor().k(), 3);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]

@@ -3,7 +3,7 @@
 //!
 //! * [`MinHasher`] — the sketcher: classic `k`-hash MinHash or one-permutation
 //!   hashing with optimal densification ([`MinHashScheme`]), on text through any
-//!   [`FeatureExtractor`](ndd_core::FeatureExtractor) (word 5-grams by default) or on
+//!   [`FeatureExtractor`](ndd_core::FeatureExtractor) (word 3-grams by default, as in the `ndd` tool) or on
 //!   feature hashes you extracted yourself.
 //! * [`MinHashSignature`] — `k` slot values; `similarity` gives the estimate `r/k` with
 //!   its standard error and confidence interval (Gambosi's near-duplicate detection slides, after Manning and Schütze); a versioned byte form.

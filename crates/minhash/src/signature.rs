@@ -39,13 +39,13 @@ const VERSION: u16 = 1;
 /// use near_dup::minhash::MinHasher;
 /// use near_dup::{DocSketcher, Signature};
 ///
-/// let hasher = MinHasher::new(128)?; // word 5-gram shingles, one-permutation hashing
+/// let hasher = MinHasher::new(128)?; // word 3-gram shingles, one-permutation hashing
 /// let a = hasher.sketch("the quick brown fox jumps over the lazy dog near the river bank");
 /// let b = hasher.sketch("the quick brown fox jumps over the lazy dog near the river bend");
 /// let est = a.similarity(&b)?;
 /// let (lo, hi) = est.interval(0.95)?;
 /// assert!(lo <= est.value() && est.value() <= hi);
-/// assert!(est.value() > 0.5); // 8 of 10 shingles shared (J = 0.67)
+/// assert!(est.value() > 0.5); // 10 of 12 distinct 3-grams shared (J = 0.83)
 /// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -45,12 +45,13 @@ pub enum Shingles {
 /// ```
 pub const MAX_SHINGLE_LEN: usize = ndd_core::hash::MAX_KGRAM_LEN;
 
-/// Word 3-grams: on labeled sets generated from three real sources, with hard
-/// negatives, they beat 5-grams for MinHash and SimHash in every cell
-/// (`docs/decisions.md`, "Defaults measured on generated labeled sets").
+/// Word 3-grams ([`ndd_shingle::DEFAULT_WORD_K`], the library's default too): on
+/// labeled sets generated from three real sources, with hard negatives, they beat
+/// 5-grams for MinHash and SimHash in every cell (`docs/decisions.md`, "Defaults
+/// measured on generated labeled sets").
 impl Default for Shingles {
     fn default() -> Self {
-        Shingles::Words(3)
+        Shingles::Words(ndd_shingle::DEFAULT_WORD_K)
     }
 }
 
@@ -176,12 +177,15 @@ pub(crate) use for_extractor;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Banding {
     /// The fewest candidates whose probability of proposing a pair of similarity
-    /// exactly `T` is at least this recall (the default, 0.99): pairs just above the
-    /// threshold are not lost, and verification removes the extra candidates.
+    /// exactly `T` is at least this recall (the default, 0.99 =
+    /// [`ndd_lsh::DEFAULT_MIN_RECALL`], as `LshParams::for_threshold`): pairs just
+    /// above the threshold are not lost, and verification removes the extra
+    /// candidates.
     Recall(f64),
     /// False positives and false negatives weighed equally around `T` (the S-curve's
     /// midpoint lands slightly above `T`, so about a third of the pairs just above
-    /// the threshold are missed; fewer candidates to verify).
+    /// the threshold are missed; fewer candidates to verify):
+    /// `LshParams::for_threshold_balanced`.
     Balanced,
     /// Exactly these bands and rows (`bands × rows` at most the number of hashes).
     Fixed {
@@ -194,7 +198,7 @@ pub enum Banding {
 
 impl Default for Banding {
     fn default() -> Self {
-        Banding::Recall(0.99)
+        Banding::Recall(ndd_lsh::DEFAULT_MIN_RECALL)
     }
 }
 
@@ -389,7 +393,7 @@ impl MinHashConfig {
         let t = threshold.banded();
         let params = match self.banding {
             Banding::Recall(r) => LshParams::min_candidates_for_recall(t, self.num_perm, r)?,
-            Banding::Balanced => LshParams::for_threshold(t, self.num_perm)?,
+            Banding::Balanced => LshParams::for_threshold_balanced(t, self.num_perm)?,
             Banding::Fixed { bands, rows } => LshParams::new(bands, rows)?,
         };
         params.check_signature_len(self.num_perm)?;

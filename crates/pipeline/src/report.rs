@@ -154,8 +154,12 @@ impl Outcome {
     /// exact copy or as a near-duplicate of the document kept for its group.
     ///
     /// A dropped document is an [`ExactCopy`](Fate::ExactCopy) when the exact pass
-    /// found it to be a copy of the kept document (the same text after the pass's
-    /// normalization), a [`NearDuplicate`](Fate::NearDuplicate) otherwise. Without
+    /// found it to be a copy (the same text after the pass's normalization) of the
+    /// kept document or of an earlier document of its group, a
+    /// [`NearDuplicate`](Fate::NearDuplicate) otherwise. So each set of `s` exact
+    /// copies gives `s − 1` exact copies whatever the method and the grouping (the
+    /// exact pass's [`Report::exact_copies`], one count for every method), and at most
+    /// one near-duplicate: its first copy, when the group keeps another text. Without
     /// an exact pass every dropped document is a near-duplicate. For the outcome of
     /// [`DedupIndex::add`](crate::DedupIndex::add), copies are known for the new
     /// batch's documents. An index out of range is [`Fate::Unique`].
@@ -186,7 +190,10 @@ impl Outcome {
         }
         let first = |d: usize| self.copy_of.get(d).map(|&f| f as usize);
         match (first(i), first(group.representative)) {
+            // A copy of the kept document.
             (Some(a), Some(b)) if a == b => Fate::ExactCopy,
+            // A later copy of a text the group does not keep: a copy of its first.
+            (Some(a), _) if a != i => Fate::ExactCopy,
             _ => Fate::NearDuplicate,
         }
     }
@@ -290,7 +297,8 @@ pub enum Fate {
     Unique,
     /// Kept as the representative of its group.
     Kept,
-    /// Dropped: an exact copy of the document kept for its group.
+    /// Dropped: an exact copy of the document kept for its group, or of an earlier
+    /// document of its group (its first copy, dropped as a near-duplicate).
     ExactCopy,
     /// Dropped: a near-duplicate of a document of its group.
     NearDuplicate,

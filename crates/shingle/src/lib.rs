@@ -45,7 +45,8 @@ mod xxh3_short;
 pub use ndd_core::{self, FeatureExtractor, FeatureSink, Token, Tokenizer};
 pub use rabin::RabinFingerprinter;
 pub use shingle::{
-    CharShingler, Selection, ShingleHash, ShortDocs, WordShingler, WordShinglerBuilder,
+    CharShingler, DEFAULT_WORD_K, Selection, ShingleHash, ShortDocs, WordShingler,
+    WordShinglerBuilder,
 };
 pub use spots::{
     PunctSpotBuilder, PunctSpotExtractor, PunctSpotVariant, SpotOutcome, SpotSigBuilder,

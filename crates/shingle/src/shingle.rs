@@ -187,6 +187,23 @@ pub enum ShingleHash {
     Rabin,
 }
 
+/// Words per shingle when none is given: 3, the `ndd` tool's default and the one
+/// every convenience constructor uses (`WordShingler::default()`,
+/// `MinHasher::new`, `SimHasher::new`, the pipeline's `Shingles::default()`). On
+/// labeled sets generated from three real sources, with hard negatives, word 3-grams
+/// beat 5-grams for MinHash and SimHash in every cell (`docs/decisions.md`,
+/// "Defaults measured on generated labeled sets").
+///
+/// # Example
+///
+/// ```
+/// use near_dup::shingle::{DEFAULT_WORD_K, WordShingler};
+/// assert_eq!(DEFAULT_WORD_K, 3);
+/// assert_eq!(WordShingler::default(), WordShingler::new(3)?);
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+pub const DEFAULT_WORD_K: usize = 3;
+
 /// Word k-gram shingles: the document as the set (or multiset) of its hashed
 /// sequences of `k` consecutive words (A. Z. Broder, "On the resemblance and
 /// containment of documents", 1997; Gambosi's near-duplicate detection slides (after Manning and Schütze): "a shingle is just a word k-gram").
@@ -196,7 +213,7 @@ pub enum ShingleHash {
 /// window of `k` token hashes is combined in O(1) per position. Nothing is allocated
 /// per token or per shingle.
 ///
-/// Defaults: `k = 5`, seed 0, case folding on, every shingle kept, short documents
+/// Defaults: `k = 3` ([`DEFAULT_WORD_K`]), seed 0, case folding on, every shingle kept, short documents
 /// give one shingle.
 ///
 /// # Example
@@ -263,7 +280,7 @@ impl WordShingler {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(near_dup::shingle::WordShingler::default().k(), 5);
+    /// assert_eq!(near_dup::shingle::WordShingler::default().k(), 3);
     /// ```
     #[must_use]
     pub fn k(&self) -> usize {
@@ -435,7 +452,7 @@ pub struct WordShinglerBuilder {
 impl Default for WordShinglerBuilder {
     fn default() -> Self {
         WordShinglerBuilder {
-            k: 5,
+            k: DEFAULT_WORD_K,
             seed: 0,
             fold_case: true,
             nfkc: false,
@@ -448,9 +465,10 @@ impl Default for WordShinglerBuilder {
 }
 
 impl WordShinglerBuilder {
-    /// Words per shingle (default 5). Larger `k` makes shingles rarer and more
-    /// specific: an edit changes up to `k` shingles, and unrelated documents share
-    /// fewer of them. 5 suits English prose; 2–3 suit short texts.
+    /// Words per shingle (default [`DEFAULT_WORD_K`] = 3). Larger `k` makes shingles
+    /// rarer and more specific: an edit changes up to `k` shingles, and unrelated
+    /// documents share fewer of them. 3 measured best for near-duplicate detection
+    /// of web text (`docs/decisions.md`); 5 is Broder's choice for English prose.
     ///
     /// # Example
     ///

@@ -130,20 +130,25 @@ fn bench(c: &mut Criterion) {
     let configs: Vec<(String, SimHasher)> = [64usize, 384]
         .iter()
         .flat_map(|&bits| {
+            // Word 5-grams throughout (`build()`'s shingles until issue 30).
             let binary = SimHasher::builder()
                 .bits(bits)
                 .weighting(Weighting::Binary)
-                .build()
+                .build_with(shingler.clone())
                 .expect("valid");
-            let tf = SimHasher::builder().bits(bits).build().expect("valid");
+            let tf = SimHasher::builder()
+                .bits(bits)
+                .weighting(Weighting::TermFrequency)
+                .build_with(shingler.clone())
+                .expect("valid");
             let tfidf = SimHasher::builder()
                 .bits(bits)
                 .weighting(Weighting::tf_idf(stats.clone()))
-                .build()
+                .build_with(shingler.clone())
                 .expect("valid");
             [
                 (format!("sign {bits} bits binary"), binary),
-                (format!("sign {bits} bits tf (default)"), tf),
+                (format!("sign {bits} bits tf"), tf),
                 (format!("sign {bits} bits tf-idf"), tfidf),
             ]
         })
@@ -198,7 +203,7 @@ fn bench(c: &mut Criterion) {
     });
     let h = SimHasher::builder()
         .weighting(Weighting::Binary)
-        .build()
+        .build_with(shingler.clone())
         .expect("valid");
     // The naive loop computes the same bits.
     for d in sample.iter().take(200) {
@@ -214,7 +219,8 @@ fn bench(c: &mut Criterion) {
         let g = SimHasher::builder()
             .bits(bits)
             .projection(Projection::Gaussian)
-            .build()
+            .weighting(Weighting::TermFrequency)
+            .build_with(shingler.clone())
             .expect("valid");
         bench_sketch_with(
             &mut group,

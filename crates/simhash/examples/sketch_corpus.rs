@@ -44,15 +44,22 @@ fn main() -> Result<(), Box<dyn Error>> {
     }
     let words = WordShingler::new(5)?;
     let stats = DocumentFrequencies::from_documents(&words, docs.iter().map(String::as_str));
-    let default = SimHasher::new(64)?;
-    let binary = SimHasher::builder().weighting(Weighting::Binary).build()?;
+    // Word 5-grams throughout (`SimHasher::new`'s shingles until 0.1.0), so the
+    // checksums stay comparable with earlier runs.
+    let default = SimHasher::builder()
+        .weighting(Weighting::TermFrequency)
+        .build_with(words.clone())?;
+    let binary = SimHasher::builder()
+        .weighting(Weighting::Binary)
+        .build_with(words.clone())?;
     let tfidf = SimHasher::builder()
         .weighting(Weighting::tf_idf(stats))
-        .build_with(words)?;
+        .build_with(words.clone())?;
     let gaussian = SimHasher::builder()
         .bits(128)
         .projection(Projection::Gaussian)
-        .build()?;
+        .weighting(Weighting::TermFrequency)
+        .build_with(words)?;
     let only = std::env::args().nth(2).unwrap_or_default();
     let run = |name: &str| only.is_empty() || only == name;
     println!("documents: {}", docs.len());

@@ -27,7 +27,7 @@ use crate::SimHasher;
 pub struct Fingerprinter64<E = WordShingler>(SimHasher<E>);
 
 impl Fingerprinter64<WordShingler> {
-    /// 64-bit SimHash over word 5-grams with the other settings at their defaults
+    /// 64-bit SimHash over word 3-grams with the other settings at their defaults
     /// (as [`SimHasher::new(64)`](SimHasher::new)).
     ///
     /// # Errors

@@ -456,7 +456,7 @@ impl FeatureSink for SimHashState {
 ///
 /// Configure once (validated), then sketch any number of documents from any number of
 /// threads: `sketch(&doc)` on text through the configured feature extractor (word
-/// 5-gram shingles by default, the features [`MinHasher`] sees), `sketch_features` on
+/// 3-gram shingles by default, the features [`MinHasher`] and the `ndd` tool see), `sketch_features` on
 /// feature hashes you extracted yourself, [`sketch_weighted`](Self::sketch_weighted)
 /// on a weighted vector, `sketch_with` / `sketch_batch_into` to reuse buffers, and
 /// `par_sketch_batch` with the `rayon` feature.
@@ -469,7 +469,8 @@ impl FeatureSink for SimHashState {
 ///   fingerprints are what the Hamming-table search of Manku et al. indexes.
 /// * `seed` (default 0): signatures compare only with signatures of the same seed.
 /// * `projection`: [`Projection::Sign`] (default, fast) or [`Projection::Gaussian`].
-/// * `weighting`: [`Weighting::TermFrequency`] (default), binary, TF-IDF, or your own.
+/// * `weighting`: [`Weighting::Binary`] (default, as in the `ndd` tool), term
+///   frequency, TF-IDF, or your own.
 ///
 /// [`MinHasher`]: https://docs.rs/ndd-minhash
 ///
@@ -555,7 +556,7 @@ impl Default for SimHasherBuilder {
             bits: 64,
             seed: 0,
             projection: Projection::Sign,
-            weighting: Weighting::TermFrequency,
+            weighting: Weighting::Binary,
         }
     }
 }
@@ -608,7 +609,9 @@ impl SimHasherBuilder {
         self
     }
 
-    /// The feature weighting (default [`Weighting::TermFrequency`]).
+    /// The feature weighting (default [`Weighting::Binary`]).
+    /// `weighting(Weighting::TermFrequency)` gives the term-frequency weights that
+    /// were the default in 0.1.0.
     ///
     /// # Example
     ///
@@ -624,8 +627,11 @@ impl SimHasherBuilder {
         self
     }
 
-    /// A hasher for text through word 5-gram shingles ([`WordShingler::new`]`(5)`,
-    /// the default of `MinHasher` too).
+    /// A hasher for text through word 3-gram shingles ([`WordShingler::default`],
+    /// `k` = [`DEFAULT_WORD_K`](ndd_shingle::DEFAULT_WORD_K): the default of
+    /// `MinHasher` and of the `ndd` tool too). For other shingles use
+    /// [`build_with`](Self::build_with), e.g. `build_with(WordShingler::new(5)?)`
+    /// for the word 5-grams it gave in 0.1.0.
     ///
     /// # Errors
     ///
@@ -639,8 +645,7 @@ impl SimHasherBuilder {
     /// assert!(near_dup::simhash::SimHasher::builder().bits(0).build().is_err());
     /// ```
     pub fn build(self) -> Result<SimHasher<WordShingler>, Error> {
-        let shingler = WordShingler::new(5)?;
-        self.build_with(shingler)
+        self.build_with(WordShingler::default())
     }
 
     /// A hasher for text through `extractor`.
@@ -735,8 +740,13 @@ impl SimHasherBuilder {
 }
 
 impl SimHasher<WordShingler> {
-    /// A text hasher with `bits`-bit signatures: word 5-gram shingles (case-folded,
-    /// Unicode words), `±1` values, term-frequency weights, seed 0.
+    /// A text hasher with `bits`-bit signatures: word 3-gram shingles (case-folded,
+    /// Unicode words), `±1` values, binary weights (each distinct shingle counts
+    /// once), seed 0 — the features and weights of the `ndd` tool's `--method
+    /// simhash`, so its signatures compare with the tool's. In 0.1.0 this was word
+    /// 5-grams with term-frequency weights: `SimHasher::builder().bits(m)
+    /// .weighting(Weighting::TermFrequency).build_with(WordShingler::new(5)?)` gives
+    /// those signatures.
     ///
     /// # Errors
     ///
@@ -755,8 +765,8 @@ impl SimHasher<WordShingler> {
         SimHasher::builder().bits(bits).build()
     }
 
-    /// Starts a configuration (defaults: 64 bits, seed 0, `±1` values, term-frequency
-    /// weights).
+    /// Starts a configuration (defaults: 64 bits, seed 0, `±1` values, binary
+    /// weights, word 3-grams).
     ///
     /// # Example
     ///
@@ -847,7 +857,7 @@ impl<E> SimHasher<E> {
     ///
     /// ```
     /// use near_dup::simhash::{SimHasher, Weighting};
-    /// assert!(matches!(SimHasher::new(64)?.weighting(), Weighting::TermFrequency));
+    /// assert!(matches!(SimHasher::new(64)?.weighting(), Weighting::Binary));
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
@@ -860,7 +870,7 @@ impl<E> SimHasher<E> {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(near_dup::simhash::SimHasher::new(64)?.extractor().k(), 5);
+    /// assert_eq!(near_dup::simhash::SimHasher::new(64)?.extractor().k(), 3);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]

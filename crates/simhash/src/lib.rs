@@ -3,7 +3,7 @@
 //!
 //! * [`SimHasher`] — the sketcher: signatures of any length (64, 128, 384, 512, 1024,
 //!   4096 … bits) on text through any [`FeatureExtractor`](ndd_core::FeatureExtractor)
-//!   (word 5-grams by default), on feature hashes, or on weighted vectors;
+//!   (word 3-grams by default, as in the `ndd` tool), on feature hashes, or on weighted vectors;
 //!   [`Projection::Sign`] (`±1` values from hash bits, fast) or
 //!   [`Projection::Gaussian`] (Charikar's Gaussian hyperplanes). A named
 //!   configuration of [`Composed`]`<E, `[`SimHashSketcher`]`>`:
@@ -40,7 +40,8 @@
 //! let b = hasher.sketch("It was the best of times, it was the worst of times, it was the age of folly");
 //! let sim = a.similarity(&b)?; // 1 − h/m, estimates 1 − θ/π
 //! let cos = a.cosine_estimate(&b)?; // cos(π·h/m)
-//! // Term-frequency vectors of the word 5-grams: cosine 0.94, so 1 − θ/π = 0.89.
+//! // Binary vectors of the word 3-grams: 11 of 12 shared in each, cosine 11/12,
+//! // so 1 − θ/π = 0.87.
 //! assert!(sim.value() > 0.75 && cos.value() > 0.7);
 //! # Ok::<(), near_dup::Error>(())
 //! ```

@@ -29,7 +29,7 @@ pub use ndd_core::weights::{FeatureWeights, FnWeights, TfIdf};
 /// use near_dup::simhash::{SimHasher, Weighting};
 /// let h = SimHasher::builder().weighting(Weighting::Binary).build()?;
 /// assert!(matches!(h.weighting(), Weighting::Binary));
-/// assert!(matches!(Weighting::default(), Weighting::TermFrequency));
+/// assert!(matches!(Weighting::default(), Weighting::Binary));
 /// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, Default)]
@@ -38,13 +38,15 @@ pub enum Weighting {
     /// Weight 1 for each distinct feature of the document, however often it occurs:
     /// the document as a set, as MinHash sees it (the vectors of Charikar's baseline in
     /// Hajishirzi, Yih and Kołcz (SIGIR 2010, §2.3), "each unique term"). Costs a per-document set of the features
-    /// seen (about 1.3× the sketching time of term frequency).
+    /// seen (about 1.3× the sketching time of term frequency). The default, as in
+    /// the `ndd` tool.
+    #[default]
     Binary,
     /// Weight = the number of occurrences in the document (Manku et al.'s weighted
-    /// features, with the frequency as weight). The default: each occurrence is added
-    /// as it streams by, with no per-document set; for word 5-grams, which rarely
-    /// repeat within a document, nearly the same vectors as [`Binary`](Self::Binary).
-    #[default]
+    /// features, with the frequency as weight; the default in 0.1.0). Each
+    /// occurrence is added as it streams by, with no per-document set; for long
+    /// shingles, which rarely repeat within a document, nearly the same vectors as
+    /// [`Binary`](Self::Binary), while repeated boilerplate dominates the vector.
     TermFrequency,
     /// Weight = term frequency × `idf(f) = ln(N / df(f))` from collection statistics
     /// ([`Weighting::tf_idf`]); features never seen in the collection get the idf of

@@ -53,14 +53,14 @@ fn object_safe_twins() {
 fn references_forward() {
     let by_ref = &Words;
     assert_eq!(by_ref.features("a b"), Words.features("a b"));
-    let sk = ExactSetSketcher::with_extractor(Words);
+    let sk = ExactSetSketcher::builder().build_with(Words);
     let r = &sk;
     assert_eq!(r.sketch("a b"), sk.sketch("a b"));
 }
 
 #[test]
 fn sketch_with_reuses_state_and_batch_checks_lengths() {
-    let sk = ExactSetSketcher::with_extractor(Words);
+    let sk = ExactSetSketcher::builder().build_with(Words);
     let mut state = sk.new_state();
     let mut sig = sk.new_signature();
     sk.sketch_with(&mut state, "a b c", &mut sig);

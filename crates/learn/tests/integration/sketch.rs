@@ -9,7 +9,7 @@ use ndd_learn::{
     CollectionStats, Document, Kgrams, LearnedKgrams, Objective, Trainer, instances_from_clusters,
 };
 use ndd_minhash::IcwsMinHasher;
-use ndd_simhash::{Projection, SimHasher};
+use ndd_simhash::{Projection, SimHasher, Weighting};
 
 fn collection() -> (Vec<String>, Vec<usize>) {
     let mut texts = Vec::new();
@@ -61,6 +61,8 @@ fn sketches_estimate_the_learned_similarities() {
     let simhash = SimHasher::builder()
         .bits(bits)
         .projection(Projection::Gaussian)
+        // Each k-gram is pushed once with its learned weight (as the pipeline does).
+        .weighting(Weighting::TermFrequency)
         .build_with(LearnedKgrams::new(&cosine_model, &stats))
         .unwrap();
     let slots = 2048;

@@ -30,7 +30,10 @@ pub(crate) fn texts() -> Vec<String> {
 /// Shingle sets (word 5-grams) and MinHash signatures (128 slots, seed 0) of `texts`.
 pub(crate) fn sketch(texts: &[String]) -> (Vec<FeatureSet>, Vec<MinHashSignature>) {
     let shingler = WordShingler::new(5).unwrap();
-    let hasher = MinHasher::new(128).unwrap();
+    let hasher = MinHasher::builder()
+        .num_hashes(128)
+        .build_with(shingler.clone())
+        .unwrap();
     let sets = texts.iter().map(|t| shingler.feature_set(t)).collect();
     let sigs = texts.iter().map(|t| hasher.sketch(t)).collect();
     (sets, sigs)
@@ -47,7 +50,7 @@ pub(crate) fn sketch_classic(texts: &[String]) -> Vec<MinHashSignature> {
     let hasher = MinHasher::builder()
         .scheme(ndd_minhash::MinHashScheme::Classic)
         .num_hashes(128)
-        .build()
+        .build_with(WordShingler::new(5).unwrap())
         .unwrap();
     texts.iter().map(|t| hasher.sketch(t)).collect()
 }

@@ -7,7 +7,7 @@
 //! C. Manning and H. Schütze).
 
 use ndd_core::ErrorKind;
-use ndd_lsh::{LshParams, MAX_SEARCH_SLOTS, band_key};
+use ndd_lsh::{DEFAULT_MIN_RECALL, LshParams, MAX_SEARCH_SLOTS, band_key};
 
 /// Rounds to `decimals` decimal places, as a printed table does.
 fn rounded(x: f64, decimals: i32) -> f64 {
@@ -144,7 +144,7 @@ fn optimal_matches_brute_force_and_datasketch() {
     // datasketch's MinHashLSH(threshold=0.8, num_perm=128) picks 9 bands × 13 rows.
     let (b, r, _) = brute_optimal(0.8, 128, 0.5, 0.5);
     assert_eq!((b, r), (9, 13));
-    let p = LshParams::for_threshold(0.8, 128).unwrap();
+    let p = LshParams::for_threshold_balanced(0.8, 128).unwrap();
     assert_eq!((p.bands(), p.rows()), (9, 13));
     assert_eq!(p, LshParams::optimal(0.8, 128, 0.5, 0.5).unwrap());
 
@@ -210,6 +210,25 @@ fn min_candidates_for_recall_is_feasible_and_minimal() {
 }
 
 #[test]
+fn for_threshold_is_the_recall_banding() {
+    // for_threshold is the tool's default banding: 99% recall at T, fewest
+    // candidates. The shapes come from an independent brute force in Python
+    // (midpoint-rule areas over every b × r ≤ 128).
+    for (t, shape) in [(0.5, (35, 3)), (0.8, (16, 6)), (0.9, (11, 10))] {
+        let p = LshParams::for_threshold(t, 128).unwrap();
+        assert_eq!(
+            p,
+            LshParams::min_candidates_for_recall(t, 128, DEFAULT_MIN_RECALL).unwrap()
+        );
+        assert_eq!((p.bands(), p.rows()), shape, "T = {t}");
+        assert!(p.probability(t) >= 0.99);
+        // More candidates than the balanced choice, never fewer pairs at T.
+        let balanced = LshParams::for_threshold_balanced(t, 128).unwrap();
+        assert!(p.probability(t) > balanced.probability(t));
+    }
+}
+
+#[test]
 fn parameter_errors() {
     let kind = |r: Result<LshParams, ndd_core::Error>| r.unwrap_err().kind();
     assert_eq!(kind(LshParams::new(0, 5)), ErrorKind::InvalidParameter);
@@ -224,6 +243,10 @@ fn parameter_errors() {
             ErrorKind::InvalidParameter
         );
         assert_eq!(
+            kind(LshParams::for_threshold_balanced(t, 128)),
+            ErrorKind::InvalidParameter
+        );
+        assert_eq!(
             kind(LshParams::optimal(t, 128, 0.5, 0.5)),
             ErrorKind::InvalidParameter
         );
@@ -235,6 +258,10 @@ fn parameter_errors() {
     for k in [0, MAX_SEARCH_SLOTS + 1] {
         assert_eq!(
             kind(LshParams::for_threshold(0.8, k)),
+            ErrorKind::InvalidParameter
+        );
+        assert_eq!(
+            kind(LshParams::for_threshold_balanced(0.8, k)),
             ErrorKind::InvalidParameter
         );
         assert_eq!(
@@ -270,8 +297,13 @@ fn parameter_errors() {
     assert_eq!(p.probability(0.8), 1.0);
     // Slot count 1: only 1 × 1.
     assert_eq!(
-        LshParams::for_threshold(0.5, 1).unwrap(),
+        LshParams::for_threshold_balanced(0.5, 1).unwrap(),
         LshParams::new(1, 1).unwrap()
+    );
+    // ... whose probability at 0.5 is 0.5: no 99% recall.
+    assert_eq!(
+        kind(LshParams::for_threshold(0.5, 1)),
+        ErrorKind::InvalidParameter
     );
 }
 

@@ -45,7 +45,8 @@ fn boxed_dyn_extractor_gives_the_static_signatures() {
 
 #[test]
 fn composed_sketcher_equals_the_named_hasher_and_pushed_features() {
-    let words = WordShingler::new(5).unwrap();
+    // `build()` shingles word 3-grams, the tool's default.
+    let words = WordShingler::new(3).unwrap();
     for k in [64, 128, 100] {
         let named = MinHasher::builder().num_hashes(k).build().unwrap();
         let sketcher = MinHasher::builder()

@@ -555,7 +555,7 @@ fn mismatched_parameters_are_errors_not_numbers() {
         .sketch("a b c d e f g");
     let other_shingles = MinHasher::builder()
         .num_hashes(64)
-        .build_with(ndd_shingle::WordShingler::new(3).unwrap())
+        .build_with(ndd_shingle::WordShingler::new(5).unwrap())
         .unwrap()
         .sketch("a b c d e f g");
     for b in [other_k, other_seed, other_scheme, other_shingles] {

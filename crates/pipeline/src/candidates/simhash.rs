@@ -131,7 +131,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
             let agreement = (1.0 - max_h as f64 / m).clamp(0.01, 0.99);
             let budget = (2 * config.bits).min(MAX_SEARCH_SLOTS);
             let params = LshParams::min_candidates_for_recall(agreement, budget, 0.99)
-                .or_else(|_| LshParams::for_threshold(agreement, budget))?;
+                .or_else(|_| LshParams::for_threshold_balanced(agreement, budget))?;
             let sampler = BitSampler::new(params, config.bits, 0x5349_4d48)?;
             let mut index: LshIndex<u32, SampledBits> =
                 LshIndex::builder(params).capacity(sigs.len()).build();

@@ -34,17 +34,17 @@ pub(super) fn run(
         let e = e.map_err(|e| damaged(dir, e))?;
         uf.union(e.a, e.b);
     }
-    // An exact copy whose first copy represents the group is dropped as an exact copy
-    // (the in-memory summary's rule); the others as near-duplicates.
+    // Every exact copy (an edge from its first copy) is dropped as an exact copy, as
+    // `Outcome::fate` counts them in memory: the representative is the smallest
+    // position, so never a later copy, and a first copy dropped with its group is the
+    // near-duplicate.
     let mut exact_dropped = 0u64;
     let exact = RecordReader::<Edge, _>::open(dir.join(EXACT))
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
         .map_err(|e| damaged(dir, e))?;
     for e in exact {
-        let e = e.map_err(|e| damaged(dir, e))?;
-        if uf.representative(e.b) == Some(e.a) {
-            exact_dropped += 1;
-        }
+        e.map_err(|e| damaged(dir, e))?;
+        exact_dropped += 1;
     }
     let assignments = uf.into_assignments();
     let path = dir.join(ASSIGNMENTS);

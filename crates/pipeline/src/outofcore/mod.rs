@@ -359,14 +359,17 @@ impl OutOfCore {
             .with_scheme(exact)
             .with(self.config.max_bucket_scan.map_or(u64::MAX, |s| s as u64))
             .finish();
-        // "/2": scores became a record file (kind 5) beside the pairs; a verify stage
-        // finished before that is redone, not read.
-        let verify = SchemeId::new("ndd-pipeline/out-of-core/verify/2")
+        // "/2": scores became a record file (kind 5) beside the pairs; "/3": the
+        // marker counts the verified candidates. A verify stage finished before that
+        // is redone, not read.
+        let verify = SchemeId::new("ndd-pipeline/out-of-core/verify/3")
             .with_scheme(candidates)
             .with_f64(self.plan.threshold.get())
             .with_str(self.plan.verifier.name())
             .finish();
-        let group = SchemeId::new("ndd-pipeline/out-of-core/group")
+        // "/2": exact copies are counted as `Outcome::fate` does (issue 30); a group
+        // stage finished before that is redone.
+        let group = SchemeId::new("ndd-pipeline/out-of-core/group/2")
             .with_scheme(verify)
             .finish();
         [sketch, exact, candidates, verify, group].map(SchemeId::as_u64)
@@ -518,6 +521,7 @@ impl OutOfCore {
             let v = verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])?;
             let m = Marker::default()
                 .with("checked", v.checked)
+                .with("verified", v.verified)
                 .with("pairs", v.pairs);
             Ok((m, v.bytes_written))
         })?;
@@ -535,6 +539,7 @@ impl OutOfCore {
             documents,
             candidates,
             checked: need(&verified, "checked")?,
+            verified: need(&verified, "verified")?,
             pairs: need(&verified, "pairs")?,
             exact_copies: need(&exact, "copies")?,
             exact_copies_dropped: need(&grouped, "exact_dropped")?,

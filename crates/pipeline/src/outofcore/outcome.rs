@@ -66,14 +66,20 @@ pub struct OutOfCoreOutcome {
     pub candidates: u64,
     /// Distinct candidate pairs scored.
     pub checked: u64,
+    /// Distinct candidate pairs whose MinHash estimate reached the plausible floor
+    /// and were verified: what [`VerifyReport::checked`](crate::VerifyReport::checked)
+    /// counts in memory, so the two summaries agree.
+    pub verified: u64,
     /// Pairs accepted, the exact copies' pairs `(first, copy)` included (as in
     /// memory).
     pub pairs: u64,
     /// Documents that are exact copies of an earlier one (0 without the exact pass;
     /// [`Report::exact_copies`](crate::Report::exact_copies) in memory).
     pub exact_copies: u64,
-    /// Documents dropped as exact copies of the document kept for their group (the
-    /// other dropped ones are near-duplicates of it: [`Fate`](crate::Fate)).
+    /// Documents dropped as exact copies: of the document kept for their group or of
+    /// an earlier document of it ([`Fate`](crate::Fate)); equal to
+    /// [`exact_copies`](Self::exact_copies). The other dropped ones are
+    /// near-duplicates.
     pub exact_copies_dropped: u64,
     /// Groups of two or more documents.
     pub groups: u64,

@@ -15,6 +15,8 @@ use crate::{Error, Verifier};
 /// What stage 3 wrote.
 pub(super) struct Verified {
     pub(super) checked: u64,
+    /// Distinct candidates whose estimate reached the plausible floor, then verified.
+    pub(super) verified: u64,
     pub(super) pairs: u64,
     pub(super) bytes_written: u64,
 }
@@ -41,7 +43,7 @@ pub(super) fn run(
         RecordWriter::<Score>::create(&scores_path, fingerprint).map_err(|e| damaged(dir, e))?;
     let t = job.threshold.get();
     let floor = crate::candidates::minhash::floor(job.emit, job.threshold, job.num_perm);
-    let (mut checked, mut accepted) = (0u64, 0u64);
+    let (mut checked, mut verified, mut accepted) = (0u64, 0u64, 0u64);
     let mut exact = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
         .map_err(|e| damaged(dir, e))?
@@ -97,6 +99,7 @@ pub(super) fn run(
         checked += block.len() as u64;
         job.progress.advance(Stage::Verify, block.len() as u64);
         let scored = score_block(job, &block, floor, &mut sigs, sets.as_mut())?;
+        verified += scored.iter().filter(|s| s.is_some()).count() as u64;
         for (e, score) in block.iter().zip(scored) {
             let Some(score) = score.filter(|&s| s >= t) else {
                 continue;
@@ -121,6 +124,7 @@ pub(super) fn run(
     let bytes_written = size(&pairs_path)? + size(&scores_path)?;
     Ok(Verified {
         checked,
+        verified,
         pairs: accepted,
         bytes_written,
     })

@@ -748,8 +748,10 @@ fn minhash_candidates_over_many_chunks_equal_sketch_then_search() {
 }
 
 /// `Outcome::fate` against its definition: a dropped document is an exact copy when
-/// its text, folded as the exact pass folds it, equals the kept document's; checked
-/// with a representative policy that keeps a later copy, and without an exact pass.
+/// its text, folded as the exact pass folds it, equals the kept document's or that of
+/// an earlier document of its group (issue 30: each set of `s` copies gives `s − 1`
+/// exact copies whatever the grouping); checked with a representative policy that
+/// keeps a later copy, and without an exact pass.
 #[test]
 fn fate_names_exact_copies_of_the_kept_document() {
     use ndd_pipeline::{Fate, OrderKey, Representative};
@@ -770,7 +772,11 @@ fn fate_names_exact_copies_of_the_kept_document() {
                 None => Fate::Unique,
                 Some(g) if g.representative == i => Fate::Kept,
                 Some(g)
-                    if exact_pass && fold(&docs[i].text) == fold(&docs[g.representative].text) =>
+                    if exact_pass
+                        && (fold(&docs[i].text) == fold(&docs[g.representative].text)
+                            || g.members
+                                .iter()
+                                .any(|&m| m < i && fold(&docs[m].text) == fold(&docs[i].text))) =>
                 {
                     Fate::ExactCopy
                 }
@@ -790,7 +796,7 @@ fn fate_names_exact_copies_of_the_kept_document() {
         (out.fate(1), out.fate(2)),
         (Fate::NearDuplicate, Fate::ExactCopy)
     );
-    // Earliest order kept (b): a and c are near-duplicates of b, not copies of it.
+    // Earliest order kept (b): a is a near-duplicate of b, c an exact copy of a.
     let out = check(
         Dedup::new()
             .threshold(0.7)
@@ -799,7 +805,7 @@ fn fate_names_exact_copies_of_the_kept_document() {
     );
     assert_eq!(
         (out.fate(0), out.fate(2)),
-        (Fate::NearDuplicate, Fate::NearDuplicate)
+        (Fate::NearDuplicate, Fate::ExactCopy)
     );
     // c's order (2) comes before a's (3): among {a, b, c} without b, c would be kept and
     // a is its copy.

@@ -21,13 +21,15 @@ const TEXT2: &str =
     "Random hyperplanes estimate the angle between two feature vectors and a few bits are enough";
 const TEXT3: &str = "to be or not to be that is the question to be or not to be";
 
+/// Word 5-gram shingles (the golden vectors' features; `SimHasher::new` gave them in
+/// 0.1.0) with the other settings given.
 fn hasher(bits: usize, seed: u64, projection: Projection, weighting: Weighting) -> SimHasher {
     SimHasher::builder()
         .bits(bits)
         .seed(seed)
         .projection(projection)
         .weighting(weighting)
-        .build()
+        .build_with(WordShingler::new(5).unwrap())
         .unwrap()
 }
 
@@ -502,7 +504,7 @@ fn invalid_parameters_are_errors() {
     let stats = DocumentFrequencies::from_documents(&WordShingler::new(1).unwrap(), ["a b"]);
     let e = SimHasher::builder()
         .weighting(Weighting::tf_idf(stats))
-        .build() // word 5-grams
+        .build() // word 3-grams
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::Incompatible);
 }
