@@ -52,6 +52,20 @@ pub struct Accepted<I> {
 }
 
 /// Where [`Accepted::with_problem_sink`] sends every problem.
+///
+/// # Example
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use near_dup::corpus::{Problem, ProblemKind, ProblemSink};
+/// let lines = Arc::new(Mutex::new(Vec::new()));
+/// let log = Arc::clone(&lines);
+/// let mut sink: ProblemSink = Box::new(move |p: &Problem| {
+///     log.lock().unwrap().push(format!("{}\t{}", p.kind.name(), p.location));
+/// });
+/// sink(&Problem::new("a.txt", "file is empty", ProblemKind::Empty));
+/// assert_eq!(*lines.lock().unwrap(), ["empty\ta.txt"]);
+/// ```
 pub type ProblemSink = Box<dyn FnMut(&Problem) + Send>;
 
 impl<I: std::fmt::Debug> std::fmt::Debug for Accepted<I> {
