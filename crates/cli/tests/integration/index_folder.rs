@@ -6,7 +6,7 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::{fails, ndd, ok};
@@ -155,9 +155,7 @@ fn a_run_killed_during_an_append_leaves_the_state_before_or_after() {
             &["dedup", "--input", "a.jsonl", "--index-out", "ix/"],
             d,
         ));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ndd"))
-            .args(add)
-            .current_dir(d)
+        let mut child = common::ndd_command(&add, d)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

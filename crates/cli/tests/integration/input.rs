@@ -7,7 +7,12 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::common::{fails, ndd, ok, text};
+use crate::common::{dir_with, fails, ndd, ok, text};
+
+/// A temporary folder holding `c.jsonl`, the `records` one a line.
+fn c_jsonl(records: &[&str]) -> tempfile::TempDir {
+    dir_with("c.jsonl", records.join("\n") + "\n")
+}
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -218,16 +223,11 @@ fn utf16_files_with_a_byte_order_mark_are_decoded() {
 
 #[test]
 fn a_jsonl_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("c.jsonl"),
-        concat!(
-            "{\"id\": \"a\", \"text\": \"one two three four\", \"date\": 2}\n",
-            "{\"id\": \"b\", \"text\": \"five six seven eight\"}\n",
-            "{\"id\": \"c\", \"text\": \"nine ten eleven twelve\"}\n",
-        ),
-    )
-    .unwrap();
+    let dir = c_jsonl(&[
+        "{\"id\": \"a\", \"text\": \"one two three four\", \"date\": 2}",
+        "{\"id\": \"b\", \"text\": \"five six seven eight\"}",
+        "{\"id\": \"c\", \"text\": \"nine ten eleven twelve\"}",
+    ]);
     let run = |extra: &[&str]| {
         let mut args = vec!["dedup", "-q", "--input", "c.jsonl"];
         args.extend_from_slice(extra);
@@ -295,16 +295,11 @@ fn a_jsonl_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
 
 #[test]
 fn nested_fields_are_named_by_json_pointer() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("c.jsonl"),
-        concat!(
-            "{\"meta\": {\"id\": \"m1\", \"a/b\": 3}, \"body\": {\"text\": \"the same letter about cats\"}}\n",
-            "{\"meta\": {\"id\": \"m2\", \"a/b\": 1}, \"body\": {\"text\": \"the same letter about cats\"}}\n",
-            "{\"meta\": {\"id\": \"m3\", \"a/b\": 2}, \"body\": {\"text\": \"a different note on dogs\"}}\n",
-        ),
-    )
-    .unwrap();
+    let dir = c_jsonl(&[
+        "{\"meta\": {\"id\": \"m1\", \"a/b\": 3}, \"body\": {\"text\": \"the same letter about cats\"}}",
+        "{\"meta\": {\"id\": \"m2\", \"a/b\": 1}, \"body\": {\"text\": \"the same letter about cats\"}}",
+        "{\"meta\": {\"id\": \"m3\", \"a/b\": 2}, \"body\": {\"text\": \"a different note on dogs\"}}",
+    ]);
     let out = ndd(
         &[
             "dedup",
