@@ -622,48 +622,21 @@ fn incremental_batches_equal_one_run_over_both() {
             .collect::<Vec<_>>(),
         expected
     );
-    // Settings come from the index; a corrupt index is bad input.
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "--input",
-                "two.jsonl",
-                "--index-in",
-                "index.ndd",
-                "--k",
-                "5",
-            ],
-            p,
-        ),
-        2,
-        "--k",
-    );
+    // Settings come from the index; a corrupt index is bad input; the index read is
+    // no output.
     fs::write(p.join("bad.ndd"), b"NDDX garbage").unwrap();
-    fails(
-        &ndd(
-            &["dedup", "--input", "two.jsonl", "--index-in", "bad.ndd"],
-            p,
-        ),
-        1,
-        "bad.ndd",
-    );
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "--input",
-                "two.jsonl",
-                "--index-in",
-                "index.ndd",
-                "--pairs-out",
-                "index.ndd",
-            ],
-            p,
-        ),
-        2,
-        "--index-in",
-    );
+    let index_in = |rest: &[&str]| {
+        let base = ["dedup", "--input", "two.jsonl", "--index-in"];
+        ndd(&[&base[..], rest].concat(), p)
+    };
+    let cases: [(&[&str], i32, &str); 3] = [
+        (&["index.ndd", "--k", "5"], 2, "--k"),
+        (&["bad.ndd"], 1, "bad.ndd"),
+        (&["index.ndd", "--pairs-out", "index.ndd"], 2, "--index-in"),
+    ];
+    for (rest, code, message) in cases {
+        fails(&index_in(rest), code, message);
+    }
 }
 
 #[test]
