@@ -36,6 +36,14 @@ pub(crate) fn ndd_stdin(args: &[&str], dir: &Path, input: &[u8]) -> Output {
     child.wait_with_output().expect("wait for ndd")
 }
 
+/// A temporary folder with an empty folder `name` in it; returns both.
+pub(crate) fn dir_with_folder(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let folder = dir.path().join(name);
+    fs::create_dir(&folder).expect("create the input folder");
+    (dir, folder)
+}
+
 /// A temporary folder holding one file, `name`, with `contents`.
 pub(crate) fn dir_with(name: &str, contents: impl AsRef<[u8]>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");

@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::common::{dir_with, fails, ndd, ok, text};
+use crate::common::{dir_with, dir_with_folder, fails, ndd, ok, text};
 
 /// A temporary folder holding `c.jsonl`, the `records` one a line.
 fn c_jsonl(records: &[&str]) -> tempfile::TempDir {
@@ -44,9 +44,7 @@ fn kept(path: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn gzip_files_in_a_folder_are_read_as_the_same_files_uncompressed() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     fs::write(f.join("a.txt.gz"), gzip(b"the first letter about cats")).unwrap();
     // A JSONL file in a folder is one document, compressed or not.
     fs::write(
@@ -84,9 +82,7 @@ fn gzip_files_in_a_folder_are_read_as_the_same_files_uncompressed() {
 
 #[test]
 fn a_gzip_bomb_in_a_folder_is_refused_by_the_document_bound() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     // 20 MB of one letter compress to about 20 kB: far under the bound as stored.
     let bomb = gzip(&vec![b'a'; 20 << 20]);
     assert!(bomb.len() < 100_000);
@@ -136,9 +132,7 @@ fn a_gzip_bomb_in_a_folder_is_refused_by_the_document_bound() {
 /// asked, and the summary says so.
 #[test]
 fn legacy_encodings_are_reported_or_decoded_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     fs::write(f.join("latin.txt"), b"caf\xe9 au lait, \x80 5").unwrap();
     fs::write(f.join("utf8.txt"), "déjà vu").unwrap();
     let run = |extra: &[&str]| {
@@ -190,9 +184,7 @@ fn legacy_encodings_are_reported_or_decoded_when_asked() {
 
 #[test]
 fn utf16_files_with_a_byte_order_mark_are_decoded() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     let le: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
         .chain("Grüße aus Köln".encode_utf16().flat_map(u16::to_le_bytes))

@@ -514,10 +514,8 @@ fn no_output_replaces_a_file_the_run_reads() {
 #[cfg(unix)]
 #[test]
 fn links_out_of_the_input_folder_are_not_followed_unless_asked() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, corpus) = common::dir_with_folder("corpus");
     let d = dir.path();
-    let corpus = d.join("corpus");
-    fs::create_dir(&corpus).unwrap();
     fs::write(
         corpus.join("a.txt"),
         "the minutes of the meeting of the parish council",
