@@ -1,24 +1,13 @@
 //! The integration tests of `near-dup`, one module per file, built as one test binary: the
 //! crate and its dependencies are linked once, not once per file (docs/decisions.md).
 
-#[cfg(all(
-    feature = "minhash",
-    feature = "lsh",
-    feature = "imatch",
-    feature = "simhash",
-    feature = "pipeline"
-))]
+// The feature `pipeline` brings `corpus`, `shingle`, `lsh`, `index`, `minhash`,
+// `simhash`, `ncd`, `imatch` and `align` with it, and each method feature `shingle`
+// (Cargo.toml): a module's `cfg` names only what these do not imply.
+#[cfg(feature = "pipeline")]
 mod byte_forms;
 mod common;
-#[cfg(all(
-    feature = "lsh",
-    feature = "index",
-    feature = "simhash",
-    feature = "imatch",
-    feature = "ncd",
-    feature = "align",
-    feature = "pipeline"
-))]
+#[cfg(feature = "pipeline")]
 mod constructors;
 #[cfg(all(
     feature = "minhash",
@@ -30,12 +19,7 @@ mod defaults;
 mod docs_have_examples;
 #[cfg(all(feature = "shingle", feature = "eval", feature = "index"))]
 mod end_to_end;
-#[cfg(all(
-    feature = "imatch",
-    feature = "eval",
-    feature = "shingle",
-    feature = "index"
-))]
+#[cfg(all(feature = "imatch", feature = "eval", feature = "index"))]
 mod imatch_end_to_end;
 #[cfg(all(
     feature = "minhash",
@@ -45,7 +29,6 @@ mod imatch_end_to_end;
 ))]
 mod index_bytes;
 #[cfg(all(
-    feature = "shingle",
     feature = "eval",
     feature = "minhash",
     feature = "lsh",

@@ -477,6 +477,31 @@ fn refuse_device(file: &File) -> io::Result<()> {
     Ok(())
 }
 
+impl<R: BufRead> JsonlReader<R> {
+    /// A decoded line as the next item, or `None` for a blank line (counted).
+    fn item(
+        &mut self,
+        decoded: Option<Result<LineDoc, (ProblemKind, String)>>,
+    ) -> Option<Result<Document, Problem>> {
+        let Some(decoded) = decoded else {
+            self.blank += 1;
+            return None;
+        };
+        Some(match decoded {
+            Ok(line) => Ok(self.note(line)),
+            Err((kind, m)) => Err(self.problem(kind, m)),
+        })
+    }
+
+    /// A read error: the rest of the input is lost, the problem stands at the next line.
+    fn read_error(&mut self, e: &io::Error) -> Problem {
+        self.done = true;
+        self.line += 1;
+        let message = format!("read error, the rest of the input is lost: {e}");
+        self.problem(ProblemKind::Unreadable, message)
+    }
+}
+
 impl<R: BufRead> Iterator for JsonlReader<R> {
     type Item = Result<Document, Problem>;
 
@@ -491,10 +516,7 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
             let fast = match self.reader.fill_buf() {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    self.done = true;
-                    self.line += 1;
-                    let message = format!("read error, the rest of the input is lost: {e}");
-                    return Some(Err(self.problem(ProblemKind::Unreadable, message)));
+                    return Some(Err(self.read_error(&e)));
                 }
                 Ok(avail) => match memchr::memchr(b'\n', avail) {
                     Some(i) if i as u64 <= max => {
@@ -507,26 +529,15 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                 self.reader.consume(i + 1);
                 self.consumed += i as u64 + 1;
                 self.line += 1;
-                match decoded {
-                    None => {
-                        self.blank += 1;
-                        continue;
-                    }
-                    Some(result) => {
-                        return Some(match result {
-                            Ok(line) => Ok(self.note(line)),
-                            Err((kind, m)) => Err(self.problem(kind, m)),
-                        });
-                    }
+                if let Some(item) = self.item(decoded) {
+                    return Some(item);
                 }
+                continue;
             }
             let read = self.read_line_bounded();
             match read {
                 Err(e) => {
-                    self.done = true;
-                    self.line += 1;
-                    let message = format!("read error, the rest of the input is lost: {e}");
-                    return Some(Err(self.problem(ProblemKind::Unreadable, message)));
+                    return Some(Err(self.read_error(&e)));
                 }
                 Ok(LineRead::Eof) => {
                     self.done = true;
@@ -542,17 +553,9 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
                 }
                 Ok(LineRead::Line) => {
                     self.line += 1;
-                    match decode_line(&self.buf, self.line, &self.options) {
-                        None => {
-                            self.blank += 1;
-                            continue;
-                        }
-                        Some(result) => {
-                            return Some(match result {
-                                Ok(line) => Ok(self.note(line)),
-                                Err((kind, m)) => Err(self.problem(kind, m)),
-                            });
-                        }
+                    let decoded = decode_line(&self.buf, self.line, &self.options);
+                    if let Some(item) = self.item(decoded) {
+                        return Some(item);
                     }
                 }
             }

@@ -243,6 +243,21 @@ fn timely_config(args: &Args) -> Result<timely::Config, String> {
 
 type Sink<D> = Rc<RefCell<Vec<(D, isize)>>>;
 
+/// Sends every update of `collection` to worker 0 and pushes it into `sink` there,
+/// the stream observed by `probe`.
+fn gather<D: timely::ExchangeData + Copy>(
+    collection: differential_dataflow::VecCollection<'_, u64, D, isize>,
+    sink: &Sink<D>,
+    probe: &Probe<u64>,
+) {
+    let sink = Rc::clone(sink);
+    collection
+        .inner
+        .exchange(|_| 0)
+        .inspect(move |(d, _t, n)| sink.borrow_mut().push((*d, *n)))
+        .probe_with(probe);
+}
+
 /// The score of a candidate pair as every ndd engine scores it, `None` below the
 /// estimate floor: the MinHash estimate, then (for the set verifiers) the pipeline's
 /// set measure.
@@ -347,18 +362,8 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
         let labels = propagate(both, nodes).filter(|(doc, label)| doc != label);
 
         // Everything worker 0 writes goes to worker 0.
-        let sink = Rc::clone(&labels_out);
-        labels
-            .inner
-            .exchange(|_| 0)
-            .inspect(move |(l, _t, n)| sink.borrow_mut().push((*l, *n)))
-            .probe_with(&probe);
-        let sink = Rc::clone(&pairs_out);
-        pairs
-            .inner
-            .exchange(|_| 0)
-            .inspect(move |(p, _t, n)| sink.borrow_mut().push((*p, *n)))
-            .probe_with(&probe);
+        gather(labels, &labels_out, &probe);
+        gather(pairs, &pairs_out, &probe);
         (digests_in, keys_in, data_in)
     });
 

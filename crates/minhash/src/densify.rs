@@ -220,11 +220,7 @@ impl Densifier {
                     .find(|&j| bit_is_set(occupied, j))
                     // Not reached in practice (probability < (1 − 1/k)^(64k) ≈ e^-64);
                     // bounds the loop: the next non-empty bin to the right.
-                    .or_else(|| {
-                        (1..k)
-                            .map(|d| (i + d) % k)
-                            .find(|&j| bit_is_set(occupied, j))
-                    });
+                    .or_else(|| next_occupied(occupied, i, k));
                 if let Some(src) = src {
                     bins[i] = bins[src];
                 }
@@ -386,6 +382,14 @@ pub(crate) fn bit_is_set(bits: &[u64], i: usize) -> bool {
     bits.get(i >> 6).is_some_and(|w| (w >> (i & 63)) & 1 != 0)
 }
 
+/// The first set bit after `i` in `occupied`, cyclically over `k` bins: the fallback
+/// source of an empty bin when its probe sequence finds none.
+fn next_occupied(occupied: &[u64], i: usize, k: usize) -> Option<usize> {
+    (1..k)
+        .map(|d| (i + d) % k)
+        .find(|&j| bit_is_set(occupied, j))
+}
+
 /// The per-feature key of one-permutation hashing, derived from the seed.
 pub(crate) fn oph_key(d: &Densifier) -> u64 {
     // Independent of the densification key: a different constant through mix64.
@@ -409,11 +413,7 @@ mod tests {
             let src = (0..64 * k as u64)
                 .map(|t| (i + d.shift(t)) % k)
                 .find(|&j| bit_is_set(occupied, j))
-                .or_else(|| {
-                    (1..k)
-                        .map(|s| (i + s) % k)
-                        .find(|&j| bit_is_set(occupied, j))
-                });
+                .or_else(|| next_occupied(occupied, i, k));
             if let Some(j) = src {
                 *slot = bins[j];
             }

@@ -561,41 +561,34 @@ fn incremental_batches_equal_one_run_over_both() {
         p,
     ));
     let saved = fs::read(p.join("index.ndd")).unwrap();
-    // Checking without --add leaves the index as it was.
-    let out = ok(&ndd(
-        &[
+    // The second batch against the index.
+    let two_in = |rest: &[&str]| {
+        let base = [
             "dedup",
             "-q",
             "--input",
             "two.jsonl",
             "--index-in",
             "index.ndd",
-        ],
-        p,
-    ));
+        ];
+        ndd(&[&base[..], rest].concat(), p)
+    };
+    // Checking without --add leaves the index as it was.
+    let out = ok(&two_in(&[]));
     assert!(
         out.contains("16 documents indexed before this batch"),
         "{out}"
     );
     assert_eq!(fs::read(p.join("index.ndd")).unwrap(), saved);
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            "two.jsonl",
-            "--index-in",
-            "index.ndd",
-            "--add",
-            "--clusters-out",
-            "two-c.tsv",
-            "--pairs-out",
-            "two-p.tsv",
-            "--drop-out",
-            "two-drop.txt",
-        ],
-        p,
-    ));
+    ok(&two_in(&[
+        "--add",
+        "--clusters-out",
+        "two-c.tsv",
+        "--pairs-out",
+        "two-p.tsv",
+        "--drop-out",
+        "two-drop.txt",
+    ]));
     assert_ne!(fs::read(p.join("index.ndd")).unwrap(), saved);
     let rows = |name: &str, header: &str| tsv(&p.join(name), header);
     let mut clusters = rows("one-c.tsv", "id\tcluster");
@@ -622,48 +615,21 @@ fn incremental_batches_equal_one_run_over_both() {
             .collect::<Vec<_>>(),
         expected
     );
-    // Settings come from the index; a corrupt index is bad input.
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "--input",
-                "two.jsonl",
-                "--index-in",
-                "index.ndd",
-                "--k",
-                "5",
-            ],
-            p,
-        ),
-        2,
-        "--k",
-    );
+    // Settings come from the index; a corrupt index is bad input; the index read is
+    // no output.
     fs::write(p.join("bad.ndd"), b"NDDX garbage").unwrap();
-    fails(
-        &ndd(
-            &["dedup", "--input", "two.jsonl", "--index-in", "bad.ndd"],
-            p,
-        ),
-        1,
-        "bad.ndd",
-    );
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "--input",
-                "two.jsonl",
-                "--index-in",
-                "index.ndd",
-                "--pairs-out",
-                "index.ndd",
-            ],
-            p,
-        ),
-        2,
-        "--index-in",
-    );
+    let index_in = |rest: &[&str]| {
+        let base = ["dedup", "--input", "two.jsonl", "--index-in"];
+        ndd(&[&base[..], rest].concat(), p)
+    };
+    let cases: [(&[&str], i32, &str); 3] = [
+        (&["index.ndd", "--k", "5"], 2, "--k"),
+        (&["bad.ndd"], 1, "bad.ndd"),
+        (&["index.ndd", "--pairs-out", "index.ndd"], 2, "--index-in"),
+    ];
+    for (rest, code, message) in cases {
+        fails(&index_in(rest), code, message);
+    }
 }
 
 #[test]

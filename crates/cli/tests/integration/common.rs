@@ -6,19 +6,22 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+/// The built `ndd` with `args`, to run in `dir`; the caller sets its streams.
+pub(crate) fn ndd_command(args: &[&str], dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ndd"));
+    command.args(args).current_dir(dir);
+    command
+}
+
 pub(crate) fn ndd(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ndd"))
-        .args(args)
-        .current_dir(dir)
+    ndd_command(args, dir)
         .stdin(Stdio::null())
         .output()
         .expect("run ndd")
 }
 
 pub(crate) fn ndd_stdin(args: &[&str], dir: &Path, input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ndd"))
-        .args(args)
-        .current_dir(dir)
+    let mut child = ndd_command(args, dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -31,6 +34,21 @@ pub(crate) fn ndd_stdin(args: &[&str], dir: &Path, input: &[u8]) -> Output {
         other => other.expect("write stdin"),
     }
     child.wait_with_output().expect("wait for ndd")
+}
+
+/// A temporary folder with an empty folder `name` in it; returns both.
+pub(crate) fn dir_with_folder(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let folder = dir.path().join(name);
+    fs::create_dir(&folder).expect("create the input folder");
+    (dir, folder)
+}
+
+/// A temporary folder holding one file, `name`, with `contents`.
+pub(crate) fn dir_with(name: &str, contents: impl AsRef<[u8]>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    fs::write(dir.path().join(name), contents).expect("write the fixture");
+    dir
 }
 
 pub(crate) fn text(b: &[u8]) -> String {

@@ -239,9 +239,7 @@ fn links_in_asserts_must_and_cannot_links_by_id() {
 
 #[test]
 fn a_folder_has_no_fields_to_read() {
-    let dir = tempfile::tempdir().unwrap();
-    let folder = dir.path().join("letters");
-    fs::create_dir(&folder).unwrap();
+    let (dir, folder) = common::dir_with_folder("letters");
     let letter = words(5, 60).join(" ");
     for i in 0..7 {
         fs::write(folder.join(format!("copy{i}.txt")), &letter).unwrap();

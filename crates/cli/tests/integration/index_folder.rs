@@ -6,14 +6,17 @@
 use crate::common;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::{fails, ndd, ok};
 use ndd_pipeline::DedupIndex;
 
-/// The bundled corpus split in two batch files in `dir`: `a.jsonl` and `b.jsonl`.
-fn batches(dir: &Path) {
+/// A temporary folder holding the bundled corpus split in two batch files: `a.jsonl`
+/// and `b.jsonl`.
+fn batches() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
     // Read when the test runs (not compiled in), as the other tests of the bundled
     // corpus do: the package built from its .crate alone has no data/ folder.
     let path = concat!(
@@ -26,21 +29,24 @@ fn batches(dir: &Path) {
     let half = lines.len() / 2;
     std::fs::write(dir.join("a.jsonl"), lines[..half].join("\n") + "\n").unwrap();
     std::fs::write(dir.join("b.jsonl"), lines[half..].join("\n") + "\n").unwrap();
+    tmp
+}
+
+/// Indexes the first batch, `a.jsonl` in `d`, into `out` (a file, or a folder when
+/// it ends in `/`).
+fn index_a(d: &Path, out: &str) {
+    ok(&ndd(
+        &["dedup", "--input", "a.jsonl", "--index-out", out],
+        d,
+    ));
 }
 
 #[test]
 fn batches_through_a_folder_give_the_single_files_pairs_and_index() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = batches();
     let d = tmp.path();
-    batches(d);
-    ok(&ndd(
-        &["dedup", "--input", "a.jsonl", "--index-out", "ix/"],
-        d,
-    ));
-    ok(&ndd(
-        &["dedup", "--input", "a.jsonl", "--index-out", "ix.ndd"],
-        d,
-    ));
+    index_a(d, "ix/");
+    index_a(d, "ix.ndd");
     let segment1 = std::fs::read(d.join("ix/segment-00000001.ndds")).unwrap();
     for ix in ["ix", "ix.ndd"] {
         let pairs = format!("{ix}.tsv");
@@ -121,14 +127,10 @@ fn delays(seed: u64, n: usize, max: Duration) -> Vec<Duration> {
 
 #[test]
 fn a_run_killed_during_an_append_leaves_the_state_before_or_after() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = batches();
     let d = tmp.path();
-    batches(d);
     // The reference: before and after the append, and how long an append takes.
-    ok(&ndd(
-        &["dedup", "--input", "a.jsonl", "--index-out", "ref/"],
-        d,
-    ));
+    index_a(d, "ref/");
     let before = DedupIndex::load(&d.join("ref")).unwrap().to_bytes();
     let add = [
         "dedup",
@@ -151,13 +153,8 @@ fn a_run_killed_during_an_append_leaves_the_state_before_or_after() {
     for (run, delay) in delays(28, 10, took.mul_f64(1.0)).into_iter().enumerate() {
         let ix = d.join("ix");
         let _ = std::fs::remove_dir_all(&ix);
-        ok(&ndd(
-            &["dedup", "--input", "a.jsonl", "--index-out", "ix/"],
-            d,
-        ));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ndd"))
-            .args(add)
-            .current_dir(d)
+        index_a(d, "ix/");
+        let mut child = common::ndd_command(&add, d)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())

@@ -7,7 +7,12 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::common::{fails, ndd, ok, text};
+use crate::common::{dir_with, dir_with_folder, fails, ndd, ok, text};
+
+/// A temporary folder holding `c.jsonl`, the `records` one a line.
+fn c_jsonl(records: &[&str]) -> tempfile::TempDir {
+    dir_with("c.jsonl", records.join("\n") + "\n")
+}
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -39,9 +44,7 @@ fn kept(path: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn gzip_files_in_a_folder_are_read_as_the_same_files_uncompressed() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     fs::write(f.join("a.txt.gz"), gzip(b"the first letter about cats")).unwrap();
     // A JSONL file in a folder is one document, compressed or not.
     fs::write(
@@ -79,9 +82,7 @@ fn gzip_files_in_a_folder_are_read_as_the_same_files_uncompressed() {
 
 #[test]
 fn a_gzip_bomb_in_a_folder_is_refused_by_the_document_bound() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     // 20 MB of one letter compress to about 20 kB: far under the bound as stored.
     let bomb = gzip(&vec![b'a'; 20 << 20]);
     assert!(bomb.len() < 100_000);
@@ -131,9 +132,7 @@ fn a_gzip_bomb_in_a_folder_is_refused_by_the_document_bound() {
 /// asked, and the summary says so.
 #[test]
 fn legacy_encodings_are_reported_or_decoded_when_asked() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     fs::write(f.join("latin.txt"), b"caf\xe9 au lait, \x80 5").unwrap();
     fs::write(f.join("utf8.txt"), "déjà vu").unwrap();
     let run = |extra: &[&str]| {
@@ -185,9 +184,7 @@ fn legacy_encodings_are_reported_or_decoded_when_asked() {
 
 #[test]
 fn utf16_files_with_a_byte_order_mark_are_decoded() {
-    let dir = tempfile::tempdir().unwrap();
-    let f = dir.path().join("f");
-    fs::create_dir(&f).unwrap();
+    let (dir, f) = dir_with_folder("f");
     let le: Vec<u8> = [0xFF, 0xFE]
         .into_iter()
         .chain("Grüße aus Köln".encode_utf16().flat_map(u16::to_le_bytes))
@@ -218,16 +215,11 @@ fn utf16_files_with_a_byte_order_mark_are_decoded() {
 
 #[test]
 fn a_jsonl_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("c.jsonl"),
-        concat!(
-            "{\"id\": \"a\", \"text\": \"one two three four\", \"date\": 2}\n",
-            "{\"id\": \"b\", \"text\": \"five six seven eight\"}\n",
-            "{\"id\": \"c\", \"text\": \"nine ten eleven twelve\"}\n",
-        ),
-    )
-    .unwrap();
+    let dir = c_jsonl(&[
+        "{\"id\": \"a\", \"text\": \"one two three four\", \"date\": 2}",
+        "{\"id\": \"b\", \"text\": \"five six seven eight\"}",
+        "{\"id\": \"c\", \"text\": \"nine ten eleven twelve\"}",
+    ]);
     let run = |extra: &[&str]| {
         let mut args = vec!["dedup", "-q", "--input", "c.jsonl"];
         args.extend_from_slice(extra);
@@ -295,16 +287,11 @@ fn a_jsonl_field_no_record_has_is_an_error_and_one_some_lack_a_warning() {
 
 #[test]
 fn nested_fields_are_named_by_json_pointer() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("c.jsonl"),
-        concat!(
-            "{\"meta\": {\"id\": \"m1\", \"a/b\": 3}, \"body\": {\"text\": \"the same letter about cats\"}}\n",
-            "{\"meta\": {\"id\": \"m2\", \"a/b\": 1}, \"body\": {\"text\": \"the same letter about cats\"}}\n",
-            "{\"meta\": {\"id\": \"m3\", \"a/b\": 2}, \"body\": {\"text\": \"a different note on dogs\"}}\n",
-        ),
-    )
-    .unwrap();
+    let dir = c_jsonl(&[
+        "{\"meta\": {\"id\": \"m1\", \"a/b\": 3}, \"body\": {\"text\": \"the same letter about cats\"}}",
+        "{\"meta\": {\"id\": \"m2\", \"a/b\": 1}, \"body\": {\"text\": \"the same letter about cats\"}}",
+        "{\"meta\": {\"id\": \"m3\", \"a/b\": 2}, \"body\": {\"text\": \"a different note on dogs\"}}",
+    ]);
     let out = ndd(
         &[
             "dedup",

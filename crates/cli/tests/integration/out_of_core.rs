@@ -97,10 +97,8 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
 
 #[test]
 fn a_folder_and_a_changed_input() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = common::dir_with_folder("docs");
     let d = dir.path();
-    let input = d.join("docs");
-    fs::create_dir(&input).unwrap();
     let letter = "we the undersigned ask the council to keep the library open on sundays \
                   because students and families rely on it every weekend of the year";
     for i in 0..6 {

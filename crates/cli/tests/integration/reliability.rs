@@ -13,6 +13,22 @@ use std::path::Path;
 use common::{fails, ndd, ok};
 
 /// A JSONL file of `n` short letters, two of each (`a` and `b` copies).
+/// A temporary folder holding `name`, three letters and their copies (see
+/// [`letters`]); returns the folder and the name.
+fn three_letters(name: &str) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let name = letters(dir.path(), name, 3, 0);
+    (dir, name)
+}
+
+/// Builds the index `ix.ndd` in `d` from the file `input`.
+fn build_index(d: &Path, input: &str) {
+    ok(&ndd(
+        &["dedup", "-q", "--input", input, "--index-out", "ix.ndd"],
+        d,
+    ));
+}
+
 fn letters(dir: &Path, name: &str, n: usize, first: usize) -> String {
     let mut s = String::new();
     for i in first..first + n {
@@ -119,9 +135,8 @@ fn a_device_as_input_is_refused() {
 #[cfg(unix)]
 #[test]
 fn outputs_that_are_not_regular_files_are_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = three_letters("in.jsonl");
     let d = dir.path();
-    let input = letters(d, "in.jsonl", 3, 0);
     let fifo = std::process::Command::new("mkfifo")
         .arg(d.join("fifo"))
         .status()
@@ -208,9 +223,8 @@ fn outputs_to_standard_output() {
 #[test]
 fn a_replaced_output_keeps_its_mode() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = three_letters("in.jsonl");
     let d = dir.path();
-    let input = letters(d, "in.jsonl", 3, 0);
     for (name, mode) in [("drop.txt", 0o600), ("keep.jsonl", 0o640)] {
         fs::write(d.join(name), "old\n").unwrap();
         fs::set_permissions(d.join(name), fs::Permissions::from_mode(mode)).unwrap();
@@ -268,10 +282,7 @@ fn concurrent_updates_of_an_index_lose_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let base = letters(d, "base.jsonl", 2, 1_000_000);
-    ok(&ndd(
-        &["dedup", "-q", "--input", &base, "--index-out", "ix.ndd"],
-        d,
-    ));
+    build_index(d, &base);
     let a = letters(d, "a.jsonl", 4_000, 0);
     let b = letters(d, "b.jsonl", 4_000, 10_000);
     for _ in 0..3 {
@@ -315,14 +326,10 @@ fn concurrent_updates_of_an_index_lose_nothing() {
 /// the state unchanged; the lock is gone after every run, failed or not.
 #[test]
 fn a_locked_state_is_refused_and_locks_are_released() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, a) = three_letters("a.jsonl");
     let d = dir.path();
-    let a = letters(d, "a.jsonl", 3, 0);
     let b = letters(d, "b.jsonl", 3, 100);
-    ok(&ndd(
-        &["dedup", "-q", "--input", &a, "--index-out", "ix.ndd"],
-        d,
-    ));
+    build_index(d, &a);
     ok(&ndd(
         &[
             "dedup",
@@ -348,35 +355,33 @@ fn a_locked_state_is_refused_and_locks_are_released() {
         v
     };
     let files = lists(d);
+    // The same update of the index and of the filter, refused while locked and
+    // accepted after.
+    let add = [
+        "dedup",
+        "-q",
+        "--input",
+        &b,
+        "--index-in",
+        "ix.ndd",
+        "--add",
+    ];
+    let bloom = [
+        "dedup",
+        "-q",
+        "--input",
+        &b,
+        "--bloom",
+        "--bloom-in",
+        "f.bloom",
+        "--bloom-out",
+        "f.bloom",
+    ];
     fs::write(d.join(".ix.ndd.ndd-lock"), "4242\n").unwrap();
     fs::write(d.join(".f.bloom.ndd-lock"), "4243\n").unwrap();
-    let out = ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            &b,
-            "--index-in",
-            "ix.ndd",
-            "--add",
-        ],
-        d,
-    );
+    let out = ndd(&add, d);
     fails(&out, 1, "another ndd run is updating it (process 4242)");
-    let out = ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            &b,
-            "--bloom",
-            "--bloom-in",
-            "f.bloom",
-            "--bloom-out",
-            "f.bloom",
-        ],
-        d,
-    );
+    let out = ndd(&bloom, d);
     fails(&out, 1, "another ndd run is updating it (process 4243)");
     assert_eq!(
         (
@@ -387,49 +392,10 @@ fn a_locked_state_is_refused_and_locks_are_released() {
     );
     fs::remove_file(d.join(".ix.ndd.ndd-lock")).unwrap();
     fs::remove_file(d.join(".f.bloom.ndd-lock")).unwrap();
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            &b,
-            "--index-in",
-            "ix.ndd",
-            "--add",
-        ],
-        d,
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            &b,
-            "--bloom",
-            "--bloom-in",
-            "f.bloom",
-            "--bloom-out",
-            "f.bloom",
-        ],
-        d,
-    ));
+    ok(&ndd(&add, d));
+    ok(&ndd(&bloom, d));
     // A failed update releases its lock too.
-    fails(
-        &ndd(
-            &[
-                "dedup",
-                "-q",
-                "--input",
-                &b,
-                "--index-in",
-                "ix.ndd",
-                "--add",
-            ],
-            d,
-        ),
-        1,
-        "already in the index",
-    );
+    fails(&ndd(&add, d), 1, "already in the index");
     assert_eq!(lists(d), files);
 }
 
@@ -437,13 +403,9 @@ fn a_locked_state_is_refused_and_locks_are_released() {
 /// "dropped" as a copy of itself).
 #[test]
 fn a_batch_added_twice_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, a) = three_letters("a.jsonl");
     let d = dir.path();
-    let a = letters(d, "a.jsonl", 3, 0);
-    ok(&ndd(
-        &["dedup", "-q", "--input", &a, "--index-out", "ix.ndd"],
-        d,
-    ));
+    build_index(d, &a);
     let before = fs::read(d.join("ix.ndd")).unwrap();
     let out = ndd(
         &[
@@ -517,32 +479,21 @@ fn a_work_dir_of_the_users_files_is_refused_and_left_alone() {
     assert_eq!(fs::read_dir(&work).unwrap().count(), names.len());
     assert!(!d.join("k.jsonl").exists());
     // A new folder works, and a second run reuses it.
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            &a,
-            "--work-dir",
-            "new",
-            "--keep-out",
-            "k.jsonl",
-        ],
-        d,
-    ));
-    ok(&ndd(
-        &[
-            "dedup",
-            "-q",
-            "--input",
-            &a,
-            "--work-dir",
-            "new",
-            "--keep-out",
-            "k.jsonl",
-        ],
-        d,
-    ));
+    for _ in 0..2 {
+        ok(&ndd(
+            &[
+                "dedup",
+                "-q",
+                "--input",
+                &a,
+                "--work-dir",
+                "new",
+                "--keep-out",
+                "k.jsonl",
+            ],
+            d,
+        ));
+    }
 }
 
 // 5. Other files a run reads can be overwritten.
@@ -551,9 +502,8 @@ fn a_work_dir_of_the_users_files_is_refused_and_left_alone() {
 /// file, the `--lexicon` (each was replaced, exit 0).
 #[test]
 fn no_output_replaces_a_file_the_run_reads() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = three_letters("in.jsonl");
     let d = dir.path();
-    let input = letters(d, "in.jsonl", 3, 0);
     // A real model (it is read before the outputs are checked).
     let mut labeled = String::new();
     for i in 0..30 {
@@ -609,10 +559,8 @@ fn no_output_replaces_a_file_the_run_reads() {
 #[cfg(unix)]
 #[test]
 fn links_out_of_the_input_folder_are_not_followed_unless_asked() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, corpus) = common::dir_with_folder("corpus");
     let d = dir.path();
-    let corpus = d.join("corpus");
-    fs::create_dir(&corpus).unwrap();
     fs::write(
         corpus.join("a.txt"),
         "the minutes of the meeting of the parish council",
@@ -881,9 +829,8 @@ fn a_failed_commit_changes_no_output() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_killed_runs_temporary_files_are_removed() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = three_letters("in.jsonl");
     let d = dir.path();
-    let input = letters(d, "in.jsonl", 3, 0);
     // A process that has ended: a child waited for.
     let mut gone = std::process::Command::new("true").spawn().unwrap();
     let dead = gone.id();
@@ -1140,9 +1087,8 @@ fn a_model_with_a_huge_bias_is_refused() {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_index_that_is_not_one_is_refused_before_it_is_read() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = three_letters("in.jsonl");
     let d = dir.path();
-    let input = letters(d, "in.jsonl", 3, 0);
     let sparse = fs::File::create(d.join("sparse.ndx")).unwrap();
     sparse.set_len(6 << 30).unwrap();
     drop(sparse);

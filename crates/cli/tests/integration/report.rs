@@ -5,7 +5,7 @@ use std::fs;
 
 use serde_json::Value;
 
-use crate::common::{fails, ndd, ok};
+use crate::common::{dir_with, fails, ndd, ok};
 
 /// The page's JSON blob.
 fn blob(html: &str) -> Value {
@@ -122,12 +122,7 @@ fn report_out_holds_the_run_and_survives_hostile_ids() {
 
 #[test]
 fn engines_without_groups_refuse_report_out() {
-    let dir = tempfile::tempdir().unwrap();
-    fs::write(
-        dir.path().join("in.jsonl"),
-        "{\"id\":\"a\",\"text\":\"x y z\"}\n",
-    )
-    .unwrap();
+    let dir = dir_with("in.jsonl", "{\"id\":\"a\",\"text\":\"x y z\"}\n");
     let run = |extra: &[&str]| {
         let mut args = vec![
             "dedup",

@@ -58,20 +58,18 @@ fn train(dir: &Path, extra: &[&str]) -> Output {
     )
 }
 
+/// A folder holding the fixture and the model `w.ndl` trained on its labels
+/// (`--label-field cluster`) with `extra` options; and what `ndd train` printed.
+fn trained(extra: &[&str]) -> (tempfile::TempDir, String) {
+    let dir = labeled();
+    let args = [&["--label-field", "cluster"][..], extra].concat();
+    let out = ok(&train(dir.path(), &args));
+    (dir, out)
+}
+
 #[test]
 fn trains_a_model_that_loads() {
-    let dir = labeled();
-    let out = ok(&train(
-        dir.path(),
-        &[
-            "--label-field",
-            "cluster",
-            "--title-field",
-            "subject",
-            "--instances",
-            "2000",
-        ],
-    ));
+    let (dir, out) = trained(&["--title-field", "subject", "--instances", "2000"]);
     assert!(out.contains("61 read, 60 labeled, 20 clusters"), "{out}");
     let loss = out.lines().find(|l| l.starts_with("loss:")).unwrap();
     let nums: Vec<f64> = loss
@@ -148,11 +146,7 @@ fn bad_training_input_is_refused() {
 
 #[test]
 fn dedup_uses_a_trained_model() {
-    let dir = labeled();
-    ok(&train(
-        dir.path(),
-        &["--label-field", "cluster", "--instances", "3000"],
-    ));
+    let (dir, _) = trained(&["--instances", "3000"]);
     let simhash = [
         "dedup",
         "--input",
@@ -232,18 +226,7 @@ fn right_and_wrong(pairs_tsv: &str) -> (usize, usize) {
 
 #[test]
 fn minhash_uses_a_model_trained_for_jaccard() {
-    let dir = labeled();
-    let trained = ok(&train(
-        dir.path(),
-        &[
-            "--label-field",
-            "cluster",
-            "--objective",
-            "jaccard",
-            "--instances",
-            "3000",
-        ],
-    ));
+    let (dir, trained) = trained(&["--objective", "jaccard", "--instances", "3000"]);
     assert!(trained.contains("jaccard"), "{trained}");
     let minhash = [
         "dedup",

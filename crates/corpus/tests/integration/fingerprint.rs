@@ -7,6 +7,11 @@ use std::time::{Duration, SystemTime};
 
 use ndd_corpus::{Error, input_fingerprint};
 
+/// The fingerprint of `path`, which must have one.
+fn fingerprint(path: &std::path::Path) -> u64 {
+    input_fingerprint(path).expect("fingerprint the input")
+}
+
 fn touch(path: &std::path::Path, at: SystemTime) {
     fs::File::options()
         .write(true)
@@ -23,23 +28,23 @@ fn a_file_keeps_its_fingerprint_until_its_size_or_time_changes() {
     let t0 = SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     fs::write(&file, "{\"text\": \"one\"}\n").unwrap();
     touch(&file, t0);
-    let first = input_fingerprint(&file).unwrap();
-    assert_eq!(input_fingerprint(&file).unwrap(), first);
+    let first = fingerprint(&file);
+    assert_eq!(fingerprint(&file), first);
 
     // Same size, same time, other bytes: metadata only, by design.
     fs::write(&file, "{\"text\": \"two\"}\n").unwrap();
     touch(&file, t0);
-    assert_eq!(input_fingerprint(&file).unwrap(), first);
+    assert_eq!(fingerprint(&file), first);
 
     // Same bytes, another modification time.
     touch(&file, t0 + Duration::from_secs(1));
-    let touched = input_fingerprint(&file).unwrap();
+    let touched = fingerprint(&file);
     assert_ne!(touched, first);
 
     // Another size, the first time.
     fs::write(&file, "{\"text\": \"three\"}\n").unwrap();
     touch(&file, t0);
-    let resized = input_fingerprint(&file).unwrap();
+    let resized = fingerprint(&file);
     assert_ne!(resized, first);
     assert_ne!(resized, touched);
 }
@@ -54,10 +59,7 @@ fn a_file_at_another_path_has_another_fingerprint() {
         fs::write(p, "{\"text\": \"same\"}\n").unwrap();
         touch(p, t0);
     }
-    assert_ne!(
-        input_fingerprint(&a).unwrap(),
-        input_fingerprint(&b).unwrap()
-    );
+    assert_ne!(fingerprint(&a), fingerprint(&b));
 }
 
 #[test]
@@ -67,10 +69,7 @@ fn a_path_and_its_spellings_share_a_fingerprint() {
     let file = dir.path().join("corpus.jsonl");
     fs::write(&file, "{\"text\": \"one\"}\n").unwrap();
     let roundabout = dir.path().join("sub").join("..").join("corpus.jsonl");
-    assert_eq!(
-        input_fingerprint(&roundabout).unwrap(),
-        input_fingerprint(&file).unwrap()
-    );
+    assert_eq!(fingerprint(&roundabout), fingerprint(&file));
 }
 
 #[test]
@@ -85,32 +84,32 @@ fn a_folder_changes_its_fingerprint_with_any_of_its_files() {
     fs::write(&deep, "beta").unwrap();
     touch(&a, t0);
     touch(&deep, t0);
-    let first = input_fingerprint(&root).unwrap();
-    assert_eq!(input_fingerprint(&root).unwrap(), first);
+    let first = fingerprint(&root);
+    assert_eq!(fingerprint(&root), first);
 
     // A file deep in the tree, touched.
     touch(&deep, t0 + Duration::from_secs(60));
-    let touched = input_fingerprint(&root).unwrap();
+    let touched = fingerprint(&root);
     assert_ne!(touched, first);
     touch(&deep, t0);
-    assert_eq!(input_fingerprint(&root).unwrap(), first);
+    assert_eq!(fingerprint(&root), first);
 
     // A file added, then removed again.
     let c = root.join("c.txt");
     fs::write(&c, "gamma").unwrap();
     touch(&c, t0);
-    assert_ne!(input_fingerprint(&root).unwrap(), first);
+    assert_ne!(fingerprint(&root), first);
     fs::remove_file(&c).unwrap();
-    assert_eq!(input_fingerprint(&root).unwrap(), first);
+    assert_eq!(fingerprint(&root), first);
 
     // A file renamed (same size and time, another path).
     fs::rename(&a, root.join("a2.txt")).unwrap();
-    assert_ne!(input_fingerprint(&root).unwrap(), first);
+    assert_ne!(fingerprint(&root), first);
 
     // An empty folder is not a file's metadata: no files, only the folder's path.
     let empty = dir.path().join("empty");
     fs::create_dir(&empty).unwrap();
-    assert_ne!(input_fingerprint(&empty).unwrap(), first);
+    assert_ne!(fingerprint(&empty), first);
 }
 
 #[test]

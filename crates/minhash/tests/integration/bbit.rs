@@ -39,12 +39,7 @@ fn pack_oracle(values: &[u64], b: u32) -> Vec<u64> {
 }
 
 fn hasher(scheme: MinHashScheme, k: usize, seed: u64) -> MinHasher<ExternalFeatures> {
-    MinHasher::builder()
-        .scheme(scheme)
-        .num_hashes(k)
-        .seed(seed)
-        .build_for_features(SchemeId::new("bbit-features").finish())
-        .unwrap()
+    crate::common::hasher_for_features(scheme, k, seed, "bbit-features")
 }
 
 // ---------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 //! crate and its dependencies are linked once, not once per file (docs/decisions.md).
 
 mod bbit;
+mod common;
 mod compose;
 mod minhash;
 mod weighted;

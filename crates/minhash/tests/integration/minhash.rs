@@ -13,12 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn for_features(scheme: MinHashScheme, k: usize, seed: u64) -> MinHasher<ExternalFeatures> {
-    MinHasher::builder()
-        .scheme(scheme)
-        .num_hashes(k)
-        .seed(seed)
-        .build_for_features(SchemeId::new("test-features").finish())
-        .unwrap()
+    crate::common::hasher_for_features(scheme, k, seed, "test-features")
 }
 
 // ---------------------------------------------------------------------------------------
@@ -325,12 +320,8 @@ fn estimator_is_unbiased_with_the_binomial_spread_classic_and_oph() {
                 "{scheme:?} k={k}: bias {:.5} (SE {:.5}), spread ratio {:.3}",
                 e.mean_error, e.mean_se, e.spread_ratio
             );
-            assert!(
-                e.mean_error.abs() < 3.0 * e.mean_se,
-                "{scheme:?} k={k}: mean error {} vs 3 SE {}",
-                e.mean_error,
-                3.0 * e.mean_se
-            );
+            let what = format!("{scheme:?} k={k}");
+            crate::common::assert_unbiased(&what, e.mean_error, e.mean_se);
             // mean(z²) over 2500 pairs has a standard error of about sqrt(2/2500) = 0.028.
             assert!(
                 (0.87..1.13).contains(&e.spread_ratio),

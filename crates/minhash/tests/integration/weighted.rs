@@ -113,12 +113,7 @@ impl Stats {
             self.mean_error / self.se_of_mean,
             self.rms_ratio
         );
-        assert!(
-            self.mean_error.abs() < 3.0 * self.se_of_mean,
-            "{what}: bias {} exceeds 3 SE = {}",
-            self.mean_error,
-            3.0 * self.se_of_mean
-        );
+        crate::common::assert_unbiased(what, self.mean_error, self.se_of_mean);
         assert!(
             (0.8..=1.2).contains(&self.rms_ratio),
             "{what}: RMS ratio {}",

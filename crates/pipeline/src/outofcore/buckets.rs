@@ -7,9 +7,9 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
-use ndd_scale::{Edge, ExternalSort, SortedRuns};
+use ndd_scale::{Edge, SortedRuns};
 
-use super::{Job, damaged, pair_order};
+use super::{Job, damaged, file_size, pair_order};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -27,15 +27,7 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<Bucketed, Error> {
     let dir = job.dir;
-    let buffer = (job.budget / 2 / size_of::<Edge>() as u64).max(1);
-    let mut pairs = ExternalSort::new(
-        dir,
-        "candidates",
-        pair_order,
-        usize::try_from(buffer).unwrap_or(usize::MAX),
-        fingerprint,
-    )
-    .map_err(|e| damaged(dir, e))?;
+    let mut pairs = job.sort("candidates", pair_order, job.budget / 2, fingerprint)?;
     let scan = job.scan;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
@@ -73,7 +65,7 @@ pub(super) fn run(
     let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
     let mut bytes_written = 0;
     for p in runs.paths() {
-        bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
+        bytes_written += file_size(p)?;
     }
     Ok(Bucketed {
         runs: runs.paths().to_vec(),

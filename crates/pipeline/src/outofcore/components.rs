@@ -5,7 +5,7 @@
 use ndd_core::DocUnionFind;
 use ndd_scale::{Assignment, Edge, RecordReader, RecordWriter};
 
-use super::{ASSIGNMENTS, EXACT, Job, PAIRS, damaged};
+use super::{ASSIGNMENTS, EXACT, Job, PAIRS, damaged, file_size};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -60,9 +60,7 @@ pub(super) fn run(
     }
     w.finish().map_err(|e| damaged(dir, e))?;
     job.progress.finish(Stage::Group);
-    let bytes_written = std::fs::metadata(&path)
-        .map_err(|e| Error::io(&path, e))?
-        .len();
+    let bytes_written = file_size(&path)?;
     Ok(Grouped {
         groups,
         grouped: assignments.len() as u64,

@@ -3,9 +3,9 @@
 //! Their pairs `(first, copy)` go to `exact.bin`, sorted: later stages leave the
 //! copies out of the buckets and report these pairs with score 1.
 
-use ndd_scale::{DigestRecord, Edge, ExternalSort, RecordWriter, SortedRuns};
+use ndd_scale::{DigestRecord, Edge, RecordWriter, SortedRuns};
 
-use super::{EXACT, Job, damaged, pair_order};
+use super::{EXACT, Job, damaged, file_size, pair_order};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -22,15 +22,7 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<Copies, Error> {
     let dir = job.dir;
-    let buffer = (job.budget / 2 / size_of::<Edge>() as u64).max(1);
-    let mut pairs = ExternalSort::new(
-        dir,
-        "exact-pairs",
-        pair_order,
-        usize::try_from(buffer).unwrap_or(usize::MAX),
-        fingerprint,
-    )
-    .map_err(|e| damaged(dir, e))?;
+    let mut pairs = job.sort("exact-pairs", pair_order, job.budget / 2, fingerprint)?;
     let (mut groups, mut copies) = (0u64, 0u64);
     job.progress.start(Stage::Exact, None);
     if let Some(digests) = digests {
@@ -66,9 +58,7 @@ pub(super) fn run(
     out.finish().map_err(|e| damaged(dir, e))?;
     runs.remove().map_err(|e| damaged(dir, e))?;
     job.progress.finish(Stage::Exact);
-    let bytes_written = std::fs::metadata(&path)
-        .map_err(|e| Error::io(&path, e))?
-        .len();
+    let bytes_written = file_size(&path)?;
     Ok(Copies {
         groups,
         copies,

@@ -35,7 +35,7 @@ use std::time::Instant;
 
 use ndd_core::SchemeId;
 use ndd_minhash::MinHasher;
-use ndd_scale::{BandKeyRecord, DigestRecord, Edge, RecordError, SortedRuns};
+use ndd_scale::{BandKeyRecord, DigestRecord, Edge, ExternalSort, Record, RecordError, SortedRuns};
 
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::{Dedup, Document, Error, ExactPass, MinHashConfig, Plan, Shingles, Verifier};
@@ -681,6 +681,30 @@ fn run_paths(dir: &Path, m: &Marker, key: &str) -> Vec<PathBuf> {
         .filter(|n| !n.contains(['/', '\\']) && *n != "..")
         .map(|n| dir.join(n))
         .collect()
+}
+
+/// The size of the file at `path`, for a stage's `bytes_written`.
+pub(super) fn file_size(path: &Path) -> Result<u64, Error> {
+    std::fs::metadata(path)
+        .map(|m| m.len())
+        .map_err(|e| Error::io(path, e))
+}
+
+impl Job<'_> {
+    /// An external sort in the work folder, its runs named after `prefix`, holding
+    /// `bytes` of records in memory (at least one record).
+    fn sort<T: Record, K: Ord>(
+        &self,
+        prefix: &str,
+        key: fn(&T) -> K,
+        bytes: u64,
+        fingerprint: u64,
+    ) -> Result<ExternalSort<T, K>, Error> {
+        let records = (bytes / size_of::<T>() as u64).max(1);
+        let records = usize::try_from(records).unwrap_or(usize::MAX);
+        ExternalSort::new(self.dir, prefix, key, records, fingerprint)
+            .map_err(|e| damaged(self.dir, e))
+    }
 }
 
 pub(super) fn damaged(dir: &Path, e: RecordError) -> Error {

@@ -1,11 +1,13 @@
 //! What an [`OutOfCore`](super::OutOfCore) run found: counts, the stages' times, and
 //! the pairs and assignments streamed from the work folder.
 
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ndd_core::ScoredPair;
-use ndd_scale::{Assignment, Edge, RecordError, RecordReader, Score};
+use ndd_scale::{Assignment, Edge, Record, RecordError, RecordReader, Score};
 
 use super::{ASSIGNMENTS, PAIRS, SCORES, damaged};
 use crate::Error;
@@ -92,6 +94,20 @@ pub struct OutOfCoreOutcome {
 }
 
 impl OutOfCoreOutcome {
+    /// Opens this run's record file at `path`, checking that this run wrote it.
+    fn open<T: Record>(
+        &self,
+        path: &Path,
+    ) -> Result<RecordReader<T, BufReader<File>>, RecordError> {
+        RecordReader::open(path).and_then(|r| r.expect_fingerprint(self.fingerprint))
+    }
+
+    /// What a record error in the work folder becomes: the folder is damaged.
+    fn damaged(&self) -> impl Fn(RecordError) -> Error + use<> {
+        let dir = self.work_dir.clone();
+        move |e| damaged(&dir, e)
+    }
+
     /// Documents that are near-duplicates of a kept one (in a group, not its first).
     ///
     /// # Example
@@ -179,10 +195,9 @@ impl OutOfCoreOutcome {
     pub fn assignments(
         &self,
     ) -> Result<impl Iterator<Item = Result<Assignment, Error>> + use<>, Error> {
-        let dir = self.work_dir.clone();
-        let bad = move |e: RecordError| damaged(&dir, e);
-        let r = RecordReader::<Assignment, _>::open(self.assignments_path())
-            .and_then(|r| r.expect_fingerprint(self.fingerprint))
+        let bad = self.damaged();
+        let r = self
+            .open::<Assignment>(&self.assignments_path())
             .map_err(&bad)?;
         // Records stream before the trailer's checksum is checked: a damaged record
         // must not pass for a position (a huge one would be a huge allocation).
@@ -262,15 +277,10 @@ impl OutOfCoreOutcome {
     pub fn scored_pairs(
         &self,
     ) -> Result<impl Iterator<Item = Result<ScoredPair, Error>> + use<>, Error> {
-        let dir = self.work_dir.clone();
-        let bad = move |e: RecordError| damaged(&dir, e);
-        let pairs = RecordReader::<Edge, _>::open(self.pairs_path())
-            .and_then(|r| r.expect_fingerprint(self.fingerprint))
-            .map_err(&bad)?;
+        let bad = self.damaged();
+        let pairs = self.open::<Edge>(&self.pairs_path()).map_err(&bad)?;
         let scores_path = self.work_dir.join(SCORES);
-        let mut scores = RecordReader::<Score, _>::open(&scores_path)
-            .and_then(|r| r.expect_fingerprint(self.fingerprint))
-            .map_err(&bad)?;
+        let mut scores = self.open::<Score>(&scores_path).map_err(&bad)?;
         if scores.len() != pairs.len() {
             return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
                 "{}: {} scores for {} pairs",

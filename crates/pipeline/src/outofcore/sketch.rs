@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 use ndd_core::{FeatureExtractor, FeatureSet};
 use ndd_lsh::LshParams;
 use ndd_minhash::{MinHashSignature, MinHasher};
-use ndd_scale::{BandKeyRecord, DigestRecord, ExternalSort};
+use ndd_scale::{BandKeyRecord, DigestRecord};
 
-use super::{Job, bucket_order, damaged, digest_order};
+use super::{Job, bucket_order, damaged, digest_order, file_size};
 use crate::progress::Stage;
 use crate::{Document, Error};
 
@@ -107,27 +107,9 @@ where
     } else {
         job.budget / 2
     };
-    let key_buffer = (sorting / size_of::<BandKeyRecord>() as u64).max(1);
-    let mut keys = ExternalSort::new(
-        dir,
-        "keys",
-        bucket_order,
-        usize::try_from(key_buffer).unwrap_or(usize::MAX),
-        fingerprint,
-    )
-    .map_err(|e| damaged(dir, e))?;
+    let mut keys = job.sort("keys", bucket_order, sorting, fingerprint)?;
     let mut digests = match job.exact {
-        Some(_) => Some(
-            ExternalSort::new(
-                dir,
-                "digests",
-                digest_order,
-                usize::try_from((sorting / size_of::<DigestRecord>() as u64).max(1))
-                    .unwrap_or(usize::MAX),
-                0,
-            )
-            .map_err(|e| damaged(dir, e))?,
-        ),
+        Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
         None => None,
     };
     let mut digest_buf = Vec::new();
@@ -216,7 +198,7 @@ where
         checksums.extend([(SETS, vs), (SET_ENDS, es)]);
     }
     for p in runs.paths().iter().chain(&digest_runs) {
-        bytes_written += std::fs::metadata(p).map_err(|e| Error::io(p, e))?.len();
+        bytes_written += file_size(p)?;
     }
     Ok(Sketched {
         documents,

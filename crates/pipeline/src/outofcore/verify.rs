@@ -8,7 +8,7 @@ use ndd_core::Signature;
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::sketch::{Sets, Signatures};
-use super::{EXACT, Job, PAIRS, SCORES, damaged};
+use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::Stage;
 use crate::{Error, Verifier};
 
@@ -116,12 +116,7 @@ pub(super) fn run(
     job.progress.finish(Stage::Verify);
     scores.finish().map_err(|e| damaged(dir, e))?;
     out.finish().map_err(|e| damaged(dir, e))?;
-    let size = |p: &std::path::Path| {
-        std::fs::metadata(p)
-            .map(|m| m.len())
-            .map_err(|e| Error::io(p, e))
-    };
-    let bytes_written = size(&pairs_path)? + size(&scores_path)?;
+    let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)?;
     Ok(Verified {
         checked,
         verified,
