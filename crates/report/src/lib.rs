@@ -256,14 +256,28 @@ impl<'a> HtmlReport<'a> {
         let mut report = Report::default();
         for g in groups {
             let text = |i: usize| texts.get(i).copied().flatten();
-            let kept = text(g.representative).map(|t| exact.digest(t));
+            let digest = |i: usize| text(i).map(|t| exact.digest(t));
+            let kept = digest(g.representative);
+            // The first member of each text: identical texts are always in one group.
+            let mut first = HashMap::new();
+            for &m in &g.members {
+                if let Some(d) = digest(m) {
+                    first
+                        .entry(d)
+                        .and_modify(|f: &mut usize| *f = (*f).min(m))
+                        .or_insert(m);
+                }
+            }
             for &m in &g.members {
                 if m >= fates.len() {
                     fates.resize(m + 1, Fate::Unique);
                 }
+                let d = digest(m);
+                // As `Outcome::fate` counts: a copy of the kept document, or a later
+                // copy of a text the group does not keep.
                 fates[m] = if m == g.representative {
                     Fate::Kept
-                } else if kept.is_some() && text(m).map(|t| exact.digest(t)) == kept {
+                } else if d.is_some() && (d == kept || d.and_then(|d| first.get(&d)) < Some(&m)) {
                     Fate::ExactCopy
                 } else {
                     Fate::NearDuplicate
