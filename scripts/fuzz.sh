@@ -23,7 +23,9 @@ export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-co
 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 -Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks"
 # --target keeps RUSTFLAGS off build scripts and proc macros (they would need libFuzzer).
-(cd fuzz && cargo build --locked --quiet --release --target "$triple" --bins)
+# Not --locked: fuzz/ follows the workspace's dependencies, which change under it;
+# the committed Cargo.lock is the starting point, updated only where they changed.
+(cd fuzz && cargo build --quiet --release --target "$triple" --bins)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
