@@ -142,7 +142,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let bloom_in = a.bloom.bloom_in.as_deref();
     let mut filter = match bloom_in {
         Some(path) => {
-            let bytes = input::read_bounded(path, MAX_BLOOM_BYTES, Some(input::magic::BLOOM))?;
+            let bytes = input::read_bounded(path, MAX_BLOOM_BYTES, Some(BloomDedup::MAGIC))?;
             BloomDedup::from_bytes(&bytes)
                 .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?
         }

@@ -301,16 +301,6 @@ pub(crate) fn unchanged_since_read(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|now| Identity::of(&now) == *then)
 }
 
-/// The first bytes of the byte forms the tool reads whole (`ndd_core::codec`'s
-/// header: the magic number of each type), checked before the rest is read. (A
-/// lexicon and a model are loaded by their own crates, which check theirs.)
-pub(crate) mod magic {
-    /// A saved index's single file (`DedupIndex::to_bytes`).
-    pub(crate) const INDEX: [u8; 4] = *b"NDDX";
-    /// Bloom filters (`BloomDedup::to_bytes`).
-    pub(crate) const BLOOM: [u8; 4] = *b"NDDB";
-}
-
 /// Reads a whole regular file of at most `max` bytes (an index, Bloom filters, links)
 /// that starts with `magic` when one is given (checked before the rest is read:
 /// `ndd_core::file::read_bounded`), and remembers the file as read for

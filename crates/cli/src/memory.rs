@@ -88,7 +88,7 @@ pub(crate) fn read_index(path: &Path) -> Result<DedupIndex, CliError> {
         DedupIndex::from_bytes(&input::read_bounded(
             path,
             MAX_INDEX_BYTES,
-            Some(input::magic::INDEX),
+            Some(DedupIndex::MAGIC),
         )?)
     };
     index.map_err(|e| CliError::Input(format!("{}: {e}", path.display())))

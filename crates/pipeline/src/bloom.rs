@@ -95,6 +95,19 @@ impl std::fmt::Debug for BloomDedup {
 }
 
 impl BloomDedup {
+    /// The first four bytes of the byte form ([`to_bytes`](Self::to_bytes)): a reader
+    /// can refuse a file of another kind before reading the rest.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{BloomDedup, Dedup};
+    /// let bytes = BloomDedup::new(&Dedup::new(), 1_000, 0.01)?.to_bytes();
+    /// assert!(bytes.starts_with(&BloomDedup::MAGIC));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub const MAGIC: [u8; 4] = MAGIC;
+
     /// Empty filters for `dedup`'s MinHash settings and threshold, sized for
     /// `capacity` documents at an overall false-positive rate `overall_rate` (see
     /// [`DEFAULT_BLOOM_CAPACITY`], [`DEFAULT_BLOOM_FALSE_POSITIVE_RATE`]).

@@ -165,6 +165,19 @@ impl std::fmt::Debug for DedupIndex {
 }
 
 impl DedupIndex {
+    /// The first four bytes of the single-file byte form ([`to_bytes`](Self::to_bytes)):
+    /// a reader can refuse a file of another kind before reading the rest.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, DedupIndex};
+    /// let bytes = DedupIndex::new(&Dedup::new())?.to_bytes();
+    /// assert!(bytes.starts_with(&DedupIndex::MAGIC));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub const MAGIC: [u8; 4] = MAGIC;
+
     /// An empty index for `dedup`'s settings.
     ///
     /// # Errors
