@@ -17,7 +17,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::CliError;
-use crate::input;
+use crate::journal::{self, Entry, Journal, alive};
+use crate::{input, interrupt};
 
 /// An output file a run can write, named by the option that asks for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -139,11 +140,13 @@ impl StateLock {
             .ok_or_else(|| CliError::output(state, "not a file name"))?
             .to_string_lossy();
         let path = folder_of(state).join(format!(".{name}.ndd-lock"));
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
+        let created = interrupt::create_tracked(&path, |path| {
+            fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+        });
+        match created {
             Ok(mut file) => {
                 let lock = StateLock { path };
                 writeln!(file, "{}", std::process::id())
@@ -174,6 +177,7 @@ impl StateLock {
 impl Drop for StateLock {
     fn drop(&mut self) {
         let _ = fs::remove_file(&self.path);
+        interrupt::untrack_now(&self.path);
     }
 }
 
@@ -319,6 +323,9 @@ pub(crate) fn check(
                 ));
             }
         }
+        // A commit of an earlier run killed in the middle is finished (or undone)
+        // before this run reads or writes anything there.
+        journal::recover(folder_of(&resolved));
         let lock = if output.rewrites_state() {
             let lock = StateLock::acquire(&resolved, flag)?;
             if index_in.as_ref() == Some(&resolved) && !input::unchanged_since_read(&resolved) {
@@ -363,6 +370,7 @@ impl Drop for TempFile {
         if !self.keep {
             let _ = fs::remove_file(&self.path);
         }
+        interrupt::untrack(&self.path);
     }
 }
 
@@ -386,11 +394,13 @@ impl Pending {
         let mut attempt = 0u32;
         loop {
             let path = dir.join(format!(".{name}.{}.{attempt}.ndd-tmp", std::process::id()));
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
+            let created = interrupt::create_tracked(&path, |path| {
+                fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(path)
+            });
+            match created {
                 Ok(file) => {
                     // A replaced file keeps its permissions (a 0600 output became 0644).
                     if let Ok(meta) = fs::symlink_metadata(target) {
@@ -434,22 +444,15 @@ impl Pending {
     }
 }
 
-/// Whether the process `pid` is running (Linux: its `/proc` entry; elsewhere it is
-/// assumed to be, so nothing of it is removed).
-fn alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
-    } else {
-        true
-    }
-}
-
 /// Removes what a killed run of the tool left beside the output `name` in `dir`: its
 /// temporary files `.NAME.PID.N.ndd-tmp` and the backups `.NAME.PID.ndd-old` of a
 /// commit it did not finish, when process `PID` is no longer running. Only regular
 /// files of exactly those names are touched (they were left forever: up to 244 MB,
-/// 11.8 GB once).
+/// 11.8 GB once). The commit journals in `dir` are recovered first
+/// ([`journal::recover`]); the files of a process whose journal is still there (it
+/// could not be recovered) are left.
 fn remove_stale(dir: &Path, name: &str) {
+    journal::recover(dir);
     let Ok(entries) = fs::read_dir(dir) else {
         return;
     };
@@ -475,20 +478,16 @@ fn remove_stale(dir: &Path, name: &str) {
         else {
             continue;
         };
-        if !alive(pid) && entry.file_type().is_ok_and(|t| t.is_file()) {
+        if !alive(pid)
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && !journal::journal_path(dir, pid).exists()
+        {
             let _ = fs::remove_file(entry.path());
         }
     }
 }
 
-/// Moves every finished output into place, all or nothing when it fails: each file
-/// it replaces is first kept as a hard link (or a copy) `.NAME.PID.ndd-old`, then
-/// the outputs are renamed one by one; when a rename fails, the outputs already
-/// renamed are put back as they were (a new one removed, a replaced one restored)
-/// and the error says that no output changed. The backups are removed at the end.
-/// A run killed outright during the renames (a window of a few system calls) can
-/// still leave some outputs new: its backups then stay beside them, and the next run
-/// writing those outputs removes them.
+/// Moves every finished output into place, all or nothing: see [`commit_files`].
 pub(crate) fn commit_all(ready: Vec<Ready>) -> Result<(), CliError> {
     let (to_stdout, ready): (Vec<Ready>, Vec<Ready>) =
         ready.into_iter().partition(|r| r.target.as_os_str() == "-");
@@ -497,50 +496,86 @@ pub(crate) fn commit_all(ready: Vec<Ready>) -> Result<(), CliError> {
     to_stdout.into_iter().try_for_each(Ready::commit)
 }
 
-/// [`commit_all`]'s files: all renamed into place, or none.
+/// The absolute path of `path`: its folder resolved, its name kept.
+fn absolute(path: &Path) -> io::Result<PathBuf> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not a file name"))?;
+    Ok(fs::canonicalize(folder_of(path))?.join(name))
+}
+
+/// [`commit_all`]'s files: all renamed into place, or none, across a failure and
+/// across a kill. Each file an output replaces is first kept as a hard link (or a
+/// copy) `.NAME.PID.ndd-old`; a [`Journal`] listing every output is written (the
+/// commit point); the outputs are renamed one by one; the backups and the journal
+/// are removed. When a rename fails, the journal is marked `abort` and the outputs
+/// already renamed are put back (a new one removed, a replaced one restored), and the
+/// error says that no output changed. A run killed in between leaves its journal,
+/// which the next run writing an output in that folder recovers ([`journal`]). An
+/// interrupt (SIGINT, SIGTERM) waits for the commit to end ([`interrupt::hold`]).
 fn commit_files(mut ready: Vec<Ready>) -> Result<(), CliError> {
-    let mut backups: Vec<Option<PathBuf>> = Vec::with_capacity(ready.len());
-    let drop_backups = |backups: &[Option<PathBuf>]| {
-        for b in backups.iter().flatten() {
+    if ready.is_empty() {
+        return Ok(());
+    }
+    let mut held = interrupt::hold();
+    let pid = std::process::id();
+    let mut entries: Vec<Entry> = Vec::with_capacity(ready.len());
+    let drop_backups = |entries: &[Entry]| {
+        for b in entries.iter().filter_map(|e| e.backup.as_ref()) {
             let _ = fs::remove_file(b);
         }
     };
     for r in &ready {
-        if !fs::symlink_metadata(&r.target).is_ok_and(|m| m.is_file()) {
-            backups.push(None);
-            continue;
+        let target = absolute(&r.target).map_err(|e| CliError::output(&r.target, e))?;
+        let temp = absolute(&r.temp.path).map_err(|e| CliError::output(&r.target, e))?;
+        let mut entry = Entry {
+            target,
+            temp,
+            backup: None,
+        };
+        if fs::symlink_metadata(&r.target).is_ok_and(|m| m.is_file()) {
+            let name = r.target.file_name().unwrap_or_default().to_string_lossy();
+            let backup = folder_of(&entry.target).join(format!(".{name}.{pid}.ndd-old"));
+            let _ = fs::remove_file(&backup);
+            let made = fs::hard_link(&r.target, &backup)
+                .or_else(|_| fs::copy(&r.target, &backup).map(drop));
+            if let Err(e) = made {
+                drop_backups(&entries);
+                return Err(CliError::output(
+                    &r.target,
+                    format!("keeping the old file before replacing it: {e}; no output was changed"),
+                ));
+            }
+            entry.backup = Some(backup);
         }
-        let name = r.target.file_name().unwrap_or_default().to_string_lossy();
-        let backup = folder_of(&r.target).join(format!(".{name}.{}.ndd-old", std::process::id()));
-        let _ = fs::remove_file(&backup);
-        let made =
-            fs::hard_link(&r.target, &backup).or_else(|_| fs::copy(&r.target, &backup).map(drop));
-        if let Err(e) = made {
-            drop_backups(&backups);
+        entries.push(entry);
+    }
+    let journal = Journal::write(entries.clone(), pid).map_err(|e| {
+        drop_backups(&entries);
+        CliError::output(
+            &ready[0].target,
+            format!("writing the commit journal: {e}; no output was changed"),
+        )
+    })?;
+    for r in &mut ready {
+        journal::pause();
+        if let Err(e) = fs::rename(&r.temp.path, &r.target) {
+            // A kill from here on puts the outputs back too (the journal says so).
+            let marked = journal.abort();
+            journal.roll_back();
+            if marked.is_ok() {
+                journal.remove();
+            }
             return Err(CliError::output(
                 &r.target,
-                format!("keeping the old file before replacing it: {e}; no output was changed"),
-            ));
-        }
-        backups.push(Some(backup));
-    }
-    for i in 0..ready.len() {
-        if let Err(e) = fs::rename(&ready[i].temp.path, &ready[i].target) {
-            for (done, backup) in ready[..i].iter().zip(&backups) {
-                let _ = match backup {
-                    Some(b) => fs::rename(b, &done.target),
-                    None => fs::remove_file(&done.target),
-                };
-            }
-            drop_backups(&backups);
-            return Err(CliError::output(
-                &ready[i].target,
                 format!("{e}; no output was changed"),
             ));
         }
-        ready[i].temp.keep = true;
+        r.temp.keep = true;
+        held.untrack(&r.temp.path);
     }
-    drop_backups(&backups);
+    drop_backups(&entries);
+    journal.remove();
     Ok(())
 }
 

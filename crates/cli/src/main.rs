@@ -27,6 +27,8 @@ mod files;
 mod found;
 mod groups;
 mod input;
+mod interrupt;
+mod journal;
 mod memory;
 mod outofcore;
 mod output;
@@ -81,6 +83,7 @@ fn dedup(a: &DedupArgs) -> Result<(), CliError> {
 }
 
 fn main() -> ExitCode {
+    interrupt::install();
     let cli = Cli::parse();
     let result = match &cli.command {
         Command::Dedup(a) => dedup(a),

@@ -8,6 +8,8 @@ mod durian;
 mod exact_copies;
 mod index_folder;
 mod input;
+#[cfg(target_os = "linux")]
+mod interrupts;
 mod messages;
 mod out_of_core;
 mod query;
