@@ -942,29 +942,52 @@ fn damaged_work_files_are_refused_or_redone() {
     let at_08 = dedup_outputs(d, &input, "0.8", None);
     let at_07 = dedup_outputs(d, &input, "0.7", None);
     assert_ne!(at_08, at_07);
-    // The scores and the assignments: refused, naming the work folder.
+    // The scores and the assignments: refused, naming the damaged file (the refusal
+    // named the work folder) and what is wrong with it: a flipped bit, a file cut
+    // short of its trailer, a file cut short of its header.
     for file in ["scores.bin", "assignments.bin"] {
         let work = format!("work-{file}");
         assert_eq!(dedup_outputs(d, &input, "0.8", Some(&work)), at_08);
-        flip(&d.join(&work).join(file), 40);
-        let out = ndd(
-            &[
-                "dedup",
-                "-q",
-                "--input",
-                &input,
-                "--threshold",
-                "0.8",
-                "--work-dir",
-                &work,
-                "--drop-out",
-                "drop.txt",
-                "--pairs-out",
-                "pairs.tsv",
-            ],
-            d,
-        );
-        fails(&out, 1, "a work file is damaged");
+        let path = d.join(&work).join(file);
+        let whole = fs::read(&path).unwrap();
+        let damages: [(&dyn Fn(), &str); 3] = [
+            (&|| flip(&path, 40), "checksum mismatch"),
+            (
+                &|| fs::write(&path, &whole[..whole.len() - 5]).unwrap(),
+                "no trailer",
+            ),
+            (
+                &|| fs::write(&path, &whole[..20]).unwrap(),
+                "truncated record file",
+            ),
+        ];
+        for (damage, what) in damages {
+            damage();
+            let out = ndd(
+                &[
+                    "dedup",
+                    "-q",
+                    "--input",
+                    &input,
+                    "--threshold",
+                    "0.8",
+                    "--work-dir",
+                    &work,
+                    "--drop-out",
+                    "drop.txt",
+                    "--pairs-out",
+                    "pairs.tsv",
+                ],
+                d,
+            );
+            fails(
+                &out,
+                1,
+                &format!("{work}/{file}: this work file is damaged"),
+            );
+            fails(&out, 1, what);
+            fs::write(&path, &whole).unwrap();
+        }
     }
     // The sets (read again when the threshold changes), and a marker's counts: redone.
     for (file, at, edit) in [

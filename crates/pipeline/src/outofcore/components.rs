@@ -29,9 +29,9 @@ pub(super) fn run(
     job.progress.start(Stage::Group, None);
     let reader = RecordReader::<Edge, _>::open(&pairs)
         .and_then(|r| r.expect_fingerprint(fingerprint))
-        .map_err(|e| damaged(dir, e))?;
+        .map_err(|e| damaged(&pairs, e))?;
     for e in reader {
-        let e = e.map_err(|e| damaged(dir, e))?;
+        let e = e.map_err(|e| damaged(&pairs, e))?;
         uf.union(e.a, e.b);
     }
     // Every exact copy (an edge from its first copy) is dropped as an exact copy, as
@@ -39,26 +39,27 @@ pub(super) fn run(
     // position, so never a later copy, and a first copy dropped with its group is the
     // near-duplicate.
     let mut exact_dropped = 0u64;
-    let exact = RecordReader::<Edge, _>::open(dir.join(EXACT))
+    let exact_path = dir.join(EXACT);
+    let exact = RecordReader::<Edge, _>::open(&exact_path)
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
-        .map_err(|e| damaged(dir, e))?;
+        .map_err(|e| damaged(&exact_path, e))?;
     for e in exact {
-        e.map_err(|e| damaged(dir, e))?;
+        e.map_err(|e| damaged(&exact_path, e))?;
         exact_dropped += 1;
     }
     let assignments = uf.into_assignments();
     let path = dir.join(ASSIGNMENTS);
     let mut w =
-        RecordWriter::<Assignment>::create(&path, fingerprint).map_err(|e| damaged(dir, e))?;
+        RecordWriter::<Assignment>::create(&path, fingerprint).map_err(|e| damaged(&path, e))?;
     let mut groups = 0u64;
     for &(doc, rep) in &assignments {
         if doc == rep {
             groups += 1;
         }
         w.write(&Assignment { doc, rep })
-            .map_err(|e| damaged(dir, e))?;
+            .map_err(|e| damaged(&path, e))?;
     }
-    w.finish().map_err(|e| damaged(dir, e))?;
+    w.finish().map_err(|e| damaged(&path, e))?;
     job.progress.finish(Stage::Group);
     let bytes_written = file_size(&path)?;
     Ok(Grouped {

@@ -50,12 +50,13 @@ pub(super) fn run(
     }
     let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
     let path = dir.join(EXACT);
-    let mut out = RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| damaged(dir, e))?;
+    let mut out =
+        RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| damaged(&path, e))?;
     for e in runs.merge().map_err(|e| damaged(dir, e))? {
         out.write(&e.map_err(|e| damaged(dir, e))?)
-            .map_err(|e| damaged(dir, e))?;
+            .map_err(|e| damaged(&path, e))?;
     }
-    out.finish().map_err(|e| damaged(dir, e))?;
+    out.finish().map_err(|e| damaged(&path, e))?;
     runs.remove().map_err(|e| damaged(dir, e))?;
     job.progress.finish(Stage::Exact);
     let bytes_written = file_size(&path)?;
@@ -83,11 +84,12 @@ impl CopyBits {
             )))
         })?;
         words.resize(n, 0);
-        let reader = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
+        let exact_path = dir.join(EXACT);
+        let reader = ndd_scale::RecordReader::<Edge, _>::open(&exact_path)
             .and_then(|r| r.expect_fingerprint(fingerprint))
-            .map_err(|e| damaged(dir, e))?;
+            .map_err(|e| damaged(&exact_path, e))?;
         for e in reader {
-            let e = e.map_err(|e| damaged(dir, e))?;
+            let e = e.map_err(|e| damaged(&exact_path, e))?;
             if e.b >= documents || e.a >= e.b {
                 return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
                     "{}: exact pair ({}, {}) out of range",

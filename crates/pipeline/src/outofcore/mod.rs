@@ -707,12 +707,23 @@ impl Job<'_> {
     }
 }
 
-pub(super) fn damaged(dir: &Path, e: RecordError) -> Error {
+/// What a record error of the work file `file` becomes: an I/O error naming it, or
+/// corrupt data naming it and saying what is wrong (a checksum mismatch, a file cut
+/// short). `file` is the work folder only where the error comes from one of several
+/// files (the runs of a sort); a refusal named the folder for every file.
+pub(super) fn damaged(file: &Path, e: RecordError) -> Error {
     match e {
-        RecordError::Io(source) => Error::io(dir, source),
-        other => Error::Core(ndd_core::Error::corrupt_data(format!(
-            "{}: a work file is damaged ({other}); remove the work directory to start over",
-            dir.display()
-        ))),
+        RecordError::Io(source) => Error::io(file, source),
+        other => {
+            let what = if file.is_dir() {
+                "a work file in this folder is damaged"
+            } else {
+                "this work file is damaged"
+            };
+            Error::Core(ndd_core::Error::corrupt_data(format!(
+                "{}: {what} ({other}); remove the work directory to start over",
+                file.display()
+            )))
+        }
     }
 }

@@ -102,10 +102,10 @@ impl OutOfCoreOutcome {
         RecordReader::open(path).and_then(|r| r.expect_fingerprint(self.fingerprint))
     }
 
-    /// What a record error in the work folder becomes: the folder is damaged.
-    fn damaged(&self) -> impl Fn(RecordError) -> Error + use<> {
-        let dir = self.work_dir.clone();
-        move |e| damaged(&dir, e)
+    /// What a record error of the work file at `path` becomes: that file is damaged.
+    fn damaged(path: &Path) -> impl Fn(RecordError) -> Error + use<> {
+        let path = path.to_path_buf();
+        move |e| damaged(&path, e)
     }
 
     /// Documents that are near-duplicates of a kept one (in a group, not its first).
@@ -195,10 +195,9 @@ impl OutOfCoreOutcome {
     pub fn assignments(
         &self,
     ) -> Result<impl Iterator<Item = Result<Assignment, Error>> + use<>, Error> {
-        let bad = self.damaged();
-        let r = self
-            .open::<Assignment>(&self.assignments_path())
-            .map_err(&bad)?;
+        let path = self.assignments_path();
+        let bad = Self::damaged(&path);
+        let r = self.open::<Assignment>(&path).map_err(&bad)?;
         // Records stream before the trailer's checksum is checked: a damaged record
         // must not pass for a position (a huge one would be a huge allocation).
         let documents = self.documents;
@@ -207,8 +206,10 @@ impl OutOfCoreOutcome {
             let a = a.map_err(&bad)?;
             if a.doc < next || a.doc >= documents || a.rep > a.doc {
                 return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
-                    "assignment ({}, {}) out of order or range for {documents} documents",
-                    a.doc, a.rep
+                    "{}: assignment ({}, {}) out of order or range for {documents} documents",
+                    path.display(),
+                    a.doc,
+                    a.rep
                 ))));
             }
             next = a.doc + 1;
@@ -277,10 +278,12 @@ impl OutOfCoreOutcome {
     pub fn scored_pairs(
         &self,
     ) -> Result<impl Iterator<Item = Result<ScoredPair, Error>> + use<>, Error> {
-        let bad = self.damaged();
-        let pairs = self.open::<Edge>(&self.pairs_path()).map_err(&bad)?;
+        let pairs_path = self.pairs_path();
+        let bad_pair = Self::damaged(&pairs_path);
+        let pairs = self.open::<Edge>(&pairs_path).map_err(&bad_pair)?;
         let scores_path = self.work_dir.join(SCORES);
-        let mut scores = self.open::<Score>(&scores_path).map_err(&bad)?;
+        let bad_score = Self::damaged(&scores_path);
+        let mut scores = self.open::<Score>(&scores_path).map_err(&bad_score)?;
         if scores.len() != pairs.len() {
             return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
                 "{}: {} scores for {} pairs",
@@ -290,13 +293,14 @@ impl OutOfCoreOutcome {
             ))));
         }
         Ok(pairs.map(move |e| {
-            let e = e.map_err(&bad)?;
+            let e = e.map_err(&bad_pair)?;
             let score = match scores.next() {
-                Some(s) => s.map_err(&bad)?.0,
+                Some(s) => s.map_err(&bad_score)?.0,
                 None => {
-                    return Err(Error::Core(ndd_core::Error::corrupt_data(
-                        "a score is missing",
-                    )));
+                    return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
+                        "{}: a score is missing",
+                        scores_path.display()
+                    ))));
                 }
             };
             let pos = |x: u64| {

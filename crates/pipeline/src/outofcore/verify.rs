@@ -44,9 +44,10 @@ pub(super) fn run(
     let t = job.threshold.get();
     let floor = crate::candidates::minhash::floor(job.emit, job.threshold, job.num_perm);
     let (mut checked, mut verified, mut accepted) = (0u64, 0u64, 0u64);
-    let mut exact = ndd_scale::RecordReader::<Edge, _>::open(dir.join(EXACT))
+    let exact_path = dir.join(EXACT);
+    let mut exact = ndd_scale::RecordReader::<Edge, _>::open(&exact_path)
         .and_then(|r| r.expect_fingerprint(exact_fingerprint))
-        .map_err(|e| damaged(dir, e))?
+        .map_err(|e| damaged(&exact_path, e))?
         .peekable();
     // Writes the exact pairs before `until` (all of them for `None`), in order.
     let mut flush_exact = |until: Option<Edge>,
@@ -60,7 +61,7 @@ pub(super) fn run(
                 Ok(_) => break,
                 Err(_) => {
                     return match exact.next() {
-                        Some(Err(e)) => Err(damaged(dir, e)),
+                        Some(Err(e)) => Err(damaged(&exact_path, e)),
                         _ => Ok(()),
                     };
                 }
