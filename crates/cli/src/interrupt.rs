@@ -69,6 +69,7 @@ pub(crate) fn untrack_now(path: &Path) {
 }
 
 /// Removes every registered file and exits with status 128 + `signal`.
+#[cfg_attr(not(unix), allow(dead_code))]
 fn interrupted(signal: i32) -> ! {
     let held = hold();
     for path in held.0.iter() {

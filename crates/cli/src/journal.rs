@@ -417,6 +417,89 @@ mod tests {
         }
     }
 
+    /// The id of a process that has ended.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    /// Outputs `a` (replacing an old file) in `one` and `b` (new) in `two`, killed
+    /// after the commit point with `a` renamed: each way of leaving the commit is
+    /// recovered from either folder to all new (forward) or all old (back), with
+    /// nothing hidden left.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_commit_is_rolled_forward_or_back_by_its_rule() {
+        #[derive(Clone, Copy, Debug)]
+        enum Left {
+            /// Killed between the renames.
+            Renaming,
+            /// Killed while putting the old outputs back after a failed rename.
+            Aborting,
+            /// Killed before the home copy was written.
+            BeforeCommitPoint,
+        }
+        for (left, from_two) in [
+            (Left::Renaming, false),
+            (Left::Renaming, true),
+            (Left::Aborting, true),
+            (Left::BeforeCommitPoint, true),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            let one = dir.path().canonicalize().unwrap().join("one");
+            let two = one.with_file_name("two");
+            fs::create_dir(&one).unwrap();
+            fs::create_dir(&two).unwrap();
+            let pid = dead_pid();
+            let a = entry(&one, "a", pid, true);
+            let b = entry(&two, "b", pid, false);
+            fs::write(&a.target, "old a").unwrap();
+            fs::hard_link(&a.target, a.backup.as_ref().unwrap()).unwrap();
+            fs::write(&a.temp, "new a").unwrap();
+            fs::write(&b.temp, "new b").unwrap();
+            let journal = Journal::write(vec![a.clone(), b.clone()], pid).unwrap();
+            assert!(journal_path(&one, pid).exists() && journal_path(&two, pid).exists());
+            fs::rename(&a.temp, &a.target).unwrap();
+            match left {
+                Left::Renaming => {}
+                Left::Aborting => journal.abort().unwrap(),
+                Left::BeforeCommitPoint => {
+                    fs::rename(&a.target, &a.temp).unwrap();
+                    fs::hard_link(a.backup.as_ref().unwrap(), &a.target).unwrap();
+                    fs::remove_file(journal_path(&one, pid)).unwrap();
+                }
+            }
+            recover(if from_two { &two } else { &one });
+            let now = (
+                fs::read_to_string(&a.target).ok(),
+                fs::read_to_string(&b.target).ok(),
+            );
+            let want = match left {
+                Left::Renaming => (Some("new a".to_owned()), Some("new b".to_owned())),
+                _ => (Some("old a".to_owned()), None),
+            };
+            assert_eq!(now, want, "{left:?}");
+            for folder in [&one, &two] {
+                let hidden: Vec<_> = fs::read_dir(folder)
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name())
+                    .filter(|n| n.to_string_lossy().starts_with('.'))
+                    .collect();
+                assert!(hidden.is_empty(), "{left:?}: {hidden:?}");
+            }
+            // Done again: nothing changes.
+            recover(&one);
+            recover(&two);
+            let again = (
+                fs::read_to_string(&a.target).ok(),
+                fs::read_to_string(&b.target).ok(),
+            );
+            assert_eq!(again, want, "{left:?}");
+        }
+    }
+
     /// A journal reads back as written; one naming files that are not its process's
     /// own temporary files and backups, or cut short, is not read.
     #[test]

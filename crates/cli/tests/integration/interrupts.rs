@@ -292,8 +292,9 @@ fn a_commit_killed_at_any_moment_is_completed_by_the_next_run() {
         wait_until("the commit journal", || {
             journal.exists() || child.try_wait().unwrap().is_some()
         });
-        // Five renames 40 ms apart: a moment before, between or after them.
-        std::thread::sleep(Duration::from_millis(words.next() % 220));
+        // Five renames 40 ms apart, the last at 200 ms: a moment before or between
+        // them (the run then waits for the last one).
+        std::thread::sleep(Duration::from_millis(words.next() % 200));
         child.kill().unwrap();
         let status = child.wait().unwrap();
         assert!(!status.success(), "the run finished before it was killed");
