@@ -140,13 +140,7 @@ impl StateLock {
             .ok_or_else(|| CliError::output(state, "not a file name"))?
             .to_string_lossy();
         let path = folder_of(state).join(format!(".{name}.ndd-lock"));
-        let created = interrupt::create_tracked(&path, |path| {
-            fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(path)
-        });
-        match created {
+        match interrupt::create_new(&path) {
             Ok(mut file) => {
                 let lock = StateLock { path };
                 writeln!(file, "{}", std::process::id())
@@ -394,13 +388,7 @@ impl Pending {
         let mut attempt = 0u32;
         loop {
             let path = dir.join(format!(".{name}.{}.{attempt}.ndd-tmp", std::process::id()));
-            let created = interrupt::create_tracked(&path, |path| {
-                fs::OpenOptions::new()
-                    .write(true)
-                    .create_new(true)
-                    .open(path)
-            });
-            match created {
+            match interrupt::create_new(&path) {
                 Ok(file) => {
                     // A replaced file keeps its permissions (a 0600 output became 0644).
                     if let Ok(meta) = fs::symlink_metadata(target) {
@@ -472,10 +460,7 @@ fn remove_stale(dir: &Path, name: &str) {
         } else {
             continue;
         };
-        let Some(pid) = (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| pid.parse::<u32>().ok())
-            .flatten()
-        else {
+        let Some(pid) = journal::parse_pid(pid) else {
             continue;
         };
         if !alive(pid)

@@ -52,6 +52,17 @@ pub(crate) fn create_tracked<T>(
     Ok(made)
 }
 
+/// Creates the new file `path` for writing (`create_new`: an existing file is an
+/// error) and registers it ([`create_tracked`]).
+pub(crate) fn create_new(path: &Path) -> io::Result<fs::File> {
+    create_tracked(path, |path| {
+        fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+    })
+}
+
 /// Forgets `path` (see [`Held::untrack`]). When the registry is held already (by
 /// this thread's commit, or by the interrupt about to remove every file) it is left
 /// registered: removing it at an interrupt is then harmless, as its name is this

@@ -68,6 +68,14 @@ pub(crate) fn alive(pid: u32) -> bool {
     }
 }
 
+/// The process id written in a file name: ASCII digits only.
+pub(crate) fn parse_pid(digits: &str) -> Option<u32> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
 /// The folder a file is in.
 fn folder(path: &Path) -> &Path {
     path.parent().unwrap_or(Path::new("."))
@@ -328,10 +336,7 @@ pub(crate) fn recover(dir: &Path) {
         } else {
             continue;
         };
-        let Some(pid) = (!pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| pid.parse::<u32>().ok())
-            .flatten()
-        else {
+        let Some(pid) = parse_pid(pid) else {
             continue;
         };
         if alive(pid) || !item.file_type().is_ok_and(|t| t.is_file()) {

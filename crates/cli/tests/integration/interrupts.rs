@@ -14,6 +14,15 @@ use std::time::{Duration, Instant};
 
 use crate::common::{Words, ndd, ndd_command, ok};
 
+/// Every output of an in-memory run that copies or lists documents.
+const FIVE_OUTPUTS: [&str; 5] = [
+    "--keep-out",
+    "--drop-out",
+    "--pairs-out",
+    "--clusters-out",
+    "--annotate-out",
+];
+
 /// Writes `name` in `dir`: `families` families of three 40-word documents (an
 /// original and two copies with one word changed each), the words drawn from a
 /// fixed seed.
@@ -200,14 +209,7 @@ fn interrupts_leave_nothing_behind() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = families(d, "in.jsonl", 8_000);
-    let options = [
-        "--keep-out",
-        "--drop-out",
-        "--pairs-out",
-        "--clusters-out",
-        "--annotate-out",
-    ];
-    interrupt_at_random_moments(d, &input, &options, false, 6, 4);
+    interrupt_at_random_moments(d, &input, &FIVE_OUTPUTS, false, 6, 4);
 }
 
 /// The same for an out-of-core run: its work folder is kept for the next run
@@ -256,18 +258,11 @@ fn a_commit_killed_at_any_moment_is_completed_by_the_next_run() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = families(d, "in.jsonl", 300);
-    let options = [
-        "--keep-out",
-        "--drop-out",
-        "--pairs-out",
-        "--clusters-out",
-        "--annotate-out",
-    ];
     fs::create_dir_all(d.join("new/sub")).unwrap();
     fs::create_dir_all(d.join("out/sub")).unwrap();
     // Two folders: the pairs in a folder of their own.
     let place = |folder: &str| {
-        let mut o = outputs(folder, &options);
+        let mut o = outputs(folder, &FIVE_OUTPUTS);
         o[2].1 = o[2].1.replacen(folder, &format!("{folder}/sub"), 1);
         o
     };
