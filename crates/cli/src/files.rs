@@ -504,20 +504,24 @@ fn commit_files(mut ready: Vec<Ready>) -> Result<(), CliError> {
     }
     let mut held = interrupt::hold();
     let pid = std::process::id();
-    let mut entries: Vec<Entry> = Vec::with_capacity(ready.len());
+    let mut entries = ready
+        .iter()
+        .map(|r| {
+            let absolute = |p: &Path| absolute(p).map_err(|e| CliError::output(&r.target, e));
+            Ok(Entry {
+                target: absolute(&r.target)?,
+                temp: absolute(&r.temp.path)?,
+                backup: None,
+            })
+        })
+        .collect::<Result<Vec<Entry>, CliError>>()?;
     let drop_backups = |entries: &[Entry]| {
         for b in entries.iter().filter_map(|e| e.backup.as_ref()) {
             let _ = fs::remove_file(b);
         }
     };
-    for r in &ready {
-        let target = absolute(&r.target).map_err(|e| CliError::output(&r.target, e))?;
-        let temp = absolute(&r.temp.path).map_err(|e| CliError::output(&r.target, e))?;
-        let mut entry = Entry {
-            target,
-            temp,
-            backup: None,
-        };
+    for i in 0..ready.len() {
+        let (r, entry) = (&ready[i], &entries[i]);
         if fs::symlink_metadata(&r.target).is_ok_and(|m| m.is_file()) {
             let name = r.target.file_name().unwrap_or_default().to_string_lossy();
             let backup = folder_of(&entry.target).join(format!(".{name}.{pid}.ndd-old"));
@@ -531,9 +535,8 @@ fn commit_files(mut ready: Vec<Ready>) -> Result<(), CliError> {
                     format!("keeping the old file before replacing it: {e}; no output was changed"),
                 ));
             }
-            entry.backup = Some(backup);
+            entries[i].backup = Some(backup);
         }
-        entries.push(entry);
     }
     let journal = Journal::write(entries.clone(), pid).map_err(|e| {
         drop_backups(&entries);
@@ -545,12 +548,12 @@ fn commit_files(mut ready: Vec<Ready>) -> Result<(), CliError> {
     for r in &mut ready {
         journal::pause();
         if let Err(e) = fs::rename(&r.temp.path, &r.target) {
-            // A kill from here on puts the outputs back too (the journal says so).
-            let marked = journal.abort();
+            // A kill from here on puts the outputs back too (the journal says so;
+            // were it not marked, its roll forward would find no temporary file
+            // left once they are put back).
+            let _ = journal.abort();
             journal.roll_back();
-            if marked.is_ok() {
-                journal.remove();
-            }
+            journal.remove();
             return Err(CliError::output(
                 &r.target,
                 format!("{e}; no output was changed"),
