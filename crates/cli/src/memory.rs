@@ -281,8 +281,10 @@ fn run_with(
     // freeing every document and pair one by one first.
     std::mem::forget(found);
     std::mem::forget(input);
-    // A folder index: the new segment, then the manifest.
+    // A folder index: the new segment, then the manifest. An interrupt waits for it,
+    // as for the commit of the outputs just made.
     if let (Some(ix), Some(t)) = (&mut index, targets.iter().find(|t| t.folder)) {
+        let _held = crate::interrupt::hold();
         ix.save_dir(&t.path)
             .map_err(|e| CliError::Output(format!("{} {e}", t.output.flag())))?;
     }
