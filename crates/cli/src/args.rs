@@ -16,7 +16,8 @@ use crate::output::Format;
 #[command(
     after_help = "Exit status: 0 on success, 1 when the run failed (unreadable \
     input, no document read, bad input under --on-error stop, an output that cannot be \
-    written), 2 for invalid options."
+    written), 2 for invalid options, 130 or 143 when interrupted by SIGINT or SIGTERM \
+    (the run's temporary files removed, every output as it was or complete)."
 )]
 pub(crate) struct Cli {
     /// What to do.
