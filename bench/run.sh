@@ -19,7 +19,8 @@
 #
 # env: RUNS (5, the Rust rows)  PYRUNS (3, the Python wheels' LSH rows; 0 skips them)
 #      CORPUS (data/corpus.jsonl, relative to bench/)  SKETCH (1; 0 skips the criterion bench)
-#      KEEP_RAW (file for the raw lines)  ONLY, RETRIES, QUIET_WAIT (lib.sh)
+#      BUILD (1; 0 runs the binaries already built)  KEEP_RAW (file for the raw lines)
+#      ONLY, RETRIES, QUIET_WAIT (lib.sh)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -27,6 +28,7 @@ RUNS="${RUNS:-5}"
 PYRUNS="${PYRUNS:-3}"
 CORPUS="${CORPUS:-data/corpus.jsonl}"
 SKETCH="${SKETCH:-1}"
+BUILD="${BUILD:-1}"
 PY=.venv/bin/python
 RP=rust-peers/target/release
 ROOT="$(cd .. && pwd)"
@@ -37,9 +39,11 @@ NDD="${CARGO_TARGET_DIR:-$ROOT/target}/release/ndd"
 [ -f "$CORPUS" ] || { echo "missing $CORPUS (relative to bench/): build it with python3 bench/make_corpus.py (bench/README.md)" >&2; exit 1; }
 CORPUS="$(cd "$(dirname "$CORPUS")" && pwd)/$(basename "$CORPUS")"
 
-echo "# building ndd (release) and rust-peers" >&2
-(cd "$ROOT" && cargo build --release --quiet --locked -p ndd-cli)
-cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
+if [ "$BUILD" = 1 ]; then
+  echo "# building ndd (release) and rust-peers" >&2
+  (cd "$ROOT" && cargo build --release --quiet --locked -p ndd-cli)
+  cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
+fi
 
 mkdir -p data
 RAW="$(mktemp -d data/.run-raw.XXXXXX)"
@@ -87,11 +91,13 @@ if [ "$SKETCH" = 1 ]; then
 fi
 
 # --- index bytes per document
-"$NDD" dedup --quiet --input "$CORPUS" --top 1 --index-out "$RAW/index-sets" >/dev/null
-"$NDD" dedup --quiet --input "$CORPUS" --top 1 --verify method --index-out "$RAW/index-nosets" >/dev/null
-"$NDD" explain --input "$CORPUS" >"$RAW/explain"
-echo "index=saved-with-sets docs=$DOCS bytes=$(stat -c %s "$RAW/index-sets")" | tee -a "$RAW/medians"
-echo "index=saved-without-sets docs=$DOCS bytes=$(stat -c %s "$RAW/index-nosets")" | tee -a "$RAW/medians"
+# (per document the tool indexed: lines with a repeated id are skipped, its summary says)
+"$NDD" dedup --quiet --input "$CORPUS" --top 1 --index-out "$RAW/index-sets" >"$RAW/summary" 2>"$RAW/stderr"
+"$NDD" dedup --quiet --input "$CORPUS" --top 1 --verify method --index-out "$RAW/index-nosets" >/dev/null 2>&1
+"$NDD" explain --input "$CORPUS" >"$RAW/explain" 2>&1
+READ=$(sed -nE 's/^documents: +([0-9]+) read.*/\1/p' "$RAW/summary")
+echo "index=saved-with-sets docs=$READ bytes=$(stat -c %s "$RAW/index-sets")" | tee -a "$RAW/medians"
+echo "index=saved-without-sets docs=$READ bytes=$(stat -c %s "$RAW/index-nosets")" | tee -a "$RAW/medians"
 echo "index=explain $(grep -m1 '^bytes per document' "$RAW/explain" | sed -E 's/^bytes per document: ([0-9]+) of signature .* \+ ([0-9]+) of LSH index.*/signature=\1 lsh=\2/')" |
   tee -a "$RAW/medians"
 
