@@ -5,12 +5,33 @@
 # line to "$RAW/all" with rss_kb=, cpu_pct=, wall_s= (the whole process, wall clock) and
 # others_cpu= (the mean number of CPUs the rest of the machine used meanwhile), and retries
 # a run during which others_cpu >= 0.15.
+# Sets PY (the venv's python), RP (rust-peers' binaries), CORPUS (data/corpus.jsonl unless set).
 # env: ONLY (extended regex; only commands matching it run), RETRIES (2), QUIET_WAIT (60 s)
-# Needs: RAW (a scratch folder), PY (a python with the standard library).
 
+CORPUS="${CORPUS:-data/corpus.jsonl}"
+PY=.venv/bin/python
+RP=rust-peers/target/release
 ONLY="${ONLY:-.}"
 RETRIES="${RETRIES:-2}"
 QUIET_WAIT="${QUIET_WAIT:-60}"
+
+# need_inputs: the venv ($PY) and the corpus ($CORPUS) exist, else say how to make them
+need_inputs() {
+  [ -x "$PY" ] || { echo "missing bench/.venv: run bench/setup.sh (bench/README.md)" >&2; exit 1; }
+  [ -f "$CORPUS" ] || {
+    echo "missing $CORPUS (relative to bench/): build it with python3 bench/make_corpus.py (bench/README.md)" >&2
+    exit 1
+  }
+}
+
+# raw_dir <name>: RAW = a scratch folder under data/, removed on exit; T0 = now
+raw_dir() {
+  mkdir -p data
+  RAW="$(mktemp -d "data/.$1-raw.XXXXXX")"
+  trap 'rm -rf "$RAW"' EXIT
+  : >"$RAW/all"
+  T0=$(date +%s)
+}
 
 # CPU ticks (USER_HZ) spent by the whole machine so far, all processes
 busy_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9; exit}' /proc/stat; }

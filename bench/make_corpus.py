@@ -75,11 +75,8 @@ def sha256_bytes(b):
 
 
 def sha256_file(path):
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return sha256_bytes(f.read())  # at most ~100 MB
 
 
 def get(url):

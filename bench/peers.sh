@@ -20,22 +20,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 RUNS="${RUNS:-3}"
-CORPUS="${CORPUS:-data/corpus.jsonl}"
 LARGE="${LARGE-data/corpus_large.jsonl}"
 LIMITS="${LIMITS:-1}"
-PY=.venv/bin/python
-RP=rust-peers/target/release
 . ./lib.sh
 
-[ -x "$PY" ] || { echo "missing bench/.venv: see bench/README.md" >&2; exit 1; }
-[ -f "$CORPUS" ] || { echo "missing $CORPUS (relative to bench/): build it with python3 bench/make_corpus.py (bench/README.md)" >&2; exit 1; }
+need_inputs
 cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
-
-mkdir -p data
-RAW="$(mktemp -d data/.peers-raw.XXXXXX)"
-trap 'rm -rf "$RAW"' EXIT
-: >"$RAW/all"
-T0=$(date +%s)
+raw_dir peers
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) nproc=$(nproc) runs=$RUNS corpus=$CORPUS large=${LARGE:-none}"
 echo "# uptime: $(uptime)"
 load_check

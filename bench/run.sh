@@ -26,17 +26,13 @@ cd "$(dirname "$0")"
 
 RUNS="${RUNS:-5}"
 PYRUNS="${PYRUNS:-3}"
-CORPUS="${CORPUS:-data/corpus.jsonl}"
 SKETCH="${SKETCH:-1}"
 BUILD="${BUILD:-1}"
-PY=.venv/bin/python
-RP=rust-peers/target/release
 ROOT="$(cd .. && pwd)"
 NDD="${CARGO_TARGET_DIR:-$ROOT/target}/release/ndd"
 . ./lib.sh
 
-[ -x "$PY" ] || { echo "missing bench/.venv: run bench/setup.sh (bench/README.md)" >&2; exit 1; }
-[ -f "$CORPUS" ] || { echo "missing $CORPUS (relative to bench/): build it with python3 bench/make_corpus.py (bench/README.md)" >&2; exit 1; }
+need_inputs
 CORPUS="$(cd "$(dirname "$CORPUS")" && pwd)/$(basename "$CORPUS")"
 
 if [ "$BUILD" = 1 ]; then
@@ -45,11 +41,7 @@ if [ "$BUILD" = 1 ]; then
   cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
 fi
 
-mkdir -p data
-RAW="$(mktemp -d data/.run-raw.XXXXXX)"
-trap 'rm -rf "$RAW"' EXIT
-: >"$RAW/all"
-T0=$(date +%s)
+raw_dir run
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) ndd $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" \
   "nproc=$(nproc) runs=$RUNS pyruns=$PYRUNS corpus=$CORPUS"
 echo "# $(rustc --version); $($PY --version 2>&1); $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
