@@ -25,7 +25,7 @@ LIMITS="${LIMITS:-1}"
 . ./lib.sh
 
 need_inputs
-cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
+CARGO_TARGET_DIR=rust-peers/target cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
 raw_dir peers
 echo "# $(date -u +%Y-%m-%dT%H:%MZ) nproc=$(nproc) runs=$RUNS corpus=$CORPUS large=${LARGE:-none}"
 echo "# uptime: $(uptime)"

@@ -38,7 +38,7 @@ CORPUS="$(cd "$(dirname "$CORPUS")" && pwd)/$(basename "$CORPUS")"
 if [ "$BUILD" = 1 ]; then
   echo "# building ndd (release) and rust-peers" >&2
   (cd "$ROOT" && cargo build --release --quiet --locked -p ndd-cli)
-  cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
+  CARGO_TARGET_DIR=rust-peers/target cargo build --release --quiet --locked --manifest-path rust-peers/Cargo.toml
 fi
 
 raw_dir run
