@@ -3,7 +3,7 @@
 is ndd's side): `MinHashLSHForest` (num_perm=128, l=8, datasketch's defaults) and
 `MinHashLSHEnsemble` (threshold=0.8, num_perm=128, num_part=16, m=8, its defaults).
 
-Same protocol as the example: word 5-gram sets (shared/bench's definition: ASCII
+Same protocol as the example: word 5-gram sets (bench/common.py's definition: ASCII
 lowercase, tokens = runs of [a-z0-9]), MinHash.bulk(num_perm=128) sketches made first
 (not timed), 500 queries (documents i * (n // 500)), recall@10 of the exact top 10 by
 Jaccard (ties counted: a returned document counts when its Jaccard is at least the
@@ -15,9 +15,9 @@ least 80% of the query's shingles. Exact answers come from an inverted index of 
 shingle sets. Memory: tracemalloc's bytes allocated while building the index (Python
 objects and numpy arrays), per document.
 
-Usage (needs datasketch 2.0.0 with numpy and scipy, e.g. the shared/bench venv):
+Usage (needs datasketch 2.0.0 with numpy and scipy: the bench's venv, `bench/setup.sh`):
 
-    python scripts/compare_datasketch_query.py [--corpus PATH.jsonl]
+    bench/.venv/bin/python scripts/compare_datasketch_query.py [--corpus bench/data/corpus.jsonl]
 """
 import argparse, json, re, time, tracemalloc
 from collections import defaultdict

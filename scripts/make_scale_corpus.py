@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Builds a large JSONL corpus from real text for the out-of-core measurements
-(docs/performance.md): every document of a base corpus (the ../shared/bench corpus,
-66,852 package descriptions) is written, followed by generated documents until the
+(docs/performance.md): every document of a base corpus (bench/data/corpus.jsonl, built by
+`python3 bench/make_corpus.py`: 66,855 package descriptions and license texts) is written, followed by generated documents until the
 target count is reached. Each generated document is, with probability --dup-rate, a
 near-duplicate of a random base document (a few words changed, a line dropped or
 repeated), and otherwise a distinct document (half of a base document's words
 replaced by words of another, which leaves almost no shared 5-gram).
 
-    python3 scripts/make_scale_corpus.py BASE.jsonl OUT.jsonl --documents 5000000
+    python3 scripts/make_scale_corpus.py bench/data/corpus.jsonl OUT.jsonl --documents 5000000
 
 Deterministic for a given seed. Writes OUT.jsonl.tmp, then renames it.
 """
