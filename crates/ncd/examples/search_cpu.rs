@@ -31,7 +31,11 @@ fn main() -> Result<(), ndd_core::Error> {
         .unwrap_or(2);
     let docs = corpus::load();
     let corpus = SigNcd::new().corpus(&docs)?;
-    println!("{} documents, {} fallbacks", corpus.len(), corpus.fallback_count());
+    println!(
+        "{} documents, {} fallbacks",
+        corpus.len(),
+        corpus.fallback_count()
+    );
     for _ in 0..rounds {
         for share in [false, true] {
             let search = SearchConfig::builder(0.7)
