@@ -25,6 +25,10 @@
 //! ([`crate::monotone_ncd_from_lengths`]), exactly as [`Corpus::distance`] does, so
 //! its distances are those of the brute force over the same corpus.
 //!
+//! * Items with identical byte strings share their compressions
+//!   ([`SearchBuilder::share_identical`], on by default): a pair's distance is a
+//!   function of its two byte strings in concatenation order, so a row takes the
+//!   distance of an earlier pair of the same strings instead of compressing again.
 //! * P1 is exact: a pruned pair has `C(x) < (1 − τ)·C(y)`, and the enforced
 //!   `C(xy) ≥ C(y)` gives NCD ≥ `1 − C(x)/C(y)` > τ. (With plain equation 2 it would
 //!   not be: real compressors sometimes give `C(xy) < C(y)`, and on the bundled corpus
