@@ -25,6 +25,10 @@
 //! ([`crate::monotone_ncd_from_lengths`]), exactly as [`Corpus::distance`] does, so
 //! its distances are those of the brute force over the same corpus.
 //!
+//! * Items with identical byte strings share their compressions
+//!   ([`SearchBuilder::share_identical`], on by default): a pair's distance is a
+//!   function of its two byte strings in concatenation order, so a row takes the
+//!   distance of an earlier pair of the same strings instead of compressing again.
 //! * P1 is exact: a pruned pair has `C(x) < (1 − τ)·C(y)`, and the enforced
 //!   `C(xy) ≥ C(y)` gives NCD ≥ `1 − C(x)/C(y)` > τ. (With plain equation 2 it would
 //!   not be: real compressors sometimes give `C(xy) < C(y)`, and on the bundled corpus
@@ -53,6 +57,8 @@
 //! assert_eq!(out.report.total_pairs, 3);
 //! # Ok::<(), near_dup::Error>(())
 //! ```
+
+use std::collections::HashMap;
 
 use ndd_core::{Error, ScoredPair};
 
@@ -118,8 +124,14 @@ pub struct SearchReport {
     pub items: usize,
     /// `n(n−1)/2`.
     pub total_pairs: u64,
-    /// Pairs whose NCD was computed (one compression each).
+    /// Pairs whose NCD was computed: one compression each, except the
+    /// [`reused`](Self::reused) ones.
     pub compared: u64,
+    /// Of [`compared`](Self::compared), pairs whose NCD was taken from an earlier pair
+    /// with the same two byte strings in the same order (items with identical
+    /// signatures, see [`SearchBuilder::share_identical`]): no compression. The
+    /// compressions made are `compared − reused`.
+    pub reused: u64,
     /// Pairs skipped by P1 (outside the matching partition).
     pub pruned_p1: u64,
     /// Pairs skipped by P2 (a pivot proved NCD > τ).
@@ -152,6 +164,7 @@ impl SearchReport {
 
     fn add(&mut self, o: &SearchReport) {
         self.compared += o.compared;
+        self.reused += o.reused;
         self.pruned_p1 += o.pruned_p1;
         self.pruned_p2 += o.pruned_p2;
         self.skipped_checked += o.skipped_checked;
@@ -203,6 +216,7 @@ pub struct SearchConfig {
     p2_slack: f64,
     checked: bool,
     parallel: bool,
+    share_identical: bool,
     max_partners: Option<usize>,
 }
 
@@ -243,6 +257,7 @@ impl SearchConfig {
                 p2_slack: DEFAULT_P2_SLACK,
                 checked: false,
                 parallel: false,
+                share_identical: true,
                 max_partners: None,
             },
         }
@@ -339,6 +354,20 @@ impl SearchConfig {
     #[must_use]
     pub fn is_parallel(&self) -> bool {
         self.parallel
+    }
+
+    /// Whether pairs of items with identical byte strings share one compression
+    /// (see [`SearchBuilder::share_identical`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(near_dup::ncd::SearchConfig::new(0.4)?.shares_identical());
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn shares_identical(&self) -> bool {
+        self.share_identical
     }
 
     /// Finds all pairs of `corpus` with NCD ≤ τ (see the [module docs](self)).
@@ -528,6 +557,38 @@ impl SearchBuilder {
         self
     }
 
+    /// Compress each pair of distinct byte strings once (default `true`). The distance
+    /// of a pair depends only on the two items' bytes in concatenation order, so when
+    /// several items have identical signatures (copies of one document, or documents
+    /// whose punctuation spots agree) their rows share their compressions: each row is
+    /// still visited pair by pair in the same order, with the same pruning and cap,
+    /// and a pair whose two byte strings (in order) were already compressed for this
+    /// row's signature takes that distance ([`SearchReport::reused`]). The result is
+    /// the same either way; `false` compresses every compared pair (the previous
+    /// behaviour, kept as the benchmarks' baseline). Not used by the
+    /// [`checked`](Self::checked) shortcut.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::ncd::{Pruning, SearchConfig, SigNcd};
+    /// let n = "Copyright 2001, Alice, Bob, and Carol. All rights reserved, worldwide, forever.";
+    /// let o = "Lorem ipsum, dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.";
+    /// let corpus = SigNcd::new().corpus(&[n, o, n, o])?;
+    /// let all = SearchConfig::builder(0.6).pruning(Pruning::None);
+    /// let shared = all.clone().build()?.search(&corpus)?;
+    /// let each = all.share_identical(false).build()?.search(&corpus)?;
+    /// assert_eq!(shared.pairs, each.pairs);
+    /// assert_eq!((each.report.compared, each.report.reused), (6, 0));
+    /// // Six pairs, four distinct concatenations: n·o (three times), n·n, o·n, o·o.
+    /// assert_eq!((shared.report.compared, shared.report.reused), (6, 2));
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn share_identical(mut self, share: bool) -> Self {
+        self.config.share_identical = share;
+        self
+    }
+
     /// Validates the configuration.
     ///
     /// # Errors
@@ -589,6 +650,23 @@ fn lower_bound(cx: usize, cy: usize) -> f64 {
     (cy as f64 - cx as f64) / cy as f64
 }
 
+/// Item → the first item with the same bytes, and whether any other item has them.
+fn twins(corpus: &Corpus) -> (Vec<usize>, Vec<bool>) {
+    let n = corpus.len();
+    let mut first: HashMap<&[u8], usize> = HashMap::with_capacity(n);
+    let twin: Vec<usize> = (0..n)
+        .map(|i| *first.entry(corpus.get(i)).or_insert(i))
+        .collect();
+    let mut shared = vec![false; n];
+    for (i, &t) in twin.iter().enumerate() {
+        if t != i {
+            shared[i] = true;
+            shared[t] = true;
+        }
+    }
+    (twin, shared)
+}
+
 fn pairs_of(n: usize) -> u64 {
     let n = n as u64;
     n * n.saturating_sub(1) / 2
@@ -620,7 +698,17 @@ struct Plan<'a> {
     end: Vec<usize>,
     /// Whether a rank is a pivot (P1P2 only).
     is_pivot: Vec<bool>,
+    /// Item → the first item with the same bytes (itself when none is earlier).
+    twin: Vec<usize>,
+    /// Item → whether another item has the same bytes.
+    shared: Vec<bool>,
 }
+
+/// Distances already computed for one signature's rows: the other item's
+/// [`Plan::twin`] and whether the row's item comes first in the concatenation. These
+/// two name the concatenated byte strings, so the distance is that of any pair with
+/// the same key.
+type Memo = HashMap<(usize, bool), f64>;
 
 type RowResult = Result<(Vec<ScoredPair>, SearchReport), Error>;
 
@@ -650,13 +738,86 @@ impl<'a> Plan<'a> {
                 is_pivot[r] = true;
             }
         }
+        let (twin, shared) = if config.share_identical && !config.checked {
+            twins(corpus)
+        } else {
+            ((0..n).collect(), vec![false; n])
+        };
         Plan {
             config,
             corpus,
             order,
             end,
             is_pivot,
+            twin,
+            shared,
         }
+    }
+
+    /// The non-pivot rows grouped by signature ([`twin`](Self::twin) of their item),
+    /// each group in rank order, the groups by their first rank: a group's rows share
+    /// one [`Memo`].
+    fn units(&self, rows: &[usize]) -> Vec<Vec<usize>> {
+        let mut units: Vec<Vec<usize>> = Vec::new();
+        let mut unit_of: HashMap<usize, usize> = HashMap::new();
+        for &r in rows {
+            let item = self.order[r];
+            if !self.shared[item] {
+                units.push(vec![r]);
+                continue;
+            }
+            let next = units.len();
+            let u = *unit_of.entry(self.twin[item]).or_insert(next);
+            if u == next {
+                units.push(Vec::new());
+            }
+            units[u].push(r);
+        }
+        units
+    }
+
+    /// The rows of one unit, in rank order, with one memo.
+    fn unit_rows<C: Compressor>(
+        &self,
+        ncd: &mut Ncd<C>,
+        unit: &[usize],
+        pivots: &[&PivotRow],
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<Vec<(Vec<ScoredPair>, SearchReport)>, Error> {
+        let mut memo = Memo::new();
+        let share_row = unit.len() > 1;
+        unit.iter()
+            .map(|&r| {
+                let row = self.row_with(ncd, r, pivots, &mut memo, share_row);
+                progress(1);
+                row
+            })
+            .collect()
+    }
+
+    /// The distance between ranks `r` and `j` through the unit's memo: looked up, or
+    /// computed and remembered when another pair may have the same key (the row's unit
+    /// has several rows, or `j`'s item has a twin). The flag says it was looked up.
+    #[inline]
+    fn shared_distance<C: Compressor>(
+        &self,
+        ncd: &mut Ncd<C>,
+        r: usize,
+        j: usize,
+        memo: &mut Memo,
+        share_row: bool,
+    ) -> Result<(f64, bool), Error> {
+        let (x, y) = (self.order[r], self.order[j]);
+        if !(share_row || self.shared[y]) {
+            return Ok((self.distance(ncd, r, j)?, false));
+        }
+        let key = (self.twin[y], x < y);
+        if let Some(&d) = memo.get(&key) {
+            return Ok((d, true));
+        }
+        let d = self.distance(ncd, r, j)?;
+        memo.insert(key, d);
+        Ok((d, false))
     }
 
     fn n(&self) -> usize {
@@ -752,19 +913,16 @@ impl<'a> Plan<'a> {
                 )
                 .collect::<Result<Vec<_>, Error>>()?;
             let pivots: Vec<&PivotRow> = pivot_rows.iter().map(|(p, _, _)| p).collect();
-            let results = rows
+            let results = self
+                .units(rows)
                 .par_iter()
                 .with_max_len(16)
                 .map_init(
                     || Ncd::new(self.corpus.new_compressor()),
-                    |ncd, &r| {
-                        let row = self.row_with(ncd, r, &pivots);
-                        progress(1);
-                        row
-                    },
+                    |ncd, unit| self.unit_rows(ncd, unit, &pivots, progress),
                 )
                 .collect::<Result<Vec<_>, Error>>()?;
-            return Ok((pivot_rows, results));
+            return Ok((pivot_rows, results.into_iter().flatten().collect()));
         }
         let mut ncd = Ncd::new(self.corpus.new_compressor());
         let pivot_rows = pivot_ranks
@@ -776,23 +934,23 @@ impl<'a> Plan<'a> {
             })
             .collect::<Result<Vec<_>, Error>>()?;
         let pivots: Vec<&PivotRow> = pivot_rows.iter().map(|(p, _, _)| p).collect();
-        let results = rows
+        let results = self
+            .units(rows)
             .iter()
-            .map(|&r| {
-                let row = self.row_with(&mut ncd, r, &pivots);
-                progress(1);
-                row
-            })
+            .map(|unit| self.unit_rows(&mut ncd, unit, &pivots, progress))
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok((pivot_rows, results))
+        Ok((pivot_rows, results.into_iter().flatten().collect()))
     }
 
-    /// An ordinary row: P1's partition, P2 through the pivot rows (sorted by rank).
+    /// An ordinary row: P1's partition, P2 through the pivot rows (sorted by rank),
+    /// distances through the unit's memo.
     fn row_with<C: Compressor>(
         &self,
         ncd: &mut Ncd<C>,
         r: usize,
         pivots: &[&PivotRow],
+        memo: &mut Memo,
+        share_row: bool,
     ) -> RowResult {
         let end = self.end[r];
         let mut report = SearchReport {
@@ -821,8 +979,9 @@ impl<'a> Plan<'a> {
                 report.pruned_p2 += 1;
                 continue;
             }
-            let d = self.distance(ncd, r, j)?;
+            let (d, reused) = self.shared_distance(ncd, r, j, memo, share_row)?;
             report.compared += 1;
+            report.reused += u64::from(reused);
             if d <= self.config.threshold {
                 pairs.push(self.pair(r, j, d));
             }

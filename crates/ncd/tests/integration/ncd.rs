@@ -602,3 +602,64 @@ fn progress_counts_every_row_once_and_changes_nothing() {
         assert_eq!(out.pairs, c.search(&corpus).unwrap().pairs, "{c:?}");
     }
 }
+
+/// 150 bundled documents with copies of some of them spread through (identical
+/// signatures, every other copy placed before its original so that both
+/// concatenation orders occur), and one document copied eight times (a large group
+/// of identical rows).
+fn bundled_with_copies() -> Vec<String> {
+    let texts = bundled();
+    let mut docs: Vec<String> = texts.iter().take(150).cloned().collect();
+    for (n, i) in (0..150).step_by(9).enumerate() {
+        let copy = docs[i].clone();
+        if n % 2 == 0 {
+            docs.push(copy);
+        } else {
+            docs.insert(i.saturating_sub(5), copy);
+        }
+    }
+    for _ in 0..8 {
+        docs.push(texts[200].clone());
+    }
+    docs
+}
+
+/// Sharing the compressions of identical signatures changes nothing: against brute
+/// force at every τ, and against the search that compresses every pair (with and
+/// without pivots, capped, parallel) on a corpus with copies.
+#[test]
+fn identical_signatures_share_compressions_and_change_no_result() {
+    let docs = bundled_with_copies();
+    let corpus = SigNcd::new().corpus(&docs).unwrap();
+    check_exact(&corpus, "bundled with copies");
+    for (pruning, parallel, cap) in [
+        (Pruning::P1, false, None),
+        (Pruning::P1, true, None),
+        (Pruning::P1P2, false, None),
+        (Pruning::None, false, None),
+        (Pruning::P1, false, Some(3)),
+        (Pruning::P1, true, Some(1)),
+    ] {
+        for tau in [0.3, 0.7] {
+            let b = SearchConfig::builder(tau)
+                .pruning(pruning)
+                .parallel(parallel)
+                .max_partners(cap);
+            let each = b.clone().share_identical(false).build().unwrap();
+            let shared = b.build().unwrap();
+            assert!(shared.shares_identical() && !each.shares_identical());
+            let (e, s) = (
+                each.search(&corpus).unwrap(),
+                shared.search(&corpus).unwrap(),
+            );
+            let label = format!("{pruning:?} parallel {parallel} cap {cap:?} tau {tau}");
+            assert_eq!(s.pairs, e.pairs, "{label}");
+            assert_eq!(e.report.reused, 0, "{label}");
+            // Everything but `reused` is as without sharing.
+            let mut r = s.report;
+            assert!(r.reused > 0 && r.reused < r.compared, "{label}: {r:?}");
+            r.reused = 0;
+            assert_eq!(r, e.report, "{label}");
+        }
+    }
+}
