@@ -1,1 +1,0 @@
-//! Repeated lines and paragraphs (work in progress).
