@@ -8,6 +8,7 @@ mod durian;
 mod exact_copies;
 mod index_folder;
 mod input;
+mod lines;
 mod messages;
 mod out_of_core;
 mod query;
