@@ -59,25 +59,25 @@ fn jsonl(docs: &[(String, String, String)]) -> String {
         .collect()
 }
 
+/// `ndd lines --input INPUT --min-count 2 --out OUT` and `extra` in `dir`: its
+/// summary.
+fn min_count_2(dir: &Path, input: &str, out: &str, extra: &[&str]) -> String {
+    let mut args = vec!["lines", "--input", input, "--min-count", "2", "--out", out];
+    args.extend_from_slice(extra);
+    ok(&ndd(&args, dir))
+}
+
 #[test]
 fn jsonl_records_keep_every_other_byte() {
     let docs = fixture(6);
     let dir = common::dir_with("in.jsonl", jsonl(&docs));
     let run = |input: &str| {
-        ok(&ndd(
-            &[
-                "lines",
-                "--input",
-                input,
-                "--min-count",
-                "2",
-                "--out",
-                "out.jsonl",
-                "--report-out",
-                "report.json",
-            ],
+        min_count_2(
             dir.path(),
-        ))
+            input,
+            "out.jsonl",
+            &["--report-out", "report.json"],
+        )
     };
     let summary = run("in.jsonl");
     let expected: String = docs
@@ -202,17 +202,7 @@ fn drop_empty_and_min_length() {
         .join("\n"),
     );
     let run = |extra: &[&str]| {
-        let mut args = vec![
-            "lines",
-            "--input",
-            "in.jsonl",
-            "--min-count",
-            "2",
-            "--out",
-            "out.jsonl",
-        ];
-        args.extend_from_slice(extra);
-        ok(&ndd(&args, dir.path()));
+        min_count_2(dir.path(), "in.jsonl", "out.jsonl", extra);
         fs::read_to_string(dir.path().join("out.jsonl")).unwrap()
     };
     // "ok" is repeated too, but shorter than 3 characters: kept. "c" is left out.
@@ -236,30 +226,18 @@ fn out_of_core_equals_in_memory() {
         text.push('\n');
     }
     let dir = common::dir_with("in.jsonl", text);
-    let memory = ok(&ndd(
-        &[
-            "lines",
-            "--input",
-            "in.jsonl",
-            "--min-count",
-            "2",
-            "--out",
-            "memory.jsonl",
-            "--report-out",
-            "memory.json",
-        ],
+    let memory = min_count_2(
         dir.path(),
-    ));
+        "in.jsonl",
+        "memory.jsonl",
+        &["--report-out", "memory.json"],
+    );
     assert!(memory.contains("count:       in memory"), "{memory}");
-    let outofcore = ok(&ndd(
+    let outofcore = min_count_2(
+        dir.path(),
+        "in.jsonl",
+        "ooc.jsonl",
         &[
-            "lines",
-            "--input",
-            "in.jsonl",
-            "--min-count",
-            "2",
-            "--out",
-            "ooc.jsonl",
             "--report-out",
             "ooc.json",
             "--work-dir",
@@ -267,8 +245,7 @@ fn out_of_core_equals_in_memory() {
             "--memory-budget",
             "1M",
         ],
-        dir.path(),
-    ));
+    );
     assert!(
         outofcore.contains("count:       out of core"),
         "{outofcore}"
