@@ -11,6 +11,12 @@ use super::error::Error;
 use super::units::{Normalizer, units};
 
 /// Longest sample text a [`TopUnit`] keeps, in bytes (cut at a character boundary).
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(near_dup::repeats::lines::SAMPLE_BYTES, 1000);
+/// ```
 pub const SAMPLE_BYTES: usize = 1000;
 
 /// What the count knows of one distinct unit.
