@@ -126,8 +126,11 @@ impl Counter {
     }
 
     /// A count out of core: sorted runs in a new folder under `dir` (created, and
-    /// removed by [`Repeated::finish`]), at most `max_in_memory` 16-byte records in
-    /// memory at once (at least 1).
+    /// removed by [`Repeated::finish`]; left behind when the run fails), at most
+    /// `max_in_memory` 16-byte records in memory at once (at least 1). While the runs
+    /// are merged, the positions of one unit are held until its count reaches the
+    /// bound of [`Policy::AtLeast`]: at most n − 1 by occurrence, more by document
+    /// when a unit repeats within fewer than n documents.
     ///
     /// # Errors
     ///
