@@ -56,6 +56,15 @@ pub(crate) enum Command {
     /// its --pairs-out. For a run too large to repeat (--work-dir); an in-memory run
     /// writes the same page with --report-out.
     Report(ReportArgs),
+    /// Remove lines or paragraphs repeated across the corpus (navigation, cookie
+    /// notices, license headers): units counted by normalized hash, then every
+    /// occurrence of a unit seen at least --min-count times, or every occurrence after
+    /// the first (--keep-first), cut from the documents, which are written back with
+    /// all other fields intact.
+    ///
+    /// As CCNet's paragraph deduplication (Wenzek et al., LREC 2020, section 3.3) and
+    /// datatrove's line deduplication. Run it after `ndd dedup` on the kept corpus.
+    Lines(Box<LinesArgs>),
     /// Print a shell completion script (for example `ndd completions bash >
     /// ~/.local/share/bash-completion/completions/ndd`).
     Completions {
@@ -761,6 +770,90 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("{s:?}: expected bytes or a size like 512M or 2G"))?;
     n.checked_mul(1 << shift)
         .ok_or_else(|| format!("{s:?}: too large"))
+}
+
+/// `ndd lines`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("policy").required(true).args(["min_count", "keep_first"])))]
+pub(crate) struct LinesArgs {
+    /// Where the documents come from.
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Remove every occurrence of a unit counted at least N times (N >= 2)
+    #[arg(long, value_name = "N", help_heading = "Units")]
+    pub(crate) min_count: Option<u64>,
+    /// Remove every occurrence of a unit after its first, in input order
+    #[arg(long, help_heading = "Units")]
+    pub(crate) keep_first: bool,
+    /// What a unit is: a line, or a paragraph (lines between blank lines)
+    #[arg(long, value_enum, default_value_t = UnitName::Line, value_name = "UNIT", help_heading = "Units")]
+    pub(crate) unit: UnitName,
+    /// Units shorter than this many characters (whitespace collapsed) are never
+    /// counted nor removed
+    #[arg(
+        long,
+        default_value_t = 0,
+        value_name = "CHARS",
+        help_heading = "Units"
+    )]
+    pub(crate) min_length: usize,
+    /// What --min-count counts: every occurrence, or each document once
+    #[arg(long, value_enum, default_value_t = CountName::Occurrences, value_name = "WHAT", help_heading = "Units")]
+    pub(crate) count: CountName,
+    /// Compare units without Unicode case folding (by default "Menu" is "MENU")
+    #[arg(long, help_heading = "Units")]
+    pub(crate) no_fold_case: bool,
+    /// Compare units without NFKC (by default "ﬁle" is "file")
+    #[arg(long, help_heading = "Units")]
+    pub(crate) no_nfkc: bool,
+    /// Compare digits as they are (by default every digit reads as 0, so "© 2019"
+    /// is "© 2024")
+    #[arg(long, help_heading = "Units")]
+    pub(crate) keep_digits: bool,
+    /// Write the corpus with the repeated units removed: each JSONL record with its
+    /// text field replaced and every other byte kept (for a folder, {"id", "text"}
+    /// records); `-` for standard output
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) out: Option<PathBuf>,
+    /// Leave out of --out the documents left with nothing but whitespace
+    #[arg(long, help_heading = "Output")]
+    pub(crate) drop_empty: bool,
+    /// Write the counts and the most repeated units (--top) as one JSON object
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) report_out: Option<PathBuf>,
+    /// How many of the most repeated units the summary and --report-out list
+    #[arg(long, default_value_t = 10, value_name = "K", help_heading = "Output")]
+    pub(crate) top: usize,
+    /// Count out of core when the distinct units outgrow --memory-budget: sorted
+    /// runs in this folder (the input is then read three times, so it must be a file
+    /// or folder, or standard input spooled)
+    #[arg(long, value_name = "DIR", help_heading = "Corpora larger than memory")]
+    pub(crate) work_dir: Option<PathBuf>,
+    /// With --work-dir: memory for the counts, in bytes or with a K, M or G suffix
+    /// (powers of 1024), at least 1M [default: 1G]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "work_dir", help_heading = "Corpora larger than memory")]
+    pub(crate) memory_budget: Option<u64>,
+    /// No progress bars (they are off anyway when stderr is not a terminal).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+/// `--unit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum UnitName {
+    /// A line.
+    Line,
+    /// Consecutive lines that are not blank.
+    Paragraph,
+}
+
+/// `--count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CountName {
+    /// Every occurrence counts (CCNet).
+    Occurrences,
+    /// A document counts once (datatrove).
+    Documents,
 }
 
 /// `ndd explain`.

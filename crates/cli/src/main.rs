@@ -8,6 +8,7 @@
 //! ndd query --index corpus.ndd --input queries.jsonl --top-k 10
 //! ndd report --input corpus.jsonl --clusters clusters.tsv --pairs pairs.tsv --out report.html
 //! ndd dedup --input stream.jsonl --bloom --bloom-out seen.bloom --keep-out new.jsonl
+//! ndd lines --input kept.jsonl --min-count 3 --out clean.jsonl --report-out repeats.json
 //! ```
 //!
 //! A thin program over the `ndd-pipeline` library: this crate parses options, shows
@@ -29,6 +30,7 @@ mod groups;
 mod input;
 mod interrupt;
 mod journal;
+mod lines;
 mod memory;
 mod outofcore;
 mod output;
@@ -91,6 +93,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train::run(a),
         Command::Query(a) => query::run(a),
         Command::Report(a) => report_out::run(a),
+        Command::Lines(a) => lines::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ndd", &mut std::io::stdout());
             Ok(())

@@ -137,6 +137,41 @@ impl<'t> Writers<'t> {
         Ok(())
     }
 
+    /// Writes one edited document to `output`: its record with the text field
+    /// (`text_field`, a name or a JSON pointer) replaced by `text` and every other
+    /// byte kept, or `{"id", "text"}` for a folder's document.
+    pub(crate) fn edited(
+        &mut self,
+        output: Output,
+        d: &DocRow<'_>,
+        text: &str,
+        text_field: &str,
+    ) -> Result<(), CliError> {
+        let Some((t, p)) = self.files.iter_mut().find(|(t, _)| t.output == output) else {
+            return Ok(());
+        };
+        let io = |e: io::Error| CliError::output(&t.path, e);
+        let w = p.writer();
+        match d.record {
+            Some(record) => {
+                let line = d.line.unwrap_or(0);
+                let record = std::str::from_utf8(record).map_err(|_| {
+                    CliError::Input(format!(
+                        "line {line}: the record is not UTF-8 (read with --encoding); it                          cannot be written back with its text replaced"
+                    ))
+                })?;
+                let edited = ndd_pipeline::corpus::with_text(record, text_field, text)
+                    .map_err(|e| CliError::Input(format!("line {line}: {e}")))?;
+                w.write_all(edited.as_bytes()).map_err(io)?;
+            }
+            None => {
+                let value = serde_json::json!({ "id": d.id, "text": text });
+                serde_json::to_writer(&mut *w, &value).map_err(|e| io(e.into()))?;
+            }
+        }
+        w.write_all(b"\n").map_err(io)
+    }
+
     /// Writes one pair to `--pairs-out`: `id_a<TAB>id_b<TAB>score` or JSONL.
     pub(crate) fn pair(&mut self, a: &str, b: &str, score: f64) -> Result<(), CliError> {
         let format = self.format;

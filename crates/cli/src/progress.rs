@@ -52,6 +52,15 @@ impl Bars {
         )
     }
 
+    /// The spinner of one pass over the documents (`ndd lines`: count, edit).
+    pub(crate) fn pass(&self, name: &str) -> ProgressBar {
+        self.bar(
+            None,
+            "{prefix:>10} {spinner} {human_pos} documents [{elapsed_precise}]",
+            name.to_owned(),
+        )
+    }
+
     /// The bar of the read stage.
     pub(crate) fn reading(&self) -> ReadBar {
         ReadBar {

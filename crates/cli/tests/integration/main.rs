@@ -10,6 +10,7 @@ mod index_folder;
 mod input;
 #[cfg(target_os = "linux")]
 mod interrupts;
+mod lines;
 mod messages;
 mod out_of_core;
 mod query;
