@@ -21,7 +21,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # The member crates the facade re-exports, by the facade's module name (ndd-core's items
 # are at the facade's root).
 CRATES = ["core", "shingle", "eval", "minhash", "lsh", "index", "simhash", "ncd", "imatch",
-          "align", "cluster", "learn", "scale", "corpus", "pipeline", "report"]
+          "align", "cluster", "learn", "scale", "corpus", "pipeline", "report", "repeats"]
 MEMBER_PATH = re.compile(r"\bndd_(" + "|".join(CRATES) + r")\b")
 # Crates a facade user does not have. (`serde`/`serde_json` stay allowed: an example of
 # the `serde` feature shows a program that has them.)

@@ -135,6 +135,11 @@ pub use ndd_report as report;
 #[cfg(feature = "scale")]
 #[doc(inline)]
 pub use ndd_scale as scale;
+/// Repeated text across a corpus: lines and paragraphs counted by normalized hash and
+/// removed, in memory or out of core (the `ndd-repeats` crate).
+#[cfg(feature = "repeats")]
+#[doc(inline)]
+pub use ndd_repeats as repeats;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
 #[doc(inline)]

@@ -1,0 +1,1 @@
+//! Repeated lines and paragraphs (work in progress).
