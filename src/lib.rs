@@ -124,6 +124,11 @@ pub use ndd_ncd as ncd;
 #[cfg(feature = "pipeline")]
 #[doc(inline)]
 pub use ndd_pipeline as pipeline;
+/// Repeated text across a corpus: lines and paragraphs counted by normalized hash and
+/// removed, in memory or out of core (the `ndd-repeats` crate).
+#[cfg(feature = "repeats")]
+#[doc(inline)]
+pub use ndd_repeats as repeats;
 /// The HTML report of a run: one self-contained page with the summary, plots, the
 /// groups and side-by-side diffs of their members (the `ndd-report` crate).
 #[cfg(feature = "report")]
@@ -135,11 +140,6 @@ pub use ndd_report as report;
 #[cfg(feature = "scale")]
 #[doc(inline)]
 pub use ndd_scale as scale;
-/// Repeated text across a corpus: lines and paragraphs counted by normalized hash and
-/// removed, in memory or out of core (the `ndd-repeats` crate).
-#[cfg(feature = "repeats")]
-#[doc(inline)]
-pub use ndd_repeats as repeats;
 /// SimHash: Charikar random-hyperplane signatures and 64-bit fingerprints (feature `simhash`).
 #[cfg(feature = "simhash")]
 #[doc(inline)]

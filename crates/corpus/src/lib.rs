@@ -74,6 +74,7 @@ pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions, TextEncoding};
 pub use problems::{Problem, ProblemKind};
+pub use record::with_text;
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.
 ///

@@ -507,3 +507,102 @@ pub(super) fn parse_line(
         has_id,
     ))
 }
+
+/// `record` (one JSON object: a JSONL line without its line end) with the value of
+/// the text field `field` (a top-level name, or a JSON pointer such as `/meta/text`)
+/// replaced by `text` as a JSON string; every other byte of the record is kept as it
+/// was (member order, spacing, the spelling of numbers and escapes), so a tool that
+/// edits documents (removing repeated lines, say) writes the record back with all its
+/// other fields intact.
+///
+/// # Errors
+///
+/// [`Error::Input`] (located at the field) when the record is not one JSON object,
+/// when it has no such field, or when a member on the field's path appears more than
+/// once (which value would be replaced is then ambiguous).
+///
+/// # Example
+///
+/// ```
+/// use near_dup::corpus::with_text;
+/// let record = r#"{"id": 7.0, "text": "a\nb", "meta": {"lang": "en"}}"#;
+/// let edited = with_text(record, "text", "a\n")?;
+/// assert_eq!(edited, r#"{"id": 7.0, "text": "a\n", "meta": {"lang": "en"}}"#);
+/// let nested = with_text(r#"{"doc": {"body": "x"}, "n": 1}"#, "/doc/body", "y")?;
+/// assert_eq!(nested, r#"{"doc": {"body": "y"}, "n": 1}"#);
+/// assert!(with_text(r#"{"id": 1}"#, "text", "y").is_err());
+/// # Ok::<(), near_dup::corpus::Error>(())
+/// ```
+pub fn with_text(record: &str, field: &str, text: &str) -> Result<String, crate::Error> {
+    let fail = |message: String| crate::Error::Input {
+        location: format!("field {field:?}"),
+        message,
+    };
+    let Object(members) = serde_json::from_str::<Object<'_>>(record).map_err(|e| {
+        fail(format!(
+            "the record is not a JSON object: {}",
+            bare_message(&e)
+        ))
+    })?;
+    let value = match look_up(&members, field) {
+        Ok(Some(v)) => v.get(),
+        Ok(None) => return Err(fail("the record has no such field".to_owned())),
+        Err(()) => {
+            return Err(fail(
+                "a member on the field's path appears more than once".to_owned(),
+            ));
+        }
+    };
+    // `value` borrows from `record` (raw values are slices of the input): its offset.
+    let start = (value.as_ptr() as usize)
+        .checked_sub(record.as_ptr() as usize)
+        .filter(|&s| s + value.len() <= record.len())
+        .ok_or_else(|| fail("the field's value is not a slice of the record".to_owned()))?;
+    let quoted = serde_json::to_string(text).map_err(|e| fail(e.to_string()))?;
+    let mut out = String::with_capacity(record.len() - value.len() + quoted.len());
+    out.push_str(&record[..start]);
+    out.push_str(&quoted);
+    out.push_str(&record[start + value.len()..]);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_text;
+
+    #[test]
+    fn with_text_replaces_only_the_text_value() {
+        let record = "{\"text\" : \"old \\u00e9\",\"n\":1e3,\"text2\":\"old\"}";
+        assert_eq!(
+            with_text(record, "text", "new \"quoted\"\n").unwrap(),
+            "{\"text\" : \"new \\\"quoted\\\"\\n\",\"n\":1e3,\"text2\":\"old\"}"
+        );
+        // An escaped member name is found by its value.
+        assert_eq!(
+            with_text("{\"te\\u0078t\":\"a\"}", "text", "b").unwrap(),
+            "{\"te\\u0078t\":\"b\"}"
+        );
+        // JSON pointers: `~1` is `/`, arrays by index.
+        assert_eq!(
+            with_text("{\"a/b\":[\"x\",\"y\"]}", "/a~1b/1", "z").unwrap(),
+            "{\"a/b\":[\"x\",\"z\"]}"
+        );
+    }
+
+    #[test]
+    fn with_text_refuses_what_it_cannot_rewrite() {
+        for (record, field) in [
+            ("[1, 2]", "text"),
+            ("{\"text\": \"a\"", "text"),
+            ("{\"id\": 1}", "text"),
+            ("{\"text\": \"a\", \"text\": \"b\"}", "text"),
+            ("{\"m\": {\"t\": 1}}", "/m/u"),
+        ] {
+            let e = with_text(record, field, "x").unwrap_err();
+            assert!(
+                e.to_string().starts_with(&format!("field {field:?}: ")),
+                "{e}"
+            );
+        }
+    }
+}
