@@ -55,6 +55,16 @@ pub(crate) enum Command {
     /// its --pairs-out. For a run too large to repeat (--work-dir); an in-memory run
     /// writes the same page with --report-out.
     Report(ReportArgs),
+    /// Find the long spans of text that documents share verbatim (boilerplate,
+    /// licence texts, quoted passages), which document-level near-duplicate
+    /// detection does not see, and remove them: every span of at least --min-length
+    /// bytes found in two documents or more (ExactSubstr of Lee et al., ACL 2022,
+    /// section 4.1, with a suffix array).
+    ///
+    /// Writes the records with those spans cut out of their text (--out), the byte
+    /// ranges cut per document (--ranges-out) and the spans cut most often
+    /// (--report-out).
+    Substrings(SubstringsArgs),
     /// Print a shell completion script (for example `ndd completions bash >
     /// ~/.local/share/bash-completion/completions/ndd`).
     Completions {
@@ -738,6 +748,66 @@ impl BloomArgs {
         .map(|(f, _)| f)
         .collect()
     }
+}
+
+/// `ndd substrings`.
+#[derive(Debug, Args)]
+pub(crate) struct SubstringsArgs {
+    /// Where the documents come from.
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Shortest span cut, in --unit: the paper's 50 tokens are about 100 bytes of
+    /// English text (its reference implementation's setting)
+    #[arg(long, default_value_t = 100, value_name = "L")]
+    pub(crate) min_length: usize,
+    /// What --min-length counts: bytes of the UTF-8 text (a span cut at a character's
+    /// middle takes the whole character)
+    #[arg(long, value_enum, default_value_t = UnitName::Bytes, value_name = "UNIT")]
+    pub(crate) unit: UnitName,
+    /// Which repeats are cut: across-documents (a span found in two documents or
+    /// more) or anywhere (also a span found twice in one document)
+    #[arg(long, value_enum, default_value_t = ScopeName::AcrossDocuments, value_name = "SCOPE")]
+    pub(crate) scope: ScopeName,
+    /// Working memory of the suffix arrays, in bytes or with a K, M or G suffix
+    /// (powers of 1024), at 8 bytes per byte sorted: a corpus larger is sorted in
+    /// shards, each pair of shards together (the same result; k shards take k(k-1)/2
+    /// passes). The documents are held in memory besides [default: one pass]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub(crate) memory_budget: Option<u64>,
+    /// Write the records with the spans cut from their text and every other field as
+    /// it was (a folder's documents as {"id", "text"}); gzip when FILE ends in .gz;
+    /// - for standard output
+    #[arg(long, value_name = "FILE")]
+    pub(crate) out: Option<PathBuf>,
+    /// Write one JSON line per document with spans cut: {"id": ..., "ranges": [[start,
+    /// end], ...]}, byte offsets into its text, end excluded
+    #[arg(long, value_name = "FILE")]
+    pub(crate) ranges_out: Option<PathBuf>,
+    /// Write the run's figures and the spans cut most often (--top) as one JSON object
+    #[arg(long, value_name = "FILE")]
+    pub(crate) report_out: Option<PathBuf>,
+    /// How many of the spans cut most often the summary and --report-out list
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub(crate) top: usize,
+    /// No progress bars (they are off anyway when stderr is not a terminal).
+    #[arg(long, short)]
+    pub(crate) quiet: bool,
+}
+
+/// `--unit` of `ndd substrings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum UnitName {
+    /// Bytes of the UTF-8 text.
+    Bytes,
+}
+
+/// `--scope` of `ndd substrings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ScopeName {
+    /// A span found in two documents or more.
+    AcrossDocuments,
+    /// A span found twice anywhere, in one document too.
+    Anywhere,
 }
 
 /// `1048576`, `512K`, `64M`, `2G` (powers of 1024).

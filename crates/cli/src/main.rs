@@ -8,6 +8,7 @@
 //! ndd query --index corpus.ndd --input queries.jsonl --top-k 10
 //! ndd report --input corpus.jsonl --clusters clusters.tsv --pairs pairs.tsv --out report.html
 //! ndd dedup --input stream.jsonl --bloom --bloom-out seen.bloom --keep-out new.jsonl
+//! ndd substrings --input corpus.jsonl --min-length 100 --out cut.jsonl --ranges-out ranges.jsonl
 //! ```
 //!
 //! A thin program over the `ndd-pipeline` library: this crate parses options, shows
@@ -36,6 +37,7 @@ mod report_out;
 mod settings;
 mod skipped;
 mod stream;
+mod substrings;
 mod summary;
 mod train;
 
@@ -88,6 +90,7 @@ fn main() -> ExitCode {
         Command::Train(a) => train::run(a),
         Command::Query(a) => query::run(a),
         Command::Report(a) => report_out::run(a),
+        Command::Substrings(a) => substrings::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ndd", &mut std::io::stdout());
             Ok(())
