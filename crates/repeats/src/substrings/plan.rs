@@ -178,7 +178,9 @@ mod tests {
                 for b in 0..lens.len() {
                     let (sa, sb) = (shard_of(a).min(shard_of(b)), shard_of(a).max(shard_of(b)));
                     assert!(
-                        passes.iter().any(|&(i, j)| (i == sa || j == sa) && (i == sb || j == sb)),
+                        passes
+                            .iter()
+                            .any(|&(i, j)| (i == sa || j == sa) && (i == sb || j == sb)),
                         "{a} {b} {budget}"
                     );
                 }
