@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use ndd_pipeline::ndd_core;
 use ndd_repeats::substrings::{
     RepeatedSpan, RepeatedSubstrings, Scope, char_ranges, most_repeated, remove_ranges,
 };
@@ -77,9 +78,7 @@ pub(crate) fn run(a: &SubstringsArgs) -> Result<(), CliError> {
             bar.set_position(done as u64);
         })
         .map_err(|e| match e {
-            ndd_pipeline::ndd_core::Error::InvalidParameter { .. } => {
-                usage_of("--memory-budget", e)
-            }
+            ndd_core::Error::InvalidParameter { .. } => usage_of("--memory-budget", e),
             e => CliError::from(e),
         })?;
     bar.finish_and_clear();

@@ -66,7 +66,7 @@ impl Plan {
         let total: usize = doc_lens.iter().sum();
         if total <= cap {
             return Ok(Plan {
-                shards: vec![0..doc_lens.len()],
+                shards: std::iter::once(0..doc_lens.len()).collect(),
                 largest_pass: total,
             });
         }

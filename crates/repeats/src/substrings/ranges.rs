@@ -134,6 +134,7 @@ pub fn most_repeated<D: AsRef<[u8]>>(
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // lists of ranges, one range long on purpose
 mod tests {
     use super::*;
     use proptest::prelude::*;

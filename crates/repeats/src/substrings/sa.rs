@@ -128,9 +128,9 @@ fn sais<T: Symbol>(s: &[T], k: usize, sa: &mut [u32]) {
     // substrings come out sorted.
     sa.fill(EMPTY);
     let mut tails: Vec<u32> = bkt[1..].to_vec();
-    for i in 1..n {
+    for (i, c) in s.iter().enumerate().skip(1) {
         if types.is_lms(i) {
-            let c = s[i].index();
+            let c = c.index();
             tails[c] -= 1;
             sa[tails[c] as usize] = pos(i);
         }
