@@ -15,11 +15,11 @@ use ndd_repeats::substrings::{
 
 use crate::args::{ScopeName, SubstringsArgs};
 use crate::error::{CliError, usage_of};
-use crate::files::{self, Output, Pending, Ready, Target};
+use crate::files::{self, Output, Pending, Ready};
 use crate::input::{self, Records, Source};
 use crate::progress::Bars;
+use crate::settings;
 use crate::skipped::{Skipped, decoded};
-use crate::{settings, stream};
 
 /// The search the options ask for.
 fn finder(a: &SubstringsArgs) -> Result<RepeatedSubstrings, CliError> {
@@ -57,15 +57,7 @@ pub(crate) fn run(a: &SubstringsArgs) -> Result<(), CliError> {
     let options = settings::read_options(&a.input, &[]);
     let input = input::read(&source, &options, &bars, a.out.is_some())?;
     let read_time = started.elapsed();
-    stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
-    input::check_fields(input.corpus.fields.as_ref(), &options)?;
-    let mut skipped = Skipped::new(
-        a.input.problems_out.is_some(),
-        input.corpus.fields.is_none(),
-    )?;
-    for p in &input.corpus.problems {
-        skipped.add(p);
-    }
+    let mut skipped = Skipped::of_corpus(&input.corpus, &options, a.input.problems_out.is_some())?;
     let docs = &input.corpus.documents;
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
 
@@ -111,7 +103,13 @@ pub(crate) fn run(a: &SubstringsArgs) -> Result<(), CliError> {
     for t in &targets {
         let mut pending = Pending::create(&t.path)?;
         match t.output {
-            Output::Out => write_out(&mut pending, t, &input, &texts, &cut, a)?,
+            Output::Out => Cut {
+                input: &input,
+                texts: &texts,
+                ranges: &cut,
+                text_field: &a.input.text_field,
+            }
+            .write(&mut pending, &t.path)?,
             Output::Ranges => {
                 let io = |e: io::Error| CliError::output(&t.path, e);
                 write_ranges(pending.writer(), docs, &cut).map_err(io)?;
@@ -141,66 +139,64 @@ pub(crate) fn run(a: &SubstringsArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--out`: every document's record with its text cut (gzip when the name ends in
-/// `.gz`).
-fn write_out(
-    pending: &mut Pending,
-    t: &Target,
-    input: &input::Input,
-    texts: &[&str],
-    cut: &[Vec<Range<usize>>],
-    a: &SubstringsArgs,
-) -> Result<(), CliError> {
-    let gzip = t.path.extension().is_some_and(|e| e == "gz");
-    let w = pending.writer();
-    if gzip {
-        let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::default());
-        records(&mut gz, &t.path, input, texts, cut, a)?;
-        gz.finish().map_err(|e| CliError::output(&t.path, e))?;
-        Ok(())
-    } else {
-        records(w, &t.path, input, texts, cut, a)
-    }
+/// What `--out` writes: the documents read and the ranges cut from each.
+struct Cut<'a> {
+    input: &'a input::Input,
+    texts: &'a [&'a str],
+    ranges: &'a [Vec<Range<usize>>],
+    /// The JSONL field holding the text.
+    text_field: &'a str,
 }
 
-/// The records of `--out` into `w`.
-fn records(
-    w: &mut impl Write,
-    path: &Path,
-    input: &input::Input,
-    texts: &[&str],
-    cut: &[Vec<Range<usize>>],
-    a: &SubstringsArgs,
-) -> Result<(), CliError> {
-    let io = |e: io::Error| CliError::output(path, e);
-    let mut file = match &input.records {
-        Some(file) => Some(Records::open(file)?),
-        None => None,
-    };
-    for (i, (d, text)) in input.corpus.documents.iter().zip(texts).enumerate() {
-        let kept = remove_ranges(text, &cut[i]);
-        let line = input.corpus.lines.get(i).copied();
-        match Records::wanted(&mut file, line, true)? {
-            Some(record) => {
-                let at = line.unwrap_or(0);
-                let record = std::str::from_utf8(record).map_err(|_| {
-                    CliError::Input(format!(
-                        "line {at}: the record is not UTF-8 (read with --encoding); --out \
-                         writes UTF-8 records only"
-                    ))
-                })?;
-                let edited = ndd_pipeline::corpus::with_text(record, &a.input.text_field, &kept)
-                    .map_err(|e| CliError::Input(format!("line {at}: {e}")))?;
-                w.write_all(edited.as_bytes()).map_err(io)?;
-            }
-            None => {
-                let value = serde_json::json!({ "id": d.id, "text": kept });
-                serde_json::to_writer(&mut *w, &value).map_err(|e| io(e.into()))?;
-            }
+impl Cut<'_> {
+    /// `--out` to `pending`: every document's record with its text cut, gzip when the
+    /// name ends in `.gz`.
+    fn write(&self, pending: &mut Pending, path: &Path) -> Result<(), CliError> {
+        let w = pending.writer();
+        if path.extension().is_some_and(|e| e == "gz") {
+            let mut gz = flate2::write::GzEncoder::new(w, flate2::Compression::default());
+            self.records(&mut gz, path)?;
+            gz.finish().map_err(|e| CliError::output(path, e))?;
+            Ok(())
+        } else {
+            self.records(w, path)
         }
-        w.write_all(b"\n").map_err(io)?;
     }
-    Ok(())
+
+    /// The records into `w`: a JSONL record with its text field replaced and every
+    /// other byte kept, or `{"id", "text"}` for a folder's document.
+    fn records(&self, w: &mut impl Write, path: &Path) -> Result<(), CliError> {
+        let io = |e: io::Error| CliError::output(path, e);
+        let mut file = match &self.input.records {
+            Some(file) => Some(Records::open(file)?),
+            None => None,
+        };
+        let docs = &self.input.corpus.documents;
+        for (i, (d, text)) in docs.iter().zip(self.texts).enumerate() {
+            let kept = remove_ranges(text, &self.ranges[i]);
+            let line = self.input.corpus.lines.get(i).copied();
+            match Records::wanted(&mut file, line, true)? {
+                Some(record) => {
+                    let at = line.unwrap_or(0);
+                    let record = std::str::from_utf8(record).map_err(|_| {
+                        CliError::Input(format!(
+                            "line {at}: the record is not UTF-8 (read with --encoding); \
+                             --out writes UTF-8 records only"
+                        ))
+                    })?;
+                    let edited = ndd_pipeline::corpus::with_text(record, self.text_field, &kept)
+                        .map_err(|e| CliError::Input(format!("line {at}: {e}")))?;
+                    w.write_all(edited.as_bytes()).map_err(io)?;
+                }
+                None => {
+                    let value = serde_json::json!({ "id": d.id, "text": kept });
+                    serde_json::to_writer(&mut *w, &value).map_err(|e| io(e.into()))?;
+                }
+            }
+            w.write_all(b"\n").map_err(io)?;
+        }
+        Ok(())
+    }
 }
 
 /// `--ranges-out`: one JSON line per document with ranges cut.

@@ -25,18 +25,18 @@ fn parts(i: usize) -> (String, String) {
     )
 }
 
-/// Three documents with `SHARED` (the third with odd spacing and more fields) and
-/// one without, as JSONL.
-fn fixture() -> String {
+/// Three documents with `middle` between their parts (the third with odd spacing
+/// and more fields) and one without, as JSONL.
+fn corpus_with(middle: &str) -> String {
     let mut lines = Vec::new();
     for i in 0..2 {
         let (p, s) = parts(i);
-        lines.push(json!({"id": format!("d{i}"), "text": format!("{p}{SHARED}{s}")}).to_string());
+        lines.push(json!({"id": format!("d{i}"), "text": format!("{p}{middle}{s}")}).to_string());
     }
     let (p, s) = parts(2);
     lines.push(format!(
         "{{\"id\":\"d2\",  \"n\": 1.50, \"text\": {}, \"meta\": {{\"k\": [1, 2]}}}}",
-        json!(format!("{p}{SHARED}{s}"))
+        json!(format!("{p}{middle}{s}"))
     ));
     lines.push(
         json!({"id": "alone", "text": "Nothing of this one is found elsewhere."}).to_string(),
@@ -44,22 +44,14 @@ fn fixture() -> String {
     lines.join("\n") + "\n"
 }
 
+/// The input: the documents with `SHARED`.
+fn fixture() -> String {
+    corpus_with(SHARED)
+}
+
 /// The expected `--out` of [`fixture`]: the same lines, each text without `SHARED`.
 fn expected_out() -> String {
-    let mut lines = Vec::new();
-    for i in 0..2 {
-        let (p, s) = parts(i);
-        lines.push(json!({"id": format!("d{i}"), "text": format!("{p}{s}")}).to_string());
-    }
-    let (p, s) = parts(2);
-    lines.push(format!(
-        "{{\"id\":\"d2\",  \"n\": 1.50, \"text\": {}, \"meta\": {{\"k\": [1, 2]}}}}",
-        json!(format!("{p}{s}"))
-    ));
-    lines.push(
-        json!({"id": "alone", "text": "Nothing of this one is found elsewhere."}).to_string(),
-    );
-    lines.join("\n") + "\n"
+    corpus_with("")
 }
 
 /// The expected `--ranges-out` of [`fixture`].
@@ -80,26 +72,26 @@ fn jsonl(path: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `ndd substrings --input INPUT` in `dir` with `extra` options.
+fn substrings(dir: &Path, input: &str, extra: &[&str]) -> std::process::Output {
+    ndd(
+        &[&["substrings", "--input", input][..], extra].concat(),
+        dir,
+    )
+}
+
+/// `ndd substrings` on `c.jsonl` in `dir`, spans of 40 bytes cut to `cut.jsonl`,
+/// ranges to `ranges.jsonl`, with `extra` options.
+fn cut(dir: &Path, extra: &[&str]) -> std::process::Output {
+    let options = ["--min-length", "40", "--out", "cut.jsonl"];
+    let ranges = ["--ranges-out", "ranges.jsonl"];
+    substrings(dir, "c.jsonl", &[&options[..], &ranges, extra].concat())
+}
+
 #[test]
 fn cuts_the_shared_span_and_keeps_every_other_byte() {
     let dir = dir_with("c.jsonl", fixture());
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "c.jsonl",
-            "--min-length",
-            "40",
-            "--out",
-            "cut.jsonl",
-            "--ranges-out",
-            "ranges.jsonl",
-            "--report-out",
-            "report.json",
-            "-q",
-        ],
-        dir.path(),
-    );
+    let out = cut(dir.path(), &["--report-out", "report.json", "-q"]);
     let summary = ok(&out);
     assert_eq!(
         fs::read_to_string(dir.path().join("cut.jsonl")).unwrap(),
@@ -119,17 +111,10 @@ fn cuts_the_shared_span_and_keeps_every_other_byte() {
         "{summary}"
     );
     // Longer than the shared text: nothing is cut, the records come back unchanged.
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "c.jsonl",
-            "--min-length",
-            "62",
-            "--out",
-            "same.jsonl",
-        ],
+    let out = substrings(
         dir.path(),
+        "c.jsonl",
+        &["--min-length", "62", "--out", "same.jsonl"],
     );
     ok(&out);
     assert_eq!(
@@ -144,22 +129,7 @@ fn a_budget_that_forces_shards_gives_the_same_outputs() {
     // 333 bytes in all, the longest document 98: passes of 210 bytes (8 bytes of
     // working memory each) hold two shards of at most 105 bytes: four shards, six
     // passes. The smallest budget for shards of 98 bytes is 2 x 98 x 8 = 1568.
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "c.jsonl",
-            "--min-length",
-            "40",
-            "--out",
-            "cut.jsonl",
-            "--ranges-out",
-            "ranges.jsonl",
-            "--memory-budget",
-            "1680",
-        ],
-        dir.path(),
-    );
+    let out = cut(dir.path(), &["--memory-budget", "1680"]);
     let summary = ok(&out);
     assert!(summary.contains("passes:      6 "), "{summary}");
     assert_eq!(
@@ -167,16 +137,7 @@ fn a_budget_that_forces_shards_gives_the_same_outputs() {
         expected_out()
     );
     assert_eq!(jsonl(&dir.path().join("ranges.jsonl")), expected_ranges());
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "c.jsonl",
-            "--memory-budget",
-            "1000",
-        ],
-        dir.path(),
-    );
+    let out = substrings(dir.path(), "c.jsonl", &["--memory-budget", "1000"]);
     fails(
         &out,
         2,
@@ -193,17 +154,10 @@ fn gzip_input_and_output() {
     );
     gz.write_all(fixture().as_bytes()).unwrap();
     gz.finish().unwrap();
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "c.jsonl.gz",
-            "--min-length",
-            "40",
-            "--out",
-            "cut.jsonl.gz",
-        ],
+    let out = substrings(
         dir.path(),
+        "c.jsonl.gz",
+        &["--min-length", "40", "--out", "cut.jsonl.gz"],
     );
     ok(&out);
     let mut text = String::new();
@@ -245,17 +199,10 @@ fn a_folder_of_files() {
         "Nothing of this one is found elsewhere.",
     )
     .unwrap();
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "docs",
-            "--min-length",
-            "40",
-            "--out",
-            "cut.jsonl",
-        ],
+    let out = substrings(
         dir.path(),
+        "docs",
+        &["--min-length", "40", "--out", "cut.jsonl"],
     );
     ok(&out);
     let got = jsonl(&dir.path().join("cut.jsonl"));
@@ -282,20 +229,7 @@ fn a_span_starting_inside_a_character_takes_the_whole_character() {
         .map(|(i, t)| json!({"id": i, "text": t}).to_string() + "\n")
         .collect();
     let dir = dir_with("c.jsonl", body);
-    let out = ndd(
-        &[
-            "substrings",
-            "--input",
-            "c.jsonl",
-            "--min-length",
-            "40",
-            "--out",
-            "cut.jsonl",
-            "--ranges-out",
-            "ranges.jsonl",
-        ],
-        dir.path(),
-    );
+    let out = cut(dir.path(), &[]);
     ok(&out);
     let texts: Vec<String> = jsonl(&dir.path().join("cut.jsonl"))
         .iter()
