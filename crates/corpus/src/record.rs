@@ -517,9 +517,9 @@ pub(super) fn parse_line(
 ///
 /// # Errors
 ///
-/// [`Error::Input`] (located at the field) when the record is not one JSON object,
-/// when it has no such field, or when a member on the field's path appears more than
-/// once (which value would be replaced is then ambiguous).
+/// [`Error::Input`](crate::Error::Input) (located at the field) when the record is
+/// not one JSON object, when it has no such field, or when a member on the field's
+/// path appears more than once (which value would be replaced is then ambiguous).
 ///
 /// # Example
 ///
