@@ -758,39 +758,39 @@ pub(crate) struct SubstringsArgs {
     pub(crate) input: InputArgs,
     /// Shortest span cut, in --unit: the paper's 50 tokens are about 100 bytes of
     /// English text (its reference implementation's setting)
-    #[arg(long, default_value_t = 100, value_name = "L")]
+    #[arg(long, default_value_t = 100, value_name = "L", help_heading = "Search")]
     pub(crate) min_length: usize,
     /// What --min-length counts: bytes of the UTF-8 text (a span cut at a character's
     /// middle takes the whole character)
-    #[arg(long, value_enum, default_value_t = UnitName::Bytes, value_name = "UNIT")]
+    #[arg(long, value_enum, default_value_t = UnitName::Bytes, value_name = "UNIT", help_heading = "Search")]
     pub(crate) unit: UnitName,
     /// Which repeats are cut: across-documents (a span found in two documents or
     /// more) or anywhere (also a span found twice in one document)
-    #[arg(long, value_enum, default_value_t = ScopeName::AcrossDocuments, value_name = "SCOPE")]
+    #[arg(long, value_enum, default_value_t = ScopeName::AcrossDocuments, value_name = "SCOPE", help_heading = "Search")]
     pub(crate) scope: ScopeName,
     /// Working memory of the suffix arrays, in bytes or with a K, M or G suffix
     /// (powers of 1024), at 8 bytes per byte sorted: a corpus larger is sorted in
     /// shards, each pair of shards together (the same result; k shards take k(k-1)/2
     /// passes). The documents are held in memory besides [default: one pass]
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Search")]
     pub(crate) memory_budget: Option<u64>,
     /// Write the records with the spans cut from their text and every other field as
     /// it was (a folder's documents as {"id", "text"}); gzip when FILE ends in .gz;
     /// - for standard output
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) out: Option<PathBuf>,
     /// Write one JSON line per document with spans cut: {"id": ..., "ranges": [[start,
     /// end], ...]}, byte offsets into its text, end excluded
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) ranges_out: Option<PathBuf>,
     /// Write the run's figures and the spans cut most often (--top) as one JSON object
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) report_out: Option<PathBuf>,
     /// How many of the spans cut most often the summary and --report-out list
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Output")]
     pub(crate) top: usize,
     /// No progress bars (they are off anyway when stderr is not a terminal).
-    #[arg(long, short)]
+    #[arg(long, short, help_heading = "Output")]
     pub(crate) quiet: bool,
 }
 
