@@ -65,6 +65,16 @@ pub(crate) enum Command {
     /// As CCNet's paragraph deduplication (Wenzek et al., LREC 2020, section 3.3) and
     /// datatrove's line deduplication. Run it after `ndd dedup` on the kept corpus.
     Lines(Box<LinesArgs>),
+    /// Find the long spans of text that documents share verbatim (boilerplate,
+    /// licence texts, quoted passages), which document-level near-duplicate
+    /// detection does not see, and remove them: every span of at least --min-length
+    /// bytes found in two documents or more (ExactSubstr of Lee et al., ACL 2022,
+    /// section 4.1, with a suffix array).
+    ///
+    /// Writes the records with those spans cut out of their text (--out), the byte
+    /// ranges cut per document (--ranges-out) and the spans cut most often
+    /// (--report-out).
+    Substrings(SubstringsArgs),
     /// Print a shell completion script (for example `ndd completions bash >
     /// ~/.local/share/bash-completion/completions/ndd`).
     Completions {
@@ -750,6 +760,66 @@ impl BloomArgs {
     }
 }
 
+/// `ndd substrings`.
+#[derive(Debug, Args)]
+pub(crate) struct SubstringsArgs {
+    /// Where the documents come from.
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Shortest span cut, in --unit: the paper's 50 tokens are about 100 bytes of
+    /// English text (its reference implementation's setting)
+    #[arg(long, default_value_t = 100, value_name = "L", help_heading = "Search")]
+    pub(crate) min_length: usize,
+    /// What --min-length counts: bytes of the UTF-8 text (a span cut at a character's
+    /// middle takes the whole character)
+    #[arg(long, value_enum, default_value_t = SpanUnit::Bytes, value_name = "UNIT", help_heading = "Search")]
+    pub(crate) unit: SpanUnit,
+    /// Which repeats are cut: across-documents (a span found in two documents or
+    /// more) or anywhere (also a span found twice in one document)
+    #[arg(long, value_enum, default_value_t = ScopeName::AcrossDocuments, value_name = "SCOPE", help_heading = "Search")]
+    pub(crate) scope: ScopeName,
+    /// Working memory of the suffix arrays, in bytes or with a K, M or G suffix
+    /// (powers of 1024), at 8 bytes per byte sorted: a corpus larger is sorted in
+    /// shards, each pair of shards together (the same result; k shards take k(k-1)/2
+    /// passes). The documents are held in memory besides [default: one pass]
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, help_heading = "Search")]
+    pub(crate) memory_budget: Option<u64>,
+    /// Write the records with the spans cut from their text and every other field as
+    /// it was (a folder's documents as {"id", "text"}); gzip when FILE ends in .gz;
+    /// - for standard output
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) out: Option<PathBuf>,
+    /// Write one JSON line per document with spans cut: {"id": ..., "ranges": [[start,
+    /// end], ...]}, byte offsets into its text, end excluded
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) ranges_out: Option<PathBuf>,
+    /// Write the run's figures and the spans cut most often (--top) as one JSON object
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub(crate) report_out: Option<PathBuf>,
+    /// How many of the spans cut most often the summary and --report-out list
+    #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Output")]
+    pub(crate) top: usize,
+    /// No progress bars (they are off anyway when stderr is not a terminal).
+    #[arg(long, short, help_heading = "Output")]
+    pub(crate) quiet: bool,
+}
+
+/// `--unit` of `ndd substrings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SpanUnit {
+    /// Bytes of the UTF-8 text.
+    Bytes,
+}
+
+/// `--scope` of `ndd substrings`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ScopeName {
+    /// A span found in two documents or more.
+    AcrossDocuments,
+    /// A span found twice anywhere, in one document too.
+    Anywhere,
+}
+
 /// `1048576`, `512K`, `64M`, `2G` (powers of 1024).
 fn parse_size(s: &str) -> Result<u64, String> {
     let s = s.trim();
@@ -838,7 +908,7 @@ pub(crate) struct LinesArgs {
     pub(crate) quiet: bool,
 }
 
-/// `--unit`.
+/// `--unit` of `ndd lines`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum UnitName {
     /// A line.

@@ -49,6 +49,8 @@ pub(crate) enum Output {
     Out,
     /// `--problems-out`: every bad line or file skipped.
     Problems,
+    /// `--ranges-out` of `ndd substrings`: the byte ranges cut per document.
+    Ranges,
 }
 
 impl Output {
@@ -68,6 +70,7 @@ impl Output {
             Output::BloomOut => "--bloom-out",
             Output::Out => "--out",
             Output::Problems => "--problems-out",
+            Output::Ranges => "--ranges-out",
         }
     }
 

@@ -9,6 +9,7 @@
 //! ndd report --input corpus.jsonl --clusters clusters.tsv --pairs pairs.tsv --out report.html
 //! ndd dedup --input stream.jsonl --bloom --bloom-out seen.bloom --keep-out new.jsonl
 //! ndd lines --input kept.jsonl --min-count 3 --out clean.jsonl --report-out repeats.json
+//! ndd substrings --input corpus.jsonl --min-length 100 --out cut.jsonl --ranges-out ranges.jsonl
 //! ```
 //!
 //! A thin program over the `ndd-pipeline` library: this crate parses options, shows
@@ -40,6 +41,7 @@ mod report_out;
 mod settings;
 mod skipped;
 mod stream;
+mod substrings;
 mod summary;
 mod train;
 
@@ -94,6 +96,7 @@ fn main() -> ExitCode {
         Command::Query(a) => query::run(a),
         Command::Report(a) => report_out::run(a),
         Command::Lines(a) => lines::run(a),
+        Command::Substrings(a) => substrings::run(a),
         Command::Completions { shell } => {
             clap_complete::generate(*shell, &mut Cli::command(), "ndd", &mut std::io::stdout());
             Ok(())

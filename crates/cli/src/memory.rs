@@ -17,7 +17,7 @@ use crate::output::{self, Annotation, DocRow, Writers};
 use crate::progress::Bars;
 use crate::skipped::{Skipped, decoded};
 use crate::summary::{self, Facts, Fates, GroupFacts, MethodFacts, PairFacts, Time, VerifyFacts};
-use crate::{explain_out, report_out, settings, stream};
+use crate::{explain_out, report_out, settings};
 
 /// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
 /// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
@@ -183,15 +183,7 @@ fn run_with(
         o.keep_out.is_some() || o.annotate_out.is_some(),
     )?;
     let read_time = read_started.elapsed();
-    stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
-    input::check_fields(input.corpus.fields.as_ref(), &options)?;
-    let mut skipped = Skipped::new(
-        a.input.problems_out.is_some(),
-        input.corpus.fields.is_none(),
-    )?;
-    for p in &input.corpus.problems {
-        skipped.add(p);
-    }
+    let mut skipped = Skipped::of_corpus(&input.corpus, &options, a.input.problems_out.is_some())?;
     let docs = &input.corpus.documents;
 
     // Deduplicate.

@@ -61,6 +61,15 @@ impl Bars {
         )
     }
 
+    /// The bar of `ndd substrings`'s passes (one suffix array each).
+    pub(crate) fn passes(&self) -> ProgressBar {
+        self.bar(
+            Some(1),
+            "{prefix:>10} [{bar:30}] {pos}/{len} passes [{elapsed_precise}]",
+            "substrings".to_owned(),
+        )
+    }
+
     /// The bar of the read stage.
     pub(crate) fn reading(&self) -> ReadBar {
         ReadBar {

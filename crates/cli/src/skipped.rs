@@ -44,6 +44,23 @@ impl Skipped {
         })
     }
 
+    /// The problems of a corpus read whole: each warned about on stderr (the first
+    /// ones), the fields the options name checked ([`crate::input::check_fields`]),
+    /// and all counted (and listed when `list`).
+    pub(crate) fn of_corpus(
+        corpus: &ndd_pipeline::Corpus,
+        options: &ndd_pipeline::corpus::ReadOptions,
+        list: bool,
+    ) -> Result<Self, CliError> {
+        crate::stream::report_problems(&corpus.problems, corpus.problems.len());
+        crate::input::check_fields(corpus.fields.as_ref(), options)?;
+        let mut skipped = Skipped::new(list, corpus.fields.is_none())?;
+        for p in &corpus.problems {
+            skipped.add(p);
+        }
+        Ok(skipped)
+    }
+
     /// [`new`](Self::new), to share with a streamed reader's sink.
     pub(crate) fn shared(list: bool, folder: bool) -> Result<Shared, CliError> {
         Ok(Arc::new(Mutex::new(Skipped::new(list, folder)?)))

@@ -17,4 +17,5 @@ mod query;
 mod readme;
 mod reliability;
 mod report;
+mod substrings;
 mod train;
