@@ -5,9 +5,9 @@
 //! member and `scan` ids of memory, whatever its size.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use ndd_scale::{Edge, SortedRuns};
+use ndd_scale::{Edge, ExternalSort, SortedRuns};
 
 use super::{Job, damaged, file_size, pair_order};
 use crate::Error;
@@ -61,6 +61,11 @@ pub(super) fn run(
         }
     }
     job.progress.finish(Stage::Candidates);
+    finish(dir, pairs)
+}
+
+/// The candidate runs of `pairs`, written out, and their count and size.
+pub(super) fn finish(dir: &Path, pairs: ExternalSort<Edge, (u64, u64)>) -> Result<Bucketed, Error> {
     let candidates = pairs.len();
     let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
     let mut bytes_written = 0;

@@ -24,6 +24,8 @@
 mod buckets;
 mod components;
 mod exact;
+#[cfg(feature = "simhash")]
+mod hamming;
 mod manifest;
 mod outcome;
 mod sketch;
@@ -37,6 +39,8 @@ use ndd_core::SchemeId;
 use ndd_minhash::MinHasher;
 use ndd_scale::{BandKeyRecord, DigestRecord, Edge, ExternalSort, Record, RecordError, SortedRuns};
 
+#[cfg(feature = "simhash")]
+use crate::SimHashConfig;
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::{Dedup, Document, Error, ExactPass, MinHashConfig, Plan, Shingles, Verifier};
 use manifest::Marker;
@@ -179,11 +183,20 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 #[derive(Clone, Debug)]
 pub struct OutOfCore {
     plan: Plan,
-    config: MinHashConfig,
+    engine: Engine,
     work_dir: PathBuf,
     budget: u64,
     input: u64,
     progress: Arc<dyn Progress>,
+}
+
+/// The method whose state the stages keep on disk.
+#[derive(Clone, Debug)]
+enum Engine {
+    MinHash(MinHashConfig),
+    /// 64-bit fingerprints, binary or term-frequency weights.
+    #[cfg(feature = "simhash")]
+    SimHash(SimHashConfig),
 }
 
 /// The settings one run of the stages works with.
@@ -194,7 +207,10 @@ struct Job<'a> {
     threshold: ndd_core::Threshold,
     /// Which candidates verification scores: the plan's, as in memory.
     emit: crate::Emit,
+    /// MinHash values per signature (0 for SimHash).
     num_perm: usize,
+    /// SimHash's Hamming bound, `None` for MinHash.
+    max_hamming: Option<u32>,
     verifier: &'a Verifier,
     exact: Option<ExactPass>,
     needs_sets: bool,
@@ -225,17 +241,23 @@ impl OutOfCore {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
+        const ENGINE: &str = "the out-of-core engine";
+        const VERIFIERS: [&str; 3] = ["method", "jaccard", "containment"];
+        const WHY: &str = "the measures of its files: alignment and custom verifiers read \
+                           the texts, which it does not keep";
         let plan = dedup.plan()?;
-        let config = plan
-            .minhash_engine(
-                "the out-of-core engine",
-                &["method", "jaccard", "containment"],
-                "the measures of its files",
-            )?
-            .clone();
+        let engine = match &plan.method {
+            #[cfg(feature = "simhash")]
+            crate::Method::SimHash(config) => {
+                plan.engine_runs(ENGINE, &VERIFIERS, WHY)?;
+                simhash_supported(config)?;
+                Engine::SimHash(config.clone())
+            }
+            _ => Engine::MinHash(plan.minhash_engine(ENGINE, &VERIFIERS, WHY)?.clone()),
+        };
         Ok(OutOfCore {
             plan,
-            config,
+            engine,
             work_dir: work_dir.into(),
             budget: DEFAULT_MEMORY_BUDGET,
             input: 0,
@@ -332,18 +354,37 @@ impl OutOfCore {
     }
 
     /// The fingerprint of what each stage's output depends on, by stage.
-    fn fingerprints(&self, params: ndd_lsh::LshParams) -> [u64; 5] {
+    /// (For MinHash, `params` are its bands and rows.)
+    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>) -> [u64; 5] {
         let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
         };
-        let sketch = SchemeId::new("ndd-pipeline/out-of-core/sketch")
-            .with(u64::from(ndd_scale::FORMAT_VERSION))
-            .with(self.input)
-            .with(self.config.num_perm as u64)
-            .with(self.config.seed)
-            .with(params.bands() as u64)
-            .with(params.rows() as u64)
+        // The method and its parameters first (MinHash's as before SimHash came, so
+        // that its work folders stay valid), then what every method shares.
+        let (sketch, scan) = match &self.engine {
+            Engine::MinHash(config) => (
+                SchemeId::new("ndd-pipeline/out-of-core/sketch")
+                    .with(u64::from(ndd_scale::FORMAT_VERSION))
+                    .with(self.input)
+                    .with(config.num_perm as u64)
+                    .with(config.seed)
+                    .with(params.map_or(0, |p| p.bands() as u64))
+                    .with(params.map_or(0, |p| p.rows() as u64)),
+                config.max_bucket_scan.map_or(u64::MAX, |s| s as u64),
+            ),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(config) => (
+                SchemeId::new("ndd-pipeline/out-of-core/sketch/simhash")
+                    .with(u64::from(ndd_scale::FORMAT_VERSION))
+                    .with(self.input)
+                    .with(config.bits as u64)
+                    .with(config.max_hamming() as u64)
+                    .with(hamming::weighting(config).map_or(u64::MAX, |w| w.1)),
+                0,
+            ),
+        };
+        let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
             .with(u64::from(self.needs_sets()))
@@ -357,7 +398,7 @@ impl OutOfCore {
             .finish();
         let candidates = SchemeId::new("ndd-pipeline/out-of-core/candidates")
             .with_scheme(exact)
-            .with(self.config.max_bucket_scan.map_or(u64::MAX, |s| s as u64))
+            .with(scan)
             .finish();
         // "/2": scores became a record file (kind 5) beside the pairs; "/3": the
         // marker counts the verified candidates. A verify stage finished before that
@@ -413,15 +454,25 @@ impl OutOfCore {
     {
         let dir = self.work_dir.as_path();
         claim_work_dir(dir)?;
-        let params = self.config.banding_for(self.plan.threshold)?;
+        let params = match &self.engine {
+            Engine::MinHash(config) => Some(config.banding_for(self.plan.threshold)?),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(_) => None,
+        };
         let fingerprints = self.fingerprints(params);
+        let (scan, num_perm, max_hamming) = match &self.engine {
+            Engine::MinHash(c) => (c.max_bucket_scan.unwrap_or(usize::MAX), c.num_perm, None),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(c) => (0, 0, Some(u32::try_from(c.max_hamming()).unwrap_or(63))),
+        };
         let job = Job {
             dir,
             budget: self.budget,
-            scan: self.config.max_bucket_scan.unwrap_or(usize::MAX),
+            scan,
             threshold: self.plan.threshold,
             emit: self.plan.emit(),
-            num_perm: self.config.num_perm,
+            num_perm,
+            max_hamming,
             verifier: &self.plan.verifier,
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
@@ -452,16 +503,36 @@ impl OutOfCore {
         };
 
         let sketched = steps.run(0, || {
-            let (s, fp) = crate::method::for_extractor!(self.plan.features, |e| {
-                let hasher = MinHasher::builder()
-                    .num_hashes(self.config.num_perm)
-                    .seed(self.config.seed)
-                    .build_with(e)?;
-                let scheme =
-                    ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(&hasher, ""));
-                let fp = ndd_scale::band_key_fingerprint(scheme, params);
-                sketch::run(&job, &hasher, params, fp, docs.into_iter()).map(|s| (s, fp))
-            })?;
+            let docs = docs.into_iter();
+            let (s, fp) = match (&self.engine, params) {
+                (Engine::MinHash(config), Some(params)) => {
+                    crate::method::for_extractor!(self.plan.features, |e| {
+                        let hasher = MinHasher::builder()
+                            .num_hashes(config.num_perm)
+                            .seed(config.seed)
+                            .build_with(e)?;
+                        let scheme = ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(
+                            &hasher, "",
+                        ));
+                        let fp = ndd_scale::band_key_fingerprint(scheme, params);
+                        let signer = sketch::MinSigner {
+                            hasher: &hasher,
+                            params,
+                        };
+                        sketch::run(&job, &signer, fp, docs).map(|s| (s, fp))
+                    })?
+                }
+                #[cfg(feature = "simhash")]
+                (Engine::SimHash(config), _) => {
+                    hamming::sketch(&job, config, self.plan.features, docs)?
+                }
+                (Engine::MinHash(_), None) => {
+                    return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                        "bands",
+                        "a MinHash run has bands and rows",
+                    )));
+                }
+            };
             let mut m = Marker::default();
             for (name, sum) in &s.checksums {
                 m = m.with(&checksum_key(name), format!("{sum:016x}"));
@@ -504,7 +575,11 @@ impl OutOfCore {
             let keys =
                 SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
             let copies = exact::CopyBits::load(&job, documents, fingerprints[1])?;
-            let b = buckets::run(&job, &keys, &copies, fingerprints[2])?;
+            let b = match &self.engine {
+                Engine::MinHash(_) => buckets::run(&job, &keys, &copies, fingerprints[2])?,
+                #[cfg(feature = "simhash")]
+                Engine::SimHash(_) => hamming::candidates(&job, &keys, &copies, fingerprints[2])?,
+            };
             let m = Marker::default()
                 .with("candidates", b.candidates)
                 .with("runs", run_names(&b.runs));
@@ -550,6 +625,32 @@ impl OutOfCore {
             fingerprint: fingerprints[3],
         })
     }
+}
+
+/// `Ok` for the SimHash settings the stages run: 64-bit fingerprints (searched with
+/// permuted tables, exactly, as in memory), binary or term-frequency weights.
+#[cfg(feature = "simhash")]
+fn simhash_supported(config: &SimHashConfig) -> Result<(), Error> {
+    let unsupported = |m: &str| {
+        Error::Core(ndd_core::Error::invalid_parameter(
+            "dedup",
+            format!("the out-of-core engine {m}"),
+        ))
+    };
+    if config.bits != 64 {
+        return Err(unsupported(&format!(
+            "searches 64-bit SimHash fingerprints only (exactly, with permuted tables), not \
+             {} bits: longer signatures are searched by bit-sampling LSH, not yet out of core",
+            config.bits
+        )));
+    }
+    if hamming::weighting(config).is_none() {
+        return Err(unsupported(
+            "weighs SimHash features by binary or term-frequency weights only: TF-IDF and \
+             learned weights need the whole collection's statistics first",
+        ));
+    }
+    Ok(())
 }
 
 /// The files each stage writes, by name prefix: removed before the stage is redone,
