@@ -1,17 +1,20 @@
-//! [`OutOfCore`]: the MinHash pipeline for corpora larger than memory, as five stages
-//! that read and write files in a work directory, each reused when a later run finds
-//! it finished.
+//! [`OutOfCore`]: the MinHash and SimHash pipelines for corpora larger than memory, as
+//! five stages that read and write files in a work directory, each reused when a later
+//! run finds it finished.
 //!
-//! 1. **sketch**: per document, shingles → MinHash signature → band keys; signatures
-//!    to `signatures.bin`, band keys to runs sorted by bucket (`keys-*.bin`), shingle
-//!    sets to `sets.bin` when the verifier reads them, and the exact pass's digests to
-//!    runs sorted by digest (`digests-*.bin`).
+//! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
+//!    fingerprint → its blocks, `hamming`); signatures to `signatures.bin`, band keys
+//!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
+//!    verifier reads them, and the exact pass's digests to runs sorted by digest
+//!    (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
 //! 3. **candidates**: the runs merged in bucket order; each document paired with at
 //!    most `max_bucket_scan` earlier members of each of its buckets, the newest first
-//!    (exactly the pairs the in-memory index's bounded walk reads); the pairs sorted
-//!    into `candidates-*.bin`.
+//!    (exactly the pairs the in-memory index's bounded walk reads); for SimHash, the
+//!    pairs within the Hamming bound among the documents agreeing on a block (the
+//!    in-memory permuted-table join, run by run); the pairs sorted into
+//!    `candidates-*.bin`.
 //! 4. **verify**: each distinct candidate scored as the in-memory run scores it;
 //!    accepted pairs and the exact copies' pairs to `pairs.bin` (+ `scores.bin`).
 //! 5. **group**: connected components by union-find (representative: the first-seen
@@ -133,17 +136,19 @@ fn pair_order(e: &Edge) -> (u64, u64) {
     (e.a, e.b)
 }
 
-/// Deduplication of a corpus larger than memory, with the MinHash method: the same
-/// pairs and groups as [`Dedup::run`] with the same settings, under a memory budget,
-/// through files in a work directory.
+/// Deduplication of a corpus larger than memory, with the MinHash or SimHash method: the
+/// same pairs and groups as [`Dedup::run`] with the same settings, under a memory
+/// budget, through files in a work directory.
 ///
 /// What memory holds: band keys and candidate pairs up to the budget before they are
 /// spilled as sorted runs (half of it each), a chunk of document text up to a quarter
 /// of it, 64 KiB per run while merging, and, beyond the budget, the union-find of the
-/// documents that have a near-duplicate (about 40 bytes each). What the work directory
-/// holds: per document its signature (`8 × num_perm + 28` bytes) and band keys (18
-/// bytes per band), its shingle set when the verifier reads sets (8 bytes per distinct
-/// shingle), and 16 bytes per candidate pair.
+/// documents that have a near-duplicate (about 40 bytes each); for SimHash, the
+/// fingerprints of one run of documents agreeing on a block (16 bytes each). What the
+/// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
+/// a SimHash fingerprint) and band keys (18 bytes per band; per block of the
+/// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
+/// bytes per distinct shingle), and 16 bytes per candidate pair.
 ///
 /// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
 /// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
@@ -151,10 +156,14 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// rest, so a crash or a kill costs the stage it interrupted, not the run; changing a
 /// setting redoes the stages it affects.
 ///
-/// Supported: the MinHash method with binary weights, with or without the exact pass,
-/// verified by the estimate, exact Jaccard (the default) or containment, grouped by
-/// connected components with the first-seen document kept. [`new`](Self::new) refuses
-/// other settings.
+/// Supported: the MinHash method with binary weights, and the SimHash method with
+/// 64-bit fingerprints and binary or term-frequency weights; with or without the exact
+/// pass; verified by the method's score (the MinHash estimate, SimHash's `1 − h/64`),
+/// exact Jaccard or containment; grouped by connected components with the first-seen
+/// document kept. Verification reads candidates in blocks sorted by `(a, b)`, each
+/// document's data once per block, and scores a block's pairs on every core under
+/// `rayon`, in the same order as on one thread. [`new`](Self::new) refuses other
+/// settings, saying why.
 ///
 /// # Example
 ///
@@ -224,18 +233,22 @@ impl OutOfCore {
     /// # Errors
     ///
     /// [`ndd_core::Error::InvalidParameter`] (wrapped) for settings the stages do not
-    /// support: another method than MinHash, learned weights, an alignment or custom
-    /// verifier, a representative other than the first-seen document, DURIAN
-    /// grouping; or invalid settings ([`Dedup::validate`]).
+    /// support: another method than MinHash or SimHash, learned weights, SimHash
+    /// signatures of other than 64 bits or with TF-IDF weights, an alignment or custom
+    /// verifier (they read the texts, which the work folder does not keep), a
+    /// representative other than the first-seen document, DURIAN grouping; or invalid
+    /// settings ([`Dedup::validate`]).
     ///
     /// # Example
     ///
     /// ```
-    /// use near_dup::pipeline::{Dedup, Method, OutOfCore};
+    /// use near_dup::pipeline::{Dedup, Method, OutOfCore, SimHashConfig};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-223");
     /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// assert!(OutOfCore::new(&Dedup::new(), &dir).is_ok());
+    /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
+    /// assert!(OutOfCore::new(&simhash, &dir).is_ok());
     /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), &dir).is_err());
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
