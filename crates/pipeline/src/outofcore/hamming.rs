@@ -22,7 +22,6 @@ use super::buckets::{self, Bucketed};
 use super::exact::CopyBits;
 use super::sketch::{self, Signer, Sketched};
 use super::{Job, damaged, pair_order};
-use crate::progress::Stage;
 use crate::{Document, Error, Features, SimHashConfig, SimWeighting};
 
 /// The longest run of keys searched pair by pair; longer runs go through the
@@ -198,8 +197,6 @@ pub(super) fn candidates(
     let mut at: Option<(u16, u64)> = None;
     let mut fps: Vec<u64> = Vec::new();
     let mut found: Vec<Edge> = Vec::new();
-    let mut read = 0u64;
-    job.progress.start(Stage::Candidates, None);
     let mut search = |band: u16, run: &[(u64, u64)], found: &mut Vec<Edge>| {
         found.clear();
         let h = blocks.max_hamming;
@@ -227,16 +224,8 @@ pub(super) fn candidates(
         for_each_hamming_pair(&fps, params, |i, j, _| keep(i, j))?;
         Ok(())
     };
-    for record in keys.merge().map_err(|e| damaged(dir, e))? {
-        let r = record.map_err(|e| damaged(dir, e))?;
-        read += 1;
-        if read % 65_536 == 0 {
-            job.progress.advance(Stage::Candidates, 65_536);
-        }
-        // Exact copies stay out of the search, as in memory.
-        if copies.is_copy(r.doc) {
-            continue;
-        }
+    // Exact copies stay out of the search, as in memory.
+    buckets::for_each_key(job, keys, copies, |r| {
         let here = (r.band, blocks.run_of(r.key, r.band));
         if at != Some(here) {
             if let Some((band, _)) = at {
@@ -249,14 +238,14 @@ pub(super) fn candidates(
             at = Some(here);
         }
         run.push((blocks.fingerprint(r.key, r.band), r.doc));
-    }
+        Ok(())
+    })?;
     if let Some((band, _)) = at {
         search(band, &run, &mut found)?;
         for e in &found {
             pairs.push(*e).map_err(|e| damaged(dir, e))?;
         }
     }
-    job.progress.finish(Stage::Candidates);
     buckets::finish(dir, pairs)
 }
 
@@ -289,10 +278,10 @@ mod tests {
         let diff = 0b101;
         assert!(!blocks.first_agreeing(diff, 2));
         assert!(blocks.first_agreeing(diff, 1));
-        // Differ in blocks 0 and 1: block 2 reports.
+        // Differ in blocks 0 and 1: block 2 reports, block 3 (agreeing too) does not.
         let diff = 1 | 1 << 16;
-        assert!(!blocks.first_agreeing(diff, 1));
         assert!(blocks.first_agreeing(diff, 2));
+        assert!(!blocks.first_agreeing(diff, 3));
         // Agree everywhere: block 0.
         assert!(blocks.first_agreeing(0, 0));
     }

@@ -115,13 +115,7 @@ fn same_pairs_scores_and_groups_as_the_in_memory_run() {
     // paired with their first copy at score 1, as in memory.
     let dedup = Dedup::new().threshold(0.7);
     let memory = dedup.run(&docs).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = OutOfCore::new(&dedup, dir.path())
-        .unwrap()
-        .memory_budget(MIN_MEMORY_BUDGET)
-        .unwrap()
-        .run(docs.iter().cloned().map(Ok))
-        .unwrap();
+    let (_dir, out) = smallest_budget(&dedup, &docs);
     assert_eq!(out.exact_copies as usize, memory.report.exact_copies);
     let dropped_as_copies = (0..docs.len())
         .filter(|&i| memory.fate(i) == ndd_pipeline::Fate::ExactCopy)
@@ -135,7 +129,23 @@ fn same_pairs_scores_and_groups_as_the_in_memory_run() {
     assert_eq!(out.kept_positions().unwrap(), kept);
 }
 
-/// The outcome's pairs against the in-memory run's, in document positions.
+/// `dedup` run out of core over `docs` at the smallest budget, in a new folder (kept
+/// while the folder lives).
+fn smallest_budget(
+    dedup: &Dedup,
+    docs: &[Document],
+) -> (tempfile::TempDir, ndd_pipeline::OutOfCoreOutcome) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(dedup, dir.path())
+        .unwrap()
+        .memory_budget(MIN_MEMORY_BUDGET)
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    (dir, out)
+}
+
+/// The in-memory run's pairs, `(a, b)` with `a < b`, and their scores.
 fn memory_pairs(memory: &ndd_pipeline::Outcome) -> BTreeMap<(usize, usize), f64> {
     memory
         .pairs
@@ -195,13 +205,7 @@ fn simhash_out_of_core_equals_the_in_memory_run() {
             .verifier(verifier.clone())
             .exact_pass(exact);
         let memory = dedup.run(&docs).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let out = OutOfCore::new(&dedup, dir.path())
-            .unwrap()
-            .memory_budget(MIN_MEMORY_BUDGET)
-            .unwrap()
-            .run(docs.iter().cloned().map(Ok))
-            .unwrap();
+        let (_dir, out) = smallest_budget(&dedup, &docs);
         let want = memory_pairs(&memory);
         assert!(want.len() > 100, "{what}: {} pairs", want.len());
         assert_eq!(pairs_of(&out), want, "{what}");
