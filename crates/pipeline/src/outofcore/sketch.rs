@@ -273,7 +273,7 @@ where
 
 /// Reads a MinHash signature of `signatures.bin` by document position.
 pub(super) struct Signatures {
-    file: Positioned,
+    file: File,
     path: PathBuf,
     len: u64,
     buf: Vec<u8>,
@@ -282,7 +282,7 @@ pub(super) struct Signatures {
 impl Signatures {
     pub(super) fn open(dir: &Path, len: u64) -> Result<Self, Error> {
         let path = dir.join(SIGNATURES);
-        let file = Positioned::open(&path)?;
+        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
         let buf = vec![0; usize::try_from(len).unwrap_or(0)];
         Ok(Signatures {
             file,
@@ -322,8 +322,8 @@ impl Signatures {
 
 /// Reads a shingle set of `sets.bin` by document position.
 pub(super) struct Sets {
-    values: Positioned,
-    ends: Positioned,
+    values: File,
+    ends: File,
     values_path: PathBuf,
     ends_path: PathBuf,
     /// The largest set read: a corrupt offset cannot ask for more than the file has.
@@ -334,9 +334,12 @@ impl Sets {
     pub(super) fn open(dir: &Path) -> Result<Self, Error> {
         let values_path = dir.join(SETS);
         let ends_path = dir.join(SET_ENDS);
-        let values = Positioned::open(&values_path)?;
-        let ends = Positioned::open(&ends_path)?;
-        let values_len = file_size(&values_path)?;
+        let values = File::open(&values_path).map_err(|e| Error::io(&values_path, e))?;
+        let ends = File::open(&ends_path).map_err(|e| Error::io(&ends_path, e))?;
+        let values_len = values
+            .metadata()
+            .map_err(|e| Error::io(&values_path, e))?
+            .len();
         Ok(Sets {
             values,
             ends,
@@ -387,41 +390,9 @@ fn out_of_range(path: &Path, doc: u64) -> Error {
     )))
 }
 
-/// A work file read at ascending positions (the documents of a verification block, in
-/// position order) through a 64 KiB buffer: a read near the one before comes from the
-/// buffer, not from a seek and a system call.
-struct Positioned {
-    reader: std::io::BufReader<File>,
-    /// Where the next byte read comes from.
-    pos: u64,
-}
-
-impl Positioned {
-    fn open(path: &Path) -> Result<Self, Error> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        Ok(Positioned {
-            reader: std::io::BufReader::with_capacity(1 << 16, file),
-            pos: 0,
-        })
-    }
-}
-
-fn read_at(file: &mut Positioned, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
+fn read_at(file: &mut File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
     use std::io::{Read, Seek, SeekFrom};
-    if at != file.pos {
-        // Within the buffer, `seek_relative` keeps it; beyond, it seeks.
-        let moved = match i64::try_from(at).ok().zip(i64::try_from(file.pos).ok()) {
-            Some((to, from)) => file.reader.seek_relative(to - from),
-            None => file.reader.seek(SeekFrom::Start(at)).map(drop),
-        };
-        // Unknown until the read succeeds: a failed read leaves the next one to seek.
-        file.pos = u64::MAX;
-        moved.map_err(|e| Error::io(path, e))?;
-    }
-    file.pos = u64::MAX;
-    file.reader
-        .read_exact(buf)
-        .map_err(|e| Error::io(path, e))?;
-    file.pos = at + buf.len() as u64;
-    Ok(())
+    file.seek(SeekFrom::Start(at))
+        .and_then(|_| file.read_exact(buf))
+        .map_err(|e| Error::io(path, e))
 }
