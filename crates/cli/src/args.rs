@@ -695,8 +695,8 @@ pub(crate) struct IndexArgs {
 #[derive(Debug, Args)]
 #[command(next_help_heading = "Corpora larger than memory")]
 pub(crate) struct ScaleArgs {
-    /// Deduplicate out of core: the MinHash stages write sorted runs, pairs and
-    /// assignments to this folder under --memory-budget, and a rerun reuses every
+    /// Deduplicate out of core: the MinHash or SimHash stages write sorted runs, pairs
+    /// and assignments to this folder under --memory-budget, and a rerun reuses every
     /// stage that finished (same outputs as the in-memory run; the input is read
     /// twice, so it must be a file or folder)
     #[arg(long, value_name = "DIR")]

@@ -1,6 +1,6 @@
-//! `ndd dedup --work-dir DIR`: the out-of-core MinHash stages over a file or folder,
-//! then a second streaming pass over the input that writes the outputs, with memory
-//! bounded by `--memory-budget` (plus the ids of the documents in pairs when
+//! `ndd dedup --work-dir DIR`: the out-of-core MinHash or SimHash stages over a file or
+//! folder, then a second streaming pass over the input that writes the outputs, with
+//! memory bounded by `--memory-budget` (plus the ids of the documents in pairs when
 //! `--pairs-out` is asked for).
 
 use std::collections::HashMap;

@@ -365,6 +365,22 @@ impl Plan {
                 "{engine} takes binary MinHash weights only (it does not carry a learned model)"
             )));
         }
+        self.engine_runs(engine, verifiers, why)?;
+        Ok(config)
+    }
+
+    /// `Ok` when an engine that verifies by `verifiers` only, groups by components and
+    /// keeps the first-seen document runs this plan's verifier, grouping and
+    /// representative (the checks of [`minhash_engine`](Self::minhash_engine) beyond
+    /// the method).
+    #[cfg(feature = "minhash")]
+    pub(crate) fn engine_runs(
+        &self,
+        engine: &'static str,
+        verifiers: &[&str],
+        why: &str,
+    ) -> Result<(), Error> {
+        let unsupported = |m: String| Error::Core(CoreError::invalid_parameter("dedup", m));
         let verifier = self.verifier.name();
         if !verifiers.contains(&verifier) {
             return Err(unsupported(format!(
@@ -382,6 +398,6 @@ impl Plan {
                 "{engine} groups by connected components"
             )));
         }
-        Ok(config)
+        Ok(())
     }
 }

@@ -95,6 +95,70 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
     assert_eq!(read(d, "m-pairs.tsv"), read(d, "o-pairs.tsv"));
 }
 
+/// `--method simhash` (with its own score, exact Jaccard and containment) and
+/// MinHash verified by containment: out of core under the smallest budget, the same
+/// bytes as the in-memory run in every output.
+#[test]
+fn simhash_and_containment_give_the_in_memory_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let runs: [&[&str]; 4] = [
+        &["--method", "simhash"],
+        &[
+            "--method",
+            "simhash",
+            "--verify",
+            "jaccard",
+            "--threshold",
+            "0.5",
+        ],
+        &[
+            "--method",
+            "simhash",
+            "--verify",
+            "containment",
+            "--no-exact-pass",
+        ],
+        &["--verify", "containment", "--threshold", "0.7"],
+    ];
+    for (i, settings) in runs.iter().enumerate() {
+        let run = |tag: &str, work: &[&str]| {
+            let (keep, drop, clusters, pairs) = (
+                format!("{tag}{i}-keep.jsonl"),
+                format!("{tag}{i}-drop.txt"),
+                format!("{tag}{i}-clusters.tsv"),
+                format!("{tag}{i}-pairs.tsv"),
+            );
+            let outputs = [
+                "--keep-out",
+                &keep,
+                "--drop-out",
+                &drop,
+                "--clusters-out",
+                &clusters,
+                "--pairs-out",
+                &pairs,
+            ];
+            ok(&ndd(
+                &[&["dedup", "-q"][..], settings, work, &outputs].concat(),
+                d,
+            ))
+        };
+        run("mem", &[]);
+        let work = format!("work{i}");
+        let out = run("ooc", &["--work-dir", &work, "--memory-budget", "1M"]);
+        assert!(out.contains("out of core"), "{out}");
+        for name in ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"] {
+            let (mem, ooc) = (
+                read(d, &format!("mem{i}-{name}")),
+                read(d, &format!("ooc{i}-{name}")),
+            );
+            assert!(mem.lines().count() > 10, "{settings:?} {name}: {mem}");
+            assert_eq!(mem, ooc, "{settings:?}: {name} differs");
+        }
+    }
+}
+
 #[test]
 fn a_folder_and_a_changed_input() {
     let (dir, input) = common::dir_with_folder("docs");
@@ -164,7 +228,12 @@ fn bad_use_is_refused_before_any_work() {
             vec!["dedup", "--input", "in.jsonl", "--memory-budget", "1G"],
             "--work-dir",
         ),
-        (with(&base, &["--method", "simhash"]), "minhash"),
+        (with(&base, &["--method", "imatch"]), "minhash"),
+        (with(&base, &["--verify", "align"]), "texts"),
+        (
+            with(&base, &["--method", "simhash", "--bits", "128"]),
+            "64-bit",
+        ),
         (with(&base, &["--annotate-out", "a.jsonl"]), "not available"),
         (with(&base, &["--index-out", "i.ndd"]), "--index-out"),
         (

@@ -5,9 +5,9 @@
 //! member and `scan` ids of memory, whatever its size.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use ndd_scale::{Edge, SortedRuns};
+use ndd_scale::{BandKeyRecord, Edge, ExternalSort, SortedRuns};
 
 use super::{Job, damaged, file_size, pair_order};
 use crate::Error;
@@ -22,7 +22,7 @@ pub(super) struct Bucketed {
 
 pub(super) fn run(
     job: &Job<'_>,
-    keys: &SortedRuns<ndd_scale::BandKeyRecord, (u16, u64, u64)>,
+    keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
     copies: &super::exact::CopyBits,
     fingerprint: u64,
 ) -> Result<Bucketed, Error> {
@@ -31,18 +31,7 @@ pub(super) fn run(
     let scan = job.scan;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
-    let mut read = 0u64;
-    job.progress.start(Stage::Candidates, None);
-    for record in keys.merge().map_err(|e| damaged(dir, e))? {
-        let r = record.map_err(|e| damaged(dir, e))?;
-        read += 1;
-        if read % 65_536 == 0 {
-            job.progress.advance(Stage::Candidates, 65_536);
-        }
-        // Exact copies stay out of the buckets, as in memory.
-        if copies.is_copy(r.doc) {
-            continue;
-        }
+    for_each_key(job, keys, copies, |r| {
         if bucket != Some((r.band, r.key)) {
             bucket = Some((r.band, r.key));
             recent.clear();
@@ -59,8 +48,38 @@ pub(super) fn run(
         if recent.len() > scan {
             recent.pop_front();
         }
+        Ok(())
+    })?;
+    finish(dir, pairs)
+}
+
+/// Calls `f` with each band key of `keys` in bucket order, those of exact copies left
+/// out (as in memory), reporting the candidate stage's progress.
+pub(super) fn for_each_key(
+    job: &Job<'_>,
+    keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
+    copies: &super::exact::CopyBits,
+    mut f: impl FnMut(BandKeyRecord) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let dir = job.dir;
+    let mut read = 0u64;
+    job.progress.start(Stage::Candidates, None);
+    for record in keys.merge().map_err(|e| damaged(dir, e))? {
+        let r = record.map_err(|e| damaged(dir, e))?;
+        read += 1;
+        if read % 65_536 == 0 {
+            job.progress.advance(Stage::Candidates, 65_536);
+        }
+        if !copies.is_copy(r.doc) {
+            f(r)?;
+        }
     }
     job.progress.finish(Stage::Candidates);
+    Ok(())
+}
+
+/// The candidate runs of `pairs`, written out, and their count and size.
+pub(super) fn finish(dir: &Path, pairs: ExternalSort<Edge, (u64, u64)>) -> Result<Bucketed, Error> {
     let candidates = pairs.len();
     let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
     let mut bytes_written = 0;

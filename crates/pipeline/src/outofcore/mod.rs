@@ -1,17 +1,20 @@
-//! [`OutOfCore`]: the MinHash pipeline for corpora larger than memory, as five stages
-//! that read and write files in a work directory, each reused when a later run finds
-//! it finished.
+//! [`OutOfCore`]: the MinHash and SimHash pipelines for corpora larger than memory, as
+//! five stages that read and write files in a work directory, each reused when a later
+//! run finds it finished.
 //!
-//! 1. **sketch**: per document, shingles → MinHash signature → band keys; signatures
-//!    to `signatures.bin`, band keys to runs sorted by bucket (`keys-*.bin`), shingle
-//!    sets to `sets.bin` when the verifier reads them, and the exact pass's digests to
-//!    runs sorted by digest (`digests-*.bin`).
+//! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
+//!    fingerprint → its blocks, `hamming`); signatures to `signatures.bin`, band keys
+//!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
+//!    verifier reads them, and the exact pass's digests to runs sorted by digest
+//!    (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
 //! 3. **candidates**: the runs merged in bucket order; each document paired with at
 //!    most `max_bucket_scan` earlier members of each of its buckets, the newest first
-//!    (exactly the pairs the in-memory index's bounded walk reads); the pairs sorted
-//!    into `candidates-*.bin`.
+//!    (exactly the pairs the in-memory index's bounded walk reads); for SimHash, the
+//!    pairs within the Hamming bound among the documents agreeing on a block (the
+//!    in-memory permuted-table join, run by run); the pairs sorted into
+//!    `candidates-*.bin`.
 //! 4. **verify**: each distinct candidate scored as the in-memory run scores it;
 //!    accepted pairs and the exact copies' pairs to `pairs.bin` (+ `scores.bin`).
 //! 5. **group**: connected components by union-find (representative: the first-seen
@@ -24,6 +27,8 @@
 mod buckets;
 mod components;
 mod exact;
+#[cfg(feature = "simhash")]
+mod hamming;
 mod manifest;
 mod outcome;
 mod sketch;
@@ -37,6 +42,8 @@ use ndd_core::SchemeId;
 use ndd_minhash::MinHasher;
 use ndd_scale::{BandKeyRecord, DigestRecord, Edge, ExternalSort, Record, RecordError, SortedRuns};
 
+#[cfg(feature = "simhash")]
+use crate::SimHashConfig;
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::{Dedup, Document, Error, ExactPass, MinHashConfig, Plan, Shingles, Verifier};
 use manifest::Marker;
@@ -129,17 +136,19 @@ fn pair_order(e: &Edge) -> (u64, u64) {
     (e.a, e.b)
 }
 
-/// Deduplication of a corpus larger than memory, with the MinHash method: the same
-/// pairs and groups as [`Dedup::run`] with the same settings, under a memory budget,
-/// through files in a work directory.
+/// Deduplication of a corpus larger than memory, with the MinHash or SimHash method: the
+/// same pairs and groups as [`Dedup::run`] with the same settings, under a memory
+/// budget, through files in a work directory.
 ///
 /// What memory holds: band keys and candidate pairs up to the budget before they are
 /// spilled as sorted runs (half of it each), a chunk of document text up to a quarter
 /// of it, 64 KiB per run while merging, and, beyond the budget, the union-find of the
-/// documents that have a near-duplicate (about 40 bytes each). What the work directory
-/// holds: per document its signature (`8 × num_perm + 28` bytes) and band keys (18
-/// bytes per band), its shingle set when the verifier reads sets (8 bytes per distinct
-/// shingle), and 16 bytes per candidate pair.
+/// documents that have a near-duplicate (about 40 bytes each); for SimHash, the
+/// fingerprints of one run of documents agreeing on a block (16 bytes each). What the
+/// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
+/// a SimHash fingerprint) and band keys (18 bytes per band; per block of the
+/// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
+/// bytes per distinct shingle), and 16 bytes per candidate pair.
 ///
 /// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
 /// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
@@ -147,10 +156,14 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// rest, so a crash or a kill costs the stage it interrupted, not the run; changing a
 /// setting redoes the stages it affects.
 ///
-/// Supported: the MinHash method with binary weights, with or without the exact pass,
-/// verified by the estimate, exact Jaccard (the default) or containment, grouped by
-/// connected components with the first-seen document kept. [`new`](Self::new) refuses
-/// other settings.
+/// Supported: the MinHash method with binary weights, and the SimHash method with
+/// 64-bit fingerprints and binary or term-frequency weights; with or without the exact
+/// pass; verified by the method's score (the MinHash estimate, SimHash's `1 − h/64`),
+/// exact Jaccard or containment; grouped by connected components with the first-seen
+/// document kept. Verification reads candidates in blocks sorted by `(a, b)`, each
+/// document's data once per block, and scores a block's pairs on every core under
+/// `rayon`, in the same order as on one thread. [`new`](Self::new) refuses other
+/// settings, saying why.
 ///
 /// # Example
 ///
@@ -179,11 +192,20 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 #[derive(Clone, Debug)]
 pub struct OutOfCore {
     plan: Plan,
-    config: MinHashConfig,
+    engine: Engine,
     work_dir: PathBuf,
     budget: u64,
     input: u64,
     progress: Arc<dyn Progress>,
+}
+
+/// The method whose state the stages keep on disk.
+#[derive(Clone, Debug)]
+enum Engine {
+    MinHash(MinHashConfig),
+    /// 64-bit fingerprints, binary or term-frequency weights.
+    #[cfg(feature = "simhash")]
+    SimHash(SimHashConfig),
 }
 
 /// The settings one run of the stages works with.
@@ -194,7 +216,10 @@ struct Job<'a> {
     threshold: ndd_core::Threshold,
     /// Which candidates verification scores: the plan's, as in memory.
     emit: crate::Emit,
+    /// MinHash values per signature (0 for SimHash).
     num_perm: usize,
+    /// SimHash's Hamming bound, `None` for MinHash.
+    max_hamming: Option<u32>,
     verifier: &'a Verifier,
     exact: Option<ExactPass>,
     needs_sets: bool,
@@ -208,34 +233,44 @@ impl OutOfCore {
     /// # Errors
     ///
     /// [`ndd_core::Error::InvalidParameter`] (wrapped) for settings the stages do not
-    /// support: another method than MinHash, learned weights, an alignment or custom
-    /// verifier, a representative other than the first-seen document, DURIAN
-    /// grouping; or invalid settings ([`Dedup::validate`]).
+    /// support: another method than MinHash or SimHash, learned weights, SimHash
+    /// signatures of other than 64 bits or with TF-IDF weights, an alignment or custom
+    /// verifier (they read the texts, which the work folder does not keep), a
+    /// representative other than the first-seen document, DURIAN grouping; or invalid
+    /// settings ([`Dedup::validate`]).
     ///
     /// # Example
     ///
     /// ```
-    /// use near_dup::pipeline::{Dedup, Method, OutOfCore};
+    /// use near_dup::pipeline::{Dedup, Method, OutOfCore, SimHashConfig};
     /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-223");
     /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
     /// std::fs::create_dir_all(&dir)?;
     /// assert!(OutOfCore::new(&Dedup::new(), &dir).is_ok());
+    /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
+    /// assert!(OutOfCore::new(&simhash, &dir).is_ok());
     /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), &dir).is_err());
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
+        const ENGINE: &str = "the out-of-core engine";
+        const VERIFIERS: [&str; 3] = ["method", "jaccard", "containment"];
+        const WHY: &str = "the measures of its files: alignment and custom verifiers read \
+                           the texts, which it does not keep";
         let plan = dedup.plan()?;
-        let config = plan
-            .minhash_engine(
-                "the out-of-core engine",
-                &["method", "jaccard", "containment"],
-                "the measures of its files",
-            )?
-            .clone();
+        let engine = match &plan.method {
+            #[cfg(feature = "simhash")]
+            crate::Method::SimHash(config) => {
+                plan.engine_runs(ENGINE, &VERIFIERS, WHY)?;
+                simhash_supported(config)?;
+                Engine::SimHash(config.clone())
+            }
+            _ => Engine::MinHash(plan.minhash_engine(ENGINE, &VERIFIERS, WHY)?.clone()),
+        };
         Ok(OutOfCore {
             plan,
-            config,
+            engine,
             work_dir: work_dir.into(),
             budget: DEFAULT_MEMORY_BUDGET,
             input: 0,
@@ -332,18 +367,37 @@ impl OutOfCore {
     }
 
     /// The fingerprint of what each stage's output depends on, by stage.
-    fn fingerprints(&self, params: ndd_lsh::LshParams) -> [u64; 5] {
+    /// (For MinHash, `params` are its bands and rows.)
+    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>) -> [u64; 5] {
         let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
         };
-        let sketch = SchemeId::new("ndd-pipeline/out-of-core/sketch")
-            .with(u64::from(ndd_scale::FORMAT_VERSION))
-            .with(self.input)
-            .with(self.config.num_perm as u64)
-            .with(self.config.seed)
-            .with(params.bands() as u64)
-            .with(params.rows() as u64)
+        // The method and its parameters first (MinHash's as before SimHash came, so
+        // that its work folders stay valid), then what every method shares.
+        let (sketch, scan) = match &self.engine {
+            Engine::MinHash(config) => (
+                SchemeId::new("ndd-pipeline/out-of-core/sketch")
+                    .with(u64::from(ndd_scale::FORMAT_VERSION))
+                    .with(self.input)
+                    .with(config.num_perm as u64)
+                    .with(config.seed)
+                    .with(params.map_or(0, |p| p.bands() as u64))
+                    .with(params.map_or(0, |p| p.rows() as u64)),
+                config.max_bucket_scan.map_or(u64::MAX, |s| s as u64),
+            ),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(config) => (
+                SchemeId::new("ndd-pipeline/out-of-core/sketch/simhash")
+                    .with(u64::from(ndd_scale::FORMAT_VERSION))
+                    .with(self.input)
+                    .with(config.bits as u64)
+                    .with(config.max_hamming() as u64)
+                    .with(hamming::weighting(config).map_or(u64::MAX, |w| w.1)),
+                0,
+            ),
+        };
+        let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
             .with(u64::from(self.needs_sets()))
@@ -357,7 +411,7 @@ impl OutOfCore {
             .finish();
         let candidates = SchemeId::new("ndd-pipeline/out-of-core/candidates")
             .with_scheme(exact)
-            .with(self.config.max_bucket_scan.map_or(u64::MAX, |s| s as u64))
+            .with(scan)
             .finish();
         // "/2": scores became a record file (kind 5) beside the pairs; "/3": the
         // marker counts the verified candidates. A verify stage finished before that
@@ -413,15 +467,25 @@ impl OutOfCore {
     {
         let dir = self.work_dir.as_path();
         claim_work_dir(dir)?;
-        let params = self.config.banding_for(self.plan.threshold)?;
+        let params = match &self.engine {
+            Engine::MinHash(config) => Some(config.banding_for(self.plan.threshold)?),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(_) => None,
+        };
         let fingerprints = self.fingerprints(params);
+        let (scan, num_perm, max_hamming) = match &self.engine {
+            Engine::MinHash(c) => (c.max_bucket_scan.unwrap_or(usize::MAX), c.num_perm, None),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(c) => (0, 0, Some(u32::try_from(c.max_hamming()).unwrap_or(63))),
+        };
         let job = Job {
             dir,
             budget: self.budget,
-            scan: self.config.max_bucket_scan.unwrap_or(usize::MAX),
+            scan,
             threshold: self.plan.threshold,
             emit: self.plan.emit(),
-            num_perm: self.config.num_perm,
+            num_perm,
+            max_hamming,
             verifier: &self.plan.verifier,
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
@@ -452,16 +516,36 @@ impl OutOfCore {
         };
 
         let sketched = steps.run(0, || {
-            let (s, fp) = crate::method::for_extractor!(self.plan.features, |e| {
-                let hasher = MinHasher::builder()
-                    .num_hashes(self.config.num_perm)
-                    .seed(self.config.seed)
-                    .build_with(e)?;
-                let scheme =
-                    ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(&hasher, ""));
-                let fp = ndd_scale::band_key_fingerprint(scheme, params);
-                sketch::run(&job, &hasher, params, fp, docs.into_iter()).map(|s| (s, fp))
-            })?;
+            let docs = docs.into_iter();
+            let (s, fp) = match (&self.engine, params) {
+                (Engine::MinHash(config), Some(params)) => {
+                    crate::method::for_extractor!(self.plan.features, |e| {
+                        let hasher = MinHasher::builder()
+                            .num_hashes(config.num_perm)
+                            .seed(config.seed)
+                            .build_with(e)?;
+                        let scheme = ndd_core::Signature::scheme(&ndd_core::DocSketcher::sketch(
+                            &hasher, "",
+                        ));
+                        let fp = ndd_scale::band_key_fingerprint(scheme, params);
+                        let signer = sketch::MinSigner {
+                            hasher: &hasher,
+                            params,
+                        };
+                        sketch::run(&job, &signer, fp, docs).map(|s| (s, fp))
+                    })?
+                }
+                #[cfg(feature = "simhash")]
+                (Engine::SimHash(config), _) => {
+                    hamming::sketch(&job, config, self.plan.features, docs)?
+                }
+                (Engine::MinHash(_), None) => {
+                    return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                        "bands",
+                        "a MinHash run has bands and rows",
+                    )));
+                }
+            };
             let mut m = Marker::default();
             for (name, sum) in &s.checksums {
                 m = m.with(&checksum_key(name), format!("{sum:016x}"));
@@ -504,7 +588,11 @@ impl OutOfCore {
             let keys =
                 SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
             let copies = exact::CopyBits::load(&job, documents, fingerprints[1])?;
-            let b = buckets::run(&job, &keys, &copies, fingerprints[2])?;
+            let b = match &self.engine {
+                Engine::MinHash(_) => buckets::run(&job, &keys, &copies, fingerprints[2])?,
+                #[cfg(feature = "simhash")]
+                Engine::SimHash(_) => hamming::candidates(&job, &keys, &copies, fingerprints[2])?,
+            };
             let m = Marker::default()
                 .with("candidates", b.candidates)
                 .with("runs", run_names(&b.runs));
@@ -550,6 +638,32 @@ impl OutOfCore {
             fingerprint: fingerprints[3],
         })
     }
+}
+
+/// `Ok` for the SimHash settings the stages run: 64-bit fingerprints (searched with
+/// permuted tables, exactly, as in memory), binary or term-frequency weights.
+#[cfg(feature = "simhash")]
+fn simhash_supported(config: &SimHashConfig) -> Result<(), Error> {
+    let unsupported = |m: &str| {
+        Error::Core(ndd_core::Error::invalid_parameter(
+            "dedup",
+            format!("the out-of-core engine {m}"),
+        ))
+    };
+    if config.bits != 64 {
+        return Err(unsupported(&format!(
+            "searches 64-bit SimHash fingerprints only (exactly, with permuted tables), not \
+             {} bits: longer signatures are searched by bit-sampling LSH, not yet out of core",
+            config.bits
+        )));
+    }
+    if hamming::weighting(config).is_none() {
+        return Err(unsupported(
+            "weighs SimHash features by binary or term-frequency weights only: TF-IDF and \
+             learned weights need the whole collection's statistics first",
+        ));
+    }
+    Ok(())
 }
 
 /// The files each stage writes, by name prefix: removed before the stage is redone,

@@ -1,13 +1,13 @@
-//! Stage 1, per document and without communication: shingles, MinHash signature and
-//! band keys. Signatures go to `signatures.bin` (each in its checked byte form, all of
-//! one length), band keys to runs sorted by bucket, and, when the verifier reads
-//! shingle sets, the sets to `sets.bin` with their end offsets in `sets.idx`.
+//! Stage 1, per document and without communication: shingles, a signature (MinHash
+//! or SimHash) and its band keys. Signatures go to `signatures.bin` (each in a byte
+//! form of one length), band keys to runs sorted by bucket, and, when the verifier
+//! reads shingle sets, the sets to `sets.bin` with their end offsets in `sets.idx`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use ndd_core::{FeatureExtractor, FeatureSet};
+use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet};
 use ndd_lsh::LshParams;
 use ndd_minhash::{MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
@@ -15,6 +15,72 @@ use ndd_scale::{BandKeyRecord, DigestRecord};
 use super::{Job, bucket_order, damaged, digest_order, file_size};
 use crate::progress::Stage;
 use crate::{Document, Error};
+
+/// What the sketch stage needs of a method: signatures of a chunk of texts, each
+/// signature's bytes in `signatures.bin` (one length for every document) and its band
+/// keys (band `i` is the `i`-th key), and the shingles the set verifiers compare.
+pub(super) trait Signer: Sync {
+    /// A signature.
+    type Sig: Send;
+    /// The signatures of `texts`, in order (in parallel under `rayon`).
+    fn sketch_chunk(&self, texts: &[&str]) -> Vec<Self::Sig>;
+    /// `sig`'s bytes for `signatures.bin` and its band keys, into the buffers.
+    fn record(
+        &self,
+        sig: &Self::Sig,
+        bytes: &mut Vec<u8>,
+        keys: &mut Vec<u64>,
+    ) -> Result<(), Error>;
+    /// The shingles of `text` (unsorted, repeats allowed) into `out`.
+    fn extract(&self, text: &str, out: &mut Vec<u64>);
+}
+
+/// The signatures of `texts` by `h`, in parallel under `rayon`.
+pub(super) fn batch<H>(h: &H, texts: &[&str]) -> Vec<H::Signature>
+where
+    H: DocSketcher + Sync,
+    H::State: Send,
+    H::Signature: Send,
+{
+    #[cfg(feature = "rayon")]
+    {
+        ndd_core::ParDocSketcher::par_sketch_batch(h, texts)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        DocSketcher::sketch_batch(h, texts)
+    }
+}
+
+/// MinHash: the signature's checked byte form, band keys of `params`.
+pub(super) struct MinSigner<'a, E> {
+    pub(super) hasher: &'a MinHasher<E>,
+    pub(super) params: LshParams,
+}
+
+impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
+    type Sig = MinHashSignature;
+
+    fn sketch_chunk(&self, texts: &[&str]) -> Vec<MinHashSignature> {
+        batch(self.hasher, texts)
+    }
+
+    fn record(
+        &self,
+        sig: &MinHashSignature,
+        bytes: &mut Vec<u8>,
+        keys: &mut Vec<u64>,
+    ) -> Result<(), Error> {
+        *bytes = sig.to_bytes();
+        keys.clear();
+        self.params.band_keys_into(sig.values(), keys)?;
+        Ok(())
+    }
+
+    fn extract(&self, text: &str, out: &mut Vec<u64>) {
+        self.hasher.extractor().extract(text, out);
+    }
+}
 
 /// What stage 1 wrote.
 pub(super) struct Sketched {
@@ -88,15 +154,14 @@ impl Out {
     }
 }
 
-pub(super) fn run<E, I>(
+pub(super) fn run<S, I>(
     job: &Job<'_>,
-    hasher: &MinHasher<E>,
-    params: LshParams,
+    signer: &S,
     fingerprint: u64,
     docs: I,
 ) -> Result<Sketched, Error>
 where
-    E: FeatureExtractor + Sync,
+    S: Signer,
     I: Iterator<Item = Result<Document, Error>>,
 {
     let dir = job.dir;
@@ -122,6 +187,7 @@ where
     let mut documents = 0u64;
     let mut signature_len = None;
     let mut band_keys = Vec::new();
+    let mut bytes = Vec::new();
     let mut scratch = Vec::new();
     let mut set_end = 0u64;
     let mut chunk: Vec<Document> = Vec::new();
@@ -138,22 +204,17 @@ where
             chunk.push(doc);
         }
         let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
-        #[cfg(feature = "rayon")]
-        let signatures = ndd_core::ParDocSketcher::par_sketch_batch(hasher, &texts);
-        #[cfg(not(feature = "rayon"))]
-        let signatures = ndd_core::DocSketcher::sketch_batch(hasher, &texts);
+        let signatures = signer.sketch_chunk(&texts);
         for (text, sig) in texts.iter().zip(&signatures) {
             let doc = documents;
             documents += 1;
-            let bytes = sig.to_bytes();
+            signer.record(sig, &mut bytes, &mut band_keys)?;
             if *signature_len.get_or_insert(bytes.len()) != bytes.len() {
                 return Err(Error::Core(ndd_core::Error::corrupt_data(
-                    "MinHash signatures of one run differ in length",
+                    "signatures of one run differ in length",
                 )));
             }
             sigs.write(&bytes)?;
-            band_keys.clear();
-            params.band_keys_into(sig.values(), &mut band_keys)?;
             for (band, &key) in band_keys.iter().enumerate() {
                 let band = u16::try_from(band).map_err(|_| {
                     Error::Core(ndd_core::Error::invalid_parameter(
@@ -172,7 +233,7 @@ where
             }
             if let Some((values, ends)) = &mut sets {
                 scratch.clear();
-                hasher.extractor().extract(text, &mut scratch);
+                signer.extract(text, &mut scratch);
                 let set = FeatureSet::from_unsorted(std::mem::take(&mut scratch));
                 for v in set.as_slice() {
                     values.write(&v.to_le_bytes())?;
@@ -231,12 +292,31 @@ impl Signatures {
         })
     }
 
-    pub(super) fn get(&mut self, doc: u64) -> Result<MinHashSignature, Error> {
+    /// The bytes of document `doc`'s signature.
+    fn bytes(&mut self, doc: u64) -> Result<&[u8], Error> {
         let at = doc
             .checked_mul(self.len)
             .ok_or_else(|| out_of_range(&self.path, doc))?;
         read_at(&mut self.file, &self.path, at, &mut self.buf)?;
-        Ok(MinHashSignature::from_bytes(&self.buf)?)
+        Ok(&self.buf)
+    }
+
+    /// Document `doc`'s MinHash signature (its checked byte form).
+    pub(super) fn get(&mut self, doc: u64) -> Result<MinHashSignature, Error> {
+        Ok(MinHashSignature::from_bytes(self.bytes(doc)?)?)
+    }
+
+    /// Document `doc`'s 64-bit SimHash fingerprint (eight bytes, little-endian).
+    #[cfg(feature = "simhash")]
+    pub(super) fn fingerprint(&mut self, doc: u64) -> Result<u64, Error> {
+        let path = self.path.clone();
+        let b: [u8; 8] = self.bytes(doc)?.try_into().map_err(|_| {
+            Error::Core(ndd_core::Error::corrupt_data(format!(
+                "{}: a fingerprint is not eight bytes",
+                path.display()
+            )))
+        })?;
+        Ok(u64::from_le_bytes(b))
     }
 }
 

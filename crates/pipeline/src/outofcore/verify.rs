@@ -1,6 +1,6 @@
 //! Stage 4: each distinct candidate pair, in order, scored as the in-memory run scores
-//! it: the MinHash estimate from the two signatures, then (for the exact verifiers)
-//! the measure of the two shingle sets. Accepted pairs, merged in order with the exact
+//! it: the method's score from the two signatures (the MinHash estimate, or SimHash's
+//! `1 − h/64`), then (for the exact verifiers) the measure of the two shingle sets. Accepted pairs, merged in order with the exact
 //! copies' pairs (score 1), go to `pairs.bin` (edges, `a < b`) with their scores in
 //! `scores.bin` (score records, same order).
 
@@ -42,7 +42,20 @@ pub(super) fn run(
     let mut scores =
         RecordWriter::<Score>::create(&scores_path, fingerprint).map_err(|e| damaged(dir, e))?;
     let t = job.threshold.get();
-    let floor = crate::candidates::minhash::floor(job.emit, job.threshold, job.num_perm);
+    // The lowest method score a candidate goes on to verification with, and the
+    // lowest final score accepted: as in memory, MinHash candidates past the
+    // estimate's floor for the plan, then scores at least T; every SimHash candidate
+    // (each is within the Hamming bound), its own score accepted whatever T.
+    let (floor, accept) = match job.max_hamming {
+        None => (
+            crate::candidates::minhash::floor(job.emit, job.threshold, job.num_perm),
+            t,
+        ),
+        Some(_) if matches!(job.verifier, Verifier::MethodScore) => {
+            (f64::NEG_INFINITY, f64::NEG_INFINITY)
+        }
+        Some(_) => (f64::NEG_INFINITY, t),
+    };
     let (mut checked, mut verified, mut accepted) = (0u64, 0u64, 0u64);
     let exact_path = dir.join(EXACT);
     let mut exact = ndd_scale::RecordReader::<Edge, _>::open(&exact_path)
@@ -102,7 +115,7 @@ pub(super) fn run(
         let scored = score_block(job, &block, floor, &mut sigs, sets.as_mut())?;
         verified += scored.iter().filter(|s| s.is_some()).count() as u64;
         for (e, score) in block.iter().zip(scored) {
-            let Some(score) = score.filter(|&s| s >= t) else {
+            let Some(score) = score.filter(|&s| s >= accept) else {
                 continue;
             };
             flush_exact(Some(*e), &mut out, &mut scores, &mut accepted)?;
@@ -176,16 +189,39 @@ fn score_block(
     sets: Option<&mut Sets>,
 ) -> Result<Vec<Option<f64>>, Error> {
     let docs = documents_of(block, |_| true);
-    let signatures = docs
-        .iter()
-        .map(|&d| sigs.get(d))
-        .collect::<Result<Vec<_>, _>>()?;
     let at = |docs: &[u64], d: u64| docs.binary_search(&d).unwrap_or(0);
-    let estimates = map_in_order(block, |_, e| {
-        let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
-        let est = a.similarity(b)?.value();
-        Ok((est >= floor).then_some(est))
-    })?;
+    let estimates = match job.max_hamming {
+        None => {
+            let signatures = docs
+                .iter()
+                .map(|&d| sigs.get(d))
+                .collect::<Result<Vec<_>, _>>()?;
+            map_in_order(block, |_, e| {
+                let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
+                let est = a.similarity(b)?.value();
+                Ok((est >= floor).then_some(est))
+            })?
+        }
+        #[cfg(feature = "simhash")]
+        Some(_) => {
+            let fps = docs
+                .iter()
+                .map(|&d| sigs.fingerprint(d))
+                .collect::<Result<Vec<_>, _>>()?;
+            map_in_order(block, |_, e| {
+                let diff = fps[at(&docs, e.a)] ^ fps[at(&docs, e.b)];
+                let score = ndd_index::similarity_from_hamming(diff.count_ones());
+                Ok((score >= floor).then_some(score))
+            })?
+        }
+        #[cfg(not(feature = "simhash"))]
+        Some(_) => {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "method",
+                "SimHash needs the simhash feature",
+            )));
+        }
+    };
     let exact = matches!(job.verifier, Verifier::ExactJaccard | Verifier::Containment);
     let Some(sets) = sets.filter(|_| exact) else {
         return Ok(estimates);

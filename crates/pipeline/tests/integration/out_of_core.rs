@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 
 use ndd_pipeline::{
-    Dedup, Document, MIN_MEMORY_BUDGET, Method, MinHashConfig, OutOfCore, Stage, Verifier,
+    Dedup, Document, MIN_MEMORY_BUDGET, Method, MinHashConfig, OutOfCore, SimHashConfig,
+    SimWeighting, Stage, Verifier,
 };
 
 use crate::common::{DEBIAN, texts};
@@ -114,13 +115,7 @@ fn same_pairs_scores_and_groups_as_the_in_memory_run() {
     // paired with their first copy at score 1, as in memory.
     let dedup = Dedup::new().threshold(0.7);
     let memory = dedup.run(&docs).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let out = OutOfCore::new(&dedup, dir.path())
-        .unwrap()
-        .memory_budget(MIN_MEMORY_BUDGET)
-        .unwrap()
-        .run(docs.iter().cloned().map(Ok))
-        .unwrap();
+    let (_dir, out) = smallest_budget(&dedup, &docs);
     assert_eq!(out.exact_copies as usize, memory.report.exact_copies);
     let dropped_as_copies = (0..docs.len())
         .filter(|&i| memory.fate(i) == ndd_pipeline::Fate::ExactCopy)
@@ -132,6 +127,124 @@ fn same_pairs_scores_and_groups_as_the_in_memory_run() {
     assert_eq!(pairs_of(&out), want);
     let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
     assert_eq!(out.kept_positions().unwrap(), kept);
+}
+
+/// `dedup` run out of core over `docs` at the smallest budget, in a new folder (kept
+/// while the folder lives).
+fn smallest_budget(
+    dedup: &Dedup,
+    docs: &[Document],
+) -> (tempfile::TempDir, ndd_pipeline::OutOfCoreOutcome) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(dedup, dir.path())
+        .unwrap()
+        .memory_budget(MIN_MEMORY_BUDGET)
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    (dir, out)
+}
+
+/// The in-memory run's pairs, `(a, b)` with `a < b`, and their scores.
+fn memory_pairs(memory: &ndd_pipeline::Outcome) -> BTreeMap<(usize, usize), f64> {
+    memory
+        .pairs
+        .iter()
+        .map(|p| ((p.a.min(p.b), p.a.max(p.b)), p.score))
+        .collect()
+}
+
+#[test]
+fn simhash_out_of_core_equals_the_in_memory_run() {
+    let docs = corpus();
+    // (Hamming bound, weighting, verifier, exact pass, threshold). The bound 3 is the
+    // default (4 blocks of 16 bits, short runs compared pair by pair); 20 gives 21
+    // blocks of 3 bits, runs of about a hundred fingerprints, searched by the
+    // permuted-table join.
+    let cases = [
+        (
+            None,
+            SimWeighting::Binary,
+            Verifier::MethodScore,
+            false,
+            0.8,
+        ),
+        (
+            None,
+            SimWeighting::Binary,
+            Verifier::ExactJaccard,
+            false,
+            0.5,
+        ),
+        (None, SimWeighting::Binary, Verifier::Containment, true, 0.5),
+        (
+            Some(20),
+            SimWeighting::Binary,
+            Verifier::MethodScore,
+            true,
+            0.99,
+        ),
+        (
+            Some(9),
+            SimWeighting::TermFrequency,
+            Verifier::ExactJaccard,
+            true,
+            0.6,
+        ),
+    ];
+    for (hamming, weighting, verifier, exact, threshold) in cases {
+        let config = SimHashConfig {
+            hamming,
+            weighting,
+            ..SimHashConfig::default()
+        };
+        let what = format!("{config:?} {} exact pass {exact}", verifier.name());
+        let dedup = Dedup::new()
+            .method(Method::SimHash(config))
+            .threshold(threshold)
+            .verifier(verifier.clone())
+            .exact_pass(exact);
+        let memory = dedup.run(&docs).unwrap();
+        let (_dir, out) = smallest_budget(&dedup, &docs);
+        let want = memory_pairs(&memory);
+        assert!(want.len() > 100, "{what}: {} pairs", want.len());
+        assert_eq!(pairs_of(&out), want, "{what}");
+        let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
+        assert_eq!(out.kept_positions().unwrap(), kept, "{what}");
+        assert_eq!(out.groups as usize, memory.report.groups, "{what}");
+        assert_eq!(
+            out.exact_copies as usize, memory.report.exact_copies,
+            "{what}"
+        );
+        // The candidates are the in-memory run's: every pair within the bound.
+        assert_eq!(out.candidates, memory.report.candidates, "{what}");
+    }
+}
+
+#[test]
+fn simhash_settings_the_stages_do_not_run_are_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = |config: SimHashConfig, verifier: Verifier| {
+        let dedup = Dedup::new()
+            .method(Method::SimHash(config))
+            .verifier(verifier);
+        OutOfCore::new(&dedup, dir.path()).unwrap_err().to_string()
+    };
+    let long = SimHashConfig {
+        bits: 256,
+        ..SimHashConfig::default()
+    };
+    let err = refused(long, Verifier::MethodScore);
+    assert!(err.contains("64-bit") && err.contains("256"), "{err}");
+    let tf_idf = SimHashConfig {
+        weighting: SimWeighting::TfIdf,
+        ..SimHashConfig::default()
+    };
+    let err = refused(tf_idf, Verifier::MethodScore);
+    assert!(err.contains("TF-IDF"), "{err}");
+    let align = Verifier::Align(ndd_pipeline::AlignMeasure::Combined);
+    let err = refused(SimHashConfig::default(), align);
+    assert!(err.contains("texts") && err.contains("align"), "{err}");
 }
 
 #[test]
