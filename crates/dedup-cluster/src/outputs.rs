@@ -91,7 +91,8 @@ pub(crate) fn consolidate<D: Ord + Copy>(updates: &[(D, isize)]) -> Vec<D> {
 }
 
 /// The raw lines of a JSONL file (plain or gzip), read forward: the record of a
-/// line number without its line end (nor the byte order mark of line 1).
+/// line number without its line end (nor the byte order mark of line 1), as
+/// `ndd dedup` copies it.
 struct Lines {
     reader: Box<dyn BufRead>,
     at: u64,
@@ -131,7 +132,12 @@ impl Lines {
         if line == 1 {
             r = r.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(r);
         }
-        Ok(r.trim_ascii_end())
+        // Only the line end goes, as `ndd dedup` copies records: spaces and tabs
+        // after the object are the record's own bytes.
+        while let [rest @ .., b'\n' | b'\r'] = r {
+            r = rest;
+        }
+        Ok(r)
     }
 }
 
