@@ -1,11 +1,13 @@
-//! The tool's one output layer: what each output file holds, row by row, in each
-//! format. Every engine (in memory, saved index, Bloom filters, out of core) hands
-//! its documents and pairs to [`Writers`]; only this file knows how a record, an id,
-//! a pair or a cluster is spelled in TSV or JSONL, so a new format is added here.
+//! The tool's one output layer: every engine (in memory, saved index, Bloom filters,
+//! out of core) hands its documents and pairs to [`Writers`], which writes each
+//! output file under a temporary name. How a record, an id, a pair or a cluster is
+//! spelled in TSV or JSONL is [`ndd_pipeline::outputs`]'s, so that every program that
+//! writes these files (the distributed example too) writes the same bytes.
 
 use std::io::{self, Write};
 
 use clap::ValueEnum;
+use ndd_pipeline::outputs::{self, OutputKind, RowError};
 
 use crate::error::CliError;
 use crate::files::{Output, Pending, Ready, Target};
@@ -19,38 +21,29 @@ pub(crate) enum Format {
     Jsonl,
 }
 
-/// `x` rounded to six decimals: the precision of scores in JSON outputs (the TSV
-/// form prints six).
-pub(crate) fn round6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
+pub(crate) use ndd_pipeline::outputs::{Annotation, DocRow, round6, tsv_unescape};
+
+impl Format {
+    /// The pipeline's spelling of the same format.
+    fn rows(self) -> outputs::Format {
+        match self {
+            Format::Tsv => outputs::Format::Tsv,
+            Format::Jsonl => outputs::Format::Jsonl,
+        }
+    }
 }
 
-/// One document of the input, in input order, with what the run decided for it.
-pub(crate) struct DocRow<'a> {
-    /// Its id.
-    pub(crate) id: &'a str,
-    /// Its text.
-    pub(crate) text: &'a str,
-    /// Its JSONL record as read (`None` for a folder's document, or when
-    /// [`Writers::wants_records`] said no).
-    pub(crate) record: Option<&'a [u8]>,
-    /// Its line in the input (for messages about its record).
-    pub(crate) line: Option<u64>,
-    /// Whether it is kept.
-    pub(crate) kept: bool,
-    /// Its cluster: the collection position of the document kept for its group
-    /// (`None` where the engine makes no groups).
-    pub(crate) cluster: Option<u64>,
-    /// What `--annotate-out` adds (`None` where the engine does not know it).
-    pub(crate) annotation: Option<Annotation<'a>>,
-}
-
-/// What `--annotate-out` adds to a record.
-pub(crate) struct Annotation<'a> {
-    /// The id of the document kept for its group.
-    pub(crate) group: &'a str,
-    /// Why it is kept or dropped (unique, kept, exact, near).
-    pub(crate) reason: &'a str,
+/// The pipeline's output file of `output`, when its rows are written by
+/// [`ndd_pipeline::outputs`].
+fn row_kind(output: Output) -> Option<OutputKind> {
+    Some(match output {
+        Output::Keep => OutputKind::Keep,
+        Output::Annotate => OutputKind::Annotate,
+        Output::Drop => OutputKind::Drop,
+        Output::Pairs => OutputKind::Pairs,
+        Output::Clusters => OutputKind::Clusters,
+        _ => return None,
+    })
 }
 
 /// The outputs of a run being written: each target's temporary file, fed row by row.
@@ -69,11 +62,7 @@ impl<'t> Writers<'t> {
         let mut files = Vec::new();
         for t in targets {
             let mut pending = Pending::create(&t.path)?;
-            let header: &[u8] = match (t.output, format) {
-                (Output::Pairs, Format::Tsv) => b"id_a\tid_b\tscore\n",
-                (Output::Clusters, Format::Tsv) => b"id\tcluster\n",
-                _ => b"",
-            };
+            let header = row_kind(t.output).map_or(&b""[..], |k| outputs::header(k, format.rows()));
             pending
                 .writer()
                 .write_all(header)
@@ -97,42 +86,15 @@ impl<'t> Writers<'t> {
     /// Writes one document to `--keep-out` (its record unchanged, or `{"id",
     /// "text"}`), `--annotate-out`, `--drop-out` and `--clusters-out`.
     pub(crate) fn document(&mut self, d: &DocRow<'_>) -> Result<(), CliError> {
-        let format = self.format;
+        let format = self.format.rows();
         for (t, p) in &mut self.files {
-            let io = |e: io::Error| CliError::output(&t.path, e);
-            let w = p.writer();
-            match t.output {
-                Output::Keep if d.kept => {
-                    record(w, d, None).map_err(|e| e.into_cli(&t.path))?;
-                }
-                Output::Annotate => {
-                    let Some(a) = &d.annotation else { continue };
-                    let fields = serde_json::json!({
-                        "ndd_group": a.group,
-                        "ndd_kept": d.kept,
-                        "ndd_reason": a.reason,
-                    });
-                    record(w, d, Some(fields)).map_err(|e| e.into_cli(&t.path))?;
-                }
-                Output::Drop if !d.kept => {
-                    tsv_field(w, d.id).map_err(io)?;
-                    w.write_all(b"\n").map_err(io)?;
-                }
-                Output::Clusters => {
-                    let Some(cluster) = d.cluster else { continue };
-                    match format {
-                        Format::Tsv => {
-                            tsv_field(w, d.id).map_err(io)?;
-                            writeln!(w, "\t{cluster}").map_err(io)?;
-                        }
-                        Format::Jsonl => {
-                            let line = serde_json::json!({ "id": d.id, "cluster": cluster });
-                            json_line(w, &line).map_err(io)?;
-                        }
-                    }
-                }
-                _ => {}
-            }
+            let Some(kind) = row_kind(t.output) else {
+                continue;
+            };
+            outputs::write_document(p.writer(), kind, format, d).map_err(|e| match e {
+                RowError::Io(e) => CliError::output(&t.path, e),
+                RowError::Record(m) => CliError::Input(m),
+            })?;
         }
         Ok(())
     }
@@ -174,24 +136,11 @@ impl<'t> Writers<'t> {
 
     /// Writes one pair to `--pairs-out`: `id_a<TAB>id_b<TAB>score` or JSONL.
     pub(crate) fn pair(&mut self, a: &str, b: &str, score: f64) -> Result<(), CliError> {
-        let format = self.format;
+        let format = self.format.rows();
         for (t, p) in &mut self.files {
-            if t.output != Output::Pairs {
-                continue;
-            }
-            let io = |e: io::Error| CliError::output(&t.path, e);
-            let w = p.writer();
-            match format {
-                Format::Tsv => {
-                    tsv_field(w, a).map_err(io)?;
-                    w.write_all(b"\t").map_err(io)?;
-                    tsv_field(w, b).map_err(io)?;
-                    writeln!(w, "\t{score:.6}").map_err(io)?;
-                }
-                Format::Jsonl => {
-                    let line = serde_json::json!({ "id_a": a, "id_b": b, "score": round6(score) });
-                    json_line(w, &line).map_err(io)?;
-                }
+            if t.output == Output::Pairs {
+                outputs::write_pair(p.writer(), format, a, b, score)
+                    .map_err(|e| CliError::output(&t.path, e))?;
             }
         }
         Ok(())
@@ -221,180 +170,4 @@ impl<'t> Writers<'t> {
 pub(crate) fn commit(ready: Vec<Ready>) -> Result<(), CliError> {
     crate::input::input_unchanged()?;
     crate::files::commit_all(ready)
-}
-
-/// `value` as one JSON line.
-fn json_line(w: &mut impl Write, value: &serde_json::Value) -> io::Result<()> {
-    serde_json::to_writer(&mut *w, value)?;
-    w.write_all(b"\n")
-}
-
-/// Why a record could not be written.
-enum RecordError {
-    Io(io::Error),
-    /// The record cannot take the annotation (exit status 1, as bad input).
-    Record(String),
-}
-
-impl RecordError {
-    fn into_cli(self, path: &std::path::Path) -> CliError {
-        match self {
-            RecordError::Io(e) => CliError::output(path, e),
-            RecordError::Record(m) => CliError::Input(m),
-        }
-    }
-}
-
-/// The record of `d` (its own bytes, or `{"id", "text"}` for a folder's document),
-/// with the members of `fields` appended, and a line end.
-fn record(
-    w: &mut impl Write,
-    d: &DocRow<'_>,
-    fields: Option<serde_json::Value>,
-) -> Result<(), RecordError> {
-    match (d.record, &fields) {
-        (Some(record), None) => w.write_all(record).map_err(RecordError::Io)?,
-        (Some(record), Some(fields)) => {
-            let joined = with_fields(record, fields)
-                .map_err(|m| RecordError::Record(format!("line {}: {m}", d.line.unwrap_or(0))))?;
-            w.write_all(&joined).map_err(RecordError::Io)?;
-        }
-        (None, _) => {
-            let mut value = serde_json::json!({ "id": d.id, "text": d.text });
-            if let (Some(obj), Some(serde_json::Value::Object(extra))) =
-                (value.as_object_mut(), fields)
-            {
-                obj.extend(extra);
-            }
-            serde_json::to_writer(&mut *w, &value).map_err(|e| RecordError::Io(e.into()))?;
-        }
-    }
-    w.write_all(b"\n").map_err(RecordError::Io)
-}
-
-/// `record` (one JSON object) with the members of `fields` appended, the record's
-/// own bytes unchanged. A record that already has one of the fields is refused
-/// rather than given a duplicate key.
-fn with_fields(record: &[u8], fields: &serde_json::Value) -> Result<Vec<u8>, String> {
-    let keys: std::collections::BTreeMap<String, serde::de::IgnoredAny> =
-        serde_json::from_slice(record).map_err(|e| format!("not a JSON object: {e}"))?;
-    let serde_json::Value::Object(extra) = fields else {
-        return Err("annotations are not an object".into());
-    };
-    if let Some(k) = extra.keys().find(|k| keys.contains_key(*k)) {
-        return Err(format!(
-            "the record already has a field {k:?}; --annotate-out would hide it"
-        ));
-    }
-    let end = record
-        .iter()
-        .rposition(|&b| b == b'}')
-        .ok_or("not a JSON object")?;
-    let mut joined = record[..end].to_vec();
-    for (n, (k, v)) in extra.iter().enumerate() {
-        if n > 0 || !keys.is_empty() {
-            joined.push(b',');
-        }
-        joined.extend(serde_json::to_vec(k).map_err(|e| e.to_string())?);
-        joined.push(b':');
-        joined.extend(serde_json::to_vec(v).map_err(|e| e.to_string())?);
-    }
-    joined.extend_from_slice(&record[end..]);
-    Ok(joined)
-}
-
-/// Writes `s` as a TSV field: backslash, tab, newline and carriage return escaped as
-/// `\\`, `\t`, `\n` and `\r`, so that every row has its fields on one line.
-pub(crate) fn tsv_field(out: &mut impl Write, s: &str) -> io::Result<()> {
-    let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: &[u8] = match b {
-            b'\\' => b"\\\\",
-            b'\t' => b"\\t",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            _ => continue,
-        };
-        out.write_all(&s.as_bytes()[start..i])?;
-        out.write_all(esc)?;
-        start = i + 1;
-    }
-    out.write_all(&s.as_bytes()[start..])
-}
-
-/// A TSV field as [`tsv_field`] wrote it, unescaped; a backslash before any other
-/// character (or at the end) is kept as it is.
-pub(crate) fn tsv_unescape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\\' {
-            out.push(c);
-            continue;
-        }
-        match chars.peek() {
-            Some('t') => out.push('\t'),
-            Some('n') => out.push('\n'),
-            Some('r') => out.push('\r'),
-            Some('\\') => out.push('\\'),
-            _ => {
-                out.push('\\');
-                continue;
-            }
-        }
-        chars.next();
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The escaping undone by the rule it documents gives the id back.
-    #[test]
-    fn tsv_fields_round_trip_and_stay_on_one_line() {
-        let unescape = tsv_unescape;
-        assert_eq!(tsv_unescape("a\\x\\"), "a\\x\\");
-        for id in [
-            "plain",
-            "a\tb",
-            "line\nbreak\r\n",
-            "back\\slash\\t",
-            "",
-            "é\t漢",
-        ] {
-            let mut buf = Vec::new();
-            tsv_field(&mut buf, id).unwrap();
-            let s = String::from_utf8(buf).unwrap();
-            assert!(!s.contains(['\t', '\n', '\r']), "{s:?}");
-            assert_eq!(unescape(&s), id);
-        }
-    }
-
-    /// The joined record parses to the record's members plus the fields, in order.
-    #[test]
-    fn fields_are_appended_to_any_object() {
-        let fields = serde_json::json!({ "ndd_group": "a", "ndd_kept": true });
-        for record in [
-            r#"{"id": "a", "text": "x"}"#,
-            "{}",
-            "  { }  ",
-            r#"{"nested": {"b": [1, {"c": "}"}]}, "t": "}"}"#,
-        ] {
-            let joined = with_fields(record.as_bytes(), &fields).unwrap();
-            let parsed: serde_json::Value = serde_json::from_slice(&joined).unwrap();
-            let mut expected: serde_json::Value = serde_json::from_str(record).unwrap();
-            let obj = expected.as_object_mut().unwrap();
-            obj.insert("ndd_group".into(), "a".into());
-            obj.insert("ndd_kept".into(), true.into());
-            assert_eq!(parsed, expected, "{record}");
-            // The record's own bytes come first, unchanged.
-            let trimmed = record.trim_end();
-            let prefix = &trimmed[..trimmed.len() - 1];
-            assert!(joined.starts_with(prefix.as_bytes()), "{record}");
-        }
-        assert!(with_fields(br#"{"ndd_kept": 1}"#, &fields).is_err());
-        assert!(with_fields(b"[1, 2]", &fields).is_err());
-    }
 }

@@ -733,7 +733,8 @@ impl<A: KeyCodec, B: KeyCodec> KeyCodec for (A, B) {
 /// value with wrong contents. Formats without a bytes type (JSON) carry a sequence of
 /// numbers.
 ///
-/// For the `serde` features of the ndd crates; the calling crate depends on `serde`.
+/// For the `serde` features of the ndd crates; the calling crate depends on `serde`
+/// and on `ndd-core` with its feature `serde`.
 ///
 /// # Example
 ///
@@ -773,31 +774,7 @@ macro_rules! impl_serde_via_bytes {
 
         impl<'de> ::serde::Deserialize<'de> for $ty {
             fn deserialize<D: ::serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                struct BytesVisitor;
-                impl<'v> ::serde::de::Visitor<'v> for BytesVisitor {
-                    type Value = Vec<u8>;
-                    fn expecting(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str("the byte form of an ndd value")
-                    }
-                    fn visit_bytes<E: ::serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-                        Ok(v.to_vec())
-                    }
-                    fn visit_byte_buf<E: ::serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-                        Ok(v)
-                    }
-                    fn visit_seq<A: ::serde::de::SeqAccess<'v>>(
-                        self,
-                        mut seq: A,
-                    ) -> Result<Vec<u8>, A::Error> {
-                        // Bounded: a corrupt length hint cannot ask for a huge buffer.
-                        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-                        while let Some(b) = seq.next_element::<u8>()? {
-                            out.push(b);
-                        }
-                        Ok(out)
-                    }
-                }
-                let bytes = d.deserialize_bytes(BytesVisitor)?;
+                let bytes = $crate::codec::deserialize_byte_form(d, "an ndd value")?;
                 <$ty>::from_bytes(&bytes).map_err(<D::Error as ::serde::de::Error>::custom)
             }
         }
@@ -849,6 +826,59 @@ pub fn chain_order<K>(slot_keys: &[Option<K>], next: &[u32], width: usize) -> Ve
         }
     }
     order
+}
+
+/// Reads the byte form of an ndd value or index from any serde format: a byte string,
+/// or, in formats without one (JSON), a sequence of numbers. The one reader behind
+/// [`impl_serde_via_bytes!`](crate::impl_serde_via_bytes) and the `Deserialize`
+/// implementations of the generic indexes (`ndd-lsh`, `ndd-index`); the caller checks
+/// the bytes with its `from_bytes`. `what` names the value in the format's error
+/// ("the byte form of {what}"). Feature `serde`.
+///
+/// # Errors
+///
+/// The format's error when the input is neither a byte string nor a sequence of
+/// bytes.
+///
+/// # Example
+///
+/// ```
+/// let mut json = serde_json::Deserializer::from_str("[1, 2, 255]");
+/// let bytes = near_dup::codec::deserialize_byte_form(&mut json, "an example")?;
+/// assert_eq!(bytes, vec![1, 2, 255]);
+/// let mut bad = serde_json::Deserializer::from_str("{}");
+/// let err = near_dup::codec::deserialize_byte_form(&mut bad, "an example").unwrap_err();
+/// assert!(err.to_string().contains("expected the byte form of an example"));
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[cfg(feature = "serde")]
+pub fn deserialize_byte_form<'de, D: serde::Deserializer<'de>>(
+    d: D,
+    what: &'static str,
+) -> Result<Vec<u8>, D::Error> {
+    use serde::de::{SeqAccess, Visitor};
+    struct BytesVisitor(&'static str);
+    impl<'v> Visitor<'v> for BytesVisitor {
+        type Value = Vec<u8>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "the byte form of {}", self.0)
+        }
+        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+            Ok(v.to_vec())
+        }
+        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+            Ok(v)
+        }
+        fn visit_seq<A: SeqAccess<'v>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
+            // Bounded: a corrupt length hint cannot ask for a huge buffer.
+            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
+            while let Some(b) = seq.next_element::<u8>()? {
+                out.push(b);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_bytes(BytesVisitor(what))
 }
 
 #[cfg(test)]

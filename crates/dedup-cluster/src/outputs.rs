@@ -1,6 +1,7 @@
-//! The input as `ndd dedup` reads it (ndd-corpus), and worker 0's outputs in the
-//! tool's byte format: `--keep-out` (each kept document's record as read),
-//! `--drop-out` (ids), `--pairs-out` and `--clusters-out` (TSV with a header line).
+//! The input as `ndd dedup` reads it (ndd-corpus), and worker 0's outputs written by
+//! the rows of `ndd dedup` (`ndd_pipeline::outputs`): `--keep-out` (each kept
+//! document's record as read), `--drop-out` (ids), `--pairs-out` and `--clusters-out`
+//! (TSV with a header line).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -9,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use ndd_pipeline::Document;
 use ndd_pipeline::corpus::{Accepted, FolderReader, JsonlReader, ReadOptions};
+use ndd_pipeline::outputs::{self, DocRow, Format, OutputKind};
 
 use crate::args::Args;
 
@@ -88,17 +90,9 @@ pub(crate) fn consolidate<D: Ord + Copy>(updates: &[(D, isize)]) -> Vec<D> {
     out
 }
 
-/// A TSV field as the tool escapes it: backslash, tab, newline and carriage return
-/// as `\\`, `\t`, `\n` and `\r`.
-fn tsv(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('\t', "\\t")
-        .replace('\n', "\\n")
-        .replace('\r', "\\r")
-}
-
 /// The raw lines of a JSONL file (plain or gzip), read forward: the record of a
-/// line number without its line end (nor the byte order mark of line 1).
+/// line number without its line end (nor the byte order mark of line 1), as
+/// `ndd dedup` copies it.
 struct Lines {
     reader: Box<dyn BufRead>,
     at: u64,
@@ -138,7 +132,12 @@ impl Lines {
         if line == 1 {
             r = r.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(r);
         }
-        Ok(r.trim_ascii_end())
+        // Only the line end goes, as `ndd dedup` copies records: spaces and tabs
+        // after the object are the record's own bytes.
+        while let [rest @ .., b'\n' | b'\r'] = r {
+            r = rest;
+        }
+        Ok(r)
     }
 }
 
@@ -150,7 +149,7 @@ struct Pending {
 }
 
 impl Pending {
-    fn create(path: &Path, header: &str) -> Result<Self, String> {
+    fn create(path: &Path, header: &[u8]) -> Result<Self, String> {
         let name = path
             .file_name()
             .map_or_else(|| "output".to_owned(), |n| n.to_string_lossy().into_owned());
@@ -161,13 +160,19 @@ impl Pending {
             tmp,
             w: BufWriter::new(file),
         };
-        p.put(header.as_bytes())?;
+        p.put(header)?;
         Ok(p)
     }
 
     fn put(&mut self, bytes: &[u8]) -> Result<(), String> {
         self.w
             .write_all(bytes)
+            .map_err(|e| format!("{}: {e}", self.tmp.display()))
+    }
+
+    /// Writes the row of a document to this `kind` of file, as `ndd dedup` does.
+    fn document(&mut self, kind: OutputKind, row: &DocRow<'_>) -> Result<(), String> {
+        outputs::write_document(&mut self.w, kind, Format::Tsv, row)
             .map_err(|e| format!("{}: {e}", self.tmp.display()))
     }
 
@@ -211,11 +216,13 @@ pub(crate) fn write(
     pairs: &[crate::ScoredPair],
     labels: &[(u64, u64)],
 ) -> Result<Written, String> {
-    let open = |p: &Option<PathBuf>, header: &str| p.as_deref().map(|p| Pending::create(p, header));
-    let mut keep = open(&args.keep_out, "").transpose()?;
-    let mut drop = open(&args.drop_out, "").transpose()?;
-    let mut clusters = open(&args.clusters_out, "id\tcluster\n").transpose()?;
-    let mut pair_file = open(&args.pairs_out, "id_a\tid_b\tscore\n").transpose()?;
+    let open =
+        |p: &Option<PathBuf>, header: &[u8]| p.as_deref().map(|p| Pending::create(p, header));
+    let header = |kind| outputs::header(kind, Format::Tsv);
+    let mut keep = open(&args.keep_out, header(OutputKind::Keep)).transpose()?;
+    let mut drop = open(&args.drop_out, header(OutputKind::Drop)).transpose()?;
+    let mut clusters = open(&args.clusters_out, header(OutputKind::Clusters)).transpose()?;
+    let mut pair_file = open(&args.pairs_out, header(OutputKind::Pairs)).transpose()?;
     let mut ids: HashMap<u64, String> = HashMap::new();
     if pair_file.is_some() {
         for &(a, b, _) in pairs {
@@ -245,35 +252,32 @@ pub(crate) fn write(
         if let Some(id) = ids.get_mut(&pos) {
             id.clone_from(&doc.id);
         }
-        let id = tsv(&doc.id);
-        if label == pos {
+        let row = DocRow::new(&doc.id, &doc.text, label == pos).cluster(label);
+        if row.kept {
             kept += 1;
             if let Some(out) = &mut keep {
                 match (&mut lines, reader.line()) {
                     (Some(lines), Some(line)) => {
                         let record = lines.record(line)?;
-                        out.put(record)?;
+                        out.document(OutputKind::Keep, &row.record(record, Some(line)))?;
                     }
-                    _ => {
-                        let value = serde_json::json!({ "id": doc.id, "text": doc.text });
-                        out.put(value.to_string().as_bytes())?;
-                    }
+                    _ => out.document(OutputKind::Keep, &row)?,
                 }
-                out.put(b"\n")?;
             }
         } else if let Some(out) = &mut drop {
-            out.put(format!("{id}\n").as_bytes())?;
+            out.document(OutputKind::Drop, &row)?;
         }
         if let Some(out) = &mut clusters {
-            out.put(format!("{id}\t{label}\n").as_bytes())?;
+            out.document(OutputKind::Clusters, &row)?;
         }
         pos += 1;
     }
     if let Some(out) = &mut pair_file {
-        let id = |p: u64| ids.get(&p).map_or(String::new(), |s| tsv(s));
+        let id = |p: u64| ids.get(&p).map_or("", String::as_str);
         for &(a, b, bits) in pairs {
             let score = f64::from_bits(bits);
-            out.put(format!("{}\t{}\t{score:.6}\n", id(a), id(b)).as_bytes())?;
+            outputs::write_pair(&mut out.w, Format::Tsv, id(a), id(b), score)
+                .map_err(|e| format!("{}: {e}", out.tmp.display()))?;
         }
     }
     let mut files = Vec::new();

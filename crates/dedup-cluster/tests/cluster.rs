@@ -294,9 +294,20 @@ fn generated_corpus_with_bad_lines_and_repeated_ids_equals_ndd_dedup() {
     lines.insert(20, "{\"id\": \"no-text\"}".to_owned());
     let repeated = lines[3].clone();
     lines.push(repeated);
+    // Records with spaces and a tab after the object, and one with a CRLF line end:
+    // `--keep-out` copies the first two's bytes with their blanks, the last without
+    // its carriage return (the job trimmed every blank once).
+    lines.push("{\"id\": \"blanks\", \"text\": \"a record with blanks after it\"}  \t".to_owned());
+    lines.push("{\"id\": \"tab\", \"text\": \"another record, one tab after it\"}\t".to_owned());
+    lines
+        .push("{\"id\": \"crlf\", \"text\": \"a record that ends its line in CRLF\"}\r".to_owned());
     let input = write_lines(dir.path(), &lines);
     let want = check(dir.path(), "gen", &input, &["--k", "2", "-t", "0.75"]);
     assert!(lines_of(&want.join("drop-out")) > 50);
+    let kept = std::fs::read_to_string(want.join("keep-out")).unwrap();
+    assert!(kept.contains("blanks after it\"}  \t\n"));
+    assert!(kept.contains("one tab after it\"}\t\n"));
+    assert!(kept.contains("line in CRLF\"}\n"));
     check(dir.path(), "gen-method", &input, &["--verify", "method"]);
 }
 

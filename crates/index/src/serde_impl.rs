@@ -7,36 +7,14 @@
 use std::hash::Hash;
 
 use ndd_core::codec::KeyCodec;
-use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
+use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::{ExactIndex, ExactSignature, HammingIndex};
 
-/// Reads a byte string (or, in formats without one, a sequence of numbers); the twin
-/// of `ndd-lsh`'s reader for its indexes' byte forms.
+/// Reads a byte string (or, in formats without one, a sequence of numbers).
 fn deserialize_byte_form<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-    struct BytesVisitor;
-    impl<'v> Visitor<'v> for BytesVisitor {
-        type Value = Vec<u8>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("the byte form of an ndd index")
-        }
-        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-        fn visit_seq<A: SeqAccess<'v>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            // Bounded: a corrupt length hint cannot ask for a huge buffer.
-            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-            while let Some(b) = seq.next_element::<u8>()? {
-                out.push(b);
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_bytes(BytesVisitor)
+    ndd_core::codec::deserialize_byte_form(d, "an ndd index")
 }
 
 impl<K, S> Serialize for ExactIndex<K, S>

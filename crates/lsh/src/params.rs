@@ -300,20 +300,7 @@ impl LshParams {
     ) -> Result<Self, Error> {
         check_threshold(threshold)?;
         check_num_slots(num_slots)?;
-        for (name, w) in [("fp_weight", fp_weight), ("fn_weight", fn_weight)] {
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(Error::invalid_parameter(
-                    name,
-                    format!("must be finite and non-negative, got {w}"),
-                ));
-            }
-        }
-        if fp_weight == 0.0 && fn_weight == 0.0 {
-            return Err(Error::invalid_parameter(
-                "fp_weight",
-                "fp_weight and fn_weight cannot both be 0",
-            ));
-        }
+        check_weights(fp_weight, fn_weight)?;
         let mut best = LshParams { bands: 1, rows: 1 };
         let mut best_cost = f64::INFINITY;
         for_each_shape(num_slots, |p| {
@@ -574,6 +561,26 @@ impl LshParams {
 #[must_use]
 pub fn band_key(band: usize, band_slots: &[u64]) -> u64 {
     hash_u64s(band_slots, band as u64)
+}
+
+/// The weights of false positives and false negatives: finite, non-negative, not both
+/// 0 (`LshParams::optimal`, `EnsembleParams::with_weights`).
+pub(crate) fn check_weights(fp_weight: f64, fn_weight: f64) -> Result<(), Error> {
+    for (name, w) in [("fp_weight", fp_weight), ("fn_weight", fn_weight)] {
+        if !(w.is_finite() && w >= 0.0) {
+            return Err(Error::invalid_parameter(
+                name,
+                format!("must be finite and non-negative, got {w}"),
+            ));
+        }
+    }
+    if fp_weight == 0.0 && fn_weight == 0.0 {
+        return Err(Error::invalid_parameter(
+            "fp_weight",
+            "fp_weight and fn_weight cannot both be 0",
+        ));
+    }
+    Ok(())
 }
 
 fn check_threshold(t: f64) -> Result<(), Error> {

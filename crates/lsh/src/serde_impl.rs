@@ -10,7 +10,7 @@ use std::hash::Hash;
 
 use ndd_core::SlotSignature;
 use ndd_core::codec::{ByteForm, KeyCodec};
-use serde::de::{Deserializer, Error as _, SeqAccess, Visitor};
+use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::{LshBloom, LshEnsemble, LshForest, LshIndex, PlainSlots, SampledBits};
@@ -19,28 +19,7 @@ ndd_core::impl_serde_via_bytes!(PlainSlots, SampledBits);
 
 /// Reads a byte string (or, in formats without one, a sequence of numbers).
 fn deserialize_byte_form<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-    struct BytesVisitor;
-    impl<'v> Visitor<'v> for BytesVisitor {
-        type Value = Vec<u8>;
-        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("the byte form of an ndd index")
-        }
-        fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
-            Ok(v.to_vec())
-        }
-        fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
-            Ok(v)
-        }
-        fn visit_seq<A: SeqAccess<'v>>(self, mut seq: A) -> Result<Vec<u8>, A::Error> {
-            // Bounded: a corrupt length hint cannot ask for a huge buffer.
-            let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 20));
-            while let Some(b) = seq.next_element::<u8>()? {
-                out.push(b);
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_bytes(BytesVisitor)
+    ndd_core::codec::deserialize_byte_form(d, "an ndd index")
 }
 
 impl<K, S> Serialize for LshIndex<K, S>

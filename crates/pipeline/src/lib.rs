@@ -57,6 +57,7 @@ mod group;
 mod method;
 #[cfg(feature = "minhash")]
 mod outofcore;
+pub mod outputs;
 #[cfg(feature = "minhash")]
 mod persist;
 mod plan;

@@ -182,19 +182,9 @@ impl Outcome {
     /// ```
     #[must_use]
     pub fn fate(&self, i: usize) -> Fate {
-        let Some(group) = self.group_of(i) else {
-            return Fate::Unique;
-        };
-        if group.representative == i {
-            return Fate::Kept;
-        }
-        let first = |d: usize| self.copy_of.get(d).map(|&f| f as usize);
-        match (first(i), first(group.representative)) {
-            // A copy of the kept document.
-            (Some(a), Some(b)) if a == b => Fate::ExactCopy,
-            // A later copy of a text the group does not keep: a copy of its first.
-            (Some(a), _) if a != i => Fate::ExactCopy,
-            _ => Fate::NearDuplicate,
+        match self.group_of(i) {
+            None => Fate::Unique,
+            Some(group) => Fate::of_member(group, i, |d| self.copy_of.get(d).map(|&f| f as usize)),
         }
     }
 
@@ -305,6 +295,45 @@ pub enum Fate {
 }
 
 impl Fate {
+    /// The fate of member `i` of `group`: [`Kept`](Fate::Kept) when it is the
+    /// representative; else an [`ExactCopy`](Fate::ExactCopy) when it is a copy of the
+    /// kept document or a later copy of a text the group does not keep (a copy of its
+    /// first), a [`NearDuplicate`](Fate::NearDuplicate) otherwise. `first(d)` is the
+    /// first document of `d`'s set of exact copies (`d` itself when it has none), or
+    /// `None` where that is unknown (no exact pass): identical texts are always in one
+    /// group, so the first of a set is its smallest member there.
+    ///
+    /// The one rule of [`Outcome::fate`] (over the exact pass's copies) and of the
+    /// HTML report of a saved run (over the digests of the texts).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Fate, Group};
+    /// let group = Group { representative: 1, members: vec![0, 1, 2, 3], copies: None };
+    /// // 0 and 2 hold one text, 1 (kept) and 3 another.
+    /// let first = |d: usize| Some([0, 1, 0, 1][d]);
+    /// let fates: Vec<Fate> = (0..4).map(|i| Fate::of_member(&group, i, first)).collect();
+    /// assert_eq!(
+    ///     fates,
+    ///     [Fate::NearDuplicate, Fate::Kept, Fate::ExactCopy, Fate::ExactCopy]
+    /// );
+    /// assert_eq!(Fate::of_member(&group, 3, |_| None), Fate::NearDuplicate);
+    /// ```
+    #[must_use]
+    pub fn of_member(group: &Group, i: usize, first: impl Fn(usize) -> Option<usize>) -> Fate {
+        if group.representative == i {
+            return Fate::Kept;
+        }
+        match (first(i), first(group.representative)) {
+            // A copy of the kept document.
+            (Some(a), Some(b)) if a == b => Fate::ExactCopy,
+            // A later copy of a text the group does not keep: a copy of its first.
+            (Some(a), _) if a != i => Fate::ExactCopy,
+            _ => Fate::NearDuplicate,
+        }
+    }
+
     /// Whether the document is kept.
     ///
     /// # Example

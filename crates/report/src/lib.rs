@@ -224,9 +224,10 @@ impl<'a> HtmlReport<'a> {
     /// The report of a finished run known from its outputs only (the groups of
     /// `--clusters-out`, the pairs of `--pairs-out`): groups as [`Group`]s over the
     /// documents' indices (the representative is the document kept), the pairs found,
-    /// and each document's id and text as in [`from_parts`](Self::from_parts). A
-    /// member is an exact copy when [`ExactPass::new`] gives it the kept document's
-    /// digest (the default exact pass), a near-duplicate otherwise. The run's method,
+    /// and each document's id and text as in [`from_parts`](Self::from_parts). Each
+    /// member's fate is [`Fate::of_member`]'s, as [`Outcome::fate`] gives it, with
+    /// the copies of a text found by their [`ExactPass::new`] digests (the default
+    /// exact pass). The run's method,
     /// candidates and timings are not known: give what is known with
     /// [`setting`](Self::setting).
     ///
@@ -257,7 +258,6 @@ impl<'a> HtmlReport<'a> {
         for g in groups {
             let text = |i: usize| texts.get(i).copied().flatten();
             let digest = |i: usize| text(i).map(|t| exact.digest(t));
-            let kept = digest(g.representative);
             // The first member of each text: identical texts are always in one group.
             let mut first = HashMap::new();
             for &m in &g.members {
@@ -272,16 +272,10 @@ impl<'a> HtmlReport<'a> {
                 if m >= fates.len() {
                     fates.resize(m + 1, Fate::Unique);
                 }
-                let d = digest(m);
-                // As `Outcome::fate` counts: a copy of the kept document, or a later
-                // copy of a text the group does not keep.
-                fates[m] = if m == g.representative {
-                    Fate::Kept
-                } else if d.is_some() && (d == kept || d.and_then(|d| first.get(&d)) < Some(&m)) {
-                    Fate::ExactCopy
-                } else {
-                    Fate::NearDuplicate
-                };
+                // `Outcome::fate`'s rule, the first copy of each text found by its
+                // digest.
+                fates[m] =
+                    Fate::of_member(g, m, |d| digest(d).and_then(|d| first.get(&d).copied()));
             }
             report.grouped_documents += g.members.len();
         }

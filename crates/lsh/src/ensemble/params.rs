@@ -183,20 +183,7 @@ impl EnsembleParams {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn with_weights(mut self, fp_weight: f64, fn_weight: f64) -> Result<Self, Error> {
-        for (name, w) in [("fp_weight", fp_weight), ("fn_weight", fn_weight)] {
-            if !(w.is_finite() && w >= 0.0) {
-                return Err(Error::invalid_parameter(
-                    name,
-                    format!("must be finite and non-negative, got {w}"),
-                ));
-            }
-        }
-        if fp_weight == 0.0 && fn_weight == 0.0 {
-            return Err(Error::invalid_parameter(
-                "fp_weight",
-                "fp_weight and fn_weight cannot both be 0",
-            ));
-        }
+        crate::params::check_weights(fp_weight, fn_weight)?;
         self.fp_weight = fp_weight;
         self.fn_weight = fn_weight;
         Ok(self)
