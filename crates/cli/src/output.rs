@@ -7,6 +7,8 @@ use std::io::{self, Write};
 
 use clap::ValueEnum;
 
+use ndd_pipeline::corpus::{RecordFormat, RecordWriter, Shard};
+
 use crate::error::CliError;
 use crate::files::{Output, Pending, Ready, Target};
 
@@ -57,6 +59,39 @@ pub(crate) struct Annotation<'a> {
 pub(crate) struct Writers<'t> {
     files: Vec<(&'t Target, Pending)>,
     format: Format,
+    /// Records of a Parquet or zstd input, copied in their own format.
+    shards: Option<ShardCopy>,
+}
+
+/// Records copied by ndd-corpus's [`RecordWriter`]: where each document's record is,
+/// and a writer per `--keep-out` or `--annotate-out` target (by index in `files`).
+struct ShardCopy {
+    shards: Vec<Shard>,
+    lines: Vec<u64>,
+    /// Documents written so far, and the shard of the next one with how many of
+    /// its documents were written.
+    seen: usize,
+    shard: usize,
+    in_shard: usize,
+    writers: Vec<(usize, RecordWriter<io::BufWriter<std::fs::File>>)>,
+}
+
+impl ShardCopy {
+    /// The shard and line of the next document's record, advancing.
+    fn next(&mut self) -> Option<(usize, u64)> {
+        while self
+            .shards
+            .get(self.shard)
+            .is_some_and(|s| self.in_shard >= s.documents)
+        {
+            self.shard += 1;
+            self.in_shard = 0;
+        }
+        let line = self.lines.get(self.seen).copied()?;
+        self.seen += 1;
+        self.in_shard += 1;
+        Some((self.shard, line))
+    }
 }
 
 impl<'t> Writers<'t> {
@@ -80,7 +115,42 @@ impl<'t> Writers<'t> {
                 .map_err(|e| CliError::output(&t.path, e))?;
             files.push((t, pending));
         }
-        Ok(Writers { files, format })
+        Ok(Writers {
+            files,
+            format,
+            shards: None,
+        })
+    }
+
+    /// Copies `--keep-out` and `--annotate-out` records of a Parquet or zstd input
+    /// (a file or a folder of shards) with ndd-corpus's writer, in their format: a
+    /// Parquet file with every column of the input, zstd-compressed JSON Lines.
+    /// Nothing changes for other inputs. Documents are then given to
+    /// [`document`](Self::document) in corpus order.
+    pub(crate) fn copy_shards(&mut self, corpus: &ndd_pipeline::Corpus) -> Result<(), CliError> {
+        let Some(format) = corpus.shards.first().map(|s| s.format) else {
+            return Ok(());
+        };
+        if matches!(format, RecordFormat::Jsonl | RecordFormat::JsonlGzip) {
+            return Ok(());
+        }
+        let mut writers = Vec::new();
+        for (i, (t, p)) in self.files.iter().enumerate() {
+            if matches!(t.output, Output::Keep | Output::Annotate) {
+                let file = p.file().map_err(|e| CliError::output(&t.path, e))?;
+                let w = RecordWriter::new(format, io::BufWriter::with_capacity(1 << 16, file))?;
+                writers.push((i, w));
+            }
+        }
+        self.shards = Some(ShardCopy {
+            shards: corpus.shards.clone(),
+            lines: corpus.lines.clone(),
+            seen: 0,
+            shard: 0,
+            in_shard: 0,
+            writers,
+        });
+        Ok(())
     }
 
     /// Whether an output copies records (`--keep-out`, `--annotate-out`), so the
@@ -98,8 +168,22 @@ impl<'t> Writers<'t> {
     /// "text"}`), `--annotate-out`, `--drop-out` and `--clusters-out`.
     pub(crate) fn document(&mut self, d: &DocRow<'_>) -> Result<(), CliError> {
         let format = self.format;
-        for (t, p) in &mut self.files {
+        let mut shards = self.shards.as_mut();
+        let at = shards.as_mut().and_then(|s| s.next());
+        for (i, (t, p)) in self.files.iter_mut().enumerate() {
             let io = |e: io::Error| CliError::output(&t.path, e);
+            // The one point where a Parquet or zstd record is copied.
+            if let (Some(s), Some((shard, line))) = (shards.as_mut(), at) {
+                if let Some((_, w)) = s.writers.iter_mut().find(|(k, _)| *k == i) {
+                    let fields = match (t.output, &d.annotation) {
+                        (Output::Keep, _) if d.kept => serde_json::Map::new(),
+                        (Output::Annotate, Some(a)) => annotation_fields(d, a),
+                        _ => continue,
+                    };
+                    w.copy(&s.shards[shard], line, &fields)?;
+                    continue;
+                }
+            }
             let w = p.writer();
             match t.output {
                 Output::Keep if d.kept => {
@@ -107,11 +191,7 @@ impl<'t> Writers<'t> {
                 }
                 Output::Annotate => {
                     let Some(a) = &d.annotation else { continue };
-                    let fields = serde_json::json!({
-                        "ndd_group": a.group,
-                        "ndd_kept": d.kept,
-                        "ndd_reason": a.reason,
-                    });
+                    let fields = serde_json::Value::Object(annotation_fields(d, a));
                     record(w, d, Some(fields)).map_err(|e| e.into_cli(&t.path))?;
                 }
                 Output::Drop if !d.kept => {
@@ -177,6 +257,12 @@ impl<'t> Writers<'t> {
 
     /// Flushes and syncs every file; [`commit`] moves them into place.
     pub(crate) fn finish(self) -> Result<Vec<Ready>, CliError> {
+        for (i, w) in self.shards.into_iter().flat_map(|s| s.writers) {
+            let path = &self.files[i].0.path;
+            w.finish()?
+                .into_inner()
+                .map_err(|e| CliError::output(path, e.into_error()))?;
+        }
         self.files.into_iter().map(|(_, p)| p.finish()).collect()
     }
 }
@@ -186,6 +272,18 @@ impl<'t> Writers<'t> {
 pub(crate) fn commit(ready: Vec<Ready>) -> Result<(), CliError> {
     crate::input::input_unchanged()?;
     crate::files::commit_all(ready)
+}
+
+/// What `--annotate-out` adds to a record, as members.
+fn annotation_fields(
+    d: &DocRow<'_>,
+    a: &Annotation<'_>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut fields = serde_json::Map::new();
+    fields.insert("ndd_group".into(), a.group.into());
+    fields.insert("ndd_kept".into(), d.kept.into());
+    fields.insert("ndd_reason".into(), a.reason.into());
+    fields
 }
 
 /// `value` as one JSON line.

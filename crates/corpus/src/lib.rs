@@ -62,8 +62,11 @@ mod fingerprint;
 mod folder;
 mod jsonl;
 mod options;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod problems;
 mod record;
+mod shards;
 
 pub use accept::{Accepted, KEPT_PROBLEMS, ProblemSink};
 pub use document::{Document, OrderKey};
@@ -73,7 +76,10 @@ pub use fingerprint::{input_content_fingerprint, input_fingerprint};
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions, TextEncoding};
+#[cfg(feature = "parquet")]
+pub use parquet::{MAX_ROW_GROUP_BYTES, ParquetCopier, ParquetReader};
 pub use problems::{Problem, ProblemKind};
+pub use shards::{RecordFormat, RecordWriter, Shard, ShardReader};
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.
 ///
@@ -104,6 +110,12 @@ pub struct Corpus {
     /// [`documents`](Self::documents): where its record is, to copy it unchanged into
     /// a deduplicated output. Empty for a folder (a document's id is its path).
     pub lines: Vec<u64>,
+    /// The files of records the documents came from, in reading order, with how many
+    /// documents each gave: the input file (JSON Lines or Parquet), or the shards of
+    /// a folder of shards ([`ShardReader`]); document `i` is in the shard that the
+    /// counts place it in, at line (or row) [`lines`](Self::lines)`[i]`. Empty for a
+    /// folder of text files and for standard input.
+    pub shards: Vec<Shard>,
     /// For a JSONL input, how many records had each field the options name (see
     /// [`FieldCounts::missing`] for the fields some records lack). `None` for a folder.
     pub fields: Option<FieldCounts>,
@@ -231,6 +243,21 @@ pub fn read_corpus_with_progress(
     let path = path.as_ref();
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
+        if let Some(format) = shards::shard_folder(path, options) {
+            let mut reader = ShardReader::new(path, format, options);
+            let mut corpus = collect(
+                &mut reader,
+                &path.display().to_string(),
+                options,
+                progress,
+                |r| (r.bytes_read(), None),
+                ShardReader::location,
+                |r| r.position().map(|(_, line)| line),
+                ShardReader::accepted,
+            )?;
+            corpus.shards = reader.into_shards();
+            return Ok(corpus);
+        }
         let mut reader = FolderReader::new(path, options)?;
         let mut corpus = collect(
             &mut reader,
@@ -240,12 +267,39 @@ pub fn read_corpus_with_progress(
             |r| (r.bytes_read(), None),
             FolderReader::location,
             |_| None,
+            |_| {},
         )?;
         corpus.stats.revisited = reader.revisited();
         (corpus.stats.utf16_decoded, corpus.stats.legacy_decoded) = reader.decoded();
         Ok(corpus)
     } else {
-        read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)
+        let format = RecordFormat::of_file(path)?;
+        let mut corpus = match format {
+            #[cfg(feature = "parquet")]
+            RecordFormat::Parquet => {
+                let mut reader = ParquetReader::open(path, options)?;
+                collect(
+                    &mut reader,
+                    &path.display().to_string(),
+                    options,
+                    progress,
+                    |r| {
+                        let (read, total) = r.bytes();
+                        (read, Some(total))
+                    },
+                    ParquetReader::location,
+                    |r| Some(r.row()),
+                    |_| {},
+                )?
+            }
+            _ => read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)?,
+        };
+        corpus.shards = vec![Shard {
+            path: path.to_path_buf(),
+            format,
+            documents: corpus.documents.len(),
+        }];
+        Ok(corpus)
     }
 }
 
@@ -287,6 +341,7 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             jsonl::Batched::bytes,
             jsonl::Batched::location,
             |r| Some(r.line()),
+            |_| {},
         )?;
         corpus.stats.blank_lines = batched.blank_lines();
         drop(batched);
@@ -302,6 +357,7 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             |r| (r.bytes_read(), r.total_bytes()),
             JsonlReader::location,
             |r| Some(r.lines()),
+            |_| {},
         )?;
         corpus.stats.blank_lines = reader.blank_lines();
         finish_jsonl(corpus, &reader)
@@ -329,6 +385,7 @@ fn collect<I>(
     bytes: impl Fn(&I) -> (u64, Option<u64>),
     location: impl Fn(&I) -> String,
     line: impl Fn(&I) -> Option<u64>,
+    accepted: impl Fn(&mut I),
 ) -> Result<Corpus, Error>
 where
     I: Iterator<Item = Result<Document, Problem>>,
@@ -352,6 +409,7 @@ where
                 if let Some(l) = line(reader) {
                     lines.push(l);
                 }
+                accepted(reader);
                 None
             }
             Err(problem) => Some(problem),
@@ -396,6 +454,7 @@ where
         problems,
         stats,
         lines,
+        shards: Vec::new(),
         fields: None,
     })
 }
