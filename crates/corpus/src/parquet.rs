@@ -761,7 +761,13 @@ impl<W: Write + Send> ParquetCopier<W> {
     ) -> Result<(), Error> {
         let input = meta.schema();
         if let Some((first, _)) = &self.schema {
-            if first.fields() != input.fields() {
+            // Names and types; field metadata and nullability may differ (a writer
+            // records what each shard happened to hold).
+            let same = first.fields().len() == input.fields().len() + self.added.len()
+                && first.fields().iter().zip(input.fields().iter()).all(|(a, b)| {
+                    a.name() == b.name() && a.data_type().equals_datatype(b.data_type())
+                });
+            if !same {
                 return Err(format_error(
                     source,
                     "its columns differ from the first Parquet file's: the shards of one \
