@@ -40,12 +40,43 @@ fn format_error(path: &Path, message: impl std::fmt::Display) -> Error {
     }
 }
 
+/// `f`, with a panic of the `parquet` crate on damaged input (its footer decoder
+/// unwraps some fields: found by this crate's tests on a footer with a byte changed)
+/// turned into an [`Error::Format`] naming `what`.
+fn guarded<T, E: std::fmt::Display>(
+    path: &Path,
+    what: &str,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, Error> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(format_error(path, format!("{what}: {e}"))),
+        Err(_) => Err(format_error(
+            path,
+            format!("{what}: damaged (the decoder failed)"),
+        )),
+    }
+}
+
 /// The footer of `path`, read (and checked) once.
 fn open_metadata(path: &Path) -> Result<(File, ArrowReaderMetadata), Error> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
-        .map_err(|e| format_error(path, format!("not a readable Parquet file: {e}")))?;
+    let meta = guarded(path, "not a readable Parquet file", || {
+        ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
+    })?;
     Ok((file, meta))
+}
+
+/// The next batch of `reader`, a panic of the decoder on a damaged page an error.
+fn next_batch(
+    path: &Path,
+    reader: &mut ParquetRecordBatchReader,
+) -> Option<Result<RecordBatch, Error>> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.next())) {
+        Ok(None) => None,
+        Ok(Some(r)) => Some(r.map_err(|e| format_error(path, e))),
+        Err(_) => Some(Err(format_error(path, "damaged page (the decoder failed)"))),
+    }
 }
 
 /// A reader of the row group `rg` of the file behind `meta`, of the columns `mask`.
@@ -57,12 +88,13 @@ fn row_group_reader(
     rg: usize,
 ) -> Result<ParquetRecordBatchReader, Error> {
     let file = file.try_clone().map_err(|e| Error::io(path, e))?;
-    ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
-        .with_projection(mask)
-        .with_row_groups(vec![rg])
-        .with_batch_size(BATCH_ROWS)
-        .build()
-        .map_err(|e| format_error(path, format!("row group {rg}: {e}")))
+    guarded(path, &format!("row group {rg}"), || {
+        ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta.clone())
+            .with_projection(mask)
+            .with_row_groups(vec![rg])
+            .with_batch_size(BATCH_ROWS)
+            .build()
+    })
 }
 
 /// The `i`-th value of a string column (`Utf8`, `LargeUtf8`, `Utf8View`, or a
@@ -132,7 +164,9 @@ fn id_at(col: &ArrayRef, i: usize) -> Result<Option<String>, DataType> {
 /// * **Bounds.** Only the text and id columns are decoded, [`BATCH_ROWS`] rows at a
 ///   time, a row group at a time; a row group whose columns are larger than
 ///   [`MAX_ROW_GROUP_BYTES`] is refused from its footer entry, before it is read. A
-///   damaged footer is an [`Error::Format`], never a panic.
+///   damaged footer is an [`Error::Format`], never a panic (the `parquet` crate's
+///   decoder panics on some damaged footers and pages: such a panic is caught and
+///   becomes the error or problem, though the panic hook may still print it).
 ///
 /// # Example
 ///
@@ -424,6 +458,14 @@ impl ParquetReader {
     }
 }
 
+/// An error's message without the file's path (a problem names it already).
+fn message_of(e: Error) -> String {
+    match e {
+        Error::Format { message, .. } => message,
+        other => other.to_string(),
+    }
+}
+
 fn column_names(schema: &Schema) -> String {
     let names: Vec<String> = schema
         .fields()
@@ -477,7 +519,8 @@ impl Iterator for ParquetReader {
                     return Some(item);
                 }
             }
-            match self.reader.as_mut().map(Iterator::next) {
+            let path = &self.path;
+            match self.reader.as_mut().map(|r| next_batch(path, r)) {
                 Some(Some(Ok(batch))) => {
                     self.batch = Some(batch);
                     self.in_batch = 0;
@@ -492,7 +535,11 @@ impl Iterator for ParquetReader {
                         .get(self.next_group - 1)
                         .map_or(0, |g| u64::try_from(g.num_rows()).unwrap_or(0));
                     self.row = self.group_start.saturating_add(rows);
-                    let message = format!("row group {}: {e}; not read", self.next_group - 1);
+                    let message = format!(
+                        "row group {}: {}; not read",
+                        self.next_group - 1,
+                        message_of(e)
+                    );
                     return Some(Err(self.problem(ProblemKind::Unreadable, message)));
                 }
                 Some(None) | None => {
@@ -740,12 +787,12 @@ impl<W: Write + Send> ParquetCopier<W> {
                 .open
                 .as_mut()
                 .ok_or_else(|| format_error(source, "no row group"))?;
-            match open.reader.next() {
+            match next_batch(source, &mut open.reader) {
                 Some(Ok(batch)) => {
                     open.batch_start = end;
                     open.batch = Some(batch);
                 }
-                Some(Err(e)) => return Err(format_error(source, e)),
+                Some(Err(e)) => return Err(e),
                 None => return Err(format_error(source, format!("no row {row}"))),
             }
         }
@@ -764,9 +811,13 @@ impl<W: Write + Send> ParquetCopier<W> {
             // Names and types; field metadata and nullability may differ (a writer
             // records what each shard happened to hold).
             let same = first.fields().len() == input.fields().len() + self.added.len()
-                && first.fields().iter().zip(input.fields().iter()).all(|(a, b)| {
-                    a.name() == b.name() && a.data_type().equals_datatype(b.data_type())
-                });
+                && first
+                    .fields()
+                    .iter()
+                    .zip(input.fields().iter())
+                    .all(|(a, b)| {
+                        a.name() == b.name() && a.data_type().equals_datatype(b.data_type())
+                    });
             if !same {
                 return Err(format_error(
                     source,
