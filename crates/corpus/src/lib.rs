@@ -252,8 +252,10 @@ pub fn read_corpus_with_progress(
                 progress,
                 |r| (r.bytes_read(), None),
                 ShardReader::location,
-                |r| r.position().map(|(_, line)| line),
-                ShardReader::accepted,
+                |r| {
+                    r.accepted();
+                    r.last_record().map(|(_, line)| line)
+                },
             )?;
             corpus.shards = reader.into_shards();
             return Ok(corpus);
@@ -267,7 +269,6 @@ pub fn read_corpus_with_progress(
             |r| (r.bytes_read(), None),
             FolderReader::location,
             |_| None,
-            |_| {},
         )?;
         corpus.stats.revisited = reader.revisited();
         (corpus.stats.utf16_decoded, corpus.stats.legacy_decoded) = reader.decoded();
@@ -289,7 +290,6 @@ pub fn read_corpus_with_progress(
                     },
                     ParquetReader::location,
                     |r| Some(r.row()),
-                    |_| {},
                 )?
             }
             _ => read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)?,
@@ -341,7 +341,6 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             jsonl::Batched::bytes,
             jsonl::Batched::location,
             |r| Some(r.line()),
-            |_| {},
         )?;
         corpus.stats.blank_lines = batched.blank_lines();
         drop(batched);
@@ -357,7 +356,6 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             |r| (r.bytes_read(), r.total_bytes()),
             JsonlReader::location,
             |r| Some(r.lines()),
-            |_| {},
         )?;
         corpus.stats.blank_lines = reader.blank_lines();
         finish_jsonl(corpus, &reader)
@@ -384,8 +382,8 @@ fn collect<I>(
     mut progress: impl FnMut(Progress),
     bytes: impl Fn(&I) -> (u64, Option<u64>),
     location: impl Fn(&I) -> String,
-    line: impl Fn(&I) -> Option<u64>,
-    accepted: impl Fn(&mut I),
+    // The accepted document's line (and, for shards, the count of its shard).
+    line: impl Fn(&mut I) -> Option<u64>,
 ) -> Result<Corpus, Error>
 where
     I: Iterator<Item = Result<Document, Problem>>,
@@ -409,7 +407,6 @@ where
                 if let Some(l) = line(reader) {
                     lines.push(l);
                 }
-                accepted(reader);
                 None
             }
             Err(problem) => Some(problem),

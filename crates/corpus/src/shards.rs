@@ -270,7 +270,7 @@ impl ShardReader {
         self.shards
     }
 
-    /// The index in [`shards`](Self::shards) of the shard of the last item, and the
+    /// The index in [`shards`](Self::shards) of the shard of the last item (the name `position` is `Iterator`'s), and the
     /// 1-based line or row of its record.
     ///
     /// # Example
@@ -279,10 +279,10 @@ impl ShardReader {
     /// # use near_dup::corpus::{ReadOptions, RecordFormat, ShardReader};
     /// # let dir = tempfile::tempdir()?;
     /// let r = ShardReader::new(dir.path(), RecordFormat::Parquet, &ReadOptions::default());
-    /// assert_eq!(r.position(), None);
+    /// assert_eq!(r.last_record(), None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn position(&self) -> Option<(usize, u64)> {
+    pub fn last_record(&self) -> Option<(usize, u64)> {
         let (i, current) = self.current.as_ref()?;
         Some((
             *i,
@@ -486,7 +486,7 @@ enum Inner<W: Write + Send> {
     #[cfg(feature = "zstd")]
     Zstd(zstd::stream::write::Encoder<'static, W>),
     #[cfg(feature = "parquet")]
-    Parquet(crate::ParquetCopier<W>),
+    Parquet(Box<crate::ParquetCopier<W>>),
 }
 
 impl<W: Write + Send> std::fmt::Debug for RecordWriter<W> {
@@ -530,7 +530,7 @@ impl<W: Write + Send> RecordWriter<W> {
                 })?)
             }
             #[cfg(feature = "parquet")]
-            RecordFormat::Parquet => Inner::Parquet(crate::ParquetCopier::new(out)),
+            RecordFormat::Parquet => Inner::Parquet(Box::new(crate::ParquetCopier::new(out))),
             #[allow(unreachable_patterns)]
             _ => return Err(unsupported(&format!("{format:?}"))),
         };

@@ -1,6 +1,7 @@
 //! Parquet and zstd-compressed JSONL shards written by other implementations (pyarrow,
 //! the `zstd` command: scripts/make_shard_fixtures.py), read, written back and read
 //! again; damaged files give typed errors or problems, never panics.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -322,16 +323,10 @@ fn zstd_records_are_written_back_compressed_with_fields_appended() {
         .unwrap();
     let text = String::from_utf8(zstd::decode_all(&w.finish().unwrap()[..]).unwrap()).unwrap();
     // The script's json.dumps spelling, unchanged, with the field appended.
-    assert_eq!(
-        text,
-        format!(
-            "{}\n{}\n",
-            r#"{"id": "p2", "text": "a completely different sentence about parquet files", "lang": null, "score": 1.25, "tags": [],"ndd_kept":true}"#,
-            format!(
-                r#"{{"id": "q1", "text": "{FOX}", "lang": "en", "score": 7.0, "tags": ["d"]}}"#
-            ),
-        )
-    );
+    let first = r#"{"id": "p2", "text": "a completely different sentence about parquet files", "lang": null, "score": 1.25, "tags": [],"ndd_kept":true}"#;
+    let second =
+        format!(r#"{{"id": "q1", "text": "{FOX}", "lang": "en", "score": 7.0, "tags": ["d"]}}"#);
+    assert_eq!(text, format!("{first}\n{second}\n"));
 }
 
 /// Every prefix of a Parquet file and of a zstd file, and the Parquet file with
