@@ -620,14 +620,13 @@ impl<W: Write + Send> RecordWriter<W> {
     ///
     /// [`Error::Format`] if the output cannot be ended.
     pub fn finish(self) -> Result<W, Error> {
-        let fail = |e: &dyn std::fmt::Display| Error::Format {
-            path: PathBuf::new(),
-            message: format!("ending the output: {e}"),
-        };
         match self.inner {
             Inner::Plain(w) => Ok(w),
             #[cfg(feature = "zstd")]
-            Inner::Zstd(w) => w.finish().map_err(|e| fail(&e)),
+            Inner::Zstd(w) => w.finish().map_err(|e| Error::Format {
+                path: PathBuf::new(),
+                message: format!("ending the zstd output: {e}"),
+            }),
             #[cfg(feature = "parquet")]
             Inner::Parquet(p) => p.finish(),
         }

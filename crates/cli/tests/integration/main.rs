@@ -14,4 +14,5 @@ mod query;
 mod readme;
 mod reliability;
 mod report;
+mod shards;
 mod train;
