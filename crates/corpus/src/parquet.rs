@@ -172,8 +172,9 @@ fn id_at(col: &ArrayRef, i: usize) -> Result<Option<String>, DataType> {
 ///
 /// ```
 /// use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
-/// # let dir = tempfile::tempdir()?;
-/// # let path = dir.path().join("in.parquet");
+/// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-1-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// # let path = dir.join("in.parquet");
 /// # ParquetCopier::write_example(&path, &[("a", "alpha"), ("b", "beta")])?;
 /// let mut reader = ParquetReader::open(&path, &ReadOptions::default())?;
 /// let doc = reader.next().unwrap()?;
@@ -217,8 +218,9 @@ impl ParquetReader {
     ///
     /// ```
     /// use near_dup::corpus::{Error, ParquetReader, ReadOptions};
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("not.parquet");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-2-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("not.parquet");
     /// std::fs::write(&path, b"PAR1 but no footer")?;
     /// assert!(matches!(ParquetReader::open(&path, &ReadOptions::default()), Err(Error::Format { .. })));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -295,8 +297,9 @@ impl ParquetReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let path = dir.path().join("in.parquet");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-3-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("in.parquet");
     /// # ParquetCopier::write_example(&path, &[("a", "alpha")])?;
     /// let reader = ParquetReader::open(&path, &ReadOptions::default())?;
     /// assert_eq!(reader.row(), 0);
@@ -313,8 +316,9 @@ impl ParquetReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let path = dir.path().join("in.parquet");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-4-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("in.parquet");
     /// # ParquetCopier::write_example(&path, &[("a", "alpha")])?;
     /// let mut reader = ParquetReader::open(&path, &ReadOptions::default())?;
     /// reader.by_ref().for_each(drop);
@@ -332,8 +336,9 @@ impl ParquetReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let path = dir.path().join("in.parquet");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-5-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("in.parquet");
     /// # ParquetCopier::write_example(&path, &[("a", "alpha")])?;
     /// let mut reader = ParquetReader::open(&path, &ReadOptions::default())?;
     /// reader.by_ref().for_each(drop);
@@ -350,8 +355,9 @@ impl ParquetReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
-    /// # let dir = tempfile::tempdir()?;
-    /// # let path = dir.path().join("in.parquet");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-6-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("in.parquet");
     /// # ParquetCopier::write_example(&path, &[("a", "alpha")])?;
     /// let mut reader = ParquetReader::open(&path, &ReadOptions::default())?;
     /// reader.next();
@@ -646,15 +652,14 @@ struct Open {
 ///
 /// ```
 /// use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
-/// # let dir = tempfile::tempdir()?;
-/// let input = dir.path().join("in.parquet");
+/// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-7-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let input = dir.join("in.parquet");
 /// ParquetCopier::write_example(&input, &[("a", "alpha"), ("b", "beta"), ("c", "gamma")])?;
-/// let out = dir.path().join("out.parquet");
+/// let out = dir.join("out.parquet");
 /// let mut copier = ParquetCopier::new(std::fs::File::create(&out)?);
-/// let mut kept = serde_json::Map::new();
-/// kept.insert("ndd_kept".into(), true.into());
-/// copier.copy(&input, 1, &kept)?;
-/// copier.copy(&input, 3, &kept)?;
+/// copier.copy(&input, 1, &Default::default())?; // no added column
+/// copier.copy(&input, 3, &Default::default())?;
 /// copier.finish()?;
 /// let ids: Vec<String> = ParquetReader::open(&out, &ReadOptions::default())?
 ///     .map(|d| d.map(|d| d.id)).collect::<Result<_, _>>()?;
@@ -950,8 +955,9 @@ impl ParquetCopier<File> {
     /// # Example
     ///
     /// ```
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("two.parquet");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-parquet-8-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("two.parquet");
     /// near_dup::corpus::ParquetCopier::write_example(&path, &[("a", "x"), ("b", "y")])?;
     /// assert_eq!(&std::fs::read(&path)?[..4], b"PAR1");
     /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -68,8 +68,9 @@ impl RecordFormat {
     ///
     /// ```
     /// use near_dup::corpus::RecordFormat;
-    /// # let dir = tempfile::tempdir()?;
-    /// let path = dir.path().join("a.jsonl");
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-1-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("a.jsonl");
     /// std::fs::write(&path, "{\"text\": \"x\"}\n")?;
     /// assert_eq!(RecordFormat::of_file(&path)?, RecordFormat::Jsonl);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -91,9 +92,10 @@ impl RecordFormat {
     ///
     /// ```
     /// use near_dup::corpus::{ReadOptions, RecordFormat};
-    /// # let dir = tempfile::tempdir()?;
-    /// std::fs::write(dir.path().join("a.txt"), "text")?;
-    /// assert_eq!(RecordFormat::of_folder(dir.path(), &ReadOptions::default()), None);
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-2-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// std::fs::write(dir.join("a.txt"), "text")?;
+    /// assert_eq!(RecordFormat::of_folder(dir.as_path(), &ReadOptions::default()), None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[must_use]
@@ -109,8 +111,9 @@ impl RecordFormat {
 ///
 /// ```
 /// use near_dup::corpus::{read_corpus, RecordFormat};
-/// # let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("a.jsonl");
+/// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-3-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("a.jsonl");
 /// std::fs::write(&path, "{\"text\": \"x\"}\n{\"text\": \"y\"}\n")?;
 /// let corpus = read_corpus(&path, &Default::default())?;
 /// assert_eq!(corpus.shards[0].format, RecordFormat::Jsonl);
@@ -191,15 +194,15 @@ enum Current {
 ///
 /// ```
 /// use near_dup::corpus::{read_corpus, ReadOptions, RecordFormat};
-/// # let dir = tempfile::tempdir()?;
-/// for (name, text) in [("a.jsonl.zst", "alpha"), ("b.jsonl.zst", "beta")] {
-///     let line = format!("{{\"text\": \"{text}\"}}\n");
-///     std::fs::write(dir.path().join(name), zstd::encode_all(line.as_bytes(), 3)?)?;
-/// }
-/// let corpus = read_corpus(dir.path(), &ReadOptions::default())?;
-/// assert_eq!(corpus.documents[1].id, "b.jsonl.zst:1");
+/// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-4-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// # use near_dup::corpus::ParquetCopier;
+/// ParquetCopier::write_example(&dir.join("a.parquet"), &[("a", "alpha")])?;
+/// ParquetCopier::write_example(&dir.join("b.parquet"), &[("b", "beta")])?;
+/// let corpus = read_corpus(dir.as_path(), &ReadOptions::default())?;
+/// assert_eq!(corpus.documents[1].id, "b");
 /// assert_eq!(corpus.shards.len(), 2);
-/// assert_eq!(corpus.shards[0].format, RecordFormat::JsonlZstd);
+/// assert_eq!(corpus.shards[0].format, RecordFormat::Parquet);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct ShardReader {
@@ -230,8 +233,9 @@ impl ShardReader {
     ///
     /// ```
     /// use near_dup::corpus::{ReadOptions, RecordFormat, ShardReader};
-    /// # let dir = tempfile::tempdir()?;
-    /// let mut r = ShardReader::new(dir.path(), RecordFormat::JsonlZstd, &ReadOptions::default());
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-5-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let mut r = ShardReader::new(dir.as_path(), RecordFormat::JsonlZstd, &ReadOptions::default());
     /// assert!(r.next().is_none());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -256,8 +260,9 @@ impl ShardReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ReadOptions, RecordFormat, ShardReader};
-    /// # let dir = tempfile::tempdir()?;
-    /// let r = ShardReader::new(dir.path(), RecordFormat::Parquet, &ReadOptions::default());
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-6-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let r = ShardReader::new(dir.as_path(), RecordFormat::Parquet, &ReadOptions::default());
     /// assert!(r.shards().is_empty());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -277,8 +282,9 @@ impl ShardReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ReadOptions, RecordFormat, ShardReader};
-    /// # let dir = tempfile::tempdir()?;
-    /// let r = ShardReader::new(dir.path(), RecordFormat::Parquet, &ReadOptions::default());
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-7-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let r = ShardReader::new(dir.as_path(), RecordFormat::Parquet, &ReadOptions::default());
     /// assert_eq!(r.last_record(), None);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -311,9 +317,10 @@ impl ShardReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ReadOptions, RecordFormat, ShardReader};
-    /// # let dir = tempfile::tempdir()?;
-    /// let r = ShardReader::new(dir.path(), RecordFormat::Parquet, &ReadOptions::default());
-    /// assert_eq!(r.location(), dir.path().display().to_string());
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-8-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let r = ShardReader::new(dir.as_path(), RecordFormat::Parquet, &ReadOptions::default());
+    /// assert_eq!(r.location(), dir.as_path().display().to_string());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn location(&self) -> String {
@@ -331,8 +338,9 @@ impl ShardReader {
     ///
     /// ```
     /// # use near_dup::corpus::{ReadOptions, RecordFormat, ShardReader};
-    /// # let dir = tempfile::tempdir()?;
-    /// let r = ShardReader::new(dir.path(), RecordFormat::Parquet, &ReadOptions::default());
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-9-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let r = ShardReader::new(dir.as_path(), RecordFormat::Parquet, &ReadOptions::default());
     /// assert_eq!(r.bytes_read(), 0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -463,15 +471,14 @@ impl Iterator for ShardReader {
 ///
 /// ```
 /// use near_dup::corpus::{read_corpus, RecordWriter};
-/// # let dir = tempfile::tempdir()?;
-/// let path = dir.path().join("in.jsonl.zst");
-/// let lines = "{\"id\": \"a\", \"text\": \"x\", \"lang\": \"en\"}\n{\"id\": \"b\", \"text\": \"y\"}\n";
-/// std::fs::write(&path, zstd::encode_all(lines.as_bytes(), 3)?)?;
+/// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-10-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("in.jsonl");
+/// std::fs::write(&path, "{\"id\": \"a\", \"text\": \"x\", \"lang\": \"en\"}\n{\"id\": \"b\", \"text\": \"y\"}\n")?;
 /// let corpus = read_corpus(&path, &Default::default())?;
 /// let mut out = RecordWriter::new(corpus.shards[0].format, Vec::new())?;
-/// out.copy(&corpus.shards[0], corpus.lines[0], &serde_json::Map::new())?;
-/// let bytes = zstd::decode_all(&out.finish()?[..])?;
-/// assert_eq!(bytes, b"{\"id\": \"a\", \"text\": \"x\", \"lang\": \"en\"}\n");
+/// out.copy(&corpus.shards[0], corpus.lines[1], &Default::default())?;
+/// assert_eq!(out.finish()?, b"{\"id\": \"b\", \"text\": \"y\"}\n");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct RecordWriter<W: Write + Send> {
