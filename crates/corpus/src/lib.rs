@@ -250,7 +250,7 @@ pub fn read_corpus_with_progress(
                 &path.display().to_string(),
                 options,
                 progress,
-                |r| (r.bytes_read(), None),
+                ShardReader::progress_bytes,
                 ShardReader::location,
                 |r| {
                     r.accepted();

@@ -348,6 +348,11 @@ impl ShardReader {
         self.bytes_done + self.current_bytes()
     }
 
+    /// Bytes read, and no total (a folder is not walked twice to learn it).
+    pub(crate) fn progress_bytes(&self) -> (u64, Option<u64>) {
+        (self.bytes_read(), None)
+    }
+
     fn current_bytes(&self) -> u64 {
         match &self.current {
             Some((_, Current::Jsonl(r))) => r.bytes_read(),

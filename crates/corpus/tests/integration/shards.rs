@@ -133,9 +133,9 @@ fn row2(r: &Row, extra: [Option<&str>; 3]) -> Row2 {
     }
 }
 
-#[test]
-fn a_folder_of_pyarrow_parquet_shards_reads_as_the_script_wrote_it() {
-    let corpus = read_corpus(fixtures().join("parquet"), &ReadOptions::default()).unwrap();
+/// The corpus of a fixture folder, checked to hold the script's ids and texts.
+fn read_as_written(folder: &str) -> ndd_corpus::Corpus {
+    let corpus = read_corpus(fixtures().join(folder), &ReadOptions::default()).unwrap();
     let got: Vec<(&str, &str)> = corpus
         .documents
         .iter()
@@ -143,6 +143,12 @@ fn a_folder_of_pyarrow_parquet_shards_reads_as_the_script_wrote_it() {
         .collect();
     let want: Vec<(&str, &str)> = script_rows().iter().map(|r| (r.0, r.1)).collect();
     assert_eq!(got, want);
+    corpus
+}
+
+#[test]
+fn a_folder_of_pyarrow_parquet_shards_reads_as_the_script_wrote_it() {
+    let corpus = read_as_written("parquet");
     // Rows within their shard (the first crosses a row group every two rows).
     assert_eq!(corpus.lines, [1, 2, 3, 4, 1, 2]);
     let shards: Vec<(String, RecordFormat, usize)> = corpus
@@ -164,14 +170,7 @@ fn a_folder_of_pyarrow_parquet_shards_reads_as_the_script_wrote_it() {
 
 #[test]
 fn a_folder_of_zstd_command_shards_reads_the_same_documents() {
-    let corpus = read_corpus(fixtures().join("zst"), &ReadOptions::default()).unwrap();
-    let got: Vec<(&str, &str)> = corpus
-        .documents
-        .iter()
-        .map(|d| (d.id.as_str(), d.text.as_str()))
-        .collect();
-    let want: Vec<(&str, &str)> = script_rows().iter().map(|r| (r.0, r.1)).collect();
-    assert_eq!(got, want);
+    let corpus = read_as_written("zst");
     assert_eq!(corpus.shards[1].format, RecordFormat::JsonlZstd);
     assert_eq!(corpus.shards[1].documents, 2);
 }
