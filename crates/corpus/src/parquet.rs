@@ -161,7 +161,7 @@ fn id_at(col: &ArrayRef, i: usize) -> Result<Option<String>, DataType> {
 ///   [`ReadOptions::max_document_bytes`] [`ProblemKind::TooLarge`]. A row group that
 ///   cannot be decoded (a damaged page) is one [`ProblemKind::Unreadable`] problem,
 ///   and reading goes on with the next row group.
-/// * **Bounds.** Only the text and id columns are decoded, [`BATCH_ROWS`] rows at a
+/// * **Bounds.** Only the text and id columns are decoded, 1,024 rows at a
 ///   time, a row group at a time; a row group whose columns are larger than
 ///   [`MAX_ROW_GROUP_BYTES`] is refused from its footer entry, before it is read. A
 ///   damaged footer is an [`Error::Format`], never a panic (the `parquet` crate's
