@@ -720,6 +720,22 @@ impl<W: Write + Send> ParquetCopier<W> {
     /// than the first source, has no row `row`, a row asked for is not after the last
     /// one of the same file, an added field is already a column of the input, or
     /// `fields` names other fields than the first row's.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::ParquetCopier;
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-pcopy-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let input = dir.join("in.parquet");
+    /// ParquetCopier::write_example(&input, &[("a", "alpha"), ("b", "beta")])?;
+    /// let mut copier = ParquetCopier::new(Vec::new());
+    /// copier.copy(&input, 2, &Default::default())?;
+    /// assert!(copier.copy(&input, 1, &Default::default()).is_err()); // rows go forward
+    /// assert_eq!(&copier.finish()?[..4], b"PAR1");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn copy(
         &mut self,
         source: &Path,
@@ -929,6 +945,13 @@ impl<W: Write + Send> ParquetCopier<W> {
     /// [`Error::Format`] if the last rows or the footer cannot be written (an I/O
     /// error of the output included); [`Error::Format`] as well if no row was copied
     /// (a Parquet file needs a schema).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let empty = near_dup::corpus::ParquetCopier::new(Vec::new());
+    /// assert!(empty.finish().is_err()); // no row, no schema
+    /// ```
     pub fn finish(mut self) -> Result<W, Error> {
         let path = self
             .source

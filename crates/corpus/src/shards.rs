@@ -562,6 +562,23 @@ impl<W: Write + Send> RecordWriter<W> {
     /// [`Error::Format`] if the record is missing, is not after the last one copied
     /// from its shard, is not a JSON object or already has one of `fields` (or, for
     /// Parquet, as [`ParquetCopier::copy`](crate::ParquetCopier::copy)).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{read_corpus, RecordWriter};
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-rcopy-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("in.jsonl");
+    /// std::fs::write(&path, "{\"text\": \"x\"}\n{\"text\": \"y\"}\n")?;
+    /// let corpus = read_corpus(&path, &Default::default())?;
+    /// let mut out = RecordWriter::new(corpus.shards[0].format, Vec::new())?;
+    /// out.copy(&corpus.shards[0], 2, &Default::default())?;
+    /// assert!(out.copy(&corpus.shards[0], 2, &Default::default()).is_err()); // forward only
+    /// assert_eq!(out.finish()?, b"{\"text\": \"y\"}\n");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn copy(
         &mut self,
         shard: &Shard,
@@ -631,6 +648,15 @@ impl<W: Write + Send> RecordWriter<W> {
     /// # Errors
     ///
     /// [`Error::Format`] if the output cannot be ended.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{RecordFormat, RecordWriter};
+    /// let zstd = RecordWriter::new(RecordFormat::JsonlZstd, Vec::new())?.finish()?;
+    /// assert_eq!(zstd[..4], [0x28, 0xb5, 0x2f, 0xfd]); // an empty zstd frame
+    /// # Ok::<(), near_dup::corpus::Error>(())
+    /// ```
     pub fn finish(self) -> Result<W, Error> {
         match self.inner {
             Inner::Plain(w) => Ok(w),
