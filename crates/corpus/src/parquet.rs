@@ -28,6 +28,12 @@ use crate::{Document, Error};
 /// The largest row group read, in bytes of its columns as the footer gives them
 /// (uncompressed; of the columns read): a footer that claims more is refused before
 /// anything of the row group is read.
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(near_dup::corpus::MAX_ROW_GROUP_BYTES, 1 << 30); // 1 GiB
+/// ```
 pub const MAX_ROW_GROUP_BYTES: u64 = 1 << 30;
 
 /// Rows decoded at a time.
