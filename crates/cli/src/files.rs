@@ -420,6 +420,12 @@ impl Pending {
         &mut self.writer
     }
 
+    /// A second handle on the temporary file, for a writer of its own (the records
+    /// of a Parquet or zstd input); nothing else is written through [`writer`](Self::writer).
+    pub(crate) fn file(&self) -> io::Result<fs::File> {
+        self.writer.get_ref().try_clone()
+    }
+
     /// Flushes and syncs the temporary file; [`commit`](Ready::commit) renames it.
     pub(crate) fn finish(self) -> Result<Ready, CliError> {
         let Pending {

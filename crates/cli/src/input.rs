@@ -6,7 +6,7 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use ndd_pipeline::Corpus;
-use ndd_pipeline::corpus::{JsonlReader, ReadOptions, read_corpus_with_progress};
+use ndd_pipeline::corpus::{JsonlReader, ReadOptions, RecordFormat, read_corpus_with_progress};
 use ndd_pipeline::ndd_core::{self, file as core_file};
 
 use crate::error::CliError;
@@ -128,7 +128,13 @@ pub(crate) fn read(
     let input = match source {
         Source::Path(path) | Source::Bundled(path) => {
             let corpus = read_corpus_with_progress(path, options, progress)?;
-            let records = path.is_file().then(|| RecordFile::Path(path.clone()));
+            // Parquet and zstd records are copied by ndd-corpus's writer
+            // (`Writers::copy_shards`), plain and gzip JSONL lines from here.
+            let lines = corpus
+                .shards
+                .first()
+                .is_some_and(|s| matches!(s.format, RecordFormat::Jsonl | RecordFormat::JsonlGzip));
+            let records = (path.is_file() && lines).then(|| RecordFile::Path(path.clone()));
             Input { corpus, records }
         }
         Source::Stdin => {

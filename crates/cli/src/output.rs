@@ -9,6 +9,8 @@ use std::io::{self, Write};
 use clap::ValueEnum;
 use ndd_pipeline::outputs::{self, OutputKind, RowError};
 
+use ndd_pipeline::corpus::{RecordFormat, RecordWriter, Shard};
+
 use crate::error::CliError;
 use crate::files::{Output, Pending, Ready, Target};
 
@@ -50,6 +52,39 @@ fn row_kind(output: Output) -> Option<OutputKind> {
 pub(crate) struct Writers<'t> {
     files: Vec<(&'t Target, Pending)>,
     format: Format,
+    /// Records of a Parquet or zstd input, copied in their own format.
+    shards: Option<ShardCopy>,
+}
+
+/// Records copied by ndd-corpus's [`RecordWriter`]: where each document's record is,
+/// and a writer per `--keep-out` or `--annotate-out` target (by index in `files`).
+struct ShardCopy {
+    shards: Vec<Shard>,
+    lines: Vec<u64>,
+    /// Documents written so far, and the shard of the next one with how many of
+    /// its documents were written.
+    seen: usize,
+    shard: usize,
+    in_shard: usize,
+    writers: Vec<(usize, RecordWriter<io::BufWriter<std::fs::File>>)>,
+}
+
+impl ShardCopy {
+    /// The shard and line of the next document's record, advancing.
+    fn next(&mut self) -> Option<(usize, u64)> {
+        while self
+            .shards
+            .get(self.shard)
+            .is_some_and(|s| self.in_shard >= s.documents)
+        {
+            self.shard += 1;
+            self.in_shard = 0;
+        }
+        let line = self.lines.get(self.seen).copied()?;
+        self.seen += 1;
+        self.in_shard += 1;
+        Some((self.shard, line))
+    }
 }
 
 impl<'t> Writers<'t> {
@@ -69,7 +104,42 @@ impl<'t> Writers<'t> {
                 .map_err(|e| CliError::output(&t.path, e))?;
             files.push((t, pending));
         }
-        Ok(Writers { files, format })
+        Ok(Writers {
+            files,
+            format,
+            shards: None,
+        })
+    }
+
+    /// Copies `--keep-out` and `--annotate-out` records of a Parquet or zstd input
+    /// (a file or a folder of shards) with ndd-corpus's writer, in their format: a
+    /// Parquet file with every column of the input, zstd-compressed JSON Lines.
+    /// Nothing changes for other inputs. Documents are then given to
+    /// [`document`](Self::document) in corpus order.
+    pub(crate) fn copy_shards(&mut self, corpus: &ndd_pipeline::Corpus) -> Result<(), CliError> {
+        let Some(format) = corpus.shards.first().map(|s| s.format) else {
+            return Ok(());
+        };
+        if matches!(format, RecordFormat::Jsonl | RecordFormat::JsonlGzip) {
+            return Ok(());
+        }
+        let mut writers = Vec::new();
+        for (i, (t, p)) in self.files.iter().enumerate() {
+            if matches!(t.output, Output::Keep | Output::Annotate) {
+                let file = p.file().map_err(|e| CliError::output(&t.path, e))?;
+                let w = RecordWriter::new(format, io::BufWriter::with_capacity(1 << 16, file))?;
+                writers.push((i, w));
+            }
+        }
+        self.shards = Some(ShardCopy {
+            shards: corpus.shards.clone(),
+            lines: corpus.lines.clone(),
+            seen: 0,
+            shard: 0,
+            in_shard: 0,
+            writers,
+        });
+        Ok(())
     }
 
     /// Whether an output copies records (`--keep-out`, `--annotate-out`), so the
@@ -87,7 +157,21 @@ impl<'t> Writers<'t> {
     /// "text"}`), `--annotate-out`, `--drop-out` and `--clusters-out`.
     pub(crate) fn document(&mut self, d: &DocRow<'_>) -> Result<(), CliError> {
         let format = self.format.rows();
-        for (t, p) in &mut self.files {
+        let mut shards = self.shards.as_mut();
+        let at = shards.as_mut().and_then(|s| s.next());
+        for (i, (t, p)) in self.files.iter_mut().enumerate() {
+            // The one point where a Parquet or zstd record is copied.
+            if let (Some(s), Some((shard, line))) = (shards.as_mut(), at) {
+                if let Some((_, w)) = s.writers.iter_mut().find(|(k, _)| *k == i) {
+                    let fields = match (t.output, &d.annotation) {
+                        (Output::Keep, _) if d.kept => serde_json::Map::new(),
+                        (Output::Annotate, Some(a)) => outputs::annotation_fields(d, a),
+                        _ => continue,
+                    };
+                    w.copy(&s.shards[shard], line, &fields)?;
+                    continue;
+                }
+            }
             let Some(kind) = row_kind(t.output) else {
                 continue;
             };
@@ -161,6 +245,12 @@ impl<'t> Writers<'t> {
 
     /// Flushes and syncs every file; [`commit`] moves them into place.
     pub(crate) fn finish(self) -> Result<Vec<Ready>, CliError> {
+        for (i, w) in self.shards.into_iter().flat_map(|s| s.writers) {
+            let path = &self.files[i].0.path;
+            w.finish()?
+                .into_inner()
+                .map_err(|e| CliError::output(path, e.into_error()))?;
+        }
         self.files.into_iter().map(|(_, p)| p.finish()).collect()
     }
 }

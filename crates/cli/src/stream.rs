@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use ndd_pipeline::corpus::{Accepted, FolderReader, JsonlReader, ReadOptions};
+use ndd_pipeline::corpus::{Accepted, FolderReader, JsonlReader, ReadOptions, RecordFormat};
 use ndd_pipeline::{Document, Problem};
 
 use crate::error::CliError;
@@ -18,6 +18,21 @@ pub(crate) enum Reader {
 
 impl Reader {
     pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Self, CliError> {
+        // Parquet and zstd records are read and copied back by the in-memory engine.
+        let format = if path.is_dir() {
+            RecordFormat::of_folder(path, options)
+        } else {
+            RecordFormat::of_file(path)
+                .ok()
+                .filter(|f| matches!(f, RecordFormat::Parquet | RecordFormat::JsonlZstd))
+        };
+        if let Some(format) = format {
+            return Err(CliError::Usage(format!(
+                "{}: {format:?} input is read by the in-memory and saved-index engines only \
+                 (not with --bloom or --work-dir); convert it to JSON Lines for those",
+                path.display()
+            )));
+        }
         if path.is_dir() {
             let r = FolderReader::new(path, options)?;
             Ok(Reader::Folder(Box::new(

@@ -58,6 +58,16 @@ pub enum Error {
         /// Records read, none with the field.
         records: u64,
     },
+    /// A file is not of the format its first bytes claim, or cannot be read or
+    /// written as such: a damaged Parquet footer, a missing or mistyped Parquet
+    /// column, shards of one folder with different schemas.
+    #[error("{}: {message}", path.display())]
+    Format {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, naming the column or part.
+        message: String,
+    },
     /// The input held no usable document: every line or file was rejected (the
     /// problems say why), which is an error rather than an empty success.
     #[error("{source_name}: no usable document ({rejected} rejected; first problem: {first})")]

@@ -1,4 +1,4 @@
-//! [`JsonlReader`]: JSON Lines, one document per line, plain or gzip-compressed,
+//! [`JsonlReader`]: JSON Lines, one document per line, plain, gzip- or zstd-compressed,
 //! streamed with a bounded line buffer.
 
 use std::fs::File;
@@ -21,6 +21,9 @@ type LineDoc = (Document, bool, bool);
 
 /// The first two bytes of every gzip member (RFC 1952).
 pub(super) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// The first four bytes of every zstd frame (RFC 8878).
+pub(super) const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 
 /// The read buffer of [`JsonlReader::open`]: most lines lie whole in it and are
 /// decoded in place, without a copy.
@@ -253,6 +256,12 @@ impl<R: BufRead> JsonlReader<R> {
         doc
     }
 
+    /// The byte stream, decompressed, as far as it was read (the record copier reads
+    /// a file's lines with it).
+    pub(crate) fn into_inner(self) -> R {
+        self.reader
+    }
+
     /// The options this reader decodes with.
     ///
     /// # Example
@@ -337,8 +346,9 @@ impl<R: BufRead> JsonlReader<R> {
 }
 
 impl JsonlReader<Box<dyn BufRead + Send>> {
-    /// Opens a JSONL file, plain or gzip-compressed: gzip is recognized by its magic
-    /// bytes (`1f 8b`), whatever the file is named, and concatenated gzip members are
+    /// Opens a JSONL file, plain, gzip- or zstd-compressed: gzip is recognized by its
+    /// magic bytes (`1f 8b`), zstd by its own (`28 b5 2f fd`, feature `zstd`),
+    /// whatever the file is named, and concatenated gzip members or zstd frames are
     /// read as one stream. Problem locations name the file as `path` displays.
     ///
     /// A device (`/dev/zero`, a terminal, a disk) is refused: it is not a corpus, and
@@ -414,9 +424,9 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
                 count: Arc::clone(&count),
             },
         );
-        let is_gzip = loop {
+        let (is_gzip, is_zstd) = loop {
             match raw.fill_buf() {
-                Ok(b) => break b.starts_with(&GZIP_MAGIC),
+                Ok(b) => break (b.starts_with(&GZIP_MAGIC), b.starts_with(&ZSTD_MAGIC)),
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
@@ -426,6 +436,8 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
                 READ_BUFFER,
                 flate2::bufread::MultiGzDecoder::new(raw),
             ))
+        } else if is_zstd {
+            zstd_lines(raw)?
         } else {
             Box::new(raw)
         };
@@ -434,6 +446,27 @@ impl JsonlReader<Box<dyn BufRead + Send>> {
         r.source_count = Some(count);
         Ok(r)
     }
+}
+
+/// A zstd stream's decompressed bytes (concatenated frames read as one stream, as
+/// gzip members are). Memory is bounded as for gzip: lines by
+/// [`ReadOptions::max_document_bytes`], and the decoder's window by zstd's default
+/// limit (128 MiB); a frame asking for a larger window is a read error.
+#[cfg(feature = "zstd")]
+fn zstd_lines(raw: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send>> {
+    Ok(Box::new(BufReader::with_capacity(
+        READ_BUFFER,
+        zstd::stream::read::Decoder::with_buffer(raw)?,
+    )))
+}
+
+/// Without the `zstd` feature a zstd stream is refused by name.
+#[cfg(not(feature = "zstd"))]
+fn zstd_lines(_raw: impl BufRead + Send + 'static) -> io::Result<Box<dyn BufRead + Send>> {
+    Err(io::Error::new(
+        io::ErrorKind::Unsupported,
+        "is zstd-compressed, and ndd-corpus was built without its feature `zstd`",
+    ))
 }
 
 /// Refuses JSON Lines in UTF-16 (they start with its byte order mark): lines are

@@ -62,8 +62,11 @@ mod fingerprint;
 mod folder;
 mod jsonl;
 mod options;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod problems;
 mod record;
+mod shards;
 
 pub use accept::{Accepted, KEPT_PROBLEMS, ProblemSink};
 pub use document::{Document, OrderKey};
@@ -73,8 +76,11 @@ pub use fingerprint::{input_content_fingerprint, input_fingerprint};
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions, TextEncoding};
+#[cfg(feature = "parquet")]
+pub use parquet::{MAX_ROW_GROUP_BYTES, ParquetCopier, ParquetReader};
 pub use problems::{Problem, ProblemKind};
 pub use record::with_text;
+pub use shards::{RecordFormat, RecordWriter, Shard, ShardReader};
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.
 ///
@@ -105,6 +111,12 @@ pub struct Corpus {
     /// [`documents`](Self::documents): where its record is, to copy it unchanged into
     /// a deduplicated output. Empty for a folder (a document's id is its path).
     pub lines: Vec<u64>,
+    /// The files of records the documents came from, in reading order, with how many
+    /// documents each gave: the input file (JSON Lines or Parquet), or the shards of
+    /// a folder of shards ([`ShardReader`]); document `i` is in the shard that the
+    /// counts place it in, at line (or row) [`lines`](Self::lines)`[i]`. Empty for a
+    /// folder of text files and for standard input.
+    pub shards: Vec<Shard>,
     /// For a JSONL input, how many records had each field the options name (see
     /// [`FieldCounts::missing`] for the fields some records lack). `None` for a folder.
     pub fields: Option<FieldCounts>,
@@ -232,6 +244,23 @@ pub fn read_corpus_with_progress(
     let path = path.as_ref();
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
+        if let Some(format) = shards::shard_folder(path, options) {
+            let mut reader = ShardReader::new(path, format, options);
+            let mut corpus = collect(
+                &mut reader,
+                &path.display().to_string(),
+                options,
+                progress,
+                ShardReader::progress_bytes,
+                ShardReader::location,
+                |r| {
+                    r.accepted();
+                    r.last_record().map(|(_, line)| line)
+                },
+            )?;
+            corpus.shards = reader.into_shards();
+            return Ok(corpus);
+        }
         let mut reader = FolderReader::new(path, options)?;
         let mut corpus = collect(
             &mut reader,
@@ -246,7 +275,32 @@ pub fn read_corpus_with_progress(
         (corpus.stats.utf16_decoded, corpus.stats.legacy_decoded) = reader.decoded();
         Ok(corpus)
     } else {
-        read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)
+        let format = RecordFormat::of_file(path)?;
+        let mut corpus = match format {
+            #[cfg(feature = "parquet")]
+            RecordFormat::Parquet => {
+                let mut reader = ParquetReader::open(path, options)?;
+                collect(
+                    &mut reader,
+                    &path.display().to_string(),
+                    options,
+                    progress,
+                    |r| {
+                        let (read, total) = r.bytes();
+                        (read, Some(total))
+                    },
+                    ParquetReader::location,
+                    |r| Some(r.row()),
+                )?
+            }
+            _ => read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)?,
+        };
+        corpus.shards = vec![Shard {
+            path: path.to_path_buf(),
+            format,
+            documents: corpus.documents.len(),
+        }];
+        Ok(corpus)
     }
 }
 
@@ -329,7 +383,8 @@ fn collect<I>(
     mut progress: impl FnMut(Progress),
     bytes: impl Fn(&I) -> (u64, Option<u64>),
     location: impl Fn(&I) -> String,
-    line: impl Fn(&I) -> Option<u64>,
+    // The accepted document's line (and, for shards, the count of its shard).
+    line: impl Fn(&mut I) -> Option<u64>,
 ) -> Result<Corpus, Error>
 where
     I: Iterator<Item = Result<Document, Problem>>,
@@ -397,6 +452,7 @@ where
         problems,
         stats,
         lines,
+        shards: Vec::new(),
         fields: None,
     })
 }

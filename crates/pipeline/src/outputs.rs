@@ -285,11 +285,7 @@ pub fn write_document(
             let Some(a) = &d.annotation else {
                 return Ok(());
             };
-            let fields = serde_json::json!({
-                "ndd_group": a.group,
-                "ndd_kept": d.kept,
-                "ndd_reason": a.reason,
-            });
+            let fields = serde_json::Value::Object(annotation_fields(d, a));
             record(w, d, Some(fields))?;
         }
         OutputKind::Drop if !d.kept => {
@@ -415,6 +411,30 @@ fn with_fields(record: &[u8], fields: &serde_json::Value) -> Result<Vec<u8>, Str
     }
     joined.extend_from_slice(&record[end..]);
     Ok(joined)
+}
+
+/// What `--annotate-out` adds to the record of `d`, as JSON members in their order:
+/// `ndd_group`, `ndd_kept` and `ndd_reason` (the members [`write_document`] appends,
+/// and the columns a Parquet copy adds).
+///
+/// ```
+/// use near_dup::pipeline::outputs::{annotation_fields, Annotation, DocRow};
+///
+/// let a = Annotation { group: "a", reason: "near" };
+/// let fields = annotation_fields(&DocRow::new("b", "x", false), &a);
+/// let names: Vec<&str> = fields.keys().map(String::as_str).collect();
+/// assert_eq!(names, ["ndd_group", "ndd_kept", "ndd_reason"]);
+/// assert_eq!(fields["ndd_kept"], false);
+/// ```
+pub fn annotation_fields(
+    d: &DocRow<'_>,
+    a: &Annotation<'_>,
+) -> serde_json::Map<String, serde_json::Value> {
+    let mut fields = serde_json::Map::new();
+    fields.insert("ndd_group".into(), a.group.into());
+    fields.insert("ndd_kept".into(), d.kept.into());
+    fields.insert("ndd_reason".into(), a.reason.into());
+    fields
 }
 
 /// Writes `s` as a TSV field: backslash, tab, newline and carriage return escaped as

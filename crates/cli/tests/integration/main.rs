@@ -18,4 +18,5 @@ mod readme;
 mod reliability;
 mod report;
 mod substrings;
+mod shards;
 mod train;

@@ -3,3 +3,5 @@
 mod corpus;
 mod fingerprint;
 mod said;
+#[cfg(feature = "parquet")]
+mod shards;
