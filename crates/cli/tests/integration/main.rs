@@ -17,6 +17,6 @@ mod query;
 mod readme;
 mod reliability;
 mod report;
-mod substrings;
 mod shards;
+mod substrings;
 mod train;
