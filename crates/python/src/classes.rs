@@ -254,7 +254,7 @@ impl MinHash {
 }
 
 /// Python keys (any hashable) of an index, as the dense `u32` ids the Rust index holds.
-struct Keys {
+pub(crate) struct Keys {
     /// Key → id.
     ids: Py<PyDict>,
     /// Id → key (`None` once removed).
@@ -262,7 +262,7 @@ struct Keys {
 }
 
 impl Keys {
-    fn new(py: Python<'_>) -> Self {
+    pub(crate) fn new(py: Python<'_>) -> Self {
         Keys {
             ids: PyDict::new(py).unbind(),
             keys: Vec::new(),
@@ -270,7 +270,7 @@ impl Keys {
     }
 
     /// The id of `key`, if present.
-    fn get(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    pub(crate) fn get(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
         match self.ids.bind(key.py()).get_item(key)? {
             Some(id) => Ok(Some(id.extract::<u32>()?)),
             None => Ok(None),
@@ -278,19 +278,19 @@ impl Keys {
     }
 
     /// The id the next new key gets.
-    fn next_id(&self) -> PyResult<u32> {
+    pub(crate) fn next_id(&self) -> PyResult<u32> {
         u32::try_from(self.keys.len())
             .map_err(|_| PyValueError::new_err("the index holds 2^32 keys"))
     }
 
-    fn add(&mut self, key: &Bound<'_, PyAny>, id: u32) -> PyResult<()> {
+    pub(crate) fn add(&mut self, key: &Bound<'_, PyAny>, id: u32) -> PyResult<()> {
         self.ids.bind(key.py()).set_item(key, id)?;
         self.keys.push(Some(key.clone().unbind()));
         Ok(())
     }
 
     /// Forgets `key` and gives its id (`ValueError` when absent).
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+    pub(crate) fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         let Some(id) = self.get(key)? else {
             return Err(PyValueError::new_err("The given key does not exist"));
         };
@@ -301,18 +301,18 @@ impl Keys {
         Ok(id)
     }
 
-    fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    pub(crate) fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.ids.bind(key.py()).contains(key)
     }
 
-    fn key<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyAny>> {
+    pub(crate) fn key<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyAny>> {
         self.keys
             .get(id as usize)?
             .as_ref()
             .map(|k| k.bind(py).clone())
     }
 
-    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.keys.iter().flatten().map(|k| k.bind(py).clone()))
     }
 }

@@ -13,7 +13,9 @@
 //!   `ndd-minhash` over token bytes), `MinHashLSH` (`ndd-lsh`'s banded index),
 //!   `MinHashLSHForest` (`ndd-lsh`'s LSH Forest), `MinHashLSHEnsemble` (`ndd-lsh`'s
 //!   LSH Ensemble, containment search) and `WeightedMinHashGenerator` /
-//!   `WeightedMinHash` (`ndd-minhash`'s ICWS).
+//!   `WeightedMinHash` (`ndd-minhash`'s ICWS);
+//! * `SimHash` (`ndd-simhash`) and `SimHashIndex` (`ndd-index`'s Hamming index),
+//!   shaped like the `simhash` package's `Simhash` and `SimhashIndex`.
 //!
 //! Work runs with the GIL released and on rayon's pool as in Rust; errors become
 //! `ValueError` (bad parameters and inputs), `OSError` (files) or `near_dup.Error`
@@ -37,6 +39,7 @@ mod batch;
 mod classes;
 mod errors;
 mod input;
+mod simhash;
 mod stages;
 mod weighted;
 
@@ -65,5 +68,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classes::MinHashLshEnsemble>()?;
     m.add_class::<weighted::WeightedMinHashGenerator>()?;
     m.add_class::<weighted::WeightedMinHash>()?;
+    m.add_class::<simhash::SimHash>()?;
+    m.add_class::<simhash::SimHashIndex>()?;
     Ok(())
 }

@@ -16,6 +16,8 @@ __all__ = [
     "MinHashLSHEnsemble",
     "MinHashLSHForest",
     "Outcome",
+    "SimHash",
+    "SimHashIndex",
     "WeightedMinHash",
     "WeightedMinHashGenerator",
     "__version__",
@@ -292,3 +294,41 @@ class WeightedMinHashGenerator:
     def sample_size(self) -> int: ...
     @property
     def seed(self) -> int: ...
+
+_Token = Union[str, bytes]
+
+@final
+class SimHash:
+    """The simhash package's Simhash over ndd-simhash: the f-bit fingerprint of a text
+    (word 3-grams, as the ndd tool's simhash method), of a list of tokens or (token,
+    weight) pairs (XXH3-64 of each token's bytes), or an integer fingerprint itself.
+    f is a positive multiple of 64."""
+
+    def __new__(
+        cls, value: Union[str, int, Iterable[Union[_Token, Tuple[_Token, float]]]], f: int = 64
+    ) -> SimHash: ...
+    @property
+    def value(self) -> int: ...
+    @property
+    def f(self) -> int: ...
+    def distance(self, another: SimHash) -> int:
+        """The number of bits that differ."""
+
+@final
+class SimHashIndex:
+    """The simhash package's SimhashIndex over ndd-index's HammingIndex: 64-bit
+    fingerprints under keys; get_near_dups gives every key within k bits, nearest
+    first."""
+
+    def __new__(
+        cls, objs: Optional[Iterable[Tuple[Hashable, SimHash]]] = None, f: int = 64, k: int = 2
+    ) -> SimHashIndex: ...
+    def add(self, obj_id: Hashable, simhash: SimHash) -> None: ...
+    def delete(self, obj_id: Hashable, simhash: Optional[SimHash] = None) -> None: ...
+    def get_near_dups(self, simhash: SimHash) -> List[Any]: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def f(self) -> int: ...
+    def __contains__(self, obj_id: Hashable, /) -> bool: ...
+    def __len__(self) -> int: ...
