@@ -16,15 +16,22 @@ use crate::errors::core_error;
 /// What `__reduce__` returns: a callable and its arguments.
 pub(crate) type Reduce<'py, A> = (Bound<'py, PyAny>, A);
 
-/// The features of the datasketch-shaped `MinHash`: each value given to `update` is
-/// one feature, hashed by the specified token hash (XXH3-64 of its bytes, seed 0).
-fn feature_scheme() -> SchemeId {
+/// The features of the datasketch-shaped `MinHash` (and of `SimHash`'s tokens): each
+/// value given to `update` is one feature, hashed by the specified token hash (XXH3-64
+/// of its bytes, seed 0).
+pub(crate) fn feature_scheme() -> SchemeId {
     SchemeId::new("near_dup.python.token-bytes")
         .with_str("stable_hash64")
         .finish()
 }
 
 fn feature_of(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    token_hash(value, "MinHash.update takes")
+}
+
+/// The token hash of a `str` (its UTF-8 bytes) or bytes-like value; anything else is a
+/// `TypeError` whose message starts with `what`.
+pub(crate) fn token_hash(value: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
     if let Ok(s) = value.cast::<PyString>() {
         return Ok(ndd_core::hash::stable_hash64(s.to_cow()?.as_bytes(), 0));
     }
@@ -35,7 +42,7 @@ fn feature_of(value: &Bound<'_, PyAny>) -> PyResult<u64> {
         return Ok(ndd_core::hash::stable_hash64(&b, 0));
     }
     Err(PyTypeError::new_err(format!(
-        "MinHash.update takes bytes or str, got {}",
+        "{what} bytes or str, got {}",
         value.get_type().name()?
     )))
 }
@@ -762,14 +769,12 @@ impl MinHashLshEnsemble {
     }
 
     fn __repr__(slf: PyRef<'_, Self>) -> String {
+        let (threshold, num_part, m, weights) = (slf.threshold, slf.num_part, slf.m, slf.weights);
+        let base = slf.as_super();
+        let (num_perm, len) = (base.num_perm, base.searcher.len());
         format!(
-            "MinHashLSHEnsemble(threshold={}, num_perm={}, num_part={}, m={}, weights={:?}, len={})",
-            slf.threshold,
-            slf.as_super().num_perm,
-            slf.num_part,
-            slf.m,
-            slf.weights,
-            slf.as_super().searcher.len()
+            "MinHashLSHEnsemble(threshold={threshold}, num_perm={num_perm}, \
+             num_part={num_part}, m={m}, weights={weights:?}, len={len})"
         )
     }
 }

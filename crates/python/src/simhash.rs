@@ -4,32 +4,18 @@
 use ndd_core::{DocSketcher, SchemeId, Weighted};
 use ndd_index::{HammingIndex, HammingParams};
 use ndd_simhash::{SimHashSignature, SimHasher};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyInt, PyList, PyString, PyTuple};
 
-use crate::classes::Keys;
+use crate::classes::{Keys, feature_scheme, token_hash};
 use crate::errors::core_error;
 
-/// The features of a token list: XXH3-64 (seed 0) of each token's bytes, as
-/// `MinHash.update` hashes its values.
-fn token_scheme() -> SchemeId {
-    SchemeId::new("near_dup.python.token-bytes")
-        .with_str("stable_hash64")
-        .finish()
-}
-
 fn token_feature(token: &Bound<'_, PyAny>) -> PyResult<u64> {
-    if let Ok(s) = token.cast::<PyString>() {
-        return Ok(ndd_core::hash::stable_hash64(s.to_cow()?.as_bytes(), 0));
-    }
-    if let Ok(b) = token.cast::<PyBytes>() {
-        return Ok(ndd_core::hash::stable_hash64(b.as_bytes(), 0));
-    }
-    Err(PyTypeError::new_err(format!(
-        "SimHash features are str or bytes tokens or (token, weight) pairs, got {}",
-        token.get_type().name()?
-    )))
+    token_hash(
+        token,
+        "SimHash features are (token, weight) pairs or tokens, and tokens are",
+    )
 }
 
 /// A feature of a token list: a token (weight 1) or a `(token, weight)` pair.
@@ -53,28 +39,35 @@ fn weighted_feature(item: &Bound<'_, PyAny>) -> PyResult<Weighted> {
 /// fingerprint itself.
 #[pyclass(module = "near_dup")]
 pub(crate) struct SimHash {
-    /// Bit `64·i + j` is bit `j` of `words[i]`.
-    words: Vec<u64>,
-    bits: usize,
+    /// The bits, under one scheme whatever made them (a text, tokens or an integer):
+    /// fingerprints of the same length compare, as in the `simhash` package.
+    sig: SimHashSignature,
+}
+
+/// The scheme of every `SimHash`: only the length tells fingerprints apart.
+fn fingerprint_scheme() -> SchemeId {
+    SchemeId::new("near_dup.python.simhash").finish()
 }
 
 impl SimHash {
-    fn from_signature(sig: &SimHashSignature) -> Self {
-        SimHash {
-            words: sig.words().to_vec(),
-            bits: sig.bits(),
-        }
+    fn from_words(bits: usize, words: Vec<u64>) -> PyResult<Self> {
+        let sig =
+            SimHashSignature::from_words(fingerprint_scheme(), bits, words).map_err(core_error)?;
+        Ok(SimHash { sig })
+    }
+
+    fn from_signature(sig: &SimHashSignature) -> PyResult<Self> {
+        SimHash::from_words(sig.bits(), sig.words().to_vec())
     }
 
     /// The 64-bit fingerprint (`ValueError` for other lengths).
     fn as_u64(&self) -> PyResult<u64> {
-        match self.words.as_slice() {
-            [w] if self.bits == 64 => Ok(*w),
-            _ => Err(PyValueError::new_err(format!(
+        self.sig.as_u64().ok_or_else(|| {
+            PyValueError::new_err(format!(
                 "a SimHashIndex holds 64-bit fingerprints, got f={}",
-                self.bits
-            ))),
-        }
+                self.sig.bits()
+            ))
+        })
     }
 }
 
@@ -90,7 +83,7 @@ impl SimHash {
         }
         if let Ok(text) = value.cast::<PyString>() {
             let hasher = SimHasher::new(f).map_err(core_error)?;
-            return Ok(SimHash::from_signature(&hasher.sketch(&text.to_cow()?)));
+            return SimHash::from_signature(&hasher.sketch(&text.to_cow()?));
         }
         if let Ok(int) = value.cast::<PyInt>() {
             let mut rest = int.clone().into_any();
@@ -107,7 +100,7 @@ impl SimHash {
                     "the fingerprint does not fit in f={f} bits"
                 )));
             }
-            return Ok(SimHash { words, bits: f });
+            return SimHash::from_words(f, words);
         }
         let features = value
             .try_iter()?
@@ -115,17 +108,17 @@ impl SimHash {
             .collect::<PyResult<Vec<_>>>()?;
         let hasher = SimHasher::builder()
             .bits(f)
-            .build_for_features(token_scheme())
+            .build_for_features(feature_scheme())
             .map_err(core_error)?;
         let sig = hasher.sketch_weighted(&features).map_err(core_error)?;
-        Ok(SimHash::from_signature(&sig))
+        SimHash::from_signature(&sig)
     }
 
     /// The fingerprint as a non-negative integer of `f` bits.
     #[getter]
     fn value<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let mut v = 0u64.into_pyobject(py)?.into_any();
-        for &w in self.words.iter().rev() {
+        for &w in self.sig.words().iter().rev() {
             v = v.lshift(64)?.bitor(w)?;
         }
         Ok(v)
@@ -134,32 +127,18 @@ impl SimHash {
     /// The number of bits.
     #[getter]
     fn f(&self) -> usize {
-        self.bits
+        self.sig.bits()
     }
 
     /// The Hamming distance: the number of bits that differ (`ValueError` for
     /// fingerprints of different `f`).
     fn distance(&self, another: &SimHash) -> PyResult<u32> {
-        if self.bits != another.bits {
-            return Err(PyValueError::new_err(format!(
-                "cannot compare SimHash fingerprints of {} and {} bits",
-                self.bits, another.bits
-            )));
-        }
-        Ok(self
-            .words
-            .iter()
-            .zip(&another.words)
-            .map(|(a, b)| (a ^ b).count_ones())
-            .sum())
+        self.sig.hamming_distance(&another.sig).map_err(core_error)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         match other.cast::<SimHash>() {
-            Ok(o) => {
-                let o = o.borrow();
-                self.bits == o.bits && self.words == o.words
-            }
+            Ok(o) => self.sig == o.borrow().sig,
             Err(_) => false,
         }
     }
@@ -167,12 +146,16 @@ impl SimHash {
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
         let py = slf.py();
         let me = slf.borrow();
-        let args = (me.value(py)?, me.bits).into_pyobject(py)?;
+        let args = (me.value(py)?, me.sig.bits()).into_pyobject(py)?;
         PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!("SimHash({}, f={})", self.value(py)?, self.bits))
+        Ok(format!(
+            "SimHash({}, f={})",
+            self.value(py)?,
+            self.sig.bits()
+        ))
     }
 }
 
