@@ -1,8 +1,9 @@
-//! The datasketch-shaped classes: `MinHash` over `ndd-minhash`'s classic scheme and
-//! `MinHashLSH` over `ndd-lsh`'s banded index.
+//! The datasketch-shaped classes: `MinHash` over `ndd-minhash`'s classic scheme,
+//! `MinHashLSH` over `ndd-lsh`'s banded index, `MinHashLSHForest` over its LSH Forest
+//! and `MinHashLSHEnsemble` over its LSH Ensemble.
 
 use ndd_core::{FeatureSink, SchemeId, Signature, Sketcher};
-use ndd_lsh::{LshIndex, LshParams};
+use ndd_lsh::{EnsembleParams, LshEnsemble, LshIndex, LshParams};
 use ndd_minhash::{MinHashScheme, MinHashSignature, MinHashSketcher, MinHashState};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::PyClassInitializer;
@@ -15,15 +16,22 @@ use crate::errors::core_error;
 /// What `__reduce__` returns: a callable and its arguments.
 pub(crate) type Reduce<'py, A> = (Bound<'py, PyAny>, A);
 
-/// The features of the datasketch-shaped `MinHash`: each value given to `update` is
-/// one feature, hashed by the specified token hash (XXH3-64 of its bytes, seed 0).
-fn feature_scheme() -> SchemeId {
+/// The features of the datasketch-shaped `MinHash` (and of `SimHash`'s tokens): each
+/// value given to `update` is one feature, hashed by the specified token hash (XXH3-64
+/// of its bytes, seed 0).
+pub(crate) fn feature_scheme() -> SchemeId {
     SchemeId::new("near_dup.python.token-bytes")
         .with_str("stable_hash64")
         .finish()
 }
 
 fn feature_of(value: &Bound<'_, PyAny>) -> PyResult<u64> {
+    token_hash(value, "MinHash.update takes")
+}
+
+/// The token hash of a `str` (its UTF-8 bytes) or bytes-like value; anything else is a
+/// `TypeError` whose message starts with `what`.
+pub(crate) fn token_hash(value: &Bound<'_, PyAny>, what: &str) -> PyResult<u64> {
     if let Ok(s) = value.cast::<PyString>() {
         return Ok(ndd_core::hash::stable_hash64(s.to_cow()?.as_bytes(), 0));
     }
@@ -34,7 +42,7 @@ fn feature_of(value: &Bound<'_, PyAny>) -> PyResult<u64> {
         return Ok(ndd_core::hash::stable_hash64(&b, 0));
     }
     Err(PyTypeError::new_err(format!(
-        "MinHash.update takes bytes or str, got {}",
+        "{what} bytes or str, got {}",
         value.get_type().name()?
     )))
 }
@@ -253,7 +261,7 @@ impl MinHash {
 }
 
 /// Python keys (any hashable) of an index, as the dense `u32` ids the Rust index holds.
-struct Keys {
+pub(crate) struct Keys {
     /// Key → id.
     ids: Py<PyDict>,
     /// Id → key (`None` once removed).
@@ -261,7 +269,7 @@ struct Keys {
 }
 
 impl Keys {
-    fn new(py: Python<'_>) -> Self {
+    pub(crate) fn new(py: Python<'_>) -> Self {
         Keys {
             ids: PyDict::new(py).unbind(),
             keys: Vec::new(),
@@ -269,7 +277,7 @@ impl Keys {
     }
 
     /// The id of `key`, if present.
-    fn get(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
+    pub(crate) fn get(&self, key: &Bound<'_, PyAny>) -> PyResult<Option<u32>> {
         match self.ids.bind(key.py()).get_item(key)? {
             Some(id) => Ok(Some(id.extract::<u32>()?)),
             None => Ok(None),
@@ -277,19 +285,19 @@ impl Keys {
     }
 
     /// The id the next new key gets.
-    fn next_id(&self) -> PyResult<u32> {
+    pub(crate) fn next_id(&self) -> PyResult<u32> {
         u32::try_from(self.keys.len())
             .map_err(|_| PyValueError::new_err("the index holds 2^32 keys"))
     }
 
-    fn add(&mut self, key: &Bound<'_, PyAny>, id: u32) -> PyResult<()> {
+    pub(crate) fn add(&mut self, key: &Bound<'_, PyAny>, id: u32) -> PyResult<()> {
         self.ids.bind(key.py()).set_item(key, id)?;
         self.keys.push(Some(key.clone().unbind()));
         Ok(())
     }
 
     /// Forgets `key` and gives its id (`ValueError` when absent).
-    fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+    pub(crate) fn remove(&mut self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         let Some(id) = self.get(key)? else {
             return Err(PyValueError::new_err("The given key does not exist"));
         };
@@ -300,18 +308,18 @@ impl Keys {
         Ok(id)
     }
 
-    fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+    pub(crate) fn contains(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
         self.ids.bind(key.py()).contains(key)
     }
 
-    fn key<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyAny>> {
+    pub(crate) fn key<'py>(&self, py: Python<'py>, id: u32) -> Option<Bound<'py, PyAny>> {
         self.keys
             .get(id as usize)?
             .as_ref()
             .map(|k| k.bind(py).clone())
     }
 
-    fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    pub(crate) fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.keys.iter().flatten().map(|k| k.bind(py).clone()))
     }
 }
@@ -330,32 +338,49 @@ fn check_num_perm(num_perm: usize, minhash: &MinHash) -> PyResult<()> {
 enum Searcher {
     Bands(LshIndex<u32, MinHashSignature>),
     Forest(ndd_lsh::LshForest<u32>),
+    Ensemble(LshEnsemble<u32>),
 }
 
 impl Searcher {
-    fn insert(&mut self, id: u32, sig: &MinHashSignature) -> Result<(), ndd_core::Error> {
+    /// Indexes `sig` under `id`; `size` (the set's number of distinct values) is the
+    /// ensemble's partition key, unused by the others.
+    fn insert(
+        &mut self,
+        id: u32,
+        sig: &MinHashSignature,
+        size: u64,
+    ) -> Result<(), ndd_core::Error> {
         match self {
             Searcher::Bands(i) => i.insert(id, sig),
             Searcher::Forest(f) => f.insert(id, sig),
+            Searcher::Ensemble(e) => e.insert(id, sig, size),
         }
     }
 
     fn remove(&mut self, id: u32) {
         match self {
-            Searcher::Bands(i) => i.remove(&id),
-            Searcher::Forest(f) => f.remove(&id),
-        };
+            Searcher::Bands(i) => {
+                i.remove(&id);
+            }
+            Searcher::Forest(f) => {
+                f.remove(&id);
+            }
+            Searcher::Ensemble(e) => {
+                e.remove(&id);
+            }
+        }
     }
 
     fn len(&self) -> usize {
         match self {
             Searcher::Bands(i) => i.len(),
             Searcher::Forest(f) => f.len(),
+            Searcher::Ensemble(e) => e.len(),
         }
     }
 }
 
-/// What `MinHashLSH` and `MinHashLSHForest` share (`near_dup._KeyedIndex`): MinHash
+/// What `MinHashLSH`, `MinHashLSHForest` and `MinHashLSHEnsemble` share (`near_dup._KeyedIndex`): MinHash
 /// sketches of `num_perm` values under Python keys.
 #[pyclass(module = "near_dup", name = "_KeyedIndex", subclass)]
 pub(crate) struct KeyedIndex {
@@ -376,6 +401,17 @@ impl KeyedIndex {
     /// Indexes `minhash` under `key`: a key already present is refused, or replaced
     /// when `replace`.
     fn insert(&mut self, key: &Bound<'_, PyAny>, minhash: &MinHash, replace: bool) -> PyResult<()> {
+        self.insert_sized(key, minhash, 1, replace)
+    }
+
+    /// [`insert`](Self::insert) with the set's size (the ensemble's partition key).
+    fn insert_sized(
+        &mut self,
+        key: &Bound<'_, PyAny>,
+        minhash: &MinHash,
+        size: u64,
+        replace: bool,
+    ) -> PyResult<()> {
         check_num_perm(self.num_perm, minhash)?;
         let existing = self.keys.get(key)?;
         if existing.is_some() && !replace {
@@ -386,7 +422,7 @@ impl KeyedIndex {
             None => self.keys.next_id()?,
         };
         self.searcher
-            .insert(id, &minhash.signature())
+            .insert(id, &minhash.signature(), size)
             .map_err(core_error)?;
         if existing.is_none() {
             self.keys.add(key, id)?;
@@ -579,5 +615,166 @@ impl MinHashLshForest {
         };
         let found = forest.query(&minhash.signature(), k).map_err(core_error)?;
         base.keys_of(slf.py(), found.into_iter().map(|(id, _)| id))
+    }
+}
+
+/// A set size given from Python: a positive integer (`ValueError` otherwise, not the
+/// `OverflowError` of a negative `u64`).
+fn set_size(size: &Bound<'_, PyAny>) -> PyResult<u64> {
+    let n: i128 = size.extract()?;
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or_else(|| PyValueError::new_err(format!("Set size must be positive, got {n}")))
+}
+
+/// datasketch's `MinHashLSHEnsemble` over `ndd-lsh`'s `LshEnsemble`: containment
+/// search, the indexed sets `X` with `|Q ∩ X| / |Q| ≥ threshold` for a query set `Q`
+/// (candidates, unverified). Partitions are fixed geometric size classes (two per
+/// doubling) rather than datasketch's `num_part` equi-depth ones computed once, so
+/// `index` may be called again and keys removed; `num_part` is checked and kept for
+/// datasketch programs.
+#[pyclass(module = "near_dup", name = "MinHashLSHEnsemble", extends = KeyedIndex)]
+pub(crate) struct MinHashLshEnsemble {
+    threshold: f64,
+    num_part: usize,
+    m: usize,
+    weights: (f64, f64),
+}
+
+#[pymethods]
+impl MinHashLshEnsemble {
+    #[new]
+    #[pyo3(signature = (threshold=0.9, num_perm=128, num_part=16, m=8, weights=(0.5, 0.5)))]
+    fn new(
+        py: Python<'_>,
+        threshold: f64,
+        num_perm: usize,
+        num_part: usize,
+        m: usize,
+        weights: (f64, f64),
+    ) -> PyResult<PyClassInitializer<Self>> {
+        if num_part == 0 {
+            return Err(PyValueError::new_err("num_part must be at least 1"));
+        }
+        let params = EnsembleParams::new(threshold, num_perm)
+            .and_then(|p| p.with_max_rows(m))
+            .and_then(|p| p.with_weights(weights.0, weights.1))
+            .map_err(core_error)?;
+        let ensemble = Searcher::Ensemble(LshEnsemble::new(params));
+        Ok(
+            PyClassInitializer::from(KeyedIndex::new(py, ensemble, num_perm)).add_subclass(
+                MinHashLshEnsemble {
+                    threshold,
+                    num_part,
+                    m,
+                    weights,
+                },
+            ),
+        )
+    }
+
+    /// Indexes `(key, minhash, size)` entries, `size` the number of distinct values of
+    /// the set. All entries are checked before any is indexed: an empty `entries`, a
+    /// size below 1, a key already present or repeated, or a sketch of another
+    /// `num_perm` or seed raise `ValueError` and leave the index unchanged.
+    fn index(mut slf: PyRefMut<'_, Self>, entries: &Bound<'_, PyAny>) -> PyResult<()> {
+        let py = slf.py();
+        let base = slf.as_super();
+        let seen = PyDict::new(py);
+        let mut checked = Vec::new();
+        let mut scheme = match &base.searcher {
+            Searcher::Ensemble(e) => e.scheme(),
+            _ => None,
+        };
+        for entry in entries.try_iter()? {
+            let (key, minhash, size): (Bound<'_, PyAny>, PyRef<'_, MinHash>, Bound<'_, PyAny>) =
+                entry?.extract()?;
+            let size = set_size(&size)?;
+            check_num_perm(base.num_perm, &minhash)?;
+            if base.keys.contains(&key)? || seen.contains(&key)? {
+                return Err(PyValueError::new_err(format!(
+                    "The given key already exists: {}",
+                    key.repr()?
+                )));
+            }
+            seen.set_item(&key, true)?;
+            let sig = minhash.signature();
+            let theirs = sig.scheme();
+            if *scheme.get_or_insert(theirs) != theirs {
+                return Err(PyValueError::new_err(
+                    "the MinHash objects have different seeds from each other or the index",
+                ));
+            }
+            checked.push((key, sig, size));
+        }
+        if checked.is_empty() {
+            return Err(PyValueError::new_err("entries is empty"));
+        }
+        for (key, sig, size) in checked {
+            let id = base.keys.next_id()?;
+            base.searcher.insert(id, &sig, size).map_err(core_error)?;
+            base.keys.add(&key, id)?;
+        }
+        Ok(())
+    }
+
+    /// The keys whose sets may contain at least `threshold` of the query set (its
+    /// MinHash and its number of distinct values): candidates, unverified.
+    fn query<'py>(
+        slf: PyRef<'py, Self>,
+        minhash: &MinHash,
+        size: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let size = set_size(size)?;
+        let base = slf.as_super();
+        check_num_perm(base.num_perm, minhash)?;
+        let Searcher::Ensemble(ensemble) = &base.searcher else {
+            return Err(crate::Error::new_err(
+                "a MinHashLSHEnsemble holds an ensemble",
+            ));
+        };
+        let found = ensemble
+            .query(&minhash.signature(), size)
+            .map_err(core_error)?;
+        base.keys_of(slf.py(), found)
+    }
+
+    /// The containment threshold.
+    #[getter]
+    fn threshold(&self) -> f64 {
+        self.threshold
+    }
+
+    /// The number of hash values of the indexed sketches (datasketch's `h`).
+    #[getter]
+    fn h(slf: PyRef<'_, Self>) -> usize {
+        slf.as_super().num_perm
+    }
+
+    /// The longest band (datasketch's memory factor `m`).
+    #[getter]
+    fn m(&self) -> usize {
+        self.m
+    }
+
+    /// The number of occupied size partitions (at most `num_part` in datasketch; here
+    /// as many as the sizes need, two per doubling).
+    #[getter]
+    fn partitions(slf: PyRef<'_, Self>) -> usize {
+        match &slf.as_super().searcher {
+            Searcher::Ensemble(e) => e.partitions(),
+            _ => 0,
+        }
+    }
+
+    fn __repr__(slf: PyRef<'_, Self>) -> String {
+        let (threshold, num_part, m, weights) = (slf.threshold, slf.num_part, slf.m, slf.weights);
+        let base = slf.as_super();
+        let (num_perm, len) = (base.num_perm, base.searcher.len());
+        format!(
+            "MinHashLSHEnsemble(threshold={threshold}, num_perm={num_perm}, \
+             num_part={num_part}, m={m}, weights={weights:?}, len={len})"
+        )
     }
 }

@@ -10,8 +10,12 @@
 //! * the stages as plain values for a distributed job: `exact_digests`, `band_keys`,
 //!   `verify`;
 //! * datasketch-shaped classes: `MinHash` (classic `k`-hash MinHash of
-//!   `ndd-minhash` over token bytes), `MinHashLSH` (`ndd-lsh`'s banded index) and
-//!   `MinHashLSHForest` (`ndd-lsh`'s LSH Forest).
+//!   `ndd-minhash` over token bytes), `MinHashLSH` (`ndd-lsh`'s banded index),
+//!   `MinHashLSHForest` (`ndd-lsh`'s LSH Forest), `MinHashLSHEnsemble` (`ndd-lsh`'s
+//!   LSH Ensemble, containment search) and `WeightedMinHashGenerator` /
+//!   `WeightedMinHash` (`ndd-minhash`'s ICWS);
+//! * `SimHash` (`ndd-simhash`) and `SimHashIndex` (`ndd-index`'s Hamming index),
+//!   shaped like the `simhash` package's `Simhash` and `SimhashIndex`.
 //!
 //! Work runs with the GIL released and on rayon's pool as in Rust; errors become
 //! `ValueError` (bad parameters and inputs), `OSError` (files) or `near_dup.Error`
@@ -35,7 +39,9 @@ mod batch;
 mod classes;
 mod errors;
 mod input;
+mod simhash;
 mod stages;
+mod weighted;
 
 use pyo3::prelude::*;
 
@@ -59,5 +65,10 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classes::KeyedIndex>()?;
     m.add_class::<classes::MinHashLsh>()?;
     m.add_class::<classes::MinHashLshForest>()?;
+    m.add_class::<classes::MinHashLshEnsemble>()?;
+    m.add_class::<weighted::WeightedMinHashGenerator>()?;
+    m.add_class::<weighted::WeightedMinHash>()?;
+    m.add_class::<simhash::SimHash>()?;
+    m.add_class::<simhash::SimHashIndex>()?;
     Ok(())
 }

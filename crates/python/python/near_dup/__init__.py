@@ -2,9 +2,10 @@
 
 Batch entry points over the Rust pipeline (``sketch``, ``dedup``, ``DedupIndex``,
 ``explain``), the stages as plain values for a distributed job (``exact_digests``,
-``band_keys``, ``verify``) and datasketch-shaped classes (``MinHash``, ``MinHashLSH``,
-``MinHashLSHForest``). See the package README for where values and behaviour differ
-from datasketch's. Everything public is the Rust extension's (``near_dup._native``).
+``band_keys``, ``verify``), datasketch-shaped classes (``MinHash``, ``MinHashLSH``,
+``MinHashLSHForest``, ``MinHashLSHEnsemble``, ``WeightedMinHashGenerator``,
+``WeightedMinHash``) and ``SimHash`` / ``SimHashIndex`` shaped like the ``simhash``
+package. See the package README for where values and behaviour differ from theirs. Everything public is the Rust extension's (``near_dup._native``).
 """
 
 from . import _native

@@ -13,8 +13,13 @@ __all__ = [
     "Error",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHEnsemble",
     "MinHashLSHForest",
     "Outcome",
+    "SimHash",
+    "SimHashIndex",
+    "WeightedMinHash",
+    "WeightedMinHashGenerator",
     "__version__",
     "band_keys",
     "dedup",
@@ -178,7 +183,8 @@ class MinHash:
 
 @disjoint_base
 class _KeyedIndex:
-    """What MinHashLSH and MinHashLSHForest share: MinHash sketches under keys."""
+    """What MinHashLSH, MinHashLSHForest and MinHashLSHEnsemble share: MinHash
+    sketches under keys."""
 
     def remove(self, key: Hashable) -> None:
         """Removes `key`; a key not present raises ValueError."""
@@ -218,3 +224,111 @@ class MinHashLSHForest(_KeyedIndex):
     def add(self, key: Hashable, minhash: MinHash) -> None: ...
     def index(self) -> None: ...
     def query(self, minhash: MinHash, k: int) -> List[Any]: ...
+
+@final
+class MinHashLSHEnsemble(_KeyedIndex):
+    """datasketch's MinHashLSHEnsemble over ndd-lsh's LshEnsemble: containment search,
+    the keys of indexed sets X with |Q ∩ X| / |Q| >= threshold for a query set Q
+    (candidates, unverified). Partitions are fixed size classes (two per doubling of
+    the set size) instead of datasketch's num_part equi-depth ones, so index() may be
+    called again and keys removed; num_part is checked and kept for datasketch
+    programs. threshold lies strictly between 0 and 1."""
+
+    def __new__(
+        cls,
+        threshold: float = 0.9,
+        num_perm: int = 128,
+        num_part: int = 16,
+        m: int = 8,
+        weights: Tuple[float, float] = (0.5, 0.5),
+    ) -> MinHashLSHEnsemble: ...
+    def index(self, entries: Iterable[Tuple[Hashable, MinHash, int]]) -> None:
+        """Indexes (key, minhash, size) entries, size the set's number of distinct
+        values; bad entries raise ValueError and leave the index unchanged."""
+    def query(self, minhash: MinHash, size: int) -> List[Any]:
+        """The keys whose sets may contain `threshold` of the query set."""
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def h(self) -> int:
+        """num_perm, datasketch's h."""
+    @property
+    def m(self) -> int:
+        """The longest band, datasketch's memory factor m."""
+    @property
+    def partitions(self) -> int:
+        """The number of occupied size partitions."""
+
+@final
+class WeightedMinHash:
+    """datasketch's WeightedMinHash: sample_size consistent weighted samples (ICWS) of
+    a vector; digest() holds one uint64 hash of datasketch's (k, t) pair each."""
+
+    def __new__(cls, seed: int, hashvalues: npt.NDArray[np.uint64]) -> WeightedMinHash: ...
+    def jaccard(self, other: WeightedMinHash) -> float:
+        """The estimated weighted Jaccard similarity sum(min) / sum(max)."""
+    def digest(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def hashvalues(self) -> npt.NDArray[np.uint64]: ...
+    @property
+    def seed(self) -> int: ...
+    def copy(self) -> WeightedMinHash: ...
+    def __len__(self) -> int: ...
+
+@final
+class WeightedMinHashGenerator:
+    """datasketch's WeightedMinHashGenerator over ndd-minhash's IcwsMinHasher (Ioffe's
+    ICWS with its own random numbers: samples differ from datasketch's, estimates
+    agree in distribution)."""
+
+    def __new__(cls, dim: int, sample_size: int = 128, seed: int = 1) -> WeightedMinHashGenerator: ...
+    def minhash(self, v: Union[npt.ArrayLike, Iterable[float]]) -> WeightedMinHash:
+        """The sketch of `dim` non-negative finite weights; a wrong length, a negative,
+        NaN or infinite weight or an all-zero vector raise ValueError."""
+    def minhash_many(self, X: Any) -> List[Optional[WeightedMinHash]]:
+        """The sketch of each row of a 2-D array or scipy sparse matrix, None for an
+        all-zero row."""
+    @property
+    def dim(self) -> int: ...
+    @property
+    def sample_size(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+
+_Token = Union[str, bytes]
+
+@final
+class SimHash:
+    """The simhash package's Simhash over ndd-simhash: the f-bit fingerprint of a text
+    (word 3-grams, as the ndd tool's simhash method), of a list of tokens or (token,
+    weight) pairs (XXH3-64 of each token's bytes), or an integer fingerprint itself.
+    f is a positive multiple of 64."""
+
+    def __new__(
+        cls, value: Union[str, int, Iterable[Union[_Token, Tuple[_Token, float]]]], f: int = 64
+    ) -> SimHash: ...
+    @property
+    def value(self) -> int: ...
+    @property
+    def f(self) -> int: ...
+    def distance(self, another: SimHash) -> int:
+        """The number of bits that differ."""
+
+@final
+class SimHashIndex:
+    """The simhash package's SimhashIndex over ndd-index's HammingIndex: 64-bit
+    fingerprints under keys; get_near_dups gives every key within k bits, nearest
+    first."""
+
+    def __new__(
+        cls, objs: Optional[Iterable[Tuple[Hashable, SimHash]]] = None, f: int = 64, k: int = 2
+    ) -> SimHashIndex: ...
+    def add(self, obj_id: Hashable, simhash: SimHash) -> None: ...
+    def delete(self, obj_id: Hashable, simhash: Optional[SimHash] = None) -> None: ...
+    def get_near_dups(self, simhash: SimHash) -> List[Any]: ...
+    @property
+    def k(self) -> int: ...
+    @property
+    def f(self) -> int: ...
+    def __contains__(self, obj_id: Hashable, /) -> bool: ...
+    def __len__(self) -> int: ...
