@@ -59,7 +59,7 @@ N=(--docs "$DOCS" --mb "$MB")
 
 # --- the main job, alternated: ndd, gaoya crate, ndd simhash, gaoya wheel's simhash index
 for _ in $(seq "$RUNS"); do
-  measure 1 "" $PY ndd_peer.py --peer ndd-dedup "${N[@]}" -- "$NDD" dedup --quiet --input "$CORPUS" --top 1
+  measure 1 "" $PY ndd_peer.py --peer ndd-dedup "${N[@]}" -- "$NDD" dedup --input "$CORPUS" --top 1
   measure 1 "" $RP/peers gaoya-lsh "$CORPUS"
   measure 1 "" $PY ndd_peer.py --peer ndd-dedup-simhash "${N[@]}" -- \
     "$NDD" dedup --quiet --method simhash --max-hamming 3 --input "$CORPUS" --top 1

@@ -27,7 +27,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "browser_tests: the bundled corpus"
-"$ndd" dedup --quiet --input data/debian-copyright.jsonl --report-out "$work/corpus.html" > "$work/corpus.txt"
+"$ndd" dedup --input data/debian-copyright.jsonl --report-out "$work/corpus.html" > "$work/corpus.txt"
 node tests/browser/check.mjs corpus "$work/corpus.html" "$work/corpus.txt" data/debian-copyright.jsonl
 
 echo "browser_tests: $groups synthetic groups"
@@ -42,7 +42,7 @@ for g in range(int(sys.argv[1])):
         text = " ".join(words + ([f"extra{m}"] if m else []))
         print(json.dumps({"id": f"doc-{g}-{m}", "text": text}))
 PY
-"$ndd" dedup --quiet --input "$work/groups.jsonl" --report-out "$work/groups.html" > "$work/groups.txt"
+"$ndd" dedup --input "$work/groups.jsonl" --report-out "$work/groups.html" > "$work/groups.txt"
 echo "browser_tests: $(du -h "$work/groups.html" | cut -f1) page, $(grep -E '^pairs:' "$work/groups.txt")"
 node tests/browser/check.mjs paging "$work/groups.html" "$groups"
 

@@ -64,12 +64,12 @@ if a.method == "minhash":
     subprocess.run(["cargo", "build", "--release", "--locked", "--manifest-path",
                     os.path.join(a.peers, "Cargo.toml")], check=True, env=env)
     peer_cmd = [os.path.join(peers_target, "release", "peers"), "gaoya-lsh", a.corpus]
-    ours_cmd = [dedup, "dedup", "--quiet", "--input", a.corpus, "--top", "1", *a.dedup_args.split()]
+    ours_cmd = [dedup, "dedup", "--input", a.corpus, "--top", "1", *a.dedup_args.split()]
     peer_name = "gaoya MinHasher32 + MinHashIndex (sketch + insert + query)"
 else:
     script = os.path.join(os.path.dirname(os.path.abspath(a.peers)), "py_simhash.py")
     peer_cmd = [a.python, script, "--mode", "gaoya-index", "--corpus", a.corpus]
-    ours_cmd = [dedup, "dedup", "--quiet", "--method", "simhash", "--max-hamming", "3", "--input", a.corpus,
+    ours_cmd = [dedup, "dedup", "--method", "simhash", "--max-hamming", "3", "--input", a.corpus,
                 "--top", "1", *a.dedup_args.split()]
     peer_name = "gaoya SimHashStringIndex (par_bulk_insert_docs + par_bulk_query)"
 

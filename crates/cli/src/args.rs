@@ -104,7 +104,7 @@ pub(crate) struct DedupArgs {
     /// Streams: flag-only deduplication with Bloom filters.
     #[command(flatten)]
     pub(crate) bloom: BloomArgs,
-    /// No progress bars (they are off anyway when stderr is not a terminal).
+    /// No progress bars and no summary (warnings and errors still go to stderr)
     #[arg(long, short)]
     pub(crate) quiet: bool,
     /// How many of the largest groups the summary shows.
@@ -336,7 +336,7 @@ pub(crate) struct ReportArgs {
     /// Where the page goes (replaced atomically)
     #[arg(long, short, value_name = "FILE")]
     pub(crate) out: PathBuf,
-    /// No progress bars
+    /// No progress bars and no summary (warnings and errors still go to stderr)
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }
@@ -388,7 +388,7 @@ pub(crate) struct TrainArgs {
     /// What to do with a bad line: skip it with a warning, or stop with an error
     #[arg(long, value_enum, default_value_t = OnError::Skip, value_name = "MODE")]
     pub(crate) on_error: OnError,
-    /// No progress spinner on stderr (it is off anyway when stderr is not a terminal)
+    /// No progress spinner and no summary (warnings and errors still go to stderr)
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }
@@ -475,7 +475,7 @@ pub(crate) struct QueryArgs {
     /// fewer candidates and misses most sources of short queries at 0.9
     #[arg(long, value_name = "W", value_parser = parse_weight, conflicts_with = "top_k", help_heading = "LSH Ensemble (--containment)")]
     pub(crate) fn_weight: Option<f64>,
-    /// No summary on stderr
+    /// No summary on stderr (warnings and errors still go there)
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }
@@ -799,7 +799,7 @@ pub(crate) struct SubstringsArgs {
     /// How many of the spans cut most often the summary and --report-out list
     #[arg(long, default_value_t = 5, value_name = "N", help_heading = "Output")]
     pub(crate) top: usize,
-    /// No progress bars (they are off anyway when stderr is not a terminal).
+    /// No progress bars and no summary (warnings and errors still go to stderr)
     #[arg(long, short, help_heading = "Output")]
     pub(crate) quiet: bool,
 }
@@ -903,7 +903,7 @@ pub(crate) struct LinesArgs {
     /// (powers of 1024), at least 1M [default: 1G]
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "work_dir", help_heading = "Corpora larger than memory")]
     pub(crate) memory_budget: Option<u64>,
-    /// No progress bars (they are off anyway when stderr is not a terminal).
+    /// No progress bars and no summary (warnings and errors still go to stderr)
     #[arg(long, short)]
     pub(crate) quiet: bool,
 }

@@ -16,7 +16,7 @@ use crate::output::{self, DocRow, Writers};
 use crate::progress::Bars;
 use crate::skipped::{self, Skipped};
 use crate::stream::Reader;
-use crate::summary::{Facts, Fates, Time};
+use crate::summary::{self, Facts, Fates, Time};
 use crate::{settings, stream};
 
 /// The largest filter file loaded: the filters' bit bound (`MAX_BLOOM_BITS` bits,
@@ -266,7 +266,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
-    files::print_summary(&facts.render());
+    summary::print(&facts.render(), a.quiet);
     Ok(())
 }
 

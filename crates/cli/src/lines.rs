@@ -116,7 +116,7 @@ pub(crate) fn run(a: &LinesArgs) -> Result<(), CliError> {
     if !kinds.is_empty() {
         text += &format!("skipped:     {kinds}\n");
     }
-    files::print_summary(&text);
+    crate::summary::print(&text, a.quiet);
     Ok(())
 }
 

@@ -290,7 +290,7 @@ fn run_with(
         },
         ..facts
     };
-    files::print_summary(&facts.render());
+    summary::print(&facts.render(), a.quiet);
     Ok(())
 }
 

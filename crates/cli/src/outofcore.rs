@@ -142,7 +142,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         skipped: skipped::lock(&skipped).kinds(),
         ..Facts::default()
     };
-    files::print_summary(&facts.render());
+    summary::print(&facts.render(), a.quiet);
     Ok(())
 }
 

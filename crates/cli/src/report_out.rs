@@ -115,6 +115,10 @@ pub(crate) fn run(a: &ReportArgs) -> Result<(), CliError> {
         .write_all(page.html.as_bytes())
         .map_err(|e| CliError::output(&target.path, e))?;
     pending.finish()?.commit()?;
+    if a.quiet {
+        // `-q`: no summary, as every subcommand (`summary::print`).
+        return Ok(());
+    }
     println!("input:       {}", source.name());
     println!("documents:   {} read", docs.len());
     println!(

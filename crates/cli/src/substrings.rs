@@ -135,7 +135,7 @@ pub(crate) fn run(a: &SubstringsArgs) -> Result<(), CliError> {
         ("search", search_time),
         ("total", started.elapsed()),
     ];
-    files::print_summary(&figures.render(&top, &times));
+    crate::summary::print(&figures.render(&top, &times), a.quiet);
     Ok(())
 }
 

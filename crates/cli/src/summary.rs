@@ -5,7 +5,16 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::files::Target;
+use crate::files::{self, Target};
+
+/// Prints a run's summary where [`files::print_summary`] puts it, or nothing under
+/// `--quiet`. `-q` means the same to every subcommand that has it: no progress bars
+/// and no summary; warnings and errors still go to standard error.
+pub(crate) fn print(summary: &str, quiet: bool) {
+    if !quiet {
+        files::print_summary(summary);
+    }
+}
 
 /// What a run did, as the summary reports it.
 #[derive(Default)]

@@ -121,6 +121,10 @@ pub(crate) fn run(a: &TrainArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::output(&targets[0].path, e))?;
     pending.finish()?.commit()?;
 
+    if a.quiet {
+        // `-q`: no summary, as every subcommand (`summary::print`).
+        return Ok(());
+    }
     println!("input:       {}", source.name());
     println!(
         "documents:   {} read, {} labeled, {} clusters",

@@ -242,7 +242,7 @@ impl<E> fmt::Debug for IMatcher<E> {
 /// [`TrySketcher`] (`State` = [`IMatchState`], `Error` = [`Rejection`]) and takes its
 /// terms through [`Ingest`] from an extractor with the lexicon's scheme, so
 /// [`Composed`] pairs it with any such extractor (also one chosen at run time, a
-/// `Box<dyn DynFeatureExtractor>`). Build it with [`IMatcherBuilder::build_signer`];
+/// `Box<dyn DynFeatureExtractor>`). Build it with [`IMatcherBuilder::build_sketcher`];
 /// an [`IMatcher`] holds one ([`IMatcher::signer`]).
 ///
 /// # Example
@@ -252,7 +252,7 @@ impl<E> fmt::Debug for IMatcher<E> {
 /// use near_dup::imatch::{IMatcher, Lexicon, Rejection};
 /// let words = near_dup::imatch::unigram_extractor();
 /// let lex = Lexicon::from_terms(words.scheme(), words.features("alpha bravo charlie delta echo"), vec![])?;
-/// let signer = IMatcher::builder(lex.clone()).build_signer()?;
+/// let signer = IMatcher::builder(lex.clone()).build_sketcher()?;
 /// let composed = Composed::new(words, signer)?;
 /// let named = IMatcher::builder(lex).build()?;
 /// let doc = "echo delta charlie bravo alpha";
@@ -392,8 +392,9 @@ impl IMatcher<WordShingler> {
 }
 
 impl<E: FeatureExtractor> IMatcherBuilder<E> {
-    /// The feature extractor whose terms the lexicon holds (default
-    /// [`unigram_extractor`]); its scheme must equal the lexicon's.
+    /// The feature extractor whose terms the lexicon holds. Deprecated: the same as
+    /// finishing with [`build_with`](Self::build_with)`(extractor)`, the words of
+    /// every sketcher's builder.
     ///
     /// # Example
     ///
@@ -403,11 +404,18 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// use near_dup::FeatureExtractor;
     /// let bigrams = WordShingler::new(2)?;
     /// let lex = Lexicon::from_terms(bigrams.scheme(), vec![1], vec![])?;
-    /// assert!(IMatcher::builder(lex.clone()).build().is_err()); // unigram extractor: mismatch
-    /// assert!(IMatcher::builder(lex).extractor(bigrams).build().is_ok());
+    /// #[allow(deprecated)]
+    /// let m = IMatcher::builder(lex).extractor(bigrams).build()?;
+    /// assert_eq!(m.extractor().k(), 2);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
+    #[deprecated(since = "0.1.1", note = "use `build_with(extractor)`")]
     pub fn extractor<E2: FeatureExtractor>(self, extractor: E2) -> IMatcherBuilder<E2> {
+        self.replace_extractor(extractor)
+    }
+
+    /// The builder with its extractor replaced, every other setting kept.
+    fn replace_extractor<E2: FeatureExtractor>(self, extractor: E2) -> IMatcherBuilder<E2> {
         IMatcherBuilder {
             lexicon: self.lexicon,
             extractor,
@@ -543,10 +551,38 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
         Ok(IMatcher(Composed::new(self.extractor, signer)?))
     }
 
+    /// The signer for text through `extractor`, the feature extractor whose terms the
+    /// lexicon holds (without it, [`build`](Self::build) uses the
+    /// [`unigram_extractor`]); its scheme must equal the lexicon's.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`Error::Incompatible`] when `extractor`'s scheme
+    /// differs from the lexicon's.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// use near_dup::shingle::WordShingler;
+    /// use near_dup::FeatureExtractor;
+    /// let bigrams = WordShingler::new(2)?;
+    /// let lex = Lexicon::from_terms(bigrams.scheme(), vec![1], vec![])?;
+    /// assert!(IMatcher::builder(lex.clone()).build().is_err()); // unigram extractor: mismatch
+    /// let m = IMatcher::builder(lex).build_with(bigrams)?;
+    /// assert_eq!(m.extractor().k(), 2);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn build_with<E2: FeatureExtractor>(self, extractor: E2) -> Result<IMatcher<E2>, Error> {
+        self.replace_extractor(extractor).build()
+    }
+
     /// The signer without the extractor: an [`IMatchSigner`] for the lexicon's
     /// features, to compose with any extractor of that scheme ([`Composed::new`]) or
     /// to feed terms through its [`IMatchState`]. The builder's extractor is not used;
-    /// the signatures are those of [`build`](Self::build)'s signer.
+    /// the signatures are those of [`build`](Self::build)'s signer. Unlike the other
+    /// sketchers' `build_sketcher(feature_scheme)`, it takes no scheme: the lexicon's
+    /// is the features'.
     ///
     /// # Errors
     ///
@@ -558,19 +594,43 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     /// use near_dup::{Ingest, TrySketcher};
     /// use near_dup::imatch::{IMatcher, Lexicon};
     /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
-    /// let signer = IMatcher::builder(lex.clone()).min_unique_terms(3).build_signer()?;
+    /// let signer = IMatcher::builder(lex.clone()).min_unique_terms(3).build_sketcher()?;
     /// let m = IMatcher::builder(lex).min_unique_terms(3).build()?;
     /// assert_eq!(signer.feature_scheme(), near_dup::imatch::unigram_extractor_scheme());
     /// assert_eq!(signer.try_sketch_features([3, 1, 2]), m.sign_terms(&[1, 2, 3]));
     /// # Ok::<(), near_dup::Error>(())
     /// ```
-    pub fn build_signer(self) -> Result<IMatchSigner, Error> {
+    pub fn build_sketcher(self) -> Result<IMatchSigner, Error> {
         self.validate()?;
         self.signer()
     }
 
+    /// The signer without the extractor. Deprecated: renamed to
+    /// [`build_sketcher`](Self::build_sketcher), the word every sketcher's builder
+    /// uses.
+    ///
+    /// # Errors
+    ///
+    /// As [`build_sketcher`](Self::build_sketcher).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::TrySketcher;
+    /// use near_dup::imatch::{IMatcher, Lexicon};
+    /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1, 2, 3], vec![])?;
+    /// #[allow(deprecated)]
+    /// let old = IMatcher::builder(lex.clone()).build_signer()?;
+    /// assert_eq!(old.scheme(), IMatcher::builder(lex).build_sketcher()?.scheme());
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[deprecated(since = "0.1.1", note = "renamed to `build_sketcher`")]
+    pub fn build_signer(self) -> Result<IMatchSigner, Error> {
+        self.build_sketcher()
+    }
+
     /// The parameter checks shared by [`build`](Self::build) and
-    /// [`build_signer`](Self::build_signer).
+    /// [`build_sketcher`](Self::build_sketcher).
     fn validate(&self) -> Result<(), Error> {
         if self.extra > MAX_EXTRA_LEXICONS {
             return Err(Error::invalid_parameter(
@@ -625,7 +685,7 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
             table.insert(t, (m, u32::try_from(rank).unwrap_or(PRIMARY - 1)));
         }
         let (rk, rp) = self.randomization.scheme_code();
-        // The lexicon's scheme is the extractor's (checked by `build`; `build_signer`
+        // The lexicon's scheme is the extractor's (checked by `build`; `build_sketcher`
         // has no extractor and takes the lexicon's word for it).
         let scheme = SchemeId::new("imatch")
             .with(1) // signature layout: SHA-1 of sorted LE u64 term hashes
@@ -694,7 +754,7 @@ impl IMatchSigner {
     /// use near_dup::imatch::{IMatcher, Lexicon};
     /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
     /// let m = IMatcher::builder(lex.clone()).build()?;
-    /// assert_eq!(IMatcher::builder(lex).build_signer()?.scheme(), m.scheme());
+    /// assert_eq!(IMatcher::builder(lex).build_sketcher()?.scheme(), m.scheme());
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
@@ -709,7 +769,7 @@ impl IMatchSigner {
     /// ```
     /// use near_dup::imatch::{IMatcher, Lexicon};
     /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), vec![1], vec![])?;
-    /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build_signer()?.extra_lexicons(), 4);
+    /// assert_eq!(IMatcher::builder(lex).extra_lexicons(4).build_sketcher()?.extra_lexicons(), 4);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
@@ -725,7 +785,7 @@ impl IMatchSigner {
     /// ```
     /// use near_dup::imatch::{IMatcher, Lexicon};
     /// let lex = Lexicon::from_terms(near_dup::imatch::unigram_extractor_scheme(), (1..=100).collect(), vec![])?;
-    /// assert_eq!(IMatcher::builder(lex).build_signer()?.memory().terms, 100);
+    /// assert_eq!(IMatcher::builder(lex).build_sketcher()?.memory().terms, 100);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]

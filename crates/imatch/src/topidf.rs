@@ -110,7 +110,9 @@ impl TopIdfMatcher<WordShingler> {
 }
 
 impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
-    /// The extractor whose terms `stats` counted (its scheme must match).
+    /// The extractor whose terms `stats` counted. Deprecated: the same as finishing
+    /// with [`build_with`](Self::build_with)`(extractor)`, the words of every
+    /// sketcher's builder.
     ///
     /// # Example
     ///
@@ -118,10 +120,19 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
     /// use near_dup::{stats::DocumentFrequencies, FeatureExtractor};
     /// let bigrams = near_dup::shingle::WordShingler::new(2)?;
     /// let stats = DocumentFrequencies::new(bigrams.scheme());
-    /// assert!(near_dup::imatch::TopIdfMatcher::builder(stats).extractor(bigrams).build().is_ok());
+    /// #[allow(deprecated)]
+    /// let old = near_dup::imatch::TopIdfMatcher::builder(stats.clone()).extractor(bigrams.clone()).build()?;
+    /// let new = near_dup::imatch::TopIdfMatcher::builder(stats).build_with(bigrams)?;
+    /// assert_eq!(old.scheme(), new.scheme());
     /// # Ok::<(), near_dup::Error>(())
     /// ```
+    #[deprecated(since = "0.1.1", note = "use `build_with(extractor)`")]
     pub fn extractor<E2: FeatureExtractor>(self, extractor: E2) -> TopIdfMatcherBuilder<E2> {
+        self.replace_extractor(extractor)
+    }
+
+    /// The builder with its extractor replaced, every other setting kept.
+    fn replace_extractor<E2: FeatureExtractor>(self, extractor: E2) -> TopIdfMatcherBuilder<E2> {
         TopIdfMatcherBuilder {
             extractor,
             stats: self.stats,
@@ -214,6 +225,33 @@ impl<E: FeatureExtractor> TopIdfMatcherBuilder<E> {
             min_unique_terms: self.min_unique_terms,
             scheme,
         })
+    }
+
+    /// The signer for text through `extractor`, the extractor whose terms `stats`
+    /// counted (without it, [`build`](Self::build) uses the [`unigram_extractor`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`Error::Incompatible`] when `extractor`'s scheme
+    /// differs from the statistics'.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::{stats::DocumentFrequencies, FeatureExtractor};
+    /// use near_dup::imatch::TopIdfMatcher;
+    /// let bigrams = near_dup::shingle::WordShingler::new(2)?;
+    /// let stats = DocumentFrequencies::new(bigrams.scheme());
+    /// assert!(TopIdfMatcher::builder(stats.clone()).build().is_err()); // unigrams: mismatch
+    /// let m = TopIdfMatcher::builder(stats).skip(0).build_with(bigrams)?;
+    /// assert!(m.sign("alpha bravo charlie delta echo foxtrot").is_ok()); // 5 bigrams
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn build_with<E2: FeatureExtractor>(
+        self,
+        extractor: E2,
+    ) -> Result<TopIdfMatcher<E2>, Error> {
+        self.replace_extractor(extractor).build()
     }
 }
 

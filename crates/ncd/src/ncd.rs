@@ -811,17 +811,21 @@ impl SigNcdBuilder {
         self
     }
 
-    /// A fully configured extractor (overrides the three setters above).
+    /// A fully configured extractor (overrides the three setters above). Deprecated:
+    /// the same as finishing with [`build_with`](Self::build_with)`(extractor)`, the
+    /// words of every sketcher's builder.
     ///
     /// # Example
     ///
     /// ```
     /// use near_dup::shingle::spots::PunctSpotExtractor;
     /// let e = PunctSpotExtractor::builder().fold_case(false).build()?;
+    /// #[allow(deprecated)]
     /// let s = near_dup::ncd::SigNcd::builder().extractor(e).build()?;
     /// assert_eq!(s.signature("A, B, C, D").0, "A B C");
     /// # Ok::<(), near_dup::Error>(())
     /// ```
+    #[deprecated(since = "0.1.1", note = "use `build_with(extractor)`")]
     pub fn extractor(mut self, extractor: PunctSpotExtractor) -> Self {
         self.extractor = Some(extractor);
         self
@@ -865,5 +869,27 @@ impl SigNcdBuilder {
             extractor,
             compressor: self.compressor,
         })
+    }
+
+    /// The SigNCD over signatures from `extractor`, a fully configured
+    /// punctuation-spot extractor (the builder's `variant`, `punctuation` and
+    /// `min_spots` are not used).
+    ///
+    /// # Errors
+    ///
+    /// [`ndd_core::ErrorKind::InvalidParameter`] for a deflate level above 9.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::shingle::spots::PunctSpotExtractor;
+    /// let e = PunctSpotExtractor::builder().fold_case(false).build()?;
+    /// let s = near_dup::ncd::SigNcd::builder().build_with(e)?;
+    /// assert_eq!(s.signature("A, B, C, D").0, "A B C");
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn build_with(mut self, extractor: PunctSpotExtractor) -> Result<SigNcd, Error> {
+        self.extractor = Some(extractor);
+        self.build()
     }
 }

@@ -111,11 +111,11 @@ fn help_version_and_option_syntax() {
     fs::write(dir.path().join("in.jsonl"), jsonl(&fixture(2, 1, "d"))).unwrap();
     // `--opt=value` and `--opt value` are the same.
     let a = ok(&ndd(
-        &["dedup", "-q", "--input=in.jsonl", "--threshold=0.7"],
+        &["dedup", "--input=in.jsonl", "--threshold=0.7"],
         dir.path(),
     ));
     let b = ok(&ndd(
-        &["dedup", "-q", "--input", "in.jsonl", "--threshold", "0.7"],
+        &["dedup", "--input", "in.jsonl", "--threshold", "0.7"],
         dir.path(),
     ));
     let strip_time = |s: &str| {
@@ -563,14 +563,7 @@ fn incremental_batches_equal_one_run_over_both() {
     let saved = fs::read(p.join("index.ndd")).unwrap();
     // The second batch against the index.
     let two_in = |rest: &[&str]| {
-        let base = [
-            "dedup",
-            "-q",
-            "--input",
-            "two.jsonl",
-            "--index-in",
-            "index.ndd",
-        ];
+        let base = ["dedup", "--input", "two.jsonl", "--index-in", "index.ndd"];
         ndd(&[&base[..], rest].concat(), p)
     };
     // Checking without --add leaves the index as it was.
@@ -735,7 +728,7 @@ fn stdin_gzip_and_folders() {
 #[test]
 fn the_bundled_corpus_runs_without_arguments() {
     let dir = tempfile::tempdir().unwrap();
-    let out = ok(&ndd(&["dedup", "--quiet", "--top", "1"], dir.path()));
+    let out = ok(&ndd(&["dedup", "--top", "1"], dir.path()));
     assert!(out.contains("(the bundled corpus)"), "{out}");
     assert!(out.contains("documents:   562 read"), "{out}");
 }

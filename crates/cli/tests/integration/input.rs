@@ -61,7 +61,7 @@ fn gzip_files_in_a_folder_are_read_as_the_same_files_uncompressed() {
     // Recognized by its magic bytes, not its name.
     fs::write(f.join("e.dat"), gzip(b"no suffix says gzip")).unwrap();
     let out = ndd(
-        &["dedup", "-q", "--input", "f", "--keep-out", "k.jsonl"],
+        &["dedup", "--input", "f", "--keep-out", "k.jsonl"],
         dir.path(),
     );
     let summary = ok(&out);
@@ -93,7 +93,6 @@ fn a_gzip_bomb_in_a_folder_is_refused_by_the_document_bound() {
     let out = ndd(
         &[
             "dedup",
-            "-q",
             "--input",
             "f",
             "--max-document-bytes",
@@ -138,7 +137,6 @@ fn legacy_encodings_are_reported_or_decoded_when_asked() {
     let run = |extra: &[&str]| {
         let mut args = vec![
             "dedup",
-            "-q",
             "--input",
             "f",
             "--keep-out",
@@ -196,7 +194,7 @@ fn utf16_files_with_a_byte_order_mark_are_decoded() {
     fs::write(f.join("le.txt"), le).unwrap();
     fs::write(f.join("be.txt"), be).unwrap();
     let out = ndd(
-        &["dedup", "-q", "--input", "f", "--keep-out", "k.jsonl"],
+        &["dedup", "--input", "f", "--keep-out", "k.jsonl"],
         dir.path(),
     );
     let summary = ok(&out);
@@ -372,14 +370,7 @@ fn problems_out_lists_every_skipped_line_on_every_engine() {
     let work = dir.path().join("work");
     let engines: [&[&str]; 3] = [&[], &["--bloom"], &["--work-dir", work.to_str().unwrap()]];
     for engine in engines {
-        let mut args = vec![
-            "dedup",
-            "-q",
-            "--input",
-            "c.jsonl",
-            "--problems-out",
-            "p.jsonl",
-        ];
+        let mut args = vec!["dedup", "--input", "c.jsonl", "--problems-out", "p.jsonl"];
         args.extend_from_slice(engine);
         let out = ndd(&args, dir.path());
         let summary = ok(&out);

@@ -14,6 +14,7 @@ mod lines;
 mod messages;
 mod out_of_core;
 mod query;
+mod quiet;
 mod readme;
 mod reliability;
 mod report;

@@ -30,7 +30,7 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
         ]
     };
     let args = |extra: &[&str], tag: &str| -> Vec<String> {
-        let mut v: Vec<String> = ["dedup", "-q", "--no-exact-pass"]
+        let mut v: Vec<String> = ["dedup", "--no-exact-pass"]
             .iter()
             .map(|s| (*s).to_owned())
             .collect();
@@ -77,13 +77,7 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
             format!("{tag}-pairs.tsv"),
         );
         let outputs = ["--keep-out", &keep, "--clusters-out", &clusters];
-        let v = [
-            &["dedup", "-q"][..],
-            extra,
-            &outputs,
-            &["--pairs-out", &pairs],
-        ]
-        .concat();
+        let v = [&["dedup"][..], extra, &outputs, &["--pairs-out", &pairs]].concat();
         ok(&ndd(&v, d))
     };
     with_exact(&[], "m");
@@ -178,7 +172,7 @@ fn a_folder_and_a_changed_input() {
     )
     .unwrap();
     let run = |extra: &[&str], keep: &str| {
-        let base = ["dedup", "-q", "--input", "docs", "--threshold", "0.7"];
+        let base = ["dedup", "--input", "docs", "--threshold", "0.7"];
         ok(&ndd(&[&base[..], extra, &["--keep-out", keep]].concat(), d))
     };
     let dedup = |work: &str, keep: &str| run(&["--work-dir", work], keep);

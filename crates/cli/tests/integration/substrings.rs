@@ -91,7 +91,7 @@ fn cut(dir: &Path, extra: &[&str]) -> std::process::Output {
 #[test]
 fn cuts_the_shared_span_and_keeps_every_other_byte() {
     let dir = dir_with("c.jsonl", fixture());
-    let out = cut(dir.path(), &["--report-out", "report.json", "-q"]);
+    let out = cut(dir.path(), &["--report-out", "report.json"]);
     let summary = ok(&out);
     assert_eq!(
         fs::read_to_string(dir.path().join("cut.jsonl")).unwrap(),

@@ -13,7 +13,7 @@ use serde_json::json;
 
 /// 20 clusters of 3: part of a topic each, words of their own, legal boilerplate of
 /// random length at the end; a document without a label; a malformed line.
-fn fixture() -> String {
+pub(crate) fn fixture() -> String {
     let mut x: u64 = 5;
     let mut next = |n: u64| {
         x = x
@@ -45,12 +45,12 @@ fn labeled() -> tempfile::TempDir {
     dir
 }
 
-/// `ndd train -q` on `labeled.jsonl` in `dir`, the model written to `w.ndl`, with
+/// `ndd train` on `labeled.jsonl` in `dir`, the model written to `w.ndl`, with
 /// `extra` options.
 fn train(dir: &Path, extra: &[&str]) -> Output {
     ndd(
         &[
-            &["train", "--input", "labeled.jsonl", "--out", "w.ndl", "-q"][..],
+            &["train", "--input", "labeled.jsonl", "--out", "w.ndl"][..],
             extra,
         ]
         .concat(),
@@ -157,7 +157,6 @@ fn dedup_uses_a_trained_model() {
         "256",
         "--max-hamming",
         "60",
-        "-q",
     ];
     let learned = ok(&ndd(
         &[&simhash[..], &["--weights", "w.ndl"]].concat(),
@@ -237,7 +236,6 @@ fn minhash_uses_a_model_trained_for_jaccard() {
         "--threshold",
         "0.5",
         "--no-exact-pass",
-        "-q",
     ];
     let learned = ok(&ndd(
         &[

@@ -283,7 +283,7 @@ fn composed_with_a_run_time_extractor_equals_the_named_signer() {
     let docs = corpus(&v, 600, 7);
     let lex = lexicon(&v);
     let m = matcher(lex.clone(), 3);
-    let signer = builder(lex.clone(), 3).build_signer().unwrap();
+    let signer = builder(lex.clone(), 3).build_sketcher().unwrap();
     assert_eq!(signer.scheme(), m.scheme());
     // The extractor chosen at run time, as a trait object.
     let boxed: Box<dyn DynFeatureExtractor> = Box::new(unigram_extractor());

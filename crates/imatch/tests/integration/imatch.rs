@@ -577,7 +577,7 @@ fn invalid_parameters_are_errors() {
         );
     }
     let bigrams = ndd_shingle::WordShingler::new(2).unwrap();
-    assert!(b().extractor(bigrams).build().is_err());
+    assert!(b().build_with(bigrams).is_err());
     assert!(
         TopIdfMatcher::builder(stats.clone())
             .top(0)
