@@ -11,6 +11,19 @@ use super::ranges::merge_ranges;
 use super::sa::suffix_array;
 
 /// Which repeats count.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::repeats::substrings::{RepeatedSubstrings, Scope};
+/// // A sentence said twice in one document, and nowhere else.
+/// let docs = ["Buy now and save big. Buy now and save big.", "Something else."];
+/// let across = RepeatedSubstrings::new(15)?.find(&docs)?;
+/// assert!(across.ranges()[0].is_empty());
+/// let anywhere = RepeatedSubstrings::new(15)?.scope(Scope::Anywhere).find(&docs)?;
+/// assert!(!anywhere.ranges()[0].is_empty());
+/// # Ok::<(), near_dup::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Scope {
     /// A span counts when it occurs in at least two different documents (the

@@ -12,6 +12,16 @@ use super::sa::MAX_TEXT_BYTES;
 /// construction's type bits and bucket table (at most 2.2, for the reduced string of
 /// the first recursion) and the marks of the repeated positions (1/8), rounded up.
 /// The documents the caller holds are not counted.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::repeats::substrings::{Plan, PASS_BYTES_PER_TEXT_BYTE};
+/// // A budget of two passes' worth of 1,000 bytes of text sorts them in one pass.
+/// let plan = Plan::new(&[400, 600], Some(2 * 1_000 * PASS_BYTES_PER_TEXT_BYTE))?;
+/// assert_eq!(plan.passes().len(), 1);
+/// # Ok::<(), near_dup::Error>(())
+/// ```
 pub const PASS_BYTES_PER_TEXT_BYTE: usize = 8;
 
 /// The shards of a corpus (consecutive documents) and the passes over them.

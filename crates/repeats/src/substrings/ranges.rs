@@ -80,6 +80,15 @@ pub fn remove_ranges(text: &str, ranges: &[Range<usize>]) -> String {
 }
 
 /// A span's content and how many times it was found.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::repeats::substrings::{most_repeated, RepeatedSpan};
+/// let docs = ["aXXb", "cXXd"];
+/// let top = most_repeated(&docs, &[vec![1..3], vec![1..3]], 1);
+/// assert_eq!(top, [RepeatedSpan { bytes: b"XX".to_vec(), count: 2 }]);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepeatedSpan {
     /// The span's bytes.

@@ -15,6 +15,14 @@ const EMPTY: u32 = u32::MAX;
 
 /// The longest text [`suffix_array`] sorts: positions are `u32`, and one value marks
 /// empty slots.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::repeats::substrings::MAX_TEXT_BYTES;
+/// // About 4 GiB: a larger corpus is sorted in shards (`RepeatedSubstrings::memory_budget`).
+/// assert_eq!(MAX_TEXT_BYTES, u32::MAX as usize - 1);
+/// ```
 pub const MAX_TEXT_BYTES: usize = (u32::MAX - 1) as usize;
 
 /// The suffix array of `text`: the start positions of its suffixes in lexicographic
