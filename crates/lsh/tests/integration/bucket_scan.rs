@@ -43,7 +43,13 @@ fn expected_cuts(docs: &[Vec<u64>], b: usize, r: usize, c: usize) -> ScanCuts {
     for (n, q) in docs.iter().enumerate() {
         let band = |v: &[u64], i: usize| v[i * r..(i + 1) * r].to_vec();
         let cut = (0..b)
-            .filter(|&i| docs[..n].iter().filter(|v| band(v, i) == band(q, i)).count() > c)
+            .filter(|&i| {
+                docs[..n]
+                    .iter()
+                    .filter(|v| band(v, i) == band(q, i))
+                    .count()
+                    > c
+            })
             .count() as u64;
         cuts.reads += cut;
         cuts.documents += u64::from(cut > 0);
