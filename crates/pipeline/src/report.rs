@@ -109,6 +109,42 @@ impl BucketScan {
     pub fn hit(&self) -> bool {
         self.cut_reads > 0
     }
+
+    /// The warning to show when the bound was hit (`None` when it was not), in words
+    /// with the numbers; `remedy` names the setting that raises the bound where the
+    /// reader sets it (the tool's `--max-bucket-scan`). At the hard cap
+    /// [`MAX_BUCKET_SCAN`](crate::MAX_BUCKET_SCAN) it says so instead.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::BucketScan;
+    /// let scan = BucketScan { bound: 256, cut_reads: 9, cut_documents: 3 };
+    /// assert_eq!(
+    ///     scan.warning("--max-bucket-scan").as_deref(),
+    ///     Some("3 documents read only 256 of a bucket's members (9 bucket reads cut): \
+    ///           pairs in hot buckets were cut; --max-bucket-scan raises the bound"),
+    /// );
+    /// assert_eq!(BucketScan { cut_reads: 0, cut_documents: 0, ..scan }.warning("x"), None);
+    /// ```
+    #[must_use]
+    pub fn warning(&self, remedy: &str) -> Option<String> {
+        if !self.hit() {
+            return None;
+        }
+        let fix = if self.bound >= crate::MAX_BUCKET_SCAN {
+            format!("{} is the hard cap of the bound", crate::MAX_BUCKET_SCAN)
+        } else {
+            format!("{remedy} raises the bound")
+        };
+        Some(format!(
+            "{} documents read only {} of a bucket's members ({} bucket reads cut): \
+             pairs in hot buckets were cut; {fix}",
+            self.cut_documents,
+            self.bound.min(crate::MAX_BUCKET_SCAN),
+            self.cut_reads,
+        ))
+    }
 }
 
 impl Report {
