@@ -75,7 +75,7 @@ pub struct Report {
 /// use near_dup::pipeline::{Dedup, Method, MinHashConfig};
 /// let texts = vec!["the same few words again and again"; 6];
 /// let config = MinHashConfig { max_bucket_scan: Some(2), ..MinHashConfig::default() };
-/// let out = Dedup::new().method(Method::MinHash(config)).exact(None).run_texts(&texts)?;
+/// let out = Dedup::new().method(Method::MinHash(config)).exact_pass(false).run_texts(&texts)?;
 /// let scan = out.report.bucket_scan.expect("MinHash reads LSH buckets");
 /// assert_eq!(scan.bound, 2);
 /// // Documents 3, 4 and 5 met more than 2 earlier copies in every band.
