@@ -64,9 +64,12 @@ pub struct Report {
 /// Counted as the bounded walks stop (no cost per pair) by every engine that streams
 /// through the candidate stage: in memory ([`Dedup`](crate::Dedup)) and a saved
 /// index's [`DedupIndex::add`](crate::DedupIndex::add) (this batch's documents only).
-/// The out-of-core engine counts the same reads in its shuffle (its
-/// `OutOfCoreOutcome::report`). The largest bucket is not reported: the walk stops at
-/// the bound and never learns a hot bucket's size, which would cost a walk of the
+/// The out-of-core engine counts the same reads in its shuffle
+/// ([`OutOfCoreOutcome::bucket_scan`](crate::OutOfCoreOutcome::bucket_scan)). The
+/// Bloom engine keeps no buckets (nothing to bound), and the other methods report
+/// `None` (the exact Jaccard join and SigNCD bound their partners per document by
+/// the same default, uncounted). The largest bucket is not reported: the walk stops
+/// at the bound and never learns a hot bucket's size, which would cost a walk of the
 /// whole bucket.
 ///
 /// # Example

@@ -1,5 +1,6 @@
 //! The bucket bound (`--max-bucket-scan`) said when it was hit: a warning in the
 //! summary and on the `--report-out` page, with the numbers; none when it was not.
+#![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use std::fs;
 use std::path::Path;

@@ -18,6 +18,11 @@ pub(super) struct Bucketed {
     pub(super) runs: Vec<PathBuf>,
     pub(super) candidates: u64,
     pub(super) bytes_written: u64,
+    /// Bucket reads the bound cut: a document whose bucket held more than `scan`
+    /// earlier members (as the in-memory index counts them).
+    pub(super) cut_reads: u64,
+    /// Documents with at least one cut read.
+    pub(super) cut_documents: u64,
 }
 
 pub(super) fn run(
@@ -31,6 +36,11 @@ pub(super) fn run(
     let scan = job.scan;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
+    // Members of the current bucket before this record, and the documents whose read
+    // was cut (one bit each, grown only when a cut happens).
+    let mut members = 0usize;
+    let (mut cut_reads, mut cut_documents) = (0u64, 0u64);
+    let mut cut_bits: Vec<u64> = Vec::new();
     let mut read = 0u64;
     job.progress.start(Stage::Candidates, None);
     for record in keys.merge().map_err(|e| damaged(dir, e))? {
@@ -46,7 +56,22 @@ pub(super) fn run(
         if bucket != Some((r.band, r.key)) {
             bucket = Some((r.band, r.key));
             recent.clear();
+            members = 0;
         }
+        if members > scan {
+            cut_reads += 1;
+            if let Ok(word) = usize::try_from(r.doc / 64) {
+                if cut_bits.len() <= word {
+                    cut_bits.resize(word + 1, 0);
+                }
+                let bit = 1u64 << (r.doc % 64);
+                if cut_bits[word] & bit == 0 {
+                    cut_bits[word] |= bit;
+                    cut_documents += 1;
+                }
+            }
+        }
+        members = members.saturating_add(1);
         for &earlier in recent.iter().rev() {
             pairs
                 .push(Edge {
@@ -71,5 +96,7 @@ pub(super) fn run(
         runs: runs.paths().to_vec(),
         candidates,
         bytes_written,
+        cut_reads,
+        cut_documents,
     })
 }

@@ -507,6 +507,8 @@ impl OutOfCore {
             let b = buckets::run(&job, &keys, &copies, fingerprints[2])?;
             let m = Marker::default()
                 .with("candidates", b.candidates)
+                .with("cut_reads", b.cut_reads)
+                .with("cut_documents", b.cut_documents)
                 .with("runs", run_names(&b.runs));
             Ok((m, b.bytes_written))
         })?;
@@ -545,6 +547,15 @@ impl OutOfCore {
             exact_copies_dropped: need(&grouped, "exact_dropped")?,
             groups: need(&grouped, "groups")?,
             grouped: need(&grouped, "grouped")?,
+            // A stage kept from a run of a version that did not count: unknown.
+            bucket_scan: bucketed
+                .get_u64("cut_reads")
+                .zip(bucketed.get_u64("cut_documents"))
+                .map(|(cut_reads, cut_documents)| crate::BucketScan {
+                    bound: job.scan,
+                    cut_reads,
+                    cut_documents,
+                }),
             stages,
             work_dir: dir.to_path_buf(),
             fingerprint: fingerprints[3],
