@@ -38,6 +38,18 @@ fn warnings(summary: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The summary of `ndd dedup --input INPUT ARGS...` run in `dir` and its one warning
+/// line (the test fails on another count).
+fn dedup_warning(dir: &Path, input: &str, args: &[&str]) -> (String, String) {
+    let mut all = vec!["dedup", "--input", input];
+    all.extend_from_slice(args);
+    let summary = ok(&ndd(&all, dir));
+    let w = warnings(&summary);
+    assert_eq!(w.len(), 1, "{summary}");
+    let line = w[0].to_owned();
+    (summary, line)
+}
+
 #[test]
 fn a_hot_bucket_is_reported_in_the_summary_and_the_page() {
     let dir = tempfile::tempdir().unwrap();
@@ -52,25 +64,14 @@ fn a_hot_bucket_is_reported_in_the_summary_and_the_page() {
         ));
     }
     fs::write(d.join("near.jsonl"), s).unwrap();
-    let summary = ok(&ndd(
-        &[
-            "dedup",
-            "--input",
-            "near.jsonl",
-            "--report-out",
-            "report.html",
-        ],
-        d,
-    ));
-    let w = warnings(&summary);
-    assert_eq!(w.len(), 1, "{summary}");
+    let (summary, w) = dedup_warning(d, "near.jsonl", &["--report-out", "report.html"]);
     assert!(
-        w[0].contains("documents read only 256 of a bucket's members")
-            && w[0].ends_with("pairs in hot buckets were cut; --max-bucket-scan raises the bound"),
+        w.contains("documents read only 256 of a bucket's members")
+            && w.ends_with("pairs in hot buckets were cut; --max-bucket-scan raises the bound"),
         "{summary}"
     );
     // Some of the 2,000 - 257 documents that have more than 256 before them.
-    let cut: u64 = w[0].split_whitespace().next().unwrap().parse().unwrap();
+    let cut: u64 = w.split_whitespace().next().unwrap().parse().unwrap();
     assert!(cut > 0 && cut <= 2_000 - 257, "{summary}");
     let html = fs::read_to_string(d.join("report.html")).unwrap();
     assert!(
@@ -81,21 +82,9 @@ fn a_hot_bucket_is_reported_in_the_summary_and_the_page() {
     // Exact counts: 300 identical lines, no exact pass, bound 100: the copies 101..299
     // are cut, in each of the bands.
     let input = copies(d, 300);
-    let summary = ok(&ndd(
-        &[
-            "dedup",
-            "--input",
-            &input,
-            "--no-exact-pass",
-            "--max-bucket-scan",
-            "100",
-        ],
-        d,
-    ));
-    let w = warnings(&summary);
-    assert_eq!(w.len(), 1, "{summary}");
+    let (summary, w) = dedup_warning(d, &input, &["--no-exact-pass", "--max-bucket-scan", "100"]);
     assert!(
-        w[0].starts_with("199 documents read only 100 of a bucket's members ("),
+        w.starts_with("199 documents read only 100 of a bucket's members ("),
         "{summary}"
     );
     // A bound above the bucket: nothing cut, no warning.

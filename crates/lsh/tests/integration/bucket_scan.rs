@@ -57,15 +57,20 @@ fn expected_cuts(docs: &[Vec<u64>], b: usize, r: usize, c: usize) -> ScanCuts {
     cuts
 }
 
+/// An index of `b` bands of `r` rows reading at most `c` members of a bucket.
+fn bounded(b: usize, r: usize, c: usize) -> LshIndex<u32, PlainSlots> {
+    LshIndex::builder(LshParams::new(b, r).unwrap())
+        .max_bucket_scan(Some(c))
+        .build()
+}
+
 proptest! {
     #[test]
     fn scan_cuts_count_the_buckets_larger_than_the_bound(
-        docs in stream(3, 2, 2),
         c in 1usize..6,
+        docs in stream(3, 2, 2),
     ) {
-        let (b, r) = (3, 2);
-        let mut index: LshIndex<u32, PlainSlots> =
-            LshIndex::builder(LshParams::new(b, r).unwrap()).max_bucket_scan(Some(c)).build();
+        let mut index = bounded(3, 2, c);
         let mut found = Vec::new();
         for (k, v) in docs.iter().enumerate() {
             found.clear();
@@ -73,9 +78,9 @@ proptest! {
             // Plain queries do not count.
             index.query(&sig(v)).unwrap();
         }
-        prop_assert_eq!(index.scan_cuts(), expected_cuts(&docs, b, r, c));
+        prop_assert_eq!(index.scan_cuts(), expected_cuts(&docs, 3, 2, c));
         // Without a bound nothing is cut.
-        let mut plain: LshIndex<u32, PlainSlots> = LshIndex::new(LshParams::new(b, r).unwrap());
+        let mut plain: LshIndex<u32, PlainSlots> = LshIndex::new(LshParams::new(3, 2).unwrap());
         for (k, v) in docs.iter().enumerate() {
             plain.query_then_insert(k as u32, &sig(v), &mut found).unwrap();
         }
