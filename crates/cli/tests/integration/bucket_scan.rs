@@ -87,6 +87,23 @@ fn a_hot_bucket_is_reported_in_the_summary_and_the_page() {
         w.starts_with("199 documents read only 100 of a bucket's members ("),
         "{summary}"
     );
+    // The same out of core, counted in its shuffle.
+    let (summary, w) = dedup_warning(
+        d,
+        &input,
+        &[
+            "--no-exact-pass",
+            "--max-bucket-scan",
+            "100",
+            "--work-dir",
+            "work",
+        ],
+    );
+    assert!(summary.contains("out of core"), "{summary}");
+    assert!(
+        w.starts_with("199 documents read only 100 of a bucket's members ("),
+        "{summary}"
+    );
     // A bound above the bucket: nothing cut, no warning.
     let summary = ok(&ndd(
         &[
