@@ -370,6 +370,7 @@ fn facts(
             groups: f.outcome.groups.len() as u64,
             whole_collection: f.base > 0,
         }),
+        bucket_scan: r.bucket_scan,
         durian,
         center: matches!(dedup.group_config(), ndd_pipeline::GroupMethod::Center),
         wrote: targets.to_vec(),

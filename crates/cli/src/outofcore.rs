@@ -130,6 +130,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
             groups: outcome.groups,
             whole_collection: false,
         }),
+        bucket_scan: outcome.bucket_scan,
         time: Time::OutOfCore {
             stages,
             outputs: write_time,

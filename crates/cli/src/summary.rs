@@ -39,6 +39,8 @@ pub(crate) struct Facts {
     pub(crate) verify: Option<VerifyFacts>,
     /// Pairs and groups found.
     pub(crate) pairs: Option<PairFacts>,
+    /// How often the MinHash bucket bound was hit (a warning when it was).
+    pub(crate) bucket_scan: Option<ndd_pipeline::BucketScan>,
     /// DURIAN's theta and the groups kept as a form letter's reference copy.
     pub(crate) durian: Option<(f64, usize)>,
     /// Whether groups were made by center grouping (`--group center`).
@@ -255,6 +257,12 @@ impl Facts {
                     ""
                 }
             );
+        }
+        if let Some(w) = self
+            .bucket_scan
+            .and_then(|b| b.warning("--max-bucket-scan"))
+        {
+            let _ = writeln!(s, "warning:     {w}");
         }
         if let Some((theta, references)) = self.durian {
             let _ = writeln!(

@@ -101,6 +101,74 @@ pub struct LshIndex<K, S> {
     free: Vec<u32>,
     /// Most members of one bucket a query reads, newest first (`usize::MAX`: all).
     bucket_scan: usize,
+    /// The bucket reads of [`query_then_insert`](Self::query_then_insert) that the
+    /// bound cut.
+    cuts: ScanCuts,
+}
+
+/// How often the bound of [`LshIndex::set_max_bucket_scan`] cut a bucket read of
+/// [`LshIndex::query_then_insert`] since the index was made: counted as the walks stop
+/// (two additions per cut read, nothing per candidate). A read is cut when the bucket
+/// held more earlier members than the bound, so that the oldest of them were not read
+/// (their pairs with the new document are not reported, unless another band meets
+/// them). Plain queries ([`query_into`](LshIndex::query_into)) do not count.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::SchemeId;
+/// use near_dup::lsh::{LshIndex, LshParams, PlainSlots, ScanCuts};
+/// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3, 4])?;
+/// let mut index = LshIndex::new(LshParams::new(2, 2)?);
+/// index.set_max_bucket_scan(Some(3));
+/// let mut found = Vec::new();
+/// for i in 0..6 {
+///     index.query_then_insert(i, &s, &mut found)?;
+/// }
+/// // Documents 4 and 5 met 4 and 5 earlier members in each of the 2 bands, read 3.
+/// assert_eq!(index.scan_cuts(), ScanCuts { reads: 4, documents: 2 });
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScanCuts {
+    /// Bucket reads cut: one per document and band whose bucket held more earlier
+    /// members than the bound.
+    pub reads: u64,
+    /// Documents with at least one cut read.
+    pub documents: u64,
+}
+
+impl ScanCuts {
+    /// Whether the bound cut any read.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// assert!(!near_dup::lsh::ScanCuts::default().any());
+    /// ```
+    #[must_use]
+    pub fn any(&self) -> bool {
+        self.reads > 0
+    }
+
+    /// The cuts counted since `earlier`, a value of the same index taken before (a
+    /// batch's share of an index that lives across batches).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::ScanCuts;
+    /// let before = ScanCuts { reads: 3, documents: 1 };
+    /// let after = ScanCuts { reads: 10, documents: 4 };
+    /// assert_eq!(after.since(before), ScanCuts { reads: 7, documents: 3 });
+    /// ```
+    #[must_use]
+    pub fn since(self, earlier: ScanCuts) -> ScanCuts {
+        ScanCuts {
+            reads: self.reads.saturating_sub(earlier.reads),
+            documents: self.documents.saturating_sub(earlier.documents),
+        }
+    }
 }
 
 /// Configures an [`LshIndex`]: whether to keep signatures for verification, and how
@@ -231,6 +299,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
             by_key: AHashMap::new(),
             free: Vec::new(),
             bucket_scan: self.bucket_scan,
+            cuts: ScanCuts::default(),
         };
         if n > 0 {
             if let Some(nb) = n.checked_mul(b) {
@@ -510,6 +579,23 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         (self.bucket_scan != usize::MAX).then_some(self.bucket_scan)
     }
 
+    /// How often the bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) cut
+    /// a bucket read of [`query_then_insert`](Self::query_then_insert) since this
+    /// index was made or loaded (see [`ScanCuts`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
+    /// let index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(2, 2)?);
+    /// assert!(!index.scan_cuts().any());
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn scan_cuts(&self) -> ScanCuts {
+        self.cuts
+    }
+
     /// The number of documents indexed.
     ///
     /// # Example
@@ -766,6 +852,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         for table in &mut self.tables {
             table.reserve_one();
         }
+        let mut cut_reads = 0u64;
         let mut starts = [Start::default(); PREFETCH_BANDS];
         for first in (0..b).step_by(PREFETCH_BANDS) {
             let last = (first + PREFETCH_BANDS).min(b);
@@ -789,11 +876,12 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                                 limit: self.bucket_scan,
                             };
                             let slot_keys = &self.slot_keys;
-                            walk.run(head, i, &keys[base..base + i], &mut seen, |d| {
+                            let cut = walk.run(head, i, &keys[base..base + i], &mut seen, |d| {
                                 if let Some(k) = &slot_keys[d as usize] {
                                     out.push(k.clone());
                                 }
                             });
+                            cut_reads += u64::from(cut);
                         }
                         self.next[base + i] = head;
                         self.prev[base + i] = NIL;
@@ -807,6 +895,10 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                     }
                 }
             }
+        }
+        if cut_reads > 0 {
+            self.cuts.reads += cut_reads;
+            self.cuts.documents += 1;
         }
     }
 
@@ -1384,6 +1476,7 @@ impl BucketWalk<'_> {
     /// met for the first time in this query: with `seen` (a bounded walk), the members
     /// not in it; otherwise those sharing no earlier band with the query's keys
     /// `earlier` (an unbounded walk reported them in their first shared band).
+    /// Returns whether the bound cut the walk: members were left unread.
     #[inline]
     fn run(
         &self,
@@ -1392,7 +1485,7 @@ impl BucketWalk<'_> {
         earlier: &[u64],
         seen: &mut Option<AHashSet<u32>>,
         mut report: impl FnMut(u32),
-    ) {
+    ) -> bool {
         let (mut d, mut read) = (head, 0);
         while d != NIL && read < self.limit {
             let db = d as usize * self.bands;
@@ -1406,6 +1499,7 @@ impl BucketWalk<'_> {
             d = self.next[db + i];
             read += 1;
         }
+        d != NIL
     }
 }
 

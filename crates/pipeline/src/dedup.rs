@@ -585,6 +585,7 @@ impl Plan {
         report.candidates = found.candidates;
         report.index_bytes_per_document = found.index_bytes_per_document;
         report.signature_bytes_per_document = found.signature_bytes_per_document;
+        report.bucket_scan = found.bucket_scan;
 
         // DURIAN groups over the candidate graph, in document indices.
         let candidate_graph: Vec<ScoredPair> = match durian {

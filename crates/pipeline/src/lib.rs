@@ -114,7 +114,7 @@ pub use progress::{NoProgress, Progress, Stage};
 pub use query::{
     ContainmentSearch, ContainmentSearchBuilder, Neighbour, NeighbourSearch, NeighbourSearchBuilder,
 };
-pub use report::{Fate, Outcome, Report};
+pub use report::{BucketScan, Fate, Outcome, Report};
 pub use verify::{AlignMeasure, PairScorer, Verification, Verifier, VerifyReport, set_measure};
 
 pub use ndd_core::{self, PairSink, ScoredPair, Threshold};

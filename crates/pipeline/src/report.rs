@@ -50,6 +50,104 @@ pub struct Report {
     /// Bytes of signature per document while the method runs (see
     /// [`CandidateReport::signature_bytes_per_document`](crate::CandidateReport::signature_bytes_per_document)).
     pub signature_bytes_per_document: Option<f64>,
+    /// Whether the MinHash candidate stage's bucket bound
+    /// ([`MinHashConfig::max_bucket_scan`](crate::MinHashConfig::max_bucket_scan)) was
+    /// hit on this run; `None` when the method reads no LSH bucket or the engine does
+    /// not count (see [`BucketScan`]).
+    pub bucket_scan: Option<BucketScan>,
+}
+
+/// How often the bucket bound of the MinHash candidate stage was hit on a run: a
+/// document reads at most `bound` earlier members of each of its LSH buckets, the
+/// newest first, so a hot bucket keeps its group but reports only some of its pairs.
+///
+/// Counted as the bounded walks stop (no cost per pair) by every engine that streams
+/// through the candidate stage: in memory ([`Dedup`](crate::Dedup)) and a saved
+/// index's [`DedupIndex::add`](crate::DedupIndex::add) (this batch's documents only).
+/// The out-of-core engine counts the same reads in its shuffle
+/// ([`OutOfCoreOutcome::bucket_scan`](crate::OutOfCoreOutcome::bucket_scan)). The
+/// Bloom engine keeps no buckets (nothing to bound), and the other methods report
+/// `None` (the exact Jaccard join and SigNCD bound their partners per document by
+/// the same default, uncounted). The largest bucket is not reported: the walk stops
+/// at the bound and never learns a hot bucket's size, which would cost a walk of the
+/// whole bucket.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::pipeline::{Dedup, Method, MinHashConfig};
+/// let texts = vec!["the same few words again and again"; 6];
+/// let config = MinHashConfig { max_bucket_scan: Some(2), ..MinHashConfig::default() };
+/// let out = Dedup::new().method(Method::MinHash(config)).exact_pass(false).run_texts(&texts)?;
+/// let scan = out.report.bucket_scan.expect("MinHash reads LSH buckets");
+/// assert_eq!(scan.bound, 2);
+/// // Documents 3, 4 and 5 met more than 2 earlier copies in every band.
+/// assert_eq!(scan.cut_documents, 3);
+/// assert!(scan.hit());
+/// # Ok::<(), near_dup::pipeline::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BucketScan {
+    /// Most earlier members of one bucket a document reads (the hard cap
+    /// [`MAX_BUCKET_SCAN`](crate::MAX_BUCKET_SCAN) when no bound is asked).
+    pub bound: usize,
+    /// Bucket reads the bound cut: one per document and band whose bucket held more
+    /// than `bound` earlier members.
+    pub cut_reads: u64,
+    /// Documents with at least one cut read.
+    pub cut_documents: u64,
+}
+
+impl BucketScan {
+    /// Whether the bound was hit: some document left members of a bucket unread.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::BucketScan;
+    /// assert!(!BucketScan { bound: 256, cut_reads: 0, cut_documents: 0 }.hit());
+    /// assert!(BucketScan { bound: 256, cut_reads: 9, cut_documents: 3 }.hit());
+    /// ```
+    #[must_use]
+    pub fn hit(&self) -> bool {
+        self.cut_reads > 0
+    }
+
+    /// The warning to show when the bound was hit (`None` when it was not), in words
+    /// with the numbers; `remedy` names the setting that raises the bound where the
+    /// reader sets it (the tool's `--max-bucket-scan`). At the hard cap
+    /// [`MAX_BUCKET_SCAN`](crate::MAX_BUCKET_SCAN) it says so instead.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::BucketScan;
+    /// let scan = BucketScan { bound: 256, cut_reads: 9, cut_documents: 3 };
+    /// assert_eq!(
+    ///     scan.warning("--max-bucket-scan").as_deref(),
+    ///     Some("3 documents read only 256 of a bucket's members (9 bucket reads cut): \
+    ///           pairs in hot buckets were cut; --max-bucket-scan raises the bound"),
+    /// );
+    /// assert_eq!(BucketScan { cut_reads: 0, cut_documents: 0, ..scan }.warning("x"), None);
+    /// ```
+    #[must_use]
+    pub fn warning(&self, remedy: &str) -> Option<String> {
+        if !self.hit() {
+            return None;
+        }
+        let fix = if self.bound >= crate::MAX_BUCKET_SCAN {
+            format!("{} is the hard cap of the bound", crate::MAX_BUCKET_SCAN)
+        } else {
+            format!("{remedy} raises the bound")
+        };
+        Some(format!(
+            "{} documents read only {} of a bucket's members ({} bucket reads cut): \
+             pairs in hot buckets were cut; {fix}",
+            self.cut_documents,
+            self.bound.min(crate::MAX_BUCKET_SCAN),
+            self.cut_reads,
+        ))
+    }
 }
 
 impl Report {

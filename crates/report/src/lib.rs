@@ -192,7 +192,9 @@ impl<'a> HtmlReport<'a> {
     /// The report of `outcome` from each document's id and text, by index: a document
     /// without text (beyond the end of `texts`, or `None`: one of a saved index) is
     /// listed by id, without a diff. A document beyond the end of `ids` is named by
-    /// its index.
+    /// its index. When the run's bucket bound was hit
+    /// ([`Report::bucket_scan`](ndd_pipeline::Report::bucket_scan)), the page warns
+    /// of it with the numbers.
     ///
     /// # Example
     ///
@@ -296,11 +298,18 @@ impl<'a> HtmlReport<'a> {
 
     /// The report with every option at its default.
     fn with(run: Run<'a>) -> Self {
+        // A bucket bound that was hit is a warning, beside the setting that explains it.
+        let warnings = run
+            .report
+            .bucket_scan
+            .and_then(|b| b.warning("--max-bucket-scan (MinHashConfig::max_bucket_scan)"))
+            .into_iter()
+            .collect();
         HtmlReport {
             run,
             title: "ndd report".to_owned(),
             settings: Vec::new(),
-            warnings: Vec::new(),
+            warnings,
             timings: Vec::new(),
             threshold: None,
             banding: None,

@@ -1,6 +1,7 @@
 //! The integration tests of ndd-cli as one test binary: each runs the built `ndd` binary.
 
 mod bloom;
+mod bucket_scan;
 mod center;
 mod cli;
 mod common;

@@ -5,7 +5,7 @@
 //! met. Unbounded and bounded-but-never-reached scans give the index's usual answer.
 
 use ndd_core::SchemeId;
-use ndd_lsh::{LshIndex, LshParams, PlainSlots};
+use ndd_lsh::{LshIndex, LshParams, PlainSlots, ScanCuts};
 use proptest::prelude::*;
 
 fn sig(slots: &[u64]) -> PlainSlots {
@@ -36,7 +36,57 @@ fn stream(b: usize, r: usize, alphabet: u64) -> impl Strategy<Value = Vec<Vec<u6
     proptest::collection::vec(proptest::collection::vec(0..alphabet, b * r), 1..60)
 }
 
+/// The cuts by their definition: a document's read of band `i` is cut when more than
+/// `c` documents inserted before it share its band-`i` slots.
+fn expected_cuts(docs: &[Vec<u64>], b: usize, r: usize, c: usize) -> ScanCuts {
+    let mut cuts = ScanCuts::default();
+    for (n, q) in docs.iter().enumerate() {
+        let band = |v: &[u64], i: usize| v[i * r..(i + 1) * r].to_vec();
+        let cut = (0..b)
+            .filter(|&i| {
+                docs[..n]
+                    .iter()
+                    .filter(|v| band(v, i) == band(q, i))
+                    .count()
+                    > c
+            })
+            .count() as u64;
+        cuts.reads += cut;
+        cuts.documents += u64::from(cut > 0);
+    }
+    cuts
+}
+
+/// An index of `b` bands of `r` rows reading at most `c` members of a bucket.
+fn bounded(b: usize, r: usize, c: usize) -> LshIndex<u32, PlainSlots> {
+    LshIndex::builder(LshParams::new(b, r).unwrap())
+        .max_bucket_scan(Some(c))
+        .build()
+}
+
 proptest! {
+    #[test]
+    fn scan_cuts_count_the_buckets_larger_than_the_bound(
+        c in 1usize..6,
+        docs in stream(3, 2, 2),
+    ) {
+        let mut index = bounded(3, 2, c);
+        let mut found = Vec::new();
+        for (k, v) in docs.iter().enumerate() {
+            found.clear();
+            index.query_then_insert(k as u32, &sig(v), &mut found).unwrap();
+            // Plain queries do not count.
+            index.query(&sig(v)).unwrap();
+        }
+        prop_assert_eq!(index.scan_cuts(), expected_cuts(&docs, 3, 2, c));
+        // Without a bound nothing is cut.
+        let mut plain: LshIndex<u32, PlainSlots> = LshIndex::new(LshParams::new(3, 2).unwrap());
+        for (k, v) in docs.iter().enumerate() {
+            plain.query_then_insert(k as u32, &sig(v), &mut found).unwrap();
+        }
+        prop_assert_eq!(plain.scan_cuts(), ScanCuts::default());
+    }
+
     #[test]
     fn bounded_scan_is_the_newest_c_per_band(
         docs in stream(3, 2, 3),

@@ -46,5 +46,6 @@ pub(crate) fn run(
         search_time,
         index_bytes_per_document: None,
         signature_bytes_per_document: Some(8.0 * shingles as f64 / sets.len().max(1) as f64),
+        bucket_scan: None,
     })
 }

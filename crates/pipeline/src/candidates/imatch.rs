@@ -138,5 +138,6 @@ pub(crate) fn run(
         search_time,
         index_bytes_per_document: Some(bytes),
         signature_bytes_per_document: Some(21.0 * (imatch.extra_lexicons() + 1) as f64),
+        bucket_scan: None,
     })
 }

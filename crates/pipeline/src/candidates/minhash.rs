@@ -11,8 +11,8 @@ use ndd_minhash::{MinHashSignature, MinHasher};
 #[cfg(not(feature = "rayon"))]
 use super::in_chunks;
 use super::{CandidateReport, Ctx, Emit};
-use crate::MinHashConfig;
 use crate::progress::{Progress, Stage};
+use crate::{BucketScan, MinHashConfig};
 
 /// What sketches documents into MinHash signatures here: one-permutation MinHash over
 /// the pipeline's shingles, or ICWS over learned k-gram weights.
@@ -118,6 +118,7 @@ fn with_sketcher<S: MinHashSketcher>(
         search_time: streamed.search_time,
         index_bytes_per_document: Some(bytes),
         signature_bytes_per_document: Some(8.0 * config.num_perm as f64),
+        bucket_scan: Some(streamed.bucket_scan),
     })
 }
 
@@ -129,6 +130,8 @@ pub(crate) struct Streamed {
     pub(crate) sketch_time: Duration,
     /// Time of the search after the last signature.
     pub(crate) search_time: Duration,
+    /// The bucket reads of this stream that the index's bound cut.
+    pub(crate) bucket_scan: BucketScan,
 }
 
 /// The MinHash candidate stream of every engine that holds an [`LshIndex`]: sketches
@@ -147,6 +150,7 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
+    let cuts_before = index.scan_cuts();
     let mut search = Search {
         index,
         key_of,
@@ -181,10 +185,16 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
         progress.finish(Stage::Candidates);
         (sketch_time, search_time)
     };
+    let cuts = search.index.scan_cuts().since(cuts_before);
     Ok(Streamed {
         candidates: search.candidates,
         sketch_time,
         search_time,
+        bucket_scan: BucketScan {
+            bound: search.index.max_bucket_scan().unwrap_or(usize::MAX),
+            cut_reads: cuts.reads,
+            cut_documents: cuts.documents,
+        },
     })
 }
 

@@ -90,6 +90,9 @@ pub struct CandidateReport {
     /// coordinate, `8 ×` the mean shingle count for the exact join; `None` for SigNCD
     /// (its signatures are strings of varying length).
     pub signature_bytes_per_document: Option<f64>,
+    /// How often the LSH bucket bound was hit (MinHash); `None` for a method that
+    /// reads no bounded bucket.
+    pub bucket_scan: Option<crate::BucketScan>,
 }
 
 /// Finds candidate pairs among documents with one [`Method`]: the stage to call on

@@ -71,5 +71,6 @@ pub(crate) fn run(
         search_time,
         index_bytes_per_document: None,
         signature_bytes_per_document: None,
+        bucket_scan: None,
     })
 }

@@ -183,5 +183,6 @@ fn with_extractor<E: FeatureExtractor + Sync>(
         search_time,
         index_bytes_per_document: bytes,
         signature_bytes_per_document: Some(config.bits.div_ceil(64) as f64 * 8.0),
+        bucket_scan: None,
     })
 }

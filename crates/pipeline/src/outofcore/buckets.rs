@@ -18,6 +18,11 @@ pub(super) struct Bucketed {
     pub(super) runs: Vec<PathBuf>,
     pub(super) candidates: u64,
     pub(super) bytes_written: u64,
+    /// Bucket reads the bound cut: a document whose bucket held more than `scan`
+    /// earlier members (as the in-memory index counts them).
+    pub(super) cut_reads: u64,
+    /// Documents with at least one cut read.
+    pub(super) cut_documents: u64,
 }
 
 pub(super) fn run(
@@ -31,11 +36,31 @@ pub(super) fn run(
     let scan = job.scan;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
+    // Members of the current bucket before this record, and the documents whose read
+    // was cut (one bit each, grown only when a cut happens).
+    let mut members = 0usize;
+    let (mut cut_reads, mut cut_documents) = (0u64, 0u64);
+    let mut cut_bits: Vec<u64> = Vec::new();
     for_each_key(job, keys, copies, |r| {
         if bucket != Some((r.band, r.key)) {
             bucket = Some((r.band, r.key));
             recent.clear();
+            members = 0;
         }
+        if members > scan {
+            cut_reads += 1;
+            if let Ok(word) = usize::try_from(r.doc / 64) {
+                if cut_bits.len() <= word {
+                    cut_bits.resize(word + 1, 0);
+                }
+                let bit = 1u64 << (r.doc % 64);
+                if cut_bits[word] & bit == 0 {
+                    cut_bits[word] |= bit;
+                    cut_documents += 1;
+                }
+            }
+        }
+        members = members.saturating_add(1);
         for &earlier in recent.iter().rev() {
             pairs
                 .push(Edge {
@@ -50,7 +75,10 @@ pub(super) fn run(
         }
         Ok(())
     })?;
-    finish(dir, pairs)
+    let mut bucketed = finish(dir, pairs)?;
+    bucketed.cut_reads = cut_reads;
+    bucketed.cut_documents = cut_documents;
+    Ok(bucketed)
 }
 
 /// Calls `f` with each band key of `keys` in bucket order, those of exact copies left
@@ -78,7 +106,8 @@ pub(super) fn for_each_key(
     Ok(())
 }
 
-/// The candidate runs of `pairs`, written out, and their count and size.
+/// The candidate runs of `pairs`, written out, and their count and size (no cut
+/// bucket reads: the caller that bounds a walk fills those in).
 pub(super) fn finish(dir: &Path, pairs: ExternalSort<Edge, (u64, u64)>) -> Result<Bucketed, Error> {
     let candidates = pairs.len();
     let runs = pairs.finish().map_err(|e| damaged(dir, e))?;
@@ -90,5 +119,7 @@ pub(super) fn finish(dir: &Path, pairs: ExternalSort<Edge, (u64, u64)>) -> Resul
         runs: runs.paths().to_vec(),
         candidates,
         bytes_written,
+        cut_reads: 0,
+        cut_documents: 0,
     })
 }

@@ -596,6 +596,15 @@ impl OutOfCore {
             let m = Marker::default()
                 .with("candidates", b.candidates)
                 .with("runs", run_names(&b.runs));
+            // Only MinHash's walk is bounded (SimHash reports no bucket scan, as in
+            // memory).
+            let m = match &self.engine {
+                Engine::MinHash(_) => m
+                    .with("cut_reads", b.cut_reads)
+                    .with("cut_documents", b.cut_documents),
+                #[cfg(feature = "simhash")]
+                Engine::SimHash(_) => m,
+            };
             Ok((m, b.bytes_written))
         })?;
         let candidates = need(&bucketed, "candidates")?;
@@ -633,6 +642,15 @@ impl OutOfCore {
             exact_copies_dropped: need(&grouped, "exact_dropped")?,
             groups: need(&grouped, "groups")?,
             grouped: need(&grouped, "grouped")?,
+            // A stage kept from a run of a version that did not count: unknown.
+            bucket_scan: bucketed
+                .get_u64("cut_reads")
+                .zip(bucketed.get_u64("cut_documents"))
+                .map(|(cut_reads, cut_documents)| crate::BucketScan {
+                    bound: job.scan,
+                    cut_reads,
+                    cut_documents,
+                }),
             stages,
             work_dir: dir.to_path_buf(),
             fingerprint: fingerprints[3],

@@ -87,6 +87,11 @@ pub struct OutOfCoreOutcome {
     pub groups: u64,
     /// Documents in those groups.
     pub grouped: u64,
+    /// How often the bucket bound was hit in the shuffle, counted as in memory (see
+    /// [`BucketScan`](crate::BucketScan)); `None` when the shuffle was kept from a
+    /// run that did not count. Without a bound (`max_bucket_scan: None`) this engine
+    /// reads whole buckets (no hard cap): nothing is cut.
+    pub bucket_scan: Option<crate::BucketScan>,
     /// The five stages, in order.
     pub stages: Vec<StageRun>,
     pub(super) work_dir: PathBuf,

@@ -469,6 +469,7 @@ impl DedupIndex {
             &mut candidates,
         )?;
         report.candidates = streamed.candidates;
+        report.bucket_scan = Some(streamed.bucket_scan);
         report.timings.push((Stage::Sketch, streamed.sketch_time));
         report
             .timings

@@ -342,6 +342,42 @@ fn a_hot_bucket_of_identical_documents_is_bounded() {
     assert!(out.candidates <= bound, "{} > {bound}", out.candidates);
     assert_eq!((out.groups, out.grouped), (1, 3000));
     assert_eq!(out.kept_positions().unwrap(), [0]);
+    // The bound was hit: document j (from 0) has j earlier members in every band's
+    // bucket, so the 3,000 - 257 documents from 257 on are cut in each band.
+    let scan = out.bucket_scan.unwrap();
+    assert_eq!(scan.bound, 256);
+    assert_eq!(scan.cut_documents, 3000 - 257);
+    assert_eq!(scan.cut_reads, bands * (3000 - 257));
+}
+
+#[test]
+fn out_of_core_counts_the_bucket_cuts_as_in_memory() {
+    // Near-identical lines (a different number each): buckets of varied sizes, some
+    // above the bound, counted alike by both engines' walks.
+    let docs: Vec<Document> = (0..400)
+        .map(|i| {
+            Document::new(
+                format!("{i}"),
+                format!(
+                    "we urge the agency to adopt the strictest possible limits on mercury \
+                     emissions from power plants near our homes comment number {i}"
+                ),
+            )
+        })
+        .collect();
+    let config = MinHashConfig {
+        max_bucket_scan: Some(16),
+        ..MinHashConfig::default()
+    };
+    let dedup = Dedup::new().threshold(0.7).method(Method::MinHash(config));
+    let memory = dedup.run(&docs).unwrap().report.bucket_scan.unwrap();
+    assert!(memory.hit());
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(docs.into_iter().map(Ok))
+        .unwrap();
+    assert_eq!(out.bucket_scan, Some(memory));
 }
 
 /// The candidate runs (`candidates-*` files) in the work folder `dir`.
