@@ -135,7 +135,12 @@ fn row2(r: &Row, extra: [Option<&str>; 3]) -> Row2 {
 
 /// The corpus of a fixture folder, checked to hold the script's ids and texts.
 fn read_as_written(folder: &str) -> ndd_corpus::Corpus {
-    let corpus = read_corpus(fixtures().join(folder), &ReadOptions::default()).unwrap();
+    read_as_written_at(&fixtures().join(folder))
+}
+
+/// The corpus of the folder `path`, checked to hold the script's ids and texts.
+fn read_as_written_at(path: &Path) -> ndd_corpus::Corpus {
+    let corpus = read_corpus(path, &ReadOptions::default()).unwrap();
     let got: Vec<(&str, &str)> = corpus
         .documents
         .iter()
@@ -236,12 +241,18 @@ fn a_column_of_the_wrong_type_or_missing_is_a_typed_error_naming_it() {
     ));
 }
 
+/// The Parquet fixture folder read, and a writer of its rows to `name` in `dir`.
+fn parquet_writer(dir: &Path, name: &str) -> (ndd_corpus::Corpus, PathBuf, RecordWriter<fs::File>) {
+    let corpus = read_corpus(fixtures().join("parquet"), &ReadOptions::default()).unwrap();
+    let out = dir.join(name);
+    let w = RecordWriter::new(RecordFormat::Parquet, fs::File::create(&out).unwrap()).unwrap();
+    (corpus, out, w)
+}
+
 #[test]
 fn chosen_rows_are_written_back_with_every_column_and_added_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let corpus = read_corpus(fixtures().join("parquet"), &ReadOptions::default()).unwrap();
-    let out = dir.path().join("out.parquet");
-    let mut w = RecordWriter::new(RecordFormat::Parquet, fs::File::create(&out).unwrap()).unwrap();
+    let (corpus, out, mut w) = parquet_writer(dir.path(), "out.parquet");
     // Documents 0, 2 (the next row group), 3 and 5 (the second shard).
     let place = [(0, 0), (0, 2), (0, 3), (1, 5)];
     for (shard, doc) in place {
@@ -384,9 +395,7 @@ fn damaged_parquet_and_zstd_give_typed_errors_never_panics() {
 #[test]
 fn edited_rows_get_their_text_replaced_and_every_other_column_intact() {
     let dir = tempfile::tempdir().unwrap();
-    let corpus = read_corpus(fixtures().join("parquet"), &ReadOptions::default()).unwrap();
-    let out = dir.path().join("edited.parquet");
-    let mut w = RecordWriter::new(RecordFormat::Parquet, fs::File::create(&out).unwrap()).unwrap();
+    let (corpus, out, mut w) = parquet_writer(dir.path(), "edited.parquet");
     // Every document, across both row groups of the first shard and into the second;
     // the foxes' texts replaced, the others copied as they are by copy_edited too.
     let mut shard = 0;
@@ -475,14 +484,7 @@ fn a_folder_of_plain_and_gzip_jsonl_files_is_read_as_records() {
         RecordFormat::of_folder(dir.path(), &options),
         Some(RecordFormat::Jsonl)
     );
-    let corpus = read_corpus(dir.path(), &options).unwrap();
-    let got: Vec<(&str, &str)> = corpus
-        .documents
-        .iter()
-        .map(|d| (d.id.as_str(), d.text.as_str()))
-        .collect();
-    let want: Vec<(&str, &str)> = script_rows().iter().map(|r| (r.0, r.1)).collect();
-    assert_eq!(got, want);
+    let corpus = read_as_written_at(dir.path());
     let formats: Vec<_> = corpus
         .shards
         .iter()
