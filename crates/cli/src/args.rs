@@ -786,7 +786,8 @@ pub(crate) struct SubstringsArgs {
     pub(crate) memory_budget: Option<u64>,
     /// Write the records with the spans cut from their text and every other field as
     /// it was (a folder's documents as {"id", "text"}); gzip when FILE ends in .gz;
-    /// - for standard output
+    /// a Parquet or zstd input (or folder of shards) in its own format; - for
+    /// standard output
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) out: Option<PathBuf>,
     /// Write one JSON line per document with spans cut: {"id": ..., "ranges": [[start,
@@ -882,7 +883,8 @@ pub(crate) struct LinesArgs {
     pub(crate) keep_digits: bool,
     /// Write the corpus with the repeated units removed: each JSONL record with its
     /// text field replaced and every other byte kept (for a folder, {"id", "text"}
-    /// records); `-` for standard output
+    /// records; a Parquet or zstd input, or folder of shards, in its own format);
+    /// `-` for standard output
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub(crate) out: Option<PathBuf>,
     /// Leave out of --out the documents left with nothing but whitespace

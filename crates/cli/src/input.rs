@@ -127,6 +127,7 @@ pub(crate) fn read(
     let progress = |p: ndd_pipeline::corpus::Progress| bar.update(p);
     let input = match source {
         Source::Path(path) | Source::Bundled(path) => {
+            warn_mixed_folder(path, options);
             let corpus = read_corpus_with_progress(path, options, progress)?;
             // Parquet and zstd records are copied by ndd-corpus's writer
             // (`Writers::copy_shards`), plain and gzip JSONL lines from here.
@@ -164,6 +165,23 @@ pub(crate) fn read(
     };
     bar.finish();
     Ok(input)
+}
+
+/// A warning when the folder `path` is read one document per file although some of
+/// its files are JSON Lines (beside other files): each such file is then one
+/// document, not records (a folder of JSON Lines files only is read as shards).
+pub(crate) fn warn_mixed_folder(path: &Path, options: &ReadOptions) {
+    if !path.is_dir() {
+        return;
+    }
+    if let Some(first) = RecordFormat::jsonl_beside_others(path, options) {
+        eprintln!(
+            "warning: {}: JSON Lines files beside other files, so each file is one document \
+             ({} too, not its records); give a folder of JSON Lines files only to read records",
+            path.display(),
+            first.display()
+        );
+    }
 }
 
 /// `ndd dedup`'s fields: an `--attribute-fields` field that no record has is an

@@ -55,11 +55,16 @@ pub(crate) fn run(a: &LinesArgs) -> Result<(), CliError> {
 
     let edit_started = Instant::now();
     let mut writers = Writers::create(&targets, Format::Tsv)?;
+    if let Corpus::Held(input) = &corpus {
+        writers.copy_shards(input)?;
+    }
     let mut records = corpus.records(a.out.is_some())?;
     let (mut dropped, mut text_bytes) = (0u64, 0u64);
+    let mut index = 0usize;
     let bar = bars.pass("edit");
     corpus
         .each(false, |doc, line| -> Result<(), Stop> {
+            index += 1;
             let edits = repeated.edits(&doc.text)?;
             bar.inc(1);
             text_bytes += doc.text.len() as u64;
@@ -80,6 +85,7 @@ pub(crate) fn run(a: &LinesArgs) -> Result<(), CliError> {
                 };
                 writers.edited(
                     Output::Out,
+                    index - 1,
                     &row,
                     &edits.apply(&doc.text),
                     &options.text_field,
@@ -298,8 +304,10 @@ fn library(e: Error) -> CliError {
     }
 }
 
-/// The documents, read once per pass: a file or folder streamed again each time, or
-/// standard input held in memory (its records spooled to copy them out).
+/// The documents, read once per pass: a JSON Lines file or a folder of documents
+/// streamed again each time, or standard input and Parquet, zstd or shard folder
+/// input held in memory (stdin's records spooled to copy them out, a shard input's
+/// copied back by ndd-corpus's writer: `Writers::copy_shards`).
 enum Corpus<'a> {
     Stream {
         path: &'a Path,
@@ -318,7 +326,11 @@ impl<'a> Corpus<'a> {
         skipped: &'a Shared,
         keep_records: bool,
     ) -> Result<Self, CliError> {
-        if let Some(path) = source.path() {
+        if let Some(path) = source
+            .path()
+            .filter(|p| stream::shard_input(p, options).is_none())
+        {
+            input::warn_mixed_folder(path, options);
             return Ok(Corpus::Stream {
                 path,
                 source,

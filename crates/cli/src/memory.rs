@@ -213,7 +213,7 @@ fn run_with(
     // Write everything, then move it into place.
     // A folder index saves itself, after the other outputs.
     let mut writers = Writers::create(targets.iter().filter(|t| !t.folder), a.output.format)?;
-    writers.copy_shards(&input.corpus)?;
+    writers.copy_shards(&input)?;
     let mut records = match &input.records {
         Some(file) if writers.wants_records() => Some(Records::open(file)?),
         _ => None,

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use clap::ValueEnum;
 use ndd_pipeline::outputs::{self, OutputKind, RowError};
 
-use ndd_pipeline::corpus::{RecordFormat, RecordWriter, Shard};
+use ndd_pipeline::corpus::{RecordWriter, Shard};
 
 use crate::error::CliError;
 use crate::files::{Output, Pending, Ready, Target};
@@ -57,32 +57,33 @@ pub(crate) struct Writers<'t> {
 }
 
 /// Records copied by ndd-corpus's [`RecordWriter`]: where each document's record is,
-/// and a writer per `--keep-out` or `--annotate-out` target (by index in `files`).
+/// and a writer per `--keep-out`, `--annotate-out` or `--out` target (by index in
+/// `files`).
 struct ShardCopy {
     shards: Vec<Shard>,
     lines: Vec<u64>,
-    /// Documents written so far, and the shard of the next one with how many of
-    /// its documents were written.
+    /// Documents given to [`Writers::document`] so far.
     seen: usize,
+    /// The shard of the last document located, and the documents of the shards
+    /// before it.
     shard: usize,
-    in_shard: usize,
+    before: usize,
     writers: Vec<(usize, RecordWriter<io::BufWriter<std::fs::File>>)>,
 }
 
 impl ShardCopy {
-    /// The shard and line of the next document's record, advancing.
-    fn next(&mut self) -> Option<(usize, u64)> {
+    /// The shard and line of the record of the document at `index` in corpus order;
+    /// indexes are asked for in increasing order.
+    fn at(&mut self, index: usize) -> Option<(usize, u64)> {
         while self
             .shards
             .get(self.shard)
-            .is_some_and(|s| self.in_shard >= s.documents)
+            .is_some_and(|s| index >= self.before + s.documents)
         {
+            self.before += self.shards[self.shard].documents;
             self.shard += 1;
-            self.in_shard = 0;
         }
-        let line = self.lines.get(self.seen).copied()?;
-        self.seen += 1;
-        self.in_shard += 1;
+        let line = self.lines.get(index).copied()?;
         Some((self.shard, line))
     }
 }
@@ -111,21 +112,25 @@ impl<'t> Writers<'t> {
         })
     }
 
-    /// Copies `--keep-out` and `--annotate-out` records of a Parquet or zstd input
-    /// (a file or a folder of shards) with ndd-corpus's writer, in their format: a
-    /// Parquet file with every column of the input, zstd-compressed JSON Lines.
-    /// Nothing changes for other inputs. Documents are then given to
-    /// [`document`](Self::document) in corpus order.
-    pub(crate) fn copy_shards(&mut self, corpus: &ndd_pipeline::Corpus) -> Result<(), CliError> {
+    /// Copies `--keep-out` and `--annotate-out` records (and `--out`'s edited ones)
+    /// of a Parquet or zstd input (a file or a folder of shards) or of a folder of
+    /// JSON Lines shards with ndd-corpus's writer, in their format: a Parquet file
+    /// with every column of the input, zstd-compressed JSON Lines, or JSON Lines (a
+    /// gzip shard's records too, as a gzip file's are). Nothing changes for a JSON
+    /// Lines file or standard input, whose records `input` names. Documents are
+    /// then given to [`document`](Self::document) or [`edited`](Self::edited) in
+    /// corpus order.
+    pub(crate) fn copy_shards(&mut self, input: &crate::input::Input) -> Result<(), CliError> {
+        let corpus = &input.corpus;
         let Some(format) = corpus.shards.first().map(|s| s.format) else {
             return Ok(());
         };
-        if matches!(format, RecordFormat::Jsonl | RecordFormat::JsonlGzip) {
+        if input.records.is_some() {
             return Ok(());
         }
         let mut writers = Vec::new();
         for (i, (t, p)) in self.files.iter().enumerate() {
-            if matches!(t.output, Output::Keep | Output::Annotate) {
+            if matches!(t.output, Output::Keep | Output::Annotate | Output::Out) {
                 let file = p.file().map_err(|e| CliError::output(&t.path, e))?;
                 let w = RecordWriter::new(format, io::BufWriter::with_capacity(1 << 16, file))?;
                 writers.push((i, w));
@@ -136,7 +141,7 @@ impl<'t> Writers<'t> {
             lines: corpus.lines.clone(),
             seen: 0,
             shard: 0,
-            in_shard: 0,
+            before: 0,
             writers,
         });
         Ok(())
@@ -158,7 +163,10 @@ impl<'t> Writers<'t> {
     pub(crate) fn document(&mut self, d: &DocRow<'_>) -> Result<(), CliError> {
         let format = self.format.rows();
         let mut shards = self.shards.as_mut();
-        let at = shards.as_mut().and_then(|s| s.next());
+        let at = shards.as_mut().and_then(|s| {
+            s.seen += 1;
+            s.at(s.seen - 1)
+        });
         for (i, (t, p)) in self.files.iter_mut().enumerate() {
             // The one point where a Parquet or zstd record is copied.
             if let (Some(s), Some((shard, line))) = (shards.as_mut(), at) {
@@ -183,19 +191,32 @@ impl<'t> Writers<'t> {
         Ok(())
     }
 
-    /// Writes one edited document to `output`: its record with the text field
-    /// (`text_field`, a name or a JSON pointer) replaced by `text` and every other
-    /// byte kept, or `{"id", "text"}` for a folder's document.
+    /// Writes one edited document, the `index`-th of the corpus, to `output`: its
+    /// record with the text field (`text_field`, a name or a JSON pointer) replaced
+    /// by `text` and every other byte kept (a Parquet row with every other column,
+    /// when [`copy_shards`](Self::copy_shards) copies the input's records), or `{"id",
+    /// "text"}` for a folder's document.
     pub(crate) fn edited(
         &mut self,
         output: Output,
+        index: usize,
         d: &DocRow<'_>,
         text: &str,
         text_field: &str,
     ) -> Result<(), CliError> {
-        let Some((t, p)) = self.files.iter_mut().find(|(t, _)| t.output == output) else {
+        let Some(i) = self.files.iter().position(|(t, _)| t.output == output) else {
             return Ok(());
         };
+        if let Some(s) = self.shards.as_mut() {
+            if let (Some((shard, line)), Some((_, w))) =
+                (s.at(index), s.writers.iter_mut().find(|(k, _)| *k == i))
+            {
+                // The one point where an edited Parquet or shard record is copied.
+                w.copy_edited(&s.shards[shard], line, text_field, text)?;
+                return Ok(());
+            }
+        }
+        let (t, p) = &mut self.files[i];
         let io = |e: io::Error| CliError::output(&t.path, e);
         let w = p.writer();
         match d.record {

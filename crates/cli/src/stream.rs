@@ -18,18 +18,18 @@ pub(crate) enum Reader {
 
 impl Reader {
     pub(crate) fn open(path: &Path, options: &ReadOptions) -> Result<Self, CliError> {
-        // Parquet and zstd records are read and copied back by the in-memory engine.
-        let format = if path.is_dir() {
-            RecordFormat::of_folder(path, options)
-        } else {
-            RecordFormat::of_file(path)
-                .ok()
-                .filter(|f| matches!(f, RecordFormat::Parquet | RecordFormat::JsonlZstd))
-        };
-        if let Some(format) = format {
+        // Parquet and zstd records, and folders of shards, are read and copied back
+        // by the in-memory engine.
+        if let Some(format) = shard_input(path, options) {
+            let what = match format {
+                RecordFormat::Jsonl | RecordFormat::JsonlGzip => {
+                    "a folder of JSON Lines shards".to_owned()
+                }
+                other => format!("{other:?} input"),
+            };
             return Err(CliError::Usage(format!(
-                "{}: {format:?} input is read by the in-memory and saved-index engines only \
-                 (not with --bloom or --work-dir); convert it to JSON Lines for those",
+                "{}: {what} is read by the in-memory and saved-index engines only \
+                 (not with --bloom or --work-dir); convert it to one JSON Lines file for those",
                 path.display()
             )));
         }
@@ -105,6 +105,20 @@ impl Iterator for Reader {
             Reader::Jsonl(r) => r.next().map(|r| r.map_err(Into::into)),
             Reader::Folder(r) => r.next().map(|r| r.map_err(Into::into)),
         }
+    }
+}
+
+/// The format of an input read as records by ndd-corpus's shard reader and copied
+/// back by its writer: a Parquet or zstd JSON Lines file, or a folder of shards
+/// ([`RecordFormat::of_folder`]); `None` for a JSON Lines file or a folder read one
+/// document per file.
+pub(crate) fn shard_input(path: &Path, options: &ReadOptions) -> Option<RecordFormat> {
+    if path.is_dir() {
+        RecordFormat::of_folder(path, options)
+    } else {
+        RecordFormat::of_file(path)
+            .ok()
+            .filter(|f| matches!(f, RecordFormat::Parquet | RecordFormat::JsonlZstd))
     }
 }
 

@@ -15,8 +15,9 @@ use ndd_repeats::substrings::{
 
 use crate::args::{ScopeName, SubstringsArgs};
 use crate::error::{CliError, usage_of};
-use crate::files::{self, Output, Pending, Ready};
+use crate::files::{self, Output, Pending, Ready, Target};
 use crate::input::{self, Records, Source};
+use crate::output::{DocRow, Format, Writers};
 use crate::progress::Bars;
 use crate::settings;
 use crate::skipped::{Skipped, decoded};
@@ -101,6 +102,18 @@ pub(crate) fn run(a: &SubstringsArgs) -> Result<(), CliError> {
     // Write, then move into place.
     let mut ready: Vec<Ready> = Vec::new();
     for t in &targets {
+        if t.output == Output::Out && input.records.is_none() && !input.corpus.shards.is_empty() {
+            // Parquet, zstd and shard folder records: in their format, by the writer
+            // `ndd dedup --keep-out` copies them with.
+            let cut = Cut {
+                input: &input,
+                texts: &texts,
+                ranges: &cut,
+                text_field: &a.input.text_field,
+            };
+            ready.extend(cut.copy(t)?);
+            continue;
+        }
         let mut pending = Pending::create(&t.path)?;
         match t.output {
             Output::Out => Cut {
@@ -161,6 +174,28 @@ impl Cut<'_> {
         } else {
             self.records(w, path)
         }
+    }
+
+    /// `--out` to the target `t` by [`Writers::edited`]: each record copied in the
+    /// format of the input's shards with its text cut.
+    fn copy(&self, t: &Target) -> Result<Vec<Ready>, CliError> {
+        let mut writers = Writers::create([t], Format::Tsv)?;
+        writers.copy_shards(self.input)?;
+        let docs = &self.input.corpus.documents;
+        for (i, (d, text)) in docs.iter().zip(self.texts).enumerate() {
+            let row = DocRow {
+                id: &d.id,
+                text,
+                record: None,
+                line: self.input.corpus.lines.get(i).copied(),
+                kept: true,
+                cluster: None,
+                annotation: None,
+            };
+            let kept = remove_ranges(text, &self.ranges[i]);
+            writers.edited(Output::Out, i, &row, &kept, self.text_field)?;
+        }
+        writers.finish()
     }
 
     /// The records into `w`: a JSONL record with its text field replaced and every

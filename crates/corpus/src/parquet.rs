@@ -12,7 +12,7 @@ use arrow_array::types::{
     Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch};
-use arrow_array::{StringArray, UInt32Array};
+use arrow_array::{LargeStringArray, StringArray, StringViewArray, UInt32Array};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader,
@@ -682,6 +682,10 @@ pub struct ParquetCopier<W: Write + Send> {
     /// Rows of the current batch to write, and their added fields.
     take: Vec<u32>,
     added: Vec<Vec<serde_json::Value>>,
+    /// The column whose value is replaced ([`copy_edited`](Self::copy_edited)), and
+    /// the replacement of each row of `take` (`None`: the value as it is).
+    edit_column: Option<String>,
+    edits: Vec<Option<String>>,
     last: u64,
 }
 
@@ -712,6 +716,8 @@ impl<W: Write + Send> ParquetCopier<W> {
             open: None,
             take: Vec::new(),
             added: Vec::new(),
+            edit_column: None,
+            edits: Vec::new(),
             last: 0,
         }
     }
@@ -747,6 +753,69 @@ impl<W: Write + Send> ParquetCopier<W> {
         source: &Path,
         row: u64,
         fields: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<(), Error> {
+        self.copy_row(source, row, fields, None)
+    }
+
+    /// Copies row `row` (1-based) of the Parquet file `source` with the value of its
+    /// string column `column` replaced by `text` (`ndd lines` and `ndd substrings`
+    /// write the edited text so); every other column is copied as it is.
+    ///
+    /// # Errors
+    ///
+    /// As [`copy`](Self::copy); [`Error::Format`] as well if `source` has no column
+    /// `column`, or its type is not `Utf8`, `LargeUtf8` or `Utf8View` (a
+    /// dictionary-encoded text column is refused rather than re-typed), or another
+    /// column was edited before.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{ParquetCopier, ParquetReader, ReadOptions};
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-pedit-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let input = dir.join("in.parquet");
+    /// ParquetCopier::write_example(&input, &[("a", "alpha"), ("b", "beta")])?;
+    /// let out = dir.join("out.parquet");
+    /// let mut copier = ParquetCopier::new(std::fs::File::create(&out)?);
+    /// copier.copy_edited(&input, 1, "text", "ALPHA")?;
+    /// copier.copy(&input, 2, &Default::default())?; // as it is
+    /// copier.finish()?;
+    /// let docs: Vec<(String, String)> = ParquetReader::open(&out, &ReadOptions::default())?
+    ///     .map(|d| d.map(|d| (d.id, d.text))).collect::<Result<_, _>>()?;
+    /// assert_eq!(docs, [("a".into(), "ALPHA".into()), ("b".into(), "beta".into())]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn copy_edited(
+        &mut self,
+        source: &Path,
+        row: u64,
+        column: &str,
+        text: &str,
+    ) -> Result<(), Error> {
+        match &self.edit_column {
+            Some(c) if c != column => {
+                return Err(format_error(
+                    source,
+                    format!(
+                        "column {column:?} edited after column {c:?}: one output edits one column"
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => self.edit_column = Some(column.to_owned()),
+        }
+        self.copy_row(source, row, &serde_json::Map::new(), Some(text))
+    }
+
+    /// [`copy`](Self::copy), with the edited column's value replaced by `edit`.
+    fn copy_row(
+        &mut self,
+        source: &Path,
+        row: u64,
+        fields: &serde_json::Map<String, serde_json::Value>,
+        edit: Option<&str>,
     ) -> Result<(), Error> {
         if self.source.as_ref().is_none_or(|(p, _, _)| p != source) {
             self.flush()?;
@@ -805,8 +874,9 @@ impl<W: Write + Send> ParquetCopier<W> {
             if open.batch.is_some() && row < end {
                 let at = u32::try_from(row - open.batch_start)
                     .map_err(|_| format_error(source, "batch too large"))?;
-                self.take.push(at);
                 self.push_fields(source, fields)?;
+                self.take.push(at);
+                self.edits.push(edit.map(str::to_owned));
                 return Ok(());
             }
             self.flush()?;
@@ -932,9 +1002,29 @@ impl<W: Write + Send> ParquetCopier<W> {
             return Ok(());
         };
         let indices = UInt32Array::from(std::mem::take(&mut self.take));
+        let edits = std::mem::take(&mut self.edits);
         let rows = arrow_select::take::take_record_batch(batch, &indices)
             .map_err(|e| format_error(&path, e))?;
         let mut columns = rows.columns().to_vec();
+        if let Some(name) = &self.edit_column {
+            if edits.iter().any(Option::is_some) {
+                let (i, _) = rows.schema().column_with_name(name).ok_or_else(|| {
+                    format_error(
+                        &path,
+                        format!("no column {name:?} to write the edited text to"),
+                    )
+                })?;
+                columns[i] = replaced(&columns[i], &edits).map_err(|t| {
+                    format_error(
+                        &path,
+                        format!(
+                            "column {name:?} is {t}: only a Utf8, LargeUtf8 or Utf8View text \
+                             column is written back edited"
+                        ),
+                    )
+                })?;
+            }
+        }
         for ((_, t), values) in added.iter().zip(&mut self.added) {
             columns.push(t.array(values));
             values.clear();
@@ -971,6 +1061,24 @@ impl<W: Write + Send> ParquetCopier<W> {
             .ok_or_else(|| format_error(&path, "no row to write: a Parquet output needs one"))?;
         writer.into_inner().map_err(|e| format_error(&path, e))
     }
+}
+
+/// The string column `col` with the values of `edits` in place of its own where they
+/// are `Some`, of the same type; `Err` names another type.
+fn replaced(col: &ArrayRef, edits: &[Option<String>]) -> Result<ArrayRef, DataType> {
+    let mut values = Vec::with_capacity(col.len());
+    for (k, edit) in edits.iter().enumerate().take(col.len()) {
+        values.push(match edit {
+            Some(text) => Some(text.clone()),
+            None => string_at(col, k)?,
+        });
+    }
+    Ok(match col.data_type() {
+        DataType::Utf8 => Arc::new(values.into_iter().collect::<StringArray>()),
+        DataType::LargeUtf8 => Arc::new(values.into_iter().collect::<LargeStringArray>()),
+        DataType::Utf8View => Arc::new(values.into_iter().collect::<StringViewArray>()),
+        other => return Err(other.clone()),
+    })
 }
 
 impl ParquetCopier<File> {

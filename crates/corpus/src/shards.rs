@@ -102,6 +102,40 @@ impl RecordFormat {
     pub fn of_folder(root: &Path, options: &ReadOptions) -> Option<Self> {
         shard_folder(root, options)
     }
+
+    /// The first JSON Lines file (by name and content) of a folder that is read as
+    /// one document per file because other files are beside its JSON Lines files:
+    /// what a warning names, since such a file is then one document, not records.
+    /// `None` when the folder is read as shards or has no JSON Lines file.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{ReadOptions, RecordFormat};
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-shards-mixed-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// std::fs::write(dir.join("a.jsonl"), "{\"text\": \"x\"}\n")?;
+    /// assert_eq!(RecordFormat::of_folder(&dir, &ReadOptions::default()), Some(RecordFormat::Jsonl));
+    /// assert_eq!(RecordFormat::jsonl_beside_others(&dir, &ReadOptions::default()), None);
+    /// std::fs::write(dir.join("b.txt"), "a text")?;
+    /// assert_eq!(RecordFormat::of_folder(&dir, &ReadOptions::default()), None);
+    /// assert_eq!(
+    ///     RecordFormat::jsonl_beside_others(&dir, &ReadOptions::default()),
+    ///     Some(dir.join("a.jsonl"))
+    /// );
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn jsonl_beside_others(root: &Path, options: &ReadOptions) -> Option<PathBuf> {
+        if shard_folder(root, options).is_some() {
+            return None;
+        }
+        match jsonl_folder(root, options) {
+            JsonlFolder::Mixed(first) => Some(first),
+            _ => None,
+        }
+    }
 }
 
 /// One file of records a corpus was read from, with how many documents of the corpus
@@ -131,8 +165,11 @@ pub struct Shard {
     pub documents: usize,
 }
 
-/// Whether the folder `root`'s first file (in the walk's order: sorted by name,
-/// hidden entries skipped unless asked) is a shard; if so, its format.
+/// Whether the folder `root` is a folder of shards; if so, the format of its first
+/// file (in the walk's order: sorted by name, hidden entries skipped unless asked).
+/// It is when its first file is Parquet or a zstd-compressed file named `*.json*`
+/// or `*.ndjson*`, or when every file is plain or gzip JSON Lines by name and content
+/// ([`JsonlFolder::All`]).
 pub(crate) fn shard_folder(root: &Path, options: &ReadOptions) -> Option<RecordFormat> {
     let first = walk(root, options).find_map(Result::ok)?;
     let format = RecordFormat::of_file(&first).ok()?;
@@ -143,8 +180,65 @@ pub(crate) fn shard_folder(root: &Path, options: &ReadOptions) -> Option<RecordF
     match format {
         RecordFormat::Parquet => Some(format),
         RecordFormat::JsonlZstd if zstd_json(&first) => Some(format),
+        RecordFormat::Jsonl | RecordFormat::JsonlGzip => match jsonl_folder(root, options) {
+            JsonlFolder::All => Some(format),
+            _ => None,
+        },
         _ => None,
     }
+}
+
+/// Whether a file is plain or gzip-compressed JSON Lines by its name (`*.jsonl`,
+/// `*.ndjson`, either with `.gz`) and its first bytes.
+fn jsonl_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().map(|n| n.to_string_lossy().to_lowercase()) else {
+        return false;
+    };
+    let name = name.strip_suffix(".gz").unwrap_or(&name);
+    (name.ends_with(".jsonl") || name.ends_with(".ndjson"))
+        && RecordFormat::of_file(path)
+            .is_ok_and(|f| matches!(f, RecordFormat::Jsonl | RecordFormat::JsonlGzip))
+}
+
+/// What the files of a folder are, as far as JSON Lines go.
+enum JsonlFolder {
+    /// Every file is plain or gzip JSON Lines ([`jsonl_file`]): read as shards.
+    All,
+    /// Some are, beside other files: the folder is one document per file, and the
+    /// first JSON Lines file is named in a warning.
+    Mixed(PathBuf),
+    /// None is.
+    None,
+}
+
+/// Walks `root` until its files are known to be all JSON Lines, or JSON Lines
+/// beside others.
+fn jsonl_folder(root: &Path, options: &ReadOptions) -> JsonlFolder {
+    let (mut jsonl, mut other) = (None, false);
+    for path in walk(root, options).filter_map(Result::ok) {
+        if jsonl_file(&path) {
+            if other {
+                return JsonlFolder::Mixed(path);
+            }
+            jsonl.get_or_insert(path);
+        } else {
+            other = true;
+            if let Some(first) = jsonl {
+                return JsonlFolder::Mixed(first);
+            }
+        }
+    }
+    match jsonl {
+        Some(_) if !other => JsonlFolder::All,
+        _ => JsonlFolder::None,
+    }
+}
+
+/// Whether a shard of `format` may be read in a folder whose first shard is of
+/// `first`: the same format, or plain and gzip JSON Lines together.
+fn same_kind(format: RecordFormat, first: RecordFormat) -> bool {
+    let lines = |f| matches!(f, RecordFormat::Jsonl | RecordFormat::JsonlGzip);
+    format == first || (lines(format) && lines(first))
 }
 
 /// The regular files below `root`, depth first in name order.
@@ -175,15 +269,18 @@ enum Current {
     Parquet(Box<crate::ParquetReader>),
 }
 
-/// A streaming reader of a folder of shards, all Parquet or all zstd-compressed JSON
-/// Lines: one `Result<`[`Document`]`, `[`Problem`]`>` per record, the shards in the
+/// A streaming reader of a folder of shards, all Parquet, all zstd-compressed JSON
+/// Lines, or all plain or gzip JSON Lines: one `Result<`[`Document`]`, `[`Problem`]`>` per record, the shards in the
 /// order a folder is walked (depth first, names sorted byte-wise, hidden entries
 /// skipped unless [`ReadOptions::hidden`]).
 ///
 /// [`read_corpus`](crate::read_corpus) reads a folder this way when its first file
 /// is a Parquet file, or a zstd-compressed file named `*.jsonl*`, `*.ndjson*` or
-/// `*.json*`; otherwise a folder is one document per file ([`FolderReader`](crate::FolderReader)).
-/// A file of another format among the shards is a [`ProblemKind::Unreadable`]
+/// `*.json*`, or when every file is plain or gzip JSON Lines named `*.jsonl`,
+/// `*.ndjson` (either with `.gz`); otherwise a folder is one document per file
+/// ([`FolderReader`](crate::FolderReader); [`RecordFormat::jsonl_beside_others`]
+/// names a JSON Lines file so read). A file of another format among the shards
+/// (plain and gzip JSON Lines go together) is a [`ProblemKind::Unreadable`]
 /// problem, and a shard that cannot be opened (a damaged Parquet footer) too.
 ///
 /// A record's id is its id field; a record without one is numbered within its shard
@@ -383,7 +480,7 @@ impl ShardReader {
             Problem::new(path.display().to_string(), message, ProblemKind::Unreadable)
         };
         let format = RecordFormat::of_file(&path).map_err(fail)?;
-        if format != self.format {
+        if !same_kind(format, self.format) {
             return Err(fail(Error::Format {
                 path: path.clone(),
                 message: format!(
@@ -585,12 +682,59 @@ impl<W: Write + Send> RecordWriter<W> {
         line: u64,
         fields: &serde_json::Map<String, serde_json::Value>,
     ) -> Result<(), Error> {
-        let out: &mut dyn Write = match &mut self.inner {
+        self.copy_changed(shard, line, Change::Fields(fields))
+    }
+
+    /// Copies the record at 1-based `line` (a row, for Parquet) of `shard` with its
+    /// text replaced by `text`: a JSON Lines record by [`with_text`](crate::with_text)
+    /// on its field `text_field` (a name or a JSON pointer), every other byte kept; a
+    /// Parquet row with the value of its column `text_field` replaced
+    /// ([`ParquetCopier::copy_edited`](crate::ParquetCopier::copy_edited)).
+    ///
+    /// # Errors
+    ///
+    /// As [`copy`](Self::copy); [`Error::Format`] as well if the record is not UTF-8
+    /// or has no field `text_field`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{read_corpus, RecordWriter};
+    /// # let dir = std::env::temp_dir().join(format!("ndd-doc-redit-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("in.jsonl");
+    /// std::fs::write(&path, "{\"text\": \"x y\", \"n\": 1}\n")?;
+    /// let corpus = read_corpus(&path, &Default::default())?;
+    /// let mut out = RecordWriter::new(corpus.shards[0].format, Vec::new())?;
+    /// out.copy_edited(&corpus.shards[0], 1, "text", "x")?;
+    /// assert_eq!(out.finish()?, b"{\"text\": \"x\", \"n\": 1}\n");
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn copy_edited(
+        &mut self,
+        shard: &Shard,
+        line: u64,
+        text_field: &str,
+        text: &str,
+    ) -> Result<(), Error> {
+        self.copy_changed(shard, line, Change::Text { text_field, text })
+    }
+
+    /// [`copy`](Self::copy) or [`copy_edited`](Self::copy_edited).
+    fn copy_changed(&mut self, shard: &Shard, line: u64, change: Change<'_>) -> Result<(), Error> {
+        let out: &mut dyn Write = match (&mut self.inner, change) {
             #[cfg(feature = "parquet")]
-            Inner::Parquet(p) => return p.copy(&shard.path, line, fields),
-            Inner::Plain(w) => w,
+            (Inner::Parquet(p), Change::Fields(fields)) => {
+                return p.copy(&shard.path, line, fields);
+            }
+            #[cfg(feature = "parquet")]
+            (Inner::Parquet(p), Change::Text { text_field, text }) => {
+                return p.copy_edited(&shard.path, line, text_field, text);
+            }
+            (Inner::Plain(w), _) => w,
             #[cfg(feature = "zstd")]
-            Inner::Zstd(w) => w,
+            (Inner::Zstd(w), _) => w,
         };
         let path = &shard.path;
         let format_error = |message: String| Error::Format {
@@ -633,12 +777,24 @@ impl<W: Write + Send> RecordWriter<W> {
         while let [rest @ .., b'\n' | b'\r'] = record {
             record = rest;
         }
-        if fields.is_empty() {
-            out.write_all(record).map_err(io)?;
-        } else {
-            let joined = append_fields(record, fields)
-                .map_err(|m| format_error(format!("line {line}: {m}")))?;
-            out.write_all(&joined).map_err(io)?;
+        match change {
+            Change::Fields(fields) if fields.is_empty() => out.write_all(record).map_err(io)?,
+            Change::Fields(fields) => {
+                let joined = append_fields(record, fields)
+                    .map_err(|m| format_error(format!("line {line}: {m}")))?;
+                out.write_all(&joined).map_err(io)?;
+            }
+            Change::Text { text_field, text } => {
+                let record = std::str::from_utf8(record).map_err(|_| {
+                    format_error(format!(
+                        "line {line}: the record is not UTF-8; it cannot be written back \
+                         with its text replaced"
+                    ))
+                })?;
+                let edited = crate::with_text(record, text_field, text)
+                    .map_err(|e| format_error(format!("line {line}: {e}")))?;
+                out.write_all(edited.as_bytes()).map_err(io)?;
+            }
         }
         out.write_all(b"\n").map_err(io)
     }
@@ -669,6 +825,13 @@ impl<W: Write + Send> RecordWriter<W> {
             Inner::Parquet(p) => p.finish(),
         }
     }
+}
+
+/// What a copied record gets: added fields, or its text replaced.
+#[derive(Clone, Copy)]
+enum Change<'a> {
+    Fields(&'a serde_json::Map<String, serde_json::Value>),
+    Text { text_field: &'a str, text: &'a str },
 }
 
 /// A JSON object's bytes with `fields` added as members before its closing brace; the

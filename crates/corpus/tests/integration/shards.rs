@@ -135,7 +135,12 @@ fn row2(r: &Row, extra: [Option<&str>; 3]) -> Row2 {
 
 /// The corpus of a fixture folder, checked to hold the script's ids and texts.
 fn read_as_written(folder: &str) -> ndd_corpus::Corpus {
-    let corpus = read_corpus(fixtures().join(folder), &ReadOptions::default()).unwrap();
+    read_as_written_at(&fixtures().join(folder))
+}
+
+/// The corpus of the folder `path`, checked to hold the script's ids and texts.
+fn read_as_written_at(path: &Path) -> ndd_corpus::Corpus {
+    let corpus = read_corpus(path, &ReadOptions::default()).unwrap();
     let got: Vec<(&str, &str)> = corpus
         .documents
         .iter()
@@ -236,12 +241,18 @@ fn a_column_of_the_wrong_type_or_missing_is_a_typed_error_naming_it() {
     ));
 }
 
+/// The Parquet fixture folder read, and a writer of its rows to `name` in `dir`.
+fn parquet_writer(dir: &Path, name: &str) -> (ndd_corpus::Corpus, PathBuf, RecordWriter<fs::File>) {
+    let corpus = read_corpus(fixtures().join("parquet"), &ReadOptions::default()).unwrap();
+    let out = dir.join(name);
+    let w = RecordWriter::new(RecordFormat::Parquet, fs::File::create(&out).unwrap()).unwrap();
+    (corpus, out, w)
+}
+
 #[test]
 fn chosen_rows_are_written_back_with_every_column_and_added_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let corpus = read_corpus(fixtures().join("parquet"), &ReadOptions::default()).unwrap();
-    let out = dir.path().join("out.parquet");
-    let mut w = RecordWriter::new(RecordFormat::Parquet, fs::File::create(&out).unwrap()).unwrap();
+    let (corpus, out, mut w) = parquet_writer(dir.path(), "out.parquet");
     // Documents 0, 2 (the next row group), 3 and 5 (the second shard).
     let place = [(0, 0), (0, 2), (0, 3), (1, 5)];
     for (shard, doc) in place {
@@ -379,4 +390,125 @@ fn damaged_parquet_and_zstd_give_typed_errors_never_panics() {
         Err(Error::Format { message, .. }) => assert!(message.contains("Parquet"), "{message}"),
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn edited_rows_get_their_text_replaced_and_every_other_column_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, out, mut w) = parquet_writer(dir.path(), "edited.parquet");
+    // Every document, across both row groups of the first shard and into the second;
+    // the foxes' texts replaced, the others copied as they are by copy_edited too.
+    let mut shard = 0;
+    for (doc, d) in corpus.documents.iter().enumerate() {
+        if doc == corpus.shards[0].documents {
+            shard = 1;
+        }
+        let text = if d.text == FOX {
+            format!("edited {}", d.id)
+        } else {
+            d.text.clone()
+        };
+        w.copy_edited(&corpus.shards[shard], corpus.lines[doc], "text", &text)
+            .unwrap();
+    }
+    w.finish().unwrap();
+    let (names, rows) = parquet_rows(&out);
+    assert_eq!(names, ["id", "text", "lang", "score", "tags"]);
+    let want: Vec<Row2> = script_rows()
+        .iter()
+        .map(|r| {
+            let mut row = row2(r, [None, None, None]);
+            if r.1 == FOX {
+                row.text = format!("edited {}", r.0);
+            }
+            row
+        })
+        .collect();
+    assert_eq!(rows, want);
+}
+
+#[test]
+fn an_edited_dictionary_text_column_or_a_second_edited_column_is_refused() {
+    let input = fixtures().join("dictionary.parquet");
+    let mut c = ParquetCopier::new(Vec::new());
+    c.copy_edited(&input, 1, "text", "x").unwrap();
+    match c.finish() {
+        Err(Error::Format { message, .. }) => {
+            assert!(message.contains("Dictionary"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let input = fixtures().join("parquet/part-0.parquet");
+    let mut c = ParquetCopier::new(Vec::new());
+    c.copy_edited(&input, 1, "text", "x").unwrap();
+    assert!(matches!(
+        c.copy_edited(&input, 2, "lang", "x"),
+        Err(Error::Format { .. })
+    ));
+}
+
+#[test]
+fn zstd_records_are_written_back_compressed_with_their_text_replaced() {
+    let corpus = read_corpus(fixtures().join("zst"), &ReadOptions::default()).unwrap();
+    let mut w = RecordWriter::new(RecordFormat::JsonlZstd, Vec::new()).unwrap();
+    w.copy_edited(&corpus.shards[0], corpus.lines[2], "text", "cut")
+        .unwrap();
+    w.copy_edited(&corpus.shards[1], corpus.lines[5], "text", "")
+        .unwrap();
+    let text = String::from_utf8(zstd::decode_all(&w.finish().unwrap()[..]).unwrap()).unwrap();
+    // The script's json.dumps spelling with the text alone replaced.
+    let first = r#"{"id": "p3", "text": "cut", "lang": "fr", "score": null, "tags": ["c"]}"#;
+    let second = r#"{"id": "q2", "text": "", "lang": "en", "score": 8.5, "tags": []}"#;
+    assert_eq!(text, format!("{first}\n{second}\n"));
+}
+
+/// The records of the zstd fixtures as plain JSON Lines, one string per shard.
+fn fixture_jsonl() -> [String; 2] {
+    ["part-0.jsonl.zst", "part-1.jsonl.zst"].map(|name| {
+        let bytes = fs::read(fixtures().join("zst").join(name)).unwrap();
+        String::from_utf8(zstd::decode_all(&bytes[..]).unwrap()).unwrap()
+    })
+}
+
+#[test]
+fn a_folder_of_plain_and_gzip_jsonl_files_is_read_as_records() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let [first, second] = fixture_jsonl();
+    fs::write(dir.path().join("a.jsonl"), &first).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(second.as_bytes()).unwrap();
+    fs::write(dir.path().join("b.ndjson.gz"), gz.finish().unwrap()).unwrap();
+    let options = ReadOptions::default();
+    assert_eq!(
+        RecordFormat::of_folder(dir.path(), &options),
+        Some(RecordFormat::Jsonl)
+    );
+    let corpus = read_as_written_at(dir.path());
+    let formats: Vec<_> = corpus
+        .shards
+        .iter()
+        .map(|s| (s.format, s.documents))
+        .collect();
+    assert_eq!(
+        formats,
+        [(RecordFormat::Jsonl, 4), (RecordFormat::JsonlGzip, 2)]
+    );
+    assert_eq!(
+        RecordFormat::jsonl_beside_others(dir.path(), &options),
+        None
+    );
+
+    // A text file beside them: one document per file, as before, and the first
+    // JSON Lines file named for the warning.
+    fs::write(dir.path().join("c.txt"), "a plain text").unwrap();
+    assert_eq!(RecordFormat::of_folder(dir.path(), &options), None);
+    assert_eq!(
+        RecordFormat::jsonl_beside_others(dir.path(), &options),
+        Some(dir.path().join("a.jsonl"))
+    );
+    assert_eq!(
+        read_corpus(dir.path(), &options).unwrap().documents.len(),
+        3
+    );
 }
