@@ -7,6 +7,7 @@
 #[cfg(feature = "pipeline")]
 mod byte_forms;
 mod common;
+mod corpus;
 #[cfg(feature = "pipeline")]
 mod constructors;
 #[cfg(all(
