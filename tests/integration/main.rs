@@ -7,9 +7,9 @@
 #[cfg(feature = "pipeline")]
 mod byte_forms;
 mod common;
-mod corpus;
 #[cfg(feature = "pipeline")]
 mod constructors;
+mod corpus;
 #[cfg(all(
     feature = "minhash",
     feature = "lsh",
