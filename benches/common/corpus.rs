@@ -1,5 +1,7 @@
 //! The benchmark corpus, shared by every criterion bench and measuring example of the
-//! workspace (included with `#[path = ".../benches/common/corpus.rs"] mod corpus;`).
+//! workspace (included with `#[path = ".../benches/common/corpus.rs"] mod corpus;`),
+//! and the bundled corpus for the integration tests that read it ([`bundled`], through
+//! a link `tests/integration/corpus.rs` to this file).
 //!
 //! The texts of a JSONL file of `{"text": ...}` objects, chosen by the environment
 //! variable `NDD_BENCH_CORPUS`:
@@ -49,6 +51,7 @@ fn path() -> PathBuf {
 
 /// The corpus texts, in file order. Panics when the file cannot be read: a benchmark
 /// without its input has nothing to measure.
+#[allow(dead_code)] // the tests that include this file read `bundled` only
 pub(crate) fn load() -> Vec<String> {
     let path = path();
     if !path.is_file() {
@@ -60,7 +63,20 @@ pub(crate) fn load() -> Vec<String> {
             path.display()
         );
     }
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    texts(&path)
+}
+
+/// The texts of the bundled `data/debian-copyright.jsonl` (562 Debian copyright files),
+/// in file order, whatever `NDD_BENCH_CORPUS` says: what the tests compare against.
+/// Panics when the file cannot be read (the tests run from a checkout).
+#[allow(dead_code)] // the benchmarks that include this file read `load` only
+pub(crate) fn bundled() -> Vec<String> {
+    texts(&root().join("data/debian-copyright.jsonl"))
+}
+
+/// The `text` members of the JSONL file at `path`, in file order (other lines skipped).
+fn texts(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     text.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))

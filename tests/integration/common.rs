@@ -4,19 +4,7 @@
 #![allow(clippy::unwrap_used, dead_code)]
 
 /// Every document of the bundled Debian copyright corpus, in file order.
-pub(crate) fn bundled_texts() -> Vec<String> {
-    let raw = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/debian-copyright.jsonl"
-    ))
-    .unwrap();
-    raw.lines()
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            v["text"].as_str().unwrap().to_string()
-        })
-        .collect()
-}
+pub(crate) use crate::corpus::bundled as bundled_texts;
 
 /// The first `n` mid-sized texts of `all` (400 to 4,000 bytes) that are not
 /// near-duplicates of one already taken (word 5-gram Jaccard above 0.3), so that the

@@ -9,6 +9,7 @@ mod byte_forms;
 mod common;
 #[cfg(feature = "pipeline")]
 mod constructors;
+mod corpus;
 #[cfg(all(
     feature = "minhash",
     feature = "lsh",

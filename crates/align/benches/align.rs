@@ -15,8 +15,8 @@
 //! Run: `cargo bench -p ndd-align --bench align -- --warm-up-time 1 --measurement-time 3`
 #![allow(missing_docs, clippy::unwrap_used)] // criterion_group! generates an undocumented function
 
-#[path = "../tests/integration/common.rs"]
-mod common;
+#[path = "../tests/integration/corpus.rs"]
+mod corpus;
 
 use std::hint::black_box;
 
@@ -26,7 +26,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 fn corpus_text() -> String {
-    common::bundled().join("\n\n")
+    corpus::bundled().join("\n\n")
 }
 
 /// Words `start..start + n` of the corpus, as text.

@@ -3,9 +3,7 @@
 //! recall, at least 0.9 for every category the generator produces.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use crate::common;
-
-use common::bundled;
+use crate::corpus::bundled;
 
 use std::collections::BTreeMap;
 

@@ -2,9 +2,7 @@
 //! the definitions computed the slow way.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use crate::common;
-
-use common::bundled;
+use crate::corpus::bundled;
 
 use ndd_align::{
     Aligner, BlockKind, BlockReport, Measure, Prepared, TokenOptions, quadratic_lcs_len,

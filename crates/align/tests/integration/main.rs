@@ -1,6 +1,6 @@
 //! The integration tests of ndd-align as one test binary (the crate and its dependencies linked once).
 
 mod categories;
-mod common;
+mod corpus;
 mod lcs;
 mod measures;

@@ -9,6 +9,8 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
+use ndd_pipeline::align::quadratic_lcs_len;
+
 use common::{Words, fails, fails_each, ndd, ndd_stdin, ok, text, usage_errors};
 
 /// One fixture document: its id, JSONL record, family and what it is.
@@ -831,7 +833,8 @@ fn align_verifier_and_explain_out_say_what_differs() {
         })
         .collect();
     // The combined score by its definition: words (the fixture's are ASCII words
-    // separated by spaces), LCS containment by the dynamic program, word 3-gram sets.
+    // separated by spaces), LCS containment by the dynamic program (`quadratic_lcs_len`,
+    // the reference the bit-parallel LCS is tested against), word 3-gram sets.
     let combined = |a: &str, b: &str| {
         let wa: Vec<String> = a
             .split_whitespace()
@@ -841,20 +844,11 @@ fn align_verifier_and_explain_out_say_what_differs() {
             .split_whitespace()
             .map(|w| w.trim_end_matches('!').to_lowercase())
             .collect();
-        let mut dp = vec![vec![0usize; wb.len() + 1]; wa.len() + 1];
-        for i in 0..wa.len() {
-            for j in 0..wb.len() {
-                dp[i + 1][j + 1] = if wa[i] == wb[j] {
-                    dp[i][j] + 1
-                } else {
-                    dp[i][j + 1].max(dp[i + 1][j])
-                };
-            }
-        }
         let sa: BTreeSet<&[String]> = wa.windows(3).collect();
         let sb: BTreeSet<&[String]> = wb.windows(3).collect();
         let jac = sa.intersection(&sb).count() as f64 / sa.union(&sb).count() as f64;
-        let containment = dp[wa.len()][wb.len()] as f64 / wa.len().min(wb.len()) as f64;
+        let lcs = quadratic_lcs_len(&wa, &wb);
+        let containment = lcs as f64 / wa.len().min(wb.len()) as f64;
         (containment + jac) / 2.0
     };
     let pairs = tsv(&dir.path().join("pairs.tsv"), "id_a\tid_b\tscore");

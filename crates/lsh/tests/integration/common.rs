@@ -13,19 +13,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The texts, in file order.
-pub(crate) fn texts() -> Vec<String> {
-    let raw = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    ))
-    .unwrap();
-    raw.lines()
-        .map(|line| {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap();
-            v["text"].as_str().unwrap().to_string()
-        })
-        .collect()
-}
+pub(crate) use crate::corpus::bundled as texts;
 
 /// Shingle sets (word 5-grams) and MinHash signatures (128 slots, seed 0) of `texts`.
 pub(crate) fn sketch(texts: &[String]) -> (Vec<FeatureSet>, Vec<MinHashSignature>) {

@@ -2,6 +2,7 @@
 //! crate and its dependencies are linked once, not once per file (docs/decisions.md).
 
 mod common;
+mod corpus;
 
 mod bit_sampling;
 mod bloom;

@@ -12,18 +12,7 @@ use ndd_ncd::{
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// The bundled corpus (in the repository: `data/debian-copyright.jsonl`).
-fn bundled() -> Vec<String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .filter_map(|v| v.get("text").and_then(|t| t.as_str()).map(str::to_owned))
-        .collect()
-}
+use crate::corpus::bundled;
 
 fn all_compressors() -> Vec<Box<dyn Compressor>> {
     let mut out: Vec<Box<dyn Compressor>> = vec![Box::new(Snappy::new()), Box::new(Lz4::new())];

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
+use ndd_align::quadratic_lcs_len;
 use ndd_core::{FeatureExtractor, ScoredPair};
 use ndd_pipeline::{
     AlignMeasure, Banding, CandidateGenerator, Dedup, Document, Emit, ExactPass, Grouping, Method,
@@ -243,22 +244,13 @@ fn containment_verifier_is_the_smaller_set_in_the_larger() {
 
 /// The alignment verifier's measures the slow way: words split and lowercased by
 /// hand (the test texts are ASCII words and spaces), the LCS by the textbook dynamic
-/// program, the word 3-gram sets as sets of string triples (a text of one or two
+/// program (`quadratic_lcs_len`, the reference `ndd-align`'s bit-parallel LCS is tested
+/// against), the word 3-gram sets as sets of string triples (a text of one or two
 /// words is one shingle).
 fn align_slow(measure: AlignMeasure, a: &str, b: &str) -> f64 {
     let wa: Vec<String> = a.split_whitespace().map(str::to_lowercase).collect();
     let wb: Vec<String> = b.split_whitespace().map(str::to_lowercase).collect();
-    let mut dp = vec![vec![0usize; wb.len() + 1]; wa.len() + 1];
-    for i in 0..wa.len() {
-        for j in 0..wb.len() {
-            dp[i + 1][j + 1] = if wa[i] == wb[j] {
-                dp[i][j] + 1
-            } else {
-                dp[i][j + 1].max(dp[i + 1][j])
-            };
-        }
-    }
-    let lcs = dp[wa.len()][wb.len()] as f64;
+    let lcs = quadratic_lcs_len(&wa, &wb) as f64;
     let (n, m) = (wa.len() as f64, wb.len() as f64);
     let grams = |w: &[String]| -> BTreeSet<Vec<String>> {
         if w.len() < 3 {
