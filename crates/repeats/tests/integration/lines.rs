@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
-use near_dup::hash::{hash_u64s, stable_hash64};
-use near_dup::repeats::lines::{
+use ndd_core::hash::{hash_u64s, stable_hash64};
+use ndd_repeats::lines::{
     Config, CountBy, Counter, Error, Normalization, Normalizer, Policy, Summary, Unit, run,
     run_with, units,
 };
@@ -192,7 +192,7 @@ fn oracle(docs: &[String], config: &Config) -> Expected {
 }
 
 /// The library's answer in the oracle's shape.
-fn actual(edits: &[near_dup::repeats::lines::Edits], s: &Summary) -> Expected {
+fn actual(edits: &[ndd_repeats::lines::Edits], s: &Summary) -> Expected {
     Expected {
         ranges: edits.iter().map(|e| e.ranges().to_vec()).collect(),
         numbers: [
@@ -416,6 +416,6 @@ fn long_samples_are_cut_at_a_character_boundary() {
     let docs = [long.clone(), long];
     let (_, summary) = run(&docs, &Config::new(Policy::AtLeast(2))).unwrap();
     let sample = &summary.top[0].sample;
-    assert_eq!(sample.len(), near_dup::repeats::lines::SAMPLE_BYTES);
+    assert_eq!(sample.len(), ndd_repeats::lines::SAMPLE_BYTES);
     assert!(sample.chars().all(|c| c == 'é'));
 }

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use near_dup::repeats::substrings::{
+use ndd_repeats::substrings::{
     PASS_BYTES_PER_TEXT_BYTE, RepeatedSubstrings, Scope, merge_ranges, remove_ranges,
 };
 use proptest::prelude::*;
@@ -121,6 +121,6 @@ fn a_budget_too_small_for_the_longest_document_is_a_typed_error() {
         .memory_budget(100 * PASS_BYTES_PER_TEXT_BYTE)
         .find(&docs)
         .unwrap_err();
-    assert_eq!(err.kind(), near_dup::ErrorKind::InvalidParameter);
+    assert_eq!(err.kind(), ndd_core::ErrorKind::InvalidParameter);
     assert!(err.to_string().contains("memory_budget"), "{err}");
 }
