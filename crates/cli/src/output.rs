@@ -217,26 +217,7 @@ impl<'t> Writers<'t> {
             }
         }
         let (t, p) = &mut self.files[i];
-        let io = |e: io::Error| CliError::output(&t.path, e);
-        let w = p.writer();
-        match d.record {
-            Some(record) => {
-                let line = d.line.unwrap_or(0);
-                let record = std::str::from_utf8(record).map_err(|_| {
-                    CliError::Input(format!(
-                        "line {line}: the record is not UTF-8 (read with --encoding); it                          cannot be written back with its text replaced"
-                    ))
-                })?;
-                let edited = ndd_pipeline::corpus::with_text(record, text_field, text)
-                    .map_err(|e| CliError::Input(format!("line {line}: {e}")))?;
-                w.write_all(edited.as_bytes()).map_err(io)?;
-            }
-            None => {
-                let value = serde_json::json!({ "id": d.id, "text": text });
-                serde_json::to_writer(&mut *w, &value).map_err(|e| io(e.into()))?;
-            }
-        }
-        w.write_all(b"\n").map_err(io)
+        edited_record(p.writer(), &t.path, d, text, text_field)
     }
 
     /// Writes one pair to `--pairs-out`: `id_a<TAB>id_b<TAB>score` or JSONL.
@@ -274,6 +255,39 @@ impl<'t> Writers<'t> {
         }
         self.files.into_iter().map(|(_, p)| p.finish()).collect()
     }
+}
+
+/// Writes `d`'s record to `w` (the output `path`) with its text field (`text_field`,
+/// a name or a JSON pointer) replaced by `text` and every other byte kept, or
+/// `{"id", "text"}` for a folder's document, and a line end: the JSONL copy of
+/// [`Writers::edited`] and of `ndd substrings --out`.
+pub(crate) fn edited_record(
+    w: &mut impl Write,
+    path: &std::path::Path,
+    d: &DocRow<'_>,
+    text: &str,
+    text_field: &str,
+) -> Result<(), CliError> {
+    let io = |e: io::Error| CliError::output(path, e);
+    match d.record {
+        Some(record) => {
+            let line = d.line.unwrap_or(0);
+            let record = std::str::from_utf8(record).map_err(|_| {
+                CliError::Input(format!(
+                    "line {line}: the record is not UTF-8 (read with --encoding); it \
+                     cannot be written back with its text replaced"
+                ))
+            })?;
+            let edited = ndd_pipeline::corpus::with_text(record, text_field, text)
+                .map_err(|e| CliError::Input(format!("line {line}: {e}")))?;
+            w.write_all(edited.as_bytes()).map_err(io)?;
+        }
+        None => {
+            let value = serde_json::json!({ "id": d.id, "text": text });
+            serde_json::to_writer(&mut *w, &value).map_err(|e| io(e.into()))?;
+        }
+    }
+    w.write_all(b"\n").map_err(io)
 }
 
 /// Moves every finished output into place, once the input is known to be the one

@@ -201,7 +201,6 @@ impl Cut<'_> {
     /// The records into `w`: a JSONL record with its text field replaced and every
     /// other byte kept, or `{"id", "text"}` for a folder's document.
     fn records(&self, w: &mut impl Write, path: &Path) -> Result<(), CliError> {
-        let io = |e: io::Error| CliError::output(path, e);
         let mut file = match &self.input.records {
             Some(file) => Some(Records::open(file)?),
             None => None,
@@ -210,25 +209,16 @@ impl Cut<'_> {
         for (i, (d, text)) in docs.iter().zip(self.texts).enumerate() {
             let kept = remove_ranges(text, &self.ranges[i]);
             let line = self.input.corpus.lines.get(i).copied();
-            match Records::wanted(&mut file, line, true)? {
-                Some(record) => {
-                    let at = line.unwrap_or(0);
-                    let record = std::str::from_utf8(record).map_err(|_| {
-                        CliError::Input(format!(
-                            "line {at}: the record is not UTF-8 (read with --encoding); \
-                             --out writes UTF-8 records only"
-                        ))
-                    })?;
-                    let edited = ndd_pipeline::corpus::with_text(record, self.text_field, &kept)
-                        .map_err(|e| CliError::Input(format!("line {at}: {e}")))?;
-                    w.write_all(edited.as_bytes()).map_err(io)?;
-                }
-                None => {
-                    let value = serde_json::json!({ "id": d.id, "text": kept });
-                    serde_json::to_writer(&mut *w, &value).map_err(|e| io(e.into()))?;
-                }
-            }
-            w.write_all(b"\n").map_err(io)?;
+            let row = DocRow {
+                id: &d.id,
+                text,
+                record: Records::wanted(&mut file, line, true)?,
+                line,
+                kept: true,
+                cluster: None,
+                annotation: None,
+            };
+            crate::output::edited_record(w, path, &row, &kept, self.text_field)?;
         }
         Ok(())
     }
