@@ -62,7 +62,7 @@ for _ in $(seq "$RUNS"); do
   measure 1 "" $PY ndd_peer.py --peer ndd-dedup "${N[@]}" -- "$NDD" dedup --input "$CORPUS" --top 1
   measure 1 "" $RP/peers gaoya-lsh "$CORPUS"
   measure 1 "" $PY ndd_peer.py --peer ndd-dedup-simhash "${N[@]}" -- \
-    "$NDD" dedup --quiet --method simhash --max-hamming 3 --input "$CORPUS" --top 1
+    "$NDD" dedup --method simhash --max-hamming 3 --input "$CORPUS" --top 1
   measure 1 "" $PY py_simhash.py --mode gaoya-index --corpus "$CORPUS"
 done
 # --- the Python wheels' sketch + LSH (datasketch alone takes ~10 s a run)
@@ -84,7 +84,7 @@ fi
 
 # --- index bytes per document
 # (per document the tool indexed: lines with a repeated id are skipped, its summary says)
-"$NDD" dedup --quiet --input "$CORPUS" --top 1 --index-out "$RAW/index-sets" >"$RAW/summary" 2>"$RAW/stderr"
+"$NDD" dedup --input "$CORPUS" --top 1 --index-out "$RAW/index-sets" >"$RAW/summary" 2>"$RAW/stderr"
 "$NDD" dedup --quiet --input "$CORPUS" --top 1 --verify method --index-out "$RAW/index-nosets" >/dev/null 2>&1
 "$NDD" explain --input "$CORPUS" >"$RAW/explain" 2>&1
 READ=$(sed -nE 's/^documents: +([0-9]+) read.*/\1/p' "$RAW/summary")
