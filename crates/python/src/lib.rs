@@ -64,6 +64,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classes::MinHash>()?;
     m.add_class::<classes::KeyedIndex>()?;
     m.add_class::<classes::MinHashLsh>()?;
+    m.add_class::<classes::LshSession>()?;
     m.add_class::<classes::MinHashLshForest>()?;
     m.add_class::<classes::MinHashLshEnsemble>()?;
     m.add_class::<weighted::WeightedMinHashGenerator>()?;
