@@ -9,30 +9,21 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::PyClassInitializer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple};
+use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 
 use crate::errors::core_error;
 
 /// What `__reduce__` returns: a callable and its arguments.
 pub(crate) type Reduce<'py, A> = (Bound<'py, PyAny>, A);
 
-/// A pickled `MinHashLSH`: the index's bytes, the `(id, key)` pairs, `threshold`,
-/// `num_perm` and `weights`.
-type LshState<'py> = (
+/// A pickled keyed index: its class, the Rust index's bytes, the `(id, key)` pairs and
+/// the class's settings the bytes do not hold.
+type KeyedState<'py> = (
+    Bound<'py, PyType>,
     Bound<'py, PyBytes>,
     Bound<'py, PyList>,
-    f64,
-    usize,
-    (f64, f64),
+    Bound<'py, PyAny>,
 );
-
-/// A pickled `MinHashLSHForest`: the forest's bytes, the `(id, key)` pairs and
-/// `num_perm`.
-type ForestState<'py> = (Bound<'py, PyBytes>, Bound<'py, PyList>, usize);
-
-/// A pickled `MinHashLSHEnsemble`: the ensemble's bytes, the `(id, key)` pairs and
-/// `num_part`.
-type EnsembleState<'py> = (Bound<'py, PyBytes>, Bound<'py, PyList>, usize);
 
 /// The features of the datasketch-shaped `MinHash` (and of `SimHash`'s tokens): each
 /// value given to `update` is one feature, hashed by the specified token hash (XXH3-64
@@ -620,15 +611,6 @@ impl KeyedIndex {
         Ok(())
     }
 
-    /// The pickled state's shared part: the Rust index's byte form and the keys as
-    /// `(id, key)` pairs.
-    fn state<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyList>)> {
-        Ok((
-            PyBytes::new(py, &self.searcher.to_bytes()),
-            self.keys.pairs(py)?,
-        ))
-    }
-
     /// An index restored from a loaded Rust index and the pickled key pairs, which
     /// must name exactly its ids.
     fn restore(
@@ -706,6 +688,64 @@ impl KeyedIndex {
 
     fn __len__(&self) -> usize {
         self.searcher.len()
+    }
+
+    /// Pickles (and copies) through the Rust index's versioned byte form (`ndd-lsh`'s
+    /// `to_bytes`), with the keys as `(id, key)` pairs and the class's settings the
+    /// bytes do not hold.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduce<'py, KeyedState<'py>>> {
+        let py = slf.py();
+        let me = slf.borrow();
+        let settings = if let Ok(lsh) = slf.cast::<MinHashLsh>() {
+            let lsh = lsh.borrow();
+            (lsh.threshold, me.num_perm, lsh.weights)
+                .into_pyobject(py)?
+                .into_any()
+        } else if let Ok(ensemble) = slf.cast::<MinHashLshEnsemble>() {
+            (ensemble.borrow().num_part,).into_pyobject(py)?.into_any()
+        } else {
+            (me.num_perm,).into_pyobject(py)?.into_any()
+        };
+        let restore = py.get_type::<KeyedIndex>().getattr("_restore")?;
+        let data = PyBytes::new(py, &me.searcher.to_bytes());
+        Ok((
+            restore,
+            (slf.get_type(), data, me.keys.pairs(py)?, settings),
+        ))
+    }
+
+    /// The index `__reduce__` pickled: bytes that are not the class's index, keys
+    /// that do not name exactly its ids, or settings it cannot have raise
+    /// `near_dup.Error` or `ValueError` with the Rust message.
+    #[staticmethod]
+    #[pyo3(name = "_restore")]
+    fn restore_pickled(
+        cls: &Bound<'_, PyType>,
+        data: &[u8],
+        keys: &Bound<'_, PyAny>,
+        settings: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = cls.py();
+        if cls.is(py.get_type::<MinHashLsh>()) {
+            restored(py, MinHashLsh::from_saved(data, settings.extract()?)?, keys)
+        } else if cls.is(py.get_type::<MinHashLshForest>()) {
+            restored(
+                py,
+                MinHashLshForest::from_saved(data, settings.extract()?)?,
+                keys,
+            )
+        } else if cls.is(py.get_type::<MinHashLshEnsemble>()) {
+            restored(
+                py,
+                MinHashLshEnsemble::from_saved(data, settings.extract()?)?,
+                keys,
+            )
+        } else {
+            Err(PyTypeError::new_err(format!(
+                "{} is not a MinHashLSH, MinHashLSHForest or MinHashLSHEnsemble",
+                cls.name()?
+            )))
+        }
     }
 }
 
@@ -879,45 +919,6 @@ impl MinHashLsh {
         self.threshold
     }
 
-    /// Pickles through `ndd-lsh`'s byte form of the index, with the keys and the
-    /// settings the bytes do not hold.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduce<'py, LshState<'py>>> {
-        let me = slf.borrow();
-        let base = me.as_super();
-        let (data, keys) = base.state(slf.py())?;
-        let from_state = slf.get_type().getattr("_from_state")?;
-        Ok((
-            from_state,
-            (data, keys, me.threshold, base.num_perm, me.weights),
-        ))
-    }
-
-    /// The index `__reduce__` pickled: a byte form that is not an LSH index's, a
-    /// banding longer than `num_perm` or keys that do not match the ids raise
-    /// `near_dup.Error` or `ValueError` with the Rust message.
-    #[staticmethod]
-    #[pyo3(name = "_from_state")]
-    fn from_state(
-        py: Python<'_>,
-        data: &[u8],
-        keys: &Bound<'_, PyAny>,
-        threshold: f64,
-        num_perm: usize,
-        weights: (f64, f64),
-    ) -> PyResult<Py<Self>> {
-        let index = LshIndex::<u32, MinHashSignature>::from_bytes(data).map_err(core_error)?;
-        let params = index.params();
-        params.check_signature_len(num_perm).map_err(core_error)?;
-        let base = KeyedIndex::restore(Searcher::Bands(index), num_perm, keys, "MinHashLSH")?;
-        let lsh = MinHashLsh {
-            params,
-            threshold,
-            weights,
-            query_buffer: Vec::new(),
-        };
-        Py::new(py, PyClassInitializer::from(base).add_subclass(lsh))
-    }
-
     fn __repr__(slf: PyRef<'_, Self>) -> String {
         format!(
             "MinHashLSH(threshold={}, num_perm={}, weights={:?}, b={}, r={}, len={})",
@@ -1040,45 +1041,6 @@ impl MinHashLshForest {
         };
         let found = forest.query(&minhash.signature(), k).map_err(core_error)?;
         base.keys_of(slf.py(), found.into_iter().map(|(id, _)| id))
-    }
-
-    /// Pickles through `ndd-lsh`'s byte form of the forest, with the keys and
-    /// `num_perm`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduce<'py, ForestState<'py>>> {
-        let me = slf.borrow();
-        let base = me.as_super();
-        let (data, keys) = base.state(slf.py())?;
-        let from_state = slf.get_type().getattr("_from_state")?;
-        Ok((from_state, (data, keys, base.num_perm)))
-    }
-
-    /// The forest `__reduce__` pickled (`near_dup.Error` for bytes that are not an
-    /// LSH forest's, a shape other than `l` trees of `num_perm // l`, or keys that do
-    /// not match the ids).
-    #[staticmethod]
-    #[pyo3(name = "_from_state")]
-    fn from_state(
-        py: Python<'_>,
-        data: &[u8],
-        keys: &Bound<'_, PyAny>,
-        num_perm: usize,
-    ) -> PyResult<Py<Self>> {
-        let forest = ndd_lsh::LshForest::<u32>::from_bytes(data).map_err(core_error)?;
-        let params = forest.params();
-        if params.depth() != num_perm / params.trees() {
-            return Err(crate::Error::new_err(format!(
-                "MinHashLSHForest: a forest of {} trees of depth {} is not the forest of \
-                 num_perm={num_perm}",
-                params.trees(),
-                params.depth()
-            )));
-        }
-        let base =
-            KeyedIndex::restore(Searcher::Forest(forest), num_perm, keys, "MinHashLSHForest")?;
-        Py::new(
-            py,
-            PyClassInitializer::from(base).add_subclass(MinHashLshForest),
-        )
     }
 }
 
@@ -1232,25 +1194,56 @@ impl MinHashLshEnsemble {
         }
     }
 
-    /// Pickles through `ndd-lsh`'s byte form of the ensemble (which holds its
-    /// parameters), with the keys and `num_part`.
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduce<'py, EnsembleState<'py>>> {
-        let me = slf.borrow();
-        let (data, keys) = me.as_super().state(slf.py())?;
-        let from_state = slf.get_type().getattr("_from_state")?;
-        Ok((from_state, (data, keys, me.num_part)))
+    fn __repr__(slf: PyRef<'_, Self>) -> String {
+        let (threshold, num_part, m, weights) = (slf.threshold, slf.num_part, slf.m, slf.weights);
+        let base = slf.as_super();
+        let (num_perm, len) = (base.num_perm, base.searcher.len());
+        format!(
+            "MinHashLSHEnsemble(threshold={threshold}, num_perm={num_perm}, \
+             num_part={num_part}, m={m}, weights={weights:?}, len={len})"
+        )
     }
+}
 
-    /// The ensemble `__reduce__` pickled (`near_dup.Error` for bytes that are not an
-    /// LSH ensemble's or keys that do not match the ids).
-    #[staticmethod]
-    #[pyo3(name = "_from_state")]
-    fn from_state(
-        py: Python<'_>,
-        data: &[u8],
-        keys: &Bound<'_, PyAny>,
-        num_part: usize,
-    ) -> PyResult<Py<Self>> {
+impl MinHashLsh {
+    /// The index a pickle holds: a banding longer than `num_perm` raises
+    /// `ValueError`.
+    fn from_saved(data: &[u8], settings: (f64, usize, (f64, f64))) -> PyResult<Saved<Self>> {
+        let (threshold, num_perm, weights) = settings;
+        let index = LshIndex::<u32, MinHashSignature>::from_bytes(data).map_err(core_error)?;
+        let params = index.params();
+        params.check_signature_len(num_perm).map_err(core_error)?;
+        let lsh = MinHashLsh {
+            params,
+            threshold,
+            weights,
+            query_buffer: Vec::new(),
+        };
+        Ok((Searcher::Bands(index), num_perm, lsh))
+    }
+}
+
+impl MinHashLshForest {
+    /// The forest a pickle holds: a shape other than `l` trees of `num_perm // l`
+    /// raises `near_dup.Error`.
+    fn from_saved(data: &[u8], (num_perm,): (usize,)) -> PyResult<Saved<Self>> {
+        let forest = ndd_lsh::LshForest::<u32>::from_bytes(data).map_err(core_error)?;
+        let params = forest.params();
+        if params.depth() != num_perm / params.trees() {
+            return Err(crate::Error::new_err(format!(
+                "MinHashLSHForest: a forest of {} trees of depth {} is not the forest of \
+                 num_perm={num_perm}",
+                params.trees(),
+                params.depth()
+            )));
+        }
+        Ok((Searcher::Forest(forest), num_perm, MinHashLshForest))
+    }
+}
+
+impl MinHashLshEnsemble {
+    /// The ensemble a pickle holds (its bytes carry its parameters but `num_part`).
+    fn from_saved(data: &[u8], (num_part,): (usize,)) -> PyResult<Saved<Self>> {
         if num_part == 0 {
             return Err(PyValueError::new_err("num_part must be at least 1"));
         }
@@ -1262,22 +1255,21 @@ impl MinHashLshEnsemble {
             m: params.max_rows(),
             weights: params.weights(),
         };
-        let base = KeyedIndex::restore(
-            Searcher::Ensemble(ensemble),
-            params.num_slots(),
-            keys,
-            "MinHashLSHEnsemble",
-        )?;
-        Py::new(py, PyClassInitializer::from(base).add_subclass(ens))
+        Ok((Searcher::Ensemble(ensemble), params.num_slots(), ens))
     }
+}
 
-    fn __repr__(slf: PyRef<'_, Self>) -> String {
-        let (threshold, num_part, m, weights) = (slf.threshold, slf.num_part, slf.m, slf.weights);
-        let base = slf.as_super();
-        let (num_perm, len) = (base.num_perm, base.searcher.len());
-        format!(
-            "MinHashLSHEnsemble(threshold={threshold}, num_perm={num_perm}, \
-             num_part={num_part}, m={m}, weights={weights:?}, len={len})"
-        )
-    }
+/// A keyed index read from its pickled bytes: the Rust index, `num_perm` and the
+/// subclass's part.
+type Saved<T> = (Searcher, usize, T);
+
+/// The Python object of a keyed index read from its pickled bytes, with the keys of
+/// the pickled `(id, key)` pairs (which must name exactly the index's ids).
+fn restored<T: pyo3::PyClass<BaseType = KeyedIndex> + pyo3::PyTypeInfo>(
+    py: Python<'_>,
+    (searcher, num_perm, sub): Saved<T>,
+    pairs: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let base = KeyedIndex::restore(searcher, num_perm, pairs, T::NAME)?;
+    Ok(Py::new(py, PyClassInitializer::from(base).add_subclass(sub))?.into_any())
 }

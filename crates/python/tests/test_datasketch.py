@@ -134,12 +134,18 @@ def _sketches(n, num_perm=64):
     return out
 
 
+def _lsh_of(mhs):
+    """A MinHashLSH (threshold 0.5) of the sketches under their positions."""
+    lsh = near_dup.MinHashLSH(threshold=0.5, num_perm=64)
+    for i, m in enumerate(mhs):
+        lsh.insert(i, m)
+    return lsh
+
+
 def test_insertion_and_deletion_sessions_are_the_index_s_insert_and_remove():
     mhs = _sketches(10)
-    direct = near_dup.MinHashLSH(threshold=0.5, num_perm=64)
+    direct = _lsh_of(mhs)
     with_sessions = near_dup.MinHashLSH(threshold=0.5, num_perm=64)
-    for i, m in enumerate(mhs):
-        direct.insert(i, m)
     with with_sessions.insertion_session(buffer_size=4) as session:
         for i, m in enumerate(mhs):
             session.insert(i, m)
@@ -161,12 +167,10 @@ def test_insertion_and_deletion_sessions_are_the_index_s_insert_and_remove():
 
 def test_counts_and_the_query_buffer_agree_with_datasketch():
     mhs = _sketches(12)
-    ours = near_dup.MinHashLSH(threshold=0.5, num_perm=64)
+    ours = _lsh_of(mhs)
     theirs = datasketch.MinHashLSH(threshold=0.5, num_perm=64)
     for i, m in enumerate(mhs):
-        ours.insert(i, m)
-        t = datasketch.MinHash(num_perm=64, hashvalues=m.digest(), scheme="affine64")
-        theirs.insert(i, t)
+        theirs.insert(i, datasketch.MinHash(num_perm=64, hashvalues=m.digest(), scheme="affine64"))
     # Bucket sizes per band: the same multiset (band keys differ in type).
     for o, t in zip(ours.get_counts(), theirs.get_counts()):
         assert sorted(o.values()) == sorted(t.values())

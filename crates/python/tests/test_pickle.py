@@ -208,41 +208,55 @@ def _indexes():
     return [lsh, forest, ensemble, simhash]
 
 
+def _state(index):
+    """What `__reduce__` gives, as a function of the byte form and the key pairs (the
+    other arguments as pickled), the byte form and the key pairs."""
+    restore, args = index.__reduce__()
+    i = next(i for i, a in enumerate(args) if isinstance(a, bytes))
+    before, after = args[:i], args[i + 2 :]
+    return (lambda data, keys: restore(*before, data, keys, *after)), args[i], args[i + 1]
+
+
 @pytest.mark.parametrize("which", range(4))
 def test_damaged_or_foreign_states_raise_the_rust_message(which):
     indexes = _indexes()
     index = indexes[which]
-    restore, (data, keys, *rest) = index.__reduce__()
-    assert isinstance(data, bytes) and len(keys) == 6
+    restore, data, keys = _state(index)
+    assert len(keys) == 6
 
     with pytest.raises(near_dup.Error, match="checksum mismatch"):
-        restore(_damaged(data), keys, *rest)
+        restore(_damaged(data), keys)
     with pytest.raises(near_dup.Error, match="shorter than"):
-        restore(data[:10], keys, *rest)
+        restore(data[:10], keys)
     # Another class's byte form: the magic names both kinds.
-    other = indexes[(which + 1) % 4].__reduce__()[1][0]
+    other = _state(indexes[(which + 1) % 4])[1]
     with pytest.raises(near_dup.Error, match="expected a .* value, found magic"):
-        restore(other, keys, *rest)
+        restore(other, keys)
     # Keys that do not match the ids of the bytes.
     with pytest.raises(near_dup.Error, match="do not match"):
-        restore(data, keys[:-1] + [(99, "stray")], *rest)
+        restore(data, keys[:-1] + [(99, "stray")])
     with pytest.raises(near_dup.Error, match="name 5 documents, the index holds 6"):
-        restore(data, keys[:-1], *rest)
+        restore(data, keys[:-1])
     with pytest.raises(near_dup.Error, match="twice"):
-        restore(data, keys[:-1] + [(keys[-1][0], keys[0][1])], *rest)
+        restore(data, keys[:-1] + [(keys[-1][0], keys[0][1])])
     # The intact state restores.
-    assert restore(data, keys, *rest).__reduce__()[1][0] == data
+    assert _state(restore(data, keys))[1] == data
 
 
 def test_a_state_of_other_parameters_is_refused():
     lsh = near_dup.MinHashLSH(threshold=0.5, num_perm=NUM_PERM)
-    restore, (data, keys, threshold, num_perm, weights) = lsh.__reduce__()
+    restore, (cls, data, keys, (threshold, num_perm, weights)) = lsh.__reduce__()
+    assert (cls, num_perm) == (near_dup.MinHashLSH, NUM_PERM)
     with pytest.raises(ValueError, match="32"):
-        restore(data, keys, threshold, 32, weights)  # bands × rows > 32 slots
+        restore(cls, data, keys, (threshold, 32, weights))  # bands × rows > 32 slots
+    with pytest.raises(near_dup.Error, match='expected a "LSHF" value'):
+        restore(near_dup.MinHashLSHForest, data, keys, (num_perm,))
+    with pytest.raises(TypeError, match="SimHashIndex is not"):
+        restore(near_dup.SimHashIndex, data, keys, (num_perm,))
     forest = near_dup.MinHashLSHForest(num_perm=NUM_PERM, l=8)
-    restore, (data, keys, num_perm) = forest.__reduce__()
+    restore, (cls, data, keys, settings) = forest.__reduce__()
     with pytest.raises(near_dup.Error, match="num_perm=128"):
-        restore(data, keys, 128)
+        restore(cls, data, keys, (128,))
 
 
 def _query_in_child(lsh, queries):
