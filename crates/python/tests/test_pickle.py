@@ -180,6 +180,9 @@ def test_sketches_and_generators_round_trip_through_their_byte_forms():
         assert (again.dim, again.sample_size, again.seed) == (5, 32, 4)
         assert again.minhash([1.0, 0.0, 2.5, 0.5, 3.0]) == w
     assert near_dup.SimHash.from_bytes(s.to_bytes()) == s
+    # What earlier pickles call (the constructors) still gives the same objects.
+    assert near_dup.SimHash(s.value, s.f) == s
+    assert near_dup.WeightedMinHash(4, w.digest()) == w
     assert near_dup.WeightedMinHash.from_bytes(w.to_bytes(), seed=4) == w
     with pytest.raises(ValueError, match="other parameters"):
         near_dup.WeightedMinHash.from_bytes(w.to_bytes(), seed=5)
