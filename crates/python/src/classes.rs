@@ -707,7 +707,8 @@ impl KeyedIndex {
             (me.num_perm,).into_pyobject(py)?.into_any()
         };
         let restore = py.get_type::<KeyedIndex>().getattr("_restore")?;
-        let data = PyBytes::new(py, &me.searcher.to_bytes());
+        let searcher = &me.searcher;
+        let data = PyBytes::new(py, &py.detach(|| searcher.to_bytes()));
         Ok((
             restore,
             (slf.get_type(), data, me.keys.pairs(py)?, settings),
@@ -727,17 +728,21 @@ impl KeyedIndex {
     ) -> PyResult<Py<PyAny>> {
         let py = cls.py();
         if cls.is(py.get_type::<MinHashLsh>()) {
-            restored(py, MinHashLsh::from_saved(data, settings.extract()?)?, keys)
+            restored(
+                py,
+                MinHashLsh::from_saved(py, data, settings.extract()?)?,
+                keys,
+            )
         } else if cls.is(py.get_type::<MinHashLshForest>()) {
             restored(
                 py,
-                MinHashLshForest::from_saved(data, settings.extract()?)?,
+                MinHashLshForest::from_saved(py, data, settings.extract()?)?,
                 keys,
             )
         } else if cls.is(py.get_type::<MinHashLshEnsemble>()) {
             restored(
                 py,
-                MinHashLshEnsemble::from_saved(data, settings.extract()?)?,
+                MinHashLshEnsemble::from_saved(py, data, settings.extract()?)?,
                 keys,
             )
         } else {
@@ -1208,9 +1213,15 @@ impl MinHashLshEnsemble {
 impl MinHashLsh {
     /// The index a pickle holds: a banding longer than `num_perm` raises
     /// `ValueError`.
-    fn from_saved(data: &[u8], settings: (f64, usize, (f64, f64))) -> PyResult<Saved<Self>> {
+    fn from_saved(
+        py: Python<'_>,
+        data: &[u8],
+        settings: (f64, usize, (f64, f64)),
+    ) -> PyResult<Saved<Self>> {
         let (threshold, num_perm, weights) = settings;
-        let index = LshIndex::<u32, MinHashSignature>::from_bytes(data).map_err(core_error)?;
+        let index = py
+            .detach(|| LshIndex::<u32, MinHashSignature>::from_bytes(data))
+            .map_err(core_error)?;
         let params = index.params();
         params.check_signature_len(num_perm).map_err(core_error)?;
         let lsh = MinHashLsh {
@@ -1226,8 +1237,10 @@ impl MinHashLsh {
 impl MinHashLshForest {
     /// The forest a pickle holds: a shape other than `l` trees of `num_perm // l`
     /// raises `near_dup.Error`.
-    fn from_saved(data: &[u8], (num_perm,): (usize,)) -> PyResult<Saved<Self>> {
-        let forest = ndd_lsh::LshForest::<u32>::from_bytes(data).map_err(core_error)?;
+    fn from_saved(py: Python<'_>, data: &[u8], (num_perm,): (usize,)) -> PyResult<Saved<Self>> {
+        let forest = py
+            .detach(|| ndd_lsh::LshForest::<u32>::from_bytes(data))
+            .map_err(core_error)?;
         let params = forest.params();
         if params.depth() != num_perm / params.trees() {
             return Err(crate::Error::new_err(format!(
@@ -1243,11 +1256,13 @@ impl MinHashLshForest {
 
 impl MinHashLshEnsemble {
     /// The ensemble a pickle holds (its bytes carry its parameters but `num_part`).
-    fn from_saved(data: &[u8], (num_part,): (usize,)) -> PyResult<Saved<Self>> {
+    fn from_saved(py: Python<'_>, data: &[u8], (num_part,): (usize,)) -> PyResult<Saved<Self>> {
         if num_part == 0 {
             return Err(PyValueError::new_err("num_part must be at least 1"));
         }
-        let ensemble = LshEnsemble::<u32>::from_bytes(data).map_err(core_error)?;
+        let ensemble = py
+            .detach(|| LshEnsemble::<u32>::from_bytes(data))
+            .map_err(core_error)?;
         let params = ensemble.params();
         let ens = MinHashLshEnsemble {
             threshold: params.threshold(),

@@ -288,9 +288,13 @@ impl SimHashIndex {
         let py = slf.py();
         let me = slf.borrow();
         let from_state = slf.get_type().getattr("_from_state")?;
+        let index = &me.index;
         Ok((
             from_state,
-            (PyBytes::new(py, &me.index.to_bytes()), me.keys.pairs(py)?),
+            (
+                PyBytes::new(py, &py.detach(|| index.to_bytes())),
+                me.keys.pairs(py)?,
+            ),
         ))
     }
 
@@ -298,8 +302,10 @@ impl SimHashIndex {
     /// that do not match it, raise `near_dup.Error`.
     #[staticmethod]
     #[pyo3(name = "_from_state")]
-    fn from_state(data: &[u8], keys: &Bound<'_, PyAny>) -> PyResult<Self> {
-        let index = HammingIndex::<u32>::from_bytes(data).map_err(core_error)?;
+    fn from_state(py: Python<'_>, data: &[u8], keys: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let index = py
+            .detach(|| HammingIndex::<u32>::from_bytes(data))
+            .map_err(core_error)?;
         let keys = Keys::from_pairs(
             keys,
             index.len(),
