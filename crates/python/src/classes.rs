@@ -9,12 +9,21 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::PyClassInitializer;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString};
+use pyo3::types::{IntoPyDict, PyBytes, PyDict, PyIterator, PyList, PyString, PyTuple, PyType};
 
 use crate::errors::core_error;
 
 /// What `__reduce__` returns: a callable and its arguments.
 pub(crate) type Reduce<'py, A> = (Bound<'py, PyAny>, A);
+
+/// A pickled keyed index: its class, the Rust index's bytes, the `(id, key)` pairs and
+/// the class's settings the bytes do not hold.
+type KeyedState<'py> = (
+    Bound<'py, PyType>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyList>,
+    Bound<'py, PyAny>,
+);
 
 /// The features of the datasketch-shaped `MinHash` (and of `SimHash`'s tokens): each
 /// value given to `update` is one feature, hashed by the specified token hash (XXH3-64
@@ -241,6 +250,53 @@ impl MinHash {
         Ok((from_bytes, (me.to_bytes(py), me.num_perm(), me.seed)))
     }
 
+    /// The estimated number of distinct values given (datasketch's `count`, Flajolet
+    /// and Martin's estimate): `num_perm / Σ (h_i / p) − 1`, `p = 2^61 − 1` the range
+    /// of the hash functions; 0 for an empty sketch.
+    fn count(&self) -> f64 {
+        let sig = self.signature();
+        if sig.is_empty_document() {
+            return 0.0;
+        }
+        let p = ndd_minhash::MERSENNE_61 as f64;
+        let sum: f64 = sig.values().iter().map(|&v| v as f64 / p).sum();
+        self.num_perm() as f64 / sum - 1.0
+    }
+
+    /// A new sketch of the union of the sets of two or more sketches of the same
+    /// `num_perm` and seed (`ValueError` otherwise).
+    #[staticmethod]
+    #[pyo3(signature = (*mhs))]
+    fn union(mhs: Vec<PyRef<'_, MinHash>>) -> PyResult<Self> {
+        let [first, rest @ ..] = &mhs[..] else {
+            return Err(PyValueError::new_err("Cannot union less than 2 MinHash"));
+        };
+        if rest.is_empty() {
+            return Err(PyValueError::new_err("Cannot union less than 2 MinHash"));
+        }
+        let mut union = first.copy();
+        for m in rest {
+            union.merge(m)?;
+        }
+        Ok(union)
+    }
+
+    /// One sketch per iterable of values in `b`, all of `num_perm` and `seed`, as a
+    /// list.
+    #[staticmethod]
+    #[pyo3(signature = (b, *, num_perm=128, seed=1))]
+    fn bulk(b: &Bound<'_, PyAny>, num_perm: usize, seed: u64) -> PyResult<Vec<Self>> {
+        MinHashGenerator::new(b, num_perm, seed)?.collect(b.py())
+    }
+
+    /// One sketch per iterable of values in `b`, all of `num_perm` and `seed`, made as
+    /// the iterator is advanced.
+    #[staticmethod]
+    #[pyo3(signature = (b, *, num_perm=128, seed=1))]
+    fn generator(b: &Bound<'_, PyAny>, num_perm: usize, seed: u64) -> PyResult<MinHashGenerator> {
+        MinHashGenerator::new(b, num_perm, seed)
+    }
+
     fn __len__(&self) -> usize {
         self.num_perm()
     }
@@ -257,6 +313,52 @@ impl MinHash {
 
     fn __repr__(&self) -> String {
         format!("MinHash(num_perm={}, seed={})", self.num_perm(), self.seed)
+    }
+}
+
+/// What `MinHash.generator` returns: the sketch of each iterable of values of an
+/// iterable, made as it is advanced.
+#[pyclass(module = "near_dup", name = "_MinHashGenerator")]
+pub(crate) struct MinHashGenerator {
+    sets: Py<PyIterator>,
+    empty: MinHash,
+}
+
+impl MinHashGenerator {
+    fn new(b: &Bound<'_, PyAny>, num_perm: usize, seed: u64) -> PyResult<Self> {
+        Ok(MinHashGenerator {
+            sets: b.try_iter()?.unbind(),
+            empty: MinHash::build(num_perm, seed)?,
+        })
+    }
+
+    /// Every remaining sketch.
+    fn collect(&self, py: Python<'_>) -> PyResult<Vec<MinHash>> {
+        let mut out = Vec::new();
+        while let Some(m) = self.next_sketch(py)? {
+            out.push(m);
+        }
+        Ok(out)
+    }
+
+    fn next_sketch(&self, py: Python<'_>) -> PyResult<Option<MinHash>> {
+        let Some(values) = self.sets.bind(py).clone().next() else {
+            return Ok(None);
+        };
+        let mut m = self.empty.copy();
+        m.update_batch(&values?)?;
+        Ok(Some(m))
+    }
+}
+
+#[pymethods]
+impl MinHashGenerator {
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __next__(&self, py: Python<'_>) -> PyResult<Option<MinHash>> {
+        self.next_sketch(py)
     }
 }
 
@@ -322,6 +424,67 @@ impl Keys {
     pub(crate) fn list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.keys.iter().flatten().map(|k| k.bind(py).clone()))
     }
+
+    /// The ids of the keys present, in id order.
+    pub(crate) fn ids(&self) -> Vec<u32> {
+        (0u32..)
+            .zip(&self.keys)
+            .filter_map(|(id, key)| key.as_ref().map(|_| id))
+            .collect()
+    }
+
+    /// The keys present as `(id, key)` pairs, in id order: what a pickled index keeps
+    /// beside its Rust byte form (which holds the ids).
+    pub(crate) fn pairs<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut pairs = Vec::new();
+        for (id, key) in self.keys.iter().enumerate() {
+            if let Some(key) = key {
+                pairs.push((id, key.bind(py).clone()));
+            }
+        }
+        PyList::new(py, pairs)
+    }
+
+    /// The keys of `pairs` (as written by [`pairs`](Self::pairs)) for a loaded Rust
+    /// index of `len` ids that holds an id when `holds` says so: every id must be held,
+    /// once, and every held id named (`near_dup.Error` otherwise, naming `what`).
+    pub(crate) fn from_pairs(
+        pairs: &Bound<'_, PyAny>,
+        len: usize,
+        holds: impl Fn(u32) -> bool,
+        what: &str,
+    ) -> PyResult<Self> {
+        let py = pairs.py();
+        let mut keys = Keys::new(py);
+        let mut count = 0usize;
+        for pair in pairs.try_iter()? {
+            let (id, key): (u32, Bound<'_, PyAny>) = pair?.extract()?;
+            let slot = id as usize;
+            if !holds(id) || keys.keys.get(slot).is_some_and(Option::is_some) {
+                return Err(crate::Error::new_err(format!(
+                    "{what}: the pickled keys do not match the index (id {id})"
+                )));
+            }
+            if keys.contains(&key)? {
+                return Err(crate::Error::new_err(format!(
+                    "{what}: the pickled keys name {} twice",
+                    key.repr()?
+                )));
+            }
+            if keys.keys.len() <= slot {
+                keys.keys.resize_with(slot + 1, || None);
+            }
+            keys.ids.bind(py).set_item(&key, id)?;
+            keys.keys[slot] = Some(key.unbind());
+            count += 1;
+        }
+        if count != len {
+            return Err(crate::Error::new_err(format!(
+                "{what}: the pickled keys name {count} documents, the index holds {len}"
+            )));
+        }
+        Ok(keys)
+    }
 }
 
 fn check_num_perm(num_perm: usize, minhash: &MinHash) -> PyResult<()> {
@@ -378,6 +541,24 @@ impl Searcher {
             Searcher::Ensemble(e) => e.len(),
         }
     }
+
+    /// Whether `id` is indexed.
+    fn holds(&self, id: u32) -> bool {
+        match self {
+            Searcher::Bands(i) => i.contains_key(&id),
+            Searcher::Forest(f) => f.contains_key(&id),
+            Searcher::Ensemble(e) => e.size_of(&id).is_some(),
+        }
+    }
+
+    /// The Rust index's versioned byte form (`ndd-lsh`'s `to_bytes`).
+    fn to_bytes(&self) -> Vec<u8> {
+        match self {
+            Searcher::Bands(i) => i.to_bytes(),
+            Searcher::Forest(f) => f.to_bytes(),
+            Searcher::Ensemble(e) => e.to_bytes(),
+        }
+    }
 }
 
 /// What `MinHashLSH`, `MinHashLSHForest` and `MinHashLSHEnsemble` share (`near_dup._KeyedIndex`): MinHash
@@ -430,6 +611,48 @@ impl KeyedIndex {
         Ok(())
     }
 
+    /// An index restored from a loaded Rust index and the pickled key pairs, which
+    /// must name exactly its ids.
+    fn restore(
+        searcher: Searcher,
+        num_perm: usize,
+        pairs: &Bound<'_, PyAny>,
+        what: &str,
+    ) -> PyResult<Self> {
+        let keys = Keys::from_pairs(pairs, searcher.len(), |id| searcher.holds(id), what)?;
+        Ok(KeyedIndex {
+            searcher,
+            num_perm,
+            keys,
+        })
+    }
+
+    /// Per band of a banded index, a dict from band key to the number of `ids` in
+    /// its bucket.
+    fn band_counts<'py>(
+        &self,
+        py: Python<'py>,
+        ids: Vec<u32>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let Searcher::Bands(index) = &self.searcher else {
+            return Err(crate::Error::new_err("a MinHashLSH holds a banded index"));
+        };
+        let mut counts =
+            vec![std::collections::HashMap::<u64, usize>::new(); index.params().bands()];
+        for id in ids {
+            for (band, &key) in counts
+                .iter_mut()
+                .zip(index.band_keys_of(&id).unwrap_or_default())
+            {
+                *band.entry(key).or_default() += 1;
+            }
+        }
+        counts
+            .into_iter()
+            .map(|band| band.into_py_dict(py))
+            .collect()
+    }
+
     /// The keys of `ids`, in their order.
     fn keys_of<'py>(
         &self,
@@ -466,6 +689,69 @@ impl KeyedIndex {
     fn __len__(&self) -> usize {
         self.searcher.len()
     }
+
+    /// Pickles (and copies) through the Rust index's versioned byte form (`ndd-lsh`'s
+    /// `to_bytes`), with the keys as `(id, key)` pairs and the class's settings the
+    /// bytes do not hold.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduce<'py, KeyedState<'py>>> {
+        let py = slf.py();
+        let me = slf.borrow();
+        let settings = if let Ok(lsh) = slf.cast::<MinHashLsh>() {
+            let lsh = lsh.borrow();
+            (lsh.threshold, me.num_perm, lsh.weights)
+                .into_pyobject(py)?
+                .into_any()
+        } else if let Ok(ensemble) = slf.cast::<MinHashLshEnsemble>() {
+            (ensemble.borrow().num_part,).into_pyobject(py)?.into_any()
+        } else {
+            (me.num_perm,).into_pyobject(py)?.into_any()
+        };
+        let restore = py.get_type::<KeyedIndex>().getattr("_restore")?;
+        let searcher = &me.searcher;
+        let data = PyBytes::new(py, &py.detach(|| searcher.to_bytes()));
+        Ok((
+            restore,
+            (slf.get_type(), data, me.keys.pairs(py)?, settings),
+        ))
+    }
+
+    /// The index `__reduce__` pickled: bytes that are not the class's index, keys
+    /// that do not name exactly its ids, or settings it cannot have raise
+    /// `near_dup.Error` or `ValueError` with the Rust message.
+    #[staticmethod]
+    #[pyo3(name = "_restore")]
+    fn restore_pickled(
+        cls: &Bound<'_, PyType>,
+        data: &[u8],
+        keys: &Bound<'_, PyAny>,
+        settings: &Bound<'_, PyAny>,
+    ) -> PyResult<Py<PyAny>> {
+        let py = cls.py();
+        if cls.is(py.get_type::<MinHashLsh>()) {
+            restored(
+                py,
+                MinHashLsh::from_saved(py, data, settings.extract()?)?,
+                keys,
+            )
+        } else if cls.is(py.get_type::<MinHashLshForest>()) {
+            restored(
+                py,
+                MinHashLshForest::from_saved(py, data, settings.extract()?)?,
+                keys,
+            )
+        } else if cls.is(py.get_type::<MinHashLshEnsemble>()) {
+            restored(
+                py,
+                MinHashLshEnsemble::from_saved(py, data, settings.extract()?)?,
+                keys,
+            )
+        } else {
+            Err(PyTypeError::new_err(format!(
+                "{} is not a MinHashLSH, MinHashLSHForest or MinHashLSHEnsemble",
+                cls.name()?
+            )))
+        }
+    }
 }
 
 /// datasketch's `MinHashLSH` over `ndd-lsh`'s banded index: `b` bands of `r` rows
@@ -475,6 +761,9 @@ pub(crate) struct MinHashLsh {
     params: LshParams,
     threshold: f64,
     weights: (f64, f64),
+    /// The sketches given to `add_to_query_buffer` since the last
+    /// `collect_query_buffer`.
+    query_buffer: Vec<MinHashSignature>,
 }
 
 #[pymethods]
@@ -503,6 +792,7 @@ impl MinHashLsh {
             params: lsh,
             threshold,
             weights,
+            query_buffer: Vec::new(),
         }))
     }
 
@@ -527,6 +817,87 @@ impl MinHashLsh {
         };
         let found = index.query(&minhash.signature()).map_err(core_error)?;
         base.keys_of(slf.py(), found)
+    }
+
+    /// A context manager for many inserts (datasketch's `insertion_session`): its
+    /// `insert` is the index's, applied at once (there is no storage to buffer for,
+    /// so `buffer_size` is only checked).
+    #[pyo3(signature = (buffer_size=50000))]
+    fn insertion_session(slf: Bound<'_, Self>, buffer_size: usize) -> PyResult<LshSession> {
+        LshSession::new(slf, buffer_size)
+    }
+
+    /// A context manager for many removals (datasketch's `deletion_session`): its
+    /// `remove` is the index's, applied at once.
+    #[pyo3(signature = (buffer_size=50000))]
+    fn deletion_session(slf: Bound<'_, Self>, buffer_size: usize) -> PyResult<LshSession> {
+        LshSession::new(slf, buffer_size)
+    }
+
+    /// Per band, a dict from band key (a `u64`, not datasketch's bytes) to the number
+    /// of indexed keys in its bucket.
+    fn get_counts<'py>(slf: PyRef<'py, Self>) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let base = slf.as_super();
+        let ids = base.keys.ids();
+        base.band_counts(slf.py(), ids)
+    }
+
+    /// [`get_counts`] over the given keys only (each counted once; a key not present
+    /// raises `ValueError`).
+    #[pyo3(signature = (*keys))]
+    fn get_subset_counts<'py>(
+        slf: PyRef<'py, Self>,
+        keys: &Bound<'py, PyTuple>,
+    ) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let base = slf.as_super();
+        let mut ids = Vec::with_capacity(keys.len());
+        for key in keys.iter() {
+            let Some(id) = base.keys.get(&key)? else {
+                return Err(PyValueError::new_err(format!(
+                    "The given key does not exist: {}",
+                    key.repr()?
+                )));
+            };
+            ids.push(id);
+        }
+        ids.sort_unstable();
+        ids.dedup();
+        base.band_counts(slf.py(), ids)
+    }
+
+    /// Buffers a query; `collect_query_buffer` answers every buffered one.
+    fn add_to_query_buffer(mut slf: PyRefMut<'_, Self>, minhash: &MinHash) -> PyResult<()> {
+        check_num_perm(slf.as_super().num_perm, minhash)?;
+        slf.query_buffer.push(minhash.signature());
+        Ok(())
+    }
+
+    /// The keys every buffered query finds (the intersection of their `query`
+    /// results, in the order of the first), emptying the buffer.
+    fn collect_query_buffer<'py>(mut slf: PyRefMut<'py, Self>) -> PyResult<Bound<'py, PyList>> {
+        let py = slf.py();
+        let buffer = std::mem::take(&mut slf.query_buffer);
+        let base = slf.as_super();
+        let Searcher::Bands(index) = &base.searcher else {
+            return Err(crate::Error::new_err("a MinHashLSH holds a banded index"));
+        };
+        let mut found: Option<Vec<u32>> = None;
+        for sig in &buffer {
+            let mut these = index.query(sig).map_err(core_error)?;
+            if let Some(before) = &found {
+                these.sort_unstable();
+                found = Some(
+                    before
+                        .iter()
+                        .copied()
+                        .filter(|id| these.binary_search(id).is_ok())
+                        .collect(),
+                );
+            } else {
+                found = Some(these);
+            }
+        }
+        base.keys_of(py, found.unwrap_or_default())
     }
 
     /// `(bands, rows)`, as datasketch's `b` and `r`.
@@ -563,6 +934,66 @@ impl MinHashLsh {
             slf.r(),
             slf.as_super().searcher.len()
         )
+    }
+}
+
+/// What `MinHashLSH.insertion_session` and `deletion_session` return: a context
+/// manager whose `insert` and `remove` are the index's.
+#[pyclass(module = "near_dup", name = "MinHashLSHSession")]
+pub(crate) struct LshSession {
+    lsh: Py<MinHashLsh>,
+}
+
+impl LshSession {
+    fn new(lsh: Bound<'_, MinHashLsh>, buffer_size: usize) -> PyResult<Self> {
+        if buffer_size == 0 {
+            return Err(PyValueError::new_err("buffer_size must be positive"));
+        }
+        Ok(LshSession { lsh: lsh.unbind() })
+    }
+}
+
+#[pymethods]
+impl LshSession {
+    fn __enter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// Lets any exception propagate.
+    #[pyo3(signature = (exc_type, exc_value, traceback, /))]
+    fn __exit__(
+        &self,
+        exc_type: &Bound<'_, PyAny>,
+        exc_value: &Bound<'_, PyAny>,
+        traceback: &Bound<'_, PyAny>,
+    ) -> bool {
+        let _ = (exc_type, exc_value, traceback);
+        false
+    }
+
+    /// Nothing to flush: inserts and removals were applied at once.
+    fn close(&self) {}
+
+    /// The index's `insert`.
+    #[pyo3(signature = (key, minhash, check_duplication=true))]
+    fn insert(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        minhash: &MinHash,
+        check_duplication: bool,
+    ) -> PyResult<()> {
+        MinHashLsh::insert(
+            self.lsh.bind(py).borrow_mut(),
+            key,
+            minhash,
+            check_duplication,
+        )
+    }
+
+    /// The index's `remove`.
+    fn remove(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        self.lsh.bind(py).borrow_mut().as_super().remove(key)
     }
 }
 
@@ -777,4 +1208,83 @@ impl MinHashLshEnsemble {
              num_part={num_part}, m={m}, weights={weights:?}, len={len})"
         )
     }
+}
+
+impl MinHashLsh {
+    /// The index a pickle holds: a banding longer than `num_perm` raises
+    /// `ValueError`.
+    fn from_saved(
+        py: Python<'_>,
+        data: &[u8],
+        settings: (f64, usize, (f64, f64)),
+    ) -> PyResult<Saved<Self>> {
+        let (threshold, num_perm, weights) = settings;
+        let index = py
+            .detach(|| LshIndex::<u32, MinHashSignature>::from_bytes(data))
+            .map_err(core_error)?;
+        let params = index.params();
+        params.check_signature_len(num_perm).map_err(core_error)?;
+        let lsh = MinHashLsh {
+            params,
+            threshold,
+            weights,
+            query_buffer: Vec::new(),
+        };
+        Ok((Searcher::Bands(index), num_perm, lsh))
+    }
+}
+
+impl MinHashLshForest {
+    /// The forest a pickle holds: a shape other than `l` trees of `num_perm // l`
+    /// raises `near_dup.Error`.
+    fn from_saved(py: Python<'_>, data: &[u8], (num_perm,): (usize,)) -> PyResult<Saved<Self>> {
+        let forest = py
+            .detach(|| ndd_lsh::LshForest::<u32>::from_bytes(data))
+            .map_err(core_error)?;
+        let params = forest.params();
+        if params.depth() != num_perm / params.trees() {
+            return Err(crate::Error::new_err(format!(
+                "MinHashLSHForest: a forest of {} trees of depth {} is not the forest of \
+                 num_perm={num_perm}",
+                params.trees(),
+                params.depth()
+            )));
+        }
+        Ok((Searcher::Forest(forest), num_perm, MinHashLshForest))
+    }
+}
+
+impl MinHashLshEnsemble {
+    /// The ensemble a pickle holds (its bytes carry its parameters but `num_part`).
+    fn from_saved(py: Python<'_>, data: &[u8], (num_part,): (usize,)) -> PyResult<Saved<Self>> {
+        if num_part == 0 {
+            return Err(PyValueError::new_err("num_part must be at least 1"));
+        }
+        let ensemble = py
+            .detach(|| LshEnsemble::<u32>::from_bytes(data))
+            .map_err(core_error)?;
+        let params = ensemble.params();
+        let ens = MinHashLshEnsemble {
+            threshold: params.threshold(),
+            num_part,
+            m: params.max_rows(),
+            weights: params.weights(),
+        };
+        Ok((Searcher::Ensemble(ensemble), params.num_slots(), ens))
+    }
+}
+
+/// A keyed index read from its pickled bytes: the Rust index, `num_perm` and the
+/// subclass's part.
+type Saved<T> = (Searcher, usize, T);
+
+/// The Python object of a keyed index read from its pickled bytes, with the keys of
+/// the pickled `(id, key)` pairs (which must name exactly the index's ids).
+fn restored<T: pyo3::PyClass<BaseType = KeyedIndex> + pyo3::PyTypeInfo>(
+    py: Python<'_>,
+    (searcher, num_perm, sub): Saved<T>,
+    pairs: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let base = KeyedIndex::restore(searcher, num_perm, pairs, T::NAME)?;
+    Ok(Py::new(py, PyClassInitializer::from(base).add_subclass(sub))?.into_any())
 }

@@ -19,7 +19,9 @@
 //!
 //! Work runs with the GIL released and on rayon's pool as in Rust; errors become
 //! `ValueError` (bad parameters and inputs), `OSError` (files) or `near_dup.Error`
-//! (everything else, corrupt bytes among them), with the Rust message.
+//! (everything else, corrupt bytes among them), with the Rust message. Every class
+//! pickles (and copies) through the crates' versioned byte forms; an index keeps its
+//! Python keys beside its Rust bytes.
 //!
 //! The Rust items are the module's implementation; Python users read
 //! `crates/python/README.md` and the type stubs (`python/near_dup/__init__.pyi`).
@@ -64,6 +66,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classes::MinHash>()?;
     m.add_class::<classes::KeyedIndex>()?;
     m.add_class::<classes::MinHashLsh>()?;
+    m.add_class::<classes::LshSession>()?;
     m.add_class::<classes::MinHashLshForest>()?;
     m.add_class::<classes::MinHashLshEnsemble>()?;
     m.add_class::<weighted::WeightedMinHashGenerator>()?;

@@ -1,14 +1,14 @@
 //! `SimHash` over `ndd-simhash` and `SimHashIndex` over `ndd-index`'s Hamming index,
 //! shaped like the `simhash` PyPI package's `Simhash` and `SimhashIndex`.
 
-use ndd_core::{DocSketcher, SchemeId, Weighted};
+use ndd_core::{DocSketcher, SchemeId, Signature, Weighted};
 use ndd_index::{HammingIndex, HammingParams};
 use ndd_simhash::{SimHashSignature, SimHasher};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString, PyTuple};
 
-use crate::classes::{Keys, feature_scheme, token_hash};
+use crate::classes::{Keys, Reduce, feature_scheme, token_hash};
 use crate::errors::core_error;
 
 fn token_feature(token: &Bound<'_, PyAny>) -> PyResult<u64> {
@@ -143,11 +143,30 @@ impl SimHash {
         }
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
-        let me = slf.borrow();
-        let args = (me.value(py)?, me.sig.bits()).into_pyobject(py)?;
-        PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
+    /// The fingerprint's versioned byte form (`ndd-simhash`'s).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.sig.to_bytes())
+    }
+
+    /// A fingerprint from `to_bytes`; bytes that are not a SimHash's raise
+    /// `near_dup.Error`, a signature of another scheme than `SimHash`'s `ValueError`.
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        let sig = SimHashSignature::from_bytes(data).map_err(core_error)?;
+        if sig.scheme() != fingerprint_scheme() || sig.bits() % 64 != 0 {
+            return Err(PyValueError::new_err(format!(
+                "these bytes hold a SimHash signature of another scheme or length ({} bits) \
+                 than SimHash's",
+                sig.bits()
+            )));
+        }
+        Ok(SimHash { sig })
+    }
+
+    /// Pickles through the byte form.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Reduce<'py, (Bound<'py, PyBytes>,)>> {
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        Ok((from_bytes, (slf.borrow().to_bytes(slf.py()),)))
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
@@ -259,5 +278,41 @@ impl SimHashIndex {
 
     fn __len__(&self) -> usize {
         self.index.len()
+    }
+
+    /// Pickles through `ndd-index`'s byte form of the Hamming index, with the ids as
+    /// `(internal id, obj_id)` pairs.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<Reduce<'py, (Bound<'py, PyBytes>, Bound<'py, PyList>)>> {
+        let py = slf.py();
+        let me = slf.borrow();
+        let from_state = slf.get_type().getattr("_from_state")?;
+        let index = &me.index;
+        Ok((
+            from_state,
+            (
+                PyBytes::new(py, &py.detach(|| index.to_bytes())),
+                me.keys.pairs(py)?,
+            ),
+        ))
+    }
+
+    /// The index `__reduce__` pickled: bytes that are not a Hamming index's, or ids
+    /// that do not match it, raise `near_dup.Error`.
+    #[staticmethod]
+    #[pyo3(name = "_from_state")]
+    fn from_state(py: Python<'_>, data: &[u8], keys: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let index = py
+            .detach(|| HammingIndex::<u32>::from_bytes(data))
+            .map_err(core_error)?;
+        let keys = Keys::from_pairs(
+            keys,
+            index.len(),
+            |id| index.contains_key(&id),
+            "SimHashIndex",
+        )?;
+        let k = index.params().max_distance();
+        Ok(SimHashIndex { index, keys, k })
     }
 }

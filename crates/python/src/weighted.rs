@@ -6,8 +6,9 @@ use ndd_minhash::{IcwsMinHasher, MinHashSignature};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList};
 
+use crate::classes::Reduce;
 use crate::errors::core_error;
 
 /// The features of a dense vector: the dimension index `i` is feature `i`.
@@ -104,11 +105,35 @@ impl WeightedMinHash {
         }
     }
 
-    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let py = slf.py();
+    /// The sketch's versioned byte form (`ndd-minhash`'s).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, &self.sig.to_bytes())
+    }
+
+    /// A sketch from `to_bytes`; `seed` must be the generator's (the bytes carry the
+    /// fingerprint of the seed and the sample size, and refuse others with
+    /// `ValueError`; bytes that are not a sketch's raise `near_dup.Error`).
+    #[staticmethod]
+    #[pyo3(signature = (data, seed=1))]
+    fn from_bytes(data: &[u8], seed: u64) -> PyResult<Self> {
+        let sig = MinHashSignature::from_bytes(data).map_err(core_error)?;
+        if sig.scheme() != hasher(sig.num_values(), seed)?.scheme() {
+            return Err(PyValueError::new_err(format!(
+                "these bytes hold a sketch of other parameters than a WeightedMinHash of \
+                 seed={seed} and sample_size={}",
+                sig.num_values()
+            )));
+        }
+        Ok(WeightedMinHash { sig, seed })
+    }
+
+    /// Pickles through the byte form.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<Reduce<'py, (Bound<'py, PyBytes>, u64)>> {
         let me = slf.borrow();
-        let args = (me.seed, me.digest(py)).into_pyobject(py)?;
-        PyTuple::new(py, [slf.get_type().into_any(), args.into_any()])
+        let from_bytes = slf.get_type().getattr("from_bytes")?;
+        Ok((from_bytes, (me.to_bytes(slf.py()), me.seed)))
     }
 
     fn __repr__(&self) -> String {
@@ -215,6 +240,16 @@ impl WeightedMinHashGenerator {
     #[getter]
     fn seed(&self) -> u64 {
         self.hasher.seed()
+    }
+
+    /// Pickles as its parameters: `ndd-minhash`'s `IcwsMinHasher` is a pure function
+    /// of `sample_size` and `seed` (it has no byte form to keep).
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> Reduce<'py, (usize, usize, u64)> {
+        let me = slf.borrow();
+        (
+            slf.get_type().into_any(),
+            (me.dim, me.hasher.num_hashes(), me.hasher.seed()),
+        )
     }
 
     fn __repr__(&self) -> String {

@@ -1,7 +1,22 @@
 """Type stubs of near_dup (the Rust extension near_dup._native, re-exported)."""
 
 from os import PathLike
-from typing import Any, Dict, Hashable, Iterable, List, Literal, Optional, Tuple, TypedDict, Union, final
+from types import TracebackType
+from typing import (
+    Any,
+    Dict,
+    Hashable,
+    Iterable,
+    Iterator,
+    List,
+    Literal,
+    Optional,
+    Tuple,
+    Type,
+    TypedDict,
+    Union,
+    final,
+)
 
 from typing_extensions import Unpack, disjoint_base
 
@@ -15,6 +30,7 @@ __all__ = [
     "MinHashLSH",
     "MinHashLSHEnsemble",
     "MinHashLSHForest",
+    "MinHashLSHSession",
     "Outcome",
     "SimHash",
     "SimHashIndex",
@@ -179,6 +195,19 @@ class MinHash:
     def to_bytes(self) -> bytes: ...
     @staticmethod
     def from_bytes(data: bytes, num_perm: int = 128, seed: int = 1) -> MinHash: ...
+    def count(self) -> float:
+        """The estimated number of distinct values given (datasketch's count)."""
+    @staticmethod
+    def union(*mhs: MinHash) -> MinHash:
+        """A new sketch of the union of two or more sketches' sets."""
+    @staticmethod
+    def bulk(
+        b: Iterable[Iterable[Union[bytes, str]]], *, num_perm: int = 128, seed: int = 1
+    ) -> List[MinHash]: ...
+    @staticmethod
+    def generator(
+        b: Iterable[Iterable[Union[bytes, str]]], *, num_perm: int = 128, seed: int = 1
+    ) -> Iterator[MinHash]: ...
     def __len__(self) -> int: ...
 
 @disjoint_base
@@ -206,6 +235,15 @@ class MinHashLSH(_KeyedIndex):
     ) -> MinHashLSH: ...
     def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None: ...
     def query(self, minhash: MinHash) -> List[Any]: ...
+    def insertion_session(self, buffer_size: int = 50000) -> MinHashLSHSession: ...
+    def deletion_session(self, buffer_size: int = 50000) -> MinHashLSHSession: ...
+    def get_counts(self) -> List[Dict[int, int]]:
+        """Per band, the number of keys under each band key (an int, not
+        datasketch's bytes)."""
+    def get_subset_counts(self, *keys: Hashable) -> List[Dict[int, int]]: ...
+    def add_to_query_buffer(self, minhash: MinHash) -> None: ...
+    def collect_query_buffer(self) -> List[Any]:
+        """The keys every buffered query finds; empties the buffer."""
     @property
     def params(self) -> Tuple[int, int]: ...
     @property
@@ -214,6 +252,23 @@ class MinHashLSH(_KeyedIndex):
     def r(self) -> int: ...
     @property
     def threshold(self) -> float: ...
+
+@final
+class MinHashLSHSession:
+    """A context manager over a MinHashLSH (insertion_session, deletion_session):
+    inserts and removals apply at once."""
+
+    def __enter__(self) -> MinHashLSHSession: ...
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc_value: Optional[BaseException],
+        traceback: Optional[TracebackType],
+        /,
+    ) -> bool: ...
+    def close(self) -> None: ...
+    def insert(self, key: Hashable, minhash: MinHash, check_duplication: bool = True) -> None: ...
+    def remove(self, key: Hashable) -> None: ...
 
 @final
 class MinHashLSHForest(_KeyedIndex):
@@ -273,6 +328,9 @@ class WeightedMinHash:
     @property
     def seed(self) -> int: ...
     def copy(self) -> WeightedMinHash: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes, seed: int = 1) -> WeightedMinHash: ...
     def __len__(self) -> int: ...
 
 @final
@@ -313,6 +371,9 @@ class SimHash:
     def f(self) -> int: ...
     def distance(self, another: SimHash) -> int:
         """The number of bits that differ."""
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> SimHash: ...
 
 @final
 class SimHashIndex:
