@@ -9,7 +9,7 @@ use std::hash::Hash;
 use ahash::AHashSet;
 use ndd_core::{Error, Estimate, KeySlots, SchemeId, SlotSignature};
 
-use crate::MAX_BANDED_SLOTS;
+use crate::params::{check_shape, check_slots_read};
 use crate::table::MAX_DOCS;
 
 mod bytes;
@@ -57,7 +57,7 @@ impl ForestParams {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] when either is 0 or `trees × depth` is above
-    /// [`MAX_BANDED_SLOTS`].
+    /// [`MAX_BANDED_SLOTS`](crate::MAX_BANDED_SLOTS).
     ///
     /// # Example
     ///
@@ -68,21 +68,7 @@ impl ForestParams {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(trees: usize, depth: usize) -> Result<Self, Error> {
-        if trees == 0 {
-            return Err(Error::invalid_parameter("trees", "must be at least 1"));
-        }
-        if depth == 0 {
-            return Err(Error::invalid_parameter("depth", "must be at least 1"));
-        }
-        if trees
-            .checked_mul(depth)
-            .is_none_or(|n| n > MAX_BANDED_SLOTS)
-        {
-            return Err(Error::invalid_parameter(
-                "trees",
-                format!("trees × depth = {trees} × {depth} is above {MAX_BANDED_SLOTS}"),
-            ));
-        }
+        check_shape(("trees", trees), ("depth", depth), "")?;
         Ok(ForestParams { trees, depth })
     }
 
@@ -95,7 +81,8 @@ impl ForestParams {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `num_slots` is 0 or above [`MAX_BANDED_SLOTS`].
+    /// [`Error::InvalidParameter`] when `num_slots` is 0 or above
+    /// [`MAX_BANDED_SLOTS`](crate::MAX_BANDED_SLOTS).
     ///
     /// # Example
     ///
@@ -171,18 +158,7 @@ impl ForestParams {
     }
 
     fn check_signature_len(&self, len: usize) -> Result<(), Error> {
-        if self.slots_used() > len {
-            return Err(Error::invalid_parameter(
-                "trees × depth",
-                format!(
-                    "{} × {} = {} exceeds the signature's {len} slots",
-                    self.trees,
-                    self.depth,
-                    self.slots_used()
-                ),
-            ));
-        }
-        Ok(())
+        check_slots_read("trees × depth", self.trees, self.depth, len)
     }
 }
 
