@@ -227,33 +227,16 @@ impl<K> KeySlots<K> {
 }
 
 impl<K: Eq + Hash> KeySlots<K> {
-    /// Whether `key` is held; the key can be given in any form it borrows as (`&str`
-    /// for `String` keys).
+    /// The slot of `key`, or `None` when it is not held (so `slot(key).is_some()` says
+    /// whether it is held); the key can be given in any form it borrows as (`&str` for
+    /// `String` keys).
     ///
     /// # Example
     ///
     /// ```
     /// let mut keys = near_dup::KeySlots::new();
-    /// keys.insert(String::from("doc-1"));
-    /// assert!(keys.contains_key("doc-1") && !keys.contains_key("doc-2"));
-    /// ```
-    #[must_use]
-    pub fn contains_key<Q>(&self, key: &Q) -> bool
-    where
-        K: Borrow<Q>,
-        Q: Hash + Eq + ?Sized,
-    {
-        self.by_key.contains_key(key)
-    }
-
-    /// The slot of `key`, or `None` when it is not held.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let mut keys = near_dup::KeySlots::new();
-    /// keys.insert("a");
-    /// assert_eq!((keys.slot(&"a"), keys.slot(&"b")), (Some(0), None));
+    /// keys.insert(String::from("a"));
+    /// assert_eq!((keys.slot("a"), keys.slot("b")), (Some(0), None));
     /// ```
     #[must_use]
     pub fn slot<Q>(&self, key: &Q) -> Option<u32>

@@ -155,7 +155,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.keys.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     /// The number of documents indexed.

@@ -659,7 +659,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.keys.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     fn check_signature<S: SlotSignature>(&self, signature: &S) -> Result<(), Error> {

@@ -645,7 +645,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.keys.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     /// The stored band keys of a document (`b` values, as

@@ -146,7 +146,7 @@ where
         let mut coords: Vec<Option<S::Coordinate>> = Vec::with_capacity(w);
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if index.keys.contains_key(&key) {
+            if index.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             coords.clear();

@@ -141,7 +141,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
         let _ = index.delta_ids.try_reserve_exact(hint);
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if index.keys.contains_key(&key) {
+            if index.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             let fp = r.u64()?;

@@ -508,7 +508,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.keys.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     /// The fingerprint stored for a key.

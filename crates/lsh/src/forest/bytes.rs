@@ -108,7 +108,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
         let mut f = Self::builder(params).capacity(n).build();
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if f.keys.contains_key(&key) {
+            if f.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             let slot = f.alloc_slot(key);

@@ -191,7 +191,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
         let mut no_out = Vec::new();
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if index.keys.contains_key(&key) {
+            if index.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             let signature = if keeps {
