@@ -39,6 +39,8 @@
 //!   higher is more similar) pushed into a [`PairSink`].
 //! * Exact reference sketch: [`ExactSet`] (its inverted index and the exact all-pairs
 //!   join are in the `ndd-index` crate); grouping with [`UnionFind`].
+//! * The key bookkeeping of the slot-based indexes ([`KeySlots`]: key to slot, slot to
+//!   key, freed slots reused) and their memory estimate ([`mem`]).
 //! * Components over sparse `u64` document ids that merge partial results
 //!   deterministically ([`DocUnionFind`], representative = smallest id), and the edges a
 //!   bucket of candidates emits ([`bucket_edges`]: star by default, or chain), for jobs
@@ -79,8 +81,10 @@ mod exact;
 mod features;
 pub mod file;
 pub mod hash;
+mod key_slots;
 pub mod math;
 mod measures;
+pub mod mem;
 mod pair;
 mod scheme;
 pub mod stats;
@@ -98,6 +102,7 @@ pub use error::{Error, ErrorKind};
 pub use estimate::Estimate;
 pub use exact::{ExactSet, ExactSetSketcher, ExactSetSketcherBuilder, ExternalFeatures};
 pub use features::{FeatureSet, SparseVector, Weighted};
+pub use key_slots::KeySlots;
 pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
     cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,

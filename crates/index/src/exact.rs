@@ -16,7 +16,9 @@ use std::fmt;
 use std::hash::Hash;
 
 use ahash::AHashMap;
-use ndd_core::{CandidateIndex, Error, ExactSignature, PairSink, SchemeId, ScoredPair, UnionFind};
+use ndd_core::{
+    CandidateIndex, Error, ExactSignature, KeySlots, PairSink, SchemeId, ScoredPair, UnionFind,
+};
 
 const NIL: u32 = u32::MAX;
 
@@ -89,9 +91,7 @@ pub struct ExactIndex<K, S: ExactSignature> {
     prev: Vec<u32>,
     /// `coords[slot·width + i]`: coordinate `i` of the document in `slot`.
     coords: Vec<Option<S::Coordinate>>,
-    slot_keys: Vec<Option<K>>,
-    by_key: AHashMap<K, u32>,
-    free: Vec<u32>,
+    keys: KeySlots<K>,
 }
 
 impl<K, S: ExactSignature> fmt::Debug for ExactIndex<K, S> {
@@ -99,7 +99,7 @@ impl<K, S: ExactSignature> fmt::Debug for ExactIndex<K, S> {
         f.debug_struct("ExactIndex")
             .field("scheme", &self.scheme)
             .field("coordinates", &self.width)
-            .field("documents", &self.by_key.len())
+            .field("documents", &self.keys.len())
             .finish()
     }
 }
@@ -130,9 +130,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
             next: Vec::new(),
             prev: Vec::new(),
             coords: Vec::new(),
-            slot_keys: Vec::new(),
-            by_key: AHashMap::new(),
-            free: Vec::new(),
+            keys: KeySlots::new(),
         }
     }
 
@@ -157,7 +155,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.by_key.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     /// The number of documents indexed.
@@ -174,7 +172,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.by_key.len()
+        self.keys.len()
     }
 
     /// Whether no document is indexed.
@@ -188,7 +186,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.by_key.is_empty()
+        self.keys.is_empty()
     }
 
     /// The scheme fixed by the first insert (`None` before it).
@@ -304,20 +302,17 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         mut coordinate: impl FnMut(usize) -> Option<S::Coordinate>,
     ) -> Result<(), Error> {
         let w = self.width;
-        let slot = match self.free.pop() {
-            Some(s) => s,
-            None => {
-                let n = self.slot_keys.len();
-                let s = u32::try_from(n).ok().filter(|&s| s < NIL).ok_or_else(|| {
-                    Error::invalid_input("the index is full (2^32 − 1 documents)")
-                })?;
-                self.slot_keys.push(None);
-                self.next.resize(self.next.len() + w, NIL);
-                self.prev.resize(self.prev.len() + w, NIL);
-                self.coords.resize(self.coords.len() + w, None);
-                s
-            }
-        };
+        if !self.keys.has_room(&key, NIL as usize) {
+            return Err(Error::invalid_input(
+                "the index is full (2^32 − 1 documents)",
+            ));
+        }
+        let (slot, new) = self.keys.insert(key);
+        if new {
+            self.next.resize(self.next.len() + w, NIL);
+            self.prev.resize(self.prev.len() + w, NIL);
+            self.coords.resize(self.coords.len() + w, None);
+        }
         let base = slot as usize * w;
         for i in 0..w {
             let c = coordinate(i);
@@ -334,8 +329,6 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
             }
             self.coords[base + i] = c;
         }
-        self.slot_keys[slot as usize] = Some(key.clone());
-        self.by_key.insert(key, slot);
         Ok(())
     }
 
@@ -361,7 +354,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let Some(slot) = self.by_key.remove(key) else {
+        let Some(slot) = self.keys.remove(key) else {
             return false;
         };
         let w = self.width;
@@ -385,8 +378,6 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
             self.prev[base + i] = NIL;
             self.next[base + i] = NIL;
         }
-        self.slot_keys[slot as usize] = None;
-        self.free.push(slot);
         true
     }
 
@@ -448,7 +439,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
         self.check_query(signature)?;
         self.for_each_match_slot(signature, |d| {
-            if let Some(k) = &self.slot_keys[d as usize] {
+            if let Some(k) = self.keys.key(d) {
                 out.push(k.clone());
             }
         });
@@ -540,7 +531,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// ```
     pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
         self.for_each_slot_pair(|x, y| {
-            if let (Some(a), Some(b)) = (&self.slot_keys[x as usize], &self.slot_keys[y as usize]) {
+            if let (Some(a), Some(b)) = (self.keys.key(x), self.keys.key(y)) {
                 f(a, b);
             }
         });
@@ -608,7 +599,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// ```
     pub fn all_pairs_into<P: PairSink<K> + ?Sized>(&self, sink: &mut P) {
         self.for_each_slot_pair(|x, y| {
-            if let (Some(a), Some(b)) = (&self.slot_keys[x as usize], &self.slot_keys[y as usize]) {
+            if let (Some(a), Some(b)) = (self.keys.key(x), self.keys.key(y)) {
                 sink.push_pair(ScoredPair::new(
                     a.clone(),
                     b.clone(),
@@ -667,7 +658,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     #[must_use]
     pub fn groups(&self) -> Vec<Vec<K>> {
         let w = self.width;
-        let mut uf = UnionFind::new(self.slot_keys.len());
+        let mut uf = UnionFind::new(self.keys.slot_count());
         for (i, table) in self.tables.iter().enumerate() {
             for &head in table.values() {
                 let mut d = self.next[head as usize * w + i];
@@ -677,21 +668,18 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
                 }
             }
         }
+        let slot_keys = self.keys.by_slot();
         let mut groups: Vec<Vec<usize>> = uf
             .groups()
             .into_iter()
-            .filter(|g| g.iter().filter(|&&s| self.slot_keys[s].is_some()).count() > 1)
+            .filter(|g| g.iter().filter(|&&s| slot_keys[s].is_some()).count() > 1)
             .collect();
         for g in &mut groups {
-            g.retain(|&s| self.slot_keys[s].is_some());
+            g.retain(|&s| slot_keys[s].is_some());
         }
         groups
             .into_iter()
-            .map(|g| {
-                g.into_iter()
-                    .filter_map(|s| self.slot_keys[s].clone())
-                    .collect()
-            })
+            .map(|g| g.into_iter().filter_map(|s| slot_keys[s].clone()).collect())
             .collect()
     }
 
@@ -711,7 +699,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
     /// ```
     #[must_use]
     pub fn memory_bytes(&self) -> usize {
-        use crate::mem::map_bytes;
+        use ndd_core::mem::map_bytes;
         use std::mem::size_of;
         let tables: usize = self
             .tables
@@ -721,9 +709,7 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
         tables
             + (self.next.capacity() + self.prev.capacity()) * size_of::<u32>()
             + self.coords.capacity() * size_of::<Option<S::Coordinate>>()
-            + self.slot_keys.capacity() * size_of::<Option<K>>()
-            + map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
-            + self.free.capacity() * size_of::<u32>()
+            + self.keys.memory_bytes()
     }
 }
 

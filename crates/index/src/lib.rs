@@ -66,7 +66,6 @@
 mod exact;
 mod hamming;
 mod inverted;
-mod mem;
 mod pairs;
 #[cfg(feature = "serde")]
 mod serde_impl;

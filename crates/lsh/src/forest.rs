@@ -6,10 +6,10 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::hash::Hash;
 
-use ahash::{AHashMap, AHashSet};
-use ndd_core::{Error, Estimate, SchemeId, SlotSignature};
+use ahash::AHashSet;
+use ndd_core::{Error, Estimate, KeySlots, SchemeId, SlotSignature};
 
-use crate::MAX_BANDED_SLOTS;
+use crate::params::{check_shape, check_slots_read};
 use crate::table::MAX_DOCS;
 
 mod bytes;
@@ -57,7 +57,7 @@ impl ForestParams {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] when either is 0 or `trees × depth` is above
-    /// [`MAX_BANDED_SLOTS`].
+    /// [`MAX_BANDED_SLOTS`](crate::MAX_BANDED_SLOTS).
     ///
     /// # Example
     ///
@@ -68,21 +68,7 @@ impl ForestParams {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(trees: usize, depth: usize) -> Result<Self, Error> {
-        if trees == 0 {
-            return Err(Error::invalid_parameter("trees", "must be at least 1"));
-        }
-        if depth == 0 {
-            return Err(Error::invalid_parameter("depth", "must be at least 1"));
-        }
-        if trees
-            .checked_mul(depth)
-            .is_none_or(|n| n > MAX_BANDED_SLOTS)
-        {
-            return Err(Error::invalid_parameter(
-                "trees",
-                format!("trees × depth = {trees} × {depth} is above {MAX_BANDED_SLOTS}"),
-            ));
-        }
+        check_shape(("trees", trees), ("depth", depth), "")?;
         Ok(ForestParams { trees, depth })
     }
 
@@ -95,7 +81,8 @@ impl ForestParams {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `num_slots` is 0 or above [`MAX_BANDED_SLOTS`].
+    /// [`Error::InvalidParameter`] when `num_slots` is 0 or above
+    /// [`MAX_BANDED_SLOTS`](crate::MAX_BANDED_SLOTS).
     ///
     /// # Example
     ///
@@ -171,18 +158,7 @@ impl ForestParams {
     }
 
     fn check_signature_len(&self, len: usize) -> Result<(), Error> {
-        if self.slots_used() > len {
-            return Err(Error::invalid_parameter(
-                "trees × depth",
-                format!(
-                    "{} × {} = {} exceeds the signature's {len} slots",
-                    self.trees,
-                    self.depth,
-                    self.slots_used()
-                ),
-            ));
-        }
-        Ok(())
+        check_slots_read("trees × depth", self.trees, self.depth, len)
     }
 }
 
@@ -260,9 +236,7 @@ pub struct LshForest<K> {
     rows: Vec<u64>,
     /// Insertion number per slot (the order of ties and of `to_bytes`).
     seq: Vec<u64>,
-    slot_keys: Vec<Option<K>>,
-    by_key: AHashMap<K, u32>,
-    free: Vec<u32>,
+    keys: KeySlots<K>,
     /// Per tree, the merged documents sorted by (tree slots, insertion number).
     trees: Vec<Tree>,
     /// Documents inserted since the last merge, oldest first.
@@ -399,9 +373,7 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
             scheme: None,
             rows: Vec::new(),
             seq: Vec::new(),
-            slot_keys: Vec::new(),
-            by_key: AHashMap::new(),
-            free: Vec::new(),
+            keys: KeySlots::new(),
             trees: vec![Tree::default(); self.params.trees()],
             pending: Vec::new(),
             next_seq: 0,
@@ -413,8 +385,7 @@ impl<K: Clone + Eq + Hash> LshForestBuilder<K> {
                 let _ = f.rows.try_reserve_exact(nl);
             }
             let _ = f.seq.try_reserve_exact(n);
-            let _ = f.slot_keys.try_reserve_exact(n);
-            let _ = f.by_key.try_reserve(n);
+            f.keys.try_reserve(n);
             for t in &mut f.trees {
                 let _ = t.heads.try_reserve_exact(n);
                 let _ = t.slots.try_reserve_exact(n);
@@ -480,7 +451,7 @@ impl<K> fmt::Debug for LshForest<K> {
         f.debug_struct("LshForest")
             .field("params", &self.params)
             .field("scheme", &self.scheme)
-            .field("documents", &self.by_key.len())
+            .field("documents", &self.keys.len())
             .finish_non_exhaustive()
     }
 }
@@ -653,7 +624,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.by_key.len()
+        self.keys.len()
     }
 
     /// Whether the forest holds no document.
@@ -667,7 +638,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.by_key.is_empty()
+        self.keys.is_empty()
     }
 
     /// Whether a document with this key is indexed.
@@ -688,7 +659,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.by_key.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     fn check_signature<S: SlotSignature>(&self, signature: &S) -> Result<(), Error> {
@@ -753,42 +724,36 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     /// ```
     pub fn insert<S: SlotSignature>(&mut self, key: K, signature: &S) -> Result<(), Error> {
         self.check_signature(signature)?;
-        if self.free.is_empty()
-            && self.slot_keys.len() >= MAX_DOCS
-            && !self.by_key.contains_key(&key)
-        {
+        if !self.keys.has_room(&key, MAX_DOCS) {
             return Err(Error::invalid_input(format!(
                 "an LSH forest holds at most {MAX_DOCS} documents"
             )));
         }
         self.remove(&key);
         let l = self.params.slots_used();
-        let slot = self.alloc_slot();
+        let slot = self.alloc_slot(key);
         let base = slot as usize * l;
         self.rows[base..base + l].copy_from_slice(&signature.slots()[..l]);
         self.seq[slot as usize] = self.next_seq;
         self.next_seq += 1;
-        self.slot_keys[slot as usize] = Some(key.clone());
-        self.by_key.insert(key, slot);
         self.scheme = Some(signature.scheme());
         self.pending.push(slot);
-        if self.pending.len() >= pending_limit(self.by_key.len()) {
+        if self.pending.len() >= pending_limit(self.keys.len()) {
             self.merge_pending();
         }
         Ok(())
     }
 
-    #[allow(clippy::cast_possible_truncation)] // slots < MAX_DOCS < u32::MAX
-    fn alloc_slot(&mut self) -> u32 {
-        if let Some(slot) = self.free.pop() {
-            return slot;
+    /// A free document slot for `key`, which is not indexed (the caller has checked
+    /// the document limit).
+    fn alloc_slot(&mut self, key: K) -> u32 {
+        let (slot, new) = self.keys.insert(key);
+        if new {
+            let l = self.params.slots_used();
+            self.rows.resize(self.rows.len() + l, 0);
+            self.seq.push(0);
         }
-        let l = self.params.slots_used();
-        let slot = self.slot_keys.len();
-        self.rows.resize(self.rows.len() + l, 0);
-        self.seq.push(0);
-        self.slot_keys.push(None);
-        slot as u32
+        slot
     }
 
     /// Merges the pending documents into every tree.
@@ -851,7 +816,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let Some(slot) = self.by_key.remove(key) else {
+        let Some(slot) = self.keys.remove(key) else {
             return false;
         };
         if let Some(p) = self.pending.iter().position(|&d| d == slot) {
@@ -871,8 +836,6 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
             }
             self.trees = trees;
         }
-        self.slot_keys[slot as usize] = None;
-        self.free.push(slot);
         true
     }
 
@@ -1057,7 +1020,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         self.check_signature(signature)?;
         let q = &signature.slots()[..self.params.slots_used()];
         for s in self.candidate_slots(q, min_candidates) {
-            if let Some(k) = &self.slot_keys[s as usize] {
+            if let Some(k) = self.keys.key(s) {
                 out.push(k.clone());
             }
         }
@@ -1102,7 +1065,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         scored.truncate(k);
         Ok(scored
             .into_iter()
-            .filter_map(|(s, e)| self.slot_keys[s as usize].clone().map(|k| (k, e)))
+            .filter_map(|(s, e)| self.keys.key(s).map(|k| (k.clone(), e)))
             .collect())
     }
 
@@ -1141,7 +1104,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         let (_, candidates) = self.top_k_candidates(signature, k)?;
         let mut scored: Vec<(K, f64)> = candidates
             .into_iter()
-            .filter_map(|s| self.slot_keys[s as usize].as_ref())
+            .filter_map(|s| self.keys.key(s))
             .map(|key| (key.clone(), score(key)))
             .filter(|(_, v)| !v.is_nan())
             .collect();
@@ -1178,10 +1141,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
                 })
                 .sum::<usize>()
                 + self.pending.capacity() * size_of::<u32>(),
-            key_map: crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
-                + self.slot_keys.capacity() * size_of::<Option<K>>()
-                + self.seq.capacity() * size_of::<u64>()
-                + self.free.capacity() * size_of::<u32>(),
+            key_map: self.keys.memory_bytes() + self.seq.capacity() * size_of::<u64>(),
         }
     }
 }

@@ -6,8 +6,10 @@ use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
-use ahash::{AHashMap, AHashSet};
-use ndd_core::{CandidateIndex, Error, Estimate, PairSink, SchemeId, ScoredPair, SlotSignature};
+use ahash::AHashSet;
+use ndd_core::{
+    CandidateIndex, Error, Estimate, KeySlots, PairSink, SchemeId, ScoredPair, SlotSignature,
+};
 
 use crate::LshParams;
 use crate::table::{BandTable, MAX_DOCS, NIL, Probe, Start};
@@ -95,10 +97,8 @@ pub struct LshIndex<K, S> {
     /// costs O(1) per band (walking a chain of 50,000 identical documents per removal
     /// took 29 s for all of them).
     prev: Vec<u32>,
-    slot_keys: Vec<Option<K>>,
     signatures: Option<Vec<Option<S>>>,
-    by_key: AHashMap<K, u32>,
-    free: Vec<u32>,
+    keys: KeySlots<K>,
     /// Most members of one bucket a query reads, newest first (`usize::MAX`: all).
     bucket_scan: usize,
     /// The bucket reads of [`query_then_insert`](Self::query_then_insert) that the
@@ -294,10 +294,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
             band_keys: Vec::new(),
             next: Vec::new(),
             prev: Vec::new(),
-            slot_keys: Vec::new(),
             signatures: self.keep_signatures.then(Vec::new),
-            by_key: AHashMap::new(),
-            free: Vec::new(),
+            keys: KeySlots::new().grow_by_half(),
             bucket_scan: self.bucket_scan,
             cuts: ScanCuts::default(),
         };
@@ -306,8 +304,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
                 let _ = index.band_keys.try_reserve_exact(nb);
                 let _ = index.next.try_reserve_exact(nb);
             }
-            let _ = index.slot_keys.try_reserve_exact(n);
-            let _ = index.by_key.try_reserve(n);
+            index.keys.try_reserve(n);
             if let Some(sigs) = &mut index.signatures {
                 let _ = sigs.try_reserve_exact(n);
             }
@@ -407,7 +404,7 @@ impl<K, S> fmt::Debug for LshIndex<K, S> {
         f.debug_struct("LshIndex")
             .field("params", &self.params)
             .field("scheme", &self.scheme)
-            .field("documents", &self.by_key.len())
+            .field("documents", &self.keys.len())
             .field("keeps_signatures", &self.signatures.is_some())
             .finish_non_exhaustive()
     }
@@ -611,7 +608,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.by_key.len()
+        self.keys.len()
     }
 
     /// Whether the index holds no document.
@@ -626,7 +623,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.by_key.is_empty()
+        self.keys.is_empty()
     }
 
     /// Whether a document with this key is indexed.
@@ -648,7 +645,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.by_key.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     /// The stored band keys of a document (`b` values, as
@@ -672,7 +669,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.by_key.get(key)? as usize;
+        let slot = self.keys.slot(key)? as usize;
         let b = self.params.bands();
         Some(&self.band_keys[slot * b..(slot + 1) * b])
     }
@@ -696,7 +693,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let slot = *self.by_key.get(key)? as usize;
+        let slot = self.keys.slot(key)? as usize;
         self.signatures.as_ref()?.get(slot)?.as_ref()
     }
 
@@ -724,7 +721,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     pub fn signatures_iter(&self) -> impl Iterator<Item = (&K, &S)> + '_ {
         let sigs = self.signatures.as_deref().unwrap_or(&[]);
-        self.slot_keys
+        self.keys
+            .by_slot()
             .iter()
             .zip(sigs)
             .filter_map(|(k, s)| Some((k.as_ref()?, s.as_ref()?)))
@@ -813,16 +811,13 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         out: &mut Vec<K>,
     ) -> Result<(), Error> {
         self.check_signature(signature)?;
-        if self.free.is_empty()
-            && self.slot_keys.len() >= MAX_DOCS
-            && !self.by_key.contains_key(&key)
-        {
+        if !self.keys.has_room(&key, MAX_DOCS) {
             return Err(Error::invalid_input(format!(
                 "an LSH index holds at most {MAX_DOCS} documents"
             )));
         }
         self.remove(&key);
-        let slot = self.alloc_slot();
+        let slot = self.alloc_slot(key);
         let b = self.params.bands();
         let base = slot as usize * b;
         self.params
@@ -832,8 +827,6 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         if let Some(sigs) = &mut self.signatures {
             sigs[slot as usize] = Some(signature.clone());
         }
-        self.slot_keys[slot as usize] = Some(key.clone());
-        self.by_key.insert(key, slot);
         self.scheme = Some(signature.scheme());
         Ok(())
     }
@@ -875,9 +868,9 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                                 bands: b,
                                 limit: self.bucket_scan,
                             };
-                            let slot_keys = &self.slot_keys;
+                            let slot_keys = &self.keys;
                             let cut = walk.run(head, i, &keys[base..base + i], &mut seen, |d| {
-                                if let Some(k) = &slot_keys[d as usize] {
+                                if let Some(k) = slot_keys.key(d) {
                                     out.push(k.clone());
                                 }
                             });
@@ -902,27 +895,24 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         }
     }
 
-    /// A free document slot (the caller has checked the document limit).
-    #[allow(clippy::cast_possible_truncation)] // < MAX_DOCS < u32::MAX
-    fn alloc_slot(&mut self) -> u32 {
-        if let Some(slot) = self.free.pop() {
-            return slot;
+    /// A free document slot for `key`, which is not indexed (the caller has checked
+    /// the document limit).
+    fn alloc_slot(&mut self, key: K) -> u32 {
+        let (slot, new) = self.keys.insert(key);
+        if new {
+            let b = self.params.bands();
+            reserve_by_half(&mut self.band_keys, b);
+            reserve_by_half(&mut self.next, b);
+            reserve_by_half(&mut self.prev, b);
+            self.band_keys.resize(self.band_keys.len() + b, 0);
+            self.next.resize(self.next.len() + b, NIL);
+            self.prev.resize(self.prev.len() + b, NIL);
+            if let Some(sigs) = &mut self.signatures {
+                reserve_by_half(sigs, 1);
+                sigs.push(None);
+            }
         }
-        let b = self.params.bands();
-        let slot = self.slot_keys.len();
-        reserve_by_half(&mut self.band_keys, b);
-        reserve_by_half(&mut self.next, b);
-        reserve_by_half(&mut self.prev, b);
-        reserve_by_half(&mut self.slot_keys, 1);
-        self.band_keys.resize(self.band_keys.len() + b, 0);
-        self.next.resize(self.next.len() + b, NIL);
-        self.prev.resize(self.prev.len() + b, NIL);
-        self.slot_keys.push(None);
-        if let Some(sigs) = &mut self.signatures {
-            reserve_by_half(sigs, 1);
-            sigs.push(None);
-        }
-        slot as u32
+        slot
     }
 
     /// Removes a document; returns whether it was present.
@@ -946,7 +936,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let Some(slot) = self.by_key.remove(key) else {
+        let Some(slot) = self.keys.remove(key) else {
             return false;
         };
         let b = self.params.bands();
@@ -977,11 +967,9 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 table.set_head(pos, after);
             }
         }
-        self.slot_keys[slot as usize] = None;
         if let Some(sigs) = &mut self.signatures {
             sigs[slot as usize] = None;
         }
-        self.free.push(slot);
         true
     }
 
@@ -1063,7 +1051,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     pub fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
         self.with_query_keys(signature, |qkeys| {
             self.for_each_candidate_slot(qkeys, usize::MAX, |d| {
-                if let Some(k) = &self.slot_keys[d as usize] {
+                if let Some(k) = self.keys.key(d) {
                     out.push(k.clone());
                 }
             });
@@ -1081,7 +1069,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     ) -> Result<(), Error> {
         self.with_query_keys(signature, |qkeys| {
             self.for_each_candidate_slot(qkeys, bands, |d| {
-                if let Some(k) = &self.slot_keys[d as usize] {
+                if let Some(k) = self.keys.key(d) {
                     out.push(k.clone());
                 }
             });
@@ -1158,9 +1146,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         })?;
         let mut out = Vec::new();
         for d in slots {
-            if let (Some(k), Some(Some(stored))) =
-                (&self.slot_keys[d as usize], sigs.get(d as usize))
-            {
+            if let (Some(k), Some(Some(stored))) = (self.keys.key(d), sigs.get(d as usize)) {
                 let e = signature.similarity(stored)?;
                 if e.value() >= threshold {
                     out.push((k.clone(), e));
@@ -1236,7 +1222,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     pub fn for_each_candidate_pair<F: FnMut(&K, &K)>(&self, mut f: F) {
         self.for_each_slot_pair(|x, y| {
-            if let (Some(a), Some(b)) = (&self.slot_keys[x as usize], &self.slot_keys[y as usize]) {
+            if let (Some(a), Some(b)) = (self.keys.key(x), self.keys.key(y)) {
                 f(a, b);
             }
         });
@@ -1401,8 +1387,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
             }
             let (x, y) = (x as usize, y as usize);
             if let (Some(a), Some(b), Some(Some(sa)), Some(Some(sb))) = (
-                &self.slot_keys[x],
-                &self.slot_keys[y],
+                &self.keys.by_slot()[x],
+                &self.keys.by_slot()[y],
                 sigs.get(x),
                 sigs.get(y),
             ) {
@@ -1440,9 +1426,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     #[must_use]
     pub fn memory(&self) -> MemoryReport {
         use std::mem::{size_of, size_of_val};
-        let key_map = crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
-            + self.slot_keys.capacity() * size_of::<Option<K>>()
-            + self.free.capacity() * size_of::<u32>();
+        let key_map = self.keys.memory_bytes();
         let signatures = self.signatures.as_ref().map_or(0, |sigs| {
             sigs.capacity() * size_of::<Option<S>>()
                 + sigs

@@ -17,6 +17,48 @@ use ndd_core::hash::hash_u64s;
 /// ```
 pub const MAX_SEARCH_SLOTS: usize = 8192;
 
+/// Checks a banded shape of `outer.1` groups of `inner.1` slots each (bands × rows,
+/// trees × depth): both at least 1, their product at most [`MAX_BANDED_SLOTS`];
+/// `note` ends the message of a product too large. The parameter named in an error is
+/// the one at fault (`outer` for the product).
+pub(crate) fn check_shape(
+    outer: (&'static str, usize),
+    inner: (&'static str, usize),
+    note: &str,
+) -> Result<(), Error> {
+    for (name, n) in [outer, inner] {
+        if n == 0 {
+            return Err(Error::invalid_parameter(name, "must be at least 1"));
+        }
+    }
+    let ((o, a), (i, b)) = (outer, inner);
+    if a.checked_mul(b).is_none_or(|n| n > MAX_BANDED_SLOTS) {
+        return Err(Error::invalid_parameter(
+            o,
+            format!("{o} × {i} = {a} × {b} is above {MAX_BANDED_SLOTS}{note}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The error of a banded shape of `outer × inner` slots (named `name`, as
+/// `"bands × rows"`) that reads more slots than a signature's `len`.
+pub(crate) fn check_slots_read(
+    name: &'static str,
+    outer: usize,
+    inner: usize,
+    len: usize,
+) -> Result<(), Error> {
+    let used = outer * inner;
+    if used > len {
+        return Err(Error::invalid_parameter(
+            name,
+            format!("{outer} × {inner} = {used} exceeds the signature's {len} slots"),
+        ));
+    }
+    Ok(())
+}
+
 /// The most signature values LSH parameters may band: `bands × rows ≤ 65,536`, the
 /// largest MinHash signature (`ndd_minhash::MAX_NUM_HASHES`).
 ///
@@ -107,21 +149,11 @@ impl LshParams {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn new(bands: usize, rows: usize) -> Result<Self, Error> {
-        if bands == 0 {
-            return Err(Error::invalid_parameter("bands", "must be at least 1"));
-        }
-        if rows == 0 {
-            return Err(Error::invalid_parameter("rows", "must be at least 1"));
-        }
-        if bands.checked_mul(rows).is_none_or(|n| n > MAX_BANDED_SLOTS) {
-            return Err(Error::invalid_parameter(
-                "bands",
-                format!(
-                    "bands × rows = {bands} × {rows} is above {MAX_BANDED_SLOTS}, the most \
-                     signature values an index bands"
-                ),
-            ));
-        }
+        check_shape(
+            ("bands", bands),
+            ("rows", rows),
+            ", the most signature values an index bands",
+        )?;
         Ok(LshParams { bands, rows })
     }
 
@@ -447,18 +479,7 @@ impl LshParams {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn check_signature_len(&self, len: usize) -> Result<(), Error> {
-        if self.slots_used() > len {
-            return Err(Error::invalid_parameter(
-                "bands × rows",
-                format!(
-                    "{} × {} = {} exceeds the signature's {len} slots",
-                    self.bands,
-                    self.rows,
-                    self.slots_used()
-                ),
-            ));
-        }
-        Ok(())
+        check_slots_read("bands × rows", self.bands, self.rows, len)
     }
 
     /// Appends the `b` band keys of a signature's slot values to `out`: key `i` is

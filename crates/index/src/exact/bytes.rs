@@ -60,7 +60,7 @@ where
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let w = self.width;
-        let order = chain_order(&self.slot_keys, &self.next, w);
+        let order = chain_order(self.keys.by_slot(), &self.next, w);
         let mut out = ByteWriter::with_capacity(MAGIC, VERSION, 32 + order.len() * (8 + 9 * w));
         out.u8(if self.scheme.is_some() { HAS_SCHEME } else { 0 });
         out.u64(self.scheme.map_or(0, SchemeId::as_u64));
@@ -68,7 +68,7 @@ where
         out.u64(order.len() as u64);
         for &slot in &order {
             let d = slot as usize;
-            if let Some(key) = &self.slot_keys[d] {
+            if let Some(key) = &self.keys.by_slot()[d] {
                 key.write_key(&mut out);
             }
             for c in &self.coords[d * w..(d + 1) * w] {
@@ -142,11 +142,11 @@ where
         index.scheme = scheme;
         index.width = w;
         index.tables = (0..w).map(|_| ahash::AHashMap::new()).collect();
-        let _ = index.by_key.try_reserve(n.min(left));
+        index.keys.try_reserve(n.min(left));
         let mut coords: Vec<Option<S::Coordinate>> = Vec::with_capacity(w);
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if index.by_key.contains_key(&key) {
+            if index.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             coords.clear();

@@ -43,7 +43,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// ```
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
-        let n = self.by_key.len();
+        let n = self.keys.len();
         let mut w = ByteWriter::with_capacity(MAGIC, VERSION, 32 + n * 16);
         w.u32(self.params.max_distance());
         w.u32(self.params.blocks());
@@ -60,7 +60,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
         w.u8(u8::from(self.scheme.is_some()));
         w.u64(self.scheme.map_or(0, SchemeId::as_u64));
         w.u64(n as u64);
-        for (key, &fp) in self.slot_keys.iter().zip(&self.fps) {
+        for (key, &fp) in self.keys.by_slot().iter().zip(&self.fps) {
             if let Some(key) = key {
                 key.write_key(&mut w);
                 w.u64(fp);
@@ -135,14 +135,13 @@ impl<K: KeyCodec + Clone + Eq + Hash, S> HammingIndex<K, S> {
         let mut index = HammingIndex::for_signatures(params).with_delta_limit(limit);
         index.scheme = scheme;
         let hint = n.min(left / 8);
-        let _ = index.by_key.try_reserve(hint);
+        index.keys.try_reserve(hint);
         let _ = index.fps.try_reserve_exact(hint);
-        let _ = index.slot_keys.try_reserve_exact(hint);
         let _ = index.delta_fps.try_reserve_exact(hint);
         let _ = index.delta_ids.try_reserve_exact(hint);
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if index.by_key.contains_key(&key) {
+            if index.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             let fp = r.u64()?;

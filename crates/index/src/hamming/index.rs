@@ -6,9 +6,9 @@ use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
-use ahash::AHashMap;
 use ndd_core::{
-    BitSignature, CandidateIndex, Error, Estimate, PairSink, SchemeId, ScoredPair, Signature,
+    BitSignature, CandidateIndex, Error, Estimate, KeySlots, PairSink, SchemeId, ScoredPair,
+    Signature,
 };
 
 use super::layout::{
@@ -281,10 +281,8 @@ pub struct HammingIndex<K, S = PlainFingerprint> {
     pub(super) delta_ids: Vec<u32>,
     /// The fingerprint of each document slot.
     pub(super) fps: Vec<u64>,
-    pub(super) slot_keys: Vec<Option<K>>,
-    pub(super) by_key: AHashMap<K, u32>,
-    /// Slots free for reuse.
-    free: Vec<u32>,
+    /// The keys, by slot and slot by key; slots free for reuse.
+    pub(super) keys: KeySlots<K>,
     /// Dead slots still referenced by the tables (freed at the next merge).
     retired: Vec<u32>,
     pub(super) delta_limit: Option<usize>,
@@ -301,9 +299,7 @@ impl<K: Clone, S> Clone for HammingIndex<K, S> {
             delta_fps: self.delta_fps.clone(),
             delta_ids: self.delta_ids.clone(),
             fps: self.fps.clone(),
-            slot_keys: self.slot_keys.clone(),
-            by_key: self.by_key.clone(),
-            free: self.free.clone(),
+            keys: self.keys.clone(),
             retired: self.retired.clone(),
             delta_limit: self.delta_limit,
             _signature: PhantomData,
@@ -316,7 +312,7 @@ impl<K, S> fmt::Debug for HammingIndex<K, S> {
         f.debug_struct("HammingIndex")
             .field("params", &self.params)
             .field("scheme", &self.scheme)
-            .field("documents", &self.by_key.len())
+            .field("documents", &self.keys.len())
             .field("delta", &self.delta_fps.len())
             .field("retired", &self.retired.len())
             .finish_non_exhaustive()
@@ -397,9 +393,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
             delta_fps: Vec::new(),
             delta_ids: Vec::new(),
             fps: Vec::new(),
-            slot_keys: Vec::new(),
-            by_key: AHashMap::new(),
-            free: Vec::new(),
+            keys: KeySlots::new(),
             retired: Vec::new(),
             delta_limit: None,
             _signature: PhantomData,
@@ -479,7 +473,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.by_key.len()
+        self.keys.len()
     }
 
     /// Whether the index holds no document.
@@ -493,7 +487,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.by_key.is_empty()
+        self.keys.is_empty()
     }
 
     /// Whether a document with this key is indexed.
@@ -514,7 +508,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.by_key.contains_key(key)
+        self.keys.slot(key).is_some()
     }
 
     /// The fingerprint stored for a key.
@@ -535,7 +529,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.by_key.get(key).map(|&s| self.fps[s as usize])
+        self.keys.slot(key).map(|s| self.fps[s as usize])
     }
 
     /// The number of inserts not yet merged into the tables.
@@ -567,26 +561,19 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
 
     /// Adds a document without merging; re-inserting a key replaces its entry.
     pub(super) fn insert_delta(&mut self, key: K, fingerprint: u64) -> Result<(), Error> {
-        if self.free.is_empty() && self.fps.len() >= MAX_DOCS - 1 && !self.by_key.contains_key(&key)
-        {
+        if !self.keys.has_room(&key, MAX_DOCS - 1) {
             return Err(Error::invalid_input(format!(
                 "a Hamming index holds at most {} documents",
                 MAX_DOCS - 1
             )));
         }
         self.remove_no_merge(&key);
-        let slot = if let Some(s) = self.free.pop() {
-            self.fps[s as usize] = fingerprint;
-            self.slot_keys[s as usize] = Some(key.clone());
-            s
-        } else {
-            #[allow(clippy::cast_possible_truncation)] // < MAX_DOCS, checked above
-            let s = self.fps.len() as u32;
+        let (slot, new) = self.keys.insert(key);
+        if new {
             self.fps.push(fingerprint);
-            self.slot_keys.push(Some(key.clone()));
-            s
-        };
-        self.by_key.insert(key, slot);
+        } else {
+            self.fps[slot as usize] = fingerprint;
+        }
         self.delta_fps.push(fingerprint);
         self.delta_ids.push(slot);
         Ok(())
@@ -643,9 +630,8 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     pub fn extend<I: IntoIterator<Item = (K, u64)>>(&mut self, items: I) -> Result<(), Error> {
         let items = items.into_iter();
         let hint = items.size_hint().0.min(MAX_DOCS);
-        self.by_key.reserve(hint);
+        self.keys.reserve(hint);
         self.fps.reserve(hint);
-        self.slot_keys.reserve(hint);
         self.delta_fps.reserve(hint);
         self.delta_ids.reserve(hint);
         let mut result = Ok(());
@@ -664,14 +650,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         K: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        let Some(slot) = self.by_key.remove(key) else {
+        let Some(slot) = self.keys.remove_keep_slot(key) else {
             return false;
         };
-        self.slot_keys[slot as usize] = None;
         if let Some(pos) = self.delta_ids.iter().rposition(|&s| s == slot) {
             self.delta_ids.swap_remove(pos);
             self.delta_fps.swap_remove(pos);
-            self.free.push(slot);
+            self.keys.release(slot);
         } else {
             self.retired.push(slot);
         }
@@ -792,7 +777,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
         let limit = self.limit();
         self.delta_fps.shrink_to(limit);
         self.delta_ids.shrink_to(limit);
-        self.free.append(&mut self.retired);
+        self.keys.release_all(&mut self.retired);
     }
 
     /// Calls `f(slot, distance)` for every live document within `k` bits of `q`.
@@ -827,7 +812,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
             for (&key, &id) in table.keys[lo..hi].iter().zip(&table.ids[lo..hi]) {
                 let diff = key ^ pq;
                 let d = diff.count_ones();
-                if d <= k && layout.canonical(diff) && self.slot_keys[id as usize].is_some() {
+                if d <= k && layout.canonical(diff) && self.keys.key(id).is_some() {
                     f(id, d);
                 }
             }
@@ -852,7 +837,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// ```
     pub fn query_into(&self, fingerprint: u64, out: &mut Vec<(K, u32)>) {
         self.for_each_match(fingerprint, |slot, d| {
-            if let Some(k) = &self.slot_keys[slot as usize] {
+            if let Some(k) = self.keys.key(slot) {
                 out.push((k.clone(), d));
             }
         });
@@ -901,7 +886,7 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// ```
     pub fn for_each_pair<F: FnMut(&K, &K, u32)>(&self, mut f: F) {
         let k = self.params.max_distance();
-        let key = |id: u32| self.slot_keys[id as usize].as_ref();
+        let key = |id: u32| self.keys.key(id);
         for (layout, table) in self.layouts.iter().zip(&self.tables) {
             scan_groups(layout, &table.keys, &table.ids, k, &mut |a, b, d| {
                 if let (Some(ka), Some(kb)) = (key(a), key(b)) {
@@ -994,16 +979,13 @@ impl<K: Clone + Eq + Hash, S> HammingIndex<K, S> {
     /// ```
     #[must_use]
     pub fn memory(&self) -> HammingMemory {
-        use std::mem::size_of;
         HammingMemory {
             documents: self.len(),
             tables: self.tables.iter().map(Table::bytes).sum(),
             delta_and_fingerprints: self.delta_fps.capacity() * 8
                 + self.delta_ids.capacity() * 4
                 + self.fps.capacity() * 8,
-            key_map: crate::mem::map_bytes(self.by_key.capacity(), size_of::<(K, u32)>())
-                + self.slot_keys.capacity() * size_of::<Option<K>>()
-                + (self.free.capacity() + self.retired.capacity()) * 4,
+            key_map: self.keys.memory_bytes() + self.retired.capacity() * 4,
         }
     }
 }
@@ -1057,7 +1039,7 @@ impl<K: Clone + Eq + Hash, S: BitSignature> CandidateIndex for HammingIndex<K, S
     fn query_into(&self, signature: &S, out: &mut Vec<K>) -> Result<(), Error> {
         let bits = self.signature_bits(signature)?;
         self.for_each_match(bits, |slot, _| {
-            if let Some(k) = &self.slot_keys[slot as usize] {
+            if let Some(k) = self.keys.key(slot) {
                 out.push(k.clone());
             }
         });

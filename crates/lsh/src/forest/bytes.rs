@@ -51,7 +51,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let l = self.params.slots_used();
-        let mut order: Vec<u32> = self.by_key.values().copied().collect();
+        let mut order: Vec<u32> = self.keys.iter().map(|(_, slot)| slot).collect();
         order.sort_unstable_by_key(|&s| self.seq[s as usize]);
         let hint = order.len().saturating_mul(8 * l + 16).saturating_add(64);
         let mut w = ByteWriter::with_capacity(MAGIC, VERSION, hint);
@@ -61,7 +61,7 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
         w.u64(self.scheme.map_or(0, SchemeId::as_u64));
         w.u64(order.len() as u64);
         for &slot in &order {
-            if let Some(key) = &self.slot_keys[slot as usize] {
+            if let Some(key) = self.keys.key(slot) {
                 key.write_key(&mut w);
             }
             for &v in self.row(slot) {
@@ -108,18 +108,16 @@ impl<K: KeyCodec + Clone + Eq + Hash> LshForest<K> {
         let mut f = Self::builder(params).capacity(n).build();
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if f.by_key.contains_key(&key) {
+            if f.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
-            let slot = f.alloc_slot();
+            let slot = f.alloc_slot(key);
             let base = slot as usize * l;
             for v in &mut f.rows[base..base + l] {
                 *v = r.u64()?;
             }
             f.seq[slot as usize] = f.next_seq;
             f.next_seq += 1;
-            f.slot_keys[slot as usize] = Some(key.clone());
-            f.by_key.insert(key, slot);
             f.pending.push(slot);
         }
         r.finish()?;

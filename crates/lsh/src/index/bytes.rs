@@ -73,7 +73,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let b = self.params.bands();
-        let order = chain_order(&self.slot_keys, &self.next, b);
+        let order = chain_order(self.keys.by_slot(), &self.next, b);
         let sigs = self.signatures.as_deref();
         let per_doc = match (sigs, order.first()) {
             (Some(sigs), Some(&d)) => sigs[d as usize]
@@ -97,7 +97,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
         w.u64(order.len() as u64);
         for &slot in &order {
             let d = slot as usize;
-            if let Some(key) = &self.slot_keys[d] {
+            if let Some(key) = &self.keys.by_slot()[d] {
                 key.write_key(&mut w);
             }
             match sigs {
@@ -191,7 +191,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
         let mut no_out = Vec::new();
         for i in 0..n {
             let key = K::read_key(&mut r)?;
-            if index.by_key.contains_key(&key) {
+            if index.keys.slot(&key).is_some() {
                 return Err(corrupt(format_args!("document {i}'s key appears twice")));
             }
             let signature = if keeps {
@@ -211,7 +211,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
             } else {
                 None
             };
-            let slot = index.alloc_slot();
+            let slot = index.alloc_slot(key);
             let base = slot as usize * b;
             match &signature {
                 Some(sig) => {
@@ -227,8 +227,6 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
             if let Some(sigs) = &mut index.signatures {
                 sigs[slot as usize] = signature;
             }
-            index.slot_keys[slot as usize] = Some(key.clone());
-            index.by_key.insert(key, slot);
         }
         r.finish()?;
         index.scheme = scheme;

@@ -371,3 +371,40 @@ fn band_keys_errors_and_append() {
     // Equal slot values in different bands give different keys.
     assert_ne!(out[1], out[2]);
 }
+
+/// `LshParams` and `ForestParams` check their shape in one place; each error names the
+/// parameter at fault and keeps its message (the `ndd` tool maps the names to flags).
+#[test]
+fn banded_shape_errors_name_the_parameter_at_fault() {
+    use ndd_core::SchemeId;
+    use ndd_lsh::{ForestParams, LshForest, LshIndex, PlainSlots};
+    let message = |e: ndd_core::Error| e.to_string();
+    assert_eq!(
+        message(LshParams::new(0, 5).unwrap_err()),
+        "invalid parameter `bands`: must be at least 1"
+    );
+    assert_eq!(
+        message(ForestParams::new(4, 0).unwrap_err()),
+        "invalid parameter `depth`: must be at least 1"
+    );
+    assert_eq!(
+        message(LshParams::new(1 << 16, 2).unwrap_err()),
+        "invalid parameter `bands`: bands × rows = 65536 × 2 is above 65536, the most \
+         signature values an index bands"
+    );
+    assert_eq!(
+        message(ForestParams::new(3, 1 << 15).unwrap_err()),
+        "invalid parameter `trees`: trees × depth = 3 × 32768 is above 65536"
+    );
+    let short = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2, 3]).unwrap();
+    let mut index: LshIndex<u8, PlainSlots> = LshIndex::new(LshParams::new(2, 2).unwrap());
+    assert_eq!(
+        message(index.insert(1, &short).unwrap_err()),
+        "invalid parameter `bands × rows`: 2 × 2 = 4 exceeds the signature's 3 slots"
+    );
+    let mut forest: LshForest<u8> = LshForest::new(ForestParams::new(2, 2).unwrap());
+    assert_eq!(
+        message(forest.insert(1, &short).unwrap_err()),
+        "invalid parameter `trees × depth`: 2 × 2 = 4 exceeds the signature's 3 slots"
+    );
+}
