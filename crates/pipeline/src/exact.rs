@@ -309,6 +309,39 @@ fn ascii_pieces(table: &[u8; 256], bytes: &[u8], sink: &mut impl FnMut(&[u8])) {
     }
 }
 
+/// The document indices sorted by `(digest, index)`, so that equal digests are
+/// neighbours in input order: sorted first by the digest's first 8 bytes and the
+/// index (two integers, cheaper to compare than 20 bytes); a run of equal prefixes
+/// whose digests differ (a 64-bit collision, practically never) is then sorted by
+/// the whole digest.
+fn by_digest(digests: &[DocDigest]) -> Vec<usize> {
+    let prefix = |d: &DocDigest| {
+        let mut p = [0u8; 8];
+        p.copy_from_slice(&d[..8]);
+        u64::from_be_bytes(p)
+    };
+    let mut keyed: Vec<(u64, usize)> = digests
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (prefix(d), i))
+        .collect();
+    keyed.sort_unstable();
+    let mut order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        let run = &mut order[start..end];
+        if run.iter().any(|&i| digests[i] != digests[run[0]]) {
+            run.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        }
+        start = end;
+    }
+    order
+}
+
 /// What the exact pass found: a digest per document and the groups of documents
 /// sharing one.
 ///
@@ -340,9 +373,7 @@ impl ExactDuplicates {
     #[must_use]
     pub fn from_digests(digests: Vec<DocDigest>) -> Self {
         let n = digests.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        // Sort by (digest, index): equal digests become neighbours, in input order.
-        order.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        let order = by_digest(&digests);
         let mut first: Vec<usize> = (0..n).collect();
         let mut groups = Vec::new();
         let mut start = 0;
@@ -482,5 +513,28 @@ impl ExactDuplicates {
     #[must_use]
     pub fn unique(&self) -> Vec<usize> {
         (0..self.len()).filter(|&i| !self.is_copy(i)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_digest_is_the_sort_by_digest_and_index_even_when_prefixes_collide() {
+        // Digests from a few values: many equal, many sharing the first 8 bytes
+        // (a prefix collision) but differing later, and in the first byte only.
+        let mut digests = Vec::new();
+        for i in 0..500u32 {
+            let mut d = [0u8; 20];
+            d[0] = u8::try_from(i % 3).unwrap_or(0);
+            d[19] = u8::try_from(i * 7 % 5).unwrap_or(0);
+            d[10] = u8::try_from(i % 2).unwrap_or(0);
+            digests.push(d);
+        }
+        let mut expected: Vec<usize> = (0..digests.len()).collect();
+        expected.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        assert_eq!(by_digest(&digests), expected);
+        assert!(by_digest(&[]).is_empty());
     }
 }
