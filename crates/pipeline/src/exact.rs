@@ -218,10 +218,7 @@ impl ExactPass {
             let mut utf8 = [0u8; 4];
             let mut rest = doc;
             while !rest.is_empty() {
-                let run = rest
-                    .bytes()
-                    .position(|b| !b.is_ascii())
-                    .unwrap_or(rest.len());
+                let run = ascii_prefix_len(rest.as_bytes());
                 // An ASCII byte is a whole character: `run` is a boundary.
                 let Some((ascii, tail)) = rest.split_at_checked(run) else {
                     break;
@@ -281,6 +278,25 @@ impl ExactPass {
     pub fn run<D: AsRef<str> + Sync>(&self, docs: &[D]) -> ExactDuplicates {
         ExactDuplicates::from_digests(self.digests(docs))
     }
+}
+
+/// The length of the run of ASCII bytes that starts `bytes`, read eight bytes at a
+/// time (a byte is ASCII when its high bit is clear).
+fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut n = 0;
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let high = u64::from_le_bytes(word) & HIGH;
+        if high != 0 {
+            // The lowest set bit is in the first non-ASCII byte (little-endian).
+            return n + usize::try_from(high.trailing_zeros() / 8).unwrap_or(0);
+        }
+        n += 8;
+    }
+    let tail = bytes.get(n..).unwrap_or_default();
+    n + tail.iter().position(|b| !b.is_ascii()).unwrap_or(tail.len())
 }
 
 /// Input bytes compacted per piece by [`ascii_pieces`]: a piece fits a stack buffer
@@ -519,6 +535,19 @@ impl ExactDuplicates {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_prefix_len_finds_the_first_non_ascii_byte_at_every_position() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut bytes = vec![b'a'; len];
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = 0xC3;
+                }
+                assert_eq!(ascii_prefix_len(&bytes), at, "len {len}, non-ASCII at {at}");
+            }
+        }
+    }
 
     #[test]
     fn by_digest_is_the_sort_by_digest_and_index_even_when_prefixes_collide() {
