@@ -296,7 +296,10 @@ fn ascii_prefix_len(bytes: &[u8]) -> usize {
         n += 8;
     }
     let tail = bytes.get(n..).unwrap_or_default();
-    n + tail.iter().position(|b| !b.is_ascii()).unwrap_or(tail.len())
+    n + tail
+        .iter()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(tail.len())
 }
 
 /// Input bytes compacted per piece by [`ascii_pieces`]: a piece fits a stack buffer
