@@ -64,13 +64,12 @@ pub fn stable_hash64(bytes: &[u8], seed: u64) -> u64 {
 /// ```
 #[must_use]
 pub fn hash_u64s(values: &[u64], seed: u64) -> u64 {
-    const STACK: usize = 32;
-    if values.len() <= STACK {
-        let mut buf = [0u8; STACK * 8];
-        for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
-            chunk.copy_from_slice(&v.to_le_bytes());
-        }
-        stable_hash64(&buf[..values.len() * 8], seed)
+    // A buffer fitted to the common sizes: LSH bands hold a few values, and
+    // clearing a larger one cost as much as the hash of 48 bytes.
+    if values.len() <= 8 {
+        hash_u64s_in::<64>(values, seed)
+    } else if values.len() <= 32 {
+        hash_u64s_in::<256>(values, seed)
     } else {
         let mut h = StableHasher::new(seed);
         for v in values {
@@ -78,6 +77,16 @@ pub fn hash_u64s(values: &[u64], seed: u64) -> u64 {
         }
         h.finish()
     }
+}
+
+/// [`hash_u64s`] of at most `N / 8` values through an `N`-byte stack buffer.
+#[inline(always)]
+fn hash_u64s_in<const N: usize>(values: &[u64], seed: u64) -> u64 {
+    let mut buf = [0u8; N];
+    for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
+        chunk.copy_from_slice(&v.to_le_bytes());
+    }
+    stable_hash64(&buf[..values.len() * 8], seed)
 }
 
 /// Incremental form of [`stable_hash64`]: feeding the pieces of a byte string gives the
@@ -414,5 +423,28 @@ impl KGramRoller {
         self.pos = 0;
         self.filled = 0;
         self.acc = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_u64s_is_the_hash_of_the_le_bytes_at_every_length() {
+        // Around each buffer size (8 and 32 values) and past them (the streamed path).
+        for n in 0..=40u64 {
+            let values: Vec<u64> = (0..n)
+                .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (u64::MAX - i))
+                .collect();
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            for seed in [0, 7, u64::MAX] {
+                assert_eq!(
+                    hash_u64s(&values, seed),
+                    xxh3::xxh3_64_with_seed(&bytes, seed),
+                    "{n} values, seed {seed}"
+                );
+            }
+        }
     }
 }

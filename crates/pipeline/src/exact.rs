@@ -158,7 +158,8 @@ impl ExactPass {
         self.fold_case
     }
 
-    /// The SHA-1 digest of `doc`'s document string.
+    /// The SHA-1 digest of `doc`'s document string, hashed as it is built (the
+    /// string is never held).
     ///
     /// # Example
     ///
@@ -168,11 +169,14 @@ impl ExactPass {
     /// ```
     #[must_use]
     pub fn digest(&self, doc: &str) -> DocDigest {
-        self.digest_with(doc, &mut Vec::new())
+        let mut sha = Sha1::new();
+        self.document_string(doc, |piece| sha.update(piece));
+        sha.finalize().into()
     }
 
     /// [`digest`](Self::digest) building the document string in the caller's buffer
-    /// (reused across documents, nothing else is allocated).
+    /// (reused across documents, nothing else is allocated). [`digest`](Self::digest)
+    /// gives the same digest without holding the string.
     ///
     /// # Example
     ///
@@ -183,6 +187,14 @@ impl ExactPass {
     /// assert_eq!(buf, b"ab");
     /// ```
     pub fn digest_with(&self, doc: &str, buf: &mut Vec<u8>) -> DocDigest {
+        buf.clear();
+        self.document_string(doc, |piece| buf.extend_from_slice(piece));
+        Sha1::digest(buf.as_slice()).into()
+    }
+
+    /// Passes `doc`'s document string to `sink` in consecutive pieces (their
+    /// concatenation is the string; how it is cut is of no meaning).
+    fn document_string(&self, doc: &str, mut sink: impl FnMut(&[u8])) {
         use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
         let normalized: String;
         let doc = if self.nfkc && is_nfkc_quick(doc.chars()) != IsNormalized::Yes {
@@ -191,16 +203,14 @@ impl ExactPass {
         } else {
             doc
         };
-        buf.clear();
         let fold = self.fold_case;
         let table = if fold { &ALNUM_FOLDED } else { &ALNUM };
         if doc.is_ascii() {
             // In ASCII text the words are the runs of letters and digits, so the
             // document string is every letter and digit in order: one branch-free
             // pass over the bytes through a table (0 for a byte that is dropped)
-            // instead of one call per token (the same string, half the time of the
-            // same loop without the table).
-            push_ascii(table, doc.as_bytes(), buf);
+            // instead of one call per token.
+            ascii_pieces(table, doc.as_bytes(), &mut sink);
         } else {
             // The concatenation of the tokens is every word character in order, so
             // no token boundary is needed: the ASCII runs through the table as above,
@@ -208,30 +218,26 @@ impl ExactPass {
             let mut utf8 = [0u8; 4];
             let mut rest = doc;
             while !rest.is_empty() {
-                let run = rest
-                    .bytes()
-                    .position(|b| !b.is_ascii())
-                    .unwrap_or(rest.len());
+                let run = ascii_prefix_len(rest.as_bytes());
                 // An ASCII byte is a whole character: `run` is a boundary.
                 let Some((ascii, tail)) = rest.split_at_checked(run) else {
                     break;
                 };
-                push_ascii(table, ascii.as_bytes(), buf);
+                ascii_pieces(table, ascii.as_bytes(), &mut sink);
                 let mut chars = tail.chars();
                 let Some(c) = chars.next() else { break };
                 rest = chars.as_str();
                 if ndd_shingle::is_word_char(c) {
                     if fold {
                         for l in c.to_lowercase() {
-                            buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes());
+                            sink(l.encode_utf8(&mut utf8).as_bytes());
                         }
                     } else {
-                        buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                        sink(c.encode_utf8(&mut utf8).as_bytes());
                     }
                 }
             }
         }
-        Sha1::digest(buf.as_slice()).into()
     }
 
     /// The digests of many documents (in parallel under the `rayon` feature; the
@@ -251,15 +257,12 @@ impl ExactPass {
             use rayon::prelude::*;
             docs.par_iter()
                 .with_min_len(64)
-                .map_init(Vec::new, |buf, d| self.digest_with(d.as_ref(), buf))
+                .map(|d| self.digest(d.as_ref()))
                 .collect()
         }
         #[cfg(not(feature = "rayon"))]
         {
-            let mut buf = Vec::new();
-            docs.iter()
-                .map(|d| self.digest_with(d.as_ref(), &mut buf))
-                .collect()
+            docs.iter().map(|d| self.digest(d.as_ref())).collect()
         }
     }
 
@@ -277,26 +280,85 @@ impl ExactPass {
     }
 }
 
-/// Appends `table[b]` to `buf` for every byte `b` of `bytes` whose entry is not 0
-/// (the letters and digits of ASCII text, folded or not).
-#[inline]
-fn push_ascii(table: &[u8; 256], bytes: &[u8], buf: &mut Vec<u8>) {
-    let start = buf.len();
-    buf.resize(start + bytes.len(), 0);
+/// The length of the run of ASCII bytes that starts `bytes`, read eight bytes at a
+/// time (a byte is ASCII when its high bit is clear).
+fn ascii_prefix_len(bytes: &[u8]) -> usize {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut n = 0;
-    // Through a slice, so that its pointer and length stay in registers (a byte
-    // store through the `Vec` could alias them, so each `buf[n]` would reload them);
-    // `n` never passes the byte's own index, so `get_mut` always finds the slot.
-    if let Some(out) = buf.get_mut(start..) {
-        for &b in bytes {
+    for chunk in bytes.chunks_exact(8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let high = u64::from_le_bytes(word) & HIGH;
+        if high != 0 {
+            // The lowest set bit is in the first non-ASCII byte (little-endian).
+            return n + usize::try_from(high.trailing_zeros() / 8).unwrap_or(0);
+        }
+        n += 8;
+    }
+    let tail = bytes.get(n..).unwrap_or_default();
+    n + tail
+        .iter()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(tail.len())
+}
+
+/// Input bytes compacted per piece by [`ascii_pieces`]: a piece fits a stack buffer
+/// of this size, whose index the compiler can prove in bounds.
+const PIECE: usize = 256;
+
+/// Passes `table[b]` for every byte `b` of `bytes` whose entry is not 0 (the letters
+/// and digits of ASCII text, folded or not) to `sink`, in pieces of at most [`PIECE`]
+/// bytes compacted in a stack buffer: a load, a store and an add per byte, no branch,
+/// no bound check (the write position never passes the byte's own position in its
+/// piece, below `PIECE`).
+#[inline]
+fn ascii_pieces(table: &[u8; 256], bytes: &[u8], sink: &mut impl FnMut(&[u8])) {
+    let mut out = [0u8; PIECE];
+    for chunk in bytes.chunks(PIECE) {
+        let mut n = 0;
+        for &b in chunk {
             let c = table[usize::from(b)];
-            if let Some(slot) = out.get_mut(n) {
-                *slot = c;
-            }
+            out[n % PIECE] = c;
             n += usize::from(c != 0);
         }
+        match out.get(..n) {
+            Some(piece) if n > 0 => sink(piece),
+            _ => {}
+        }
     }
-    buf.truncate(start + n);
+}
+
+/// The document indices sorted by `(digest, index)`, so that equal digests are
+/// neighbours in input order: sorted first by the digest's first 8 bytes and the
+/// index (two integers, cheaper to compare than 20 bytes); a run of equal prefixes
+/// whose digests differ (a 64-bit collision, practically never) is then sorted by
+/// the whole digest.
+fn by_digest(digests: &[DocDigest]) -> Vec<usize> {
+    let prefix = |d: &DocDigest| {
+        let mut p = [0u8; 8];
+        p.copy_from_slice(&d[..8]);
+        u64::from_be_bytes(p)
+    };
+    let mut keyed: Vec<(u64, usize)> = digests
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (prefix(d), i))
+        .collect();
+    keyed.sort_unstable();
+    let mut order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        let run = &mut order[start..end];
+        if run.iter().any(|&i| digests[i] != digests[run[0]]) {
+            run.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        }
+        start = end;
+    }
+    order
 }
 
 /// What the exact pass found: a digest per document and the groups of documents
@@ -330,9 +392,7 @@ impl ExactDuplicates {
     #[must_use]
     pub fn from_digests(digests: Vec<DocDigest>) -> Self {
         let n = digests.len();
-        let mut order: Vec<usize> = (0..n).collect();
-        // Sort by (digest, index): equal digests become neighbours, in input order.
-        order.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        let order = by_digest(&digests);
         let mut first: Vec<usize> = (0..n).collect();
         let mut groups = Vec::new();
         let mut start = 0;
@@ -472,5 +532,41 @@ impl ExactDuplicates {
     #[must_use]
     pub fn unique(&self) -> Vec<usize> {
         (0..self.len()).filter(|&i| !self.is_copy(i)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_prefix_len_finds_the_first_non_ascii_byte_at_every_position() {
+        for len in 0..40 {
+            for at in 0..=len {
+                let mut bytes = vec![b'a'; len];
+                if let Some(b) = bytes.get_mut(at) {
+                    *b = 0xC3;
+                }
+                assert_eq!(ascii_prefix_len(&bytes), at, "len {len}, non-ASCII at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn by_digest_is_the_sort_by_digest_and_index_even_when_prefixes_collide() {
+        // Digests from a few values: many equal, many sharing the first 8 bytes
+        // (a prefix collision) but differing later, and in the first byte only.
+        let mut digests = Vec::new();
+        for i in 0..500u32 {
+            let mut d = [0u8; 20];
+            d[0] = u8::try_from(i % 3).unwrap_or(0);
+            d[19] = u8::try_from(i * 7 % 5).unwrap_or(0);
+            d[10] = u8::try_from(i % 2).unwrap_or(0);
+            digests.push(d);
+        }
+        let mut expected: Vec<usize> = (0..digests.len()).collect();
+        expected.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        assert_eq!(by_digest(&digests), expected);
+        assert!(by_digest(&[]).is_empty());
     }
 }

@@ -648,8 +648,13 @@ fn check_digest_by_tokens(doc: &str, what: &str) {
     use sha1::{Digest, Sha1};
     for fold in [true, false] {
         let pass = ExactPass::new().fold_case(fold);
-        let expected: [u8; 20] = Sha1::digest(document_string_by_tokens(doc, fold)).into();
+        let string = document_string_by_tokens(doc, fold);
+        let expected: [u8; 20] = Sha1::digest(&string).into();
         assert_eq!(pass.digest(doc), expected, "{what}, fold {fold}: {doc:?}");
+        // The string built in a buffer (ascii or not, of any length) is the same.
+        let mut buf = b"left over".to_vec();
+        assert_eq!(pass.digest_with(doc, &mut buf), expected, "{what}: {doc:?}");
+        assert_eq!(buf, string, "{what}, fold {fold}: {doc:?}");
     }
 }
 
@@ -674,6 +679,18 @@ fn exact_pass_document_string_equals_the_tokens_concatenated_on_any_text() {
             .map(|_| char::from(rng.random_range(0..128u8)))
             .collect();
         check_digest_by_tokens(&doc, &format!("ascii round {round}"));
+    }
+    // Long ASCII runs (across the 256-byte pieces the digest compacts) between
+    // a few characters from the pool.
+    for round in 0..300 {
+        let len = rng.random_range(0..900);
+        let doc: String = (0..len)
+            .map(|_| match rng.random_range(0..100) {
+                0 => pool[rng.random_range(0..pool.len())],
+                _ => char::from(rng.random_range(0..128u8)),
+            })
+            .collect();
+        check_digest_by_tokens(&doc, &format!("mixed round {round}"));
     }
 }
 
