@@ -232,8 +232,8 @@ impl Linkage {
         edges.dedup_by_key(|e| (e.0, e.1));
         // 1. Cores: components over the pairs at the floor or above.
         let mut uf = UnionFind::try_new(n)?;
-        for d in 0..n {
-            uf.union(d, first[d]);
+        for (d, &c) in first.iter().enumerate() {
+            uf.union(d, c);
         }
         let (strong, mut weak): (Vec<_>, Vec<_>) =
             edges.into_iter().partition(|e| e.2 >= self.chain_floor);
@@ -246,8 +246,8 @@ impl Linkage {
         let mut handle = vec![usize::MAX; n];
         let mut size: Vec<u64> = Vec::new();
         let mut neighbours: Vec<HashMap<usize, u64>> = Vec::new();
-        for d in 0..n {
-            if first[d] != d {
+        for (d, &c) in first.iter().enumerate() {
+            if c != d {
                 continue;
             }
             let r = uf.find(d);

@@ -45,9 +45,9 @@ fn oracle(n: usize, pairs: &[(usize, usize, f64)], floor: f64, fraction: f64) ->
         }
     }
     let mut weak: Vec<(f64, usize, usize)> = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            if let Some(s) = sim[a][b].filter(|&s| s < floor) {
+    for (a, row) in sim.iter().enumerate() {
+        for (b, &s) in row.iter().enumerate().skip(a + 1) {
+            if let Some(s) = s.filter(|&s| s < floor) {
                 weak.push((s, a, b));
             }
         }
