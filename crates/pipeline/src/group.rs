@@ -373,9 +373,10 @@ impl Grouping {
     /// use near_dup::ScoredPair;
     /// use near_dup::pipeline::{Document, Grouping, Linkage, Representative};
     /// let docs: Vec<Document> = (0..4).map(|i| Document::new(i.to_string(), "t")).collect();
-    /// // A chain 0-1-2-3 of weak pairs: 1 of the 4 pairs between {0, 1} and {2, 3}.
+    /// // A chain 0-1-2-3 of pairs under the floor 0.9, walked in input order: 0-1 join;
+    /// // {0, 1} and 2 share 1 of 2 pairs, under the fraction 0.6; 2-3 join.
     /// let chain: Vec<ScoredPair> = (0..3).map(|i| ScoredPair::new(i, i + 1, 0.8)).collect();
-    /// let g = Grouping::linkage(Representative::FirstSeen, Linkage::new().fraction(0.5));
+    /// let g = Grouping::linkage(Representative::FirstSeen, Linkage::new().fraction(0.6));
     /// let groups = g.run(&docs, &chain)?;
     /// assert_eq!(groups.len(), 2);
     /// assert_eq!((groups[0].members.clone(), groups[1].members.clone()), (vec![0, 1], vec![2, 3]));
