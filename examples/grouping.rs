@@ -4,7 +4,9 @@
 //!
 //! Groupings: connected components of the verified pairs (single link), center
 //! grouping (`GroupMethod::Center`: the document paired with the most others is kept
-//! with its partners, then the next among those left), DURIAN at its default θ = 1 and at θ = 0.5, both honouring the
+//! with its partners, then the next among those left), linkage grouping
+//! (`GroupMethod::Linkage`: components through pairs of 0.9 or more, average linkage
+//! with fraction 1/8 through the weaker ones), DURIAN at its default θ = 1 and at θ = 0.5, both honouring the
 //! threshold (a member leaves its group unless verified similar to the kept document
 //! at the threshold), and DURIAN at θ = 1 as it was before (its distance alone
 //! decides).
@@ -13,7 +15,8 @@
 //! the tool's defaults (MinHash over word 3-grams, verified by exact Jaccard). Each
 //! cell is `F1 (below)`: `below` counts the documents dropped for a kept document
 //! whose Jaccard to them (the run's features) is under the threshold, which only a
-//! grouping that does not honour the threshold can do.
+//! grouping that does not honour the threshold can do (components and linkage, which
+//! follow chains).
 //!
 //! ```text
 //! cargo run --release --example grouping -- [--bases N] [--seed S] [--variants V] [--bench PATH]
@@ -29,7 +32,7 @@ use std::path::PathBuf;
 use labeled::Res;
 use near_dup::eval::{Labels, cluster_pairwise};
 use near_dup::pipeline::{
-    Dedup, Document, DurianGrouping, Features, GroupMethod, Method, Outcome, Shingles,
+    Dedup, Document, DurianGrouping, Features, GroupMethod, Linkage, Method, Outcome, Shingles,
 };
 
 /// Thresholds measured.
@@ -69,6 +72,7 @@ fn groupings() -> Vec<(&'static str, GroupMethod)> {
     vec![
         ("components", GroupMethod::Components),
         ("center", GroupMethod::Center),
+        ("linkage", GroupMethod::Linkage(Linkage::new())),
         ("durian", GroupMethod::Durian(DurianGrouping::new())),
         (
             "durian θ0.5",

@@ -286,12 +286,23 @@ pub(crate) struct MethodArgs {
     /// How pairs become groups. components: connected components of the pairs found
     /// (a chain of pairs is one group); center: the document paired with the most
     /// others is kept with its partners, then the next among those left (no chains:
-    /// every member is paired with the kept one, which need not be the first); durian:
-    /// DURIAN's constrained clustering over every candidate (reference copies seed
-    /// groups, a document joins the nearest seed under --theta, attribute
-    /// rules honoured; a member below --threshold to the kept document is kept)
+    /// every member is paired with the kept one, which need not be the first); linkage:
+    /// chains followed only through pairs scoring at least --chain-floor, weaker pairs
+    /// join two groups when they are at least --link-fraction of the pairs between
+    /// them (components at a threshold at or above the floor; as with components, a
+    /// member may be below --threshold to the kept one); durian: DURIAN's constrained
+    /// clustering over every candidate (reference copies seed groups, a document joins
+    /// the nearest seed under --theta, attribute rules honoured; a member below
+    /// --threshold to the kept document is kept)
     #[arg(long, value_enum, default_value_t = GroupName::Components, value_name = "HOW", help_heading = "Grouping")]
     pub(crate) group: GroupName,
+    /// linkage: chains are followed through pairs scoring at least C [default: 0.9]
+    #[arg(long, value_name = "C", help_heading = "Grouping")]
+    pub(crate) chain_floor: Option<f64>,
+    /// linkage: pairs below --chain-floor join two groups when they are at least F of
+    /// the pairs between them (|A| x |B|) [default: 0.125]
+    #[arg(long, value_name = "F", help_heading = "Grouping")]
+    pub(crate) link_fraction: Option<f64>,
     /// durian: JSONL fields that make constraints, comma-separated, each NAME=cannot
     /// (documents whose values differ are never grouped: a docket), NAME=family (the
     /// same value brings a document 0.05 closer to a reference copy: a value that
@@ -518,6 +529,8 @@ pub(crate) enum GroupName {
     Components,
     /// Center grouping: the document paired with the most others keeps its partners.
     Center,
+    /// Linkage grouping: single link above a chaining floor, average linkage below.
+    Linkage,
     /// DURIAN's constrained clustering.
     Durian,
 }
@@ -528,6 +541,7 @@ impl GroupName {
         match self {
             GroupName::Components => "components",
             GroupName::Center => "center",
+            GroupName::Linkage => "linkage",
             GroupName::Durian => "durian",
         }
     }
@@ -562,6 +576,8 @@ impl MethodArgs {
             ("--min-coverage", self.min_coverage.is_some()),
             ("--compressor", self.compressor.is_some()),
             ("--group", self.group != GroupName::Components),
+            ("--chain-floor", self.chain_floor.is_some()),
+            ("--link-fraction", self.link_fraction.is_some()),
             ("--attribute-fields", !self.attribute_fields.is_empty()),
             ("--links-in", self.links_in.is_some()),
             ("--theta", self.theta.is_some()),

@@ -373,6 +373,12 @@ fn facts(
         bucket_scan: r.bucket_scan,
         durian,
         center: matches!(dedup.group_config(), ndd_pipeline::GroupMethod::Center),
+        linkage: match dedup.group_config() {
+            ndd_pipeline::GroupMethod::Linkage(l) => {
+                Some((l.chain_floor_value(), l.fraction_value()))
+            }
+            _ => None,
+        },
         wrote: targets.to_vec(),
         groups,
         ..Facts::default()

@@ -220,6 +220,18 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
 
 /// The grouping the options ask for.
 fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMethod, CliError> {
+    let linkage_only = [
+        ("--chain-floor", a.chain_floor.is_some()),
+        ("--link-fraction", a.link_fraction.is_some()),
+    ];
+    if a.group != GroupName::Linkage {
+        if let Some((flag, _)) = linkage_only.iter().find(|f| f.1) {
+            return Err(CliError::Usage(format!(
+                "{flag} belongs to --group linkage, not {}",
+                a.group.name()
+            )));
+        }
+    }
     if a.group != GroupName::Durian {
         let durian_only = [
             ("--attribute-fields", !a.attribute_fields.is_empty()),
@@ -233,11 +245,20 @@ fn grouping(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<GroupMetho
                 a.group.name()
             )));
         }
-        return a
+        let mut group = a
             .group
             .name()
             .parse::<GroupMethod>()
-            .map_err(|e| CliError::Usage(e.to_string()));
+            .map_err(|e| CliError::Usage(e.to_string()))?;
+        if let GroupMethod::Linkage(l) = &mut group {
+            if let Some(c) = a.chain_floor {
+                *l = l.chain_floor(c);
+            }
+            if let Some(f) = a.link_fraction {
+                *l = l.fraction(f);
+            }
+        }
+        return Ok(group);
     }
     let mut d = DurianGrouping::new();
     if let Some(t) = a.theta {

@@ -45,6 +45,8 @@ pub(crate) struct Facts {
     pub(crate) durian: Option<(f64, usize)>,
     /// Whether groups were made by center grouping (`--group center`).
     pub(crate) center: bool,
+    /// The chaining floor and link fraction of linkage grouping (`--group linkage`).
+    pub(crate) linkage: Option<(f64, f64)>,
     /// The Bloom filters' own lines (a `--bloom` run).
     pub(crate) filters: Vec<String>,
     /// Where the time went.
@@ -276,6 +278,14 @@ impl Facts {
                 s,
                 "group:       center (every member paired with the document kept for \
                  its group)"
+            );
+        }
+        if let Some((floor, fraction)) = self.linkage {
+            let _ = writeln!(
+                s,
+                "group:       linkage (chains through pairs of {floor} or more; weaker pairs \
+                 join groups sharing {fraction} of their pairs or more; a member may be below \
+                 the threshold to the document kept)"
             );
         }
         for line in &self.filters {

@@ -228,7 +228,9 @@ impl Dedup {
 
     /// How pairs become groups ([`GroupMethod::Components`] by default: connected
     /// components of the verified pairs). [`GroupMethod::Center`] never chains: every
-    /// member is verified similar to the document kept. [`GroupMethod::Durian`]
+    /// member is verified similar to the document kept. [`GroupMethod::Linkage`]
+    /// chains only through pairs at least 0.9 similar and joins groups by weaker
+    /// pairs by average linkage. [`GroupMethod::Durian`]
     /// clusters over every candidate pair instead, and a member stays in its group
     /// only when verified similar to the kept document at the threshold
     /// ([`DurianGrouping::honour_threshold`](crate::DurianGrouping::honour_threshold)).
@@ -448,6 +450,7 @@ impl Dedup {
                      a custom function chooses within a group and ranks none",
                 )));
             }
+            GroupMethod::Linkage(l) => l.validate()?,
             GroupMethod::Components | GroupMethod::Center => {}
         }
         crate::candidates::validate_method(&self.method, self.features, threshold)?;
@@ -565,7 +568,7 @@ impl Plan {
         // 2. Candidates among the remaining documents.
         let durian = match &self.group {
             GroupMethod::Durian(d) => Some(d),
-            GroupMethod::Components | GroupMethod::Center => None,
+            GroupMethod::Components | GroupMethod::Center | GroupMethod::Linkage(_) => None,
         };
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = crate::candidates::generate(
@@ -638,12 +641,15 @@ impl Plan {
             GroupMethod::Components => {
                 Grouping::new(self.representative.clone()).run(docs, &pairs)?
             }
-            GroupMethod::Center => {
+            GroupMethod::Center | GroupMethod::Linkage(_) => {
                 let first: Vec<usize> = (0..docs.len())
                     .map(|i| exact.as_ref().map_or(i, |e| e.first_of(i)))
                     .collect();
-                Grouping::center(self.representative.clone())
-                    .run_with_copies(docs, &pairs, &first)?
+                let grouping = match &self.group {
+                    GroupMethod::Linkage(l) => Grouping::linkage(self.representative.clone(), *l),
+                    _ => Grouping::center(self.representative.clone()),
+                };
+                grouping.run_with_copies(docs, &pairs, &first)?
             }
         };
         report.timings.push((Stage::Group, t.elapsed()));

@@ -1,11 +1,12 @@
-//! Stage 4: pairs to groups (connected components or center grouping), each with a
-//! representative.
+//! Stage 4: pairs to groups (connected components, center or linkage grouping), each
+//! with a representative.
 
 use std::sync::Arc;
 
 use ndd_core::{Error, ScoredPair, UnionFind};
 
 use crate::Document;
+use crate::linkage::Linkage;
 
 /// A user's choice of representative: given a group's members (in input order),
 /// the position of the one to keep.
@@ -175,10 +176,11 @@ pub struct Group {
 /// # Example
 ///
 /// ```
-/// use near_dup::pipeline::{DurianGrouping, GroupMethod};
+/// use near_dup::pipeline::{DurianGrouping, GroupMethod, Linkage};
 /// assert_eq!(GroupMethod::default(), GroupMethod::Components);
 /// assert_eq!("durian".parse::<GroupMethod>()?, GroupMethod::Durian(DurianGrouping::new()));
 /// assert_eq!("center".parse::<GroupMethod>()?, GroupMethod::Center);
+/// assert_eq!("linkage".parse::<GroupMethod>()?, GroupMethod::Linkage(Linkage::new()));
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -200,10 +202,17 @@ pub enum GroupMethod {
     /// paired with (verified similar to) the document kept for its group. Cost
     /// near-linear in documents and pairs.
     Center,
+    /// Linkage grouping of the verified pairs ([`Linkage`], [`Grouping::linkage`]):
+    /// connected components of the pairs at least as similar as a chaining floor
+    /// (0.9), then average linkage over the weaker pairs (two groups merge when their
+    /// verified pairs are at least 1/8 of their cross pairs). Equal to components at
+    /// thresholds at or above the floor; below it, weak chains are broken. Cost
+    /// O(pairs log pairs).
+    Linkage(Linkage),
 }
 
 impl GroupMethod {
-    /// `components`, `durian` or `center`.
+    /// `components`, `durian`, `center` or `linkage`.
     ///
     /// # Example
     ///
@@ -217,6 +226,7 @@ impl GroupMethod {
             GroupMethod::Components => "components",
             GroupMethod::Durian(_) => "durian",
             GroupMethod::Center => "center",
+            GroupMethod::Linkage(_) => "linkage",
         }
     }
 }
@@ -224,15 +234,17 @@ impl GroupMethod {
 impl std::str::FromStr for GroupMethod {
     type Err = Error;
 
-    /// `components`, `center`, or `durian` with [`DurianGrouping`](crate::DurianGrouping)'s defaults.
+    /// `components`, `center`, `durian` with [`DurianGrouping`](crate::DurianGrouping)'s
+    /// defaults, or `linkage` with [`Linkage`]'s defaults.
     fn from_str(s: &str) -> Result<Self, Error> {
         match s {
             "components" => Ok(GroupMethod::Components),
             "durian" => Ok(GroupMethod::Durian(crate::DurianGrouping::new())),
             "center" => Ok(GroupMethod::Center),
+            "linkage" => Ok(GroupMethod::Linkage(Linkage::new())),
             other => Err(Error::invalid_parameter(
                 "group",
-                format!("must be components, center or durian, got {other:?}"),
+                format!("must be components, center, linkage or durian, got {other:?}"),
             )),
         }
     }
@@ -262,7 +274,19 @@ impl std::str::FromStr for GroupMethod {
 #[derive(Debug, Clone, Default)]
 pub struct Grouping {
     representative: Representative,
-    center: bool,
+    rule: Rule,
+}
+
+/// Which rule a [`Grouping`] follows.
+#[derive(Debug, Clone, Copy, Default)]
+enum Rule {
+    /// Connected components.
+    #[default]
+    Components,
+    /// Center grouping.
+    Center,
+    /// Linkage grouping.
+    Linkage(Linkage),
 }
 
 impl Grouping {
@@ -280,7 +304,7 @@ impl Grouping {
     pub fn new(representative: Representative) -> Self {
         Grouping {
             representative,
-            center: false,
+            rule: Rule::Components,
         }
     }
 
@@ -334,7 +358,38 @@ impl Grouping {
     pub fn center(representative: Representative) -> Self {
         Grouping {
             representative,
-            center: true,
+            rule: Rule::Center,
+        }
+    }
+
+    /// Linkage grouping instead of connected components ([`GroupMethod::Linkage`]):
+    /// single link through the pairs at or above `linkage`'s chaining floor, average
+    /// linkage through the weaker ones ([`Linkage`] has the rule). Each group keeps the
+    /// member the `representative` policy chooses.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::ScoredPair;
+    /// use near_dup::pipeline::{Document, Grouping, Linkage, Representative};
+    /// let docs: Vec<Document> = (0..4).map(|i| Document::new(i.to_string(), "t")).collect();
+    /// // A chain 0-1-2-3 of pairs under the floor 0.9, walked in input order: 0-1 join;
+    /// // {0, 1} and 2 share 1 of 2 pairs, under the fraction 0.6; 2-3 join.
+    /// let chain: Vec<ScoredPair> = (0..3).map(|i| ScoredPair::new(i, i + 1, 0.8)).collect();
+    /// let g = Grouping::linkage(Representative::FirstSeen, Linkage::new().fraction(0.6));
+    /// let groups = g.run(&docs, &chain)?;
+    /// assert_eq!(groups.len(), 2);
+    /// assert_eq!((groups[0].members.clone(), groups[1].members.clone()), (vec![0, 1], vec![2, 3]));
+    /// // With the default fraction 1/8, the chain is one group.
+    /// let g = Grouping::linkage(Representative::FirstSeen, Linkage::new());
+    /// assert_eq!(g.run(&docs, &chain)?[0].members, vec![0, 1, 2, 3]);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn linkage(representative: Representative, linkage: Linkage) -> Self {
+        Grouping {
+            representative,
+            rule: Rule::Linkage(linkage),
         }
     }
 
@@ -345,7 +400,8 @@ impl Grouping {
     /// [`Error::InvalidInput`] when a pair names a document outside `docs`, or a
     /// custom representative function returns a position outside its group;
     /// [`Error::InvalidParameter`] for [`center`](Self::center) grouping with a
-    /// custom representative function.
+    /// custom representative function, or [`linkage`](Self::linkage) grouping with a
+    /// chaining floor or link fraction outside `(0, 1]`.
     ///
     /// # Example
     ///
@@ -360,33 +416,41 @@ impl Grouping {
     /// ```
     pub fn run(&self, docs: &[Document], pairs: &[ScoredPair]) -> Result<Vec<Group>, Error> {
         check_pairs(docs.len(), pairs)?;
-        if self.center {
-            let first: Vec<usize> = (0..docs.len()).collect();
-            return center_groups(docs, pairs, &first, &self.representative);
+        match self.rule {
+            Rule::Components => {
+                let mut uf = UnionFind::new(docs.len());
+                for p in pairs {
+                    uf.union(p.a, p.b);
+                }
+                groups_of(&mut uf, |members| self.representative.pick(members, docs))
+            }
+            Rule::Center | Rule::Linkage(_) => {
+                let first: Vec<usize> = (0..docs.len()).collect();
+                self.run_with_copies(docs, pairs, &first)
+            }
         }
-        let mut uf = UnionFind::new(docs.len());
-        for p in pairs {
-            uf.union(p.a, p.b);
-        }
-        groups_of(&mut uf, |members| self.representative.pick(members, docs))
     }
 
     /// As [`run`](Self::run), for pairs found among first copies: `first[d]` is the
     /// first exact copy of document `d` (`d` itself when it has none), and a copy is
     /// as similar to every document as its first copy is. Components read the
-    /// copies' pairs to their first copy; center grouping places each set of exact
-    /// copies as one, so that a copy follows its first copy into a group.
+    /// copies' pairs to their first copy; center and linkage grouping place each set
+    /// of exact copies as one, so that a copy follows its first copy into a group.
     pub(crate) fn run_with_copies(
         &self,
         docs: &[Document],
         pairs: &[ScoredPair],
         first: &[usize],
     ) -> Result<Vec<Group>, Error> {
-        if !self.center {
-            return self.run(docs, pairs);
-        }
         check_pairs(docs.len(), pairs)?;
-        center_groups(docs, pairs, first, &self.representative)
+        match self.rule {
+            Rule::Components => self.run(docs, pairs),
+            Rule::Center => center_groups(docs, pairs, first, &self.representative),
+            Rule::Linkage(linkage) => {
+                let mut uf = linkage.link(docs.len(), pairs, first)?;
+                groups_of(&mut uf, |members| self.representative.pick(members, docs))
+            }
+        }
     }
 }
 

@@ -54,6 +54,7 @@ mod exact;
 #[cfg(feature = "minhash")]
 mod explain;
 mod group;
+mod linkage;
 mod method;
 #[cfg(feature = "minhash")]
 mod outofcore;
@@ -92,6 +93,7 @@ pub use exact::{DocDigest, ExactDuplicates, ExactPass};
 #[cfg(feature = "minhash")]
 pub use explain::{Explanation, SampleMeasure};
 pub use group::{Group, GroupMethod, Grouping, Representative, RepresentativeFn};
+pub use linkage::{DEFAULT_CHAIN_FLOOR, DEFAULT_LINK_FRACTION, Linkage};
 #[cfg(feature = "imatch")]
 pub use method::IMatchConfig;
 #[cfg(feature = "ncd")]

@@ -6,37 +6,8 @@
 use crate::common;
 
 use std::fs;
-use std::path::Path;
 
-use common::{clusters, ndd, ok, usage_errors};
-use serde_json::json;
-
-/// Six documents `d0`..`d5`, document i the words w{i}..w{i+7}: each shares 7 of 9
-/// distinct words with the next (word Jaccard 0.78), 6 of 10 with the one after (0.6).
-fn write_chain(dir: &Path) {
-    let body: String = (0..6)
-        .map(|i| {
-            let text: Vec<String> = (i..i + 8).map(|w| format!("w{w}")).collect();
-            format!(
-                "{}\n",
-                json!({"id": format!("d{i}"), "text": text.join(" ")})
-            )
-        })
-        .collect();
-    fs::write(dir.join("in.jsonl"), body).unwrap();
-}
-
-const BASE: [&str; 9] = [
-    "dedup",
-    "--input",
-    "in.jsonl",
-    "--method",
-    "exact",
-    "--k",
-    "1",
-    "--threshold",
-    "0.75",
-];
+use common::{CHAIN_RUN as BASE, clusters, ndd, ok, usage_errors, write_chain};
 
 #[test]
 fn center_grouping_keeps_no_chain() {

@@ -137,3 +137,32 @@ pub(crate) fn clusters(path: &Path) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// Six documents `d0`..`d5` in `dir/in.jsonl`, document i the words w{i}..w{i+7}: each
+/// shares 7 of 9 distinct words with the next (word Jaccard 0.78), 6 of 10 with the
+/// one after (0.6). The groupings' chain.
+pub(crate) fn write_chain(dir: &Path) {
+    let body: String = (0..6)
+        .map(|i| {
+            let text: Vec<String> = (i..i + 8).map(|w| format!("w{w}")).collect();
+            format!(
+                "{}\n",
+                serde_json::json!({"id": format!("d{i}"), "text": text.join(" ")})
+            )
+        })
+        .collect();
+    fs::write(dir.join("in.jsonl"), body).expect("write in.jsonl");
+}
+
+/// `ndd dedup` of [`write_chain`]'s documents by exact word 1-gram Jaccard at 0.75.
+pub(crate) const CHAIN_RUN: [&str; 9] = [
+    "dedup",
+    "--input",
+    "in.jsonl",
+    "--method",
+    "exact",
+    "--k",
+    "1",
+    "--threshold",
+    "0.75",
+];

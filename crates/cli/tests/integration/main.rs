@@ -12,6 +12,7 @@ mod input;
 #[cfg(target_os = "linux")]
 mod interrupts;
 mod lines;
+mod linkage;
 mod messages;
 mod out_of_core;
 mod query;

@@ -10,6 +10,7 @@ mod durian;
 mod hot_bucket;
 #[cfg(feature = "learn")]
 mod learned;
+mod linkage;
 mod out_of_core;
 #[cfg(feature = "minhash")]
 mod persist;
