@@ -694,7 +694,7 @@ fn streamed(
     path: &Path,
     options: &ReadOptions,
 ) -> (Vec<Document>, Vec<(String, String, ProblemKind)>, u64) {
-    let mut reader = JsonlReader::open(path, options).unwrap();
+    let mut reader = JsonlReader::open(path, options).expect("open the file");
     let (mut docs, mut problems) = (Vec::new(), Vec::new());
     let mut ids = HashSet::new();
     while let Some(item) = reader.next() {
