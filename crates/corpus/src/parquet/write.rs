@@ -82,9 +82,10 @@ struct Open {
 /// (the annotations of `ndd dedup --annotate-out`), rows in the order they are asked
 /// for.
 ///
-/// Rows are named by their file and 1-based number ([`ParquetReader::row`]) and must
-/// be asked for in increasing order within a file; several files may be copied one
-/// after another into one output (the shards of a folder) if their schemas are equal.
+/// Rows are named by their file and 1-based number
+/// ([`ParquetReader::row`](crate::ParquetReader::row)) and must be asked for in
+/// increasing order within a file; several files may be copied one after another into
+/// one output (the shards of a folder) if their schemas are equal.
 /// Only the row groups holding a row asked for are decoded, a batch at a time. The
 /// added columns' names and types are those of the first row's `fields` (string,
 /// boolean, 64-bit integer or float; anything else as its JSON text); every later
