@@ -10,12 +10,7 @@ mod common;
 #[cfg(feature = "pipeline")]
 mod constructors;
 mod corpus;
-#[cfg(all(
-    feature = "minhash",
-    feature = "lsh",
-    feature = "simhash",
-    feature = "pipeline"
-))]
+#[cfg(feature = "pipeline")]
 mod defaults;
 mod docs_have_examples;
 #[cfg(all(feature = "shingle", feature = "eval", feature = "index"))]

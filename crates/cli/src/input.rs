@@ -419,13 +419,6 @@ impl Records {
                 self.name
             )));
         }
-        let mut record = self.buf.as_slice();
-        if line == 1 {
-            record = record.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(record);
-        }
-        while let [rest @ .., b'\n' | b'\r'] = record {
-            record = rest;
-        }
-        Ok(record)
+        Ok(ndd_pipeline::corpus::line_record(&self.buf, line))
     }
 }

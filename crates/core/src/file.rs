@@ -1,6 +1,7 @@
 //! Reading a saved byte form (a lexicon, a learned model, an index) from a file with a
 //! bound on its size, so that a wrong path to a large file or a device is refused at
-//! once instead of read into memory.
+//! once instead of read into memory; and reading a header or magic number that a short
+//! input may lack ([`read_up_to`]).
 
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -225,4 +226,37 @@ pub fn load_bounded<T>(
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// Reads from `r` until `buf` is full or the input ends, retrying a read that was
+/// interrupted; returns how many bytes it read (fewer than `buf.len()` only at the
+/// end of the input). For a header or a magic number that a short input may lack,
+/// where [`Read::read_exact`] would fail without saying how much there was.
+///
+/// # Errors
+///
+/// The first error of `r` other than [`std::io::ErrorKind::Interrupted`].
+///
+/// # Example
+///
+/// ```
+/// use near_dup::file::read_up_to;
+/// let mut magic = [0u8; 2];
+/// assert_eq!(read_up_to(&mut &b"\x1f\x8b rest"[..], &mut magic)?, 2);
+/// assert_eq!(magic, [0x1f, 0x8b]);
+/// assert_eq!(read_up_to(&mut &b"x"[..], &mut magic)?, 1);
+/// assert_eq!(read_up_to(&mut std::io::empty(), &mut magic)?, 0);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }

@@ -7,6 +7,7 @@ use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
+use ndd_core::file::read_up_to;
 use ndd_shingle::html::{html_to_text, looks_like_html};
 
 use super::decode::{BOM, Decoded, NotText, decode};
@@ -278,7 +279,7 @@ impl FolderReader {
         })?;
         self.files_read += 1;
         let mut magic = [0u8; 2];
-        let n = read_magic(&mut file, &mut magic)
+        let n = read_up_to(&mut file, &mut magic)
             .map_err(|e| self.problem(path, ProblemKind::Unreadable, format!("read error: {e}")))?;
         let gzip = n == 2 && magic == GZIP_MAGIC;
         // The first bytes again, then the rest: at most `max + 1` bytes as stored.
@@ -449,20 +450,6 @@ fn html_name(path: &Path, gzip: bool) -> bool {
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
             && is_html(Path::new(path.file_stem().unwrap_or_default())))
-}
-
-/// Reads up to `magic.len()` bytes (fewer only at the end of the file).
-fn read_magic(file: &mut File, magic: &mut [u8; 2]) -> io::Result<usize> {
-    let mut n = 0;
-    while n < magic.len() {
-        match file.read(&mut magic[n..]) {
-            Ok(0) => break,
-            Ok(k) => n += k,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(n)
 }
 
 /// A reader that counts the bytes it hands out (the stored bytes of a gzip file).

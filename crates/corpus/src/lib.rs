@@ -79,7 +79,7 @@ pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions
 #[cfg(feature = "parquet")]
 pub use parquet::{MAX_ROW_GROUP_BYTES, ParquetCopier, ParquetReader};
 pub use problems::{Problem, ProblemKind};
-pub use record::with_text;
+pub use record::{line_record, with_text};
 pub use shards::{RecordFormat, RecordWriter, Shard, ShardReader};
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.

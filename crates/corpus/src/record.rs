@@ -566,6 +566,30 @@ pub fn with_text(record: &str, field: &str, text: &str) -> Result<String, crate:
     Ok(out)
 }
 
+/// The record of line `number` (1-based) of a JSON Lines input, from the line as read:
+/// without its line end (every trailing `\n` and `\r`) and, on line 1, without a UTF-8
+/// byte order mark. What is left, spaces or tabs after the object included, is the
+/// record's own bytes: what `ndd dedup` copies back.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::corpus::line_record;
+/// assert_eq!(line_record(b"\xEF\xBB\xBF{\"text\": \"a\"} \r\n", 1), b"{\"text\": \"a\"} ");
+/// assert_eq!(line_record(b"\xEF\xBB\xBF{}\n", 2), b"\xEF\xBB\xBF{}"); // a BOM only starts a file
+/// ```
+#[must_use]
+pub fn line_record(line: &[u8], number: u64) -> &[u8] {
+    let mut record = line;
+    if number == 1 {
+        record = record.strip_prefix(crate::decode::BOM).unwrap_or(record);
+    }
+    while let [rest @ .., b'\n' | b'\r'] = record {
+        record = rest;
+    }
+    record
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_text;

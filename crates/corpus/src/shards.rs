@@ -770,13 +770,7 @@ impl<W: Write + Send> RecordWriter<W> {
         if n == 0 || *at != line {
             return Err(format_error(format!("line {line} is missing")));
         }
-        let mut record = self.buf.as_slice();
-        if line == 1 {
-            record = record.strip_prefix(crate::decode::BOM).unwrap_or(record);
-        }
-        while let [rest @ .., b'\n' | b'\r'] = record {
-            record = rest;
-        }
+        let record = crate::line_record(&self.buf, line);
         match change {
             Change::Fields(fields) if fields.is_empty() => out.write_all(record).map_err(io)?,
             Change::Fields(fields) => {

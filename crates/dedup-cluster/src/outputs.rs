@@ -128,16 +128,9 @@ impl Lines {
             }
             self.at += 1;
         }
-        let mut r = self.buf.as_slice();
-        if line == 1 {
-            r = r.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(r);
-        }
         // Only the line end goes, as `ndd dedup` copies records: spaces and tabs
         // after the object are the record's own bytes.
-        while let [rest @ .., b'\n' | b'\r'] = r {
-            r = rest;
-        }
-        Ok(r)
+        Ok(ndd_pipeline::corpus::line_record(&self.buf, line))
     }
 }
 

@@ -30,6 +30,7 @@ use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use ndd_core::SchemeId;
+use ndd_core::file::read_up_to;
 use ndd_lsh::LshParams;
 use xxhash_rust::xxh3::Xxh3;
 
@@ -1244,20 +1245,6 @@ pub fn read_all<T: Record>(
         out.push(r?);
     }
     Ok(out)
-}
-
-/// Reads until `buf` is full or the input ends; returns the bytes read.
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
 }
 
 fn truncated(reason: impl Into<String>) -> RecordError {

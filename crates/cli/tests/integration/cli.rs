@@ -304,19 +304,11 @@ fn jsonl_format_and_tsv_escaping_of_ids() {
         ],
         dir.path(),
     ));
-    let rows: Vec<serde_json::Value> = fs::read_to_string(dir.path().join("c.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let rows = common::json_lines(&dir.path().join("c.jsonl"));
     assert_eq!(rows.len(), docs.len());
     assert_eq!(rows[3]["id"], "new\nline");
     assert_eq!(rows[4]["cluster"], 3);
-    let pairs: Vec<serde_json::Value> = fs::read_to_string(dir.path().join("p.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let pairs = common::json_lines(&dir.path().join("p.jsonl"));
     // The TSV and JSONL pairs are the same pairs.
     let tsv_pairs = tsv(&dir.path().join("p.tsv"), "id_a\tid_b\tscore");
     assert_eq!(pairs.len(), tsv_pairs.len());
@@ -709,11 +701,7 @@ fn stdin_gzip_and_folders() {
         &["dedup", "-q", "--input", "docs", "--keep-out", "f.jsonl"],
         p,
     ));
-    let kept: Vec<serde_json::Value> = fs::read_to_string(p.join("f.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let kept = common::json_lines(&p.join("f.jsonl"));
     assert_eq!(kept.len(), 4);
     let ids: BTreeSet<&str> = kept.iter().map(|v| v["id"].as_str().unwrap()).collect();
     // Files sort by name: each family's "base" before its "copy" and "edit".
@@ -858,11 +846,7 @@ fn align_verifier_and_explain_out_say_what_differs() {
         let got: f64 = p[2].parse().unwrap();
         assert!((got - want).abs() < 1e-6, "{p:?}: {got} vs {want}");
     }
-    let explain = fs::read_to_string(dir.path().join("explain.jsonl")).unwrap();
-    let lines: Vec<serde_json::Value> = explain
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = common::json_lines(&dir.path().join("explain.jsonl"));
     assert_eq!(lines.len(), 12);
     for l in &lines {
         let (a, b) = (l["id_a"].as_str().unwrap(), l["id_b"].as_str().unwrap());

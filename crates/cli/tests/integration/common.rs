@@ -124,6 +124,15 @@ impl Words {
     }
 }
 
+/// The JSON values of a JSON Lines file, one a line (an output of the tool).
+pub(crate) fn json_lines(path: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(path)
+        .expect("the JSON Lines output")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
 /// A `--clusters-out` TSV as (id, cluster label) rows (center grouping labels a
 /// cluster by the input position of the document it keeps).
 pub(crate) fn clusters(path: &Path) -> Vec<(String, String)> {

@@ -102,11 +102,7 @@ fn docket_cannot_links_keep_sibling_campaigns_apart() {
     }
     assert_eq!(label("u"), "16");
 
-    let members: Vec<Value> = fs::read_to_string(dir.path().join("members.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let members = common::json_lines(&dir.path().join("members.jsonl"));
     assert_eq!(members.len(), 16);
     let line = |id: &str| members.iter().find(|m| m["id"] == id).unwrap();
     assert_eq!(line("l-3")["category"], "kept");

@@ -7,7 +7,7 @@ use std::fs;
 use std::io::Write;
 use std::path::Path;
 
-use crate::common::{dir_with, dir_with_folder, fails, ndd, ok, text};
+use crate::common::{dir_with, dir_with_folder, fails, json_lines, ndd, ok, text};
 
 /// A temporary folder holding `c.jsonl`, the `records` one a line.
 fn c_jsonl(records: &[&str]) -> tempfile::TempDir {
@@ -18,15 +18,6 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
     enc.write_all(bytes).unwrap();
     enc.finish().unwrap()
-}
-
-/// The JSON lines of a file.
-fn json_lines(path: &Path) -> Vec<serde_json::Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
 }
 
 /// `(id, text)` of each record of a `--keep-out` file.

@@ -166,11 +166,7 @@ fn folders_and_paragraphs() {
         ],
         dir.path(),
     ));
-    let lines: Vec<serde_json::Value> = fs::read_to_string(dir.path().join("out.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = common::json_lines(&dir.path().join("out.jsonl"));
     assert_eq!(
         lines[0],
         serde_json::json!({"id": "a.txt", "text": "First text.\nStill first.\n\n"})

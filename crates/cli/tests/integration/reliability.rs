@@ -696,11 +696,7 @@ fn explain_out_is_bounded_per_group() {
         ],
         d,
     ));
-    let lines: Vec<serde_json::Value> = fs::read_to_string(d.join("explain.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = common::json_lines(&d.join("explain.jsonl"));
     let letter = |v: &serde_json::Value| v["id_a"].as_str().unwrap().ends_with('a');
     assert_eq!(lines.iter().filter(|v| !letter(v)).count(), 1_000);
     assert_eq!(lines.iter().filter(|v| letter(v)).count(), 2);

@@ -10,7 +10,7 @@ use std::fs;
 use std::io::{Read, Write};
 use std::path::Path;
 
-use common::{dir_with, fails, ndd, ndd_stdin, ok, usage_errors};
+use common::{dir_with, fails, json_lines, ndd, ndd_stdin, ok, usage_errors};
 use serde_json::{Value, json};
 
 /// The boilerplate the documents share: 61 bytes.
@@ -64,14 +64,6 @@ fn expected_ranges() -> Vec<Value> {
         .collect()
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// `ndd substrings --input INPUT` in `dir` with `extra` options.
 fn substrings(dir: &Path, input: &str, extra: &[&str]) -> std::process::Output {
     ndd(
@@ -88,16 +80,23 @@ fn cut(dir: &Path, extra: &[&str]) -> std::process::Output {
     substrings(dir, "c.jsonl", &[&options[..], &ranges, extra].concat())
 }
 
+/// The records `cut` wrote to `cut.jsonl` and `ranges.jsonl` in `dir` are the
+/// expected ones.
+#[track_caller]
+fn assert_cut_as_expected(dir: &Path) {
+    assert_eq!(
+        fs::read_to_string(dir.join("cut.jsonl")).unwrap(),
+        expected_out()
+    );
+    assert_eq!(json_lines(&dir.join("ranges.jsonl")), expected_ranges());
+}
+
 #[test]
 fn cuts_the_shared_span_and_keeps_every_other_byte() {
     let dir = dir_with("c.jsonl", fixture());
     let out = cut(dir.path(), &["--report-out", "report.json"]);
     let summary = ok(&out);
-    assert_eq!(
-        fs::read_to_string(dir.path().join("cut.jsonl")).unwrap(),
-        expected_out()
-    );
-    assert_eq!(jsonl(&dir.path().join("ranges.jsonl")), expected_ranges());
+    assert_cut_as_expected(dir.path());
     let report: Value =
         serde_json::from_str(&fs::read_to_string(dir.path().join("report.json")).unwrap()).unwrap();
     assert_eq!(report["documents"], 4);
@@ -132,11 +131,7 @@ fn a_budget_that_forces_shards_gives_the_same_outputs() {
     let out = cut(dir.path(), &["--memory-budget", "1680"]);
     let summary = ok(&out);
     assert!(summary.contains("passes:      6 "), "{summary}");
-    assert_eq!(
-        fs::read_to_string(dir.path().join("cut.jsonl")).unwrap(),
-        expected_out()
-    );
-    assert_eq!(jsonl(&dir.path().join("ranges.jsonl")), expected_ranges());
+    assert_cut_as_expected(dir.path());
     let out = substrings(dir.path(), "c.jsonl", &["--memory-budget", "1000"]);
     fails(
         &out,
@@ -205,7 +200,7 @@ fn a_folder_of_files() {
         &["--min-length", "40", "--out", "cut.jsonl"],
     );
     ok(&out);
-    let got = jsonl(&dir.path().join("cut.jsonl"));
+    let got = json_lines(&dir.path().join("cut.jsonl"));
     let text_of = |name: &str| {
         got.iter()
             .find(|v| v["id"].as_str().unwrap().ends_with(name))
@@ -231,14 +226,14 @@ fn a_span_starting_inside_a_character_takes_the_whole_character() {
     let dir = dir_with("c.jsonl", body);
     let out = cut(dir.path(), &[]);
     ok(&out);
-    let texts: Vec<String> = jsonl(&dir.path().join("cut.jsonl"))
+    let texts: Vec<String> = json_lines(&dir.path().join("cut.jsonl"))
         .iter()
         .map(|v| v["text"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(texts, ["a", "b"]);
     let end = 3 + SHARED.len();
     assert_eq!(
-        jsonl(&dir.path().join("ranges.jsonl")),
+        json_lines(&dir.path().join("ranges.jsonl")),
         [
             json!({"id": "0", "ranges": [[1, end]]}),
             json!({"id": "1", "ranges": [[1, end]]})

@@ -1,13 +1,14 @@
 //! Corpus readers: JSONL (plain, gzip), folders (symlink loops, binary and unreadable
 //! files), duplicate ids, the error policy, size bounds and schema messages.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use ndd_corpus::{Error, OrderKey};
+use ndd_corpus::{Document, Error, OrderKey};
 use ndd_corpus::{
     ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,
@@ -686,12 +687,38 @@ fn a_file_path_is_jsonl_even_if_it_is_plain_text() {
     }
 }
 
+/// What `read_corpus` must give for `path`, computed with the streaming reader and the
+/// duplicate-id rule applied in order: the documents, every problem as `(location,
+/// message, kind)` (a repeated id at its record), and the blank lines counted.
+fn streamed(
+    path: &Path,
+    options: &ReadOptions,
+) -> (Vec<Document>, Vec<(String, String, ProblemKind)>, u64) {
+    let mut reader = JsonlReader::open(path, options).expect("open the file");
+    let (mut docs, mut problems) = (Vec::new(), Vec::new());
+    let mut ids = HashSet::new();
+    while let Some(item) = reader.next() {
+        match item {
+            Ok(d) if !ids.insert(d.id.clone()) => problems.push((
+                reader.location(),
+                format!(
+                    "duplicate id {:?}: an earlier document has it (the first is kept)",
+                    d.id
+                ),
+                ProblemKind::DuplicateId,
+            )),
+            Ok(d) => docs.push(d),
+            Err(p) => problems.push((p.location.clone(), p.message.clone(), p.kind)),
+        }
+    }
+    (docs, problems, reader.blank_lines())
+}
+
 /// `read_corpus` gives the documents, problems and locations of the streaming reader
 /// with the duplicate-id rule applied in order, over 12,000 lines mixing good records,
 /// malformed JSON, schema errors, blank lines, CRLF, a BOM and repeated ids.
 #[test]
 fn read_corpus_equals_the_streaming_reader_with_the_duplicate_id_rule() {
-    use std::collections::HashSet;
     use std::fmt::Write as _;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("many.jsonl");
@@ -715,21 +742,17 @@ fn read_corpus_equals_the_streaming_reader_with_the_duplicate_id_rule() {
     let options = ReadOptions::default();
     let corpus = read_corpus(&path, &options).unwrap();
 
-    let mut reader = JsonlReader::open(&path, &options).unwrap();
-    let (mut docs, mut problems) = (Vec::new(), Vec::new());
-    let mut ids = HashSet::new();
-    while let Some(item) = reader.next() {
-        match item {
-            Ok(d) if !ids.insert(d.id.clone()) => problems.push(reader.location()),
-            Ok(d) => docs.push(d),
-            Err(p) => problems.push(p.location.clone()),
-        }
-    }
+    let (docs, problems, blank_lines) = streamed(&path, &options);
     assert!(docs.len() > 11_000 && problems.len() > 300);
     assert_eq!(corpus.documents, docs);
-    let locations: Vec<String> = corpus.problems.iter().map(|p| p.location.clone()).collect();
-    assert_eq!(locations, problems);
-    assert_eq!(corpus.stats.blank_lines, reader.blank_lines());
+    let locations: Vec<&str> = corpus
+        .problems
+        .iter()
+        .map(|p| p.location.as_str())
+        .collect();
+    let want: Vec<&str> = problems.iter().map(|p| p.0.as_str()).collect();
+    assert_eq!(locations, want);
+    assert_eq!(corpus.stats.blank_lines, blank_lines);
 }
 
 /// `read_corpus` (which, under `rayon`, reads lines in batches of about 1 MiB and
@@ -740,7 +763,6 @@ fn read_corpus_equals_the_streaming_reader_with_the_duplicate_id_rule() {
 /// stop policy fails on the same first problem.
 #[test]
 fn read_corpus_in_batches_equals_the_streaming_reader() {
-    use std::collections::HashSet;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("batches.jsonl");
     let mut bytes: Vec<u8> = b"\xEF\xBB\xBF".to_vec();
@@ -776,23 +798,7 @@ fn read_corpus_in_batches_equals_the_streaming_reader() {
     let options = ReadOptions::default().with_max_document_bytes(4_000);
     let corpus = read_corpus(&path, &options).unwrap();
 
-    let mut reader = JsonlReader::open(&path, &options).unwrap();
-    let (mut docs, mut problems) = (Vec::new(), Vec::new());
-    let mut ids = HashSet::new();
-    while let Some(item) = reader.next() {
-        match item {
-            Ok(d) if !ids.insert(d.id.clone()) => problems.push((
-                reader.location(),
-                format!(
-                    "duplicate id {:?}: an earlier document has it (the first is kept)",
-                    d.id
-                ),
-                ProblemKind::DuplicateId,
-            )),
-            Ok(d) => docs.push(d),
-            Err(p) => problems.push((p.location.clone(), p.message.clone(), p.kind)),
-        }
-    }
+    let (docs, problems, blank_lines) = streamed(&path, &options);
     for kind in [
         ProblemKind::TooLarge,
         ProblemKind::Encoding,
@@ -810,7 +816,7 @@ fn read_corpus_in_batches_equals_the_streaming_reader() {
         .map(|p| (p.location.clone(), p.message.clone(), p.kind))
         .collect();
     assert_eq!(got, problems);
-    assert_eq!(corpus.stats.blank_lines, reader.blank_lines());
+    assert_eq!(corpus.stats.blank_lines, blank_lines);
     assert_eq!(corpus.stats.bytes_read, bytes.len() as u64);
 
     match read_corpus(&path, &options.with_errors(ErrorPolicy::Stop)) {
