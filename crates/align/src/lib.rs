@@ -80,4 +80,4 @@ pub use lcs::{Aligner, LcsResult, MAX_TOKENS, quadratic_lcs_len};
 pub use ndd_core::Error;
 pub use similarity::{Measure, Prepared};
 pub use tokens::{TokenOptions, Tokens};
-pub use weighted::TokenWeights;
+pub use weighted::{CorpusWeights, TokenWeights};
