@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use near_dup::ScoredPair;
-use near_dup::align::{Aligner, Measure, Prepared, TokenOptions, TokenWeights};
+use near_dup::align::{Aligner, CorpusWeights, Measure, Prepared, TokenOptions, TokenWeights};
 use near_dup::eval::{Labels, evaluate_pairs, max_f1};
 use near_dup::hash::mix64;
 
@@ -84,7 +84,7 @@ const MEASURES: [&str; 53] = [
     "1/sqrt(df) word-set Jaccard x Jaccard of the digit tokens",
     "1/sqrt(df) LCS Dice x mean(1, Jaccard of the number tokens)",
     "1/sqrt(df) LCS Dice x mean(1, Jaccard of the digit tokens)",
-    "LCS Dice, tokens weighted 1/sqrt(df), digit tokens x16",
+    "LCS Dice, tokens weighted 1/sqrt(df), digit tokens x16 (`align-weighted`)",
     "align combined x Jaccard of the digit tokens",
     // How much the digit tokens' factor matters, and whether df matters with it.
     "LCS Dice, tokens weighted 1/sqrt(df), digit tokens x4",
@@ -250,7 +250,13 @@ impl Weights {
                 1.0,
             )
         };
-        let inverse_digits16 = digit_weights(16.0, 0.5)?;
+        // The weights of `--verify align-weighted`, as the library counts them (the
+        // same definition as `digit_weights(16.0, 0.5)`).
+        let mut counts = CorpusWeights::new();
+        for t in texts {
+            counts.add_document(&o.tokens(t));
+        }
+        let inverse_digits16 = counts.weights();
         let digit_factors = vec![
             digit_weights(4.0, 0.5)?,
             digit_weights(8.0, 0.5)?,

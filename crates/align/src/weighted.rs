@@ -19,11 +19,13 @@ const UNITS_PER_WEIGHT: f64 = 65_536.0;
 /// `2^-16` (at least `2^-16`), so every sum of weights is exact. Memory: 16 bytes per
 /// token in the table.
 ///
-/// [`inverse_sqrt_document_frequency`](Self::inverse_sqrt_document_frequency) builds
-/// the weights that scored best on real labeled sets, `1/sqrt(df)` for a token in `df`
-/// documents of the corpus; [`sqrt_document_frequency`](Self::sqrt_document_frequency)
-/// the opposite, `sqrt(df)`, which scored worst (docs/decisions.md, "Verification
-/// measures on real labels").
+/// [`CorpusWeights`] builds the weights that scored best on both real labeled sets,
+/// `1/sqrt(df)` for a token in `df` documents of the corpus and 16 times that for a
+/// number; [`inverse_sqrt_document_frequency`](Self::inverse_sqrt_document_frequency)
+/// gives `1/sqrt(df)` alone (best on one set, a loss on the other);
+/// [`sqrt_document_frequency`](Self::sqrt_document_frequency) the opposite, `sqrt(df)`,
+/// which scored worst (docs/decisions.md, "Verification measures on real labels" and
+/// "A measure that beats word-set Jaccard on both real sets").
 ///
 /// # Example
 ///
