@@ -183,6 +183,10 @@ struct Candidates {
 
 /// Every weighting the measures use, built from one set's documents.
 struct Weights {
+    /// Each document's tokens with a digit (`numbers`) and of digits only (`digits`),
+    /// sorted and distinct.
+    numbers: Vec<Vec<u64>>,
+    digits: Vec<Vec<u64>>,
     sqrt_df: TokenWeights,
     inverse: TokenWeights,
     idf: TokenWeights,
@@ -197,10 +201,6 @@ struct Weights {
     numbers4: TokenWeights,
     numbers16: TokenWeights,
     inverse_numbers4: TokenWeights,
-    /// Each document's tokens with a digit, sorted and distinct.
-    numbers: Vec<Vec<u64>>,
-    /// Each document's tokens of digits only, sorted and distinct.
-    digits: Vec<Vec<u64>>,
     inverse_digits16: TokenWeights,
     /// 1/sqrt(df) with digit tokens x4, x8, x32, x64; digit tokens x16 without df.
     digit_factors: Vec<TokenWeights>,

@@ -381,7 +381,7 @@ impl CorpusWeights {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(near_dup::align::CorpusWeights::new().num_docs(), 0);
+    /// assert_eq!(near_dup::align::CorpusWeights::new().frequencies().num_docs(), 0);
     /// ```
     #[must_use]
     pub fn new() -> Self {
@@ -404,7 +404,7 @@ impl CorpusWeights {
     /// use near_dup::align::{CorpusWeights, TokenOptions};
     /// let mut c = CorpusWeights::new();
     /// c.add_document(&TokenOptions::default().tokens("GPL 2 or GPL 3"));
-    /// assert_eq!((c.num_docs(), c.len()), (1, 4));
+    /// assert_eq!((c.frequencies().num_docs(), c.frequencies().len()), (1, 4));
     /// ```
     pub fn add_document(&mut self, tokens: &Tokens<'_>) {
         self.df.add_document(tokens.hashes());
@@ -421,46 +421,24 @@ impl CorpusWeights {
         }
     }
 
-    /// Documents counted.
+    /// The document frequencies counted so far: how many documents
+    /// ([`num_docs`](DocumentFrequencies::num_docs)) and distinct tokens
+    /// ([`len`](DocumentFrequencies::len)), each token's `df`.
     ///
     /// # Example
     ///
     /// ```
     /// use near_dup::align::{CorpusWeights, TokenOptions};
+    /// let o = TokenOptions::default();
     /// let mut c = CorpusWeights::new();
-    /// c.add_document(&TokenOptions::default().tokens(""));
-    /// assert_eq!(c.num_docs(), 1);
+    /// c.add_document(&o.tokens("a b a"));
+    /// c.add_document(&o.tokens("a"));
+    /// let f = c.frequencies();
+    /// assert_eq!((f.num_docs(), f.len(), f.df(o.hashes("a")[0])), (2, 2, 2));
     /// ```
     #[must_use]
-    pub fn num_docs(&self) -> u64 {
-        self.df.num_docs()
-    }
-
-    /// Distinct tokens counted.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::align::{CorpusWeights, TokenOptions};
-    /// let mut c = CorpusWeights::new();
-    /// c.add_document(&TokenOptions::default().tokens("a b a"));
-    /// assert_eq!(c.len(), 2);
-    /// ```
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.df.len()
-    }
-
-    /// Whether no token was counted.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// assert!(near_dup::align::CorpusWeights::new().is_empty());
-    /// ```
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.df.is_empty()
+    pub fn frequencies(&self) -> &DocumentFrequencies {
+        &self.df
     }
 
     /// The weights: `1/sqrt(df)`, times [`DIGIT_FACTOR`](Self::DIGIT_FACTOR) for a

@@ -274,15 +274,15 @@ fn align_slow(measure: AlignMeasure, a: &str, b: &str) -> f64 {
     }
 }
 
-#[test]
-fn align_verifier_scores_pairs_by_the_definition() {
-    let mut rng = ChaCha8Rng::seed_from_u64(31);
-    let words = vocab(40);
+/// `n` random documents of `words` and an edit of each (words replaced in upper case,
+/// a run moved, words added), as texts; the pairs of each document with its edit and
+/// with the document before it.
+fn edited_docs(rng: &mut ChaCha8Rng, words: &[String], n: usize) -> (Vec<String>, Vec<ScoredPair>) {
     let mut docs: Vec<String> = Vec::new();
     let mut pairs = Vec::new();
-    for i in 0..60 {
+    for i in 0..n {
         let len = rng.random_range(5..80);
-        let base = random_doc(&mut rng, &words, len);
+        let base = random_doc(rng, words, len);
         let mut copy = base.clone();
         // Edits of every kind: words replaced, a run moved, words added.
         for _ in 0..rng.random_range(0..6) {
@@ -294,7 +294,7 @@ fn align_verifier_scores_pairs_by_the_definition() {
             copy.rotate_left(third);
         }
         if rng.random_bool(0.3) {
-            copy.extend(random_doc(&mut rng, &words, 10));
+            copy.extend(random_doc(rng, words, 10));
         }
         docs.push(base.join(" "));
         docs.push(copy.join("  "));
@@ -303,6 +303,14 @@ fn align_verifier_scores_pairs_by_the_definition() {
             pairs.push(ScoredPair::new(2 * i, 2 * i - 2, 0.0));
         }
     }
+    (docs, pairs)
+}
+
+#[test]
+fn align_verifier_scores_pairs_by_the_definition() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let words = vocab(40);
+    let (docs, pairs) = edited_docs(&mut rng, &words, 60);
     for measure in [
         AlignMeasure::Combined,
         AlignMeasure::Dice,
@@ -372,26 +380,7 @@ fn align_weighted_verifier_scores_pairs_by_the_definition() {
     let mut rng = ChaCha8Rng::seed_from_u64(29);
     let mut words = vocab(30);
     words.extend((0..8).map(|i| format!("{}", 2 + i)));
-    let mut docs: Vec<String> = Vec::new();
-    let mut pairs = Vec::new();
-    for i in 0..40 {
-        let len = rng.random_range(5..60);
-        let base = random_doc(&mut rng, &words, len);
-        let mut copy = base.clone();
-        for _ in 0..rng.random_range(0..5) {
-            let at = rng.random_range(0..copy.len());
-            copy[at] = words[rng.random_range(0..words.len())].to_uppercase();
-        }
-        if rng.random_bool(0.3) {
-            copy.extend(random_doc(&mut rng, &words, 8));
-        }
-        docs.push(base.join(" "));
-        docs.push(copy.join("  "));
-        pairs.push(ScoredPair::new(2 * i, 2 * i + 1, 0.0));
-        if i > 0 {
-            pairs.push(ScoredPair::new(2 * i, 2 * i - 2, 0.0));
-        }
-    }
+    let (mut docs, pairs) = edited_docs(&mut rng, &words, 40);
     // Documents no pair names still count in the document frequencies.
     for _ in 0..20 {
         let len = rng.random_range(5..30);
