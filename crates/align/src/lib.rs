@@ -12,7 +12,9 @@
 //! * scores the pair by LCS-Dice, LCS containment, their combination with word
 //!   3-gram Jaccard or the maximum of word-set Jaccard and LCS-Dice ([`Measure`]), or by
 //!   LCS-Dice over tokens weighted by the corpus's document frequencies (the heaviest
-//!   common subsequence, [`Aligner::weighted_dice`], [`TokenWeights`]);
+//!   common subsequence, [`Aligner::weighted_dice`], [`TokenWeights`]; the weights
+//!   that ranked real labeled pairs best, rare words and numbers heavier, are
+//!   [`CorpusWeights`]);
 //! * aligns them into matched runs ([`Aligner::align`]) and reports the shared
 //!   blocks, the blocks unique to each side with byte offsets, moved blocks and
 //!   repetitions ([`BlockReport`]);
@@ -80,4 +82,4 @@ pub use lcs::{Aligner, LcsResult, MAX_TOKENS, quadratic_lcs_len};
 pub use ndd_core::Error;
 pub use similarity::{Measure, Prepared};
 pub use tokens::{TokenOptions, Tokens};
-pub use weighted::TokenWeights;
+pub use weighted::{CorpusWeights, TokenWeights};

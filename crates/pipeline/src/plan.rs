@@ -294,7 +294,10 @@ impl Plan {
             // The estimate bounds Jaccard, not containment or a user's measure.
             Verifier::ExactJaccard => Emit::Plausible,
             // Containment, word order and a user's measure are not bounded by it.
-            Verifier::Containment | Verifier::Align(_) | Verifier::Custom(_) => Emit::AllCandidates,
+            Verifier::Containment
+            | Verifier::Align(_)
+            | Verifier::AlignWeighted
+            | Verifier::Custom(_) => Emit::AllCandidates,
         }
     }
 

@@ -3,9 +3,9 @@
 //! plain O(n·m) dynamic program and sets built with `BTreeSet`.
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use ndd_align::{Aligner, Measure, Prepared, TokenOptions, TokenWeights};
+use ndd_align::{Aligner, CorpusWeights, Measure, Prepared, TokenOptions, TokenWeights};
 use proptest::prelude::*;
 
 fn seq(max: usize, alphabet: u64) -> impl Strategy<Value = Vec<u64>> {
@@ -184,4 +184,113 @@ fn invalid_weights_and_thresholds_are_refused() {
     // Empty sides: 1 for two, 0 for one.
     assert_eq!(al.weighted_dice(&[], &[], &w, 1.0).unwrap(), Some(1.0));
     assert_eq!(al.weighted_dice(&[], &[1], &w, 0.0).unwrap(), Some(0.0));
+}
+
+/// Random texts of words and numbers, the slow way: for each text, its words (split
+/// on spaces, lowercased by hand; the words are ASCII letters or digits).
+fn words_of(text: &str) -> Vec<String> {
+    text.split_whitespace().map(str::to_lowercase).collect()
+}
+
+/// The weights `CorpusWeights` documents, from their definition over word strings:
+/// `1/sqrt(df)`, 16 times that for a word of digits alone, rounded to 2^-16.
+fn slow_corpus_weights(texts: &[String]) -> BTreeMap<String, f64> {
+    let mut df: BTreeMap<String, usize> = BTreeMap::new();
+    for t in texts {
+        let distinct: BTreeSet<String> = words_of(t).into_iter().collect();
+        for w in distinct {
+            *df.entry(w).or_default() += 1;
+        }
+    }
+    df.into_iter()
+        .map(|(w, n)| {
+            let k = if w.bytes().all(|c| c.is_ascii_digit()) {
+                16.0
+            } else {
+                1.0
+            };
+            let weight = k / (n as f64).sqrt();
+            (w, (weight * 65536.0).round() / 65536.0)
+        })
+        .collect()
+}
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+    // Few distinct words, so that they repeat across texts; numbers among them.
+    let word = prop::sample::select(vec![
+        "gnu", "GPL", "version", "the", "Licence", "2", "3", "21", "any", "later", "or", "libfoo3",
+    ]);
+    prop::collection::vec(word, 0..max).prop_map(|w| w.join(" "))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn corpus_weights_are_their_definition_and_dice_follows(
+        texts in prop::collection::vec(text(40), 2..6),
+        t in 0.0f64..=1.0,
+    ) {
+        let o = TokenOptions::default();
+        let mut counts = CorpusWeights::new();
+        for x in &texts {
+            counts.add_document(&o.tokens(x));
+        }
+        let w = counts.weights();
+        let want = slow_corpus_weights(&texts);
+        prop_assert_eq!(counts.frequencies().num_docs(), texts.len() as u64);
+        prop_assert_eq!(counts.frequencies().len(), want.len());
+        for (word, &weight) in &want {
+            prop_assert_eq!(w.weight(o.hashes(word)[0]), weight, "{}", word);
+        }
+        // Weighted LCS Dice of the first two texts by the textbook dynamic program
+        // over the word strings, with the same weights.
+        let (a, b) = (words_of(&texts[0]), words_of(&texts[1]));
+        let heaviest = {
+            let mut dp = vec![vec![0.0f64; b.len() + 1]; a.len() + 1];
+            for i in 0..a.len() {
+                for j in 0..b.len() {
+                    let mut best = dp[i][j + 1].max(dp[i + 1][j]);
+                    if a[i] == b[j] {
+                        best = best.max(dp[i][j] + want[&a[i]]);
+                    }
+                    dp[i + 1][j + 1] = best;
+                }
+            }
+            dp[a.len()][b.len()]
+        };
+        let total: f64 = a.iter().chain(&b).map(|x| want[x]).sum();
+        let dice = if a.is_empty() && b.is_empty() { 1.0 } else { 2.0 * heaviest / total };
+        let (ha, hb) = (o.hashes(&texts[0]), o.hashes(&texts[1]));
+        let got = Aligner::new().weighted_dice(&ha, &hb, &w, t).unwrap();
+        prop_assert_eq!(got, Some(dice).filter(|&s| s >= t));
+    }
+}
+
+#[test]
+fn corpus_weights_tell_a_license_version_from_a_preamble() {
+    // Two copies of one license, one with a pointer added, and the next version: by
+    // word count the version is the closer text; weighted, the copy is.
+    let o = TokenOptions::default();
+    let texts = [
+        "This program is free software; you can redistribute it under the terms of the GNU General Public License version 2 or any later version.",
+        "This program is free software; you can redistribute it under the terms of the GNU General Public License version 2 or any later version. On Debian systems see /usr/share/common-licenses/GPL.",
+        "This program is free software; you can redistribute it under the terms of the GNU General Public License version 3 or any later version.",
+    ];
+    let mut counts = CorpusWeights::new();
+    for t in texts {
+        counts.add_document(&o.tokens(t));
+    }
+    let w = counts.weights();
+    let docs: Vec<Vec<u64>> = texts.iter().map(|t| o.hashes(t)).collect();
+    let mut al = Aligner::new();
+    let plain = |al: &mut Aligner, i: usize| Measure::Dice.score(&al.lcs(&docs[0], &docs[i], 0));
+    assert!(plain(&mut al, 2) > plain(&mut al, 1));
+    let weighted = |al: &mut Aligner, i: usize| {
+        al.weighted_dice(&docs[0], &docs[i], &w, 0.0)
+            .unwrap()
+            .unwrap()
+    };
+    assert!(weighted(&mut al, 1) > 0.8, "{}", weighted(&mut al, 1));
+    assert!(weighted(&mut al, 2) < 0.6, "{}", weighted(&mut al, 2));
 }

@@ -956,6 +956,105 @@ fn every_library_verifier_is_reachable_from_verify() {
     }
 }
 
+/// `--verify align-weighted`: LCS Dice over words weighted by `1/sqrt(df)` in the
+/// input, numbers 16 times more. A text whose version number changed is dropped at a
+/// threshold where a text with a word changed is kept, unlike plain LCS Dice; the
+/// scores are the definition computed here over the words of every input document.
+#[test]
+fn align_weighted_verifier_weighs_numbers_and_rare_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut words = Words(29);
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for f in 0..3 {
+        // Words from 300, so that they repeat across families (df above 1).
+        let mut base = words.words(60, 300);
+        base.extend(["version".to_string(), "2".to_string()]);
+        let mut edit = base.clone();
+        edit[0] = format!("x{}", words.next());
+        let mut version = base.clone();
+        version[61] = "3".to_string();
+        for (kind, w) in [("base", base), ("edit", edit), ("version", version)] {
+            texts.push((format!("f{f}-{kind}"), w.join(" ")));
+        }
+    }
+    let input: String = texts
+        .iter()
+        .map(|(id, t)| format!("{}\n", serde_json::json!({ "id": id, "text": t })))
+        .collect();
+    fs::write(dir.path().join("in.jsonl"), input).unwrap();
+    let mut df: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, t) in &texts {
+        for w in t.split(' ').collect::<BTreeSet<_>>() {
+            *df.entry(w).or_default() += 1;
+        }
+    }
+    let weight = |w: &str| {
+        let k = if w.bytes().all(|c| c.is_ascii_digit()) {
+            16.0
+        } else {
+            1.0
+        };
+        k / (df[w] as f64).sqrt()
+    };
+    let weighted_dice = |a: &str, b: &str| {
+        let text = |id: &str| texts.iter().find(|t| t.0 == id).unwrap().1.clone();
+        let (ta, tb) = (text(a), text(b));
+        let (wa, wb): (Vec<&str>, Vec<&str>) = (ta.split(' ').collect(), tb.split(' ').collect());
+        let mut dp = vec![vec![0.0f64; wb.len() + 1]; wa.len() + 1];
+        for i in 0..wa.len() {
+            for j in 0..wb.len() {
+                let mut best = dp[i][j + 1].max(dp[i + 1][j]);
+                if wa[i] == wb[j] {
+                    best = best.max(dp[i][j] + weight(wa[i]));
+                }
+                dp[i + 1][j + 1] = best;
+            }
+        }
+        let total: f64 = wa.iter().chain(&wb).map(|w| weight(w)).sum();
+        2.0 * dp[wa.len()][wb.len()] / total
+    };
+    let run = |verify: &str| {
+        let out = format!("{verify}.tsv");
+        let summary = ok(&ndd(
+            &[
+                "dedup",
+                "--input",
+                "in.jsonl",
+                "--threshold",
+                "0.9",
+                "--verify",
+                verify,
+                "--pairs-out",
+                &out,
+            ],
+            dir.path(),
+        ));
+        assert!(
+            summary.contains(&format!("verify:      {verify} (")),
+            "{summary}"
+        );
+        tsv(&dir.path().join(&out), "id_a\tid_b\tscore")
+    };
+    // Plain LCS Dice keeps every pair of a family: one or two words of 62 differ.
+    assert_eq!(run("align-dice").len(), 9);
+    let pairs = run("align-weighted");
+    let kept: BTreeSet<(String, String)> =
+        pairs.iter().map(|p| (p[0].clone(), p[1].clone())).collect();
+    let want: BTreeSet<(String, String)> = (0..3)
+        .map(|f| (format!("f{f}-base"), format!("f{f}-edit")))
+        .collect();
+    assert_eq!(kept, want);
+    for p in &pairs {
+        let (got, want): (f64, f64) = (p[2].parse().unwrap(), weighted_dice(&p[0], &p[1]));
+        assert!((got - want).abs() < 1e-4, "{p:?}: {got} vs {want}");
+    }
+    // The version pairs score below the threshold by the same definition.
+    for f in 0..3 {
+        let v = weighted_dice(&format!("f{f}-base"), &format!("f{f}-version"));
+        assert!(v < 0.9, "{v}");
+    }
+}
+
 fn by_kind<'a>(docs: &'a [Doc], id: &str) -> &'a str {
     docs.iter().find(|d| d.id == id).map_or("", |d| d.kind)
 }

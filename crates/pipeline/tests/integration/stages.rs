@@ -274,15 +274,15 @@ fn align_slow(measure: AlignMeasure, a: &str, b: &str) -> f64 {
     }
 }
 
-#[test]
-fn align_verifier_scores_pairs_by_the_definition() {
-    let mut rng = ChaCha8Rng::seed_from_u64(31);
-    let words = vocab(40);
+/// `n` random documents of `words` and an edit of each (words replaced in upper case,
+/// a run moved, words added), as texts; the pairs of each document with its edit and
+/// with the document before it.
+fn edited_docs(rng: &mut ChaCha8Rng, words: &[String], n: usize) -> (Vec<String>, Vec<ScoredPair>) {
     let mut docs: Vec<String> = Vec::new();
     let mut pairs = Vec::new();
-    for i in 0..60 {
+    for i in 0..n {
         let len = rng.random_range(5..80);
-        let base = random_doc(&mut rng, &words, len);
+        let base = random_doc(rng, words, len);
         let mut copy = base.clone();
         // Edits of every kind: words replaced, a run moved, words added.
         for _ in 0..rng.random_range(0..6) {
@@ -294,7 +294,7 @@ fn align_verifier_scores_pairs_by_the_definition() {
             copy.rotate_left(third);
         }
         if rng.random_bool(0.3) {
-            copy.extend(random_doc(&mut rng, &words, 10));
+            copy.extend(random_doc(rng, words, 10));
         }
         docs.push(base.join(" "));
         docs.push(copy.join("  "));
@@ -303,6 +303,14 @@ fn align_verifier_scores_pairs_by_the_definition() {
             pairs.push(ScoredPair::new(2 * i, 2 * i - 2, 0.0));
         }
     }
+    (docs, pairs)
+}
+
+#[test]
+fn align_verifier_scores_pairs_by_the_definition() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    let words = vocab(40);
+    let (docs, pairs) = edited_docs(&mut rng, &words, 60);
     for measure in [
         AlignMeasure::Combined,
         AlignMeasure::Dice,
@@ -326,6 +334,106 @@ fn align_verifier_scores_pairs_by_the_definition() {
             }
         }
     }
+}
+
+/// `align-weighted` the slow way: words split and lowercased by hand, document
+/// frequencies over every text given (not only those a pair names), a word weighing
+/// `1/sqrt(df)` and a word of digits 16 times that (rounded to 2^-16, as documented),
+/// and the heaviest common subsequence by the textbook dynamic program.
+fn align_weighted_slow(texts: &[String], a: usize, b: usize) -> f64 {
+    let words = |t: &str| -> Vec<String> { t.split_whitespace().map(str::to_lowercase).collect() };
+    let mut df: BTreeMap<String, usize> = BTreeMap::new();
+    for t in texts {
+        for w in words(t).into_iter().collect::<BTreeSet<_>>() {
+            *df.entry(w).or_default() += 1;
+        }
+    }
+    let weight = |w: &String| {
+        let k = if w.bytes().all(|c| c.is_ascii_digit()) {
+            16.0
+        } else {
+            1.0
+        };
+        (k / (df[w] as f64).sqrt() * 65536.0).round() / 65536.0
+    };
+    let (wa, wb) = (words(&texts[a]), words(&texts[b]));
+    let mut dp = vec![vec![0.0f64; wb.len() + 1]; wa.len() + 1];
+    for i in 0..wa.len() {
+        for j in 0..wb.len() {
+            let mut best = dp[i][j + 1].max(dp[i + 1][j]);
+            if wa[i] == wb[j] {
+                best = best.max(dp[i][j] + weight(&wa[i]));
+            }
+            dp[i + 1][j + 1] = best;
+        }
+    }
+    let total: f64 = wa.iter().chain(&wb).map(weight).sum();
+    if total == 0.0 {
+        1.0
+    } else {
+        2.0 * dp[wa.len()][wb.len()] / total
+    }
+}
+
+#[test]
+fn align_weighted_verifier_scores_pairs_by_the_definition() {
+    let mut rng = ChaCha8Rng::seed_from_u64(29);
+    let mut words = vocab(30);
+    words.extend((0..8).map(|i| format!("{}", 2 + i)));
+    let (mut docs, pairs) = edited_docs(&mut rng, &words, 40);
+    // Documents no pair names still count in the document frequencies.
+    for _ in 0..20 {
+        let len = rng.random_range(5..30);
+        docs.push(random_doc(&mut rng, &words, len).join(" "));
+    }
+    let verifier: Verifier = "align-weighted".parse().unwrap();
+    assert_eq!(verifier.name(), "align-weighted");
+    for t in [0.2, 0.5, 0.8] {
+        let (kept, report) = Verification::new(verifier.clone(), t)
+            .run(&docs, pairs.clone())
+            .unwrap();
+        let want: Vec<(usize, usize, f64)> = pairs
+            .iter()
+            .map(|p| (p.a, p.b, align_weighted_slow(&docs, p.a, p.b)))
+            .filter(|&(_, _, s)| s >= t)
+            .collect();
+        assert_eq!(report.checked, pairs.len() as u64);
+        assert_eq!(kept.len(), want.len(), "at {t}");
+        assert!(
+            !want.is_empty() && want.len() < pairs.len(),
+            "at {t}: a test that decides"
+        );
+        for (k, w) in kept.iter().zip(&want) {
+            assert_eq!((k.a, k.b), (w.0, w.1));
+            assert!((k.score - w.2).abs() < 1e-12, "{} vs {}", k.score, w.2);
+        }
+    }
+}
+
+#[test]
+fn align_weighted_counts_every_document_given() {
+    // "beta" is in the pair's two documents and a third no pair names: df 3, so it
+    // weighs 1/sqrt(3); without the third it would weigh 1/sqrt(2).
+    let texts = ["alpha beta gamma", "alpha beta delta", "beta epsilon zeta"];
+    let (kept, _) = Verification::new("align-weighted".parse().unwrap(), 0.1)
+        .run(&texts, vec![ScoredPair::new(0, 1, 0.0)])
+        .unwrap();
+    let (alpha, beta) = (1.0 / 2f64.sqrt(), 1.0 / 3f64.sqrt());
+    let want = (alpha + beta) / (alpha + beta + 1.0);
+    assert!(
+        (kept[0].score - want).abs() < 1e-4,
+        "{} vs {want}",
+        kept[0].score
+    );
+    let (two, _) = Verification::new("align-weighted".parse().unwrap(), 0.1)
+        .run(&texts[..2], vec![ScoredPair::new(0, 1, 0.0)])
+        .unwrap();
+    let alone = (2.0 / 2f64.sqrt()) / (2.0 / 2f64.sqrt() + 1.0);
+    assert!(
+        (two[0].score - alone).abs() < 1e-4,
+        "{} vs {alone}",
+        two[0].score
+    );
 }
 
 #[test]
