@@ -223,6 +223,8 @@ struct Job<'a> {
     verifier: &'a Verifier,
     exact: Option<ExactPass>,
     needs_sets: bool,
+    /// The plan's features (the shingle sets' extractor).
+    features: crate::Features,
     progress: &'a dyn Progress,
 }
 
@@ -489,6 +491,7 @@ impl OutOfCore {
             verifier: &self.plan.verifier,
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
+            features: self.plan.features,
             progress: self.progress.as_ref(),
         };
         // Markers that still hold; a stage redone invalidates every later one.

@@ -192,10 +192,7 @@ fn score_block(
     let at = |docs: &[u64], d: u64| docs.binary_search(&d).unwrap_or(0);
     let estimates = match job.max_hamming {
         None => {
-            let signatures = docs
-                .iter()
-                .map(|&d| sigs.get(d))
-                .collect::<Result<Vec<_>, _>>()?;
+            let signatures = sigs.get_many(&docs)?;
             map_in_order(block, |_, e| {
                 let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
                 let est = a.similarity(b)?.value();
@@ -204,10 +201,7 @@ fn score_block(
         }
         #[cfg(feature = "simhash")]
         Some(_) => {
-            let fps = docs
-                .iter()
-                .map(|&d| sigs.fingerprint(d))
-                .collect::<Result<Vec<_>, _>>()?;
+            let fps = sigs.fingerprints(&docs)?;
             map_in_order(block, |_, e| {
                 let diff = fps[at(&docs, e.a)] ^ fps[at(&docs, e.b)];
                 let score = ndd_index::similarity_from_hamming(diff.count_ones());
@@ -227,10 +221,7 @@ fn score_block(
         return Ok(estimates);
     };
     let needed = documents_of(block, |i| estimates[i].is_some());
-    let read = needed
-        .iter()
-        .map(|&d| sets.get(d))
-        .collect::<Result<Vec<_>, _>>()?;
+    let read = sets.get_many(&needed)?;
     let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
     map_in_order(block, |i, e| {
         if estimates[i].is_none() {
