@@ -399,6 +399,14 @@ impl OutOfCore {
                 0,
             ),
         };
+        // "no signatures": a containment run does not write them (a work folder of a
+        // run that did is reused; one without them is not taken for a run that reads
+        // them).
+        let simhash = !matches!(self.engine, Engine::MinHash(_));
+        let sketch = match reads_signatures(simhash, self.plan.emit(), &self.plan.verifier) {
+            true => sketch,
+            false => sketch.with_str("no signatures"),
+        };
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
@@ -661,6 +669,13 @@ impl OutOfCore {
     }
 }
 
+/// Whether a run's verification reads its signatures ([`Job::reads_signatures`]).
+fn reads_signatures(simhash: bool, emit: crate::Emit, verifier: &Verifier) -> bool {
+    simhash
+        || matches!(verifier, Verifier::MethodScore)
+        || !matches!(emit, crate::Emit::AllCandidates)
+}
+
 /// `Ok` for the SimHash settings the stages run: 64-bit fingerprints (searched with
 /// permuted tables, exactly, as in memory), binary or term-frequency weights.
 #[cfg(feature = "simhash")]
@@ -826,6 +841,13 @@ pub(super) fn file_size(path: &Path) -> Result<u64, Error> {
 }
 
 impl Job<'_> {
+    /// Whether verification reads the signatures: SimHash's fingerprints always, the
+    /// MinHash estimate unless every candidate goes on to a measure the estimate does
+    /// not bound (containment): then `signatures.bin` is not written.
+    fn reads_signatures(&self) -> bool {
+        reads_signatures(self.max_hamming.is_some(), self.emit, self.verifier)
+    }
+
     /// An external sort in the work folder, its runs named after `prefix`, holding
     /// `bytes` of records in memory (at least one record).
     fn sort<T: Record, K: Ord>(

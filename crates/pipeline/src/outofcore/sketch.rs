@@ -149,24 +149,33 @@ impl Out {
 }
 
 /// One chunk's per-document results, computed on every core by [`prepare`] and
-/// written in input order by [`Writing::chunk`].
+/// written in input order by [`Writing::chunk`], in flat buffers (so that this thread
+/// neither allocates nor frees per document).
 struct Prepared {
-    /// Each document's signature bytes and band keys.
-    records: Vec<(Vec<u8>, Vec<u64>)>,
+    documents: usize,
+    /// Each document's signature bytes, `signature_len` each, one after another.
+    signatures: Vec<u8>,
+    signature_len: usize,
+    /// Each document's band keys, `bands` each.
+    keys: Vec<u64>,
+    bands: usize,
     /// The exact pass's digests (empty without the pass).
     digests: Vec<crate::DocDigest>,
-    /// The shingle sets (empty unless the verifier reads them).
-    sets: Vec<FeatureSet>,
+    /// The shingle sets' values (little-endian) one after another, and each set's
+    /// size (empty unless the verifier reads them).
+    set_values: Vec<u8>,
+    set_sizes: Vec<u64>,
 }
 
 /// The signatures, band keys, digests and sets of `docs`, in order: each part by the
 /// batch call the in-memory engine uses (the sketcher's, [`crate::ExactPass::digests`],
-/// the exact verifiers' shingle sets), in parallel under `rayon`.
+/// the exact verifiers' shingle sets), in parallel under `rayon`. `docs` is dropped
+/// here, off the writing thread.
 fn prepare<S: Signer>(
     signer: &S,
     exact: Option<crate::ExactPass>,
     sets_of: Option<crate::Features>,
-    docs: &[Document],
+    docs: Vec<Document>,
 ) -> Result<Prepared, Error> {
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
     let signatures = signer.sketch_chunk(&texts);
@@ -177,7 +186,7 @@ fn prepare<S: Signer>(
             .map(|()| (bytes, keys))
     };
     #[cfg(feature = "rayon")]
-    let records = {
+    let records: Vec<(Vec<u8>, Vec<u64>)> = {
         use rayon::prelude::*;
         signatures
             .into_par_iter()
@@ -185,19 +194,39 @@ fn prepare<S: Signer>(
             .collect::<Result<_, _>>()?
     };
     #[cfg(not(feature = "rayon"))]
-    let records = signatures.iter().map(record).collect::<Result<_, _>>()?;
-    let digests = exact.map(|p| p.digests(&texts)).unwrap_or_default();
-    let sets = match sets_of {
-        Some(features) => {
-            crate::sets::shingle_sets(features, &texts, None, Stage::Sketch, &NoProgress)?
-        }
-        None => Vec::new(),
+    let records: Vec<(Vec<u8>, Vec<u64>)> =
+        signatures.iter().map(record).collect::<Result<_, _>>()?;
+    let (signature_len, bands) = records.first().map_or((0, 0), |r| (r.0.len(), r.1.len()));
+    let mut p = Prepared {
+        documents: docs.len(),
+        signatures: Vec::with_capacity(signature_len * records.len()),
+        signature_len,
+        keys: Vec::with_capacity(bands * records.len()),
+        bands,
+        digests: exact.map(|p| p.digests(&texts)).unwrap_or_default(),
+        set_values: Vec::new(),
+        set_sizes: Vec::new(),
     };
-    Ok(Prepared {
-        records,
-        digests,
-        sets,
-    })
+    for (bytes, keys) in &records {
+        if bytes.len() != signature_len || keys.len() != bands {
+            return Err(Error::Core(ndd_core::Error::corrupt_data(
+                "signatures of one run differ in length",
+            )));
+        }
+        p.signatures.extend_from_slice(bytes);
+        p.keys.extend_from_slice(keys);
+    }
+    if let Some(features) = sets_of {
+        let sets = crate::sets::shingle_sets(features, &texts, None, Stage::Sketch, &NoProgress)?;
+        p.set_values
+            .reserve(8 * sets.iter().map(FeatureSet::len).sum::<usize>());
+        for set in &sets {
+            p.set_values
+                .extend(set.as_slice().iter().flat_map(|v| v.to_le_bytes()));
+            p.set_sizes.push(set.len() as u64);
+        }
+    }
+    Ok(p)
 }
 
 /// Runs `compute` on rayon's pool while `serial` runs on this thread (which need not
@@ -228,7 +257,8 @@ struct Writing<'j, 'a> {
     job: &'j Job<'a>,
     keys: ndd_scale::ExternalSort<BandKeyRecord, (u16, u64, u64)>,
     digests: Option<ndd_scale::ExternalSort<DigestRecord, ([u8; 20], u64)>>,
-    sigs: Out,
+    /// `None` when verification does not read signatures (containment).
+    sigs: Option<Out>,
     sets: Option<(Out, Out)>,
     documents: u64,
     signature_len: Option<usize>,
@@ -240,16 +270,18 @@ impl Writing<'_, '_> {
     /// Writes a prepared chunk, its documents numbered from `self.documents` on.
     fn chunk(&mut self, p: Prepared) -> Result<(), Error> {
         let dir = self.job.dir;
-        let n = p.records.len();
-        for (i, (bytes, band_keys)) in p.records.iter().enumerate() {
-            let doc = self.documents + i as u64;
-            if *self.signature_len.get_or_insert(bytes.len()) != bytes.len() {
-                return Err(Error::Core(ndd_core::Error::corrupt_data(
-                    "signatures of one run differ in length",
-                )));
-            }
-            self.sigs.write(bytes)?;
-            for (band, &key) in band_keys.iter().enumerate() {
+        if p.documents > 0 && *self.signature_len.get_or_insert(p.signature_len) != p.signature_len
+        {
+            return Err(Error::Core(ndd_core::Error::corrupt_data(
+                "signatures of one run differ in length",
+            )));
+        }
+        if let Some(sigs) = &mut self.sigs {
+            sigs.write(&p.signatures)?;
+        }
+        let docs = self.documents..;
+        for (doc, keys) in docs.clone().zip(p.keys.chunks_exact(p.bands.max(1))) {
+            for (band, &key) in keys.iter().enumerate() {
                 let band = u16::try_from(band).map_err(|_| {
                     Error::Core(ndd_core::Error::invalid_parameter(
                         "bands",
@@ -262,26 +294,24 @@ impl Writing<'_, '_> {
             }
         }
         if let Some(digests) = &mut self.digests {
-            for (i, &digest) in p.digests.iter().enumerate() {
-                let doc = self.documents + i as u64;
+            for (doc, &digest) in docs.zip(&p.digests) {
                 digests
                     .push(DigestRecord { doc, digest })
                     .map_err(|e| damaged(dir, e))?;
             }
         }
         if let Some((values, ends)) = &mut self.sets {
-            for set in &p.sets {
-                self.set_bytes.clear();
-                for v in set.as_slice() {
-                    self.set_bytes.extend_from_slice(&v.to_le_bytes());
-                }
-                values.write(&self.set_bytes)?;
-                self.set_end += set.len() as u64;
-                ends.write(&self.set_end.to_le_bytes())?;
+            values.write(&p.set_values)?;
+            self.set_bytes.clear();
+            for size in &p.set_sizes {
+                self.set_end += size;
+                self.set_bytes
+                    .extend_from_slice(&self.set_end.to_le_bytes());
             }
+            ends.write(&self.set_bytes)?;
         }
-        self.documents += n as u64;
-        self.job.progress.advance(Stage::Sketch, n as u64);
+        self.documents += p.documents as u64;
+        self.job.progress.advance(Stage::Sketch, p.documents as u64);
         Ok(())
     }
 }
@@ -330,7 +360,10 @@ where
             Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
             None => None,
         },
-        sigs: Out::create(dir, SIGNATURES)?,
+        sigs: match job.reads_signatures() {
+            true => Some(Out::create(dir, SIGNATURES)?),
+            false => None,
+        },
         sets: match job.needs_sets {
             true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
             false => None,
@@ -349,9 +382,9 @@ where
     while !next.is_empty() || pending.is_some() {
         let current = std::mem::take(&mut next);
         let (prepared, read) = overlap(
-            || match current.is_empty() {
+            move || match current.is_empty() {
                 true => Ok(None),
-                false => prepare(signer, exact, sets_of, &current).map(Some),
+                false => prepare(signer, exact, sets_of, current).map(Some),
             },
             || {
                 if let Some(p) = pending.take() {
@@ -378,8 +411,12 @@ where
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
         None => Vec::new(),
     };
-    let (mut bytes_written, signatures_sum) = sigs.finish()?;
-    let mut checksums = vec![(SIGNATURES, signatures_sum)];
+    let (mut bytes_written, mut checksums) = (0, Vec::new());
+    if let Some(sigs) = sigs {
+        let (b, sum) = sigs.finish()?;
+        bytes_written += b;
+        checksums.push((SIGNATURES, sum));
+    }
     if let Some((values, ends)) = sets {
         let ((vb, vs), (eb, es)) = (values.finish()?, ends.finish()?);
         bytes_written += vb + eb;
@@ -407,10 +444,15 @@ pub(super) struct Signatures {
 }
 
 impl Signatures {
-    pub(super) fn open(dir: &Path, len: u64) -> Result<Self, Error> {
-        let path = dir.join(SIGNATURES);
+    /// The signatures of `job`'s work folder, `len` bytes each; `None` when its
+    /// verification does not read them ([`Job::reads_signatures`]: none were written).
+    pub(super) fn open(job: &Job<'_>, len: u64) -> Result<Option<Self>, Error> {
+        if !job.reads_signatures() {
+            return Ok(None);
+        }
+        let path = job.dir.join(SIGNATURES);
         let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-        Ok(Signatures { file, path, len })
+        Ok(Some(Signatures { file, path, len }))
     }
 
     /// The bytes of document `doc`'s signature, into `buf`.
