@@ -229,55 +229,51 @@ fn prepare<S: Signer>(
     Ok(p)
 }
 
-/// Runs `compute` on rayon's pool while `serial` runs on this thread (which need not
-/// be `Send`: it reads the input and writes the files), both to their end.
-fn overlap<A: Send, B>(compute: impl FnOnce() -> A + Send, serial: impl FnOnce() -> B) -> (A, B) {
+/// Runs `compute` and `files` on rayon's pool while `serial` runs on this thread
+/// (which need not be `Send`: it reads the input), all three to their end.
+fn overlap<A: Send, F: Send, B>(
+    compute: impl FnOnce() -> A + Send,
+    files: impl FnOnce() -> F + Send,
+    serial: impl FnOnce() -> B,
+) -> (A, F, B) {
     #[cfg(feature = "rayon")]
     {
-        let mut computed = None;
+        let (mut computed, mut written) = (None, None);
         let b = rayon::in_place_scope(|s| {
             s.spawn(|_| computed = Some(compute()));
+            s.spawn(|_| written = Some(files()));
             serial()
         });
-        // The scope returns once the spawned job has run (or re-raises its panic).
-        match computed {
-            Some(a) => (a, b),
-            None => unreachable!("a rayon scope waits for its jobs"),
+        // The scope returns once the spawned jobs have run (or re-raises a panic).
+        match (computed, written) {
+            (Some(a), Some(f)) => (a, f, b),
+            _ => unreachable!("a rayon scope waits for its jobs"),
         }
     }
     #[cfg(not(feature = "rayon"))]
     {
-        let b = serial();
-        (compute(), b)
+        let (f, b) = (files(), serial());
+        (compute(), f, b)
     }
 }
 
-/// The sketch stage's writers: signatures, band-key and digest sorts, sets.
-struct Writing<'j, 'a> {
-    job: &'j Job<'a>,
+/// The sketch stage's sorts (band keys, digests), fed on the reading thread.
+struct Sorts {
     keys: ndd_scale::ExternalSort<BandKeyRecord, (u16, u64, u64)>,
     digests: Option<ndd_scale::ExternalSort<DigestRecord, ([u8; 20], u64)>>,
-    /// `None` when verification does not read signatures (containment).
-    sigs: Option<Out>,
-    sets: Option<(Out, Out)>,
     documents: u64,
     signature_len: Option<usize>,
-    set_end: u64,
-    set_bytes: Vec<u8>,
 }
 
-impl Writing<'_, '_> {
-    /// Writes a prepared chunk, its documents numbered from `self.documents` on.
-    fn chunk(&mut self, p: Prepared) -> Result<(), Error> {
-        let dir = self.job.dir;
+impl Sorts {
+    /// Pushes a prepared chunk's band keys and digests, its documents numbered from
+    /// `self.documents` on.
+    fn chunk(&mut self, dir: &Path, p: &Prepared) -> Result<(), Error> {
         if p.documents > 0 && *self.signature_len.get_or_insert(p.signature_len) != p.signature_len
         {
             return Err(Error::Core(ndd_core::Error::corrupt_data(
                 "signatures of one run differ in length",
             )));
-        }
-        if let Some(sigs) = &mut self.sigs {
-            sigs.write(&p.signatures)?;
         }
         let docs = self.documents..;
         for (doc, keys) in docs.clone().zip(p.keys.chunks_exact(p.bands.max(1))) {
@@ -300,18 +296,35 @@ impl Writing<'_, '_> {
                     .map_err(|e| damaged(dir, e))?;
             }
         }
+        self.documents += p.documents as u64;
+        Ok(())
+    }
+}
+
+/// The sketch stage's raw files (signatures, sets and their ends), written in
+/// document order on a thread of the pool beside the reading thread.
+struct Files {
+    /// `None` when verification does not read signatures (containment).
+    sigs: Option<Out>,
+    sets: Option<(Out, Out)>,
+    set_end: u64,
+    ends: Vec<u8>,
+}
+
+impl Files {
+    fn chunk(&mut self, p: &Prepared) -> Result<(), Error> {
+        if let Some(sigs) = &mut self.sigs {
+            sigs.write(&p.signatures)?;
+        }
         if let Some((values, ends)) = &mut self.sets {
             values.write(&p.set_values)?;
-            self.set_bytes.clear();
+            self.ends.clear();
             for size in &p.set_sizes {
                 self.set_end += size;
-                self.set_bytes
-                    .extend_from_slice(&self.set_end.to_le_bytes());
+                self.ends.extend_from_slice(&self.set_end.to_le_bytes());
             }
-            ends.write(&self.set_bytes)?;
+            ends.write(&self.ends)?;
         }
-        self.documents += p.documents as u64;
-        self.job.progress.advance(Stage::Sketch, p.documents as u64);
         Ok(())
     }
 }
@@ -353,13 +366,16 @@ where
     } else {
         job.budget / 2
     };
-    let mut w = Writing {
-        job,
+    let mut sorts = Sorts {
         keys: job.sort("keys", bucket_order, sorting, fingerprint)?,
         digests: match job.exact {
             Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
             None => None,
         },
+        documents: 0,
+        signature_len: None,
+    };
+    let mut files = Files {
         sigs: match job.reads_signatures() {
             true => Some(Out::create(dir, SIGNATURES)?),
             false => None,
@@ -368,10 +384,8 @@ where
             true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
             false => None,
         },
-        documents: 0,
-        signature_len: None,
         set_end: 0,
-        set_bytes: Vec::new(),
+        ends: Vec::new(),
     };
     let chunk_bytes = (job.budget / 8).max(1);
     let (exact, sets_of) = (job.exact, job.needs_sets.then_some(job.features));
@@ -379,33 +393,37 @@ where
     job.progress.start(Stage::Sketch, None);
     let mut next = read_chunk(&mut docs, chunk_bytes)?;
     let mut pending: Option<Prepared> = None;
+    // Chunk i is prepared on the pool while chunk i - 1's raw files are written (on
+    // the pool too) and its keys pushed, and chunk i + 1 is read, on this thread.
     while !next.is_empty() || pending.is_some() {
         let current = std::mem::take(&mut next);
-        let (prepared, read) = overlap(
+        let before = pending.take();
+        let (prepared, written, read) = overlap(
             move || match current.is_empty() {
                 true => Ok(None),
                 false => prepare(signer, exact, sets_of, current).map(Some),
             },
+            || before.as_ref().map_or(Ok(()), |p| files.chunk(p)),
             || {
-                if let Some(p) = pending.take() {
-                    w.chunk(p)?;
+                if let Some(p) = &before {
+                    sorts.chunk(dir, p)?;
+                    job.progress.advance(Stage::Sketch, p.documents as u64);
                 }
                 read_chunk(&mut docs, chunk_bytes)
             },
         );
+        written?;
         pending = prepared?;
         next = read?;
     }
     job.progress.finish(Stage::Sketch);
-    let Writing {
+    let Sorts {
         keys,
         digests,
-        sigs,
-        sets,
         documents,
         signature_len,
-        ..
-    } = w;
+    } = sorts;
+    let Files { sigs, sets, .. } = files;
     let runs = keys.finish().map_err(|e| damaged(dir, e))?;
     let digest_runs = match digests {
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
