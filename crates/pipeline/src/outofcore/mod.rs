@@ -3,7 +3,8 @@
 //! run finds it finished.
 //!
 //! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
-//!    fingerprint → its blocks, `hamming`); signatures to `signatures.bin`, band keys
+//!    fingerprint → its blocks, `hamming`), each chunk on every core; signatures to
+//!    `signatures.bin` when verification reads them (not for containment), band keys
 //!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
 //!    verifier reads them, and the exact pass's digests to runs sorted by digest
 //!    (`digests-*.bin`).
@@ -146,7 +147,7 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// documents that have a near-duplicate (about 40 bytes each); for SimHash, the
 /// fingerprints of one run of documents agreeing on a block (16 bytes each). What the
 /// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
-/// a SimHash fingerprint) and band keys (18 bytes per band; per block of the
+/// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), and 16 bytes per candidate pair.
 ///
