@@ -129,10 +129,6 @@ impl<E: FeatureExtractor + Sync> Signer for SimSigner<E> {
         }));
         Ok(())
     }
-
-    fn extract(&self, text: &str, out: &mut Vec<u64>) {
-        self.hasher.extractor().extract(text, out);
-    }
 }
 
 /// The weighting of a SimHash run out of core: binary or term frequency (per

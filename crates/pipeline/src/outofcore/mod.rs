@@ -3,7 +3,8 @@
 //! run finds it finished.
 //!
 //! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
-//!    fingerprint → its blocks, `hamming`); signatures to `signatures.bin`, band keys
+//!    fingerprint → its blocks, `hamming`), each chunk on every core; signatures to
+//!    `signatures.bin` when verification reads them (not for containment), band keys
 //!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
 //!    verifier reads them, and the exact pass's digests to runs sorted by digest
 //!    (`digests-*.bin`).
@@ -146,7 +147,7 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// documents that have a near-duplicate (about 40 bytes each); for SimHash, the
 /// fingerprints of one run of documents agreeing on a block (16 bytes each). What the
 /// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
-/// a SimHash fingerprint) and band keys (18 bytes per band; per block of the
+/// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), and 16 bytes per candidate pair.
 ///
@@ -223,6 +224,8 @@ struct Job<'a> {
     verifier: &'a Verifier,
     exact: Option<ExactPass>,
     needs_sets: bool,
+    /// The plan's features (the shingle sets' extractor).
+    features: crate::Features,
     progress: &'a dyn Progress,
 }
 
@@ -397,6 +400,14 @@ impl OutOfCore {
                 0,
             ),
         };
+        // "no signatures": a containment run does not write them (a work folder of a
+        // run that did is reused; one without them is not taken for a run that reads
+        // them).
+        let simhash = !matches!(self.engine, Engine::MinHash(_));
+        let sketch = match reads_signatures(simhash, self.plan.emit(), &self.plan.verifier) {
+            true => sketch,
+            false => sketch.with_str("no signatures"),
+        };
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
@@ -489,6 +500,7 @@ impl OutOfCore {
             verifier: &self.plan.verifier,
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
+            features: self.plan.features,
             progress: self.progress.as_ref(),
         };
         // Markers that still hold; a stage redone invalidates every later one.
@@ -658,6 +670,13 @@ impl OutOfCore {
     }
 }
 
+/// Whether a run's verification reads its signatures ([`Job::reads_signatures`]).
+fn reads_signatures(simhash: bool, emit: crate::Emit, verifier: &Verifier) -> bool {
+    simhash
+        || matches!(verifier, Verifier::MethodScore)
+        || !matches!(emit, crate::Emit::AllCandidates)
+}
+
 /// `Ok` for the SimHash settings the stages run: 64-bit fingerprints (searched with
 /// permuted tables, exactly, as in memory), binary or term-frequency weights.
 #[cfg(feature = "simhash")]
@@ -823,6 +842,13 @@ pub(super) fn file_size(path: &Path) -> Result<u64, Error> {
 }
 
 impl Job<'_> {
+    /// Whether verification reads the signatures: SimHash's fingerprints always, the
+    /// MinHash estimate unless every candidate goes on to a measure the estimate does
+    /// not bound (containment): then `signatures.bin` is not written.
+    fn reads_signatures(&self) -> bool {
+        reads_signatures(self.max_hamming.is_some(), self.emit, self.verifier)
+    }
+
     /// An external sort in the work folder, its runs named after `prefix`, holding
     /// `bytes` of records in memory (at least one record).
     fn sort<T: Record, K: Ord>(

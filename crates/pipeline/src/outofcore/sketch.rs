@@ -13,12 +13,12 @@ use ndd_minhash::{MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
 
 use super::{Job, bucket_order, damaged, digest_order, file_size};
-use crate::progress::Stage;
+use crate::progress::{NoProgress, Stage};
 use crate::{Document, Error};
 
 /// What the sketch stage needs of a method: signatures of a chunk of texts, each
 /// signature's bytes in `signatures.bin` (one length for every document) and its band
-/// keys (band `i` is the `i`-th key), and the shingles the set verifiers compare.
+/// keys (band `i` is the `i`-th key).
 pub(super) trait Signer: Sync {
     /// A signature.
     type Sig: Send;
@@ -31,8 +31,6 @@ pub(super) trait Signer: Sync {
         bytes: &mut Vec<u8>,
         keys: &mut Vec<u64>,
     ) -> Result<(), Error>;
-    /// The shingles of `text` (unsorted, repeats allowed) into `out`.
-    fn extract(&self, text: &str, out: &mut Vec<u64>);
 }
 
 /// The signatures of `texts` by `h`, in parallel under `rayon`.
@@ -75,10 +73,6 @@ impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
         keys.clear();
         self.params.band_keys_into(sig.values(), keys)?;
         Ok(())
-    }
-
-    fn extract(&self, text: &str, out: &mut Vec<u64>) {
-        self.hasher.extractor().extract(text, out);
     }
 }
 
@@ -154,6 +148,204 @@ impl Out {
     }
 }
 
+/// One chunk's per-document results, computed on every core by [`prepare`] and
+/// written in input order by [`Writing::chunk`], in flat buffers (so that this thread
+/// neither allocates nor frees per document).
+struct Prepared {
+    documents: usize,
+    /// Each document's signature bytes, `signature_len` each, one after another.
+    signatures: Vec<u8>,
+    signature_len: usize,
+    /// Each document's band keys, `bands` each.
+    keys: Vec<u64>,
+    bands: usize,
+    /// The exact pass's digests (empty without the pass).
+    digests: Vec<crate::DocDigest>,
+    /// The shingle sets' values (little-endian) one after another, and each set's
+    /// size (empty unless the verifier reads them).
+    set_values: Vec<u8>,
+    set_sizes: Vec<u64>,
+}
+
+/// The signatures, band keys, digests and sets of `docs`, in order: each part by the
+/// batch call the in-memory engine uses (the sketcher's, [`crate::ExactPass::digests`],
+/// the exact verifiers' shingle sets), in parallel under `rayon`. `docs` is dropped
+/// here, off the writing thread.
+fn prepare<S: Signer>(
+    signer: &S,
+    exact: Option<crate::ExactPass>,
+    sets_of: Option<crate::Features>,
+    docs: Vec<Document>,
+) -> Result<Prepared, Error> {
+    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+    let signatures = signer.sketch_chunk(&texts);
+    let record = |sig: &S::Sig| {
+        let (mut bytes, mut keys) = (Vec::new(), Vec::new());
+        signer
+            .record(sig, &mut bytes, &mut keys)
+            .map(|()| (bytes, keys))
+    };
+    #[cfg(feature = "rayon")]
+    let records: Vec<(Vec<u8>, Vec<u64>)> = {
+        use rayon::prelude::*;
+        signatures
+            .into_par_iter()
+            .map(|sig| record(&sig))
+            .collect::<Result<_, _>>()?
+    };
+    #[cfg(not(feature = "rayon"))]
+    let records: Vec<(Vec<u8>, Vec<u64>)> =
+        signatures.iter().map(record).collect::<Result<_, _>>()?;
+    let (signature_len, bands) = records.first().map_or((0, 0), |r| (r.0.len(), r.1.len()));
+    let mut p = Prepared {
+        documents: docs.len(),
+        signatures: Vec::with_capacity(signature_len * records.len()),
+        signature_len,
+        keys: Vec::with_capacity(bands * records.len()),
+        bands,
+        digests: exact.map(|p| p.digests(&texts)).unwrap_or_default(),
+        set_values: Vec::new(),
+        set_sizes: Vec::new(),
+    };
+    for (bytes, keys) in &records {
+        if bytes.len() != signature_len || keys.len() != bands {
+            return Err(Error::Core(ndd_core::Error::corrupt_data(
+                "signatures of one run differ in length",
+            )));
+        }
+        p.signatures.extend_from_slice(bytes);
+        p.keys.extend_from_slice(keys);
+    }
+    if let Some(features) = sets_of {
+        let sets = crate::sets::shingle_sets(features, &texts, None, Stage::Sketch, &NoProgress)?;
+        p.set_values
+            .reserve(8 * sets.iter().map(FeatureSet::len).sum::<usize>());
+        for set in &sets {
+            p.set_values
+                .extend(set.as_slice().iter().flat_map(|v| v.to_le_bytes()));
+            p.set_sizes.push(set.len() as u64);
+        }
+    }
+    Ok(p)
+}
+
+/// Runs `compute` and `files` on rayon's pool while `serial` runs on this thread
+/// (which need not be `Send`: it reads the input), all three to their end.
+fn overlap<A: Send, F: Send, B>(
+    compute: impl FnOnce() -> A + Send,
+    files: impl FnOnce() -> F + Send,
+    serial: impl FnOnce() -> B,
+) -> (A, F, B) {
+    #[cfg(feature = "rayon")]
+    {
+        let (mut computed, mut written) = (None, None);
+        let b = rayon::in_place_scope(|s| {
+            s.spawn(|_| computed = Some(compute()));
+            s.spawn(|_| written = Some(files()));
+            serial()
+        });
+        // The scope returns once the spawned jobs have run (or re-raises a panic).
+        match (computed, written) {
+            (Some(a), Some(f)) => (a, f, b),
+            _ => unreachable!("a rayon scope waits for its jobs"),
+        }
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        let (f, b) = (files(), serial());
+        (compute(), f, b)
+    }
+}
+
+/// The sketch stage's sorts (band keys, digests), fed on the reading thread.
+struct Sorts {
+    keys: ndd_scale::ExternalSort<BandKeyRecord, (u16, u64, u64)>,
+    digests: Option<ndd_scale::ExternalSort<DigestRecord, ([u8; 20], u64)>>,
+    documents: u64,
+    signature_len: Option<usize>,
+}
+
+impl Sorts {
+    /// Pushes a prepared chunk's band keys and digests, its documents numbered from
+    /// `self.documents` on.
+    fn chunk(&mut self, dir: &Path, p: &Prepared) -> Result<(), Error> {
+        if p.documents > 0 && *self.signature_len.get_or_insert(p.signature_len) != p.signature_len
+        {
+            return Err(Error::Core(ndd_core::Error::corrupt_data(
+                "signatures of one run differ in length",
+            )));
+        }
+        let docs = self.documents..;
+        for (doc, keys) in docs.clone().zip(p.keys.chunks_exact(p.bands.max(1))) {
+            for (band, &key) in keys.iter().enumerate() {
+                let band = u16::try_from(band).map_err(|_| {
+                    Error::Core(ndd_core::Error::invalid_parameter(
+                        "bands",
+                        "at most 65,536 bands are written to band-key files",
+                    ))
+                })?;
+                self.keys
+                    .push(BandKeyRecord { doc, band, key })
+                    .map_err(|e| damaged(dir, e))?;
+            }
+        }
+        if let Some(digests) = &mut self.digests {
+            for (doc, &digest) in docs.zip(&p.digests) {
+                digests
+                    .push(DigestRecord { doc, digest })
+                    .map_err(|e| damaged(dir, e))?;
+            }
+        }
+        self.documents += p.documents as u64;
+        Ok(())
+    }
+}
+
+/// The sketch stage's raw files (signatures, sets and their ends), written in
+/// document order on a thread of the pool beside the reading thread.
+struct Files {
+    /// `None` when verification does not read signatures (containment).
+    sigs: Option<Out>,
+    sets: Option<(Out, Out)>,
+    set_end: u64,
+    ends: Vec<u8>,
+}
+
+impl Files {
+    fn chunk(&mut self, p: &Prepared) -> Result<(), Error> {
+        if let Some(sigs) = &mut self.sigs {
+            sigs.write(&p.signatures)?;
+        }
+        if let Some((values, ends)) = &mut self.sets {
+            values.write(&p.set_values)?;
+            self.ends.clear();
+            for size in &p.set_sizes {
+                self.set_end += size;
+                self.ends.extend_from_slice(&self.set_end.to_le_bytes());
+            }
+            ends.write(&self.ends)?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the next chunk of `docs`: up to [`CHUNK`](crate::progress::CHUNK) documents
+/// or `bytes` of text.
+fn read_chunk<I>(docs: &mut I, bytes: u64) -> Result<Vec<Document>, Error>
+where
+    I: Iterator<Item = Result<Document, Error>>,
+{
+    let mut chunk = Vec::new();
+    let mut held = 0u64;
+    while chunk.len() < crate::progress::CHUNK && held < bytes {
+        let Some(doc) = docs.next() else { break };
+        let doc = doc?;
+        held += doc.text.len() as u64;
+        chunk.push(doc);
+    }
+    Ok(chunk)
+}
+
 pub(super) fn run<S, I>(
     job: &Job<'_>,
     signer: &S,
@@ -166,93 +358,83 @@ where
 {
     let dir = job.dir;
     // Half the budget for sorting band keys, or a quarter each for band keys and
-    // digests; a quarter for the chunk of text.
+    // digests; the other half for the two chunks in flight (one prepared on every
+    // core while the one before is written and the next read): each an eighth of the
+    // budget of text, and as much again for its signatures and sets.
     let sorting = if job.exact.is_some() {
         job.budget / 4
     } else {
         job.budget / 2
     };
-    let mut keys = job.sort("keys", bucket_order, sorting, fingerprint)?;
-    let mut digests = match job.exact {
-        Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
-        None => None,
+    let mut sorts = Sorts {
+        keys: job.sort("keys", bucket_order, sorting, fingerprint)?,
+        digests: match job.exact {
+            Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
+            None => None,
+        },
+        documents: 0,
+        signature_len: None,
     };
-    let mut digest_buf = Vec::new();
-    let mut sigs = Out::create(dir, SIGNATURES)?;
-    let mut sets = match job.needs_sets {
-        true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
-        false => None,
+    let mut files = Files {
+        sigs: match job.reads_signatures() {
+            true => Some(Out::create(dir, SIGNATURES)?),
+            false => None,
+        },
+        sets: match job.needs_sets {
+            true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
+            false => None,
+        },
+        set_end: 0,
+        ends: Vec::new(),
     };
-    let chunk_bytes = (job.budget / 4).max(1);
-    let mut documents = 0u64;
-    let mut signature_len = None;
-    let mut band_keys = Vec::new();
-    let mut bytes = Vec::new();
-    let mut scratch = Vec::new();
-    let mut set_end = 0u64;
-    let mut chunk: Vec<Document> = Vec::new();
-    let mut docs = docs.peekable();
+    let chunk_bytes = (job.budget / 8).max(1);
+    let (exact, sets_of) = (job.exact, job.needs_sets.then_some(job.features));
+    let mut docs = docs;
     job.progress.start(Stage::Sketch, None);
-    while docs.peek().is_some() {
-        // A chunk: up to CHUNK documents or a quarter of the budget of text.
-        chunk.clear();
-        let mut held = 0u64;
-        while chunk.len() < crate::progress::CHUNK && held < chunk_bytes {
-            let Some(doc) = docs.next() else { break };
-            let doc = doc?;
-            held += doc.text.len() as u64;
-            chunk.push(doc);
-        }
-        let texts: Vec<&str> = chunk.iter().map(|d| d.text.as_str()).collect();
-        let signatures = signer.sketch_chunk(&texts);
-        for (text, sig) in texts.iter().zip(&signatures) {
-            let doc = documents;
-            documents += 1;
-            signer.record(sig, &mut bytes, &mut band_keys)?;
-            if *signature_len.get_or_insert(bytes.len()) != bytes.len() {
-                return Err(Error::Core(ndd_core::Error::corrupt_data(
-                    "signatures of one run differ in length",
-                )));
-            }
-            sigs.write(&bytes)?;
-            for (band, &key) in band_keys.iter().enumerate() {
-                let band = u16::try_from(band).map_err(|_| {
-                    Error::Core(ndd_core::Error::invalid_parameter(
-                        "bands",
-                        "at most 65,536 bands are written to band-key files",
-                    ))
-                })?;
-                keys.push(BandKeyRecord { doc, band, key })
-                    .map_err(|e| damaged(dir, e))?;
-            }
-            if let (Some(pass), Some(digests)) = (&job.exact, &mut digests) {
-                let digest = pass.digest_with(text, &mut digest_buf);
-                digests
-                    .push(DigestRecord { doc, digest })
-                    .map_err(|e| damaged(dir, e))?;
-            }
-            if let Some((values, ends)) = &mut sets {
-                scratch.clear();
-                signer.extract(text, &mut scratch);
-                let set = FeatureSet::from_unsorted(std::mem::take(&mut scratch));
-                for v in set.as_slice() {
-                    values.write(&v.to_le_bytes())?;
+    let mut next = read_chunk(&mut docs, chunk_bytes)?;
+    let mut pending: Option<Prepared> = None;
+    // Chunk i is prepared on the pool while chunk i - 1's raw files are written (on
+    // the pool too) and its keys pushed, and chunk i + 1 is read, on this thread.
+    while !next.is_empty() || pending.is_some() {
+        let current = std::mem::take(&mut next);
+        let before = pending.take();
+        let (prepared, written, read) = overlap(
+            move || match current.is_empty() {
+                true => Ok(None),
+                false => prepare(signer, exact, sets_of, current).map(Some),
+            },
+            || before.as_ref().map_or(Ok(()), |p| files.chunk(p)),
+            || {
+                if let Some(p) = &before {
+                    sorts.chunk(dir, p)?;
+                    job.progress.advance(Stage::Sketch, p.documents as u64);
                 }
-                set_end += set.len() as u64;
-                ends.write(&set_end.to_le_bytes())?;
-                scratch = set.into_vec();
-            }
-        }
-        job.progress.advance(Stage::Sketch, texts.len() as u64);
+                read_chunk(&mut docs, chunk_bytes)
+            },
+        );
+        written?;
+        pending = prepared?;
+        next = read?;
     }
     job.progress.finish(Stage::Sketch);
+    let Sorts {
+        keys,
+        digests,
+        documents,
+        signature_len,
+    } = sorts;
+    let Files { sigs, sets, .. } = files;
     let runs = keys.finish().map_err(|e| damaged(dir, e))?;
     let digest_runs = match digests {
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
         None => Vec::new(),
     };
-    let (mut bytes_written, signatures_sum) = sigs.finish()?;
-    let mut checksums = vec![(SIGNATURES, signatures_sum)];
+    let (mut bytes_written, mut checksums) = (0, Vec::new());
+    if let Some(sigs) = sigs {
+        let (b, sum) = sigs.finish()?;
+        bytes_written += b;
+        checksums.push((SIGNATURES, sum));
+    }
     if let Some((values, ends)) = sets {
         let ((vb, vs), (eb, es)) = (values.finish()?, ends.finish()?);
         bytes_written += vb + eb;
@@ -271,52 +453,82 @@ where
     })
 }
 
-/// Reads a MinHash signature of `signatures.bin` by document position.
+/// Reads a MinHash signature of `signatures.bin` by document position: one
+/// positional read each, so that many are read at once ([`get_many`](Self::get_many)).
 pub(super) struct Signatures {
     file: File,
     path: PathBuf,
     len: u64,
-    buf: Vec<u8>,
 }
 
 impl Signatures {
-    pub(super) fn open(dir: &Path, len: u64) -> Result<Self, Error> {
-        let path = dir.join(SIGNATURES);
+    /// The signatures of `job`'s work folder, `len` bytes each; `None` when its
+    /// verification does not read them ([`Job::reads_signatures`]: none were written).
+    pub(super) fn open(job: &Job<'_>, len: u64) -> Result<Option<Self>, Error> {
+        if !job.reads_signatures() {
+            return Ok(None);
+        }
+        let path = job.dir.join(SIGNATURES);
         let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-        let buf = vec![0; usize::try_from(len).unwrap_or(0)];
-        Ok(Signatures {
-            file,
-            path,
-            len,
-            buf,
-        })
+        Ok(Some(Signatures { file, path, len }))
     }
 
-    /// The bytes of document `doc`'s signature.
-    fn bytes(&mut self, doc: u64) -> Result<&[u8], Error> {
+    /// The bytes of document `doc`'s signature, into `buf`.
+    fn bytes<'b>(&self, doc: u64, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Error> {
         let at = doc
             .checked_mul(self.len)
             .ok_or_else(|| out_of_range(&self.path, doc))?;
-        read_at(&mut self.file, &self.path, at, &mut self.buf)?;
-        Ok(&self.buf)
+        buf.resize(usize::try_from(self.len).unwrap_or(0), 0);
+        read_at(&self.file, &self.path, at, buf)?;
+        Ok(buf)
     }
 
     /// Document `doc`'s MinHash signature (its checked byte form).
-    pub(super) fn get(&mut self, doc: u64) -> Result<MinHashSignature, Error> {
-        Ok(MinHashSignature::from_bytes(self.bytes(doc)?)?)
+    pub(super) fn get(&self, doc: u64) -> Result<MinHashSignature, Error> {
+        Ok(MinHashSignature::from_bytes(
+            self.bytes(doc, &mut Vec::new())?,
+        )?)
+    }
+
+    /// The MinHash signatures of `docs`, in order (read in parallel under `rayon`).
+    pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<MinHashSignature>, Error> {
+        par_map(docs, |d| self.get(d))
     }
 
     /// Document `doc`'s 64-bit SimHash fingerprint (eight bytes, little-endian).
     #[cfg(feature = "simhash")]
-    pub(super) fn fingerprint(&mut self, doc: u64) -> Result<u64, Error> {
-        let path = self.path.clone();
-        let b: [u8; 8] = self.bytes(doc)?.try_into().map_err(|_| {
+    pub(super) fn fingerprint(&self, doc: u64) -> Result<u64, Error> {
+        let mut buf = Vec::new();
+        let b: [u8; 8] = self.bytes(doc, &mut buf)?.try_into().map_err(|_| {
             Error::Core(ndd_core::Error::corrupt_data(format!(
                 "{}: a fingerprint is not eight bytes",
-                path.display()
+                self.path.display()
             )))
         })?;
         Ok(u64::from_le_bytes(b))
+    }
+
+    /// The SimHash fingerprints of `docs`, in order (read in parallel under `rayon`).
+    #[cfg(feature = "simhash")]
+    pub(super) fn fingerprints(&self, docs: &[u64]) -> Result<Vec<u64>, Error> {
+        par_map(docs, |d| self.fingerprint(d))
+    }
+}
+
+/// `f` of each of `docs`, in order, on rayon's pool when the feature is on and reads
+/// are positional ([`read_at`]), in groups of at least 64.
+fn par_map<T: Send>(
+    docs: &[u64],
+    f: impl Fn(u64) -> Result<T, Error> + Sync + Send,
+) -> Result<Vec<T>, Error> {
+    #[cfg(all(feature = "rayon", any(unix, windows)))]
+    {
+        use rayon::prelude::*;
+        docs.par_iter().with_min_len(64).map(|&d| f(d)).collect()
+    }
+    #[cfg(not(all(feature = "rayon", any(unix, windows))))]
+    {
+        docs.iter().map(|&d| f(d)).collect()
     }
 }
 
@@ -349,19 +561,25 @@ impl Sets {
         })
     }
 
-    pub(super) fn get(&mut self, doc: u64) -> Result<FeatureSet, Error> {
-        let mut b = [0u8; 8];
+    pub(super) fn get(&self, doc: u64) -> Result<FeatureSet, Error> {
         let at = doc
             .checked_mul(8)
             .ok_or_else(|| out_of_range(&self.ends_path, doc))?;
-        let start = if doc == 0 {
-            0
+        // The end before this set's (its start) and its own, in one read.
+        let (start, end) = if doc == 0 {
+            let mut b = [0u8; 8];
+            read_at(&self.ends, &self.ends_path, at, &mut b)?;
+            (0, u64::from_le_bytes(b))
         } else {
-            read_at(&mut self.ends, &self.ends_path, at - 8, &mut b)?;
-            u64::from_le_bytes(b)
+            let mut b = [0u8; 16];
+            read_at(&self.ends, &self.ends_path, at - 8, &mut b)?;
+            let [s, e] = [0, 8].map(|i| {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(&b[i..i + 8]);
+                u64::from_le_bytes(w)
+            });
+            (s, e)
         };
-        read_at(&mut self.ends, &self.ends_path, at, &mut b)?;
-        let end = u64::from_le_bytes(b);
         let bytes = end
             .checked_sub(start)
             .and_then(|n| n.checked_mul(8))
@@ -373,12 +591,17 @@ impl Sets {
                 )))
             })?;
         let mut buf = vec![0u8; usize::try_from(bytes).unwrap_or(0)];
-        read_at(&mut self.values, &self.values_path, start * 8, &mut buf)?;
+        read_at(&self.values, &self.values_path, start * 8, &mut buf)?;
         let values: Vec<u64> = buf
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect();
         Ok(FeatureSet::from_unsorted(values))
+    }
+
+    /// The shingle sets of `docs`, in order (read in parallel under `rayon`).
+    pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<FeatureSet>, Error> {
+        par_map(docs, |d| self.get(d))
     }
 }
 
@@ -390,9 +613,35 @@ fn out_of_range(path: &Path, doc: u64) -> Error {
     )))
 }
 
-fn read_at(file: &mut File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
-    use std::io::{Read, Seek, SeekFrom};
-    file.seek(SeekFrom::Start(at))
-        .and_then(|_| file.read_exact(buf))
-        .map_err(|e| Error::io(path, e))
+/// Reads `buf.len()` bytes of `file` at `at`: a positional read (no shared cursor, so
+/// threads read one file at once) on Unix and Windows.
+fn read_at(file: &File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
+    #[cfg(unix)]
+    let read = {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, at)
+    };
+    #[cfg(windows)]
+    let read = {
+        use std::os::windows::fs::FileExt;
+        let mut done = 0;
+        loop {
+            let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) else {
+                break Ok(());
+            };
+            match file.seek_read(rest, at + done as u64) {
+                Ok(0) => break Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        }
+    };
+    #[cfg(not(any(unix, windows)))]
+    let read = {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(buf))
+    };
+    read.map_err(|e| Error::io(path, e))
 }

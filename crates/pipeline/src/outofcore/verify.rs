@@ -29,7 +29,7 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<Verified, Error> {
     let dir = job.dir;
-    let mut sigs = Signatures::open(dir, signature_len)?;
+    let sigs = Signatures::open(job, signature_len)?;
     let mut sets = if job.needs_sets {
         Some(Sets::open(dir)?)
     } else {
@@ -112,7 +112,7 @@ pub(super) fn run(
         }
         checked += block.len() as u64;
         job.progress.advance(Stage::Verify, block.len() as u64);
-        let scored = score_block(job, &block, floor, &mut sigs, sets.as_mut())?;
+        let scored = score_block(job, &block, floor, sigs.as_ref(), sets.as_mut())?;
         verified += scored.iter().filter(|s| s.is_some()).count() as u64;
         for (e, score) in block.iter().zip(scored) {
             let Some(score) = score.filter(|&s| s >= accept) else {
@@ -185,17 +185,16 @@ fn score_block(
     job: &Job<'_>,
     block: &[Edge],
     floor: f64,
-    sigs: &mut Signatures,
+    sigs: Option<&Signatures>,
     sets: Option<&mut Sets>,
 ) -> Result<Vec<Option<f64>>, Error> {
     let docs = documents_of(block, |_| true);
     let at = |docs: &[u64], d: u64| docs.binary_search(&d).unwrap_or(0);
-    let estimates = match job.max_hamming {
-        None => {
-            let signatures = docs
-                .iter()
-                .map(|&d| sigs.get(d))
-                .collect::<Result<Vec<_>, _>>()?;
+    let estimates = match (job.max_hamming, sigs) {
+        // Containment: every candidate goes on, its estimate unread (and unwritten).
+        (None, None) => vec![Some(f64::NEG_INFINITY); block.len()],
+        (None, Some(sigs)) => {
+            let signatures = sigs.get_many(&docs)?;
             map_in_order(block, |_, e| {
                 let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
                 let est = a.similarity(b)?.value();
@@ -203,19 +202,16 @@ fn score_block(
             })?
         }
         #[cfg(feature = "simhash")]
-        Some(_) => {
-            let fps = docs
-                .iter()
-                .map(|&d| sigs.fingerprint(d))
-                .collect::<Result<Vec<_>, _>>()?;
+        (Some(_), Some(sigs)) => {
+            let fps = sigs.fingerprints(&docs)?;
             map_in_order(block, |_, e| {
                 let diff = fps[at(&docs, e.a)] ^ fps[at(&docs, e.b)];
                 let score = ndd_index::similarity_from_hamming(diff.count_ones());
                 Ok((score >= floor).then_some(score))
             })?
         }
-        #[cfg(not(feature = "simhash"))]
-        Some(_) => {
+        // SimHash without the feature (or, never, without its fingerprints).
+        (Some(_), _) => {
             return Err(Error::Core(ndd_core::Error::invalid_parameter(
                 "method",
                 "SimHash needs the simhash feature",
@@ -227,10 +223,7 @@ fn score_block(
         return Ok(estimates);
     };
     let needed = documents_of(block, |i| estimates[i].is_some());
-    let read = needed
-        .iter()
-        .map(|&d| sets.get(d))
-        .collect::<Result<Vec<_>, _>>()?;
+    let read = sets.get_many(&needed)?;
     let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
     map_in_order(block, |i, e| {
         if estimates[i].is_none() {
