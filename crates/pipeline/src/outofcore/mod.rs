@@ -221,8 +221,13 @@ struct Job<'a> {
     /// SimHash's Hamming bound, `None` for MinHash.
     max_hamming: Option<u32>,
     verifier: &'a Verifier,
+    /// What the text verifiers tokenize (the plan's features).
+    features: crate::Features,
     exact: Option<ExactPass>,
     needs_sets: bool,
+    /// Whether the verifier reads texts (alignment, a user's function): the sketch
+    /// stage keeps them in `texts.bin`.
+    needs_texts: bool,
     progress: &'a dyn Progress,
 }
 
@@ -255,9 +260,19 @@ impl OutOfCore {
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
         const ENGINE: &str = "the out-of-core engine";
-        const VERIFIERS: [&str; 3] = ["method", "jaccard", "containment"];
-        const WHY: &str = "the measures of its files: alignment and custom verifiers read \
-                           the texts, which it does not keep";
+        // Every verifier: the set verifiers read the shingle sets the sketch stage
+        // keeps, the alignment and custom verifiers the texts it keeps.
+        const VERIFIERS: [&str; 8] = [
+            "method",
+            "jaccard",
+            "containment",
+            "align",
+            "align-dice",
+            "align-containment",
+            "align-max",
+            "custom",
+        ];
+        const WHY: &str = "the measures of its files";
         let plan = dedup.plan()?;
         let engine = match &plan.method {
             #[cfg(feature = "simhash")]
@@ -400,7 +415,8 @@ impl OutOfCore {
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
-            .with(u64::from(self.needs_sets()))
+            // Bit 1 (texts kept) is new: folders of the set verifiers stay valid.
+            .with(u64::from(self.needs_sets()) | u64::from(self.needs_texts()) << 1)
             .with(match self.plan.exact {
                 None => 0,
                 Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
@@ -434,6 +450,10 @@ impl OutOfCore {
             self.plan.verifier,
             Verifier::ExactJaccard | Verifier::Containment
         )
+    }
+
+    fn needs_texts(&self) -> bool {
+        matches!(self.plan.verifier, Verifier::Align(_) | Verifier::Custom(_))
     }
 
     /// Runs the stages that are not finished yet over `docs` (positions are their
@@ -487,16 +507,20 @@ impl OutOfCore {
             num_perm,
             max_hamming,
             verifier: &self.plan.verifier,
+            features: self.plan.features,
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
+            needs_texts: self.needs_texts(),
             progress: self.progress.as_ref(),
         };
         // Markers that still hold; a stage redone invalidates every later one.
+        // A user's function has no fingerprint: its verification (and what follows)
+        // is redone on every run, never taken from a run with another function.
+        let custom = matches!(self.plan.verifier, Verifier::Custom(_));
         let mut markers: Vec<Option<Marker>> = Vec::new();
         for (i, (name, _)) in STAGES.iter().enumerate() {
-            let m = markers
-                .last()
-                .is_none_or(Option::is_some)
+            let reusable = !(custom && i >= 3) && markers.last().is_none_or(Option::is_some);
+            let m = reusable
                 .then(|| Marker::load(dir, name, fingerprints[i]))
                 .flatten()
                 .filter(|m| raw_files_intact(dir, m));
@@ -693,6 +717,8 @@ const OUTPUTS: [&[&str]; 5] = [
         "signatures.bin",
         "sets.bin",
         "sets.idx",
+        "texts.bin",
+        "texts.idx",
     ],
     &["exact.bin", "exact-pairs-"],
     &["candidates-"],
@@ -777,7 +803,7 @@ fn raw_files_intact(dir: &Path, m: &Marker) -> bool {
             return false;
         }
         let path = dir.join(name);
-        let now = if [sketch::SIGNATURES, sketch::SETS, sketch::SET_ENDS].contains(&name) {
+        let now = if sketch::RAW.contains(&name) {
             sketch::file_checksum(&path)
         } else {
             trailer_checksum(&path)

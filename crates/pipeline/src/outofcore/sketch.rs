@@ -96,6 +96,10 @@ pub(super) struct Sketched {
 pub(super) const SIGNATURES: &str = "signatures.bin";
 pub(super) const SETS: &str = "sets.bin";
 pub(super) const SET_ENDS: &str = "sets.idx";
+pub(super) const TEXTS: &str = "texts.bin";
+pub(super) const TEXT_ENDS: &str = "texts.idx";
+/// The raw work files (no trailer of their own: checked by [`file_checksum`]).
+pub(super) const RAW: [&str; 5] = [SIGNATURES, SETS, SET_ENDS, TEXTS, TEXT_ENDS];
 
 struct Out {
     path: PathBuf,
@@ -154,6 +158,44 @@ impl Out {
     }
 }
 
+/// A file of variable-length values and the file of their end offsets (in units of
+/// the values: shingles for sets, bytes for texts), one per document in position
+/// order: `sets.bin` and `sets.idx`, `texts.bin` and `texts.idx`.
+struct IndexedOut {
+    values: Out,
+    ends: Out,
+    end: u64,
+}
+
+impl IndexedOut {
+    fn create(dir: &Path, values: &'static str, ends: &'static str) -> Result<Self, Error> {
+        Ok(IndexedOut {
+            values: Out::create(dir, values)?,
+            ends: Out::create(dir, ends)?,
+            end: 0,
+        })
+    }
+
+    /// The next document's value: `bytes`, `units` long.
+    fn push(&mut self, bytes: &[u8], units: u64) -> Result<(), Error> {
+        self.values.write(bytes)?;
+        self.end += units;
+        self.ends.write(&self.end.to_le_bytes())
+    }
+
+    /// Finishes both files: the bytes written, and the names and checksums of the
+    /// files, into `checksums`.
+    fn finish(
+        self,
+        names: [&'static str; 2],
+        checksums: &mut Vec<(&'static str, u64)>,
+    ) -> Result<u64, Error> {
+        let ((vb, vs), (eb, es)) = (self.values.finish()?, self.ends.finish()?);
+        checksums.extend([(names[0], vs), (names[1], es)]);
+        Ok(vb + eb)
+    }
+}
+
 pub(super) fn run<S, I>(
     job: &Job<'_>,
     signer: &S,
@@ -180,7 +222,11 @@ where
     let mut digest_buf = Vec::new();
     let mut sigs = Out::create(dir, SIGNATURES)?;
     let mut sets = match job.needs_sets {
-        true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
+        true => Some(IndexedOut::create(dir, SETS, SET_ENDS)?),
+        false => None,
+    };
+    let mut kept_texts = match job.needs_texts {
+        true => Some(IndexedOut::create(dir, TEXTS, TEXT_ENDS)?),
         false => None,
     };
     let chunk_bytes = (job.budget / 4).max(1);
@@ -189,7 +235,7 @@ where
     let mut band_keys = Vec::new();
     let mut bytes = Vec::new();
     let mut scratch = Vec::new();
-    let mut set_end = 0u64;
+    let mut set_bytes = Vec::new();
     let mut chunk: Vec<Document> = Vec::new();
     let mut docs = docs.peekable();
     job.progress.start(Stage::Sketch, None);
@@ -231,16 +277,17 @@ where
                     .push(DigestRecord { doc, digest })
                     .map_err(|e| damaged(dir, e))?;
             }
-            if let Some((values, ends)) = &mut sets {
+            if let Some(sets) = &mut sets {
                 scratch.clear();
                 signer.extract(text, &mut scratch);
                 let set = FeatureSet::from_unsorted(std::mem::take(&mut scratch));
-                for v in set.as_slice() {
-                    values.write(&v.to_le_bytes())?;
-                }
-                set_end += set.len() as u64;
-                ends.write(&set_end.to_le_bytes())?;
+                set_bytes.clear();
+                set_bytes.extend(set.as_slice().iter().flat_map(|v| v.to_le_bytes()));
+                sets.push(&set_bytes, set.len() as u64)?;
                 scratch = set.into_vec();
+            }
+            if let Some(kept) = &mut kept_texts {
+                kept.push(text.as_bytes(), text.len() as u64)?;
             }
         }
         job.progress.advance(Stage::Sketch, texts.len() as u64);
@@ -253,10 +300,11 @@ where
     };
     let (mut bytes_written, signatures_sum) = sigs.finish()?;
     let mut checksums = vec![(SIGNATURES, signatures_sum)];
-    if let Some((values, ends)) = sets {
-        let ((vb, vs), (eb, es)) = (values.finish()?, ends.finish()?);
-        bytes_written += vb + eb;
-        checksums.extend([(SETS, vs), (SET_ENDS, es)]);
+    if let Some(sets) = sets {
+        bytes_written += sets.finish([SETS, SET_ENDS], &mut checksums)?;
+    }
+    if let Some(kept) = kept_texts {
+        bytes_written += kept.finish([TEXTS, TEXT_ENDS], &mut checksums)?;
     }
     for p in runs.paths().iter().chain(&digest_runs) {
         bytes_written += file_size(p)?;
@@ -320,36 +368,42 @@ impl Signatures {
     }
 }
 
-/// Reads a shingle set of `sets.bin` by document position.
-pub(super) struct Sets {
+/// Reads the value of one document of a values file and its end offsets (see
+/// [`IndexedOut`]) by document position.
+struct Indexed {
     values: File,
     ends: File,
     values_path: PathBuf,
     ends_path: PathBuf,
-    /// The largest set read: a corrupt offset cannot ask for more than the file has.
+    /// The values file's length: a corrupt offset cannot ask for more than it has.
     values_len: u64,
+    /// Bytes per unit of the offsets.
+    unit: u64,
 }
 
-impl Sets {
-    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
-        let values_path = dir.join(SETS);
-        let ends_path = dir.join(SET_ENDS);
+impl Indexed {
+    fn open(dir: &Path, names: [&str; 2], unit: u64) -> Result<Self, Error> {
+        let values_path = dir.join(names[0]);
+        let ends_path = dir.join(names[1]);
         let values = File::open(&values_path).map_err(|e| Error::io(&values_path, e))?;
         let ends = File::open(&ends_path).map_err(|e| Error::io(&ends_path, e))?;
         let values_len = values
             .metadata()
             .map_err(|e| Error::io(&values_path, e))?
             .len();
-        Ok(Sets {
+        Ok(Indexed {
             values,
             ends,
             values_path,
             ends_path,
             values_len,
+            unit,
         })
     }
 
-    pub(super) fn get(&mut self, doc: u64) -> Result<FeatureSet, Error> {
+    /// Where document `doc`'s value lies in the values file: its start and its length,
+    /// in bytes, checked against the file's length.
+    fn span(&mut self, doc: u64) -> Result<(u64, u64), Error> {
         let mut b = [0u8; 8];
         let at = doc
             .checked_mul(8)
@@ -362,23 +416,68 @@ impl Sets {
         };
         read_at(&mut self.ends, &self.ends_path, at, &mut b)?;
         let end = u64::from_le_bytes(b);
-        let bytes = end
-            .checked_sub(start)
-            .and_then(|n| n.checked_mul(8))
-            .filter(|&n| start.saturating_mul(8).saturating_add(n) <= self.values_len)
+        let unit = self.unit;
+        end.checked_sub(start)
+            .and_then(|n| n.checked_mul(unit))
+            .zip(start.checked_mul(unit))
+            .filter(|&(n, at)| at.saturating_add(n) <= self.values_len)
+            .map(|(n, at)| (at, n))
             .ok_or_else(|| {
                 Error::Core(ndd_core::Error::corrupt_data(format!(
                     "{}: offsets {start}..{end} out of range",
                     self.ends_path.display()
                 )))
-            })?;
-        let mut buf = vec![0u8; usize::try_from(bytes).unwrap_or(0)];
-        read_at(&mut self.values, &self.values_path, start * 8, &mut buf)?;
-        let values: Vec<u64> = buf
+            })
+    }
+
+    /// Document `doc`'s value's bytes.
+    fn get(&mut self, doc: u64) -> Result<Vec<u8>, Error> {
+        let (at, n) = self.span(doc)?;
+        let mut buf = vec![0u8; usize::try_from(n).unwrap_or(0)];
+        read_at(&mut self.values, &self.values_path, at, &mut buf)?;
+        Ok(buf)
+    }
+}
+
+/// Reads a shingle set of `sets.bin` by document position.
+pub(super) struct Sets(Indexed);
+
+impl Sets {
+    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
+        Indexed::open(dir, [SETS, SET_ENDS], 8).map(Sets)
+    }
+
+    pub(super) fn get(&mut self, doc: u64) -> Result<FeatureSet, Error> {
+        let values: Vec<u64> = self
+            .0
+            .get(doc)?
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect();
         Ok(FeatureSet::from_unsorted(values))
+    }
+}
+
+/// Reads a document's text of `texts.bin` by document position.
+pub(super) struct Texts(Indexed);
+
+impl Texts {
+    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
+        Indexed::open(dir, [TEXTS, TEXT_ENDS], 1).map(Texts)
+    }
+
+    /// The length of document `doc`'s text in bytes (what holding it costs).
+    pub(super) fn len(&mut self, doc: u64) -> Result<u64, Error> {
+        self.0.span(doc).map(|(_, n)| n)
+    }
+
+    pub(super) fn get(&mut self, doc: u64) -> Result<String, Error> {
+        String::from_utf8(self.0.get(doc)?).map_err(|_| {
+            Error::Core(ndd_core::Error::corrupt_data(format!(
+                "{}: the text of document {doc} is not UTF-8",
+                self.0.values_path.display()
+            )))
+        })
     }
 }
 
