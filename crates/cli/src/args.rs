@@ -697,8 +697,8 @@ pub(crate) struct IndexArgs {
 pub(crate) struct ScaleArgs {
     /// Deduplicate out of core: the MinHash or SimHash stages write sorted runs, pairs
     /// and assignments to this folder under --memory-budget, and a rerun reuses every
-    /// stage that finished (same outputs as the in-memory run; the input is read
-    /// twice, so it must be a file or folder)
+    /// stage that finished (same outputs as the in-memory run, with every --verify;
+    /// the input is read twice, so it must be a file or folder)
     #[arg(long, value_name = "DIR")]
     pub(crate) work_dir: Option<PathBuf>,
     /// With --work-dir: memory for the stages' buffers, in bytes or with a K, M or G

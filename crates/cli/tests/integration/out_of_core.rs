@@ -154,6 +154,59 @@ fn simhash_and_containment_give_the_in_memory_outputs() {
     }
 }
 
+/// The verifiers that read texts: `--verify align` (MinHash, and SimHash without the
+/// exact pass) and `--verify align-dice`, out of core under the smallest budget (a
+/// block's texts within a 32nd of it, so many blocks), the same bytes as in memory.
+#[test]
+fn align_verifiers_give_the_in_memory_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let runs: [&[&str]; 3] = [
+        &["--verify", "align"],
+        &[
+            "--method",
+            "simhash",
+            "--verify",
+            "align",
+            "--no-exact-pass",
+        ],
+        &["--verify", "align-dice", "--threshold", "0.7"],
+    ];
+    for (i, settings) in runs.iter().enumerate() {
+        let run = |tag: &str, work: &[&str]| {
+            let names = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"]
+                .map(|n| format!("{tag}{i}-{n}"));
+            let outputs = [
+                "--keep-out",
+                &names[0],
+                "--drop-out",
+                &names[1],
+                "--clusters-out",
+                &names[2],
+                "--pairs-out",
+                &names[3],
+            ];
+            ok(&ndd(
+                &[&["dedup"][..], settings, work, &outputs].concat(),
+                d,
+            ))
+        };
+        run("mem", &[]);
+        let work = format!("work{i}");
+        let out = run("ooc", &["--work-dir", &work, "--memory-budget", "1M"]);
+        assert!(out.contains("out of core"), "{out}");
+        assert!(d.join(&work).join("texts.bin").is_file());
+        for name in ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"] {
+            let (mem, ooc) = (
+                read(d, &format!("mem{i}-{name}")),
+                read(d, &format!("ooc{i}-{name}")),
+            );
+            assert!(mem.lines().count() > 10, "{settings:?} {name}: {mem}");
+            assert_eq!(mem, ooc, "{settings:?}: {name} differs");
+        }
+    }
+}
+
 #[test]
 fn a_folder_and_a_changed_input() {
     let (dir, input) = common::dir_with_folder("docs");
@@ -224,7 +277,7 @@ fn bad_use_is_refused_before_any_work() {
             "--work-dir",
         ),
         (with(&base, &["--method", "imatch"]), "minhash"),
-        (with(&base, &["--verify", "align"]), "texts"),
+        (with(&base, &["--representative", "longest"]), "first-seen"),
         (
             with(&base, &["--method", "simhash", "--bits", "128"]),
             "64-bit",

@@ -5,7 +5,8 @@
 //! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
 //!    fingerprint → its blocks, `hamming`); signatures to `signatures.bin`, band keys
 //!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
-//!    verifier reads them, and the exact pass's digests to runs sorted by digest
+//!    verifier reads them, texts to `texts.bin` when it reads those (alignment, a
+//!    user's function), and the exact pass's digests to runs sorted by digest
 //!    (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
@@ -148,7 +149,12 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
 /// a SimHash fingerprint) and band keys (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
-/// bytes per distinct shingle), and 16 bytes per candidate pair.
+/// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
+/// 8 more), and 16 bytes per candidate pair. Verification holds a block of candidates
+/// with their documents' signatures within a quarter of the budget and, for the
+/// verifiers that read texts, their texts within a 32nd of it (alignment prepares
+/// each text into about five times its size: together within about a fifth), at
+/// least one pair whatever its size.
 ///
 /// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
 /// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
@@ -158,11 +164,15 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 ///
 /// Supported: the MinHash method with binary weights, and the SimHash method with
 /// 64-bit fingerprints and binary or term-frequency weights; with or without the exact
-/// pass; verified by the method's score (the MinHash estimate, SimHash's `1 − h/64`),
-/// exact Jaccard or containment; grouped by connected components with the first-seen
-/// document kept. Verification reads candidates in blocks sorted by `(a, b)`, each
-/// document's data once per block, and scores a block's pairs on every core under
-/// `rayon`, in the same order as on one thread. [`new`](Self::new) refuses other
+/// pass; verified by every [`Verifier`]: the method's score (the MinHash estimate,
+/// SimHash's `1 − h/64`), exact Jaccard or containment of the shingle sets, token
+/// alignment or a user's function of the texts; grouped by connected components with
+/// the first-seen document kept. Verification reads candidates in blocks sorted by
+/// `(a, b)`, each document's data once per block, and scores a block's pairs on every
+/// core under `rayon`, in the same order as on one thread, with the in-memory run's
+/// measures (for alignment and user functions, its verification stage over the
+/// block's texts). A user's function has no fingerprint: a rerun redoes its
+/// verification and grouping rather than reuse them. [`new`](Self::new) refuses other
 /// settings, saying why.
 ///
 /// # Example
@@ -239,10 +249,9 @@ impl OutOfCore {
     ///
     /// [`ndd_core::Error::InvalidParameter`] (wrapped) for settings the stages do not
     /// support: another method than MinHash or SimHash, learned weights, SimHash
-    /// signatures of other than 64 bits or with TF-IDF weights, an alignment or custom
-    /// verifier (they read the texts, which the work folder does not keep), a
-    /// representative other than the first-seen document, DURIAN grouping; or invalid
-    /// settings ([`Dedup::validate`]).
+    /// signatures of other than 64 bits or with TF-IDF weights, a representative other
+    /// than the first-seen document, DURIAN grouping; or invalid settings
+    /// ([`Dedup::validate`]).
     ///
     /// # Example
     ///
@@ -254,6 +263,8 @@ impl OutOfCore {
     /// assert!(OutOfCore::new(&Dedup::new(), &dir).is_ok());
     /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
     /// assert!(OutOfCore::new(&simhash, &dir).is_ok());
+    /// let align = Dedup::new().verifier("align".parse()?); // keeps the texts
+    /// assert!(OutOfCore::new(&align, &dir).is_ok());
     /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), &dir).is_err());
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -788,8 +799,9 @@ fn checksum_key(name: &str) -> String {
 }
 
 /// Whether the files whose checksums marker `m` lists are the ones its stage wrote:
-/// the raw files (the sets and their offsets, `sets.bin` and `sets.idx`, and the
-/// signatures, which have no trailer of their own: a damaged one was read as good)
+/// the raw files (the sets and their offsets, `sets.bin` and `sets.idx`, the texts
+/// and theirs, `texts.bin` and `texts.idx`, and the signatures, which have no trailer
+/// of their own: a damaged one was read as good)
 /// by a hash of their bytes; the sorted runs by the checksum in their trailer (which
 /// a reader checks against the bytes when it opens them), so that a run of another
 /// input with the same settings is not taken for this one's. A stage whose files are
