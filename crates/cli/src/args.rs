@@ -244,7 +244,8 @@ pub(crate) struct MethodArgs {
     pub(crate) rows: Option<usize>,
     /// minhash: most members of one LSH bucket a document is compared with, the newest
     /// first, or `none` [default: 256]; bounds the pairs of thousands of
-    /// near-identical documents (their group is kept, some of its pairs not reported)
+    /// near-identical documents (their group is kept, some of its pairs not reported);
+    /// every engine reads at most 1,024, `none` included
     #[arg(long, value_name = "N", value_parser = parse_bucket_scan, help_heading = "MinHash")]
     pub(crate) max_bucket_scan: Option<BucketScan>,
     /// simhash: signature length in bits [default: 64]

@@ -410,7 +410,9 @@ impl OutOfCore {
                     .with(config.seed)
                     .with(params.map_or(0, |p| p.bands() as u64))
                     .with(params.map_or(0, |p| p.rows() as u64)),
-                config.max_bucket_scan.map_or(u64::MAX, |s| s as u64),
+                // The plan's resolved scan (before it capped `None`, u64::MAX: such
+                // folders are redone with the cap).
+                self.plan.bucket_scan().map_or(u64::MAX, |s| s as u64),
             ),
             #[cfg(feature = "simhash")]
             Engine::SimHash(config) => (
@@ -505,7 +507,12 @@ impl OutOfCore {
         };
         let fingerprints = self.fingerprints(params);
         let (scan, num_perm, max_hamming) = match &self.engine {
-            Engine::MinHash(c) => (c.max_bucket_scan.unwrap_or(usize::MAX), c.num_perm, None),
+            // The plan's resolved scan: always set for MinHash.
+            Engine::MinHash(c) => (
+                self.plan.bucket_scan().unwrap_or(usize::MAX),
+                c.num_perm,
+                None,
+            ),
             #[cfg(feature = "simhash")]
             Engine::SimHash(c) => (0, 0, Some(u32::try_from(c.max_hamming()).unwrap_or(63))),
         };

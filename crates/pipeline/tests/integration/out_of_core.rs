@@ -445,6 +445,48 @@ fn out_of_core_counts_the_bucket_cuts_as_in_memory() {
     assert_eq!(out.bucket_scan, Some(memory));
 }
 
+/// No bound asked (`max_bucket_scan: None`) is the plan's cap of 1,024 in every engine:
+/// a bucket of 1,100 identical documents gives the same pairs in memory and out of
+/// core (it read whole buckets, 2,850 pairs more, before the cap was resolved once in
+/// the plan), and the same cuts.
+#[test]
+fn no_bucket_scan_asked_is_capped_out_of_core_as_in_memory() {
+    let docs: Vec<Document> = (0..1100)
+        .map(|i| {
+            Document::new(
+                format!("{i}"),
+                "the same form letter sent by a thousand people and more",
+            )
+        })
+        .collect();
+    let config = MinHashConfig {
+        max_bucket_scan: None,
+        banding: ndd_pipeline::Banding::Fixed { bands: 2, rows: 8 },
+        ..MinHashConfig::default()
+    };
+    let dedup = Dedup::new()
+        .exact_pass(false)
+        .verifier(Verifier::MethodScore)
+        .method(Method::MinHash(config));
+    assert_eq!(dedup.plan().unwrap().bucket_scan(), Some(1024));
+    let memory = dedup.run(&docs).unwrap();
+    let want = memory_pairs(&memory);
+    // Document j (from 0) reads min(j, 1,024) earlier members: the 75 from 1,025 on
+    // miss 1 + 2 + … + 75 = 2,850 of the 1,100 · 1,099 / 2 pairs.
+    assert_eq!(want.len(), 1100 * 1099 / 2 - 2850);
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .memory_budget(16 << 20)
+        .unwrap()
+        .run(docs.into_iter().map(Ok))
+        .unwrap();
+    assert_eq!(pairs_of(&out), want);
+    let scan = out.bucket_scan.unwrap();
+    assert_eq!(Some(scan), memory.report.bucket_scan);
+    assert_eq!((scan.bound, scan.cut_documents), (1024, 75));
+}
+
 /// The candidate runs (`candidates-*` files) in the work folder `dir`.
 fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)
