@@ -214,6 +214,14 @@ fn at(docs: &[u64], d: u64) -> usize {
     docs.binary_search(&d).unwrap_or(0)
 }
 
+/// Each of `docs` read by `get`, in order.
+fn read_each<T>(
+    docs: &[u64],
+    mut get: impl FnMut(u64) -> Result<T, Error>,
+) -> Result<Vec<T>, Error> {
+    docs.iter().map(|&d| get(d)).collect()
+}
+
 /// Maps `f` over `items` in order, on rayon's pool when the feature is on.
 fn map_in_order<T: Sync, R: Send>(
     items: &[T],
@@ -241,10 +249,7 @@ fn estimate_block(
     let docs = documents_of(block, |_| true);
     match job.max_hamming {
         None => {
-            let signatures = docs
-                .iter()
-                .map(|&d| sigs.get(d))
-                .collect::<Result<Vec<_>, _>>()?;
+            let signatures = read_each(&docs, |d| sigs.get(d))?;
             map_in_order(block, |_, e| {
                 let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
                 let est = a.similarity(b)?.value();
@@ -253,10 +258,7 @@ fn estimate_block(
         }
         #[cfg(feature = "simhash")]
         Some(_) => {
-            let fps = docs
-                .iter()
-                .map(|&d| sigs.fingerprint(d))
-                .collect::<Result<Vec<_>, _>>()?;
+            let fps = read_each(&docs, |d| sigs.fingerprint(d))?;
             map_in_order(block, |_, e| {
                 let diff = fps[at(&docs, e.a)] ^ fps[at(&docs, e.b)];
                 let score = ndd_index::similarity_from_hamming(diff.count_ones());
@@ -289,10 +291,7 @@ fn measure_block(
             let Some(sets) = sets else {
                 return Ok(estimates);
             };
-            let read = needed
-                .iter()
-                .map(|&d| sets.get(d))
-                .collect::<Result<Vec<_>, _>>()?;
+            let read = read_each(&needed, |d| sets.get(d))?;
             let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
             map_in_order(block, |i, e| {
                 if estimates[i].is_none() {
@@ -309,10 +308,7 @@ fn measure_block(
             let Some(texts) = texts else {
                 return Ok(estimates);
             };
-            let read = needed
-                .iter()
-                .map(|&d| texts.get(d))
-                .collect::<Result<Vec<_>, _>>()?;
+            let read = read_each(&needed, |d| texts.get(d))?;
             // The block's pairs in the block's own positions, in order: the
             // verification stage keeps those it accepts, in that order.
             let pairs: Vec<ScoredPair> = block
