@@ -153,7 +153,7 @@ fn simhash_containment_and_align_give_the_in_memory_outputs() {
         ],
     );
     for (i, work) in works.iter().enumerate() {
-        let texts = std::fs::metadata(dir.path().join(work).join("texts.bin"));
+        let texts = fs::metadata(dir.path().join(work).join("texts.bin"));
         match texts {
             Ok(t) => assert!(i >= 4 && t.len() > 16 * 32 * 1024, "{i}: {} bytes", t.len()),
             Err(_) => assert!(i < 4, "{i}: no texts kept"),
