@@ -657,21 +657,11 @@ impl OutOfCore {
                 pair_order,
                 fingerprints[2],
             );
-            let v = verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])?;
-            let m = Marker::default()
-                .with("checked", v.checked)
-                .with("verified", v.verified)
-                .with("pairs", v.pairs);
-            Ok((m, v.bytes_written))
+            verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])
         })?;
 
         let grouped = steps.run(4, || {
-            let g = components::run(&job, fingerprints[1], fingerprints[3])?;
-            let m = Marker::default()
-                .with("groups", g.groups)
-                .with("grouped", g.grouped)
-                .with("exact_dropped", g.exact_dropped);
-            Ok((m, g.bytes_written))
+            components::run(&job, fingerprints[1], fingerprints[3])
         })?;
         let stages = steps.runs;
         Ok(OutOfCoreOutcome {

@@ -11,27 +11,22 @@ use std::collections::HashSet;
 use ndd_core::{ScoredPair, Signature};
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
+use super::manifest::Marker;
 use super::sketch::{Sets, Signatures, Texts};
 use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Error, Verifier};
 
-/// What stage 3 wrote.
-pub(super) struct Verified {
-    pub(super) checked: u64,
-    /// Distinct candidates whose estimate reached the plausible floor, then verified.
-    pub(super) verified: u64,
-    pub(super) pairs: u64,
-    pub(super) bytes_written: u64,
-}
-
+/// Runs the stage: its marker (`checked`: distinct candidates; `verified`: those whose
+/// estimate reached the plausible floor, then verified; `pairs`: accepted, the exact
+/// copies' included) and the bytes it wrote.
 pub(super) fn run(
     job: &Job<'_>,
     candidates: &SortedRuns<Edge, (u64, u64)>,
     signature_len: u64,
     exact_fingerprint: u64,
     fingerprint: u64,
-) -> Result<Verified, Error> {
+) -> Result<(Marker, u64), Error> {
     let dir = job.dir;
     let mut sigs = Signatures::open(dir, signature_len)?;
     let mut sets = if job.needs_sets {
@@ -169,12 +164,11 @@ pub(super) fn run(
     scores.finish().map_err(|e| damaged(dir, e))?;
     out.finish().map_err(|e| damaged(dir, e))?;
     let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)?;
-    Ok(Verified {
-        checked,
-        verified,
-        pairs: accepted,
-        bytes_written,
-    })
+    let marker = Marker::default()
+        .with("checked", checked)
+        .with("verified", verified)
+        .with("pairs", accepted);
+    Ok((marker, bytes_written))
 }
 
 /// Pairs per verification block: the block's documents (at most two per pair) hold a
