@@ -244,7 +244,8 @@ pub(crate) struct MethodArgs {
     pub(crate) rows: Option<usize>,
     /// minhash: most members of one LSH bucket a document is compared with, the newest
     /// first, or `none` [default: 256]; bounds the pairs of thousands of
-    /// near-identical documents (their group is kept, some of its pairs not reported)
+    /// near-identical documents (their group is kept, some of its pairs not reported);
+    /// every engine reads at most 1,024, `none` included
     #[arg(long, value_name = "N", value_parser = parse_bucket_scan, help_heading = "MinHash")]
     pub(crate) max_bucket_scan: Option<BucketScan>,
     /// simhash: signature length in bits [default: 64]
@@ -713,8 +714,8 @@ pub(crate) struct IndexArgs {
 pub(crate) struct ScaleArgs {
     /// Deduplicate out of core: the MinHash or SimHash stages write sorted runs, pairs
     /// and assignments to this folder under --memory-budget, and a rerun reuses every
-    /// stage that finished (same outputs as the in-memory run; the input is read
-    /// twice, so it must be a file or folder)
+    /// stage that finished (same outputs as the in-memory run, with every --verify;
+    /// the input is read twice, so it must be a file or folder)
     #[arg(long, value_name = "DIR")]
     pub(crate) work_dir: Option<PathBuf>,
     /// With --work-dir: memory for the stages' buffers, in bytes or with a K, M or G

@@ -139,6 +139,25 @@ pub struct ScanCuts {
 }
 
 impl ScanCuts {
+    /// The one bucket-scan rule of every engine: a read of a bucket that holds
+    /// `members_before` members before the reading document is cut by the bound
+    /// `scan` (its oldest members are not read) when they are more than `scan`. The
+    /// walk of [`LshIndex::query_then_insert`] counts its cuts by it, and the
+    /// out-of-core shuffle of `ndd-pipeline`, which reads buckets from sorted files.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::ScanCuts;
+    /// assert!(!ScanCuts::cuts(3, 3)); // three earlier members, three read
+    /// assert!(ScanCuts::cuts(4, 3)); // the oldest of four is not read
+    /// assert!(!ScanCuts::cuts(4, usize::MAX)); // no bound
+    /// ```
+    #[must_use]
+    pub fn cuts(members_before: usize, scan: usize) -> bool {
+        members_before > scan
+    }
+
     /// Whether the bound cut any read.
     ///
     /// # Example
@@ -1483,7 +1502,9 @@ impl BucketWalk<'_> {
             d = self.next[db + i];
             read += 1;
         }
-        d != NIL
+        // The members before the query, as far as the walk knows them: those it read,
+        // and one more when it stopped before the bucket's end.
+        ScanCuts::cuts(read + usize::from(d != NIL), self.limit)
     }
 }
 

@@ -457,7 +457,7 @@ impl Dedup {
         Ok(Plan {
             features: self.features,
             threshold,
-            method: self.method.clone(),
+            method: Plan::resolve_bucket_scan(self.method.clone()),
             verifier: self.verifier_config(),
             verifier_set: self.verifier.is_some(),
             exact: self.exact_config(),

@@ -309,12 +309,12 @@ impl MinHashWeighting {
 /// ```
 pub const DEFAULT_MAX_BUCKET_SCAN: usize = 256;
 
-/// The most members of one LSH bucket a query of the in-memory engines reads, whatever
-/// is asked: [`MinHashConfig::max_bucket_scan`] of `None` (the tool's
-/// `--max-bucket-scan none`) or above this reads 1,024. Without it, 20,000
-/// near-identical lines made 2·10⁸ candidate pairs and aborted at 9 GB; at the cap
-/// `n` documents make at most about `1,024·n` pairs. The out-of-core engine, whose
-/// pairs are on disk, applies the asked bound as it is.
+/// The most members of one LSH bucket a query of any engine reads, whatever is asked:
+/// [`MinHashConfig::max_bucket_scan`] of `None` (the tool's `--max-bucket-scan none`)
+/// or above this reads 1,024. Without it, 20,000 near-identical lines made 2·10⁸
+/// candidate pairs and aborted at 9 GB; at the cap `n` documents make at most about
+/// `1,024·n` pairs. The plan resolves it once ([`Plan::bucket_scan`](crate::Plan::bucket_scan)),
+/// so the out-of-core engine and the distributed job cap as the in-memory engines do.
 ///
 /// # Example
 ///
@@ -327,8 +327,10 @@ pub const DEFAULT_MAX_BUCKET_SCAN: usize = 256;
 /// ```
 pub const MAX_BUCKET_SCAN: usize = 1_024;
 
-/// The bucket scan of an in-memory index for the asked bound (`None`: no bound):
-/// capped at [`MAX_BUCKET_SCAN`].
+/// The bucket scan every engine applies for the asked bound (`None`: no bound but the
+/// cap): capped at [`MAX_BUCKET_SCAN`]. The plan resolves its scan with it, and the
+/// engines that take a bound after the plan (a saved index's setter, the stand-alone
+/// candidate stage) with it too.
 pub(crate) fn bounded_scan(asked: Option<usize>) -> Option<usize> {
     Some(asked.map_or(MAX_BUCKET_SCAN, |s| s.min(MAX_BUCKET_SCAN)))
 }

@@ -243,6 +243,47 @@ impl Plan {
         self.exact
     }
 
+    /// The most members of one MinHash bucket each document reads, the newest first, as
+    /// every engine applies it (in memory, the saved index, out of core, the
+    /// distributed job): [`MinHashConfig::max_bucket_scan`](crate::MinHashConfig::max_bucket_scan)
+    /// capped at [`MAX_BUCKET_SCAN`](crate::MAX_BUCKET_SCAN), `None` asked included,
+    /// resolved once when the plan is made (the plan's MinHash configuration carries
+    /// it). `None` for the other methods.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, Method, MinHashConfig, MAX_BUCKET_SCAN};
+    /// assert_eq!(Dedup::new().plan()?.bucket_scan(), Some(256));
+    /// let none = MinHashConfig { max_bucket_scan: None, ..MinHashConfig::default() };
+    /// let plan = Dedup::new().method(Method::MinHash(none)).plan()?;
+    /// assert_eq!(plan.bucket_scan(), Some(MAX_BUCKET_SCAN));
+    /// assert_eq!(Dedup::new().method(Method::ExactJaccard).plan()?.bucket_scan(), None);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn bucket_scan(&self) -> Option<usize> {
+        match &self.method {
+            #[cfg(feature = "minhash")]
+            Method::MinHash(config) => config.max_bucket_scan,
+            _ => None,
+        }
+    }
+
+    /// `method` with its bucket scan resolved as every engine applies it (see
+    /// [`bucket_scan`](Self::bucket_scan)): what [`Dedup::plan`](crate::Dedup::plan)
+    /// puts in the plan.
+    pub(crate) fn resolve_bucket_scan(method: Method) -> Method {
+        match method {
+            #[cfg(feature = "minhash")]
+            Method::MinHash(mut config) => {
+                config.max_bucket_scan = crate::method::bounded_scan(config.max_bucket_scan);
+                Method::MinHash(config)
+            }
+            other => other,
+        }
+    }
+
     /// How pairs become groups.
     ///
     /// # Example

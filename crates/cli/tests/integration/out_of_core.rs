@@ -89,49 +89,25 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
     assert_eq!(read(d, "m-pairs.tsv"), read(d, "o-pairs.tsv"));
 }
 
-/// `--method simhash` (with its own score, exact Jaccard and containment) and
-/// MinHash verified by containment: out of core under the smallest budget, the same
-/// bytes as the in-memory run in every output.
-#[test]
-fn simhash_and_containment_give_the_in_memory_outputs() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let runs: [&[&str]; 4] = [
-        &["--method", "simhash"],
-        &[
-            "--method",
-            "simhash",
-            "--verify",
-            "jaccard",
-            "--threshold",
-            "0.5",
-        ],
-        &[
-            "--method",
-            "simhash",
-            "--verify",
-            "containment",
-            "--no-exact-pass",
-        ],
-        &["--verify", "containment", "--threshold", "0.7"],
-    ];
+/// Runs `ndd dedup` with each of `runs` (settings separated by spaces) in memory and
+/// out of core under the smallest budget, in `d`, and checks that every output is the
+/// same bytes (and not nearly empty); returns the work folders.
+fn same_outputs_in_memory_and_out_of_core(d: &std::path::Path, runs: &[&str]) -> Vec<String> {
+    let mut works = Vec::new();
     for (i, settings) in runs.iter().enumerate() {
+        let settings: &[&str] = &settings.split_whitespace().collect::<Vec<_>>();
         let run = |tag: &str, work: &[&str]| {
-            let (keep, drop, clusters, pairs) = (
-                format!("{tag}{i}-keep.jsonl"),
-                format!("{tag}{i}-drop.txt"),
-                format!("{tag}{i}-clusters.tsv"),
-                format!("{tag}{i}-pairs.tsv"),
-            );
+            let names = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"]
+                .map(|n| format!("{tag}{i}-{n}"));
             let outputs = [
                 "--keep-out",
-                &keep,
+                &names[0],
                 "--drop-out",
-                &drop,
+                &names[1],
                 "--clusters-out",
-                &clusters,
+                &names[2],
                 "--pairs-out",
-                &pairs,
+                &names[3],
             ];
             // Not `-q`: the summary says which engine ran.
             ok(&ndd(
@@ -150,6 +126,37 @@ fn simhash_and_containment_give_the_in_memory_outputs() {
             );
             assert!(mem.lines().count() > 10, "{settings:?} {name}: {mem}");
             assert_eq!(mem, ooc, "{settings:?}: {name} differs");
+        }
+        works.push(work);
+    }
+    works
+}
+
+/// `--method simhash` (with its own score, exact Jaccard, containment and alignment),
+/// MinHash verified by containment, `--verify align` and `--verify align-dice`: out of
+/// core under the smallest budget, the same bytes as the in-memory run in every
+/// output. The alignment verifiers read texts, kept for them in `texts.bin`, in
+/// blocks of a 32nd of the budget (32 KiB): many blocks.
+#[test]
+fn simhash_containment_and_align_give_the_in_memory_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let works = same_outputs_in_memory_and_out_of_core(
+        dir.path(),
+        &[
+            "--method simhash",
+            "--method simhash --verify jaccard --threshold 0.5",
+            "--method simhash --verify containment --no-exact-pass",
+            "--verify containment --threshold 0.7",
+            "--verify align",
+            "--method simhash --verify align --no-exact-pass",
+            "--verify align-dice --threshold 0.7",
+        ],
+    );
+    for (i, work) in works.iter().enumerate() {
+        let texts = fs::metadata(dir.path().join(work).join("texts.bin"));
+        match texts {
+            Ok(t) => assert!(i >= 4 && t.len() > 16 * 32 * 1024, "{i}: {} bytes", t.len()),
+            Err(_) => assert!(i < 4, "{i}: no texts kept"),
         }
     }
 }
@@ -224,7 +231,7 @@ fn bad_use_is_refused_before_any_work() {
             "--work-dir",
         ),
         (with(&base, &["--method", "imatch"]), "minhash"),
-        (with(&base, &["--verify", "align"]), "texts"),
+        (with(&base, &["--representative", "longest"]), "first-seen"),
         (
             with(&base, &["--method", "simhash", "--bits", "128"]),
             "64-bit",

@@ -1,6 +1,8 @@
 //! Stage 3, the shuffle: band keys merged in bucket order; within a bucket each
-//! document is paired with at most `max_bucket_scan` of the members before it, the
-//! newest first (what the in-memory LSH index's bounded walk reads), and the pairs are
+//! document is paired with at most `scan` of the members before it (the plan's
+//! [`bucket_scan`](crate::Plan::bucket_scan)), the newest first (what the in-memory
+//! LSH index's bounded walk reads, its cuts counted by the same rule,
+//! [`ndd_lsh::ScanCuts::cuts`]), and the pairs are
 //! sorted and written as candidate runs. A hot bucket costs at most `scan` pairs per
 //! member and `scan` ids of memory, whatever its size.
 
@@ -47,7 +49,7 @@ pub(super) fn run(
             recent.clear();
             members = 0;
         }
-        if members > scan {
+        if ndd_lsh::ScanCuts::cuts(members, scan) {
             cut_reads += 1;
             if let Ok(word) = usize::try_from(r.doc / 64) {
                 if cut_bits.len() <= word {

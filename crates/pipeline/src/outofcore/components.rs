@@ -5,24 +5,19 @@
 use ndd_core::DocUnionFind;
 use ndd_scale::{Assignment, Edge, RecordReader, RecordWriter};
 
+use super::manifest::Marker;
 use super::{ASSIGNMENTS, EXACT, Job, PAIRS, damaged, file_size};
 use crate::Error;
 use crate::progress::Stage;
 
-/// What stage 4 wrote.
-pub(super) struct Grouped {
-    pub(super) groups: u64,
-    pub(super) grouped: u64,
-    /// Documents dropped as exact copies of their group's kept document.
-    pub(super) exact_dropped: u64,
-    pub(super) bytes_written: u64,
-}
-
+/// Runs the stage: its marker (`groups`; `grouped`: documents in a group of two or
+/// more; `exact_dropped`: documents dropped as exact copies of their group's kept
+/// document) and the bytes it wrote.
 pub(super) fn run(
     job: &Job<'_>,
     exact_fingerprint: u64,
     fingerprint: u64,
-) -> Result<Grouped, Error> {
+) -> Result<(Marker, u64), Error> {
     let dir = job.dir;
     let pairs = dir.join(PAIRS);
     let mut uf = DocUnionFind::new();
@@ -62,10 +57,9 @@ pub(super) fn run(
     w.finish().map_err(|e| damaged(&path, e))?;
     job.progress.finish(Stage::Group);
     let bytes_written = file_size(&path)?;
-    Ok(Grouped {
-        groups,
-        grouped: assignments.len() as u64,
-        exact_dropped,
-        bytes_written,
-    })
+    let marker = Marker::default()
+        .with("groups", groups)
+        .with("grouped", assignments.len() as u64)
+        .with("exact_dropped", exact_dropped);
+    Ok((marker, bytes_written))
 }

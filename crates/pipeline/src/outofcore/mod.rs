@@ -6,7 +6,8 @@
 //!    fingerprint → its blocks, `hamming`), each chunk on every core; signatures to
 //!    `signatures.bin` when verification reads them (not for containment), band keys
 //!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
-//!    verifier reads them, and the exact pass's digests to runs sorted by digest
+//!    verifier reads them, texts to `texts.bin` when it reads those (alignment, a
+//!    user's function), and the exact pass's digests to runs sorted by digest
 //!    (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
@@ -149,7 +150,12 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
 /// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
-/// bytes per distinct shingle), and 16 bytes per candidate pair.
+/// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
+/// 8 more), and 16 bytes per candidate pair. Verification holds a block of candidates
+/// with their documents' signatures within a quarter of the budget and, for the
+/// verifiers that read texts, their texts within a 32nd of it (alignment prepares
+/// each text into about five times its size: together within about a fifth), at
+/// least one pair whatever its size.
 ///
 /// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
 /// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
@@ -159,11 +165,15 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 ///
 /// Supported: the MinHash method with binary weights, and the SimHash method with
 /// 64-bit fingerprints and binary or term-frequency weights; with or without the exact
-/// pass; verified by the method's score (the MinHash estimate, SimHash's `1 − h/64`),
-/// exact Jaccard or containment; grouped by connected components with the first-seen
-/// document kept. Verification reads candidates in blocks sorted by `(a, b)`, each
-/// document's data once per block, and scores a block's pairs on every core under
-/// `rayon`, in the same order as on one thread. [`new`](Self::new) refuses other
+/// pass; verified by every [`Verifier`]: the method's score (the MinHash estimate,
+/// SimHash's `1 − h/64`), exact Jaccard or containment of the shingle sets, token
+/// alignment or a user's function of the texts; grouped by connected components with
+/// the first-seen document kept. Verification reads candidates in blocks sorted by
+/// `(a, b)`, each document's data once per block, and scores a block's pairs on every
+/// core under `rayon`, in the same order as on one thread, with the in-memory run's
+/// measures (for alignment and user functions, its verification stage over the
+/// block's texts). A user's function has no fingerprint: a rerun redoes its
+/// verification and grouping rather than reuse them. [`new`](Self::new) refuses other
 /// settings, saying why.
 ///
 /// # Example
@@ -222,10 +232,14 @@ struct Job<'a> {
     /// SimHash's Hamming bound, `None` for MinHash.
     max_hamming: Option<u32>,
     verifier: &'a Verifier,
+    /// The plan's features: the shingle sets' extractor, and what the text verifiers
+    /// tokenize.
+    features: crate::Features,
     exact: Option<ExactPass>,
     needs_sets: bool,
-    /// The plan's features (the shingle sets' extractor).
-    features: crate::Features,
+    /// Whether the verifier reads texts (alignment, a user's function): the sketch
+    /// stage keeps them in `texts.bin`.
+    needs_texts: bool,
     progress: &'a dyn Progress,
 }
 
@@ -237,10 +251,9 @@ impl OutOfCore {
     ///
     /// [`ndd_core::Error::InvalidParameter`] (wrapped) for settings the stages do not
     /// support: another method than MinHash or SimHash, learned weights, SimHash
-    /// signatures of other than 64 bits or with TF-IDF weights, an alignment or custom
-    /// verifier (they read the texts, which the work folder does not keep), a
-    /// representative other than the first-seen document, DURIAN grouping; or invalid
-    /// settings ([`Dedup::validate`]).
+    /// signatures of other than 64 bits or with TF-IDF weights, a representative other
+    /// than the first-seen document, DURIAN grouping; or invalid settings
+    /// ([`Dedup::validate`]).
     ///
     /// # Example
     ///
@@ -252,15 +265,27 @@ impl OutOfCore {
     /// assert!(OutOfCore::new(&Dedup::new(), &dir).is_ok());
     /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
     /// assert!(OutOfCore::new(&simhash, &dir).is_ok());
+    /// let align = Dedup::new().verifier("align".parse()?); // keeps the texts
+    /// assert!(OutOfCore::new(&align, &dir).is_ok());
     /// assert!(OutOfCore::new(&Dedup::new().method(Method::ExactJaccard), &dir).is_err());
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
         const ENGINE: &str = "the out-of-core engine";
-        const VERIFIERS: [&str; 3] = ["method", "jaccard", "containment"];
-        const WHY: &str = "the measures of its files: alignment and custom verifiers read \
-                           the texts, which it does not keep";
+        // Every verifier: the set verifiers read the shingle sets the sketch stage
+        // keeps, the alignment and custom verifiers the texts it keeps.
+        const VERIFIERS: [&str; 8] = [
+            "method",
+            "jaccard",
+            "containment",
+            "align",
+            "align-dice",
+            "align-containment",
+            "align-max",
+            "custom",
+        ];
+        const WHY: &str = "the measures of its files";
         let plan = dedup.plan()?;
         let engine = match &plan.method {
             #[cfg(feature = "simhash")]
@@ -387,7 +412,9 @@ impl OutOfCore {
                     .with(config.seed)
                     .with(params.map_or(0, |p| p.bands() as u64))
                     .with(params.map_or(0, |p| p.rows() as u64)),
-                config.max_bucket_scan.map_or(u64::MAX, |s| s as u64),
+                // The plan's resolved scan (before it capped `None`, u64::MAX: such
+                // folders are redone with the cap).
+                self.plan.bucket_scan().map_or(u64::MAX, |s| s as u64),
             ),
             #[cfg(feature = "simhash")]
             Engine::SimHash(config) => (
@@ -411,7 +438,8 @@ impl OutOfCore {
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
-            .with(u64::from(self.needs_sets()))
+            // Bit 1 (texts kept) is new: folders of the set verifiers stay valid.
+            .with(u64::from(self.needs_sets()) | u64::from(self.needs_texts()) << 1)
             .with(match self.plan.exact {
                 None => 0,
                 Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
@@ -445,6 +473,10 @@ impl OutOfCore {
             self.plan.verifier,
             Verifier::ExactJaccard | Verifier::Containment
         )
+    }
+
+    fn needs_texts(&self) -> bool {
+        matches!(self.plan.verifier, Verifier::Align(_) | Verifier::Custom(_))
     }
 
     /// Runs the stages that are not finished yet over `docs` (positions are their
@@ -485,7 +517,12 @@ impl OutOfCore {
         };
         let fingerprints = self.fingerprints(params);
         let (scan, num_perm, max_hamming) = match &self.engine {
-            Engine::MinHash(c) => (c.max_bucket_scan.unwrap_or(usize::MAX), c.num_perm, None),
+            // The plan's resolved scan: always set for MinHash.
+            Engine::MinHash(c) => (
+                self.plan.bucket_scan().unwrap_or(usize::MAX),
+                c.num_perm,
+                None,
+            ),
             #[cfg(feature = "simhash")]
             Engine::SimHash(c) => (0, 0, Some(u32::try_from(c.max_hamming()).unwrap_or(63))),
         };
@@ -498,17 +535,20 @@ impl OutOfCore {
             num_perm,
             max_hamming,
             verifier: &self.plan.verifier,
+            features: self.plan.features,
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
-            features: self.plan.features,
+            needs_texts: self.needs_texts(),
             progress: self.progress.as_ref(),
         };
         // Markers that still hold; a stage redone invalidates every later one.
+        // A user's function has no fingerprint: its verification (and what follows)
+        // is redone on every run, never taken from a run with another function.
+        let custom = matches!(self.plan.verifier, Verifier::Custom(_));
         let mut markers: Vec<Option<Marker>> = Vec::new();
         for (i, (name, _)) in STAGES.iter().enumerate() {
-            let m = markers
-                .last()
-                .is_none_or(Option::is_some)
+            let reusable = !(custom && i >= 3) && markers.last().is_none_or(Option::is_some);
+            let m = reusable
                 .then(|| Marker::load(dir, name, fingerprints[i]))
                 .flatten()
                 .filter(|m| raw_files_intact(dir, m));
@@ -627,21 +667,11 @@ impl OutOfCore {
                 pair_order,
                 fingerprints[2],
             );
-            let v = verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])?;
-            let m = Marker::default()
-                .with("checked", v.checked)
-                .with("verified", v.verified)
-                .with("pairs", v.pairs);
-            Ok((m, v.bytes_written))
+            verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])
         })?;
 
         let grouped = steps.run(4, || {
-            let g = components::run(&job, fingerprints[1], fingerprints[3])?;
-            let m = Marker::default()
-                .with("groups", g.groups)
-                .with("grouped", g.grouped)
-                .with("exact_dropped", g.exact_dropped);
-            Ok((m, g.bytes_written))
+            components::run(&job, fingerprints[1], fingerprints[3])
         })?;
         let stages = steps.runs;
         Ok(OutOfCoreOutcome {
@@ -712,6 +742,8 @@ const OUTPUTS: [&[&str]; 5] = [
         "signatures.bin",
         "sets.bin",
         "sets.idx",
+        "texts.bin",
+        "texts.idx",
     ],
     &["exact.bin", "exact-pairs-"],
     &["candidates-"],
@@ -781,8 +813,9 @@ fn checksum_key(name: &str) -> String {
 }
 
 /// Whether the files whose checksums marker `m` lists are the ones its stage wrote:
-/// the raw files (the sets and their offsets, `sets.bin` and `sets.idx`, and the
-/// signatures, which have no trailer of their own: a damaged one was read as good)
+/// the raw files (the sets and their offsets, `sets.bin` and `sets.idx`, the texts
+/// and theirs, `texts.bin` and `texts.idx`, and the signatures, which have no trailer
+/// of their own: a damaged one was read as good)
 /// by a hash of their bytes; the sorted runs by the checksum in their trailer (which
 /// a reader checks against the bytes when it opens them), so that a run of another
 /// input with the same settings is not taken for this one's. A stage whose files are
@@ -796,7 +829,7 @@ fn raw_files_intact(dir: &Path, m: &Marker) -> bool {
             return false;
         }
         let path = dir.join(name);
-        let now = if [sketch::SIGNATURES, sketch::SETS, sketch::SET_ENDS].contains(&name) {
+        let now = if sketch::RAW.contains(&name) {
             sketch::file_checksum(&path)
         } else {
             trailer_checksum(&path)

@@ -99,18 +99,25 @@ pub struct OutOfCoreOutcome {
 }
 
 impl OutOfCoreOutcome {
-    /// Opens this run's record file at `path`, checking that this run wrote it.
+    /// Opens this run's record file at `path`, checking that this run wrote it; with
+    /// what a record error of it becomes while it is read (that file is damaged).
+    #[allow(clippy::type_complexity)] // a reader and its error mapping
     fn open<T: Record>(
         &self,
         path: &Path,
-    ) -> Result<RecordReader<T, BufReader<File>>, RecordError> {
-        RecordReader::open(path).and_then(|r| r.expect_fingerprint(self.fingerprint))
-    }
-
-    /// What a record error of the work file at `path` becomes: that file is damaged.
-    fn damaged(path: &Path) -> impl Fn(RecordError) -> Error + use<> {
-        let path = path.to_path_buf();
-        move |e| damaged(&path, e)
+    ) -> Result<
+        (
+            RecordReader<T, BufReader<File>>,
+            impl Fn(RecordError) -> Error + use<T>,
+        ),
+        Error,
+    > {
+        let owned = path.to_path_buf();
+        let bad = move |e| damaged(&owned, e);
+        let r = RecordReader::open(path)
+            .and_then(|r| r.expect_fingerprint(self.fingerprint))
+            .map_err(&bad)?;
+        Ok((r, bad))
     }
 
     /// Documents that are near-duplicates of a kept one (in a group, not its first).
@@ -201,8 +208,7 @@ impl OutOfCoreOutcome {
         &self,
     ) -> Result<impl Iterator<Item = Result<Assignment, Error>> + use<>, Error> {
         let path = self.assignments_path();
-        let bad = Self::damaged(&path);
-        let r = self.open::<Assignment>(&path).map_err(&bad)?;
+        let (r, bad) = self.open::<Assignment>(&path)?;
         // Records stream before the trailer's checksum is checked: a damaged record
         // must not pass for a position (a huge one would be a huge allocation).
         let documents = self.documents;
@@ -284,11 +290,9 @@ impl OutOfCoreOutcome {
         &self,
     ) -> Result<impl Iterator<Item = Result<ScoredPair, Error>> + use<>, Error> {
         let pairs_path = self.pairs_path();
-        let bad_pair = Self::damaged(&pairs_path);
-        let pairs = self.open::<Edge>(&pairs_path).map_err(&bad_pair)?;
+        let (pairs, bad_pair) = self.open::<Edge>(&pairs_path)?;
         let scores_path = self.work_dir.join(SCORES);
-        let bad_score = Self::damaged(&scores_path);
-        let mut scores = self.open::<Score>(&scores_path).map_err(&bad_score)?;
+        let (mut scores, bad_score) = self.open::<Score>(&scores_path)?;
         if scores.len() != pairs.len() {
             return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
                 "{}: {} scores for {} pairs",

@@ -90,6 +90,10 @@ pub(super) struct Sketched {
 pub(super) const SIGNATURES: &str = "signatures.bin";
 pub(super) const SETS: &str = "sets.bin";
 pub(super) const SET_ENDS: &str = "sets.idx";
+pub(super) const TEXTS: &str = "texts.bin";
+pub(super) const TEXT_ENDS: &str = "texts.idx";
+/// The raw work files (no trailer of their own: checked by [`file_checksum`]).
+pub(super) const RAW: [&str; 5] = [SIGNATURES, SETS, SET_ENDS, TEXTS, TEXT_ENDS];
 
 struct Out {
     path: PathBuf,
@@ -165,16 +169,22 @@ struct Prepared {
     /// size (empty unless the verifier reads them).
     set_values: Vec<u8>,
     set_sizes: Vec<u64>,
+    /// The texts' bytes one after another, and each text's length (empty unless the
+    /// verifier reads texts).
+    text_values: Vec<u8>,
+    text_sizes: Vec<u64>,
 }
 
-/// The signatures, band keys, digests and sets of `docs`, in order: each part by the
-/// batch call the in-memory engine uses (the sketcher's, [`crate::ExactPass::digests`],
-/// the exact verifiers' shingle sets), in parallel under `rayon`. `docs` is dropped
-/// here, off the writing thread.
+/// The signatures, band keys, digests, sets and texts of `docs`, in order: each part
+/// by the batch call the in-memory engine uses (the sketcher's,
+/// [`crate::ExactPass::digests`], the exact verifiers' shingle sets), in parallel
+/// under `rayon`; the texts only when `keep_texts`. `docs` is dropped here, off the
+/// writing thread.
 fn prepare<S: Signer>(
     signer: &S,
     exact: Option<crate::ExactPass>,
     sets_of: Option<crate::Features>,
+    keep_texts: bool,
     docs: Vec<Document>,
 ) -> Result<Prepared, Error> {
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
@@ -206,6 +216,8 @@ fn prepare<S: Signer>(
         digests: exact.map(|p| p.digests(&texts)).unwrap_or_default(),
         set_values: Vec::new(),
         set_sizes: Vec::new(),
+        text_values: Vec::new(),
+        text_sizes: Vec::new(),
     };
     for (bytes, keys) in &records {
         if bytes.len() != signature_len || keys.len() != bands {
@@ -224,6 +236,14 @@ fn prepare<S: Signer>(
             p.set_values
                 .extend(set.as_slice().iter().flat_map(|v| v.to_le_bytes()));
             p.set_sizes.push(set.len() as u64);
+        }
+    }
+    if keep_texts {
+        p.text_values
+            .reserve(texts.iter().map(|t| t.len()).sum::<usize>());
+        for text in &texts {
+            p.text_values.extend_from_slice(text.as_bytes());
+            p.text_sizes.push(text.len() as u64);
         }
     }
     Ok(p)
@@ -301,14 +321,58 @@ impl Sorts {
     }
 }
 
-/// The sketch stage's raw files (signatures, sets and their ends), written in
+/// A file of variable-length values and the file of their end offsets (in units of
+/// the values: shingles for sets, bytes for texts), one per document in position
+/// order: `sets.bin` and `sets.idx`, `texts.bin` and `texts.idx`.
+struct IndexedOut {
+    values: Out,
+    ends: Out,
+    end: u64,
+    /// A chunk's end offsets, as bytes (reused).
+    buf: Vec<u8>,
+}
+
+impl IndexedOut {
+    fn create(dir: &Path, values: &'static str, ends: &'static str) -> Result<Self, Error> {
+        Ok(IndexedOut {
+            values: Out::create(dir, values)?,
+            ends: Out::create(dir, ends)?,
+            end: 0,
+            buf: Vec::new(),
+        })
+    }
+
+    /// A chunk's documents' values: `bytes`, one after another, `units[i]` long each.
+    fn push_chunk(&mut self, bytes: &[u8], units: &[u64]) -> Result<(), Error> {
+        self.values.write(bytes)?;
+        self.buf.clear();
+        for n in units {
+            self.end += n;
+            self.buf.extend_from_slice(&self.end.to_le_bytes());
+        }
+        self.ends.write(&self.buf)
+    }
+
+    /// Finishes both files: the bytes written, and the names and checksums of the
+    /// files, into `checksums`.
+    fn finish(
+        self,
+        names: [&'static str; 2],
+        checksums: &mut Vec<(&'static str, u64)>,
+    ) -> Result<u64, Error> {
+        let ((vb, vs), (eb, es)) = (self.values.finish()?, self.ends.finish()?);
+        checksums.extend([(names[0], vs), (names[1], es)]);
+        Ok(vb + eb)
+    }
+}
+
+/// The sketch stage's raw files (signatures, sets, texts and their ends), written in
 /// document order on a thread of the pool beside the reading thread.
 struct Files {
     /// `None` when verification does not read signatures (containment).
     sigs: Option<Out>,
-    sets: Option<(Out, Out)>,
-    set_end: u64,
-    ends: Vec<u8>,
+    sets: Option<IndexedOut>,
+    texts: Option<IndexedOut>,
 }
 
 impl Files {
@@ -316,14 +380,11 @@ impl Files {
         if let Some(sigs) = &mut self.sigs {
             sigs.write(&p.signatures)?;
         }
-        if let Some((values, ends)) = &mut self.sets {
-            values.write(&p.set_values)?;
-            self.ends.clear();
-            for size in &p.set_sizes {
-                self.set_end += size;
-                self.ends.extend_from_slice(&self.set_end.to_le_bytes());
-            }
-            ends.write(&self.ends)?;
+        if let Some(sets) = &mut self.sets {
+            sets.push_chunk(&p.set_values, &p.set_sizes)?;
+        }
+        if let Some(texts) = &mut self.texts {
+            texts.push_chunk(&p.text_values, &p.text_sizes)?;
         }
         Ok(())
     }
@@ -381,14 +442,20 @@ where
             false => None,
         },
         sets: match job.needs_sets {
-            true => Some((Out::create(dir, SETS)?, Out::create(dir, SET_ENDS)?)),
+            true => Some(IndexedOut::create(dir, SETS, SET_ENDS)?),
             false => None,
         },
-        set_end: 0,
-        ends: Vec::new(),
+        texts: match job.needs_texts {
+            true => Some(IndexedOut::create(dir, TEXTS, TEXT_ENDS)?),
+            false => None,
+        },
     };
     let chunk_bytes = (job.budget / 8).max(1);
-    let (exact, sets_of) = (job.exact, job.needs_sets.then_some(job.features));
+    let (exact, sets_of, keep_texts) = (
+        job.exact,
+        job.needs_sets.then_some(job.features),
+        job.needs_texts,
+    );
     let mut docs = docs;
     job.progress.start(Stage::Sketch, None);
     let mut next = read_chunk(&mut docs, chunk_bytes)?;
@@ -401,7 +468,7 @@ where
         let (prepared, written, read) = overlap(
             move || match current.is_empty() {
                 true => Ok(None),
-                false => prepare(signer, exact, sets_of, current).map(Some),
+                false => prepare(signer, exact, sets_of, keep_texts, current).map(Some),
             },
             || before.as_ref().map_or(Ok(()), |p| files.chunk(p)),
             || {
@@ -423,7 +490,7 @@ where
         documents,
         signature_len,
     } = sorts;
-    let Files { sigs, sets, .. } = files;
+    let Files { sigs, sets, texts } = files;
     let runs = keys.finish().map_err(|e| damaged(dir, e))?;
     let digest_runs = match digests {
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
@@ -435,10 +502,11 @@ where
         bytes_written += b;
         checksums.push((SIGNATURES, sum));
     }
-    if let Some((values, ends)) = sets {
-        let ((vb, vs), (eb, es)) = (values.finish()?, ends.finish()?);
-        bytes_written += vb + eb;
-        checksums.extend([(SETS, vs), (SET_ENDS, es)]);
+    if let Some(sets) = sets {
+        bytes_written += sets.finish([SETS, SET_ENDS], &mut checksums)?;
+    }
+    if let Some(texts) = texts {
+        bytes_written += texts.finish([TEXTS, TEXT_ENDS], &mut checksums)?;
     }
     for p in runs.paths().iter().chain(&digest_runs) {
         bytes_written += file_size(p)?;
@@ -532,40 +600,47 @@ fn par_map<T: Send>(
     }
 }
 
-/// Reads a shingle set of `sets.bin` by document position.
-pub(super) struct Sets {
+/// Reads the value of one document of a values file and its end offsets (see
+/// [`IndexedOut`]) by document position, with positional reads ([`read_at`]), so
+/// that many are read at once.
+struct Indexed {
     values: File,
     ends: File,
     values_path: PathBuf,
     ends_path: PathBuf,
-    /// The largest set read: a corrupt offset cannot ask for more than the file has.
+    /// The values file's length: a corrupt offset cannot ask for more than it has.
     values_len: u64,
+    /// Bytes per unit of the offsets.
+    unit: u64,
 }
 
-impl Sets {
-    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
-        let values_path = dir.join(SETS);
-        let ends_path = dir.join(SET_ENDS);
+impl Indexed {
+    fn open(dir: &Path, names: [&str; 2], unit: u64) -> Result<Self, Error> {
+        let values_path = dir.join(names[0]);
+        let ends_path = dir.join(names[1]);
         let values = File::open(&values_path).map_err(|e| Error::io(&values_path, e))?;
         let ends = File::open(&ends_path).map_err(|e| Error::io(&ends_path, e))?;
         let values_len = values
             .metadata()
             .map_err(|e| Error::io(&values_path, e))?
             .len();
-        Ok(Sets {
+        Ok(Indexed {
             values,
             ends,
             values_path,
             ends_path,
             values_len,
+            unit,
         })
     }
 
-    pub(super) fn get(&self, doc: u64) -> Result<FeatureSet, Error> {
+    /// Where document `doc`'s value lies in the values file: its start and its length,
+    /// in bytes, checked against the file's length.
+    fn span(&self, doc: u64) -> Result<(u64, u64), Error> {
         let at = doc
             .checked_mul(8)
             .ok_or_else(|| out_of_range(&self.ends_path, doc))?;
-        // The end before this set's (its start) and its own, in one read.
+        // The end before this value's (its start) and its own, in one read.
         let (start, end) = if doc == 0 {
             let mut b = [0u8; 8];
             read_at(&self.ends, &self.ends_path, at, &mut b)?;
@@ -580,19 +655,41 @@ impl Sets {
             });
             (s, e)
         };
-        let bytes = end
-            .checked_sub(start)
-            .and_then(|n| n.checked_mul(8))
-            .filter(|&n| start.saturating_mul(8).saturating_add(n) <= self.values_len)
+        let unit = self.unit;
+        end.checked_sub(start)
+            .and_then(|n| n.checked_mul(unit))
+            .zip(start.checked_mul(unit))
+            .filter(|&(n, at)| at.saturating_add(n) <= self.values_len)
+            .map(|(n, at)| (at, n))
             .ok_or_else(|| {
                 Error::Core(ndd_core::Error::corrupt_data(format!(
                     "{}: offsets {start}..{end} out of range",
                     self.ends_path.display()
                 )))
-            })?;
-        let mut buf = vec![0u8; usize::try_from(bytes).unwrap_or(0)];
-        read_at(&self.values, &self.values_path, start * 8, &mut buf)?;
-        let values: Vec<u64> = buf
+            })
+    }
+
+    /// Document `doc`'s value's bytes.
+    fn get(&self, doc: u64) -> Result<Vec<u8>, Error> {
+        let (at, n) = self.span(doc)?;
+        let mut buf = vec![0u8; usize::try_from(n).unwrap_or(0)];
+        read_at(&self.values, &self.values_path, at, &mut buf)?;
+        Ok(buf)
+    }
+}
+
+/// Reads a shingle set of `sets.bin` by document position.
+pub(super) struct Sets(Indexed);
+
+impl Sets {
+    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
+        Indexed::open(dir, [SETS, SET_ENDS], 8).map(Sets)
+    }
+
+    pub(super) fn get(&self, doc: u64) -> Result<FeatureSet, Error> {
+        let values: Vec<u64> = self
+            .0
+            .get(doc)?
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
             .collect();
@@ -601,6 +698,34 @@ impl Sets {
 
     /// The shingle sets of `docs`, in order (read in parallel under `rayon`).
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<FeatureSet>, Error> {
+        par_map(docs, |d| self.get(d))
+    }
+}
+
+/// Reads a document's text of `texts.bin` by document position.
+pub(super) struct Texts(Indexed);
+
+impl Texts {
+    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
+        Indexed::open(dir, [TEXTS, TEXT_ENDS], 1).map(Texts)
+    }
+
+    /// The length of document `doc`'s text in bytes (what holding it costs).
+    pub(super) fn len(&self, doc: u64) -> Result<u64, Error> {
+        self.0.span(doc).map(|(_, n)| n)
+    }
+
+    pub(super) fn get(&self, doc: u64) -> Result<String, Error> {
+        String::from_utf8(self.0.get(doc)?).map_err(|_| {
+            Error::Core(ndd_core::Error::corrupt_data(format!(
+                "{}: the text of document {doc} is not UTF-8",
+                self.0.values_path.display()
+            )))
+        })
+    }
+
+    /// The texts of `docs`, in order (read in parallel under `rayon`).
+    pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<String>, Error> {
         par_map(docs, |d| self.get(d))
     }
 }

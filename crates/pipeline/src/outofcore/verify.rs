@@ -1,37 +1,41 @@
 //! Stage 4: each distinct candidate pair, in order, scored as the in-memory run scores
 //! it: the method's score from the two signatures (the MinHash estimate, or SimHash's
-//! `1 − h/64`), then (for the exact verifiers) the measure of the two shingle sets. Accepted pairs, merged in order with the exact
-//! copies' pairs (score 1), go to `pairs.bin` (edges, `a < b`) with their scores in
-//! `scores.bin` (score records, same order).
+//! `1 − h/64`), then (for the exact verifiers) the measure of the two shingle sets,
+//! or (for the alignment and custom verifiers) the in-memory verification stage over
+//! the two texts. Accepted pairs, merged in order with the exact copies' pairs (score
+//! 1), go to `pairs.bin` (edges, `a < b`) with their scores in `scores.bin` (score
+//! records, same order).
 
-use ndd_core::Signature;
+use std::collections::HashSet;
+
+use ndd_core::{ScoredPair, Signature};
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
-use super::sketch::{Sets, Signatures};
+use super::manifest::Marker;
+use super::sketch::{Sets, Signatures, Texts};
 use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
-use crate::progress::Stage;
+use crate::progress::{NoProgress, Stage};
 use crate::{Error, Verifier};
 
-/// What stage 3 wrote.
-pub(super) struct Verified {
-    pub(super) checked: u64,
-    /// Distinct candidates whose estimate reached the plausible floor, then verified.
-    pub(super) verified: u64,
-    pub(super) pairs: u64,
-    pub(super) bytes_written: u64,
-}
-
+/// Runs the stage: its marker (`checked`: distinct candidates; `verified`: those whose
+/// estimate reached the plausible floor, then verified; `pairs`: accepted, the exact
+/// copies' included) and the bytes it wrote.
 pub(super) fn run(
     job: &Job<'_>,
     candidates: &SortedRuns<Edge, (u64, u64)>,
     signature_len: u64,
     exact_fingerprint: u64,
     fingerprint: u64,
-) -> Result<Verified, Error> {
+) -> Result<(Marker, u64), Error> {
     let dir = job.dir;
     let sigs = Signatures::open(job, signature_len)?;
-    let mut sets = if job.needs_sets {
+    let sets = if job.needs_sets {
         Some(Sets::open(dir)?)
+    } else {
+        None
+    };
+    let texts = if job.needs_texts {
+        Some(Texts::open(dir)?)
     } else {
         None
     };
@@ -87,19 +91,47 @@ pub(super) fn run(
         Ok(())
     };
     // Candidates are verified a block at a time: each document of a block is read
-    // once (its signature, then its set if an estimate kept one of its pairs), in
-    // position order, and the block's pairs are scored in parallel under `rayon`.
+    // once (its signature, then its set or text if an estimate kept one of its pairs),
+    // in position order, and the block's pairs are scored in parallel under `rayon`.
+    // With texts, a block also ends before its texts pass their share of the budget.
     let block_len = block_pairs(job.budget, signature_len);
+    let text_bytes = block_text_bytes(job.budget);
     let mut block: Vec<Edge> = Vec::with_capacity(block_len);
     let mut last: Option<Edge> = None;
+    let mut pending: Option<Edge> = None;
+    let mut block_docs: HashSet<u64> = HashSet::new();
     job.progress.start(Stage::Verify, None);
     let mut candidates = candidates.merge().map_err(|e| damaged(dir, e))?;
     loop {
         block.clear();
-        for e in candidates.by_ref() {
-            let e = e.map_err(|e| damaged(dir, e))?;
+        block_docs.clear();
+        let mut held = 0u64;
+        loop {
+            let e = match pending.take() {
+                Some(e) => e,
+                None => match candidates.next() {
+                    Some(e) => e.map_err(|e| damaged(dir, e))?,
+                    None => break,
+                },
+            };
+            // Runs repeat a pair that several buckets proposed (a pending pair is
+            // never the last one taken).
             if last == Some(e) {
                 continue;
+            }
+            if let Some(texts) = &texts {
+                let mut more = 0u64;
+                for d in [e.a, e.b] {
+                    if !block_docs.contains(&d) {
+                        more += texts.len(d)?;
+                    }
+                }
+                if !block.is_empty() && held.saturating_add(more) > text_bytes {
+                    pending = Some(e);
+                    break;
+                }
+                held = held.saturating_add(more);
+                block_docs.extend([e.a, e.b]);
             }
             last = Some(e);
             block.push(e);
@@ -112,8 +144,9 @@ pub(super) fn run(
         }
         checked += block.len() as u64;
         job.progress.advance(Stage::Verify, block.len() as u64);
-        let scored = score_block(job, &block, floor, sigs.as_ref(), sets.as_mut())?;
-        verified += scored.iter().filter(|s| s.is_some()).count() as u64;
+        let estimates = estimate_block(job, &block, floor, sigs.as_ref())?;
+        verified += estimates.iter().filter(|s| s.is_some()).count() as u64;
+        let scored = measure_block(job, &block, estimates, sets.as_ref(), texts.as_ref())?;
         for (e, score) in block.iter().zip(scored) {
             let Some(score) = score.filter(|&s| s >= accept) else {
                 continue;
@@ -131,12 +164,11 @@ pub(super) fn run(
     scores.finish().map_err(|e| damaged(dir, e))?;
     out.finish().map_err(|e| damaged(dir, e))?;
     let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)?;
-    Ok(Verified {
-        checked,
-        verified,
-        pairs: accepted,
-        bytes_written,
-    })
+    let marker = Marker::default()
+        .with("checked", checked)
+        .with("verified", verified)
+        .with("pairs", accepted);
+    Ok((marker, bytes_written))
 }
 
 /// Pairs per verification block: the block's documents (at most two per pair) hold a
@@ -146,6 +178,15 @@ fn block_pairs(budget: u64, signature_len: u64) -> usize {
     let per_pair = signature_len.max(1).saturating_mul(4);
     let pairs = (budget / 4 / per_pair).clamp(128, 65_536);
     usize::try_from(pairs).unwrap_or(65_536)
+}
+
+/// The most bytes of text a verification block holds, for the verifiers that read
+/// texts: a 32nd of the budget, as alignment prepares each text into about five times
+/// its size (24 bytes per word: its token hash with its position, and a word 3-gram
+/// hash), so that texts and their prepared forms stay within about a fifth of it. A
+/// block holds at least one pair, whatever its texts' size.
+pub(super) fn block_text_bytes(budget: u64) -> u64 {
+    budget / 32
 }
 
 /// The distinct documents of `pairs` (both ends of those `keep` selects), in position
@@ -160,6 +201,11 @@ fn documents_of(pairs: &[Edge], keep: impl Fn(usize) -> bool) -> Vec<u64> {
     docs.sort_unstable();
     docs.dedup();
     docs
+}
+
+/// The position of document `d` in `docs` (sorted, holding it).
+fn at(docs: &[u64], d: u64) -> usize {
+    docs.binary_search(&d).unwrap_or(0)
 }
 
 /// Maps `f` over `items` in order, on rayon's pool when the feature is on.
@@ -178,28 +224,25 @@ fn map_in_order<T: Sync, R: Send>(
     }
 }
 
-/// Each pair's score as the in-memory run scores it, `None` when its estimate falls
-/// below `floor`: the estimate from the two signatures, then, for the exact
-/// verifiers, the measure of the two shingle sets.
-fn score_block(
+/// Each pair's method score from the two signatures (the MinHash estimate, SimHash's
+/// `1 − h/64`), `None` when it falls below `floor`.
+fn estimate_block(
     job: &Job<'_>,
     block: &[Edge],
     floor: f64,
     sigs: Option<&Signatures>,
-    sets: Option<&mut Sets>,
 ) -> Result<Vec<Option<f64>>, Error> {
     let docs = documents_of(block, |_| true);
-    let at = |docs: &[u64], d: u64| docs.binary_search(&d).unwrap_or(0);
-    let estimates = match (job.max_hamming, sigs) {
+    match (job.max_hamming, sigs) {
         // Containment: every candidate goes on, its estimate unread (and unwritten).
-        (None, None) => vec![Some(f64::NEG_INFINITY); block.len()],
+        (None, None) => Ok(vec![Some(f64::NEG_INFINITY); block.len()]),
         (None, Some(sigs)) => {
             let signatures = sigs.get_many(&docs)?;
             map_in_order(block, |_, e| {
                 let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
                 let est = a.similarity(b)?.value();
                 Ok((est >= floor).then_some(est))
-            })?
+            })
         }
         #[cfg(feature = "simhash")]
         (Some(_), Some(sigs)) => {
@@ -208,31 +251,86 @@ fn score_block(
                 let diff = fps[at(&docs, e.a)] ^ fps[at(&docs, e.b)];
                 let score = ndd_index::similarity_from_hamming(diff.count_ones());
                 Ok((score >= floor).then_some(score))
-            })?
+            })
         }
         // SimHash without the feature (or, never, without its fingerprints).
-        (Some(_), _) => {
-            return Err(Error::Core(ndd_core::Error::invalid_parameter(
-                "method",
-                "SimHash needs the simhash feature",
-            )));
-        }
-    };
-    let exact = matches!(job.verifier, Verifier::ExactJaccard | Verifier::Containment);
-    let Some(sets) = sets.filter(|_| exact) else {
-        return Ok(estimates);
-    };
+        (Some(_), _) => Err(Error::Core(ndd_core::Error::invalid_parameter(
+            "method",
+            "SimHash needs the simhash feature",
+        ))),
+    }
+}
+
+/// Each pair's score as the in-memory run scores it, `None` when it is not verified
+/// (`estimates` has none for it) or, for the verifiers that read texts, rejected: the
+/// method's score for its own verifier; the measure of the two shingle sets for the
+/// exact verifiers; for the alignment and custom verifiers, the in-memory verification
+/// stage run over the block's texts.
+fn measure_block(
+    job: &Job<'_>,
+    block: &[Edge],
+    estimates: Vec<Option<f64>>,
+    sets: Option<&Sets>,
+    texts: Option<&Texts>,
+) -> Result<Vec<Option<f64>>, Error> {
     let needed = documents_of(block, |i| estimates[i].is_some());
-    let read = sets.get_many(&needed)?;
-    let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
-    map_in_order(block, |i, e| {
-        if estimates[i].is_none() {
-            return Ok(None);
+    match job.verifier {
+        Verifier::ExactJaccard | Verifier::Containment => {
+            let Some(sets) = sets else {
+                return Ok(estimates);
+            };
+            let read = sets.get_many(&needed)?;
+            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
+            map_in_order(block, |i, e| {
+                if estimates[i].is_none() {
+                    return Ok(None);
+                }
+                let (a, b) = (
+                    read[at(&needed, e.a)].as_slice(),
+                    read[at(&needed, e.b)].as_slice(),
+                );
+                Ok(Some(crate::verify::set_measure(jaccard_verifier, a, b)))
+            })
         }
-        let (a, b) = (
-            read[at(&needed, e.a)].as_slice(),
-            read[at(&needed, e.b)].as_slice(),
-        );
-        Ok(Some(crate::verify::set_measure(jaccard_verifier, a, b)))
-    })
+        Verifier::Align(_) | Verifier::Custom(_) => {
+            let Some(texts) = texts else {
+                return Ok(estimates);
+            };
+            let read = texts.get_many(&needed)?;
+            // The block's pairs in the block's own positions, in order: the
+            // verification stage keeps those it accepts, in that order.
+            let pairs: Vec<ScoredPair> = block
+                .iter()
+                .zip(&estimates)
+                .filter_map(|(e, est)| {
+                    est.map(|s| ScoredPair::new(at(&needed, e.a), at(&needed, e.b), s))
+                })
+                .collect();
+            let (kept, _) = crate::verify::verify(
+                job.verifier,
+                job.threshold,
+                job.features,
+                &read,
+                pairs,
+                &NoProgress,
+            )?;
+            let mut kept = kept.into_iter().peekable();
+            Ok(block
+                .iter()
+                .zip(estimates)
+                .map(|(e, est)| {
+                    est?;
+                    let (a, b) = (at(&needed, e.a), at(&needed, e.b));
+                    kept.next_if(|p| (p.a, p.b) == (a, b)).map(|p| p.score)
+                })
+                .collect())
+        }
+        Verifier::MethodScore => Ok(estimates),
+        // Refused by `OutOfCore::new`: its weights are the whole corpus's document
+        // frequencies, which a block of texts does not give.
+        Verifier::AlignWeighted => Err(Error::Core(ndd_core::Error::invalid_parameter(
+            "verifier",
+            "align-weighted does not run out of core",
+        ))),
+    }
 }

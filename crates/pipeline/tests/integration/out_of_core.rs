@@ -242,9 +242,74 @@ fn simhash_settings_the_stages_do_not_run_are_refused_with_the_reason() {
     };
     let err = refused(tf_idf, Verifier::MethodScore);
     assert!(err.contains("TF-IDF"), "{err}");
-    let align = Verifier::Align(ndd_pipeline::AlignMeasure::Combined);
-    let err = refused(SimHashConfig::default(), align);
-    assert!(err.contains("texts") && err.contains("align"), "{err}");
+    // A representative other than the first-seen document: refused whatever the
+    // method (the alignment verifiers, which read texts, are run).
+    let longest = Dedup::new()
+        .method(Method::SimHash(SimHashConfig::default()))
+        .verifier(Verifier::Align(ndd_pipeline::AlignMeasure::Combined))
+        .representative(ndd_pipeline::Representative::Longest);
+    let err = OutOfCore::new(&longest, dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("first-seen"), "{err}");
+}
+
+/// A user's function out of core: the texts the sketch stage keeps, scored a sorted
+/// block at a time by the in-memory verification stage, give the in-memory pairs,
+/// scores and kept documents; as the function has no fingerprint, a rerun redoes its
+/// verification, and another function in the same folder is not taken for it.
+#[test]
+fn a_custom_verifier_out_of_core_equals_the_in_memory_run() {
+    let docs = corpus();
+    // The share of the shorter text's distinct words found in the other: a measure
+    // none of the built-in verifiers computes, asymmetric in its arguments' roles.
+    let words_within = |a: &str, b: &str| {
+        let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+        let long: std::collections::HashSet<&str> = long.split_whitespace().collect();
+        let short: std::collections::HashSet<&str> = short.split_whitespace().collect();
+        let found = short.iter().filter(|w| long.contains(*w)).count();
+        found as f64 / short.len().max(1) as f64
+    };
+    let dedup = Dedup::new()
+        .threshold(0.9)
+        .verifier(Verifier::Custom(std::sync::Arc::new(words_within)));
+    let memory = dedup.run(&docs).unwrap();
+    let (dir, out) = smallest_budget(&dedup, &docs);
+    // The texts are many times a block's share of the budget (a 32nd): many blocks.
+    let texts = std::fs::metadata(dir.path().join("texts.bin"))
+        .unwrap()
+        .len();
+    assert!(
+        texts > 16 * (MIN_MEMORY_BUDGET / 32),
+        "{texts} bytes of text"
+    );
+    let want = memory_pairs(&memory);
+    assert!(want.len() > 300, "{} pairs", want.len());
+    assert!(want.len() > out.exact_copies as usize + 100);
+    assert_eq!(pairs_of(&out), want);
+    let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
+    assert_eq!(out.kept_positions().unwrap(), kept);
+    // A rerun reuses the stages before verification and redoes the rest.
+    let job = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .memory_budget(MIN_MEMORY_BUDGET)
+        .unwrap();
+    let again = job.run(std::iter::empty()).unwrap();
+    let reused: Vec<bool> = again.stages.iter().map(|s| s.reused).collect();
+    assert_eq!(reused, [true, true, true, false, false]);
+    assert_eq!(pairs_of(&again), want);
+    // Another function in the same folder: its own answer (only the exact copies).
+    let never = Dedup::new()
+        .threshold(0.9)
+        .verifier(Verifier::Custom(std::sync::Arc::new(|_: &str, _: &str| {
+            0.0
+        })));
+    let other = OutOfCore::new(&never, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap();
+    assert_eq!(other.pairs, other.exact_copies);
+    assert!(other.exact_copies > 50);
 }
 
 #[test]
@@ -380,6 +445,48 @@ fn out_of_core_counts_the_bucket_cuts_as_in_memory() {
     assert_eq!(out.bucket_scan, Some(memory));
 }
 
+/// No bound asked (`max_bucket_scan: None`) is the plan's cap of 1,024 in every engine:
+/// a bucket of 1,100 identical documents gives the same pairs in memory and out of
+/// core (it read whole buckets, 2,850 pairs more, before the cap was resolved once in
+/// the plan), and the same cuts.
+#[test]
+fn no_bucket_scan_asked_is_capped_out_of_core_as_in_memory() {
+    let docs: Vec<Document> = (0..1100)
+        .map(|i| {
+            Document::new(
+                format!("{i}"),
+                "the same form letter sent by a thousand people and more",
+            )
+        })
+        .collect();
+    let config = MinHashConfig {
+        max_bucket_scan: None,
+        banding: ndd_pipeline::Banding::Fixed { bands: 2, rows: 8 },
+        ..MinHashConfig::default()
+    };
+    let dedup = Dedup::new()
+        .exact_pass(false)
+        .verifier(Verifier::MethodScore)
+        .method(Method::MinHash(config));
+    assert_eq!(dedup.plan().unwrap().bucket_scan(), Some(1024));
+    let memory = dedup.run(&docs).unwrap();
+    let want = memory_pairs(&memory);
+    // Document j (from 0) reads min(j, 1,024) earlier members: the 75 from 1,025 on
+    // miss 1 + 2 + … + 75 = 2,850 of the 1,100 · 1,099 / 2 pairs.
+    assert_eq!(want.len(), 1100 * 1099 / 2 - 2850);
+    let dir = tempfile::tempdir().unwrap();
+    let out = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .memory_budget(16 << 20)
+        .unwrap()
+        .run(docs.into_iter().map(Ok))
+        .unwrap();
+    assert_eq!(pairs_of(&out), want);
+    let scan = out.bucket_scan.unwrap();
+    assert_eq!(Some(scan), memory.report.bucket_scan);
+    assert_eq!((scan.bound, scan.cut_documents), (1024, 75));
+}
+
 /// The candidate runs (`candidates-*` files) in the work folder `dir`.
 fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)
@@ -447,7 +554,6 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     // Settings the stages do not support.
     for bad in [
         Dedup::new().method(Method::ExactJaccard),
-        Dedup::new().verifier(Verifier::Align(ndd_pipeline::AlignMeasure::Combined)),
         Dedup::new().representative(ndd_pipeline::Representative::Longest),
         Dedup::new().group(ndd_pipeline::GroupMethod::Durian(
             ndd_pipeline::DurianGrouping::new(),
