@@ -1,13 +1,13 @@
 //! `ndd dedup --group center`, run as a user runs it: a chain of documents, each near
 //! the next, that components join into one group and center grouping does not; the
-//! summary line; the DURIAN-only options refused.
+//! summary line (its refused options are tested with linkage's, `linkage.rs`).
 #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
 
 use crate::common;
 
 use std::fs;
 
-use common::{CHAIN_RUN as BASE, clusters, ndd, ok, usage_errors, write_chain};
+use common::{CHAIN_RUN as BASE, clusters, ndd, ok, write_chain};
 
 #[test]
 fn center_grouping_keeps_no_chain() {
@@ -53,24 +53,4 @@ fn center_grouping_keeps_no_chain() {
     assert_eq!(center, expected);
     let dropped = fs::read_to_string(dir.path().join("drop.txt")).unwrap();
     assert_eq!(dropped.lines().collect::<Vec<_>>(), ["d0", "d2", "d4"]);
-}
-
-#[test]
-fn durian_options_are_refused_with_center() {
-    let dir = tempfile::tempdir().unwrap();
-    write_chain(dir.path());
-    let run = |extra: &[&str]| ndd(&[&BASE[..], extra].concat(), dir.path());
-    usage_errors(
-        run,
-        &[
-            (
-                &["--group", "center", "--theta", "0.5"],
-                "--theta belongs to --group durian, not center",
-            ),
-            (
-                &["--group", "center", "--index-out", "ix.bin"],
-                "--group center cannot be combined with --index-out",
-            ),
-        ],
-    );
 }

@@ -77,6 +77,25 @@ fn tsv(path: &Path, header: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The pairs `ndd dedup --input in.jsonl --verify VERIFY` writes in `dir` (with
+/// `extra` options before `--verify`), after checking that its summary names the
+/// verifier.
+fn verified_pairs(dir: &Path, extra: &[&str], verify: &str) -> Vec<Vec<String>> {
+    let out = format!("{verify}.tsv");
+    let args = [
+        &["dedup", "--input", "in.jsonl"][..],
+        extra,
+        &["--verify", verify, "--pairs-out", &out],
+    ]
+    .concat();
+    let summary = ok(&ndd(&args, dir));
+    assert!(
+        summary.contains(&format!("verify:      {verify} (")),
+        "{summary}"
+    );
+    tsv(&dir.join(&out), "id_a\tid_b\tscore")
+}
+
 #[test]
 fn help_version_and_option_syntax() {
     let dir = tempfile::tempdir().unwrap();
@@ -928,24 +947,7 @@ fn every_library_verifier_is_reachable_from_verify() {
             l / a.min(b) as f64
         }),
     ] {
-        let pairs_file = format!("{name}.tsv");
-        let summary = ok(&ndd(
-            &[
-                "dedup",
-                "--input",
-                "in.jsonl",
-                "--verify",
-                name,
-                "--pairs-out",
-                &pairs_file,
-            ],
-            dir.path(),
-        ));
-        assert!(
-            summary.contains(&format!("verify:      {name} (")),
-            "{summary}"
-        );
-        let pairs = tsv(&dir.path().join(&pairs_file), "id_a\tid_b\tscore");
+        let pairs = verified_pairs(dir.path(), &[], name);
         assert_eq!(pairs.len(), 8, "{name}: a copy and an edit per family");
         for p in &pairs {
             let (a, b) = (words(&p[0]), words(&p[1]));
@@ -1013,28 +1015,7 @@ fn align_weighted_verifier_weighs_numbers_and_rare_words() {
         let total: f64 = wa.iter().chain(&wb).map(|w| weight(w)).sum();
         2.0 * dp[wa.len()][wb.len()] / total
     };
-    let run = |verify: &str| {
-        let out = format!("{verify}.tsv");
-        let summary = ok(&ndd(
-            &[
-                "dedup",
-                "--input",
-                "in.jsonl",
-                "--threshold",
-                "0.9",
-                "--verify",
-                verify,
-                "--pairs-out",
-                &out,
-            ],
-            dir.path(),
-        ));
-        assert!(
-            summary.contains(&format!("verify:      {verify} (")),
-            "{summary}"
-        );
-        tsv(&dir.path().join(&out), "id_a\tid_b\tscore")
-    };
+    let run = |verify: &str| verified_pairs(dir.path(), &["--threshold", "0.9"], verify);
     // Plain LCS Dice keeps every pair of a family: one or two words of 62 differ.
     assert_eq!(run("align-dice").len(), 9);
     let pairs = run("align-weighted");

@@ -60,8 +60,10 @@ fn linkage_breaks_weak_chains_and_follows_strong_ones() {
     assert!(!summary.contains("group:       linkage"), "{summary}");
 }
 
+/// The options of one grouping refused with another, out of range, or with a saved
+/// index (center and linkage groupings are not kept in one).
 #[test]
-fn linkage_options_are_refused_elsewhere_and_out_of_range() {
+fn grouping_options_are_refused_elsewhere_and_out_of_range() {
     let dir = tempfile::tempdir().unwrap();
     write_chain(dir.path());
     let run = |extra: &[&str]| ndd(&[&BASE[..], extra].concat(), dir.path());
@@ -87,6 +89,14 @@ fn linkage_options_are_refused_elsewhere_and_out_of_range() {
             (
                 &["--group", "linkage", "--index-out", "ix.bin"],
                 "--group linkage cannot be combined with --index-out",
+            ),
+            (
+                &["--group", "center", "--theta", "0.5"],
+                "--theta belongs to --group durian, not center",
+            ),
+            (
+                &["--group", "center", "--index-out", "ix.bin"],
+                "--group center cannot be combined with --index-out",
             ),
         ],
     );
