@@ -395,64 +395,31 @@ fn bad_input_fails_with_nothing_written() {
     );
 }
 
-/// The bundled corpus of the source checkout, named as `--input` would name it.
-fn bundled() -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/debian-copyright.jsonl");
-    path.to_str().unwrap().to_owned()
-}
-
 /// Without --input, `ndd lines` reads the bundled corpus as `ndd dedup` does, from the
 /// program's location whatever the working directory: the same output as naming it.
 #[test]
 fn without_input_reads_the_bundled_corpus() {
     let dir = tempfile::tempdir().unwrap();
-    let summary = ok(&ndd(
-        &["lines", "--min-count", "3", "--out", "a.jsonl"],
-        dir.path(),
-    ));
+    let summary = common::same_as_the_bundled_corpus(&["lines", "--min-count", "3"], dir.path());
     assert!(summary.contains("(the bundled corpus)"), "{summary}");
     assert!(summary.contains("documents:   562 "), "{summary}");
-    let named = bundled();
-    ok(&ndd(
-        &[
-            "lines",
-            "--input",
-            &named,
-            "--min-count",
-            "3",
-            "--out",
-            "b.jsonl",
-            "--quiet",
-        ],
-        dir.path(),
-    ));
-    let a = fs::read(dir.path().join("a.jsonl")).unwrap();
-    assert_eq!(a, fs::read(dir.path().join("b.jsonl")).unwrap());
-    // Licence boilerplate repeats across the Debian copyright files: lines were cut.
-    assert_eq!(a.iter().filter(|&&b| b == b'\n').count(), 562);
-    assert!(a.len() < fs::read(&named).unwrap().len());
 }
 
 /// `--order-field` does nothing for `ndd lines`: not in its help, refused when given.
 #[test]
 fn order_field_is_hidden_and_refused() {
     let dir = common::dir_with("in.jsonl", jsonl(&fixture(2)));
-    let help = ok(&ndd(&["lines", "--help"], dir.path()));
-    assert!(help.contains("--input"), "{help}");
-    assert!(!help.contains("--order-field"), "{help}");
-    usage_errors(
-        |args: &[&str]| ndd(args, dir.path()),
-        &[(
-            &[
-                "lines",
-                "--input",
-                "in.jsonl",
-                "--min-count",
-                "2",
-                "--order-field",
-                "date",
-            ],
-            "--order-field: ndd lines counts units in input order",
-        )],
+    common::order_field_refused(
+        "lines",
+        &[
+            "lines",
+            "--input",
+            "in.jsonl",
+            "--keep-first",
+            "--order-field",
+            "date",
+        ],
+        "--order-field: ndd lines counts units in input order",
+        dir.path(),
     );
 }

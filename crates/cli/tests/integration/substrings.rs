@@ -277,27 +277,9 @@ fn bad_options_are_usage_errors() {
 #[test]
 fn without_input_reads_the_bundled_corpus() {
     let dir = tempfile::tempdir().unwrap();
-    let summary = ok(&ndd(&["substrings", "--out", "a.jsonl"], dir.path()));
+    let summary = common::same_as_the_bundled_corpus(&["substrings"], dir.path());
     assert!(summary.contains("(the bundled corpus)"), "{summary}");
     assert!(summary.contains("documents:   562 read"), "{summary}");
-    let named = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/debian-copyright.jsonl");
-    let named = named.to_str().unwrap();
-    ok(&ndd(
-        &[
-            "substrings",
-            "--input",
-            named,
-            "--out",
-            "b.jsonl",
-            "--quiet",
-        ],
-        dir.path(),
-    ));
-    let a = fs::read(dir.path().join("a.jsonl")).unwrap();
-    assert_eq!(a, fs::read(dir.path().join("b.jsonl")).unwrap());
-    // Licence texts are shared verbatim across the Debian copyright files: spans were cut.
-    assert_eq!(a.iter().filter(|&&b| b == b'\n').count(), 562);
-    assert!(a.len() < fs::read(named).unwrap().len());
 }
 
 /// `--order-field` does nothing for `ndd substrings`: not in its help, refused when
@@ -305,14 +287,10 @@ fn without_input_reads_the_bundled_corpus() {
 #[test]
 fn order_field_is_hidden_and_refused() {
     let dir = dir_with("c.jsonl", fixture());
-    let help = ok(&ndd(&["substrings", "--help"], dir.path()));
-    assert!(help.contains("--input"), "{help}");
-    assert!(!help.contains("--order-field"), "{help}");
-    usage_errors(
-        |args: &[&str]| ndd(args, dir.path()),
-        &[(
-            &["substrings", "--input", "c.jsonl", "--order-field", "date"],
-            "--order-field: ndd substrings does not order documents",
-        )],
+    common::order_field_refused(
+        "substrings",
+        &["substrings", "--input", "c.jsonl", "--order-field", "date"],
+        "--order-field: ndd substrings does not order documents",
+        dir.path(),
     );
 }
