@@ -777,8 +777,10 @@ impl BloomArgs {
     }
 }
 
-/// `ndd substrings`.
+/// `ndd substrings`. `--order-field` is hidden: no document comes before another here
+/// (the command refuses it).
 #[derive(Debug, Args)]
+#[command(mut_arg("order_field", |a| a.hide(true)))]
 pub(crate) struct SubstringsArgs {
     /// Where the documents come from.
     #[command(flatten)]
@@ -860,9 +862,11 @@ fn parse_size(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("{s:?}: too large"))
 }
 
-/// `ndd lines`.
+/// `ndd lines`. `--order-field` is hidden: units are counted in input order, whatever
+/// a field says (the command refuses it).
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("policy").required(true).args(["min_count", "keep_first"])))]
+#[command(mut_arg("order_field", |a| a.hide(true)))]
 pub(crate) struct LinesArgs {
     /// Where the documents come from.
     #[command(flatten)]

@@ -34,6 +34,11 @@ const BYTES_PER_RECORD: u64 = 16;
 pub(crate) fn run(a: &LinesArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let config = config(a)?;
+    if a.input.order_field.is_some() {
+        return Err(CliError::Usage(
+            "--order-field: ndd lines counts units in input order, whatever a field says".into(),
+        ));
+    }
     let source = Source::resolve(a.input.input.as_deref())?;
     let outputs = [
         (Output::Out, a.out.as_deref()),

@@ -175,3 +175,31 @@ pub(crate) const CHAIN_RUN: [&str; 9] = [
     "--threshold",
     "0.75",
 ];
+/// `ndd` with `args` and no `--input`, writing `--out a.jsonl` in `dir`, then again with
+/// `--input` naming the bundled corpus of the source checkout (`--out b.jsonl`): the two
+/// outputs are the same bytes, one record for each of the corpus's 562 lines, and
+/// shorter than the corpus (its Debian copyright files share licence texts, so an edit
+/// command cuts something). Returns the first run's summary.
+#[track_caller]
+pub(crate) fn same_as_the_bundled_corpus(args: &[&str], dir: &Path) -> String {
+    let summary = ok(&ndd(&[args, &["--out", "a.jsonl"]].concat(), dir));
+    let named = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/debian-copyright.jsonl");
+    let named = named.to_str().expect("a UTF-8 path");
+    let again = [args, &["--input", named, "--out", "b.jsonl", "--quiet"]].concat();
+    ok(&ndd(&again, dir));
+    let a = fs::read(dir.join("a.jsonl")).expect("read a.jsonl");
+    assert_eq!(a, fs::read(dir.join("b.jsonl")).expect("read b.jsonl"));
+    assert_eq!(a.iter().filter(|&&b| b == b'\n').count(), 562);
+    assert!(a.len() < fs::read(named).expect("read the bundled corpus").len());
+    summary
+}
+
+/// `--order-field` is not in the `--help` of `command` (which lists `--input`), and
+/// `args` (which give it) are a usage error saying `message`.
+#[track_caller]
+pub(crate) fn order_field_refused(command: &str, args: &[&str], message: &str, dir: &Path) {
+    let help = ok(&ndd(&[command, "--help"], dir));
+    assert!(help.contains("--input"), "{help}");
+    assert!(!help.contains("--order-field"), "{help}");
+    fails(&ndd(args, dir), 2, message);
+}

@@ -390,3 +390,32 @@ fn bad_input_fails_with_nothing_written() {
         record("a", "x\ny") + "\n"
     );
 }
+
+/// Without --input, `ndd lines` reads the bundled corpus as `ndd dedup` does, from the
+/// program's location whatever the working directory: the same output as naming it.
+#[test]
+fn without_input_reads_the_bundled_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = common::same_as_the_bundled_corpus(&["lines", "--min-count", "3"], dir.path());
+    assert!(summary.contains("(the bundled corpus)"), "{summary}");
+    assert!(summary.contains("documents:   562 "), "{summary}");
+}
+
+/// `--order-field` does nothing for `ndd lines`: not in its help, refused when given.
+#[test]
+fn order_field_is_hidden_and_refused() {
+    let dir = common::dir_with("in.jsonl", jsonl(&fixture(2)));
+    common::order_field_refused(
+        "lines",
+        &[
+            "lines",
+            "--input",
+            "in.jsonl",
+            "--keep-first",
+            "--order-field",
+            "date",
+        ],
+        "--order-field: ndd lines counts units in input order",
+        dir.path(),
+    );
+}

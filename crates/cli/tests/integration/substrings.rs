@@ -266,3 +266,26 @@ fn bad_options_are_usage_errors() {
         ],
     );
 }
+
+/// Without --input, `ndd substrings` reads the bundled corpus as `ndd dedup` does, from
+/// the program's location whatever the working directory: the same output as naming it.
+#[test]
+fn without_input_reads_the_bundled_corpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = common::same_as_the_bundled_corpus(&["substrings"], dir.path());
+    assert!(summary.contains("(the bundled corpus)"), "{summary}");
+    assert!(summary.contains("documents:   562 read"), "{summary}");
+}
+
+/// `--order-field` does nothing for `ndd substrings`: not in its help, refused when
+/// given.
+#[test]
+fn order_field_is_hidden_and_refused() {
+    let dir = dir_with("c.jsonl", fixture());
+    common::order_field_refused(
+        "substrings",
+        &["substrings", "--input", "c.jsonl", "--order-field", "date"],
+        "--order-field: ndd substrings does not order documents",
+        dir.path(),
+    );
+}
