@@ -175,6 +175,7 @@ pub(crate) const CHAIN_RUN: [&str; 9] = [
     "--threshold",
     "0.75",
 ];
+
 /// `ndd` with `args` and no `--input`, writing `--out a.jsonl` in `dir`, then again with
 /// `--input` naming the bundled corpus of the source checkout (`--out b.jsonl`): the two
 /// outputs are the same bytes, one record for each of the corpus's 562 lines, and
