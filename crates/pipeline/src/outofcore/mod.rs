@@ -287,6 +287,14 @@ impl OutOfCore {
         ];
         const WHY: &str = "the measures of its files";
         let plan = dedup.plan()?;
+        if matches!(plan.verifier, Verifier::AlignWeighted) {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "dedup",
+                "the out-of-core engine does not verify by align-weighted: its weights \
+                 are the document frequencies of the whole corpus, which a block of \
+                 candidates does not see",
+            )));
+        }
         let engine = match &plan.method {
             #[cfg(feature = "simhash")]
             crate::Method::SimHash(config) => {

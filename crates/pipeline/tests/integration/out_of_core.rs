@@ -252,6 +252,15 @@ fn simhash_settings_the_stages_do_not_run_are_refused_with_the_reason() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("first-seen"), "{err}");
+    // align-weighted: its weights need every document's frequencies at once.
+    let weighted = Dedup::new().verifier(Verifier::AlignWeighted);
+    let err = OutOfCore::new(&weighted, dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("align-weighted") && err.contains("document frequencies"),
+        "{err}"
+    );
 }
 
 /// A user's function out of core: the texts the sketch stage keeps, scored a sorted
