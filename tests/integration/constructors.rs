@@ -1,9 +1,8 @@
 //! Every constructor's parameter space (issue "bounded work"): any value is refused
 //! with an error or gives an object whose first use finishes within its documented
-//! cost (here: well under two seconds), never a panic, an abort or a hang.
+//! cost (counted here through what the API reports: accepted sizes, table counts,
+//! memory and work reports; no clock), never a panic, an abort or a hang.
 #![allow(clippy::unwrap_used)]
-
-use std::time::{Duration, Instant};
 
 use near_dup::align::{Aligner, BlockReport, Measure, TokenOptions};
 use near_dup::imatch::{IMatcher, Lexicon, Randomization, unigram_extractor};
@@ -243,7 +242,6 @@ proptest! {
 
     #[test]
     fn alignment_thresholds_and_measures(threshold in fraction(), measure in 0usize..3) {
-        let started = Instant::now();
         let o = TokenOptions::default();
         let docs = corpus();
         let (a, b) = (o.tokens(&docs[1]), o.tokens(&docs[2]));
@@ -253,6 +251,8 @@ proptest! {
         let report = BlockReport::new(&mut al, &a, &b);
         let rebuilt: String = report.b_blocks().iter().map(|x| report.b_text(x)).collect();
         prop_assert_eq!(rebuilt, docs[2].clone());
-        prop_assert!(started.elapsed() < Duration::from_secs(2));
+        // Bounded work without a clock: the report has at most one block per token
+        // (plus the text around them).
+        prop_assert!(report.b_blocks().len() <= 2 * b.hashes().len() + 1);
     }
 }
