@@ -681,14 +681,16 @@ proptest! {
         ],
         scheme in prop_oneof![Just(MinHashScheme::OnePermutation), Just(MinHashScheme::Classic)],
     ) {
-        let started = std::time::Instant::now();
+        // Bounded work without a clock: exactly the documented sizes are accepted, and a
+        // sketch's output (its work, with densification linear) is `k` values, counted
+        // here, never more than `MAX_NUM_HASHES`.
         match MinHasher::builder().num_hashes(k).scheme(scheme).build() {
             Err(_) => prop_assert!(k == 0 || k > ndd_minhash::MAX_NUM_HASHES),
             Ok(h) => {
+                prop_assert!((1..=ndd_minhash::MAX_NUM_HASHES).contains(&k));
                 let sig = h.sketch("a short document of seven words");
                 prop_assert_eq!(sig.values().len(), k);
             }
         }
-        prop_assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 }
