@@ -153,7 +153,7 @@ impl Out {
 }
 
 /// One chunk's per-document results, computed on every core by [`prepare`] and
-/// written in input order by [`Writing::chunk`], in flat buffers (so that this thread
+/// written in input order by [`Files::chunk`], in flat buffers (so that this thread
 /// neither allocates nor frees per document).
 struct Prepared {
     documents: usize,
