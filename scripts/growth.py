@@ -14,7 +14,10 @@ the first million lines of the 5M one). At each size it runs, under /usr/bin/tim
 compares the two runs' outputs with `cmp` (kept records, pairs, clusters) and prints a
 markdown table: documents, corpus MB, wall s, CPU s (user + sys), µs of CPU per
 document, peak RSS, bytes of peak RSS per document and, out of core, the bytes the run
-left in its work dir (every file it wrote: no stage deletes one) per document.
+left in its work dir (every file it wrote: no stage deletes one) per document and the
+candidates per document its stage markers count: pairs read from the LSH buckets (one
+per shared band, at most --max-bucket-scan per bucket), distinct pairs, and distinct
+pairs past the signature estimate's floor (those whose shingle sets were compared).
 
     python3 scripts/growth.py                       # 100k ... 5M, corpora in /tmp
     python3 scripts/growth.py --max-documents 1000000 --dir /data/growth
@@ -80,6 +83,18 @@ def tree_bytes(path):
     return total
 
 
+def markers(work):
+    """The counts the candidates and verify stages record in their `.done` markers."""
+    counts = {}
+    for name in ("candidates.done", "verify.done"):
+        with open(os.path.join(work, name)) as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                if v.isdigit():
+                    counts[f"{name.split('.')[0]}.{k}"] = int(v)
+    return counts
+
+
 def rm(*paths):
     for p in paths:
         if os.path.isdir(p):
@@ -94,6 +109,8 @@ def build_corpus(a, n):
     if os.path.exists(path) and count_lines(path) == n:
         print(f"# reusing {path}", file=sys.stderr)
         return path
+    if not os.path.exists(a.base):
+        sys.exit(f"{a.base}: no base corpus (python3 bench/make_corpus.py builds it; or --base)")
     need = int(n * 650) + MARGIN  # 611 bytes per document at 1M
     if free_disk(a.dir) < need:
         sys.exit(f"not enough disk in {a.dir} for the {n}-document corpus")
@@ -194,6 +211,7 @@ def main():
         rm(work)
         ooc = run(a, corpus, f"{n}-ooc", ["--work-dir", work, "--memory-budget", a.memory_budget])
         ooc["written"] = tree_bytes(work)
+        ooc["counts"] = markers(work)
         rm(work)
         if mem:
             diff = same_outputs(mem, ooc)
@@ -224,19 +242,25 @@ def print_table(a, rows, notes, start, partial):
           f"{start[0]:.1f} at the start, {end[0]:.1f} / {end[1]:.1f} / {end[2]:.1f} "
           f"(1 / 5 / 15 min) now, {os.cpu_count()} cores.\n", file=out)
     print("| documents | MB | engine | wall s | CPU s (user + sys) | µs CPU / doc "
-          "| peak RSS MB | peak B / doc | work dir B / doc | outputs |", file=out)
-    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |", file=out)
+          "| peak RSS MB | peak B / doc | work dir B / doc | candidates / doc | outputs |",
+          file=out)
+    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |", file=out)
     for n, size, mem, ooc, same in rows:
         for name, r in (("in memory", mem), (f"out of core, {a.memory_budget}", ooc)):
             if r is None:
-                print(f"| {n:,} | {size / 1e6:,.0f} | {name} | not run (memory) | | | | | | |",
+                print(f"| {n:,} | {size / 1e6:,.0f} | {name} | not run (memory) | | | | | | | |",
                       file=out)
                 continue
             written = f"{r['written'] / n:,.0f}" if "written" in r else "—"
+            cands = "—"
+            if "counts" in r:
+                c = r["counts"]
+                cands = " / ".join(f"{c.get(k, 0) / n:.2f}" for k in (
+                    "candidates.candidates", "verify.checked", "verify.verified"))
             print(f"| {n:,} | {size / 1e6:,.0f} | {name} | {r['wall']:.1f} "
                   f"| {r['cpu']:.1f} ({r['user']:.1f} + {r['sys']:.1f}) "
                   f"| {r['cpu'] / n * 1e6:.1f} | {r['peak'] / 1e6:,.0f} "
-                  f"| {r['peak'] / n:,.0f} | {written} "
+                  f"| {r['peak'] / n:,.0f} | {written} | {cands} "
                   f"| {same if r is ooc else ''} |", file=out)
     for note in notes:
         print(f"\n- {note}", file=out)
