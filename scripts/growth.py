@@ -34,12 +34,10 @@ wall times measure the queue, CPU time and peak per document are what the table 
 Not run by .ci/run: it takes minutes to hours and tens of GB of disk.
 """
 import argparse
-import filecmp
 import os
 import shutil
 import subprocess
 import sys
-import time
 
 SIZES = [100_000, 250_000, 500_000, 1_000_000, 2_000_000, 5_000_000]
 HERE = os.path.dirname(os.path.abspath(__file__))
