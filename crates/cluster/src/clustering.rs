@@ -321,12 +321,7 @@ pub fn cluster<D: FnMut(usize, usize) -> f64>(
     mut distance: D,
 ) -> Result<Clustering, Error> {
     let n = neighbours.len();
-    if constraints.num_documents() != n {
-        return Err(Error::LengthMismatch {
-            expected: n,
-            actual: constraints.num_documents(),
-        });
-    }
+    Error::check_lengths(n, constraints.num_documents())?;
     if let Some(&r) = references.iter().find(|&&r| r >= n) {
         return Err(Error::invalid_input(format!(
             "reference copy {r} is outside 0..{n}"

@@ -153,12 +153,7 @@ impl Constraints {
         values: &[Option<V>],
         holds: impl Fn(&V, &V) -> bool,
     ) -> Result<usize, Error> {
-        if values.len() != self.num_documents() {
-            return Err(Error::LengthMismatch {
-                expected: self.num_documents(),
-                actual: values.len(),
-            });
-        }
+        Error::check_lengths(self.num_documents(), values.len())?;
         self.add_where(link, pairs, |a, b| match (&values[a], &values[b]) {
             (Some(x), Some(y)) => holds(x, y),
             _ => false,

@@ -460,12 +460,7 @@ pub trait ParDocSketcher: DocSketcher + Sync {
         Self::Signature: Send,
     {
         use rayon::prelude::*;
-        if docs.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                expected: docs.len(),
-                actual: out.len(),
-            });
-        }
+        Error::check_lengths(docs.len(), out.len())?;
         docs.par_iter()
             .zip(out.par_iter_mut())
             .with_max_len(PAR_MAX_DOCS)

@@ -172,4 +172,28 @@ impl Error {
             Err(Error::Incompatible { left, right })
         }
     }
+
+    /// Checks that a length is the one required, else an [`Error::LengthMismatch`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] when `expected != actual`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::Error;
+    /// assert!(Error::check_lengths(3, 3).is_ok());
+    /// assert!(matches!(
+    ///     Error::check_lengths(3, 2),
+    ///     Err(Error::LengthMismatch { expected: 3, actual: 2 })
+    /// ));
+    /// ```
+    pub fn check_lengths(expected: usize, actual: usize) -> Result<(), Error> {
+        if expected == actual {
+            Ok(())
+        } else {
+            Err(Error::LengthMismatch { expected, actual })
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! Memory estimates for the memory reports of the indexes: a hash map's allocation
-//! from its capacity.
+//! from its capacity, and bytes per item.
 
 /// The bytes a hash map (`hashbrown`, behind `ahash`'s and std's maps) allocates for
 /// `capacity` entries of `entry` bytes: a power-of-two number of buckets, at least 8/7
@@ -20,4 +20,23 @@ pub fn map_bytes(capacity: usize, entry: usize) -> usize {
         return 0;
     }
     (capacity.saturating_mul(8) / 7).next_power_of_two() * (entry + 1)
+}
+
+/// `bytes` per item, as the memory reports give it (bytes per document, per term):
+/// `bytes / items`, and 0 when there is no item.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::mem::bytes_per;
+/// assert_eq!(bytes_per(400, 10), 40.0);
+/// assert_eq!(bytes_per(0, 0), 0.0);
+/// ```
+#[must_use]
+pub fn bytes_per(bytes: u64, items: u64) -> f64 {
+    if items == 0 {
+        0.0
+    } else {
+        bytes as f64 / items as f64
+    }
 }

@@ -720,12 +720,7 @@ pub trait DocSketcher: Sketcher {
         docs: &[D],
         out: &mut [Self::Signature],
     ) -> Result<(), Error> {
-        if docs.len() != out.len() {
-            return Err(Error::LengthMismatch {
-                expected: docs.len(),
-                actual: out.len(),
-            });
-        }
+        Error::check_lengths(docs.len(), out.len())?;
         let mut state = self.new_state();
         for (d, o) in docs.iter().zip(out.iter_mut()) {
             self.sketch_with(&mut state, d.as_ref(), o);

@@ -215,12 +215,7 @@ pub fn ac1(x: &Labels, y: &Labels) -> Result<f64, Error> {
 
 /// The contingency table of two labelings: documents per (group of `x`, group of `y`).
 fn contingency(x: &Labels, y: &Labels) -> Result<HashMap<(usize, usize), u64>, Error> {
-    if x.len() != y.len() {
-        return Err(Error::LengthMismatch {
-            expected: x.len(),
-            actual: y.len(),
-        });
-    }
+    Error::check_lengths(x.len(), y.len())?;
     let mut cells: HashMap<(usize, usize), u64> = HashMap::with_capacity(x.len());
     for (&i, &j) in x.cluster_ids().iter().zip(y.cluster_ids()) {
         *cells.entry((i, j)).or_insert(0) += 1;

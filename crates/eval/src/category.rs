@@ -77,12 +77,7 @@ pub fn category_scores<C: Clone + Eq + std::hash::Hash>(
 ) -> Result<Vec<CategoryScores<C>>, Error> {
     let n = truth.len();
     for len in [predicted.len(), categories.len()] {
-        if len != n {
-            return Err(Error::LengthMismatch {
-                expected: n,
-                actual: len,
-            });
-        }
+        Error::check_lengths(n, len)?;
     }
     let mut cells: HashMap<(usize, usize), usize> = HashMap::with_capacity(n);
     for (&t, &p) in truth.cluster_ids().iter().zip(predicted.cluster_ids()) {

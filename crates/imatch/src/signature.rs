@@ -152,14 +152,9 @@ impl IMatchSignature {
     /// ```
     pub fn matching_coordinates(&self, other: &Self) -> Result<usize, Error> {
         self.check_compatible(other)?;
-        if self.coords.len() != other.coords.len() {
-            // As MinHash and SimHash: a comparison of signatures of different lengths
-            // has no meaning (it gave 0.5 one way and 1.0 the other).
-            return Err(Error::LengthMismatch {
-                expected: self.coords.len(),
-                actual: other.coords.len(),
-            });
-        }
+        // As MinHash and SimHash: a comparison of signatures of different lengths has no
+        // meaning (it gave 0.5 one way and 1.0 the other).
+        Error::check_lengths(self.coords.len(), other.coords.len())?;
         Ok(self
             .coords
             .iter()

@@ -158,11 +158,7 @@ impl LexiconMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_term(&self) -> f64 {
-        if self.terms == 0 {
-            0.0
-        } else {
-            self.bytes as f64 / self.terms as f64
-        }
+        ndd_core::mem::bytes_per(self.bytes as u64, self.terms as u64)
     }
 }
 

@@ -246,24 +246,14 @@ impl<K: Clone + Eq + Hash, S: ExactSignature> ExactIndex<K, S> {
             }
             None => return Ok(()),
         }
-        if signature.num_coordinates() != self.width {
-            return Err(Error::LengthMismatch {
-                expected: self.width,
-                actual: signature.num_coordinates(),
-            });
-        }
+        Error::check_lengths(self.width, signature.num_coordinates())?;
         Ok(())
     }
 
     fn check_query(&self, signature: &S) -> Result<(), Error> {
         if let Some(s) = self.scheme {
             Error::check_schemes(s, signature.scheme())?;
-            if signature.num_coordinates() != self.width {
-                return Err(Error::LengthMismatch {
-                    expected: self.width,
-                    actual: signature.num_coordinates(),
-                });
-            }
+            Error::check_lengths(self.width, signature.num_coordinates())?;
         }
         Ok(())
     }

@@ -300,12 +300,7 @@ fn sorted_halves(order: &mut [usize], count: usize, half: usize) -> (&[usize], &
 
 /// The distinct labels, sorted, once `labels` is checked to be one per document.
 fn cluster_ids(docs: &[Document], labels: &[usize]) -> Result<Vec<usize>, Error> {
-    if docs.len() != labels.len() {
-        return Err(Error::LengthMismatch {
-            expected: docs.len(),
-            actual: labels.len(),
-        });
-    }
+    Error::check_lengths(docs.len(), labels.len())?;
     let mut c = labels.to_vec();
     c.sort_unstable();
     c.dedup();

@@ -251,12 +251,7 @@ impl BitSampler {
     }
 
     fn check<S: BitSignature>(&self, signature: &S) -> Result<(), Error> {
-        if signature.num_bits() != self.num_bits {
-            return Err(Error::LengthMismatch {
-                expected: self.num_bits,
-                actual: signature.num_bits(),
-            });
-        }
+        Error::check_lengths(self.num_bits, signature.num_bits())?;
         let words = self.num_bits.div_ceil(64);
         if signature.words().len() < words {
             return Err(Error::invalid_input(format!(

@@ -155,12 +155,7 @@ pub(crate) fn read_values(
 /// standard error `√(p(1−p)/n)` (`n` taken as at least 1); [`Error::LengthMismatch`]
 /// when their lengths differ.
 pub(crate) fn agreement(a: &[u64], b: &[u64]) -> Result<Estimate, Error> {
-    if a.len() != b.len() {
-        return Err(Error::LengthMismatch {
-            expected: a.len(),
-            actual: b.len(),
-        });
-    }
+    Error::check_lengths(a.len(), b.len())?;
     let n = a.len().max(1) as f64;
     let agree = a.iter().zip(b).filter(|(x, y)| x == y).count() as f64;
     let p = agree / n;

@@ -164,12 +164,7 @@ impl MinHashSignature {
     /// ```
     pub fn matches(&self, other: &Self) -> Result<usize, Error> {
         self.check_compatible(other)?;
-        if self.values.len() != other.values.len() {
-            return Err(Error::LengthMismatch {
-                expected: self.values.len(),
-                actual: other.values.len(),
-            });
-        }
+        Error::check_lengths(self.values.len(), other.values.len())?;
         Ok(equal_slots(&self.values, &other.values))
     }
 

@@ -162,11 +162,7 @@ impl Report {
     /// ```
     #[must_use]
     pub fn mean_document_bytes(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.bytes as f64 / self.documents as f64
-        }
+        ndd_core::mem::bytes_per(self.bytes, self.documents as u64)
     }
 
     /// Total time of the stages.

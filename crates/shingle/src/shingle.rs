@@ -229,14 +229,8 @@ pub const DEFAULT_WORD_K: usize = 3;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WordShingler {
-    k: usize,
-    seed: u64,
-    fold_case: bool,
-    nfkc: bool,
-    filter: TokenFilter,
-    selection: Selection,
-    short_docs: ShortDocs,
-    hash: ShingleHash,
+    /// The parameters it was built from, checked.
+    settings: WordShinglerBuilder,
     scheme: SchemeId,
 }
 
@@ -284,7 +278,7 @@ impl WordShingler {
     /// ```
     #[must_use]
     pub fn k(&self) -> usize {
-        self.k
+        self.settings.k
     }
 
     /// The seed of the token hash.
@@ -296,7 +290,7 @@ impl WordShingler {
     /// ```
     #[must_use]
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.settings.seed
     }
 
     /// The shingles of `doc` as a multiset: distinct hashes with their counts, sorted by
@@ -318,22 +312,33 @@ impl WordShingler {
 
     #[inline]
     fn for_each_shingle<F: FnMut(u64)>(&self, doc: &str, mut emit: F) {
-        match self.hash {
+        match self.settings.hash {
             ShingleHash::Rolling => {
-                let small = self.k <= SmallRoller::MAX_K;
-                if small && self.selection == Selection::All && self.filter.is_none() {
+                let small = self.settings.k <= SmallRoller::MAX_K;
+                if small
+                    && self.settings.selection == Selection::All
+                    && self.settings.filter.is_none()
+                {
                     // The default configuration, with nothing to test per token.
-                    self.rolling_shingles::<_, _, false>(doc, SmallRoller::new(self.k), &mut emit);
+                    self.rolling_shingles::<_, _, false>(
+                        doc,
+                        SmallRoller::new(self.settings.k),
+                        &mut emit,
+                    );
                 } else if small {
-                    let mut select = selector(self.selection, &mut emit);
-                    self.rolling_shingles::<_, _, true>(doc, SmallRoller::new(self.k), &mut select);
-                } else if let Ok(roller) = KGramRoller::new(self.k) {
-                    let mut select = selector(self.selection, &mut emit);
+                    let mut select = selector(self.settings.selection, &mut emit);
+                    self.rolling_shingles::<_, _, true>(
+                        doc,
+                        SmallRoller::new(self.settings.k),
+                        &mut select,
+                    );
+                } else if let Ok(roller) = KGramRoller::new(self.settings.k) {
+                    let mut select = selector(self.settings.selection, &mut emit);
                     self.rolling_shingles::<_, _, true>(doc, roller, &mut select);
                 }
             }
             ShingleHash::Rabin => {
-                let mut select = selector(self.selection, &mut emit);
+                let mut select = selector(self.settings.selection, &mut emit);
                 crate::rabin_shingles::for_each_rabin_shingle(self, doc, &mut select);
             }
         }
@@ -350,8 +355,12 @@ impl WordShingler {
         mut roller: R,
         emit: &mut F,
     ) {
-        let filter = self.filter;
-        let (fold, nfkc, seed) = (self.fold_case, self.nfkc, self.seed);
+        let filter = self.settings.filter;
+        let (fold, nfkc, seed) = (
+            self.settings.fold_case,
+            self.settings.nfkc,
+            self.settings.seed,
+        );
         let short = ShortXxh3::new(seed);
         let mut scanner = WordScanner::new(doc);
         while let Some(t) = scanner.next_token() {
@@ -374,7 +383,7 @@ impl WordShingler {
                 emit(g);
             }
         }
-        if self.short_docs == ShortDocs::WholeDocument {
+        if self.settings.short_docs == ShortDocs::WholeDocument {
             if let Some(g) = roller.partial() {
                 emit(g);
             }
@@ -383,11 +392,11 @@ impl WordShingler {
 
     pub(crate) fn rabin_params(&self) -> (usize, bool, bool, TokenFilter, bool) {
         (
-            self.k,
-            self.fold_case,
-            self.nfkc,
-            self.filter,
-            self.short_docs == ShortDocs::WholeDocument,
+            self.settings.k,
+            self.settings.fold_case,
+            self.settings.nfkc,
+            self.settings.filter,
+            self.settings.short_docs == ShortDocs::WholeDocument,
         )
     }
 }
@@ -436,7 +445,7 @@ impl FeatureExtractor for WordShingler {
 /// assert_eq!(s.k(), 4);
 /// # Ok::<(), near_dup::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub struct WordShinglerBuilder {
     k: usize,
@@ -614,8 +623,7 @@ impl WordShinglerBuilder {
     /// ```
     pub fn build(self) -> Result<WordShingler, Error> {
         ndd_core::hash::check_kgram_len(self.k)?;
-        let selection = self.selection.validate()?;
-        let (sel_kind, sel_arg) = selection.scheme_code();
+        let (sel_kind, sel_arg) = self.selection.validate()?.scheme_code();
         let scheme = SchemeId::new("word-shingles")
             .with(1) // tokenizer and token-hash version
             .with(self.k as u64)
@@ -635,14 +643,7 @@ impl WordShinglerBuilder {
         }
         .finish();
         Ok(WordShingler {
-            k: self.k,
-            seed: self.seed,
-            fold_case: self.fold_case,
-            nfkc: self.nfkc,
-            filter: self.filter,
-            selection,
-            short_docs: self.short_docs,
-            hash: self.hash,
+            settings: self,
             scheme,
         })
     }

@@ -140,11 +140,7 @@ impl HammingMemory {
     /// ```
     #[must_use]
     pub fn bytes_per_document(&self) -> f64 {
-        if self.documents == 0 {
-            0.0
-        } else {
-            self.index_bytes() as f64 / self.documents as f64
-        }
+        ndd_core::mem::bytes_per(self.index_bytes() as u64, self.documents as u64)
     }
 }
 

@@ -9,6 +9,7 @@ use super::{CandidateReport, Ctx};
 use crate::progress::Stage;
 
 pub(crate) fn run(
+    _source: &super::ExactJaccardSource,
     texts: &[&str],
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,

@@ -186,29 +186,13 @@ impl<'a> SourceContext<'a> {
 #[derive(Debug)]
 pub(crate) struct ExactJaccardSource;
 
-impl CandidateSource for ExactJaccardSource {
-    fn name(&self) -> &str {
-        "exact"
-    }
-
-    fn run(
-        &self,
-        texts: &[&str],
-        ctx: &SourceContext<'_>,
-        sink: &mut dyn PairSink,
-    ) -> Result<CandidateReport, Error> {
-        Ok(super::exact_jaccard::run(texts, ctx, sink)?)
-    }
-}
-
-/// The source of one of the pipeline's method configurations: its name, its
-/// parameter check (`$validate` over the config and the threshold), whether it scores
-/// by the threshold, and its runner in `candidates/`.
+/// The source of one of the pipeline's methods: its name, its parameter check
+/// (`$validate` over the source and the threshold), whether it scores by the
+/// threshold, and its runner in `candidates/`.
 macro_rules! method_source {
-    ($feature:literal, $config:ty, $name:literal, $uses_threshold:literal,
+    ($source:ty, $name:literal, $uses_threshold:literal,
      |$c:ident, $t:ident| $validate:expr, $run:path) => {
-        #[cfg(feature = $feature)]
-        impl CandidateSource for $config {
+        impl CandidateSource for $source {
             fn name(&self) -> &str {
                 $name
             }
@@ -235,31 +219,38 @@ macro_rules! method_source {
 }
 
 method_source!(
-    "minhash",
+    ExactJaccardSource,
+    "exact",
+    true,
+    |_c, _t| Ok::<(), ndd_core::Error>(()),
+    super::exact_jaccard::run
+);
+#[cfg(feature = "minhash")]
+method_source!(
     crate::MinHashConfig,
     "minhash",
     true,
     |c, t| super::minhash::validate(c, t),
     super::minhash::run
 );
+#[cfg(feature = "simhash")]
 method_source!(
-    "simhash",
     crate::SimHashConfig,
     "simhash",
     false,
     |c, _t| super::simhash::validate(c),
     super::simhash::run
 );
+#[cfg(feature = "imatch")]
 method_source!(
-    "imatch",
     crate::IMatchConfig,
     "imatch",
     false,
     |c, _t| super::imatch::validate(c),
     super::imatch::run
 );
+#[cfg(feature = "ncd")]
 method_source!(
-    "ncd",
     crate::SigNcdConfig,
     "signcd",
     true,

@@ -153,12 +153,9 @@ pub struct SpotOutcome {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PunctSpotExtractor {
-    before: usize,
-    after: usize,
-    punctuation: Vec<char>,
-    min_spots: usize,
-    fold_case: bool,
-    seed: u64,
+    /// The parameters it was built from, checked, the punctuation sorted and
+    /// deduplicated.
+    settings: PunctSpotBuilder,
     scheme: SchemeId,
 }
 
@@ -203,7 +200,7 @@ impl PunctSpotExtractor {
     /// ```
     #[must_use]
     pub fn words_before(&self) -> usize {
-        self.before
+        self.settings.before
     }
 
     /// Words taken after each spot.
@@ -215,7 +212,7 @@ impl PunctSpotExtractor {
     /// ```
     #[must_use]
     pub fn words_after(&self) -> usize {
-        self.after
+        self.settings.after
     }
 
     /// The spot characters, sorted.
@@ -229,7 +226,7 @@ impl PunctSpotExtractor {
     /// ```
     #[must_use]
     pub fn punctuation(&self) -> &[char] {
-        &self.punctuation
+        &self.settings.punctuation
     }
 
     /// Documents with fewer spots fall back to their full text.
@@ -241,7 +238,7 @@ impl PunctSpotExtractor {
     /// ```
     #[must_use]
     pub fn min_spots(&self) -> usize {
-        self.min_spots
+        self.settings.min_spots
     }
 
     /// The number of spot characters in `doc`.
@@ -278,7 +275,7 @@ impl PunctSpotExtractor {
                 if !out.is_empty() {
                     out.push(' ');
                 }
-                push_word(doc, w, self.fold_case, out);
+                push_word(doc, w, self.settings.fold_case, out);
             }
         })
     }
@@ -322,7 +319,7 @@ impl PunctSpotExtractor {
                 if !s.is_empty() {
                     s.push(' ');
                 }
-                push_word(doc, w, self.fold_case, &mut s);
+                push_word(doc, w, self.settings.fold_case, &mut s);
             }
             out.push(s);
         });
@@ -331,19 +328,19 @@ impl PunctSpotExtractor {
 
     #[inline]
     fn is_spot(&self, c: char) -> bool {
-        self.punctuation.contains(&c)
+        self.settings.punctuation.contains(&c)
     }
 
     /// Calls `f(words, feature)` for every non-empty group in document order (or every
     /// word on fallback).
     fn for_each_group<F: FnMut(&[Word], u64)>(&self, doc: &str, mut f: F) -> SpotOutcome {
         let spots = self.spots_count(doc);
-        let fallback = spots < self.min_spots;
+        let fallback = spots < self.settings.min_spots;
         // Per-document buffer of the words.
         let mut words: Vec<Word> = Vec::new();
         WordTokenizer::new().for_each_token(doc, |t| {
             words.push(Word {
-                hash: hash_token(t.text, self.fold_case, self.seed),
+                hash: hash_token(t.text, self.settings.fold_case, self.settings.seed),
                 start: t.start,
                 end: t.end,
             });
@@ -368,14 +365,14 @@ impl PunctSpotExtractor {
             while j < n && words[j].start < q {
                 j += 1;
             }
-            let lo = i.saturating_sub(self.before);
-            let hi = n.min(j + self.after);
+            let lo = i.saturating_sub(self.settings.before);
+            let hi = n.min(j + self.settings.after);
             let (before, after) = (&words[lo..i], &words[j..hi]);
             if before.is_empty() && after.is_empty() {
                 continue;
             }
             let mut buf = [0u8; 4];
-            let mark = hash_token(c.encode_utf8(&mut buf), false, self.seed);
+            let mark = hash_token(c.encode_utf8(&mut buf), false, self.settings.seed);
             let feature = kgram_hash_iter(
                 before
                     .iter()
@@ -416,7 +413,7 @@ impl FeatureExtractor for PunctSpotExtractor {
 /// assert_eq!(p.signature("a b c, d e").0, "b c d");
 /// # Ok::<(), near_dup::Error>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub struct PunctSpotBuilder {
     before: usize,
@@ -600,12 +597,10 @@ impl PunctSpotBuilder {
             scheme = scheme.with(u64::from(c));
         }
         Ok(PunctSpotExtractor {
-            before: self.before,
-            after: self.after,
-            punctuation,
-            min_spots: self.min_spots,
-            fold_case: self.fold_case,
-            seed: self.seed,
+            settings: PunctSpotBuilder {
+                punctuation,
+                ..self
+            },
             scheme: scheme.finish(),
         })
     }
