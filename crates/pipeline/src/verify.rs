@@ -7,7 +7,7 @@ use ndd_align::{Aligner, CorpusWeights, Prepared, TokenOptions, TokenWeights, To
 use ndd_core::{Error, ScoredPair, Threshold, containment, jaccard};
 
 use crate::progress::{NoProgress, Progress, Stage};
-use crate::{Features, Shingles};
+use crate::Features;
 
 pub use ndd_align::Measure as AlignMeasure;
 
@@ -224,10 +224,11 @@ pub struct VerifyReport {
 ///
 /// ```
 /// use near_dup::ScoredPair;
-/// use near_dup::pipeline::{Shingles, Verification, Verifier};
+/// use near_dup::pipeline::{Features, Shingles, Verification, Verifier};
 /// let texts = ["a b c d e", "a b c d f", "v w x y z"];
 /// let candidates = vec![ScoredPair::new(0, 1, 0.9), ScoredPair::new(0, 2, 0.9)];
-/// let v = Verification::new(Verifier::ExactJaccard, 0.5).shingles(Shingles::Words(1));
+/// let words = Features::new(Shingles::Words(1));
+/// let v = Verification::new(Verifier::ExactJaccard, 0.5).features(words);
 /// let (kept, report) = v.run(&texts, candidates)?;
 /// assert_eq!(kept, vec![ScoredPair::new(0, 1, 4.0 / 6.0)]);
 /// assert_eq!(report.checked, 2);
@@ -260,40 +261,26 @@ impl Verification {
         }
     }
 
-    /// The shingles the exact verifiers compare.
+    /// The features the exact verifiers compare, with their normalization, as one value
+    /// (word 3-grams without NFKC by default). Take it from a [`Plan`](crate::Plan) to
+    /// verify as [`Dedup`](crate::Dedup) does.
     ///
     /// # Example
     ///
     /// ```
     /// use near_dup::ScoredPair;
-    /// use near_dup::pipeline::{Shingles, Verification, Verifier};
-    /// let pair = vec![ScoredPair::new(0, 1, 0.0)];
-    /// let words = Verification::new(Verifier::ExactJaccard, 1.0).shingles(Shingles::Words(1));
-    /// assert_eq!(words.run(&["b a", "a b"], pair)?.0.len(), 1); // same word set
+    /// use near_dup::pipeline::{Features, Shingles, Verification, Verifier};
+    /// let pair = || vec![ScoredPair::new(0, 1, 0.0)];
+    /// let words = Features::new(Shingles::Words(1));
+    /// let v = Verification::new(Verifier::ExactJaccard, 1.0).features(words);
+    /// assert_eq!(v.clone().run(&["b a", "a b"], pair())?.0.len(), 1); // same word set
+    /// let folded = v.features(words.nfkc(true));
+    /// assert_eq!(folded.run(&["ﬁne ｄａｙ", "fine day"], pair())?.0.len(), 1);
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     #[must_use]
-    pub fn shingles(mut self, shingles: Shingles) -> Self {
-        self.features = self.features.with_shingles(shingles);
-        self
-    }
-
-    /// Whether the exact verifiers cut shingles from NFKC-normalized tokens (off by
-    /// default).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::ScoredPair;
-    /// use near_dup::pipeline::{Verification, Verifier};
-    /// let v = Verification::new(Verifier::ExactJaccard, 1.0).nfkc(true);
-    /// let (kept, _) = v.run(&["ﬁne ｄａｙ ahead", "fine day ahead"], vec![ScoredPair::new(0, 1, 0.0)])?;
-    /// assert_eq!(kept.len(), 1);
-    /// # Ok::<(), near_dup::pipeline::Error>(())
-    /// ```
-    #[must_use]
-    pub fn nfkc(mut self, nfkc: bool) -> Self {
-        self.features = self.features.nfkc(nfkc);
+    pub fn features(mut self, features: Features) -> Self {
+        self.features = features;
         self
     }
 
@@ -322,8 +309,9 @@ impl Verification {
     ///
     /// ```
     /// use near_dup::ScoredPair;
-    /// use near_dup::pipeline::{Shingles, Verification, Verifier};
-    /// let v = Verification::new(Verifier::ExactJaccard, 0.5).shingles(Shingles::Words(1));
+    /// use near_dup::pipeline::{Features, Shingles, Verification, Verifier};
+    /// let words = Features::new(Shingles::Words(1));
+    /// let v = Verification::new(Verifier::ExactJaccard, 0.5).features(words);
     /// let (kept, _) = v.run(&["a b", "a c"], vec![ScoredPair::new(0, 1, 0.9)])?;
     /// assert!(kept.is_empty()); // Jaccard 1/3
     /// assert!(v.run(&["a"], vec![ScoredPair::new(0, 5, 0.9)]).is_err());

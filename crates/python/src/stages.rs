@@ -92,9 +92,7 @@ pub(crate) fn verify<'py>(
         .into_iter()
         .map(|(a, b)| ScoredPair::new(a.min(b), a.max(b), 0.0))
         .collect();
-    let verification = Verification::new(verifier, threshold)
-        .shingles(features.shingles())
-        .nfkc(nfkc);
+    let verification = Verification::new(verifier, threshold).features(features);
     let (kept, _) = py
         .detach(|| verification.run(&input.texts, candidates))
         .map_err(pipeline_error)?;

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 use ndd_core::{Error, PairSink, ScoredPair, Threshold};
 
 use crate::progress::{NoProgress, Progress, Stage};
-use crate::{Features, Method, Shingles};
+use crate::{Features, Method};
 
 mod exact_jaccard;
 mod source;
@@ -66,7 +66,7 @@ pub const PLAUSIBLE_SIGMAS: f64 = 4.0;
 /// ```
 /// use near_dup::pipeline::{CandidateGenerator, Method};
 /// let mut pairs = Vec::new();
-/// let r = CandidateGenerator::new(Method::ExactJaccard).run(&["a b c d", "a b c d"], &mut pairs)?;
+/// let r = CandidateGenerator::new(Method::ExactJaccard, 0.8).run(&["a b c d", "a b c d"], &mut pairs)?;
 /// assert_eq!((r.candidates, r.emitted), (1, 1));
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
@@ -112,7 +112,7 @@ pub struct CandidateReport {
 ///     "an unrelated sentence about compression distances and signatures",
 /// ];
 /// let mut pairs = Vec::new();
-/// let report = CandidateGenerator::new(Method::default()).threshold(0.8).run(&texts, &mut pairs)?;
+/// let report = CandidateGenerator::new(Method::default(), 0.8).run(&texts, &mut pairs)?;
 /// assert_eq!(pairs.len(), 1);
 /// assert_eq!((pairs[0].a, pairs[0].b), (0, 1));
 /// assert!(report.description.contains("MinHash"));
@@ -127,56 +127,50 @@ pub struct CandidateGenerator {
 }
 
 impl CandidateGenerator {
-    /// A generator for `method` over word 3-grams at threshold 0.8.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let g = near_dup::pipeline::CandidateGenerator::new(near_dup::pipeline::Method::ExactJaccard);
-    /// assert_eq!(g.method().name(), "exact");
-    /// ```
-    #[must_use]
-    pub fn new(method: Method) -> Self {
-        CandidateGenerator {
-            method,
-            features: Features::default(),
-            threshold: crate::DEFAULT_THRESHOLD,
-            emit: Emit::default(),
-        }
-    }
-
-    /// The features sketched (ignored by SigNCD and I-Match, which have their own).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::pipeline::{CandidateGenerator, Method, Shingles};
-    /// let mut pairs = Vec::new();
-    /// CandidateGenerator::new(Method::ExactJaccard)
-    ///     .shingles(Shingles::Words(1))
-    ///     .threshold(1.0)
-    ///     .run(&["b a", "a b"], &mut pairs)?;
-    /// assert_eq!(pairs.len(), 1);
-    /// # Ok::<(), near_dup::pipeline::Error>(())
-    /// ```
-    #[must_use]
-    pub fn shingles(mut self, shingles: Shingles) -> Self {
-        self.features = self.features.with_shingles(shingles);
-        self
-    }
-
-    /// The similarity threshold `T` in `(0, 1]` (validated by [`run`](Self::run)).
+    /// A generator for `method` at the similarity threshold `T` in `(0, 1]`
+    /// (validated by [`run`](Self::run)), over word 3-grams; as
+    /// [`Verification::new`](crate::Verification::new) takes its verifier and threshold.
     ///
     /// # Example
     ///
     /// ```
     /// use near_dup::pipeline::{CandidateGenerator, Method};
-    /// let g = CandidateGenerator::new(Method::ExactJaccard).threshold(1.5);
-    /// assert!(g.run(&["a"], &mut Vec::new()).is_err());
+    /// let g = CandidateGenerator::new(Method::ExactJaccard, 0.8);
+    /// assert_eq!(g.method().name(), "exact");
+    /// let too_high = CandidateGenerator::new(Method::ExactJaccard, 1.5);
+    /// assert!(too_high.run(&["a"], &mut Vec::new()).is_err());
     /// ```
     #[must_use]
-    pub fn threshold(mut self, threshold: f64) -> Self {
-        self.threshold = threshold;
+    pub fn new(method: Method, threshold: f64) -> Self {
+        CandidateGenerator {
+            method,
+            features: Features::default(),
+            threshold,
+            emit: Emit::default(),
+        }
+    }
+
+    /// The features the candidate stream sketches, with their normalization, as one
+    /// value (word 3-grams without NFKC by default; SigNCD and I-Match keep their own
+    /// features). Take it from a [`Plan`](crate::Plan) to drive the stage as
+    /// [`Dedup`](crate::Dedup) does.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{CandidateGenerator, Features, Method, Shingles};
+    /// let g = CandidateGenerator::new(Method::ExactJaccard, 1.0);
+    /// let words = Features::new(Shingles::Words(1));
+    /// let (mut plain, mut folded, mut bags) = (Vec::new(), Vec::new(), Vec::new());
+    /// g.clone().run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut plain)?;
+    /// g.clone().features(words.nfkc(true)).run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut folded)?;
+    /// g.features(words).run(&["b a", "a b"], &mut bags)?; // same word set
+    /// assert_eq!((plain.len(), folded.len(), bags.len()), (0, 1, 1));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn features(mut self, features: Features) -> Self {
+        self.features = features;
         self
     }
 
@@ -188,7 +182,7 @@ impl CandidateGenerator {
     /// use near_dup::pipeline::{CandidateGenerator, Emit, Method};
     /// let texts = ["a b c d e f g h", "a b c d e f g x"];
     /// let (mut accepted, mut all) = (Vec::new(), Vec::new());
-    /// let g = CandidateGenerator::new(Method::default()).threshold(0.99);
+    /// let g = CandidateGenerator::new(Method::default(), 0.99);
     /// g.clone().run(&texts, &mut accepted)?;
     /// g.emit(Emit::AllCandidates).run(&texts, &mut all)?;
     /// assert!(accepted.len() <= all.len());
@@ -200,32 +194,12 @@ impl CandidateGenerator {
         self
     }
 
-    /// Whether shingles are cut from NFKC-normalized tokens (off by default; SigNCD
-    /// and I-Match keep their own features).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::pipeline::{CandidateGenerator, Method};
-    /// let g = CandidateGenerator::new(Method::ExactJaccard).threshold(1.0);
-    /// let (mut plain, mut folded) = (Vec::new(), Vec::new());
-    /// g.clone().run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut plain)?;
-    /// g.nfkc(true).run(&["ＡＢＣ ｄｅｆ ｇｈｉ", "ABC def ghi"], &mut folded)?;
-    /// assert_eq!((plain.len(), folded.len()), (0, 1));
-    /// # Ok::<(), near_dup::pipeline::Error>(())
-    /// ```
-    #[must_use]
-    pub fn nfkc(mut self, nfkc: bool) -> Self {
-        self.features = self.features.nfkc(nfkc);
-        self
-    }
-
     /// The method.
     ///
     /// # Example
     ///
     /// ```
-    /// let g = near_dup::pipeline::CandidateGenerator::new(near_dup::pipeline::Method::default());
+    /// let g = near_dup::pipeline::CandidateGenerator::new(near_dup::pipeline::Method::default(), 0.8);
     /// assert_eq!(g.method().name(), "minhash");
     /// ```
     #[must_use]
@@ -246,7 +220,7 @@ impl CandidateGenerator {
     /// ```
     /// use near_dup::pipeline::{CandidateGenerator, Method};
     /// let mut pairs = Vec::new();
-    /// CandidateGenerator::new(Method::ExactJaccard).run(&["x y z"; 3], &mut pairs)?;
+    /// CandidateGenerator::new(Method::ExactJaccard, 0.8).run(&["x y z"; 3], &mut pairs)?;
     /// assert_eq!(pairs.len(), 3); // every pair of three identical texts
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
@@ -269,7 +243,7 @@ impl CandidateGenerator {
     /// ```
     /// use near_dup::pipeline::{CandidateGenerator, Method, NoProgress};
     /// let mut pairs = Vec::new();
-    /// let g = CandidateGenerator::new(Method::ExactJaccard);
+    /// let g = CandidateGenerator::new(Method::ExactJaccard, 0.8);
     /// g.run_with_progress(&["x y", "x y"], &NoProgress, &mut pairs)?;
     /// assert_eq!(pairs.len(), 1);
     /// # Ok::<(), near_dup::pipeline::Error>(())
@@ -351,7 +325,7 @@ impl CandidateGenerator {
     ///
     /// ```
     /// use near_dup::pipeline::{CandidateGenerator, Method};
-    /// assert!(CandidateGenerator::new(Method::default()).threshold(0.0).validate().is_err());
+    /// assert!(CandidateGenerator::new(Method::default(), 0.0).validate().is_err());
     /// ```
     pub fn validate(&self) -> Result<(), crate::Error> {
         self.checked().map(drop)

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use ndd_align::quadratic_lcs_len;
 use ndd_core::{FeatureExtractor, ScoredPair};
 use ndd_pipeline::{
-    AlignMeasure, Banding, CandidateGenerator, Dedup, Document, Emit, ExactPass, Grouping, Method,
-    MinHashConfig, OrderKey, Representative, Shingles, Verification, Verifier,
+    AlignMeasure, Banding, CandidateGenerator, Dedup, Document, Emit, ExactPass, Features,
+    Grouping, Method, MinHashConfig, OrderKey, Representative, Shingles, Verification, Verifier,
 };
 use ndd_shingle::WordShingler;
 use rand::seq::SliceRandom;
@@ -199,15 +199,14 @@ fn exact_method_equals_brute_force_all_pairs() {
 fn exact_verification_scores_are_the_definition_and_a_subset_of_brute_force() {
     let (docs, _) = planted(5, 60, 0.6, 0.95);
     let mut candidates = Vec::new();
-    CandidateGenerator::new(Method::default())
-        .shingles(Shingles::Words(5))
-        .threshold(0.7)
+    CandidateGenerator::new(Method::default(), 0.7)
+        .features(Features::new(Shingles::Words(5)))
         .emit(Emit::AllCandidates)
         .run(&docs, &mut candidates)
         .unwrap();
     assert!(!candidates.is_empty());
     let (kept, report) = Verification::new(Verifier::ExactJaccard, 0.7)
-        .shingles(Shingles::Words(5))
+        .features(Features::new(Shingles::Words(5)))
         .run(&docs, candidates.clone())
         .unwrap();
     assert_eq!(report.checked as usize, candidates.len());
@@ -230,13 +229,13 @@ fn containment_verifier_is_the_smaller_set_in_the_larger() {
     let b = "one two three four five six seven eight nine ten and a long tail of other words here";
     let docs = [a, b];
     let (kept, _) = Verification::new(Verifier::Containment, 0.99)
-        .shingles(Shingles::Words(2))
+        .features(Features::new(Shingles::Words(2)))
         .run(&docs, vec![ScoredPair::new(0, 1, f64::NAN)])
         .unwrap();
     assert_eq!(kept.len(), 1);
     assert_eq!(kept[0].score, 1.0);
     let (kept, _) = Verification::new(Verifier::ExactJaccard, 0.99)
-        .shingles(Shingles::Words(2))
+        .features(Features::new(Shingles::Words(2)))
         .run(&docs, vec![ScoredPair::new(0, 1, f64::NAN)])
         .unwrap();
     assert!(kept.is_empty());
@@ -443,7 +442,7 @@ fn align_verifier_tells_order_from_vocabulary() {
     let b = "now plants power for standard mercury strict the adopt should agency the";
     let pair = vec![ScoredPair::new(0, 1, 0.0)];
     let jac = Verification::new(Verifier::ExactJaccard, 0.9)
-        .shingles(Shingles::Words(1))
+        .features(Features::new(Shingles::Words(1)))
         .run(&[a, b], pair.clone())
         .unwrap();
     assert_eq!(jac.0.len(), 1);
@@ -833,8 +832,7 @@ fn minhash_candidates_over_many_chunks_equal_sketch_then_search() {
     }
     let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
     let mut got = Vec::new();
-    CandidateGenerator::new(Method::default())
-        .threshold(0.8)
+    CandidateGenerator::new(Method::default(), 0.8)
         .emit(Emit::AllCandidates)
         .run(&texts, &mut got)
         .unwrap();
@@ -949,7 +947,7 @@ impl ndd_pipeline::CandidateSource for EveryPair {
 
     fn validate(
         &self,
-        _features: ndd_pipeline::Features,
+        _features: Features,
         threshold: ndd_pipeline::Threshold,
     ) -> Result<(), ndd_pipeline::Error> {
         // A setting of its own to refuse, so the plan is seen to ask.
