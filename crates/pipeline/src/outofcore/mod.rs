@@ -161,11 +161,15 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
-/// 8 more), and 16 bytes per candidate pair. Verification holds a block of candidates
+/// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
+/// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
+/// each document in sorted runs, half the budget in memory). Verification holds a block of candidates
 /// with their documents' signatures within a quarter of the budget and, for the
 /// verifiers that read texts, their texts within a 32nd of it (alignment prepares
 /// each text into about five times its size: together within about a fifth), at
-/// least one pair whatever its size.
+/// least one pair whatever its size. Align-weighted's weights are held whole when they
+/// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
+/// and each block reads the 64 KiB pages of `weights.bin` that hold its words.
 ///
 /// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
 /// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
@@ -177,7 +181,9 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// 64-bit fingerprints and binary or term-frequency weights; with or without the exact
 /// pass; verified by every [`Verifier`]: the method's score (the MinHash estimate,
 /// SimHash's `1 − h/64`), exact Jaccard or containment of the shingle sets, token
-/// alignment or a user's function of the texts; grouped by connected components with
+/// alignment or a user's function of the texts (align-weighted with the document
+/// frequencies of the whole corpus, the exact copies left out, which its own stage
+/// counts before verification); grouped by connected components with
 /// the first-seen document kept. Verification reads candidates in blocks sorted by
 /// `(a, b)`, each document's data once per block, and scores a block's pairs on every
 /// core under `rayon`, in the same order as on one thread, with the in-memory run's
