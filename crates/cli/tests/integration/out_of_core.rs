@@ -168,16 +168,13 @@ fn simhash_containment_and_align_give_the_in_memory_outputs() {
 /// without the exact pass, and with SimHash.
 #[test]
 fn align_weighted_gives_the_in_memory_outputs() {
+    let settings = [
+        "--verify align-weighted",
+        "--verify align-weighted --no-exact-pass --threshold 0.6",
+        "--method simhash --verify align-weighted",
+    ];
     let dir = tempfile::tempdir().unwrap();
-    let works = same_outputs_in_memory_and_out_of_core(
-        dir.path(),
-        &[
-            "--verify align-weighted",
-            "--verify align-weighted --no-exact-pass --threshold 0.6",
-            "--method simhash --verify align-weighted",
-        ],
-    );
-    for work in &works {
+    for work in &same_outputs_in_memory_and_out_of_core(dir.path(), &settings) {
         let weights = fs::metadata(dir.path().join(work).join("weights.bin")).unwrap();
         assert!(
             weights.len() > 1024 * 1024 / 8,

@@ -45,8 +45,8 @@ fn token_order(e: &Edge) -> (u64, u64) {
 }
 
 /// Runs the stage over the `documents` of `texts.bin`: its marker (`tokens`: distinct
-/// tokens; `counted`: documents counted; the checksum of `weights.bin`) and the bytes
-/// it wrote (the sorted runs and `weights.bin`).
+/// tokens; `counted`: documents counted; `bytes_written`; the checksum of
+/// `weights.bin`) and the bytes it wrote (the sorted runs and `weights.bin`).
 pub(super) fn run(
     job: &Job<'_>,
     documents: u64,
@@ -133,6 +133,7 @@ pub(super) fn run(
     let marker = Marker::default()
         .with("tokens", distinct)
         .with("counted", counted)
+        .with("bytes_written", bytes_written)
         .with(
             &checksum_key(WEIGHTS),
             format!("{:016x}", trailer_checksum(&path)?),
