@@ -40,6 +40,9 @@ const PAGE_RECORDS: u64 = 4096;
 /// Documents tokenized at once, at most (and at most a 32nd of the budget of text).
 const CHUNK_DOCUMENTS: usize = 4 * crate::progress::CHUNK;
 
+/// A word's count: `(token, document frequency, number)`.
+type Count = (u64, u64, bool);
+
 fn token_order(e: &Edge) -> (u64, u64) {
     (e.a, e.b)
 }
@@ -104,8 +107,8 @@ pub(super) fn run(
         RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| damaged(&path, e))?;
     let mut distinct = 0u64;
     // (token, document frequency, number) of the token being counted.
-    let mut current: Option<(u64, u64, bool)> = None;
-    let mut write = |c: (u64, u64, bool)| {
+    let mut current: Option<Count> = None;
+    let mut write = |c: Count| {
         distinct += 1;
         out.write(&encode(c)).map_err(|e| damaged(&path, e))
     };
@@ -142,7 +145,7 @@ pub(super) fn run(
 }
 
 /// A `weights.bin` record of `(token, document frequency, number)`.
-fn encode((token, df, number): (u64, u64, bool)) -> Edge {
+fn encode((token, df, number): Count) -> Edge {
     Edge {
         a: token,
         b: df.min(!NUMBER) | if number { NUMBER } else { 0 },
@@ -150,7 +153,7 @@ fn encode((token, df, number): (u64, u64, bool)) -> Edge {
 }
 
 /// `(token, document frequency, number)` of a `weights.bin` record.
-fn decode(e: Edge) -> (u64, u64, bool) {
+fn decode(e: Edge) -> Count {
     (e.a, e.b & !NUMBER, e.b & NUMBER != 0)
 }
 
@@ -236,9 +239,9 @@ impl Weights {
 
 impl Pages {
     /// The records of `tokens` (sorted, distinct), each page that holds one read once.
-    fn counts(&self, tokens: &[u64]) -> Result<Vec<(u64, u64, bool)>, Error> {
+    fn counts(&self, tokens: &[u64]) -> Result<Vec<Count>, Error> {
         let mut out = Vec::with_capacity(tokens.len());
-        let mut loaded: Option<(usize, Vec<(u64, u64, bool)>)> = None;
+        let mut loaded: Option<(usize, Vec<Count>)> = None;
         for &token in tokens {
             let missing = || {
                 Error::Core(ndd_core::Error::corrupt_data(format!(
@@ -265,7 +268,7 @@ impl Pages {
     }
 
     /// The records of page `i`.
-    fn read_page(&self, i: usize) -> Result<Vec<(u64, u64, bool)>, Error> {
+    fn read_page(&self, i: usize) -> Result<Vec<Count>, Error> {
         let size = Edge::KIND.record_size();
         let start = (i as u64).saturating_mul(self.page);
         let n = self.page.min(self.records.saturating_sub(start));
