@@ -96,17 +96,8 @@ impl TokenWeights {
         for (token, w) in weights {
             table.push((token, units(w)?));
         }
-        // Stable sort, then keep the last of each token.
-        table.sort_by_key(|e| e.0);
-        let mut kept: Vec<(u64, u64)> = Vec::with_capacity(table.len());
-        for e in table {
-            match kept.last_mut() {
-                Some(last) if last.0 == e.0 => *last = e,
-                _ => kept.push(e),
-            }
-        }
         Ok(TokenWeights {
-            table: kept,
+            table: last_of_each(table),
             default: units(default)?,
         })
     }
@@ -408,9 +399,8 @@ impl CorpusWeights {
     /// ```
     pub fn add_document(&mut self, tokens: &Tokens<'_>) {
         self.df.add_document(tokens.hashes());
-        let text = tokens.text();
         for (i, &h) in tokens.hashes().iter().enumerate() {
-            if text[tokens.span(i)].bytes().all(|c| c.is_ascii_digit()) {
+            if is_number(tokens, i) {
                 self.digits.push(h);
             }
         }
@@ -466,26 +456,106 @@ impl CorpusWeights {
         let mut digits = self.digits.clone();
         digits.sort_unstable();
         digits.dedup();
-        let factor = |t: u64| {
-            if digits.binary_search(&t).is_ok() {
-                Self::DIGIT_FACTOR
-            } else {
-                1.0
-            }
-        };
-        let mut table: Vec<(u64, u64)> = self
-            .df
+        Self::weights_from_counts(
+            self.df
+                .iter()
+                .map(|(t, df)| (t, df, digits.binary_search(&t).is_ok())),
+        )
+    }
+
+    /// Each distinct token of one document, sorted, with whether it is a number (ASCII
+    /// digits alone, at one of its places in the document at least): what
+    /// [`add_document`](Self::add_document) counts of the document, for a counter that
+    /// keeps its counts elsewhere (the out-of-core pipeline sorts them into a file).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::align::{CorpusWeights, TokenOptions};
+    /// let o = TokenOptions::default();
+    /// let tokens = CorpusWeights::document_tokens(&o.tokens("gcc 12 and gcc 12"));
+    /// assert_eq!(tokens.len(), 3); // gcc, 12, and
+    /// let number = |t: &str| tokens.iter().find(|e| e.0 == o.hashes(t)[0]).map(|e| e.1);
+    /// assert_eq!((number("12"), number("gcc")), (Some(true), Some(false)));
+    /// ```
+    #[must_use]
+    pub fn document_tokens(tokens: &Tokens<'_>) -> Vec<(u64, bool)> {
+        let mut out: Vec<(u64, bool)> = tokens
+            .hashes()
             .iter()
+            .enumerate()
+            .map(|(i, &h)| (h, is_number(tokens, i)))
+            .collect();
+        // A token is a number when one of its places is: `true` sorts last.
+        out.sort_unstable();
+        let mut kept: Vec<(u64, bool)> = Vec::with_capacity(out.len());
+        for e in out {
+            match kept.last_mut() {
+                Some(last) if last.0 == e.0 => last.1 |= e.1,
+                _ => kept.push(e),
+            }
+        }
+        kept
+    }
+
+    /// The weights of [`weights`](Self::weights) from counts made elsewhere: for each
+    /// distinct token `(token, df, number)`, its document frequency and whether it is
+    /// a number in some document ([`document_tokens`](Self::document_tokens) of every
+    /// document, summed). Given the counts of every token
+    /// [`add_document`](Self::add_document) saw, the same weights; given those of a
+    /// few tokens, the same weights for those tokens. A token given twice keeps its
+    /// last count.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::align::{CorpusWeights, TokenOptions};
+    /// let o = TokenOptions::default();
+    /// let mut c = CorpusWeights::new();
+    /// for t in ["gcc 12", "gcc 13", "gcc 12 docs", "gcc"] {
+    ///     c.add_document(&o.tokens(t));
+    /// }
+    /// let h = |t: &str| o.hashes(t)[0];
+    /// let w = CorpusWeights::weights_from_counts([(h("gcc"), 4, false), (h("12"), 2, true)]);
+    /// assert_eq!(w.weight(h("gcc")), c.weights().weight(h("gcc")));
+    /// assert_eq!(w.weight(h("12")), c.weights().weight(h("12")));
+    /// assert_eq!(w.len(), 2);
+    /// ```
+    #[must_use]
+    pub fn weights_from_counts(counts: impl IntoIterator<Item = (u64, u64, bool)>) -> TokenWeights {
+        let factor = |number: bool| if number { Self::DIGIT_FACTOR } else { 1.0 };
+        let table: Vec<(u64, u64)> = counts
+            .into_iter()
             // 16/sqrt(df) is in (2^-28, 16] for df <= 2^53 and at least one unit after
             // rounding: no weight is refused.
-            .map(|(t, df)| (t, units_clamped(factor(t) / (df.max(1) as f64).sqrt())))
+            .map(|(t, df, number)| (t, units_clamped(factor(number) / (df.max(1) as f64).sqrt())))
             .collect();
-        table.sort_unstable_by_key(|e| e.0);
         TokenWeights {
-            table,
+            table: last_of_each(table),
             default: units_clamped(1.0),
         }
     }
+}
+
+/// `table` sorted by token (stably), keeping the last entry of a token given twice.
+fn last_of_each(mut table: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    table.sort_by_key(|e| e.0);
+    let mut kept: Vec<(u64, u64)> = Vec::with_capacity(table.len());
+    for e in table {
+        match kept.last_mut() {
+            Some(last) if last.0 == e.0 => *last = e,
+            _ => kept.push(e),
+        }
+    }
+    kept
+}
+
+/// Whether token `i` of `tokens` is a number: ASCII digits alone (the `2` of `GPL-2`,
+/// not `libssl3`).
+fn is_number(tokens: &Tokens<'_>, i: usize) -> bool {
+    tokens.text()[tokens.span(i)]
+        .bytes()
+        .all(|c| c.is_ascii_digit())
 }
 
 /// A weight in `(0, MAX_WEIGHT]` known to be a number, in units of 2^-16 (at least one

@@ -22,6 +22,9 @@ pub enum Stage {
     Sketch,
     /// Finding candidate pairs (index inserts and queries, pair searches).
     Candidates,
+    /// Counting the corpus's document frequencies for the verifier that weighs words
+    /// by them (align-weighted), where they are not counted in memory (out of core).
+    Weights,
     /// Verifying candidates with the chosen measure.
     Verify,
     /// Turning pairs into groups and choosing representatives.
@@ -43,6 +46,7 @@ impl Stage {
             Stage::Exact => "exact",
             Stage::Sketch => "sketch",
             Stage::Candidates => "candidates",
+            Stage::Weights => "weights",
             Stage::Verify => "verify",
             Stage::Group => "group",
         }

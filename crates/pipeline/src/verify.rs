@@ -410,14 +410,7 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
             Verifier::AlignWeighted => {
                 let (tokens, weights) =
                     weighted_tokens(texts, &candidates, features.normalizes_nfkc());
-                filter_map_pairs_with(&candidates, progress, Aligner::new, |al, p| {
-                    // The threshold was checked above, so weighted_dice cannot fail.
-                    let score = al
-                        .weighted_dice(&tokens[p.a], &tokens[p.b], &weights, t)
-                        .ok()
-                        .flatten()?;
-                    Some(p.with_score(score))
-                })
+                weighted_dice_pairs(&tokens, &weights, t, &candidates, progress)
             }
             Verifier::ExactJaccard | Verifier::Containment => {
                 let needed = named_by(texts.len(), &candidates);
@@ -433,6 +426,48 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
                 score_by_sets(jac, t, &|i| sets[i].as_slice(), &candidates, progress)
             }
         })
+    })
+}
+
+/// The verification stage of [`Verifier::AlignWeighted`] over documents tokenized
+/// already ([`TokenOptions::hashes`] with the plan's NFKC setting) with weights counted
+/// elsewhere: what the out-of-core engine runs over a block of candidates, the
+/// weights of the whole corpus read from its work file. `candidates` index `tokens`
+/// (checked by the caller); `weights` holds every token of a document a pair names.
+pub(crate) fn verify_weighted(
+    threshold: Threshold,
+    tokens: &[Vec<u64>],
+    weights: &TokenWeights,
+    candidates: Vec<ScoredPair>,
+    progress: &dyn Progress,
+) -> Result<(Vec<ScoredPair>, VerifyReport), crate::Error> {
+    stage(candidates, progress, |candidates| {
+        Ok(weighted_dice_pairs(
+            tokens,
+            weights,
+            threshold.get(),
+            &candidates,
+            progress,
+        ))
+    })
+}
+
+/// The scoring loop of [`Verifier::AlignWeighted`]: each pair's weighted LCS Dice,
+/// kept with that score when it reaches `t` (checked as a threshold by the caller).
+fn weighted_dice_pairs(
+    tokens: &[Vec<u64>],
+    weights: &TokenWeights,
+    t: f64,
+    candidates: &[ScoredPair],
+    progress: &dyn Progress,
+) -> Vec<ScoredPair> {
+    filter_map_pairs_with(candidates, progress, Aligner::new, |al, p| {
+        // The threshold was checked, so weighted_dice cannot fail.
+        let score = al
+            .weighted_dice(&tokens[p.a], &tokens[p.b], weights, t)
+            .ok()
+            .flatten()?;
+        Some(p.with_score(score))
     })
 }
 

@@ -243,6 +243,23 @@ proptest! {
         for (word, &weight) in &want {
             prop_assert_eq!(w.weight(o.hashes(word)[0]), weight, "{}", word);
         }
+        // Counted elsewhere (each document's distinct tokens, summed by token as an
+        // out-of-core run merges them), the same weights for every word.
+        let mut elsewhere: BTreeMap<u64, (u64, bool)> = BTreeMap::new();
+        for x in &texts {
+            let distinct = CorpusWeights::document_tokens(&o.tokens(x));
+            prop_assert!(distinct.windows(2).all(|p| p[0].0 < p[1].0));
+            for (token, number) in distinct {
+                let e = elsewhere.entry(token).or_default();
+                *e = (e.0 + 1, e.1 | number);
+            }
+        }
+        let from_counts =
+            CorpusWeights::weights_from_counts(elsewhere.iter().map(|(&t, &(df, n))| (t, df, n)));
+        prop_assert_eq!(from_counts.len(), want.len());
+        for (word, &weight) in &want {
+            prop_assert_eq!(from_counts.weight(o.hashes(word)[0]), weight, "{}", word);
+        }
         // Weighted LCS Dice of the first two texts by the textbook dynamic program
         // over the word strings, with the same weights.
         let (a, b) = (words_of(&texts[0]), words_of(&texts[1]));

@@ -161,6 +161,29 @@ fn simhash_containment_and_align_give_the_in_memory_outputs() {
     }
 }
 
+/// `--verify align-weighted`, whose weights are the document frequencies of the whole
+/// corpus: out of core under the smallest budget (the weights stage counts them into
+/// `weights.bin`, more than an eighth of the budget, so verification reads the pages
+/// its blocks need), the same bytes as the in-memory run in every output, with and
+/// without the exact pass, and with SimHash.
+#[test]
+fn align_weighted_gives_the_in_memory_outputs() {
+    let settings = [
+        "--verify align-weighted",
+        "--verify align-weighted --no-exact-pass --threshold 0.6",
+        "--method simhash --verify align-weighted",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for work in &same_outputs_in_memory_and_out_of_core(dir.path(), &settings) {
+        let weights = fs::metadata(dir.path().join(work).join("weights.bin")).unwrap();
+        assert!(
+            weights.len() > 1024 * 1024 / 8,
+            "{work}: {} bytes",
+            weights.len()
+        );
+    }
+}
+
 #[test]
 fn a_folder_and_a_changed_input() {
     let (dir, input) = common::dir_with_folder("docs");

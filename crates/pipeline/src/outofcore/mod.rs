@@ -1,6 +1,6 @@
 //! [`OutOfCore`]: the MinHash and SimHash pipelines for corpora larger than memory, as
-//! five stages that read and write files in a work directory, each reused when a later
-//! run finds it finished.
+//! five stages (six with align-weighted) that read and write files in a work
+//! directory, each reused when a later run finds it finished.
 //!
 //! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
 //!    fingerprint → its blocks, `hamming`), each chunk on every core; signatures to
@@ -17,9 +17,13 @@
 //!    pairs within the Hamming bound among the documents agreeing on a block (the
 //!    in-memory permuted-table join, run by run); the pairs sorted into
 //!    `candidates-*.bin`.
-//! 4. **verify**: each distinct candidate scored as the in-memory run scores it;
+//! 4. **weights** (align-weighted only): each document's distinct words (the exact
+//!    copies left out, as in memory) to runs sorted by word (`tokens-*.bin`), merged
+//!    into the corpus's document frequencies (`weights.bin`), whose weights
+//!    verification reads as the in-memory `CorpusWeights` gives them.
+//! 5. **verify**: each distinct candidate scored as the in-memory run scores it;
 //!    accepted pairs and the exact copies' pairs to `pairs.bin` (+ `scores.bin`).
-//! 5. **group**: connected components by union-find (representative: the first-seen
+//! 6. **group**: connected components by union-find (representative: the first-seen
 //!    document) to `assignments.bin`, one record per document of a group.
 //!
 //! Band keys, pairs and assignments are `ndd_scale` record files (versioned, with a
@@ -35,6 +39,7 @@ mod manifest;
 mod outcome;
 mod sketch;
 mod verify;
+mod weights;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -81,20 +86,25 @@ const PAIRS: &str = "pairs.bin";
 const SCORES: &str = "scores.bin";
 const ASSIGNMENTS: &str = "assignments.bin";
 const EXACT: &str = "exact.bin";
-const STAGES: [(&str, Stage); 5] = [
+const STAGES: [(&str, Stage); 6] = [
     ("sketch", Stage::Sketch),
     ("exact", Stage::Exact),
     ("candidates", Stage::Candidates),
+    ("weights", Stage::Weights),
     ("verify", Stage::Verify),
     ("group", Stage::Group),
 ];
+
+/// The index of the weights stage in [`STAGES`]: run for align-weighted only, for the
+/// other verifiers neither run nor listed in [`OutOfCoreOutcome::stages`].
+const WEIGHTS_STAGE: usize = 3;
 
 /// The stages' one "reuse or run": stage `i` of [`STAGES`] is reused when its marker
 /// from an earlier run still holds, else run, its marker saved, and either way timed.
 struct Steps<'a> {
     dir: &'a Path,
     markers: Vec<Option<Marker>>,
-    fingerprints: [u64; 5],
+    fingerprints: [u64; 6],
     runs: Vec<StageRun>,
 }
 
@@ -151,11 +161,15 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
-/// 8 more), and 16 bytes per candidate pair. Verification holds a block of candidates
+/// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
+/// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
+/// each document in sorted runs, half the budget in memory). Verification holds a block of candidates
 /// with their documents' signatures within a quarter of the budget and, for the
 /// verifiers that read texts, their texts within a 32nd of it (alignment prepares
 /// each text into about five times its size: together within about a fifth), at
-/// least one pair whatever its size.
+/// least one pair whatever its size. Align-weighted's weights are held whole when they
+/// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
+/// and each block reads the 64 KiB pages of `weights.bin` that hold its words.
 ///
 /// Each stage marks its end in the work directory (`{stage}.done`, with a fingerprint
 /// of the settings and of the input, see [`input_fingerprint`](Self::input_fingerprint)).
@@ -167,7 +181,9 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// 64-bit fingerprints and binary or term-frequency weights; with or without the exact
 /// pass; verified by every [`Verifier`]: the method's score (the MinHash estimate,
 /// SimHash's `1 − h/64`), exact Jaccard or containment of the shingle sets, token
-/// alignment or a user's function of the texts; grouped by connected components with
+/// alignment or a user's function of the texts (align-weighted with the document
+/// frequencies of the whole corpus, the exact copies left out, which its own stage
+/// counts before verification); grouped by connected components with
 /// the first-seen document kept. Verification reads candidates in blocks sorted by
 /// `(a, b)`, each document's data once per block, and scores a block's pairs on every
 /// core under `rayon`, in the same order as on one thread, with the in-memory run's
@@ -275,7 +291,8 @@ impl OutOfCore {
         const ENGINE: &str = "the out-of-core engine";
         // Every verifier: the set verifiers read the shingle sets the sketch stage
         // keeps, the alignment and custom verifiers the texts it keeps.
-        const VERIFIERS: [&str; 8] = [
+        // align-weighted also reads the weights stage's document frequencies.
+        const VERIFIERS: [&str; 9] = [
             "method",
             "jaccard",
             "containment",
@@ -283,18 +300,11 @@ impl OutOfCore {
             "align-dice",
             "align-containment",
             "align-max",
+            "align-weighted",
             "custom",
         ];
         const WHY: &str = "the measures of its files";
         let plan = dedup.plan()?;
-        if matches!(plan.verifier, Verifier::AlignWeighted) {
-            return Err(Error::Core(ndd_core::Error::invalid_parameter(
-                "dedup",
-                "the out-of-core engine does not verify by align-weighted: its weights \
-                 are the document frequencies of the whole corpus, which a block of \
-                 candidates does not see",
-            )));
-        }
         let engine = match &plan.method {
             #[cfg(feature = "simhash")]
             crate::Method::SimHash(config) => {
@@ -404,7 +414,7 @@ impl OutOfCore {
 
     /// The fingerprint of what each stage's output depends on, by stage.
     /// (For MinHash, `params` are its bands and rows.)
-    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>) -> [u64; 5] {
+    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>) -> [u64; 6] {
         let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
@@ -460,6 +470,12 @@ impl OutOfCore {
             .with_scheme(exact)
             .with(scan)
             .finish();
+        // The document frequencies of the texts the sketch stage kept, the exact
+        // copies left out.
+        let weights = SchemeId::new("ndd-pipeline/out-of-core/weights")
+            .with(u64::from(ndd_scale::FORMAT_VERSION))
+            .with_scheme(exact)
+            .finish();
         // "/2": scores became a record file (kind 5) beside the pairs; "/3": the
         // marker counts the verified candidates. A verify stage finished before that
         // is redone, not read.
@@ -473,7 +489,7 @@ impl OutOfCore {
         let group = SchemeId::new("ndd-pipeline/out-of-core/group/2")
             .with_scheme(verify)
             .finish();
-        [sketch, exact, candidates, verify, group].map(SchemeId::as_u64)
+        [sketch, exact, candidates, weights, verify, group].map(SchemeId::as_u64)
     }
 
     fn needs_sets(&self) -> bool {
@@ -484,7 +500,10 @@ impl OutOfCore {
     }
 
     fn needs_texts(&self) -> bool {
-        matches!(self.plan.verifier, Verifier::Align(_) | Verifier::Custom(_))
+        matches!(
+            self.plan.verifier,
+            Verifier::Align(_) | Verifier::AlignWeighted | Verifier::Custom(_)
+        )
     }
 
     /// Runs the stages that are not finished yet over `docs` (positions are their
@@ -553,9 +572,20 @@ impl OutOfCore {
         // A user's function has no fingerprint: its verification (and what follows)
         // is redone on every run, never taken from a run with another function.
         let custom = matches!(self.plan.verifier, Verifier::Custom(_));
+        let weighted = matches!(self.plan.verifier, Verifier::AlignWeighted);
         let mut markers: Vec<Option<Marker>> = Vec::new();
         for (i, (name, _)) in STAGES.iter().enumerate() {
-            let reusable = !(custom && i >= 3) && markers.last().is_none_or(Option::is_some);
+            if i == WEIGHTS_STAGE && !weighted {
+                // Not run: holds; the files of an earlier run stay in place unless a
+                // stage they depend on is redone.
+                if markers.last().is_some_and(Option::is_none) {
+                    Marker::clear(dir, name)?;
+                    remove_outputs(dir, OUTPUTS[i])?;
+                }
+                markers.push(Some(Marker::default()));
+                continue;
+            }
+            let reusable = !(custom && i >= 4) && markers.last().is_none_or(Option::is_some);
             let m = reusable
                 .then(|| Marker::load(dir, name, fingerprints[i]))
                 .flatten()
@@ -669,17 +699,24 @@ impl OutOfCore {
         })?;
         let candidates = need(&bucketed, "candidates")?;
 
-        let verified = steps.run(3, || {
+        if weighted {
+            steps.run(WEIGHTS_STAGE, || {
+                weights::run(&job, documents, fingerprints[1], fingerprints[3])
+            })?;
+        }
+
+        let verified = steps.run(4, || {
             let runs = SortedRuns::from_paths(
                 run_paths(dir, &bucketed, "runs"),
                 pair_order,
                 fingerprints[2],
             );
-            verify::run(&job, &runs, signature_len, fingerprints[1], fingerprints[3])
+            let read = [fingerprints[1], fingerprints[3]];
+            verify::run(&job, &runs, signature_len, read, fingerprints[4])
         })?;
 
-        let grouped = steps.run(4, || {
-            components::run(&job, fingerprints[1], fingerprints[3])
+        let grouped = steps.run(5, || {
+            components::run(&job, fingerprints[1], fingerprints[4])
         })?;
         let stages = steps.runs;
         Ok(OutOfCoreOutcome {
@@ -703,7 +740,7 @@ impl OutOfCore {
                 }),
             stages,
             work_dir: dir.to_path_buf(),
-            fingerprint: fingerprints[3],
+            fingerprint: fingerprints[4],
         })
     }
 }
@@ -743,7 +780,7 @@ fn simhash_supported(config: &SimHashConfig) -> Result<(), Error> {
 
 /// The files each stage writes, by name prefix: removed before the stage is redone,
 /// so that runs of an earlier run (more of them, say) are not left behind.
-const OUTPUTS: [&[&str]; 5] = [
+const OUTPUTS: [&[&str]; 6] = [
     &[
         "keys-",
         "digests-",
@@ -755,6 +792,7 @@ const OUTPUTS: [&[&str]; 5] = [
     ],
     &["exact.bin", "exact-pairs-"],
     &["candidates-"],
+    &["tokens-", "weights.bin"],
     &["pairs.bin", "scores.bin"],
     &["assignments.bin"],
 ];

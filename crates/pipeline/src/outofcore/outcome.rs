@@ -32,7 +32,7 @@ use crate::progress::Stage;
 #[derive(Debug, Clone, PartialEq)]
 pub struct StageRun {
     /// Which stage: [`Stage::Sketch`], [`Stage::Exact`], [`Stage::Candidates`],
-    /// [`Stage::Verify`] or [`Stage::Group`].
+    /// [`Stage::Weights`] (align-weighted only), [`Stage::Verify`] or [`Stage::Group`].
     pub stage: Stage,
     /// Whether an earlier run had finished it (nothing was redone).
     pub reused: bool,

@@ -2,17 +2,20 @@
 //! it: the method's score from the two signatures (the MinHash estimate, or SimHash's
 //! `1 − h/64`), then (for the exact verifiers) the measure of the two shingle sets,
 //! or (for the alignment and custom verifiers) the in-memory verification stage over
-//! the two texts. Accepted pairs, merged in order with the exact copies' pairs (score
+//! the two texts (for align-weighted, with the weights of the weights stage's
+//! document frequencies). Accepted pairs, merged in order with the exact copies' pairs (score
 //! 1), go to `pairs.bin` (edges, `a < b`) with their scores in `scores.bin` (score
 //! records, same order).
 
 use std::collections::HashSet;
 
+use ndd_align::TokenOptions;
 use ndd_core::{ScoredPair, Signature};
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::manifest::Marker;
 use super::sketch::{Sets, Signatures, Texts};
+use super::weights::Weights;
 use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Error, Verifier};
@@ -24,10 +27,14 @@ pub(super) fn run(
     job: &Job<'_>,
     candidates: &SortedRuns<Edge, (u64, u64)>,
     signature_len: u64,
-    exact_fingerprint: u64,
+    [exact_fingerprint, weights_fingerprint]: [u64; 2],
     fingerprint: u64,
 ) -> Result<(Marker, u64), Error> {
     let dir = job.dir;
+    let weights = match job.verifier {
+        Verifier::AlignWeighted => Some(Weights::open(job, weights_fingerprint)?),
+        _ => None,
+    };
     let sigs = Signatures::open(job, signature_len)?;
     let sets = if job.needs_sets {
         Some(Sets::open(dir)?)
@@ -146,7 +153,12 @@ pub(super) fn run(
         job.progress.advance(Stage::Verify, block.len() as u64);
         let estimates = estimate_block(job, &block, floor, sigs.as_ref())?;
         verified += estimates.iter().filter(|s| s.is_some()).count() as u64;
-        let scored = measure_block(job, &block, estimates, sets.as_ref(), texts.as_ref())?;
+        let read = Read {
+            sets: sets.as_ref(),
+            texts: texts.as_ref(),
+            weights: weights.as_ref(),
+        };
+        let scored = measure_block(job, &block, estimates, read)?;
         for (e, score) in block.iter().zip(scored) {
             let Some(score) = score.filter(|&s| s >= accept) else {
                 continue;
@@ -209,7 +221,7 @@ fn at(docs: &[u64], d: u64) -> usize {
 }
 
 /// Maps `f` over `items` in order, on rayon's pool when the feature is on.
-fn map_in_order<T: Sync, R: Send>(
+pub(super) fn map_in_order<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(usize, &T) -> Result<R, Error> + Sync + Send,
 ) -> Result<Vec<R>, Error> {
@@ -261,17 +273,30 @@ fn estimate_block(
     }
 }
 
+/// What verification reads beside the signatures: the shingle sets (the exact
+/// verifiers), the texts (the alignment and custom verifiers), the weights
+/// (align-weighted).
+struct Read<'a> {
+    sets: Option<&'a Sets>,
+    texts: Option<&'a Texts>,
+    weights: Option<&'a Weights>,
+}
+
 /// Each pair's score as the in-memory run scores it, `None` when it is not verified
 /// (`estimates` has none for it) or, for the verifiers that read texts, rejected: the
 /// method's score for its own verifier; the measure of the two shingle sets for the
 /// exact verifiers; for the alignment and custom verifiers, the in-memory verification
-/// stage run over the block's texts.
+/// stage run over the block's texts (for align-weighted, its tokens weighed by the
+/// whole corpus's document frequencies).
 fn measure_block(
     job: &Job<'_>,
     block: &[Edge],
     estimates: Vec<Option<f64>>,
-    sets: Option<&Sets>,
-    texts: Option<&Texts>,
+    Read {
+        sets,
+        texts,
+        weights,
+    }: Read<'_>,
 ) -> Result<Vec<Option<f64>>, Error> {
     let needed = documents_of(block, |i| estimates[i].is_some());
     match job.verifier {
@@ -297,15 +322,7 @@ fn measure_block(
                 return Ok(estimates);
             };
             let read = texts.get_many(&needed)?;
-            // The block's pairs in the block's own positions, in order: the
-            // verification stage keeps those it accepts, in that order.
-            let pairs: Vec<ScoredPair> = block
-                .iter()
-                .zip(&estimates)
-                .filter_map(|(e, est)| {
-                    est.map(|s| ScoredPair::new(at(&needed, e.a), at(&needed, e.b), s))
-                })
-                .collect();
+            let pairs = pairs_within(block, &estimates, &needed);
             let (kept, _) = crate::verify::verify(
                 job.verifier,
                 job.threshold,
@@ -314,23 +331,55 @@ fn measure_block(
                 pairs,
                 &NoProgress,
             )?;
-            let mut kept = kept.into_iter().peekable();
-            Ok(block
-                .iter()
-                .zip(estimates)
-                .map(|(e, est)| {
-                    est?;
-                    let (a, b) = (at(&needed, e.a), at(&needed, e.b));
-                    kept.next_if(|p| (p.a, p.b) == (a, b)).map(|p| p.score)
-                })
-                .collect())
+            Ok(scores_of(block, estimates, &needed, kept))
+        }
+        Verifier::AlignWeighted => {
+            let (Some(texts), Some(weights)) = (texts, weights) else {
+                return Ok(estimates);
+            };
+            let read = texts.get_many(&needed)?;
+            // Tokenized as the in-memory verification stage tokenizes them.
+            let options = TokenOptions::default().nfkc(job.features.normalizes_nfkc());
+            let tokens = map_in_order(&read, |_, t| Ok(options.tokens(t).hashes().to_vec()))?;
+            let mut distinct: Vec<u64> = tokens.iter().flatten().copied().collect();
+            distinct.sort_unstable();
+            distinct.dedup();
+            let pairs = pairs_within(block, &estimates, &needed);
+            let (kept, _) = weights.with(&distinct, |w| {
+                crate::verify::verify_weighted(job.threshold, &tokens, w, pairs, &NoProgress)
+            })??;
+            Ok(scores_of(block, estimates, &needed, kept))
         }
         Verifier::MethodScore => Ok(estimates),
-        // Refused by `OutOfCore::new`: its weights are the whole corpus's document
-        // frequencies, which a block of texts does not give.
-        Verifier::AlignWeighted => Err(Error::Core(ndd_core::Error::invalid_parameter(
-            "verifier",
-            "align-weighted does not run out of core",
-        ))),
     }
+}
+
+/// The block's pairs that an estimate kept, in the positions of their documents in
+/// `needed`, in order: the verification stage keeps those it accepts, in that order.
+fn pairs_within(block: &[Edge], estimates: &[Option<f64>], needed: &[u64]) -> Vec<ScoredPair> {
+    block
+        .iter()
+        .zip(estimates)
+        .filter_map(|(e, est)| est.map(|s| ScoredPair::new(at(needed, e.a), at(needed, e.b), s)))
+        .collect()
+}
+
+/// Each pair's score among `kept` (the verification stage's answer to
+/// [`pairs_within`]), `None` for a pair it rejected or no estimate kept.
+fn scores_of(
+    block: &[Edge],
+    estimates: Vec<Option<f64>>,
+    needed: &[u64],
+    kept: Vec<ScoredPair>,
+) -> Vec<Option<f64>> {
+    let mut kept = kept.into_iter().peekable();
+    block
+        .iter()
+        .zip(estimates)
+        .map(|(e, est)| {
+            est?;
+            let (a, b) = (at(needed, e.a), at(needed, e.b));
+            kept.next_if(|p| (p.a, p.b) == (a, b)).map(|p| p.score)
+        })
+        .collect()
 }

@@ -145,6 +145,22 @@ fn smallest_budget(
     (dir, out)
 }
 
+/// `dedup` run again at the smallest budget in `dir`, with no input (every stage it
+/// redoes reads the work files), and which of its stages were reused.
+fn rerun_at_smallest_budget(
+    dedup: &Dedup,
+    dir: &std::path::Path,
+) -> (ndd_pipeline::OutOfCoreOutcome, Vec<bool>) {
+    let again = OutOfCore::new(dedup, dir)
+        .unwrap()
+        .memory_budget(MIN_MEMORY_BUDGET)
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap();
+    let reused = again.stages.iter().map(|s| s.reused).collect();
+    (again, reused)
+}
+
 /// The in-memory run's pairs, `(a, b)` with `a < b`, and their scores.
 fn memory_pairs(memory: &ndd_pipeline::Outcome) -> BTreeMap<(usize, usize), f64> {
     memory
@@ -252,13 +268,95 @@ fn simhash_settings_the_stages_do_not_run_are_refused_with_the_reason() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("first-seen"), "{err}");
-    // align-weighted: its weights need every document's frequencies at once.
-    let weighted = Dedup::new().verifier(Verifier::AlignWeighted);
-    let err = OutOfCore::new(&weighted, dir.path())
-        .unwrap_err()
-        .to_string();
+}
+
+/// align-weighted out of core: the weights stage counts the corpus's document
+/// frequencies (the exact copies left out) into `weights.bin`, and each block of
+/// candidates is verified with the weights of its words: the in-memory pairs, scores
+/// and kept documents, whether the weights are read a page at a time (the smallest
+/// budget, which the table outgrows) or held whole; with and without the exact pass.
+/// A rerun after verification was cut short reuses the weights; a damaged weights
+/// file is refused.
+#[test]
+fn align_weighted_out_of_core_equals_the_in_memory_run() {
+    let docs = corpus();
+    for exact in [true, false] {
+        let dedup = Dedup::new()
+            .threshold(0.7)
+            .verifier(Verifier::AlignWeighted);
+        let dedup = match exact {
+            true => dedup,
+            false => dedup.exact_pass(false),
+        };
+        let memory = dedup.run(&docs).unwrap();
+        let want = memory_pairs(&memory);
+        assert!(want.len() > 300, "{} pairs", want.len());
+        let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
+        let (dir, out) = smallest_budget(&dedup, &docs);
+        // 16 bytes a word: more than an eighth of the budget, so read by pages.
+        let weights = std::fs::metadata(dir.path().join("weights.bin"))
+            .unwrap()
+            .len();
+        assert!(weights > MIN_MEMORY_BUDGET / 8 + 64, "{weights} bytes");
+        let kinds: Vec<Stage> = out.stages.iter().map(|s| s.stage).collect();
+        let weights_before_verify = [Stage::Candidates, Stage::Weights, Stage::Verify];
+        assert_eq!(kinds[2..5], weights_before_verify, "{kinds:?}");
+        assert_eq!(kinds.len(), 6);
+        assert!(out.stages.iter().all(|s| !s.reused));
+        assert!(out.stages[3].bytes_written >= weights);
+        assert_eq!(pairs_of(&out), want, "exact pass {exact}");
+        assert_eq!(out.kept_positions().unwrap(), kept);
+        // Held whole under a larger budget: the same answer.
+        if exact {
+            let roomy = tempfile::tempdir().unwrap();
+            let whole = OutOfCore::new(&dedup, roomy.path())
+                .unwrap()
+                .memory_budget(64 << 20)
+                .unwrap()
+                .run(docs.iter().cloned().map(Ok))
+                .unwrap();
+            assert_eq!(pairs_of(&whole), want);
+        }
+        // The sorted runs of words are gone once merged.
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(!names.iter().any(|n| n.starts_with("tokens-")), "{names:?}");
+        // Verification cut short: a rerun reuses the weights and redoes the rest.
+        std::fs::remove_file(dir.path().join("verify.done")).unwrap();
+        let (again, reused) = rerun_at_smallest_budget(&dedup, dir.path());
+        assert_eq!(reused, [true, true, true, true, false, false]);
+        assert_eq!(pairs_of(&again), want);
+    }
+    // Another verifier in the same folder runs no weights stage.
+    let docs: Vec<Document> = docs.into_iter().take(200).collect();
+    let dedup = Dedup::new()
+        .threshold(0.7)
+        .verifier(Verifier::AlignWeighted);
+    let (dir, _) = smallest_budget(&dedup, &docs);
+    let align = Dedup::new()
+        .threshold(0.7)
+        .verifier(Verifier::Align(ndd_pipeline::AlignMeasure::Combined));
+    let other = OutOfCore::new(&align, dir.path())
+        .unwrap()
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert!(other.stages.iter().all(|s| s.stage != Stage::Weights));
+    // A flipped byte in the weights (its trailer intact): refused when verification
+    // opens it, not a wrong answer.
+    let path = dir.path().join("weights.bin");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&path, &bytes).unwrap();
+    std::fs::remove_file(dir.path().join("verify.done")).unwrap();
+    let err = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap_err();
     assert!(
-        err.contains("align-weighted") && err.contains("document frequencies"),
+        err.to_string().contains("weights.bin") && err.to_string().contains("damaged"),
         "{err}"
     );
 }
@@ -299,12 +397,7 @@ fn a_custom_verifier_out_of_core_equals_the_in_memory_run() {
     let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
     assert_eq!(out.kept_positions().unwrap(), kept);
     // A rerun reuses the stages before verification and redoes the rest.
-    let job = OutOfCore::new(&dedup, dir.path())
-        .unwrap()
-        .memory_budget(MIN_MEMORY_BUDGET)
-        .unwrap();
-    let again = job.run(std::iter::empty()).unwrap();
-    let reused: Vec<bool> = again.stages.iter().map(|s| s.reused).collect();
+    let (again, reused) = rerun_at_smallest_budget(&dedup, dir.path());
     assert_eq!(reused, [true, true, true, false, false]);
     assert_eq!(pairs_of(&again), want);
     // Another function in the same folder: its own answer (only the exact copies).
