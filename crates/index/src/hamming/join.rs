@@ -79,7 +79,13 @@ pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
     check_len(fingerprints)?;
     let mut buf = TableBuffers::default();
     for layout in layouts(params) {
-        join_table(fingerprints, &layout, params.max_distance(), &mut buf, &mut f);
+        join_table(
+            fingerprints,
+            &layout,
+            params.max_distance(),
+            &mut buf,
+            &mut f,
+        );
     }
     Ok(())
 }
