@@ -84,6 +84,13 @@ impl std::fmt::Debug for StateWeights {
 /// Open-addressing set of the feature hashes of the current document (for the
 /// weightings that count each distinct feature once). The table grows within one
 /// document and is cleared, and its used size reset, by the next.
+///
+/// Documents given as text are sized before their first feature ([`expect`]) from the
+/// distinct features per byte of text of the documents before them, so that a long
+/// document after short ones does not grow its table step by step (each step rehashes
+/// every feature, in a table that no longer fits the L1 cache).
+///
+/// [`expect`]: SeenSet::expect
 #[derive(Debug, Clone)]
 struct SeenSet {
     table: Vec<u64>,
@@ -93,6 +100,11 @@ struct SeenSet {
     len: usize,
     has_zero: bool,
     scratch: Vec<u64>,
+    /// Bytes of text and distinct features of the documents sized by `expect` so far.
+    text_bytes: u64,
+    text_features: u64,
+    /// Bytes of text of the current document, when `expect` sized it (else 0).
+    doc_bytes: usize,
 }
 
 const SEEN_INITIAL: usize = 256;
@@ -105,7 +117,30 @@ impl SeenSet {
             len: 0,
             has_zero: false,
             scratch: Vec::new(),
+            text_bytes: 0,
+            text_features: 0,
+            doc_bytes: 0,
         }
+    }
+
+    /// Sizes the empty set for a document of `bytes` bytes of text: load at most 1/4
+    /// at the distinct features per byte of the documents sized before (the rule of
+    /// [`reset`](Self::reset)). The first document, and a set that already holds
+    /// features, keep their size.
+    fn expect(&mut self, bytes: usize) {
+        if self.len != 0 || self.has_zero {
+            return;
+        }
+        self.doc_bytes = bytes;
+        if self.text_bytes == 0 {
+            return;
+        }
+        // At most two features per byte: a bound on the table a guess can allocate.
+        let features = (u128::from(self.text_features) * bytes as u128
+            / u128::from(self.text_bytes))
+        .min(2 * bytes as u128 + 16);
+        let features = usize::try_from(features).unwrap_or(usize::MAX / 8);
+        self.size = (4 * features).next_power_of_two().max(SEEN_INITIAL);
     }
 
     /// Fibonacci hashing: the top `log2(size)` bits of `f·γ`. One multiply, so the
@@ -174,6 +209,11 @@ impl SeenSet {
     /// most 1/4), so documents of similar length do not grow the table again, and a
     /// long document does not make every later one clear a large table.
     fn reset(&mut self) {
+        if self.doc_bytes != 0 {
+            self.text_bytes += self.doc_bytes as u64;
+            self.text_features += self.len as u64 + u64::from(self.has_zero);
+            self.doc_bytes = 0;
+        }
         let used = self.size.min(self.table.len());
         self.table[..used].fill(0);
         self.size = (4 * self.len)
@@ -1281,6 +1321,9 @@ impl<E: FeatureExtractor> DocSketcher for SimHasher<E> {
             // A state made by another configuration (`sketch_with` given another
             // hasher's state): start from one of ours, so the signature is right.
             *state = Sketcher::new_state(self);
+        }
+        if state.distinct {
+            state.seen.expect(doc.len());
         }
         self.0.extract_into(doc, state);
     }

@@ -4,8 +4,50 @@
 use ndd_core::{Error, PairSink, ScoredPair};
 
 use super::HammingParams;
-use super::layout::{SortScratch, layouts, radix_sort_top, scan_groups};
+use super::layout::{Layout, SortScratch, layouts, radix_sort_top, scan_groups};
 use super::{MAX_DOCS, similarity_from_hamming};
+
+/// The buffers of one table of the join: permuted keys, ids, the sort's scratch.
+#[derive(Default)]
+struct TableBuffers {
+    keys: Vec<u64>,
+    ids: Vec<u32>,
+    scratch: SortScratch,
+}
+
+/// Refuses batches whose positions do not fit the `u32` ids.
+fn check_len(fingerprints: &[u64]) -> Result<(), Error> {
+    if fingerprints.len() >= MAX_DOCS {
+        return Err(Error::invalid_input(format!(
+            "at most {} fingerprints per batch",
+            MAX_DOCS - 1
+        )));
+    }
+    Ok(())
+}
+
+/// One table of the join: permute, radix-sort on the leading bits, compare within
+/// runs of equal leading bits; `f(i, j, distance)` for the pairs this table is
+/// canonical for, `i < j`. `fingerprints` holds fewer than [`MAX_DOCS`].
+fn join_table(
+    fingerprints: &[u64],
+    layout: &Layout,
+    k: u32,
+    buf: &mut TableBuffers,
+    f: &mut impl FnMut(usize, usize, u32),
+) {
+    let TableBuffers { keys, ids, scratch } = buf;
+    keys.clear();
+    ids.clear();
+    keys.extend(fingerprints.iter().map(|&x| layout.permute(x)));
+    #[allow(clippy::cast_possible_truncation)] // < MAX_DOCS, checked by the callers
+    ids.extend((0..fingerprints.len()).map(|i| i as u32));
+    radix_sort_top(keys, ids, layout.lead_bits, scratch);
+    scan_groups(layout, keys, ids, k, &mut |a, b, d| {
+        let (a, b) = (a as usize, b as usize);
+        f(a.min(b), a.max(b), d);
+    });
+}
 
 /// Calls `f(i, j, distance)` once for every pair of positions `i < j` of
 /// `fingerprints` within `params.max_distance()` bits, in no particular order.
@@ -34,27 +76,16 @@ pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
     params: HammingParams,
     mut f: F,
 ) -> Result<(), Error> {
-    if fingerprints.len() >= MAX_DOCS {
-        return Err(Error::invalid_input(format!(
-            "at most {} fingerprints per batch",
-            MAX_DOCS - 1
-        )));
-    }
-    let k = params.max_distance();
-    let mut keys = Vec::with_capacity(fingerprints.len());
-    let mut ids = Vec::with_capacity(fingerprints.len());
-    let mut scratch = SortScratch::default();
+    check_len(fingerprints)?;
+    let mut buf = TableBuffers::default();
     for layout in layouts(params) {
-        keys.clear();
-        ids.clear();
-        keys.extend(fingerprints.iter().map(|&x| layout.permute(x)));
-        #[allow(clippy::cast_possible_truncation)] // < MAX_DOCS, checked above
-        ids.extend((0..fingerprints.len()).map(|i| i as u32));
-        radix_sort_top(&mut keys, &mut ids, layout.lead_bits, &mut scratch);
-        scan_groups(&layout, &keys, &ids, k, &mut |a, b, d| {
-            let (a, b) = (a as usize, b as usize);
-            f(a.min(b), a.max(b), d);
-        });
+        join_table(
+            fingerprints,
+            &layout,
+            params.max_distance(),
+            &mut buf,
+            &mut f,
+        );
     }
     Ok(())
 }
@@ -64,6 +95,9 @@ pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
 /// sorted by `(i, j)`: the all-pairs Hamming join of a collection without an index
 /// (see [`for_each_hamming_pair`], which hands over the distance `h` itself, and
 /// [`hamming_from_similarity`](crate::hamming_from_similarity)).
+///
+/// With the `rayon` feature the tables are joined in parallel on rayon's pool (each
+/// pair comes from one table, and the result is sorted: the same output).
 ///
 /// # Errors
 ///
@@ -84,6 +118,27 @@ pub fn hamming_pairs(
     fingerprints: &[u64],
     params: HammingParams,
 ) -> Result<Vec<ScoredPair>, Error> {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        check_len(fingerprints)?;
+        let k = params.max_distance();
+        let tables: Vec<Vec<ScoredPair>> = layouts(params)
+            .par_iter()
+            .map_init(TableBuffers::default, |buf, layout| {
+                let mut out = Vec::new();
+                join_table(fingerprints, layout, k, buf, &mut |i, j, d| {
+                    out.push(ScoredPair::new(i, j, similarity_from_hamming(d)));
+                });
+                out
+            })
+            .collect();
+        crate::pairs::sorted_pairs(|out| {
+            out.extend(tables.into_iter().flatten());
+            Ok(())
+        })
+    }
+    #[cfg(not(feature = "rayon"))]
     crate::pairs::sorted_pairs(|out| hamming_pairs_into(fingerprints, params, out))
 }
 
