@@ -10,6 +10,12 @@
 //! * `report/{100,1000,10000}`: a block report and its category for the
 //!   near-duplicate pair (alignment, moved-text search, classification).
 //!
+//! * `report_hostile/*`: the block report, its category and the paragraph containment
+//!   on the hostile inputs of `tests/integration/hostile.rs` (40,000 one-word
+//!   paragraphs with every other word changed; one word 40,000 times against itself
+//!   shifted), which took quadratic time before issue "bounded work". Throughput in
+//!   tokens of the two texts.
+//!
 //! Corpus: `data/debian-copyright.jsonl` (bundled).
 //!
 //! Run: `cargo bench -p ndd-align --bench align -- --warm-up-time 1 --measurement-time 3`
@@ -17,6 +23,8 @@
 
 #[path = "../tests/integration/corpus.rs"]
 mod corpus;
+#[path = "../tests/integration/hostile.rs"]
+mod hostile;
 
 use std::hint::black_box;
 
@@ -112,5 +120,26 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_hostile(c: &mut Criterion) {
+    let o = TokenOptions::default();
+    let mut al = Aligner::new();
+    let mut group = c.benchmark_group("report_hostile");
+    group.sample_size(10);
+    for (name, (x, y)) in [
+        ("edited_paragraphs", hostile::edited_paragraphs()),
+        ("repeated_word", hostile::repeated_word()),
+    ] {
+        let (tx, ty) = (o.tokens(&x), o.tokens(&y));
+        group.throughput(Throughput::Elements((tx.len() + ty.len()) as u64));
+        group.bench_function(name, |bch| {
+            bch.iter(|| {
+                let r = BlockReport::new(&mut al, black_box(&tx), black_box(&ty));
+                (r.classify(), ndd_align::contains_paragraphs(&ty, &tx))
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_hostile);
 criterion_main!(benches);

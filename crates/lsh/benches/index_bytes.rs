@@ -7,6 +7,13 @@
 //! With kept signatures a second baseline decodes each signature from its own byte
 //! form before inserting it (what a load from per-signature storage costs).
 //!
+//! `bounded_work/*`: the hostile inputs of `tests/integration/hostile.rs` (issue
+//! "bounded work"; what the index answers on them is checked by the test
+//! `crafted_keys_and_hot_buckets_answer_as_defined`): loading 80,000 documents whose
+//! band keys share their high 32 bits (one probe run before: 6.3 s), and re-inserting
+//! then removing the 50,000 documents of one hot bucket (a chain walk per document
+//! before: 29 s and 59 s).
+//!
 //! Run: `cargo bench -p ndd-lsh --bench index_bytes -- --warm-up-time 1 --measurement-time 3`
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
@@ -14,9 +21,11 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{
-    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+    BatchSize, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
 };
 use ndd_lsh::{LshIndex, LshParams, PlainSlots, SchemeId};
+#[path = "../tests/integration/hostile.rs"]
+mod hostile;
 #[path = "common/synthetic.rs"]
 mod synthetic;
 
@@ -103,5 +112,35 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+fn bench_bounded_work(c: &mut Criterion) {
+    let scheme = SchemeId::new("bench-hostile").finish();
+    let mut group = c.benchmark_group("bounded_work");
+    group.sample_size(10);
+    let n = 80_000u32;
+    let bytes = hostile::crafted_keys(scheme, n);
+    group.throughput(Throughput::Elements(u64::from(n)));
+    group.bench_function("crafted_keys_from_bytes", |b| {
+        b.iter(|| {
+            black_box(
+                LshIndex::<u32, PlainSlots>::from_bytes(black_box(&bytes))
+                    .expect("valid")
+                    .len(),
+            )
+        })
+    });
+    let m = 50_000u32;
+    let sig = PlainSlots::new(scheme, vec![7, 7]).expect("two slots");
+    let full = hostile::hot_index(&sig, m);
+    group.throughput(Throughput::Elements(u64::from(m)));
+    group.bench_function("hot_bucket_reinsert_and_remove", |b| {
+        b.iter_batched(
+            || full.clone(),
+            |mut hot| black_box(hostile::churn(&mut hot, &sig, m)),
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_bounded_work);
 criterion_main!(benches);

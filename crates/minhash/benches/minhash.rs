@@ -10,6 +10,11 @@
 //! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS`.
 //!
+//! `bounded_work/largest_signature`: a five-word document sketched with the largest
+//! accepted signature (`MAX_NUM_HASHES` values; densification was ~k² over the filled
+//! bins before issue "bounded work", 50 s at 2^18; the values are checked by the test
+//! `the_largest_signature_sketches_a_short_document`).
+//!
 //! Run: `cargo bench -p ndd-minhash --features rayon --bench minhash`
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
@@ -20,7 +25,7 @@ use ndd_core::{DocSketcher, FeatureExtractor, FnSink, Sketcher};
 use ndd_core::{SparseVector, Weighted};
 #[cfg(feature = "rayon")]
 use ndd_minhash::ParDocSketcher;
-use ndd_minhash::{BucketizedMinHasher, IcwsMinHasher, MinHashScheme, MinHasher};
+use ndd_minhash::{BucketizedMinHasher, IcwsMinHasher, MAX_NUM_HASHES, MinHashScheme, MinHasher};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 #[path = "common/corpus.rs"]
@@ -291,5 +296,15 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_bounded_work(c: &mut Criterion) {
+    let h = MinHasher::new(MAX_NUM_HASHES).expect("the largest accepted size");
+    let mut group = c.benchmark_group("bounded_work");
+    group.sample_size(10);
+    group.bench_function("largest_signature", |b| {
+        b.iter(|| h.sketch(black_box("one two three four five")))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_bounded_work);
 criterion_main!(benches);

@@ -5,14 +5,20 @@
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS` (for example the 66,855-document
 //! corpus that `shared/bench/make_corpus.py` builds).
 //!
+//! `bounded_work/*`: the longest accepted k (`MAX_KGRAM_LEN`) on a 5,000-word document
+//! of 1,500 distinct words, word k-grams (rolling and Rabin) and char k-grams (issue
+//! "bounded work": the values are checked by the test
+//! `k_gram_lengths_are_bounded_and_the_limit_is_cheap`).
+//!
 //! Run: `cargo bench -p ndd-shingle --bench shingle`
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ndd_core::hash::MAX_KGRAM_LEN;
 use ndd_core::{FeatureExtractor, FnSink, Tokenizer};
-use ndd_shingle::{CharShingler, WordShingler, WordTokenizer};
+use ndd_shingle::{CharShingler, ShingleHash, WordShingler, WordTokenizer};
 
 #[path = "common/corpus.rs"]
 mod corpus;
@@ -89,5 +95,28 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_bounded_work(c: &mut Criterion) {
+    let words: Vec<String> = (0..5000).map(|i| format!("w{}", i % 1500)).collect();
+    let doc = words.join(" ");
+    let k = MAX_KGRAM_LEN;
+    let mut group = c.benchmark_group("bounded_work");
+    group.throughput(Throughput::Bytes(doc.len() as u64));
+    for hash in [ShingleHash::Rolling, ShingleHash::Rabin] {
+        let s = WordShingler::builder()
+            .k(k)
+            .hash(hash)
+            .build()
+            .expect("k accepted");
+        group.bench_function(format!("max_k_5000_words/{hash:?}"), |b| {
+            b.iter(|| s.features(black_box(&doc)))
+        });
+    }
+    let chars = CharShingler::new(k).expect("k accepted");
+    group.bench_function("max_k_5000_words/char", |b| {
+        b.iter(|| chars.features(black_box(&doc)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_bounded_work);
 criterion_main!(benches);

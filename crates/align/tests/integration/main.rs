@@ -2,5 +2,6 @@
 
 mod categories;
 mod corpus;
+mod hostile;
 mod lcs;
 mod measures;

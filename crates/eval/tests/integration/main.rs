@@ -4,6 +4,7 @@
 mod agreement;
 mod bases;
 mod category;
+mod clustered;
 mod metrics;
 mod siblings;
 mod synth;

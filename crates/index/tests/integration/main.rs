@@ -6,4 +6,5 @@ mod candidate_index;
 mod exact_hamming_bytes;
 mod hamming;
 mod hamming_model;
+mod hostile;
 mod inverted;

@@ -10,6 +10,7 @@ mod bucket_scan;
 mod ensemble;
 mod errors;
 mod forest;
+mod hostile;
 mod index_bytes;
 mod model;
 mod params;

@@ -254,7 +254,8 @@ fn rabin_shingles_fingerprint_the_folded_kgram_text() {
 /// Bounded work (issue "bounded work"): k-gram lengths past `MAX_KGRAM_LEN` are errors
 /// for every shingler and hash (usize::MAX used to loop forever, 2^30 to allocate
 /// 8 GiB per document, the Rabin variant to abort), and the longest accepted k
-/// shingles a long document quickly, with the values of the k-gram hash definition.
+/// shingles a long document with the values of the k-gram hash definition (its time
+/// is the `bounded_work/max_k_5000_words` bench's to measure, not a clock's here).
 #[test]
 fn k_gram_lengths_are_bounded_and_the_limit_is_cheap() {
     use ndd_core::hash::MAX_KGRAM_LEN;
@@ -273,7 +274,6 @@ fn k_gram_lengths_are_bounded_and_the_limit_is_cheap() {
         assert!(CharShingler::with_options(k, 0, true, true, ShortDocs::Skip).is_err());
         assert!(ndd_core::hash::KGramRoller::new(k).is_err(), "{k}");
     }
-    let started = std::time::Instant::now();
     let words: Vec<String> = (0..5000).map(|i| format!("w{}", i % 1500)).collect();
     let doc = words.join(" ");
     let k = MAX_KGRAM_LEN;
@@ -300,7 +300,6 @@ fn k_gram_lengths_are_bounded_and_the_limit_is_cheap() {
         assert!(!s.features(&doc).is_empty());
         assert!(!CharShingler::new(k).unwrap().features(&doc).is_empty());
     }
-    assert!(started.elapsed() < std::time::Duration::from_secs(2));
 }
 
 proptest! {

@@ -1,0 +1,198 @@
+//! The exact pass (`ExactPass`, `ExactDuplicates`) against its code before issue 31's
+//! cuts (commit `cf12f0a`), kept here as the baselines, in the same run.
+//!
+//! * `exact_digest/*`: the digest of every corpus document with the default pass
+//!   (case folded, no NFKC). `before` is `cf12f0a`'s `digest_with`: the whole document
+//!   string built in a reused `Vec` (grown and cleared per document), then hashed;
+//!   `digest_with` is today's, which still builds the string (through the same pieces
+//!   as `digest`); `digest` streams each piece of the string into SHA-1 and never
+//!   holds it. Throughput in bytes of text.
+//! * `exact_group/*`: `ExactDuplicates::from_digests` against `cf12f0a`'s grouping,
+//!   which sorted the document indices by their 20-byte digests (today's sorts
+//!   (first 8 bytes, index) pairs); on the corpus's digests and on a million
+//!   synthetic ones (one in eight a copy of an earlier one).
+//!
+//! Before measuring, the baselines are checked to give what today's code gives (every
+//! digest, every group and every first copy), so the two sides do the same work.
+//!
+//! Corpus: `data/debian-copyright.jsonl` (bundled), or the JSONL file named by
+//! `NDD_BENCH_CORPUS` (`bench`: `bench/data/corpus.jsonl`, the 66,855 documents of the
+//! issue's measurements).
+//!
+//! Run: `NDD_BENCH_CORPUS=bench cargo bench -p ndd-pipeline --bench exact -- --warm-up-time 1 --measurement-time 3`
+#![allow(missing_docs, clippy::unwrap_used)] // criterion_group! generates an undocumented function
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use ndd_pipeline::{DocDigest, ExactDuplicates, ExactPass};
+use sha1::{Digest, Sha1};
+
+#[path = "common/corpus.rs"]
+mod corpus;
+
+/// `cf12f0a`'s table: an ASCII letter (lower-cased) or digit maps to itself, any other
+/// byte to 0.
+fn folded_table() -> [u8; 256] {
+    std::array::from_fn(|i| {
+        let b = u8::try_from(i).unwrap();
+        if b.is_ascii_alphanumeric() {
+            b.to_ascii_lowercase()
+        } else {
+            0
+        }
+    })
+}
+
+/// `cf12f0a`'s `push_ascii`: appends the non-zero `table` entries of `bytes` to `buf`,
+/// the vector first grown (and zeroed) by the length of `bytes`, then cut back.
+#[inline]
+fn push_ascii(table: &[u8; 256], bytes: &[u8], buf: &mut Vec<u8>) {
+    let start = buf.len();
+    buf.resize(start + bytes.len(), 0);
+    let mut n = 0;
+    if let Some(out) = buf.get_mut(start..) {
+        for &b in bytes {
+            let c = table[usize::from(b)];
+            if let Some(slot) = out.get_mut(n) {
+                *slot = c;
+            }
+            n += usize::from(c != 0);
+        }
+    }
+    buf.truncate(start + n);
+}
+
+/// The baseline: `cf12f0a`'s `ExactPass::digest_with` for the default pass (case
+/// folded, no NFKC): the document string built whole in `buf`, then hashed. (For a
+/// non-ASCII document: each run of ASCII bytes found byte by byte and pushed through
+/// the table, each other character pushed lower-cased when it is a word character.)
+fn digest_before(table: &[u8; 256], doc: &str, buf: &mut Vec<u8>) -> DocDigest {
+    buf.clear();
+    if doc.is_ascii() {
+        push_ascii(table, doc.as_bytes(), buf);
+    } else {
+        let mut utf8 = [0u8; 4];
+        let mut rest = doc;
+        loop {
+            let run = rest
+                .bytes()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(rest.len());
+            let (ascii, tail) = rest.split_at(run);
+            push_ascii(table, ascii.as_bytes(), buf);
+            let mut chars = tail.chars();
+            match chars.next() {
+                None => break,
+                Some(c) if ndd_shingle::is_word_char(c) => c
+                    .to_lowercase()
+                    .for_each(|l| buf.extend_from_slice(l.encode_utf8(&mut utf8).as_bytes())),
+                Some(_) => {}
+            }
+            rest = chars.as_str();
+        }
+    }
+    Sha1::digest(buf.as_slice()).into()
+}
+
+/// The baseline: `cf12f0a`'s `ExactDuplicates::from_digests`, the indices sorted by
+/// `(digest, index)` comparing whole digests, then cut into runs of equal digests.
+/// Returns each document's first copy and the groups of two or more, ordered by their
+/// first member (what `first_of` and `groups` give today).
+fn group_before(digests: Vec<DocDigest>) -> (Vec<usize>, Vec<Vec<usize>>, Vec<DocDigest>) {
+    let mut order: Vec<usize> = (0..digests.len()).collect();
+    order.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+    let mut first: Vec<usize> = (0..digests.len()).collect();
+    let mut groups: Vec<Vec<usize>> = order
+        .chunk_by(|&a, &b| digests[a] == digests[b])
+        .filter(|run| run.len() > 1)
+        .map(<[usize]>::to_vec)
+        .collect();
+    for g in &groups {
+        g.iter().for_each(|&m| first[m] = g[0]);
+    }
+    groups.sort_unstable_by_key(|g| g[0]);
+    (first, groups, digests)
+}
+
+/// A million digests, one in eight (every eighth) equal to the first of its eight.
+fn synthetic_digests() -> Vec<DocDigest> {
+    let mut digests: Vec<DocDigest> = Vec::with_capacity(1 << 20);
+    for i in 0..1u32 << 20 {
+        let d = if i % 8 == 7 {
+            digests[digests.len() - 7]
+        } else {
+            Sha1::digest(i.to_le_bytes()).into()
+        };
+        digests.push(d);
+    }
+    digests
+}
+
+fn bench(c: &mut Criterion) {
+    let docs = corpus::load();
+    let bytes: usize = docs.iter().map(String::len).sum();
+    let pass = ExactPass::new();
+    let table = folded_table();
+
+    // The baseline is the same function: every digest equal.
+    let mut buf = Vec::new();
+    let digests: Vec<DocDigest> = docs.iter().map(|d| pass.digest(d)).collect();
+    for (doc, d) in docs.iter().zip(&digests) {
+        assert_eq!(&digest_before(&table, doc, &mut buf), d, "{doc:?}");
+        assert_eq!(&pass.digest_with(doc, &mut buf), d, "{doc:?}");
+    }
+
+    let mut group = c.benchmark_group("exact_digest");
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.sample_size(10);
+    // One indirect call per document for each of the three, so the comparison is fair.
+    type Pass<'a> = &'a dyn Fn(&str, &mut Vec<u8>) -> DocDigest;
+    let passes: [(&str, Pass<'_>); 3] = [
+        ("before", &|d, buf| digest_before(&table, d, buf)),
+        ("digest_with", &|d, buf| pass.digest_with(d, buf)),
+        ("digest", &|d, _| pass.digest(d)),
+    ];
+    for (name, f) in passes {
+        group.bench_function(name, |b| {
+            let mut buf = Vec::new();
+            b.iter(|| {
+                for d in &docs {
+                    black_box(f(black_box(d), &mut buf));
+                }
+            });
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("exact_group");
+    for (name, input) in [("corpus", digests), ("1M", synthetic_digests())] {
+        // The baseline groups as today's code does.
+        let found = ExactDuplicates::from_digests(input.clone());
+        let (first, groups, _) = group_before(input.clone());
+        assert_eq!(found.groups(), groups.as_slice(), "{name}");
+        assert!(
+            (0..input.len()).all(|i| found.first_of(i) == first[i]),
+            "{name}"
+        );
+        group.throughput(Throughput::Elements(input.len() as u64));
+        group.bench_function(format!("before/{name}"), |b| {
+            b.iter_batched(
+                || input.clone(),
+                |d| black_box(group_before(d)),
+                BatchSize::LargeInput,
+            );
+        });
+        group.bench_function(format!("from_digests/{name}"), |b| {
+            b.iter_batched(
+                || input.clone(),
+                |d| black_box(ExactDuplicates::from_digests(d)),
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
