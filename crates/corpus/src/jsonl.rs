@@ -736,7 +736,7 @@ pub(super) struct Batched<'r, R> {
 #[cfg(feature = "rayon")]
 pub(super) enum Held<'r, R> {
     Borrowed(&'r mut JsonlReader<R>),
-    Owned(JsonlReader<R>),
+    Owned(Box<JsonlReader<R>>),
 }
 
 #[cfg(feature = "rayon")]
@@ -768,7 +768,7 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
 
     /// The reader's items, read by the batch that owns it.
     pub(super) fn owning(reader: JsonlReader<R>) -> Batched<'static, R> {
-        Batched::of(Held::Owned(reader))
+        Batched::of(Held::Owned(Box::new(reader)))
     }
 
     fn of(reader: Held<'r, R>) -> Self {

@@ -153,3 +153,45 @@ impl<R: 'static> std::fmt::Debug for ParallelJsonl<R> {
         f.debug_struct("ParallelJsonl").finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ReadOptions;
+
+    /// Over several batches (more lines than a batch holds, blank and bad ones among
+    /// them), the same items, line numbers and locations as the line-at-a-time reader.
+    #[test]
+    fn the_same_items_and_lines_as_the_reader() {
+        let mut input = String::new();
+        for i in 0..40_000u32 {
+            match i % 97 {
+                0 => input.push('\n'),
+                1 => input.push_str("not json\n"),
+                2 => input.push_str("{\"text\": 3}\n"),
+                _ => input.push_str(&format!("{{\"id\": {i}, \"text\": \"doc {}\"}}\n", i % 13)),
+            }
+        }
+        let options = ReadOptions::default();
+        let bytes: &'static [u8] = Box::leak(input.into_bytes().into_boxed_slice());
+        let mut one = JsonlReader::new(bytes, "in", &options);
+        let mut par = ParallelJsonl::new(JsonlReader::new(bytes, "in", &options));
+        let mut items = 0;
+        loop {
+            let (a, b) = (one.next(), par.next());
+            let (Some(a), Some(b)) = (a.as_ref(), b.as_ref()) else {
+                assert_eq!(a.is_none(), b.is_none());
+                break;
+            };
+            match (a, b) {
+                (Ok(a), Ok(b)) => assert_eq!((&a.id, &a.text), (&b.id, &b.text)),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                _ => panic!("item {items}: {a:?} against {b:?}"),
+            }
+            assert_eq!((one.lines(), one.location()), (par.line(), par.location()));
+            items += 1;
+        }
+        assert_eq!(items, 40_000 - 413); // 413 blank lines (i % 97 == 0)
+        assert_eq!(one.blank_lines(), par.blank_lines());
+    }
+}
