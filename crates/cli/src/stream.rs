@@ -3,16 +3,19 @@
 
 use std::path::Path;
 
-use ndd_pipeline::corpus::{Accepted, FolderReader, JsonlReader, ReadOptions, RecordFormat};
+use ndd_pipeline::corpus::{
+    Accepted, FolderReader, JsonlReader, ParallelJsonl, ReadOptions, RecordFormat,
+};
 use ndd_pipeline::{Document, Problem};
 
 use crate::error::CliError;
 use crate::input::Source;
 
 /// The accepted documents of a JSONL file or a folder, streamed (also `--bloom`'s
-/// reader).
+/// reader); a JSONL file's lines decoded on rayon's pool a batch at a time, as the
+/// in-memory engine reads them.
 pub(crate) enum Reader {
-    Jsonl(Box<Accepted<JsonlReader<Box<dyn std::io::BufRead + Send>>>>),
+    Jsonl(Box<Accepted<ParallelJsonl<Box<dyn std::io::BufRead + Send>>>>),
     Folder(Box<Accepted<FolderReader>>),
 }
 
@@ -39,9 +42,9 @@ impl Reader {
                 Accepted::new(r, options).with_location(FolderReader::location),
             )))
         } else {
-            let r = JsonlReader::open(path, options)?;
+            let r = ParallelJsonl::new(JsonlReader::open(path, options)?);
             Ok(Reader::Jsonl(Box::new(
-                Accepted::new(r, options).with_location(JsonlReader::location),
+                Accepted::new(r, options).with_location(ParallelJsonl::location),
             )))
         }
     }
@@ -59,7 +62,7 @@ impl Reader {
     /// The line of the document last yielded (JSONL).
     pub(crate) fn line(&self) -> Option<u64> {
         match self {
-            Reader::Jsonl(r) => Some(r.reader().lines()),
+            Reader::Jsonl(r) => Some(r.reader().line()),
             Reader::Folder(_) => None,
         }
     }
@@ -89,7 +92,8 @@ impl Reader {
         }
         if let Reader::Jsonl(r) = self {
             // A field the options name that no record has; those some lack.
-            let (fields, options) = (r.reader().fields(), r.reader().options());
+            let jsonl = r.reader().reader();
+            let (fields, options) = (jsonl.fields(), jsonl.options());
             fields.check(options)?;
             crate::input::check_fields(Some(fields), options)?;
         }

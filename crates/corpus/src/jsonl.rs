@@ -721,7 +721,7 @@ impl<R: BufRead> JsonlReader<R> {
 /// is read: the same items in the same order, with the same problems.
 #[cfg(feature = "rayon")]
 pub(super) struct Batched<'r, R> {
-    reader: &'r mut JsonlReader<R>,
+    reader: Held<'r, R>,
     name: String,
     options: ReadOptions,
     ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
@@ -731,9 +731,47 @@ pub(super) struct Batched<'r, R> {
     blank: u64,
 }
 
+/// The reader a [`Batched`] reads: borrowed ([`read_jsonl_with_progress`](super::read_jsonl_with_progress))
+/// or its own ([`ParallelJsonl`](super::ParallelJsonl)).
+#[cfg(feature = "rayon")]
+pub(super) enum Held<'r, R> {
+    Borrowed(&'r mut JsonlReader<R>),
+    Owned(Box<JsonlReader<R>>),
+}
+
+#[cfg(feature = "rayon")]
+impl<R> std::ops::Deref for Held<'_, R> {
+    type Target = JsonlReader<R>;
+    fn deref(&self) -> &JsonlReader<R> {
+        match self {
+            Held::Borrowed(r) => r,
+            Held::Owned(r) => r,
+        }
+    }
+}
+
+#[cfg(feature = "rayon")]
+impl<R> std::ops::DerefMut for Held<'_, R> {
+    fn deref_mut(&mut self) -> &mut JsonlReader<R> {
+        match self {
+            Held::Borrowed(r) => r,
+            Held::Owned(r) => r,
+        }
+    }
+}
+
 #[cfg(feature = "rayon")]
 impl<'r, R: BufRead + Send> Batched<'r, R> {
     pub(super) fn new(reader: &'r mut JsonlReader<R>) -> Self {
+        Self::of(Held::Borrowed(reader))
+    }
+
+    /// The reader's items, read by the batch that owns it.
+    pub(super) fn owning(reader: JsonlReader<R>) -> Batched<'static, R> {
+        Batched::of(Held::Owned(Box::new(reader)))
+    }
+
+    fn of(reader: Held<'r, R>) -> Self {
         Batched {
             name: reader.name.clone(),
             options: reader.options.clone(),
@@ -764,6 +802,11 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
     /// The line number of the last item yielded.
     pub(super) fn line(&self) -> u64 {
         self.line
+    }
+
+    /// The reader (its field counts are those of the items yielded so far).
+    pub(super) fn reader(&self) -> &JsonlReader<R> {
+        &self.reader
     }
 }
 

@@ -62,6 +62,7 @@ mod fingerprint;
 mod folder;
 mod jsonl;
 mod options;
+mod parallel;
 #[cfg(feature = "parquet")]
 mod parquet;
 mod problems;
@@ -76,6 +77,7 @@ pub use fingerprint::{input_content_fingerprint, input_fingerprint};
 pub use folder::FolderReader;
 pub use jsonl::JsonlReader;
 pub use options::{DEFAULT_MAX_DOCUMENT_BYTES, ErrorPolicy, HtmlMode, ReadOptions, TextEncoding};
+pub use parallel::ParallelJsonl;
 #[cfg(feature = "parquet")]
 pub use parquet::{MAX_ROW_GROUP_BYTES, ParquetCopier, ParquetReader};
 pub use problems::{Problem, ProblemKind};

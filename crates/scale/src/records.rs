@@ -284,7 +284,10 @@ pub enum RecordError {
 /// assert_eq!(Edge::decode(&bytes), Some(Edge { a: 1, b: 2 }));
 /// assert_eq!(Edge::KIND, RecordKind::Edges);
 /// ```
-pub trait Record: Copy {
+///
+/// Records are plain values, [`Send`] so that [`ExternalSort`](crate::ExternalSort)
+/// can sort a run on rayon's pool (feature `rayon`).
+pub trait Record: Copy + Send {
     /// The kind of file these records go in.
     const KIND: RecordKind;
 

@@ -172,8 +172,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        let key = self.key;
-        self.buffer.sort_unstable_by_key(key);
+        sort_run(&mut self.buffer, self.key);
         let path = self.run_path();
         let mut w = RecordWriter::create(&path, self.fingerprint)?;
         for r in &self.buffer {
@@ -236,6 +235,20 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             fingerprint: self.fingerprint,
         })
     }
+}
+
+/// Sorts a run by `key`: on rayon's pool under the `rayon` feature (in place, as the
+/// sequential sort), so that a spill does not hold up the thread that pushes. Records
+/// of equal keys come in an unspecified order either way; for a key that is the whole
+/// record (every sort of ndd's stages) the run is the same.
+fn sort_run<T: Record, K: Ord>(run: &mut [T], key: fn(&T) -> K) {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::slice::ParallelSliceMut;
+        run.par_sort_unstable_by_key(key);
+    }
+    #[cfg(not(feature = "rayon"))]
+    run.sort_unstable_by_key(key);
 }
 
 impl<T: Record, K: Ord> std::fmt::Debug for ExternalSort<T, K> {

@@ -84,7 +84,8 @@ pub(super) fn run(
 }
 
 /// Calls `f` with each band key of `keys` in bucket order, those of exact copies left
-/// out (as in memory), reporting the candidate stage's progress.
+/// out (as in memory), reporting the candidate stage's progress. The runs are merged
+/// on a thread of their own ([`merged`]) while `f` runs on this one.
 pub(super) fn for_each_key(
     job: &Job<'_>,
     keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
@@ -94,18 +95,71 @@ pub(super) fn for_each_key(
     let dir = job.dir;
     let mut read = 0u64;
     job.progress.start(Stage::Candidates, None);
-    for record in keys.merge().map_err(|e| damaged(dir, e))? {
-        let r = record.map_err(|e| damaged(dir, e))?;
-        read += 1;
-        if read % 65_536 == 0 {
-            job.progress.advance(Stage::Candidates, 65_536);
+    merged(dir, keys, |batch| {
+        for &r in batch {
+            read += 1;
+            if read % 65_536 == 0 {
+                job.progress.advance(Stage::Candidates, 65_536);
+            }
+            if !copies.is_copy(r.doc) {
+                f(r)?;
+            }
         }
-        if !copies.is_copy(r.doc) {
-            f(r)?;
-        }
-    }
+        Ok(())
+    })?;
     job.progress.finish(Stage::Candidates);
     Ok(())
+}
+
+/// Records handed from the merging thread to the walk at once.
+const BATCH: usize = 16_384;
+
+/// Calls `each` with the records of `keys`' merge in order, a batch at a time: the
+/// merge (reading, checking and ordering the runs) runs on a thread of its own, at
+/// most four batches ahead (1.5 MiB), while `each` runs on this thread; an error of
+/// either ends both. A plain thread, not rayon's pool: it blocks while the walk
+/// catches up, and the walk's spills sort on the pool.
+fn merged(
+    dir: &Path,
+    keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
+    mut each: impl FnMut(&[BandKeyRecord]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    type Batch = Result<Vec<BandKeyRecord>, ndd_scale::RecordError>;
+    let merge = keys.merge().map_err(|e| damaged(dir, e))?;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            for record in merge {
+                let full = match record {
+                    Ok(r) => {
+                        batch.push(r);
+                        batch.len() == BATCH
+                    }
+                    Err(e) => {
+                        // The walk stops at the error; nothing more is sent.
+                        let _ = tx.send(Err(e));
+                        return;
+                    }
+                };
+                if full {
+                    let done = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    // A failed send: the walk stopped (its error is the result).
+                    if tx.send(Ok(done)).is_err() {
+                        return;
+                    }
+                }
+            }
+            if !batch.is_empty() {
+                let _ = tx.send(Ok(batch));
+            }
+        });
+        // Dropping `rx` on an error stops the merging thread at its next send.
+        for batch in rx {
+            each(&batch.map_err(|e| damaged(dir, e))?)?;
+        }
+        Ok(())
+    })
 }
 
 /// The candidate runs of `pairs`, written out, and their count and size (no cut

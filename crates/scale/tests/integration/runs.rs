@@ -90,3 +90,31 @@ fn a_damaged_or_foreign_run_is_an_error_not_a_short_result() {
         Err(RecordError::FingerprintMismatch { .. })
     ));
 }
+
+/// Runs large enough that rayon's sort splits them (feature `rayon`): each run file
+/// holds its slice of the input sorted as the standard library sorts it.
+#[test]
+fn each_large_run_is_its_records_sorted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (n, bound) = (150_000u64, 60_000usize);
+    let mut sort = ExternalSort::new(dir.path(), "keys", bucket_order, bound, 3).unwrap();
+    // A pseudo-random permutation with many equal keys across bands.
+    let records: Vec<BandKeyRecord> = (0..n)
+        .map(|i| BandKeyRecord {
+            doc: (i * 48_271) % n,
+            band: u16::try_from(i % 5).unwrap(),
+            key: (i * 7_919) % 1_000,
+        })
+        .collect();
+    for r in &records {
+        sort.push(*r).unwrap();
+    }
+    let runs = sort.finish().unwrap();
+    assert_eq!(runs.paths().len(), 3);
+    for (path, slice) in runs.paths().iter().zip(records.chunks(bound)) {
+        let got: Vec<BandKeyRecord> = ndd_scale::read_all(path, Some(3)).unwrap();
+        let mut want = slice.to_vec();
+        want.sort_by_key(bucket_order);
+        assert_eq!(got, want);
+    }
+}
