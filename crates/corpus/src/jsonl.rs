@@ -717,33 +717,91 @@ impl<R: BufRead> JsonlReader<R> {
     }
 }
 
-/// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the next batch
-/// is read: the same items in the same order, with the same problems.
+/// [`JsonlReader`]'s items, decoded in parallel a batch at a time: while the caller
+/// takes the items of one batch (checking ids, storing documents: serial work), the
+/// next batch is already being decoded on the pool. The same items in the same order,
+/// with the same problems.
 #[cfg(feature = "rayon")]
 pub(super) struct Batched<'r, R> {
     reader: &'r mut JsonlReader<R>,
-    name: String,
-    options: ReadOptions,
+    name: Arc<str>,
+    options: Arc<ReadOptions>,
     ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
-    ahead: Option<RawBatch>,
+    /// The next batch, being decoded on the pool; `None` at the end.
+    decoding: Option<Decoding>,
+    /// Whether the first batch was read.
+    started: bool,
     line: u64,
     bytes_read: u64,
     blank: u64,
+}
+
+/// A batch's decoded lines: each line's number and item (`None` for a blank line).
+#[cfg(feature = "rayon")]
+type DecodedLines = Vec<(u64, Option<Result<LineDoc, Problem>>)>;
+
+/// A batch handed to the pool: where its decoded lines (or the panic of decoding them)
+/// arrive, the batch itself (decoded here should the pool drop the task), and
+/// [`JsonlReader::bytes_read`] after it.
+#[cfg(feature = "rayon")]
+struct Decoding {
+    result: std::sync::mpsc::Receiver<std::thread::Result<DecodedLines>>,
+    batch: Arc<RawBatch>,
+    bytes_read: u64,
 }
 
 #[cfg(feature = "rayon")]
 impl<'r, R: BufRead + Send> Batched<'r, R> {
     pub(super) fn new(reader: &'r mut JsonlReader<R>) -> Self {
         Batched {
-            name: reader.name.clone(),
-            options: reader.options.clone(),
+            name: Arc::from(reader.name.as_str()),
+            options: Arc::new(reader.options.clone()),
             reader,
             ready: Vec::new().into_iter(),
-            ahead: None,
+            decoding: None,
+            started: false,
             line: 0,
             bytes_read: 0,
             blank: 0,
         }
+    }
+
+    /// Reads the next batch (on this thread) and starts decoding it on the pool;
+    /// `None` at the end of the input.
+    fn start_next(&mut self) -> Option<Decoding> {
+        let batch = Arc::new(self.reader.read_batch());
+        if batch.lines.is_empty() {
+            return None;
+        }
+        let (tx, result) = std::sync::mpsc::sync_channel(1);
+        if rayon::current_thread_index().is_some() {
+            // Called on a pool's thread (a caller reading files in parallel): waiting
+            // on the channel there could wait for a task queued behind this very
+            // thread, so the batch is decoded now (in parallel, as `join` would).
+            drop(tx.send(Ok(decode_batch(&batch, &self.name, &self.options))));
+            return Some(Decoding {
+                result,
+                bytes_read: batch.bytes_read,
+                batch,
+            });
+        }
+        let (name, options, lines) = (
+            Arc::clone(&self.name),
+            Arc::clone(&self.options),
+            Arc::clone(&batch),
+        );
+        rayon::spawn(move || {
+            let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                decode_batch(&lines, &name, &options)
+            }));
+            // No receiver when reading stopped early (an error under ErrorPolicy::Stop).
+            drop(tx.send(decoded));
+        });
+        Some(Decoding {
+            result,
+            bytes_read: batch.bytes_read,
+            batch,
+        })
     }
 
     /// `name:line` of the last item yielded, as [`JsonlReader::location`].
@@ -815,26 +873,22 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                     Some(Err(problem)) => return Some(Err(problem)),
                 }
             }
-            let batch = match self.ahead.take() {
-                Some(b) => b,
-                None => self.reader.read_batch(),
-            };
-            if batch.lines.is_empty() {
-                return None;
+            if !self.started {
+                self.started = true;
+                self.decoding = self.start_next();
             }
-            let Batched {
-                reader,
-                name,
-                options,
-                ..
-            } = self;
-            let (decoded, ahead) = rayon::join(
-                || decode_batch(&batch, name, options),
-                || reader.read_batch(),
-            );
+            let current = self.decoding.take()?;
+            let decoded = match current.result.recv() {
+                Ok(Ok(decoded)) => decoded,
+                // A panic while decoding surfaces here, as it did from `rayon::join`.
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                // The pool dropped the task without running it: decode here.
+                Err(_) => decode_batch(&current.batch, &self.name, &self.options),
+            };
+            // The following batch decodes while the caller takes this one's items.
+            self.decoding = self.start_next();
             self.ready = decoded.into_iter();
-            self.ahead = Some(ahead);
-            self.bytes_read = batch.bytes_read;
+            self.bytes_read = current.bytes_read;
         }
     }
 }
@@ -866,6 +920,45 @@ mod tests {
         let mut batched = Batched::new(&mut reader);
         assert!(batched.next().is_none());
         assert_eq!(batched.blank_lines(), lines as u64);
+    }
+
+    /// Decoding the next batch while the caller takes the current one changes no item,
+    /// problem or order, on the calling thread and on a pool's only thread (where
+    /// waiting for a task queued behind itself would never end).
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn batched_reading_yields_the_plain_readers_items_inside_a_pool_too() {
+        use std::fmt::Write as _;
+        // 40,000 lines, three batches by line count; some malformed, some blank.
+        let mut input = String::new();
+        for i in 0..40_000u32 {
+            if i % 1_009 == 0 {
+                input.push('\n');
+            } else if i % 997 == 0 {
+                input.push_str("{not json\n");
+            } else {
+                let _ = writeln!(input, r#"{{"id": "d{i}", "text": "word {i}\n again"}}"#);
+            }
+        }
+        let opts = ReadOptions::default();
+        let show = |item: Result<Document, Problem>| match item {
+            Ok(d) => format!("{} {}", d.id, d.text),
+            Err(p) => p.to_string(),
+        };
+        let plain: Vec<String> = JsonlReader::new(input.as_bytes(), "x", &opts)
+            .map(show)
+            .collect();
+        let batched = || {
+            let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+            let items: Vec<String> = Batched::new(&mut reader).map(show).collect();
+            items
+        };
+        assert!(plain.len() > 39_900 && plain.iter().any(|p| p.contains("x:998")));
+        assert_eq!(batched(), plain);
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+            panic!("a pool of one thread");
+        };
+        assert_eq!(pool.install(batched), plain);
     }
 
     #[cfg(unix)]
