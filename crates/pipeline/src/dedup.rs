@@ -628,7 +628,11 @@ impl Plan {
         rayon::slice::ParallelSliceMut::par_sort_unstable_by_key(&mut pairs[..], |p| (p.a, p.b));
         #[cfg(not(feature = "rayon"))]
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
-        debug_assert!(pairs.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        debug_assert!(
+            pairs
+                .windows(2)
+                .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b))
+        );
 
         // 5. Groups and representatives.
         progress.start(Stage::Group, Some(pairs.len() as u64));

@@ -608,8 +608,8 @@ mod tests {
             }
             let expected: Vec<Vec<usize>> =
                 uf.groups().into_iter().filter(|g| g.len() > 1).collect();
-            let got = groups_of(&mut uf, |members| Ok(members[members.len() - 1]))
-                .unwrap_or_default();
+            let got =
+                groups_of(&mut uf, |members| Ok(members[members.len() - 1])).unwrap_or_default();
             let members: Vec<Vec<usize>> = got.iter().map(|g| g.members.clone()).collect();
             assert_eq!(members, expected, "n = {n}");
             for g in &got {
