@@ -719,8 +719,8 @@ impl<R: BufRead> JsonlReader<R> {
 
 /// [`JsonlReader`]'s items, decoded in parallel a batch at a time: while the caller
 /// takes the items of one batch (checking ids, storing documents: serial work), the
-/// next batch is already being decoded on the pool. The same items in the same order,
-/// with the same problems.
+/// next batch is being decoded on the pool and the one after it read. The same items
+/// in the same order, with the same problems; at most three batches are held.
 #[cfg(feature = "rayon")]
 pub(super) struct Batched<'r, R> {
     reader: &'r mut JsonlReader<R>,
@@ -729,6 +729,8 @@ pub(super) struct Batched<'r, R> {
     ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
     /// The next batch, being decoded on the pool; `None` at the end.
     decoding: Option<Decoding>,
+    /// The batch after it, read but not decoded yet.
+    ahead: Option<RawBatch>,
     /// Whether the first batch was read.
     started: bool,
     line: u64,
@@ -759,6 +761,7 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
             reader,
             ready: Vec::new().into_iter(),
             decoding: None,
+            ahead: None,
             started: false,
             line: 0,
             bytes_read: 0,
@@ -766,10 +769,9 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
         }
     }
 
-    /// Reads the next batch (on this thread) and starts decoding it on the pool;
-    /// `None` at the end of the input.
-    fn start_next(&mut self) -> Option<Decoding> {
-        let batch = Arc::new(self.reader.read_batch());
+    /// Starts decoding `batch` on the pool; `None` for the empty batch of the end.
+    fn decode_later(&self, batch: RawBatch) -> Option<Decoding> {
+        let batch = Arc::new(batch);
         if batch.lines.is_empty() {
             return None;
         }
@@ -875,9 +877,19 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
             }
             if !self.started {
                 self.started = true;
-                self.decoding = self.start_next();
+                let first = self.reader.read_batch();
+                self.decoding = self.decode_later(first);
+                self.ahead = Some(self.reader.read_batch());
             }
             let current = self.decoding.take()?;
+            // The batch read ahead goes to the pool, and the one after it is read,
+            // while this one decodes and then while the caller takes its items.
+            if let Some(ahead) = self.ahead.take() {
+                self.decoding = self.decode_later(ahead);
+                if self.decoding.is_some() {
+                    self.ahead = Some(self.reader.read_batch());
+                }
+            }
             let decoded = match current.result.recv() {
                 Ok(Ok(decoded)) => decoded,
                 // A panic while decoding surfaces here, as it did from `rayon::join`.
@@ -885,8 +897,6 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                 // The pool dropped the task without running it: decode here.
                 Err(_) => decode_batch(&current.batch, &self.name, &self.options),
             };
-            // The following batch decodes while the caller takes this one's items.
-            self.decoding = self.start_next();
             self.ready = decoded.into_iter();
             self.bytes_read = current.bytes_read;
         }
