@@ -717,93 +717,33 @@ impl<R: BufRead> JsonlReader<R> {
     }
 }
 
-/// [`JsonlReader`]'s items, decoded in parallel a batch at a time: while the caller
-/// takes the items of one batch (checking ids, storing documents: serial work), the
-/// next batch is being decoded on the pool and the one after it read. The same items
-/// in the same order, with the same problems; at most three batches are held.
+/// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the next batch
+/// is read: the same items in the same order, with the same problems.
 #[cfg(feature = "rayon")]
 pub(super) struct Batched<'r, R> {
     reader: &'r mut JsonlReader<R>,
-    name: Arc<str>,
-    options: Arc<ReadOptions>,
+    name: String,
+    options: ReadOptions,
     ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
-    /// The next batch, being decoded on the pool; `None` at the end.
-    decoding: Option<Decoding>,
-    /// The batch after it, read but not decoded yet.
     ahead: Option<RawBatch>,
-    /// Whether the first batch was read.
-    started: bool,
     line: u64,
     bytes_read: u64,
     blank: u64,
-}
-
-/// A batch's decoded lines: each line's number and item (`None` for a blank line).
-#[cfg(feature = "rayon")]
-type DecodedLines = Vec<(u64, Option<Result<LineDoc, Problem>>)>;
-
-/// A batch handed to the pool: where its decoded lines (or the panic of decoding them)
-/// arrive, the batch itself (decoded here should the pool drop the task), and
-/// [`JsonlReader::bytes_read`] after it.
-#[cfg(feature = "rayon")]
-struct Decoding {
-    result: std::sync::mpsc::Receiver<std::thread::Result<DecodedLines>>,
-    batch: Arc<RawBatch>,
-    bytes_read: u64,
 }
 
 #[cfg(feature = "rayon")]
 impl<'r, R: BufRead + Send> Batched<'r, R> {
     pub(super) fn new(reader: &'r mut JsonlReader<R>) -> Self {
         Batched {
-            name: Arc::from(reader.name.as_str()),
-            options: Arc::new(reader.options.clone()),
+            name: reader.name.clone(),
+            options: reader.options.clone(),
             reader,
             ready: Vec::new().into_iter(),
-            decoding: None,
             ahead: None,
-            started: false,
             line: 0,
             bytes_read: 0,
             blank: 0,
         }
-    }
-
-    /// Starts decoding `batch` on the pool; `None` for the empty batch of the end.
-    fn decode_later(&self, batch: RawBatch) -> Option<Decoding> {
-        let batch = Arc::new(batch);
-        if batch.lines.is_empty() {
-            return None;
-        }
-        let (tx, result) = std::sync::mpsc::sync_channel(1);
-        if rayon::current_thread_index().is_some() {
-            // Called on a pool's thread (a caller reading files in parallel): waiting
-            // on the channel there could wait for a task queued behind this very
-            // thread, so the batch is decoded now (in parallel, as `join` would).
-            drop(tx.send(Ok(decode_batch(&batch, &self.name, &self.options))));
-            return Some(Decoding {
-                result,
-                bytes_read: batch.bytes_read,
-                batch,
-            });
-        }
-        let (name, options, lines) = (
-            Arc::clone(&self.name),
-            Arc::clone(&self.options),
-            Arc::clone(&batch),
-        );
-        rayon::spawn(move || {
-            let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                decode_batch(&lines, &name, &options)
-            }));
-            // No receiver when reading stopped early (an error under ErrorPolicy::Stop).
-            drop(tx.send(decoded));
-        });
-        Some(Decoding {
-            result,
-            bytes_read: batch.bytes_read,
-            batch,
-        })
     }
 
     /// `name:line` of the last item yielded, as [`JsonlReader::location`].
@@ -875,30 +815,26 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                     Some(Err(problem)) => return Some(Err(problem)),
                 }
             }
-            if !self.started {
-                self.started = true;
-                let first = self.reader.read_batch();
-                self.decoding = self.decode_later(first);
-                self.ahead = Some(self.reader.read_batch());
-            }
-            let current = self.decoding.take()?;
-            // The batch read ahead goes to the pool, and the one after it is read,
-            // while this one decodes and then while the caller takes its items.
-            if let Some(ahead) = self.ahead.take() {
-                self.decoding = self.decode_later(ahead);
-                if self.decoding.is_some() {
-                    self.ahead = Some(self.reader.read_batch());
-                }
-            }
-            let decoded = match current.result.recv() {
-                Ok(Ok(decoded)) => decoded,
-                // A panic while decoding surfaces here, as it did from `rayon::join`.
-                Ok(Err(panic)) => std::panic::resume_unwind(panic),
-                // The pool dropped the task without running it: decode here.
-                Err(_) => decode_batch(&current.batch, &self.name, &self.options),
+            let batch = match self.ahead.take() {
+                Some(b) => b,
+                None => self.reader.read_batch(),
             };
+            if batch.lines.is_empty() {
+                return None;
+            }
+            let Batched {
+                reader,
+                name,
+                options,
+                ..
+            } = self;
+            let (decoded, ahead) = rayon::join(
+                || decode_batch(&batch, name, options),
+                || reader.read_batch(),
+            );
             self.ready = decoded.into_iter();
-            self.bytes_read = current.bytes_read;
+            self.ahead = Some(ahead);
+            self.bytes_read = batch.bytes_read;
         }
     }
 }
@@ -932,9 +868,8 @@ mod tests {
         assert_eq!(batched.blank_lines(), lines as u64);
     }
 
-    /// Decoding the next batch while the caller takes the current one changes no item,
-    /// problem or order, on the calling thread and on a pool's only thread (where
-    /// waiting for a task queued behind itself would never end).
+    /// Decoding in batches changes no item, problem or order, on the calling thread
+    /// and on a pool's only thread.
     #[cfg(feature = "rayon")]
     #[test]
     fn batched_reading_yields_the_plain_readers_items_inside_a_pool_too() {
