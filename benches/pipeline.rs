@@ -203,5 +203,109 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The serial steps of the in-memory run that issue 31 cut (docs/performance.md, "The
+/// main job's serial path"), each against its previous version, written out here as it
+/// was, in the same run: the exact pass's grouping of the digests (the sort now on
+/// every core under `rayon`; run with `--features rayon`), grouping pairs into
+/// components (no vector per singleton now), and choosing the banding (searched once
+/// per process now).
+#[cfg(feature = "rayon")]
+fn serial_steps(c: &mut Criterion) {
+    use near_dup::UnionFind;
+    use near_dup::pipeline::{
+        Dedup, Document, ExactDuplicates, ExactPass, Grouping, MinHashConfig,
+    };
+    let docs = corpus::load();
+    let digests = ExactPass::new().digests(&docs);
+    let documents: Vec<Document> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Document::new(i.to_string(), t.as_str()))
+        .collect();
+    let pairs = Dedup::new().run(&documents).expect("valid").pairs;
+    eprintln!(
+        "serial steps: {} documents, {} pairs",
+        docs.len(),
+        pairs.len()
+    );
+    let mut group = c.benchmark_group("serial steps (ndd-pipeline)");
+    group.sample_size(20);
+
+    // The exact pass's grouping before: its sort on the calling thread alone, as on
+    // a pool of one thread (the rest of `from_digests` is unchanged).
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool");
+    let serial = || one.install(|| ExactDuplicates::from_digests(digests.clone()));
+    assert_eq!(
+        serial().groups(),
+        ExactDuplicates::from_digests(digests.clone()).groups()
+    );
+    group.bench_function("exact grouping: previous (one thread)", |b| {
+        b.iter(|| black_box(serial().groups().len()));
+    });
+    group.bench_function("exact grouping: ExactDuplicates::from_digests", |b| {
+        b.iter(|| {
+            black_box(
+                ExactDuplicates::from_digests(digests.clone())
+                    .groups()
+                    .len(),
+            )
+        });
+    });
+
+    // Components before: `UnionFind::groups` (a vector per document), singletons
+    // dropped, the first member kept (the first-seen policy).
+    let previous_components = || {
+        let mut uf = UnionFind::new(documents.len());
+        for p in &pairs {
+            uf.union(p.a, p.b);
+        }
+        uf.groups()
+            .into_iter()
+            .filter(|g| g.len() > 1)
+            .map(|g| (g[0], g))
+            .collect::<Vec<_>>()
+    };
+    let grouping = Grouping::default();
+    let now = grouping.run(&documents, &pairs).expect("valid");
+    let before = previous_components();
+    assert_eq!(before.len(), now.len());
+    assert!(
+        before
+            .iter()
+            .zip(&now)
+            .all(|((r, m), g)| *r == g.representative && *m == g.members)
+    );
+    group.bench_function("components: previous (a vector per document)", |b| {
+        b.iter(|| black_box(previous_components().len()));
+    });
+    group.bench_function("components: Grouping::run", |b| {
+        b.iter(|| black_box(grouping.run(&documents, &pairs).expect("valid").len()));
+    });
+
+    let config = MinHashConfig::default();
+    let searched = || {
+        LshParams::min_candidates_for_recall(
+            0.8,
+            config.num_perm,
+            near_dup::lsh::DEFAULT_MIN_RECALL,
+        )
+        .expect("valid")
+    };
+    assert_eq!(searched(), config.lsh_params(0.8).expect("valid"));
+    group.bench_function("banding at 0.8: previous (searched every time)", |b| {
+        b.iter(|| black_box(searched().bands()));
+    });
+    group.bench_function("banding at 0.8: MinHashConfig::lsh_params", |b| {
+        b.iter(|| black_box(config.lsh_params(0.8).expect("valid").bands()));
+    });
+    group.finish();
+}
+
+#[cfg(feature = "rayon")]
+criterion_group!(benches, bench, serial_steps);
+#[cfg(not(feature = "rayon"))]
 criterion_group!(benches, bench);
 criterion_main!(benches);

@@ -911,6 +911,44 @@ mod tests {
         assert_eq!(batched.blank_lines(), lines as u64);
     }
 
+    /// Decoding in batches changes no item, problem or order, on the calling thread
+    /// and on a pool's only thread.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn batched_reading_yields_the_plain_readers_items_inside_a_pool_too() {
+        use std::fmt::Write as _;
+        // 40,000 lines, three batches by line count; some malformed, some blank.
+        let mut input = String::new();
+        for i in 0..40_000u32 {
+            if i % 1_009 == 0 {
+                input.push('\n');
+            } else if i % 997 == 0 {
+                input.push_str("{not json\n");
+            } else {
+                let _ = writeln!(input, r#"{{"id": "d{i}", "text": "word {i}\n again"}}"#);
+            }
+        }
+        let opts = ReadOptions::default();
+        let show = |item: Result<Document, Problem>| match item {
+            Ok(d) => format!("{} {}", d.id, d.text),
+            Err(p) => p.to_string(),
+        };
+        let plain: Vec<String> = JsonlReader::new(input.as_bytes(), "x", &opts)
+            .map(show)
+            .collect();
+        let batched = || {
+            let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+            let items: Vec<String> = Batched::new(&mut reader).map(show).collect();
+            items
+        };
+        assert!(plain.len() > 39_900 && plain.iter().any(|p| p.contains("x:998")));
+        assert_eq!(batched(), plain);
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+            panic!("a pool of one thread");
+        };
+        assert_eq!(pool.install(batched), plain);
+    }
+
     #[cfg(unix)]
     #[test]
     fn a_device_is_refused() {

@@ -621,7 +621,18 @@ impl Plan {
                 pairs.extend(g[1..].iter().map(|&m| ScoredPair::new(g[0], m, 1.0)));
             }
         }
+        // Each pair is named once (the index proposes a document once per query; an
+        // exact copy is in no candidate pair), so the keys are distinct and the
+        // order is the same on any number of threads.
+        #[cfg(feature = "rayon")]
+        rayon::slice::ParallelSliceMut::par_sort_unstable_by_key(&mut pairs[..], |p| (p.a, p.b));
+        #[cfg(not(feature = "rayon"))]
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
+        debug_assert!(
+            pairs
+                .windows(2)
+                .all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b))
+        );
 
         // 5. Groups and representatives.
         progress.start(Stage::Group, Some(pairs.len() as u64));

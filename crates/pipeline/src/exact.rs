@@ -344,6 +344,11 @@ fn by_digest(digests: &[DocDigest]) -> Vec<usize> {
         .enumerate()
         .map(|(i, d)| (prefix(d), i))
         .collect();
+    // Under rayon on every core: this sort is the exact pass's only serial step
+    // otherwise (the keys are distinct, so the order is the same either way).
+    #[cfg(feature = "rayon")]
+    rayon::slice::ParallelSliceMut::par_sort_unstable(&mut keyed[..]);
+    #[cfg(not(feature = "rayon"))]
     keyed.sort_unstable();
     let mut order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
     let mut start = 0;

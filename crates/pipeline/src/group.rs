@@ -553,9 +553,27 @@ pub(crate) fn groups_of(
     uf: &mut UnionFind,
     mut pick: impl FnMut(&[usize]) -> Result<usize, Error>,
 ) -> Result<Vec<Group>, Error> {
-    uf.groups()
+    // `UnionFind::groups` less its singletons, without a vector for each of them:
+    // the same groups in the same order (by smallest member, members ascending).
+    let labels = uf.labels();
+    let mut size = vec![0usize; labels.len()];
+    for &l in &labels {
+        size[l] += 1;
+    }
+    let mut slot = vec![usize::MAX; labels.len()];
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (x, &l) in labels.iter().enumerate() {
+        if size[l] < 2 {
+            continue;
+        }
+        if slot[l] == usize::MAX {
+            slot[l] = groups.len();
+            groups.push(Vec::with_capacity(size[l]));
+        }
+        groups[slot[l]].push(x);
+    }
+    groups
         .into_iter()
-        .filter(|g| g.len() > 1)
         .map(|members| {
             let representative = pick(&members)?;
             Ok(Group {
@@ -565,4 +583,38 @@ pub(crate) fn groups_of(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `groups_of` keeps exactly `UnionFind::groups`' sets of two or more, in its
+    /// order, on random forests (many singletons, chains, one large set).
+    #[test]
+    fn groups_of_is_union_find_groups_without_singletons() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap_or(0) % n
+        };
+        for (n, unions) in [(1, 0), (2, 1), (50, 10), (500, 200), (2_000, 1_900)] {
+            let mut uf = UnionFind::new(n);
+            for _ in 0..unions {
+                let (a, b) = (next(n), next(n));
+                uf.union(a, b);
+            }
+            let expected: Vec<Vec<usize>> =
+                uf.groups().into_iter().filter(|g| g.len() > 1).collect();
+            let got =
+                groups_of(&mut uf, |members| Ok(members[members.len() - 1])).unwrap_or_default();
+            let members: Vec<Vec<usize>> = got.iter().map(|g| g.members.clone()).collect();
+            assert_eq!(members, expected, "n = {n}");
+            for g in &got {
+                assert_eq!(Some(&g.representative), g.members.last());
+            }
+        }
+    }
 }

@@ -423,7 +423,15 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
                     &NoProgress,
                 )?;
                 let jac = matches!(verifier, Verifier::ExactJaccard);
-                score_by_sets(jac, t, &|i| sets[i].as_slice(), &candidates, progress)
+                let kept = score_by_sets(jac, t, &|i| sets[i].as_slice(), &candidates, progress);
+                // The sets were made on the pool's threads: freed there too, rather
+                // than one by one on the calling thread while the pool idles.
+                #[cfg(feature = "rayon")]
+                rayon::iter::ParallelIterator::for_each(
+                    rayon::iter::IntoParallelIterator::into_par_iter(sets),
+                    drop,
+                );
+                kept
             }
         })
     })
