@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use ndd_align::{Aligner, CorpusWeights, Prepared, TokenOptions, TokenWeights, Tokens};
 use ndd_core::{Error, ScoredPair, Threshold, containment, jaccard};
 
-use crate::progress::{NoProgress, Progress, Stage};
 use crate::Features;
+use crate::progress::{NoProgress, Progress, Stage};
 
 pub use ndd_align::Measure as AlignMeasure;
 
