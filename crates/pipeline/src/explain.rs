@@ -269,8 +269,7 @@ impl Explanation {
         let streamed = crate::candidates::minhash::stream(
             &self.hasher,
             &sampled,
-            &|i| i,
-            &mut index,
+            crate::candidates::minhash::Target::Lsh(&mut index, &|i| i),
             f64::NEG_INFINITY,
             &crate::NoProgress,
             &mut counted,
