@@ -395,3 +395,95 @@ fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Se
     progress.finish(Stage::Candidates);
     Ok((sketch_time, search_time))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts with planted near-duplicates of several degrees: each family shares a
+    /// base text and changes a growing number of its words.
+    fn texts() -> Vec<String> {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = Vec::new();
+        for _ in 0..40 {
+            let base: Vec<u64> = (0..80).map(|_| next() % 3000).collect();
+            for changed in [0usize, 1, 2, 3, 5, 8, 12, 20] {
+                let mut words = base.clone();
+                for _ in 0..changed {
+                    let at = (next() % 80) as usize;
+                    words[at] = next() % 3000;
+                }
+                out.push(
+                    words
+                        .iter()
+                        .map(|w| format!("w{w}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+        }
+        out
+    }
+
+    fn run(texts: &[&str], kept: Kept, floor: f64) -> (Vec<ScoredPair>, u64) {
+        let hasher = MinHasher::new(128).expect("128 values");
+        let params = ndd_lsh::LshParams::new(16, 6).expect("16 x 6");
+        let mut index = FlatLshIndex::with_capacity(params, texts.len());
+        let mut pairs: Vec<ScoredPair> = Vec::new();
+        let streamed = stream(
+            &hasher,
+            texts,
+            Target::Flat(&mut index, kept),
+            floor,
+            &crate::NoProgress,
+            &mut pairs,
+        )
+        .expect("one scheme");
+        (pairs, streamed.candidates)
+    }
+
+    /// The 8-bit fields pass on every pair the full signatures pass at the plausible
+    /// floor (same candidates; estimates never lower), and the full stream equals the
+    /// one over an `LshIndex`.
+    #[test]
+    fn fields_pass_every_pair_the_full_signatures_pass() {
+        let owned = texts();
+        let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let floor = plausible_floor(0.8, 128);
+        let (full, full_candidates) = run(&texts, Kept::Full(Vec::new()), floor);
+        let fields = BBitSlots::new(FILTER_BITS, 128).expect("8 bits");
+        let (compact, compact_candidates) = run(&texts, Kept::Fields(fields), floor);
+        assert_eq!(full_candidates, compact_candidates);
+        assert!(full.len() > 100, "{} pairs pass", full.len());
+        let estimates: std::collections::HashMap<(usize, usize), f64> =
+            compact.iter().map(|p| ((p.a, p.b), p.score)).collect();
+        for p in &full {
+            let e = estimates.get(&(p.a, p.b));
+            assert!(e.is_some_and(|&e| e >= p.score), "pair {} {}", p.a, p.b);
+        }
+
+        let hasher = MinHasher::new(128).expect("128 values");
+        let mut lsh = LshIndex::new(ndd_lsh::LshParams::new(16, 6).expect("16 x 6"));
+        let mut pairs: Vec<ScoredPair> = Vec::new();
+        stream(
+            &hasher,
+            &texts,
+            Target::Lsh(&mut lsh, &|i| i),
+            floor,
+            &crate::NoProgress,
+            &mut pairs,
+        )
+        .expect("one scheme");
+        let key = |p: &ScoredPair| (p.a, p.b, p.score.to_bits());
+        assert_eq!(
+            pairs.iter().map(key).collect::<Vec<_>>(),
+            full.iter().map(key).collect::<Vec<_>>()
+        );
+    }
+}
