@@ -361,9 +361,9 @@ mod tests {
         let mut docs: Vec<Vec<u64>> = Vec::new();
         for d in 0..n {
             let v = if d > 0 && next() % 3 == 0 {
-                let mut v = docs[(next() % d as u64) as usize].clone();
+                let mut v = docs[usize::try_from(next() % d as u64).expect("below d")].clone();
                 for _ in 0..(next() % 6) {
-                    let s = (next() % slots as u64) as usize;
+                    let s = usize::try_from(next() % slots as u64).expect("below slots");
                     v[s] = next() % 4;
                 }
                 v

@@ -50,6 +50,17 @@ fn field_at(words: &[u64], i: usize, bits: u32) -> u64 {
 pub(crate) fn pack_into(values: &[u64], bits: u32, words: &mut [u64]) {
     let mask = low_mask(bits);
     let b = bits as usize;
+    if 64 % b == 0 {
+        // Fields never straddle words: each word is its values shifted together, the
+        // first lowest (`wrapping_shl` only ever shifts 0 by 64, for 64-bit fields).
+        for (w, chunk) in words.iter_mut().zip(values.chunks(64 / b)) {
+            *w = chunk
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &v| acc.wrapping_shl(bits) | (v & mask));
+        }
+        return;
+    }
     for (i, &v) in values.iter().enumerate() {
         let bit = i * b;
         let (w, off) = (bit / 64, bit % 64);

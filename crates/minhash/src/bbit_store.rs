@@ -323,6 +323,14 @@ mod tests {
             );
             assert_eq!(store.matches(0, 1), pa.matches(&pb)?);
         }
+        // Every field holds its slot's low bits, whatever the width.
+        for bits in [1, 2, 3, 4, 8, 16, 32, 63, 64] {
+            let packed = crate::BBitSignature::from_minhash(&a, bits)?;
+            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            for (i, v) in a.values().iter().enumerate() {
+                assert_eq!(packed.field(i), Some(v & mask), "bits {bits}, slot {i}");
+            }
+        }
         Ok(())
     }
 
