@@ -326,7 +326,11 @@ mod tests {
         // Every field holds its slot's low bits, whatever the width.
         for bits in [1, 2, 3, 4, 8, 16, 32, 63, 64] {
             let packed = crate::BBitSignature::from_minhash(&a, bits)?;
-            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
             for (i, v) in a.values().iter().enumerate() {
                 assert_eq!(packed.field(i), Some(v & mask), "bits {bits}, slot {i}");
             }
@@ -340,12 +344,12 @@ mod tests {
     fn eight_bit_inflation_is_about_one_in_256() -> Result<(), Error> {
         let h = MinHasher::new(128)?;
         let mut store = BBitSlots::new(8, 128)?;
-        let n = 200u64;
-        for i in 0..n {
+        let n = 200usize;
+        for i in 0..n as u64 {
             store.push(&h.sketch_features(i * 10_000..i * 10_000 + 300))?;
         }
         let (mut agree, mut pairs) = (0usize, 0usize);
-        for i in 0..n as usize {
+        for i in 0..n {
             for j in 0..i {
                 agree += store.matches(i, j);
                 pairs += 1;
