@@ -110,6 +110,7 @@ mod batch;
 mod bits;
 mod bloom;
 mod ensemble;
+mod flat;
 mod forest;
 mod form;
 mod index;
@@ -119,11 +120,13 @@ mod params;
 mod serde_impl;
 mod slots;
 mod table;
+mod walk;
 
 pub use batch::{candidate_pairs, candidate_pairs_into};
 pub use bits::{BitSampler, SampledBits};
 pub use bloom::{LshBloom, MAX_BLOOM_BITS, MAX_BLOOM_HASHES};
 pub use ensemble::{EnsembleMemory, EnsembleParams, LshEnsemble};
+pub use flat::FlatLshIndex;
 pub use forest::{
     DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, LshForest,
     LshForestBuilder,

@@ -24,7 +24,7 @@ fn low_mask(bits: u32) -> u64 {
 }
 
 /// The number of words holding `k` fields of `bits` bits, if it fits in `usize`.
-fn words_for(k: usize, bits: u32) -> Option<usize> {
+pub(crate) fn words_for(k: usize, bits: u32) -> Option<usize> {
     let total = k.checked_mul(usize::try_from(bits).ok()?)?;
     Some(total.div_ceil(64))
 }
@@ -43,6 +43,37 @@ fn field_at(words: &[u64], i: usize, bits: u32) -> u64 {
         lo
     };
     v & low_mask(bits)
+}
+
+/// Packs the lowest `bits` bits of each of `values` into the zeroed `words`, field `i`
+/// at bits `[i·b, i·b + b)` (fields beyond `words` are dropped).
+pub(crate) fn pack_into(values: &[u64], bits: u32, words: &mut [u64]) {
+    let mask = low_mask(bits);
+    let b = bits as usize;
+    if 64 % b == 0 {
+        // Fields never straddle words: each word is its values shifted together, the
+        // first lowest (`wrapping_shl` only ever shifts 0 by 64, for 64-bit fields).
+        for (w, chunk) in words.iter_mut().zip(values.chunks(64 / b)) {
+            *w = chunk
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &v| acc.wrapping_shl(bits) | (v & mask));
+        }
+        return;
+    }
+    for (i, &v) in values.iter().enumerate() {
+        let bit = i * b;
+        let (w, off) = (bit / 64, bit % 64);
+        let v = v & mask;
+        if let Some(x) = words.get_mut(w) {
+            *x |= v << off;
+        }
+        if off + b > 64 {
+            if let Some(x) = words.get_mut(w + 1) {
+                *x |= v >> (64 - off);
+            }
+        }
+    }
 }
 
 /// The number of non-zero `B`-bit fields of `x ^ y` over all words (`B` a power of
@@ -67,7 +98,7 @@ fn nonzero_fields_pow2<const B: u32>(a: &[u64], b: &[u64]) -> u64 {
 
 /// The number of equal fields among the first `k` of two packed streams with the same
 /// layout and zero padding.
-fn equal_fields(a: &[u64], b: &[u64], k: usize, bits: u32) -> usize {
+pub(crate) fn equal_fields(a: &[u64], b: &[u64], k: usize, bits: u32) -> usize {
     let nonzero = match bits {
         1 => nonzero_fields_pow2::<1>(a, b),
         2 => nonzero_fields_pow2::<2>(a, b),
@@ -204,21 +235,7 @@ impl BBitSignature {
         let n_words = words_for(k, bits)
             .ok_or_else(|| Error::invalid_parameter("bits", "k · bits overflows"))?;
         let mut words = vec![0u64; n_words];
-        let mask = low_mask(bits);
-        let b = bits as usize;
-        for (i, &v) in values.iter().enumerate() {
-            let bit = i * b;
-            let (w, off) = (bit / 64, bit % 64);
-            let v = v & mask;
-            if let Some(x) = words.get_mut(w) {
-                *x |= v << off;
-            }
-            if off + b > 64 {
-                if let Some(x) = words.get_mut(w + 1) {
-                    *x |= v >> (64 - off);
-                }
-            }
-        }
+        pack_into(values, bits, &mut words);
         let minhash_scheme = sig.scheme();
         Ok(BBitSignature {
             minhash_scheme,

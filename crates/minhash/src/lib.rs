@@ -57,6 +57,7 @@
 //!   Cambridge University Press, 2008, chapter 19.
 
 mod bbit;
+mod bbit_store;
 mod bucketized;
 mod densify;
 mod family;
@@ -69,6 +70,7 @@ mod super_shingles;
 mod weighted;
 
 pub use bbit::BBitSignature;
+pub use bbit_store::BBitSlots;
 pub use bucketized::{BucketizedMinHasher, BucketizedMinHasherBuilder, BucketizedState};
 pub use family::{FnFamily, HashFamily, MERSENNE_61, UniversalHashes};
 pub use hasher::{

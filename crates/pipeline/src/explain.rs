@@ -4,7 +4,7 @@
 //! measured on a sample of a corpus or on random documents.
 
 use ndd_core::{DocSketcher, DynFeatureExtractor, Signature};
-use ndd_lsh::{LshIndex, LshParams};
+use ndd_lsh::{FlatLshIndex, LshParams};
 use ndd_minhash::{MinHashSignature, MinHasher};
 
 use crate::{Error, MinHashConfig, Shingles};
@@ -264,13 +264,16 @@ impl Explanation {
         // The candidates: the pipeline's own candidate stream over the sample, every
         // candidate passed on (no floor), counted.
         let sampled: Vec<&str> = (0..take).map(|i| texts[i * n / take].as_ref()).collect();
-        let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(self.params);
+        // The index the main job holds (`FlatLshIndex`, sized for its documents).
+        let mut index = FlatLshIndex::with_capacity(self.params, take);
         let mut counted = ndd_core::PairCounter::default();
         let streamed = crate::candidates::minhash::stream(
             &self.hasher,
             &sampled,
-            &|i| i,
-            &mut index,
+            crate::candidates::minhash::Target::Flat(
+                &mut index,
+                crate::candidates::minhash::Kept::Full(Vec::new()),
+            ),
             f64::NEG_INFINITY,
             &crate::NoProgress,
             &mut counted,
@@ -310,9 +313,9 @@ impl Explanation {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn index_bytes_on_random_documents(&self, count: usize) -> Result<f64, Error> {
-        let mut index: LshIndex<u32, MinHashSignature> = LshIndex::new(self.params);
-        for (i, d) in (0u32..).zip(synthetic_documents(count)) {
-            index.insert(i, &self.hasher.sketch(&d))?;
+        let mut index = FlatLshIndex::with_capacity(self.params, count);
+        for d in synthetic_documents(count) {
+            index.query_then_insert(&self.hasher.sketch(&d), &mut Vec::new())?;
         }
         Ok(index.memory().bytes_per_document())
     }

@@ -1,12 +1,11 @@
 //! MinHash (one-permutation hashing) + banded LSH, streamed: each document's
 //! candidates are the earlier documents sharing a band.
 
-use std::ops::Range;
 use std::time::{Duration, Instant};
 
-use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature, Threshold};
-use ndd_lsh::LshIndex;
-use ndd_minhash::{MinHashSignature, MinHasher};
+use ndd_core::{DocSketcher, Error, Estimate, PairSink, ScoredPair, Signature, Threshold};
+use ndd_lsh::{FlatLshIndex, LshIndex, ScanCuts};
+use ndd_minhash::{BBitSlots, MinHashSignature, MinHasher};
 
 #[cfg(not(feature = "rayon"))]
 use super::in_chunks;
@@ -85,6 +84,12 @@ pub(crate) fn run(
     })
 }
 
+/// Bits kept per slot of the signatures the in-memory stream compares when exact
+/// Jaccard verifies: the filter then only needs an estimate that is never below the
+/// full one (see [`Kept::Fields`]), and 8 bits keep 128 bytes per document of 128
+/// values (docs/decisions.md, "Compact state of the main job").
+const FILTER_BITS: u32 = 8;
+
 fn with_sketcher<S: MinHashSketcher>(
     config: &MinHashConfig,
     hasher: &S,
@@ -95,11 +100,26 @@ fn with_sketcher<S: MinHashSketcher>(
 ) -> Result<CandidateReport, Error> {
     let params = config.banding_for(ctx.threshold)?;
     let floor = floor(ctx.emit, ctx.threshold, config.num_perm);
-    let mut index = LshIndex::builder(params)
-        .capacity(texts.len())
-        .max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan))
-        .build();
-    let streamed = stream(hasher, texts, &|i| i, &mut index, floor, ctx.progress, sink)?;
+    let mut index = FlatLshIndex::with_capacity(params, texts.len());
+    index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));
+    // Exact Jaccard decides after the plausible floor: b-bit fields suffice for the
+    // filter. The estimate verifies, or every candidate goes on with its estimate as
+    // its score: the full signatures, as before.
+    let kept = if ctx.emit == Emit::Plausible {
+        let mut fields = BBitSlots::new(FILTER_BITS, config.num_perm)?;
+        fields.reserve(texts.len());
+        Kept::Fields(fields)
+    } else {
+        Kept::Full(Vec::with_capacity(texts.len()))
+    };
+    let streamed = stream(
+        hasher,
+        texts,
+        Target::Flat(&mut index, kept),
+        floor,
+        ctx.progress,
+        sink,
+    )?;
     let bytes = index.memory().bytes_per_document();
     Ok(CandidateReport {
         description: format!(
@@ -117,7 +137,7 @@ fn with_sketcher<S: MinHashSketcher>(
         sketch_time: streamed.sketch_time,
         search_time: streamed.search_time,
         index_bytes_per_document: Some(bytes),
-        signature_bytes_per_document: Some(8.0 * config.num_perm as f64),
+        signature_bytes_per_document: streamed.signature_bytes_per_document,
         bucket_scan: Some(streamed.bucket_scan),
     })
 }
@@ -132,28 +152,54 @@ pub(crate) struct Streamed {
     pub(crate) search_time: Duration,
     /// The bucket reads of this stream that the index's bound cut.
     pub(crate) bucket_scan: BucketScan,
+    /// Bytes per document of what the stream kept to estimate pairs with, when it kept
+    /// them itself ([`Target::Flat`]).
+    pub(crate) signature_bytes_per_document: Option<f64>,
 }
 
-/// The MinHash candidate stream of every engine that holds an [`LshIndex`]: sketches
-/// `texts`, queries each document (key `key_of(i)`, increasing) against `index` (the
-/// documents inserted before: an earlier batch's and this batch's earlier ones) then
-/// inserts it, and passes on the pairs whose estimate reaches `floor` as `(earlier
-/// key, key)`, in document order. An engine differs only in the index it passes: a
-/// fresh one in memory whose keys are the positions in `texts`, or a saved one that
-/// keeps every signature, whose keys are positions in its collection.
+/// The index a [`stream`] queries and inserts into, and where the signatures it
+/// estimates pairs with live.
+pub(crate) enum Target<'i> {
+    /// An [`LshIndex`] whose keys are `key_of(i)`: a saved one that keeps every
+    /// signature (keys are positions in its collection), or a fresh one that does not
+    /// (keys are the positions in `texts`; the stream keeps the full signatures).
+    Lsh(
+        &'i mut LshIndex<u32, MinHashSignature>,
+        &'i (dyn Fn(usize) -> usize + Sync),
+    ),
+    /// A fresh [`FlatLshIndex`] (numbers are the positions in `texts`) and what the
+    /// stream keeps of each signature.
+    Flat(&'i mut FlatLshIndex, Kept),
+}
+
+/// What a stream over a [`FlatLshIndex`] keeps of each document's signature.
+pub(crate) enum Kept {
+    /// The full signatures: the estimate is MinHash's.
+    Full(Vec<MinHashSignature>),
+    /// Their b-bit fields: the estimate is the fraction of equal fields, which is
+    /// never below the fraction of equal slots (equal minima have equal low bits), so
+    /// every pair the full estimate passes on is passed on, and a few more (on
+    /// average `(1 − J)/2^b` more agreement), for exact verification to decide.
+    Fields(BBitSlots),
+}
+
+/// The MinHash candidate stream of every engine: sketches `texts`, queries each
+/// document against the target's index (the documents inserted before: an earlier
+/// batch's and this batch's earlier ones) then inserts it, and passes on the pairs
+/// whose estimate reaches `floor` as `(earlier key, key)`, in document order. An
+/// engine differs only in its [`Target`].
 pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
-    key_of: &(dyn Fn(usize) -> usize + Sync),
-    index: &mut LshIndex<u32, MinHashSignature>,
+    target: Target<'_>,
     floor: f64,
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
-    let cuts_before = index.scan_cuts();
+    let cuts_before = target.scan_cuts();
     let mut search = Search {
-        index,
-        key_of,
+        target,
+        own: Vec::new(),
         floor,
         found: Vec::new(),
         out: Vec::new(),
@@ -174,38 +220,72 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
         progress.finish(Stage::Sketch);
         progress.start(Stage::Candidates, Some(n));
         let t = Instant::now();
-        for chunk_start in (0..sigs.len()).step_by(crate::progress::CHUNK) {
-            let end = (chunk_start + crate::progress::CHUNK).min(sigs.len());
-            let searched = search.run(&sigs, chunk_start..end);
+        let mut sigs = sigs.into_iter();
+        let mut start = 0;
+        loop {
+            let chunk: Vec<_> = sigs.by_ref().take(crate::progress::CHUNK).collect();
+            if chunk.is_empty() {
+                break;
+            }
+            let len = chunk.len();
+            let searched = search.run(chunk, start);
             search.flush(sink);
             searched?;
-            progress.advance(Stage::Candidates, (end - chunk_start) as u64);
+            start += len;
+            progress.advance(Stage::Candidates, len as u64);
         }
         let search_time = t.elapsed();
         progress.finish(Stage::Candidates);
         (sketch_time, search_time)
     };
-    let cuts = search.index.scan_cuts().since(cuts_before);
+    let cuts = search.target.scan_cuts().since(cuts_before);
     Ok(Streamed {
         candidates: search.candidates,
         sketch_time,
         search_time,
         bucket_scan: BucketScan {
-            bound: search.index.max_bucket_scan().unwrap_or(usize::MAX),
+            bound: search.target.max_bucket_scan().unwrap_or(usize::MAX),
             cut_reads: cuts.reads,
             cut_documents: cuts.documents,
         },
+        signature_bytes_per_document: search.target.signature_bytes_per_document(),
     })
+}
+
+impl Target<'_> {
+    fn scan_cuts(&self) -> ScanCuts {
+        match self {
+            Target::Lsh(index, _) => index.scan_cuts(),
+            Target::Flat(index, _) => index.scan_cuts(),
+        }
+    }
+
+    fn max_bucket_scan(&self) -> Option<usize> {
+        match self {
+            Target::Lsh(index, _) => index.max_bucket_scan(),
+            Target::Flat(index, _) => index.max_bucket_scan(),
+        }
+    }
+
+    fn signature_bytes_per_document(&self) -> Option<f64> {
+        match self {
+            Target::Lsh(..) => None,
+            Target::Flat(_, Kept::Full(sigs)) => {
+                let values: usize = sigs.iter().map(|s| s.values().len()).sum();
+                Some(8.0 * values as f64 / sigs.len().max(1) as f64)
+            }
+            Target::Flat(_, Kept::Fields(fields)) => Some(fields.bytes_per_document() as f64),
+        }
+    }
 }
 
 /// The streamed LSH search: each document's candidates are the documents of the index
 /// sharing a band; those whose estimate reaches `floor` are collected in `out`, in
 /// document order and then in the order of the earlier document.
 struct Search<'i> {
-    index: &'i mut LshIndex<u32, MinHashSignature>,
-    /// The key of `sigs[i]`: `i` itself, or a position in a saved index's collection
-    /// (that index keeps the signatures).
-    key_of: &'i (dyn Fn(usize) -> usize + Sync),
+    target: Target<'i>,
+    /// This stream's full signatures, for an [`LshIndex`] that does not keep them.
+    own: Vec<MinHashSignature>,
     floor: f64,
     found: Vec<u32>,
     out: Vec<ScoredPair>,
@@ -213,30 +293,50 @@ struct Search<'i> {
 }
 
 impl Search<'_> {
-    /// Queries then inserts the documents `range` of `sigs` (every document before
-    /// `range` is inserted already).
-    fn run(&mut self, sigs: &[MinHashSignature], range: Range<usize>) -> Result<(), Error> {
-        for i in range {
-            let Some(sig) = sigs.get(i) else { break };
-            let key = (self.key_of)(i);
+    /// Queries then inserts the documents of `chunk`, the first of which is document
+    /// `start` of the stream (every document before it is inserted already).
+    fn run(&mut self, chunk: Vec<MinHashSignature>, start: usize) -> Result<(), Error> {
+        for (i, sig) in (start..).zip(chunk) {
             self.found.clear();
-            self.index
-                .query_then_insert(super::key(key), sig, &mut self.found)?;
+            let key = match &mut self.target {
+                Target::Lsh(index, key_of) => {
+                    let key = key_of(i);
+                    index.query_then_insert(super::key(key), &sig, &mut self.found)?;
+                    key
+                }
+                Target::Flat(index, kept) => {
+                    index.query_then_insert(&sig, &mut self.found)?;
+                    if let Kept::Fields(fields) = kept {
+                        fields.push(&sig)?;
+                    }
+                    i
+                }
+            };
             self.candidates += self.found.len() as u64;
             self.found.sort_unstable();
             for &j in &self.found {
                 let j = j as usize;
-                let earlier = if self.index.keeps_signatures() {
-                    self.index.signature(&super::key(j))
-                } else {
-                    sigs.get(j)
+                let est = match &self.target {
+                    Target::Lsh(index, _) if index.keeps_signatures() => {
+                        index.signature(&super::key(j)).map(|e| e.similarity(&sig))
+                    }
+                    Target::Lsh(..) => self.own.get(j).map(|e| e.similarity(&sig)),
+                    Target::Flat(_, Kept::Full(sigs)) => sigs.get(j).map(|e| e.similarity(&sig)),
+                    Target::Flat(_, Kept::Fields(fields)) => {
+                        Some(Ok(Estimate::exact(fields.raw_similarity(j, i))))
+                    }
                 };
-                if let Some(earlier) = earlier {
-                    let est = earlier.similarity(sig)?.value();
+                if let Some(est) = est {
+                    let est = est?.value();
                     if est >= self.floor {
                         self.out.push(ScoredPair::new(j, key, est));
                     }
                 }
+            }
+            match &mut self.target {
+                Target::Lsh(index, _) if !index.keeps_signatures() => self.own.push(sig),
+                Target::Flat(_, Kept::Full(sigs)) => sigs.push(sig),
+                _ => {}
             }
         }
         Ok(())
@@ -264,31 +364,126 @@ fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Se
     sink: &mut dyn PairSink,
 ) -> Result<(Duration, Duration), Error> {
     let n = texts.len() as u64;
-    let mut sigs: Vec<MinHashSignature> = Vec::with_capacity(texts.len());
-    let mut pending = 0..0;
+    let mut pending: Vec<MinHashSignature> = Vec::new();
+    let mut start = 0;
     progress.start(Stage::Sketch, Some(n));
     let t = Instant::now();
     for chunk in texts.chunks(crate::progress::CHUNK) {
+        let searching = std::mem::take(&mut pending);
+        let searched_len = searching.len();
         let (new, searched) = rayon::join(
             || ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk),
-            || search.run(&sigs, pending.clone()),
+            || search.run(searching, start),
         );
         search.flush(sink);
         searched?;
-        pending = sigs.len()..sigs.len() + new.len();
-        sigs.extend(new);
+        start += searched_len;
+        pending = new;
         progress.advance(Stage::Sketch, chunk.len() as u64);
     }
     let sketch_time = t.elapsed();
     progress.finish(Stage::Sketch);
     progress.start(Stage::Candidates, Some(n));
-    progress.advance(Stage::Candidates, pending.start as u64);
+    progress.advance(Stage::Candidates, start as u64);
     let t = Instant::now();
-    let searched = search.run(&sigs, pending.clone());
+    let last = pending.len();
+    let searched = search.run(pending, start);
     search.flush(sink);
     searched?;
-    progress.advance(Stage::Candidates, pending.len() as u64);
+    progress.advance(Stage::Candidates, last as u64);
     let search_time = t.elapsed();
     progress.finish(Stage::Candidates);
     Ok((sketch_time, search_time))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Texts with planted near-duplicates of several degrees: each family shares a
+    /// base text and changes a growing number of its words.
+    fn texts() -> Vec<String> {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut out = Vec::new();
+        for _ in 0..40 {
+            let base: Vec<u64> = (0..80).map(|_| next() % 3000).collect();
+            for changed in [0usize, 1, 2, 3, 5, 8, 12, 20] {
+                let mut words = base.clone();
+                for _ in 0..changed {
+                    let at = (next() % 80) as usize;
+                    words[at] = next() % 3000;
+                }
+                out.push(
+                    words
+                        .iter()
+                        .map(|w| format!("w{w}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
+            }
+        }
+        out
+    }
+
+    fn run(texts: &[&str], kept: Kept, floor: f64) -> (Vec<ScoredPair>, u64) {
+        let hasher = MinHasher::new(128).expect("128 values");
+        let params = ndd_lsh::LshParams::new(16, 6).expect("16 x 6");
+        let mut index = FlatLshIndex::with_capacity(params, texts.len());
+        let mut pairs: Vec<ScoredPair> = Vec::new();
+        let streamed = stream(
+            &hasher,
+            texts,
+            Target::Flat(&mut index, kept),
+            floor,
+            &crate::NoProgress,
+            &mut pairs,
+        )
+        .expect("one scheme");
+        (pairs, streamed.candidates)
+    }
+
+    /// The 8-bit fields pass on every pair the full signatures pass at the plausible
+    /// floor (same candidates; estimates never lower), and the full stream equals the
+    /// one over an `LshIndex`.
+    #[test]
+    fn fields_pass_every_pair_the_full_signatures_pass() {
+        let owned = texts();
+        let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let floor = plausible_floor(0.8, 128);
+        let (full, full_candidates) = run(&texts, Kept::Full(Vec::new()), floor);
+        let fields = BBitSlots::new(FILTER_BITS, 128).expect("8 bits");
+        let (compact, compact_candidates) = run(&texts, Kept::Fields(fields), floor);
+        assert_eq!(full_candidates, compact_candidates);
+        assert!(full.len() > 100, "{} pairs pass", full.len());
+        let estimates: std::collections::HashMap<(usize, usize), f64> =
+            compact.iter().map(|p| ((p.a, p.b), p.score)).collect();
+        for p in &full {
+            let e = estimates.get(&(p.a, p.b));
+            assert!(e.is_some_and(|&e| e >= p.score), "pair {} {}", p.a, p.b);
+        }
+
+        let hasher = MinHasher::new(128).expect("128 values");
+        let mut lsh = LshIndex::new(ndd_lsh::LshParams::new(16, 6).expect("16 x 6"));
+        let mut pairs: Vec<ScoredPair> = Vec::new();
+        stream(
+            &hasher,
+            &texts,
+            Target::Lsh(&mut lsh, &|i| i),
+            floor,
+            &crate::NoProgress,
+            &mut pairs,
+        )
+        .expect("one scheme");
+        let key = |p: &ScoredPair| (p.a, p.b, p.score.to_bits());
+        assert_eq!(
+            pairs.iter().map(key).collect::<Vec<_>>(),
+            full.iter().map(key).collect::<Vec<_>>()
+        );
+    }
 }

@@ -462,8 +462,7 @@ impl DedupIndex {
         let streamed = crate::candidates::minhash::stream(
             &self.sketching.hasher,
             &unique_texts,
-            &|i| base + unique[i],
-            &mut self.lsh,
+            crate::candidates::minhash::Target::Lsh(&mut self.lsh, &|i| base + unique[i]),
             floor,
             progress,
             &mut candidates,
