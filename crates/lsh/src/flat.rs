@@ -154,23 +154,29 @@ impl FlatLshIndex {
         self.bucket_scan = members.unwrap_or(usize::MAX);
     }
 
-    /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) (`None`: none),
-    /// and the bucket reads it cut since the index was made ([`ScanCuts`]).
+    /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) (`None`: none).
     ///
     /// # Example
     ///
     /// ```
-    /// let index = near_dup::lsh::FlatLshIndex::new(near_dup::lsh::LshParams::new(2, 2)?);
-    /// assert_eq!((index.max_bucket_scan(), index.scan_cuts().any()), (None, false));
+    /// use near_dup::lsh::{FlatLshIndex, LshParams};
+    /// assert_eq!(FlatLshIndex::new(LshParams::new(2, 2)?).max_bucket_scan(), None);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
     pub fn max_bucket_scan(&self) -> Option<usize> {
-        Some(self.bucket_scan).filter(|&b| b < usize::MAX)
+        (self.bucket_scan != usize::MAX).then_some(self.bucket_scan)
     }
 
-    /// The bucket reads the bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan)
-    /// cut (the example of [`max_bucket_scan`](Self::max_bucket_scan) shows it).
+    /// The bucket reads the bound cut since the index was made (see [`ScanCuts`]).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::{FlatLshIndex, LshParams};
+    /// assert!(!FlatLshIndex::new(LshParams::new(2, 2)?).scan_cuts().any());
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
     #[must_use]
     pub fn scan_cuts(&self) -> ScanCuts {
         self.cuts
