@@ -23,6 +23,24 @@ fn low_mask(bits: u32) -> u64 {
     }
 }
 
+/// `Ok` when `bits` is a field width `1..=64`: the one check of every b-bit
+/// constructor.
+pub(crate) fn check_bits(bits: u32) -> Result<(), Error> {
+    if (1..=MAX_BITS).contains(&bits) {
+        Ok(())
+    } else {
+        Err(Error::invalid_parameter(
+            "bits",
+            format!("must be in 1..={MAX_BITS}, got {bits}"),
+        ))
+    }
+}
+
+/// The words holding `k` fields of `bits` bits, or an error when that overflows.
+pub(crate) fn packed_words(k: usize, bits: u32) -> Result<usize, Error> {
+    words_for(k, bits).ok_or_else(|| Error::invalid_parameter("bits", "k · bits overflows"))
+}
+
 /// The number of words holding `k` fields of `bits` bits, if it fits in `usize`.
 pub(crate) fn words_for(k: usize, bits: u32) -> Option<usize> {
     let total = k.checked_mul(usize::try_from(bits).ok()?)?;
@@ -224,16 +242,10 @@ impl BBitSignature {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn from_minhash(sig: &MinHashSignature, bits: u32) -> Result<Self, Error> {
-        if !(1..=MAX_BITS).contains(&bits) {
-            return Err(Error::invalid_parameter(
-                "bits",
-                format!("must be in 1..={MAX_BITS}, got {bits}"),
-            ));
-        }
+        check_bits(bits)?;
         let values = sig.values();
         let k = values.len();
-        let n_words = words_for(k, bits)
-            .ok_or_else(|| Error::invalid_parameter("bits", "k · bits overflows"))?;
+        let n_words = packed_words(k, bits)?;
         let mut words = vec![0u64; n_words];
         pack_into(values, bits, &mut words);
         let minhash_scheme = sig.scheme();
@@ -466,12 +478,7 @@ impl BBitSignature {
         f2: u64,
         universe: u64,
     ) -> Result<(f64, f64), Error> {
-        if !(1..=MAX_BITS).contains(&bits) {
-            return Err(Error::invalid_parameter(
-                "bits",
-                format!("must be in 1..={MAX_BITS}, got {bits}"),
-            ));
-        }
+        check_bits(bits)?;
         check_sizes(f1, f2, universe)?;
         if f1 == 0 || f2 == 0 {
             return Err(Error::invalid_parameter(

@@ -3,7 +3,7 @@
 
 use ndd_core::{Error, SchemeId, Signature};
 
-use crate::bbit::{equal_fields, pack_into, words_for};
+use crate::bbit::{check_bits, equal_fields, pack_into, packed_words};
 use crate::signature::MinHashSignature;
 
 /// The lowest `b` bits of every slot of many [`MinHashSignature`]s (Li and König,
@@ -63,17 +63,11 @@ impl BBitSlots {
     /// assert!(BBitSlots::new(8, 0).is_err());
     /// ```
     pub fn new(bits: u32, k: usize) -> Result<Self, Error> {
-        if !(1..=64).contains(&bits) {
-            return Err(Error::invalid_parameter(
-                "bits",
-                format!("must be in 1..=64, got {bits}"),
-            ));
-        }
+        check_bits(bits)?;
         if k == 0 {
             return Err(Error::invalid_parameter("k", "must be at least 1"));
         }
-        let stride = words_for(k, bits)
-            .ok_or_else(|| Error::invalid_parameter("bits", "k · bits overflows"))?;
+        let stride = packed_words(k, bits)?;
         Ok(BBitSlots {
             bits,
             k,
