@@ -163,9 +163,8 @@ fn sample_report(
 fn bytes_report(s: &mut String, num_perm: usize, index_bytes: f64, what: &str) {
     let _ = writeln!(
         s,
-        "bytes per document: {num_perm} of signature (8-bit fields of {num_perm} values, what \
-         exact verification's filter keeps; {} with --verify method) + {index_bytes:.0} of LSH \
-         index (measured on {what}); the text and shingle sets of a run come on top",
+        "bytes per document: {} of signature (8 x {num_perm}) + {index_bytes:.0} of LSH index \
+         (measured on {what}); the text and shingle sets of a run come on top",
         8 * num_perm
     );
 }

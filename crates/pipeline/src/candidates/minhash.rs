@@ -85,10 +85,19 @@ pub(crate) fn run(
 }
 
 /// Bits kept per slot of the signatures the in-memory stream compares when exact
-/// Jaccard verifies: the filter then only needs an estimate that is never below the
-/// full one (see [`Kept::Fields`]), and 8 bits keep 128 bytes per document of 128
-/// values (docs/decisions.md, "Compact state of the main job").
-const FILTER_BITS: u32 = 8;
+/// Jaccard verifies, or `None` for the full signatures. The filter only needs an
+/// estimate that is never below the full one (see [`Kept::Fields`]), and 8 bits keep
+/// 128 bytes per document of 128 values (docs/decisions.md, "Compact state of the
+/// main job"); but the fields pass a few more candidates than the full signatures,
+/// and the saved index, out of core and the distributed job estimate from full
+/// signatures, so every engine would no longer check the same candidates (nor, on
+/// some input, find the same pairs). Full signatures until every engine filters by
+/// the same fields.
+const FILTER_BITS: Option<u32> = None;
+
+/// The field width the compact filter was measured with (8 bits).
+#[cfg(test)]
+const MEASURED_FILTER_BITS: u32 = 8;
 
 fn with_sketcher<S: MinHashSketcher>(
     config: &MinHashConfig,
@@ -102,15 +111,16 @@ fn with_sketcher<S: MinHashSketcher>(
     let floor = floor(ctx.emit, ctx.threshold, config.num_perm);
     let mut index = FlatLshIndex::with_capacity(params, texts.len());
     index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));
-    // Exact Jaccard decides after the plausible floor: b-bit fields suffice for the
-    // filter. The estimate verifies, or every candidate goes on with its estimate as
-    // its score: the full signatures, as before.
-    let kept = if ctx.emit == Emit::Plausible {
-        let mut fields = BBitSlots::new(FILTER_BITS, config.num_perm)?;
-        fields.reserve(texts.len());
-        Kept::Fields(fields)
-    } else {
-        Kept::Full(Vec::with_capacity(texts.len()))
+    // Exact Jaccard decides after the plausible floor: b-bit fields would suffice for
+    // the filter (off, see FILTER_BITS). The estimate verifies, or every candidate goes
+    // on with its estimate as its score: the full signatures.
+    let kept = match (ctx.emit, FILTER_BITS) {
+        (Emit::Plausible, Some(bits)) => {
+            let mut fields = BBitSlots::new(bits, config.num_perm)?;
+            fields.reserve(texts.len());
+            Kept::Fields(fields)
+        }
+        _ => Kept::Full(Vec::with_capacity(texts.len())),
     };
     let streamed = stream(
         hasher,
@@ -457,7 +467,7 @@ mod tests {
         let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
         let floor = plausible_floor(0.8, 128);
         let (full, full_candidates) = run(&texts, Kept::Full(Vec::new()), floor);
-        let fields = BBitSlots::new(FILTER_BITS, 128).expect("8 bits");
+        let fields = BBitSlots::new(MEASURED_FILTER_BITS, 128).expect("8 bits");
         let (compact, compact_candidates) = run(&texts, Kept::Fields(fields), floor);
         assert_eq!(full_candidates, compact_candidates);
         assert!(full.len() > 100, "{} pairs pass", full.len());
