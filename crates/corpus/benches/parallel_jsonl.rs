@@ -5,7 +5,9 @@
 //! Input: the texts of the corpus written back as JSON Lines in memory, one
 //! `{"id": <line number>, "text": ...}` object a line (serde_json's escaping), read
 //! from a byte slice so that no disk read is timed. Both readers are checked to yield
-//! the same ids and texts before anything is timed.
+//! the same ids and texts before anything is timed. Each is timed by wall time and by
+//! the calling thread's CPU time (`common/thread_cpu.rs`: the serial path, which a
+//! loaded machine does not inflate).
 //!
 //! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS` (`bench`: the 66,855 documents
@@ -23,6 +25,8 @@ use ndd_corpus::{Document, JsonlReader, ParallelJsonl, Problem, ReadOptions};
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 
 /// The ids and texts of the documents, and the number of problems, that `docs` yields.
 fn drain(docs: impl Iterator<Item = Result<Document, Problem>>) -> (Vec<(String, String)>, usize) {
@@ -68,30 +72,38 @@ fn bench(c: &mut Criterion) {
         cfg!(feature = "rayon"),
     );
 
+    // Each reader by wall time and by the calling thread's CPU time (the serial path).
+    let readers: [(&str, fn(&'static [u8], &ReadOptions) -> (usize, usize)); 2] = [
+        (
+            "previous: JsonlReader, one line at a time",
+            |bytes, options| count(JsonlReader::new(bytes, "corpus", options)),
+        ),
+        ("ParallelJsonl (batches on the pool)", |bytes, options| {
+            count(ParallelJsonl::new(JsonlReader::new(
+                bytes, "corpus", options,
+            )))
+        }),
+    ];
     let mut group = c.benchmark_group("jsonl decode (issue 31)");
     group.sample_size(10);
     group.throughput(Throughput::Bytes(bytes.len() as u64));
-    group.bench_function(
-        BenchmarkId::new("previous: JsonlReader, one line at a time", n),
-        |b| {
-            b.iter(|| {
-                black_box(count(JsonlReader::new(
-                    black_box(bytes),
-                    "corpus",
-                    &options,
-                )))
-            });
-        },
-    );
-    group.bench_function(
-        BenchmarkId::new("ParallelJsonl (batches on the pool)", n),
-        |b| {
-            b.iter(|| {
-                let reader = JsonlReader::new(black_box(bytes), "corpus", &options);
-                black_box(count(ParallelJsonl::new(reader)))
-            });
-        },
-    );
+    for (name, read) in readers {
+        group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
+            b.iter(|| read(black_box(bytes), &options));
+        });
+        group.bench_function(
+            BenchmarkId::new(format!("calling thread CPU, {name}"), n),
+            |b| {
+                b.iter_custom(|iters| {
+                    thread_cpu::calling_thread_cpu(
+                        iters,
+                        || (),
+                        |()| read(black_box(bytes), &options),
+                    )
+                });
+            },
+        );
+    }
     group.finish();
 }
 

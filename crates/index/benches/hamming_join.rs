@@ -3,10 +3,12 @@
 //! b7aebf9) against the previous serial join, kept below, in the same run (issue 31).
 //!
 //! Fingerprints: 64-bit SimHash (`SimHasher::builder().bits(64).build()`: word
-//! 5-grams, binary weights, the defaults of `ndd dedup --method simhash`) of every text
+//! 3-grams, binary weights, the defaults of `ndd dedup --method simhash`) of every text
 //! of the corpus; the bound is the tool's, 3 bits, with
 //! `HammingParams::for_collection(3, n)`. The two joins are checked to give the same
-//! pairs before anything is timed.
+//! pairs before anything is timed. Each is timed by wall time and by the calling
+//! thread's CPU time (`common/thread_cpu.rs`: the serial path, which a loaded machine
+//! does not inflate).
 //!
 //! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS` (`bench`: the 66,855 documents
@@ -25,6 +27,8 @@ use ndd_index::{HammingParams, hamming_pairs, hamming_pairs_into};
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 
 /// The Hamming bound of `ndd dedup --method simhash` at 64 bits.
 const K: u32 = 3;
@@ -66,21 +70,31 @@ fn bench(c: &mut Criterion) {
         rayon_threads(),
     );
 
+    // Each join by wall time and by the calling thread's CPU time (the serial path).
+    let joins: [(&str, fn(&[u64], HammingParams) -> usize); 2] = [
+        ("previous: tables one after the other", |fps, params| {
+            serial_hamming_pairs(fps, params).len()
+        }),
+        ("hamming_pairs (tables on the pool)", |fps, params| {
+            hamming_pairs(fps, params).expect("valid").len()
+        }),
+    ];
     let mut group = c.benchmark_group("hamming join (issue 31)");
     group.sample_size(10);
     group.throughput(Throughput::Elements(n as u64));
-    group.bench_function(
-        BenchmarkId::new("previous: tables one after the other", n),
-        |b| {
-            b.iter(|| black_box(serial_hamming_pairs(black_box(&fps), params).len()));
-        },
-    );
-    group.bench_function(
-        BenchmarkId::new("hamming_pairs (tables on the pool)", n),
-        |b| {
-            b.iter(|| black_box(hamming_pairs(black_box(&fps), params).expect("valid").len()));
-        },
-    );
+    for (name, join) in joins {
+        group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
+            b.iter(|| join(black_box(&fps), params));
+        });
+        group.bench_function(
+            BenchmarkId::new(format!("calling thread CPU, {name}"), n),
+            |b| {
+                b.iter_custom(|iters| {
+                    thread_cpu::calling_thread_cpu(iters, || (), |()| join(black_box(&fps), params))
+                });
+            },
+        );
+    }
     group.finish();
 }
 

@@ -3,7 +3,7 @@
 //! (issue 31): every document queried against the earlier ones, then inserted
 //! (`query_then_insert`), as the stream does.
 //!
-//! Signatures: 128-slot one-permutation MinHash over word 5-grams, seed 0 (`ndd dedup`'s
+//! Signatures: 128-slot one-permutation MinHash over word 3-grams, seed 0 (`ndd dedup`'s
 //! defaults), of every text of the corpus. Banding: the tool's for a 0.8 threshold,
 //! `LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL)`. Both indexes
 //! are sized for the corpus up front, as the stream sizes them, and built inside the
@@ -26,7 +26,6 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use ndd_core::DocSketcher;
 use ndd_lsh::{DEFAULT_MIN_RECALL, FlatLshIndex, LshIndex, LshParams};
 use ndd_minhash::{MinHashSignature, MinHasher};
-use ndd_shingle::WordShingler;
 
 #[path = "common/corpus.rs"]
 mod corpus;
@@ -77,10 +76,7 @@ fn stream_flat(
 
 fn bench(c: &mut Criterion) {
     let texts = corpus::load();
-    let hasher = MinHasher::builder()
-        .num_hashes(128)
-        .build_with(WordShingler::new(5).expect("valid"))
-        .expect("valid");
+    let hasher = MinHasher::builder().num_hashes(128).build().expect("valid");
     let sigs: Vec<MinHashSignature> = texts.iter().map(|t| hasher.sketch(t)).collect();
     let n = sigs.len();
     let params = LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL).expect("valid");

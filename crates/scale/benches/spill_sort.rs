@@ -4,14 +4,16 @@
 //!
 //! Records: the band keys the out-of-core sketch stage spills, `BandKeyRecord { doc,
 //! band, key }` for every document and band, in document order, from 128-slot MinHash
-//! signatures (word 5-grams, seed 0: `ndd dedup`'s defaults) of every text of the
+//! signatures (word 3-grams, seed 0: `ndd dedup`'s defaults) of every text of the
 //! corpus, banded for a 0.8 threshold
 //! (`LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL)`), sorted by
 //! the stage's key `(band, key, doc)`.
 //!
 //! * `run sort`: one run of all the records sorted in memory, by the previous code,
 //!   `slice::sort_unstable_by_key` on the calling thread (kept below), and by the
-//!   call `ExternalSort` makes now, rayon's `par_sort_unstable_by_key`.
+//!   call `ExternalSort` makes now, rayon's `par_sort_unstable_by_key`; by wall time
+//!   and by the calling thread's CPU time (`common/thread_cpu.rs`: the serial path,
+//!   which a loaded machine does not inflate).
 //! * `external sort`: the library's `ExternalSort` end to end (push with a quarter of
 //!   the records in memory, so four runs are sorted and written, then the merge read
 //!   back), on rayon's global pool against the same on a pool of one thread (the
@@ -40,6 +42,8 @@ use rayon::slice::ParallelSliceMut;
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 
 /// The out-of-core sketch stage's order of band keys: bucket by bucket.
 fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
@@ -50,7 +54,7 @@ fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
 fn band_key_records(texts: &[String]) -> Vec<BandKeyRecord> {
     let hasher = near_dup::minhash::MinHasher::builder()
         .num_hashes(128)
-        .build_with(near_dup::shingle::WordShingler::new(5).expect("valid"))
+        .build()
         .expect("valid");
     let params = LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL).expect("valid");
     let mut records = Vec::new();
@@ -94,10 +98,19 @@ fn bench(c: &mut Criterion) {
         .build()
         .expect("a pool");
 
+    // The run sort before e460232 (kept here) and the call `ExternalSort` makes now.
+    let run_sorts: [(&str, fn(&mut [BandKeyRecord])); 2] = [
+        ("run sort, previous: sort_unstable_by_key", |run| {
+            run.sort_unstable_by_key(bucket_order);
+        }),
+        ("run sort: par_sort_unstable_by_key", |run| {
+            run.par_sort_unstable_by_key(bucket_order);
+        }),
+    ];
     let mut serial = records.clone();
-    serial.sort_unstable_by_key(bucket_order);
+    run_sorts[0].1(&mut serial);
     let mut parallel = records.clone();
-    parallel.par_sort_unstable_by_key(bucket_order);
+    run_sorts[1].1(&mut parallel);
     assert_eq!(serial, parallel, "the same run");
     assert_eq!(external_sort(dir.path(), &records, in_memory), serial);
     assert_eq!(
@@ -114,26 +127,23 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("spill sort (issue 31)");
     group.sample_size(10);
     group.throughput(Throughput::Elements(n as u64));
-    group.bench_function(
-        BenchmarkId::new("run sort, previous: sort_unstable_by_key", n),
-        |b| {
-            b.iter_batched_ref(
-                || records.clone(),
-                |run| run.sort_unstable_by_key(bucket_order),
-                BatchSize::LargeInput,
-            );
-        },
-    );
-    group.bench_function(
-        BenchmarkId::new("run sort: par_sort_unstable_by_key", n),
-        |b| {
-            b.iter_batched_ref(
-                || records.clone(),
-                |run| run.par_sort_unstable_by_key(bucket_order),
-                BatchSize::LargeInput,
-            );
-        },
-    );
+    for (name, sort) in run_sorts {
+        group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
+            b.iter_batched_ref(|| records.clone(), |run| sort(run), BatchSize::LargeInput);
+        });
+        group.bench_function(
+            BenchmarkId::new(format!("calling thread CPU, {name}"), n),
+            |b| {
+                b.iter_custom(|iters| {
+                    thread_cpu::calling_thread_cpu(
+                        iters,
+                        || records.clone(),
+                        |mut run| sort(&mut run),
+                    )
+                });
+            },
+        );
+    }
     group.bench_function(
         BenchmarkId::new("external sort, pool of 1 thread", n),
         |b| {
