@@ -47,6 +47,9 @@ fn count(docs: impl Iterator<Item = Result<Document, Problem>>) -> (usize, usize
         .fold((0, 0), |(n, bytes), d| (n + 1, bytes + d.text.len()))
 }
 
+/// A reader timed: documents and text bytes of the JSON Lines under the options.
+type Read = fn(&'static [u8], &ReadOptions) -> (usize, usize);
+
 fn bench(c: &mut Criterion) {
     let mut jsonl = String::new();
     for (i, text) in corpus::load().iter().enumerate() {
@@ -73,7 +76,7 @@ fn bench(c: &mut Criterion) {
     );
 
     // Each reader by wall time and by the calling thread's CPU time (the serial path).
-    let readers: [(&str, fn(&'static [u8], &ReadOptions) -> (usize, usize)); 2] = [
+    let readers: [(&str, Read); 2] = [
         (
             "previous: JsonlReader, one line at a time",
             |bytes, options| count(JsonlReader::new(bytes, "corpus", options)),

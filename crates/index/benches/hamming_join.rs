@@ -42,6 +42,9 @@ fn serial_hamming_pairs(fingerprints: &[u64], params: HammingParams) -> Vec<Scor
     out
 }
 
+/// A join timed: the number of pairs of the fingerprints within the bound.
+type Join = fn(&[u64], HammingParams) -> usize;
+
 fn bench(c: &mut Criterion) {
     let texts = corpus::load();
     let hasher = near_dup::simhash::SimHasher::builder()
@@ -71,7 +74,7 @@ fn bench(c: &mut Criterion) {
     );
 
     // Each join by wall time and by the calling thread's CPU time (the serial path).
-    let joins: [(&str, fn(&[u64], HammingParams) -> usize); 2] = [
+    let joins: [(&str, Join); 2] = [
         ("previous: tables one after the other", |fps, params| {
             serial_hamming_pairs(fps, params).len()
         }),

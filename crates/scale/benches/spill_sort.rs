@@ -88,6 +88,9 @@ fn external_sort(dir: &Path, records: &[BandKeyRecord], in_memory: usize) -> Vec
     merged
 }
 
+/// A run sort timed: sorts the records in place by `bucket_order`.
+type RunSort = fn(&mut [BandKeyRecord]);
+
 fn bench(c: &mut Criterion) {
     let records = band_key_records(&corpus::load());
     let n = records.len();
@@ -99,7 +102,7 @@ fn bench(c: &mut Criterion) {
         .expect("a pool");
 
     // The run sort before e460232 (kept here) and the call `ExternalSort` makes now.
-    let run_sorts: [(&str, fn(&mut [BandKeyRecord])); 2] = [
+    let run_sorts: [(&str, RunSort); 2] = [
         ("run sort, previous: sort_unstable_by_key", |run| {
             run.sort_unstable_by_key(bucket_order);
         }),
