@@ -94,18 +94,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
             b.iter(|| read(black_box(bytes), &options));
         });
-        group.bench_function(
-            BenchmarkId::new(format!("calling thread CPU, {name}"), n),
-            |b| {
-                b.iter_custom(|iters| {
-                    thread_cpu::calling_thread_cpu(
-                        iters,
-                        || (),
-                        |()| read(black_box(bytes), &options),
-                    )
-                });
-            },
-        );
+        thread_cpu::bench(&mut group, name, n, || read(black_box(bytes), &options));
     }
     group.finish();
 }

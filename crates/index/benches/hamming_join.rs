@@ -89,14 +89,7 @@ fn bench(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
             b.iter(|| join(black_box(&fps), params));
         });
-        group.bench_function(
-            BenchmarkId::new(format!("calling thread CPU, {name}"), n),
-            |b| {
-                b.iter_custom(|iters| {
-                    thread_cpu::calling_thread_cpu(iters, || (), |()| join(black_box(&fps), params))
-                });
-            },
-        );
+        thread_cpu::bench(&mut group, name, n, || join(black_box(&fps), params));
     }
     group.finish();
 }

@@ -134,18 +134,8 @@ fn bench(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
             b.iter_batched_ref(|| records.clone(), |run| sort(run), BatchSize::LargeInput);
         });
-        group.bench_function(
-            BenchmarkId::new(format!("calling thread CPU, {name}"), n),
-            |b| {
-                b.iter_custom(|iters| {
-                    thread_cpu::calling_thread_cpu(
-                        iters,
-                        || records.clone(),
-                        |mut run| sort(&mut run),
-                    )
-                });
-            },
-        );
+        let setup = || records.clone();
+        thread_cpu::bench_batched(&mut group, name, n, setup, |mut run| sort(&mut run));
     }
     group.bench_function(
         BenchmarkId::new("external sort, pool of 1 thread", n),

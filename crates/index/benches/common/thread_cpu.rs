@@ -12,16 +12,47 @@
 
 use std::time::{Duration, Instant};
 
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId};
+
 /// Nanoseconds of CPU the calling thread has used, `None` off Linux.
 fn now_ns() -> Option<u64> {
     let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
     stat.split_whitespace().next()?.parse().ok()
 }
 
+/// Adds the row `calling thread CPU, {name}` (parameter `n`) to `group`: `routine`
+/// timed by the calling thread's CPU time.
+#[allow(dead_code)] // not every including bench has calls without a setup
+pub(crate) fn bench<O>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    n: usize,
+    mut routine: impl FnMut() -> O,
+) {
+    bench_batched(group, name, n, || (), |()| routine());
+}
+
+/// As [`bench`], `routine` on a fresh `setup()` each iteration, made outside the
+/// measured time.
+#[allow(dead_code)] // not every including bench has a setup
+pub(crate) fn bench_batched<I, O>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    n: usize,
+    mut setup: impl FnMut() -> I,
+    mut routine: impl FnMut(I) -> O,
+) {
+    let id = BenchmarkId::new(format!("calling thread CPU, {name}"), n);
+    group.bench_function(id, |b| {
+        b.iter_custom(|iters| calling_thread_cpu(iters, &mut setup, &mut routine));
+    });
+}
+
 /// The calling thread's CPU time over `iters` calls of `routine`, each on a fresh
 /// `setup()` made outside the measured time (the wall time where the CPU time cannot
-/// be read): for criterion's `iter_custom`.
-pub(crate) fn calling_thread_cpu<I, O>(
+/// be read).
+fn calling_thread_cpu<I, O>(
     iters: u64,
     mut setup: impl FnMut() -> I,
     mut routine: impl FnMut(I) -> O,
