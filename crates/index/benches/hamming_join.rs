@@ -47,7 +47,7 @@ type Join = fn(&[u64], HammingParams) -> usize;
 
 fn bench(c: &mut Criterion) {
     let texts = corpus::load();
-    let hasher = near_dup::simhash::SimHasher::builder()
+    let hasher = ndd_simhash::SimHasher::builder()
         .bits(64)
         .build()
         .expect("valid");

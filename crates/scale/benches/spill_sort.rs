@@ -52,7 +52,7 @@ fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
 
 /// Every band key of every text, in document order.
 fn band_key_records(texts: &[String]) -> Vec<BandKeyRecord> {
-    let hasher = near_dup::minhash::MinHasher::builder()
+    let hasher = ndd_minhash::MinHasher::builder()
         .num_hashes(128)
         .build()
         .expect("valid");
