@@ -1,0 +1,1 @@
+../../../../benches/common/corpus.rs

@@ -1,0 +1,156 @@
+//! Out of core's spill sort on rayon's pool (`ExternalSort` under the `rayon`
+//! feature, commit e460232) against the previous serial sort, in the same run
+//! (issue 31).
+//!
+//! Records: the band keys the out-of-core sketch stage spills, `BandKeyRecord { doc,
+//! band, key }` for every document and band, in document order, from 128-slot MinHash
+//! signatures (word 3-grams, seed 0: `ndd dedup`'s defaults) of every text of the
+//! corpus, banded for a 0.8 threshold
+//! (`LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL)`), sorted by
+//! the stage's key `(band, key, doc)`.
+//!
+//! * `run sort`: one run of all the records sorted in memory, by the previous code,
+//!   `slice::sort_unstable_by_key` on the calling thread (kept below), and by the
+//!   call `ExternalSort` makes now, rayon's `par_sort_unstable_by_key`; by wall time
+//!   and by the calling thread's CPU time (`common/thread_cpu.rs`: the serial path,
+//!   which a loaded machine does not inflate).
+//! * `external sort`: the library's `ExternalSort` end to end (push with a quarter of
+//!   the records in memory, so four runs are sorted and written, then the merge read
+//!   back), on rayon's global pool against the same on a pool of one thread (the
+//!   previous code's one sorting thread; rayon's sort on one thread, not the serial
+//!   sort itself).
+//!
+//! Both sorts, and the external sort on either pool, are checked to give the same
+//! order before anything is timed.
+//!
+//! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
+//! `{"text": ...}` objects named by `NDD_BENCH_CORPUS` (`bench`: the 66,855 documents
+//! of `bench/data/corpus.jsonl`).
+//!
+//! Run: `cargo bench -p ndd-scale --features rayon --bench spill_sort` (the run files
+//! go to a temporary folder, removed at the end).
+#![allow(missing_docs)] // criterion_group! generates an undocumented function
+
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ndd_core::{DocSketcher, SlotSignature};
+use ndd_lsh::{DEFAULT_MIN_RECALL, LshParams};
+use ndd_scale::{BandKeyRecord, ExternalSort};
+use rayon::slice::ParallelSliceMut;
+
+#[path = "common/corpus.rs"]
+mod corpus;
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
+
+/// The out-of-core sketch stage's order of band keys: bucket by bucket.
+fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
+    (r.band, r.key, r.doc)
+}
+
+/// Every band key of every text, in document order.
+fn band_key_records(texts: &[String]) -> Vec<BandKeyRecord> {
+    let hasher = ndd_minhash::MinHasher::builder()
+        .num_hashes(128)
+        .build()
+        .expect("valid");
+    let params = LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL).expect("valid");
+    let mut records = Vec::new();
+    let mut keys = Vec::new();
+    for (doc, text) in (0u64..).zip(texts) {
+        keys.clear();
+        params
+            .band_keys_into(hasher.sketch(text).slots(), &mut keys)
+            .expect("128 slots");
+        for (band, &key) in (0u16..).zip(&keys) {
+            records.push(BandKeyRecord { doc, band, key });
+        }
+    }
+    records
+}
+
+/// The records through `ExternalSort` (at most `in_memory` of them in memory) and its
+/// merge, in `dir`; the run files are removed.
+fn external_sort(dir: &Path, records: &[BandKeyRecord], in_memory: usize) -> Vec<BandKeyRecord> {
+    let mut sort = ExternalSort::new(dir, "keys", bucket_order, in_memory, 0).expect("a folder");
+    for &r in records {
+        sort.push(r).expect("a run written");
+    }
+    let runs = sort.finish().expect("runs written");
+    let merged = runs
+        .merge()
+        .expect("runs read")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("runs read");
+    runs.remove().expect("runs removed");
+    merged
+}
+
+/// A run sort timed: sorts the records in place by `bucket_order`.
+type RunSort = fn(&mut [BandKeyRecord]);
+
+fn bench(c: &mut Criterion) {
+    let records = band_key_records(&corpus::load());
+    let n = records.len();
+    let in_memory = n.div_ceil(4);
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool");
+
+    // The run sort before e460232 (kept here) and the call `ExternalSort` makes now.
+    let run_sorts: [(&str, RunSort); 2] = [
+        ("run sort, previous: sort_unstable_by_key", |run| {
+            run.sort_unstable_by_key(bucket_order);
+        }),
+        ("run sort: par_sort_unstable_by_key", |run| {
+            run.par_sort_unstable_by_key(bucket_order);
+        }),
+    ];
+    let mut serial = records.clone();
+    run_sorts[0].1(&mut serial);
+    let mut parallel = records.clone();
+    run_sorts[1].1(&mut parallel);
+    assert_eq!(serial, parallel, "the same run");
+    assert_eq!(external_sort(dir.path(), &records, in_memory), serial);
+    assert_eq!(
+        one_thread.install(|| external_sort(dir.path(), &records, in_memory)),
+        serial
+    );
+    eprintln!(
+        "spill sort: {n} band-key records, {in_memory} in memory (4 runs), rayon feature \
+         of ndd-scale {}, {} threads",
+        cfg!(feature = "rayon"),
+        rayon::current_num_threads(),
+    );
+
+    let mut group = c.benchmark_group("spill sort (issue 31)");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    for (name, sort) in run_sorts {
+        group.bench_function(BenchmarkId::new(format!("wall, {name}"), n), |b| {
+            b.iter_batched_ref(|| records.clone(), |run| sort(run), BatchSize::LargeInput);
+        });
+        let setup = || records.clone();
+        thread_cpu::bench_batched(&mut group, name, n, setup, |mut run| sort(&mut run));
+    }
+    group.bench_function(
+        BenchmarkId::new("external sort, pool of 1 thread", n),
+        |b| {
+            b.iter(|| {
+                one_thread
+                    .install(|| black_box(external_sort(dir.path(), &records, in_memory).len()))
+            });
+        },
+    );
+    group.bench_function(BenchmarkId::new("external sort, global pool", n), |b| {
+        b.iter(|| black_box(external_sort(dir.path(), &records, in_memory).len()));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
