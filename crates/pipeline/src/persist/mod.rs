@@ -210,7 +210,7 @@ impl DedupIndex {
             Sketching::for_plan_with_sets(dedup.plan()?, "an incremental index")?;
         let verifier = plan.verifier.clone();
         let sets = (verifier_code(&verifier) != 0).then(SetStore::new);
-        let params = sketching.config.banding_for(sketching.threshold)?;
+        let params = plan.minhash_banding()?;
         let lsh = LshIndex::builder(params)
             .keep_signatures(true)
             .max_bucket_scan(crate::method::bounded_scan(
