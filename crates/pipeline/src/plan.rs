@@ -361,20 +361,7 @@ impl Plan {
     /// estimate does not bound decides; those whose estimate may reach the threshold
     /// for exact Jaccard; the method's own decisions when its score verifies.
     pub(crate) fn emit(&self) -> Emit {
-        if matches!(self.group, GroupMethod::Durian(_)) {
-            // DURIAN's distance decides among every candidate.
-            return Emit::AllCandidates;
-        }
-        match self.verifier {
-            Verifier::MethodScore => Emit::Accepted,
-            // The estimate bounds Jaccard, not containment or a user's measure.
-            Verifier::ExactJaccard => Emit::Plausible,
-            // Containment, word order and a user's measure are not bounded by it.
-            Verifier::Containment
-            | Verifier::Align(_)
-            | Verifier::AlignWeighted
-            | Verifier::Custom(_) => Emit::AllCandidates,
-        }
+        emit_for(&self.group, &self.verifier)
     }
 
     /// The lowest MinHash estimate (of `num_perm` values) a candidate pair may show to
@@ -478,5 +465,25 @@ impl Plan {
             )));
         }
         Ok(())
+    }
+}
+
+/// Which candidates the candidate stage passes on for `verifier` and `group` (see
+/// [`Plan::emit`]): what an engine whose grouping and verifier are fixed (the saved
+/// index) asks without building a plan.
+pub(crate) fn emit_for(group: &GroupMethod, verifier: &Verifier) -> Emit {
+    if matches!(group, GroupMethod::Durian(_)) {
+        // DURIAN's distance decides among every candidate.
+        return Emit::AllCandidates;
+    }
+    match verifier {
+        Verifier::MethodScore => Emit::Accepted,
+        // The estimate bounds Jaccard, not containment or a user's measure.
+        Verifier::ExactJaccard => Emit::Plausible,
+        // Containment, word order and a user's measure are not bounded by it.
+        Verifier::Containment
+        | Verifier::Align(_)
+        | Verifier::AlignWeighted
+        | Verifier::Custom(_) => Emit::AllCandidates,
     }
 }

@@ -14,7 +14,7 @@ use crate::exact::DocDigest;
 use crate::progress::Stage;
 use crate::report::{Outcome, Report};
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
-use crate::{Dedup, Document, Error, ExactPass, Verifier};
+use crate::{Dedup, Document, Error, ExactPass, GroupMethod, Verifier};
 
 mod segments;
 
@@ -457,7 +457,10 @@ impl DedupIndex {
         if let Some(s) = self.lsh.scheme() {
             CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.sketching.hasher))?;
         }
-        let floor = self.sketching.floor(self.settings().plan()?.emit());
+        // The emit of the plan `settings()` describes (components, this verifier),
+        // without building it again for every batch.
+        let emit = crate::plan::emit_for(&GroupMethod::Components, &self.verifier);
+        let floor = self.sketching.floor(emit);
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let streamed = crate::candidates::minhash::stream(
             &self.sketching.hasher,
