@@ -168,9 +168,10 @@ fn run() -> Result<(), String> {
         )
         .map_err(|e| e.to_string())?
         .clone();
-    let params = config
-        .lsh_params(plan.threshold().get())
-        .map_err(|e| e.to_string())?;
+    // The banding the plan resolved (a MinHash plan always has one).
+    let params = plan
+        .lsh_params()
+        .ok_or_else(|| "the plan has no MinHash banding".to_string())?;
     if !args.input.exists() {
         return Err(format!("{}: no such file or folder", args.input.display()));
     }

@@ -1,15 +1,11 @@
 //! [`FlatLshIndex`]: the banded LSH index of a stream whose documents are numbered in
 //! arrival order and never removed, without key map or back links.
 
-use ahash::AHashSet;
 use ndd_core::{Error, SchemeId, SlotSignature};
 
-use crate::table::{BandTable, MAX_DOCS, NIL, Probe, Start};
-use crate::walk::BucketWalk;
+use crate::chains::BandChains;
+use crate::table::MAX_DOCS;
 use crate::{LshParams, MemoryReport, ScanCuts};
-
-/// Bands whose table loads are issued together before probing.
-const PREFETCH_BANDS: usize = 16;
 
 /// A banded LSH index for streamed deduplication: documents are numbered 0, 1, 2, …
 /// in the order they are inserted, never removed, and each is queried against the
@@ -46,14 +42,8 @@ const PREFETCH_BANDS: usize = 16;
 pub struct FlatLshIndex {
     params: LshParams,
     scheme: Option<SchemeId>,
-    tables: Vec<BandTable>,
-    /// `band_keys[doc·b + i]`: band `i`'s key of document `doc`.
-    band_keys: Vec<u64>,
-    /// `next[doc·b + i]`: the next older document in the same band-`i` bucket.
-    next: Vec<u32>,
-    /// Most members of one bucket a query reads, newest first (`usize::MAX`: all).
-    bucket_scan: usize,
-    cuts: ScanCuts,
+    /// Tables, band keys and chain links; a document's number is its position.
+    chains: BandChains,
 }
 
 impl std::fmt::Debug for FlatLshIndex {
@@ -96,21 +86,11 @@ impl FlatLshIndex {
     #[must_use]
     pub fn with_capacity(params: LshParams, documents: usize) -> Self {
         let n = documents.min(MAX_DOCS);
-        let b = params.bands();
-        let mut index = FlatLshIndex {
+        FlatLshIndex {
             params,
             scheme: None,
-            tables: (0..b).map(|_| BandTable::with_capacity(n)).collect(),
-            band_keys: Vec::new(),
-            next: Vec::new(),
-            bucket_scan: usize::MAX,
-            cuts: ScanCuts::default(),
-        };
-        if let Some(nb) = n.checked_mul(b) {
-            let _ = index.band_keys.try_reserve_exact(nb);
-            let _ = index.next.try_reserve_exact(nb);
+            chains: BandChains::with_capacity(params.bands(), n, usize::MAX),
         }
-        index
     }
 
     /// The banding parameters.
@@ -151,7 +131,7 @@ impl FlatLshIndex {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
-        self.bucket_scan = members.unwrap_or(usize::MAX);
+        self.chains.set_max_bucket_scan(members);
     }
 
     /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) (`None`: none).
@@ -165,7 +145,7 @@ impl FlatLshIndex {
     /// ```
     #[must_use]
     pub fn max_bucket_scan(&self) -> Option<usize> {
-        (self.bucket_scan != usize::MAX).then_some(self.bucket_scan)
+        self.chains.max_bucket_scan()
     }
 
     /// The bucket reads the bound cut since the index was made (see [`ScanCuts`]).
@@ -179,7 +159,7 @@ impl FlatLshIndex {
     /// ```
     #[must_use]
     pub fn scan_cuts(&self) -> ScanCuts {
-        self.cuts
+        self.chains.scan_cuts()
     }
 
     /// The number of documents inserted.
@@ -196,7 +176,7 @@ impl FlatLshIndex {
     /// ```
     #[must_use]
     pub fn len(&self) -> usize {
-        self.next.len() / self.params.bands()
+        self.chains.next.len() / self.params.bands()
     }
 
     /// Whether no document was inserted.
@@ -210,7 +190,7 @@ impl FlatLshIndex {
     /// ```
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.next.is_empty()
+        self.chains.next.is_empty()
     }
 
     /// Memory allocated (capacity, so growth slack shows): band tables, chain links and
@@ -235,14 +215,7 @@ impl FlatLshIndex {
     /// ```
     #[must_use]
     pub fn memory(&self) -> MemoryReport {
-        MemoryReport {
-            documents: self.len(),
-            band_tables: self.tables.iter().map(BandTable::bytes).sum(),
-            chains: self.next.capacity() * size_of::<u32>(),
-            band_keys: self.band_keys.capacity() * size_of::<u64>(),
-            key_map: 0,
-            signatures: 0,
-        }
+        self.chains.memory(self.len(), 0)
     }
 
     /// The streaming deduplication step: appends to `out` the numbers of the earlier
@@ -284,66 +257,11 @@ impl FlatLshIndex {
                 Error::invalid_input(format!("an LSH index holds at most {MAX_DOCS} documents"))
             })?;
         self.scheme = Some(signature.scheme());
-        let b = self.params.bands();
-        let base = doc * b;
-        grow_by_half(&mut self.next, b);
-        grow_by_half(&mut self.band_keys, b);
-        self.band_keys.resize(base + b, 0);
-        self.next.resize(base + b, NIL);
+        self.chains.push();
         self.params
-            .write_band_keys(signature.slots(), &mut self.band_keys[base..]);
-        self.link(number, out);
+            .write_band_keys(signature.slots(), self.chains.keys_mut(number));
+        self.chains.link::<true>(number, |d| out.push(d), |_, _| {});
         Ok(number)
-    }
-
-    /// Links document `doc` (its band keys stored) into every band's bucket as the
-    /// newest member, after appending the members already there (each once) to `out`.
-    fn link(&mut self, doc: u32, out: &mut Vec<u32>) {
-        let b = self.params.bands();
-        let base = doc as usize * b;
-        let mut seen = (self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
-        let mut cut_reads = 0u64;
-        let mut starts = [Start::default(); PREFETCH_BANDS];
-        self.tables.iter_mut().for_each(BandTable::reserve_one);
-        for group in (0..b).step_by(PREFETCH_BANDS) {
-            let bands = group..(group + PREFETCH_BANDS).min(b);
-            for (start, i) in starts.iter_mut().zip(bands.clone()) {
-                *start = self.tables[i].start(self.band_keys[base + i]);
-            }
-            for (&start, i) in starts.iter().zip(bands) {
-                let keys = &self.band_keys;
-                let probe = self.tables[i]
-                    .probe_from(start, |h| keys[h as usize * b + i] == keys[base + i]);
-                let (pos, head) = match probe {
-                    Probe::Found(pos, head) => (pos, head),
-                    Probe::Vacant(pos) => {
-                        self.tables[i].occupy(pos, start, doc);
-                        continue;
-                    }
-                };
-                let walk = BucketWalk {
-                    keys,
-                    next: &self.next,
-                    bands: b,
-                    limit: self.bucket_scan,
-                };
-                let cut = walk.run(head, i, &keys[base..base + i], &mut seen, |d| out.push(d));
-                cut_reads += u64::from(cut);
-                self.next[base + i] = head;
-                self.tables[i].set_head(pos, doc);
-            }
-        }
-        if cut_reads > 0 {
-            self.cuts.reads += cut_reads;
-            self.cuts.documents += 1;
-        }
-    }
-}
-
-/// Makes room for `extra` more elements, growing by at least half the length.
-fn grow_by_half<T>(v: &mut Vec<T>, extra: usize) {
-    if v.capacity() - v.len() < extra {
-        v.reserve_exact(extra.max(v.len() / 2));
     }
 }
 

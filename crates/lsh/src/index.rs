@@ -6,21 +6,19 @@ use std::fmt;
 use std::hash::Hash;
 use std::marker::PhantomData;
 
-use ahash::AHashSet;
 use ndd_core::{
     CandidateIndex, Error, Estimate, KeySlots, PairSink, SchemeId, ScoredPair, SlotSignature,
 };
 
 use crate::LshParams;
-use crate::table::{BandTable, MAX_DOCS, NIL, Probe, Start};
-use crate::walk::{BucketWalk, shares_earlier_band};
+use crate::chains::{BandChains, reserve_by_half};
+use crate::table::{MAX_DOCS, NIL, Probe};
+use crate::walk::shares_earlier_band;
 
 mod bytes;
 
 /// Query band keys up to this many bands live on the stack.
 const STACK_BANDS: usize = 64;
-/// Bands whose table loads are issued together before probing.
-const PREFETCH_BANDS: usize = 16;
 
 /// A banded LSH index over slot signatures (MinHash and its variants), generic over
 /// the user's document key `K`.
@@ -88,11 +86,10 @@ const PREFETCH_BANDS: usize = 16;
 pub struct LshIndex<K, S> {
     params: LshParams,
     scheme: Option<SchemeId>,
-    tables: Vec<BandTable>,
-    /// `band_keys[slot·b + i]`: band `i`'s key of the document in `slot`.
-    band_keys: Vec<u64>,
-    /// `next[slot·b + i]`: the next older document in the same band-`i` bucket.
-    next: Vec<u32>,
+    /// Tables, band keys (`slot·b + i`: band `i`'s key of the document in `slot`),
+    /// forward chain links, the bucket-scan bound and the cuts of
+    /// [`query_then_insert`](Self::query_then_insert).
+    chains: BandChains,
     /// `prev[slot·b + i]`: the next newer document in the same band-`i` bucket (`NIL`
     /// for the bucket's head), so that removing a document from a bucket of any size
     /// costs O(1) per band (walking a chain of 50,000 identical documents per removal
@@ -100,11 +97,6 @@ pub struct LshIndex<K, S> {
     prev: Vec<u32>,
     signatures: Option<Vec<Option<S>>>,
     keys: KeySlots<K>,
-    /// Most members of one bucket a query reads, newest first (`usize::MAX`: all).
-    bucket_scan: usize,
-    /// The bucket reads of [`query_then_insert`](Self::query_then_insert) that the
-    /// bound cut.
-    cuts: ScanCuts,
 }
 
 /// How often the bound of [`LshIndex::set_max_bucket_scan`] cut a bucket read of
@@ -304,26 +296,16 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
     /// ```
     #[must_use]
     pub fn build(self) -> LshIndex<K, S> {
-        let b = self.params.bands();
         let n = self.capacity;
-        let tables = (0..b).map(|_| BandTable::with_capacity(n)).collect();
         let mut index = LshIndex {
             params: self.params,
             scheme: None,
-            tables,
-            band_keys: Vec::new(),
-            next: Vec::new(),
+            chains: BandChains::with_capacity(self.params.bands(), n, self.bucket_scan),
             prev: Vec::new(),
             signatures: self.keep_signatures.then(Vec::new),
             keys: KeySlots::new().grow_by_half(),
-            bucket_scan: self.bucket_scan,
-            cuts: ScanCuts::default(),
         };
         if n > 0 {
-            if let Some(nb) = n.checked_mul(b) {
-                let _ = index.band_keys.try_reserve_exact(nb);
-                let _ = index.next.try_reserve_exact(nb);
-            }
             index.keys.try_reserve(n);
             if let Some(sigs) = &mut index.signatures {
                 let _ = sigs.try_reserve_exact(n);
@@ -427,13 +409,6 @@ impl<K, S> fmt::Debug for LshIndex<K, S> {
             .field("documents", &self.keys.len())
             .field("keeps_signatures", &self.signatures.is_some())
             .finish_non_exhaustive()
-    }
-}
-
-/// Grows `v` by at least `extra` elements of capacity, 1.5× at a time.
-fn reserve_by_half<T>(v: &mut Vec<T>, extra: usize) {
-    if v.capacity() - v.len() < extra {
-        v.reserve_exact(extra.max(v.len() / 2));
     }
 }
 
@@ -578,7 +553,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     pub fn set_max_bucket_scan(&mut self, members: Option<usize>) {
-        self.bucket_scan = members.unwrap_or(usize::MAX);
+        self.chains.set_max_bucket_scan(members);
     }
 
     /// The bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) (`None`: none).
@@ -593,7 +568,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     #[must_use]
     pub fn max_bucket_scan(&self) -> Option<usize> {
-        (self.bucket_scan != usize::MAX).then_some(self.bucket_scan)
+        self.chains.max_bucket_scan()
     }
 
     /// How often the bound of [`set_max_bucket_scan`](Self::set_max_bucket_scan) cut
@@ -610,7 +585,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// ```
     #[must_use]
     pub fn scan_cuts(&self) -> ScanCuts {
-        self.cuts
+        self.chains.scan_cuts()
     }
 
     /// The number of documents indexed.
@@ -691,7 +666,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     {
         let slot = self.keys.slot(key)? as usize;
         let b = self.params.bands();
-        Some(&self.band_keys[slot * b..(slot + 1) * b])
+        Some(&self.chains.band_keys[slot * b..(slot + 1) * b])
     }
 
     /// The stored signature of a document (`None` when absent or when signatures are
@@ -838,10 +813,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         }
         self.remove(&key);
         let slot = self.alloc_slot(key);
-        let b = self.params.bands();
-        let base = slot as usize * b;
         self.params
-            .write_band_keys(signature.slots(), &mut self.band_keys[base..base + b]);
+            .write_band_keys(signature.slots(), self.chains.keys_mut(slot));
         self.link_slot::<QUERY>(slot, out);
 
         if let Some(sigs) = &mut self.signatures {
@@ -858,61 +831,18 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     fn link_slot<const QUERY: bool>(&mut self, slot: u32, out: &mut Vec<K>) {
         let b = self.params.bands();
         let base = slot as usize * b;
-        // With a bounded scan an older member may be skipped in the first band the
-        // two share and met in a later one, so "reported in an earlier shared band"
-        // no longer holds: remember what was reported instead.
-        let mut seen = (QUERY && self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
-        for table in &mut self.tables {
-            table.reserve_one();
-        }
-        let mut cut_reads = 0u64;
-        let mut starts = [Start::default(); PREFETCH_BANDS];
-        for first in (0..b).step_by(PREFETCH_BANDS) {
-            let last = (first + PREFETCH_BANDS).min(b);
-            // Issue the table loads of a group of bands before probing any of them.
-            for i in first..last {
-                starts[i - first] = self.tables[i].start(self.band_keys[base + i]);
+        let (keys, prev) = (&self.keys, &mut self.prev);
+        let on_member = |d| {
+            if let Some(k) = keys.key(d) {
+                out.push(k.clone());
             }
-            for i in first..last {
-                let table = &mut self.tables[i];
-                let keys = &self.band_keys;
-                let key_i = keys[base + i];
-                let probe =
-                    table.probe_from(starts[i - first], |h| keys[h as usize * b + i] == key_i);
-                match probe {
-                    Probe::Found(pos, head) => {
-                        if QUERY {
-                            let walk = BucketWalk {
-                                keys,
-                                next: &self.next,
-                                bands: b,
-                                limit: self.bucket_scan,
-                            };
-                            let slot_keys = &self.keys;
-                            let cut = walk.run(head, i, &keys[base..base + i], &mut seen, |d| {
-                                if let Some(k) = slot_keys.key(d) {
-                                    out.push(k.clone());
-                                }
-                            });
-                            cut_reads += u64::from(cut);
-                        }
-                        self.next[base + i] = head;
-                        self.prev[base + i] = NIL;
-                        self.prev[head as usize * b + i] = slot;
-                        table.set_head(pos, slot);
-                    }
-                    Probe::Vacant(pos) => {
-                        self.next[base + i] = NIL;
-                        self.prev[base + i] = NIL;
-                        table.occupy(pos, starts[i - first], slot);
-                    }
-                }
+        };
+        self.chains.link::<QUERY>(slot, on_member, |i, head| {
+            prev[base + i] = NIL;
+            if head != NIL {
+                prev[head as usize * b + i] = slot;
             }
-        }
-        if cut_reads > 0 {
-            self.cuts.reads += cut_reads;
-            self.cuts.documents += 1;
-        }
+        });
     }
 
     /// A free document slot for `key`, which is not indexed (the caller has checked
@@ -921,11 +851,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         let (slot, new) = self.keys.insert(key);
         if new {
             let b = self.params.bands();
-            reserve_by_half(&mut self.band_keys, b);
-            reserve_by_half(&mut self.next, b);
+            self.chains.push();
             reserve_by_half(&mut self.prev, b);
-            self.band_keys.resize(self.band_keys.len() + b, 0);
-            self.next.resize(self.next.len() + b, NIL);
             self.prev.resize(self.prev.len() + b, NIL);
             if let Some(sigs) = &mut self.signatures {
                 reserve_by_half(sigs, 1);
@@ -961,19 +888,20 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         };
         let b = self.params.bands();
         let base = slot as usize * b;
-        for (i, table) in self.tables.iter_mut().enumerate() {
-            let after = self.next[base + i];
+        let chains = &mut self.chains;
+        for (i, table) in chains.tables.iter_mut().enumerate() {
+            let after = chains.next[base + i];
             let before = self.prev[base + i];
             if after != NIL {
                 self.prev[after as usize * b + i] = before;
             }
             if before != NIL {
                 // Inside the chain: unlink it, the table is untouched.
-                self.next[before as usize * b + i] = after;
+                chains.next[before as usize * b + i] = after;
                 continue;
             }
             // The bucket's head: the table entry moves to the next older document.
-            let keys = &self.band_keys;
+            let keys = &chains.band_keys;
             let key_i = keys[base + i];
             let Probe::Found(pos, head) = table.probe(key_i, |h| keys[h as usize * b + i] == key_i)
             else {
@@ -996,33 +924,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// Calls `f` on the slot of every candidate for the band keys `qkeys` in the first
     /// `limit` bands, once each.
     #[inline]
-    fn for_each_candidate_slot(&self, qkeys: &[u64], limit: usize, mut f: impl FnMut(u32)) {
-        let b = self.params.bands();
-        let used = limit.min(b);
-        // As in `link_slot`: a bounded scan dedups by what it reported.
-        let mut seen = (self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
-        let keys = &self.band_keys;
-        let mut starts = [Start::default(); PREFETCH_BANDS];
-        for first in (0..used).step_by(PREFETCH_BANDS) {
-            let last = (first + PREFETCH_BANDS).min(used);
-            for i in first..last {
-                starts[i - first] = self.tables[i].start(qkeys[i]);
-            }
-            for i in first..last {
-                let key_i = qkeys[i];
-                let probe = self.tables[i]
-                    .probe_from(starts[i - first], |h| keys[h as usize * b + i] == key_i);
-                if let Probe::Found(_, head) = probe {
-                    let walk = BucketWalk {
-                        keys,
-                        next: &self.next,
-                        bands: b,
-                        limit: self.bucket_scan,
-                    };
-                    walk.run(head, i, &qkeys[..i], &mut seen, &mut f);
-                }
-            }
-        }
+    fn for_each_candidate_slot(&self, qkeys: &[u64], limit: usize, f: impl FnMut(u32)) {
+        self.chains.for_each_candidate(qkeys, limit, f);
     }
 
     /// Validates `signature` and calls `f` with its band keys (on the stack for up to
@@ -1181,22 +1084,18 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// document first).
     fn for_each_slot_pair(&self, mut f: impl FnMut(u32, u32)) {
         let b = self.params.bands();
-        let keys = &self.band_keys;
+        let (keys, next) = (&self.chains.band_keys, &self.chains.next);
         let mut chain = Vec::new();
         let mut heads = Vec::new();
-        for (i, table) in self.tables.iter().enumerate() {
+        for (i, table) in self.chains.tables.iter().enumerate() {
             // Buckets in the order of their head slot, not of the table's layout
             // (which depends on its random seed): the same pairs in the same order on
             // every run.
             heads.clear();
-            heads.extend(
-                table
-                    .heads()
-                    .filter(|&h| self.next[h as usize * b + i] != NIL),
-            );
+            heads.extend(table.heads().filter(|&h| next[h as usize * b + i] != NIL));
             heads.sort_unstable();
             for &head in &heads {
-                let second = self.next[head as usize * b + i];
+                let second = next[head as usize * b + i];
                 if second == NIL {
                     continue;
                 }
@@ -1204,7 +1103,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                 let mut d = head;
                 while d != NIL {
                     chain.push(d);
-                    d = self.next[d as usize * b + i];
+                    d = next[d as usize * b + i];
                 }
                 chain.reverse(); // oldest first
                 for (n, &x) in chain.iter().enumerate() {
@@ -1456,12 +1355,11 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
                     .sum::<usize>()
         });
         MemoryReport {
-            documents: self.len(),
-            band_tables: self.tables.iter().map(BandTable::bytes).sum(),
-            chains: (self.next.capacity() + self.prev.capacity()) * size_of::<u32>(),
-            band_keys: self.band_keys.capacity() * size_of::<u64>(),
             key_map,
             signatures,
+            ..self
+                .chains
+                .memory(self.len(), self.prev.capacity() * size_of::<u32>())
         }
     }
 }
@@ -1512,15 +1410,15 @@ mod tests {
                 .insert(i, &PlainSlots::new(s, vec![v, v / 2, v % 7]).unwrap())
                 .unwrap();
         }
-        assert_eq!(index.tables[0].len(), 5000);
-        assert_eq!(index.tables[1].len(), 2500);
-        assert_eq!(index.tables[2].len(), 7);
+        assert_eq!(index.chains.tables[0].len(), 5000);
+        assert_eq!(index.chains.tables[1].len(), 2500);
+        assert_eq!(index.chains.tables[2].len(), 7);
         for i in (0..5000u32).step_by(2) {
             assert!(index.remove(&i));
         }
-        assert_eq!(index.tables[0].len(), 2500);
-        assert_eq!(index.tables[1].len(), 2500);
-        assert_eq!(index.tables[2].len(), 7);
+        assert_eq!(index.chains.tables[0].len(), 2500);
+        assert_eq!(index.chains.tables[1].len(), 2500);
+        assert_eq!(index.chains.tables[2].len(), 7);
         for i in (1..5000u32).step_by(2) {
             let v = u64::from(i);
             let mut got = index

@@ -109,6 +109,7 @@
 mod batch;
 mod bits;
 mod bloom;
+mod chains;
 mod ensemble;
 mod flat;
 mod forest;

@@ -27,13 +27,13 @@ impl BucketWalk<'_> {
         head: u32,
         i: usize,
         earlier: &[u64],
-        seen: &mut Option<AHashSet<u32>>,
+        mut seen: Option<&mut AHashSet<u32>>,
         mut report: impl FnMut(u32),
     ) -> bool {
         let (mut d, mut read) = (head, 0);
         while d != NIL && read < self.limit {
             let db = d as usize * self.bands;
-            let first_time = match seen {
+            let first_time = match seen.as_deref_mut() {
                 None => !shares_earlier_band(&self.keys[db..db + i], earlier),
                 Some(set) => set.insert(d),
             };

@@ -132,8 +132,8 @@ impl BloomDedup {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup, capacity: usize, overall_rate: f64) -> Result<Self, Error> {
-        let (sketching, _) = Sketching::for_plan(dedup.plan()?, "a Bloom filter")?;
-        let params = sketching.config.banding_for(sketching.threshold)?;
+        let (sketching, plan) = Sketching::for_plan(dedup.plan()?, "a Bloom filter")?;
+        let params = plan.minhash_banding()?;
         let bloom = LshBloom::with_overall_rate(params, capacity, overall_rate)?;
         Ok(BloomDedup {
             sketching,

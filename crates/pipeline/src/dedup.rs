@@ -453,10 +453,11 @@ impl Dedup {
             GroupMethod::Linkage(l) => l.validate()?,
             GroupMethod::Components | GroupMethod::Center => {}
         }
-        crate::candidates::validate_method(&self.method, self.features, threshold)?;
+        let banding = crate::candidates::validate_method(&self.method, self.features, threshold)?;
         Ok(Plan {
             features: self.features,
             threshold,
+            banding,
             method: Plan::resolve_bucket_scan(self.method.clone()),
             verifier: self.verifier_config(),
             verifier_set: self.verifier.is_some(),
@@ -575,6 +576,7 @@ impl Plan {
             &self.method,
             &Ctx {
                 threshold: self.threshold,
+                banding: self.banding,
                 emit: self.emit(),
                 features: self.features,
                 progress,

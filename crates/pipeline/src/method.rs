@@ -385,7 +385,10 @@ impl MinHashConfig {
     }
 
     /// [`lsh_params`](Self::lsh_params) without the checks of `threshold` and
-    /// `num_perm` (done by the caller).
+    /// `num_perm` (done by the caller). Each call searches the S-curves of every
+    /// `(bands, rows)` (about 3 ms for 128 values): a run resolves its banding once,
+    /// when its plan is made ([`Plan::lsh_params`](crate::Plan::lsh_params)), and its
+    /// stages take it from there.
     pub(crate) fn banding_for(
         &self,
         threshold: ndd_core::Threshold,
@@ -393,44 +396,14 @@ impl MinHashConfig {
         use ndd_lsh::LshParams;
         // A threshold of 1 asks for identical signatures: the bands are tuned for 0.99.
         let t = threshold.banded();
-        let key = (self.banding, self.num_perm, t.to_bits());
-        if let Some(params) = banding_memo(|memo| memo.iter().find(|(k, _)| *k == key).map(|e| e.1))
-        {
-            return Ok(params);
-        }
         let params = match self.banding {
             Banding::Recall(r) => LshParams::min_candidates_for_recall(t, self.num_perm, r)?,
             Banding::Balanced => LshParams::for_threshold_balanced(t, self.num_perm)?,
             Banding::Fixed { bands, rows } => LshParams::new(bands, rows)?,
         };
         params.check_signature_len(self.num_perm)?;
-        banding_memo(|memo| {
-            if memo.len() < BANDING_MEMO {
-                memo.push((key, params));
-            }
-        });
         Ok(params)
     }
-}
-
-/// A banding already chosen: its banding rule, signature length and the banded
-/// threshold's bits.
-type BandingKey = (Banding, usize, u64);
-
-/// The most bandings [`banding_memo`] keeps (a process tries a few).
-const BANDING_MEMO: usize = 16;
-
-/// Runs `f` on the bandings chosen so far in this process. Choosing one searches the
-/// S-curves of every `(bands, rows)` (about 3 ms for 128 values, serial): a run asks
-/// for the same banding several times (the plan's checks, then each stage), so each
-/// is searched once. Only successes are kept; a poisoned lock is read as it is (the
-/// entries are whole values, pushed in one step).
-fn banding_memo<R>(f: impl FnOnce(&mut Vec<(BandingKey, ndd_lsh::LshParams)>) -> R) -> R {
-    static MEMO: std::sync::Mutex<Vec<(BandingKey, ndd_lsh::LshParams)>> =
-        std::sync::Mutex::new(Vec::new());
-    f(&mut MEMO
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner))
 }
 
 /// Checks `num_perm` against the pipeline's bound.
@@ -803,10 +776,10 @@ impl std::str::FromStr for Method {
 mod tests {
     use super::*;
 
-    /// The memo of bandings answers what the search answers, for every rule and
-    /// threshold asked, in any order and asked again.
+    /// The banding chosen is what the search answers, for every rule and threshold
+    /// asked, in any order and asked again.
     #[test]
-    fn a_remembered_banding_is_the_banding_searched() -> Result<(), Error> {
+    fn the_banding_chosen_is_the_banding_searched() -> Result<(), Error> {
         use ndd_lsh::LshParams;
         let rules = [
             Banding::Recall(0.99),

@@ -164,6 +164,9 @@ impl From<Shingles> for Features {
 pub struct Plan {
     pub(crate) features: Features,
     pub(crate) threshold: Threshold,
+    /// The MinHash method's banding at the threshold, searched once when the plan is
+    /// made (`None` for the other methods).
+    pub(crate) banding: Option<ndd_lsh::LshParams>,
     pub(crate) method: Method,
     pub(crate) verifier: Verifier,
     /// Whether the verifier was set, not the method's default.
@@ -213,6 +216,38 @@ impl Plan {
     #[must_use]
     pub fn method(&self) -> &Method {
         &self.method
+    }
+
+    /// The bands and rows of the MinHash method at the plan's threshold
+    /// ([`MinHashConfig::lsh_params`](crate::MinHashConfig::lsh_params)), resolved once
+    /// when the plan is made: every engine's MinHash stage takes its banding from here.
+    /// `None` for the other methods.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, Method, MinHashConfig};
+    /// let plan = Dedup::new().threshold(0.8).plan()?;
+    /// assert_eq!(plan.lsh_params(), Some(MinHashConfig::default().lsh_params(0.8)?));
+    /// assert_eq!(Dedup::new().method(Method::ExactJaccard).plan()?.lsh_params(), None);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn lsh_params(&self) -> Option<ndd_lsh::LshParams> {
+        self.banding
+    }
+
+    /// [`lsh_params`](Self::lsh_params) for an engine that runs MinHash only (its
+    /// plan checked by [`minhash_engine`](Self::minhash_engine)); an error for a plan
+    /// of another method.
+    #[cfg(feature = "minhash")]
+    pub(crate) fn minhash_banding(&self) -> Result<ndd_lsh::LshParams, Error> {
+        self.banding.ok_or_else(|| {
+            Error::Core(CoreError::invalid_parameter(
+                "dedup",
+                format!("the {} method has no LSH banding", self.method.name()),
+            ))
+        })
     }
 
     /// The verifier in force (the one set, or the method's default).
@@ -326,20 +361,7 @@ impl Plan {
     /// estimate does not bound decides; those whose estimate may reach the threshold
     /// for exact Jaccard; the method's own decisions when its score verifies.
     pub(crate) fn emit(&self) -> Emit {
-        if matches!(self.group, GroupMethod::Durian(_)) {
-            // DURIAN's distance decides among every candidate.
-            return Emit::AllCandidates;
-        }
-        match self.verifier {
-            Verifier::MethodScore => Emit::Accepted,
-            // The estimate bounds Jaccard, not containment or a user's measure.
-            Verifier::ExactJaccard => Emit::Plausible,
-            // Containment, word order and a user's measure are not bounded by it.
-            Verifier::Containment
-            | Verifier::Align(_)
-            | Verifier::AlignWeighted
-            | Verifier::Custom(_) => Emit::AllCandidates,
-        }
+        emit_for(&self.group, &self.verifier)
     }
 
     /// The lowest MinHash estimate (of `num_perm` values) a candidate pair may show to
@@ -464,5 +486,25 @@ impl Plan {
             )));
         }
         Ok(())
+    }
+}
+
+/// Which candidates the candidate stage passes on for `verifier` and `group` (see
+/// [`Plan::emit`]): what an engine whose grouping and verifier are fixed (the saved
+/// index) asks without building a plan.
+pub(crate) fn emit_for(group: &GroupMethod, verifier: &Verifier) -> Emit {
+    if matches!(group, GroupMethod::Durian(_)) {
+        // DURIAN's distance decides among every candidate.
+        return Emit::AllCandidates;
+    }
+    match verifier {
+        Verifier::MethodScore => Emit::Accepted,
+        // The estimate bounds Jaccard, not containment or a user's measure.
+        Verifier::ExactJaccard => Emit::Plausible,
+        // Containment, word order and a user's measure are not bounded by it.
+        Verifier::Containment
+        | Verifier::Align(_)
+        | Verifier::AlignWeighted
+        | Verifier::Custom(_) => Emit::AllCandidates,
     }
 }

@@ -73,7 +73,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {
         let b = self.params.bands();
-        let order = chain_order(self.keys.by_slot(), &self.next, b);
+        let order = chain_order(self.keys.by_slot(), &self.chains.next, b);
         let sigs = self.signatures.as_deref();
         let per_doc = match (sigs, order.first()) {
             (Some(sigs), Some(&d)) => sigs[d as usize]
@@ -107,7 +107,7 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
                     }
                 }
                 None => {
-                    for &k in &self.band_keys[d * b..(d + 1) * b] {
+                    for &k in &self.chains.band_keys[d * b..(d + 1) * b] {
                         w.u64(k);
                     }
                 }
@@ -187,7 +187,6 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
             .capacity(n.min(left / band_bytes.max(1)))
             .build();
 
-        let b = bands;
         let mut no_out = Vec::new();
         for i in 0..n {
             let key = K::read_key(&mut r)?;
@@ -212,13 +211,10 @@ impl<K: KeyCodec + Clone + Eq + Hash, S: SlotSignature + ByteForm> LshIndex<K, S
                 None
             };
             let slot = index.alloc_slot(key);
-            let base = slot as usize * b;
             match &signature {
-                Some(sig) => {
-                    params.write_band_keys(sig.slots(), &mut index.band_keys[base..base + b])
-                }
+                Some(sig) => params.write_band_keys(sig.slots(), index.chains.keys_mut(slot)),
                 None => {
-                    for k in &mut index.band_keys[base..base + b] {
+                    for k in index.chains.keys_mut(slot) {
                         *k = r.u64()?;
                     }
                 }

@@ -172,7 +172,12 @@ impl EstimateFilter {
     }
 }
 
-pub(crate) fn validate(config: &MinHashConfig, threshold: Threshold) -> Result<(), Error> {
+/// Checks `config` at `threshold` and returns its banding, resolved (what a plan
+/// keeps, so that the stage does not search the S-curves again).
+pub(crate) fn validate(
+    config: &MinHashConfig,
+    threshold: Threshold,
+) -> Result<ndd_lsh::LshParams, Error> {
     crate::method::check_num_perm(config.num_perm)?;
     if config.max_bucket_scan == Some(0) {
         return Err(Error::invalid_parameter(
@@ -180,7 +185,7 @@ pub(crate) fn validate(config: &MinHashConfig, threshold: Threshold) -> Result<(
             "must be at least 1 (or None for no bound): 0 would find no candidate",
         ));
     }
-    config.banding_for(threshold).map(drop)
+    config.banding_for(threshold)
 }
 
 pub(crate) fn run(
@@ -232,7 +237,11 @@ fn with_sketcher<S: MinHashSketcher>(
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
-    let params = config.banding_for(ctx.threshold)?;
+    // The plan's banding; a context made by hand has none and resolves it here.
+    let params = match ctx.banding {
+        Some(params) => params,
+        None => config.banding_for(ctx.threshold)?,
+    };
     let filter = EstimateFilter::new(ctx.emit, ctx.threshold, config.num_perm);
     let mut index = FlatLshIndex::with_capacity(params, texts.len());
     index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));

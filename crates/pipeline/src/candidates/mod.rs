@@ -254,11 +254,12 @@ impl CandidateGenerator {
         progress: &dyn Progress,
         sink: &mut dyn PairSink,
     ) -> Result<CandidateReport, crate::Error> {
-        let threshold = self.checked()?;
+        let (threshold, banding) = self.checked()?;
         generate(
             &self.method,
             &Ctx {
                 threshold,
+                banding,
                 emit: self.emit,
                 features: self.features,
                 progress,
@@ -268,11 +269,11 @@ impl CandidateGenerator {
         )
     }
 
-    /// The threshold, checked with every other parameter.
-    fn checked(&self) -> Result<Threshold, crate::Error> {
+    /// The threshold, checked with every other parameter, and the banding resolved.
+    fn checked(&self) -> Result<(Threshold, Option<ndd_lsh::LshParams>), crate::Error> {
         let threshold = Threshold::new(self.threshold)?;
-        validate_method(&self.method, self.features, threshold)?;
-        Ok(threshold)
+        let banding = validate_method(&self.method, self.features, threshold)?;
+        Ok((threshold, banding))
     }
 }
 
@@ -303,14 +304,19 @@ pub(crate) fn generate<D: AsRef<str> + Sync>(
     Ok(report)
 }
 
-/// Checks `method`'s parameters for `features` and `threshold`.
+/// Checks `method`'s parameters for `features` and `threshold`; returns the LSH
+/// banding the check resolved (MinHash's; `None` for the other methods).
 pub(crate) fn validate_method(
     method: &Method,
     features: Features,
     threshold: Threshold,
-) -> Result<(), crate::Error> {
+) -> Result<Option<ndd_lsh::LshParams>, crate::Error> {
     features.validate()?;
-    method.source().validate(features, threshold)
+    match method {
+        #[cfg(feature = "minhash")]
+        Method::MinHash(config) => Ok(Some(minhash::validate(config, threshold)?)),
+        other => other.source().validate(features, threshold).map(|()| None),
+    }
 }
 
 impl CandidateGenerator {
@@ -346,6 +352,10 @@ impl CandidateGenerator {
 #[derive(Debug)]
 pub struct SourceContext<'a> {
     pub(crate) threshold: Threshold,
+    /// The MinHash banding the plan resolved (`None` from [`SourceContext::new`]: the
+    /// MinHash source resolves it itself).
+    #[cfg_attr(not(feature = "minhash"), allow(dead_code))]
+    pub(crate) banding: Option<ndd_lsh::LshParams>,
     pub(crate) emit: Emit,
     pub(crate) features: Features,
     pub(crate) progress: &'a dyn Progress,

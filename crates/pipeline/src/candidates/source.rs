@@ -116,6 +116,7 @@ impl<'a> SourceContext<'a> {
     ) -> Self {
         SourceContext {
             threshold,
+            banding: None,
             emit,
             features,
             progress,
@@ -230,7 +231,7 @@ method_source!(
     crate::MinHashConfig,
     "minhash",
     true,
-    |c, t| super::minhash::validate(c, t),
+    |c, t| super::minhash::validate(c, t).map(drop),
     super::minhash::run
 );
 #[cfg(feature = "simhash")]

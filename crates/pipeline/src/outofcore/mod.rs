@@ -538,7 +538,7 @@ impl OutOfCore {
         let dir = self.work_dir.as_path();
         claim_work_dir(dir)?;
         let params = match &self.engine {
-            Engine::MinHash(config) => Some(config.banding_for(self.plan.threshold)?),
+            Engine::MinHash(_) => Some(self.plan.minhash_banding()?),
             #[cfg(feature = "simhash")]
             Engine::SimHash(_) => None,
         };

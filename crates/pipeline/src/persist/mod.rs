@@ -14,7 +14,7 @@ use crate::exact::DocDigest;
 use crate::progress::Stage;
 use crate::report::{Outcome, Report};
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
-use crate::{Dedup, Document, Error, ExactPass, Verifier};
+use crate::{Dedup, Document, Error, ExactPass, GroupMethod, Verifier};
 
 mod segments;
 
@@ -210,7 +210,7 @@ impl DedupIndex {
             Sketching::for_plan_with_sets(dedup.plan()?, "an incremental index")?;
         let verifier = plan.verifier.clone();
         let sets = (verifier_code(&verifier) != 0).then(SetStore::new);
-        let params = sketching.config.banding_for(sketching.threshold)?;
+        let params = plan.minhash_banding()?;
         let lsh = LshIndex::builder(params)
             .keep_signatures(true)
             .max_bucket_scan(crate::method::bounded_scan(
@@ -451,13 +451,16 @@ impl DedupIndex {
         };
 
         // The candidate stream of every engine, over this index: sketch the rest,
-        // query, pass on the pairs whose estimate reaches the plan's floor, insert.
+        // query, pass on the pairs that pass the plan's filter, insert.
         // The only failure inside it would be a scheme mismatch: ruled out before
         // anything changes.
         if let Some(s) = self.lsh.scheme() {
             CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.sketching.hasher))?;
         }
-        let filter = self.sketching.filter(self.settings().plan()?.emit());
+        // The emit of the plan `settings()` describes (components, this verifier),
+        // without building it again for every batch.
+        let emit = crate::plan::emit_for(&GroupMethod::Components, &self.verifier);
+        let filter = self.sketching.filter(emit);
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let streamed = crate::candidates::minhash::stream(
             &self.sketching.hasher,
