@@ -109,11 +109,15 @@ def rm(*paths):
             os.remove(p)
 
 
-def corpus_name(a, n):
+def label(a):
+    """What names this run's files apart from another structure's in the same --dir."""
     if a.structure == "growing":
-        return os.path.join(a.dir, f"scale-{n}.jsonl")
-    shuffled = "-shuffled" if a.shuffle else ""
-    return os.path.join(a.dir, f"scale-constant{a.block}{shuffled}-{n}.jsonl")
+        return ""
+    return f"constant{a.block}{'-shuffled' if a.shuffle else ''}-"
+
+
+def corpus_name(a, n):
+    return os.path.join(a.dir, f"scale-{label(a)}{n}.jsonl")
 
 
 def build_corpus(a, n):
@@ -148,7 +152,7 @@ def prefix(full, n, path):
 
 def run(a, corpus, tag, extra):
     """One `ndd dedup` under /usr/bin/time; returns its figures."""
-    stem = os.path.join(a.dir, f"growth-{tag}")
+    stem = os.path.join(a.dir, f"growth-{label(a)}{tag}")
     outs = {k: f"{stem}.{k}" for k in ("keep.jsonl", "pairs.tsv", "clusters.tsv")}
     timef = f"{stem}.time"
     cmd = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", timef, a.ndd, "dedup", "--quiet",
@@ -231,7 +235,7 @@ def main():
             notes.append(f"{n:,} documents in memory not run: MemAvailable "
                          f"{avail / 1e9:.1f} GB < {a.memory_factor:g} x the expected peak "
                          f"{expected / 1e9:.1f} GB")
-        work = os.path.join(a.dir, f"growth-{n}-work")
+        work = os.path.join(a.dir, f"growth-{label(a)}{n}-work")
         rm(work)
         ooc = run(a, corpus, f"{n}-ooc", ["--work-dir", work, "--memory-budget", a.memory_budget])
         ooc["written"] = tree_bytes(work)
