@@ -18,7 +18,8 @@ same at every size instead of growing with it. The corpus is a sequence of block
 permutation of the alphabet and every ASCII digit through one permutation of the digits
 (both drawn per generation, case kept; word lengths, bytes and tokenization unchanged),
 and every other letter or digit is followed by a generation tag ("q" and letters). A
-block's documents therefore share no shingle with another block's, while inside a block
+block's documents therefore share almost no shingle with another block's (a word meets
+another block's word only by chance, a 3-word shingle almost never), while inside a block
 everything is as in block 0: every base text used once as itself and once more per
 near-duplicate the recipe draws of it, the same mutation mix, the base corpus's own
 families (language packs, library families) kept as neighbours. So the documents of a
