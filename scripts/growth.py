@@ -21,6 +21,14 @@ pairs past the signature estimate's floor (those whose shingle sets were compare
 
     python3 scripts/growth.py                       # 100k ... 5M, corpora in /tmp
     python3 scripts/growth.py --max-documents 1000000 --dir /data/growth
+    python3 scripts/growth.py --structure constant  # the structure per document kept flat
+    python3 scripts/growth.py --structure constant --shuffle
+
+--structure, --block and --shuffle go to make_scale_corpus.py: with --structure constant
+every size (a multiple of --block) is that many blocks of one near-duplicate structure;
+with --shuffle the corpus of each size is built on its own (its first lines are not a
+smaller corpus) and put in one random order. The table's "pairs / doc" column is the
+pairs the out-of-core run wrote per document.
 
 Guards: the in-memory run is skipped (and the table says so) when MemAvailable
 (/proc/meminfo) is under --memory-factor (2) times its expected peak, extrapolated
@@ -39,7 +47,7 @@ import shutil
 import subprocess
 import sys
 
-SIZES = [100_000, 250_000, 500_000, 1_000_000, 2_000_000, 5_000_000]
+SIZES = [100_000, 200_000, 500_000, 1_000_000, 2_000_000, 5_000_000]
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 # In-memory peak per document before anything was measured: 2.36 GB at 1M
@@ -101,9 +109,20 @@ def rm(*paths):
             os.remove(p)
 
 
+def label(a):
+    """What names this run's files apart from another structure's in the same --dir."""
+    if a.structure == "growing":
+        return ""
+    return f"constant{a.block}{'-shuffled' if a.shuffle else ''}-"
+
+
+def corpus_name(a, n):
+    return os.path.join(a.dir, f"scale-{label(a)}{n}.jsonl")
+
+
 def build_corpus(a, n):
-    """The largest corpus, built once (kept if a complete one is there)."""
-    path = os.path.join(a.dir, f"scale-{n}.jsonl")
+    """The corpus of n documents, built once (kept if a complete one is there)."""
+    path = corpus_name(a, n)
     if os.path.exists(path) and count_lines(path) == n:
         print(f"# reusing {path}", file=sys.stderr)
         return path
@@ -115,7 +134,8 @@ def build_corpus(a, n):
     print(f"# building {path}", file=sys.stderr)
     subprocess.run(
         [sys.executable, os.path.join(HERE, "make_scale_corpus.py"), a.base, path,
-         "--documents", str(n), "--seed", str(a.seed)],
+         "--documents", str(n), "--seed", str(a.seed), "--structure", a.structure,
+         "--block", str(a.block)] + (["--shuffle"] if a.shuffle else []),
         check=True, stdout=sys.stderr)
     return path
 
@@ -132,7 +152,7 @@ def prefix(full, n, path):
 
 def run(a, corpus, tag, extra):
     """One `ndd dedup` under /usr/bin/time; returns its figures."""
-    stem = os.path.join(a.dir, f"growth-{tag}")
+    stem = os.path.join(a.dir, f"growth-{label(a)}{tag}")
     outs = {k: f"{stem}.{k}" for k in ("keep.jsonl", "pairs.tsv", "clusters.tsv")}
     timef = f"{stem}.time"
     cmd = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", timef, a.ndd, "dedup", "--quiet",
@@ -171,6 +191,11 @@ def main():
                     help="run in memory only when MemAvailable >= this times the expected peak")
     ap.add_argument("--sizes", help="comma-separated sizes instead of 100k ... 5M (a smoke test)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--structure", choices=("growing", "constant"), default="growing",
+                    help="make_scale_corpus.py --structure (default growing)")
+    ap.add_argument("--block", type=int, default=100_000,
+                    help="make_scale_corpus.py --block (default 100000)")
+    ap.add_argument("--shuffle", action="store_true", help="make_scale_corpus.py --shuffle")
     ap.add_argument("--keep-corpora", action="store_true")
     a = ap.parse_args()
     sizes = [int(x) for x in a.sizes.split(",")] if a.sizes else SIZES
@@ -179,20 +204,25 @@ def main():
         sys.exit("no size at or under --max-documents")
     os.makedirs(a.dir, exist_ok=True)
     start = os.getloadavg()
-    full = build_corpus(a, sizes[-1])
+    if a.shuffle and a.structure != "constant":
+        sys.exit("--shuffle goes with --structure constant")
+    full = None if a.shuffle else build_corpus(a, sizes[-1])
     rows, notes = [], []
     peak_per_doc = PRIOR_PEAK_PER_DOC
     for n in sizes:
-        corpus = full if n == sizes[-1] else os.path.join(a.dir, f"scale-{n}.jsonl")
-        if corpus != full:
-            prefix(full, n, corpus)
+        if a.shuffle:
+            corpus = build_corpus(a, n)
+        else:
+            corpus = full if n == sizes[-1] else corpus_name(a, n)
+            if corpus != full:
+                prefix(full, n, corpus)
         size = os.path.getsize(corpus)
         need = int(size * (WORK_PER_CORPUS_BYTE + 2.2)) + MARGIN
         free = free_disk(a.dir)
         if free < need:
             notes.append(f"stopped before {n:,} documents: {free / 1e9:.1f} GB free in "
                          f"{a.dir}, {need / 1e9:.1f} GB needed")
-            if corpus != full:
+            if corpus != full and not a.keep_corpora:
                 rm(corpus)
             break
         expected = peak_per_doc * n
@@ -205,7 +235,7 @@ def main():
             notes.append(f"{n:,} documents in memory not run: MemAvailable "
                          f"{avail / 1e9:.1f} GB < {a.memory_factor:g} x the expected peak "
                          f"{expected / 1e9:.1f} GB")
-        work = os.path.join(a.dir, f"growth-{n}-work")
+        work = os.path.join(a.dir, f"growth-{label(a)}{n}-work")
         rm(work)
         ooc = run(a, corpus, f"{n}-ooc", ["--work-dir", work, "--memory-budget", a.memory_budget])
         ooc["written"] = tree_bytes(work)
@@ -222,12 +252,14 @@ def main():
             rm(*mem["outs"].values())
         else:
             same = "no in-memory run"
+        with open(ooc["outs"]["pairs.tsv"], "rb") as f:
+            ooc["pairs"] = sum(1 for _ in f) - 1
         rm(*ooc["outs"].values())
         rows.append((n, size, mem, ooc, same))
-        if corpus != full:
+        if corpus != full and not (a.shuffle and a.keep_corpora):
             rm(corpus)
         print_table(a, rows, notes, start, partial=True)
-    if not a.keep_corpora:
+    if full and not a.keep_corpora:
         rm(full)
     print_table(a, rows, notes, start, partial=False)
 
@@ -235,22 +267,28 @@ def main():
 def print_table(a, rows, notes, start, partial):
     out = sys.stderr if partial else sys.stdout
     end = os.getloadavg()
-    print(f"\nndd dedup, defaults (MinHash 128 values, threshold 0.8, exact Jaccard); "
+    corpus = (f"--structure constant --block {a.block}{' --shuffle' if a.shuffle else ''}"
+              if a.structure == "constant" else "--structure growing")
+    print(f"\nScale corpus {corpus}. "
+          f"ndd dedup, defaults (MinHash 128 values, threshold 0.8, exact Jaccard); "
           f"out of core with --memory-budget {a.memory_budget}. Load average "
           f"{start[0]:.1f} at the start, {end[0]:.1f} / {end[1]:.1f} / {end[2]:.1f} "
           f"(1 / 5 / 15 min) now, {os.cpu_count()} cores.\n", file=out)
     print("| documents | MB | engine | wall s | CPU s (user + sys) | µs CPU / doc "
-          "| peak RSS MB | peak B / doc | work dir B / doc | candidates / doc | outputs |",
+          "| peak RSS MB | peak B / doc | work dir B / doc | candidates / doc | pairs / doc "
+          "| outputs |",
           file=out)
-    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |", file=out)
+    print("| ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+          file=out)
     for n, size, mem, ooc, same in rows:
         for name, r in (("in memory", mem), (f"out of core, {a.memory_budget}", ooc)):
             if r is None:
-                print(f"| {n:,} | {size / 1e6:,.0f} | {name} | not run (memory) | | | | | | | |",
+                print(f"| {n:,} | {size / 1e6:,.0f} | {name} | not run (memory) | | | | | | | | |",
                       file=out)
                 continue
             written = f"{r['written'] / n:,.0f}" if "written" in r else "—"
             cands = "—"
+            pairs = f"{r['pairs'] / n:.3f}" if "pairs" in r else "—"
             if "counts" in r:
                 c = r["counts"]
                 cands = " / ".join(f"{c.get(k, 0) / n:.2f}" for k in (
@@ -258,7 +296,7 @@ def print_table(a, rows, notes, start, partial):
             print(f"| {n:,} | {size / 1e6:,.0f} | {name} | {r['wall']:.1f} "
                   f"| {r['cpu']:.1f} ({r['user']:.1f} + {r['sys']:.1f}) "
                   f"| {r['cpu'] / n * 1e6:.1f} | {r['peak'] / 1e6:,.0f} "
-                  f"| {r['peak'] / n:,.0f} | {written} | {cands} "
+                  f"| {r['peak'] / n:,.0f} | {written} | {cands} | {pairs} "
                   f"| {same if r is ooc else ''} |", file=out)
     for note in notes:
         print(f"\n- {note}", file=out)

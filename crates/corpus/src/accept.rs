@@ -6,6 +6,7 @@ use ahash::AHashSet;
 use xxhash_rust::xxh3::xxh3_128;
 
 use super::{ErrorPolicy, Problem, ProblemKind};
+use crate::id_runs::{IdRuns, Known};
 use crate::{Document, Error};
 
 /// How many problems [`Accepted`] keeps for display; the rest are counted.
@@ -22,9 +23,11 @@ pub const KEPT_PROBLEMS: usize = 100;
 /// [`ProblemKind::DuplicateId`] problem), and a problem stops the stream with an error
 /// under [`ErrorPolicy::Stop`] or is counted under [`ErrorPolicy::Skip`].
 ///
-/// Memory: 16 bytes per id (its 128-bit XXH3 hash; two different ids agree on it with
-/// probability about `n² / 2¹²⁹`, 10⁻²⁵ for a billion ids, and the later one would be
-/// rejected as a duplicate) and the first [`KEPT_PROBLEMS`] problems.
+/// Memory: nothing per id for integer ids that come in ascending runs (`1`, `2`, `3`, …,
+/// as the line numbers of a JSONL file without ids: they are kept as ranges, 16 bytes
+/// per run), 16 bytes per other id (its 128-bit XXH3 hash; two different ids agree on
+/// it with probability about `n² / 2¹²⁹`, 10⁻²⁵ for a billion ids, and the later one
+/// would be rejected as a duplicate) and the first [`KEPT_PROBLEMS`] problems.
 ///
 /// # Example
 ///
@@ -41,6 +44,7 @@ pub const KEPT_PROBLEMS: usize = 100;
 pub struct Accepted<I> {
     inner: I,
     policy: ErrorPolicy,
+    runs: IdRuns,
     seen: AHashSet<u128>,
     problems: Vec<Problem>,
     rejected: u64,
@@ -97,6 +101,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
         Accepted {
             inner: reader,
             policy: options.errors,
+            runs: IdRuns::default(),
             seen: AHashSet::new(),
             problems: Vec::new(),
             rejected: 0,
@@ -236,6 +241,17 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Accepted<I> {
     }
 }
 
+impl<I> Accepted<I> {
+    /// Whether no accepted document has `id` (which is then recorded).
+    fn first_time(&mut self, id: &str) -> bool {
+        match self.runs.first_time(id) {
+            Known::Seen => false,
+            Known::New => true,
+            Known::Ask => self.seen.insert(xxh3_128(id.as_bytes())),
+        }
+    }
+}
+
 impl<I: Iterator<Item = Result<Document, Problem>>> Iterator for Accepted<I> {
     type Item = Result<Document, Error>;
 
@@ -245,7 +261,7 @@ impl<I: Iterator<Item = Result<Document, Problem>>> Iterator for Accepted<I> {
         }
         loop {
             let problem = match self.inner.next()? {
-                Ok(doc) if self.seen.insert(xxh3_128(doc.id.as_bytes())) => {
+                Ok(doc) if self.first_time(&doc.id) => {
                     self.accepted += 1;
                     return Some(Ok(doc));
                 }

@@ -60,6 +60,7 @@ mod error;
 mod fields;
 mod fingerprint;
 mod folder;
+mod id_runs;
 mod jsonl;
 mod options;
 mod parallel;
@@ -459,10 +460,12 @@ where
     })
 }
 
-/// The ids of the documents kept so far, without a copy of them: each id's hash
+/// The ids of the documents kept so far, without a copy of them: integer ids in
+/// ascending runs as ranges ([`IdRuns`](id_runs::IdRuns)); each other id's hash
 /// maps to the first kept document with that hash, whose id is compared; the rare
 /// ids whose hash is already taken by another id are kept apart, by value.
 struct SeenIds<H> {
+    runs: id_runs::IdRuns,
     hasher: H,
     by_hash: ahash::AHashMap<u64, usize>,
     collided: ahash::AHashSet<String>,
@@ -471,6 +474,7 @@ struct SeenIds<H> {
 impl<H: std::hash::BuildHasher> SeenIds<H> {
     fn new(hasher: H) -> Self {
         SeenIds {
+            runs: id_runs::IdRuns::default(),
             hasher,
             by_hash: ahash::AHashMap::new(),
             collided: ahash::AHashSet::new(),
@@ -482,6 +486,11 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
     /// recorded as the id of the next document of `kept` (the caller pushes it).
     fn first_time(&mut self, id: &str, kept: &[Document]) -> bool {
         use std::collections::hash_map::Entry;
+        match self.runs.first_time(id) {
+            id_runs::Known::Seen => return false,
+            id_runs::Known::New => return true,
+            id_runs::Known::Ask => {}
+        }
         match self.by_hash.entry(self.hasher.hash_one(id)) {
             Entry::Vacant(v) => {
                 v.insert(kept.len());
@@ -550,6 +559,27 @@ mod tests {
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             ids.push(format!("d{}", (x >> 33) % 700));
+        }
+        check(SeenIds::new(BuildHasherDefault::<Few>::default()), &ids);
+        check(SeenIds::new(ahash::RandomState::new()), &ids);
+    }
+
+    #[test]
+    fn seen_ids_equal_a_set_of_the_ids_when_integer_runs_and_words_mix() {
+        // Line numbers with gaps and repeats, integers out of order, other spellings
+        // of the same numbers and words: the runs and the hashed ids together.
+        let mut ids = Vec::new();
+        let mut x = 99u64;
+        for i in 0..5_000u64 {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ids.push(match (x >> 33) % 6 {
+                0 => format!("d{}", (x >> 33) % 700),
+                1 => ((x >> 33) % 2_000).to_string(),
+                2 => format!("0{}", (x >> 33) % 100),
+                _ => (i + (x >> 33) % 4).to_string(),
+            });
         }
         check(SeenIds::new(BuildHasherDefault::<Few>::default()), &ids);
         check(SeenIds::new(ahash::RandomState::new()), &ids);
