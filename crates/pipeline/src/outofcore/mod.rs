@@ -247,6 +247,10 @@ struct Job<'a> {
     num_perm: usize,
     /// SimHash's Hamming bound, `None` for MinHash.
     max_hamming: Option<u32>,
+    /// The bits per slot `signatures.bin` keeps of each MinHash signature when the
+    /// plausibility filter is all that reads it ([`filter_fields`]); `None`: the
+    /// whole signature.
+    fields: Option<u32>,
     verifier: &'a Verifier,
     /// The plan's features: the shingle sets' extractor, and what the text verifiers
     /// tokenize.
@@ -453,6 +457,12 @@ impl OutOfCore {
             true => sketch,
             false => sketch.with_str("no signatures"),
         };
+        // b-bit fields in place of the signatures: a folder of full signatures is
+        // redone, not read as fields (nor the other way round).
+        let sketch = match self.fields() {
+            Some(bits) => sketch.with_str("fields").with(u64::from(bits)),
+            None => sketch,
+        };
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
@@ -490,6 +500,15 @@ impl OutOfCore {
             .with_scheme(verify)
             .finish();
         [sketch, exact, candidates, weights, verify, group].map(SchemeId::as_u64)
+    }
+
+    /// [`filter_fields`] for this run's engine and plan.
+    fn fields(&self) -> Option<u32> {
+        match self.engine {
+            Engine::MinHash(_) => filter_fields(self.plan.emit()),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(_) => None,
+        }
     }
 
     fn needs_sets(&self) -> bool {
@@ -561,6 +580,7 @@ impl OutOfCore {
             emit: self.plan.emit(),
             num_perm,
             max_hamming,
+            fields: self.fields(),
             verifier: &self.plan.verifier,
             features: self.plan.features,
             exact: self.plan.exact,
@@ -621,6 +641,7 @@ impl OutOfCore {
                         let signer = sketch::MinSigner {
                             hasher: &hasher,
                             params,
+                            fields: job.fields,
                         };
                         sketch::run(&job, &signer, fp, docs).map(|s| (s, fp))
                     })?
@@ -744,6 +765,21 @@ impl OutOfCore {
         })
     }
 }
+
+/// The bits per slot the sketch stage keeps of each MinHash signature, when all that
+/// reads them is the plausibility filter in front of exact Jaccard
+/// ([`crate::Emit::Plausible`]): the width the in-memory stream filters with, so that
+/// both check the same candidates; `None` (the whole signature) otherwise, or while
+/// the in-memory stream filters on full signatures.
+fn filter_fields(emit: crate::Emit) -> Option<u32> {
+    match emit {
+        crate::Emit::Plausible => FILTER_FIELDS,
+        crate::Emit::Accepted | crate::Emit::AllCandidates => None,
+    }
+}
+
+/// Placeholder until the in-memory stream's filter width is shared.
+const FILTER_FIELDS: Option<u32> = None;
 
 /// Whether a run's verification reads its signatures ([`Job::reads_signatures`]).
 fn reads_signatures(simhash: bool, emit: crate::Emit, verifier: &Verifier) -> bool {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet};
 use ndd_lsh::LshParams;
-use ndd_minhash::{MinHashSignature, MinHasher};
+use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
 
 use super::{Job, bucket_order, damaged, digest_order, file_size};
@@ -50,10 +50,13 @@ where
     }
 }
 
-/// MinHash: the signature's checked byte form, band keys of `params`.
+/// MinHash: the signature's checked byte form (or, with `fields`, the checked byte
+/// form of its `fields`-bit slots, [`BBitSignature`]: all that the plausibility filter
+/// reads), band keys of `params`.
 pub(super) struct MinSigner<'a, E> {
     pub(super) hasher: &'a MinHasher<E>,
     pub(super) params: LshParams,
+    pub(super) fields: Option<u32>,
 }
 
 impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
@@ -69,7 +72,10 @@ impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
         bytes: &mut Vec<u8>,
         keys: &mut Vec<u64>,
     ) -> Result<(), Error> {
-        *bytes = sig.to_bytes();
+        *bytes = match self.fields {
+            Some(bits) => BBitSignature::from_minhash(sig, bits)?.to_bytes(),
+            None => sig.to_bytes(),
+        };
         keys.clear();
         self.params.band_keys_into(sig.values(), keys)?;
         Ok(())
@@ -561,6 +567,15 @@ impl Signatures {
     /// The MinHash signatures of `docs`, in order (read in parallel under `rayon`).
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<MinHashSignature>, Error> {
         par_map(docs, |d| self.get(d))
+    }
+
+    /// The `b`-bit fields of `docs`, in order, when the sketch stage kept those
+    /// ([`MinSigner::fields`]) instead of the signatures (their checked byte form: a
+    /// file of full signatures is refused, not misread).
+    pub(super) fn get_many_fields(&self, docs: &[u64]) -> Result<Vec<BBitSignature>, Error> {
+        par_map(docs, |d| {
+            Ok(BBitSignature::from_bytes(self.bytes(d, &mut Vec::new())?)?)
+        })
     }
 
     /// Document `doc`'s 64-bit SimHash fingerprint (eight bytes, little-endian).

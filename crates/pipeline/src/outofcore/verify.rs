@@ -248,6 +248,16 @@ fn estimate_block(
     match (job.max_hamming, sigs) {
         // Containment: every candidate goes on, its estimate unread (and unwritten).
         (None, None) => Ok(vec![Some(f64::NEG_INFINITY); block.len()]),
+        // The plausibility filter on b-bit fields: the fraction of equal fields (never
+        // below the full estimate), as the in-memory stream filters.
+        (None, Some(sigs)) if job.fields.is_some() => {
+            let fields = sigs.get_many_fields(&docs)?;
+            map_in_order(block, |_, e| {
+                let (a, b) = (&fields[at(&docs, e.a)], &fields[at(&docs, e.b)]);
+                let est = a.matches(b)? as f64 / a.num_values().max(1) as f64;
+                Ok((est >= floor).then_some(est))
+            })
+        }
         (None, Some(sigs)) => {
             let signatures = sigs.get_many(&docs)?;
             map_in_order(block, |_, e| {
