@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet};
+use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet, Sketcher};
 use ndd_lsh::LshParams;
 use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
@@ -24,6 +24,14 @@ pub(super) trait Signer: Sync {
     type Sig: Send;
     /// The signatures of `texts`, in order (in parallel under `rayon`).
     fn sketch_chunk(&self, texts: &[&str]) -> Vec<Self::Sig>;
+    /// The signatures of the documents whose shingle sets are `sets` (the sets the
+    /// exact verifiers read, of the same extractor), in order, when a signature is a
+    /// function of the set: the texts are then shingled once, not twice. `None` when
+    /// it is not (the default).
+    fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<Self::Sig>> {
+        let _ = sets;
+        None
+    }
     /// `sig`'s bytes for `signatures.bin` and its band keys, into the buffers.
     fn record(
         &self,
@@ -64,6 +72,21 @@ impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
 
     fn sketch_chunk(&self, texts: &[&str]) -> Vec<MinHashSignature> {
         batch(self.hasher, texts)
+    }
+
+    /// A MinHash signature keeps, per slot, the least hash of a feature: the same
+    /// over the distinct features as over every occurrence.
+    fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<MinHashSignature>> {
+        let sketch = |set: &FeatureSet| self.hasher.sketch_features(set.as_slice().iter().copied());
+        #[cfg(feature = "rayon")]
+        {
+            use rayon::prelude::*;
+            Some(sets.par_iter().map(sketch).collect())
+        }
+        #[cfg(not(feature = "rayon"))]
+        {
+            Some(sets.iter().map(sketch).collect())
+        }
     }
 
     fn record(
@@ -194,7 +217,20 @@ fn prepare<S: Signer>(
     docs: Vec<Document>,
 ) -> Result<Prepared, Error> {
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-    let signatures = signer.sketch_chunk(&texts);
+    let sets = match sets_of {
+        Some(features) => Some(crate::sets::shingle_sets(
+            features,
+            &texts,
+            None,
+            Stage::Sketch,
+            &NoProgress,
+        )?),
+        None => None,
+    };
+    let signatures = match sets.as_deref().and_then(|sets| signer.sketch_sets(sets)) {
+        Some(signatures) => signatures,
+        None => signer.sketch_chunk(&texts),
+    };
     let record = |sig: &S::Sig| {
         let (mut bytes, mut keys) = (Vec::new(), Vec::new());
         signer
@@ -234,8 +270,7 @@ fn prepare<S: Signer>(
         p.signatures.extend_from_slice(bytes);
         p.keys.extend_from_slice(keys);
     }
-    if let Some(features) = sets_of {
-        let sets = crate::sets::shingle_sets(features, &texts, None, Stage::Sketch, &NoProgress)?;
+    if let Some(sets) = sets {
         p.set_values
             .reserve(8 * sets.iter().map(FeatureSet::len).sum::<usize>());
         for set in &sets {
