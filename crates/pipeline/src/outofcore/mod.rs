@@ -248,7 +248,7 @@ struct Job<'a> {
     /// SimHash's Hamming bound, `None` for MinHash.
     max_hamming: Option<u32>,
     /// The bits per slot `signatures.bin` keeps of each MinHash signature when the
-    /// plausibility filter is all that reads it ([`filter_fields`]); `None`: the
+    /// plausibility filter is all that reads it ([`OutOfCore::fields`]); `None`: the
     /// whole signature.
     fields: Option<u32>,
     verifier: &'a Verifier,
@@ -502,10 +502,14 @@ impl OutOfCore {
         [sketch, exact, candidates, weights, verify, group].map(SchemeId::as_u64)
     }
 
-    /// [`filter_fields`] for this run's engine and plan.
+    /// The bits per slot the sketch stage keeps of each MinHash signature: the
+    /// width of the plan's [`EstimateFilter`](crate::EstimateFilter) when it filters
+    /// on b-bit fields (before exact Jaccard), all that reads the signatures then, so
+    /// that out of core keeps what the in-memory stream keeps; `None` (the whole
+    /// signature) otherwise, and for SimHash.
     fn fields(&self) -> Option<u32> {
-        match self.engine {
-            Engine::MinHash(_) => filter_fields(self.plan.emit()),
+        match &self.engine {
+            Engine::MinHash(config) => self.plan.estimate_filter(config.num_perm).field_bits(),
             #[cfg(feature = "simhash")]
             Engine::SimHash(_) => None,
         }
@@ -765,21 +769,6 @@ impl OutOfCore {
         })
     }
 }
-
-/// The bits per slot the sketch stage keeps of each MinHash signature, when all that
-/// reads them is the plausibility filter in front of exact Jaccard
-/// ([`crate::Emit::Plausible`]): the width the in-memory stream filters with, so that
-/// both check the same candidates; `None` (the whole signature) otherwise, or while
-/// the in-memory stream filters on full signatures.
-fn filter_fields(emit: crate::Emit) -> Option<u32> {
-    match emit {
-        crate::Emit::Plausible => FILTER_FIELDS,
-        crate::Emit::Accepted | crate::Emit::AllCandidates => None,
-    }
-}
-
-/// Placeholder until the in-memory stream's filter width is shared.
-const FILTER_FIELDS: Option<u32> = None;
 
 /// Whether a run's verification reads its signatures ([`Job::reads_signatures`]).
 fn reads_signatures(simhash: bool, emit: crate::Emit, verifier: &Verifier) -> bool {
