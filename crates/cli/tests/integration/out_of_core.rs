@@ -89,6 +89,23 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
     assert_eq!(read(d, "m-pairs.tsv"), read(d, "o-pairs.tsv"));
 }
 
+/// The names the four outputs of a run end in.
+const OUTPUTS: [&str; 4] = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"];
+
+/// The options writing the four outputs to `names` (in the order of [`OUTPUTS`]).
+fn output_args(names: &[String; 4]) -> [&str; 8] {
+    [
+        "--keep-out",
+        &names[0],
+        "--drop-out",
+        &names[1],
+        "--clusters-out",
+        &names[2],
+        "--pairs-out",
+        &names[3],
+    ]
+}
+
 /// Runs `ndd dedup` with each of `runs` (settings separated by spaces) in memory and
 /// out of core under the smallest budget, in `d`, and checks that every output is the
 /// same bytes (and not nearly empty); returns the work folders.
@@ -97,18 +114,8 @@ fn same_outputs_in_memory_and_out_of_core(d: &std::path::Path, runs: &[&str]) ->
     for (i, settings) in runs.iter().enumerate() {
         let settings: &[&str] = &settings.split_whitespace().collect::<Vec<_>>();
         let run = |tag: &str, work: &[&str]| {
-            let names = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"]
-                .map(|n| format!("{tag}{i}-{n}"));
-            let outputs = [
-                "--keep-out",
-                &names[0],
-                "--drop-out",
-                &names[1],
-                "--clusters-out",
-                &names[2],
-                "--pairs-out",
-                &names[3],
-            ];
+            let names = OUTPUTS.map(|n| format!("{tag}{i}-{n}"));
+            let outputs = output_args(&names);
             // Not `-q`: the summary says which engine ran.
             ok(&ndd(
                 &[&["dedup"][..], settings, work, &outputs].concat(),
@@ -119,7 +126,7 @@ fn same_outputs_in_memory_and_out_of_core(d: &std::path::Path, runs: &[&str]) ->
         let work = format!("work{i}");
         let out = run("ooc", &["--work-dir", &work, "--memory-budget", "1M"]);
         assert!(out.contains("out of core"), "{out}");
-        for name in ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"] {
+        for name in OUTPUTS {
             let (mem, ooc) = (
                 read(d, &format!("mem{i}-{name}")),
                 read(d, &format!("ooc{i}-{name}")),
@@ -347,19 +354,9 @@ fn kept_records_by_line_past_skipped_lines_and_on_a_rerun() {
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, jsonl.as_bytes()).unwrap();
     fs::write(d.join("in.jsonl.gz"), gz.finish().unwrap()).unwrap();
-    let names = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"];
     let run = |input: &str, tag: &str, work: &[&str]| {
-        let names = names.map(|n| format!("{tag}-{n}"));
-        let outputs = [
-            "--keep-out",
-            &names[0],
-            "--drop-out",
-            &names[1],
-            "--clusters-out",
-            &names[2],
-            "--pairs-out",
-            &names[3],
-        ];
+        let names = OUTPUTS.map(|n| format!("{tag}-{n}"));
+        let outputs = output_args(&names);
         let base = ["dedup", "--input", input, "--threshold", "0.7"];
         ok(&ndd(&[&base[..], work, &outputs].concat(), d))
     };
