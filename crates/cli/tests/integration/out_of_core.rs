@@ -361,7 +361,7 @@ fn kept_records_by_line_past_skipped_lines_and_on_a_rerun() {
         ok(&ndd(&[&base[..], work, &outputs].concat(), d))
     };
     let same = |a: &str, b: &str| {
-        for name in names {
+        for name in OUTPUTS {
             let (x, y) = (
                 read(d, &format!("{a}-{name}")),
                 read(d, &format!("{b}-{name}")),
