@@ -157,8 +157,10 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// of it, 64 KiB per run while merging, and, beyond the budget, the union-find of the
 /// documents that have a near-duplicate (about 40 bytes each); for SimHash, the
 /// fingerprints of one run of documents agreeing on a block (16 bytes each). What the
-/// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
-/// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
+/// work directory holds: per document its signature (`8 × num_perm + 30` bytes; with
+/// exact Jaccard only the plausibility filter's 8-bit fields, `num_perm + 43`; 8 for a
+/// SimHash fingerprint; none with containment, which reads no estimate) and band keys
+/// (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
 /// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
