@@ -4,12 +4,13 @@
 //! `--pairs-out` is asked for).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::corpus::ReadOptions;
-use ndd_pipeline::{OutOfCore, OutOfCoreOutcome};
+use ndd_pipeline::{Document, OutOfCore, OutOfCoreOutcome};
 
 use crate::args::DedupArgs;
 use crate::error::CliError;
@@ -83,14 +84,28 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         .progress(bars.clone());
     let skipped = Skipped::shared(a.input.problems_out.is_some(), path.is_dir())?;
     let mut reader = Reader::open(path, options)?.with_skipped(&skipped);
-    let outcome = job.run(&mut reader)?;
+    let mut logged = Logged::new(&mut reader, work_dir, !targets.is_empty());
+    let outcome = job.run(&mut logged);
+    let rows = logged.finish(outcome.as_ref().map_or(0, |o| o.documents));
+    let outcome = outcome?;
     reader.finish(&source, outcome.documents)?;
     drop(reader);
 
     let write_started = Instant::now();
-    if !targets.is_empty() {
-        write_outputs(&targets, &outcome, path, options, a.output.format, &skipped)?;
+    let written = if targets.is_empty() {
+        Ok(())
+    } else {
+        let rows = match &rows {
+            Some(file) => Rows::logged(file)?,
+            None => Rows::decoded(Reader::open(path, options)?),
+        };
+        write_outputs(&targets, &outcome, path, rows, a.output.format, &skipped)
+    };
+    if let Some(file) = rows {
+        // Best effort: a file left behind is replaced by the next run's.
+        let _ = std::fs::remove_file(file);
     }
+    written?;
     let write_time = write_started.elapsed();
     let kept = outcome.documents - outcome.duplicates();
     let stages = outcome
@@ -137,7 +152,8 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
             total: started.elapsed(),
         },
         disk: Some(outcome.stages.iter().map(|st| st.bytes_written).sum()),
-        groups: crate::groups::largest(&outcome, path, options, a.top)?,
+        // Read from the input only to be shown: not under --quiet.
+        groups: crate::groups::largest(&outcome, path, options, if a.quiet { 0 } else { a.top })?,
         peak_memory: summary::peak_memory(),
         wrote: targets,
         skipped: skipped::lock(&skipped).kinds(),
@@ -176,14 +192,182 @@ fn check_work_dir(work_dir: &Path, input: &Path, targets: &[Target]) -> Result<(
     Ok(())
 }
 
-/// The second pass: the input streamed again beside the assignments (both in
+/// The work file where the first reading of a JSONL file notes each document's line
+/// and id ([`Logged`]), read back by the outputs pass ([`Rows::logged`]) and removed
+/// after it. Its name is none of the stages' own (they remove theirs by name).
+const ROWS_FILE: &str = "tool-rows.tmp";
+
+/// The documents of the stages' reading, passed on, each one's line and id noted in
+/// [`ROWS_FILE`]: the outputs pass then copies the kept records by line and writes ids
+/// without decoding the input's JSON a second time. Nothing is noted for a folder
+/// (its documents have no line) or when no output is written.
+struct Logged<'a> {
+    reader: &'a mut Reader,
+    path: PathBuf,
+    /// `None` before the first document, and for good once noting failed or does not
+    /// apply.
+    file: Option<BufWriter<File>>,
+    /// Whether noting still applies.
+    noting: bool,
+    documents: u64,
+    /// Whether the reader was read to its end.
+    ended: bool,
+}
+
+impl<'a> Logged<'a> {
+    fn new(reader: &'a mut Reader, work_dir: &Path, wanted: bool) -> Self {
+        let noting = wanted && matches!(reader, Reader::Jsonl(_));
+        Logged {
+            reader,
+            path: work_dir.join(ROWS_FILE),
+            file: None,
+            noting,
+            documents: 0,
+            ended: false,
+        }
+    }
+
+    /// Notes the document just read; on any failure stops noting (the outputs pass
+    /// then decodes the input again, as without the file).
+    fn note(&mut self, id: &str) {
+        let Some(line) = self.reader.line().filter(|_| self.noting) else {
+            self.noting = false;
+            return;
+        };
+        if self.file.is_none() {
+            match File::create(&self.path) {
+                Ok(f) => self.file = Some(BufWriter::with_capacity(1 << 16, f)),
+                Err(_) => {
+                    self.noting = false;
+                    return;
+                }
+            }
+        }
+        let Some(w) = self.file.as_mut() else {
+            return;
+        };
+        let len = u32::try_from(id.len()).ok();
+        let ok = len.is_some_and(|len| {
+            w.write_all(&line.to_le_bytes())
+                .and_then(|()| w.write_all(&len.to_le_bytes()))
+                .and_then(|()| w.write_all(id.as_bytes()))
+                .is_ok()
+        });
+        if ok {
+            self.documents += 1;
+        } else {
+            self.noting = false;
+        }
+    }
+
+    /// The file of the rows noted, when it holds every one of the `documents` the
+    /// stages counted: the reader was read to its end in this run (not when the
+    /// sketch stage was reused from an earlier run, which does not read it) and every
+    /// write succeeded. Otherwise the file, if any, is removed and `None` returned.
+    fn finish(mut self, documents: u64) -> Option<PathBuf> {
+        let flushed = self.file.take().is_some_and(|w| w.into_inner().is_ok());
+        let complete = flushed && self.noting && self.ended && self.documents == documents;
+        if complete {
+            Some(self.path)
+        } else {
+            if flushed || self.path.is_file() {
+                let _ = std::fs::remove_file(&self.path);
+            }
+            None
+        }
+    }
+}
+
+impl Iterator for Logged<'_> {
+    type Item = Result<Document, ndd_pipeline::Error>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let item = self.reader.next();
+        match &item {
+            Some(Ok(doc)) if self.noting => self.note(&doc.id),
+            Some(Ok(_)) => {}
+            Some(Err(_)) => self.noting = false,
+            None => self.ended = true,
+        }
+        item
+    }
+}
+
+/// One document of the outputs pass: its id, text and line.
+type Row<'a> = (&'a str, &'a str, Option<u64>);
+
+/// The documents of the outputs pass, in order: each one's id, text and line.
+enum Rows {
+    /// The input decoded again (a folder's documents, or a JSONL file whose rows
+    /// were not noted in this run).
+    Decoded {
+        reader: Box<Reader>,
+        doc: Option<Document>,
+    },
+    /// The rows [`Logged`] noted: ids and lines, no texts (a JSONL file's kept
+    /// documents are written as their records, read by line).
+    Logged {
+        file: BufReader<File>,
+        path: PathBuf,
+        id: String,
+    },
+}
+
+impl Rows {
+    fn decoded(reader: Reader) -> Self {
+        Rows::Decoded {
+            reader: Box::new(reader),
+            doc: None,
+        }
+    }
+
+    fn logged(path: &Path) -> Result<Self, CliError> {
+        let file =
+            File::open(path).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?;
+        Ok(Rows::Logged {
+            file: BufReader::with_capacity(1 << 16, file),
+            path: path.to_path_buf(),
+            id: String::new(),
+        })
+    }
+
+    /// The next document's id, text (empty for [`Rows::Logged`], whose documents'
+    /// records are copied instead) and line; `None` after the last.
+    fn next(&mut self) -> Result<Option<Row<'_>>, CliError> {
+        match self {
+            Rows::Decoded { reader, doc } => {
+                let Some(next) = reader.next() else {
+                    return Ok(None);
+                };
+                let d = doc.insert(next?);
+                Ok(Some((&d.id, &d.text, reader.line())))
+            }
+            Rows::Logged { file, path, id } => {
+                let fail = |e: std::io::Error| CliError::Input(format!("{}: {e}", path.display()));
+                if file.fill_buf().map_err(fail)?.is_empty() {
+                    return Ok(None);
+                }
+                let (mut line, mut len) = ([0u8; 8], [0u8; 4]);
+                file.read_exact(&mut line).map_err(fail)?;
+                file.read_exact(&mut len).map_err(fail)?;
+                let mut bytes = std::mem::take(id).into_bytes();
+                bytes.resize(u32::from_le_bytes(len) as usize, 0);
+                file.read_exact(&mut bytes).map_err(fail)?;
+                *id = String::from_utf8(bytes)
+                    .map_err(|e| fail(std::io::Error::new(std::io::ErrorKind::InvalidData, e)))?;
+                Ok(Some((id, "", Some(u64::from_le_bytes(line)))))
+            }
+        }
+    }
+}
+
+/// The second pass: the documents again ([`Rows`]) beside the assignments (both in
 /// document order), each output written to its temporary file, then all moved into
 /// place.
 fn write_outputs(
     targets: &[Target],
     outcome: &OutOfCoreOutcome,
     path: &Path,
-    options: &ReadOptions,
+    mut rows: Rows,
     format: Format,
     skipped: &Shared,
 ) -> Result<(), CliError> {
@@ -204,10 +388,8 @@ fn write_outputs(
         None
     };
     let mut assignments = outcome.assignments()?.peekable();
-    let mut reader = Reader::open(path, options)?;
     let mut pos = 0u64;
-    while let Some(doc) = reader.next() {
-        let doc = doc?;
+    while let Some((id, text, line)) = rows.next()? {
         let mut label = pos;
         while let Some(next) = assignments.peek() {
             match next {
@@ -227,14 +409,13 @@ fn write_outputs(
             }
         }
         let kept = label == pos;
-        if let Some(id) = ids.get_mut(&pos) {
-            id.clone_from(&doc.id);
+        if let Some(noted) = ids.get_mut(&pos) {
+            id.clone_into(noted);
         }
-        let line = reader.line();
         let record = Records::wanted(&mut records, line, kept)?;
         writers.document(&DocRow {
-            id: &doc.id,
-            text: &doc.text,
+            id,
+            text,
             record,
             line,
             kept,

@@ -89,6 +89,23 @@ fn same_outputs_as_the_in_memory_run_and_stages_reused() {
     assert_eq!(read(d, "m-pairs.tsv"), read(d, "o-pairs.tsv"));
 }
 
+/// The names the four outputs of a run end in.
+const OUTPUTS: [&str; 4] = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"];
+
+/// The options writing the four outputs to `names` (in the order of [`OUTPUTS`]).
+fn output_args(names: &[String; 4]) -> [&str; 8] {
+    [
+        "--keep-out",
+        &names[0],
+        "--drop-out",
+        &names[1],
+        "--clusters-out",
+        &names[2],
+        "--pairs-out",
+        &names[3],
+    ]
+}
+
 /// Runs `ndd dedup` with each of `runs` (settings separated by spaces) in memory and
 /// out of core under the smallest budget, in `d`, and checks that every output is the
 /// same bytes (and not nearly empty); returns the work folders.
@@ -97,18 +114,8 @@ fn same_outputs_in_memory_and_out_of_core(d: &std::path::Path, runs: &[&str]) ->
     for (i, settings) in runs.iter().enumerate() {
         let settings: &[&str] = &settings.split_whitespace().collect::<Vec<_>>();
         let run = |tag: &str, work: &[&str]| {
-            let names = ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"]
-                .map(|n| format!("{tag}{i}-{n}"));
-            let outputs = [
-                "--keep-out",
-                &names[0],
-                "--drop-out",
-                &names[1],
-                "--clusters-out",
-                &names[2],
-                "--pairs-out",
-                &names[3],
-            ];
+            let names = OUTPUTS.map(|n| format!("{tag}{i}-{n}"));
+            let outputs = output_args(&names);
             // Not `-q`: the summary says which engine ran.
             ok(&ndd(
                 &[&["dedup"][..], settings, work, &outputs].concat(),
@@ -119,7 +126,7 @@ fn same_outputs_in_memory_and_out_of_core(d: &std::path::Path, runs: &[&str]) ->
         let work = format!("work{i}");
         let out = run("ooc", &["--work-dir", &work, "--memory-budget", "1M"]);
         assert!(out.contains("out of core"), "{out}");
-        for name in ["keep.jsonl", "drop.txt", "clusters.tsv", "pairs.tsv"] {
+        for name in OUTPUTS {
             let (mem, ooc) = (
                 read(d, &format!("mem{i}-{name}")),
                 read(d, &format!("ooc{i}-{name}")),
@@ -306,4 +313,74 @@ fn bad_use_is_refused_before_any_work() {
     let out = ndd(&["dedup", "--input", "some.jsonl", "--work-dir", "ws"], d);
     assert!(out.status.success(), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("skipped"));
+}
+
+/// The outputs pass copies kept records by the lines the first reading noted (no
+/// second decoding): lines skipped by the first reading (bad JSON, a blank line, a
+/// repeated id) do not shift them, ids that TSV escapes stay escaped, a gzip input
+/// gives the same, the noted rows' file is gone afterwards, and a rerun whose stages
+/// are all reused (the input not read, nothing noted) decodes the input again and
+/// writes the same bytes.
+#[test]
+fn kept_records_by_line_past_skipped_lines_and_on_a_rerun() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut rng = common::Words(7);
+    let mut lines = Vec::new();
+    for i in 0..60 {
+        let words = rng.words(40, 400).join(" ");
+        let id = match i % 7 {
+            0 => format!("tab\there {i}"),
+            1 => format!("line\nbreak {i}"),
+            _ => format!("d{i}"),
+        };
+        lines.push(serde_json::json!({ "id": id, "text": words, "extra": i }).to_string());
+        if i % 3 == 0 {
+            // A near copy of it, a few lines on.
+            let near = format!("{words} and one more");
+            let v = serde_json::json!({ "text": near, "id": format!("near {i}") });
+            lines.push(v.to_string());
+        }
+        match i {
+            5 => lines.push("{not json".to_owned()),
+            9 => lines.push(String::new()),
+            // The id of line 1 again: skipped.
+            13 => lines.push(r#"{"id":"tab\there 0","text":"a repeated id"}"#.to_owned()),
+            _ => {}
+        }
+    }
+    let jsonl = lines.join("\n") + "\n";
+    fs::write(d.join("in.jsonl"), &jsonl).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, jsonl.as_bytes()).unwrap();
+    fs::write(d.join("in.jsonl.gz"), gz.finish().unwrap()).unwrap();
+    let run = |input: &str, tag: &str, work: &[&str]| {
+        let names = OUTPUTS.map(|n| format!("{tag}-{n}"));
+        let outputs = output_args(&names);
+        let base = ["dedup", "--input", input, "--threshold", "0.7"];
+        ok(&ndd(&[&base[..], work, &outputs].concat(), d))
+    };
+    let same = |a: &str, b: &str| {
+        for name in OUTPUTS {
+            let (x, y) = (
+                read(d, &format!("{a}-{name}")),
+                read(d, &format!("{b}-{name}")),
+            );
+            assert!(x.lines().count() >= 10, "{a}-{name}: {x}");
+            assert_eq!(x, y, "{a}-{name} and {b}-{name} differ");
+        }
+    };
+    run("in.jsonl", "mem", &[]);
+    // The in-memory run wrote the near copies' pairs, and the kept records whole.
+    assert!(read(d, "mem-pairs.tsv").contains("near 3"));
+    assert!(read(d, "mem-keep.jsonl").contains(r#"{"extra":1,"id""#));
+    for (input, work) in [("in.jsonl", "w1"), ("in.jsonl.gz", "w2")] {
+        let out = run(input, work, &["--work-dir", work]);
+        assert!(out.contains("out of core"), "{out}");
+        same("mem", work);
+        assert!(!d.join(work).join("tool-rows.tmp").exists());
+        let again = run(input, &format!("{work}-again"), &["--work-dir", work]);
+        assert!(again.contains("sketch reused"), "{again}");
+        same("mem", &format!("{work}-again"));
+    }
 }

@@ -157,8 +157,10 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// of it, 64 KiB per run while merging, and, beyond the budget, the union-find of the
 /// documents that have a near-duplicate (about 40 bytes each); for SimHash, the
 /// fingerprints of one run of documents agreeing on a block (16 bytes each). What the
-/// work directory holds: per document its signature (`8 × num_perm + 28` bytes; 8 for
-/// a SimHash fingerprint; none with containment, which reads no estimate) and band keys (18 bytes per band; per block of the
+/// work directory holds: per document its signature (`8 × num_perm + 30` bytes; with
+/// exact Jaccard only the plausibility filter's 8-bit fields, `num_perm + 43`; 8 for a
+/// SimHash fingerprint; none with containment, which reads no estimate) and band keys
+/// (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
 /// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
@@ -247,6 +249,10 @@ struct Job<'a> {
     num_perm: usize,
     /// SimHash's Hamming bound, `None` for MinHash.
     max_hamming: Option<u32>,
+    /// The bits per slot `signatures.bin` keeps of each MinHash signature when the
+    /// plausibility filter is all that reads it ([`OutOfCore::fields`]); `None`: the
+    /// whole signature.
+    fields: Option<u32>,
     verifier: &'a Verifier,
     /// The plan's features: the shingle sets' extractor, and what the text verifiers
     /// tokenize.
@@ -453,6 +459,12 @@ impl OutOfCore {
             true => sketch,
             false => sketch.with_str("no signatures"),
         };
+        // b-bit fields in place of the signatures: a folder of full signatures is
+        // redone, not read as fields (nor the other way round).
+        let sketch = match self.fields() {
+            Some(bits) => sketch.with_str("fields").with(u64::from(bits)),
+            None => sketch,
+        };
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
@@ -490,6 +502,19 @@ impl OutOfCore {
             .with_scheme(verify)
             .finish();
         [sketch, exact, candidates, weights, verify, group].map(SchemeId::as_u64)
+    }
+
+    /// The bits per slot the sketch stage keeps of each MinHash signature: the
+    /// width of the plan's [`EstimateFilter`](crate::EstimateFilter) when it filters
+    /// on b-bit fields (before exact Jaccard), all that reads the signatures then, so
+    /// that out of core keeps what the in-memory stream keeps; `None` (the whole
+    /// signature) otherwise, and for SimHash.
+    fn fields(&self) -> Option<u32> {
+        match &self.engine {
+            Engine::MinHash(config) => self.plan.estimate_filter(config.num_perm).field_bits(),
+            #[cfg(feature = "simhash")]
+            Engine::SimHash(_) => None,
+        }
     }
 
     fn needs_sets(&self) -> bool {
@@ -561,6 +586,7 @@ impl OutOfCore {
             emit: self.plan.emit(),
             num_perm,
             max_hamming,
+            fields: self.fields(),
             verifier: &self.plan.verifier,
             features: self.plan.features,
             exact: self.plan.exact,
@@ -621,6 +647,7 @@ impl OutOfCore {
                         let signer = sketch::MinSigner {
                             hasher: &hasher,
                             params,
+                            fields: job.fields,
                         };
                         sketch::run(&job, &signer, fp, docs).map(|s| (s, fp))
                     })?

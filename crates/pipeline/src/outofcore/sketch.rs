@@ -7,9 +7,9 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet};
+use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet, Sketcher};
 use ndd_lsh::LshParams;
-use ndd_minhash::{MinHashSignature, MinHasher};
+use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
 
 use super::{Job, bucket_order, damaged, digest_order, file_size};
@@ -24,6 +24,14 @@ pub(super) trait Signer: Sync {
     type Sig: Send;
     /// The signatures of `texts`, in order (in parallel under `rayon`).
     fn sketch_chunk(&self, texts: &[&str]) -> Vec<Self::Sig>;
+    /// The signatures of the documents whose shingle sets are `sets` (the sets the
+    /// exact verifiers read, of the same extractor), in order, when a signature is a
+    /// function of the set: the texts are then shingled once, not twice. `None` when
+    /// it is not (the default).
+    fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<Self::Sig>> {
+        let _ = sets;
+        None
+    }
     /// `sig`'s bytes for `signatures.bin` and its band keys, into the buffers.
     fn record(
         &self,
@@ -50,10 +58,13 @@ where
     }
 }
 
-/// MinHash: the signature's checked byte form, band keys of `params`.
+/// MinHash: the signature's checked byte form (or, with `fields`, the checked byte
+/// form of its `fields`-bit slots, [`BBitSignature`]: all that the plausibility filter
+/// reads), band keys of `params`.
 pub(super) struct MinSigner<'a, E> {
     pub(super) hasher: &'a MinHasher<E>,
     pub(super) params: LshParams,
+    pub(super) fields: Option<u32>,
 }
 
 impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
@@ -63,13 +74,31 @@ impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
         batch(self.hasher, texts)
     }
 
+    /// A MinHash signature keeps, per slot, the least hash of a feature: the same
+    /// over the distinct features as over every occurrence.
+    fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<MinHashSignature>> {
+        let sketch = |set: &FeatureSet| self.hasher.sketch_features(set.as_slice().iter().copied());
+        #[cfg(feature = "rayon")]
+        {
+            use rayon::prelude::*;
+            Some(sets.par_iter().map(sketch).collect())
+        }
+        #[cfg(not(feature = "rayon"))]
+        {
+            Some(sets.iter().map(sketch).collect())
+        }
+    }
+
     fn record(
         &self,
         sig: &MinHashSignature,
         bytes: &mut Vec<u8>,
         keys: &mut Vec<u64>,
     ) -> Result<(), Error> {
-        *bytes = sig.to_bytes();
+        *bytes = match self.fields {
+            Some(bits) => BBitSignature::from_minhash(sig, bits)?.to_bytes(),
+            None => sig.to_bytes(),
+        };
         keys.clear();
         self.params.band_keys_into(sig.values(), keys)?;
         Ok(())
@@ -188,7 +217,20 @@ fn prepare<S: Signer>(
     docs: Vec<Document>,
 ) -> Result<Prepared, Error> {
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-    let signatures = signer.sketch_chunk(&texts);
+    let sets = match sets_of {
+        Some(features) => Some(crate::sets::shingle_sets(
+            features,
+            &texts,
+            None,
+            Stage::Sketch,
+            &NoProgress,
+        )?),
+        None => None,
+    };
+    let signatures = match sets.as_deref().and_then(|sets| signer.sketch_sets(sets)) {
+        Some(signatures) => signatures,
+        None => signer.sketch_chunk(&texts),
+    };
     let record = |sig: &S::Sig| {
         let (mut bytes, mut keys) = (Vec::new(), Vec::new());
         signer
@@ -228,8 +270,7 @@ fn prepare<S: Signer>(
         p.signatures.extend_from_slice(bytes);
         p.keys.extend_from_slice(keys);
     }
-    if let Some(features) = sets_of {
-        let sets = crate::sets::shingle_sets(features, &texts, None, Stage::Sketch, &NoProgress)?;
+    if let Some(sets) = sets {
         p.set_values
             .reserve(8 * sets.iter().map(FeatureSet::len).sum::<usize>());
         for set in &sets {
@@ -561,6 +602,15 @@ impl Signatures {
     /// The MinHash signatures of `docs`, in order (read in parallel under `rayon`).
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<MinHashSignature>, Error> {
         par_map(docs, |d| self.get(d))
+    }
+
+    /// The `b`-bit fields of `docs`, in order, when the sketch stage kept those
+    /// ([`MinSigner::fields`]) instead of the signatures (their checked byte form: a
+    /// file of full signatures is refused, not misread).
+    pub(super) fn get_many_fields(&self, docs: &[u64]) -> Result<Vec<BBitSignature>, Error> {
+        par_map(docs, |d| {
+            Ok(BBitSignature::from_bytes(self.bytes(d, &mut Vec::new())?)?)
+        })
     }
 
     /// Document `doc`'s 64-bit SimHash fingerprint (eight bytes, little-endian).

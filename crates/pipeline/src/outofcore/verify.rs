@@ -253,6 +253,17 @@ fn estimate_block(
         (None, Some(sigs)) => {
             // The in-memory stream's filter: its floor is `floor`.
             let filter = crate::EstimateFilter::new(job.emit, job.threshold, job.num_perm);
+            if job.fields.is_some() {
+                // The b-bit fields the sketch stage kept in place of the signatures:
+                // the fraction of equal fields, what `filter.score` counts from whole
+                // signatures.
+                let fields = sigs.get_many_fields(&docs)?;
+                return map_in_order(block, |_, e| {
+                    let (a, b) = (&fields[at(&docs, e.a)], &fields[at(&docs, e.b)]);
+                    let score = a.matches(b)? as f64 / a.num_values().max(1) as f64;
+                    Ok(filter.passes(score).then_some(score))
+                });
+            }
             let signatures = sigs.get_many(&docs)?;
             map_in_order(block, |_, e| {
                 let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
