@@ -276,19 +276,31 @@ mod tests {
     use crate::MinHasher;
     use ndd_core::Sketcher;
 
+    /// `n` signatures of `k` values of the features `i·step .. i·step + len`: pairs of
+    /// every overlap.
+    fn overlapping(k: usize, n: u64, step: u64, len: u64) -> Result<Vec<MinHashSignature>, Error> {
+        let h = MinHasher::new(k)?;
+        Ok((0..n)
+            .map(|i| h.sketch_features(i * step..i * step + len))
+            .collect())
+    }
+
+    /// The `bits`-bit fields of `sigs`, in order.
+    fn store_of(sigs: &[MinHashSignature], bits: u32, k: usize) -> Result<BBitSlots, Error> {
+        let mut store = BBitSlots::new(bits, k)?;
+        for s in sigs {
+            store.push(s)?;
+        }
+        Ok(store)
+    }
+
     /// `MinHashSignature::field_matches` counts what the store counts, at every width,
     /// and both equal the definition: slots whose values agree modulo `2^bits`.
     #[test]
     fn field_matches_count_what_the_store_counts() -> Result<(), Error> {
-        let h = MinHasher::new(40)?;
-        let sigs: Vec<_> = (0..12u64)
-            .map(|i| h.sketch_features(i * 30..i * 30 + 300))
-            .collect();
+        let sigs = overlapping(40, 12, 30, 300)?;
         for bits in 1..=64u32 {
-            let mut store = BBitSlots::new(bits, 40)?;
-            for s in &sigs {
-                store.push(s)?;
-            }
+            let store = store_of(&sigs, bits, 40)?;
             let modulus = 1u128 << bits;
             for i in 0..sigs.len() {
                 for j in 0..=i {
@@ -320,15 +332,9 @@ mod tests {
     /// count is at least the full count, for every width.
     #[test]
     fn fields_agree_at_least_where_slots_agree() -> Result<(), Error> {
-        let h = MinHasher::new(128)?;
-        let sigs: Vec<_> = (0..20u64)
-            .map(|i| h.sketch_features(i * 25..i * 25 + 400))
-            .collect();
+        let sigs = overlapping(128, 20, 25, 400)?;
         for bits in [1, 2, 3, 8, 16, 32, 64] {
-            let mut store = BBitSlots::new(bits, 128)?;
-            for s in &sigs {
-                store.push(s)?;
-            }
+            let store = store_of(&sigs, bits, 128)?;
             for i in 0..sigs.len() {
                 for j in 0..i {
                     let full = sigs[i].matches(&sigs[j])?;
