@@ -70,6 +70,7 @@
 //! # Ok::<(), near_dup::Error>(())
 //! ```
 
+pub mod bits;
 mod cluster;
 pub mod codec;
 mod components;

@@ -1,6 +1,7 @@
 //! [`BBitSignature`]: b-bit minwise hashing, the lowest `b` bits of every MinHash slot
 //! packed into machine words, with the corrected resemblance estimator.
 
+use ndd_core::bits::low_mask;
 use ndd_core::codec::{ByteReader, ByteWriter};
 use ndd_core::{Error, Estimate, SchemeId, Signature};
 
@@ -12,16 +13,6 @@ const VERSION: u16 = 1;
 const BBIT_VERSION: u64 = 1;
 /// The widest field: a whole 64-bit slot.
 const MAX_BITS: u32 = 64;
-
-/// The mask of the lowest `bits` bits (`1 ≤ bits ≤ 64`).
-#[inline]
-pub(crate) fn low_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
 
 /// `Ok` when `bits` is a field width `1..=64`: the one check of every b-bit
 /// constructor.

@@ -200,7 +200,7 @@ impl MinHashSignature {
         crate::bbit::check_bits(bits)?;
         self.check_compatible(other)?;
         Error::check_lengths(self.values.len(), other.values.len())?;
-        let mask = crate::bbit::low_mask(bits);
+        let mask = ndd_core::bits::low_mask(bits);
         Ok(self
             .values
             .iter()

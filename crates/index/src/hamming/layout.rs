@@ -2,7 +2,9 @@
 //! the canonical-table check), the radix sort on leading bits, and the scans of runs
 //! of equal leading bits and of the unsorted delta.
 
-use super::params::{HammingParams, block_range, low_mask};
+use ndd_core::bits::low_mask;
+
+use super::params::{HammingParams, block_range};
 
 /// Widest radix-sort digit (a 2^11-entry histogram stays in L1).
 const RADIX_BITS: u32 = 11;

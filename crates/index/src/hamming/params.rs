@@ -94,15 +94,6 @@ pub(super) fn block_range(blocks: u32, j: u32) -> (u32, u32) {
     (j * base + j.min(extra), len)
 }
 
-#[inline]
-pub(super) fn low_mask(len: u32) -> u64 {
-    if len >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << len) - 1
-    }
-}
-
 impl HammingParams {
     /// Search distances up to `max_distance` bits with the 64 bits split into `blocks`
     /// blocks (`C(blocks, max_distance)` tables).

@@ -13,6 +13,7 @@
 //! the table of the first block it agrees on only, so each comes once. The join is
 //! exact, so the pairs are the in-memory run's, whatever the layouts.
 
+use ndd_core::bits::low_mask;
 use ndd_core::{FeatureExtractor, SchemeId};
 use ndd_index::{HammingParams, for_each_hamming_pair};
 use ndd_scale::{BandKeyRecord, Edge, SortedRuns};
@@ -89,10 +90,6 @@ impl Blocks {
             .take(usize::from(band))
             .all(|&(start, len)| (diff >> start) & low_mask(len) != 0)
     }
-}
-
-fn low_mask(len: u32) -> u64 {
-    u64::MAX.checked_shr(64 - len).unwrap_or(0)
 }
 
 /// SimHash: the fingerprint's eight bytes (little-endian) and its blocks as keys.
