@@ -1,12 +1,13 @@
 //! The command line: subcommands and options, parsed by clap from these types (their
 //! doc comments are the `--help` text).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ndd_pipeline::{Method, Verifier};
 
+use crate::files::Output;
 use crate::output::Format;
 
 /// Near-duplicate detection of text: finds documents that say the same thing with
@@ -687,6 +688,31 @@ pub(crate) struct OutputArgs {
     /// carriage return and backslash in ids escaped as \t \n \r \\), or JSONL
     #[arg(long, value_enum, default_value_t = Format::Tsv, value_name = "FORMAT")]
     pub(crate) format: Format,
+}
+
+impl OutputArgs {
+    /// The output files of `ndd dedup`, each with its path when it is asked for: the
+    /// one list the engines check and refuse from.
+    pub(crate) fn files(&self) -> [(Output, Option<&Path>); 8] {
+        [
+            (Output::Keep, self.keep_out.as_deref()),
+            (Output::Annotate, self.annotate_out.as_deref()),
+            (Output::Drop, self.drop_out.as_deref()),
+            (Output::Pairs, self.pairs_out.as_deref()),
+            (Output::Clusters, self.clusters_out.as_deref()),
+            (Output::Explain, self.explain_out.as_deref()),
+            (Output::Members, self.members_out.as_deref()),
+            (Output::Report, self.report_out.as_deref()),
+        ]
+    }
+
+    /// The first output asked for among `outputs`.
+    pub(crate) fn first_of(&self, outputs: &[Output]) -> Option<Output> {
+        self.files()
+            .into_iter()
+            .find(|(o, path)| path.is_some() && outputs.contains(o))
+            .map(|(o, _)| o)
+    }
 }
 
 /// Incremental options.

@@ -33,37 +33,25 @@ fn check_options(a: &DedupArgs) -> Result<(), CliError> {
         return usage(format!("{} belongs to --bloom", a.bloom.given().join(", ")));
     }
     let o = &a.output;
+    if let Some(output) = o.first_of(&[Output::Pairs, Output::Explain]) {
+        return usage(format!(
+            "{} cannot be combined with --bloom: a Bloom filter finds no pairs",
+            output.flag()
+        ));
+    }
+    let grouped = [
+        Output::Annotate,
+        Output::Clusters,
+        Output::Members,
+        Output::Report,
+    ];
+    if let Some(output) = o.first_of(&grouped) {
+        return usage(format!(
+            "{} cannot be combined with --bloom: a Bloom filter makes no groups",
+            output.flag()
+        ));
+    }
     let refused = [
-        (
-            "--pairs-out",
-            o.pairs_out.is_some(),
-            "a Bloom filter finds no pairs",
-        ),
-        (
-            "--clusters-out",
-            o.clusters_out.is_some(),
-            "a Bloom filter makes no groups",
-        ),
-        (
-            "--annotate-out",
-            o.annotate_out.is_some(),
-            "a Bloom filter makes no groups",
-        ),
-        (
-            "--explain-out",
-            o.explain_out.is_some(),
-            "a Bloom filter finds no pairs",
-        ),
-        (
-            "--members-out",
-            o.members_out.is_some(),
-            "a Bloom filter makes no groups",
-        ),
-        (
-            "--report-out",
-            o.report_out.is_some(),
-            "a Bloom filter makes no groups",
-        ),
         ("--index-in", a.index.index_in.is_some(), "use --bloom-in"),
         (
             "--index-out",

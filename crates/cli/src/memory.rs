@@ -150,17 +150,8 @@ fn run_with(
         (None, false) => None,
     };
     let o = &a.output;
-    let mut outputs = vec![
-        (Output::Keep, o.keep_out.as_deref()),
-        (Output::Annotate, o.annotate_out.as_deref()),
-        (Output::Drop, o.drop_out.as_deref()),
-        (Output::Pairs, o.pairs_out.as_deref()),
-        (Output::Clusters, o.clusters_out.as_deref()),
-        (Output::Explain, o.explain_out.as_deref()),
-        (Output::Members, o.members_out.as_deref()),
-        (Output::Problems, a.input.problems_out.as_deref()),
-        (Output::Report, o.report_out.as_deref()),
-    ];
+    let mut outputs = o.files().to_vec();
+    outputs.push((Output::Problems, a.input.problems_out.as_deref()));
     if let Some((output, p)) = index_target {
         outputs.push((output, Some(p)));
     }

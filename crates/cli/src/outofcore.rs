@@ -35,16 +35,17 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     let dedup = &settings::dedup(&a.method, &attributes)?;
     let options = &settings::read_options(&a.input, &attributes);
     let o = &a.output;
-    let unsupported = [
-        ("--annotate-out", o.annotate_out.is_some()),
-        ("--explain-out", o.explain_out.is_some()),
-        ("--members-out", o.members_out.is_some()),
-        ("--report-out", o.report_out.is_some()),
+    let in_memory_only = [
+        Output::Annotate,
+        Output::Explain,
+        Output::Members,
+        Output::Report,
     ];
-    if let Some((flag, _)) = unsupported.iter().find(|f| f.1) {
+    if let Some(output) = o.first_of(&in_memory_only) {
         return Err(CliError::Usage(format!(
-            "{flag} is not available with --work-dir (it needs every document in memory); \
-             --keep-out, --drop-out, --pairs-out and --clusters-out are"
+            "{} is not available with --work-dir (it needs every document in memory); \
+             --keep-out, --drop-out, --pairs-out and --clusters-out are",
+            output.flag()
         )));
     }
     let mut job =
@@ -62,13 +63,9 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
                 .to_owned(),
         ));
     };
-    let outputs = [
-        (Output::Keep, o.keep_out.as_deref()),
-        (Output::Drop, o.drop_out.as_deref()),
-        (Output::Pairs, o.pairs_out.as_deref()),
-        (Output::Clusters, o.clusters_out.as_deref()),
-        (Output::Problems, a.input.problems_out.as_deref()),
-    ];
+    // The in-memory-only outputs are refused above.
+    let mut outputs = o.files().to_vec();
+    outputs.push((Output::Problems, a.input.problems_out.as_deref()));
     let targets = files::check(
         &outputs,
         Some(path),

@@ -233,6 +233,10 @@ fn nonsense_combinations_and_bad_filters_are_refused() {
         &[
             (&["--bloom", "--pairs-out", "p.tsv"], "--pairs-out"),
             (&["--bloom", "--clusters-out", "c.tsv"], "--clusters-out"),
+            (&["--bloom", "--annotate-out", "a.jsonl"], "--annotate-out"),
+            (&["--bloom", "--explain-out", "e.jsonl"], "--explain-out"),
+            (&["--bloom", "--members-out", "m.jsonl"], "--members-out"),
+            (&["--bloom", "--report-out", "r.html"], "--report-out"),
             (&["--bloom", "--group", "durian"], "--group"),
             (&["--bloom", "--method", "simhash"], "--method"),
             (&["--bloom", "--verify", "jaccard"], "--verify"),

@@ -266,7 +266,18 @@ fn bad_use_is_refused_before_any_work() {
             with(&base, &["--method", "simhash", "--bits", "128"]),
             "64-bit",
         ),
-        (with(&base, &["--annotate-out", "a.jsonl"]), "not available"),
+        (
+            with(&base, &["--annotate-out", "a.jsonl"]),
+            "--annotate-out is not available",
+        ),
+        (
+            with(&base, &["--explain-out", "e.jsonl"]),
+            "--explain-out is not available",
+        ),
+        (
+            with(&base, &["--members-out", "m.jsonl"]),
+            "--members-out is not available",
+        ),
         (with(&base, &["--index-out", "i.ndd"]), "--index-out"),
         (
             vec!["dedup", "--input", "in.jsonl", "--work-dir", "afile"],
