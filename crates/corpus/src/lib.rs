@@ -59,6 +59,7 @@ mod document;
 mod error;
 mod fields;
 mod fingerprint;
+mod flat_record;
 mod folder;
 mod jsonl;
 mod options;
