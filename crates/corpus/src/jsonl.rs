@@ -660,15 +660,27 @@ struct RawBatch {
 #[cfg(feature = "rayon")]
 const BATCH_BYTES: usize = 1 << 20;
 
+/// The largest line buffer a batch keeps for the next read.
+#[cfg(feature = "rayon")]
+const RETAINED_BATCH_BYTES: usize = 4 * BATCH_BYTES;
+
 /// Lines read per batch, blank or not: what bounds a batch of short or empty lines.
 #[cfg(feature = "rayon")]
 const BATCH_LINES: usize = 16 * 1024;
 
 #[cfg(feature = "rayon")]
 impl<R: BufRead> JsonlReader<R> {
-    /// Reads the next batch of lines without decoding them (empty at the end).
-    fn read_batch(&mut self) -> RawBatch {
-        let mut batch = RawBatch::default();
+    /// Reads the next batch of lines without decoding them (empty at the end) into
+    /// `batch`, a batch decoded before whose buffers are reused (cleared here): a
+    /// new batch's megabyte was grown by doubling and faulted in page by page.
+    fn read_batch(&mut self, mut batch: RawBatch) -> RawBatch {
+        if batch.data.capacity() > RETAINED_BATCH_BYTES {
+            // A batch that held a long line: not kept at that size.
+            batch.data = Vec::new();
+        }
+        batch.data.clear();
+        batch.data.reserve(BATCH_BYTES + (1 << 16));
+        batch.lines.clear();
         let max = self.options.max_document_bytes;
         while !self.done && batch.data.len() < BATCH_BYTES && batch.lines.len() < BATCH_LINES {
             let raw = match self.reader.fill_buf() {
@@ -726,6 +738,8 @@ pub(super) struct Batched<'r, R> {
     options: ReadOptions,
     ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
     ahead: Option<RawBatch>,
+    /// The last batch decoded, its buffers kept for the next read.
+    spare: RawBatch,
     line: u64,
     bytes_read: u64,
     blank: u64,
@@ -778,6 +792,7 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
             reader,
             ready: Vec::new().into_iter(),
             ahead: None,
+            spare: RawBatch::default(),
             line: 0,
             bytes_read: 0,
             blank: 0,
@@ -860,7 +875,7 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
             }
             let batch = match self.ahead.take() {
                 Some(b) => b,
-                None => self.reader.read_batch(),
+                None => self.reader.read_batch(std::mem::take(&mut self.spare)),
             };
             if batch.lines.is_empty() {
                 return None;
@@ -869,15 +884,18 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                 reader,
                 name,
                 options,
+                spare,
                 ..
             } = self;
+            let spare = std::mem::take(spare);
             let (decoded, ahead) = rayon::join(
                 || decode_batch(&batch, name, options),
-                || reader.read_batch(),
+                || reader.read_batch(spare),
             );
             self.ready = decoded.into_iter();
             self.ahead = Some(ahead);
             self.bytes_read = batch.bytes_read;
+            self.spare = batch;
         }
     }
 }
@@ -896,7 +914,7 @@ mod tests {
         let mut reader = JsonlReader::new(input.as_slice(), "blank", &ReadOptions::default());
         let mut sizes = Vec::new();
         loop {
-            let batch = reader.read_batch();
+            let batch = reader.read_batch(RawBatch::default());
             if batch.lines.is_empty() {
                 break;
             }
