@@ -31,6 +31,12 @@ pub(super) fn parse_flat(line: &str, line_no: u64, opts: &ReadOptions) -> Option
         return None;
     }
     let b = line.as_bytes();
+    // No control character anywhere: none is allowed in a string, and the only ones
+    // allowed between tokens (tab, CR, LF) are rare in JSONL (such a line goes to
+    // serde_json). One pass over the line (the fold vectorizes; `any` would not).
+    if b.iter().fold(0xFF, |m: u8, &c| m.min(c)) < 0x20 {
+        return None;
+    }
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'{') {
         return None;
@@ -109,18 +115,15 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// The string whose contents start at `start` (after its opening quote): the index of
 /// its closing quote and the length of its decoded contents in bytes; `None` if it is
-/// not a string `serde_json` decodes to a Rust string (a control character, an unknown
-/// escape, bad hex, a lone surrogate) or is not closed.
+/// not a string `serde_json` decodes to a Rust string (an unknown escape, bad hex, a
+/// lone surrogate) or is not closed. (The caller has checked the line has no control
+/// character.)
 fn scan_string(b: &[u8], start: usize) -> Option<(usize, usize)> {
     let mut i = start;
     let mut len = 0;
     loop {
         let rest = b.get(i..)?;
         let k = memchr::memchr2(b'"', b'\\', rest)?;
-        // No control character before it (the fold vectorizes; `any` would not).
-        if rest.get(..k)?.iter().fold(0xFF, |m: u8, &c| m.min(c)) < 0x20 {
-            return None;
-        }
         len += k;
         i += k;
         if b.get(i) == Some(&b'"') {
@@ -230,7 +233,7 @@ mod tests {
         for line in [
             r#"{"id": "a", "text": "one two"}"#,
             r#"{"text":"x\ny\t\"q\" \\ \/ \b\f\r","id":"b"}"#,
-            " \t{ \"text\" : \"caf\\u00e9 \\u20AC \\ud83d\\ude00 \\u0000\" , \"other\": \"\\u00e9\" } \n",
+            "  { \"text\" : \"caf\\u00e9 \\u20AC \\ud83d\\ude00 \\u0000\" , \"other\": \"\\u00e9\" }  ",
             r#"{"text": "no id"}"#,
             r#"{"id": "", "text": "empty id", "id2": "x", "id2": "y"}"#,
             "{\"id\": \"é😀\", \"text\": \"ünï \u{2028}\"}",
@@ -257,6 +260,7 @@ mod tests {
             r#"{"text": "bad \x escape"}"#,
             r#"{"text": "bad \u12g4 hex"}"#,
             "{\"text\": \"control \u{1} char\"}",
+            "{\"text\":\t\"a tab between tokens\"}",
             r#"{"text": "   "}"#,
             r#"{"text": ""}"#,
             r#"{"id": "a"}"#,
@@ -334,7 +338,7 @@ mod tests {
             let mut line = String::from("{");
             for m in 0..1 + next(3) {
                 if m > 0 {
-                    line.push_str([",", " , ", ",\t"][next(3)]);
+                    line.push_str([",", " , ", ",\t", ", "][next(4)]);
                 }
                 line.push_str(NAMES[next(NAMES.len())]);
                 line.push_str([":", " : "][next(2)]);
@@ -356,7 +360,7 @@ mod tests {
         }
         // The test means something only if both sides are exercised.
         assert!(
-            taken > total / 10 && taken < total,
+            taken > total / 20 && taken < total,
             "{taken} of {total} taken"
         );
     }
