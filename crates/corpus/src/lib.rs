@@ -297,7 +297,6 @@ pub fn read_corpus_with_progress(
                     r.accepted();
                     r.last_record().map(|(_, line)| line)
                 },
-                |_| None,
             )?;
             corpus.shards = reader.into_shards();
             return Ok(corpus);
@@ -310,7 +309,6 @@ pub fn read_corpus_with_progress(
             progress,
             |r| (r.bytes_read(), None),
             FolderReader::location,
-            |_| None,
             |_| None,
         )?;
         corpus.stats.revisited = reader.revisited();
@@ -333,7 +331,6 @@ pub fn read_corpus_with_progress(
                     },
                     ParquetReader::location,
                     |r| Some(r.row()),
-                    |_| None,
                 )?
             }
             _ => read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)?,
@@ -385,7 +382,6 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             jsonl::Batched::bytes,
             jsonl::Batched::location,
             |r| Some(r.line()),
-            |r| Some(r.id_hash()),
         )?;
         corpus.stats.blank_lines = batched.blank_lines();
         drop(batched);
@@ -401,7 +397,6 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             |r| (r.bytes_read(), r.total_bytes()),
             JsonlReader::location,
             |r| Some(r.lines()),
-            |_| None,
         )?;
         corpus.stats.blank_lines = reader.blank_lines();
         finish_jsonl(corpus, &reader)
@@ -430,11 +425,9 @@ fn collect<I>(
     location: impl Fn(&I) -> String,
     // The accepted document's line (and, for shards, the count of its shard).
     line: impl Fn(&mut I) -> Option<u64>,
-    // The last document's id hashed by `id_hasher()`, when the reader hashed it.
-    id_hash: impl Fn(&I) -> Option<u64>,
 ) -> Result<Corpus, Error>
 where
-    I: Iterator<Item = Result<Document, Problem>>,
+    I: Iterator<Item = Result<Document, Problem>> + IdHash,
 {
     let mut documents = Vec::new();
     let mut lines = Vec::new();
@@ -442,7 +435,7 @@ where
     let mut ids = SeenIds::new(id_hasher());
     while let Some(item) = reader.next() {
         let rejected = match item {
-            Ok(doc) if !ids.first_time_hashed(id_hash(reader), &doc.id, &documents) => {
+            Ok(doc) if !ids.first_time_hashed(reader.id_hash(), &doc.id, &documents) => {
                 Some(Problem::new(
                     location(reader),
                     format!(
@@ -504,6 +497,26 @@ where
         shards: Vec::new(),
         fields: None,
     })
+}
+
+/// A reader's hash of the last document's id by [`id_hasher`], when it has one (the
+/// batched JSONL reader hashes ids on the pool); `collect` hashes it otherwise.
+trait IdHash {
+    fn id_hash(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl IdHash for ShardReader {}
+impl IdHash for FolderReader {}
+#[cfg(feature = "parquet")]
+impl IdHash for ParquetReader {}
+impl<R: std::io::BufRead> IdHash for JsonlReader<R> {}
+#[cfg(feature = "rayon")]
+impl<R: std::io::BufRead + Send> IdHash for jsonl::Batched<'_, R> {
+    fn id_hash(&self) -> Option<u64> {
+        Some(jsonl::Batched::id_hash(self))
+    }
 }
 
 /// The hasher of the duplicate-id check (in memory only, never persisted): `ahash` with
