@@ -660,15 +660,27 @@ struct RawBatch {
 #[cfg(feature = "rayon")]
 const BATCH_BYTES: usize = 1 << 20;
 
+/// The largest line buffer a batch keeps for the next read.
+#[cfg(feature = "rayon")]
+const RETAINED_BATCH_BYTES: usize = 4 * BATCH_BYTES;
+
 /// Lines read per batch, blank or not: what bounds a batch of short or empty lines.
 #[cfg(feature = "rayon")]
 const BATCH_LINES: usize = 16 * 1024;
 
 #[cfg(feature = "rayon")]
 impl<R: BufRead> JsonlReader<R> {
-    /// Reads the next batch of lines without decoding them (empty at the end).
-    fn read_batch(&mut self) -> RawBatch {
-        let mut batch = RawBatch::default();
+    /// Reads the next batch of lines without decoding them (empty at the end) into
+    /// `batch`, a batch decoded before whose buffers are reused (cleared here): a
+    /// new batch's megabyte was grown by doubling and faulted in page by page.
+    fn read_batch(&mut self, mut batch: RawBatch) -> RawBatch {
+        if batch.data.capacity() > RETAINED_BATCH_BYTES {
+            // A batch that held a long line: not kept at that size.
+            batch.data = Vec::new();
+        }
+        batch.data.clear();
+        batch.data.reserve(BATCH_BYTES + (1 << 16));
+        batch.lines.clear();
         let max = self.options.max_document_bytes;
         while !self.done && batch.data.len() < BATCH_BYTES && batch.lines.len() < BATCH_LINES {
             let raw = match self.reader.fill_buf() {
@@ -724,12 +736,21 @@ pub(super) struct Batched<'r, R> {
     reader: Held<'r, R>,
     name: String,
     options: ReadOptions,
-    ready: std::vec::IntoIter<(u64, Option<Result<LineDoc, Problem>>)>,
+    ready: std::vec::IntoIter<DecodedLine>,
     ahead: Option<RawBatch>,
+    /// The last batch decoded, its buffers kept for the next read.
+    spare: RawBatch,
     line: u64,
     bytes_read: u64,
     blank: u64,
+    /// The id hash of the last document yielded.
+    id_hash: u64,
 }
+
+/// A line decoded on the pool: its number, what it gave (`None`: blank), and the
+/// document's id hashed for the duplicate-id check (0 for anything else).
+#[cfg(feature = "rayon")]
+type DecodedLine = (u64, Option<Result<LineDoc, Problem>>, u64);
 
 /// The reader a [`Batched`] reads: borrowed ([`read_jsonl_with_progress`](super::read_jsonl_with_progress))
 /// or its own ([`ParallelJsonl`](super::ParallelJsonl)).
@@ -778,9 +799,11 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
             reader,
             ready: Vec::new().into_iter(),
             ahead: None,
+            spare: RawBatch::default(),
             line: 0,
             bytes_read: 0,
             blank: 0,
+            id_hash: 0,
         }
     }
 
@@ -808,15 +831,19 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
     pub(super) fn reader(&self) -> &JsonlReader<R> {
         &self.reader
     }
+
+    /// The id of the last document yielded, hashed by the duplicate-id check's hasher
+    /// (on the pool, as it was decoded).
+    pub(super) fn id_hash(&self) -> u64 {
+        self.id_hash
+    }
 }
 
 #[cfg(feature = "rayon")]
-fn decode_batch(
-    batch: &RawBatch,
-    name: &str,
-    options: &ReadOptions,
-) -> Vec<(u64, Option<Result<LineDoc, Problem>>)> {
+fn decode_batch(batch: &RawBatch, name: &str, options: &ReadOptions) -> Vec<DecodedLine> {
     use rayon::prelude::*;
+    use std::hash::BuildHasher;
+    let hasher = super::id_hasher();
     batch
         .lines
         .par_iter()
@@ -839,7 +866,11 @@ fn decode_batch(
                     Some(Err(problem(ProblemKind::Unreadable, message.clone())))
                 }
             };
-            (*number, item)
+            let id_hash = match &item {
+                Some(Ok((doc, _, _))) => BuildHasher::hash_one(&hasher, doc.id.as_str()),
+                _ => 0,
+            };
+            (*number, item, id_hash)
         })
         .collect()
 }
@@ -850,17 +881,20 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            for (line, item) in self.ready.by_ref() {
+            for (line, item, id_hash) in self.ready.by_ref() {
                 self.line = line;
                 match item {
                     None => self.blank += 1,
-                    Some(Ok(decoded)) => return Some(Ok(self.reader.note(decoded))),
+                    Some(Ok(decoded)) => {
+                        self.id_hash = id_hash;
+                        return Some(Ok(self.reader.note(decoded)));
+                    }
                     Some(Err(problem)) => return Some(Err(problem)),
                 }
             }
             let batch = match self.ahead.take() {
                 Some(b) => b,
-                None => self.reader.read_batch(),
+                None => self.reader.read_batch(std::mem::take(&mut self.spare)),
             };
             if batch.lines.is_empty() {
                 return None;
@@ -869,15 +903,18 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                 reader,
                 name,
                 options,
+                spare,
                 ..
             } = self;
+            let spare = std::mem::take(spare);
             let (decoded, ahead) = rayon::join(
                 || decode_batch(&batch, name, options),
-                || reader.read_batch(),
+                || reader.read_batch(spare),
             );
             self.ready = decoded.into_iter();
             self.ahead = Some(ahead);
             self.bytes_read = batch.bytes_read;
+            self.spare = batch;
         }
     }
 }
@@ -896,7 +933,7 @@ mod tests {
         let mut reader = JsonlReader::new(input.as_slice(), "blank", &ReadOptions::default());
         let mut sizes = Vec::new();
         loop {
-            let batch = reader.read_batch();
+            let batch = reader.read_batch(RawBatch::default());
             if batch.lines.is_empty() {
                 break;
             }
@@ -950,6 +987,25 @@ mod tests {
     }
 
     #[cfg(unix)]
+    /// The duplicate-id check takes the pool's hash of each id: it must be the hash
+    /// the check itself computes.
+    #[test]
+    fn batched_ids_are_hashed_as_the_duplicate_check_hashes_them() {
+        use std::hash::BuildHasher;
+        let input = "{\"id\": \"a\", \"text\": \"x\"}\n\n{\"text\": \"y\"}\n";
+        let opts = ReadOptions::default();
+        let mut reader = JsonlReader::new(input.as_bytes(), "in", &opts);
+        let mut batched = Batched::new(&mut reader);
+        let mut ids = Vec::new();
+        while let Some(doc) = batched.next() {
+            let doc = doc.unwrap();
+            let expected = BuildHasher::hash_one(&crate::id_hasher(), doc.id.as_str());
+            assert_eq!(batched.id_hash(), expected);
+            ids.push(doc.id);
+        }
+        assert_eq!(ids, ["a", "3"]);
+    }
+
     #[test]
     fn a_device_is_refused() {
         let err = JsonlReader::open("/dev/zero", &ReadOptions::default())

@@ -59,6 +59,7 @@ mod document;
 mod error;
 mod fields;
 mod fingerprint;
+mod flat_record;
 mod folder;
 mod id_runs;
 mod jsonl;
@@ -84,6 +85,43 @@ pub use parquet::{MAX_ROW_GROUP_BYTES, ParquetCopier, ParquetReader};
 pub use problems::{Problem, ProblemKind};
 pub use record::{line_record, with_text};
 pub use shards::{RecordFormat, RecordWriter, Shard, ShardReader};
+
+/// The JSONL line parse with and without its flat-record path, for the criterion bench
+/// that measures one against the other (`benches/jsonl.rs`); not part of the API.
+#[doc(hidden)]
+pub mod bench_hooks {
+    use crate::{Document, ReadOptions};
+
+    /// The document of one JSONL record as the reader parses it (`serde_only`: through
+    /// `serde_json` alone, as before the flat-record path), or the problem's message.
+    ///
+    /// # Errors
+    ///
+    /// The problem's message when the line is not a record the reader accepts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::{bench_hooks::parse_line, ReadOptions};
+    /// let opts = ReadOptions::default();
+    /// let line = r#"{"id": "a", "text": "x\ny"}"#;
+    /// assert_eq!(parse_line(line, &opts, false)?.text, "x\ny");
+    /// assert_eq!(parse_line(line, &opts, true)?, parse_line(line, &opts, false)?);
+    /// # Ok::<(), String>(())
+    /// ```
+    pub fn parse_line(
+        line: &str,
+        opts: &ReadOptions,
+        serde_only: bool,
+    ) -> Result<Document, String> {
+        let parsed = if serde_only {
+            crate::record::parse_line_serde(line, 1, opts)
+        } else {
+            crate::record::parse_line(line, 1, opts)
+        };
+        parsed.map(|(doc, _)| doc).map_err(|(_, message)| message)
+    }
+}
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.
 ///
@@ -390,22 +428,24 @@ fn collect<I>(
     line: impl Fn(&mut I) -> Option<u64>,
 ) -> Result<Corpus, Error>
 where
-    I: Iterator<Item = Result<Document, Problem>>,
+    I: Iterator<Item = Result<Document, Problem>> + IdHash,
 {
     let mut documents = Vec::new();
     let mut lines = Vec::new();
     let mut problems = Vec::new();
-    let mut ids = SeenIds::new(ahash::RandomState::new());
+    let mut ids = SeenIds::new(id_hasher());
     while let Some(item) = reader.next() {
         let rejected = match item {
-            Ok(doc) if !ids.first_time(&doc.id, &documents) => Some(Problem::new(
-                location(reader),
-                format!(
-                    "duplicate id {:?}: an earlier document has it (the first is kept)",
-                    doc.id
-                ),
-                ProblemKind::DuplicateId,
-            )),
+            Ok(doc) if !ids.first_time_hashed(reader.id_hash(), &doc.id, &documents) => {
+                Some(Problem::new(
+                    location(reader),
+                    format!(
+                        "duplicate id {:?}: an earlier document has it (the first is kept)",
+                        doc.id
+                    ),
+                    ProblemKind::DuplicateId,
+                ))
+            }
             Ok(doc) => {
                 documents.push(doc);
                 if let Some(l) = line(reader) {
@@ -460,6 +500,38 @@ where
     })
 }
 
+/// A reader's hash of the last document's id by [`id_hasher`], when it has one (the
+/// batched JSONL reader hashes ids on the pool); `collect` hashes it otherwise.
+trait IdHash {
+    fn id_hash(&self) -> Option<u64> {
+        None
+    }
+}
+
+impl IdHash for ShardReader {}
+impl IdHash for FolderReader {}
+#[cfg(feature = "parquet")]
+impl IdHash for ParquetReader {}
+impl<R: std::io::BufRead> IdHash for JsonlReader<R> {}
+#[cfg(feature = "rayon")]
+impl<R: std::io::BufRead + Send> IdHash for jsonl::Batched<'_, R> {
+    fn id_hash(&self) -> Option<u64> {
+        Some(jsonl::Batched::id_hash(self))
+    }
+}
+
+/// The hasher of the duplicate-id check (in memory only, never persisted): `ahash` with
+/// fixed keys, so that the batched JSONL reader can hash ids on the pool before the
+/// check sees them. Ids whose 64-bit hashes collide are still told apart (by value).
+fn id_hasher() -> ahash::RandomState {
+    ahash::RandomState::with_seeds(
+        0x243F_6A88_85A3_08D3,
+        0x1319_8A2E_0370_7344,
+        0xA409_3822_299F_31D0,
+        0x082E_FA98_EC4E_6C89,
+    )
+}
+
 /// The ids of the documents kept so far, without a copy of them: integer ids in
 /// ascending runs as ranges ([`IdRuns`](id_runs::IdRuns)); each other id's hash
 /// maps to the first kept document with that hash, whose id is compared; the rare
@@ -484,14 +556,23 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
     /// Whether no document of `kept` has `id`, where `kept` holds every document
     /// this set was asked about and answered `true` for, in order; if so, `id` is
     /// recorded as the id of the next document of `kept` (the caller pushes it).
+    #[cfg(test)]
     fn first_time(&mut self, id: &str, kept: &[Document]) -> bool {
+        self.first_time_hashed(None, id, kept)
+    }
+
+    /// [`first_time`](Self::first_time) with `id`'s hash by this set's hasher when
+    /// the caller has it (the batched JSONL reader hashes ids on the pool, where the
+    /// id was just decoded; on the calling thread that read missed the cache).
+    fn first_time_hashed(&mut self, hash: Option<u64>, id: &str, kept: &[Document]) -> bool {
         use std::collections::hash_map::Entry;
         match self.runs.first_time(id) {
             id_runs::Known::Seen => return false,
             id_runs::Known::New => return true,
             id_runs::Known::Ask => {}
         }
-        match self.by_hash.entry(self.hasher.hash_one(id)) {
+        let hash = hash.unwrap_or_else(|| self.hasher.hash_one(id));
+        match self.by_hash.entry(hash) {
             Entry::Vacant(v) => {
                 v.insert(kept.len());
                 true

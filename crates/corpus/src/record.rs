@@ -375,6 +375,19 @@ pub(super) fn parse_line(
     line_no: u64,
     opts: &ReadOptions,
 ) -> Result<(Document, bool), (ProblemKind, String)> {
+    if let Some(flat) = super::flat_record::parse_flat(line, line_no, opts) {
+        return Ok(flat);
+    }
+    parse_line_serde(line, line_no, opts)
+}
+
+/// [`parse_line`] through `serde_json` alone: every line the flat-record path does not
+/// take.
+pub(super) fn parse_line_serde(
+    line: &str,
+    line_no: u64,
+    opts: &ReadOptions,
+) -> Result<(Document, bool), (ProblemKind, String)> {
     let mut de = serde_json::Deserializer::from_str(line);
     let pointers = is_pointer(&opts.text_field)
         || is_pointer(&opts.id_field)
