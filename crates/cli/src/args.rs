@@ -7,6 +7,7 @@ use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser as _};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use ndd_pipeline::{Method, Verifier};
 
+use crate::error::CliError;
 use crate::files::Output;
 use crate::output::Format;
 
@@ -706,12 +707,17 @@ impl OutputArgs {
         ]
     }
 
-    /// The first output asked for among `outputs`.
-    pub(crate) fn first_of(&self, outputs: &[Output]) -> Option<Output> {
-        self.files()
+    /// A usage error "`--x-out` `why`" for the first output asked for among
+    /// `refused`.
+    pub(crate) fn refuse(&self, refused: &[Output], why: &str) -> Result<(), CliError> {
+        match self
+            .files()
             .into_iter()
-            .find(|(o, path)| path.is_some() && outputs.contains(o))
-            .map(|(o, _)| o)
+            .find(|(o, path)| path.is_some() && refused.contains(o))
+        {
+            Some((output, _)) => Err(CliError::Usage(format!("{} {why}", output.flag()))),
+            None => Ok(()),
+        }
     }
 }
 

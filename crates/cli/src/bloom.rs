@@ -33,24 +33,19 @@ fn check_options(a: &DedupArgs) -> Result<(), CliError> {
         return usage(format!("{} belongs to --bloom", a.bloom.given().join(", ")));
     }
     let o = &a.output;
-    if let Some(output) = o.first_of(&[Output::Pairs, Output::Explain]) {
-        return usage(format!(
-            "{} cannot be combined with --bloom: a Bloom filter finds no pairs",
-            output.flag()
-        ));
-    }
-    let grouped = [
-        Output::Annotate,
-        Output::Clusters,
-        Output::Members,
-        Output::Report,
-    ];
-    if let Some(output) = o.first_of(&grouped) {
-        return usage(format!(
-            "{} cannot be combined with --bloom: a Bloom filter makes no groups",
-            output.flag()
-        ));
-    }
+    o.refuse(
+        &[Output::Pairs, Output::Explain],
+        "cannot be combined with --bloom: a Bloom filter finds no pairs",
+    )?;
+    o.refuse(
+        &[
+            Output::Annotate,
+            Output::Clusters,
+            Output::Members,
+            Output::Report,
+        ],
+        "cannot be combined with --bloom: a Bloom filter makes no groups",
+    )?;
     let refused = [
         ("--index-in", a.index.index_in.is_some(), "use --bloom-in"),
         (

@@ -35,19 +35,16 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     let dedup = &settings::dedup(&a.method, &attributes)?;
     let options = &settings::read_options(&a.input, &attributes);
     let o = &a.output;
-    let in_memory_only = [
-        Output::Annotate,
-        Output::Explain,
-        Output::Members,
-        Output::Report,
-    ];
-    if let Some(output) = o.first_of(&in_memory_only) {
-        return Err(CliError::Usage(format!(
-            "{} is not available with --work-dir (it needs every document in memory); \
-             --keep-out, --drop-out, --pairs-out and --clusters-out are",
-            output.flag()
-        )));
-    }
+    o.refuse(
+        &[
+            Output::Annotate,
+            Output::Explain,
+            Output::Members,
+            Output::Report,
+        ],
+        "is not available with --work-dir (it needs every document in memory); \
+         --keep-out, --drop-out, --pairs-out and --clusters-out are",
+    )?;
     let mut job =
         OutOfCore::new(dedup, work_dir).map_err(|e| CliError::Usage(format!("--work-dir: {e}")))?;
     if let Some(bytes) = a.scale.memory_budget {
