@@ -36,13 +36,13 @@ fn kinds(problems: &[Problem]) -> Vec<ProblemKind> {
 /// path of the symbolic link); returns the folder (deleted when dropped) and its path.
 #[cfg(unix)]
 fn tree(files: &[(&str, &str)], links: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().expect("create a temporary folder");
     let root = dir.path().to_path_buf();
     for (path, content) in files {
         write(&root.join(path), content);
     }
     for (target, link) in links {
-        std::os::unix::fs::symlink(target, root.join(link)).unwrap();
+        std::os::unix::fs::symlink(target, root.join(link)).expect("create the link");
     }
     (dir, root)
 }

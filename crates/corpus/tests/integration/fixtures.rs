@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 /// Writes `content` to a file `name` in a new temporary folder; returns the folder
 /// (deleted when dropped, so keep it alive) and the file's path.
-pub fn temp_file(name: &str, content: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
+pub(crate) fn temp_file(name: &str, content: impl AsRef<[u8]>) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("create a temporary folder");
     let path = dir.path().join(name);
     std::fs::write(&path, content).expect("write the fixture");
