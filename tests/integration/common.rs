@@ -8,7 +8,8 @@ pub(crate) use crate::corpus::bundled as bundled_texts;
 
 /// The first `n` mid-sized texts of `all` (400 to 4,000 bytes) that are not
 /// near-duplicates of one already taken (word 5-gram Jaccard above 0.3), so that the
-/// only near-duplicates of a corpus planted from them are the planted ones.
+/// only near-duplicates of a corpus planted from them are the planted ones. Panics
+/// ("fixture too small") when `all` has fewer than `n` such texts.
 #[cfg(feature = "shingle")]
 pub(crate) fn distinct_bases(all: &[String], n: usize) -> Vec<String> {
     use near_dup::shingle::WordShingler;
@@ -29,6 +30,7 @@ pub(crate) fn distinct_bases(all: &[String], n: usize) -> Vec<String> {
             break;
         }
     }
+    assert_eq!(kept.len(), n, "fixture too small");
     kept.into_iter().map(|(t, _)| t).collect()
 }
 

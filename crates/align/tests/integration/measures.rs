@@ -289,13 +289,18 @@ fn corpus_weights_tell_a_license_version_from_a_preamble() {
     // Two copies of one license, one with a pointer added, and the next version: by
     // word count the version is the closer text; weighted, the copy is.
     let o = TokenOptions::default();
+    let gpl = |version: u32| {
+        format!(
+            "This program is free software; you can redistribute it under the terms of the GNU General Public License version {version} or any later version."
+        )
+    };
     let texts = [
-        "This program is free software; you can redistribute it under the terms of the GNU General Public License version 2 or any later version.",
-        "This program is free software; you can redistribute it under the terms of the GNU General Public License version 2 or any later version. On Debian systems see /usr/share/common-licenses/GPL.",
-        "This program is free software; you can redistribute it under the terms of the GNU General Public License version 3 or any later version.",
+        gpl(2),
+        gpl(2) + " On Debian systems see /usr/share/common-licenses/GPL.",
+        gpl(3),
     ];
     let mut counts = CorpusWeights::new();
-    for t in texts {
+    for t in &texts {
         counts.add_document(&o.tokens(t));
     }
     let w = counts.weights();

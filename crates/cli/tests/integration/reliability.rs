@@ -728,6 +728,15 @@ fn slow_dedup(d: &Path, input: &str, outputs: &[&str]) -> std::process::Child {
         .unwrap()
 }
 
+/// A new temporary folder holding the input [`slow_dedup`] is timed on: 3,000
+/// near-identical lines in `near.jsonl`. Returns the folder and the input's name.
+#[cfg(target_os = "linux")]
+fn slow_input() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let input = near_identical(dir.path(), "near.jsonl", 3_000);
+    (dir, input)
+}
+
 /// Polls `done` every millisecond, failing after a minute without `what`.
 #[cfg(target_os = "linux")]
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
@@ -744,9 +753,8 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 #[cfg(target_os = "linux")]
 #[test]
 fn an_input_rewritten_during_the_run_writes_nothing() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = slow_input();
     let d = dir.path();
-    let input = near_identical(d, "near.jsonl", 3_000);
     let size = fs::metadata(d.join(&input)).unwrap().len();
     let mut child = slow_dedup(
         d,
@@ -782,9 +790,8 @@ fn an_input_rewritten_during_the_run_writes_nothing() {
 #[cfg(target_os = "linux")]
 #[test]
 fn a_failed_commit_changes_no_output() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, input) = slow_input();
     let d = dir.path();
-    let input = near_identical(d, "near.jsonl", 3_000);
     for name in ["drop.txt", "pairs.tsv"] {
         fs::write(d.join(name), "old\n").unwrap();
     }

@@ -9,6 +9,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use ndd_corpus::{Document, Error, OrderKey};
+
+use crate::fixtures::temp_file;
 use ndd_corpus::{
     ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
     read_corpus,
@@ -30,6 +32,21 @@ fn kinds(problems: &[Problem]) -> Vec<ProblemKind> {
     problems.iter().map(|p| p.kind).collect()
 }
 
+/// A new temporary folder holding `files` (path, content) and then `links` (target,
+/// path of the symbolic link); returns the folder (deleted when dropped) and its path.
+#[cfg(unix)]
+fn tree(files: &[(&str, &str)], links: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("create a temporary folder");
+    let root = dir.path().to_path_buf();
+    for (path, content) in files {
+        write(&root.join(path), content);
+    }
+    for (target, link) in links {
+        std::os::unix::fs::symlink(target, root.join(link)).expect("create the link");
+    }
+    (dir, root)
+}
+
 /// Runs `f` on another thread and fails (instead of hanging) if it takes too long.
 fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = mpsc::channel();
@@ -46,9 +63,8 @@ fn within<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) 
 
 #[test]
 fn ids_are_strings_numbers_in_their_spelling_or_the_line_number() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(
-        &dir.path().join("c.jsonl"),
+    let (_dir, path) = temp_file(
+        "c.jsonl",
         concat!(
             "{\"id\": \"x\", \"text\": \"a\"}\n",
             "{\"id\": 70, \"text\": \"b\"}\n",
@@ -88,9 +104,8 @@ fn ids_are_strings_numbers_in_their_spelling_or_the_line_number() {
 
 #[test]
 fn duplicate_ids_keep_the_first_and_report_the_rest_at_their_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(
-        &dir.path().join("dup.jsonl"),
+    let (_dir, path) = temp_file(
+        "dup.jsonl",
         concat!(
             "{\"id\": \"a\", \"text\": \"first\"}\n",
             "{\"id\": \"b\", \"text\": \"other\"}\n",
@@ -195,8 +210,7 @@ fn the_exact_message_of_the_issue() {
         input.push_str(&format!("{{\"id\": {i}, \"text\": \"doc {i}\"}}\n"));
     }
     input.push_str("{\"id\": 7, \"text\": 7}\n");
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(&dir.path().join("corpus.jsonl"), &input);
+    let (_dir, path) = temp_file("corpus.jsonl", &input);
     let corpus = read_corpus(&path, &ReadOptions::default()).unwrap();
     assert_eq!(corpus.documents.len(), 6);
     assert_eq!(
@@ -342,8 +356,7 @@ fn a_truncated_gzip_file_keeps_what_was_read_and_reports_the_rest() {
         ));
     }
     let full = gzip(text.as_bytes());
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(&dir.path().join("cut.jsonl.gz"), &full[..full.len() / 2]);
+    let (_dir, path) = temp_file("cut.jsonl.gz", &full[..full.len() / 2]);
     let corpus = read_corpus(&path, &ReadOptions::default()).unwrap();
     assert!(!corpus.documents.is_empty() && corpus.documents.len() < 2000);
     let last = corpus.problems.last().unwrap();
@@ -388,9 +401,8 @@ fn every_line_rejected_or_empty_input_is_no_documents() {
 
 #[test]
 fn stop_policy_returns_the_first_problem_with_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(
-        &dir.path().join("s.jsonl"),
+    let (_dir, path) = temp_file(
+        "s.jsonl",
         "{\"text\": \"ok\"}\n\n{\"txt\": \"typo\"}\n{\"text\": 5}\n",
     );
     let stop = ReadOptions::default().with_errors(ErrorPolicy::Stop);
@@ -538,20 +550,18 @@ fn binary_files_name_the_file_and_byte_offset() {
             .unwrap()
             .clone()
     };
-    let latin1 = by_name("latin1.txt");
-    assert_eq!(latin1.kind, ProblemKind::Encoding);
-    assert!(
-        latin1.message.contains("byte offset 3"),
-        "{}",
-        latin1.message
-    );
-    let nul = by_name("nul.bin");
-    assert_eq!(nul.kind, ProblemKind::Binary);
-    assert!(
-        nul.message.contains("NUL byte at byte offset 5"),
-        "{}",
-        nul.message
-    );
+    for (name, kind, says) in [
+        ("latin1.txt", ProblemKind::Encoding, "byte offset 3"),
+        ("nul.bin", ProblemKind::Binary, "NUL byte at byte offset 5"),
+    ] {
+        let problem = by_name(name);
+        assert_eq!(problem.kind, kind, "{name}");
+        assert!(
+            problem.message.contains(says),
+            "{name}: {}",
+            problem.message
+        );
+    }
     assert_eq!(by_name("empty.txt").kind, ProblemKind::Empty);
     assert_eq!(by_name("markup.html").kind, ProblemKind::Empty);
     assert_eq!(corpus.problems.len(), 4);
@@ -580,19 +590,22 @@ fn oversize_files_are_reported_without_reading_them() {
 #[cfg(unix)]
 #[test]
 fn symlink_loops_finish_and_each_file_is_read_once() {
-    use std::os::unix::fs::symlink;
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_path_buf();
-    // A folder linking to its parent, and two folders linking to each other.
-    write(&root.join("a/x.txt"), "file in a");
-    symlink("..", root.join("a/up")).unwrap();
-    symlink(".", root.join("a/self")).unwrap();
-    write(&root.join("b/y.txt"), "file in b");
-    write(&root.join("c/z.txt"), "file in c");
-    symlink("../c", root.join("b/to_c")).unwrap();
-    symlink("../b", root.join("c/to_b")).unwrap();
-    // A file linked twice.
-    symlink("a/x.txt", root.join("x-link.txt")).unwrap();
+    let (_dir, root) = tree(
+        &[
+            ("a/x.txt", "file in a"),
+            ("b/y.txt", "file in b"),
+            ("c/z.txt", "file in c"),
+        ],
+        &[
+            // A folder linking to its parent, and two folders linking to each other.
+            ("..", "a/up"),
+            (".", "a/self"),
+            ("../c", "b/to_c"),
+            ("../b", "c/to_b"),
+            // A file linked twice.
+            ("a/x.txt", "x-link.txt"),
+        ],
+    );
     let walked = root.clone();
     let corpus = within(60, move || read_corpus(&walked, &ReadOptions::default())).unwrap();
     let mut got = ids(&corpus);
@@ -625,11 +638,11 @@ fn symlink_loops_finish_and_each_file_is_read_once() {
 #[cfg(unix)]
 #[test]
 fn unreadable_entries_are_problems_not_hangs() {
-    use std::os::unix::fs::{PermissionsExt, symlink};
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_path_buf();
-    write(&root.join("good.txt"), "readable");
-    symlink("does-not-exist", root.join("dangling")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let (_dir, root) = tree(
+        &[("good.txt", "readable")],
+        &[("does-not-exist", "dangling")],
+    );
     // A socket: opening it as a file would fail (a FIFO would block forever); the
     // reader must not open it at all.
     let _listener = std::os::unix::net::UnixListener::bind(root.join("sock")).unwrap();
@@ -643,20 +656,12 @@ fn unreadable_entries_are_problems_not_hangs() {
         let loc = root.join(name).display().to_string();
         corpus.problems.iter().find(|p| p.location == loc).cloned()
     };
-    let dangling = problem("dangling").expect("dangling link reported");
-    assert_eq!(dangling.kind, ProblemKind::Unreadable);
-    assert!(
-        dangling.message.contains("dangling"),
-        "{}",
-        dangling.message
-    );
-    let sock = problem("sock").expect("socket reported");
-    assert_eq!(sock.kind, ProblemKind::Unreadable);
-    assert!(
-        sock.message.contains("not a regular file"),
-        "{}",
-        sock.message
-    );
+    // The dangling link and the socket.
+    for (name, says) in [("dangling", "dangling"), ("sock", "not a regular file")] {
+        let p = problem(name).unwrap_or_else(|| panic!("{name} not reported"));
+        assert_eq!(p.kind, ProblemKind::Unreadable, "{name}");
+        assert!(p.message.contains(says), "{name}: {}", p.message);
+    }
     if root_can_read {
         println!("running as root: a mode-000 file is still readable; that case is not checked");
         assert!(ids(&corpus).contains(&"locked.txt"));
@@ -675,8 +680,7 @@ fn unreadable_entries_are_problems_not_hangs() {
 
 #[test]
 fn a_file_path_is_jsonl_even_if_it_is_plain_text() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(&dir.path().join("notes.txt"), "just some words\n");
+    let (_dir, path) = temp_file("notes.txt", "just some words\n");
     match read_corpus(&path, &ReadOptions::default()) {
         Err(Error::NoDocuments {
             rejected: 1, first, ..

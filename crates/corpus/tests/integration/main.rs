@@ -2,6 +2,7 @@
 
 mod corpus;
 mod fingerprint;
+mod fixtures;
 mod said;
 #[cfg(feature = "parquet")]
 mod shards;

@@ -6,10 +6,23 @@ use std::fs;
 use std::io::Write;
 use std::sync::{Arc, Mutex};
 
+use crate::fixtures::temp_file;
+
 use ndd_corpus::{
-    Accepted, Error, FieldRole, FolderReader, JsonlReader, OrderKey, ProblemKind, ReadOptions,
-    TextEncoding, read_corpus,
+    Accepted, Document, Error, FieldRole, FolderReader, JsonlReader, OrderKey, ProblemKind,
+    ReadOptions, TextEncoding, read_corpus,
 };
+
+/// The documents' `(id, text)` pairs, each text seen through `text`.
+fn ids_and_texts<'a>(
+    documents: &'a [Document],
+    text: impl Fn(&'a str) -> &'a str,
+) -> Vec<(&'a str, &'a str)> {
+    documents
+        .iter()
+        .map(|d| (d.id.as_str(), text(d.text.as_str())))
+        .collect()
+}
 
 fn gzip(bytes: &[u8]) -> Vec<u8> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -29,11 +42,7 @@ fn a_gzip_file_in_a_folder_is_the_file_it_decompresses_to() {
     fs::write(dir.path().join("c"), two).unwrap();
     fs::write(dir.path().join("d.htm.gz"), gzip(b"<b>bold</b> move")).unwrap();
     let corpus = read_corpus(dir.path(), &ReadOptions::default()).unwrap();
-    let texts: Vec<(&str, &str)> = corpus
-        .documents
-        .iter()
-        .map(|d| (d.id.as_str(), d.text.trim()))
-        .collect();
+    let texts = ids_and_texts(&corpus.documents, str::trim);
     assert_eq!(
         texts,
         [
@@ -163,18 +172,15 @@ fn jsonl_lines_in_a_legacy_encoding_are_decoded_when_asked() {
 /// (read_corpus under the rayon feature).
 #[test]
 fn fields_are_counted_and_a_field_no_record_has_is_an_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.jsonl");
-    fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "c.jsonl",
         concat!(
             "{\"id\": \"a\", \"text\": \"one\", \"date\": \"2024-01-02\", \"tag\": \"x\"}\n",
             "{\"id\": null, \"text\": \"two\", \"date\": null}\n",
             "{\"text\": \"three\", \"tag\": \"y\"}\n",
             "{\"id\": \"b\", \"text\": 4}\n",
         ),
-    )
-    .unwrap();
+    );
     let opts = ReadOptions::default()
         .with_order_field("date")
         .with_attribute_fields(["tag", "nowhere"]);
@@ -235,10 +241,8 @@ fn fields_are_counted_and_a_field_no_record_has_is_an_error() {
 
 #[test]
 fn fields_are_named_by_json_pointer() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("c.jsonl");
-    fs::write(
-        &path,
+    let (_dir, path) = temp_file(
+        "c.jsonl",
         concat!(
             "{\"meta\": {\"ids\": [\"first\", 7], \"a/b\": {\"m~n\": 3}}, \"body\": {\"text\": \"alpha\"}}\n",
             "{\"meta\": {\"ids\": [\"second\"]}, \"body\": {\"text\": \"beta\"}}\n",
@@ -248,8 +252,7 @@ fn fields_are_named_by_json_pointer() {
             "{\"body\": {\"text\": [1]}}\n",
             "[\"not an object\"]\n",
         ),
-    )
-    .unwrap();
+    );
     let opts = ReadOptions::default()
         .with_id_field("/meta/ids/0")
         .with_text_field("/body/text")
@@ -262,11 +265,7 @@ fn fields_are_named_by_json_pointer() {
         )
         .unwrap(),
     ] {
-        let docs: Vec<(&str, &str)> = corpus
-            .documents
-            .iter()
-            .map(|d| (d.id.as_str(), d.text.as_str()))
-            .collect();
+        let docs = ids_and_texts(&corpus.documents, |t| t);
         // No element 0, or `meta` not an object: numbered by line.
         assert_eq!(
             docs,

@@ -6,6 +6,14 @@
 use ndd_shingle::html::{HtmlStripper, html_to_text, html_to_text_into, looks_like_html};
 use proptest::prelude::*;
 
+/// Asserts `html_to_text(input) == expected` for every `(input, expected)` case; a
+/// failure names the input.
+fn check(cases: &[(&str, &str)]) {
+    for &(input, expected) in cases {
+        assert_eq!(html_to_text(input), expected, "html_to_text({input:?})");
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Paper 001, section 4.1 step 1: script, style, a, iframe replaced by blank space.
 // ---------------------------------------------------------------------------------
@@ -50,65 +58,79 @@ fn paper_framing_elements_are_dropped() {
 
 #[test]
 fn dropped_element_leaves_one_blank() {
-    assert_eq!(html_to_text("left<script>x()</script>right"), "left right");
-    assert_eq!(html_to_text("left<style>p{}</style>right"), "left right");
-    assert_eq!(html_to_text("left<a href=x>link</a>right"), "left right");
-    assert_eq!(html_to_text("left<iframe>f</iframe>right"), "left right");
-    // Whitespace of the text itself is kept.
-    assert_eq!(html_to_text("left <a>link</a> right"), "left  right");
+    check(&[
+        ("left<script>x()</script>right", "left right"),
+        ("left<style>p{}</style>right", "left right"),
+        ("left<a href=x>link</a>right", "left right"),
+        ("left<iframe>f</iframe>right", "left right"),
+        // Whitespace of the text itself is kept.
+        ("left <a>link</a> right", "left  right"),
+    ]);
 }
 
 #[test]
 fn tag_names_are_case_insensitive() {
-    assert_eq!(html_to_text("a<SCRIPT>x</script>b"), "a b");
-    assert_eq!(html_to_text("a<Script Type=x>x</SCRIPT >b"), "a b");
-    assert_eq!(html_to_text("a<A HREF='y'>x</A>b"), "a b");
-    assert_eq!(html_to_text("<P>one</P><DIV>two</DIV>"), "one\ntwo");
+    check(&[
+        ("a<SCRIPT>x</script>b", "a b"),
+        ("a<Script Type=x>x</SCRIPT >b", "a b"),
+        ("a<A HREF='y'>x</A>b", "a b"),
+        ("<P>one</P><DIV>two</DIV>", "one\ntwo"),
+    ]);
 }
 
 #[test]
 fn end_tag_must_match_the_whole_name() {
     // `</scripts>` and `</abbr>` do not close `<script>` / `<a>`.
-    assert_eq!(html_to_text("x<script>a</scripts>b</script>y"), "x y");
-    assert_eq!(html_to_text("x<a>1<abbr>2</abbr>3</a>y"), "x y");
-    // `<abbr>` is not `<a>`: its content stays.
-    assert_eq!(html_to_text("x <abbr>kept</abbr> y"), "x kept y");
+    check(&[
+        ("x<script>a</scripts>b</script>y", "x y"),
+        ("x<a>1<abbr>2</abbr>3</a>y", "x y"),
+        // `<abbr>` is not `<a>`: its content stays.
+        ("x <abbr>kept</abbr> y", "x kept y"),
+    ]);
 }
 
 #[test]
 fn unclosed_dropped_element_runs_to_the_end() {
-    assert_eq!(html_to_text("before<script>alert('x'); <p>never"), "before");
-    assert_eq!(html_to_text("before<style>p {"), "before");
-    assert_eq!(html_to_text("before<a href=x>rest"), "before");
-    // Unterminated end tag at the very end.
-    assert_eq!(html_to_text("before<script>x</script"), "before");
+    check(&[
+        ("before<script>alert('x'); <p>never", "before"),
+        ("before<style>p {", "before"),
+        ("before<a href=x>rest", "before"),
+        // Unterminated end tag at the very end.
+        ("before<script>x</script", "before"),
+    ]);
 }
 
 #[test]
 fn nested_and_overlapping_anchors() {
     // The first `</a>` ends the dropped content; the stray `</a>` is a separator.
-    assert_eq!(html_to_text("x<a>1<a>2</a>3</a>y"), "x 3 y");
-    assert_eq!(html_to_text("x<a href=1><b>bold</a></b>y"), "x y");
+    check(&[
+        ("x<a>1<a>2</a>3</a>y", "x 3 y"),
+        ("x<a href=1><b>bold</a></b>y", "x y"),
+    ]);
 }
 
 #[test]
 fn self_closing_dropped_elements_have_no_content() {
-    assert_eq!(html_to_text("x<script src=\"a.js\"/>y"), "x y");
-    assert_eq!(html_to_text("x<a name=top />y"), "x y");
-    assert_eq!(html_to_text("x<iframe/>y"), "x y");
-    // `/` inside an unquoted value is not self-closing: `<a href=/>` opens an anchor.
-    assert_eq!(html_to_text("x<a href=/>link</a>y"), "x y");
+    check(&[
+        ("x<script src=\"a.js\"/>y", "x y"),
+        ("x<a name=top />y", "x y"),
+        ("x<iframe/>y", "x y"),
+        // `/` inside an unquoted value is not self-closing: `<a href=/>` opens an anchor.
+        ("x<a href=/>link</a>y", "x y"),
+    ]);
 }
 
 #[test]
 fn gt_inside_quoted_attributes() {
-    assert_eq!(html_to_text(r#"a<img alt="x > y" src='p>q'>b"#), "a b");
-    assert_eq!(html_to_text(r#"a<a title="1>2">drop</a>b"#), "a b");
-    assert_eq!(html_to_text(r#"a<div data-x = "<p>">b</div>"#), "a\nb");
-    // A quote in an attribute name does not start a value.
-    assert_eq!(html_to_text(r#"a<span x"y>b</span>"#), "a b");
-    // Unbalanced quote: the tag ends at the first `>` after it.
-    assert_eq!(html_to_text(r#"a<span title="oops>b"#), "a b");
+    check(&[
+        (r#"a<img alt="x > y" src='p>q'>b"#, "a b"),
+        (r#"a<a title="1>2">drop</a>b"#, "a b"),
+        (r#"a<div data-x = "<p>">b</div>"#, "a\nb"),
+        // A quote in an attribute name does not start a value.
+        (r#"a<span x"y>b</span>"#, "a b"),
+        // Unbalanced quote: the tag ends at the first `>` after it.
+        (r#"a<span title="oops>b"#, "a b"),
+    ]);
 }
 
 // ---------------------------------------------------------------------------------
@@ -117,19 +139,18 @@ fn gt_inside_quoted_attributes() {
 
 #[test]
 fn comments_and_declarations_are_dropped() {
-    assert_eq!(html_to_text("<!DOCTYPE html>text"), "text");
-    assert_eq!(html_to_text("<!doctype html>text"), "text");
-    assert_eq!(
-        html_to_text("a<!-- a <p> comment -- with > signs -->b"),
-        "a b"
-    );
-    assert_eq!(html_to_text("a<!---->b"), "a b");
-    assert_eq!(html_to_text("a<!-->b"), "a b");
-    assert_eq!(html_to_text("a<!--->b"), "a b");
-    assert_eq!(html_to_text("a<![CDATA[ x > y ]]>b"), "a b");
-    assert_eq!(html_to_text("<?xml version=\"1.0\"?>a"), "a");
-    assert_eq!(html_to_text("a<!-- unterminated <p>b"), "a");
-    assert_eq!(html_to_text("a<![CDATA[ unterminated"), "a");
+    check(&[
+        ("<!DOCTYPE html>text", "text"),
+        ("<!doctype html>text", "text"),
+        ("a<!-- a <p> comment -- with > signs -->b", "a b"),
+        ("a<!---->b", "a b"),
+        ("a<!-->b", "a b"),
+        ("a<!--->b", "a b"),
+        ("a<![CDATA[ x > y ]]>b", "a b"),
+        ("<?xml version=\"1.0\"?>a", "a"),
+        ("a<!-- unterminated <p>b", "a"),
+        ("a<![CDATA[ unterminated", "a"),
+    ]);
 }
 
 // ---------------------------------------------------------------------------------
@@ -138,18 +159,17 @@ fn comments_and_declarations_are_dropped() {
 
 #[test]
 fn named_entities() {
-    assert_eq!(
-        html_to_text("&amp; &lt; &gt; &quot; &apos; &#39;"),
-        "& < > \" ' '"
-    );
-    assert_eq!(html_to_text("a&nbsp;b"), "a b");
-    assert_eq!(html_to_text("hy&shy;phen"), "hyphen");
-    assert_eq!(
-        html_to_text("&copy; &mdash; &hellip; &euro;"),
-        "\u{a9} \u{2014} \u{2026} \u{20ac}"
-    );
-    // Double-escaped text decodes once.
-    assert_eq!(html_to_text("&amp;lt;"), "&lt;");
+    check(&[
+        ("&amp; &lt; &gt; &quot; &apos; &#39;", "& < > \" ' '"),
+        ("a&nbsp;b", "a b"),
+        ("hy&shy;phen", "hyphen"),
+        (
+            "&copy; &mdash; &hellip; &euro;",
+            "\u{a9} \u{2014} \u{2026} \u{20ac}",
+        ),
+        // Double-escaped text decodes once.
+        ("&amp;lt;", "&lt;"),
+    ]);
 }
 
 #[test]
@@ -173,23 +193,25 @@ fn unknown_or_unterminated_named_entities_are_left_as_is() {
 
 #[test]
 fn numeric_entities() {
-    assert_eq!(html_to_text("&#65;&#x42;&#X43;&#x0044;"), "ABCD");
-    assert_eq!(html_to_text("&#233;t&#xE9;"), "\u{e9}t\u{e9}");
-    assert_eq!(html_to_text("&#x1F600;"), "\u{1F600}");
-    // `;` is optional for numeric references.
-    assert_eq!(html_to_text("&#65B"), "AB");
-    assert_eq!(html_to_text("&#x41g"), "Ag");
-    // Invalid code points become U+FFFD.
-    assert_eq!(html_to_text("&#0;"), "\u{fffd}");
-    assert_eq!(html_to_text("&#xD800;"), "\u{fffd}");
-    assert_eq!(html_to_text("&#x110000;"), "\u{fffd}");
-    assert_eq!(html_to_text("&#99999999999999999999;"), "\u{fffd}");
-    assert_eq!(html_to_text("&#xFFFFFFFFFFFFFFFFFFFFFFFF;x"), "\u{fffd}x");
-    // No digits: left as is.
-    assert_eq!(html_to_text("&#;"), "&#;");
-    assert_eq!(html_to_text("&#x;"), "&#x;");
-    assert_eq!(html_to_text("&#"), "&#");
-    assert_eq!(html_to_text("&#xg;"), "&#xg;");
+    check(&[
+        ("&#65;&#x42;&#X43;&#x0044;", "ABCD"),
+        ("&#233;t&#xE9;", "\u{e9}t\u{e9}"),
+        ("&#x1F600;", "\u{1F600}"),
+        // `;` is optional for numeric references.
+        ("&#65B", "AB"),
+        ("&#x41g", "Ag"),
+        // Invalid code points become U+FFFD.
+        ("&#0;", "\u{fffd}"),
+        ("&#xD800;", "\u{fffd}"),
+        ("&#x110000;", "\u{fffd}"),
+        ("&#99999999999999999999;", "\u{fffd}"),
+        ("&#xFFFFFFFFFFFFFFFFFFFFFFFF;x", "\u{fffd}x"),
+        // No digits: left as is.
+        ("&#;", "&#;"),
+        ("&#x;", "&#x;"),
+        ("&#", "&#"),
+        ("&#xg;", "&#xg;"),
+    ]);
 }
 
 // ---------------------------------------------------------------------------------
@@ -220,17 +242,19 @@ fn lt_that_does_not_start_a_tag_is_text() {
 
 #[test]
 fn tags_are_separators() {
-    assert_eq!(html_to_text("one<b>two</b>three"), "one two three");
-    assert_eq!(html_to_text("one<br>two<br/>three"), "one\ntwo\nthree");
-    assert_eq!(html_to_text("<p>a</p>\n\n<p>b</p>"), "a\n\n\nb");
-    assert_eq!(html_to_text("<td>a</td><td>b</td>"), "a b");
-    assert_eq!(html_to_text("<p> spaced </p>"), " spaced ");
-    assert_eq!(html_to_text("<span>x</span> <span>y</span>"), "x y");
-    // Separators collapse, a newline wins.
-    assert_eq!(html_to_text("a<b><i></i></b><p><span>b"), "a\nb");
-    // Only markup: empty.
-    assert_eq!(html_to_text("<p><br/><!-- c --></p>"), "");
-    assert_eq!(html_to_text(""), "");
+    check(&[
+        ("one<b>two</b>three", "one two three"),
+        ("one<br>two<br/>three", "one\ntwo\nthree"),
+        ("<p>a</p>\n\n<p>b</p>", "a\n\n\nb"),
+        ("<td>a</td><td>b</td>", "a b"),
+        ("<p> spaced </p>", " spaced "),
+        ("<span>x</span> <span>y</span>", "x y"),
+        // Separators collapse, a newline wins.
+        ("a<b><i></i></b><p><span>b", "a\nb"),
+        // Only markup: empty.
+        ("<p><br/><!-- c --></p>", ""),
+        ("", ""),
+    ]);
 }
 
 #[test]
@@ -287,8 +311,10 @@ fn non_ascii_text_is_preserved_byte_exact() {
         assert_eq!(html_to_text(&tight), format!("{t}\n{t}"));
     }
     // Non-ASCII in tag names and attributes.
-    assert_eq!(html_to_text("x<ü title='ß'>y</ü>z"), "x<ü title='ß'>y</ü>z");
-    assert_eq!(html_to_text("x<pé title='ß'>y</pé>z"), "x y z");
+    check(&[
+        ("x<ü title='ß'>y</ü>z", "x<ü title='ß'>y</ü>z"),
+        ("x<pé title='ß'>y</pé>z", "x y z"),
+    ]);
 }
 
 // ---------------------------------------------------------------------------------
