@@ -314,7 +314,59 @@ impl DedupIndex {
 
 #[cfg(test)]
 mod tests {
+    use ndd_core::DocSketcher;
+
     use super::{Numbers, put};
+    use crate::{Dedup, DedupIndex, Document, Method, MinHashConfig, Shingles};
+
+    /// The premise of a record without signatures: sketching a stored set gives the
+    /// signature sketching the document's text gave, for word and character shingles,
+    /// with and without NFKC, for texts shorter than a shingle, empty ones, HTML and
+    /// repeated shingles.
+    #[test]
+    fn sketching_a_stored_set_gives_the_texts_signature() {
+        let texts = [
+            "the committee approved the budget for the new library building on monday",
+            "The committee approved the budget; the budget for the new library!",
+            "two words",
+            "",
+            "   ",
+            "<p>a <b>marked up</b> text</p> with <script>var x = 1;</script> a script",
+            "ｔｈｅ ｂｏａｒｄ ｍｅｅｔｓ ｏｎ ｍｏｎｄａｙ ａｔ ｎｏｏｎ",
+            "la la la la la la la la la la la la la la la la",
+        ];
+        let docs: Vec<Document> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| Document::new(format!("d{i}"), *t))
+            .collect();
+        for dedup in [
+            Dedup::new(),
+            Dedup::new().nfkc(true),
+            Dedup::new().shingles(Shingles::Chars(5)),
+            Dedup::new()
+                .exact_pass(false)
+                .method(Method::MinHash(MinHashConfig {
+                    num_perm: 64,
+                    ..MinHashConfig::default()
+                })),
+        ] {
+            let mut index = DedupIndex::new(&dedup).expect("an index");
+            index.add(&docs).expect("added");
+            let loaded = DedupIndex::from_bytes(&index.to_bytes()).expect("loaded");
+            let mut sketched = 0;
+            for (i, text) in texts.iter().enumerate() {
+                let k = super::key(i);
+                let from_text = index.lsh().signature(&k);
+                assert_eq!(loaded.lsh().signature(&k), from_text, "{dedup:?} {i}");
+                if let Some(sig) = from_text {
+                    assert_eq!(*sig, index.hasher().sketch(text), "{dedup:?} {i}");
+                    sketched += 1;
+                }
+            }
+            assert!(sketched >= 6, "{dedup:?}: {sketched} sketched");
+        }
+    }
 
     #[test]
     fn numbers_round_trip_and_refuse_what_no_writer_writes() {
