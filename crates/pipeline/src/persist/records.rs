@@ -288,21 +288,27 @@ impl DedupIndex {
                     ));
                 }
                 let offset = store.values.len();
-                store.values.extend_from_slice(&part.values);
                 store
                     .starts
                     .extend(part.starts[1..].iter().map(|s| s + offset));
+                if offset == 0 {
+                    store.values = part.values;
+                } else {
+                    store.values.extend_from_slice(&part.values);
+                }
             }
             (0, None) => {
-                let values = r.u64_vec()?;
+                // The layout of a u64 slice, read signature by signature (no second
+                // copy of them all).
                 let k = self.sketching.config.num_perm;
                 let sketched_count = (0..count).filter(|&i| is_sketched(i)).count();
-                if values.len() != sketched_count * k {
+                let len = usize::try_from(r.u64()?).map_err(|_| corrupt("signature values"))?;
+                if Some(len) != sketched_count.checked_mul(k) || len > r.remaining() / 8 {
                     return Err(corrupt("signatures differ from the sketched documents"));
                 }
-                let docs = (0..count).filter(|&i| is_sketched(i));
-                for (i, chunk) in docs.zip(values.chunks_exact(k.max(1))) {
-                    let sig = MinHashSignature::from_values(scheme, chunk.to_vec())?;
+                for i in (0..count).filter(|&i| is_sketched(i)) {
+                    let values = (0..k).map(|_| r.u64()).collect::<Result<Vec<u64>, _>>()?;
+                    let sig = MinHashSignature::from_values(scheme, values)?;
                     self.lsh.insert(key(from + i), &sig)?;
                 }
             }
