@@ -159,11 +159,16 @@ fn sample_report(
     Ok(())
 }
 
-/// Bytes per document: the signature, and the LSH index as measured.
+/// Bytes per document: what the main job keeps of each signature (the filter's 8-bit
+/// fields before exact Jaccard; the full signature when the estimate verifies), and
+/// the LSH index as measured.
 fn bytes_report(s: &mut String, num_perm: usize, index_bytes: f64, what: &str) {
+    let bits = ndd_pipeline::PLAUSIBLE_FIELD_BITS as usize;
+    let fields = (num_perm * bits).div_ceil(64) * 8;
     let _ = writeln!(
         s,
-        "bytes per document: {} of signature (8 x {num_perm}) + {index_bytes:.0} of LSH index \
+        "bytes per document: {fields} of {bits}-bit fields (the filter before exact Jaccard; \
+         {} of signature, 8 x {num_perm}, with --verify method) + {index_bytes:.0} of LSH index \
          (measured on {what}); the text and shingle sets of a run come on top",
         8 * num_perm
     );

@@ -16,7 +16,7 @@
 //!    bounded walk); distinct.
 //! 4. Verification, pairs routed to their documents' owners: a pair joins its first
 //!    document's signature and set, then travels with them to the second document's
-//!    owner, where the pipeline's estimate floor ([`Plan::estimate_floor`]) and set
+//!    owner, where the pipeline's candidate filter ([`Plan::estimate_filter`]) and set
 //!    measure ([`ndd_pipeline::set_measure`]) decide.
 //! 5. Grouping: connected components of the accepted and exact pairs by differential's
 //!    min-label propagation (star-shaped groups stay two rounds deep); the label is
@@ -37,10 +37,10 @@ use std::time::{Duration, Instant};
 
 use differential_dataflow::algorithms::graphs::propagate::propagate;
 use differential_dataflow::input::Input;
-use ndd_core::{DocSketcher, DynFeatureExtractor, FeatureSet, Signature};
+use ndd_core::{DocSketcher, DynFeatureExtractor, FeatureSet};
 use ndd_lsh::LshParams;
 use ndd_minhash::{MinHashSignature, MinHasher};
-use ndd_pipeline::{ExactPass, Plan};
+use ndd_pipeline::{EstimateFilter, ExactPass, Plan};
 use timely::dataflow::operators::probe::Handle as Probe;
 use timely::dataflow::operators::{Exchange, Input as TimelyInput, Inspect, Probe as _};
 use timely::worker::Worker;
@@ -258,14 +258,14 @@ fn gather<D: timely::ExchangeData + Copy>(
         .probe_with(probe);
 }
 
-/// The score of a candidate pair as every ndd engine scores it, `None` below the
-/// estimate floor: the MinHash estimate, then (for the set verifiers) the pipeline's
-/// set measure.
-fn score(a: &DocData, b: &DocData, floor: f64, sets: Option<bool>) -> Option<f64> {
+/// The score of a candidate pair as every ndd engine scores it, `None` when the
+/// pipeline's candidate filter drops it: the filter's score (the MinHash estimate, or
+/// 8-bit fields before exact Jaccard), then (for the set verifiers) the set measure.
+fn score(a: &DocData, b: &DocData, filter: &EstimateFilter, sets: Option<bool>) -> Option<f64> {
     let sa = MinHashSignature::from_bytes(&a.0).ok()?;
     let sb = MinHashSignature::from_bytes(&b.0).ok()?;
-    let estimate = sa.similarity(&sb).ok()?.value();
-    if estimate < floor {
+    let estimate = filter.score(&sa, &sb).ok()?;
+    if !filter.passes(estimate) {
         return None;
     }
     Some(match sets {
@@ -301,7 +301,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
 
     let scan = job.scan;
     let threshold = job.plan.threshold().get();
-    let floor = job.plan.estimate_floor(job.num_perm);
+    let filter = job.plan.estimate_filter(job.num_perm);
     let sets = set_verifier(&job.plan);
     let pairs_out: Sink<ScoredPair> = Rc::new(RefCell::new(Vec::new()));
     let labels_out: Sink<(u64, u64)> = Rc::new(RefCell::new(Vec::new()));
@@ -343,7 +343,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
         let accepted = candidates
             .join_map(data.clone(), |a, b, da| (*b, (*a, da.clone())))
             .join_map(data, move |b, (a, da), db| {
-                let s = score(da, db, floor, sets).filter(|&s| s >= threshold);
+                let s = score(da, db, &filter, sets).filter(|&s| s >= threshold);
                 (*a, *b, s.map(f64::to_bits))
             })
             .flat_map(|(a, b, s)| s.map(|s| (a, b, s)));

@@ -15,7 +15,7 @@ const MAX_BITS: u32 = 64;
 
 /// The mask of the lowest `bits` bits (`1 ≤ bits ≤ 64`).
 #[inline]
-fn low_mask(bits: u32) -> u64 {
+pub(crate) fn low_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {

@@ -276,6 +276,46 @@ mod tests {
     use crate::MinHasher;
     use ndd_core::Sketcher;
 
+    /// `MinHashSignature::field_matches` counts what the store counts, at every width,
+    /// and both equal the definition: slots whose values agree modulo `2^bits`.
+    #[test]
+    fn field_matches_count_what_the_store_counts() -> Result<(), Error> {
+        let h = MinHasher::new(40)?;
+        let sigs: Vec<_> = (0..12u64)
+            .map(|i| h.sketch_features(i * 30..i * 30 + 300))
+            .collect();
+        for bits in 1..=64u32 {
+            let mut store = BBitSlots::new(bits, 40)?;
+            for s in &sigs {
+                store.push(s)?;
+            }
+            let modulus = 1u128 << bits;
+            for i in 0..sigs.len() {
+                for j in 0..=i {
+                    let (a, b) = (sigs[i].values(), sigs[j].values());
+                    let definition = a
+                        .iter()
+                        .zip(b)
+                        .filter(|(x, y)| u128::from(**x) % modulus == u128::from(**y) % modulus)
+                        .count();
+                    assert_eq!(
+                        sigs[i].field_matches(&sigs[j], bits)?,
+                        definition,
+                        "{bits} {i} {j}"
+                    );
+                    assert_eq!(store.matches(i, j), definition, "{bits} {i} {j}");
+                }
+            }
+        }
+        assert!(sigs[0].field_matches(&sigs[1], 65).is_err());
+        assert!(
+            sigs[0]
+                .field_matches(&MinHasher::new(41)?.sketch_features([1]), 8)
+                .is_err()
+        );
+        Ok(())
+    }
+
     /// Truncation never loses an agreement: over pairs of every overlap, the b-bit
     /// count is at least the full count, for every width.
     #[test]

@@ -274,7 +274,7 @@ impl Explanation {
                 &mut index,
                 crate::candidates::minhash::Kept::Full(Vec::new()),
             ),
-            f64::NEG_INFINITY,
+            crate::candidates::minhash::EstimateFilter::every_candidate(),
             &crate::NoProgress,
             &mut counted,
         )?;

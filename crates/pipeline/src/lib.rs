@@ -78,6 +78,8 @@ pub use ndd_corpus as corpus;
 
 #[cfg(feature = "minhash")]
 pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE};
+#[cfg(feature = "minhash")]
+pub use candidates::minhash::{EstimateFilter, PLAUSIBLE_FIELD_BITS};
 pub use candidates::{
     CandidateGenerator, CandidateReport, CandidateSource, Emit, PLAUSIBLE_SIGMAS, SourceContext,
 };

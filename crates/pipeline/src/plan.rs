@@ -365,7 +365,28 @@ impl Plan {
     #[cfg(feature = "minhash")]
     #[must_use]
     pub fn estimate_floor(&self, num_perm: usize) -> f64 {
-        crate::candidates::minhash::floor(self.emit(), self.threshold, num_perm)
+        self.estimate_filter(num_perm).floor()
+    }
+
+    /// The test a MinHash candidate pair (of `num_perm` values) passes before
+    /// verification in every engine of this plan: its score (the estimate, or for
+    /// exact Jaccard the fraction of equal 8-bit fields) reaching
+    /// [`estimate_floor`](Self::estimate_floor). See [`EstimateFilter`](crate::EstimateFilter).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, PLAUSIBLE_FIELD_BITS, Verifier};
+    /// let exact = Dedup::new().threshold(0.8).plan()?.estimate_filter(128);
+    /// assert_eq!(exact.field_bits(), Some(PLAUSIBLE_FIELD_BITS));
+    /// let estimate = Dedup::new().verifier(Verifier::MethodScore).plan()?.estimate_filter(128);
+    /// assert_eq!(estimate.field_bits(), None);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[cfg(feature = "minhash")]
+    #[must_use]
+    pub fn estimate_filter(&self, num_perm: usize) -> crate::EstimateFilter {
+        crate::EstimateFilter::new(self.emit(), self.threshold, num_perm)
     }
 
     /// The MinHash configuration of a plan that an engine supporting only part of the

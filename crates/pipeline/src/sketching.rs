@@ -68,11 +68,11 @@ impl Sketching {
         Ok((sketching, plan))
     }
 
-    /// The lowest estimate the candidate stream passes on for `emit`, as the in-memory
-    /// MinHash candidate stage sets it: the threshold when the estimate verifies, the
-    /// plausible floor for exact Jaccard, none when every candidate goes on.
-    pub(crate) fn floor(&self, emit: Emit) -> f64 {
-        crate::candidates::minhash::floor(emit, self.threshold, self.config.num_perm)
+    /// The filter the candidate stream applies for `emit`, as the in-memory MinHash
+    /// candidate stage sets it: the estimate reaching the threshold when it verifies,
+    /// the plausible fields for exact Jaccard, none when every candidate goes on.
+    pub(crate) fn filter(&self, emit: Emit) -> crate::EstimateFilter {
+        crate::EstimateFilter::new(emit, self.threshold, self.config.num_perm)
     }
 
     /// The signatures of `texts`, in parallel under `rayon`.

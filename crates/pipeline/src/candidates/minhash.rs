@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use ndd_core::{DocSketcher, Error, Estimate, PairSink, ScoredPair, Signature, Threshold};
+use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature, Threshold};
 use ndd_lsh::{FlatLshIndex, LshIndex, ScanCuts};
 use ndd_minhash::{BBitSlots, MinHashSignature, MinHasher};
 
@@ -27,12 +27,148 @@ pub(crate) fn plausible_floor(t: f64, k: usize) -> f64 {
 
 /// The lowest estimate of a pair the candidate stream passes on for `emit`: the
 /// threshold (the estimate decides), the plausible floor (exact Jaccard decides), or
-/// none (a measure the estimate does not bound decides). Every engine's stream uses it.
+/// none (a measure the estimate does not bound decides). Every engine's stream uses it,
+/// through [`EstimateFilter`].
 pub(crate) fn floor(emit: Emit, threshold: Threshold, num_perm: usize) -> f64 {
     match emit {
         Emit::Accepted => threshold.get(),
         Emit::AllCandidates => f64::NEG_INFINITY,
         Emit::Plausible => plausible_floor(threshold.get(), num_perm),
+    }
+}
+
+/// Bits per slot of the fields [`Emit::Plausible`] compares: 8 (128 bytes for 128
+/// values, against 1,024 for full signatures; docs/decisions.md, "Compact state of the
+/// main job" and "One plausibility filter for every engine").
+///
+/// # Example
+///
+/// ```
+/// assert_eq!(near_dup::pipeline::PLAUSIBLE_FIELD_BITS, 8);
+/// ```
+pub const PLAUSIBLE_FIELD_BITS: u32 = 8;
+
+/// The test a MinHash candidate pair passes before verification, the same in every
+/// engine (in memory, the saved index, out of core, the distributed job): its
+/// [`score`](Self::score) must reach its [`floor`](Self::floor).
+///
+/// When the estimate verifies ([`Emit::Accepted`]) the score is the MinHash estimate
+/// and the floor the threshold; when every candidate goes on ([`Emit::AllCandidates`])
+/// the floor is minus infinity. When exact Jaccard decides ([`Emit::Plausible`]) the
+/// score is the fraction of equal [`PLAUSIBLE_FIELD_BITS`]-bit fields (the lowest bits
+/// of each slot, as [`BBitSlots`] keeps them) and the floor the plausible one: never
+/// below the estimate (equal slots have equal fields), so it drops no pair the estimate
+/// would pass, and an engine may keep 128 bytes of fields per document instead of the
+/// signature. What passes beyond the estimate the exact measure rejects.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::{Signature, Sketcher};
+/// use near_dup::minhash::MinHasher;
+/// use near_dup::pipeline::{Dedup, Verifier};
+/// let h = MinHasher::new(128)?;
+/// let (a, b) = (h.sketch_features(0..1000), h.sketch_features(100..1100));
+/// let exact = Dedup::new().threshold(0.8).plan()?.estimate_filter(128);
+/// assert_eq!(exact.field_bits(), Some(8));
+/// assert!(exact.score(&a, &b)? >= a.similarity(&b)?.value());
+/// assert!(exact.passes(exact.score(&a, &b)?));
+/// let estimate = Dedup::new().threshold(0.8).verifier(Verifier::MethodScore).plan()?;
+/// let estimate = estimate.estimate_filter(128);
+/// assert_eq!((estimate.field_bits(), estimate.floor()), (None, 0.8));
+/// assert_eq!(estimate.score(&a, &b)?, a.similarity(&b)?.value());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EstimateFilter {
+    floor: f64,
+    field_bits: Option<u32>,
+}
+
+impl EstimateFilter {
+    /// The filter of the candidate stream for `emit` at `threshold` with `num_perm`
+    /// values.
+    pub(crate) fn new(emit: Emit, threshold: Threshold, num_perm: usize) -> Self {
+        EstimateFilter {
+            floor: floor(emit, threshold, num_perm),
+            field_bits: (emit == Emit::Plausible).then_some(PLAUSIBLE_FIELD_BITS),
+        }
+    }
+
+    /// The filter that passes every candidate, scored by its estimate.
+    pub(crate) fn every_candidate() -> Self {
+        EstimateFilter {
+            floor: f64::NEG_INFINITY,
+            field_bits: None,
+        }
+    }
+
+    /// The lowest score that passes.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, Verifier};
+    /// let plan = Dedup::new().verifier(Verifier::Containment).plan()?;
+    /// assert_eq!(plan.estimate_filter(128).floor(), f64::NEG_INFINITY);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn floor(&self) -> f64 {
+        self.floor
+    }
+
+    /// The bits per slot of the fields the score compares, `None` when it is the
+    /// estimate of the full signatures.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let plan = near_dup::pipeline::Dedup::new().plan()?;
+    /// assert_eq!(plan.estimate_filter(128).field_bits(), Some(8));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn field_bits(&self) -> Option<u32> {
+        self.field_bits
+    }
+
+    /// The pair's score from the two full signatures: the fraction of equal fields, or
+    /// the estimate (see the type's documentation).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Incompatible`] or [`Error::LengthMismatch`] when the signatures cannot
+    /// be compared.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::Sketcher;
+    /// let a = near_dup::minhash::MinHasher::new(128)?.sketch_features(0..10);
+    /// let filter = near_dup::pipeline::Dedup::new().plan()?.estimate_filter(128);
+    /// assert_eq!(filter.score(&a, &a)?, 1.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn score(&self, a: &MinHashSignature, b: &MinHashSignature) -> Result<f64, Error> {
+        match self.field_bits {
+            Some(bits) => Ok(a.field_matches(b, bits)? as f64 / a.values().len().max(1) as f64),
+            None => Ok(a.similarity(b)?.value()),
+        }
+    }
+
+    /// Whether a pair of this `score` goes on to verification.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let filter = near_dup::pipeline::Dedup::new().threshold(0.8).plan()?.estimate_filter(128);
+    /// assert!(filter.passes(0.8) && !filter.passes(0.5));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn passes(&self, score: f64) -> bool {
+        score >= self.floor
     }
 }
 
@@ -84,17 +220,6 @@ pub(crate) fn run(
     })
 }
 
-/// Bits kept per slot of the signatures the in-memory stream compares when exact
-/// Jaccard verifies, or `None` for the full signatures. The filter only needs an
-/// estimate that is never below the full one (see [`Kept::Fields`]), and 8 bits keep
-/// 128 bytes per document of 128 values (docs/decisions.md, "Compact state of the
-/// main job"); but the fields pass a few more candidates than the full signatures,
-/// and the saved index, out of core and the distributed job estimate from full
-/// signatures, so every engine would no longer check the same candidates (nor, on
-/// some input, find the same pairs). Full signatures until every engine filters by
-/// the same fields.
-const FILTER_BITS: Option<u32> = None;
-
 /// The field width the compact filter was measured with (8 bits).
 #[cfg(test)]
 const MEASURED_FILTER_BITS: u32 = 8;
@@ -108,25 +233,25 @@ fn with_sketcher<S: MinHashSketcher>(
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, Error> {
     let params = config.banding_for(ctx.threshold)?;
-    let floor = floor(ctx.emit, ctx.threshold, config.num_perm);
+    let filter = EstimateFilter::new(ctx.emit, ctx.threshold, config.num_perm);
     let mut index = FlatLshIndex::with_capacity(params, texts.len());
     index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));
-    // Exact Jaccard decides after the plausible floor: b-bit fields would suffice for
-    // the filter (off, see FILTER_BITS). The estimate verifies, or every candidate goes
-    // on with its estimate as its score: the full signatures.
-    let kept = match (ctx.emit, FILTER_BITS) {
-        (Emit::Plausible, Some(bits)) => {
+    // Exact Jaccard decides after the plausible filter: its fields suffice. The
+    // estimate verifies, or every candidate goes on with its estimate as its score: the
+    // full signatures.
+    let kept = match filter.field_bits() {
+        Some(bits) => {
             let mut fields = BBitSlots::new(bits, config.num_perm)?;
             fields.reserve(texts.len());
             Kept::Fields(fields)
         }
-        _ => Kept::Full(Vec::with_capacity(texts.len())),
+        None => Kept::Full(Vec::with_capacity(texts.len())),
     };
     let streamed = stream(
         hasher,
         texts,
         Target::Flat(&mut index, kept),
-        floor,
+        filter,
         ctx.progress,
         sink,
     )?;
@@ -196,13 +321,13 @@ pub(crate) enum Kept {
 /// The MinHash candidate stream of every engine: sketches `texts`, queries each
 /// document against the target's index (the documents inserted before: an earlier
 /// batch's and this batch's earlier ones) then inserts it, and passes on the pairs
-/// whose estimate reaches `floor` as `(earlier key, key)`, in document order. An
+/// that pass `filter` as `(earlier key, key)`, scored by the filter, in document order. An
 /// engine differs only in its [`Target`].
 pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
     target: Target<'_>,
-    floor: f64,
+    filter: EstimateFilter,
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
@@ -210,7 +335,7 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     let mut search = Search {
         target,
         own: Vec::new(),
-        floor,
+        filter,
         found: Vec::new(),
         out: Vec::new(),
         candidates: 0,
@@ -290,13 +415,13 @@ impl Target<'_> {
 }
 
 /// The streamed LSH search: each document's candidates are the documents of the index
-/// sharing a band; those whose estimate reaches `floor` are collected in `out`, in
+/// sharing a band; those that pass `filter` are collected in `out`, in
 /// document order and then in the order of the earlier document.
 struct Search<'i> {
     target: Target<'i>,
     /// This stream's full signatures, for an [`LshIndex`] that does not keep them.
     own: Vec<MinHashSignature>,
-    floor: f64,
+    filter: EstimateFilter,
     found: Vec<u32>,
     out: Vec<ScoredPair>,
     candidates: u64,
@@ -326,20 +451,20 @@ impl Search<'_> {
             self.found.sort_unstable();
             for &j in &self.found {
                 let j = j as usize;
-                let est = match &self.target {
-                    Target::Lsh(index, _) if index.keeps_signatures() => {
-                        index.signature(&super::key(j)).map(|e| e.similarity(&sig))
-                    }
-                    Target::Lsh(..) => self.own.get(j).map(|e| e.similarity(&sig)),
-                    Target::Flat(_, Kept::Full(sigs)) => sigs.get(j).map(|e| e.similarity(&sig)),
-                    Target::Flat(_, Kept::Fields(fields)) => {
-                        Some(Ok(Estimate::exact(fields.raw_similarity(j, i))))
-                    }
+                let filter = &self.filter;
+                let score = match &self.target {
+                    Target::Lsh(index, _) if index.keeps_signatures() => index
+                        .signature(&super::key(j))
+                        .map(|e| filter.score(e, &sig)),
+                    Target::Lsh(..) => self.own.get(j).map(|e| filter.score(e, &sig)),
+                    Target::Flat(_, Kept::Full(sigs)) => sigs.get(j).map(|e| filter.score(e, &sig)),
+                    // Made with the filter's field width (`with_sketcher`).
+                    Target::Flat(_, Kept::Fields(fields)) => Some(Ok(fields.raw_similarity(j, i))),
                 };
-                if let Some(est) = est {
-                    let est = est?.value();
-                    if est >= self.floor {
-                        self.out.push(ScoredPair::new(j, key, est));
+                if let Some(score) = score {
+                    let score = score?;
+                    if filter.passes(score) {
+                        self.out.push(ScoredPair::new(j, key, score));
                     }
                 }
             }
@@ -441,7 +566,7 @@ mod tests {
         out
     }
 
-    fn run(texts: &[&str], kept: Kept, floor: f64) -> (Vec<ScoredPair>, u64) {
+    fn run(texts: &[&str], kept: Kept, filter: EstimateFilter) -> (Vec<ScoredPair>, u64) {
         let hasher = MinHasher::new(128).expect("128 values");
         let params = ndd_lsh::LshParams::new(16, 6).expect("16 x 6");
         let mut index = FlatLshIndex::with_capacity(params, texts.len());
@@ -450,7 +575,7 @@ mod tests {
             &hasher,
             texts,
             Target::Flat(&mut index, kept),
-            floor,
+            filter,
             &crate::NoProgress,
             &mut pairs,
         )
@@ -458,23 +583,37 @@ mod tests {
         (pairs, streamed.candidates)
     }
 
-    /// The 8-bit fields pass on every pair the full signatures pass at the plausible
-    /// floor (same candidates; estimates never lower), and the full stream equals the
-    /// one over an `LshIndex`.
+    /// The plausibility filter gives the same pairs and scores from 8-bit fields as
+    /// from full signatures, over a `FlatLshIndex` and an `LshIndex`; and it passes on
+    /// every pair the full estimate passes at the same floor, never with a lower score.
     #[test]
-    fn fields_pass_every_pair_the_full_signatures_pass() {
+    fn fields_and_full_signatures_filter_alike() {
         let owned = texts();
         let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
-        let floor = plausible_floor(0.8, 128);
-        let (full, full_candidates) = run(&texts, Kept::Full(Vec::new()), floor);
+        let t = Threshold::new(0.8).expect("0.8");
+        let filter = EstimateFilter::new(Emit::Plausible, t, 128);
+        assert_eq!(filter.field_bits(), Some(MEASURED_FILTER_BITS));
+        assert_eq!(filter.floor(), plausible_floor(0.8, 128));
+        let by_estimate = EstimateFilter {
+            field_bits: None,
+            ..filter
+        };
+        let (estimated, estimated_candidates) = run(&texts, Kept::Full(Vec::new()), by_estimate);
+        let (full, full_candidates) = run(&texts, Kept::Full(Vec::new()), filter);
         let fields = BBitSlots::new(MEASURED_FILTER_BITS, 128).expect("8 bits");
-        let (compact, compact_candidates) = run(&texts, Kept::Fields(fields), floor);
+        let (compact, compact_candidates) = run(&texts, Kept::Fields(fields), filter);
         assert_eq!(full_candidates, compact_candidates);
-        assert!(full.len() > 100, "{} pairs pass", full.len());
-        let estimates: std::collections::HashMap<(usize, usize), f64> =
+        assert_eq!(full_candidates, estimated_candidates);
+        assert!(estimated.len() > 100, "{} pairs pass", estimated.len());
+        let key = |p: &ScoredPair| (p.a, p.b, p.score.to_bits());
+        assert_eq!(
+            full.iter().map(key).collect::<Vec<_>>(),
+            compact.iter().map(key).collect::<Vec<_>>()
+        );
+        let scores: std::collections::HashMap<(usize, usize), f64> =
             compact.iter().map(|p| ((p.a, p.b), p.score)).collect();
-        for p in &full {
-            let e = estimates.get(&(p.a, p.b));
+        for p in &estimated {
+            let e = scores.get(&(p.a, p.b));
             assert!(e.is_some_and(|&e| e >= p.score), "pair {} {}", p.a, p.b);
         }
 
@@ -485,12 +624,11 @@ mod tests {
             &hasher,
             &texts,
             Target::Lsh(&mut lsh, &|i| i),
-            floor,
+            filter,
             &crate::NoProgress,
             &mut pairs,
         )
         .expect("one scheme");
-        let key = |p: &ScoredPair| (p.a, p.b, p.score.to_bits());
         assert_eq!(
             pairs.iter().map(key).collect::<Vec<_>>(),
             full.iter().map(key).collect::<Vec<_>>()

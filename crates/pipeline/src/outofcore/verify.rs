@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use ndd_align::TokenOptions;
-use ndd_core::{ScoredPair, Signature};
+use ndd_core::ScoredPair;
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::manifest::Marker;
@@ -236,8 +236,10 @@ pub(super) fn map_in_order<T: Sync, R: Send>(
     }
 }
 
-/// Each pair's method score from the two signatures (the MinHash estimate, SimHash's
-/// `1 − h/64`), `None` when it falls below `floor`.
+/// Each pair's method score from the two signatures (the MinHash [`EstimateFilter`]'s
+/// score, SimHash's `1 − h/64`), `None` when it falls below `floor`.
+///
+/// [`EstimateFilter`]: crate::EstimateFilter
 fn estimate_block(
     job: &Job<'_>,
     block: &[Edge],
@@ -249,11 +251,13 @@ fn estimate_block(
         // Containment: every candidate goes on, its estimate unread (and unwritten).
         (None, None) => Ok(vec![Some(f64::NEG_INFINITY); block.len()]),
         (None, Some(sigs)) => {
+            // The in-memory stream's filter: its floor is `floor`.
+            let filter = crate::EstimateFilter::new(job.emit, job.threshold, job.num_perm);
             let signatures = sigs.get_many(&docs)?;
             map_in_order(block, |_, e| {
                 let (a, b) = (&signatures[at(&docs, e.a)], &signatures[at(&docs, e.b)]);
-                let est = a.similarity(b)?.value();
-                Ok((est >= floor).then_some(est))
+                let score = filter.score(a, b)?;
+                Ok(filter.passes(score).then_some(score))
             })
         }
         #[cfg(feature = "simhash")]

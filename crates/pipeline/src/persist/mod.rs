@@ -460,13 +460,13 @@ impl DedupIndex {
         if let Some(s) = self.lsh.scheme() {
             CoreError::check_schemes(s, ndd_core::Sketcher::scheme(&self.sketching.hasher))?;
         }
-        let floor = self.sketching.floor(self.settings().plan()?.emit());
+        let filter = self.sketching.filter(self.settings().plan()?.emit());
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let streamed = crate::candidates::minhash::stream(
             &self.sketching.hasher,
             &unique_texts,
             crate::candidates::minhash::Target::Lsh(&mut self.lsh, &|i| base + unique[i]),
-            floor,
+            filter,
             progress,
             &mut candidates,
         )?;
