@@ -30,9 +30,9 @@ use ndd_core::Sketcher;
 use ndd_core::codec::{ByteReader, ByteWriter};
 use ndd_minhash::MinHashSignature;
 
-use super::{DedupIndex, key, split_sets};
+use super::{DedupIndex, SetStore, key, split_sets};
 use crate::Error;
-use crate::sketching::corrupt;
+use crate::sketching::{Hasher, corrupt};
 
 /// Appends `v` in LEB128 (7 bits a byte, low first, the high bit set on all but the
 /// last).
@@ -276,14 +276,18 @@ impl DedupIndex {
                 let values = r.u64_vec()?;
                 let sizes = self.sizes.as_deref().map(|s| &s[from..]);
                 let part = split_sets(values, sizes, is_sketched)?;
+                let docs: Vec<usize> = (0..count).filter(|&i| is_sketched(i)).collect();
                 let mut check = 0;
-                for i in (0..count).filter(|&i| is_sketched(i)) {
-                    let sig = self
-                        .sketching
-                        .hasher
-                        .sketch_features(part.get(i).iter().copied());
-                    check = fold(check, &sig);
-                    self.lsh.insert(key(from + i), &sig)?;
+                // Sketched in chunks (in parallel under `rayon`), inserted in order.
+                for chunk in docs.chunks(crate::progress::CHUNK) {
+                    for (&i, sig) in
+                        chunk
+                            .iter()
+                            .zip(sketch_sets(&self.sketching.hasher, &part, chunk))
+                    {
+                        check = fold(check, &sig);
+                        self.lsh.insert(key(from + i), &sig)?;
+                    }
                 }
                 if r.u64()? != check {
                     return Err(corrupt(
@@ -325,6 +329,21 @@ impl DedupIndex {
             _ => return Err(corrupt("shingle sets differ from the index's settings")),
         }
         Ok(())
+    }
+}
+
+/// The signatures of the sets `docs` of `store`, in order: each sketched from the set
+/// as its document's text was (the same features, the same minima).
+fn sketch_sets(hasher: &Hasher, store: &SetStore, docs: &[usize]) -> Vec<MinHashSignature> {
+    let one = |&i: &usize| hasher.sketch_features(store.get(i).iter().copied());
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        docs.par_iter().map(one).collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        docs.iter().map(one).collect()
     }
 }
 
