@@ -380,21 +380,7 @@ fn an_index_of_byte_form_version_2_loads_and_verifies_by_the_estimate() {
     // those settings over every document.
     let settings = index.settings();
     assert_eq!(settings.verifier_config().name(), "method");
-    let earlier = documents("tests/data/index-v1.jsonl");
-    let batch = [
-        Document::new(
-            "e",
-            "the committee approved the budget for the new library building on monday after a long debate today",
-        ),
-        Document::new("f", "something else entirely about the weather"),
-    ];
-    let out = index.add(&batch).unwrap();
-    let all: Vec<Document> = earlier.iter().chain(&batch).cloned().collect();
-    let one = settings.run(&all).unwrap();
-    let new_pairs: Vec<_> = one.pairs.iter().filter(|p| p.b >= 4).map(key).collect();
-    assert_eq!(out.pairs.iter().map(key).collect::<Vec<_>>(), new_pairs);
-    assert!(!new_pairs.is_empty());
-    assert_eq!(out.groups, one.groups);
+    later_batch_equals_one_run(&mut index, &documents("tests/data/index-v1.jsonl"));
     // Saved again in the current version, still without sets.
     let bytes = index.to_bytes();
     assert_eq!(&bytes[..6], b"NDDX\x04\x00");
@@ -701,6 +687,21 @@ fn later_batch() -> [Document; 2] {
     ]
 }
 
+/// Adds [`later_batch`] to `index`, which holds the documents `earlier`: its pairs are
+/// the new pairs of one run of the index's settings over every document (there are
+/// some), its groups the run's.
+fn later_batch_equals_one_run(index: &mut DedupIndex, earlier: &[Document]) {
+    let settings = index.settings();
+    let batch = later_batch();
+    let out = index.add(&batch).unwrap();
+    let all: Vec<Document> = earlier.iter().chain(&batch).cloned().collect();
+    let one = settings.run(&all).unwrap();
+    let new_pairs: Vec<_> = one.pairs.iter().filter(|p| p.b >= 4).map(key).collect();
+    assert_eq!(out.pairs.iter().map(key).collect::<Vec<_>>(), new_pairs);
+    assert!(!new_pairs.is_empty());
+    assert_eq!(out.groups, one.groups);
+}
+
 #[test]
 fn an_index_of_byte_form_version_3_loads_adds_and_saves_without_signatures() {
     assert_eq!(&V3[..6], b"NDDX\x03\x00");
@@ -723,15 +724,7 @@ fn an_index_of_byte_form_version_3_loads_adds_and_saves_without_signatures() {
         v4.len(),
         V3.len()
     );
-    // A batch added to it equals one run of its settings over every document.
-    let batch = later_batch();
-    let out = index.add(&batch).unwrap();
-    let all: Vec<Document> = earlier.iter().chain(&batch).cloned().collect();
-    let one = settings.run(&all).unwrap();
-    let new_pairs: Vec<_> = one.pairs.iter().filter(|p| p.b >= 4).map(key).collect();
-    assert_eq!(out.pairs.iter().map(key).collect::<Vec<_>>(), new_pairs);
-    assert!(!new_pairs.is_empty());
-    assert_eq!(out.groups, one.groups);
+    later_batch_equals_one_run(&mut index, &earlier);
     let bytes = index.to_bytes();
     let again = DedupIndex::from_bytes(&bytes).unwrap();
     assert_eq!(again.to_bytes(), bytes);
