@@ -118,6 +118,25 @@ fn fold(check: u64, sig: &MinHashSignature) -> u64 {
     })
 }
 
+/// Reads the number of documents a record or segment adds to the `base` indexed, each
+/// taking at least `min_bytes` of what remains: that count and the total after it
+/// (at most 2^32).
+pub(super) fn read_count(
+    r: &mut ByteReader<'_>,
+    base: usize,
+    min_bytes: usize,
+) -> Result<(usize, usize), Error> {
+    let count = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
+    if count > r.remaining() / min_bytes {
+        return Err(corrupt("document count larger than the bytes"));
+    }
+    let n = base + count;
+    if u32::try_from(n).is_err() {
+        return Err(corrupt("more than 2^32 documents"));
+    }
+    Ok((count, n))
+}
+
 /// Refuses group labels that do not name an earlier document labelled by itself.
 pub(super) fn check_labels(labels: &[u32]) -> Result<(), Error> {
     if labels
@@ -204,15 +223,8 @@ impl DedupIndex {
     /// is left part-way on an error (loaders drop it then).
     pub(super) fn read_documents(&mut self, r: &mut ByteReader<'_>) -> Result<(), Error> {
         let from = self.ids.len();
-        let count = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
         // Every document takes at least a byte of ids and one of labels.
-        if count > r.remaining() / 2 {
-            return Err(corrupt("document count larger than the bytes"));
-        }
-        let n = from + count;
-        if u32::try_from(n).is_err() {
-            return Err(corrupt("more than 2^32 documents"));
-        }
+        let (count, n) = read_count(r, from, 2)?;
         let mut ids = Numbers::new(r.bytes()?);
         for _ in 0..count {
             let len = ids.len()?;

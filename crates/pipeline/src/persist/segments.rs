@@ -27,7 +27,7 @@ use ndd_core::hash::stable_hash64;
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::MinHashSignature;
 
-use super::records::check_labels;
+use super::records::{check_labels, read_count};
 use super::{DedupIndex, SetStore, key, read_settings, split_sets, verifier_code, write_settings};
 use crate::sketching::corrupt;
 use crate::{Error, Verifier};
@@ -493,14 +493,7 @@ impl DedupIndex {
 
     /// The rest of a version-1 segment: fixed-width fields, every signature stored.
     fn apply_segment_v1(&mut self, mut r: ByteReader<'_>, base: usize) -> Result<(), Error> {
-        let count = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
-        if count > r.remaining() / 8 {
-            return Err(corrupt("document count larger than the bytes"));
-        }
-        let n = base + count;
-        if u32::try_from(n).is_err() {
-            return Err(corrupt("more than 2^32 documents"));
-        }
+        let (count, n) = read_count(&mut r, base, 8)?;
         for _ in 0..count {
             let id = std::str::from_utf8(r.bytes()?).map_err(|_| corrupt("an id is not UTF-8"))?;
             self.ids.push(id.to_owned());
