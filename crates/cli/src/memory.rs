@@ -19,8 +19,9 @@ use crate::skipped::{Skipped, decoded};
 use crate::summary::{self, Facts, Fates, GroupFacts, MethodFacts, PairFacts, Time, VerifyFacts};
 use crate::{explain_out, report_out, settings};
 
-/// The largest index file loaded: a saved index takes about `8 × num_perm + 100`
-/// bytes per document, so 64 GiB is tens of millions of documents at 128 values.
+/// The largest index file loaded: a saved index takes about 60 bytes per document and
+/// 8 per distinct shingle (with sets, the default) or `8 × num_perm + 60` (verified by
+/// the estimate), so 64 GiB is tens of millions of documents.
 pub(crate) const MAX_INDEX_BYTES: u64 = 64 << 30;
 
 /// Runs `ndd dedup` in memory, without a saved index.

@@ -3,9 +3,10 @@
 //! ```text
 //! DIR/MANIFEST                 settings, generation, documents, the committed segments
 //!                              (name, byte length, checksum, documents), replaced by rename
-//! DIR/segment-00000001.ndds    the documents of one save: ids, labels (and the earlier
-//! DIR/segment-00000002.ndds    documents' label changes), digests, set sizes,
-//! ...                          signatures, shingle sets; never rewritten
+//! DIR/segment-00000001.ndds    the documents of one save (ids, labels, digests, set
+//! DIR/segment-00000002.ndds    sizes, shingle sets or signatures: the record of
+//! ...                          `records`) and the earlier documents' label changes;
+//!                              never rewritten
 //! DIR/WRITER-LOCK              held by the one writer while it appends
 //! ```
 //!
@@ -13,6 +14,9 @@
 //! over `MANIFEST`: a crash at any moment leaves the manifest before or after, and
 //! loading reads only the segments the manifest lists. Files it does not list are
 //! leftovers of a crashed append, removed by the next writer.
+//!
+//! Segments of version 1 (before the compact record: fixed-width fields, every
+//! signature stored) are still read; a folder may hold both versions.
 
 use std::fs;
 use std::io::{self, Write};
@@ -23,13 +27,18 @@ use ndd_core::hash::stable_hash64;
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::MinHashSignature;
 
+use super::records::{check_labels, read_count};
 use super::{DedupIndex, SetStore, key, read_settings, split_sets, verifier_code, write_settings};
 use crate::sketching::corrupt;
 use crate::{Error, Verifier};
 
 const MANIFEST_MAGIC: [u8; 4] = *b"NDDM";
 const SEGMENT_MAGIC: [u8; 4] = *b"NDDS";
+/// The manifest's and the settings' layout.
 const FORM_VERSION: u16 = 1;
+/// The segments' layout: version 2 holds the compact record of `records` (no
+/// signature when the index keeps shingle sets); version 1 is still read.
+const SEGMENT_VERSION: u16 = 2;
 const MANIFEST: &str = "MANIFEST";
 const MANIFEST_TMP: &str = "MANIFEST.tmp";
 const LOCK: &str = "WRITER-LOCK";
@@ -69,8 +78,9 @@ struct Manifest {
     segments: Vec<Entry>,
 }
 
-/// The settings part of the manifest, in the single-file form's order.
-fn settings_bytes(ix: &DedupIndex) -> Vec<u8> {
+/// The settings part of the manifest, in the single-file form's order (the single
+/// file of version 4 begins with them too).
+pub(super) fn settings_bytes(ix: &DedupIndex) -> Vec<u8> {
     let mut w = ByteWriter::new(*b"NDDH", FORM_VERSION);
     write_settings(&mut w, &ix.sketching, ix.exact);
     w.u64(ix.lsh.params().bands() as u64);
@@ -81,7 +91,7 @@ fn settings_bytes(ix: &DedupIndex) -> Vec<u8> {
 }
 
 /// An empty index of the settings written by [`settings_bytes`].
-fn from_settings(bytes: &[u8]) -> Result<DedupIndex, Error> {
+pub(super) fn from_settings(bytes: &[u8]) -> Result<DedupIndex, Error> {
     let (mut r, _) = ByteReader::new(bytes, *b"NDDH", FORM_VERSION)?;
     let (head, exact, nfkc) = read_settings(&mut r)?;
     let bands = usize::try_from(r.u64()?).map_err(|_| corrupt("bands"))?;
@@ -407,14 +417,7 @@ impl DedupIndex {
         if ix.ids.len() as u64 != manifest.documents {
             return Err(corrupt("the documents differ from the manifest's"));
         }
-        let labels = &ix.labels;
-        if labels
-            .iter()
-            .enumerate()
-            .any(|(i, &l)| l as usize > i || labels[l as usize] != l)
-        {
-            return Err(corrupt("a group label does not name an earlier document"));
-        }
+        check_labels(&ix.labels)?;
         ix.saved = Some(Saved {
             dir: resolved,
             generation: manifest.generation,
@@ -425,18 +428,13 @@ impl DedupIndex {
         Ok(ix)
     }
 
-    /// The segment of the documents `from..len()`, the `generation`-th.
+    /// The segment of the documents `from..len()`, the `generation`-th: their record
+    /// and the label changes of the earlier documents.
     fn segment_bytes(&self, from: usize, generation: u64) -> Vec<u8> {
-        let n = self.ids.len();
-        let mut w = ByteWriter::new(SEGMENT_MAGIC, FORM_VERSION);
+        let mut w = ByteWriter::new(SEGMENT_MAGIC, SEGMENT_VERSION);
         w.u64(generation);
         w.u64(from as u64);
-        w.u64((n - from) as u64);
-        for id in &self.ids[from..] {
-            w.bytes(id.as_bytes());
-        }
-        let labels: Vec<u64> = self.labels[from..].iter().map(|&l| u64::from(l)).collect();
-        w.u64_slice(&labels);
+        self.write_documents(from, &mut w);
         let before: &[u32] = match &self.saved {
             Some(s) if from > 0 => &s.labels,
             _ => &[],
@@ -453,46 +451,30 @@ impl DedupIndex {
             w.u32(doc);
             w.u32(label);
         }
-        let digests: Vec<_> = self
-            .digests
-            .iter()
-            .filter(|&(_, &doc)| doc as usize >= from)
-            .collect();
-        w.u64(digests.len() as u64);
-        for (d, &doc) in digests {
-            w.bytes(d);
-            w.u32(doc);
-        }
-        match &self.sizes {
-            Some(sizes) => {
-                w.u8(1);
-                w.u64_slice(&sizes[from..]);
-            }
-            None => w.u8(0),
-        }
-        let signatures: Vec<(usize, &MinHashSignature)> = (from..n)
-            .filter_map(|i| Some((i, self.lsh.signature(&key(i))?)))
-            .collect();
-        w.u64(signatures.len() as u64);
-        for (i, s) in signatures {
-            w.u32(key(i));
-            w.u64_slice(s.values());
-        }
-        match &self.sets {
-            Some(store) => {
-                w.u8(1);
-                let (a, b) = (store.starts[from], store.starts[n]);
-                w.u64_slice(&store.values[a..b]);
-            }
-            None => w.u8(0),
-        }
         w.finish()
     }
 
+    /// Reads the label changes of the documents before `base` a segment stores.
+    fn read_label_changes(&mut self, r: &mut ByteReader<'_>, base: usize) -> Result<(), Error> {
+        let n = self.ids.len();
+        let changes = usize::try_from(r.u64()?).map_err(|_| corrupt("label changes"))?;
+        if changes > base || changes > r.remaining() / 8 {
+            return Err(corrupt("more label changes than earlier documents"));
+        }
+        for _ in 0..changes {
+            let (doc, label) = (r.u32()? as usize, r.u32()?);
+            if doc >= base || label as usize >= n {
+                return Err(corrupt("a label change names no document"));
+            }
+            self.labels[doc] = label;
+        }
+        Ok(())
+    }
+
     /// Adds the documents of a segment written by [`segment_bytes`](Self::segment_bytes)
-    /// as the `generation`-th.
+    /// (or by the version-1 writer before it) as the `generation`-th.
     fn apply_segment(&mut self, bytes: &[u8], generation: u64) -> Result<(), Error> {
-        let (mut r, _) = ByteReader::new(bytes, SEGMENT_MAGIC, FORM_VERSION)?;
+        let (mut r, version) = ByteReader::new(bytes, SEGMENT_MAGIC, SEGMENT_VERSION)?;
         if r.u64()? != generation {
             return Err(corrupt("a segment out of order"));
         }
@@ -500,14 +482,18 @@ impl DedupIndex {
         if r.u64()? != base as u64 {
             return Err(corrupt("a segment does not follow the one before"));
         }
-        let count = usize::try_from(r.u64()?).map_err(|_| corrupt("document count"))?;
-        if count > r.remaining() / 8 {
-            return Err(corrupt("document count larger than the bytes"));
+        if version < 2 {
+            return self.apply_segment_v1(r, base);
         }
-        let n = base + count;
-        if u32::try_from(n).is_err() {
-            return Err(corrupt("more than 2^32 documents"));
-        }
+        self.read_documents(&mut r)?;
+        self.read_label_changes(&mut r, base)?;
+        r.finish()?;
+        Ok(())
+    }
+
+    /// The rest of a version-1 segment: fixed-width fields, every signature stored.
+    fn apply_segment_v1(&mut self, mut r: ByteReader<'_>, base: usize) -> Result<(), Error> {
+        let (count, n) = read_count(&mut r, base, 8)?;
         for _ in 0..count {
             let id = std::str::from_utf8(r.bytes()?).map_err(|_| corrupt("an id is not UTF-8"))?;
             self.ids.push(id.to_owned());
@@ -522,17 +508,7 @@ impl DedupIndex {
                 _ => return Err(corrupt("a group label names no document")),
             }
         }
-        let changes = usize::try_from(r.u64()?).map_err(|_| corrupt("label changes"))?;
-        if changes > base || changes > r.remaining() / 8 {
-            return Err(corrupt("more label changes than earlier documents"));
-        }
-        for _ in 0..changes {
-            let (doc, label) = (r.u32()? as usize, r.u32()?);
-            if doc >= base || label as usize >= n {
-                return Err(corrupt("a label change names no document"));
-            }
-            self.labels[doc] = label;
-        }
+        self.read_label_changes(&mut r, base)?;
         let m = usize::try_from(r.u64()?).map_err(|_| corrupt("digest count"))?;
         if m > count {
             return Err(corrupt("more digests than documents"));

@@ -380,24 +380,10 @@ fn an_index_of_byte_form_version_2_loads_and_verifies_by_the_estimate() {
     // those settings over every document.
     let settings = index.settings();
     assert_eq!(settings.verifier_config().name(), "method");
-    let earlier = documents("tests/data/index-v1.jsonl");
-    let batch = [
-        Document::new(
-            "e",
-            "the committee approved the budget for the new library building on monday after a long debate today",
-        ),
-        Document::new("f", "something else entirely about the weather"),
-    ];
-    let out = index.add(&batch).unwrap();
-    let all: Vec<Document> = earlier.iter().chain(&batch).cloned().collect();
-    let one = settings.run(&all).unwrap();
-    let new_pairs: Vec<_> = one.pairs.iter().filter(|p| p.b >= 4).map(key).collect();
-    assert_eq!(out.pairs.iter().map(key).collect::<Vec<_>>(), new_pairs);
-    assert!(!new_pairs.is_empty());
-    assert_eq!(out.groups, one.groups);
+    later_batch_equals_one_run(&mut index, &documents("tests/data/index-v1.jsonl"));
     // Saved again in the current version, still without sets.
     let bytes = index.to_bytes();
-    assert_eq!(&bytes[..6], b"NDDX\x03\x00");
+    assert_eq!(&bytes[..6], b"NDDX\x04\x00");
     let again = DedupIndex::from_bytes(&bytes).unwrap();
     assert_eq!(again.settings().verifier_config().name(), "method");
     assert_eq!(again.to_bytes(), bytes);
@@ -450,11 +436,12 @@ fn version_3_sets_that_do_not_fit_are_refused_not_a_panic() {
     ] {
         assert!(DedupIndex::from_bytes(&bytes).is_err(), "{what}");
     }
-    // Any cut or flipped bit of a real version-3 index with sets.
+    // Any cut or flipped bit of a real index with sets, saved in the current version
+    // (4; a real version-3 one: `index-v3.nddx`).
     let mut index = DedupIndex::new(&Dedup::new()).unwrap();
     index.add(&families(14)[..30]).unwrap();
     let bytes = index.to_bytes();
-    assert_eq!(&bytes[..6], b"NDDX\x03\x00");
+    assert_eq!(&bytes[..6], b"NDDX\x04\x00");
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     for _ in 0..300 {
         let cut = rng.random_range(0..bytes.len());
@@ -678,4 +665,124 @@ fn a_single_file_index_loads_and_moves_to_a_folder() {
         DedupIndex::load_dir(dir.path()).is_err(),
         "a folder without a manifest"
     );
+}
+
+// Byte-form version 4 and version-2 segments: the compact record, which stores no
+// signature when the index keeps shingle sets.
+
+/// `index-v3.nddx` was written by `ndd dedup --input index-v1.jsonl --index-out
+/// index-v3.nddx --num-perm 32` at commit 3b82114 (byte-form version 3: shingle sets,
+/// exact Jaccard, every signature in the LSH index's byte form).
+const V3: &[u8] = include_bytes!("../data/index-v3.nddx");
+
+/// A batch added to the fixtures of `index-v1.jsonl`: a near copy of `a` and a
+/// document of its own.
+fn later_batch() -> [Document; 2] {
+    [
+        Document::new(
+            "e",
+            "the committee approved the budget for the new library building on monday after a long debate today",
+        ),
+        Document::new("f", "something else entirely about the weather"),
+    ]
+}
+
+/// Adds [`later_batch`] to `index`, which holds the documents `earlier`: its pairs are
+/// the new pairs of one run of the index's settings over every document (there are
+/// some), its groups the run's.
+fn later_batch_equals_one_run(index: &mut DedupIndex, earlier: &[Document]) {
+    let settings = index.settings();
+    let batch = later_batch();
+    let out = index.add(&batch).unwrap();
+    let all: Vec<Document> = earlier.iter().chain(&batch).cloned().collect();
+    let one = settings.run(&all).unwrap();
+    let new_pairs: Vec<_> = one.pairs.iter().filter(|p| p.b >= 4).map(key).collect();
+    assert_eq!(out.pairs.iter().map(key).collect::<Vec<_>>(), new_pairs);
+    assert!(!new_pairs.is_empty());
+    assert_eq!(out.groups, one.groups);
+}
+
+#[test]
+fn an_index_of_byte_form_version_3_loads_adds_and_saves_without_signatures() {
+    assert_eq!(&V3[..6], b"NDDX\x03\x00");
+    let mut index = DedupIndex::from_bytes(V3).unwrap();
+    assert_eq!(index.ids(), ["a", "b", "c", "d"]);
+    let settings = index.settings();
+    assert_eq!(settings.verifier_config().name(), "jaccard");
+    // Today's code indexing the same documents gives the same index.
+    let earlier = documents("tests/data/index-v1.jsonl");
+    let mut fresh = DedupIndex::new(&settings).unwrap();
+    fresh.add(&earlier).unwrap();
+    assert_eq!(index.to_bytes(), fresh.to_bytes());
+    // Version 4 holds no signature: the three sketched documents' 32 values (b is an
+    // exact copy of a) are gone, 768 bytes.
+    let v4 = index.to_bytes();
+    assert_eq!(&v4[..6], b"NDDX\x04\x00");
+    assert!(
+        v4.len() + 3 * 32 * 8 <= V3.len(),
+        "{} and {}",
+        v4.len(),
+        V3.len()
+    );
+    later_batch_equals_one_run(&mut index, &earlier);
+    let bytes = index.to_bytes();
+    let again = DedupIndex::from_bytes(&bytes).unwrap();
+    assert_eq!(again.to_bytes(), bytes);
+    for cut in 0..V3.len() {
+        assert!(DedupIndex::from_bytes(&V3[..cut]).is_err(), "cut {cut}");
+    }
+}
+
+/// `index-v3-folder` was written by the same `ndd` (commit 3b82114): the first two
+/// lines of `index-v1.jsonl` with `--index-out index-v3-folder/ --num-perm 32`, the
+/// last two with `--index-in index-v3-folder --add`: two segments of version 1.
+#[test]
+fn a_folder_of_version_1_segments_loads_and_appends_a_version_2_segment() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/index-v3-folder");
+    for name in ["MANIFEST", "segment-00000001.ndds", "segment-00000002.ndds"] {
+        std::fs::copy(fixture.join(name), dir.path().join(name)).unwrap();
+    }
+    let old = segments(dir.path());
+    assert_eq!(old.len(), 2);
+    assert!(old.iter().all(|s| s.1.starts_with(b"NDDS\x01\x00")));
+    let mut index = DedupIndex::load_dir(dir.path()).unwrap();
+    // The same documents and settings as `index-v3.nddx`.
+    assert_eq!(
+        index.to_bytes(),
+        DedupIndex::from_bytes(V3).unwrap().to_bytes()
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    index.add(&later_batch()).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    let now = segments(dir.path());
+    assert_eq!(now.len(), 3);
+    assert_eq!(
+        now[..2],
+        old[..],
+        "the version-1 segments' names, bytes and mtimes"
+    );
+    assert!(now[2].1.starts_with(b"NDDS\x02\x00"));
+    let loaded = DedupIndex::load_dir(dir.path()).unwrap();
+    assert_eq!(loaded.to_bytes(), index.to_bytes());
+    let mut from_file = DedupIndex::from_bytes(V3).unwrap();
+    from_file.add(&later_batch()).unwrap();
+    assert_eq!(loaded.to_bytes(), from_file.to_bytes());
+}
+
+#[test]
+fn a_set_that_does_not_give_its_saved_signature_is_refused() {
+    let mut index = DedupIndex::new(&Dedup::new()).unwrap();
+    index.add(&families(3)[..12]).unwrap();
+    let bytes = index.to_bytes();
+    // The check value of the signatures is the last 8 bytes before the checksum.
+    let at = bytes.len() - 16;
+    let mut body = bytes[..bytes.len() - 8].to_vec();
+    body[at] ^= 1;
+    let check = ndd_core::hash::stable_hash64(&body, 0);
+    body.extend_from_slice(&check.to_le_bytes());
+    let err = DedupIndex::from_bytes(&body).unwrap_err().to_string();
+    assert!(err.contains("signatures"), "{err}");
+    assert!(DedupIndex::from_bytes(&bytes).is_ok());
 }

@@ -379,7 +379,7 @@ fn an_index_of_byte_form_version_1_loads_answers_top_k_and_refuses_containment()
         .unwrap();
     assert_eq!(index.set_sizes(), None);
     let bytes = index.to_bytes();
-    assert_eq!(&bytes[..6], b"NDDX\x03\x00");
+    assert_eq!(&bytes[..6], b"NDDX\x04\x00");
     let again = DedupIndex::from_bytes(&bytes).unwrap();
     assert_eq!(again.set_sizes(), None);
     assert_eq!(again.to_bytes(), bytes);
