@@ -80,9 +80,11 @@ if index:
     print()
     print("| index | bytes per document |")
     print("| --- | ---: |")
-    for key, label in (("saved-with-sets", "`ndd dedup --index-out` file (signatures, band keys, "
-                        "shingle sets for exact verification; the default)"),
-                       ("saved-without-sets", "`ndd dedup --verify method --index-out` file (no sets)")):
+    for key, label in (("saved-with-sets", "`ndd dedup --index-out` file (the shingle sets exact "
+                        "verification needs, ids, digests; signatures sketched again on "
+                        "load; the default)"),
+                       ("saved-without-sets", "`ndd dedup --verify method --index-out` file "
+                        "(full signatures, no sets)")):
         if key in index:
             f = index[key]
             print("| %s | %.0f |" % (label, int(f["bytes"]) / int(f["docs"])))

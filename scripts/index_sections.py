@@ -33,14 +33,23 @@ class Reader:
         self.skip(self.u64())
 
 
-def sections_v1(r, out):
-    def mark(name, start):
-        out.append((name, r.p - start))
+def marker(r, out):
+    """Records in `out` a section's name and its bytes, from `start` to here."""
+    return lambda name, start: out.append((name, r.p - start))
 
+
+def header(r, mark):
+    """The segment header every version starts with; returns its document count."""
     s = r.p
     r.u64(), r.u64()
     count = r.u64()
     mark("header (generation, first document, count)", s)
+    return count
+
+
+def sections_v1(r, out):
+    mark = marker(r, out)
+    count = header(r, mark)
     s = r.p
     for _ in range(count):
         r.blob()
@@ -73,13 +82,8 @@ def sections_v1(r, out):
 
 
 def sections_v2(r, out):
-    def mark(name, start):
-        out.append((name, r.p - start))
-
-    s = r.p
-    r.u64(), r.u64()
-    count = r.u64()
-    mark("header (generation, first document, count)", s)
+    mark = marker(r, out)
+    count = header(r, mark)
     for name in ["ids (LEB128 length + UTF-8)", "group labels (LEB128 distance)",
                  "sketched bitmap"]:
         s = r.p
