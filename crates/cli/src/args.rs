@@ -8,7 +8,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use ndd_pipeline::{Method, Verifier};
 
 use crate::error::CliError;
-use crate::files::Output;
+use crate::files::{Output, Read};
 use crate::output::Format;
 
 /// Near-duplicate detection of text: finds documents that say the same thing with
@@ -551,6 +551,16 @@ impl GroupName {
 }
 
 impl MethodArgs {
+    /// The files the method options read (`--weights`, `--links-in`, `--lexicon`),
+    /// which no output may replace.
+    pub(crate) fn reads(&self) -> [Read<'_>; 3] {
+        [
+            ("--weights", self.weights.as_deref()),
+            ("--links-in", self.links_in.as_deref()),
+            ("--lexicon", self.lexicon.as_deref()),
+        ]
+    }
+
     /// The flags given that set how documents are compared (refused with a saved
     /// index, whose settings decide).
     pub(crate) fn given(&self) -> Vec<&'static str> {
@@ -693,7 +703,7 @@ pub(crate) struct OutputArgs {
 
 impl OutputArgs {
     /// The output files of `ndd dedup`, each with its path when it is asked for: the
-    /// one list the engines check and refuse from.
+    /// one list the modes check and refuse from.
     pub(crate) fn files(&self) -> [(Output, Option<&Path>); 8] {
         [
             (Output::Keep, self.keep_out.as_deref()),
@@ -713,7 +723,7 @@ impl OutputArgs {
         match self
             .files()
             .into_iter()
-            .find(|(o, path)| path.is_some() && refused.contains(o))
+            .find(|(output, path)| path.is_some() && refused.contains(output))
         {
             Some((output, _)) => Err(CliError::Usage(format!("{} {why}", output.flag()))),
             None => Ok(()),

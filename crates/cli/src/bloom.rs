@@ -14,10 +14,10 @@ use crate::files::{self, Output};
 use crate::input::{self, Records, Source};
 use crate::output::{self, DocRow, Writers};
 use crate::progress::Bars;
+use crate::settings;
 use crate::skipped::{self, Skipped};
 use crate::stream::Reader;
 use crate::summary::{self, Facts, Fates, Time};
-use crate::{settings, stream};
 
 /// The largest filter file loaded: the filters' bit bound (`MAX_BLOOM_BITS` bits,
 /// 16 GiB) and a little for the settings.
@@ -155,13 +155,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         (Output::BloomOut, a.bloom.bloom_out.as_deref()),
         (Output::Problems, a.input.problems_out.as_deref()),
     ];
-    let targets = files::check(
-        &outputs,
-        source.path(),
-        bloom_in,
-        true,
-        &files::method_reads(&a.method),
-    )?;
+    let targets = files::check(&outputs, source.path(), bloom_in, true, &a.method.reads())?;
 
     let bars = Bars::new(a.quiet);
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
@@ -207,7 +201,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
         // Standard input: read whole (its records are spooled to be copied unchanged).
         None => {
             let input = input::read(&source, &options, &bars, o.keep_out.is_some())?;
-            stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
+            skipped::report_problems(&input.corpus.problems, input.corpus.problems.len());
             input::check_fields(input.corpus.fields.as_ref(), &options)?;
             for p in &input.corpus.problems {
                 skipped::lock(&skipped).add(p);

@@ -114,16 +114,6 @@ pub(crate) struct Target {
 /// A file the run reads, with the option that names it: no output may replace it.
 pub(crate) type Read<'a> = (&'static str, Option<&'a Path>);
 
-/// The files `ndd dedup`'s method options read (`--weights`, `--links-in`,
-/// `--lexicon`), for [`check`].
-pub(crate) fn method_reads(m: &crate::args::MethodArgs) -> [Read<'_>; 3] {
-    [
-        ("--weights", m.weights.as_deref()),
-        ("--links-in", m.links_in.as_deref()),
-        ("--lexicon", m.lexicon.as_deref()),
-    ]
-}
-
 /// An exclusive lock on a stored state (a saved index, Bloom filters): the file
 /// `.NAME.ndd-lock` beside it, created with `create_new` (so only one run holds it)
 /// and removed when the lock is dropped, at the end of the run or on its error.

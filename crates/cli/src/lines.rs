@@ -344,7 +344,7 @@ impl<'a> Corpus<'a> {
             });
         }
         let input = input::read(source, options, bars, keep_records)?;
-        stream::report_problems(&input.corpus.problems, input.corpus.problems.len());
+        skipped::report_problems(&input.corpus.problems, input.corpus.problems.len());
         input::check_fields(input.corpus.fields.as_ref(), options)?;
         for p in &input.corpus.problems {
             skipped::lock(skipped).add(p);

@@ -161,7 +161,7 @@ fn run_with(
         source.path(),
         index_in,
         a.index.add,
-        &files::method_reads(&a.method),
+        &a.method.reads(),
     )?;
 
     // Read.

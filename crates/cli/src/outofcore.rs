@@ -63,13 +63,7 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     // The in-memory-only outputs are refused above.
     let mut outputs = o.files().to_vec();
     outputs.push((Output::Problems, a.input.problems_out.as_deref()));
-    let targets = files::check(
-        &outputs,
-        Some(path),
-        None,
-        false,
-        &files::method_reads(&a.method),
-    )?;
+    let targets = files::check(&outputs, Some(path), None, false, &a.method.reads())?;
     check_work_dir(work_dir, path, &targets)?;
 
     let bars = Arc::new(Bars::new(a.quiet));

@@ -89,7 +89,7 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         });
     let bars = Bars::new(true);
     let queries = input::read(&source, &options, &bars, false)?;
-    crate::stream::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
+    crate::skipped::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
     let docs = &queries.corpus.documents;
 
     let ids = index.ids();

@@ -52,7 +52,7 @@ impl Skipped {
         options: &ndd_pipeline::corpus::ReadOptions,
         list: bool,
     ) -> Result<Self, CliError> {
-        crate::stream::report_problems(&corpus.problems, corpus.problems.len());
+        report_problems(&corpus.problems, corpus.problems.len());
         crate::input::check_fields(corpus.fields.as_ref(), options)?;
         let mut skipped = Skipped::new(list, corpus.fields.is_none())?;
         for p in &corpus.problems {
@@ -169,6 +169,22 @@ fn problem_line(w: &mut impl Write, p: &Problem, folder: bool) -> io::Result<()>
     });
     serde_json::to_writer(&mut *w, &value)?;
     w.write_all(b"\n")
+}
+
+/// Bad lines and files, on stderr: the first ones in full, then a count.
+/// `rejected`: how many there were in all (a streamed read keeps only the first
+/// problems).
+pub(crate) fn report_problems(problems: &[Problem], rejected: usize) {
+    const SHOWN: usize = 20;
+    for p in problems.iter().take(SHOWN) {
+        eprintln!("warning: {p} (skipped)");
+    }
+    if rejected > SHOWN {
+        eprintln!(
+            "warning: {} more lines or files skipped (--problems-out lists them all)",
+            rejected - SHOWN
+        );
+    }
 }
 
 #[cfg(test)]

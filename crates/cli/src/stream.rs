@@ -97,7 +97,7 @@ impl Reader {
             fields.check(options)?;
             crate::input::check_fields(Some(fields), options)?;
         }
-        report_problems(problems, rejected);
+        crate::skipped::report_problems(problems, rejected);
         Ok(())
     }
 }
@@ -123,21 +123,5 @@ pub(crate) fn shard_input(path: &Path, options: &ReadOptions) -> Option<RecordFo
         RecordFormat::of_file(path)
             .ok()
             .filter(|f| matches!(f, RecordFormat::Parquet | RecordFormat::JsonlZstd))
-    }
-}
-
-/// Bad lines and files, on stderr: the first ones in full, then a count.
-/// `rejected`: how many there were in all (a streamed read keeps only the first
-/// problems).
-pub(crate) fn report_problems(problems: &[Problem], rejected: usize) {
-    const SHOWN: usize = 20;
-    for p in problems.iter().take(SHOWN) {
-        eprintln!("warning: {p} (skipped)");
-    }
-    if rejected > SHOWN {
-        eprintln!(
-            "warning: {} more lines or files skipped (--problems-out lists them all)",
-            rejected - SHOWN
-        );
     }
 }

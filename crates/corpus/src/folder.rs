@@ -11,7 +11,7 @@ use ndd_core::file::read_up_to;
 use ndd_shingle::html::{html_to_text, looks_like_html};
 
 use super::decode::{BOM, Decoded, NotText, decode};
-use super::jsonl::GZIP_MAGIC;
+use super::jsonl::{ENCODING_HINT, GZIP_MAGIC};
 use super::options::{HtmlMode, ReadOptions};
 use super::problems::{Problem, ProblemKind};
 use crate::{Document, Error};
@@ -431,10 +431,6 @@ impl FolderReader {
         self.problem(path, ProblemKind::Unreadable, message)
     }
 }
-
-/// What the message of a file or line that is not UTF-8 adds: how to read it.
-pub(super) const ENCODING_HINT: &str = " (read legacy text with the encoding option: \
-     --encoding auto or windows-1252 in the tool)";
 
 /// Whether `path` names an HTML file: `*.html` or `*.htm` (any case), or, for a
 /// gzip file, `*.html.gz` and the like.

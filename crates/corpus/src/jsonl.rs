@@ -9,7 +9,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::decode::{BOM, Decoded, NotText, decode};
 use super::fields::FieldCounts;
-use super::folder::ENCODING_HINT;
 use super::options::ReadOptions;
 use super::problems::{Problem, ProblemKind};
 use super::record::parse_line;
@@ -18,6 +17,10 @@ use crate::{Document, Error};
 /// A line decoded into a document: the document, whether its record had the id
 /// field, and whether it was decoded from a legacy encoding.
 type LineDoc = (Document, bool, bool);
+
+/// What the message of a file or line that is not UTF-8 adds: how to read it.
+pub(super) const ENCODING_HINT: &str = " (read legacy text with the encoding option: \
+     --encoding auto or windows-1252 in the tool)";
 
 /// The first two bytes of every gzip member (RFC 1952).
 pub(super) const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];

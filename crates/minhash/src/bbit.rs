@@ -136,6 +136,49 @@ fn a_coefficient(r: f64, bits: u32) -> f64 {
     num / den
 }
 
+impl MinHashSignature {
+    /// The number of slots whose lowest `bits` bits agree: what a
+    /// [`BBitSlots`](crate::BBitSlots) of `bits`-bit fields counts for the two
+    /// signatures ([`BBitSlots::matches`](crate::BBitSlots::matches)), computed from the
+    /// full values. Never below [`matches`](Self::matches): equal slots have equal fields.
+    /// An engine that keeps full signatures filters candidates by it exactly as one that
+    /// keeps only the fields.
+    ///
+    /// # Errors
+    ///
+    /// As [`matches`](Self::matches); [`Error::InvalidParameter`] when `bits` is not in
+    /// `1..=64`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::Sketcher;
+    /// use near_dup::minhash::{BBitSlots, MinHasher};
+    /// let h = MinHasher::new(128)?;
+    /// let (a, b) = (h.sketch_features(0..1000), h.sketch_features(300..1300));
+    /// let mut fields = BBitSlots::new(8, 128)?;
+    /// fields.push(&a)?;
+    /// fields.push(&b)?;
+    /// assert_eq!(a.field_matches(&b, 8)?, fields.matches(0, 1));
+    /// assert!(a.field_matches(&b, 8)? >= a.matches(&b)?);
+    /// assert_eq!(a.field_matches(&b, 64)?, a.matches(&b)?);
+    /// assert!(a.field_matches(&b, 0).is_err());
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn field_matches(&self, other: &Self, bits: u32) -> Result<usize, Error> {
+        check_bits(bits)?;
+        self.check_compatible(other)?;
+        Error::check_lengths(self.values().len(), other.values().len())?;
+        let mask = low_mask(bits);
+        Ok(self
+            .values()
+            .iter()
+            .zip(other.values())
+            .filter(|(x, y)| (*x ^ *y) & mask == 0)
+            .count())
+    }
+}
+
 /// A b-bit MinHash signature: the lowest `b` bits of each of the `k` slots of a
 /// [`MinHashSignature`], packed back to back into 64-bit words (`k·b` bits, no
 /// per-slot padding; only the last word is padded with zeros).

@@ -168,47 +168,6 @@ impl MinHashSignature {
         Ok(equal_slots(&self.values, &other.values))
     }
 
-    /// The number of slots whose lowest `bits` bits agree: what a
-    /// [`BBitSlots`](crate::BBitSlots) of `bits`-bit fields counts for the two
-    /// signatures ([`BBitSlots::matches`](crate::BBitSlots::matches)), computed from the
-    /// full values. Never below [`matches`](Self::matches): equal slots have equal fields.
-    /// An engine that keeps full signatures filters candidates by it exactly as one that
-    /// keeps only the fields.
-    ///
-    /// # Errors
-    ///
-    /// As [`matches`](Self::matches); [`Error::InvalidParameter`] when `bits` is not in
-    /// `1..=64`.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::Sketcher;
-    /// use near_dup::minhash::{BBitSlots, MinHasher};
-    /// let h = MinHasher::new(128)?;
-    /// let (a, b) = (h.sketch_features(0..1000), h.sketch_features(300..1300));
-    /// let mut fields = BBitSlots::new(8, 128)?;
-    /// fields.push(&a)?;
-    /// fields.push(&b)?;
-    /// assert_eq!(a.field_matches(&b, 8)?, fields.matches(0, 1));
-    /// assert!(a.field_matches(&b, 8)? >= a.matches(&b)?);
-    /// assert_eq!(a.field_matches(&b, 64)?, a.matches(&b)?);
-    /// assert!(a.field_matches(&b, 0).is_err());
-    /// # Ok::<(), near_dup::Error>(())
-    /// ```
-    pub fn field_matches(&self, other: &Self, bits: u32) -> Result<usize, Error> {
-        crate::bbit::check_bits(bits)?;
-        self.check_compatible(other)?;
-        Error::check_lengths(self.values.len(), other.values.len())?;
-        let mask = ndd_core::bits::low_mask(bits);
-        Ok(self
-            .values
-            .iter()
-            .zip(&other.values)
-            .filter(|(x, y)| (*x ^ *y) & mask == 0)
-            .count())
-    }
-
     /// The versioned byte form: magic, version, scheme, `k`, the values, checksum
     /// (see [`ndd_core::codec`]); `8k + 30` bytes.
     ///

@@ -49,6 +49,27 @@ impl Layout {
     }
 }
 
+impl HammingParams {
+    /// The expected number of entries a query inspects among `n` uniformly random
+    /// fingerprints, summed over the tables: `Σ n / 2^p` over the tables' leading bit
+    /// counts `p`. Near-duplicates add to it; the directory lets a table skip the rest.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let p = near_dup::index::HammingParams::new(3, 4)?; // 4 tables of 16 leading bits
+    /// assert!((p.expected_candidates(1 << 20) - 64.0).abs() < 1e-9);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn expected_candidates(&self, n: usize) -> f64 {
+        layouts(*self)
+            .iter()
+            .map(|l| n as f64 * (-f64::from(l.lead_bits)).exp2())
+            .sum()
+    }
+}
+
 /// The tables' layouts: every `(B − k)`-subset of blocks as leading blocks, in
 /// lexicographic order.
 pub(super) fn layouts(p: HammingParams) -> Vec<Layout> {

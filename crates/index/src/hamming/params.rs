@@ -3,8 +3,6 @@
 
 use ndd_core::Error;
 
-use super::layout::layouts;
-
 /// The most tables [`HammingParams`] accepts (`C(blocks, max_distance)`); each table
 /// costs 12–16 bytes per fingerprint.
 ///
@@ -247,25 +245,6 @@ impl HammingParams {
         // The shortest blocks are the last ones.
         (self.max_distance..self.blocks)
             .map(|j| block_range(self.blocks, j).1)
-            .sum()
-    }
-
-    /// The expected number of entries a query inspects among `n` uniformly random
-    /// fingerprints, summed over the tables: `Σ n / 2^p` over the tables' leading bit
-    /// counts `p`. Near-duplicates add to it; the directory lets a table skip the rest.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// let p = near_dup::index::HammingParams::new(3, 4)?; // 4 tables of 16 leading bits
-    /// assert!((p.expected_candidates(1 << 20) - 64.0).abs() < 1e-9);
-    /// # Ok::<(), near_dup::Error>(())
-    /// ```
-    #[must_use]
-    pub fn expected_candidates(&self, n: usize) -> f64 {
-        layouts(*self)
-            .iter()
-            .map(|l| n as f64 * (-f64::from(l.lead_bits)).exp2())
             .sum()
     }
 

@@ -30,6 +30,7 @@
 //! checksummed trailer whose absence marks a file its writer did not finish), so
 //! another engine can produce or consume them (`docs/formats.md`).
 
+mod blocks;
 mod buckets;
 mod components;
 mod exact;

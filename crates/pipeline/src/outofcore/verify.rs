@@ -13,6 +13,7 @@ use ndd_align::TokenOptions;
 use ndd_core::ScoredPair;
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
+use super::blocks::{block_text_bytes, map_in_order};
 use super::manifest::Marker;
 use super::sketch::{Sets, Signatures, Texts};
 use super::weights::Weights;
@@ -192,15 +193,6 @@ fn block_pairs(budget: u64, signature_len: u64) -> usize {
     usize::try_from(pairs).unwrap_or(65_536)
 }
 
-/// The most bytes of text a verification block holds, for the verifiers that read
-/// texts: a 32nd of the budget, as alignment prepares each text into about five times
-/// its size (24 bytes per word: its token hash with its position, and a word 3-gram
-/// hash), so that texts and their prepared forms stay within about a fifth of it. A
-/// block holds at least one pair, whatever its texts' size.
-pub(super) fn block_text_bytes(budget: u64) -> u64 {
-    budget / 32
-}
-
 /// The distinct documents of `pairs` (both ends of those `keep` selects), in position
 /// order.
 fn documents_of(pairs: &[Edge], keep: impl Fn(usize) -> bool) -> Vec<u64> {
@@ -218,22 +210,6 @@ fn documents_of(pairs: &[Edge], keep: impl Fn(usize) -> bool) -> Vec<u64> {
 /// The position of document `d` in `docs` (sorted, holding it).
 fn at(docs: &[u64], d: u64) -> usize {
     docs.binary_search(&d).unwrap_or(0)
-}
-
-/// Maps `f` over `items` in order, on rayon's pool when the feature is on.
-pub(super) fn map_in_order<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(usize, &T) -> Result<R, Error> + Sync + Send,
-) -> Result<Vec<R>, Error> {
-    #[cfg(feature = "rayon")]
-    {
-        use rayon::prelude::*;
-        items.par_iter().enumerate().map(|(i, x)| f(i, x)).collect()
-    }
-    #[cfg(not(feature = "rayon"))]
-    {
-        items.iter().enumerate().map(|(i, x)| f(i, x)).collect()
-    }
 }
 
 /// Each pair's method score from the two signatures (the MinHash [`EstimateFilter`]'s

@@ -19,10 +19,10 @@ use std::path::PathBuf;
 use ndd_align::{CorpusWeights, TokenOptions, TokenWeights};
 use ndd_scale::{Edge, HEADER_LEN, Record, RecordReader, RecordWriter};
 
+use super::blocks::{block_text_bytes, map_in_order};
 use super::exact::CopyBits;
 use super::manifest::Marker;
 use super::sketch::Texts;
-use super::verify::{block_text_bytes, map_in_order};
 use super::{Job, checksum_key, damaged, file_size, trailer_checksum};
 use crate::Error;
 use crate::progress::Stage;
