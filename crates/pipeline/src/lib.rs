@@ -81,7 +81,8 @@ pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE
 #[cfg(feature = "minhash")]
 pub use candidates::minhash::{EstimateFilter, PLAUSIBLE_FIELD_BITS};
 pub use candidates::{
-    CandidateGenerator, CandidateReport, CandidateSource, Emit, PLAUSIBLE_SIGMAS, SourceContext,
+    CandidateGenerator, CandidateReport, CandidateSource, Emit, Method, PLAUSIBLE_SIGMAS,
+    SourceContext,
 };
 pub use corpus::{
     Corpus, ErrorPolicy, FolderReader, HtmlMode, JsonlReader, Problem, ProblemKind, ReadOptions,
@@ -101,7 +102,7 @@ pub use method::IMatchConfig;
 #[cfg(feature = "ncd")]
 pub use method::SigNcdConfig;
 pub use method::{
-    Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN, Method,
+    Banding, DEFAULT_MAX_BUCKET_SCAN, MAX_BUCKET_SCAN, MAX_NUM_PERM, MAX_SHINGLE_LEN,
     MinHashConfig, MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
 };
 #[cfg(feature = "minhash")]

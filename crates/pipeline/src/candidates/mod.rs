@@ -4,12 +4,14 @@ use std::time::{Duration, Instant};
 
 use ndd_core::{Error, PairSink, ScoredPair, Threshold};
 
+use crate::Features;
 use crate::progress::{NoProgress, Progress, Stage};
-use crate::{Features, Method};
 
 mod exact_jaccard;
+mod method;
 mod source;
 
+pub use method::Method;
 pub use source::CandidateSource;
 pub(crate) use source::ExactJaccardSource;
 #[cfg(feature = "imatch")]
