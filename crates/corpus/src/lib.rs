@@ -88,6 +88,15 @@ pub use shards::{RecordFormat, RecordWriter, Shard, ShardReader};
 
 /// The JSONL line parse with and without its flat-record path, for the criterion bench
 /// that measures one against the other (`benches/jsonl.rs`); not part of the API.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::corpus::{ReadOptions, bench_hooks};
+/// let doc = bench_hooks::parse_line(r#"{"id": "a", "text": "b"}"#, &ReadOptions::default(), false)?;
+/// assert_eq!((doc.id.as_str(), doc.text.as_str()), ("a", "b"));
+/// # Ok::<(), String>(())
+/// ```
 #[doc(hidden)]
 pub mod bench_hooks {
     use crate::{Document, ReadOptions};
