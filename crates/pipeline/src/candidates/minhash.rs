@@ -225,10 +225,6 @@ pub(crate) fn run(
     })
 }
 
-/// The field width the compact filter was measured with (8 bits).
-#[cfg(test)]
-const MEASURED_FILTER_BITS: u32 = 8;
-
 fn with_sketcher<S: MinHashSketcher>(
     config: &MinHashConfig,
     hasher: &S,
@@ -340,10 +336,18 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
+    if let Target::Lsh(index, _) = &target {
+        if !index.keeps_signatures() {
+            return Err(Error::invalid_parameter(
+                "index",
+                "the candidate stream scores candidates by the index's kept signatures: \
+                 build it with keep_signatures(true)",
+            ));
+        }
+    }
     let cuts_before = target.scan_cuts();
     let mut search = Search {
         target,
-        own: Vec::new(),
         filter,
         found: Vec::new(),
         out: Vec::new(),
@@ -428,8 +432,6 @@ impl Target<'_> {
 /// document order and then in the order of the earlier document.
 struct Search<'i> {
     target: Target<'i>,
-    /// This stream's full signatures, for an [`LshIndex`] that does not keep them.
-    own: Vec<MinHashSignature>,
     filter: EstimateFilter,
     found: Vec<u32>,
     out: Vec<ScoredPair>,
@@ -462,10 +464,10 @@ impl Search<'_> {
                 let j = j as usize;
                 let filter = &self.filter;
                 let score = match &self.target {
-                    Target::Lsh(index, _) if index.keeps_signatures() => index
+                    // An index that keeps its signatures (checked by `stream`).
+                    Target::Lsh(index, _) => index
                         .signature(&super::key(j))
                         .map(|e| filter.score(e, &sig)),
-                    Target::Lsh(..) => self.own.get(j).map(|e| filter.score(e, &sig)),
                     Target::Flat(_, Kept::Full(sigs)) => sigs.get(j).map(|e| filter.score(e, &sig)),
                     // Made with the filter's field width (`with_sketcher`).
                     Target::Flat(_, Kept::Fields(fields)) => Some(Ok(fields.raw_similarity(j, i))),
@@ -477,10 +479,8 @@ impl Search<'_> {
                     }
                 }
             }
-            match &mut self.target {
-                Target::Lsh(index, _) if !index.keeps_signatures() => self.own.push(sig),
-                Target::Flat(_, Kept::Full(sigs)) => sigs.push(sig),
-                _ => {}
+            if let Target::Flat(_, Kept::Full(sigs)) = &mut self.target {
+                sigs.push(sig);
             }
         }
         Ok(())
@@ -601,7 +601,7 @@ mod tests {
         let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
         let t = Threshold::new(0.8).expect("0.8");
         let filter = EstimateFilter::new(Emit::Plausible, t, 128);
-        assert_eq!(filter.field_bits(), Some(MEASURED_FILTER_BITS));
+        assert_eq!(filter.field_bits(), Some(PLAUSIBLE_FIELD_BITS));
         assert_eq!(filter.floor(), plausible_floor(0.8, 128));
         let by_estimate = EstimateFilter {
             field_bits: None,
@@ -609,7 +609,7 @@ mod tests {
         };
         let (estimated, estimated_candidates) = run(&texts, Kept::Full(Vec::new()), by_estimate);
         let (full, full_candidates) = run(&texts, Kept::Full(Vec::new()), filter);
-        let fields = BBitSlots::new(MEASURED_FILTER_BITS, 128).expect("8 bits");
+        let fields = BBitSlots::new(PLAUSIBLE_FIELD_BITS, 128).expect("8 bits");
         let (compact, compact_candidates) = run(&texts, Kept::Fields(fields), filter);
         assert_eq!(full_candidates, compact_candidates);
         assert_eq!(full_candidates, estimated_candidates);
@@ -627,7 +627,9 @@ mod tests {
         }
 
         let hasher = MinHasher::new(128).expect("128 values");
-        let mut lsh = LshIndex::new(ndd_lsh::LshParams::new(16, 6).expect("16 x 6"));
+        let mut lsh = LshIndex::builder(ndd_lsh::LshParams::new(16, 6).expect("16 x 6"))
+            .keep_signatures(true)
+            .build();
         let mut pairs: Vec<ScoredPair> = Vec::new();
         stream(
             &hasher,
