@@ -96,9 +96,15 @@ const STAGES: [(&str, Stage); 6] = [
     ("group", Stage::Group),
 ];
 
-/// The index of the weights stage in [`STAGES`]: run for align-weighted only, for the
-/// other verifiers neither run nor listed in [`OutOfCoreOutcome::stages`].
+/// The index of each stage in [`STAGES`] (and of its fingerprint).
+const SKETCH_STAGE: usize = 0;
+const EXACT_STAGE: usize = 1;
+const CANDIDATES_STAGE: usize = 2;
+/// Run for align-weighted only; for the other verifiers neither run nor listed in
+/// [`OutOfCoreOutcome::stages`].
 const WEIGHTS_STAGE: usize = 3;
+const VERIFY_STAGE: usize = 4;
+const GROUP_STAGE: usize = 5;
 
 /// The stages' one "reuse or run": stage `i` of [`STAGES`] is reused when its marker
 /// from an earlier run still holds, else run, its marker saved, and either way timed.
@@ -612,7 +618,8 @@ impl OutOfCore {
                 markers.push(Some(Marker::default()));
                 continue;
             }
-            let reusable = !(custom && i >= 4) && markers.last().is_none_or(Option::is_some);
+            let reusable =
+                !(custom && i >= VERIFY_STAGE) && markers.last().is_none_or(Option::is_some);
             let m = reusable
                 .then(|| Marker::load(dir, name, fingerprints[i]))
                 .flatten()
@@ -632,7 +639,7 @@ impl OutOfCore {
             runs: Vec::new(),
         };
 
-        let sketched = steps.run(0, || {
+        let sketched = steps.run(SKETCH_STAGE, || {
             let docs = docs.into_iter();
             let (s, fp) = match (&self.engine, params) {
                 (Engine::MinHash(config), Some(params)) => {
@@ -691,25 +698,29 @@ impl OutOfCore {
         let signature_len = need(&sketched, "signature_len")?;
         let key_fp = need(&sketched, "band_key_fingerprint")?;
 
-        let exact = steps.run(1, || {
+        let exact = steps.run(EXACT_STAGE, || {
             let runs = self.plan.exact.map(|_| {
                 SortedRuns::from_paths(run_paths(dir, &sketched, "digest_runs"), digest_order, 0)
             });
-            let c = exact::run(&job, runs.as_ref(), fingerprints[1])?;
+            let c = exact::run(&job, runs.as_ref(), fingerprints[EXACT_STAGE])?;
             let m = Marker::default()
                 .with("groups", c.groups)
                 .with("copies", c.copies);
             Ok((m, c.bytes_written))
         })?;
 
-        let bucketed = steps.run(2, || {
+        let bucketed = steps.run(CANDIDATES_STAGE, || {
             let keys =
                 SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
-            let copies = exact::CopyBits::load(&job, documents, fingerprints[1])?;
+            let copies = exact::CopyBits::load(&job, documents, fingerprints[EXACT_STAGE])?;
             let b = match &self.engine {
-                Engine::MinHash(_) => buckets::run(&job, &keys, &copies, fingerprints[2])?,
+                Engine::MinHash(_) => {
+                    buckets::run(&job, &keys, &copies, fingerprints[CANDIDATES_STAGE])?
+                }
                 #[cfg(feature = "simhash")]
-                Engine::SimHash(_) => hamming::candidates(&job, &keys, &copies, fingerprints[2])?,
+                Engine::SimHash(_) => {
+                    hamming::candidates(&job, &keys, &copies, fingerprints[CANDIDATES_STAGE])?
+                }
             };
             let m = Marker::default()
                 .with("candidates", b.candidates)
@@ -729,22 +740,27 @@ impl OutOfCore {
 
         if weighted {
             steps.run(WEIGHTS_STAGE, || {
-                weights::run(&job, documents, fingerprints[1], fingerprints[3])
+                weights::run(
+                    &job,
+                    documents,
+                    fingerprints[EXACT_STAGE],
+                    fingerprints[WEIGHTS_STAGE],
+                )
             })?;
         }
 
-        let verified = steps.run(4, || {
+        let verified = steps.run(VERIFY_STAGE, || {
             let runs = SortedRuns::from_paths(
                 run_paths(dir, &bucketed, "runs"),
                 pair_order,
-                fingerprints[2],
+                fingerprints[CANDIDATES_STAGE],
             );
-            let read = [fingerprints[1], fingerprints[3]];
-            verify::run(&job, &runs, signature_len, read, fingerprints[4])
+            let read = [fingerprints[EXACT_STAGE], fingerprints[WEIGHTS_STAGE]];
+            verify::run(&job, &runs, signature_len, read, fingerprints[VERIFY_STAGE])
         })?;
 
-        let grouped = steps.run(5, || {
-            components::run(&job, fingerprints[1], fingerprints[4])
+        let grouped = steps.run(GROUP_STAGE, || {
+            components::run(&job, fingerprints[EXACT_STAGE], fingerprints[VERIFY_STAGE])
         })?;
         let stages = steps.runs;
         Ok(OutOfCoreOutcome {
@@ -768,7 +784,7 @@ impl OutOfCore {
                 }),
             stages,
             work_dir: dir.to_path_buf(),
-            fingerprint: fingerprints[4],
+            fingerprint: fingerprints[VERIFY_STAGE],
         })
     }
 }

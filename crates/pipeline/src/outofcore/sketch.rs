@@ -77,16 +77,10 @@ impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
     /// A MinHash signature keeps, per slot, the least hash of a feature: the same
     /// over the distinct features as over every occurrence.
     fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<MinHashSignature>> {
-        let sketch = |set: &FeatureSet| self.hasher.sketch_features(set.as_slice().iter().copied());
-        #[cfg(feature = "rayon")]
-        {
-            use rayon::prelude::*;
-            Some(sets.par_iter().map(sketch).collect())
-        }
-        #[cfg(not(feature = "rayon"))]
-        {
-            Some(sets.iter().map(sketch).collect())
-        }
+        super::blocks::map_in_order(sets, |_, set| {
+            Ok(self.hasher.sketch_features(set.as_slice().iter().copied()))
+        })
+        .ok()
     }
 
     fn record(
