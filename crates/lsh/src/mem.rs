@@ -5,8 +5,5 @@ pub(crate) use ndd_core::mem::map_bytes;
 
 /// `bytes` divided by `documents` (0 for no document).
 pub(crate) fn per_document(bytes: usize, documents: usize) -> f64 {
-    if documents == 0 {
-        return 0.0;
-    }
-    bytes as f64 / documents as f64
+    ndd_core::mem::bytes_per(bytes as u64, documents as u64)
 }

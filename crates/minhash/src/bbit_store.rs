@@ -115,12 +115,7 @@ impl BBitSlots {
     /// ```
     pub fn push(&mut self, sig: &MinHashSignature) -> Result<usize, Error> {
         let values = sig.values();
-        if values.len() != self.k {
-            return Err(Error::LengthMismatch {
-                expected: self.k,
-                actual: values.len(),
-            });
-        }
+        Error::check_lengths(self.k, values.len())?;
         if let Some(scheme) = self.scheme {
             Error::check_schemes(scheme, sig.scheme())?;
         }
