@@ -702,8 +702,9 @@ pub(crate) struct OutputArgs {
 }
 
 impl OutputArgs {
-    /// The output files of `ndd dedup`, each with its path when it is asked for: the
-    /// one list the modes check and refuse from.
+    /// The output files of `ndd dedup`'s output options, each with its path when it
+    /// is asked for: the one list the modes check and refuse from (each mode adds
+    /// `--problems-out` and the state it writes, an index or filters).
     pub(crate) fn files(&self) -> [(Output, Option<&Path>); 8] {
         [
             (Output::Keep, self.keep_out.as_deref()),
