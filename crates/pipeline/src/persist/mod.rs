@@ -61,7 +61,9 @@ const VERSION: u16 = 4;
 /// [`load_dir`](Self::load_dir)) holding a manifest and one segment file per save, to
 /// which a batch is appended without rewriting the earlier batches' data; a crash
 /// during an append leaves the folder as it was before. [`load`](Self::load) reads
-/// both. Both are loaded whole into memory.
+/// both, whole into memory; a folder can also be read one segment at a time by
+/// [`SegmentedIndex`](crate::SegmentedIndex), which keeps only the ids, labels,
+/// digests and set sizes in memory and gives the same batches.
 ///
 /// Alignment and a user's measure need texts, which the index does not keep:
 /// [`new`](Self::new) refuses them, as other methods, representatives and grouping.

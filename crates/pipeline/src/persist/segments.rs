@@ -373,7 +373,8 @@ impl DedupIndex {
 
     /// Reads an index saved by [`save_dir`](Self::save_dir): the manifest, then each
     /// segment it lists (length and checksum checked); files it does not list are
-    /// ignored. Every segment is read into memory.
+    /// ignored. Every segment is read into memory
+    /// ([`SegmentedIndex`](crate::SegmentedIndex) reads one at a time).
     ///
     /// # Errors
     ///
