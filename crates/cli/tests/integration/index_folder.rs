@@ -17,19 +17,25 @@ use ndd_pipeline::DedupIndex;
 fn batches() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    // Read when the test runs (not compiled in), as the other tests of the bundled
-    // corpus do: the package built from its .crate alone has no data/ folder.
+    let corpus = bundled();
+    let lines: Vec<&str> = corpus.lines().collect();
+    let half = lines.len() / 2;
+    std::fs::write(dir.join("a.jsonl"), lines[..half].join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("b.jsonl"), lines[half..].join("\n") + "\n").unwrap();
+    tmp
+}
+
+/// The bundled corpus, read when the test runs (not compiled in), as the other tests
+/// of the bundled corpus do: the package built from its .crate alone has no data/
+/// folder.
+fn bundled() -> String {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../data/debian-copyright.jsonl"
     );
     let corpus = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<&str> = corpus.lines().collect();
-    assert!(lines.len() > 500);
-    let half = lines.len() / 2;
-    std::fs::write(dir.join("a.jsonl"), lines[..half].join("\n") + "\n").unwrap();
-    std::fs::write(dir.join("b.jsonl"), lines[half..].join("\n") + "\n").unwrap();
-    tmp
+    assert!(corpus.lines().count() > 500);
+    corpus
 }
 
 /// Indexes the first batch, `a.jsonl` in `d`, into `out` (a file, or a folder when
@@ -199,11 +205,7 @@ fn a_run_killed_during_an_append_leaves_the_state_before_or_after() {
 fn five_batches_through_a_folder_read_by_segment_give_the_single_files_outputs() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../data/debian-copyright.jsonl"
-    );
-    let corpus = std::fs::read_to_string(path).unwrap();
+    let corpus = bundled();
     let lines: Vec<&str> = corpus.lines().collect();
     let n = lines.len();
     for b in 0..6 {

@@ -492,16 +492,22 @@ fn batches_through_a_folder_index_equal_one_run() {
     check_folder_batches_equal_one_run(&Dedup::new(), &docs, &[&two, &five]);
     let docs = families(11);
     let [two, five] = halves_and_fifths(docs.len());
-    for dedup in [
+    for dedup in folder_settings() {
+        check_folder_batches_equal_one_run(&dedup, &docs, &[&two, &five]);
+    }
+}
+
+/// The settings folder batches are checked under besides the defaults: NFKC,
+/// containment, the estimate without the exact pass.
+fn folder_settings() -> [Dedup; 3] {
+    [
         Dedup::new().threshold(0.7).nfkc(true),
         Dedup::new().threshold(0.6).verifier(Verifier::Containment),
         Dedup::new()
             .threshold(0.7)
             .verifier(Verifier::MethodScore)
             .exact_pass(false),
-    ] {
-        check_folder_batches_equal_one_run(&dedup, &docs, &[&two, &five]);
-    }
+    ]
 }
 
 /// The segment files of `dir`, sorted, with their bytes and modification times.
@@ -856,14 +862,7 @@ fn a_segmented_index_gives_the_whole_loads_batches_and_segments() {
     }
     let docs = families(11);
     let [two, five] = halves_and_fifths(docs.len());
-    for dedup in [
-        Dedup::new().threshold(0.7).nfkc(true),
-        Dedup::new().threshold(0.6).verifier(Verifier::Containment),
-        Dedup::new()
-            .threshold(0.7)
-            .verifier(Verifier::MethodScore)
-            .exact_pass(false),
-    ] {
+    for dedup in folder_settings() {
         for cuts in [&two, &five] {
             let pairs = check_segmented_equals_whole(&dedup, &docs, cuts, None);
             assert!(pairs > 20, "{dedup:?}: {pairs}");
@@ -875,16 +874,10 @@ fn a_segmented_index_gives_the_whole_loads_batches_and_segments() {
 /// spent from the newest part to the oldest, as the whole index's walk spends it.
 #[test]
 fn a_segmented_index_cuts_hot_buckets_where_the_whole_load_does() {
+    // Near-identical comments, a number apart: one hot bucket per band.
+    let comment = "please keep the old library open on sundays for the students of the town";
     let docs: Vec<Document> = (0..120)
-        .map(|i| {
-            Document::new(
-                format!("c{i}"),
-                format!(
-                    "we urge the agency to adopt the strictest possible limits on mercury \
-                     emissions from power plants near our homes comment number {i}"
-                ),
-            )
-        })
+        .map(|i| Document::new(format!("c{i}"), format!("{comment}, signed {i}")))
         .collect();
     let dedup = Dedup::new().threshold(0.7);
     for scan in [Some(3), Some(40)] {
