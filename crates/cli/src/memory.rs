@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::{Dedup, DedupIndex, Fate};
+use ndd_pipeline::{Dedup, DedupIndex, Document, Fate, Outcome, Progress, SegmentedIndex};
 
 use crate::args::{DedupArgs, GroupName};
 use crate::error::CliError;
@@ -47,7 +47,16 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
                     given.join(", ")
                 )));
             }
-            let mut ix = read_index(path)?;
+            // A folder that only grows (or is only read) is checked one segment at a
+            // time; another output needs the whole index.
+            let mut ix = if path.is_dir() && a.index.index_out.is_none() {
+                Index::Segmented(
+                    SegmentedIndex::open(path)
+                        .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?,
+                )
+            } else {
+                Index::Whole(read_index(path)?)
+            };
             // A setting of the process, not saved with the index.
             if let Some(scan) = a.method.max_bucket_scan {
                 ix.set_max_bucket_scan(scan.0);
@@ -71,14 +80,74 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
     let index = match index {
         Some(ix) => ix,
         // Refuse what an index cannot do before reading anything.
-        None => DedupIndex::new(&dedup).map_err(|e| {
+        None => Index::Whole(DedupIndex::new(&dedup).map_err(|e| {
             CliError::Usage(format!(
                 "--index-out: {e} (an index supports --method minhash, verified by \
                  jaccard, containment or the estimate, keeping the first document)"
             ))
-        })?,
+        })?),
     };
     run_with(a, &dedup, &attributes, Some(index), started)
+}
+
+/// The index a run adds its batch to: loaded whole, or a folder read one segment at a
+/// time (the same pairs, groups and segments; see [`SegmentedIndex`]).
+enum Index {
+    Whole(DedupIndex),
+    Segmented(SegmentedIndex),
+}
+
+impl Index {
+    fn settings(&self) -> Dedup {
+        match self {
+            Index::Whole(ix) => ix.settings(),
+            Index::Segmented(ix) => ix.settings(),
+        }
+    }
+
+    fn set_max_bucket_scan(&mut self, members: Option<usize>) {
+        match self {
+            Index::Whole(ix) => ix.set_max_bucket_scan(members),
+            Index::Segmented(ix) => ix.set_max_bucket_scan(members),
+        }
+    }
+
+    fn ids(&self) -> &[String] {
+        match self {
+            Index::Whole(ix) => ix.ids(),
+            Index::Segmented(ix) => ix.ids(),
+        }
+    }
+
+    fn add_with_progress(
+        &mut self,
+        docs: &[Document],
+        progress: &dyn Progress,
+    ) -> Result<Outcome, ndd_pipeline::Error> {
+        match self {
+            Index::Whole(ix) => ix.add_with_progress(docs, progress),
+            Index::Segmented(ix) => ix.add_with_progress(docs, progress),
+        }
+    }
+
+    /// The single-file byte form (a segmented index is only ever saved to its folder).
+    fn to_bytes(&self) -> Result<Vec<u8>, CliError> {
+        match self {
+            Index::Whole(ix) => Ok(ix.to_bytes()),
+            Index::Segmented(_) => Err(CliError::Output(
+                "a folder index read one segment at a time is saved only to its folder".to_owned(),
+            )),
+        }
+    }
+
+    /// Saves to the folder `dir`: a whole index anywhere, a segmented one to the
+    /// folder it was opened from (`--add`).
+    fn save_dir(&mut self, dir: &Path) -> Result<(), ndd_pipeline::Error> {
+        match self {
+            Index::Whole(ix) => ix.save_dir(dir),
+            Index::Segmented(ix) => ix.save(),
+        }
+    }
 }
 
 /// Reads a saved index: a folder (the manifest and its segments) or one file.
@@ -98,8 +167,8 @@ pub(crate) fn read_index(path: &Path) -> Result<DedupIndex, CliError> {
 /// Refuses a batch whose documents the index already holds (by id): a batch added
 /// twice had every document "dropped" as a copy of itself, without a word.
 fn refuse_known_ids(
-    ix: &DedupIndex,
-    docs: &[ndd_pipeline::Document],
+    ix: &Index,
+    docs: &[Document],
     index_in: Option<&Path>,
 ) -> Result<(), CliError> {
     let known: std::collections::HashSet<&str> = ix.ids().iter().map(String::as_str).collect();
@@ -127,7 +196,7 @@ fn run_with(
     a: &DedupArgs,
     dedup: &Dedup,
     attributes: &[(String, settings::Roles)],
-    mut index: Option<DedupIndex>,
+    mut index: Option<Index>,
     started: Instant,
 ) -> Result<(), CliError> {
     let index_in = a.index.index_in.as_deref();
@@ -182,7 +251,7 @@ fn run_with(
     let added = match &mut index {
         Some(ix) => {
             refuse_known_ids(ix, docs, index_in)?;
-            let base = ix.len();
+            let base = ix.ids().len();
             Some((base, ix.add_with_progress(docs, bars.as_ref())?))
         }
         None => None,
@@ -242,7 +311,7 @@ fn run_with(
     }
     if let Some(ix) = &index {
         if writers.wants(Output::IndexOut) || writers.wants(Output::Add) {
-            let bytes = ix.to_bytes();
+            let bytes = ix.to_bytes()?;
             for output in [Output::IndexOut, Output::Add] {
                 writers.whole(output, |w| w.write_all(&bytes))?;
             }

@@ -154,7 +154,7 @@ impl BandChains {
                                 limit: self.bucket_scan,
                             };
                             let earlier = &keys[base..base + i];
-                            let cut =
+                            let (_, cut) =
                                 walk.run(head, i, earlier, seen.as_deref_mut(), &mut on_member);
                             cut_reads += u64::from(cut);
                         }
@@ -204,6 +204,35 @@ impl BandChains {
                     };
                     walk.run(head, i, &qkeys[..i], seen.as_mut(), &mut f);
                 }
+            }
+        }
+    }
+
+    /// Calls `f` on the members of the buckets of the band keys `qkeys`, once each,
+    /// reading at most `budget[i]` members of band `i`'s bucket (newest first): lowers
+    /// each budget by the members read and sets `cut[i]` when members were left unread.
+    pub(crate) fn for_each_candidate_within(
+        &self,
+        qkeys: &[u64],
+        budget: &mut [usize],
+        cut: &mut [bool],
+        mut f: impl FnMut(u32),
+    ) {
+        let b = self.bands;
+        let mut seen = AHashSet::<u32>::default();
+        let keys = &self.band_keys;
+        for (i, &key_i) in qkeys.iter().enumerate().take(b) {
+            let probe = self.tables[i].probe(key_i, |h| keys[h as usize * b + i] == key_i);
+            if let Probe::Found(_, head) = probe {
+                let walk = BucketWalk {
+                    keys,
+                    next: &self.next,
+                    bands: b,
+                    limit: budget[i],
+                };
+                let (read, left) = walk.run(head, i, &qkeys[..i], Some(&mut seen), &mut f);
+                budget[i] -= read;
+                cut[i] |= left;
             }
         }
     }

@@ -981,6 +981,68 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         })
     }
 
+    /// [`query_into`](Self::query_into) with a budget per band: at most `budget[i]`
+    /// members of band `i`'s bucket are read, newest first, and each budget is
+    /// lowered by the members read; `cut[i]` is set when band `i`'s bucket had members
+    /// left unread. Each candidate is appended once. The index's own bound
+    /// ([`set_max_bucket_scan`](Self::set_max_bucket_scan)) is not applied: the
+    /// budgets are the bound.
+    ///
+    /// What it is for: querying a collection split into several indexes as if it were
+    /// one, newest part first. A document inserted into one index by
+    /// [`query_then_insert`](Self::query_then_insert) under the bound `c` meets the
+    /// `c` newest members of each bucket; starting every budget at `c` and querying
+    /// the parts from the newest to the oldest with the same budgets meets the same
+    /// members, and a band is cut in one of them exactly when it is cut in the whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`query_into`](Self::query_into); [`Error::InvalidParameter`] when `budget`
+    /// or `cut` do not have one entry per band.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots};
+    /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
+    /// let (mut older, mut newer) = (LshIndex::new(LshParams::new(1, 2)?), LshIndex::new(LshParams::new(1, 2)?));
+    /// for i in 0..3 {
+    ///     older.insert(i, &s)?;
+    /// }
+    /// newer.insert(3, &s)?;
+    /// // Three members in all, newest first: 3 from `newer`, then 2 from `older`.
+    /// let (mut budget, mut cut, mut found) = (vec![2], vec![false], Vec::new());
+    /// newer.query_within(&s, &mut budget, &mut cut, &mut found)?;
+    /// older.query_within(&s, &mut budget, &mut cut, &mut found)?;
+    /// assert_eq!(found, vec![3, 2]);
+    /// assert_eq!((budget, cut), (vec![0], vec![true])); // documents 1 and 0 unread
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn query_within(
+        &self,
+        signature: &S,
+        budget: &mut [usize],
+        cut: &mut [bool],
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
+        let b = self.params.bands();
+        if budget.len() != b || cut.len() != b {
+            return Err(Error::invalid_parameter(
+                "budget",
+                format!("one budget and one cut flag per band ({b})"),
+            ));
+        }
+        self.with_query_keys(signature, |qkeys| {
+            self.chains
+                .for_each_candidate_within(qkeys, budget, cut, |d| {
+                    if let Some(k) = self.keys.key(d) {
+                        out.push(k.clone());
+                    }
+                });
+        })
+    }
+
     /// [`query_into`](Self::query_into) over the first `bands` bands only (the
     /// `_query_b` of datasketch's ensemble): documents agreeing with the query on
     /// every slot of one of those bands.

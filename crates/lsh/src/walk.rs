@@ -20,7 +20,8 @@ impl BucketWalk<'_> {
     /// met for the first time in this query: with `seen` (a bounded walk), the members
     /// not in it; otherwise those sharing no earlier band with the query's keys
     /// `earlier` (an unbounded walk reported them in their first shared band).
-    /// Returns whether the bound cut the walk: members were left unread.
+    /// Returns the members read and whether the bound cut the walk: members were left
+    /// unread.
     #[inline]
     pub(crate) fn run(
         &self,
@@ -29,7 +30,7 @@ impl BucketWalk<'_> {
         earlier: &[u64],
         mut seen: Option<&mut AHashSet<u32>>,
         mut report: impl FnMut(u32),
-    ) -> bool {
+    ) -> (usize, bool) {
         let (mut d, mut read) = (head, 0);
         while d != NIL && read < self.limit {
             let db = d as usize * self.bands;
@@ -45,7 +46,10 @@ impl BucketWalk<'_> {
         }
         // The members before the query, as far as the walk knows them: those it read,
         // and one more when it stopped before the bucket's end.
-        ScanCuts::cuts(read + usize::from(d != NIL), self.limit)
+        (
+            read,
+            ScanCuts::cuts(read + usize::from(d != NIL), self.limit),
+        )
     }
 }
 

@@ -112,7 +112,7 @@ pub use outofcore::{
     DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET, OutOfCore, OutOfCoreOutcome, StageRun,
 };
 #[cfg(feature = "minhash")]
-pub use persist::DedupIndex;
+pub use persist::{DedupIndex, SegmentedIndex};
 pub use plan::{Features, Plan};
 pub use progress::{NoProgress, Progress, Stage};
 #[cfg(feature = "minhash")]

@@ -17,19 +17,25 @@ use ndd_pipeline::DedupIndex;
 fn batches() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    // Read when the test runs (not compiled in), as the other tests of the bundled
-    // corpus do: the package built from its .crate alone has no data/ folder.
+    let corpus = bundled();
+    let lines: Vec<&str> = corpus.lines().collect();
+    let half = lines.len() / 2;
+    std::fs::write(dir.join("a.jsonl"), lines[..half].join("\n") + "\n").unwrap();
+    std::fs::write(dir.join("b.jsonl"), lines[half..].join("\n") + "\n").unwrap();
+    tmp
+}
+
+/// The bundled corpus, read when the test runs (not compiled in), as the other tests
+/// of the bundled corpus do: the package built from its .crate alone has no data/
+/// folder.
+fn bundled() -> String {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../data/debian-copyright.jsonl"
     );
     let corpus = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<&str> = corpus.lines().collect();
-    assert!(lines.len() > 500);
-    let half = lines.len() / 2;
-    std::fs::write(dir.join("a.jsonl"), lines[..half].join("\n") + "\n").unwrap();
-    std::fs::write(dir.join("b.jsonl"), lines[half..].join("\n") + "\n").unwrap();
-    tmp
+    assert!(corpus.lines().count() > 500);
+    corpus
 }
 
 /// Indexes the first batch, `a.jsonl` in `d`, into `out` (a file, or a folder when
@@ -189,4 +195,72 @@ fn a_run_killed_during_an_append_leaves_the_state_before_or_after() {
         }
     }
     eprintln!("killed runs left the state: {outcomes:?}");
+}
+
+/// Five batches through a folder (read one segment at a time) and through a single
+/// file (loaded whole): every batch's kept documents, annotations, clusters and pairs
+/// are the same bytes, with `--add` and without it (checked against the folder as it
+/// is, nothing saved), and the folder loads as the file's index.
+#[test]
+fn five_batches_through_a_folder_read_by_segment_give_the_single_files_outputs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let corpus = bundled();
+    let lines: Vec<&str> = corpus.lines().collect();
+    let n = lines.len();
+    for b in 0..6 {
+        let part = &lines[b * n / 6..(b + 1) * n / 6];
+        std::fs::write(d.join(format!("b{b}.jsonl")), part.join("\n") + "\n").unwrap();
+    }
+    index_a_batch(d, "b0.jsonl", &["--index-out", "ix/"]);
+    index_a_batch(d, "b0.jsonl", &["--index-out", "ix.ndd"]);
+    let outputs = ["keep", "annotate", "clusters", "pairs"];
+    let mut pairs = 0;
+    for b in 1..6 {
+        let input = format!("b{b}.jsonl");
+        for add in [false, true] {
+            for ix in ["ix", "ix.ndd"] {
+                let mut args = vec!["--index-in", ix];
+                if add {
+                    args.push("--add");
+                }
+                let names: Vec<String> = outputs
+                    .iter()
+                    .map(|o| format!("{ix}.{b}.{add}.{o}"))
+                    .collect();
+                for (o, name) in outputs.iter().zip(&names) {
+                    args.push(match *o {
+                        "keep" => "--keep-out",
+                        "annotate" => "--annotate-out",
+                        "clusters" => "--clusters-out",
+                        _ => "--pairs-out",
+                    });
+                    args.push(name);
+                }
+                index_a_batch(d, &input, &args);
+            }
+            for o in outputs {
+                let folder = std::fs::read(d.join(format!("ix.{b}.{add}.{o}"))).unwrap();
+                let file = std::fs::read(d.join(format!("ix.ndd.{b}.{add}.{o}"))).unwrap();
+                assert_eq!(folder, file, "batch {b}, --add {add}, {o}");
+                if o == "pairs" {
+                    pairs += folder.iter().filter(|&&c| c == b'\n').count();
+                }
+            }
+        }
+    }
+    // 5 batches of the bundled corpus find pairs in most of them.
+    assert!(pairs > 50, "{pairs}");
+    assert_eq!(
+        DedupIndex::load(&d.join("ix")).unwrap().to_bytes(),
+        DedupIndex::load(&d.join("ix.ndd")).unwrap().to_bytes()
+    );
+    assert!(d.join("ix/segment-00000006.ndds").exists());
+}
+
+/// Runs `ndd dedup --input input` with `args` in `d`.
+fn index_a_batch(d: &Path, input: &str, args: &[&str]) {
+    let mut all = vec!["dedup", "--input", input];
+    all.extend_from_slice(args);
+    ok(&ndd(&all, d));
 }

@@ -17,7 +17,10 @@ use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
 use crate::{Dedup, Document, Error, ExactPass, GroupMethod, Verifier};
 
 mod records;
+mod segmented;
 mod segments;
+
+pub use segmented::SegmentedIndex;
 
 const MAGIC: [u8; 4] = *b"NDDX";
 /// Version 2 added the documents' set sizes (distinct shingles), which containment
@@ -58,7 +61,9 @@ const VERSION: u16 = 4;
 /// [`load_dir`](Self::load_dir)) holding a manifest and one segment file per save, to
 /// which a batch is appended without rewriting the earlier batches' data; a crash
 /// during an append leaves the folder as it was before. [`load`](Self::load) reads
-/// both. Both are loaded whole into memory.
+/// both, whole into memory; a folder can also be read one segment at a time by
+/// [`SegmentedIndex`](crate::SegmentedIndex), which keeps only the ids, labels,
+/// digests and set sizes in memory and gives the same batches.
 ///
 /// Alignment and a user's measure need texts, which the index does not keep:
 /// [`new`](Self::new) refuses them, as other methods, representatives and grouping.
@@ -382,6 +387,19 @@ impl DedupIndex {
         docs: &[Document],
         progress: &dyn crate::Progress,
     ) -> Result<Outcome, Error> {
+        self.add_batch(docs, progress, false)
+    }
+
+    /// [`add_with_progress`](Self::add_with_progress), the earlier documents'
+    /// candidates found in this index, or `by_segment` in the committed segments of
+    /// the folder it was opened from, one segment at a time
+    /// ([`SegmentedIndex`](crate::SegmentedIndex)).
+    pub(super) fn add_batch(
+        &mut self,
+        docs: &[Document],
+        progress: &dyn crate::Progress,
+        by_segment: bool,
+    ) -> Result<Outcome, Error> {
         let base = self.ids.len();
         let total = base + docs.len();
         if u32::try_from(total).is_err() {
@@ -470,53 +488,63 @@ impl DedupIndex {
         // without building it again for every batch.
         let emit = crate::plan::emit_for(&GroupMethod::Components, &self.verifier);
         let filter = self.sketching.filter(emit);
-        let mut candidates: Vec<ScoredPair> = Vec::new();
-        let streamed = crate::candidates::minhash::stream(
-            &self.sketching.hasher,
-            &unique_texts,
-            crate::candidates::minhash::Target::Lsh(&mut self.lsh, &|i| base + unique[i]),
-            filter,
-            progress,
-            &mut candidates,
-        )?;
-        report.candidates = streamed.candidates;
-        report.bucket_scan = Some(streamed.bucket_scan);
-        report.timings.push((Stage::Sketch, streamed.sketch_time));
-        report
-            .timings
-            .push((Stage::Candidates, streamed.search_time));
-
-        // Verification: the estimate decided already, or the stage every engine runs,
-        // over the stored sets of earlier documents and this batch's.
-        let verified = match (&self.sets, &unique_sets) {
-            (Some(store), Some(batch)) => {
-                // This batch's document `i` is `batch[slot[i]]`.
-                let mut slot = vec![usize::MAX; docs.len()];
-                for (u, &i) in unique.iter().enumerate() {
-                    slot[i] = u;
-                }
-                let set_of = |k: usize| match k.checked_sub(base) {
-                    None => store.get(k),
-                    Some(i) => slot
-                        .get(i)
-                        .and_then(|&u| batch.get(u))
-                        .map_or(&[][..], FeatureSet::as_slice),
-                };
-                let (verified, verify) = crate::verify::verify_by_sets(
-                    &self.verifier,
-                    self.sketching.threshold,
-                    &set_of,
-                    candidates,
-                    progress,
-                )?;
-                set_time += verify.time;
-                report.timings.push((Stage::Verify, set_time));
-                report.verify = verify;
-                verified
-            }
-            _ => candidates,
+        // This batch's document `i` is `batch[slot[i]]` (exact copies have none).
+        let mut slot = vec![usize::MAX; docs.len()];
+        for (u, &i) in unique.iter().enumerate() {
+            slot[i] = u;
+        }
+        let batch = Batch {
+            base,
+            slot: &slot,
+            sets: unique_sets.as_deref(),
         };
-        pairs.extend(verified.into_iter().map(ScoredPair::normalized));
+        if by_segment {
+            let verified = self.candidates_by_segment(
+                &unique_texts,
+                &unique,
+                &batch,
+                &filter,
+                progress,
+                &mut report,
+            )?;
+            set_time += report.verify.time;
+            if self.sets.is_some() {
+                report.timings.push((Stage::Verify, set_time));
+            }
+            pairs.extend(verified.into_iter().map(ScoredPair::normalized));
+        } else {
+            let mut candidates: Vec<ScoredPair> = Vec::new();
+            let streamed = crate::candidates::minhash::stream(
+                &self.sketching.hasher,
+                &unique_texts,
+                crate::candidates::minhash::Target::Lsh(&mut self.lsh, &|i| base + unique[i]),
+                filter,
+                progress,
+                &mut candidates,
+            )?;
+            report.candidates = streamed.candidates;
+            report.bucket_scan = Some(streamed.bucket_scan);
+            report.timings.push((Stage::Sketch, streamed.sketch_time));
+            report
+                .timings
+                .push((Stage::Candidates, streamed.search_time));
+
+            // Verification: the estimate decided already, or the stage every engine
+            // runs, over the stored sets of earlier documents and this batch's.
+            let store = self.sets.as_ref();
+            let verified = match store {
+                Some(store) => {
+                    let (verified, verify) =
+                        self.verify_with_batch(&|k| store.get(k), &batch, candidates, progress)?;
+                    set_time += verify.time;
+                    report.timings.push((Stage::Verify, set_time));
+                    report.verify = verify;
+                    verified
+                }
+                None => candidates,
+            };
+            pairs.extend(verified.into_iter().map(ScoredPair::normalized));
+        }
         pairs.sort_unstable_by_key(|p| (p.a, p.b));
 
         // Groups of the whole collection, the earliest document representing each.
@@ -615,7 +643,7 @@ impl DedupIndex {
             return Self::from_bytes_v3(r, version);
         }
         let mut ix = segments::from_settings(r.bytes()?)?;
-        ix.read_documents(&mut r)?;
+        ix.read_documents(&mut r, records::ReadInto::Whole)?;
         r.finish()?;
         records::check_labels(&ix.labels)?;
         Ok(ix)
@@ -868,6 +896,49 @@ impl DedupIndex {
             Some(pass) => dedup.exact_pass_with(pass),
             None => dedup.exact_pass(false),
         }
+    }
+}
+
+/// This batch's shingle sets as verification reads them: document `base + i` of the
+/// collection is `sets[slot[i]]` (an exact copy has none).
+pub(super) struct Batch<'a> {
+    base: usize,
+    slot: &'a [usize],
+    sets: Option<&'a [FeatureSet]>,
+}
+
+impl Batch<'_> {
+    /// The set of document `k` of the collection, `earlier(k)` before the batch.
+    fn set_of<'s>(&'s self, k: usize, earlier: &dyn Fn(usize) -> &'s [u64]) -> &'s [u64] {
+        match k.checked_sub(self.base) {
+            None => earlier(k),
+            Some(i) => self
+                .slot
+                .get(i)
+                .and_then(|&u| self.sets.and_then(|b| b.get(u)))
+                .map_or(&[][..], FeatureSet::as_slice),
+        }
+    }
+}
+
+impl DedupIndex {
+    /// The verification stage every engine runs over `candidates`, pairs of an earlier
+    /// document (its set `earlier(k)`) or of this batch with one of this batch.
+    pub(super) fn verify_with_batch<'s>(
+        &self,
+        earlier: &(dyn Fn(usize) -> &'s [u64] + Sync),
+        batch: &'s Batch<'s>,
+        candidates: Vec<ScoredPair>,
+        progress: &dyn crate::Progress,
+    ) -> Result<(Vec<ScoredPair>, crate::verify::VerifyReport), Error> {
+        let set_of = |k: usize| batch.set_of(k, earlier);
+        crate::verify::verify_by_sets(
+            &self.verifier,
+            self.sketching.threshold,
+            &set_of,
+            candidates,
+            progress,
+        )
     }
 }
 

@@ -28,6 +28,7 @@
 
 use ndd_core::Sketcher;
 use ndd_core::codec::{ByteReader, ByteWriter};
+use ndd_lsh::LshIndex;
 use ndd_minhash::MinHashSignature;
 
 use super::{DedupIndex, SetStore, key, split_sets};
@@ -219,10 +220,19 @@ impl DedupIndex {
     }
 
     /// Adds the documents of a record written by
-    /// [`write_documents`](Self::write_documents) after the ones indexed; the index
-    /// is left part-way on an error (loaders drop it then).
-    pub(super) fn read_documents(&mut self, r: &mut ByteReader<'_>) -> Result<(), Error> {
-        let from = self.ids.len();
+    /// [`write_documents`](Self::write_documents) after the ones indexed, into `to`;
+    /// returns their number. The index is left part-way on an error (loaders drop it
+    /// then).
+    pub(super) fn read_documents(
+        &mut self,
+        r: &mut ByteReader<'_>,
+        mut to: ReadInto<'_>,
+    ) -> Result<usize, Error> {
+        let from = match &to {
+            ReadInto::Part(part) => part.base,
+            _ => self.ids.len(),
+        };
+        let whole = !matches!(to, ReadInto::Part(_));
         // Every document takes at least a byte of ids and one of labels.
         let (count, n) = read_count(r, from, 2)?;
         let mut ids = Numbers::new(r.bytes()?);
@@ -230,7 +240,9 @@ impl DedupIndex {
             let len = ids.len()?;
             let id =
                 std::str::from_utf8(ids.take(len)?).map_err(|_| corrupt("an id is not UTF-8"))?;
-            self.ids.push(id.to_owned());
+            if whole {
+                self.ids.push(id.to_owned());
+            }
         }
         ids.finish()?;
         let mut labels = Numbers::new(r.bytes()?);
@@ -239,7 +251,9 @@ impl DedupIndex {
             let l = i
                 .checked_sub(back)
                 .ok_or_else(|| corrupt("a group label names no document"))?;
-            self.labels.push(key(l));
+            if whole {
+                self.labels.push(key(l));
+            }
         }
         labels.finish()?;
         let sketched = r.bytes()?;
@@ -265,29 +279,44 @@ impl DedupIndex {
                 .take(20)?
                 .try_into()
                 .map_err(|_| corrupt("a digest is not 20 bytes"))?;
-            if self.digests.insert(d, key(doc)).is_some() {
+            if whole && self.digests.insert(d, key(doc)).is_some() {
                 return Err(corrupt("a digest repeats"));
             }
             previous = doc;
         }
         digests.finish()?;
-        match (r.u8()?, &mut self.sizes) {
-            (0, None) => {}
-            (1, Some(all)) => {
+        let sizes: Option<Vec<u64>> = match (r.u8()?, self.sizes.is_some()) {
+            (0, false) => None,
+            (1, true) => {
                 let mut sizes = Numbers::new(r.bytes()?);
-                for _ in 0..count {
-                    all.push(sizes.next()?);
-                }
+                let part = (0..count)
+                    .map(|_| sizes.next())
+                    .collect::<Result<Vec<u64>, Error>>()?;
                 sizes.finish()?;
+                Some(part)
             }
             _ => return Err(corrupt("set sizes differ from the index's settings")),
+        };
+        if let (Some(all), Some(part), true) = (self.sizes.as_mut(), &sizes, whole) {
+            all.extend_from_slice(part);
         }
+        let (lsh, store) = match &mut to {
+            ReadInto::Whole => (Some(&mut self.lsh), self.sets.as_mut()),
+            ReadInto::Resident => (None, self.sets.as_mut()),
+            ReadInto::Part(part) => (Some(&mut part.lsh), part.sets.as_mut()),
+        };
         let scheme = self.sketching.hasher.scheme();
-        match (r.u8()?, &mut self.sets) {
+        match (r.u8()?, store) {
             (1, Some(store)) => {
                 let values = r.u64_vec()?;
-                let sizes = self.sizes.as_deref().map(|s| &s[from..]);
-                let part = split_sets(values, sizes, is_sketched)?;
+                let part = split_sets(values, sizes.as_deref(), is_sketched)?;
+                let Some(lsh) = lsh else {
+                    // The resident part of a segmented index: no set kept.
+                    r.u64()?;
+                    let end = store.values.len();
+                    store.starts.extend(std::iter::repeat_n(end, count));
+                    return Ok(count);
+                };
                 let docs: Vec<usize> = (0..count).filter(|&i| is_sketched(i)).collect();
                 let mut check = 0;
                 // Sketched in chunks (in parallel under `rayon`), inserted in order.
@@ -298,7 +327,7 @@ impl DedupIndex {
                             .zip(sketch_sets(&self.sketching.hasher, &part, chunk))
                     {
                         check = fold(check, &sig);
-                        self.lsh.insert(key(from + i), &sig)?;
+                        lsh.insert(key(from + i), &sig)?;
                     }
                 }
                 if r.u64()? != check {
@@ -324,6 +353,9 @@ impl DedupIndex {
                 if Some(raw.len()) != sketched_count.checked_mul(k * 8) {
                     return Err(corrupt("signatures differ from the sketched documents"));
                 }
+                let Some(lsh) = lsh else {
+                    return Ok(count);
+                };
                 let docs = (0..count).filter(|&i| is_sketched(i));
                 for (i, sig) in docs.zip(raw.chunks_exact((k * 8).max(1))) {
                     let values = sig
@@ -335,13 +367,38 @@ impl DedupIndex {
                         })
                         .collect();
                     let sig = MinHashSignature::from_values(scheme, values)?;
-                    self.lsh.insert(key(from + i), &sig)?;
+                    lsh.insert(key(from + i), &sig)?;
                 }
             }
             _ => return Err(corrupt("shingle sets differ from the index's settings")),
         }
-        Ok(())
+        Ok(count)
     }
+}
+
+/// Where [`DedupIndex::read_documents`] puts a record's documents.
+pub(super) enum ReadInto<'p> {
+    /// Everything into the index: a whole load.
+    Whole,
+    /// Ids, labels, digests and set sizes into the index, the sets and signatures
+    /// checked for their shape only (an empty set per document): the part of a
+    /// segmented index that stays in memory.
+    Resident,
+    /// The signatures (sketched from the sets) and the sets into `part`, nothing into
+    /// the index: one segment's candidate structure, for as long as a batch is checked
+    /// against it.
+    Part(&'p mut Part),
+}
+
+/// One segment's candidate structure: its documents' signatures banded, their sets.
+pub(super) struct Part {
+    /// The position of the segment's first document in the collection (keys in `lsh`
+    /// are positions in the collection).
+    pub(super) base: usize,
+    /// The LSH index of the segment's sketched documents, keeping their signatures.
+    pub(super) lsh: LshIndex<u32, MinHashSignature>,
+    /// Their shingle sets, positions from `base`, when the index keeps sets.
+    pub(super) sets: Option<SetStore>,
 }
 
 /// The signatures of the sets `docs` of `store`, in order: each sketched from the set

@@ -27,7 +27,7 @@ use ndd_core::hash::stable_hash64;
 use ndd_lsh::{LshIndex, LshParams};
 use ndd_minhash::MinHashSignature;
 
-use super::records::{check_labels, read_count};
+use super::records::{Part, ReadInto, check_labels, read_count};
 use super::{DedupIndex, SetStore, key, read_settings, split_sets, verifier_code, write_settings};
 use crate::sketching::corrupt;
 use crate::{Error, Verifier};
@@ -373,7 +373,8 @@ impl DedupIndex {
 
     /// Reads an index saved by [`save_dir`](Self::save_dir): the manifest, then each
     /// segment it lists (length and checksum checked); files it does not list are
-    /// ignored. Every segment is read into memory.
+    /// ignored. Every segment is read into memory
+    /// ([`SegmentedIndex`](crate::SegmentedIndex) reads one at a time).
     ///
     /// # Errors
     ///
@@ -388,6 +389,13 @@ impl DedupIndex {
     /// assert!(near_dup::pipeline::DedupIndex::load_dir(missing).is_err());
     /// ```
     pub fn load_dir(dir: &Path) -> Result<Self, Error> {
+        Self::read_dir(dir, false)
+    }
+
+    /// Reads the folder `dir`: every segment whole, or `resident`, only what a
+    /// [`SegmentedIndex`](crate::SegmentedIndex) keeps in memory (ids, labels,
+    /// digests, set sizes).
+    pub(super) fn read_dir(dir: &Path, resident: bool) -> Result<Self, Error> {
         let resolved = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         let manifest = current_manifest(&resolved)?.ok_or_else(|| {
             Error::io(
@@ -397,19 +405,14 @@ impl DedupIndex {
         })?;
         let mut ix = from_settings(&manifest.settings)?;
         for (i, s) in manifest.segments.iter().enumerate() {
-            let path = resolved.join(&s.name);
-            let bytes = fs::read(&path).map_err(|e| Error::io(&path, e))?;
-            if bytes.len() as u64 != s.bytes || stable_hash64(&bytes, 0) != s.checksum {
-                return Err(Error::io(
-                    &path,
-                    io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        "the segment differs from the manifest (length or checksum)",
-                    ),
-                ));
-            }
+            let bytes = read_segment(&resolved, s)?;
+            let to = if resident {
+                ReadInto::Resident
+            } else {
+                ReadInto::Whole
+            };
             let before = ix.ids.len();
-            ix.apply_segment(&bytes, i as u64 + 1)?;
+            ix.apply_segment(&bytes, i as u64 + 1, to)?;
             if (ix.ids.len() - before) as u64 != s.documents {
                 return Err(corrupt("a segment's documents differ from the manifest's"));
             }
@@ -426,6 +429,64 @@ impl DedupIndex {
             segments: manifest.segments,
         });
         Ok(ix)
+    }
+
+    /// The committed segments of the folder this index was read from or saved to, as
+    /// (position in the manifest, first document), oldest first.
+    pub(super) fn committed_segments(&self) -> Vec<(usize, usize)> {
+        let Some(saved) = &self.saved else {
+            return Vec::new();
+        };
+        let mut base = 0usize;
+        let mut out = Vec::with_capacity(saved.segments.len());
+        for (g, s) in saved.segments.iter().enumerate() {
+            out.push((g, base));
+            base = base.saturating_add(usize::try_from(s.documents).unwrap_or(usize::MAX));
+        }
+        out
+    }
+
+    /// The folder this index was read from or last saved to.
+    pub(super) fn saved_dir(&self) -> Option<PathBuf> {
+        self.saved.as_ref().map(|s| s.dir.clone())
+    }
+
+    /// Reads the `g`-th committed segment, whose first document is `base`, into its
+    /// candidate structure: its documents' signatures (sketched again from the sets)
+    /// banded as the whole load bands them, and their sets.
+    pub(super) fn read_part(&mut self, g: usize, base: usize) -> Result<Part, Error> {
+        let Some(saved) = &self.saved else {
+            return Err(corrupt("no committed segment"));
+        };
+        let entry = saved
+            .segments
+            .get(g)
+            .ok_or_else(|| corrupt("no such segment"))?;
+        let bytes = read_segment(&saved.dir, entry)?;
+        let mut part = Part {
+            base,
+            lsh: self.empty_lsh(),
+            sets: self.sets.is_some().then(SetStore::new),
+        };
+        let count = entry.documents;
+        self.apply_segment(&bytes, g as u64 + 1, ReadInto::Part(&mut part))?;
+        if part
+            .sets
+            .as_ref()
+            .is_some_and(|s| s.starts.len() as u64 != count + 1)
+        {
+            return Err(corrupt("a segment's documents differ from the manifest's"));
+        }
+        Ok(part)
+    }
+
+    /// An LSH index of this index's parameters and bucket-scan bound, keeping
+    /// signatures, empty.
+    pub(super) fn empty_lsh(&self) -> LshIndex<u32, MinHashSignature> {
+        LshIndex::builder(self.lsh.params())
+            .keep_signatures(true)
+            .max_bucket_scan(self.lsh.max_bucket_scan())
+            .build()
     }
 
     /// The segment of the documents `from..len()`, the `generation`-th: their record
@@ -454,9 +515,15 @@ impl DedupIndex {
         w.finish()
     }
 
-    /// Reads the label changes of the documents before `base` a segment stores.
-    fn read_label_changes(&mut self, r: &mut ByteReader<'_>, base: usize) -> Result<(), Error> {
-        let n = self.ids.len();
+    /// Reads the label changes of the documents before `base` a segment stores, and
+    /// applies them when `apply`.
+    fn read_label_changes(
+        &mut self,
+        r: &mut ByteReader<'_>,
+        base: usize,
+        n: usize,
+        apply: bool,
+    ) -> Result<(), Error> {
         let changes = usize::try_from(r.u64()?).map_err(|_| corrupt("label changes"))?;
         if changes > base || changes > r.remaining() / 8 {
             return Err(corrupt("more label changes than earlier documents"));
@@ -466,27 +533,43 @@ impl DedupIndex {
             if doc >= base || label as usize >= n {
                 return Err(corrupt("a label change names no document"));
             }
-            self.labels[doc] = label;
+            if apply {
+                self.labels[doc] = label;
+            }
         }
         Ok(())
     }
 
     /// Adds the documents of a segment written by [`segment_bytes`](Self::segment_bytes)
-    /// (or by the version-1 writer before it) as the `generation`-th.
-    fn apply_segment(&mut self, bytes: &[u8], generation: u64) -> Result<(), Error> {
+    /// (or by the version-1 writer before it) as the `generation`-th, into `to`
+    /// (version 1: only into the whole index).
+    fn apply_segment(
+        &mut self,
+        bytes: &[u8],
+        generation: u64,
+        to: ReadInto<'_>,
+    ) -> Result<(), Error> {
         let (mut r, version) = ByteReader::new(bytes, SEGMENT_MAGIC, SEGMENT_VERSION)?;
         if r.u64()? != generation {
             return Err(corrupt("a segment out of order"));
         }
-        let base = self.ids.len();
+        let (base, apply) = match &to {
+            ReadInto::Part(part) => (part.base, false),
+            _ => (self.ids.len(), true),
+        };
         if r.u64()? != base as u64 {
             return Err(corrupt("a segment does not follow the one before"));
         }
         if version < 2 {
+            if !matches!(to, ReadInto::Whole) {
+                return Err(corrupt(
+                    "a segment of version 1 is read only by a whole load (DedupIndex::load_dir)",
+                ));
+            }
             return self.apply_segment_v1(r, base);
         }
-        self.read_documents(&mut r)?;
-        self.read_label_changes(&mut r, base)?;
+        let count = self.read_documents(&mut r, to)?;
+        self.read_label_changes(&mut r, base, base + count, apply)?;
         r.finish()?;
         Ok(())
     }
@@ -508,7 +591,7 @@ impl DedupIndex {
                 _ => return Err(corrupt("a group label names no document")),
             }
         }
-        self.read_label_changes(&mut r, base)?;
+        self.read_label_changes(&mut r, base, n, true)?;
         let m = usize::try_from(r.u64()?).map_err(|_| corrupt("digest count"))?;
         if m > count {
             return Err(corrupt("more digests than documents"));
@@ -572,6 +655,23 @@ impl DedupIndex {
         r.finish()?;
         Ok(())
     }
+}
+
+/// The bytes of the committed segment `entry` of `dir`, its length and checksum
+/// checked against the manifest's.
+fn read_segment(dir: &Path, entry: &Entry) -> Result<Vec<u8>, Error> {
+    let path = dir.join(&entry.name);
+    let bytes = fs::read(&path).map_err(|e| Error::io(&path, e))?;
+    if bytes.len() as u64 != entry.bytes || stable_hash64(&bytes, 0) != entry.checksum {
+        return Err(Error::io(
+            &path,
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "the segment differs from the manifest (length or checksum)",
+            ),
+        ));
+    }
+    Ok(bytes)
 }
 
 /// Removes what a crashed save left in `dir`: segment files not in `committed` and a

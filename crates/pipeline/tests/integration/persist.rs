@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use ndd_core::ScoredPair;
 use ndd_pipeline::{
-    AlignMeasure, Dedup, DedupIndex, Document, Method, Outcome, Representative, Verifier,
+    AlignMeasure, Dedup, DedupIndex, Document, Method, Outcome, Representative, SegmentedIndex,
+    Verifier,
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -491,16 +492,22 @@ fn batches_through_a_folder_index_equal_one_run() {
     check_folder_batches_equal_one_run(&Dedup::new(), &docs, &[&two, &five]);
     let docs = families(11);
     let [two, five] = halves_and_fifths(docs.len());
-    for dedup in [
+    for dedup in folder_settings() {
+        check_folder_batches_equal_one_run(&dedup, &docs, &[&two, &five]);
+    }
+}
+
+/// The settings folder batches are checked under besides the defaults: NFKC,
+/// containment, the estimate without the exact pass.
+fn folder_settings() -> [Dedup; 3] {
+    [
         Dedup::new().threshold(0.7).nfkc(true),
         Dedup::new().threshold(0.6).verifier(Verifier::Containment),
         Dedup::new()
             .threshold(0.7)
             .verifier(Verifier::MethodScore)
             .exact_pass(false),
-    ] {
-        check_folder_batches_equal_one_run(&dedup, &docs, &[&two, &five]);
-    }
+    ]
 }
 
 /// The segment files of `dir`, sorted, with their bytes and modification times.
@@ -785,4 +792,142 @@ fn a_set_that_does_not_give_its_saved_signature_is_refused() {
     let err = DedupIndex::from_bytes(&body).unwrap_err().to_string();
     assert!(err.contains("signatures"), "{err}");
     assert!(DedupIndex::from_bytes(&bytes).is_ok());
+}
+
+// Reading a folder one segment at a time (`SegmentedIndex`) against the whole load.
+
+/// What must not differ between the whole load and the segmented one: pairs and
+/// scores (to the bit), groups, kept and dropped documents, candidates, verified
+/// pairs and the bucket reads the bound cut.
+fn facts(out: &Outcome) -> impl PartialEq + std::fmt::Debug {
+    let mut pairs: Vec<_> = out.pairs.iter().map(key).collect();
+    pairs.sort_unstable();
+    (
+        pairs,
+        format!("{:?}", out.groups),
+        out.kept(),
+        out.dropped(),
+        out.report.candidates,
+        (out.report.verify.checked, out.report.verify.accepted),
+        out.report.bucket_scan,
+    )
+}
+
+/// `docs` added in batches ending at `cuts` (then the rest) to two folders: one by
+/// the whole load (`DedupIndex::load_dir`, `add`, `save_dir`), one by the segmented
+/// index (`open`, `add`, `save`), both with the bucket-scan bound `scan`. Every
+/// batch's outcome and the segment it writes are the same. Returns the pairs found.
+fn check_segmented_equals_whole(
+    dedup: &Dedup,
+    docs: &[Document],
+    cuts: &[usize],
+    scan: Option<usize>,
+) -> usize {
+    let (whole, by_segment) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let mut first = DedupIndex::new(dedup).unwrap();
+    first.save_dir(whole.path()).unwrap();
+    let mut first = DedupIndex::new(dedup).unwrap();
+    first.save_dir(by_segment.path()).unwrap();
+    let mut start = 0;
+    let mut found = 0;
+    for end in cuts.iter().copied().chain([docs.len()]) {
+        let batch = &docs[start..end];
+        let mut a = DedupIndex::load_dir(whole.path()).unwrap();
+        a.set_max_bucket_scan(scan);
+        let expected = a.add(batch).unwrap();
+        a.save_dir(whole.path()).unwrap();
+        let mut b = SegmentedIndex::open(by_segment.path()).unwrap();
+        b.set_max_bucket_scan(scan);
+        let got = b.add(batch).unwrap();
+        b.save().unwrap();
+        assert_eq!(facts(&got), facts(&expected), "batch ending at {end}");
+        assert_eq!(b.ids(), a.ids());
+        found += got.pairs.len();
+        start = end;
+    }
+    let files = |d: &std::path::Path| -> Vec<(String, Vec<u8>)> {
+        segments(d).into_iter().map(|(n, b, _)| (n, b)).collect()
+    };
+    assert_eq!(files(by_segment.path()), files(whole.path()));
+    found
+}
+
+#[test]
+fn a_segmented_index_gives_the_whole_loads_batches_and_segments() {
+    let docs = debian();
+    let [two, five] = halves_and_fifths(docs.len());
+    for cuts in [&two, &five] {
+        let pairs = check_segmented_equals_whole(&Dedup::new(), &docs, cuts, None);
+        assert!(pairs > 50, "{pairs}");
+    }
+    let docs = families(11);
+    let [two, five] = halves_and_fifths(docs.len());
+    for dedup in folder_settings() {
+        for cuts in [&two, &five] {
+            let pairs = check_segmented_equals_whole(&dedup, &docs, cuts, None);
+            assert!(pairs > 20, "{dedup:?}: {pairs}");
+        }
+    }
+}
+
+/// A hot bucket cut by a small bound across segments: each document's budget is
+/// spent from the newest part to the oldest, as the whole index's walk spends it.
+#[test]
+fn a_segmented_index_cuts_hot_buckets_where_the_whole_load_does() {
+    // Near-identical comments, a number apart: one hot bucket per band.
+    let comment = "please keep the old library open on sundays for the students of the town";
+    let docs: Vec<Document> = (0..120)
+        .map(|i| Document::new(format!("c{i}"), format!("{comment}, signed {i}")))
+        .collect();
+    let dedup = Dedup::new().threshold(0.7);
+    for scan in [Some(3), Some(40)] {
+        let pairs = check_segmented_equals_whole(&dedup, &docs, &[30, 55, 60, 100], scan);
+        assert!(pairs > 100, "{pairs}");
+    }
+    // The bound cut reads in the last batch: the comparison covered cuts.
+    let dir = tempfile::tempdir().unwrap();
+    let mut index = DedupIndex::new(&dedup).unwrap();
+    index.add(&docs[..100]).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    let mut index = SegmentedIndex::open(dir.path()).unwrap();
+    index.set_max_bucket_scan(Some(3));
+    let out = index.add(&docs[100..]).unwrap();
+    assert!(out.report.bucket_scan.unwrap().cut_reads > 0);
+}
+
+/// Two batches before a save: the second meets the first in memory, the earlier
+/// ones in the segments.
+#[test]
+fn a_segmented_index_takes_several_batches_before_a_save() {
+    let docs = families(7);
+    let dedup = Dedup::new().threshold(0.7);
+    let dir = tempfile::tempdir().unwrap();
+    let third = docs.len() / 3;
+    let mut index = DedupIndex::new(&dedup).unwrap();
+    index.add(&docs[..third]).unwrap();
+    index.save_dir(dir.path()).unwrap();
+    let mut whole = DedupIndex::load_dir(dir.path()).unwrap();
+    let mut segmented = SegmentedIndex::open(dir.path()).unwrap();
+    for batch in [&docs[third..2 * third], &docs[2 * third..]] {
+        let expected = whole.add(batch).unwrap();
+        let got = segmented.add(batch).unwrap();
+        assert_eq!(facts(&got), facts(&expected));
+    }
+    segmented.save().unwrap();
+    assert_eq!(
+        DedupIndex::load_dir(dir.path()).unwrap().to_bytes(),
+        whole.to_bytes()
+    );
+}
+
+#[test]
+fn a_folder_of_version_1_segments_is_refused_by_the_segmented_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/index-v3-folder");
+    for name in ["MANIFEST", "segment-00000001.ndds", "segment-00000002.ndds"] {
+        std::fs::copy(from.join(name), dir.path().join(name)).unwrap();
+    }
+    let e = SegmentedIndex::open(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("version 1"), "{e}");
+    assert_eq!(DedupIndex::load_dir(dir.path()).unwrap().len(), 4);
 }
