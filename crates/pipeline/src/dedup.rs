@@ -599,13 +599,7 @@ impl Plan {
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = crate::candidates::generate(
             &self.method,
-            &Ctx {
-                threshold: self.threshold,
-                banding: self.banding,
-                emit: self.emit(),
-                features: self.features,
-                progress,
-            },
+            &Ctx::for_plan(self, progress),
             &unique_texts,
             &mut candidates,
         )?;
