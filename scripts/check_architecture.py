@@ -562,18 +562,24 @@ def resolve(root: Module, scope: tuple[str, ...], segments: list[str]) -> Module
     return node
 
 
-def import_edges(root: Module, refs) -> dict[tuple[str, str], tuple[str, int, str]]:
-    """File -> file edges, each with one place that makes it. A file's paths into its
-    own submodules (its `mod` declarations and re-exports: a folder's face, as
-    `lib.rs` and `mod.rs` are) are not edges."""
-    file_module: dict[str, tuple[str, ...]] = {}
+def file_modules(root: Module) -> dict[str, tuple[str, ...]]:
+    """Each file of the crate -> the module it is the file of (not its inline ones)."""
+    out: dict[str, tuple[str, ...]] = {}
 
     def walk(node: Module) -> None:
-        file_module.setdefault(node.file, node.path)
+        out.setdefault(node.file, node.path)
         for child in node.children.values():
             walk(child)
 
     walk(root)
+    return out
+
+
+def import_edges(root: Module, refs) -> dict[tuple[str, str], tuple[str, int, str]]:
+    """File -> file edges, each with one place that makes it. A file's paths into its
+    own submodules (its `mod` declarations and re-exports: a folder's face, as
+    `lib.rs` and `mod.rs` are) are not edges."""
+    file_module = file_modules(root)
     edges: dict[tuple[str, str], tuple[str, int, str]] = {}
     for file, line, scope, segments in refs:
         target = resolve(root, scope, segments)
@@ -591,14 +597,7 @@ def file_circles(root: Module, edges) -> list[tuple[str, list[str]]]:
     the rooms of a module are its own file and each child module with everything
     below it (one room); a circle is a loop of edges between rooms. Each circle as
     lines (the rooms, then each edge with the place that makes it) with the folder."""
-    file_module: dict[str, tuple[str, ...]] = {}
-
-    def walk(node: Module) -> None:
-        file_module.setdefault(node.file, node.path)
-        for child in node.children.values():
-            walk(child)
-
-    walk(root)
+    file_module = file_modules(root)
     circles: list[tuple[str, list[str]]] = []
 
     def level(node: Module) -> None:
@@ -788,14 +787,7 @@ def self_test(meta: dict, text: str) -> int:
     ]
     failed = 0
     for what, mutated, expected in cases:
-        problems = check(meta, mutated, sources)
-        if any(expected in p for p in problems):
-            print(f"self-test: {what}: caught")
-        else:
-            failed += 1
-            print(f"self-test: {what}: NOT caught (expected `{expected}`), got:", file=sys.stderr)
-            for p in problems:
-                print(f"  {p}", file=sys.stderr)
+        failed += self_test_case(what, expected, check(meta, mutated, sources))
     assert labels_edges and real_names
     failed += circle_self_test()
     return 1 if failed else 0
@@ -853,14 +845,21 @@ def circle_self_test() -> int:
                     handle.write(body)
             lib = os.path.join(folder, "src", "lib.rs")
             problems = [p.replace(os.path.relpath(folder, ROOT) + "/", "") for p in circle_differences([("t", lib)])]
-        if expected is None and not problems or expected and any(expected in p for p in problems):
-            print(f"self-test: {what}: {'caught' if expected else 'passed'}")
-        else:
-            failed += 1
-            print(f"self-test: {what}: expected `{expected}`, got:", file=sys.stderr)
-            for p in problems:
-                print(f"  {p}", file=sys.stderr)
+        failed += self_test_case(what, expected, problems)
     return failed
+
+
+def self_test_case(what: str, expected: str | None, problems: list[str]) -> int:
+    """Prints whether a self-test case came out right: a problem holding `expected`, or
+    none when `expected` is None. Returns 1 when it did not, else 0."""
+    if any(expected in p for p in problems) if expected else not problems:
+        print(f"self-test: {what}: {'caught' if expected else 'passed'}")
+        return 0
+    wanted = f"expected `{expected}`" if expected else "expected no problem"
+    print(f"self-test: {what}: NOT as {wanted}, got:", file=sys.stderr)
+    for p in problems:
+        print(f"  {p}", file=sys.stderr)
+    return 1
 
 
 def main() -> int:
@@ -877,27 +876,29 @@ def main() -> int:
     doc = os.path.relpath(args.doc, ROOT)
     if doc.startswith(".."):
         doc = args.doc
-    circles = circle_differences(crate_roots(meta))
-    if circles:
-        print(f"import circles between the files of a crate ({len(circles)}):", file=sys.stderr)
-        for circle in circles:
-            print(f"  {circle}", file=sys.stderr)
-        print(
-            "Files of a crate import one way (docs/architecture.md): move what both sides "
-            "use below them.",
-            file=sys.stderr,
-        )
-    if problems:
-        print(f"{doc} disagrees with the code ({len(problems)}):", file=sys.stderr)
-        for problem in problems:
-            print(f"  {problem}", file=sys.stderr)
-        print(
+    reports = [
+        (
+            f"{doc} disagrees with the code",
+            problems,
             "Fix the doc (or the code); the crate graph lists normal dependencies between "
             "workspace packages, optional ones dotted.",
-            file=sys.stderr,
-        )
-        return 1
-    if circles:
+        ),
+        (
+            "import circles between the files of a crate",
+            circle_differences(crate_roots(meta)),
+            "Files of a crate import one way (docs/architecture.md): move what both sides "
+            "use below them.",
+        ),
+    ]
+    failed = False
+    for title, found, advice in reports:
+        if found:
+            failed = True
+            print(f"{title} ({len(found)}):", file=sys.stderr)
+            for problem in found:
+                print(f"  {problem}", file=sys.stderr)
+            print(advice, file=sys.stderr)
+    if failed:
         return 1
     print(f"{doc}: crate graph and names agree with the code; no import circle between files")
     return 0

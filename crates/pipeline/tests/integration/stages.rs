@@ -1046,43 +1046,40 @@ fn a_custom_method_runs_through_every_stage_and_matches_brute_force() {
 
 /// A banded source of another crate: MinHash wrapped, noting the banding its context
 /// carries.
-#[derive(Debug)]
-struct NotedMinHash {
-    config: MinHashConfig,
-    banding: std::sync::Mutex<Vec<Option<ndd_lsh::LshParams>>>,
-}
+mod noted {
+    use ndd_lsh::LshParams;
+    use ndd_pipeline::{
+        CandidateReport as Report, CandidateSource, Error, Features, MinHashConfig, PairSink,
+        SourceContext as Ctx, Threshold,
+    };
+    use std::sync::Mutex;
 
-impl ndd_pipeline::CandidateSource for NotedMinHash {
-    fn name(&self) -> &str {
-        "noted-minhash"
+    #[derive(Debug, Default)]
+    pub(crate) struct NotedMinHash {
+        pub(crate) config: MinHashConfig,
+        pub(crate) banding: Mutex<Vec<Option<LshParams>>>,
     }
 
-    fn validate_banding(
-        &self,
-        features: Features,
-        threshold: ndd_pipeline::Threshold,
-    ) -> Result<Option<ndd_lsh::LshParams>, ndd_pipeline::Error> {
-        self.config.validate_banding(features, threshold)
-    }
+    impl CandidateSource for NotedMinHash {
+        fn name(&self) -> &str {
+            "noted-minhash"
+        }
 
-    fn run(
-        &self,
-        texts: &[&str],
-        ctx: &ndd_pipeline::SourceContext<'_>,
-        sink: &mut dyn ndd_pipeline::PairSink,
-    ) -> Result<ndd_pipeline::CandidateReport, ndd_pipeline::Error> {
-        self.banding.lock().unwrap().push(ctx.lsh_params());
-        self.config.run(texts, ctx, sink)
+        fn validate_banding(&self, f: Features, t: Threshold) -> Result<Option<LshParams>, Error> {
+            self.config.validate_banding(f, t)
+        }
+
+        fn run(&self, t: &[&str], c: &Ctx<'_>, s: &mut dyn PairSink) -> Result<Report, Error> {
+            self.banding.lock().unwrap().push(c.lsh_params());
+            self.config.run(t, c, s)
+        }
     }
 }
 
 #[test]
 fn a_banded_custom_source_runs_with_the_banding_its_plan_resolved() {
     let (docs, _) = planted(17, 20, 0.5, 0.95);
-    let source = std::sync::Arc::new(NotedMinHash {
-        config: MinHashConfig::default(),
-        banding: std::sync::Mutex::new(Vec::new()),
-    });
+    let source = std::sync::Arc::new(noted::NotedMinHash::default());
     let method = Method::Custom(source.clone());
     let plan = Dedup::new().method(method).threshold(0.7).plan().unwrap();
     // Bands × rows chosen for 99% recall at 0.7 out of 128 values: its S-curve.
