@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check docs/architecture.md against the code, so that it cannot drift.
 
-Two checks, python3 standard library only:
+Three checks, python3 standard library only:
 
 1. The crate graph. The doc's dependency diagram is a fenced ```mermaid block that
    follows the marker line `<!-- check_architecture: crate graph -->`. Its nodes are
@@ -24,10 +24,22 @@ Two checks, python3 standard library only:
    the workspace (`std::`, `serde::`) are not checked; a backtick span that is no Rust
    path (`--verify align`, `1 − h/64`) is skipped.
 
-Exit 0 when both hold, 1 with one line per difference otherwise, 2 when the check
+3. The files of each crate import one way. In every library and binary of the
+   workspace (modules followed from its root by `mod` declarations; `#[cfg(test)]`
+   modules left out), a path from `crate::`, `super::` or `self::`, in a `use` or in
+   code, is an edge from its file to the file of the deepest module it names
+   (re-exports are not followed: `crate::Error` names the crate root). A file's paths
+   into its own submodules are not edges: `lib.rs` and `mod.rs` hand their children's
+   names on. Each module folder is checked as `farm-studio look FOLDER` draws it, its
+   own file and each child (a subfolder as one room) the rooms: a loop of edges between
+   rooms is an import circle, reported with the place that makes each edge.
+
+Exit 0 when all hold, 1 with one line per difference otherwise, 2 when the check
 itself cannot run. `--self-test` mutates a copy of the doc (an arrow drawn that does
 not exist, a real arrow removed, an optional arrow drawn solid, a crate left out, a
-stale name) and asserts that each mutation is caught with a message naming it.
+stale name) and asserts that each mutation is caught with a message naming it; and
+writes a small crate to a temporary folder, with and without import circles, and
+asserts that each circle is caught and the crate without one passes.
 
 Usage: scripts/check_architecture.py [--doc PATH] [--self-test]
 """
@@ -199,9 +211,14 @@ def graph_differences(meta: dict, text: str) -> list[str]:
 # --------------------------------------------------------------------------- sources
 
 
-def strip_rust(code: str) -> str:
-    """Code with comments, string and char literals blanked (braces inside them too)."""
+def strip_rust(code: str, keep_lines: bool = False) -> str:
+    """Code with comments, string and char literals blanked (braces inside them too);
+    with `keep_lines`, the line breaks inside them are kept (line numbers hold)."""
     out = []
+
+    def blank(start: int, end: int, fill: str) -> None:
+        out.append(fill + ("\n" * code.count("\n", start, end) if keep_lines else ""))
+
     i, n = 0, len(code)
     while i < n:
         c = code[i]
@@ -209,7 +226,7 @@ def strip_rust(code: str) -> str:
             j = code.find("\n", i)
             i = n if j < 0 else j
         elif code.startswith("/*", i):
-            depth, i = 1, i + 2
+            start, depth, i = i, 1, i + 2
             while i < n and depth:
                 if code.startswith("/*", i):
                     depth, i = depth + 1, i + 2
@@ -217,18 +234,20 @@ def strip_rust(code: str) -> str:
                     depth, i = depth - 1, i + 2
                 else:
                     i += 1
-            out.append(" ")
+            blank(start, i, " ")
         elif c == "r" and re.match(r'r#*"', code[i:]) and (i == 0 or not (code[i - 1].isalnum() or code[i - 1] == "_")):
+            start = i
             hashes = re.match(r"r(#*)\"", code[i:]).group(1)
             j = code.find('"' + hashes, i + len(hashes) + 2)
             i = n if j < 0 else j + 1 + len(hashes)
-            out.append('""')
+            blank(start, i, '""')
         elif c == '"':
+            start = i
             i += 1
             while i < n and code[i] != '"':
                 i += 2 if code[i] == "\\" else 1
             i += 1
-            out.append('""')
+            blank(start, i, '""')
         elif c == "'" and re.match(r"'(\\.|\\u\{[0-9a-fA-F]+\}|[^\\'])'", code[i:]):
             i += len(re.match(r"'(\\.|\\u\{[0-9a-fA-F]+\}|[^\\'])'", code[i:]).group(0))
             out.append("' '")
@@ -393,6 +412,293 @@ def check_path(segments: list[str], crates: set[str], sources: Sources) -> str |
 # --------------------------------------------------------------------------- main
 
 
+# --------------------------------------------------------------------------- import circles
+
+# `mod name;` or `mod name { ... }`, with the attributes before it.
+MOD_DECL = re.compile(
+    r"((?:#\[[^\]]*\]\s*)*)(?:\bpub\s*(?:\([^)]*\)\s*)?)?\bmod\s+([A-Za-z_]\w*)\s*([;{])"
+)
+USE_DECL = re.compile(r"\buse\s+([^;]+);")
+# `crate::a::b`, `super::super::c`, `self::d` in code (not `$crate::`, not `pub(super)`).
+PATH_REF = re.compile(r"(?<![\w:$])(?:crate|super|self)(?:\s*::\s*[A-Za-z_]\w*)+")
+CFG_TEST = re.compile(r"#\[\s*cfg\s*\(\s*(?:all\s*\(\s*)?test\b")
+
+
+class Module:
+    """One module of a crate: its path from the crate root, the file that holds it (its
+    own file, or the file where it is written inline) and its children by name."""
+
+    def __init__(self, path: tuple[str, ...], file: str):
+        self.path = path
+        self.file = file
+        self.children: dict[str, "Module"] = {}
+
+
+def use_paths(tree: str) -> list[list[str]]:
+    """The paths a `use` tree names: `crate::a::{b::C, d, self}` gives crate::a::b::C,
+    crate::a::d and crate::a."""
+    tree = re.sub(r"\s+", "", re.sub(r"\s+as\s+[A-Za-z_]\w*", "", tree))
+
+    def expand(text: str) -> list[list[str]]:
+        brace = text.find("{")
+        if brace < 0:
+            return [[seg for seg in text.split("::") if seg and seg != "*"]]
+        prefix = [seg for seg in text[:brace].split("::") if seg]
+        inner, depth, part, parts = text[brace + 1 : text.rindex("}")], 0, "", []
+        for ch in inner:
+            if ch == "," and depth == 0:
+                parts.append(part)
+                part = ""
+                continue
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            part += ch
+        parts.append(part)
+        out = []
+        for item in parts:
+            if not item:
+                continue
+            for rest in expand(item):
+                out.append(prefix + [seg for seg in rest if seg != "self"])
+        return out
+
+    return [p for p in expand(tree) if p]
+
+
+def crate_modules(root_file: str) -> tuple[Module, list[tuple[str, int, tuple[str, ...], list[str]]]]:
+    """The module tree of the crate whose root is `root_file`, and every path the crate
+    names from `crate`, `super` or `self`: (file, line, module the path is written in,
+    segments). Test modules (`#[cfg(test)]`) are left out: tests may reach anywhere."""
+    root = Module((), root_file)
+    refs: list[tuple[str, int, tuple[str, ...], list[str]]] = []
+
+    def load(module: Module, child_dir: str) -> None:
+        with open(module.file, encoding="utf-8") as handle:
+            code = strip_rust(handle.read(), keep_lines=True)
+        # Inline modules: (brace depth at which they close, module, its child folder).
+        scopes: list[tuple[int, Module, str]] = [(-1, module, child_dir)]
+        depth = 0
+        skip_until: int | None = None  # inside a test module: depth where it closes
+        pattern = re.compile(
+            MOD_DECL.pattern + r"|(\{)|(\})|" + USE_DECL.pattern + "|(" + PATH_REF.pattern + ")"
+        )
+        for m in pattern.finditer(code):
+            line = code.count("\n", 0, m.start()) + 1
+            if m.group(4):
+                depth += 1
+                continue
+            if m.group(5):
+                depth -= 1
+                if skip_until is not None and depth < skip_until:
+                    skip_until = None
+                while len(scopes) > 1 and depth < scopes[-1][0]:
+                    scopes.pop()
+                continue
+            if skip_until is not None:
+                continue
+            _, scope, folder = scopes[-1]
+            if m.group(2):
+                attrs, name, end = m.group(1), m.group(2), m.group(3)
+                if CFG_TEST.search(attrs):
+                    if end == "{":
+                        depth += 1
+                        skip_until = depth
+                    continue
+                if end == "{":
+                    depth += 1
+                    child = Module(scope.path + (name,), module.file)
+                    scope.children[name] = child
+                    scopes.append((depth, child, os.path.join(folder, name)))
+                    continue
+                flat = os.path.join(folder, name + ".rs")
+                nested = os.path.join(folder, name, "mod.rs")
+                if os.path.isfile(flat):
+                    child = Module(scope.path + (name,), flat)
+                    scope.children[name] = child
+                    load(child, os.path.join(folder, name))
+                elif os.path.isfile(nested):
+                    child = Module(scope.path + (name,), nested)
+                    scope.children[name] = child
+                    load(child, os.path.join(folder, name))
+                continue
+            texts = use_paths(m.group(6)) if m.group(6) else [re.sub(r"\s+", "", m.group(7)).split("::")]
+            for segments in texts:
+                if segments[0] in ("crate", "super", "self"):
+                    refs.append((module.file, line, scope.path, segments))
+
+    load(root, os.path.dirname(root_file))
+    return root, refs
+
+
+def module_at(root: Module, path: tuple[str, ...]) -> Module | None:
+    node = root
+    for name in path:
+        node = node.children.get(name)
+        if node is None:
+            return None
+    return node
+
+
+def resolve(root: Module, scope: tuple[str, ...], segments: list[str]) -> Module | None:
+    """The deepest module a path names (re-exports are not followed: `crate::Error`
+    names the crate root), or None when it leaves the crate."""
+    path = list(scope)
+    rest = list(segments)
+    if rest[0] == "crate":
+        path, rest = [], rest[1:]
+    while rest and rest[0] in ("super", "self"):
+        if rest[0] == "super":
+            if not path:
+                return None
+            path.pop()
+        rest = rest[1:]
+    node = module_at(root, tuple(path))
+    if node is None:
+        return None
+    for name in rest:
+        child = node.children.get(name)
+        if child is None:
+            break
+        node = child
+    return node
+
+
+def file_modules(root: Module) -> dict[str, tuple[str, ...]]:
+    """Each file of the crate -> the module it is the file of (not its inline ones)."""
+    out: dict[str, tuple[str, ...]] = {}
+
+    def walk(node: Module) -> None:
+        out.setdefault(node.file, node.path)
+        for child in node.children.values():
+            walk(child)
+
+    walk(root)
+    return out
+
+
+def import_edges(root: Module, refs) -> dict[tuple[str, str], tuple[str, int, str]]:
+    """File -> file edges, each with one place that makes it. A file's paths into its
+    own submodules (its `mod` declarations and re-exports: a folder's face, as
+    `lib.rs` and `mod.rs` are) are not edges."""
+    file_module = file_modules(root)
+    edges: dict[tuple[str, str], tuple[str, int, str]] = {}
+    for file, line, scope, segments in refs:
+        target = resolve(root, scope, segments)
+        if target is None or target.file == file:
+            continue
+        own = file_module[file]
+        if target.path[: len(own)] == own:
+            continue  # into its own submodules
+        edges.setdefault((file, target.file), (file, line, "::".join(segments)))
+    return edges
+
+
+def file_circles(root: Module, edges) -> list[tuple[str, list[str]]]:
+    """Import circles at every folder level, as `farm-studio look FOLDER` draws them:
+    the rooms of a module are its own file and each child module with everything
+    below it (one room); a circle is a loop of edges between rooms. Each circle as
+    lines (the rooms, then each edge with the place that makes it) with the folder."""
+    file_module = file_modules(root)
+    circles: list[tuple[str, list[str]]] = []
+
+    def level(node: Module) -> None:
+        def room(file: str) -> str | None:
+            path = file_module[file]
+            if path[: len(node.path)] != node.path:
+                return None
+            if len(path) == len(node.path):
+                return os.path.basename(node.file)
+            child = node.children[path[len(node.path)]]
+            return child.path[-1] + ("/" if child.children else ".rs")
+
+        graph: dict[str, dict[str, tuple[str, int, str]]] = {}
+        for (a, b), where in sorted(edges.items()):
+            ra, rb = room(a), room(b)
+            if ra is None or rb is None or ra == rb:
+                continue
+            graph.setdefault(ra, {}).setdefault(rb, where)
+        for component in strongly_connected(graph):
+            if len(component) < 2:
+                continue
+            lines = [" -> ".join(sorted(component))]
+            for a in sorted(component):
+                for b, (file, line, path) in sorted(graph.get(a, {}).items()):
+                    if b in component:
+                        lines.append(f"{a} -> {b}: {os.path.relpath(file, ROOT)}:{line} names `{path}`")
+            face = os.path.basename(node.file)
+            folder = os.path.dirname(node.file)
+            if face not in ("lib.rs", "main.rs", "mod.rs"):
+                folder = os.path.join(folder, face[: -len(".rs")])
+            circles.append((folder, lines))
+        for child in node.children.values():
+            if child.children:
+                level(child)
+
+    level(root)
+    return circles
+
+
+def strongly_connected(graph: dict[str, dict[str, object]]) -> list[set[str]]:
+    """Tarjan's strongly connected components of `graph` (node -> successors)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[set[str]] = []
+    nodes = sorted(set(graph) | {b for succ in graph.values() for b in succ})
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, {})):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            out.append(component)
+
+    for v in nodes:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def crate_roots(meta: dict) -> list[tuple[str, str]]:
+    """(package name, root file) of every library and binary of the workspace."""
+    members = set(meta["workspace_members"])
+    roots = []
+    for package in meta["packages"]:
+        if package["id"] not in members:
+            continue
+        for target in package["targets"]:
+            if "lib" in target["kind"] or "bin" in target["kind"]:
+                roots.append((package["name"], target["src_path"]))
+    return sorted(set(roots))
+
+
+def circle_differences(roots: list[tuple[str, str]]) -> list[str]:
+    """One message per import circle between the files of a crate."""
+    problems = []
+    for name, root_file in roots:
+        root, refs = crate_modules(root_file)
+        for folder, lines in file_circles(root, import_edges(root, refs)):
+            folder = os.path.relpath(folder, ROOT)
+            problems.append(
+                f"{name}: import circle in {folder}: {lines[0]}"
+                + "".join(f"\n      {line}" for line in lines[1:])
+            )
+    return problems
+
+
 def check(meta: dict, text: str, sources: Sources | None = None) -> list[str]:
     return graph_differences(meta, text) + name_differences(meta, text, sources)
 
@@ -481,16 +787,79 @@ def self_test(meta: dict, text: str) -> int:
     ]
     failed = 0
     for what, mutated, expected in cases:
-        problems = check(meta, mutated, sources)
-        if any(expected in p for p in problems):
-            print(f"self-test: {what}: caught")
-        else:
-            failed += 1
-            print(f"self-test: {what}: NOT caught (expected `{expected}`), got:", file=sys.stderr)
-            for p in problems:
-                print(f"  {p}", file=sys.stderr)
+        failed += self_test_case(what, expected, check(meta, mutated, sources))
     assert labels_edges and real_names
+    failed += circle_self_test()
     return 1 if failed else 0
+
+
+# A crate written to a temporary folder for the circle check's self-test: its files by
+# path under `src/`.
+CIRCLE_CRATE = {
+    "lib.rs": "pub mod a;\npub mod b;\nmod c;\npub use a::A;\n#[cfg(test)]\nmod tests {\n    use crate::c::C;\n}\n",
+    "a.rs": "//! Uses b.\nuse crate::b::B;\npub struct A(pub B);\n",
+    "b.rs": "pub mod inner;\npub struct B;\n",
+    "b/inner.rs": "use super::super::{A, c::{self, C}};\npub fn f() -> u8 {\n    /* crate::a::A */\n    crate::b::g()\n}\n",
+    "c.rs": "pub struct C;\n#[cfg(test)]\nmod tests {\n    use crate::a::A;\n}\n",
+}
+
+
+def circle_self_test() -> int:
+    """Writes a small crate to a temporary folder and checks that the circle check
+    passes it and catches each import circle written into it. Returns the failures."""
+    import tempfile
+
+    cases = [
+        ("no circle (faces, comments, tests and re-exports are not edges)", {}, None),
+        (
+            "a circle between two files",
+            {"c.rs": "use crate::a::A;\npub struct C;\n"},
+            "import circle in src: a.rs -> b/ -> c.rs",
+        ),
+        (
+            "a circle through a path in code",
+            {
+                "a.rs": "pub struct A;\npub fn f() { crate::b::inner::f(); }\n",
+                "c.rs": "pub struct C(crate::a::A);\n",
+            },
+            "a.rs -> b/: ",
+        ),
+        (
+            "a circle inside a folder",
+            {
+                "b.rs": "pub mod inner;\npub mod other;\npub struct B;\n",
+                "b/other.rs": "pub fn g() { super::inner::f(); }\n",
+                "b/inner.rs": "pub fn f() { self::super::other::g(); }\n",
+            },
+            "import circle in src/b: inner.rs -> other.rs",
+        ),
+    ]
+    failed = 0
+    for what, changes, expected in cases:
+        with tempfile.TemporaryDirectory(prefix="check_architecture.") as folder:
+            files = {**CIRCLE_CRATE, **changes}
+            for name, body in files.items():
+                path = os.path.join(folder, "src", name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as handle:
+                    handle.write(body)
+            lib = os.path.join(folder, "src", "lib.rs")
+            problems = [p.replace(os.path.relpath(folder, ROOT) + "/", "") for p in circle_differences([("t", lib)])]
+        failed += self_test_case(what, expected, problems)
+    return failed
+
+
+def self_test_case(what: str, expected: str | None, problems: list[str]) -> int:
+    """Prints whether a self-test case came out right: a problem holding `expected`, or
+    none when `expected` is None. Returns 1 when it did not, else 0."""
+    if any(expected in p for p in problems) if expected else not problems:
+        print(f"self-test: {what}: {'caught' if expected else 'passed'}")
+        return 0
+    wanted = f"expected `{expected}`" if expected else "expected no problem"
+    print(f"self-test: {what}: NOT as {wanted}, got:", file=sys.stderr)
+    for p in problems:
+        print(f"  {p}", file=sys.stderr)
+    return 1
 
 
 def main() -> int:
@@ -507,17 +876,31 @@ def main() -> int:
     doc = os.path.relpath(args.doc, ROOT)
     if doc.startswith(".."):
         doc = args.doc
-    if problems:
-        print(f"{doc} disagrees with the code ({len(problems)}):", file=sys.stderr)
-        for problem in problems:
-            print(f"  {problem}", file=sys.stderr)
-        print(
+    reports = [
+        (
+            f"{doc} disagrees with the code",
+            problems,
             "Fix the doc (or the code); the crate graph lists normal dependencies between "
             "workspace packages, optional ones dotted.",
-            file=sys.stderr,
-        )
+        ),
+        (
+            "import circles between the files of a crate",
+            circle_differences(crate_roots(meta)),
+            "Files of a crate import one way (docs/architecture.md): move what both sides "
+            "use below them.",
+        ),
+    ]
+    failed = False
+    for title, found, advice in reports:
+        if found:
+            failed = True
+            print(f"{title} ({len(found)}):", file=sys.stderr)
+            for problem in found:
+                print(f"  {problem}", file=sys.stderr)
+            print(advice, file=sys.stderr)
+    if failed:
         return 1
-    print(f"{doc}: crate graph and names agree with the code")
+    print(f"{doc}: crate graph and names agree with the code; no import circle between files")
     return 0
 
 

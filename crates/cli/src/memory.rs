@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::{Dedup, DedupIndex, Document, Fate, Outcome, Progress, SegmentedIndex};
+use ndd_pipeline::{Dedup, DedupIndex, Document, Fate, Outcome, Plan, Progress, SegmentedIndex};
 
 use crate::args::{DedupArgs, GroupName};
 use crate::error::CliError;
@@ -28,8 +28,8 @@ pub(crate) const MAX_INDEX_BYTES: u64 = 64 << 30;
 pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
-    let dedup = settings::dedup(&a.method, &attributes)?;
-    run_with(a, &dedup, &attributes, None, started)
+    let (dedup, plan) = settings::planned(&a.method, &attributes)?;
+    run_with(a, &dedup, Some(&plan), &attributes, None, started)
 }
 
 /// Runs `ndd dedup` against a saved index (`--index-in`), or saving one
@@ -87,7 +87,7 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
             ))
         })?),
     };
-    run_with(a, &dedup, &attributes, Some(index), started)
+    run_with(a, &dedup, None, &attributes, Some(index), started)
 }
 
 /// The index a run adds its batch to: loaded whole, or a folder read one segment at a
@@ -191,10 +191,12 @@ fn refuse_known_ids(
 }
 
 /// The run itself: outputs checked, the input read, deduplicated (added to `index`
-/// when there is one), the outputs written and the summary printed.
+/// when there is one, else by `plan`, the settings' validated plan), the outputs
+/// written and the summary printed.
 fn run_with(
     a: &DedupArgs,
     dedup: &Dedup,
+    plan: Option<&Plan>,
     attributes: &[(String, settings::Roles)],
     mut index: Option<Index>,
     started: Instant,
@@ -267,7 +269,10 @@ fn run_with(
             docs,
             base: 0,
             ids: docs.iter().map(|d| d.id.as_str()).collect(),
-            outcome: dedup.clone().progress(bars.clone()).run(docs)?,
+            outcome: match plan {
+                Some(plan) => plan.run(docs, bars.as_ref())?,
+                None => dedup.plan()?.run(docs, bars.as_ref())?,
+            },
         },
     };
 

@@ -3,7 +3,7 @@
 use ndd_pipeline::cluster::Link;
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions, TextEncoding};
 use ndd_pipeline::{
-    Banding, Dedup, DurianGrouping, GroupMethod, Method, MinHashWeighting, Representative,
+    Banding, Dedup, DurianGrouping, GroupMethod, Method, MinHashWeighting, Plan, Representative,
     Shingles, SimWeighting,
 };
 
@@ -115,8 +115,18 @@ pub(crate) fn banding(
 }
 
 /// The pipeline settings the options ask for, validated; `attributes` from
-/// [`attribute_fields`].
+/// [`attribute_fields`]. For an engine built from a [`Dedup`] (it makes its own plan).
 pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<Dedup, CliError> {
+    planned(a, attributes).map(|(dedup, _)| dedup)
+}
+
+/// The pipeline settings the options ask for and their [`Plan`], every parameter
+/// checked before any input is read: the in-memory run runs this plan
+/// ([`Plan::run`]), so that it is made (and the MinHash banding searched) once.
+pub(crate) fn planned(
+    a: &MethodArgs,
+    attributes: &[(String, Roles)],
+) -> Result<(Dedup, Plan), CliError> {
     let usage = |flag: &str, what: &str| CliError::Usage(format!("{flag} {what}"));
     let mut method = a.method.clone();
     let name = method.name();
@@ -214,8 +224,8 @@ pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<De
     }
     dedup = dedup.group(grouping(a, attributes)?);
     // Every parameter checked before any input is read.
-    dedup.validate().map_err(crate::error::usage)?;
-    Ok(dedup)
+    let plan = dedup.plan().map_err(crate::error::usage)?;
+    Ok((dedup, plan))
 }
 
 /// The grouping the options ask for.

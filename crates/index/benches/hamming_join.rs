@@ -1,6 +1,10 @@
 //! The one-shot Hamming join `hamming_pairs` on SimHash fingerprints of real text: the
 //! permuted tables joined in parallel on rayon's pool (the `rayon` feature, commit
-//! b7aebf9) against the previous serial join, kept below, in the same run (issue 31).
+//! b7aebf9) and their pairs sorted on it too (`par_sort_unstable_by_key`, the pairs
+//! being distinct) against the previous serial join, kept below, in the same run
+//! (issue 31). The parallel sort against the serial one is a criterion baseline: this
+//! bench with `--save-baseline base` before it, `--baseline base` after
+//! (docs/performance.md, "The Hamming join's sort on the pool").
 //!
 //! Fingerprints: 64-bit SimHash (`SimHasher::builder().bits(64).build()`: word
 //! 3-grams, binary weights, the defaults of `ndd dedup --method simhash`) of every text

@@ -14,6 +14,24 @@ use crate::walk::BucketWalk;
 /// Bands whose table loads are issued together before probing.
 const PREFETCH_BANDS: usize = 16;
 
+/// The most band slots (documents × bands) a capacity hint sets up front: 2^26, at 16
+/// bands 4,194,304 documents, about 1.3 GiB (the tables' 716 MiB written, the keys' and
+/// links' 768 MiB reserved). A larger hint (`usize::MAX` included) is cut to it and the
+/// index grows on demand past it, 1.5× at a time, so that a hint cannot ask for more
+/// memory than the documents it brings.
+pub(crate) const MAX_PRESET_SLOTS: usize = 1 << 26;
+
+/// The documents a hint of `documents` sets up front at `bands` bands: the hint, at
+/// most [`MAX_PRESET_SLOTS`] band slots.
+pub(crate) fn preset_documents(bands: usize, documents: usize) -> usize {
+    preset_within(bands, documents, MAX_PRESET_SLOTS)
+}
+
+/// [`preset_documents`] under a bound of `max_slots` band slots.
+fn preset_within(bands: usize, documents: usize, max_slots: usize) -> usize {
+    documents.min(max_slots / bands.max(1))
+}
+
 /// The banding structure over dense document numbers: per band a table from band key
 /// to the newest document of its bucket, per document and band its key and a link to
 /// the next older member, and the bucket-scan bound with the cuts it made.
@@ -39,9 +57,21 @@ pub(crate) struct BandChains {
 }
 
 impl BandChains {
-    /// Empty chains of `bands` bands with room for `documents` documents (a hint; a
-    /// reservation that fails is dropped).
+    /// Empty chains of `bands` bands with room for `documents` documents (a hint, cut
+    /// to [`MAX_PRESET_SLOTS`] band slots by [`preset_documents`]; a reservation that
+    /// fails is dropped).
     pub(crate) fn with_capacity(bands: usize, documents: usize, bucket_scan: usize) -> Self {
+        Self::with_capacity_within(bands, documents, bucket_scan, MAX_PRESET_SLOTS)
+    }
+
+    /// [`with_capacity`](Self::with_capacity) under a bound of `max_slots` band slots.
+    fn with_capacity_within(
+        bands: usize,
+        documents: usize,
+        bucket_scan: usize,
+        max_slots: usize,
+    ) -> Self {
+        let documents = preset_within(bands, documents, max_slots);
         let mut chains = BandChains {
             bands,
             tables: (0..bands)
@@ -242,5 +272,58 @@ impl BandChains {
 pub(crate) fn reserve_by_half<T>(v: &mut Vec<T>, extra: usize) {
     if v.capacity() - v.len() < extra {
         v.reserve_exact(extra.max(v.len() / 2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_capacity_hint_is_bounded() {
+        // Any hint, the largest included, sets at most MAX_PRESET_SLOTS band slots.
+        for bands in [1, 9, 16, 1 << 16] {
+            let preset = preset_documents(bands, usize::MAX);
+            assert!(
+                preset * bands <= MAX_PRESET_SLOTS,
+                "{bands} bands: {preset}"
+            );
+            assert!(
+                preset * bands > MAX_PRESET_SLOTS - bands,
+                "{bands} bands: {preset}"
+            );
+        }
+        assert_eq!(preset_documents(16, usize::MAX), 4_194_304);
+        // A hint below the bound is kept as given.
+        assert_eq!(preset_documents(16, 1000), 1000);
+        assert_eq!(preset_documents(16, 0), 0);
+    }
+
+    #[test]
+    fn chains_from_a_huge_hint_reserve_the_bound_and_still_grow() {
+        // A bound of 4,096 band slots (the real one writes 716 MiB of tables) at 16
+        // bands: a hint above it (usize::MAX included) sets 256 documents up front.
+        let (bands, max_slots) = (16, 4096);
+        for hint in [10_000, usize::MAX] {
+            let chains = BandChains::with_capacity_within(bands, hint, usize::MAX, max_slots);
+            assert_eq!(chains.band_keys.capacity(), max_slots, "hint {hint}");
+            assert_eq!(chains.next.capacity(), max_slots, "hint {hint}");
+            // Tables for 256 keys (342 slots at the 3/4 load limit), not 10,000.
+            assert!(
+                chains.tables.iter().all(|t| t.bytes() <= 512 * 8),
+                "hint {hint}"
+            );
+        }
+        // A hint below the bound is kept as given.
+        let small = BandChains::with_capacity_within(bands, 100, usize::MAX, max_slots);
+        assert_eq!(small.band_keys.capacity(), 100 * bands);
+        // Past the preset, the chains grow on demand.
+        let mut chains = BandChains::with_capacity_within(bands, usize::MAX, usize::MAX, max_slots);
+        let documents = max_slots / bands;
+        for doc in 0..=documents {
+            assert_eq!(chains.push(), doc * bands);
+        }
+        assert_eq!(chains.band_keys.len(), (documents + 1) * bands);
+        assert!(chains.band_keys.capacity() > max_slots);
     }
 }

@@ -73,7 +73,8 @@ impl FlatLshIndex {
 
     /// An empty index with room for `documents` documents (a hint: an index of known
     /// size never regrows and carries no growth slack; a reservation that fails is
-    /// dropped and the index grows on demand).
+    /// dropped and the index grows on demand). At most 2^26 band slots (documents ×
+    /// bands: 4,194,304 documents at 16 bands) are set up front, whatever the hint.
     ///
     /// # Example
     ///

@@ -250,7 +250,9 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
 
     /// Make room for `documents` documents up front (a hint: tables and arrays are
     /// sized for it, so an index of known size never regrows and carries no growth
-    /// slack; a reservation that fails is dropped and the index grows on demand).
+    /// slack; a reservation that fails is dropped and the index grows on demand). At
+    /// most 2^26 band slots (documents × bands: 4,194,304 documents at 16 bands) are
+    /// set up front, whatever the hint; past them the index grows on demand.
     ///
     /// # Example
     ///
@@ -296,7 +298,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndexBuilder<K, S> {
     /// ```
     #[must_use]
     pub fn build(self) -> LshIndex<K, S> {
-        let n = self.capacity;
+        // The hint as the chains take it: at most 2^26 band slots up front.
+        let n = crate::chains::preset_documents(self.params.bands(), self.capacity);
         let mut index = LshIndex {
             params: self.params,
             scheme: None,

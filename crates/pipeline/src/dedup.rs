@@ -424,7 +424,8 @@ impl Dedup {
 
     /// The run described once and checked once: what [`run`](Self::run) and every
     /// other engine ([`DedupIndex`](crate::DedupIndex), [`BloomDedup`](crate::BloomDedup),
-    /// [`OutOfCore`](crate::OutOfCore)) work from.
+    /// [`OutOfCore`](crate::OutOfCore)) work from. A program that checks its settings
+    /// before it reads its input keeps the plan and runs it ([`Plan::run`]).
     ///
     /// # Errors
     ///
@@ -536,8 +537,32 @@ impl Dedup {
 }
 
 impl Plan {
-    /// The in-memory engine: every stage over `docs`, state in memory.
-    pub(crate) fn run(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome, Error> {
+    /// The in-memory engine: every stage over `docs`, state in memory, progress
+    /// reported to `progress`. What [`Dedup::run`] does with the plan it builds; a
+    /// program that checked its settings with [`Dedup::plan`] before reading its input
+    /// runs the plan it holds, so that nothing is checked or searched (the MinHash
+    /// banding) twice.
+    ///
+    /// # Errors
+    ///
+    /// As [`Dedup::run`], parameters aside (the plan checked them).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, Document, NoProgress};
+    /// let plan = Dedup::new().threshold(0.8).plan()?; // every setting checked here
+    /// let docs = vec![
+    ///     Document::new("a", "the rule applies to every plant in the state from next year"),
+    ///     Document::new("b", "The rule applies to every plant in the state from next year."),
+    ///     Document::new("c", "a different text about something else entirely"),
+    /// ];
+    /// let out = plan.run(&docs, &NoProgress)?;
+    /// assert_eq!(out.dropped(), vec![1]);
+    /// assert_eq!(out.kept(), vec![0, 2]);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub fn run(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome, Error> {
         let mut report = Report {
             documents: docs.len(),
             bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
@@ -574,13 +599,7 @@ impl Plan {
         let mut candidates: Vec<ScoredPair> = Vec::new();
         let found = crate::candidates::generate(
             &self.method,
-            &Ctx {
-                threshold: self.threshold,
-                banding: self.banding,
-                emit: self.emit(),
-                features: self.features,
-                progress,
-            },
+            &Ctx::for_plan(self, progress),
             &unique_texts,
             &mut candidates,
         )?;

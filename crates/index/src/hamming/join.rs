@@ -96,8 +96,9 @@ pub fn for_each_hamming_pair<F: FnMut(usize, usize, u32)>(
 /// (see [`for_each_hamming_pair`], which hands over the distance `h` itself, and
 /// [`hamming_from_similarity`](crate::hamming_from_similarity)).
 ///
-/// With the `rayon` feature the tables are joined in parallel on rayon's pool (each
-/// pair comes from one table, and the result is sorted: the same output).
+/// With the `rayon` feature the tables are joined in parallel on rayon's pool and the
+/// pairs sorted in parallel (each pair comes from one table, so no two share `(i, j)`
+/// and the unstable sort has one order: the same output).
 ///
 /// # Errors
 ///
@@ -133,10 +134,12 @@ pub fn hamming_pairs(
                 out
             })
             .collect();
-        crate::pairs::sorted_pairs(|out| {
-            out.extend(tables.into_iter().flatten());
-            Ok(())
-        })
+        let mut out = tables.concat();
+        // Each pair is canonical for one table: the keys are distinct, the order the
+        // serial sort's.
+        out.par_sort_unstable_by_key(|p| (p.a, p.b));
+        debug_assert!(out.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        Ok(out)
     }
     #[cfg(not(feature = "rayon"))]
     crate::pairs::sorted_pairs(|out| hamming_pairs_into(fingerprints, params, out))

@@ -307,18 +307,15 @@ pub(crate) fn generate<D: AsRef<str> + Sync>(
 }
 
 /// Checks `method`'s parameters for `features` and `threshold`; returns the LSH
-/// banding the check resolved (MinHash's; `None` for the other methods).
+/// banding the check resolved ([`CandidateSource::validate_banding`]: MinHash's, as
+/// the method or a custom source; `None` for the others).
 pub(crate) fn validate_method(
     method: &Method,
     features: Features,
     threshold: Threshold,
 ) -> Result<Option<ndd_lsh::LshParams>, crate::Error> {
     features.validate()?;
-    match method {
-        #[cfg(feature = "minhash")]
-        Method::MinHash(config) => Ok(Some(minhash::validate(config, threshold)?)),
-        other => other.source().validate(features, threshold).map(|()| None),
-    }
+    method.source().validate_banding(features, threshold)
 }
 
 impl CandidateGenerator {
@@ -354,8 +351,8 @@ impl CandidateGenerator {
 #[derive(Debug)]
 pub struct SourceContext<'a> {
     pub(crate) threshold: Threshold,
-    /// The MinHash banding the plan resolved (`None` from [`SourceContext::new`]: the
-    /// MinHash source resolves it itself).
+    /// The LSH banding the plan resolved for a banded source (`None` from
+    /// [`SourceContext::new`]: the MinHash source then resolves it itself).
     #[cfg_attr(not(feature = "minhash"), allow(dead_code))]
     pub(crate) banding: Option<ndd_lsh::LshParams>,
     pub(crate) emit: Emit,

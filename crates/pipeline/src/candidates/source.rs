@@ -77,6 +77,38 @@ pub trait CandidateSource: Send + Sync + std::fmt::Debug {
         Ok(())
     }
 
+    /// [`validate`](Self::validate), returning the LSH banding (bands × rows) the check
+    /// resolved for a banded source (MinHash: the S-curve search at the threshold);
+    /// `None` by default. The plan keeps it ([`Plan::lsh_params`](crate::Plan::lsh_params))
+    /// and hands it to [`run`](Self::run) ([`SourceContext::lsh_params`]), so that a
+    /// run searches it once. A banded source implements both, its `validate` through
+    /// this.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Self::validate).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{CandidateSource, Dedup, Features, Method, MinHashConfig, Threshold};
+    /// let config = MinHashConfig::default();
+    /// let banding = config.validate_banding(Features::default(), Threshold::new(0.8)?)?;
+    /// assert_eq!(banding, Some(config.lsh_params(0.8)?));
+    /// // The plan keeps it, whether MinHash is the method or a custom source.
+    /// let plan = Dedup::new().method(Method::custom(config.clone())).threshold(0.8).plan()?;
+    /// assert_eq!(plan.lsh_params(), banding);
+    /// assert_eq!(Method::ExactJaccard.source().validate_banding(Features::default(), Threshold::new(0.8)?)?, None);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    fn validate_banding(
+        &self,
+        features: Features,
+        threshold: Threshold,
+    ) -> Result<Option<ndd_lsh::LshParams>, Error> {
+        self.validate(features, threshold).map(|()| None)
+    }
+
     /// Whether the source scores pairs by the similarity threshold (SimHash decides
     /// by a Hamming bound and I-Match by a shared signature instead); `true` by
     /// default.
@@ -121,6 +153,49 @@ impl<'a> SourceContext<'a> {
             features,
             progress,
         }
+    }
+
+    /// The context of `plan`'s candidate stage: its threshold, features, the pairs its
+    /// verifier and grouping need, and the LSH banding it resolved; what the in-memory
+    /// engine runs its source with, and what a caller driving a source by hand passes
+    /// so that the source does not search its banding again.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, NoProgress, SourceContext};
+    /// let plan = Dedup::new().threshold(0.9).plan()?;
+    /// let ctx = SourceContext::for_plan(&plan, &NoProgress);
+    /// assert_eq!(ctx.threshold().get(), 0.9);
+    /// assert!(ctx.lsh_params().is_some());
+    /// assert_eq!(ctx.lsh_params(), plan.lsh_params());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn for_plan(plan: &crate::Plan, progress: &'a dyn Progress) -> Self {
+        SourceContext {
+            threshold: plan.threshold(),
+            banding: plan.lsh_params(),
+            emit: plan.emit(),
+            features: plan.features(),
+            progress,
+        }
+    }
+
+    /// The LSH banding the plan resolved for a banded source
+    /// ([`CandidateSource::validate_banding`]); `None` for other sources and for a
+    /// context from [`new`](Self::new) (a banded source then resolves its own).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Emit, Features, NoProgress, SourceContext, Threshold};
+    /// let ctx = SourceContext::new(Threshold::default(), Features::default(), Emit::Accepted, &NoProgress);
+    /// assert_eq!(ctx.lsh_params(), None);
+    /// ```
+    #[must_use]
+    pub fn lsh_params(&self) -> Option<ndd_lsh::LshParams> {
+        self.banding
     }
 
     /// The similarity threshold, checked.
@@ -188,8 +263,8 @@ impl<'a> SourceContext<'a> {
 pub(crate) struct ExactJaccardSource;
 
 /// The source of one of the pipeline's methods: its name, its parameter check
-/// (`$validate` over the source and the threshold), whether it scores by the
-/// threshold, and its runner in `candidates/`.
+/// (`$validate` over the source and the threshold, giving the banding it resolved),
+/// whether it scores by the threshold, and its runner in `candidates/`.
 macro_rules! method_source {
     ($source:ty, $name:literal, $uses_threshold:literal,
      |$c:ident, $t:ident| $validate:expr, $run:path) => {
@@ -198,7 +273,15 @@ macro_rules! method_source {
                 $name
             }
 
-            fn validate(&self, _features: Features, threshold: Threshold) -> Result<(), Error> {
+            fn validate(&self, features: Features, threshold: Threshold) -> Result<(), Error> {
+                self.validate_banding(features, threshold).map(drop)
+            }
+
+            fn validate_banding(
+                &self,
+                _features: Features,
+                threshold: Threshold,
+            ) -> Result<Option<ndd_lsh::LshParams>, Error> {
                 let ($c, $t) = (self, threshold);
                 Ok($validate?)
             }
@@ -223,7 +306,7 @@ method_source!(
     ExactJaccardSource,
     "exact",
     true,
-    |_c, _t| Ok::<(), ndd_core::Error>(()),
+    |_c, _t| Ok::<_, ndd_core::Error>(None),
     super::exact_jaccard::run
 );
 #[cfg(feature = "minhash")]
@@ -231,7 +314,7 @@ method_source!(
     crate::MinHashConfig,
     "minhash",
     true,
-    |c, t| super::minhash::validate(c, t).map(drop),
+    |c, t| super::minhash::validate(c, t).map(Some),
     super::minhash::run
 );
 #[cfg(feature = "simhash")]
@@ -239,7 +322,7 @@ method_source!(
     crate::SimHashConfig,
     "simhash",
     false,
-    |c, _t| super::simhash::validate(c),
+    |c, _t| super::simhash::validate(c).map(|()| None),
     super::simhash::run
 );
 #[cfg(feature = "imatch")]
@@ -247,7 +330,7 @@ method_source!(
     crate::IMatchConfig,
     "imatch",
     false,
-    |c, _t| super::imatch::validate(c),
+    |c, _t| super::imatch::validate(c).map(|()| None),
     super::imatch::run
 );
 #[cfg(feature = "ncd")]
@@ -255,6 +338,6 @@ method_source!(
     crate::SigNcdConfig,
     "signcd",
     true,
-    |c, t| super::signcd::validate(c, t),
+    |c, t| super::signcd::validate(c, t).map(|()| None),
     super::signcd::run
 );

@@ -1043,3 +1043,59 @@ fn a_custom_method_runs_through_every_stage_and_matches_brute_force() {
     // And the name is the source's.
     assert_eq!(Method::custom(EveryPair).name(), "every-pair");
 }
+
+/// A banded source of another crate: MinHash wrapped, noting the banding its context
+/// carries.
+mod noted {
+    use ndd_lsh::LshParams;
+    use ndd_pipeline::{
+        CandidateReport as Report, CandidateSource, Error, Features, MinHashConfig, PairSink,
+        SourceContext as Ctx, Threshold,
+    };
+    use std::sync::Mutex;
+
+    #[derive(Debug, Default)]
+    pub(crate) struct NotedMinHash {
+        pub(crate) config: MinHashConfig,
+        pub(crate) banding: Mutex<Vec<Option<LshParams>>>,
+    }
+
+    impl CandidateSource for NotedMinHash {
+        fn name(&self) -> &str {
+            "noted-minhash"
+        }
+
+        fn validate_banding(&self, f: Features, t: Threshold) -> Result<Option<LshParams>, Error> {
+            self.config.validate_banding(f, t)
+        }
+
+        fn run(&self, t: &[&str], c: &Ctx<'_>, s: &mut dyn PairSink) -> Result<Report, Error> {
+            self.banding.lock().unwrap().push(c.lsh_params());
+            self.config.run(t, c, s)
+        }
+    }
+}
+
+#[test]
+fn a_banded_custom_source_runs_with_the_banding_its_plan_resolved() {
+    let (docs, _) = planted(17, 20, 0.5, 0.95);
+    let source = std::sync::Arc::new(noted::NotedMinHash::default());
+    let method = Method::Custom(source.clone());
+    let plan = Dedup::new().method(method).threshold(0.7).plan().unwrap();
+    // Bands × rows chosen for 99% recall at 0.7 out of 128 values: its S-curve.
+    let banding = plan.lsh_params().unwrap();
+    assert!(banding.slots_used() <= 128);
+    assert!(banding.probability(0.7) >= 0.99, "{banding:?}");
+    let documents: Vec<Document> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| Document::new(i.to_string(), t.as_str()))
+        .collect();
+    let out = plan.run(&documents, &ndd_pipeline::NoProgress).unwrap();
+    assert_eq!(*source.banding.lock().unwrap(), vec![Some(banding)]);
+    // The same pairs as MinHash the method.
+    let minhash = Dedup::new().threshold(0.7).run_texts(&docs).unwrap();
+    assert!(!minhash.pairs.is_empty());
+    let keys = |o: &ndd_pipeline::Outcome| o.pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>();
+    assert_eq!(keys(&out), keys(&minhash));
+}
