@@ -63,7 +63,9 @@ impl Reader {
     ) -> Result<(Self, Option<LineStarts>), CliError> {
         let plain = !path.is_dir()
             && shard_input(path, options).is_none()
-            && first_bytes(path).is_ok_and(|b| !b.starts_with(&[0x1f, 0x8b]) && !b.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]));
+            && first_bytes(path).is_ok_and(|b| {
+                !b.starts_with(&[0x1f, 0x8b]) && !b.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            });
         if !plain {
             return Ok((Self::open(path, options)?, None));
         }
@@ -288,7 +290,10 @@ impl InputLines {
         if meta.len() != self.len || meta.modified().ok() != self.modified {
             return Err(self.changed("its length or modification time is not the one read"));
         }
-        let total: u64 = spans.iter().map(|r| r.end.saturating_sub(r.start) + 1).sum();
+        let total: u64 = spans
+            .iter()
+            .map(|r| r.end.saturating_sub(r.start) + 1)
+            .sum();
         let mut out = Vec::with_capacity(usize::try_from(total).unwrap_or(0));
         let mut run = Vec::new();
         let mut i = 0;
@@ -332,12 +337,65 @@ impl InputTexts for InputLines {
         for doc in ParallelJsonl::new(reader) {
             match doc {
                 Ok(doc) => texts.push(doc.text),
-                Err(p) => return Err(self.changed(&format!("a line read again is no document ({p})"))),
+                Err(p) => {
+                    return Err(self.changed(&format!("a line read again is no document ({p})")));
+                }
             }
         }
         if texts.len() != spans.len() {
             return Err(self.changed("its lines read again are not the documents read"));
         }
         Ok(texts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)] // tests unwrap to fail loudly
+
+    use super::*;
+
+    /// The documents of a plain file with a byte order mark, a blank line, a line
+    /// that is no JSON, `\r\n` ends and a last line without an end: each one's byte
+    /// range noted as the reader reads, then its text read again by it; a file
+    /// rewritten since (another length) is refused, not read at the old ranges.
+    #[test]
+    fn lines_noted_read_again_and_a_changed_file_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("in.jsonl");
+        let lines = [
+            "\u{feff}{\"id\":\"a\",\"text\":\"first text\"}\n",
+            "\n",
+            "{not json\n",
+            "{\"id\":\"b\",\"text\":\"second\\u00e9 text\"}\r\n",
+            "{\"id\":\"c\",\"text\":\"third text\"}",
+        ];
+        std::fs::write(&path, lines.concat()).unwrap();
+        let options = ReadOptions::default();
+        let (mut reader, starts) = Reader::open_spanned(&path, &options).unwrap();
+        let starts = starts.unwrap();
+        let input = InputLines::open(&path, &options).unwrap();
+        let mut docs = Vec::new();
+        while let Some(doc) = reader.next() {
+            let Ok(doc) = doc else { continue };
+            let line = reader.line().unwrap();
+            docs.push((doc.text, starts.span(line, input.len()).unwrap()));
+        }
+        let at = |i: usize| lines[..i].concat().len() as u64;
+        let spans: Vec<Range<u64>> = docs.iter().map(|(_, r)| r.clone()).collect();
+        assert_eq!(spans, [at(0)..at(1), at(3)..at(4), at(4)..at(5)]);
+        let texts = input.texts(&spans).unwrap();
+        assert_eq!(texts, ["first text", "second\u{e9} text", "third text"]);
+        assert_eq!(input.texts(&spans[1..2]).unwrap(), ["second\u{e9} text"]);
+        // Rewritten: refused, whatever the ranges hold now.
+        std::fs::write(&path, lines[1..].concat()).unwrap();
+        let err = input.texts(&spans[1..]).unwrap_err().to_string();
+        assert!(err.contains("the input changed"), "{err}");
+        // A compressed file is not read by position.
+        let gz = dir.path().join("in.jsonl.gz");
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut z, lines.concat().as_bytes()).unwrap();
+        std::fs::write(&gz, z.finish().unwrap()).unwrap();
+        assert!(Reader::open_spanned(&gz, &options).unwrap().1.is_none());
     }
 }

@@ -7,7 +7,9 @@
 //!    `signatures.bin` when verification reads them (not for containment), band keys
 //!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
 //!    verifier reads them, texts to `texts.bin` when it reads those (alignment, a
-//!    user's function), and the exact pass's digests to runs sorted by digest
+//!    user's function), or, when the input can be read again by position
+//!    ([`OutOfCore::run_rereading`]), neither: each document's byte range in the
+//!    input to `spans.bin`; and the exact pass's digests to runs sorted by digest
 //!    (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
@@ -170,13 +172,16 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
-/// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
+/// 8 more) — or, for either, 16 bytes (its byte range) when the input is read again
+/// ([`run_rereading`](Self::run_rereading)) —, and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
 /// each document in sorted runs, half the budget in memory). Verification holds a block of candidates
 /// with their documents' signatures within a quarter of the budget and, for the
 /// verifiers that read texts, their texts within a 32nd of it (alignment prepares
 /// each text into about five times its size: together within about a fifth), at
-/// least one pair whatever its size. Align-weighted's weights are held whole when they
+/// least one pair whatever its size; texts read again from the input for the set
+/// verifiers within a 16th (with their sets, about an eighth), and the documents' byte
+/// ranges whole when they fit in an eighth of the budget. Align-weighted's weights are held whole when they
 /// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
 /// and each block reads the 64 KiB pages of `weights.bin` that hold its words.
 ///

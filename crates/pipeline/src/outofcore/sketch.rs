@@ -812,17 +812,29 @@ impl Texts {
 }
 
 /// Reads each document's byte range in the input from `spans.bin` by document
-/// position.
+/// position: held whole when the file fits in `whole` bytes, else one positional
+/// read each.
 pub(super) struct Spans {
     file: File,
     path: PathBuf,
+    held: Option<Vec<u8>>,
 }
 
 impl Spans {
-    pub(super) fn open(dir: &Path) -> Result<Self, Error> {
+    pub(super) fn open(dir: &Path, whole: u64) -> Result<Self, Error> {
+        use std::io::Read;
         let path = dir.join(SPANS);
-        let file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-        Ok(Spans { file, path })
+        let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
+        let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+        let held = match len <= whole {
+            true => {
+                let mut b = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+                file.read_to_end(&mut b).map_err(|e| Error::io(&path, e))?;
+                Some(b)
+            }
+            false => None,
+        };
+        Ok(Spans { file, path, held })
     }
 
     /// Document `doc`'s byte range in the input.
@@ -831,7 +843,15 @@ impl Spans {
             .checked_mul(16)
             .ok_or_else(|| out_of_range(&self.path, doc))?;
         let mut b = [0u8; 16];
-        read_at(&self.file, &self.path, at, &mut b)?;
+        match &self.held {
+            Some(held) => b.copy_from_slice(
+                usize::try_from(at)
+                    .ok()
+                    .and_then(|at| held.get(at..at.checked_add(16)?))
+                    .ok_or_else(|| out_of_range(&self.path, doc))?,
+            ),
+            None => read_at(&self.file, &self.path, at, &mut b)?,
+        }
         let [start, end] = [0, 8].map(|i| {
             let mut w = [0u8; 8];
             w.copy_from_slice(&b[i..i + 8]);

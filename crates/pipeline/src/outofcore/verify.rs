@@ -51,7 +51,8 @@ pub(super) fn run(
     // again by the byte ranges of `spans.bin` (then for the set verifiers too).
     let texts = match job.input {
         Some(input) => Some(TextSource::Input {
-            spans: Spans::open(dir)?,
+            // Held whole within an eighth of the budget (16 bytes per document).
+            spans: Spans::open(dir, job.budget / 8)?,
             input,
         }),
         None if job.needs_texts => Some(TextSource::Kept(Texts::open(dir)?)),
