@@ -11,11 +11,11 @@
 //! 1), go to `pairs.bin` (edges, `a < b`) with their scores in `scores.bin` (score
 //! records, same order).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use ndd_align::TokenOptions;
-use ndd_core::ScoredPair;
+use ndd_core::{FeatureSet, ScoredPair};
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::blocks::{block_text_bytes, map_in_order};
@@ -49,6 +49,13 @@ pub(super) fn run(
     };
     // Where the texts come from: the sketch stage's `texts.bin`, or the input read
     // again by the byte ranges of `spans.bin` (then for the set verifiers too).
+    // The set verifiers' sets made from the texts read again: kept from block to
+    // block within an eighth of the budget.
+    let mut made = (job.needs_sets && job.rereads()).then(|| MadeSets {
+        sets: BTreeMap::new(),
+        bytes: 0,
+        cap: job.budget / 8,
+    });
     let texts = match job.input {
         Some(input) => Some(TextSource::Input {
             // Held whole within an eighth of the budget (16 bytes per document).
@@ -175,10 +182,14 @@ pub(super) fn run(
         verified += estimates.iter().filter(|s| s.is_some()).count() as u64;
         let read = Read {
             sets: sets.as_ref(),
+            made: made.as_mut(),
             texts: texts.as_ref().map(|t| (t, &block_docs)),
             weights: weights.as_ref(),
         };
         let scored = measure_block(job, &block, estimates, read)?;
+        if let (Some(made), Some(last)) = (made.as_mut(), block.last()) {
+            made.forget(last.a);
+        }
         for (e, score) in block.iter().zip(scored) {
             let Some(score) = score.filter(|&s| s >= accept) else {
                 continue;
@@ -288,9 +299,77 @@ fn estimate_block(
 /// (align-weighted).
 struct Read<'a> {
     sets: Option<&'a Sets>,
+    /// The sets made from texts read again from the input (the set verifiers when
+    /// no sets were kept).
+    made: Option<&'a mut MadeSets>,
     /// The texts' source, with the byte ranges of the block's documents.
     texts: Option<(&'a TextSource<'a>, &'a HashMap<u64, Range<u64>>)>,
     weights: Option<&'a Weights>,
+}
+
+/// Shingle sets made from texts read again from the input, kept from block to block:
+/// blocks follow the candidates in `(a, b)` order, so that a document before the
+/// current block's last first document is never needed again and is forgotten; of the
+/// others, those furthest on are forgotten first past `cap` bytes.
+struct MadeSets {
+    sets: BTreeMap<u64, FeatureSet>,
+    bytes: u64,
+    cap: u64,
+}
+
+impl MadeSets {
+    /// Makes the sets of `docs` (ascending) not held yet.
+    fn fill(
+        &mut self,
+        job: &Job<'_>,
+        docs: &[u64],
+        texts: &TextSource<'_>,
+        spans: &HashMap<u64, Range<u64>>,
+    ) -> Result<(), Error> {
+        let missing: Vec<u64> = docs
+            .iter()
+            .copied()
+            .filter(|d| !self.sets.contains_key(d))
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let read = texts.get_many(&missing, spans)?;
+        let read: Vec<&str> = read.iter().map(String::as_str).collect();
+        let made =
+            crate::sets::shingle_sets(job.features, &read, None, Stage::Verify, &NoProgress)?;
+        for (d, set) in missing.into_iter().zip(made) {
+            self.bytes += 8 * set.len() as u64;
+            self.sets.insert(d, set);
+        }
+        Ok(())
+    }
+
+    /// Document `doc`'s set (made by [`fill`](Self::fill)).
+    fn get(&self, doc: u64) -> Result<&[u64], Error> {
+        self.sets
+            .get(&doc)
+            .map(FeatureSet::as_slice)
+            .ok_or_else(|| {
+                Error::Core(ndd_core::Error::corrupt_data(format!(
+                    "document {doc}'s set was not made"
+                )))
+            })
+    }
+
+    /// After a block whose last pair's first document is `last`: the sets of the
+    /// documents before it forgotten, then the furthest past the cap.
+    fn forget(&mut self, last: u64) {
+        let kept = self.sets.split_off(&last);
+        let gone = std::mem::replace(&mut self.sets, kept);
+        self.bytes -= gone.values().map(|s| 8 * s.len() as u64).sum::<u64>();
+        while self.bytes > self.cap {
+            let Some((_, set)) = self.sets.pop_last() else {
+                break;
+            };
+            self.bytes -= 8 * set.len() as u64;
+        }
+    }
 }
 
 /// Where verification reads documents' texts: the sketch stage's `texts.bin`, or the
@@ -355,6 +434,7 @@ fn measure_block(
     estimates: Vec<Option<f64>>,
     Read {
         sets,
+        made,
         texts,
         weights,
     }: Read<'_>,
@@ -362,26 +442,25 @@ fn measure_block(
     let needed = documents_of(block, |i| estimates[i].is_some());
     match job.verifier {
         Verifier::ExactJaccard | Verifier::Containment => {
+            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
             let Some(sets) = sets else {
-                // No sets kept: the texts read again from the input, shingled and
-                // measured by the in-memory verification stage.
-                let Some((texts, spans)) = texts else {
+                // No sets kept: the texts read again from the input and shingled as
+                // the in-memory verification stage shingles them, each set kept for
+                // the later blocks that may need it.
+                let (Some((texts, spans)), Some(made)) = (texts, made) else {
                     return Ok(estimates);
                 };
-                let read = texts.get_many(&needed, spans)?;
-                let pairs = pairs_within(block, &estimates, &needed);
-                let (kept, _) = crate::verify::verify(
-                    job.verifier,
-                    job.threshold,
-                    job.features,
-                    &read,
-                    pairs,
-                    &NoProgress,
-                )?;
-                return Ok(scores_of(block, estimates, &needed, kept));
+                made.fill(job, &needed, texts, spans)?;
+                let made = &*made;
+                return map_in_order(block, |i, e| {
+                    if estimates[i].is_none() {
+                        return Ok(None);
+                    }
+                    let (a, b) = (made.get(e.a)?, made.get(e.b)?);
+                    Ok(Some(crate::verify::set_measure(jaccard_verifier, a, b)))
+                });
             };
             let read = sets.get_many(&needed)?;
-            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
             map_in_order(block, |i, e| {
                 if estimates[i].is_none() {
                     return Ok(None);
