@@ -997,7 +997,7 @@ fn damaged_work_files_are_refused_or_redone() {
     // marker's counts: redone.
     let gz = format!("{input}.gz");
     let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    std::io::Write::write_all(&mut z, &fs::read(d.join(&input)).unwrap()).unwrap();
+    Write::write_all(&mut z, &fs::read(d.join(&input)).unwrap()).unwrap();
     fs::write(d.join(&gz), z.finish().unwrap()).unwrap();
     for (file, at, edit) in [
         ("sets.bin", 16, None),

@@ -180,8 +180,9 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// verifiers that read texts, their texts within a 32nd of it (alignment prepares
 /// each text into about five times its size: together within about a fifth), at
 /// least one pair whatever its size; texts read again from the input for the set
-/// verifiers within a 16th (with their sets, about an eighth), and the documents' byte
-/// ranges whole when they fit in an eighth of the budget. Align-weighted's weights are held whole when they
+/// verifiers within a 16th (with their sets, about an eighth), the sets made from them
+/// kept for later blocks within a quarter, and the documents' byte ranges whole when
+/// they fit in an eighth of the budget. Align-weighted's weights are held whole when they
 /// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
 /// and each block reads the 64 KiB pages of `weights.bin` that hold its words.
 ///

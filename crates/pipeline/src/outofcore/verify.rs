@@ -50,11 +50,12 @@ pub(super) fn run(
     // Where the texts come from: the sketch stage's `texts.bin`, or the input read
     // again by the byte ranges of `spans.bin` (then for the set verifiers too).
     // The set verifiers' sets made from the texts read again: kept from block to
-    // block within an eighth of the budget.
+    // block within a quarter of the budget.
     let mut made = (job.needs_sets && job.rereads()).then(|| MadeSets {
         sets: BTreeMap::new(),
         bytes: 0,
-        cap: job.budget / 8,
+        cap: job.budget / 4,
+        block: 0,
     });
     let texts = match job.input {
         Some(input) => Some(TextSource::Input {
@@ -310,11 +311,14 @@ struct Read<'a> {
 /// Shingle sets made from texts read again from the input, kept from block to block:
 /// blocks follow the candidates in `(a, b)` order, so that a document before the
 /// current block's last first document is never needed again and is forgotten; of the
-/// others, those furthest on are forgotten first past `cap` bytes.
+/// others, past `cap` bytes, those a block needed least recently are forgotten first.
 struct MadeSets {
-    sets: BTreeMap<u64, FeatureSet>,
+    /// Each document's set and the last block that needed it.
+    sets: BTreeMap<u64, (FeatureSet, u64)>,
     bytes: u64,
     cap: u64,
+    /// The current block's number.
+    block: u64,
 }
 
 impl MadeSets {
@@ -326,11 +330,14 @@ impl MadeSets {
         texts: &TextSource<'_>,
         spans: &HashMap<u64, Range<u64>>,
     ) -> Result<(), Error> {
-        let missing: Vec<u64> = docs
-            .iter()
-            .copied()
-            .filter(|d| !self.sets.contains_key(d))
-            .collect();
+        self.block += 1;
+        let mut missing = Vec::new();
+        for &d in docs {
+            match self.sets.get_mut(&d) {
+                Some((_, used)) => *used = self.block,
+                None => missing.push(d),
+            }
+        }
         if missing.is_empty() {
             return Ok(());
         }
@@ -340,7 +347,7 @@ impl MadeSets {
             crate::sets::shingle_sets(job.features, &read, None, Stage::Verify, &NoProgress)?;
         for (d, set) in missing.into_iter().zip(made) {
             self.bytes += 8 * set.len() as u64;
-            self.sets.insert(d, set);
+            self.sets.insert(d, (set, self.block));
         }
         Ok(())
     }
@@ -349,7 +356,7 @@ impl MadeSets {
     fn get(&self, doc: u64) -> Result<&[u64], Error> {
         self.sets
             .get(&doc)
-            .map(FeatureSet::as_slice)
+            .map(|(s, _)| s.as_slice())
             .ok_or_else(|| {
                 Error::Core(ndd_core::Error::corrupt_data(format!(
                     "document {doc}'s set was not made"
@@ -358,16 +365,24 @@ impl MadeSets {
     }
 
     /// After a block whose last pair's first document is `last`: the sets of the
-    /// documents before it forgotten, then the furthest past the cap.
+    /// documents before it forgotten, then, past the cap, those needed least recently.
     fn forget(&mut self, last: u64) {
+        let bytes = |s: &FeatureSet| 8 * s.len() as u64;
         let kept = self.sets.split_off(&last);
         let gone = std::mem::replace(&mut self.sets, kept);
-        self.bytes -= gone.values().map(|s| 8 * s.len() as u64).sum::<u64>();
-        while self.bytes > self.cap {
-            let Some((_, set)) = self.sets.pop_last() else {
+        self.bytes -= gone.values().map(|(s, _)| bytes(s)).sum::<u64>();
+        if self.bytes <= self.cap {
+            return;
+        }
+        let mut by_use: Vec<(u64, u64)> = self.sets.iter().map(|(&d, (_, u))| (*u, d)).collect();
+        by_use.sort_unstable();
+        for (_, d) in by_use {
+            if self.bytes <= self.cap {
                 break;
-            };
-            self.bytes -= 8 * set.len() as u64;
+            }
+            if let Some((set, _)) = self.sets.remove(&d) {
+                self.bytes -= bytes(&set);
+            }
         }
     }
 }
