@@ -433,16 +433,19 @@ fn kept_records_by_line_past_skipped_lines_and_on_a_rerun() {
 /// the new file at the old byte ranges; the outputs are the new input's.
 #[test]
 fn a_resumed_run_after_the_input_changed_is_redone() {
+    // Forty texts, each followed by its near copy (two more words).
+    let mut rng = common::Words(11);
+    let mut lines: Vec<String> = (0..40)
+        .flat_map(|i| {
+            let words = rng.words(40, 300).join(" ");
+            let near = format!("{words} plus one");
+            [("d", words), ("n", near)].map(|(p, text)| {
+                serde_json::json!({ "id": format!("{p}{i}"), "text": text }).to_string()
+            })
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let mut rng = common::Words(11);
-    let mut lines = Vec::new();
-    for i in 0..40 {
-        let words = rng.words(40, 300).join(" ");
-        lines.push(serde_json::json!({ "id": format!("d{i}"), "text": words }).to_string());
-        let near = format!("{words} plus one");
-        lines.push(serde_json::json!({ "id": format!("n{i}"), "text": near }).to_string());
-    }
     let old = lines.join("\n") + "\n";
     fs::write(d.join("in.jsonl"), &old).unwrap();
     let run = |tag: &str, work: &[&str]| {
