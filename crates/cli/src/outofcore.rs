@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::{Document, OutOfCore, OutOfCoreOutcome};
+use ndd_pipeline::{Document, OutOfCore, OutOfCoreOutcome, ndd_core};
 
 use crate::args::DedupArgs;
 use crate::error::CliError;
@@ -308,11 +308,9 @@ impl Iterator for Logged<'_> {
         let line = self.reader.line().unwrap_or(0);
         Some(match starts.span(line, *len) {
             Some(span) => Ok((doc, span)),
-            None => Err(ndd_pipeline::Error::Core(
-                ndd_pipeline::ndd_core::Error::invalid_input(format!(
-                    "line {line}: where it starts in the input was not noted"
-                )),
-            )),
+            None => Err(ndd_pipeline::Error::Core(ndd_core::Error::invalid_input(
+                format!("line {line}: where it starts in the input was not noted"),
+            ))),
         })
     }
 }
