@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ndd_align::{Aligner, CorpusWeights, Prepared, TokenOptions, TokenWeights, Tokens};
-use ndd_core::{Error, ScoredPair, Threshold, containment, jaccard};
+use ndd_core::{
+    Error, ScoredPair, Threshold, containment, containment_at_least, jaccard, jaccard_at_least,
+};
 
 use crate::Features;
 use crate::progress::{NoProgress, Progress, Stage};
@@ -549,8 +551,16 @@ fn score_by_sets<'s>(
     progress: &dyn Progress,
 ) -> Vec<ScoredPair> {
     filter_map_pairs(candidates, progress, |p| {
-        let s = set_measure(jac, set_of(p.a), set_of(p.b));
-        (s >= t).then(|| p.with_score(s))
+        // `set_measure(..) >= t`, stopping each merge once t is out of reach.
+        let (a, b) = (set_of(p.a), set_of(p.b));
+        let s = if jac {
+            jaccard_at_least(a, b, t)
+        } else if a.len() <= b.len() {
+            containment_at_least(a, b, t)
+        } else {
+            containment_at_least(b, a, t)
+        };
+        s.map(|s| p.with_score(s))
     })
 }
 
