@@ -33,7 +33,7 @@ pub(crate) struct BandChains {
     bucket_scan: usize,
     /// The bucket reads of querying links that the bound cut.
     cuts: ScanCuts,
-    /// The members a querying link reported so far, cleared per link (scratch, kept to
+    /// The members a bounded link reported so far, cleared per link (scratch, kept to
     /// spare an allocation per document).
     seen: AHashSet<u32>,
 }
@@ -121,17 +121,14 @@ impl BandChains {
     ) {
         let b = self.bands;
         let base = doc as usize * b;
-        // Each member is reported once, where the walk first meets it (its first
-        // shared band): remembered in a set. With a bounded scan that is the only
-        // way (a member skipped in the first band the two share may be met in a
-        // later one); without, it is also cheaper than asking whether the member
-        // shares an earlier band (up to i comparisons against a random row of
-        // `band_keys`, a likely cache miss): docs/performance.md, issue 31, "The
-        // verifier's merge and the LSH walk". The order reported is the same.
-        if QUERY && !self.seen.is_empty() {
+        // With a bounded scan an older member may be skipped in the first band the
+        // two share and met in a later one, so "reported in an earlier shared band"
+        // no longer holds: remember what was reported instead.
+        let bounded = QUERY && self.bucket_scan != usize::MAX;
+        if bounded && !self.seen.is_empty() {
             self.seen.clear();
         }
-        let mut seen = QUERY.then_some(&mut self.seen);
+        let mut seen = bounded.then_some(&mut self.seen);
         self.tables.iter_mut().for_each(BandTable::reserve_one);
         let mut cut_reads = 0u64;
         let mut starts = [Start::default(); PREFETCH_BANDS];
