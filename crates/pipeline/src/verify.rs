@@ -566,8 +566,9 @@ fn score_by_sets<'s>(
 
 /// The set verifiers' measure of two sorted sets: exact Jaccard (`jac`) or the
 /// containment of the smaller set in the larger. Every engine's set verification
-/// scores with it (in memory, the saved index, the out-of-core files, the
-/// distributed job of `dedup-cluster`).
+/// scores with it (the out-of-core files, the distributed job of `dedup-cluster`) or
+/// with its thresholded form, the same value when it reaches the threshold
+/// ([`jaccard_at_least`], [`containment_at_least`]: in memory and the saved index).
 ///
 /// # Example
 ///
