@@ -106,7 +106,8 @@ pub use features::{FeatureSet, SparseVector, Weighted};
 pub use key_slots::KeySlots;
 pub use measures::{
     Containment, Cosine, ExtendedJaccard, Jaccard, Similarity, WeightedJaccard, containment,
-    cosine, dot, extended_jaccard, intersection_len, jaccard, weighted_jaccard,
+    containment_at_least, cosine, dot, extended_jaccard, intersection_len, jaccard,
+    jaccard_at_least, weighted_jaccard,
 };
 pub use pair::{FnPairSink, PairCounter, PairSink, ScoredPair};
 pub use scheme::{SchemeBuilder, SchemeId};

@@ -67,14 +67,78 @@ macro_rules! similarity_by {
 pub fn intersection_len(a: &[u64], b: &[u64]) -> usize {
     debug_assert!(a.windows(2).all(|w| w[0] < w[1]), "left set not sorted");
     debug_assert!(b.windows(2).all(|w| w[0] < w[1]), "right set not sorted");
+    common_unless_below(a, b, 0).unwrap_or(0)
+}
+
+/// Block steps between two checks of [`common_unless_below`]'s bound.
+const ROUND: usize = 16;
+
+/// `|A ∩ B|` of two sorted, duplicate-free slices, or `None` as soon as it cannot
+/// reach `need`.
+///
+/// The merge compares two values of each side with two of the other per step (four
+/// comparisons the processor runs side by side) and moves past the pair whose last
+/// value is smaller (both when equal), so it waits for one load every two values
+/// where a one-element merge waits after every value. A value is compared only with
+/// the other side's pair near it and each common value is counted once: at every
+/// step no value before `a[i]` equals one from `b[j]` on that is not counted yet, and
+/// the other way round, so what is left to count lies in `a[i..]` and `b[j..]` and is
+/// at most the shorter of the two, the bound checked every [`ROUND`] steps.
+#[inline]
+fn common_unless_below(a: &[u64], b: &[u64], need: usize) -> Option<usize> {
+    debug_assert!(a.windows(2).all(|w| w[0] < w[1]), "left set not sorted");
+    debug_assert!(b.windows(2).all(|w| w[0] < w[1]), "right set not sorted");
     let (mut i, mut j, mut n) = (0, 0, 0);
+    loop {
+        let rest = (a.len() - i).min(b.len() - j);
+        if n + rest < need {
+            return None;
+        }
+        // Each step moves a side by at most 2, so `steps` steps stay in bounds.
+        let steps = (rest / 2).min(ROUND);
+        if steps == 0 {
+            break;
+        }
+        for _ in 0..steps {
+            let (x0, x1, y0, y1) = (a[i], a[i + 1], b[j], b[j + 1]);
+            n += usize::from(x0 == y0)
+                + usize::from(x0 == y1)
+                + usize::from(x1 == y0)
+                + usize::from(x1 == y1);
+            i += 2 * usize::from(x1 <= y1);
+            j += 2 * usize::from(y1 <= x1);
+        }
+    }
+    // At most one value left on a side: the one-element merge.
+    let (a, b) = (&a[i..], &b[j..]);
+    let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
         n += usize::from(x == y);
         i += usize::from(x <= y);
         j += usize::from(y <= x);
     }
-    n
+    (n >= need).then_some(n)
+}
+
+/// The least `k` in `0..=most` with `score(k) >= t`, for a `score` that does not
+/// decrease as `k` grows, searched from `guess` (near it, the walk takes a step or
+/// two); `None` when there is none (a NaN `t` included). Both scores it serves are at
+/// most 1, so a `t` above 1 is answered at once.
+fn least_reaching(most: usize, t: f64, guess: f64, score: impl Fn(usize) -> f64) -> Option<usize> {
+    if t.is_nan() || t > 1.0 {
+        return None;
+    }
+    // A guess outside 0..=most (or NaN) is clamped; the walks below are exact.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let mut k = (guess.max(0.0) as usize).min(most + 1);
+    while k > 0 && score(k - 1) >= t {
+        k -= 1;
+    }
+    while k <= most && score(k) < t {
+        k += 1;
+    }
+    (k <= most).then_some(k)
 }
 
 /// The Jaccard coefficient `|A ∩ B| / |A ∪ B|` of two sorted, duplicate-free slices.
@@ -96,7 +160,48 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
         return 1.0;
     }
     let inter = intersection_len(a, b);
-    inter as f64 / (a.len() + b.len() - inter) as f64
+    jaccard_of(inter, a.len() + b.len())
+}
+
+/// Jaccard from the size of the intersection and the sum of the two sizes (not both
+/// zero): the one expression [`jaccard`] and [`jaccard_at_least`] round alike.
+#[inline]
+fn jaccard_of(inter: usize, sizes: usize) -> f64 {
+    inter as f64 / (sizes - inter) as f64
+}
+
+/// [`jaccard`] of two sorted, duplicate-free slices when it is at least `t` (the same
+/// value, bit for bit), `None` when it is below: what a verifier with a threshold
+/// asks. It stops as soon as `t` is out of reach: at once when the smaller set is
+/// too small against the larger (Jaccard is at most `min/max`), otherwise as soon as
+/// the common values found plus the values left cannot reach the least intersection
+/// whose Jaccard reaches `t`.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::{jaccard, jaccard_at_least};
+/// let (a, b) = ([1u64, 2, 3, 4], [1u64, 2, 3, 5]);
+/// assert_eq!(jaccard_at_least(&a, &b, 0.6), Some(jaccard(&a, &b))); // 3/5
+/// assert_eq!(jaccard_at_least(&a, &b, 0.61), None);
+/// assert_eq!(jaccard_at_least(&[], &[], 1.0), Some(1.0));
+/// ```
+#[must_use]
+pub fn jaccard_at_least(a: &[u64], b: &[u64], t: f64) -> Option<f64> {
+    let sizes = a.len() + b.len();
+    if sizes == 0 {
+        return (1.0 >= t).then_some(1.0);
+    }
+    // The score of an intersection of k values grows with k (a larger numerator over
+    // a smaller denominator, each rounded the same way), so the least k that reaches t
+    // is a bound on the intersection that loses no pair jaccard() would keep.
+    let most = a.len().min(b.len());
+    // k / (sizes - k) >= t where k >= t·sizes / (1 + t).
+    let guess = t * sizes as f64 / (1.0 + t);
+    let need = least_reaching(most, t, guess, |k| jaccard_of(k, sizes))?;
+    let inter = common_unless_below(a, b, need)?;
+    let j = jaccard_of(inter, sizes);
+    (j >= t).then_some(j)
 }
 
 /// Containment of `a` in `b`: `|A ∩ B| / |A|` (Broder's resemblance's asymmetric
@@ -114,6 +219,29 @@ pub fn containment(a: &[u64], b: &[u64]) -> f64 {
         return 1.0;
     }
     intersection_len(a, b) as f64 / a.len() as f64
+}
+
+/// [`containment`] of `a` in `b` when it is at least `t` (the same value, bit for
+/// bit), `None` when it is below, stopping as soon as `t` is out of reach (as
+/// [`jaccard_at_least`] does).
+///
+/// # Example
+///
+/// ```
+/// use near_dup::containment_at_least;
+/// assert_eq!(containment_at_least(&[1, 2, 3], &[1, 2, 4], 0.5), Some(2.0 / 3.0));
+/// assert_eq!(containment_at_least(&[1, 2, 3], &[1, 2, 4], 0.7), None);
+/// assert_eq!(containment_at_least(&[], &[1], 1.0), Some(1.0));
+/// ```
+#[must_use]
+pub fn containment_at_least(a: &[u64], b: &[u64], t: f64) -> Option<f64> {
+    if a.is_empty() {
+        return (1.0 >= t).then_some(1.0);
+    }
+    let size = a.len() as f64;
+    let need = least_reaching(a.len().min(b.len()), t, t * size, |k| k as f64 / size)?;
+    let c = common_unless_below(a, b, need)? as f64 / size;
+    (c >= t).then_some(c)
 }
 
 /// The dot product of two sparse vectors (merge over sorted features).

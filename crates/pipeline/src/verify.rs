@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ndd_align::{Aligner, CorpusWeights, Prepared, TokenOptions, TokenWeights, Tokens};
-use ndd_core::{Error, ScoredPair, Threshold, containment, jaccard};
+use ndd_core::{
+    Error, ScoredPair, Threshold, containment, containment_at_least, jaccard, jaccard_at_least,
+};
 
 use crate::Features;
 use crate::progress::{NoProgress, Progress, Stage};
@@ -549,15 +551,24 @@ fn score_by_sets<'s>(
     progress: &dyn Progress,
 ) -> Vec<ScoredPair> {
     filter_map_pairs(candidates, progress, |p| {
-        let s = set_measure(jac, set_of(p.a), set_of(p.b));
-        (s >= t).then(|| p.with_score(s))
+        // `set_measure(..) >= t`, stopping each merge once t is out of reach.
+        let (a, b) = (set_of(p.a), set_of(p.b));
+        let s = if jac {
+            jaccard_at_least(a, b, t)
+        } else if a.len() <= b.len() {
+            containment_at_least(a, b, t)
+        } else {
+            containment_at_least(b, a, t)
+        };
+        s.map(|s| p.with_score(s))
     })
 }
 
 /// The set verifiers' measure of two sorted sets: exact Jaccard (`jac`) or the
 /// containment of the smaller set in the larger. Every engine's set verification
-/// scores with it (in memory, the saved index, the out-of-core files, the
-/// distributed job of `dedup-cluster`).
+/// scores with it (the out-of-core files, the distributed job of `dedup-cluster`) or
+/// with its thresholded form, the same value when it reaches the threshold
+/// ([`jaccard_at_least`], [`containment_at_least`]: in memory and the saved index).
 ///
 /// # Example
 ///

@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use ndd_core::hash::{KGramRoller, kgram_hash};
 use ndd_core::{
-    FeatureSet, SparseVector, Weighted, containment, cosine, extended_jaccard, jaccard,
-    weighted_jaccard,
+    FeatureSet, SparseVector, Weighted, containment, containment_at_least, cosine,
+    extended_jaccard, intersection_len, jaccard, jaccard_at_least, weighted_jaccard,
 };
 use proptest::prelude::*;
 
@@ -96,6 +96,46 @@ proptest! {
         let c = containment(sa.as_slice(), sb.as_slice());
         let want = if a.is_empty() { 1.0 } else { a.intersection(&b).count() as f64 / a.len() as f64 };
         prop_assert_eq!(c, want);
+    }
+
+    /// The block merge and the thresholded measures against the definition (BTreeSet
+    /// counts) on sets of every size relation: drawn from a small range (many common
+    /// values), from a wide one (few), one a subset of the other, equal, empty.
+    #[test]
+    fn thresholded_measures_match_the_definition(
+        a in proptest::collection::btree_set(0u64..200, 0..120),
+        b in proptest::collection::btree_set(0u64..200, 0..120),
+        wide in proptest::collection::btree_set(any::<u64>(), 0..50),
+        t in 0.0f64..1.0,
+    ) {
+        let c: BTreeSet<u64> = a.iter().copied().filter(|v| v % 3 != 0).collect();
+        let cases = [
+            (a.clone(), b.clone()),
+            (a.clone(), wide.clone()),
+            (a.clone(), c.clone()),
+            (c, a.clone()),
+            (a.clone(), a.clone()),
+            (BTreeSet::new(), a.clone()),
+            (a.clone(), BTreeSet::new()),
+            (BTreeSet::new(), BTreeSet::new()),
+        ];
+        for (x, y) in &cases {
+            let (sx, sy): (Vec<u64>, Vec<u64>) =
+                (x.iter().copied().collect(), y.iter().copied().collect());
+            let inter = x.intersection(y).count();
+            prop_assert_eq!(intersection_len(&sx, &sy), inter);
+            let j = oracle_jaccard(x, y);
+            // The same expression as `jaccard`'s, so the same rounding.
+            prop_assert_eq!(jaccard(&sx, &sy), j);
+            let ct = if x.is_empty() { 1.0 } else { inter as f64 / x.len() as f64 };
+            // Thresholds on both sides of the value, the value itself, and the edges.
+            for th in [t, j, ct, 0.0, 1.0, j + 1e-12, (j - 1e-12).max(0.0), -1.0, 2.0, f64::INFINITY, f64::NEG_INFINITY] {
+                prop_assert_eq!(jaccard_at_least(&sx, &sy, th), (j >= th).then_some(j));
+                prop_assert_eq!(containment_at_least(&sx, &sy, th), (ct >= th).then_some(ct));
+            }
+            prop_assert_eq!(jaccard_at_least(&sx, &sy, f64::NAN), None);
+            prop_assert_eq!(containment_at_least(&sx, &sy, f64::NAN), None);
+        }
     }
 
     #[test]
