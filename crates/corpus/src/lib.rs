@@ -445,7 +445,7 @@ where
     let mut ids = SeenIds::new(id_hasher());
     while let Some(item) = reader.next() {
         let rejected = match item {
-            Ok(doc) if !ids.first_time_hashed(reader.id_hash(), &doc.id, &documents) => {
+            Ok(doc) if !ids.first_time_keyed(reader.id_key(), &doc.id, &documents) => {
                 Some(Problem::new(
                     location(reader),
                     format!(
@@ -509,11 +509,31 @@ where
     })
 }
 
-/// A reader's hash of the last document's id by [`id_hasher`], when it has one (the
-/// batched JSONL reader hashes ids on the pool); `collect` hashes it otherwise.
+/// A reader's [`IdKey`] of the last document's id, when it has one (the batched
+/// JSONL reader finds it on the pool); `collect` finds it otherwise.
 trait IdHash {
-    fn id_hash(&self) -> Option<u64> {
+    fn id_key(&self) -> Option<IdKey> {
         None
+    }
+}
+
+/// What the duplicate-id check reads of an id: its hash by [`id_hasher`] and the
+/// integer it writes ([`id_runs::integer`]). Found where the id was decoded, the check
+/// on the calling thread never reads the id's bytes (unless two hashes collide).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct IdKey {
+    hash: u64,
+    integer: Option<u64>,
+}
+
+impl IdKey {
+    /// The key of `id`.
+    #[cfg(feature = "rayon")]
+    fn of(id: &str) -> Self {
+        IdKey {
+            hash: std::hash::BuildHasher::hash_one(&id_hasher(), id),
+            integer: id_runs::integer(id),
+        }
     }
 }
 
@@ -524,8 +544,8 @@ impl IdHash for ParquetReader {}
 impl<R: std::io::BufRead> IdHash for JsonlReader<R> {}
 #[cfg(feature = "rayon")]
 impl<R: std::io::BufRead + Send> IdHash for jsonl::Batched<'_, R> {
-    fn id_hash(&self) -> Option<u64> {
-        Some(jsonl::Batched::id_hash(self))
+    fn id_key(&self) -> Option<IdKey> {
+        Some(jsonl::Batched::id_key(self))
     }
 }
 
@@ -567,20 +587,25 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
     /// recorded as the id of the next document of `kept` (the caller pushes it).
     #[cfg(test)]
     fn first_time(&mut self, id: &str, kept: &[Document]) -> bool {
-        self.first_time_hashed(None, id, kept)
+        self.first_time_keyed(None, id, kept)
     }
 
-    /// [`first_time`](Self::first_time) with `id`'s hash by this set's hasher when
-    /// the caller has it (the batched JSONL reader hashes ids on the pool, where the
-    /// id was just decoded; on the calling thread that read missed the cache).
-    fn first_time_hashed(&mut self, hash: Option<u64>, id: &str, kept: &[Document]) -> bool {
+    /// [`first_time`](Self::first_time) with `id`'s [`IdKey`] when the caller has it
+    /// (the batched JSONL reader finds it on the pool, where the id was just decoded; on
+    /// the calling thread the id's bytes missed the cache). The key's hash is by
+    /// [`id_hasher`], so it is used only with that hasher's set.
+    fn first_time_keyed(&mut self, key: Option<IdKey>, id: &str, kept: &[Document]) -> bool {
         use std::collections::hash_map::Entry;
-        match self.runs.first_time(id) {
+        let integer = match key {
+            Some(k) => k.integer,
+            None => id_runs::integer(id),
+        };
+        match self.runs.first_time_integer(integer) {
             id_runs::Known::Seen => return false,
             id_runs::Known::New => return true,
             id_runs::Known::Ask => {}
         }
-        let hash = hash.unwrap_or_else(|| self.hasher.hash_one(id));
+        let hash = key.map_or_else(|| self.hasher.hash_one(id), |k| k.hash);
         match self.by_hash.entry(hash) {
             Entry::Vacant(v) => {
                 v.insert(kept.len());
