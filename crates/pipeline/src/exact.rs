@@ -551,18 +551,31 @@ mod tests {
         }
     }
 
+    /// `n` digests, the `i`-th zeros set by `set(i, digest)`.
+    fn made(n: u32, set: impl Fn(u32, &mut DocDigest)) -> Vec<DocDigest> {
+        (0..n)
+            .map(|i| {
+                let mut d = [0u8; 20];
+                set(i, &mut d);
+                d
+            })
+            .collect()
+    }
+
+    /// `x` as a byte (`x` is below 256 in these tests).
+    fn byte(x: u32) -> u8 {
+        u8::try_from(x).unwrap_or(0)
+    }
+
     #[test]
     fn by_digest_is_the_sort_by_digest_and_index_even_when_prefixes_collide() {
         // Digests from a few values: many equal, many sharing the first 8 bytes
         // (a prefix collision) but differing later, and in the first byte only.
-        let mut digests = Vec::new();
-        for i in 0..500u32 {
-            let mut d = [0u8; 20];
-            d[0] = u8::try_from(i % 3).unwrap_or(0);
-            d[19] = u8::try_from(i * 7 % 5).unwrap_or(0);
-            d[10] = u8::try_from(i % 2).unwrap_or(0);
-            digests.push(d);
-        }
+        let digests = made(500, |i, d| {
+            d[0] = byte(i % 3);
+            d[19] = byte(i * 7 % 5);
+            d[10] = byte(i % 2);
+        });
         let mut expected: Vec<usize> = (0..digests.len()).collect();
         expected.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
         let order: Vec<usize> = by_digest(&digests).iter().map(|&(_, i)| i).collect();
@@ -574,19 +587,16 @@ mod tests {
     /// copies as a map from each digest to its documents.
     #[test]
     fn from_digests_groups_by_the_whole_digest_when_prefixes_collide() {
-        let mut digests = Vec::new();
-        for i in 0..600u32 {
-            let mut d = [0u8; 20];
-            d[0] = u8::try_from(i % 4).unwrap_or(0);
-            d[12] = u8::try_from(i % 3).unwrap_or(0);
+        let digests = made(600, |i, d| {
+            d[0] = byte(i % 4);
+            d[12] = byte(i % 3);
             // Every seventh document has a digest of its own.
             if i % 7 == 0 {
                 d[19] = 1;
-                d[18] = u8::try_from(i % 256).unwrap_or(0);
-                d[17] = u8::try_from(i / 256).unwrap_or(0);
+                d[18] = byte(i % 256);
+                d[17] = byte(i / 256);
             }
-            digests.push(d);
-        }
+        });
         let mut by_value: std::collections::BTreeMap<DocDigest, Vec<usize>> =
             std::collections::BTreeMap::new();
         for (i, d) in digests.iter().enumerate() {
