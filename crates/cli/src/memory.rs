@@ -284,7 +284,13 @@ fn run_with(
         Some(file) if writers.wants_records() => Some(Records::open(file)?),
         _ => None,
     };
-    for (i, d) in docs.iter().enumerate() {
+    // Without a document output (the summary alone), no row to fill.
+    let rows = if writers.wants_documents() {
+        docs.len()
+    } else {
+        0
+    };
+    for (i, d) in docs.iter().enumerate().take(rows) {
         let g = found.base + i;
         let fate = found.outcome.fate(g);
         let label = found.label(g);
@@ -303,8 +309,10 @@ fn run_with(
             }),
         })?;
     }
-    for p in &found.outcome.pairs {
-        writers.pair(found.ids[p.a], found.ids[p.b], p.score)?;
+    if writers.wants(Output::Pairs) {
+        for p in &found.outcome.pairs {
+            writers.pair(found.ids[p.a], found.ids[p.b], p.score)?;
+        }
     }
     let nfkc = dedup.nfkc_value();
     writers.whole(Output::Explain, |w| explain_out::write(w, &found, nfkc))?;

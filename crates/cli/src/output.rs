@@ -153,6 +153,16 @@ impl<'t> Writers<'t> {
         self.wants(Output::Keep) || self.wants(Output::Annotate)
     }
 
+    /// Whether an output is written row by row from the documents
+    /// ([`document`](Self::document) writes nothing otherwise, and the engine may skip
+    /// the loop that fills the rows).
+    pub(crate) fn wants_documents(&self) -> bool {
+        self.files
+            .iter()
+            .any(|(t, _)| row_kind(t.output).is_some_and(|k| k != OutputKind::Pairs))
+            || self.shards.as_ref().is_some_and(|s| !s.writers.is_empty())
+    }
+
     /// Whether `output` is written.
     pub(crate) fn wants(&self, output: Output) -> bool {
         self.files.iter().any(|(t, _)| t.output == output)

@@ -36,7 +36,14 @@ pub(crate) struct IdRuns {
 impl IdRuns {
     /// Whether `id` was seen, is new (and recorded), or is for the caller's set.
     pub(crate) fn first_time(&mut self, id: &str) -> Known {
-        let Some(x) = integer(id) else {
+        self.first_time_integer(integer(id))
+    }
+
+    /// [`first_time`](Self::first_time) for an id whose [`integer`] is `x`, found by the
+    /// caller (the batched JSONL reader finds it on the pool, where the id was just
+    /// decoded: read on the calling thread, the id's bytes missed the cache).
+    pub(crate) fn first_time_integer(&mut self, x: Option<u64>) -> Known {
+        let Some(x) = x else {
             return Known::Ask;
         };
         if self.holds(x) {
@@ -74,7 +81,7 @@ impl IdRuns {
 }
 
 /// The integer `id` writes, when it writes it the one way `u64` prints it.
-fn integer(id: &str) -> Option<u64> {
+pub(crate) fn integer(id: &str) -> Option<u64> {
     let b = id.as_bytes();
     let canonical =
         !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b[0] != b'0' || b.len() == 1);

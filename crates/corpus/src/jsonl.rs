@@ -732,28 +732,103 @@ impl<R: BufRead> JsonlReader<R> {
     }
 }
 
-/// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the next batch
-/// is read: the same items in the same order, with the same problems.
+/// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the items of the
+/// batch before are taken and the batch after is read: the same items in the same
+/// order, with the same problems.
+///
+/// Three batches are in flight: the calling thread takes the items of batch `k` (the
+/// duplicate-id check, the field counts, the corpus's vectors) and then reads batch
+/// `k + 2`, while the pool decodes batch `k + 1`. Decoding batch `k + 1` only after the
+/// items of batch `k` were taken, as a join did before, left the pool idle for that
+/// serial part of every batch (issue 31's timeline: the two workers at ~70%).
 #[cfg(feature = "rayon")]
 pub(super) struct Batched<'r, R> {
     reader: Held<'r, R>,
-    name: String,
-    options: ReadOptions,
+    name: Arc<str>,
+    options: Arc<ReadOptions>,
     ready: std::vec::IntoIter<DecodedLine>,
-    ahead: Option<RawBatch>,
+    /// The batch after `ready`, on the pool.
+    decoding: Option<Decoding>,
+    /// Whether the first batch was read.
+    started: bool,
     /// The last batch decoded, its buffers kept for the next read.
     spare: RawBatch,
     line: u64,
     bytes_read: u64,
     blank: u64,
-    /// The id hash of the last document yielded.
-    id_hash: u64,
+    /// The id key of the last document yielded.
+    id_key: super::IdKey,
 }
 
 /// A line decoded on the pool: its number, what it gave (`None`: blank), and the
-/// document's id hashed for the duplicate-id check (0 for anything else).
+/// document's id key for the duplicate-id check (the default for anything else).
 #[cfg(feature = "rayon")]
-type DecodedLine = (u64, Option<Result<LineDoc, Problem>>, u64);
+type DecodedLine = (u64, Option<Result<LineDoc, Problem>>, super::IdKey);
+
+/// A batch's lines decoded, or the panic that stopped it, and the batch (its buffers
+/// for the next read).
+#[cfg(feature = "rayon")]
+type DecodedBatch = (std::thread::Result<Vec<DecodedLine>>, RawBatch);
+
+/// A batch handed to the pool: decoding there, or decoded already (by a caller that
+/// is itself one of the pool's threads).
+#[cfg(feature = "rayon")]
+enum Decoding {
+    /// Decoding on the pool; the result comes through the channel. (A `Mutex` makes
+    /// the reader `Sync` as it was; it is never contended.)
+    Spawned(std::sync::Mutex<std::sync::mpsc::Receiver<DecodedBatch>>),
+    /// Decoded on the calling thread.
+    Done(DecodedBatch),
+}
+
+#[cfg(feature = "rayon")]
+impl Decoding {
+    /// Hands `batch` to the pool. A caller on one of the pool's threads decodes it
+    /// itself (in parallel, with the pool's other threads): waiting there for a job of
+    /// its own pool could wait for itself (a pool of one thread).
+    fn start(batch: RawBatch, name: &Arc<str>, options: &Arc<ReadOptions>) -> Self {
+        if rayon::current_thread_index().is_some() {
+            let decoded = decode_batch(&batch, name, options);
+            return Decoding::Done((Ok(decoded), batch));
+        }
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let (name, options) = (Arc::clone(name), Arc::clone(options));
+        rayon::spawn(move || {
+            let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                decode_batch(&batch, &name, &options)
+            }));
+            // The reader may be gone (dropped before its end): nobody waits then.
+            let _ = sender.send((decoded, batch));
+        });
+        Decoding::Spawned(std::sync::Mutex::new(receiver))
+    }
+
+    /// The batch's lines and the batch, once decoded; a panic of the decoding goes on
+    /// here, on the calling thread, as a join's would.
+    fn wait(self) -> (Vec<DecodedLine>, RawBatch) {
+        let (decoded, batch) = match self {
+            Decoding::Done(done) => done,
+            Decoding::Spawned(receiver) => {
+                let receiver = receiver
+                    .into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match receiver.recv() {
+                    Ok(done) => done,
+                    // The job sends before it ends, and a panic is caught: a job
+                    // that never ran (the pool torn down).
+                    Err(e) => {
+                        let panic: Box<dyn std::any::Any + Send> = Box::new(e);
+                        (Err(panic), RawBatch::default())
+                    }
+                }
+            }
+        };
+        match decoded {
+            Ok(lines) => (lines, batch),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
 
 /// The reader a [`Batched`] reads: borrowed ([`read_jsonl_with_progress`](super::read_jsonl_with_progress))
 /// or its own ([`ParallelJsonl`](super::ParallelJsonl)).
@@ -797,16 +872,17 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
 
     fn of(reader: Held<'r, R>) -> Self {
         Batched {
-            name: reader.name.clone(),
-            options: reader.options.clone(),
+            name: Arc::from(reader.name.as_str()),
+            options: Arc::new(reader.options.clone()),
             reader,
             ready: Vec::new().into_iter(),
-            ahead: None,
+            decoding: None,
+            started: false,
             spare: RawBatch::default(),
             line: 0,
             bytes_read: 0,
             blank: 0,
-            id_hash: 0,
+            id_key: super::IdKey::default(),
         }
     }
 
@@ -835,18 +911,16 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
         &self.reader
     }
 
-    /// The id of the last document yielded, hashed by the duplicate-id check's hasher
-    /// (on the pool, as it was decoded).
-    pub(super) fn id_hash(&self) -> u64 {
-        self.id_hash
+    /// The id key of the last document yielded (found on the pool, as it was
+    /// decoded).
+    pub(super) fn id_key(&self) -> super::IdKey {
+        self.id_key
     }
 }
 
 #[cfg(feature = "rayon")]
 fn decode_batch(batch: &RawBatch, name: &str, options: &ReadOptions) -> Vec<DecodedLine> {
     use rayon::prelude::*;
-    use std::hash::BuildHasher;
-    let hasher = super::id_hasher();
     batch
         .lines
         .par_iter()
@@ -869,11 +943,11 @@ fn decode_batch(batch: &RawBatch, name: &str, options: &ReadOptions) -> Vec<Deco
                     Some(Err(problem(ProblemKind::Unreadable, message.clone())))
                 }
             };
-            let id_hash = match &item {
-                Some(Ok((doc, _, _))) => BuildHasher::hash_one(&hasher, doc.id.as_str()),
-                _ => 0,
+            let id_key = match &item {
+                Some(Ok((doc, _, _))) => super::IdKey::of(&doc.id),
+                _ => super::IdKey::default(),
             };
-            (*number, item, id_hash)
+            (*number, item, id_key)
         })
         .collect()
 }
@@ -884,38 +958,34 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            for (line, item, id_hash) in self.ready.by_ref() {
+            for (line, item, id_key) in self.ready.by_ref() {
                 self.line = line;
                 match item {
                     None => self.blank += 1,
                     Some(Ok(decoded)) => {
-                        self.id_hash = id_hash;
+                        self.id_key = id_key;
                         return Some(Ok(self.reader.note(decoded)));
                     }
                     Some(Err(problem)) => return Some(Err(problem)),
                 }
             }
-            let batch = match self.ahead.take() {
-                Some(b) => b,
-                None => self.reader.read_batch(std::mem::take(&mut self.spare)),
-            };
-            if batch.lines.is_empty() {
-                return None;
+            if !self.started {
+                self.started = true;
+                let first = self.reader.read_batch(std::mem::take(&mut self.spare));
+                if !first.lines.is_empty() {
+                    self.decoding = Some(Decoding::start(first, &self.name, &self.options));
+                }
             }
-            let Batched {
-                reader,
-                name,
-                options,
-                spare,
-                ..
-            } = self;
-            let spare = std::mem::take(spare);
-            let (decoded, ahead) = rayon::join(
-                || decode_batch(&batch, name, options),
-                || reader.read_batch(spare),
-            );
+            // None: the input ended.
+            let decoding = self.decoding.take()?;
+            // The batch after it read while it decodes, then handed to the pool while
+            // its items are taken.
+            let next = self.reader.read_batch(std::mem::take(&mut self.spare));
+            let (decoded, batch) = decoding.wait();
+            if !next.lines.is_empty() {
+                self.decoding = Some(Decoding::start(next, &self.name, &self.options));
+            }
             self.ready = decoded.into_iter();
-            self.ahead = Some(ahead);
             self.bytes_read = batch.bytes_read;
             self.spare = batch;
         }
@@ -990,10 +1060,10 @@ mod tests {
     }
 
     #[cfg(unix)]
-    /// The duplicate-id check takes the pool's hash of each id: it must be the hash
-    /// the check itself computes.
+    /// The duplicate-id check takes the pool's key of each id: it must be the hash
+    /// and the integer the check itself finds.
     #[test]
-    fn batched_ids_are_hashed_as_the_duplicate_check_hashes_them() {
+    fn batched_ids_are_keyed_as_the_duplicate_check_keys_them() {
         use std::hash::BuildHasher;
         let input = "{\"id\": \"a\", \"text\": \"x\"}\n\n{\"text\": \"y\"}\n";
         let opts = ReadOptions::default();
@@ -1003,7 +1073,8 @@ mod tests {
         while let Some(doc) = batched.next() {
             let doc = doc.unwrap();
             let expected = BuildHasher::hash_one(&crate::id_hasher(), doc.id.as_str());
-            assert_eq!(batched.id_hash(), expected);
+            assert_eq!(batched.id_key().hash, expected);
+            assert_eq!(batched.id_key().integer, doc.id.parse::<u64>().ok());
             ids.push(doc.id);
         }
         assert_eq!(ids, ["a", "3"]);

@@ -443,9 +443,19 @@ where
     let mut lines = Vec::new();
     let mut problems = Vec::new();
     let mut ids = SeenIds::new(id_hasher());
+    let mut sized = false;
     while let Some(item) = reader.next() {
+        if !sized && documents.len() == SIZE_AFTER {
+            // Room for the ids the input's size promises at this rate: the id set
+            // grown by doubling rehashed every id again and again on the calling
+            // thread (43 of its 970 samples in the read phase, issue 31).
+            sized = true;
+            if let Some(n) = expected_documents(bytes(reader), documents.len()) {
+                ids.reserve(n);
+            }
+        }
         let rejected = match item {
-            Ok(doc) if !ids.first_time_hashed(reader.id_hash(), &doc.id, &documents) => {
+            Ok(doc) if !ids.first_time_keyed(reader.id_key(), &doc.id, &documents) => {
                 Some(Problem::new(
                     location(reader),
                     format!(
@@ -509,11 +519,55 @@ where
     })
 }
 
-/// A reader's hash of the last document's id by [`id_hasher`], when it has one (the
-/// batched JSONL reader hashes ids on the pool); `collect` hashes it otherwise.
+/// Documents read before [`collect`] sizes its vectors and the id set for the rest.
+const SIZE_AFTER: usize = 4096;
+
+/// The most ids [`collect`] makes room for at once (a table of 2^21 buckets, 32 MiB
+/// allocated, 2 MiB of it written): a guess from a rate, not a promise.
+const MAX_SIZED: usize = 1 << 20;
+
+/// The documents still to come when `documents` came with the first `read` bytes of
+/// `total`, at the same rate (and an eighth more: `read` is at the end of the batch
+/// read, a little ahead of the documents taken), at most [`MAX_SIZED`]; `None` when the
+/// total is unknown.
+fn expected_documents((read, total): (u64, Option<u64>), documents: usize) -> Option<usize> {
+    let total = total?;
+    if read == 0 || total <= read {
+        return None;
+    }
+    let rate = documents as f64 / read as f64;
+    let rest = (total - read) as f64 * rate * 1.125;
+    // Saturating: a rate that promises more than the bound is cut to it.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let rest = rest.min(MAX_SIZED as f64) as usize;
+    Some(rest)
+}
+
+/// A reader's [`IdKey`] of the last document's id, when it has one (the batched
+/// JSONL reader finds it on the pool); `collect` finds it otherwise.
 trait IdHash {
-    fn id_hash(&self) -> Option<u64> {
+    fn id_key(&self) -> Option<IdKey> {
         None
+    }
+}
+
+/// What the duplicate-id check reads of an id: its hash by [`id_hasher`] and the
+/// integer it writes ([`id_runs::integer`]). Found where the id was decoded, the check
+/// on the calling thread never reads the id's bytes (unless two hashes collide).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct IdKey {
+    hash: u64,
+    integer: Option<u64>,
+}
+
+impl IdKey {
+    /// The key of `id`.
+    #[cfg(feature = "rayon")]
+    fn of(id: &str) -> Self {
+        IdKey {
+            hash: std::hash::BuildHasher::hash_one(&id_hasher(), id),
+            integer: id_runs::integer(id),
+        }
     }
 }
 
@@ -524,8 +578,8 @@ impl IdHash for ParquetReader {}
 impl<R: std::io::BufRead> IdHash for JsonlReader<R> {}
 #[cfg(feature = "rayon")]
 impl<R: std::io::BufRead + Send> IdHash for jsonl::Batched<'_, R> {
-    fn id_hash(&self) -> Option<u64> {
-        Some(jsonl::Batched::id_hash(self))
+    fn id_key(&self) -> Option<IdKey> {
+        Some(jsonl::Batched::id_key(self))
     }
 }
 
@@ -562,25 +616,35 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
         }
     }
 
+    /// Makes room for `more` ids.
+    fn reserve(&mut self, more: usize) {
+        self.by_hash.reserve(more);
+    }
+
     /// Whether no document of `kept` has `id`, where `kept` holds every document
     /// this set was asked about and answered `true` for, in order; if so, `id` is
     /// recorded as the id of the next document of `kept` (the caller pushes it).
     #[cfg(test)]
     fn first_time(&mut self, id: &str, kept: &[Document]) -> bool {
-        self.first_time_hashed(None, id, kept)
+        self.first_time_keyed(None, id, kept)
     }
 
-    /// [`first_time`](Self::first_time) with `id`'s hash by this set's hasher when
-    /// the caller has it (the batched JSONL reader hashes ids on the pool, where the
-    /// id was just decoded; on the calling thread that read missed the cache).
-    fn first_time_hashed(&mut self, hash: Option<u64>, id: &str, kept: &[Document]) -> bool {
+    /// [`first_time`](Self::first_time) with `id`'s [`IdKey`] when the caller has it
+    /// (the batched JSONL reader finds it on the pool, where the id was just decoded; on
+    /// the calling thread the id's bytes missed the cache). The key's hash is by
+    /// [`id_hasher`], so it is used only with that hasher's set.
+    fn first_time_keyed(&mut self, key: Option<IdKey>, id: &str, kept: &[Document]) -> bool {
         use std::collections::hash_map::Entry;
-        match self.runs.first_time(id) {
+        let integer = match key {
+            Some(k) => k.integer,
+            None => id_runs::integer(id),
+        };
+        match self.runs.first_time_integer(integer) {
             id_runs::Known::Seen => return false,
             id_runs::Known::New => return true,
             id_runs::Known::Ask => {}
         }
-        let hash = hash.unwrap_or_else(|| self.hasher.hash_one(id));
+        let hash = key.map_or_else(|| self.hasher.hash_one(id), |k| k.hash);
         match self.by_hash.entry(hash) {
             Entry::Vacant(v) => {
                 v.insert(kept.len());
@@ -638,6 +702,23 @@ mod tests {
                 kept.push(Document::new(id.clone(), "t"));
             }
         }
+    }
+
+    #[test]
+    fn expected_documents_scale_the_rate_to_the_rest_of_the_input() {
+        // 4,096 documents in the first 4 MB of 40 MB: 36,864 more, and an eighth.
+        assert_eq!(
+            expected_documents((4_000_000, Some(40_000_000)), 4096),
+            Some(41_472)
+        );
+        assert_eq!(expected_documents((4_000_000, None), 4096), None);
+        assert_eq!(expected_documents((0, Some(10)), 4096), None);
+        assert_eq!(expected_documents((10, Some(10)), 4096), None);
+        // Tiny documents in a huge input: the bound.
+        assert_eq!(
+            expected_documents((4096, Some(u64::MAX)), 4096),
+            Some(MAX_SIZED)
+        );
     }
 
     #[test]

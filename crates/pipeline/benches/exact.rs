@@ -7,10 +7,12 @@
 //!   `digest_with` is today's, which still builds the string (through the same pieces
 //!   as `digest`); `digest` streams each piece of the string into SHA-1 and never
 //!   holds it. Throughput in bytes of text.
-//! * `exact_group/*`: `ExactDuplicates::from_digests` against `cf12f0a`'s grouping,
-//!   which sorted the document indices by their 20-byte digests (today's sorts
-//!   (first 8 bytes, index) pairs); on the corpus's digests and on a million
-//!   synthetic ones (one in eight a copy of an earlier one).
+//! * `exact_group/*`: `ExactDuplicates::from_digests` against `cf12f0a`'s grouping
+//!   (`before`), which sorted the document indices by their 20-byte digests, and
+//!   against `eeb21b6`'s (`previous`), which sorted (first 8 bytes, index) pairs as
+//!   today's does but then compared whole digests of neighbours for every document
+//!   (today's reads whole digests only where prefixes repeat); on the corpus's digests
+//!   and on a million synthetic ones (one in eight a copy of an earlier one).
 //!
 //! Before measuring, the baselines are checked to give what today's code gives (every
 //! digest, every group and every first copy), so the two sides do the same work.
@@ -115,6 +117,50 @@ fn group_before(digests: Vec<DocDigest>) -> (Vec<usize>, Vec<Vec<usize>>, Vec<Do
     (first, groups, digests)
 }
 
+/// The previous version: `eeb21b6`'s `ExactDuplicates::from_digests`, the indices
+/// sorted by (first 8 bytes, index) pairs, then every run of equal prefixes checked and
+/// every neighbour compared by whole digest (two random digest reads per document).
+/// Returns the same as [`group_before`].
+fn group_previous(digests: Vec<DocDigest>) -> (Vec<usize>, Vec<Vec<usize>>, Vec<DocDigest>) {
+    let prefix = |d: &DocDigest| u64::from_be_bytes(d[..8].try_into().unwrap());
+    let mut keyed: Vec<(u64, usize)> = (0..digests.len())
+        .map(|i| (prefix(&digests[i]), i))
+        .collect();
+    sort_keys(&mut keyed);
+    let mut order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
+    let mut start = 0;
+    while start < keyed.len() {
+        let mut end = start + 1;
+        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
+            end += 1;
+        }
+        let run = &mut order[start..end];
+        if run.iter().any(|&i| digests[i] != digests[run[0]]) {
+            run.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
+        }
+        start = end;
+    }
+    // Runs of equal whole digests (`eeb21b6` compared each to the run's first).
+    let mut first: Vec<usize> = (0..digests.len()).collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for run in order.chunk_by(|&a, &b| digests[a] == digests[b]) {
+        if run.len() > 1 {
+            run.iter().for_each(|&m| first[m] = run[0]);
+            groups.push(run.to_vec());
+        }
+    }
+    groups.sort_unstable_by_key(|g| g[0]);
+    (first, groups, digests)
+}
+
+/// Sorts `(prefix, index)` keys as `eeb21b6` did: on the pool under `rayon`.
+fn sort_keys(keys: &mut [(u64, usize)]) {
+    #[cfg(feature = "rayon")]
+    rayon::slice::ParallelSliceMut::par_sort_unstable(keys);
+    #[cfg(not(feature = "rayon"))]
+    keys.sort_unstable();
+}
+
 /// A million digests, one in eight (every eighth) equal to the first of its eight.
 fn synthetic_digests() -> Vec<DocDigest> {
     let mut digests: Vec<DocDigest> = Vec::with_capacity(1 << 20);
@@ -169,17 +215,26 @@ fn bench(c: &mut Criterion) {
     for (name, input) in [("corpus", digests), ("1M", synthetic_digests())] {
         // The baseline groups as today's code does.
         let found = ExactDuplicates::from_digests(input.clone());
-        let (first, groups, _) = group_before(input.clone());
-        assert_eq!(found.groups(), groups.as_slice(), "{name}");
-        assert!(
-            (0..input.len()).all(|i| found.first_of(i) == first[i]),
-            "{name}"
-        );
+        for baseline in [group_before, group_previous] {
+            let (first, groups, _) = baseline(input.clone());
+            assert_eq!(found.groups(), groups.as_slice(), "{name}");
+            assert!(
+                (0..input.len()).all(|i| found.first_of(i) == first[i]),
+                "{name}"
+            );
+        }
         group.throughput(Throughput::Elements(input.len() as u64));
         group.bench_function(format!("before/{name}"), |b| {
             b.iter_batched(
                 || input.clone(),
                 |d| black_box(group_before(d)),
+                BatchSize::LargeInput,
+            );
+        });
+        group.bench_function(format!("previous/{name}"), |b| {
+            b.iter_batched(
+                || input.clone(),
+                |d| black_box(group_previous(d)),
                 BatchSize::LargeInput,
             );
         });

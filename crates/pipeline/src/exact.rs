@@ -329,16 +329,12 @@ fn ascii_pieces(table: &[u8; 256], bytes: &[u8], sink: &mut impl FnMut(&[u8])) {
 }
 
 /// The document indices sorted by `(digest, index)`, so that equal digests are
-/// neighbours in input order: sorted first by the digest's first 8 bytes and the
-/// index (two integers, cheaper to compare than 20 bytes); a run of equal prefixes
-/// whose digests differ (a 64-bit collision, practically never) is then sorted by
-/// the whole digest.
-fn by_digest(digests: &[DocDigest]) -> Vec<usize> {
-    let prefix = |d: &DocDigest| {
-        let mut p = [0u8; 8];
-        p.copy_from_slice(&d[..8]);
-        u64::from_be_bytes(p)
-    };
+/// neighbours in input order, each with its digest's first 8 bytes: sorted first by
+/// that prefix and the index (two integers, cheaper to compare than 20 bytes); a run
+/// of equal prefixes whose digests differ (a 64-bit collision, practically never) is
+/// then sorted by the whole digest. Only the documents of such runs have their whole
+/// digests read again (a random read each: for every document, a cache miss).
+fn by_digest(digests: &[DocDigest]) -> Vec<(u64, usize)> {
     let mut keyed: Vec<(u64, usize)> = digests
         .iter()
         .enumerate()
@@ -350,20 +346,20 @@ fn by_digest(digests: &[DocDigest]) -> Vec<usize> {
     rayon::slice::ParallelSliceMut::par_sort_unstable(&mut keyed[..]);
     #[cfg(not(feature = "rayon"))]
     keyed.sort_unstable();
-    let mut order: Vec<usize> = keyed.iter().map(|&(_, i)| i).collect();
-    let mut start = 0;
-    while start < keyed.len() {
-        let mut end = start + 1;
-        while end < keyed.len() && keyed[end].0 == keyed[start].0 {
-            end += 1;
+    for run in keyed.chunk_by_mut(|a, b| a.0 == b.0) {
+        if run.len() > 1 && run.iter().any(|&(_, i)| digests[i] != digests[run[0].1]) {
+            run.sort_unstable_by(|&(_, a), &(_, b)| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
         }
-        let run = &mut order[start..end];
-        if run.iter().any(|&i| digests[i] != digests[run[0]]) {
-            run.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
-        }
-        start = end;
     }
-    order
+    keyed
+}
+
+/// The first 8 bytes of a digest, as a number (big-endian: the numbers sort as the
+/// digests do).
+fn prefix(d: &DocDigest) -> u64 {
+    let mut p = [0u8; 8];
+    p.copy_from_slice(&d[..8]);
+    u64::from_be_bytes(p)
 }
 
 /// What the exact pass found: a digest per document and the groups of documents
@@ -400,20 +396,18 @@ impl ExactDuplicates {
         let order = by_digest(&digests);
         let mut first: Vec<usize> = (0..n).collect();
         let mut groups = Vec::new();
-        let mut start = 0;
-        while start < n {
-            let mut end = start + 1;
-            while end < n && digests[order[end]] == digests[order[start]] {
-                end += 1;
-            }
-            if end - start > 1 {
-                let members: Vec<usize> = order[start..end].to_vec();
-                for &m in &members {
-                    first[m] = members[0];
+        // Equal digests have equal prefixes: only a run of equal prefixes (sorted by
+        // whole digest within) holds groups, split where the whole digest changes.
+        for run in order.chunk_by(|a, b| a.0 == b.0).filter(|r| r.len() > 1) {
+            for same in run.chunk_by(|&(_, a), &(_, b)| digests[a] == digests[b]) {
+                if same.len() > 1 {
+                    let members: Vec<usize> = same.iter().map(|&(_, i)| i).collect();
+                    for &m in &members {
+                        first[m] = members[0];
+                    }
+                    groups.push(members);
                 }
-                groups.push(members);
             }
-            start = end;
         }
         groups.sort_unstable_by_key(|g| g[0]);
         ExactDuplicates {
@@ -557,21 +551,72 @@ mod tests {
         }
     }
 
+    /// `n` digests, the `i`-th zeros set by `set(i, digest)`.
+    fn made(n: u32, set: impl Fn(u32, &mut DocDigest)) -> Vec<DocDigest> {
+        (0..n)
+            .map(|i| {
+                let mut d = [0u8; 20];
+                set(i, &mut d);
+                d
+            })
+            .collect()
+    }
+
+    /// `x` as a byte (`x` is below 256 in these tests).
+    fn byte(x: u32) -> u8 {
+        u8::try_from(x).unwrap_or(0)
+    }
+
     #[test]
     fn by_digest_is_the_sort_by_digest_and_index_even_when_prefixes_collide() {
         // Digests from a few values: many equal, many sharing the first 8 bytes
         // (a prefix collision) but differing later, and in the first byte only.
-        let mut digests = Vec::new();
-        for i in 0..500u32 {
-            let mut d = [0u8; 20];
-            d[0] = u8::try_from(i % 3).unwrap_or(0);
-            d[19] = u8::try_from(i * 7 % 5).unwrap_or(0);
-            d[10] = u8::try_from(i % 2).unwrap_or(0);
-            digests.push(d);
-        }
+        let digests = made(500, |i, d| {
+            d[0] = byte(i % 3);
+            d[19] = byte(i * 7 % 5);
+            d[10] = byte(i % 2);
+        });
         let mut expected: Vec<usize> = (0..digests.len()).collect();
         expected.sort_unstable_by(|&a, &b| digests[a].cmp(&digests[b]).then(a.cmp(&b)));
-        assert_eq!(by_digest(&digests), expected);
+        let order: Vec<usize> = by_digest(&digests).iter().map(|&(_, i)| i).collect();
+        assert_eq!(order, expected);
         assert!(by_digest(&[]).is_empty());
+    }
+
+    /// Groups by whole digest where prefixes collide: the same groups, firsts and
+    /// copies as a map from each digest to its documents.
+    #[test]
+    fn from_digests_groups_by_the_whole_digest_when_prefixes_collide() {
+        let digests = made(600, |i, d| {
+            d[0] = byte(i % 4);
+            d[12] = byte(i % 3);
+            // Every seventh document has a digest of its own.
+            if i % 7 == 0 {
+                d[19] = 1;
+                d[18] = byte(i % 256);
+                d[17] = byte(i / 256);
+            }
+        });
+        let mut by_value: std::collections::BTreeMap<DocDigest, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (i, d) in digests.iter().enumerate() {
+            by_value.entry(*d).or_default().push(i);
+        }
+        let mut expected: Vec<Vec<usize>> =
+            by_value.into_values().filter(|g| g.len() > 1).collect();
+        expected.sort_unstable_by_key(|g| g[0]);
+        let found = ExactDuplicates::from_digests(digests);
+        assert_eq!(found.groups(), expected.as_slice());
+        assert_eq!(expected.len(), 12);
+        for g in &expected {
+            for &m in g {
+                assert_eq!(found.first_of(m), g[0]);
+            }
+        }
+        assert_eq!(
+            found.copies(),
+            expected.iter().map(|g| g.len() - 1).sum::<usize>()
+        );
+        assert!(!found.is_copy(7) && found.first_of(7) == 7);
     }
 }

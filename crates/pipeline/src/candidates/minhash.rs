@@ -239,8 +239,27 @@ fn with_sketcher<S: MinHashSketcher>(
         None => config.banding_for(ctx.threshold)?,
     };
     let filter = EstimateFilter::new(ctx.emit, ctx.threshold, config.num_perm);
-    let mut index = FlatLshIndex::with_capacity(params, texts.len());
-    index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));
+    let new_index = || {
+        let mut index = FlatLshIndex::with_capacity(params, texts.len());
+        index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));
+        index
+    };
+    // The index's tables (zeroed, faulted in page by page: a serial step of a few
+    // milliseconds before anything is sketched, issue 31's timeline) made while the
+    // first chunk is sketched.
+    #[cfg(feature = "rayon")]
+    let (mut index, first) = {
+        let first = tapered_chunks(texts, crate::progress::CHUNK, LAST_CHUNK)
+            .next()
+            .unwrap_or_default();
+        let t = Instant::now();
+        let (index, sketched) = rayon::join(new_index, || {
+            ndd_core::ParDocSketcher::par_sketch_batch(hasher, first)
+        });
+        (index, Sketched(sketched, t.elapsed()))
+    };
+    #[cfg(not(feature = "rayon"))]
+    let (mut index, first) = (new_index(), Sketched::none());
     // Exact Jaccard decides after the plausible filter: its fields suffice. The
     // estimate verifies, or every candidate goes on with its estimate as its score: the
     // full signatures.
@@ -252,15 +271,17 @@ fn with_sketcher<S: MinHashSketcher>(
         }
         None => Kept::Full(Vec::with_capacity(texts.len())),
     };
-    let streamed = stream(
+    let streamed = stream_from(
         hasher,
         texts,
+        first,
         Target::Flat(&mut index, kept),
         filter,
         ctx.progress,
         sink,
     )?;
     let bytes = index.memory().bytes_per_document();
+    super::drop_on_pool(index);
     Ok(CandidateReport {
         description: format!(
             "MinHash ({} values, {kind}, seed {}) + LSH ({} bands x {} rows; \
@@ -336,6 +357,32 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
+    let none = Sketched::none();
+    stream_from(hasher, texts, none, target, filter, progress, sink)
+}
+
+/// The signatures of the first documents of a stream's texts, sketched by its caller
+/// (while it made the index), and the time that took (part of the sketch stage's).
+pub(crate) struct Sketched(Vec<MinHashSignature>, Duration);
+
+impl Sketched {
+    /// No signature yet.
+    fn none() -> Self {
+        Sketched(Vec::new(), Duration::ZERO)
+    }
+}
+
+/// [`stream`] with the signatures of the first `first.0.len()` texts sketched already
+/// (by `hasher`: the same signatures the stream would make).
+fn stream_from<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
+    hasher: &S,
+    texts: &[&str],
+    first: Sketched,
+    target: Target<'_>,
+    filter: EstimateFilter,
+    progress: &dyn Progress,
+    sink: &mut dyn PairSink,
+) -> Result<Streamed, Error> {
     if let Target::Lsh(index, _) = &target {
         if !index.keeps_signatures() {
             return Err(Error::invalid_parameter(
@@ -355,16 +402,23 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     };
     #[cfg(feature = "rayon")]
     let (sketch_time, search_time) =
-        sketch_while_searching(hasher, texts, progress, &mut search, sink)?;
+        sketch_while_searching(hasher, texts, first, progress, &mut search, sink)?;
     #[cfg(not(feature = "rayon"))]
     let (sketch_time, search_time) = {
         let n = texts.len() as u64;
         progress.start(Stage::Sketch, Some(n));
         let t = Instant::now();
-        let sigs = in_chunks(texts, Stage::Sketch, progress, |chunk| {
-            hasher.sketch_batch(chunk)
-        });
-        let sketch_time = t.elapsed();
+        let done = first.0.len().min(texts.len());
+        progress.advance(Stage::Sketch, done as u64);
+        let mut sigs = first.0;
+        sigs.truncate(done);
+        sigs.extend(in_chunks(
+            &texts[done..],
+            Stage::Sketch,
+            progress,
+            |chunk| hasher.sketch_batch(chunk),
+        ));
+        let sketch_time = t.elapsed() + first.1;
         progress.finish(Stage::Sketch);
         progress.start(Stage::Candidates, Some(n));
         let t = Instant::now();
@@ -387,7 +441,7 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
         (sketch_time, search_time)
     };
     let cuts = search.target.scan_cuts().since(cuts_before);
-    Ok(Streamed {
+    let streamed = Streamed {
         candidates: search.candidates,
         sketch_time,
         search_time,
@@ -397,7 +451,11 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
             cut_documents: cuts.documents,
         },
         signature_bytes_per_document: search.target.signature_bytes_per_document(),
-    })
+    };
+    if let Target::Flat(_, kept) = search.target {
+        super::drop_on_pool(kept);
+    }
+    Ok(streamed)
 }
 
 impl Target<'_> {
@@ -503,16 +561,22 @@ impl Search<'_> {
 fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
+    first: Sketched,
     progress: &dyn Progress,
     search: &mut Search<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<(Duration, Duration), Error> {
     let n = texts.len() as u64;
-    let mut pending: Vec<MinHashSignature> = Vec::new();
+    // The signatures sketched already are the first chunk, searched while the next
+    // one is sketched.
+    let Sketched(mut pending, before) = first;
+    pending.truncate(texts.len());
     let mut start = 0;
     progress.start(Stage::Sketch, Some(n));
+    progress.advance(Stage::Sketch, pending.len() as u64);
     let t = Instant::now();
-    for chunk in texts.chunks(crate::progress::CHUNK) {
+    let rest = texts.get(pending.len()..).unwrap_or_default();
+    for chunk in tapered_chunks(rest, crate::progress::CHUNK, LAST_CHUNK) {
         let searching = std::mem::take(&mut pending);
         let searched_len = searching.len();
         let (new, searched) = rayon::join(
@@ -525,7 +589,7 @@ fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Se
         pending = new;
         progress.advance(Stage::Sketch, chunk.len() as u64);
     }
-    let sketch_time = t.elapsed();
+    let sketch_time = t.elapsed() + before;
     progress.finish(Stage::Sketch);
     progress.start(Stage::Candidates, Some(n));
     progress.advance(Stage::Candidates, start as u64);
@@ -540,9 +604,76 @@ fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Se
     Ok((sketch_time, search_time))
 }
 
+/// The smallest chunk [`tapered_chunks`] cuts: the documents searched alone after the
+/// last signature.
+#[cfg(feature = "rayon")]
+const LAST_CHUNK: usize = 256;
+
+/// `items` in chunks: the last `chunk` items cut in halves down to at most `last`
+/// (4,096 → 2,048, 1,024, 512, 256, 256), the items before them in equal chunks of at
+/// most `chunk`. Each chunk is sketched while the one before is searched, so only the
+/// last, small one is searched alone (a whole last chunk left one thread searching
+/// 4,096 documents while the others waited, issue 31's timeline); and no chunk is a
+/// sliver beside a whole one (its search would be sketched beside nothing).
+#[cfg(feature = "rayon")]
+fn tapered_chunks<T>(items: &[T], chunk: usize, last: usize) -> impl Iterator<Item = &[T]> {
+    let (chunk, last) = (chunk.max(1), last.max(1));
+    let n = items.len();
+    let mut tail = n.min(chunk);
+    let head = n - tail;
+    let per = head.div_ceil(head.div_ceil(chunk).max(1)).max(1);
+    let mut sizes = vec![per; head / per];
+    if head % per > 0 {
+        sizes.push(head % per);
+    }
+    while tail > last {
+        let half = (tail / 2).max(last);
+        sizes.push(half);
+        tail -= half;
+    }
+    if tail > 0 {
+        sizes.push(tail);
+    }
+    let mut rest = items;
+    sizes.into_iter().map(move |size| {
+        let (chunk, tail) = rest.split_at(size.min(rest.len()));
+        rest = tail;
+        chunk
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Tapered chunks cover the items once, in order: whole chunks, then halves down
+    /// to the last size.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn tapered_chunks_cover_the_items_in_order_and_shrink_at_the_end() {
+        let sizes = |n: usize| -> Vec<usize> {
+            let items: Vec<usize> = (0..n).collect();
+            let chunks: Vec<&[usize]> = tapered_chunks(&items, 4096, 256).collect();
+            assert_eq!(chunks.concat(), items, "{n} items");
+            chunks.iter().map(|c| c.len()).collect()
+        };
+        assert_eq!(sizes(0), Vec::<usize>::new());
+        assert_eq!(sizes(100), vec![100]);
+        assert_eq!(sizes(300), vec![256, 44]);
+        assert_eq!(sizes(4096), vec![2048, 1024, 512, 256, 256]);
+        // 8,202 before the tail: three chunks of 2,734, not 4,096, 4,096 and 10.
+        assert_eq!(
+            sizes(3 * 4096 + 10),
+            vec![2734, 2734, 2734, 2048, 1024, 512, 256, 256]
+        );
+        assert_eq!(
+            sizes(5 * 4096),
+            vec![4096; 4]
+                .into_iter()
+                .chain([2048, 1024, 512, 256, 256])
+                .collect::<Vec<_>>()
+        );
+    }
 
     /// Texts with planted near-duplicates of several degrees: each family shares a
     /// base text and changes a growing number of its words.

@@ -422,3 +422,15 @@ pub(crate) fn in_chunks<T, R>(
     }
     out
 }
+
+/// Drops `value` on rayon's pool (at once without the `rayon` feature): the pages of a
+/// large index or of the signatures given back to the system by a pool thread while the
+/// calling thread goes on to verification (on the calling thread, unmapping them and
+/// freeing each signature was serial work between the search and verification, issue
+/// 31's timeline).
+pub(crate) fn drop_on_pool<T: Send + 'static>(value: T) {
+    #[cfg(feature = "rayon")]
+    rayon::spawn(move || drop(value));
+    #[cfg(not(feature = "rayon"))]
+    drop(value);
+}

@@ -163,6 +163,7 @@ fn with_extractor<E: FeatureExtractor + Sync>(
                 Some(index.memory().bytes_per_document()),
             ))
         })?;
+    super::drop_on_pool(sigs);
     Ok(CandidateReport {
         description: format!(
             "SimHash ({} bits, {} weights) + {search}, Hamming distance <= {max_h}, \
