@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::{Document, OutOfCore, OutOfCoreOutcome, ndd_core};
+use ndd_pipeline::{Document, OutOfCore, OutOfCoreOutcome};
 
 use crate::args::DedupArgs;
 use crate::error::CliError;
@@ -20,7 +20,7 @@ use crate::output::{self, DocRow, Format, Writers};
 use crate::progress::Bars;
 use crate::settings;
 use crate::skipped::{self, Shared, Skipped};
-use crate::stream::{InputLines, LineStarts, Reader};
+use crate::stream::Reader;
 use crate::summary::{self, Facts, Fates, MethodFacts, PairFacts, Time, VerifyFacts};
 
 /// Runs `ndd dedup --work-dir`.
@@ -67,25 +67,13 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     check_work_dir(work_dir, path, &targets)?;
 
     let bars = Arc::new(Bars::new(a.quiet));
-    // A plain JSONL file is read again by position where verification needs texts:
-    // its length and time noted before its bytes are fingerprinted, so that a change
-    // after this is refused rather than read by stale positions.
-    let (reader, starts) = Reader::open_spanned(path, options)?;
-    let input = match starts {
-        Some(_) => Some(InputLines::open(path, options)?),
-        None => None,
-    };
     let job = job
         .input_fingerprint(ndd_pipeline::corpus::input_content_fingerprint(path)?)
         .progress(bars.clone());
     let skipped = Skipped::shared(a.input.problems_out.is_some(), path.is_dir())?;
-    let mut reader = reader.with_skipped(&skipped);
-    let spans = starts.zip(input.as_ref().map(InputLines::len));
-    let mut logged = Logged::new(&mut reader, work_dir, !targets.is_empty(), spans);
-    let outcome = match &input {
-        Some(input) => job.run_rereading(&mut logged, input),
-        None => job.run((&mut logged).map(|d| d.map(|(d, _)| d))),
-    };
+    let mut reader = Reader::open(path, options)?.with_skipped(&skipped);
+    let mut logged = Logged::new(&mut reader, work_dir, !targets.is_empty());
+    let outcome = job.run(&mut logged);
     let rows = logged.finish(outcome.as_ref().map_or(0, |o| o.documents));
     let outcome = outcome?;
     reader.finish(&source, outcome.documents)?;
@@ -212,17 +200,10 @@ struct Logged<'a> {
     documents: u64,
     /// Whether the reader was read to its end.
     ended: bool,
-    /// Where the input's lines start, and its length: each document's byte range.
-    spans: Option<(LineStarts, u64)>,
 }
 
 impl<'a> Logged<'a> {
-    fn new(
-        reader: &'a mut Reader,
-        work_dir: &Path,
-        wanted: bool,
-        spans: Option<(LineStarts, u64)>,
-    ) -> Self {
+    fn new(reader: &'a mut Reader, work_dir: &Path, wanted: bool) -> Self {
         let noting = wanted && matches!(reader, Reader::Jsonl(_));
         Logged {
             reader,
@@ -231,7 +212,6 @@ impl<'a> Logged<'a> {
             noting,
             documents: 0,
             ended: false,
-            spans,
         }
     }
 
@@ -286,10 +266,8 @@ impl<'a> Logged<'a> {
     }
 }
 
-/// Each document with its byte range in the input (`0..0` when the input's lines are
-/// not noted).
 impl Iterator for Logged<'_> {
-    type Item = Result<(Document, std::ops::Range<u64>), ndd_pipeline::Error>;
+    type Item = Result<Document, ndd_pipeline::Error>;
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.reader.next();
         match &item {
@@ -298,20 +276,7 @@ impl Iterator for Logged<'_> {
             Some(Err(_)) => self.noting = false,
             None => self.ended = true,
         }
-        let doc = match item? {
-            Ok(doc) => doc,
-            Err(e) => return Some(Err(e)),
-        };
-        let Some((starts, len)) = &self.spans else {
-            return Some(Ok((doc, 0..0)));
-        };
-        let line = self.reader.line().unwrap_or(0);
-        Some(match starts.span(line, *len) {
-            Some(span) => Ok((doc, span)),
-            None => Err(ndd_pipeline::Error::Core(ndd_core::Error::invalid_input(
-                format!("line {line}: where it starts in the input was not noted"),
-            ))),
-        })
+        item
     }
 }
 

@@ -109,7 +109,7 @@ pub use method::{
 pub use ndd_lsh::{DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, MAX_BLOOM_BITS};
 #[cfg(feature = "minhash")]
 pub use outofcore::{
-    DEFAULT_MEMORY_BUDGET, InputTexts, MIN_MEMORY_BUDGET, OutOfCore, OutOfCoreOutcome, StageRun,
+    DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET, OutOfCore, OutOfCoreOutcome, StageRun,
 };
 #[cfg(feature = "minhash")]
 pub use persist::{DedupIndex, SegmentedIndex};

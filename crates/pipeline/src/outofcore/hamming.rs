@@ -148,7 +148,7 @@ pub(super) fn sketch<I>(
     docs: I,
 ) -> Result<(Sketched, u64), Error>
 where
-    I: Iterator<Item = Result<(Document, std::ops::Range<u64>), Error>>,
+    I: Iterator<Item = Result<Document, Error>>,
 {
     let Some((weighting, _)) = weighting(config) else {
         return Err(Error::Core(ndd_core::Error::invalid_parameter(

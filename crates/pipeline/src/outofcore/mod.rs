@@ -7,9 +7,7 @@
 //!    `signatures.bin` when verification reads them (not for containment), band keys
 //!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
 //!    verifier reads them, texts to `texts.bin` when it reads those (alignment, a
-//!    user's function), or, when the input can be read again by position
-//!    ([`OutOfCore::run_rereading`]), neither: each document's byte range in the
-//!    input to `spans.bin`; and the exact pass's digests to runs sorted by digest
+//!    user's function), and the exact pass's digests to runs sorted by digest
 //!    (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
@@ -172,17 +170,13 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// (18 bytes per band; per block of the
 /// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
-/// 8 more) — or, for either, 16 bytes (its byte range) when the input is read again
-/// ([`run_rereading`](Self::run_rereading)) —, and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
+/// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
 /// each document in sorted runs, half the budget in memory). Verification holds a block of candidates
 /// with their documents' signatures within a quarter of the budget and, for the
 /// verifiers that read texts, their texts within a 32nd of it (alignment prepares
 /// each text into about five times its size: together within about a fifth), at
-/// least one pair whatever its size; texts read again from the input for the set
-/// verifiers within a 16th (with their sets, about an eighth), the sets made from them
-/// kept for later blocks within a quarter, and the documents' byte ranges whole when
-/// they fit in an eighth of the budget. Align-weighted's weights are held whole when they
+/// least one pair whatever its size. Align-weighted's weights are held whole when they
 /// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
 /// and each block reads the 64 KiB pages of `weights.bin` that hold its words.
 ///
@@ -275,46 +269,7 @@ struct Job<'a> {
     /// Whether the verifier reads texts (alignment, a user's function): the sketch
     /// stage keeps them in `texts.bin`.
     needs_texts: bool,
-    /// The input, when verification reads the texts it needs again from it (by the
-    /// byte ranges the sketch stage keeps in `spans.bin`) instead of sets or texts
-    /// the sketch stage kept: only for the verifiers that read sets or texts.
-    input: Option<&'a dyn InputTexts>,
     progress: &'a dyn Progress,
-}
-
-/// An input the out-of-core engine reads documents from again, by the byte range in
-/// it that its reader gave each document ([`OutOfCore::run_rereading`]): a plain
-/// JSON Lines file, read by position. Verification then reads the texts of the
-/// documents of a block of candidates from it and shingles them (as the in-memory
-/// verification stage shingles the documents of its candidates) instead of reading
-/// sets or texts that the sketch stage wrote for every document.
-///
-/// # Example
-///
-/// ```
-/// use std::ops::Range;
-/// use near_dup::pipeline::{Error, InputTexts};
-/// /// Documents that are the input's bytes themselves, one per range.
-/// struct Whole(String);
-/// impl InputTexts for Whole {
-///     fn texts(&self, spans: &[Range<u64>]) -> Result<Vec<String>, Error> {
-///         let at = |r: &Range<u64>| r.start as usize..r.end as usize;
-///         Ok(spans.iter().map(|r| self.0[at(r)].to_owned()).collect())
-///     }
-/// }
-/// let input = Whole("one two".to_owned());
-/// assert_eq!(input.texts(&[4..7])?, ["two"]);
-/// # Ok::<(), Error>(())
-/// ```
-pub trait InputTexts: Sync {
-    /// The texts of the documents at `spans` (byte ranges in the input, as the reader
-    /// gave them; ascending, distinct), in that order.
-    ///
-    /// # Errors
-    ///
-    /// When the input cannot be read, or no longer holds those documents (it changed
-    /// since it was read): the run stops with it.
-    fn texts(&self, spans: &[std::ops::Range<u64>]) -> Result<Vec<String>, Error>;
 }
 
 impl OutOfCore {
@@ -472,9 +427,7 @@ impl OutOfCore {
 
     /// The fingerprint of what each stage's output depends on, by stage.
     /// (For MinHash, `params` are its bands and rows.)
-    /// `rereads`: verification reads the texts again from the input (the sketch stage
-    /// keeps byte ranges, not sets or texts).
-    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>, rereads: bool) -> [u64; 6] {
+    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>) -> [u64; 6] {
         let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
@@ -522,13 +475,8 @@ impl OutOfCore {
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
-            // Bit 1 (texts kept) is new: folders of the set verifiers stay valid; so is
-            // bit 2 (byte ranges kept in place of sets or texts, the input read again).
-            .with(
-                u64::from(self.needs_sets())
-                    | u64::from(self.needs_texts()) << 1
-                    | u64::from(rereads) << 2,
-            )
+            // Bit 1 (texts kept) is new: folders of the set verifiers stay valid.
+            .with(u64::from(self.needs_sets()) | u64::from(self.needs_texts()) << 1)
             .with(match self.plan.exact {
                 None => 0,
                 Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
@@ -619,78 +567,6 @@ impl OutOfCore {
     where
         I: IntoIterator<Item = Result<Document, Error>>,
     {
-        self.run_with(docs.into_iter().map(|d| d.map(|d| (d, 0..0))), None)
-    }
-
-    /// [`run`](Self::run) over an input that can be read again by position: each
-    /// document comes with its byte range in `input`, and when the verifier reads
-    /// shingle sets or texts, the sketch stage keeps those ranges (16 bytes per
-    /// document) instead of every document's set or text, and verification reads the
-    /// texts of each block's documents again from `input` and shingles them (the
-    /// in-memory verification stage's work). Same pairs and groups as [`run`](Self::run).
-    /// `input` must be the input of [`input_fingerprint`](Self::input_fingerprint), so
-    /// that a work folder left by another input is redone, not read by stale ranges.
-    ///
-    /// # Errors
-    ///
-    /// As [`run`](Self::run), and the errors of `input`'s
-    /// [`texts`](InputTexts::texts).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use std::ops::Range;
-    /// use near_dup::pipeline::{Dedup, Document, Error, InputTexts, OutOfCore};
-    /// struct Lines(String);
-    /// impl InputTexts for Lines {
-    ///     fn texts(&self, spans: &[Range<u64>]) -> Result<Vec<String>, Error> {
-    ///         let at = |r: &Range<u64>| r.start as usize..r.end as usize;
-    ///         Ok(spans.iter().map(|r| self.0[at(r)].trim_end().to_owned()).collect())
-    ///     }
-    /// }
-    /// let input = Lines("the budget for the new library was approved on monday\n\
-    ///                    the budget for the new library was approved on monday!\n\
-    ///                    a different story about the weather\n".to_owned());
-    /// let mut docs = Vec::new();
-    /// let mut start = 0;
-    /// for (i, line) in input.0.split_inclusive('\n').enumerate() {
-    ///     let end = start + line.len() as u64;
-    ///     docs.push(Ok((Document::new(i.to_string(), line.trim_end()), start..end)));
-    ///     start = end;
-    /// }
-    /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-rereading");
-    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
-    /// std::fs::create_dir_all(&dir)?;
-    /// let job = OutOfCore::new(&Dedup::new().threshold(0.5), &dir)?;
-    /// let outcome = job.run_rereading(docs, &input)?;
-    /// assert_eq!((outcome.documents, outcome.pairs), (3, 1));
-    /// assert!(!dir.join("sets.bin").exists()); // the texts were read again instead
-    /// # std::fs::remove_dir_all(&dir)?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn run_rereading<I>(
-        &self,
-        docs: I,
-        input: &dyn InputTexts,
-    ) -> Result<OutOfCoreOutcome, Error>
-    where
-        I: IntoIterator<Item = Result<(Document, std::ops::Range<u64>), Error>>,
-    {
-        self.run_with(docs.into_iter(), Some(input))
-    }
-
-    fn run_with<I>(
-        &self,
-        docs: I,
-        input: Option<&dyn InputTexts>,
-    ) -> Result<OutOfCoreOutcome, Error>
-    where
-        I: Iterator<Item = Result<(Document, std::ops::Range<u64>), Error>>,
-    {
-        // Only the verifiers that read sets or texts read the input again; not
-        // align-weighted, whose weights stage reads every text of `texts.bin` first.
-        let weighted = matches!(self.plan.verifier, Verifier::AlignWeighted);
-        let input = input.filter(|_| self.needs_sets() || self.needs_texts() && !weighted);
         let dir = self.work_dir.as_path();
         claim_work_dir(dir)?;
         let params = match &self.engine {
@@ -698,7 +574,7 @@ impl OutOfCore {
             #[cfg(feature = "simhash")]
             Engine::SimHash(_) => None,
         };
-        let fingerprints = self.fingerprints(params, input.is_some());
+        let fingerprints = self.fingerprints(params);
         let (scan, num_perm, max_hamming) = match &self.engine {
             // The plan's resolved scan: always set for MinHash.
             Engine::MinHash(c) => (
@@ -723,13 +599,13 @@ impl OutOfCore {
             exact: self.plan.exact,
             needs_sets: self.needs_sets(),
             needs_texts: self.needs_texts(),
-            input,
             progress: self.progress.as_ref(),
         };
         // Markers that still hold; a stage redone invalidates every later one.
         // A user's function has no fingerprint: its verification (and what follows)
         // is redone on every run, never taken from a run with another function.
         let custom = matches!(self.plan.verifier, Verifier::Custom(_));
+        let weighted = matches!(self.plan.verifier, Verifier::AlignWeighted);
         let mut markers: Vec<Option<Marker>> = Vec::new();
         for (i, (name, _)) in STAGES.iter().enumerate() {
             if i == WEIGHTS_STAGE && !weighted {
@@ -957,7 +833,6 @@ const OUTPUTS: [&[&str]; 6] = [
         "sets.idx",
         "texts.bin",
         "texts.idx",
-        "spans.bin",
     ],
     &["exact.bin", "exact-pairs-"],
     &["candidates-"],
@@ -1095,12 +970,6 @@ impl Job<'_> {
     /// not bound (containment): then `signatures.bin` is not written.
     fn reads_signatures(&self) -> bool {
         reads_signatures(self.max_hamming.is_some(), self.emit, self.verifier)
-    }
-
-    /// Whether verification reads texts again from the input (`spans.bin` kept in
-    /// place of `sets.bin` or `texts.bin`).
-    fn rereads(&self) -> bool {
-        self.input.is_some()
     }
 
     /// An external sort in the work folder, its runs named after `prefix`, holding

@@ -1,13 +1,10 @@
 //! Stage 1, per document and without communication: shingles, a signature (MinHash
 //! or SimHash) and its band keys. Signatures go to `signatures.bin` (each in a byte
 //! form of one length), band keys to runs sorted by bucket, and, when the verifier
-//! reads shingle sets, the sets to `sets.bin` with their end offsets in `sets.idx`;
-//! or, when the input can be read again by position ([`super::InputTexts`]), each
-//! document's byte range in the input to `spans.bin` in place of its set or text.
+//! reads shingle sets, the sets to `sets.bin` with their end offsets in `sets.idx`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet, Sketcher};
@@ -118,11 +115,8 @@ pub(super) const SETS: &str = "sets.bin";
 pub(super) const SET_ENDS: &str = "sets.idx";
 pub(super) const TEXTS: &str = "texts.bin";
 pub(super) const TEXT_ENDS: &str = "texts.idx";
-/// Each document's byte range in the input (start and end, 16 bytes), when
-/// verification reads its texts again from the input.
-pub(super) const SPANS: &str = "spans.bin";
 /// The raw work files (no trailer of their own: checked by [`file_checksum`]).
-pub(super) const RAW: [&str; 6] = [SIGNATURES, SETS, SET_ENDS, TEXTS, TEXT_ENDS, SPANS];
+pub(super) const RAW: [&str; 5] = [SIGNATURES, SETS, SET_ENDS, TEXTS, TEXT_ENDS];
 
 struct Out {
     path: PathBuf,
@@ -202,9 +196,6 @@ struct Prepared {
     /// verifier reads texts).
     text_values: Vec<u8>,
     text_sizes: Vec<u64>,
-    /// Each document's byte range in the input, 16 bytes each (empty unless
-    /// verification reads the texts again from the input).
-    spans: Vec<u8>,
 }
 
 /// The signatures, band keys, digests, sets and texts of `docs`, in order: each part
@@ -263,7 +254,6 @@ fn prepare<S: Signer>(
         set_sizes: Vec::new(),
         text_values: Vec::new(),
         text_sizes: Vec::new(),
-        spans: Vec::new(),
     };
     for (bytes, keys) in &records {
         if bytes.len() != signature_len || keys.len() != bands {
@@ -418,7 +408,6 @@ struct Files {
     sigs: Option<Out>,
     sets: Option<IndexedOut>,
     texts: Option<IndexedOut>,
-    spans: Option<Out>,
 }
 
 impl Files {
@@ -432,33 +421,25 @@ impl Files {
         if let Some(texts) = &mut self.texts {
             texts.push_chunk(&p.text_values, &p.text_sizes)?;
         }
-        if let Some(spans) = &mut self.spans {
-            spans.write(&p.spans)?;
-        }
         Ok(())
     }
 }
 
 /// Reads the next chunk of `docs`: up to [`CHUNK`](crate::progress::CHUNK) documents
-/// or `bytes` of text, and (when `spans`) their byte ranges in the input, 16 bytes
-/// each.
-fn read_chunk<I>(docs: &mut I, bytes: u64, spans: bool) -> Result<(Vec<Document>, Vec<u8>), Error>
+/// or `bytes` of text.
+fn read_chunk<I>(docs: &mut I, bytes: u64) -> Result<Vec<Document>, Error>
 where
-    I: Iterator<Item = Result<(Document, Range<u64>), Error>>,
+    I: Iterator<Item = Result<Document, Error>>,
 {
-    let (mut chunk, mut at) = (Vec::new(), Vec::new());
+    let mut chunk = Vec::new();
     let mut held = 0u64;
     while chunk.len() < crate::progress::CHUNK && held < bytes {
         let Some(doc) = docs.next() else { break };
-        let (doc, span) = doc?;
+        let doc = doc?;
         held += doc.text.len() as u64;
         chunk.push(doc);
-        if spans {
-            at.extend(span.start.to_le_bytes());
-            at.extend(span.end.to_le_bytes());
-        }
     }
-    Ok((chunk, at))
+    Ok(chunk)
 }
 
 pub(super) fn run<S, I>(
@@ -469,11 +450,9 @@ pub(super) fn run<S, I>(
 ) -> Result<Sketched, Error>
 where
     S: Signer,
-    I: Iterator<Item = Result<(Document, Range<u64>), Error>>,
+    I: Iterator<Item = Result<Document, Error>>,
 {
     let dir = job.dir;
-    // Verification reads the sets or texts again from the input: neither is kept.
-    let rereads = job.rereads();
     // Half the budget for sorting band keys, or a quarter each for band keys and
     // digests; the other half for the two chunks in flight (one prepared on every
     // core while the one before is written and the next read): each an eighth of the
@@ -497,40 +476,34 @@ where
             true => Some(Out::create(dir, SIGNATURES)?),
             false => None,
         },
-        sets: match job.needs_sets && !rereads {
+        sets: match job.needs_sets {
             true => Some(IndexedOut::create(dir, SETS, SET_ENDS)?),
             false => None,
         },
-        texts: match job.needs_texts && !rereads {
+        texts: match job.needs_texts {
             true => Some(IndexedOut::create(dir, TEXTS, TEXT_ENDS)?),
-            false => None,
-        },
-        spans: match rereads {
-            true => Some(Out::create(dir, SPANS)?),
             false => None,
         },
     };
     let chunk_bytes = (job.budget / 8).max(1);
     let (exact, sets_of, keep_texts) = (
         job.exact,
-        (job.needs_sets && !rereads).then_some(job.features),
-        job.needs_texts && !rereads,
+        job.needs_sets.then_some(job.features),
+        job.needs_texts,
     );
     let mut docs = docs;
     job.progress.start(Stage::Sketch, None);
-    let (mut next, mut next_spans) = read_chunk(&mut docs, chunk_bytes, rereads)?;
+    let mut next = read_chunk(&mut docs, chunk_bytes)?;
     let mut pending: Option<Prepared> = None;
     // Chunk i is prepared on the pool while chunk i - 1's raw files are written (on
     // the pool too) and its keys pushed, and chunk i + 1 is read, on this thread.
     while !next.is_empty() || pending.is_some() {
         let current = std::mem::take(&mut next);
-        let spans = std::mem::take(&mut next_spans);
         let before = pending.take();
         let (prepared, written, read) = overlap(
             move || match current.is_empty() {
                 true => Ok(None),
-                false => prepare(signer, exact, sets_of, keep_texts, current)
-                    .map(|p| Some(Prepared { spans, ..p })),
+                false => prepare(signer, exact, sets_of, keep_texts, current).map(Some),
             },
             || before.as_ref().map_or(Ok(()), |p| files.chunk(p)),
             || {
@@ -538,12 +511,12 @@ where
                     sorts.chunk(dir, p)?;
                     job.progress.advance(Stage::Sketch, p.documents as u64);
                 }
-                read_chunk(&mut docs, chunk_bytes, rereads)
+                read_chunk(&mut docs, chunk_bytes)
             },
         );
         written?;
         pending = prepared?;
-        (next, next_spans) = read?;
+        next = read?;
     }
     job.progress.finish(Stage::Sketch);
     let Sorts {
@@ -552,12 +525,7 @@ where
         documents,
         signature_len,
     } = sorts;
-    let Files {
-        sigs,
-        sets,
-        texts,
-        spans,
-    } = files;
+    let Files { sigs, sets, texts } = files;
     let runs = keys.finish().map_err(|e| damaged(dir, e))?;
     let digest_runs = match digests {
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
@@ -574,11 +542,6 @@ where
     }
     if let Some(texts) = texts {
         bytes_written += texts.finish([TEXTS, TEXT_ENDS], &mut checksums)?;
-    }
-    if let Some(spans) = spans {
-        let (b, sum) = spans.finish()?;
-        bytes_written += b;
-        checksums.push((SPANS, sum));
     }
     for p in runs.paths().iter().chain(&digest_runs) {
         bytes_written += file_size(p)?;
@@ -808,62 +771,6 @@ impl Texts {
     /// The texts of `docs`, in order (read in parallel under `rayon`).
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<String>, Error> {
         par_map(docs, |d| self.get(d))
-    }
-}
-
-/// Reads each document's byte range in the input from `spans.bin` by document
-/// position: held whole when the file fits in `whole` bytes, else one positional
-/// read each.
-pub(super) struct Spans {
-    file: File,
-    path: PathBuf,
-    held: Option<Vec<u8>>,
-}
-
-impl Spans {
-    pub(super) fn open(dir: &Path, whole: u64) -> Result<Self, Error> {
-        use std::io::Read;
-        let path = dir.join(SPANS);
-        let mut file = File::open(&path).map_err(|e| Error::io(&path, e))?;
-        let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
-        let held = match len <= whole {
-            true => {
-                let mut b = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-                file.read_to_end(&mut b).map_err(|e| Error::io(&path, e))?;
-                Some(b)
-            }
-            false => None,
-        };
-        Ok(Spans { file, path, held })
-    }
-
-    /// Document `doc`'s byte range in the input.
-    pub(super) fn get(&self, doc: u64) -> Result<Range<u64>, Error> {
-        let at = doc
-            .checked_mul(16)
-            .ok_or_else(|| out_of_range(&self.path, doc))?;
-        let mut b = [0u8; 16];
-        match &self.held {
-            Some(held) => b.copy_from_slice(
-                usize::try_from(at)
-                    .ok()
-                    .and_then(|at| held.get(at..at.checked_add(16)?))
-                    .ok_or_else(|| out_of_range(&self.path, doc))?,
-            ),
-            None => read_at(&self.file, &self.path, at, &mut b)?,
-        }
-        let [start, end] = [0, 8].map(|i| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[i..i + 8]);
-            u64::from_le_bytes(w)
-        });
-        if start > end {
-            return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
-                "{}: range {start}..{end} of document {doc} is reversed",
-                self.path.display()
-            ))));
-        }
-        Ok(start..end)
     }
 }
 

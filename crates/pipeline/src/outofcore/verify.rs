@@ -3,26 +3,21 @@
 //! `1 − h/64`), then (for the exact verifiers) the measure of the two shingle sets,
 //! or (for the alignment and custom verifiers) the in-memory verification stage over
 //! the two texts (for align-weighted, with the weights of the weights stage's
-//! document frequencies). When the input can be read again by position, the set
-//! verifiers and the alignment and custom verifiers read the texts of a block's
-//! documents from it instead (by the byte ranges of `spans.bin`) and run the in-memory
-//! verification stage over them (which shingles them for the set verifiers, as in
-//! memory). Accepted pairs, merged in order with the exact copies' pairs (score
+//! document frequencies). Accepted pairs, merged in order with the exact copies' pairs (score
 //! 1), go to `pairs.bin` (edges, `a < b`) with their scores in `scores.bin` (score
 //! records, same order).
 
-use std::collections::{BTreeMap, HashMap};
-use std::ops::Range;
+use std::collections::HashSet;
 
 use ndd_align::TokenOptions;
-use ndd_core::{FeatureSet, ScoredPair};
+use ndd_core::ScoredPair;
 use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
 
 use super::blocks::{block_text_bytes, map_in_order};
 use super::manifest::Marker;
-use super::sketch::{Sets, Signatures, Spans, Texts};
+use super::sketch::{Sets, Signatures, Texts};
 use super::weights::Weights;
-use super::{EXACT, InputTexts, Job, PAIRS, SCORES, damaged, file_size};
+use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Error, Verifier};
 
@@ -42,29 +37,15 @@ pub(super) fn run(
         _ => None,
     };
     let sigs = Signatures::open(job, signature_len)?;
-    let sets = if job.needs_sets && !job.rereads() {
+    let sets = if job.needs_sets {
         Some(Sets::open(dir)?)
     } else {
         None
     };
-    // Where the texts come from: the sketch stage's `texts.bin`, or the input read
-    // again by the byte ranges of `spans.bin` (then for the set verifiers too).
-    // The set verifiers' sets made from the texts read again: kept from block to
-    // block within a quarter of the budget.
-    let mut made = (job.needs_sets && job.rereads()).then(|| MadeSets {
-        sets: BTreeMap::new(),
-        bytes: 0,
-        cap: job.budget / 4,
-        block: 0,
-    });
-    let texts = match job.input {
-        Some(input) => Some(TextSource::Input {
-            // Held whole within an eighth of the budget (16 bytes per document).
-            spans: Spans::open(dir, job.budget / 8)?,
-            input,
-        }),
-        None if job.needs_texts => Some(TextSource::Kept(Texts::open(dir)?)),
-        None => None,
+    let texts = if job.needs_texts {
+        Some(Texts::open(dir)?)
+    } else {
+        None
     };
     let pairs_path = dir.join(PAIRS);
     let mut out =
@@ -120,20 +101,13 @@ pub(super) fn run(
     // Candidates are verified a block at a time: each document of a block is read
     // once (its signature, then its set or text if an estimate kept one of its pairs),
     // in position order, and the block's pairs are scored in parallel under `rayon`.
-    // With texts, a block also ends before its texts pass their share of the budget
-    // (texts read again for the set verifiers: twice that share, the texts and their
-    // sets about as large as alignment's texts prepared).
+    // With texts, a block also ends before its texts pass their share of the budget.
     let block_len = block_pairs(job.budget, signature_len);
-    let text_bytes = match job.needs_sets {
-        true => block_text_bytes(job.budget).saturating_mul(2),
-        false => block_text_bytes(job.budget),
-    };
+    let text_bytes = block_text_bytes(job.budget);
     let mut block: Vec<Edge> = Vec::with_capacity(block_len);
     let mut last: Option<Edge> = None;
     let mut pending: Option<Edge> = None;
-    // The block's documents, each with its byte range in the input when it is read
-    // again from there (0..0 otherwise).
-    let mut block_docs: HashMap<u64, Range<u64>> = HashMap::new();
+    let mut block_docs: HashSet<u64> = HashSet::new();
     job.progress.start(Stage::Verify, None);
     let mut candidates = candidates.merge().map_err(|e| damaged(dir, e))?;
     loop {
@@ -154,19 +128,18 @@ pub(super) fn run(
                 continue;
             }
             if let Some(texts) = &texts {
-                let mut more = Vec::with_capacity(2);
+                let mut more = 0u64;
                 for d in [e.a, e.b] {
-                    if !block_docs.contains_key(&d) && more.iter().all(|(m, _)| *m != d) {
-                        more.push((d, texts.span(d)?));
+                    if !block_docs.contains(&d) {
+                        more += texts.len(d)?;
                     }
                 }
-                let bytes = more.iter().map(|(_, r)| r.end - r.start).sum::<u64>();
-                if !block.is_empty() && held.saturating_add(bytes) > text_bytes {
+                if !block.is_empty() && held.saturating_add(more) > text_bytes {
                     pending = Some(e);
                     break;
                 }
-                held = held.saturating_add(bytes);
-                block_docs.extend(more);
+                held = held.saturating_add(more);
+                block_docs.extend([e.a, e.b]);
             }
             last = Some(e);
             block.push(e);
@@ -183,14 +156,10 @@ pub(super) fn run(
         verified += estimates.iter().filter(|s| s.is_some()).count() as u64;
         let read = Read {
             sets: sets.as_ref(),
-            made: made.as_mut(),
-            texts: texts.as_ref().map(|t| (t, &block_docs)),
+            texts: texts.as_ref(),
             weights: weights.as_ref(),
         };
         let scored = measure_block(job, &block, estimates, read)?;
-        if let (Some(made), Some(last)) = (made.as_mut(), block.last()) {
-            made.forget(last.a);
-        }
         for (e, score) in block.iter().zip(scored) {
             let Some(score) = score.filter(|&s| s >= accept) else {
                 continue;
@@ -300,141 +269,8 @@ fn estimate_block(
 /// (align-weighted).
 struct Read<'a> {
     sets: Option<&'a Sets>,
-    /// The sets made from texts read again from the input (the set verifiers when
-    /// no sets were kept).
-    made: Option<&'a mut MadeSets>,
-    /// The texts' source, with the byte ranges of the block's documents.
-    texts: Option<(&'a TextSource<'a>, &'a HashMap<u64, Range<u64>>)>,
+    texts: Option<&'a Texts>,
     weights: Option<&'a Weights>,
-}
-
-/// Shingle sets made from texts read again from the input, kept from block to block:
-/// blocks follow the candidates in `(a, b)` order, so that a document before the
-/// current block's last first document is never needed again and is forgotten; of the
-/// others, past `cap` bytes, those a block needed least recently are forgotten first.
-struct MadeSets {
-    /// Each document's set and the last block that needed it.
-    sets: BTreeMap<u64, (FeatureSet, u64)>,
-    bytes: u64,
-    cap: u64,
-    /// The current block's number.
-    block: u64,
-}
-
-impl MadeSets {
-    /// Makes the sets of `docs` (ascending) not held yet.
-    fn fill(
-        &mut self,
-        job: &Job<'_>,
-        docs: &[u64],
-        texts: &TextSource<'_>,
-        spans: &HashMap<u64, Range<u64>>,
-    ) -> Result<(), Error> {
-        self.block += 1;
-        let mut missing = Vec::new();
-        for &d in docs {
-            match self.sets.get_mut(&d) {
-                Some((_, used)) => *used = self.block,
-                None => missing.push(d),
-            }
-        }
-        if missing.is_empty() {
-            return Ok(());
-        }
-        let read = texts.get_many(&missing, spans)?;
-        let read: Vec<&str> = read.iter().map(String::as_str).collect();
-        let made =
-            crate::sets::shingle_sets(job.features, &read, None, Stage::Verify, &NoProgress)?;
-        for (d, set) in missing.into_iter().zip(made) {
-            self.bytes += 8 * set.len() as u64;
-            self.sets.insert(d, (set, self.block));
-        }
-        Ok(())
-    }
-
-    /// Document `doc`'s set (made by [`fill`](Self::fill)).
-    fn get(&self, doc: u64) -> Result<&[u64], Error> {
-        self.sets
-            .get(&doc)
-            .map(|(s, _)| s.as_slice())
-            .ok_or_else(|| {
-                Error::Core(ndd_core::Error::corrupt_data(format!(
-                    "document {doc}'s set was not made"
-                )))
-            })
-    }
-
-    /// After a block whose last pair's first document is `last`: the sets of the
-    /// documents before it forgotten, then, past the cap, those needed least recently.
-    fn forget(&mut self, last: u64) {
-        let bytes = |s: &FeatureSet| 8 * s.len() as u64;
-        let kept = self.sets.split_off(&last);
-        let gone = std::mem::replace(&mut self.sets, kept);
-        self.bytes -= gone.values().map(|(s, _)| bytes(s)).sum::<u64>();
-        if self.bytes <= self.cap {
-            return;
-        }
-        let mut by_use: Vec<(u64, u64)> = self.sets.iter().map(|(&d, (_, u))| (*u, d)).collect();
-        by_use.sort_unstable();
-        for (_, d) in by_use {
-            if self.bytes <= self.cap {
-                break;
-            }
-            if let Some((set, _)) = self.sets.remove(&d) {
-                self.bytes -= bytes(&set);
-            }
-        }
-    }
-}
-
-/// Where verification reads documents' texts: the sketch stage's `texts.bin`, or the
-/// input again, by the byte ranges the sketch stage kept in `spans.bin`.
-enum TextSource<'a> {
-    Kept(Texts),
-    Input {
-        spans: Spans,
-        input: &'a dyn InputTexts,
-    },
-}
-
-impl TextSource<'_> {
-    /// Where document `doc`'s text lies: in `texts.bin`, `0..` its length; in the
-    /// input, its byte range there. Its length is what holding it costs (in the input,
-    /// at least the text's).
-    fn span(&self, doc: u64) -> Result<Range<u64>, Error> {
-        match self {
-            TextSource::Kept(texts) => texts.len(doc).map(|n| 0..n),
-            TextSource::Input { spans, .. } => spans.get(doc),
-        }
-    }
-
-    /// The texts of `docs` (ascending), in order; `block` holds their byte ranges in
-    /// the input (as [`span`](Self::span) gave them).
-    fn get_many(
-        &self,
-        docs: &[u64],
-        block: &HashMap<u64, Range<u64>>,
-    ) -> Result<Vec<String>, Error> {
-        match self {
-            TextSource::Kept(texts) => texts.get_many(docs),
-            TextSource::Input { spans, input } => {
-                let ranges = docs
-                    .iter()
-                    .map(|d| block.get(d).cloned().map_or_else(|| spans.get(*d), Ok))
-                    .collect::<Result<Vec<_>, Error>>()?;
-                let texts = input.texts(&ranges)?;
-                if texts.len() != ranges.len() {
-                    return Err(Error::Core(ndd_core::Error::invalid_input(format!(
-                        "the input gave {} texts for {} documents read again: it changed \
-                         since the stages read it; remove the work directory to start over",
-                        texts.len(),
-                        ranges.len()
-                    ))));
-                }
-                Ok(texts)
-            }
-        }
-    }
 }
 
 /// Each pair's score as the in-memory run scores it, `None` when it is not verified
@@ -449,7 +285,6 @@ fn measure_block(
     estimates: Vec<Option<f64>>,
     Read {
         sets,
-        made,
         texts,
         weights,
     }: Read<'_>,
@@ -457,25 +292,11 @@ fn measure_block(
     let needed = documents_of(block, |i| estimates[i].is_some());
     match job.verifier {
         Verifier::ExactJaccard | Verifier::Containment => {
-            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
             let Some(sets) = sets else {
-                // No sets kept: the texts read again from the input and shingled as
-                // the in-memory verification stage shingles them, each set kept for
-                // the later blocks that may need it.
-                let (Some((texts, spans)), Some(made)) = (texts, made) else {
-                    return Ok(estimates);
-                };
-                made.fill(job, &needed, texts, spans)?;
-                let made = &*made;
-                return map_in_order(block, |i, e| {
-                    if estimates[i].is_none() {
-                        return Ok(None);
-                    }
-                    let (a, b) = (made.get(e.a)?, made.get(e.b)?);
-                    Ok(Some(crate::verify::set_measure(jaccard_verifier, a, b)))
-                });
+                return Ok(estimates);
             };
             let read = sets.get_many(&needed)?;
+            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
             map_in_order(block, |i, e| {
                 if estimates[i].is_none() {
                     return Ok(None);
@@ -488,10 +309,10 @@ fn measure_block(
             })
         }
         Verifier::Align(_) | Verifier::Custom(_) => {
-            let Some((texts, spans)) = texts else {
+            let Some(texts) = texts else {
                 return Ok(estimates);
             };
-            let read = texts.get_many(&needed, spans)?;
+            let read = texts.get_many(&needed)?;
             let pairs = pairs_within(block, &estimates, &needed);
             let (kept, _) = crate::verify::verify(
                 job.verifier,
@@ -504,10 +325,10 @@ fn measure_block(
             Ok(scores_of(block, estimates, &needed, kept))
         }
         Verifier::AlignWeighted => {
-            let (Some((texts, spans)), Some(weights)) = (texts, weights) else {
+            let (Some(texts), Some(weights)) = (texts, weights) else {
                 return Ok(estimates);
             };
-            let read = texts.get_many(&needed, spans)?;
+            let read = texts.get_many(&needed)?;
             // Tokenized as the in-memory verification stage tokenizes them.
             let options = TokenOptions::default().nfkc(job.features.normalizes_nfkc());
             let tokens = map_in_order(&read, |_, t| Ok(options.tokens(t).hashes().to_vec()))?;
