@@ -17,7 +17,7 @@
 //! 4. Verification, pairs routed to their documents' owners: a pair joins its first
 //!    document's signature and set, then travels with them to the second document's
 //!    owner, where the pipeline's candidate filter ([`Plan::estimate_filter`]) and set
-//!    measure ([`ndd_pipeline::set_measure`]) decide.
+//!    measure ([`ndd_pipeline::set_measure_at_least`]) decide.
 //! 5. Grouping: connected components of the accepted and exact pairs by differential's
 //!    min-label propagation (star-shaped groups stay two rounds deep); the label is
 //!    the smallest position, the first-seen document `ndd dedup` keeps.
@@ -261,8 +261,15 @@ fn gather<D: timely::ExchangeData + Copy>(
 
 /// The score of a candidate pair as every ndd engine scores it, `None` when the
 /// pipeline's candidate filter drops it: the filter's score (the MinHash estimate, or
-/// 8-bit fields before exact Jaccard), then (for the set verifiers) the set measure.
-fn score(a: &DocData, b: &DocData, filter: &EstimateFilter, sets: Option<bool>) -> Option<f64> {
+/// 8-bit fields before exact Jaccard), then (for the set verifiers) the set measure,
+/// `None` below `threshold`.
+fn score(
+    a: &DocData,
+    b: &DocData,
+    filter: &EstimateFilter,
+    sets: Option<bool>,
+    threshold: f64,
+) -> Option<f64> {
     let sa = MinHashSignature::from_bytes(&a.0).ok()?;
     let sb = MinHashSignature::from_bytes(&b.0).ok()?;
     let estimate = filter.score(&sa, &sb).ok()?;
@@ -270,7 +277,7 @@ fn score(a: &DocData, b: &DocData, filter: &EstimateFilter, sets: Option<bool>) 
         return None;
     }
     Some(match sets {
-        Some(jaccard) => ndd_pipeline::set_measure(jaccard, &a.1, &b.1),
+        Some(jaccard) => ndd_pipeline::set_measure_at_least(jaccard, &a.1, &b.1, threshold)?,
         None => estimate,
     })
 }
@@ -344,7 +351,7 @@ fn run_worker(worker: &mut Worker, job: &Job) -> Result<(), String> {
         let accepted = candidates
             .join_map(data.clone(), |a, b, da| (*b, (*a, da.clone())))
             .join_map(data, move |b, (a, da), db| {
-                let s = score(da, db, &filter, sets).filter(|&s| s >= threshold);
+                let s = score(da, db, &filter, sets, threshold).filter(|&s| s >= threshold);
                 (*a, *b, s.map(f64::to_bits))
             })
             .flat_map(|(a, b, s)| s.map(|s| (a, b, s)));

@@ -120,7 +120,10 @@ pub use query::{
     ContainmentSearch, ContainmentSearchBuilder, Neighbour, NeighbourSearch, NeighbourSearchBuilder,
 };
 pub use report::{BucketScan, Fate, Outcome, Report};
-pub use verify::{AlignMeasure, PairScorer, Verification, Verifier, VerifyReport, set_measure};
+pub use verify::{
+    AlignMeasure, PairScorer, Verification, Verifier, VerifyReport, set_measure,
+    set_measure_at_least,
+};
 
 pub use ndd_core::{self, PairSink, ScoredPair, Threshold};
 

@@ -551,24 +551,15 @@ fn score_by_sets<'s>(
     progress: &dyn Progress,
 ) -> Vec<ScoredPair> {
     filter_map_pairs(candidates, progress, |p| {
-        // `set_measure(..) >= t`, stopping each merge once t is out of reach.
-        let (a, b) = (set_of(p.a), set_of(p.b));
-        let s = if jac {
-            jaccard_at_least(a, b, t)
-        } else if a.len() <= b.len() {
-            containment_at_least(a, b, t)
-        } else {
-            containment_at_least(b, a, t)
-        };
-        s.map(|s| p.with_score(s))
+        set_measure_at_least(jac, set_of(p.a), set_of(p.b), t).map(|s| p.with_score(s))
     })
 }
 
 /// The set verifiers' measure of two sorted sets: exact Jaccard (`jac`) or the
 /// containment of the smaller set in the larger. Every engine's set verification
-/// scores with it (the out-of-core files, the distributed job of `dedup-cluster`) or
-/// with its thresholded form, the same value when it reaches the threshold
-/// ([`jaccard_at_least`], [`containment_at_least`]: in memory and the saved index).
+/// (in memory, the saved index, out of core, the distributed job of `dedup-cluster`)
+/// asks its thresholded form, [`set_measure_at_least`], the same value when it
+/// reaches the threshold.
 ///
 /// # Example
 ///
@@ -584,6 +575,31 @@ pub fn set_measure(jac: bool, a: &[u64], b: &[u64]) -> f64 {
         jaccard(a, b)
     } else {
         containment_of_smaller(a, b)
+    }
+}
+
+/// [`set_measure`] when it is at least `t` (the same value, bit for bit), `None` when it
+/// is not: each merge stops once `t` is out of reach ([`jaccard_at_least`],
+/// [`containment_at_least`]). What every engine's set verification asks, so that a
+/// pair is accepted, and scored, alike in each.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::pipeline::{set_measure, set_measure_at_least};
+/// let (a, b) = ([1u64, 2, 3, 4], [3u64, 4, 5, 6]);
+/// assert_eq!(set_measure_at_least(true, &a, &b, 0.3), Some(set_measure(true, &a, &b)));
+/// assert_eq!(set_measure_at_least(true, &a, &b, 0.5), None); // 2/6 < 0.5
+/// assert_eq!(set_measure_at_least(false, &a, &[3, 4], 1.0), Some(1.0));
+/// ```
+#[must_use]
+pub fn set_measure_at_least(jac: bool, a: &[u64], b: &[u64], t: f64) -> Option<f64> {
+    if jac {
+        jaccard_at_least(a, b, t)
+    } else if a.len() <= b.len() {
+        containment_at_least(a, b, t)
+    } else {
+        containment_at_least(b, a, t)
     }
 }
 

@@ -305,7 +305,14 @@ fn measure_block(
                     read[at(&needed, e.a)].as_slice(),
                     read[at(&needed, e.b)].as_slice(),
                 );
-                Ok(Some(crate::verify::set_measure(jaccard_verifier, a, b)))
+                // At least T or dropped, as the caller's test of `accept` (T for a
+                // set verifier) would.
+                Ok(crate::verify::set_measure_at_least(
+                    jaccard_verifier,
+                    a,
+                    b,
+                    job.threshold.get(),
+                ))
             })
         }
         Verifier::Align(_) | Verifier::Custom(_) => {

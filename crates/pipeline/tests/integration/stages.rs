@@ -1099,3 +1099,41 @@ fn a_banded_custom_source_runs_with_the_banding_its_plan_resolved() {
     let keys = |o: &ndd_pipeline::Outcome| o.pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>();
     assert_eq!(keys(&out), keys(&minhash));
 }
+
+/// `set_measure_at_least` against the definition counted on `BTreeSet`s: the measure
+/// when it reaches `t`, nothing when it does not, for both set verifiers, on random
+/// sets of small values (many common elements) with `t` at, above and below the value.
+#[test]
+fn the_thresholded_set_measure_is_the_measure_at_or_above_t() {
+    let mut rng = ChaCha8Rng::seed_from_u64(31);
+    for _ in 0..2_000 {
+        let draw = |rng: &mut ChaCha8Rng| -> Vec<u64> {
+            let n = rng.random_range(0..30);
+            let set: BTreeSet<u64> = (0..n).map(|_| rng.random_range(0..40)).collect();
+            set.into_iter().collect()
+        };
+        let (a, b) = (draw(&mut rng), draw(&mut rng));
+        let (sa, sb): (BTreeSet<u64>, BTreeSet<u64>) =
+            (a.iter().copied().collect(), b.iter().copied().collect());
+        let common = sa.intersection(&sb).count() as f64;
+        let union = sa.union(&sb).count() as f64;
+        let smaller = sa.len().min(sb.len()) as f64;
+        let jaccard = if union == 0.0 { 1.0 } else { common / union };
+        let containment = if smaller == 0.0 {
+            1.0
+        } else {
+            common / smaller
+        };
+        for (jac, value) in [(true, jaccard), (false, containment)] {
+            assert_eq!(ndd_pipeline::set_measure(jac, &a, &b), value);
+            for t in [value, value + 1e-9, value - 1e-9, 0.0, 0.5, 0.8, 1.0] {
+                let want = (value >= t).then_some(value);
+                assert_eq!(
+                    ndd_pipeline::set_measure_at_least(jac, &a, &b, t),
+                    want,
+                    "jac {jac}, t {t}, a {a:?}, b {b:?}"
+                );
+            }
+        }
+    }
+}
