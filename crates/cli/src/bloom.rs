@@ -130,13 +130,14 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
                 .map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?
         }
         None => {
-            let dedup = settings::dedup(&a.method, &[])?;
+            let (_, plan) = settings::planned(&a.method, &[])?;
             let capacity = a.bloom.bloom_capacity.unwrap_or(DEFAULT_BLOOM_CAPACITY);
             let rate = a
                 .bloom
                 .bloom_fp_rate
                 .unwrap_or(DEFAULT_BLOOM_FALSE_POSITIVE_RATE);
-            let filter = BloomDedup::new(&dedup, capacity, rate).map_err(crate::error::usage)?;
+            let filter =
+                BloomDedup::from_plan(plan, capacity, rate).map_err(crate::error::usage)?;
             if a.bloom.bloom_verify {
                 filter.verifying()?
             } else {

@@ -66,10 +66,6 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
         None => None,
     };
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
-    let dedup = match &index {
-        Some(ix) => ix.settings(),
-        None => settings::dedup(&a.method, &attributes)?,
-    };
     if a.method.group != GroupName::Components {
         return Err(CliError::Usage(format!(
             "--group {} cannot be combined with --index-out: a saved index groups \
@@ -77,15 +73,21 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
             a.method.group.name()
         )));
     }
-    let index = match index {
-        Some(ix) => ix,
-        // Refuse what an index cannot do before reading anything.
-        None => Index::Whole(DedupIndex::new(&dedup).map_err(|e| {
-            CliError::Usage(format!(
-                "--index-out: {e} (an index supports --method minhash, verified by \
-                 jaccard, containment or the estimate, keeping the first document)"
-            ))
-        })?),
+    let (dedup, index) = match index {
+        Some(ix) => (ix.settings(), ix),
+        None => {
+            // A new index is built from the plan the settings were checked with (the
+            // MinHash banding searched once), refusing what an index cannot do before
+            // anything is read.
+            let (dedup, plan) = settings::planned(&a.method, &attributes)?;
+            let ix = DedupIndex::from_plan(plan).map_err(|e| {
+                CliError::Usage(format!(
+                    "--index-out: {e} (an index supports --method minhash, verified by \
+                     jaccard, containment or the estimate, keeping the first document)"
+                ))
+            })?;
+            (dedup, Index::Whole(ix))
+        }
     };
     run_with(a, &dedup, None, &attributes, Some(index), started)
 }

@@ -32,7 +32,8 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         ));
     }
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
-    let dedup = &settings::dedup(&a.method, &attributes)?;
+    let (dedup, plan) = settings::planned(&a.method, &attributes)?;
+    let dedup = &dedup;
     let options = &settings::read_options(&a.input, &attributes);
     let o = &a.output;
     o.refuse(
@@ -45,8 +46,8 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
         "is not available with --work-dir (it needs every document in memory); \
          --keep-out, --drop-out, --pairs-out and --clusters-out are",
     )?;
-    let mut job =
-        OutOfCore::new(dedup, work_dir).map_err(|e| CliError::Usage(format!("--work-dir: {e}")))?;
+    let mut job = OutOfCore::from_plan(plan, work_dir)
+        .map_err(|e| CliError::Usage(format!("--work-dir: {e}")))?;
     if let Some(bytes) = a.scale.memory_budget {
         job = job
             .memory_budget(bytes)

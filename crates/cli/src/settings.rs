@@ -114,15 +114,11 @@ pub(crate) fn banding(
     }
 }
 
-/// The pipeline settings the options ask for, validated; `attributes` from
-/// [`attribute_fields`]. For an engine built from a [`Dedup`] (it makes its own plan).
-pub(crate) fn dedup(a: &MethodArgs, attributes: &[(String, Roles)]) -> Result<Dedup, CliError> {
-    planned(a, attributes).map(|(dedup, _)| dedup)
-}
-
-/// The pipeline settings the options ask for and their [`Plan`], every parameter
-/// checked before any input is read: the in-memory run runs this plan
-/// ([`Plan::run`]), so that it is made (and the MinHash banding searched) once.
+/// The pipeline settings the options ask for (`attributes` from [`attribute_fields`])
+/// and their [`Plan`], every parameter checked before any input is read: every engine
+/// runs this plan ([`Plan::run`] in memory, `DedupIndex::from_plan`,
+/// `OutOfCore::from_plan`, `BloomDedup::from_plan`), so that it is made (and the
+/// MinHash banding searched) once per run.
 pub(crate) fn planned(
     a: &MethodArgs,
     attributes: &[(String, Roles)],

@@ -9,7 +9,7 @@ use ndd_core::codec::{ByteReader, ByteWriter};
 use ndd_lsh::LshBloom;
 
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
-use crate::{Banding, Dedup, Error};
+use crate::{Banding, Dedup, Error, Plan};
 
 mod verify_store;
 use verify_store::VerifyStore;
@@ -132,7 +132,27 @@ impl BloomDedup {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup, capacity: usize, overall_rate: f64) -> Result<Self, Error> {
-        let (sketching, plan) = Sketching::for_plan(dedup.plan()?, "a Bloom filter")?;
+        Self::from_plan(dedup.plan()?, capacity, overall_rate)
+    }
+
+    /// [`new`](Self::new) from a plan already made ([`Dedup::plan`]): a program that
+    /// checked its settings before reading its input builds the filters from the plan
+    /// it holds, and the MinHash banding is not searched again.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), parameters aside (the plan checked them).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{BloomDedup, Dedup};
+    /// let plan = Dedup::new().threshold(0.8).plan()?; // every setting checked here
+    /// assert!(BloomDedup::from_plan(plan, 1000, 0.01)?.is_empty());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub fn from_plan(plan: Plan, capacity: usize, overall_rate: f64) -> Result<Self, Error> {
+        let (sketching, plan) = Sketching::for_plan(plan, "a Bloom filter")?;
         let params = plan.minhash_banding()?;
         let bloom = LshBloom::with_overall_rate(params, capacity, overall_rate)?;
         Ok(BloomDedup {

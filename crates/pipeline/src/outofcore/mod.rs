@@ -301,6 +301,27 @@ impl OutOfCore {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn new(dedup: &Dedup, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
+        Self::from_plan(dedup.plan()?, work_dir)
+    }
+
+    /// [`new`](Self::new) from a plan already made ([`Dedup::plan`]): a program that
+    /// checked its settings before reading its input runs the plan it holds, and the
+    /// MinHash banding is not searched again.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), parameters aside (the plan checked them).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-outofcore-from-plan");
+    /// let plan = Dedup::new().threshold(0.8).plan()?; // every setting checked here
+    /// assert!(OutOfCore::from_plan(plan, &dir).is_ok()); // nothing written yet
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub fn from_plan(plan: Plan, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
         const ENGINE: &str = "the out-of-core engine";
         // Every verifier: the set verifiers read the shingle sets the sketch stage
         // keeps, the alignment and custom verifiers the texts it keeps.
@@ -317,7 +338,6 @@ impl OutOfCore {
             "custom",
         ];
         const WHY: &str = "the measures of its files";
-        let plan = dedup.plan()?;
         let engine = match &plan.method {
             #[cfg(feature = "simhash")]
             crate::Method::SimHash(config) => {

@@ -14,7 +14,7 @@ use crate::exact::DocDigest;
 use crate::progress::Stage;
 use crate::report::{Outcome, Report};
 use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
-use crate::{Dedup, Document, Error, ExactPass, GroupMethod, Verifier};
+use crate::{Dedup, Document, Error, ExactPass, GroupMethod, Plan, Verifier};
 
 mod records;
 mod segmented;
@@ -220,8 +220,28 @@ impl DedupIndex {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn new(dedup: &Dedup) -> Result<Self, Error> {
-        let (sketching, plan) =
-            Sketching::for_plan_with_sets(dedup.plan()?, "an incremental index")?;
+        Self::from_plan(dedup.plan()?)
+    }
+
+    /// [`new`](Self::new) from a plan already made ([`Dedup::plan`]): a program that
+    /// checked its settings before reading its input builds the index from the plan it
+    /// holds, and the MinHash banding is not searched again.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new), parameters aside (the plan checked them).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, DedupIndex};
+    /// let plan = Dedup::new().threshold(0.8).plan()?; // every setting checked here
+    /// let index = DedupIndex::from_plan(plan)?;
+    /// assert!(index.is_empty());
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub fn from_plan(plan: Plan) -> Result<Self, Error> {
+        let (sketching, plan) = Sketching::for_plan_with_sets(plan, "an incremental index")?;
         let verifier = plan.verifier.clone();
         let sets = (verifier_code(&verifier) != 0).then(SetStore::new);
         let params = plan.minhash_banding()?;
