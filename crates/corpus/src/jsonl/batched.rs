@@ -1,0 +1,259 @@
+//! [`JsonlReader`]'s items decoded in parallel on rayon's pool, a batch at a time
+//! (`Batched`): the same items, problems and order as the serial reader.
+
+use std::io::BufRead;
+use std::sync::Arc;
+
+use super::{JsonlReader, LineDoc, RawBatch, RawLine, decode_line};
+use crate::Document;
+use crate::options::ReadOptions;
+use crate::problems::{Problem, ProblemKind};
+
+/// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the items of the
+/// batch before are taken and the batch after is read: the same items in the same
+/// order, with the same problems.
+///
+/// Three batches are in flight: the calling thread takes the items of batch `k` (the
+/// duplicate-id check, the field counts, the corpus's vectors) and then reads batch
+/// `k + 2`, while the pool decodes batch `k + 1`. Decoding batch `k + 1` only after the
+/// items of batch `k` were taken, as a join did before, left the pool idle for that
+/// serial part of every batch (issue 31's timeline: the two workers at ~70%).
+pub(crate) struct Batched<'r, R> {
+    reader: Held<'r, R>,
+    name: Arc<str>,
+    options: Arc<ReadOptions>,
+    ready: std::vec::IntoIter<DecodedLine>,
+    /// The batch after `ready`, on the pool.
+    decoding: Option<Decoding>,
+    /// Whether the first batch was read.
+    started: bool,
+    /// The last batch decoded, its buffers kept for the next read.
+    spare: RawBatch,
+    line: u64,
+    bytes_read: u64,
+    blank: u64,
+    /// The id key of the last document yielded.
+    id_key: crate::IdKey,
+}
+
+/// A line decoded on the pool: its number, what it gave (`None`: blank), and the
+/// document's id key for the duplicate-id check (the default for anything else).
+type DecodedLine = (u64, Option<Result<LineDoc, Problem>>, crate::IdKey);
+
+/// A batch's lines decoded, or the panic that stopped it, and the batch (its buffers
+/// for the next read).
+type DecodedBatch = (std::thread::Result<Vec<DecodedLine>>, RawBatch);
+
+/// A batch handed to the pool: decoding there, or decoded already (by a caller that
+/// is itself one of the pool's threads).
+enum Decoding {
+    /// Decoding on the pool; the result comes through the channel. (A `Mutex` makes
+    /// the reader `Sync` as it was; it is never contended.)
+    Spawned(std::sync::Mutex<std::sync::mpsc::Receiver<DecodedBatch>>),
+    /// Decoded on the calling thread.
+    Done(DecodedBatch),
+}
+
+impl Decoding {
+    /// Hands `batch` to the pool. A caller on one of the pool's threads decodes it
+    /// itself (in parallel, with the pool's other threads): waiting there for a job of
+    /// its own pool could wait for itself (a pool of one thread).
+    fn start(batch: RawBatch, name: &Arc<str>, options: &Arc<ReadOptions>) -> Self {
+        if rayon::current_thread_index().is_some() {
+            let decoded = decode_batch(&batch, name, options);
+            return Decoding::Done((Ok(decoded), batch));
+        }
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        let (name, options) = (Arc::clone(name), Arc::clone(options));
+        rayon::spawn(move || {
+            let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                decode_batch(&batch, &name, &options)
+            }));
+            // The reader may be gone (dropped before its end): nobody waits then.
+            let _ = sender.send((decoded, batch));
+        });
+        Decoding::Spawned(std::sync::Mutex::new(receiver))
+    }
+
+    /// The batch's lines and the batch, once decoded; a panic of the decoding goes on
+    /// here, on the calling thread, as a join's would.
+    fn wait(self) -> (Vec<DecodedLine>, RawBatch) {
+        let (decoded, batch) = match self {
+            Decoding::Done(done) => done,
+            Decoding::Spawned(receiver) => {
+                let receiver = receiver
+                    .into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match receiver.recv() {
+                    Ok(done) => done,
+                    // The job sends before it ends, and a panic is caught: a job
+                    // that never ran (the pool torn down).
+                    Err(e) => {
+                        let panic: Box<dyn std::any::Any + Send> = Box::new(e);
+                        (Err(panic), RawBatch::default())
+                    }
+                }
+            }
+        };
+        match decoded {
+            Ok(lines) => (lines, batch),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
+
+/// The reader a [`Batched`] reads: borrowed ([`read_jsonl_with_progress`](crate::read_jsonl_with_progress))
+/// or its own ([`ParallelJsonl`](crate::ParallelJsonl)).
+pub(crate) enum Held<'r, R> {
+    Borrowed(&'r mut JsonlReader<R>),
+    Owned(Box<JsonlReader<R>>),
+}
+
+impl<R> std::ops::Deref for Held<'_, R> {
+    type Target = JsonlReader<R>;
+    fn deref(&self) -> &JsonlReader<R> {
+        match self {
+            Held::Borrowed(r) => r,
+            Held::Owned(r) => r,
+        }
+    }
+}
+
+impl<R> std::ops::DerefMut for Held<'_, R> {
+    fn deref_mut(&mut self) -> &mut JsonlReader<R> {
+        match self {
+            Held::Borrowed(r) => r,
+            Held::Owned(r) => r,
+        }
+    }
+}
+
+impl<'r, R: BufRead + Send> Batched<'r, R> {
+    pub(crate) fn new(reader: &'r mut JsonlReader<R>) -> Self {
+        Self::of(Held::Borrowed(reader))
+    }
+
+    /// The reader's items, read by the batch that owns it.
+    pub(crate) fn owning(reader: JsonlReader<R>) -> Batched<'static, R> {
+        Batched::of(Held::Owned(Box::new(reader)))
+    }
+
+    fn of(reader: Held<'r, R>) -> Self {
+        Batched {
+            name: Arc::from(reader.name.as_str()),
+            options: Arc::new(reader.options.clone()),
+            reader,
+            ready: Vec::new().into_iter(),
+            decoding: None,
+            started: false,
+            spare: RawBatch::default(),
+            line: 0,
+            bytes_read: 0,
+            blank: 0,
+            id_key: crate::IdKey::default(),
+        }
+    }
+
+    /// `name:line` of the last item yielded, as [`JsonlReader::location`].
+    pub(crate) fn location(&self) -> String {
+        format!("{}:{}", self.name, self.line)
+    }
+
+    /// Bytes read up to the end of the batch of the last item yielded, and the total.
+    pub(crate) fn bytes(&self) -> (u64, Option<u64>) {
+        (self.bytes_read, self.reader.total_bytes())
+    }
+
+    /// Blank lines skipped so far.
+    pub(crate) fn blank_lines(&self) -> u64 {
+        self.blank
+    }
+
+    /// The line number of the last item yielded.
+    pub(crate) fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The reader (its field counts are those of the items yielded so far).
+    pub(crate) fn reader(&self) -> &JsonlReader<R> {
+        &self.reader
+    }
+
+    /// The id key of the last document yielded (found on the pool, as it was
+    /// decoded).
+    pub(crate) fn id_key(&self) -> crate::IdKey {
+        self.id_key
+    }
+}
+
+fn decode_batch(batch: &RawBatch, name: &str, options: &ReadOptions) -> Vec<DecodedLine> {
+    use rayon::prelude::*;
+    batch
+        .lines
+        .par_iter()
+        .with_min_len(64)
+        .map(|(number, raw)| {
+            let problem = |kind, message| Problem::new(format!("{name}:{number}"), message, kind);
+            let item = match raw {
+                RawLine::Line(range) => batch.data.get(range.clone()).and_then(|line| {
+                    decode_line(line, *number, options)
+                        .map(|r| r.map_err(|(kind, m)| problem(kind, m)))
+                }),
+                RawLine::TooLong(len) => Some(Err(problem(
+                    ProblemKind::TooLarge,
+                    format!(
+                        "line is {len} bytes, more than the limit of {} bytes (max_document_bytes)",
+                        options.max_document_bytes
+                    ),
+                ))),
+                RawLine::Unreadable(message) => {
+                    Some(Err(problem(ProblemKind::Unreadable, message.clone())))
+                }
+            };
+            let id_key = match &item {
+                Some(Ok((doc, _, _))) => crate::IdKey::of(&doc.id),
+                _ => crate::IdKey::default(),
+            };
+            (*number, item, id_key)
+        })
+        .collect()
+}
+
+impl<R: BufRead + Send> Iterator for Batched<'_, R> {
+    type Item = Result<Document, Problem>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            for (line, item, id_key) in self.ready.by_ref() {
+                self.line = line;
+                match item {
+                    None => self.blank += 1,
+                    Some(Ok(decoded)) => {
+                        self.id_key = id_key;
+                        return Some(Ok(self.reader.note(decoded)));
+                    }
+                    Some(Err(problem)) => return Some(Err(problem)),
+                }
+            }
+            if !self.started {
+                self.started = true;
+                let first = self.reader.read_batch(std::mem::take(&mut self.spare));
+                if !first.lines.is_empty() {
+                    self.decoding = Some(Decoding::start(first, &self.name, &self.options));
+                }
+            }
+            // None: the input ended.
+            let decoding = self.decoding.take()?;
+            // The batch after it read while it decodes, then handed to the pool while
+            // its items are taken.
+            let next = self.reader.read_batch(std::mem::take(&mut self.spare));
+            let (decoded, batch) = decoding.wait();
+            if !next.lines.is_empty() {
+                self.decoding = Some(Decoding::start(next, &self.name, &self.options));
+            }
+            self.ready = decoded.into_iter();
+            self.bytes_read = batch.bytes_read;
+            self.spare = batch;
+        }
+    }
+}
