@@ -25,6 +25,8 @@ use super::options::ReadOptions;
 pub(super) fn parse_flat(line: &str, line_no: u64, opts: &ReadOptions) -> Option<(Document, bool)> {
     if opts.order_field.is_some()
         || !opts.attribute_fields.is_empty()
+        // A JSON pointer (record.rs's `is_pointer`, not called: record.rs calls this
+        // file, and files import one way).
         || opts.text_field.starts_with('/')
         || opts.id_field.starts_with('/')
     {

@@ -804,7 +804,7 @@ mod tests {
         assert_eq!(pool.install(batched), plain);
     }
 
-    #[cfg(unix)]
+    #[cfg(feature = "rayon")]
     /// The duplicate-id check takes the pool's key of each id: it must be the hash
     /// and the integer the check itself finds.
     #[test]
@@ -825,6 +825,7 @@ mod tests {
         assert_eq!(ids, ["a", "3"]);
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_device_is_refused() {
         let err = JsonlReader::open("/dev/zero", &ReadOptions::default())

@@ -532,38 +532,8 @@ impl Dedup {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document]) -> Result<Outcome, Error> {
-        // The plan (its banding search: about a millisecond of arithmetic, the second
-        // time for a caller that validated first) made while the pool hashes the
-        // documents for the exact pass, instead of before it on the calling thread.
-        #[cfg(feature = "rayon")]
-        {
-            let progress = &*self.progress;
-            let (plan, digested) = rayon::join(
-                || self.plan(),
-                || {
-                    self.exact_config()
-                        .map(|pass| digested(pass, docs, progress))
-                },
-            );
-            plan?.run_digested(docs, progress, digested)
-        }
-        #[cfg(not(feature = "rayon"))]
         self.plan()?.run(docs, &*self.progress)
     }
-}
-
-/// The exact pass's digests of `docs` and the time they took, the exact stage's
-/// progress started.
-#[cfg(feature = "rayon")]
-fn digested(
-    pass: ExactPass,
-    docs: &[Document],
-    progress: &dyn Progress,
-) -> (Vec<crate::DocDigest>, std::time::Duration) {
-    progress.start(Stage::Exact, Some(docs.len() as u64));
-    let t = Instant::now();
-    let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-    (pass.digests(&texts), t.elapsed())
 }
 
 impl Plan {
@@ -593,18 +563,6 @@ impl Plan {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome, Error> {
-        self.run_digested(docs, progress, None)
-    }
-
-    /// The in-memory engine: every stage over `docs`, state in memory. `digested`: the
-    /// exact pass's digests of `docs` and the time they took, when the caller has them
-    /// (by this plan's pass, the stage's progress started).
-    fn run_digested(
-        &self,
-        docs: &[Document],
-        progress: &dyn Progress,
-        digested: Option<(Vec<crate::DocDigest>, std::time::Duration)>,
-    ) -> Result<Outcome, Error> {
         let mut report = Report {
             documents: docs.len(),
             bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
@@ -615,13 +573,10 @@ impl Plan {
         // 1. Exact copies out first.
         let exact = match self.exact {
             Some(pass) => {
+                progress.start(Stage::Exact, Some(docs.len() as u64));
                 let t = Instant::now();
-                let (digests, before) = digested.unwrap_or_else(|| {
-                    progress.start(Stage::Exact, Some(docs.len() as u64));
-                    (pass.digests(&texts), std::time::Duration::ZERO)
-                });
-                let found = crate::ExactDuplicates::from_digests(digests);
-                report.timings.push((Stage::Exact, t.elapsed() + before));
+                let found = pass.run(&texts);
+                report.timings.push((Stage::Exact, t.elapsed()));
                 progress.advance(Stage::Exact, docs.len() as u64);
                 progress.finish(Stage::Exact);
                 report.exact_groups = found.groups().len();

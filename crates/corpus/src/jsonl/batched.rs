@@ -84,15 +84,11 @@ impl Decoding {
                 let receiver = receiver
                     .into_inner()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                match receiver.recv() {
-                    Ok(done) => done,
-                    // The job sends before it ends, and a panic is caught: a job
-                    // that never ran (the pool torn down).
-                    Err(e) => {
-                        let panic: Box<dyn std::any::Any + Send> = Box::new(e);
-                        (Err(panic), RawBatch::default())
-                    }
-                }
+                // The job sends before it ends, and a panic is caught: no message
+                // means a job that never ran (the pool torn down).
+                receiver
+                    .recv()
+                    .unwrap_or_else(|_| panic!("the pool dropped a JSONL decoding job"))
             }
         };
         match decoded {
