@@ -332,8 +332,9 @@ fn ascii_pieces(table: &[u8; 256], bytes: &[u8], sink: &mut impl FnMut(&[u8])) {
 /// neighbours in input order, each with its digest's first 8 bytes: sorted first by
 /// that prefix and the index (two integers, cheaper to compare than 20 bytes); a run
 /// of equal prefixes whose digests differ (a 64-bit collision, practically never) is
-/// then sorted by the whole digest. Only the documents of such runs have their whole
-/// digests read again (a random read each: for every document, a cache miss).
+/// then sorted by the whole digest. Only the documents of runs of equal prefixes (the
+/// exact copies, and such collisions) have their whole digests read again (a random
+/// read each); a document alone in its prefix, most of a corpus, is never read again.
 fn by_digest(digests: &[DocDigest]) -> Vec<(u64, usize)> {
     let mut keyed: Vec<(u64, usize)> = digests
         .iter()

@@ -164,7 +164,8 @@ impl From<Shingles> for Features {
 pub struct Plan {
     pub(crate) features: Features,
     pub(crate) threshold: Threshold,
-    /// The MinHash method's banding at the threshold, searched once when the plan is
+    /// The banding at the threshold of a banded source (MinHash, or a source whose
+    /// `CandidateSource::validate_banding` gives one), searched once when the plan is
     /// made (`None` for the other methods).
     pub(crate) banding: Option<ndd_lsh::LshParams>,
     pub(crate) method: Method,
@@ -221,7 +222,8 @@ impl Plan {
     /// The bands and rows of the MinHash method at the plan's threshold
     /// ([`MinHashConfig::lsh_params`](crate::MinHashConfig::lsh_params)), resolved once
     /// when the plan is made: every engine's MinHash stage takes its banding from here.
-    /// `None` for the other methods.
+    /// A custom source that bands (`CandidateSource::validate_banding`) has its banding
+    /// here too; `None` for the other methods.
     ///
     /// # Example
     ///

@@ -596,21 +596,23 @@ pub fn set_measure(jac: bool, a: &[u64], b: &[u64]) -> f64 {
 pub fn set_measure_at_least(jac: bool, a: &[u64], b: &[u64], t: f64) -> Option<f64> {
     if jac {
         jaccard_at_least(a, b, t)
-    } else if a.len() <= b.len() {
-        containment_at_least(a, b, t)
     } else {
-        containment_at_least(b, a, t)
+        let (small, large) = smaller_first(a, b);
+        containment_at_least(small, large, t)
     }
 }
 
 /// `|A ∩ B| / min(|A|, |B|)` of two sorted sets; two empty sets contain each other
 /// (1).
 fn containment_of_smaller(a: &[u64], b: &[u64]) -> f64 {
-    if a.len() <= b.len() {
-        containment(a, b)
-    } else {
-        containment(b, a)
-    }
+    let (small, large) = smaller_first(a, b);
+    containment(small, large)
+}
+
+/// The two sets, the smaller first (`a` first when they are as large): the order the
+/// containment of the smaller set in the larger takes them in.
+fn smaller_first<'s>(a: &'s [u64], b: &'s [u64]) -> (&'s [u64], &'s [u64]) {
+    if a.len() <= b.len() { (a, b) } else { (b, a) }
 }
 
 /// For each of `n` documents, whether a pair names it.

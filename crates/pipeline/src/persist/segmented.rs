@@ -340,7 +340,7 @@ impl Search<'_> {
             &mut self.found,
         )?;
         self.candidates += self.found.len() as u64;
-        self.found.sort_unstable();
+        // In the order found: the batch's pairs are sorted once, at the end (`add_batch`).
         for &j in &self.found {
             if let Some(e) = lsh.signature(&j) {
                 let score = self.filter.score(e, sig)?;
@@ -380,10 +380,7 @@ impl DedupIndex {
         let n = texts.len() as u64;
         progress.start(Stage::Sketch, Some(n));
         let t = Instant::now();
-        #[cfg(feature = "rayon")]
-        let sigs = ndd_core::ParDocSketcher::par_sketch_batch(&self.sketching.hasher, texts);
-        #[cfg(not(feature = "rayon"))]
-        let sigs = ndd_core::DocSketcher::sketch_batch(&self.sketching.hasher, texts);
+        let sigs = self.sketching.sketch_batch(texts);
         progress.advance(Stage::Sketch, n);
         progress.finish(Stage::Sketch);
         report.timings.push((Stage::Sketch, t.elapsed()));
