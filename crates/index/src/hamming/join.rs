@@ -135,10 +135,8 @@ pub fn hamming_pairs(
             })
             .collect();
         let mut out = tables.concat();
-        // Each pair is canonical for one table: the keys are distinct, the order the
-        // serial sort's.
-        out.par_sort_unstable_by_key(|p| (p.a, p.b));
-        debug_assert!(out.windows(2).all(|w| (w[0].a, w[0].b) < (w[1].a, w[1].b)));
+        // Each pair is canonical for one table: the keys are distinct.
+        crate::pairs::sort_pairs(&mut out);
         Ok(out)
     }
     #[cfg(not(feature = "rayon"))]
