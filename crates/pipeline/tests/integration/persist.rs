@@ -822,14 +822,14 @@ fn check_segmented_equals_whole(
     docs: &[Document],
     cuts: &[usize],
     scan: Option<usize>,
-) -> usize {
+) -> (usize, u64) {
     let (whole, by_segment) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let mut first = DedupIndex::new(dedup).unwrap();
     first.save_dir(whole.path()).unwrap();
     let mut first = DedupIndex::new(dedup).unwrap();
     first.save_dir(by_segment.path()).unwrap();
     let mut start = 0;
-    let mut found = 0;
+    let (mut found, mut cut_reads) = (0, 0);
     for end in cuts.iter().copied().chain([docs.len()]) {
         let batch = &docs[start..end];
         let mut a = DedupIndex::load_dir(whole.path()).unwrap();
@@ -843,13 +843,14 @@ fn check_segmented_equals_whole(
         assert_eq!(facts(&got), facts(&expected), "batch ending at {end}");
         assert_eq!(b.ids(), a.ids());
         found += got.pairs.len();
+        cut_reads += got.report.bucket_scan.map_or(0, |b| b.cut_reads);
         start = end;
     }
     let files = |d: &std::path::Path| -> Vec<(String, Vec<u8>)> {
         segments(d).into_iter().map(|(n, b, _)| (n, b)).collect()
     };
     assert_eq!(files(by_segment.path()), files(whole.path()));
-    found
+    (found, cut_reads)
 }
 
 #[test]
@@ -857,14 +858,14 @@ fn a_segmented_index_gives_the_whole_loads_batches_and_segments() {
     let docs = debian();
     let [two, five] = halves_and_fifths(docs.len());
     for cuts in [&two, &five] {
-        let pairs = check_segmented_equals_whole(&Dedup::new(), &docs, cuts, None);
+        let (pairs, _) = check_segmented_equals_whole(&Dedup::new(), &docs, cuts, None);
         assert!(pairs > 50, "{pairs}");
     }
     let docs = families(11);
     let [two, five] = halves_and_fifths(docs.len());
     for dedup in folder_settings() {
         for cuts in [&two, &five] {
-            let pairs = check_segmented_equals_whole(&dedup, &docs, cuts, None);
+            let (pairs, _) = check_segmented_equals_whole(&dedup, &docs, cuts, None);
             assert!(pairs > 20, "{dedup:?}: {pairs}");
         }
     }
@@ -881,8 +882,13 @@ fn a_segmented_index_cuts_hot_buckets_where_the_whole_load_does() {
         .collect();
     let dedup = Dedup::new().threshold(0.7);
     for scan in [Some(3), Some(40)] {
-        let pairs = check_segmented_equals_whole(&dedup, &docs, &[30, 55, 60, 100], scan);
+        let (pairs, cut_reads) =
+            check_segmented_equals_whole(&dedup, &docs, &[30, 55, 60, 100], scan);
         assert!(pairs > 100, "{pairs}");
+        if scan == Some(3) {
+            // The compared batches themselves were cut by the bound.
+            assert!(cut_reads > 0, "no cut under bound 3");
+        }
     }
     // The bound cut reads in the last batch: the comparison covered cuts.
     let dir = tempfile::tempdir().unwrap();
@@ -912,6 +918,10 @@ fn a_segmented_index_takes_several_batches_before_a_save() {
         let expected = whole.add(batch).unwrap();
         let got = segmented.add(batch).unwrap();
         assert_eq!(facts(&got), facts(&expected));
+        assert!(
+            !got.pairs.is_empty(),
+            "a batch with no pairs compares nothing"
+        );
     }
     segmented.save().unwrap();
     assert_eq!(
