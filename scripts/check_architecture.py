@@ -26,8 +26,9 @@ Three checks, python3 standard library only:
 
 3. The files of each crate import one way. In every library and binary of the
    workspace (modules followed from its root by `mod` declarations; `#[cfg(test)]`
-   modules left out), a path from `crate::`, `super::` or `self::`, in a `use` or in
-   code, is an edge from its file to the file of the deepest module it names
+   modules left out; a `mod name;` whose file is neither `name.rs` nor `name/mod.rs`
+   is reported, with the paths tried), a path from `crate::`, `super::` or `self::`,
+   in a `use` or in code, is an edge from its file to the file of the deepest module it names
    (re-exports are not followed: `crate::Error` names the crate root). A file's paths
    into its own submodules are not edges: `lib.rs` and `mod.rs` hand their children's
    names on. Each module folder is checked as `farm-studio look FOLDER` draws it, its
@@ -39,7 +40,8 @@ itself cannot run. `--self-test` mutates a copy of the doc (an arrow drawn that 
 not exist, a real arrow removed, an optional arrow drawn solid, a crate left out, a
 stale name) and asserts that each mutation is caught with a message naming it; and
 writes a small crate to a temporary folder, with and without import circles, and
-asserts that each circle is caught and the crate without one passes.
+asserts that each circle is caught, a module without its file is caught, and the crate
+without either passes.
 
 Usage: scripts/check_architecture.py [--doc PATH] [--self-test]
 """
@@ -464,12 +466,17 @@ def use_paths(tree: str) -> list[list[str]]:
     return [p for p in expand(tree) if p]
 
 
-def crate_modules(root_file: str) -> tuple[Module, list[tuple[str, int, tuple[str, ...], list[str]]]]:
-    """The module tree of the crate whose root is `root_file`, and every path the crate
+def crate_modules(
+    root_file: str,
+) -> tuple[Module, list[tuple[str, int, tuple[str, ...], list[str]]], list[str]]:
+    """The module tree of the crate whose root is `root_file`, every path the crate
     names from `crate`, `super` or `self`: (file, line, module the path is written in,
-    segments). Test modules (`#[cfg(test)]`) are left out: tests may reach anywhere."""
+    segments), and one message per `mod name;` whose file is found at neither
+    `name.rs` nor `name/mod.rs`. Test modules (`#[cfg(test)]`) are left out: tests may
+    reach anywhere."""
     root = Module((), root_file)
     refs: list[tuple[str, int, tuple[str, ...], list[str]]] = []
+    missing: list[str] = []
 
     def load(module: Module, child_dir: str) -> None:
         with open(module.file, encoding="utf-8") as handle:
@@ -511,14 +518,20 @@ def crate_modules(root_file: str) -> tuple[Module, list[tuple[str, int, tuple[st
                     continue
                 flat = os.path.join(folder, name + ".rs")
                 nested = os.path.join(folder, name, "mod.rs")
-                if os.path.isfile(flat):
-                    child = Module(scope.path + (name,), flat)
-                    scope.children[name] = child
-                    load(child, os.path.join(folder, name))
-                elif os.path.isfile(nested):
-                    child = Module(scope.path + (name,), nested)
-                    scope.children[name] = child
-                    load(child, os.path.join(folder, name))
+                found = next((f for f in (flat, nested) if os.path.isfile(f)), None)
+                if found is None:
+                    # Not followed, the crate's files would go unchecked: say so.
+                    module_path = "::".join(scope.path + (name,))
+                    attribute = " (a #[path] attribute is not followed)" if "#[path" in attrs else ""
+                    missing.append(
+                        f"module `{module_path}` ({os.path.relpath(module.file, ROOT)}:{line}) "
+                        f"has no file: tried {os.path.relpath(flat, ROOT)}, "
+                        f"{os.path.relpath(nested, ROOT)}{attribute}"
+                    )
+                    continue
+                child = Module(scope.path + (name,), found)
+                scope.children[name] = child
+                load(child, os.path.join(folder, name))
                 continue
             texts = use_paths(m.group(6)) if m.group(6) else [re.sub(r"\s+", "", m.group(7)).split("::")]
             for segments in texts:
@@ -526,7 +539,7 @@ def crate_modules(root_file: str) -> tuple[Module, list[tuple[str, int, tuple[st
                     refs.append((module.file, line, scope.path, segments))
 
     load(root, os.path.dirname(root_file))
-    return root, refs
+    return root, refs, missing
 
 
 def module_at(root: Module, path: tuple[str, ...]) -> Module | None:
@@ -686,10 +699,12 @@ def crate_roots(meta: dict) -> list[tuple[str, str]]:
 
 
 def circle_differences(roots: list[tuple[str, str]]) -> list[str]:
-    """One message per import circle between the files of a crate."""
+    """One message per module file not found and per import circle between the files
+    of a crate."""
     problems = []
     for name, root_file in roots:
-        root, refs = crate_modules(root_file)
+        root, refs, missing = crate_modules(root_file)
+        problems.extend(f"{name}: {m}" for m in missing)
         for folder, lines in file_circles(root, import_edges(root, refs)):
             folder = os.path.relpath(folder, ROOT)
             problems.append(
@@ -833,6 +848,11 @@ def circle_self_test() -> int:
             },
             "import circle in src/b: inner.rs -> other.rs",
         ),
+        (
+            "a module without its file",
+            {"b.rs": "pub mod inner;\npub mod gone;\npub struct B;\n"},
+            "t: module `b::gone` (src/b.rs:2) has no file: tried src/b/gone.rs, src/b/gone/mod.rs",
+        ),
     ]
     failed = 0
     for what, changes, expected in cases:
@@ -884,10 +904,10 @@ def main() -> int:
             "workspace packages, optional ones dotted.",
         ),
         (
-            "import circles between the files of a crate",
+            "module files not found, import circles between the files of a crate",
             circle_differences(crate_roots(meta)),
-            "Files of a crate import one way (docs/architecture.md): move what both sides "
-            "use below them.",
+            "A module's file is `name.rs` or `name/mod.rs` beside its parent's. Files of a "
+            "crate import one way (docs/architecture.md): move what both sides use below them.",
         ),
     ]
     failed = False

@@ -29,7 +29,7 @@ pub(crate) fn run(a: &DedupArgs) -> Result<(), CliError> {
     let started = Instant::now();
     let attributes = settings::attribute_fields(&a.method, &a.input)?;
     let (dedup, plan) = settings::planned(&a.method, &attributes)?;
-    run_with(a, &dedup, Some(&plan), &attributes, None, started)
+    run_with(a, &dedup, Engine::Plan(&plan), &attributes, started)
 }
 
 /// Runs `ndd dedup` against a saved index (`--index-in`), or saving one
@@ -73,7 +73,7 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
             a.method.group.name()
         )));
     }
-    let (dedup, index) = match index {
+    let (dedup, mut index) = match index {
         Some(ix) => (ix.settings(), ix),
         None => {
             // A new index is built from the plan the settings were checked with (the
@@ -89,7 +89,44 @@ pub(crate) fn run_with_index(a: &DedupArgs) -> Result<(), CliError> {
             (dedup, Index::Whole(ix))
         }
     };
-    run_with(a, &dedup, None, &attributes, Some(index), started)
+    run_with(a, &dedup, Engine::Index(&mut index), &attributes, started)
+}
+
+/// What a run deduplicates with: the settings' validated plan (a run of its own), or
+/// the index its batch is added to.
+enum Engine<'p> {
+    Plan(&'p Plan),
+    Index(&'p mut Index),
+}
+
+impl Engine<'_> {
+    /// Deduplicates `docs`: by the plan, or added to the index (refused when the index
+    /// already holds one of their ids). Returns the position of the first document in
+    /// the collection (0 without an index) and the outcome.
+    fn run(
+        &mut self,
+        docs: &[Document],
+        index_in: Option<&Path>,
+        progress: &dyn Progress,
+    ) -> Result<(usize, Outcome), CliError> {
+        match self {
+            Engine::Plan(plan) => Ok((0, plan.run(docs, progress)?)),
+            Engine::Index(ix) => {
+                refuse_known_ids(ix, docs, index_in)?;
+                let base = ix.ids().len();
+                Ok((base, ix.add_with_progress(docs, progress)?))
+            }
+        }
+    }
+
+    /// The ids of the collection the outcome numbers: the index's (earlier batches
+    /// and `docs`), or those of `docs`.
+    fn ids<'a>(&'a self, docs: &'a [Document]) -> Vec<&'a str> {
+        match self {
+            Engine::Plan(_) => docs.iter().map(|d| d.id.as_str()).collect(),
+            Engine::Index(ix) => ix.ids().iter().map(String::as_str).collect(),
+        }
+    }
 }
 
 /// The index a run adds its batch to: loaded whole, or a folder read one segment at a
@@ -192,15 +229,13 @@ fn refuse_known_ids(
     )))
 }
 
-/// The run itself: outputs checked, the input read, deduplicated (added to `index`
-/// when there is one, else by `plan`, the settings' validated plan), the outputs
-/// written and the summary printed.
+/// The run itself: outputs checked, the input read, deduplicated by `engine`, the
+/// outputs written and the summary printed.
 fn run_with(
     a: &DedupArgs,
     dedup: &Dedup,
-    plan: Option<&Plan>,
+    mut engine: Engine<'_>,
     attributes: &[(String, settings::Roles)],
-    mut index: Option<Index>,
     started: Instant,
 ) -> Result<(), CliError> {
     let index_in = a.index.index_in.as_deref();
@@ -252,30 +287,12 @@ fn run_with(
     let docs = &input.corpus.documents;
 
     // Deduplicate.
-    let added = match &mut index {
-        Some(ix) => {
-            refuse_known_ids(ix, docs, index_in)?;
-            let base = ix.ids().len();
-            Some((base, ix.add_with_progress(docs, bars.as_ref())?))
-        }
-        None => None,
-    };
-    let found = match (added, &index) {
-        (Some((base, outcome)), Some(ix)) => Found {
-            docs,
-            base,
-            ids: ix.ids().iter().map(String::as_str).collect(),
-            outcome,
-        },
-        _ => Found {
-            docs,
-            base: 0,
-            ids: docs.iter().map(|d| d.id.as_str()).collect(),
-            outcome: match plan {
-                Some(plan) => plan.run(docs, bars.as_ref())?,
-                None => dedup.plan()?.run(docs, bars.as_ref())?,
-            },
-        },
+    let (base, outcome) = engine.run(docs, index_in, bars.as_ref())?;
+    let found = Found {
+        docs,
+        base,
+        ids: engine.ids(docs),
+        outcome,
     };
 
     // Write everything, then move it into place.
@@ -324,7 +341,7 @@ fn run_with(
         let page = report_out::page(&source, &input.corpus, &found, dedup, read_time);
         writers.whole(Output::Report, |w| w.write_all(page.as_bytes()))?;
     }
-    if let Some(ix) = &index {
+    if let Engine::Index(ix) = &engine {
         if writers.wants(Output::IndexOut) || writers.wants(Output::Add) {
             let bytes = ix.to_bytes()?;
             for output in [Output::IndexOut, Output::Add] {
@@ -352,7 +369,7 @@ fn run_with(
     std::mem::forget(input);
     // A folder index: the new segment, then the manifest. An interrupt waits for it,
     // as for the commit of the outputs just made.
-    if let (Some(ix), Some(t)) = (&mut index, targets.iter().find(|t| t.folder)) {
+    if let (Engine::Index(ix), Some(t)) = (&mut engine, targets.iter().find(|t| t.folder)) {
         let _held = crate::interrupt::hold();
         ix.save_dir(&t.path)
             .map_err(|e| CliError::Output(format!("{} {e}", t.output.flag())))?;

@@ -193,24 +193,34 @@ const ROWS_FILE: &str = "tool-rows.tmp";
 struct Logged<'a> {
     reader: &'a mut Reader,
     path: PathBuf,
-    /// `None` before the first document, and for good once noting failed or does not
-    /// apply.
-    file: Option<BufWriter<File>>,
-    /// Whether noting still applies.
-    noting: bool,
+    notes: Notes,
     documents: u64,
     /// Whether the reader was read to its end.
     ended: bool,
 }
 
+/// Where [`Logged`] stands with its file.
+enum Notes {
+    /// Noting applies, no document read yet (the file is made for the first).
+    Ready,
+    /// Noting into the file.
+    Writing(BufWriter<File>),
+    /// Not noting: it does not apply, or a step failed (a file made is removed by
+    /// [`Logged::finish`]).
+    Off,
+}
+
 impl<'a> Logged<'a> {
     fn new(reader: &'a mut Reader, work_dir: &Path, wanted: bool) -> Self {
-        let noting = wanted && matches!(reader, Reader::Jsonl(_));
+        let notes = if wanted && matches!(reader, Reader::Jsonl(_)) {
+            Notes::Ready
+        } else {
+            Notes::Off
+        };
         Logged {
             reader,
             path: work_dir.join(ROWS_FILE),
-            file: None,
-            noting,
+            notes,
             documents: 0,
             ended: false,
         }
@@ -219,20 +229,17 @@ impl<'a> Logged<'a> {
     /// Notes the document just read; on any failure stops noting (the outputs pass
     /// then decodes the input again, as without the file).
     fn note(&mut self, id: &str) {
-        let Some(line) = self.reader.line().filter(|_| self.noting) else {
-            self.noting = false;
+        let Some(line) = self.reader.line() else {
+            self.notes = Notes::Off;
             return;
         };
-        if self.file.is_none() {
-            match File::create(&self.path) {
-                Ok(f) => self.file = Some(BufWriter::with_capacity(1 << 16, f)),
-                Err(_) => {
-                    self.noting = false;
-                    return;
-                }
-            }
+        if matches!(self.notes, Notes::Ready) {
+            self.notes = match File::create(&self.path) {
+                Ok(f) => Notes::Writing(BufWriter::with_capacity(1 << 16, f)),
+                Err(_) => Notes::Off,
+            };
         }
-        let Some(w) = self.file.as_mut() else {
+        let Notes::Writing(w) = &mut self.notes else {
             return;
         };
         let len = u32::try_from(id.len()).ok();
@@ -245,7 +252,7 @@ impl<'a> Logged<'a> {
         if ok {
             self.documents += 1;
         } else {
-            self.noting = false;
+            self.notes = Notes::Off;
         }
     }
 
@@ -253,13 +260,15 @@ impl<'a> Logged<'a> {
     /// stages counted: the reader was read to its end in this run (not when the
     /// sketch stage was reused from an earlier run, which does not read it) and every
     /// write succeeded. Otherwise the file, if any, is removed and `None` returned.
-    fn finish(mut self, documents: u64) -> Option<PathBuf> {
-        let flushed = self.file.take().is_some_and(|w| w.into_inner().is_ok());
-        let complete = flushed && self.noting && self.ended && self.documents == documents;
-        if complete {
+    fn finish(self, documents: u64) -> Option<PathBuf> {
+        let flushed = match self.notes {
+            Notes::Writing(w) => w.into_inner().is_ok(),
+            Notes::Ready | Notes::Off => false,
+        };
+        if flushed && self.ended && self.documents == documents {
             Some(self.path)
         } else {
-            if flushed || self.path.is_file() {
+            if self.path.is_file() {
                 let _ = std::fs::remove_file(&self.path);
             }
             None
@@ -272,9 +281,9 @@ impl Iterator for Logged<'_> {
     fn next(&mut self) -> Option<Self::Item> {
         let item = self.reader.next();
         match &item {
-            Some(Ok(doc)) if self.noting => self.note(&doc.id),
+            Some(Ok(doc)) if !matches!(self.notes, Notes::Off) => self.note(&doc.id),
             Some(Ok(_)) => {}
-            Some(Err(_)) => self.noting = false,
+            Some(Err(_)) => self.notes = Notes::Off,
             None => self.ended = true,
         }
         item

@@ -604,6 +604,9 @@ struct SeenIds<H> {
     hasher: H,
     by_hash: ahash::AHashMap<u64, usize>,
     collided: ahash::AHashSet<String>,
+    /// Room [`reserve`](Self::reserve) asked for, made when the first id the runs do
+    /// not hold arrives (never, for ascending integer ids).
+    wanted: usize,
 }
 
 impl<H: std::hash::BuildHasher> SeenIds<H> {
@@ -613,12 +616,14 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
             hasher,
             by_hash: ahash::AHashMap::new(),
             collided: ahash::AHashSet::new(),
+            wanted: 0,
         }
     }
 
-    /// Makes room for `more` ids.
+    /// Makes room for `more` ids in the hash map, once an id arrives that it holds:
+    /// ids the runs hold need none.
     fn reserve(&mut self, more: usize) {
-        self.by_hash.reserve(more);
+        self.wanted = more;
     }
 
     /// Whether no document of `kept` has `id`, where `kept` holds every document
@@ -643,6 +648,9 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
             id_runs::Known::Seen => return false,
             id_runs::Known::New => return true,
             id_runs::Known::Ask => {}
+        }
+        if self.wanted > 0 {
+            self.by_hash.reserve(std::mem::take(&mut self.wanted));
         }
         let hash = key.map_or_else(|| self.hasher.hash_one(id), |k| k.hash);
         match self.by_hash.entry(hash) {
@@ -754,5 +762,27 @@ mod tests {
         }
         check(SeenIds::new(BuildHasherDefault::<Few>::default()), &ids);
         check(SeenIds::new(ahash::RandomState::new()), &ids);
+    }
+
+    #[test]
+    fn seen_ids_make_room_in_the_hash_map_only_for_an_id_the_runs_do_not_hold() {
+        // Line numbers: the runs hold them all, the room asked for is never made.
+        let mut seen = SeenIds::new(id_hasher());
+        let mut kept = Vec::new();
+        for i in 1..=100u64 {
+            if i == 10 {
+                seen.reserve(10_000);
+            }
+            assert!(seen.first_time(&i.to_string(), &kept));
+            kept.push(Document::new(i.to_string(), "t"));
+        }
+        assert_eq!(seen.by_hash.capacity(), 0);
+        // The first other id makes it, before it is recorded.
+        assert!(seen.first_time("a", &kept));
+        assert!(seen.by_hash.capacity() >= 10_000);
+        assert_eq!(seen.by_hash.len(), 1);
+        kept.push(Document::new("a", "t"));
+        assert!(!seen.first_time("a", &kept));
+        assert!(!seen.first_time("50", &kept));
     }
 }

@@ -206,14 +206,23 @@ impl BandChains {
         }
     }
 
-    /// Calls `f` on every member of the buckets of the band keys `qkeys` in the first
-    /// `limit` bands, once each (at most the bound per band; no cuts counted).
+    /// Calls `f` on the members of the buckets of the band keys `qkeys` (the first
+    /// `qkeys.len()` bands), once each, newest first. Without `within`, at most the
+    /// bound per band is read (no cuts counted). With `within = (budget, cut)`, at most
+    /// `budget[i]` members of band `i`'s bucket are read instead: each budget is lowered
+    /// by the members read and `cut[i]` set when members were left unread.
     #[inline]
-    pub(crate) fn for_each_candidate(&self, qkeys: &[u64], limit: usize, mut f: impl FnMut(u32)) {
+    pub(crate) fn for_each_candidate(
+        &self,
+        qkeys: &[u64],
+        mut within: Option<(&mut [usize], &mut [bool])>,
+        mut f: impl FnMut(u32),
+    ) {
         let b = self.bands;
-        let used = limit.min(b);
-        // As in `link`: a bounded scan dedups by what it reported.
-        let mut seen = (self.bucket_scan != usize::MAX).then(AHashSet::<u32>::default);
+        let used = qkeys.len().min(b);
+        // As in `link`: a bounded walk dedups by what it reported.
+        let bounded = within.is_some() || self.bucket_scan != usize::MAX;
+        let mut seen = bounded.then(AHashSet::<u32>::default);
         let keys = &self.band_keys;
         let mut starts = [Start::default(); PREFETCH_BANDS];
         for first in (0..used).step_by(PREFETCH_BANDS) {
@@ -230,39 +239,14 @@ impl BandChains {
                         keys,
                         next: &self.next,
                         bands: b,
-                        limit: self.bucket_scan,
+                        limit: within.as_ref().map_or(self.bucket_scan, |w| w.0[i]),
                     };
-                    walk.run(head, i, &qkeys[..i], seen.as_mut(), &mut f);
+                    let (read, left) = walk.run(head, i, &qkeys[..i], seen.as_mut(), &mut f);
+                    if let Some((budget, cut)) = within.as_mut() {
+                        budget[i] -= read;
+                        cut[i] |= left;
+                    }
                 }
-            }
-        }
-    }
-
-    /// Calls `f` on the members of the buckets of the band keys `qkeys`, once each,
-    /// reading at most `budget[i]` members of band `i`'s bucket (newest first): lowers
-    /// each budget by the members read and sets `cut[i]` when members were left unread.
-    pub(crate) fn for_each_candidate_within(
-        &self,
-        qkeys: &[u64],
-        budget: &mut [usize],
-        cut: &mut [bool],
-        mut f: impl FnMut(u32),
-    ) {
-        let b = self.bands;
-        let mut seen = AHashSet::<u32>::default();
-        let keys = &self.band_keys;
-        for (i, &key_i) in qkeys.iter().enumerate().take(b) {
-            let probe = self.tables[i].probe(key_i, |h| keys[h as usize * b + i] == key_i);
-            if let Probe::Found(_, head) = probe {
-                let walk = BucketWalk {
-                    keys,
-                    next: &self.next,
-                    bands: b,
-                    limit: budget[i],
-                };
-                let (read, left) = walk.run(head, i, &qkeys[..i], Some(&mut seen), &mut f);
-                budget[i] -= read;
-                cut[i] |= left;
             }
         }
     }

@@ -928,7 +928,8 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
     /// `limit` bands, once each.
     #[inline]
     fn for_each_candidate_slot(&self, qkeys: &[u64], limit: usize, f: impl FnMut(u32)) {
-        self.chains.for_each_candidate(qkeys, limit, f);
+        self.chains
+            .for_each_candidate(&qkeys[..limit.min(qkeys.len())], None, f);
     }
 
     /// Validates `signature` and calls `f` with its band keys (on the stack for up to
@@ -1038,7 +1039,7 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         }
         self.with_query_keys(signature, |qkeys| {
             self.chains
-                .for_each_candidate_within(qkeys, budget, cut, |d| {
+                .for_each_candidate(qkeys, Some((budget, cut)), |d| {
                     if let Some(k) = self.keys.key(d) {
                         out.push(k.clone());
                     }

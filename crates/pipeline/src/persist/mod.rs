@@ -157,6 +157,13 @@ impl SetStore {
         self.values.extend_from_slice(set);
         self.starts.push(self.values.len());
     }
+
+    /// Appends `count` documents whose sets are not held here (each reads as empty):
+    /// the resident part of a segmented index, whose sets are read a segment at a time.
+    fn push_dropped(&mut self, count: usize) {
+        let end = self.values.len();
+        self.starts.extend(std::iter::repeat_n(end, count));
+    }
 }
 
 /// The byte-form code of the verifiers an index runs.

@@ -313,8 +313,7 @@ impl DedupIndex {
                 let Some(lsh) = lsh else {
                     // The resident part of a segmented index: no set kept.
                     r.u64()?;
-                    let end = store.values.len();
-                    store.starts.extend(std::iter::repeat_n(end, count));
+                    store.push_dropped(count);
                     return Ok(count);
                 };
                 let docs: Vec<usize> = (0..count).filter(|&i| is_sketched(i)).collect();

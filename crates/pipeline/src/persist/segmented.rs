@@ -24,7 +24,7 @@ use ndd_core::ScoredPair;
 use ndd_lsh::LshIndex;
 use ndd_minhash::MinHashSignature;
 
-use super::{Batch, DedupIndex, key};
+use super::{Batch, DedupIndex, SetStore, key};
 use crate::candidates::minhash::EstimateFilter;
 use crate::progress::Stage;
 use crate::report::{BucketScan, Outcome, Report};
@@ -188,8 +188,8 @@ impl SegmentedIndex {
         let n = self.index.ids.len();
         self.index.lsh = self.index.empty_lsh();
         if let Some(store) = &mut self.index.sets {
-            store.values = Vec::new();
-            store.starts = vec![0; n + 1];
+            *store = SetStore::new();
+            store.push_dropped(n);
         }
         Ok(())
     }
