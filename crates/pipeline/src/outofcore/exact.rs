@@ -5,7 +5,7 @@
 
 use ndd_scale::{DigestRecord, Edge, RecordWriter, SortedRuns};
 
-use super::{EXACT, Job, damaged, file_size, pair_order};
+use super::{EXACT, Job, damaged, file_size, pair_order, pair_radix};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -22,7 +22,9 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<Copies, Error> {
     let dir = job.dir;
-    let mut pairs = job.sort("exact-pairs", pair_order, job.budget / 2, fingerprint)?;
+    let mut pairs = job
+        .sort("exact-pairs", pair_order, job.budget / 2, fingerprint)?
+        .radix(pair_radix);
     let (mut groups, mut copies) = (0u64, 0u64);
     job.progress.start(Stage::Exact, None);
     if let Some(digests) = digests {

@@ -12,7 +12,7 @@ use ndd_lsh::LshParams;
 use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
 
-use super::{Job, bucket_order, damaged, digest_order, file_size};
+use super::{Job, bucket_order, bucket_radix, damaged, digest_order, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Document, Error};
 
@@ -463,7 +463,9 @@ where
         job.budget / 2
     };
     let mut sorts = Sorts {
-        keys: job.sort("keys", bucket_order, sorting, fingerprint)?,
+        keys: job
+            .sort("keys", bucket_order, sorting, fingerprint)?
+            .radix(bucket_radix),
         digests: match job.exact {
             Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
             None => None,
