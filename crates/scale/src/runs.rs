@@ -254,7 +254,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             for group in older.chunks(MAX_FAN_IN) {
                 let path = self.run_path();
                 let mut w = RecordWriter::create(&path, self.fingerprint)?;
-                for r in merge_paths(group, self.key, self.fingerprint)? {
+                for r in merge_paths(group, self.key, self.fingerprint, true)? {
                     w.write(&r?)?;
                 }
                 w.finish()?;
@@ -405,7 +405,37 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge(&self) -> Result<Merge<T, K>, RecordError> {
-        merge_paths(&self.paths, self.key, self.fingerprint)
+        merge_paths(&self.paths, self.key, self.fingerprint, false)
+    }
+
+    /// As [`merge`](Self::merge), for a consumer that reads every record and trusts
+    /// nothing it made of them before the last: each run is read once, its checksum
+    /// checked at its end (a mismatch comes as an `Err` item), instead of once more
+    /// before its first record.
+    ///
+    /// # Errors
+    ///
+    /// As [`merge`](Self::merge), but a checksum mismatch only ever comes as an item.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-to-end");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
+    /// sort.push(Edge { a: 0, b: 9 })?;
+    /// sort.push(Edge { a: 1, b: 3 })?;
+    /// let runs = sort.finish()?;
+    /// let merged: Vec<u64> =
+    ///     runs.merge_to_end()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
+    /// assert_eq!(merged, [3, 9]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge_to_end(&self) -> Result<Merge<T, K>, RecordError> {
+        merge_paths(&self.paths, self.key, self.fingerprint, true)
     }
 
     /// Deletes the run files.
@@ -447,10 +477,16 @@ fn merge_paths<T: Record, K: Ord>(
     paths: &[PathBuf],
     key: fn(&T) -> K,
     fingerprint: u64,
+    to_end: bool,
 ) -> Result<Merge<T, K>, RecordError> {
     let mut readers = Vec::with_capacity(paths.len());
     for p in paths {
-        readers.push(RecordReader::open(p)?.expect_fingerprint(fingerprint)?);
+        let reader = match to_end {
+            // Every record is read: the checksum is checked at each run's end.
+            true => RecordReader::open_streaming(p)?,
+            false => RecordReader::open(p)?,
+        };
+        readers.push(reader.expect_fingerprint(fingerprint)?);
     }
     let mut merge = Merge {
         readers,

@@ -127,7 +127,7 @@ fn merged(
     mut each: impl FnMut(&[BandKeyRecord]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     type Batch = Result<Vec<BandKeyRecord>, ndd_scale::RecordError>;
-    let merge = keys.merge().map_err(|e| damaged(dir, e))?;
+    let merge = keys.merge_to_end().map_err(|e| damaged(dir, e))?;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     std::thread::scope(|s| {
         s.spawn(move || {

@@ -30,7 +30,7 @@ pub(super) fn run(
     if let Some(digests) = digests {
         let mut first: Option<([u8; 20], u64)> = None;
         let mut in_group = false;
-        for r in digests.merge().map_err(|e| damaged(dir, e))? {
+        for r in digests.merge_to_end().map_err(|e| damaged(dir, e))? {
             let r = r.map_err(|e| damaged(dir, e))?;
             match first {
                 Some((digest, doc)) if digest == r.digest => {
@@ -54,7 +54,7 @@ pub(super) fn run(
     let path = dir.join(EXACT);
     let mut out =
         RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| damaged(&path, e))?;
-    for e in runs.merge().map_err(|e| damaged(dir, e))? {
+    for e in runs.merge_to_end().map_err(|e| damaged(dir, e))? {
         out.write(&e.map_err(|e| damaged(dir, e))?)
             .map_err(|e| damaged(&path, e))?;
     }
