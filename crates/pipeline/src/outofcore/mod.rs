@@ -38,6 +38,7 @@ mod exact;
 mod hamming;
 mod manifest;
 mod outcome;
+mod reads;
 mod sketch;
 mod verify;
 mod weights;
