@@ -65,8 +65,8 @@ fn sort_from<T: Send>(v: &mut [T], key: &(impl Fn(&T) -> u128 + Sync), byte: u32
     }
     let mut buckets: Vec<&mut [T]> = Vec::with_capacity(256);
     let mut rest = v;
-    for d in 0..256 {
-        let (bucket, tail) = rest.split_at_mut(counts[d]);
+    for &count in &counts {
+        let (bucket, tail) = rest.split_at_mut(count);
         rest = tail;
         if bucket.len() > 1 {
             buckets.push(bucket);
