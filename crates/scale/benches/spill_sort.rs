@@ -20,8 +20,13 @@
 //!   previous code's one sorting thread; rayon's sort on one thread, not the serial
 //!   sort itself).
 //!
-//! Both sorts, and the external sort on either pool, are checked to give the same
-//! order before anything is timed.
+//! * `external sort, comparison` against `external sort, radix` (issue 28): the
+//!   same, each run sorted by comparing `(band, key, doc)` (rayon's sort) or by
+//!   [`ExternalSort::radix`] (`bucket_radix`, the out-of-core sketch stage's), with
+//!   four runs and with one (the run sort, one file written and read back).
+//!
+//! Both sorts, and the external sort on either pool and with either run sort, are
+//! checked to give the same order before anything is timed.
 //!
 //! Corpus: `data/debian-copyright.jsonl` (bundled), or any JSONL file of
 //! `{"text": ...}` objects named by `NDD_BENCH_CORPUS` (`bench`: the 66,855 documents
@@ -50,6 +55,13 @@ fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
     (r.band, r.key, r.doc)
 }
 
+/// [`bucket_order`] as one `u128` (the out-of-core sketch stage's `bucket_radix`):
+/// band, key, then the document in 48 bits.
+fn bucket_radix(r: &BandKeyRecord) -> Option<u128> {
+    (r.doc < 1 << 48)
+        .then(|| u128::from(r.band) << 112 | u128::from(r.key) << 48 | u128::from(r.doc))
+}
+
 /// Every band key of every text, in document order.
 fn band_key_records(texts: &[String]) -> Vec<BandKeyRecord> {
     let hasher = ndd_minhash::MinHasher::builder()
@@ -73,8 +85,17 @@ fn band_key_records(texts: &[String]) -> Vec<BandKeyRecord> {
 
 /// The records through `ExternalSort` (at most `in_memory` of them in memory) and its
 /// merge, in `dir`; the run files are removed.
-fn external_sort(dir: &Path, records: &[BandKeyRecord], in_memory: usize) -> Vec<BandKeyRecord> {
-    let mut sort = ExternalSort::new(dir, "keys", bucket_order, in_memory, 0).expect("a folder");
+fn external_sort(
+    dir: &Path,
+    records: &[BandKeyRecord],
+    in_memory: usize,
+    radix: bool,
+) -> Vec<BandKeyRecord> {
+    let sort = ExternalSort::new(dir, "keys", bucket_order, in_memory, 0).expect("a folder");
+    let mut sort = match radix {
+        true => sort.radix(bucket_radix),
+        false => sort,
+    };
     for &r in records {
         sort.push(r).expect("a run written");
     }
@@ -115,11 +136,18 @@ fn bench(c: &mut Criterion) {
     let mut parallel = records.clone();
     run_sorts[1].1(&mut parallel);
     assert_eq!(serial, parallel, "the same run");
-    assert_eq!(external_sort(dir.path(), &records, in_memory), serial);
-    assert_eq!(
-        one_thread.install(|| external_sort(dir.path(), &records, in_memory)),
-        serial
-    );
+    for radix in [false, true] {
+        assert_eq!(
+            external_sort(dir.path(), &records, in_memory, radix),
+            serial
+        );
+        assert_eq!(
+            one_thread.install(|| external_sort(dir.path(), &records, in_memory, radix)),
+            serial
+        );
+        // One run: the run sort alone, then one file written and read back.
+        assert_eq!(external_sort(dir.path(), &records, n, radix), serial);
+    }
     eprintln!(
         "spill sort: {n} band-key records, {in_memory} in memory (4 runs), rayon feature \
          of ndd-scale {}, {} threads",
@@ -137,18 +165,32 @@ fn bench(c: &mut Criterion) {
         let setup = || records.clone();
         thread_cpu::bench_batched(&mut group, name, n, setup, |mut run| sort(&mut run));
     }
-    group.bench_function(
-        BenchmarkId::new("external sort, pool of 1 thread", n),
-        |b| {
-            b.iter(|| {
-                one_thread
-                    .install(|| black_box(external_sort(dir.path(), &records, in_memory).len()))
-            });
-        },
-    );
-    group.bench_function(BenchmarkId::new("external sort, global pool", n), |b| {
-        b.iter(|| black_box(external_sort(dir.path(), &records, in_memory).len()));
-    });
+    // ExternalSort's run sort by comparing keys (rayon's sort, before issue 28's radix)
+    // against ExternalSort::radix (the in-place radix sort of `bucket_radix`).
+    for (sort, radix) in [("comparison", false), ("radix", true)] {
+        group.bench_function(
+            BenchmarkId::new(format!("external sort, {sort}, pool of 1 thread"), n),
+            |b| {
+                b.iter(|| {
+                    one_thread.install(|| {
+                        black_box(external_sort(dir.path(), &records, in_memory, radix).len())
+                    })
+                });
+            },
+        );
+        group.bench_function(
+            BenchmarkId::new(format!("external sort, {sort}, global pool"), n),
+            |b| {
+                b.iter(|| black_box(external_sort(dir.path(), &records, in_memory, radix).len()));
+            },
+        );
+        group.bench_function(
+            BenchmarkId::new(format!("external sort, {sort}, one run, global pool"), n),
+            |b| {
+                b.iter(|| black_box(external_sort(dir.path(), &records, n, radix).len()));
+            },
+        );
+    }
     group.finish();
 }
 

@@ -906,6 +906,15 @@ impl<T: Record> RecordReader<T, BufReader<File>> {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, RecordError> {
         Self::new(BufReader::with_capacity(1 << 16, File::open(path)?))
     }
+
+    /// As [`open`](Self::open), but the whole file's checksum is checked only after
+    /// the last record (the final item is [`RecordError::ChecksumMismatch`] if a byte
+    /// changed), not also before the first: one reading of the file instead of two,
+    /// for a consumer that reads every record and trusts none of its results before
+    /// the end (an external sort's merge, whose stage fails on the error).
+    pub(crate) fn open_streaming(path: impl AsRef<Path>) -> Result<Self, RecordError> {
+        Self::checked(BufReader::with_capacity(1 << 16, File::open(path)?), false)
+    }
 }
 
 impl<T: Record, R: Read + Seek> RecordReader<T, R> {
@@ -938,7 +947,13 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
     /// let err = RecordReader::<Edge, _>::new(Cursor::new(bytes)).unwrap_err();
     /// assert!(matches!(err, RecordError::Incomplete));
     /// ```
-    pub fn new(mut inner: R) -> Result<Self, RecordError> {
+    pub fn new(inner: R) -> Result<Self, RecordError> {
+        Self::checked(inner, true)
+    }
+
+    /// The reader of [`new`](Self::new), the whole file's checksum checked before the
+    /// first record when `whole` (always after the last).
+    fn checked(mut inner: R, whole: bool) -> Result<Self, RecordError> {
         let len = inner.seek(SeekFrom::End(0))?;
         inner.seek(SeekFrom::Start(0))?;
         let mut header = [0u8; HEADER_LEN];
@@ -1007,27 +1022,8 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
         // stops early (the scores beside their pairs, the assignments of a second
         // pass) would otherwise never reach the check at the end, and take damaged
         // records for good ones.
-        inner.seek(SeekFrom::Start(0))?;
-        let mut whole = Xxh3::new();
-        let mut left = len - 8;
-        let mut buf = vec![0u8; 1 << 16];
-        while left > 0 {
-            let n = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
-            let chunk = buf.get_mut(..n).ok_or_else(|| corrupt("buffer"))?;
-            inner.read_exact(chunk).map_err(|e| {
-                if e.kind() == io::ErrorKind::UnexpectedEof {
-                    truncated("the file shrank while being opened")
-                } else {
-                    RecordError::Io(e)
-                }
-            })?;
-            whole.update(chunk);
-            left -= n as u64;
-        }
-        let stored = u64_at(&trailer, 16).ok_or_else(|| corrupt("trailer"))?;
-        let computed = whole.digest();
-        if computed != stored {
-            return Err(RecordError::ChecksumMismatch { stored, computed });
+        if whole {
+            check_whole(&mut inner, len, &trailer)?;
         }
         inner.seek(SeekFrom::Start(HEADER_LEN as u64))?;
         let mut hasher = Xxh3::new();
@@ -1248,6 +1244,38 @@ pub fn read_all<T: Record>(
         out.push(r?);
     }
     Ok(out)
+}
+
+/// Checks the checksum of the whole file (`len` bytes, its trailer `trailer`) in one
+/// reading from its start.
+fn check_whole<R: Read + Seek>(
+    inner: &mut R,
+    len: u64,
+    trailer: &[u8; TRAILER_LEN],
+) -> Result<(), RecordError> {
+    inner.seek(SeekFrom::Start(0))?;
+    let mut whole = Xxh3::new();
+    let mut left = len - 8;
+    let mut buf = vec![0u8; 1 << 16];
+    while left > 0 {
+        let n = usize::try_from(left.min(buf.len() as u64)).unwrap_or(buf.len());
+        let chunk = buf.get_mut(..n).ok_or_else(|| corrupt("buffer"))?;
+        inner.read_exact(chunk).map_err(|e| {
+            if e.kind() == io::ErrorKind::UnexpectedEof {
+                truncated("the file shrank while being opened")
+            } else {
+                RecordError::Io(e)
+            }
+        })?;
+        whole.update(chunk);
+        left -= n as u64;
+    }
+    let stored = u64_at(trailer, 16).ok_or_else(|| corrupt("trailer"))?;
+    let computed = whole.digest();
+    if computed != stored {
+        return Err(RecordError::ChecksumMismatch { stored, computed });
+    }
+    Ok(())
 }
 
 fn truncated(reason: impl Into<String>) -> RecordError {

@@ -9,6 +9,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
@@ -52,6 +53,7 @@ pub struct ExternalSort<T: Record, K: Ord> {
     dir: PathBuf,
     prefix: String,
     key: fn(&T) -> K,
+    radix: Option<fn(&T) -> Option<u128>>,
     buffer: Vec<T>,
     max_in_memory: usize,
     fingerprint: u64,
@@ -92,6 +94,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             dir: dir.as_ref().to_path_buf(),
             prefix: prefix.to_owned(),
             key,
+            radix: None,
             // Grows as records come: a large bound costs nothing for a small input.
             buffer: Vec::new(),
             max_in_memory,
@@ -100,6 +103,38 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             next_run: 0,
             pushed: 0,
         })
+    }
+
+    /// Sorts each run by `radix` (an in-place radix sort, a byte at a time) instead of
+    /// comparing `key`s, when every record of the run has one: `radix` must order
+    /// records as `key` does (`radix(x) < radix(y)` exactly when `key(x) < key(y)`),
+    /// and may return `None` for a record that has no such `u128` (that run is then
+    /// sorted by `key`). The runs, and the merge, are the same either way when
+    /// records of equal keys are equal.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-radix");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let radix = |e: &Edge| Some(u128::from(e.a) << 64 | u128::from(e.b));
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| (e.a, e.b), 3, 0)?.radix(radix);
+    /// for (a, b) in [(5, 6), (1, 2), (3, 4), (1, 1), (0, 9)] {
+    ///     sort.push(Edge { a, b })?;
+    /// }
+    /// let runs = sort.finish()?;
+    /// let sorted: Vec<(u64, u64)> =
+    ///     runs.merge()?.map(|e| e.map(Into::into)).collect::<Result<_, _>>()?;
+    /// assert_eq!(sorted, [(0, 9), (1, 1), (1, 2), (3, 4), (5, 6)]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn radix(mut self, radix: fn(&T) -> Option<u128>) -> Self {
+        self.radix = Some(radix);
+        self
     }
 
     /// Adds a record; writes a sorted run when `max_in_memory` records are held.
@@ -172,7 +207,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        sort_run(&mut self.buffer, self.key);
+        sort_run(&mut self.buffer, self.key, self.radix);
         let path = self.run_path();
         let mut w = RecordWriter::create(&path, self.fingerprint)?;
         for r in &self.buffer {
@@ -219,7 +254,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             for group in older.chunks(MAX_FAN_IN) {
                 let path = self.run_path();
                 let mut w = RecordWriter::create(&path, self.fingerprint)?;
-                for r in merge_paths(group, self.key, self.fingerprint)? {
+                for r in merge_paths(group, self.key, self.fingerprint, true)? {
                     w.write(&r?)?;
                 }
                 w.finish()?;
@@ -241,7 +276,19 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
 /// sequential sort), so that a spill does not hold up the thread that pushes. Records
 /// of equal keys come in an unspecified order either way; for a key that is the whole
 /// record (every sort of ndd's stages) the run is the same.
-fn sort_run<T: Record, K: Ord>(run: &mut [T], key: fn(&T) -> K) {
+///
+/// With a `radix` key that every record has, an in-place radix sort (on rayon's pool
+/// for its large buckets), a byte at a time.
+fn sort_run<T: Record, K: Ord>(
+    run: &mut [T],
+    key: fn(&T) -> K,
+    radix: Option<fn(&T) -> Option<u128>>,
+) {
+    if let Some(radix) = radix.filter(|r| run.iter().all(|x| r(x).is_some())) {
+        crate::radix::sort_by_u128(run, &|x| radix(x).unwrap_or(u128::MAX));
+        debug_assert!(run.is_sorted_by_key(key), "radix and key orders differ");
+        return;
+    }
     #[cfg(feature = "rayon")]
     {
         use rayon::slice::ParallelSliceMut;
@@ -358,7 +405,37 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn merge(&self) -> Result<Merge<T, K>, RecordError> {
-        merge_paths(&self.paths, self.key, self.fingerprint)
+        merge_paths(&self.paths, self.key, self.fingerprint, false)
+    }
+
+    /// As [`merge`](Self::merge), for a consumer that reads every record and trusts
+    /// nothing it made of them before the last: each run is read once, its checksum
+    /// checked at its end (a mismatch comes as an `Err` item), instead of once more
+    /// before its first record.
+    ///
+    /// # Errors
+    ///
+    /// As [`merge`](Self::merge), but a checksum mismatch only ever comes as an item.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-to-end");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.b, 1, 0)?;
+    /// sort.push(Edge { a: 0, b: 9 })?;
+    /// sort.push(Edge { a: 1, b: 3 })?;
+    /// let runs = sort.finish()?;
+    /// let merged: Vec<u64> =
+    ///     runs.merge_to_end()?.map(|e| e.map(|e| e.b)).collect::<Result<_, _>>()?;
+    /// assert_eq!(merged, [3, 9]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge_to_end(&self) -> Result<Merge<T, K>, RecordError> {
+        merge_paths(&self.paths, self.key, self.fingerprint, true)
     }
 
     /// Deletes the run files.
@@ -400,10 +477,16 @@ fn merge_paths<T: Record, K: Ord>(
     paths: &[PathBuf],
     key: fn(&T) -> K,
     fingerprint: u64,
+    to_end: bool,
 ) -> Result<Merge<T, K>, RecordError> {
     let mut readers = Vec::with_capacity(paths.len());
     for p in paths {
-        readers.push(RecordReader::open(p)?.expect_fingerprint(fingerprint)?);
+        let reader = match to_end {
+            // Every record is read: the checksum is checked at each run's end.
+            true => RecordReader::open_streaming(p)?,
+            false => RecordReader::open(p)?,
+        };
+        readers.push(reader.expect_fingerprint(fingerprint)?);
     }
     let mut merge = Merge {
         readers,
@@ -497,11 +580,25 @@ impl<T: Record, K: Ord> Iterator for Merge<T, K> {
         if self.failed {
             return None;
         }
-        let Reverse(head) = self.heap.pop()?;
-        if let Err(e) = self.refill(head.run) {
-            self.failed = true;
-            return Some(Err(e));
+        // The smallest head is replaced in place by its run's next record (one sift
+        // down), or popped when its run is done.
+        let mut top = self.heap.peek_mut()?;
+        let run = top.0.run;
+        match self.readers.get_mut(run).and_then(Iterator::next) {
+            Some(Ok(record)) => {
+                let next = Head {
+                    key: (self.key)(&record),
+                    run,
+                    record,
+                };
+                Some(Ok(std::mem::replace(&mut top.0, next).record))
+            }
+            Some(Err(e)) => {
+                drop(top);
+                self.failed = true;
+                Some(Err(e))
+            }
+            None => Some(Ok(PeekMut::pop(top).0.record)),
         }
-        Some(Ok(head.record))
     }
 }

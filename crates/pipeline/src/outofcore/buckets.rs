@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use ndd_scale::{BandKeyRecord, Edge, ExternalSort, SortedRuns};
 
-use super::{Job, damaged, file_size, pair_order};
+use super::{Job, damaged, file_size, pair_order, pair_radix};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -34,7 +34,9 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<Bucketed, Error> {
     let dir = job.dir;
-    let mut pairs = job.sort("candidates", pair_order, job.budget / 2, fingerprint)?;
+    let mut pairs = job
+        .sort("candidates", pair_order, job.budget / 2, fingerprint)?
+        .radix(pair_radix);
     let scan = job.scan;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
@@ -125,7 +127,7 @@ fn merged(
     mut each: impl FnMut(&[BandKeyRecord]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     type Batch = Result<Vec<BandKeyRecord>, ndd_scale::RecordError>;
-    let merge = keys.merge().map_err(|e| damaged(dir, e))?;
+    let merge = keys.merge_to_end().map_err(|e| damaged(dir, e))?;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     std::thread::scope(|s| {
         s.spawn(move || {

@@ -5,7 +5,7 @@
 
 use ndd_scale::{DigestRecord, Edge, RecordWriter, SortedRuns};
 
-use super::{EXACT, Job, damaged, file_size, pair_order};
+use super::{EXACT, Job, damaged, file_size, pair_order, pair_radix};
 use crate::Error;
 use crate::progress::Stage;
 
@@ -22,13 +22,15 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<Copies, Error> {
     let dir = job.dir;
-    let mut pairs = job.sort("exact-pairs", pair_order, job.budget / 2, fingerprint)?;
+    let mut pairs = job
+        .sort("exact-pairs", pair_order, job.budget / 2, fingerprint)?
+        .radix(pair_radix);
     let (mut groups, mut copies) = (0u64, 0u64);
     job.progress.start(Stage::Exact, None);
     if let Some(digests) = digests {
         let mut first: Option<([u8; 20], u64)> = None;
         let mut in_group = false;
-        for r in digests.merge().map_err(|e| damaged(dir, e))? {
+        for r in digests.merge_to_end().map_err(|e| damaged(dir, e))? {
             let r = r.map_err(|e| damaged(dir, e))?;
             match first {
                 Some((digest, doc)) if digest == r.digest => {
@@ -52,7 +54,7 @@ pub(super) fn run(
     let path = dir.join(EXACT);
     let mut out =
         RecordWriter::<Edge>::create(&path, fingerprint).map_err(|e| damaged(&path, e))?;
-    for e in runs.merge().map_err(|e| damaged(dir, e))? {
+    for e in runs.merge_to_end().map_err(|e| damaged(dir, e))? {
         out.write(&e.map_err(|e| damaged(dir, e))?)
             .map_err(|e| damaged(&path, e))?;
     }

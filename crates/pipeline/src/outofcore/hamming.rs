@@ -22,7 +22,7 @@ use ndd_simhash::{SimHashSignature, SimHasher, Weighting};
 use super::buckets::{self, Bucketed};
 use super::exact::CopyBits;
 use super::sketch::{self, Signer, Sketched};
-use super::{Job, damaged, pair_order};
+use super::{Job, damaged, pair_order, pair_radix};
 use crate::{Document, Error, Features, SimHashConfig, SimWeighting};
 
 /// The longest run of keys searched pair by pair; longer runs go through the
@@ -185,7 +185,9 @@ pub(super) fn candidates(
 ) -> Result<Bucketed, Error> {
     let dir = job.dir;
     let blocks = Blocks::new(job.max_hamming.unwrap_or(0));
-    let mut pairs = job.sort("candidates", pair_order, job.budget / 2, fingerprint)?;
+    let mut pairs = job
+        .sort("candidates", pair_order, job.budget / 2, fingerprint)?
+        .radix(pair_radix);
     let mut run: Vec<(u64, u64)> = Vec::new();
     let mut at: Option<(u16, u64)> = None;
     let mut fps: Vec<u64> = Vec::new();

@@ -38,6 +38,7 @@ mod exact;
 mod hamming;
 mod manifest;
 mod outcome;
+mod reads;
 mod sketch;
 mod verify;
 mod weights;
@@ -145,6 +146,19 @@ impl Steps<'_> {
 
 fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
     (r.band, r.key, r.doc)
+}
+
+/// [`bucket_order`] as one `u128` (band, key, then the document in 48 bits), for the
+/// spill's radix sort; `None` for a document id of 2^48 or more (its run is sorted by
+/// comparing [`bucket_order`]s).
+fn bucket_radix(r: &BandKeyRecord) -> Option<u128> {
+    (r.doc < 1 << 48)
+        .then(|| u128::from(r.band) << 112 | u128::from(r.key) << 48 | u128::from(r.doc))
+}
+
+/// [`pair_order`] as one `u128`, for the spill's radix sort.
+fn pair_radix(e: &Edge) -> Option<u128> {
+    Some(u128::from(e.a) << 64 | u128::from(e.b))
 }
 
 fn digest_order(r: &DigestRecord) -> ([u8; 20], u64) {

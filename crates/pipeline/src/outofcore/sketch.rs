@@ -12,7 +12,8 @@ use ndd_lsh::LshParams;
 use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
 use ndd_scale::{BandKeyRecord, DigestRecord};
 
-use super::{Job, bucket_order, damaged, digest_order, file_size};
+use super::reads::{read_at, read_spans};
+use super::{Job, bucket_order, bucket_radix, damaged, digest_order, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Document, Error};
 
@@ -463,7 +464,9 @@ where
         job.budget / 2
     };
     let mut sorts = Sorts {
-        keys: job.sort("keys", bucket_order, sorting, fingerprint)?,
+        keys: job
+            .sort("keys", bucket_order, sorting, fingerprint)?
+            .radix(bucket_radix),
         digests: match job.exact {
             Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
             None => None,
@@ -556,8 +559,9 @@ where
     })
 }
 
-/// Reads a MinHash signature of `signatures.bin` by document position: one
-/// positional read each, so that many are read at once ([`get_many`](Self::get_many)).
+/// Reads MinHash signatures (or 8-bit fields, or SimHash fingerprints) of
+/// `signatures.bin` by document position, many at once: nearby documents' in one read
+/// ([`read_spans`]).
 pub(super) struct Signatures {
     file: File,
     path: PathBuf,
@@ -576,77 +580,54 @@ impl Signatures {
         Ok(Some(Signatures { file, path, len }))
     }
 
-    /// The bytes of document `doc`'s signature, into `buf`.
-    fn bytes<'b>(&self, doc: u64, buf: &'b mut Vec<u8>) -> Result<&'b [u8], Error> {
-        let at = doc
-            .checked_mul(self.len)
-            .ok_or_else(|| out_of_range(&self.path, doc))?;
-        buf.resize(usize::try_from(self.len).unwrap_or(0), 0);
-        read_at(&self.file, &self.path, at, buf)?;
-        Ok(buf)
-    }
-
-    /// Document `doc`'s MinHash signature (its checked byte form).
-    pub(super) fn get(&self, doc: u64) -> Result<MinHashSignature, Error> {
-        Ok(MinHashSignature::from_bytes(
-            self.bytes(doc, &mut Vec::new())?,
-        )?)
-    }
-
     /// The MinHash signatures of `docs`, in order (read in parallel under `rayon`).
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<MinHashSignature>, Error> {
-        par_map(docs, |d| self.get(d))
+        self.read_many(docs, |b| Ok(MinHashSignature::from_bytes(b)?))
+    }
+
+    /// `parse` of the bytes of each of `docs` (in increasing order), nearby ones read
+    /// together ([`read_spans`]).
+    fn read_many<T: Send>(
+        &self,
+        docs: &[u64],
+        parse: impl Fn(&[u8]) -> Result<T, Error> + Sync + Send,
+    ) -> Result<Vec<T>, Error> {
+        let spans = docs
+            .iter()
+            .map(|&d| {
+                d.checked_mul(self.len)
+                    .map(|at| (at, self.len))
+                    .ok_or_else(|| out_of_range(&self.path, d))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        read_spans(&self.file, &self.path, &spans, |_, b| parse(b))
     }
 
     /// The `b`-bit fields of `docs`, in order, when the sketch stage kept those
     /// ([`MinSigner::fields`]) instead of the signatures (their checked byte form: a
     /// file of full signatures is refused, not misread).
     pub(super) fn get_many_fields(&self, docs: &[u64]) -> Result<Vec<BBitSignature>, Error> {
-        par_map(docs, |d| {
-            Ok(BBitSignature::from_bytes(self.bytes(d, &mut Vec::new())?)?)
-        })
-    }
-
-    /// Document `doc`'s 64-bit SimHash fingerprint (eight bytes, little-endian).
-    #[cfg(feature = "simhash")]
-    pub(super) fn fingerprint(&self, doc: u64) -> Result<u64, Error> {
-        let mut buf = Vec::new();
-        let b: [u8; 8] = self.bytes(doc, &mut buf)?.try_into().map_err(|_| {
-            Error::Core(ndd_core::Error::corrupt_data(format!(
-                "{}: a fingerprint is not eight bytes",
-                self.path.display()
-            )))
-        })?;
-        Ok(u64::from_le_bytes(b))
+        self.read_many(docs, |b| Ok(BBitSignature::from_bytes(b)?))
     }
 
     /// The SimHash fingerprints of `docs`, in order (read in parallel under `rayon`).
     #[cfg(feature = "simhash")]
     pub(super) fn fingerprints(&self, docs: &[u64]) -> Result<Vec<u64>, Error> {
-        par_map(docs, |d| self.fingerprint(d))
+        self.read_many(docs, |b| {
+            let b: [u8; 8] = b.try_into().map_err(|_| {
+                Error::Core(ndd_core::Error::corrupt_data(format!(
+                    "{}: a fingerprint is not eight bytes",
+                    self.path.display()
+                )))
+            })?;
+            Ok(u64::from_le_bytes(b))
+        })
     }
 }
 
-/// `f` of each of `docs`, in order, on rayon's pool when the feature is on and reads
-/// are positional ([`read_at`]), in groups of at least 64.
-fn par_map<T: Send>(
-    docs: &[u64],
-    f: impl Fn(u64) -> Result<T, Error> + Sync + Send,
-) -> Result<Vec<T>, Error> {
-    #[cfg(all(feature = "rayon", any(unix, windows)))]
-    {
-        use rayon::prelude::*;
-        docs.par_iter().with_min_len(64).map(|&d| f(d)).collect()
-    }
-    #[cfg(not(all(feature = "rayon", any(unix, windows))))]
-    {
-        docs.iter().map(|&d| f(d)).collect()
-    }
-}
-
-/// Reads the value of one document of a values file and its end offsets (see
-/// [`IndexedOut`]) by document position, with positional reads ([`read_at`]), so
-/// that many are read at once.
+/// Reads the values of documents of a values file and its end offsets (see
+/// [`IndexedOut`]) by document position: one at a time with a positional read
+/// ([`read_at`]), or many at once, nearby ones in one read ([`read_spans`]).
 struct Indexed {
     values: File,
     ends: File,
@@ -699,6 +680,12 @@ impl Indexed {
             });
             (s, e)
         };
+        self.checked(start, end)
+    }
+
+    /// The span of the value between offsets `start` and `end`: its start and length
+    /// in bytes, checked against the values file's length.
+    fn checked(&self, start: u64, end: u64) -> Result<(u64, u64), Error> {
         let unit = self.unit;
         end.checked_sub(start)
             .and_then(|n| n.checked_mul(unit))
@@ -713,12 +700,40 @@ impl Indexed {
             })
     }
 
-    /// Document `doc`'s value's bytes.
-    fn get(&self, doc: u64) -> Result<Vec<u8>, Error> {
-        let (at, n) = self.span(doc)?;
-        let mut buf = vec![0u8; usize::try_from(n).unwrap_or(0)];
-        read_at(&self.values, &self.values_path, at, &mut buf)?;
-        Ok(buf)
+    /// The spans of `docs` (in increasing order), their offsets read together
+    /// ([`read_spans`]).
+    fn spans(&self, docs: &[u64]) -> Result<Vec<(u64, u64)>, Error> {
+        let offsets = docs
+            .iter()
+            .map(|&d| match d.checked_mul(8) {
+                Some(0) => Ok((0, 8)),
+                Some(at) => Ok((at - 8, 16)),
+                None => Err(out_of_range(&self.ends_path, d)),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        read_spans(&self.ends, &self.ends_path, &offsets, |_, b| {
+            let word = |i: usize| {
+                b.get(i..i + 8)
+                    .and_then(|w| <[u8; 8]>::try_from(w).ok())
+                    .map_or(0, u64::from_le_bytes)
+            };
+            // The end before this value's (its start) and its own.
+            match b.len() {
+                8 => self.checked(0, word(0)),
+                _ => self.checked(word(0), word(8)),
+            }
+        })
+    }
+
+    /// `parse(i, bytes)` of the value of each of `docs` (in increasing order), nearby
+    /// ones read together ([`read_spans`]).
+    fn get_many<T: Send>(
+        &self,
+        docs: &[u64],
+        parse: impl Fn(usize, &[u8]) -> Result<T, Error> + Sync + Send,
+    ) -> Result<Vec<T>, Error> {
+        let spans = self.spans(docs)?;
+        read_spans(&self.values, &self.values_path, &spans, parse)
     }
 }
 
@@ -730,19 +745,16 @@ impl Sets {
         Indexed::open(dir, [SETS, SET_ENDS], 8).map(Sets)
     }
 
-    pub(super) fn get(&self, doc: u64) -> Result<FeatureSet, Error> {
-        let values: Vec<u64> = self
-            .0
-            .get(doc)?
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-            .collect();
-        Ok(FeatureSet::from_unsorted(values))
-    }
-
-    /// The shingle sets of `docs`, in order (read in parallel under `rayon`).
+    /// The shingle sets of `docs` (in increasing order), in order: nearby ones read
+    /// together, parsed in parallel under `rayon`.
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<FeatureSet>, Error> {
-        par_map(docs, |d| self.get(d))
+        self.0.get_many(docs, |_, bytes| {
+            let values: Vec<u64> = bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
+                .collect();
+            Ok(FeatureSet::from_unsorted(values))
+        })
     }
 }
 
@@ -759,18 +771,18 @@ impl Texts {
         self.0.span(doc).map(|(_, n)| n)
     }
 
-    pub(super) fn get(&self, doc: u64) -> Result<String, Error> {
-        String::from_utf8(self.0.get(doc)?).map_err(|_| {
-            Error::Core(ndd_core::Error::corrupt_data(format!(
-                "{}: the text of document {doc} is not UTF-8",
-                self.0.values_path.display()
-            )))
-        })
-    }
-
-    /// The texts of `docs`, in order (read in parallel under `rayon`).
+    /// The texts of `docs` (in increasing order), in order: nearby ones read
+    /// together, checked in parallel under `rayon`.
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<String>, Error> {
-        par_map(docs, |d| self.get(d))
+        self.0.get_many(docs, |i, bytes| {
+            String::from_utf8(bytes.to_vec()).map_err(|_| {
+                let doc = docs.get(i).copied().unwrap_or_default();
+                Error::Core(ndd_core::Error::corrupt_data(format!(
+                    "{}: the text of document {doc} is not UTF-8",
+                    self.0.values_path.display()
+                )))
+            })
+        })
     }
 }
 
@@ -780,37 +792,4 @@ fn out_of_range(path: &Path, doc: u64) -> Error {
         "{}: document {doc} is beyond any position the file can hold",
         path.display()
     )))
-}
-
-/// Reads `buf.len()` bytes of `file` at `at`: a positional read (no shared cursor, so
-/// threads read one file at once) on Unix and Windows.
-fn read_at(file: &File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
-    #[cfg(unix)]
-    let read = {
-        use std::os::unix::fs::FileExt;
-        file.read_exact_at(buf, at)
-    };
-    #[cfg(windows)]
-    let read = {
-        use std::os::windows::fs::FileExt;
-        let mut done = 0;
-        loop {
-            let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) else {
-                break Ok(());
-            };
-            match file.seek_read(rest, at + done as u64) {
-                Ok(0) => break Err(std::io::ErrorKind::UnexpectedEof.into()),
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => break Err(e),
-            }
-        }
-    };
-    #[cfg(not(any(unix, windows)))]
-    let read = {
-        use std::io::{Read, Seek, SeekFrom};
-        let mut f = file;
-        f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(buf))
-    };
-    read.map_err(|e| Error::io(path, e))
 }

@@ -109,7 +109,7 @@ pub(super) fn run(
     let mut pending: Option<Edge> = None;
     let mut block_docs: HashSet<u64> = HashSet::new();
     job.progress.start(Stage::Verify, None);
-    let mut candidates = candidates.merge().map_err(|e| damaged(dir, e))?;
+    let mut candidates = candidates.merge_to_end().map_err(|e| damaged(dir, e))?;
     loop {
         block.clear();
         block_docs.clear();

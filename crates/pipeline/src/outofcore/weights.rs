@@ -112,7 +112,7 @@ pub(super) fn run(
         distinct += 1;
         out.write(&encode(c)).map_err(|e| damaged(&path, e))
     };
-    for r in runs.merge().map_err(|e| damaged(dir, e))? {
+    for r in runs.merge_to_end().map_err(|e| damaged(dir, e))? {
         let r = r.map_err(|e| damaged(dir, e))?;
         match &mut current {
             Some(c) if c.0 == r.a => {

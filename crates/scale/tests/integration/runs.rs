@@ -80,9 +80,20 @@ fn a_damaged_or_foreign_run_is_an_error_not_a_short_result() {
         Err(e) => vec![Err(e)],
     };
     assert!(results.iter().any(Result::is_err), "{results:?}");
+    // Read once to the end: the damage is the last item, after the records.
+    let to_end: Vec<Result<Edge, RecordError>> = runs.merge_to_end().unwrap().collect();
+    assert!(
+        matches!(
+            to_end.last(),
+            Some(Err(RecordError::ChecksumMismatch { .. }))
+        ),
+        "{to_end:?}"
+    );
+    assert_eq!(to_end.iter().filter(|r| r.is_err()).count(), 1);
     // Cut short (the trailer gone): refused when the merge opens it.
     std::fs::write(&first, &bytes[..bytes.len() - 10]).unwrap();
     assert!(runs.merge().is_err());
+    assert!(runs.merge_to_end().is_err());
     // Runs of another fingerprint (other parameters) are refused.
     let other = ndd_scale::SortedRuns::from_paths(runs.paths()[1..].to_vec(), |e: &Edge| e.a, 2);
     assert!(matches!(

@@ -1,0 +1,201 @@
+//! Positional reads of the work files verification reads by document: one read each
+//! ([`read_at`]), or, for many documents at once, the spans of nearby documents in one
+//! read ([`read_spans`]).
+
+use std::fs::File;
+use std::path::Path;
+
+use crate::Error;
+
+/// Up to this many bytes between two spans are read rather than skipped: copying
+/// them costs less than a second system call (about as much as copying 4 KiB), and
+/// a block's documents spread over the whole file read at most a few times their
+/// own bytes (signatures are 171 bytes each with 8-bit fields).
+const GAP: u64 = 1024;
+
+/// The most bytes one read of several spans covers (a single larger span is read
+/// whole, as it would be alone).
+const MAX_READ: u64 = 1 << 18;
+
+/// Reads per task on rayon's pool (each task reuses one buffer).
+const CHUNK: usize = 32;
+
+/// `parse(i, bytes)` of the bytes of each span `spans[i] = (at, len)` of `file`, in
+/// order. Spans in increasing `at` order (they may overlap) whose gaps are at most
+/// [`GAP`] are read together, up to [`MAX_READ`] bytes at a time; the reads are
+/// parsed on rayon's pool when the feature is on and reads are positional.
+pub(super) fn read_spans<T: Send>(
+    file: &File,
+    path: &Path,
+    spans: &[(u64, u64)],
+    parse: impl Fn(usize, &[u8]) -> Result<T, Error> + Sync + Send,
+) -> Result<Vec<T>, Error> {
+    // Each read: the spans `first..end`, the bytes `start..stop`.
+    struct Group {
+        first: usize,
+        end: usize,
+        start: u64,
+        stop: u64,
+    }
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, &(at, len)) in spans.iter().enumerate() {
+        let stop = at.checked_add(len).ok_or_else(|| {
+            Error::Core(ndd_core::Error::corrupt_data(format!(
+                "{}: a span at {at} of {len} bytes is beyond any position",
+                path.display()
+            )))
+        })?;
+        match groups.last_mut() {
+            Some(g)
+                if at >= g.start
+                    && at <= g.stop.saturating_add(GAP)
+                    && stop.max(g.stop) - g.start <= MAX_READ =>
+            {
+                g.end = i + 1;
+                g.stop = g.stop.max(stop);
+            }
+            _ => groups.push(Group {
+                first: i,
+                end: i + 1,
+                start: at,
+                stop,
+            }),
+        }
+    }
+    // One buffer per chunk of reads, reused, and one vector of results per chunk:
+    // not an allocation per read (a block of signatures makes about 15,000 reads).
+    let read = |chunk: &[Group]| -> Result<Vec<T>, Error> {
+        let mut buf: Vec<u8> = Vec::new();
+        let mut out = Vec::with_capacity(chunk.iter().map(|g| g.end - g.first).sum());
+        for g in chunk {
+            buf.clear();
+            buf.resize(usize::try_from(g.stop - g.start).unwrap_or(usize::MAX), 0);
+            read_at(file, path, g.start, &mut buf)?;
+            let spans = spans.get(g.first..g.end).unwrap_or_default();
+            for (i, &(at, len)) in (g.first..).zip(spans) {
+                let from = usize::try_from(at - g.start).unwrap_or(usize::MAX);
+                let to = usize::try_from(len).map_or(usize::MAX, |n| from.saturating_add(n));
+                let bytes = buf.get(from..to).ok_or_else(|| {
+                    Error::Core(ndd_core::Error::corrupt_data(format!(
+                        "{}: a span at {at} of {len} bytes is out of its read",
+                        path.display()
+                    )))
+                })?;
+                out.push(parse(i, bytes)?);
+            }
+        }
+        Ok(out)
+    };
+    #[cfg(all(feature = "rayon", any(unix, windows)))]
+    let parsed: Vec<Vec<T>> = {
+        use rayon::prelude::*;
+        groups
+            .par_chunks(CHUNK)
+            .map(read)
+            .collect::<Result<_, _>>()?
+    };
+    #[cfg(not(all(feature = "rayon", any(unix, windows))))]
+    let parsed: Vec<Vec<T>> = groups.chunks(CHUNK).map(read).collect::<Result<_, _>>()?;
+    Ok(parsed.into_iter().flatten().collect())
+}
+
+/// Reads `buf.len()` bytes of `file` at `at`: a positional read (no shared cursor, so
+/// threads read one file at once) on Unix and Windows.
+pub(super) fn read_at(file: &File, path: &Path, at: u64, buf: &mut [u8]) -> Result<(), Error> {
+    #[cfg(unix)]
+    let read = {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(buf, at)
+    };
+    #[cfg(windows)]
+    let read = {
+        use std::os::windows::fs::FileExt;
+        let mut done = 0;
+        loop {
+            let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) else {
+                break Ok(());
+            };
+            match file.seek_read(rest, at + done as u64) {
+                Ok(0) => break Err(std::io::ErrorKind::UnexpectedEof.into()),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        }
+    };
+    #[cfg(not(any(unix, windows)))]
+    let read = {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = file;
+        f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(buf))
+    };
+    read.map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GAP, MAX_READ, read_spans};
+
+    /// A file of `n` bytes, byte `i` being `i % 251`.
+    fn file(n: usize) -> (tempfile::TempDir, std::path::PathBuf, std::fs::File) {
+        let dir = tempfile::tempdir().expect("a folder");
+        let path = dir.path().join("values.bin");
+        let bytes: Vec<u8> = (0..n).map(|i| u8::try_from(i % 251).unwrap_or(0)).collect();
+        std::fs::write(&path, bytes).expect("written");
+        let f = std::fs::File::open(&path).expect("opened");
+        (dir, path, f)
+    }
+
+    #[test]
+    fn every_span_gets_its_own_bytes_whatever_the_grouping() {
+        let n = 3 * usize::try_from(MAX_READ).expect("fits");
+        let (_dir, path, f) = file(n);
+        let gap = GAP;
+        // Adjacent, overlapping, an empty span, a gap of exactly GAP and one more
+        // (a new read), a span larger than MAX_READ, and the file's last byte.
+        let spans: Vec<(u64, u64)> = vec![
+            (0, 8),
+            (0, 16),
+            (8, 16),
+            (24, 0),
+            (24 + gap, 5),
+            (29 + 2 * gap + 1, 7),
+            (MAX_READ / 2, MAX_READ + 3),
+            (n as u64 - 1, 1),
+        ];
+        let got = read_spans(&f, &path, &spans, |i, b| Ok((i, b.to_vec()))).expect("read");
+        assert_eq!(got.len(), spans.len());
+        for ((i, bytes), (k, &(at, len))) in got.into_iter().zip(spans.iter().enumerate()) {
+            assert_eq!(i, k, "in order");
+            let expected: Vec<u8> = (at..at + len)
+                .map(|j| u8::try_from(j % 251).unwrap_or(0))
+                .collect();
+            assert_eq!(bytes, expected, "span {k} at {at}, {len} bytes");
+        }
+    }
+
+    #[test]
+    fn a_span_past_the_end_is_an_error_not_a_short_read() {
+        let (_dir, path, f) = file(100);
+        assert!(read_spans(&f, &path, &[(0, 10), (95, 10)], |_, b| Ok(b.len())).is_err());
+        assert!(read_spans(&f, &path, &[(u64::MAX, 2)], |_, b| Ok(b.len())).is_err());
+        // No spans: nothing read.
+        assert_eq!(
+            read_spans(&f, &path, &[], |_, b| Ok(b.len())).expect("nothing"),
+            Vec::<usize>::new()
+        );
+    }
+
+    #[test]
+    fn a_parse_error_is_returned() {
+        let (_dir, path, f) = file(100);
+        let failed = read_spans(&f, &path, &[(0, 4), (50, 4)], |i, _| {
+            if i == 1 {
+                Err(crate::Error::Core(ndd_core::Error::corrupt_data("bad")))
+            } else {
+                Ok(i)
+            }
+        });
+        assert!(failed.is_err());
+    }
+}
