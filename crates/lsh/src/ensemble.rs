@@ -327,7 +327,9 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
         self.docs.is_empty()
     }
 
-    /// The number of occupied size classes (partitions).
+    /// The number of size classes (partitions): those occupied, and those
+    /// [`bound_classes_by`](Self::bound_classes_by) imposed (the whole collection's,
+    /// for an ensemble over a part of it).
     ///
     /// # Example
     ///
@@ -344,7 +346,11 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// ```
     #[must_use]
     pub fn partitions(&self) -> usize {
-        self.classes.len()
+        let imposed_only = self
+            .imposed
+            .keys()
+            .filter(|c| !self.classes.contains_key(c));
+        self.classes.len() + imposed_only.count()
     }
 
     /// The set size a document was inserted with.
