@@ -843,13 +843,13 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
     }
 
     /// Walks the forest for the query `q` (its first `L` slots) gathering at least
-    /// `want` candidates for `k` results, each scored by `score(slot)` as it is met:
-    /// the forest's one search, whose [`ForestProbe::top`] is a query's answer.
+    /// `want` candidates for `k` results, each scored by `score(slot)` as it is met,
+    /// no shallower than depth `floor`: the forest's one search, whose
+    /// [`ForestProbe::top`] is a query's answer.
     fn walk(
         &self,
         q: &[u64],
-        k: usize,
-        want: usize,
+        (k, want, floor): (usize, usize, usize),
         mut score: impl FnMut(u32) -> f64,
     ) -> ForestProbe<K> {
         let m = self.params.depth();
@@ -938,7 +938,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
             return probe;
         }
         let mut d = m;
-        while d > 1 && probe.len() < want {
+        while d > floor.max(1) && probe.len() < want {
             d -= 1;
             // The work of depth d first: a depth over the bound is not taken.
             let mut work = 0usize;
@@ -1005,9 +1005,11 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         k: usize,
     ) -> Result<ForestProbe<K>, Error> {
         let q = self.checked_slots(signature)?;
-        Ok(self.walk(q, k, k.saturating_mul(self.oversample), |s| {
-            self.agreement(s, q)
-        }))
+        Ok(
+            self.walk(q, (k, k.saturating_mul(self.oversample), 1), |s| {
+                self.agreement(s, q)
+            }),
+        )
     }
 
     /// [`probe`](Self::probe) with each candidate scored by `score(key)`, a measure of
@@ -1037,9 +1039,55 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         mut score: F,
     ) -> Result<ForestProbe<K>, Error> {
         let q = self.checked_slots(signature)?;
-        Ok(self.walk(q, k, k.saturating_mul(self.oversample), |s| {
-            self.keys.key(s).map_or(f64::NAN, &mut score)
-        }))
+        Ok(
+            self.walk(q, (k, k.saturating_mul(self.oversample), 1), |s| {
+                self.keys.key(s).map_or(f64::NAN, &mut score)
+            }),
+        )
+    }
+
+    /// [`probe`](Self::probe) (`score` `None`: by the MinHash estimate) or
+    /// [`probe_verified`](Self::probe_verified) of this forest, holding documents
+    /// inserted after those of the forests `older` merges, for [`ForestProbe::merge`]
+    /// into it: the same `k` as `older`'s, and no walk below the depth `older` already
+    /// shows the whole search stops at (fewer candidates examined and scored; the merged
+    /// answer is the same).
+    ///
+    /// # Errors
+    ///
+    /// As [`candidates_into`](Self::candidates_into).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let (mut old, mut new) = (LshForest::new(ForestParams::new(1, 3)?), LshForest::new(ForestParams::new(1, 3)?));
+    /// old.insert(0, &PlainSlots::new(s, vec![1, 2, 3])?)?;
+    /// new.insert(1, &PlainSlots::new(s, vec![1, 2, 9])?)?;
+    /// let q = PlainSlots::new(s, vec![1, 2, 3])?;
+    /// let mut probe = old.probe(&q, 1)?;
+    /// let next = new.probe_after(&q, &probe, None::<fn(&u32) -> f64>)?;
+    /// probe.merge(next)?;
+    /// assert_eq!(probe.top(), vec![(0, 1.0)]);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn probe_after<S: SlotSignature, F: FnMut(&K) -> f64>(
+        &self,
+        signature: &S,
+        older: &ForestProbe<K>,
+        score: Option<F>,
+    ) -> Result<ForestProbe<K>, Error> {
+        let q = self.checked_slots(signature)?;
+        let k = older.k();
+        let shape = (k, k.saturating_mul(self.oversample), older.floor());
+        Ok(match score {
+            Some(mut score) => {
+                self.walk(q, shape, |s| self.keys.key(s).map_or(f64::NAN, &mut score))
+            }
+            None => self.walk(q, shape, |s| self.agreement(s, q)),
+        })
     }
 
     /// The query's first `trees × depth` slots, after the checks of a query.
@@ -1091,7 +1139,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         out: &mut Vec<K>,
     ) -> Result<(), Error> {
         let q = self.checked_slots(signature)?;
-        out.extend(self.walk(q, 0, min_candidates, |_| 0.0).candidates());
+        out.extend(self.walk(q, (0, min_candidates, 1), |_| 0.0).candidates());
         Ok(())
     }
 

@@ -103,18 +103,21 @@ pub(crate) type SetOf<'s> = dyn Fn(u32) -> &'s [u64] + 's;
 
 /// The probe of `forest` (all of a top-`k` search's forest, or one segment's) for
 /// `query`: its candidates scored by their exact Jaccard similarity to the query's set
-/// when `sets` gives the indexed sets, else by the forest's MinHash estimate.
+/// when `sets` gives the indexed sets, else by the forest's MinHash estimate. After
+/// `older`, the merged probe of forests over earlier documents, when given
+/// ([`LshForest::probe_after`]).
 pub(crate) fn probe_forest(
     forest: &LshForest<u32>,
     query: &Query,
     k: usize,
     sets: Option<&SetOf<'_>>,
+    older: Option<&ForestProbe<u32>>,
 ) -> Result<ForestProbe<u32>, Error> {
-    Ok(match sets {
-        Some(set_of) => forest.probe_verified(&query.sig, k, |&doc| {
-            ndd_core::jaccard(&query.set, set_of(doc))
-        })?,
-        None => forest.probe(&query.sig, k)?,
+    let exact = sets.map(|set_of| move |&doc: &u32| ndd_core::jaccard(&query.set, set_of(doc)));
+    Ok(match (older, exact) {
+        (Some(older), exact) => forest.probe_after(&query.sig, older, exact)?,
+        (None, Some(exact)) => forest.probe_verified(&query.sig, k, exact)?,
+        (None, None) => forest.probe(&query.sig, k)?,
     })
 }
 
@@ -356,7 +359,7 @@ impl<'a> NeighbourSearch<'a> {
         let index = self.index;
         let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
         let exact = self.exact_scores();
-        let probe = probe_forest(&self.forest, &query, k, exact.then_some(&set_of))?;
+        let probe = probe_forest(&self.forest, &query, k, exact.then_some(&set_of), None)?;
         Ok(top_k_answer(probe, exact, num_perm(self.index)))
     }
 
@@ -383,7 +386,7 @@ impl<'a> NeighbourSearch<'a> {
     pub fn top_k_estimated(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
         let query = Query::estimated(self.index, text);
-        let probe = probe_forest(&self.forest, &query, k, None)?;
+        let probe = probe_forest(&self.forest, &query, k, None, None)?;
         Ok(top_k_answer(probe, false, num_perm(self.index)))
     }
 

@@ -225,6 +225,16 @@ impl<K> ForestProbe<K> {
         Ok(())
     }
 
+    /// The shallowest depth a later part needs to walk: the whole search stops there
+    /// or deeper (the full depth when it is truncated).
+    pub(super) fn floor(&self) -> usize {
+        if self.truncated() {
+            self.depth
+        } else {
+            self.depth - self.work.len()
+        }
+    }
+
     /// Whether some tree holds more than the work bound's documents equal to the query
     /// over the full depth (then the oldest of each tree's are the candidates).
     fn truncated(&self) -> bool {

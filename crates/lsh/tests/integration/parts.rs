@@ -74,7 +74,14 @@ fn forest_parts_merged_answer_as_the_whole_forest() {
                     for f in &forests[1..] {
                         probe.merge(f.probe(q, k).unwrap()).unwrap();
                     }
+                    // Later parts walking no deeper than the older ones show.
+                    let mut after = forests[0].probe(q, k).unwrap();
+                    for f in &forests[1..] {
+                        let next = f.probe_after(q, &after, None::<fn(&usize) -> f64>).unwrap();
+                        after.merge(next).unwrap();
+                    }
                     let by_parts = probe.clone().top();
+                    assert_eq!(after.top(), by_parts);
                     let expected = whole.query(q, k).unwrap();
                     let expected: Vec<(usize, f64)> =
                         expected.iter().map(|(d, e)| (*d, e.value())).collect();
@@ -119,8 +126,14 @@ fn forest_probe_with_a_caller_measure_merges_as_the_whole() {
         for f in &forests[1..] {
             probe.merge(f.probe_verified(q, 4, score).unwrap()).unwrap();
         }
+        let mut after = forests[0].probe_verified(q, 4, score).unwrap();
+        for f in &forests[1..] {
+            let next = f.probe_after(q, &after, Some(score)).unwrap();
+            after.merge(next).unwrap();
+        }
         let expected = whole.query_verified(q, 4, score).unwrap();
         assert!(!expected.is_empty());
+        assert_eq!(after.top(), expected);
         assert_eq!(probe.top(), expected);
     }
 }

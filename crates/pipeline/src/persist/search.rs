@@ -13,7 +13,9 @@
 use ndd_lsh::{EnsembleParams, ForestProbe, LshEnsemble, LshForestBuilder};
 
 use super::{SegmentedIndex, key, records::Part};
-use crate::query::{Query, check_k, containment_hits, probe_forest, sort_results, top_k_answer};
+use crate::query::{
+    Query, SetOf, check_k, containment_hits, probe_forest, sort_results, top_k_answer,
+};
 use crate::{
     ContainmentSearch, ContainmentSearchBuilder, Error, Neighbour, NeighbourSearch,
     NeighbourSearchBuilder,
@@ -133,7 +135,7 @@ impl SegmentedIndex {
             let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
             let newest = queries
                 .iter()
-                .map(|q| probe_forest(search.forest(), q, k, exact.then_some(&set_of)))
+                .map(|q| probe_forest(search.forest(), q, k, exact.then_some(&set_of), None))
                 .collect::<Result<Vec<ForestProbe<u32>>, Error>>()?;
             (queries, exact, newest)
         };
@@ -146,10 +148,14 @@ impl SegmentedIndex {
             }
             let set_of = |doc: u32| part_set(&part, doc);
             for (q, merged) in queries.iter().zip(&mut probes) {
-                let probe = probe_forest(&tree, q, k, exact.then_some(&set_of))?;
+                // Each segment walks no deeper than the older ones show the search stops.
+                let sets = exact.then_some(&set_of as &SetOf<'_>);
                 match merged {
-                    Some(m) => m.merge(probe)?,
-                    None => *merged = Some(probe),
+                    Some(m) => {
+                        let probe = probe_forest(&tree, q, k, sets, Some(m))?;
+                        m.merge(probe)?;
+                    }
+                    None => *merged = Some(probe_forest(&tree, q, k, sets, None)?),
                 }
             }
         }
@@ -241,9 +247,11 @@ impl SegmentedIndex {
             }
             (queries, exact, hits)
         };
+        // Tabulated once (the bands per size ratio), cloned per segment.
+        let empty = LshEnsemble::new(params);
         for (g, base) in self.index.committed_segments() {
             let part = self.index.read_part(g, base)?;
-            let mut ensemble = LshEnsemble::new(params);
+            let mut ensemble = empty.clone();
             for (&doc, sig) in part.lsh.signatures_iter() {
                 let size = sizes.get(doc as usize).copied().unwrap_or(0);
                 if size > 0 {
