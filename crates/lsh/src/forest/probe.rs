@@ -75,6 +75,8 @@ pub struct ForestProbe<K> {
     /// every tree summed; above `cap` for the depth the walk stopped at when it went
     /// over), for the depths walked.
     work: Vec<usize>,
+    /// `found[d]`: the candidates first met at depth `d` (kept or compacted away).
+    found: Vec<usize>,
     candidates: Vec<Candidate<K>>,
 }
 
@@ -90,12 +92,14 @@ impl<K> ForestProbe<K> {
             full: vec![Vec::new(); trees],
             full_count: vec![0; trees],
             work: Vec::new(),
+            found: vec![0; depth + 1],
             candidates: Vec::new(),
         }
     }
 
     /// Records a candidate first met at `depth`.
     pub(super) fn push(&mut self, seq: u64, depth: usize, key: K, score: f64) {
+        self.found[depth.min(self.depth)] += 1;
         self.candidates.push(Candidate {
             order: (0, seq),
             depth,
@@ -120,7 +124,7 @@ impl<K> ForestProbe<K> {
 
     /// Candidates recorded so far.
     pub(super) fn len(&self) -> usize {
-        self.candidates.len()
+        self.found.iter().sum()
     }
 
     /// The number of results asked for, `k`.
@@ -212,6 +216,9 @@ impl<K> ForestProbe<K> {
         for (w, n) in self.work.iter_mut().zip(&newer.work) {
             *w = w.saturating_add(*n);
         }
+        for (f, n) in self.found.iter_mut().zip(&newer.found) {
+            *f += n;
+        }
         self.candidates
             .extend(newer.candidates.into_iter().map(|mut c| {
                 c.order.0 += shift;
@@ -235,6 +242,56 @@ impl<K> ForestProbe<K> {
         }
     }
 
+    /// Drops the candidates [`top`](Self::top) cannot return, whatever is merged
+    /// later: below the full depth, each depth keeps only its `k` best scores (ties:
+    /// the older), NaN scores dropped; the full-depth matches are all kept (the
+    /// per-tree cap may take them). The counts stay, so merging and `top` answer as
+    /// before; [`candidates`](Self::candidates) afterwards lists only what is kept.
+    /// Memory per probe: `k` candidates per depth plus the full-depth matches, however
+    /// many the forest's depth held (for a batch of queries searched part by part).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut f = LshForest::new(ForestParams::new(1, 2)?);
+    /// for (i, v) in [[1, 5], [1, 6], [1, 7], [2, 2]].iter().enumerate() {
+    ///     f.insert(i, &PlainSlots::new(s, v.to_vec())?)?;
+    /// }
+    /// let q = PlainSlots::new(s, vec![1, 2])?;
+    /// let mut probe = f.probe_verified(&q, 1, |&i| i as f64)?; // depth 1: 0, 1, 2
+    /// let top = probe.clone().top();
+    /// probe.compact();
+    /// assert_eq!(probe.keys().count(), 1);
+    /// assert_eq!(probe.top(), top);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn compact(&mut self) {
+        let (k, full) = (self.k, self.depth);
+        self.candidates.sort_unstable_by(|a, b| {
+            b.depth
+                .cmp(&a.depth)
+                .then(b.score.total_cmp(&a.score))
+                .then(a.order.cmp(&b.order))
+        });
+        let mut at = (usize::MAX, 0usize);
+        self.candidates.retain(|c| {
+            if c.depth >= full {
+                return true;
+            }
+            if c.score.is_nan() {
+                return false;
+            }
+            if at.0 != c.depth {
+                at = (c.depth, 0);
+            }
+            at.1 += 1;
+            at.1 <= k
+        });
+    }
+
     /// Whether some tree holds more than the work bound's documents equal to the query
     /// over the full depth (then the oldest of each tree's are the candidates).
     fn truncated(&self) -> bool {
@@ -253,11 +310,9 @@ impl<K> ForestProbe<K> {
                 .collect()
         } else {
             // found[d]: candidates met at depth d or deeper.
-            let mut found = vec![0usize; self.depth + 2];
-            for c in &self.candidates {
-                found[c.depth.min(self.depth)] += 1;
-            }
-            for d in (0..=self.depth).rev() {
+            let mut found = self.found.clone();
+            found.push(0);
+            for d in (0..self.depth).rev() {
                 found[d] += found[d + 1];
             }
             let mut d = self.depth;

@@ -80,8 +80,19 @@ fn forest_parts_merged_answer_as_the_whole_forest() {
                         let next = f.probe_after(q, &after, None::<fn(&usize) -> f64>).unwrap();
                         after.merge(next).unwrap();
                     }
+                    // Compacted after every merge: the same answer.
+                    let mut compact = forests[0].probe(q, k).unwrap();
+                    compact.compact();
+                    for f in &forests[1..] {
+                        let next = f
+                            .probe_after(q, &compact, None::<fn(&usize) -> f64>)
+                            .unwrap();
+                        compact.merge(next).unwrap();
+                        compact.compact();
+                    }
                     let by_parts = probe.clone().top();
                     assert_eq!(after.top(), by_parts);
+                    assert_eq!(compact.top(), by_parts);
                     let expected = whole.query(q, k).unwrap();
                     let expected: Vec<(usize, f64)> =
                         expected.iter().map(|(d, e)| (*d, e.value())).collect();
@@ -133,6 +144,9 @@ fn forest_probe_with_a_caller_measure_merges_as_the_whole() {
         }
         let expected = whole.query_verified(q, 4, score).unwrap();
         assert!(!expected.is_empty());
+        let mut compact = after.clone();
+        compact.compact();
+        assert_eq!(compact.top(), expected);
         assert_eq!(after.top(), expected);
         assert_eq!(probe.top(), expected);
     }

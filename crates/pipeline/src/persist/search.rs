@@ -135,7 +135,12 @@ impl SegmentedIndex {
             let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
             let newest = queries
                 .iter()
-                .map(|q| probe_forest(search.forest(), q, k, exact.then_some(&set_of), None))
+                .map(|q| {
+                    let mut probe =
+                        probe_forest(search.forest(), q, k, exact.then_some(&set_of), None)?;
+                    probe.compact();
+                    Ok(probe)
+                })
                 .collect::<Result<Vec<ForestProbe<u32>>, Error>>()?;
             (queries, exact, newest)
         };
@@ -150,12 +155,18 @@ impl SegmentedIndex {
             for (q, merged) in queries.iter().zip(&mut probes) {
                 // Each segment walks no deeper than the older ones show the search stops.
                 let sets = exact.then_some(&set_of as &SetOf<'_>);
+                // Kept compact: what the answer can hold, not every candidate met.
                 match merged {
                     Some(m) => {
                         let probe = probe_forest(&tree, q, k, sets, Some(m))?;
                         m.merge(probe)?;
+                        m.compact();
                     }
-                    None => *merged = Some(probe_forest(&tree, q, k, sets, None)?),
+                    None => {
+                        let mut probe = probe_forest(&tree, q, k, sets, None)?;
+                        probe.compact();
+                        *merged = Some(probe);
+                    }
                 }
             }
         }
