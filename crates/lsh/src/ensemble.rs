@@ -520,14 +520,15 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// let mut long = short.clone();
     /// long[8..].fill(99); // agrees with `short` on 8 of 16 slots
     /// let q = PlainSlots::new(s, short)?;
-    /// // The whole collection: sets of 20 and 31 elements (one size class).
+    /// // The whole collection: sets of 20 and 22 elements (one size class).
     /// let mut whole = LshEnsemble::new(EnsembleParams::new(0.8, 16)?);
     /// whole.insert("long", &PlainSlots::new(s, long.clone())?, 20)?;
-    /// whole.insert("big", &PlainSlots::new(s, (100..116).collect())?, 31)?;
+    /// whole.insert("big", &PlainSlots::new(s, (100..116).collect::<Vec<u64>>())?, 22)?;
     /// // A part holding "long" only, bounded by the whole collection's sizes.
     /// let mut part = LshEnsemble::new(EnsembleParams::new(0.8, 16)?);
     /// part.insert("long", &PlainSlots::new(s, long)?, 20)?;
-    /// part.bound_classes_by([20, 31]);
+    /// part.bound_classes_by([20, 22]);
+    /// assert_eq!(part.partitions(), 1);
     /// assert_eq!(part.query(&q, 10)?, whole.query(&q, 10)?);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
