@@ -161,16 +161,8 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         .map_err(index_error)?;
         let mut answers = answers.into_iter();
         let mut next = |_: &Document| Ok(answers.next().unwrap_or_default());
-        return finish(
-            a,
-            &targets,
-            &docs,
-            index.ids(),
-            &mut next,
-            &described,
-            index.len(),
-            started,
-        );
+        let summary = (described, index.len(), started);
+        return finish(a, &targets, &docs, index.ids(), &mut next, &summary);
     }
 
     let index = crate::memory::read_index(&a.index)?;
@@ -202,16 +194,8 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
             Search::Containment(s) => s.query(&q.text)?,
         })
     };
-    finish(
-        a,
-        &targets,
-        &docs,
-        index.ids(),
-        &mut next,
-        &described,
-        index.len(),
-        started,
-    )
+    let summary = (described, index.len(), started);
+    finish(a, &targets, &docs, index.ids(), &mut next, &summary)
 }
 
 /// Reads the queries.
@@ -233,17 +217,15 @@ fn read_queries(a: &QueryArgs, source: &Source) -> Result<Vec<Document>, CliErro
     Ok(queries.corpus.documents)
 }
 
-/// Writes each query's answer (`answer` of it, in order) and the summary line.
-#[allow(clippy::too_many_arguments)]
+/// Writes each query's answer (`answer` of it, in order) and the summary line: the
+/// search, the documents indexed and when the run started.
 fn finish(
     a: &QueryArgs,
     targets: &[files::Target],
     docs: &[Document],
     ids: &[String],
     answer: &mut dyn FnMut(&Document) -> Result<Vec<Neighbour>, CliError>,
-    described: &Described,
-    indexed: usize,
-    started: Instant,
+    (described, indexed, started): &(Described, usize, Instant),
 ) -> Result<(), CliError> {
     let mut write = |out: &mut dyn Write, name: &str| -> Result<usize, CliError> {
         let mut answered = 0usize;

@@ -76,7 +76,7 @@ impl SegmentedIndex {
     }
 
     /// The top `k` of each of `texts`, searched one committed segment at a time:
-    /// equal to [`NeighbourSearch::top_k`] over [`DedupIndex::load_dir`] (with the
+    /// equal to [`NeighbourSearch::top_k`] over [`DedupIndex::load_dir`](crate::DedupIndex::load_dir) (with the
     /// documents added since) built from the same `forest` settings. Memory: the
     /// resident part, one segment's signatures, sets and forest, and per query its
     /// signature, shingle set and at most about `max(k · candidates_per_result,
@@ -189,7 +189,7 @@ impl SegmentedIndex {
 
     /// The documents containing at least `threshold` of each of `texts`' shingles,
     /// searched one committed segment at a time: equal to [`ContainmentSearch::query`]
-    /// over [`DedupIndex::load_dir`] (with the documents added since) built with
+    /// over [`DedupIndex::load_dir`](crate::DedupIndex::load_dir) (with the documents added since) built with
     /// `params` and `threshold` ([`ContainmentSearchBuilder::into_params`]). Each
     /// segment's ensemble is bounded by the set sizes of every document sketched
     /// ([`LshEnsemble::bound_classes_by`](ndd_lsh::LshEnsemble::bound_classes_by)).

@@ -50,6 +50,13 @@ fn queries(docs: &[Document]) -> Vec<String> {
     q
 }
 
+/// The corpus and its queries.
+fn corpus_and_queries() -> (Vec<Document>, Vec<String>) {
+    let docs = corpus();
+    let q = queries(&docs);
+    (docs, q)
+}
+
 /// A folder of `dedup` holding `docs` in three segments; the whole load of it.
 fn folder(dedup: &Dedup, docs: &[Document]) -> (tempfile::TempDir, DedupIndex) {
     let dir = tempfile::tempdir().unwrap();
@@ -75,9 +82,8 @@ fn settings() -> [Dedup; 3] {
 
 #[test]
 fn top_k_by_segment_equals_the_whole_load() {
-    let docs = corpus();
-    let texts = queries(&docs);
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (docs, queries) = corpus_and_queries();
+    let texts: Vec<&str> = queries.iter().map(String::as_str).collect();
     let mut answered = 0;
     let mut hot = 0;
     for (i, dedup) in settings().into_iter().enumerate() {
@@ -129,9 +135,8 @@ fn top_k_by_segment_equals_the_whole_load() {
 
 #[test]
 fn containment_by_segment_equals_the_whole_load() {
-    let docs = corpus();
-    let texts = queries(&docs);
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (docs, queries) = corpus_and_queries();
+    let texts: Vec<&str> = queries.iter().map(String::as_str).collect();
     let mut hits = 0;
     for dedup in settings() {
         let (dir, whole) = folder(&dedup, &docs);
@@ -173,9 +178,8 @@ fn containment_by_segment_equals_the_whole_load() {
 /// whole load followed by the same `add` searches them.
 #[test]
 fn searches_by_segment_see_the_documents_added_since_the_save() {
-    let docs = corpus();
-    let texts = queries(&docs);
-    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (docs, queries) = corpus_and_queries();
+    let texts: Vec<&str> = queries.iter().map(String::as_str).collect();
     let n = docs.len();
     let (dir, mut whole) = folder(&Dedup::new(), &docs[..n - 100]);
     whole.add(&docs[n - 100..]).unwrap();
