@@ -4,7 +4,10 @@ use std::io::Write;
 use std::time::Instant;
 
 use ndd_pipeline::corpus::{ErrorPolicy, ReadOptions};
-use ndd_pipeline::{ContainmentSearch, Neighbour, NeighbourSearch};
+use ndd_pipeline::{
+    ContainmentSearch, ContainmentSearchBuilder, Document, EnsembleParams, LshForestBuilder,
+    Neighbour, NeighbourSearch, NeighbourSearchBuilder, SegmentedIndex,
+};
 
 use crate::args::{OnError, QueryArgs};
 use crate::error::CliError;
@@ -12,10 +15,82 @@ use crate::files::{self, Output};
 use crate::input::{self, Source};
 use crate::progress::Bars;
 
-/// The search a run does.
+/// The search a run does over an index file loaded whole.
 enum Search<'a> {
     TopK(NeighbourSearch<'a>, usize),
     Containment(ContainmentSearch<'a>),
+}
+
+/// The search a run does over a folder, one segment at a time.
+enum FolderSearch {
+    TopK(LshForestBuilder<u32>, usize),
+    Containment(EnsembleParams, f64),
+}
+
+/// What the summary line says of the search.
+enum Described {
+    TopK {
+        k: usize,
+        exact: bool,
+        trees: usize,
+        depth: usize,
+        per_result: usize,
+    },
+    Containment {
+        threshold: f64,
+        exact: bool,
+        partitions: usize,
+        fn_weight: f64,
+    },
+}
+
+impl Described {
+    fn top_k(s: &NeighbourSearch<'_>, k: usize) -> Self {
+        Described::TopK {
+            k,
+            exact: s.exact_scores(),
+            trees: s.forest().params().trees(),
+            depth: s.forest().params().depth(),
+            per_result: s.forest().candidates_per_result(),
+        }
+    }
+}
+
+/// The `--top-k` knobs on a builder of the search.
+fn top_k_settings<'a>(
+    b: Result<NeighbourSearchBuilder<'a>, ndd_pipeline::Error>,
+    a: &QueryArgs,
+) -> Result<NeighbourSearchBuilder<'a>, CliError> {
+    Ok(
+        b.map_err(|e| CliError::Input(format!("{}: {e}", a.index.display())))?
+            .shape(a.trees, a.depth)
+            .map_err(|e| crate::error::usage_of("--trees/--depth", e))?
+            .candidates_per_result(a.candidates_per_result)
+            .max_examined(a.max_examined),
+    )
+}
+
+/// The `--containment` knobs on a builder of the search.
+fn containment_settings<'a>(
+    mut b: ContainmentSearchBuilder<'a>,
+    a: &QueryArgs,
+) -> Result<ContainmentSearchBuilder<'a>, CliError> {
+    if let Some(n) = a.partitions_per_doubling {
+        b = b
+            .partitions_per_doubling(n)
+            .map_err(|e| crate::error::usage_of("--partitions-per-doubling", e))?;
+    }
+    if let Some(r) = a.max_rows {
+        b = b
+            .max_rows(r)
+            .map_err(|e| crate::error::usage_of("--max-rows", e))?;
+    }
+    if let Some(w) = a.fn_weight {
+        b = b
+            .false_negative_weight(w)
+            .map_err(|e| crate::error::usage_of("--fn-weight", e))?;
+    }
+    Ok(b)
 }
 
 /// Runs `ndd query`.
@@ -37,45 +112,94 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         false,
         &[],
     )?;
-
-    let index = crate::memory::read_index(&a.index)?;
-    let index_error =
-        |e: ndd_pipeline::Error| CliError::Input(format!("{}: {e}", a.index.display()));
-    let search = match (a.top_k, a.containment) {
-        (Some(k), _) => {
-            let k = usize::try_from(k).map_err(|_| usage("--top-k is too large".into()))?;
-            let search = NeighbourSearch::builder(&index)
-                .map_err(index_error)?
-                .shape(a.trees, a.depth)
-                .map_err(|e| crate::error::usage_of("--trees/--depth", e))?
-                .candidates_per_result(a.candidates_per_result)
-                .max_examined(a.max_examined)
-                .build()?;
-            Search::TopK(search, k)
-        }
-        (None, Some(t)) => {
-            let mut b = ContainmentSearch::builder(&index, t)
-                .map_err(|e| crate::error::usage_of("--containment", e))?;
-            if let Some(n) = a.partitions_per_doubling {
-                b = b
-                    .partitions_per_doubling(n)
-                    .map_err(|e| crate::error::usage_of("--partitions-per-doubling", e))?;
-            }
-            if let Some(r) = a.max_rows {
-                b = b
-                    .max_rows(r)
-                    .map_err(|e| crate::error::usage_of("--max-rows", e))?;
-            }
-            if let Some(w) = a.fn_weight {
-                b = b
-                    .false_negative_weight(w)
-                    .map_err(|e| crate::error::usage_of("--fn-weight", e))?;
-            }
-            Search::Containment(b.build().map_err(index_error)?)
-        }
+    let k = match (a.top_k, a.containment) {
+        (Some(k), _) => Some(usize::try_from(k).map_err(|_| usage("--top-k is too large".into()))?),
+        (None, Some(_)) => None,
         (None, None) => return Err(usage("give --top-k K or --containment T".into())),
     };
+    let index_error =
+        |e: ndd_pipeline::Error| CliError::Input(format!("{}: {e}", a.index.display()));
+    if a.index.is_dir() {
+        // A folder: one segment at a time, the answers of the whole load.
+        let mut index = SegmentedIndex::open(&a.index).map_err(index_error)?;
+        // The settings, checked and described through the search over the documents in
+        // memory (none but what a segment holds).
+        let (described, search) = match k {
+            Some(k) => {
+                let described =
+                    Described::top_k(&top_k_settings(index.neighbour_search(), a)?.build()?, k);
+                let forest = top_k_settings(index.neighbour_search(), a)?.forest_builder();
+                (described, FolderSearch::TopK(forest, k))
+            }
+            None => {
+                let configured = || -> Result<ContainmentSearchBuilder<'_>, CliError> {
+                    let t = a.containment.unwrap_or(1.0);
+                    let b = index
+                        .containment_search(t)
+                        .map_err(|e| crate::error::usage_of("--containment", e))?;
+                    containment_settings(b, a)
+                };
+                let s = configured()?.build().map_err(index_error)?;
+                let (params, threshold) = configured()?.into_params();
+                let described = Described::Containment {
+                    threshold: s.threshold(),
+                    exact: s.exact_scores(),
+                    partitions: index.containment_partitions(params),
+                    fn_weight: s.ensemble().params().weights().1,
+                };
+                (described, FolderSearch::Containment(params, threshold))
+            }
+        };
+        let docs = read_queries(a, &source)?;
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+        let answers = match search {
+            FolderSearch::TopK(forest, k) => index.top_k(&forest, &texts, k),
+            FolderSearch::Containment(params, threshold) => {
+                index.containment(params, threshold, &texts)
+            }
+        }
+        .map_err(index_error)?;
+        let mut answers = answers.into_iter();
+        let mut next = |_: &Document| Ok(answers.next().unwrap_or_default());
+        let summary = (described, index.len(), started);
+        return finish(a, &targets, &docs, index.ids(), &mut next, &summary);
+    }
 
+    let index = crate::memory::read_index(&a.index)?;
+    let search = match k {
+        Some(k) => Search::TopK(
+            top_k_settings(NeighbourSearch::builder(&index), a)?.build()?,
+            k,
+        ),
+        None => {
+            let t = a.containment.unwrap_or(1.0);
+            let b = ContainmentSearch::builder(&index, t)
+                .map_err(|e| crate::error::usage_of("--containment", e))?;
+            Search::Containment(containment_settings(b, a)?.build().map_err(index_error)?)
+        }
+    };
+    let described = match &search {
+        Search::TopK(s, k) => Described::top_k(s, *k),
+        Search::Containment(s) => Described::Containment {
+            threshold: s.threshold(),
+            exact: s.exact_scores(),
+            partitions: s.ensemble().partitions(),
+            fn_weight: s.ensemble().params().weights().1,
+        },
+    };
+    let docs = read_queries(a, &source)?;
+    let mut next = |q: &Document| -> Result<Vec<Neighbour>, CliError> {
+        Ok(match &search {
+            Search::TopK(s, k) => s.top_k(&q.text, *k)?,
+            Search::Containment(s) => s.query(&q.text)?,
+        })
+    };
+    let summary = (described, index.len(), started);
+    finish(a, &targets, &docs, index.ids(), &mut next, &summary)
+}
+
+/// Reads the queries.
+fn read_queries(a: &QueryArgs, source: &Source) -> Result<Vec<Document>, CliError> {
     // The queries.
     let options = ReadOptions::default()
         .with_id_field(a.id_field.clone())
@@ -88,18 +212,25 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
             OnError::Stop => ErrorPolicy::Stop,
         });
     let bars = Bars::new(true);
-    let queries = input::read(&source, &options, &bars, false)?;
+    let queries = input::read(source, &options, &bars, false)?;
     crate::skipped::report_problems(&queries.corpus.problems, queries.corpus.problems.len());
-    let docs = &queries.corpus.documents;
+    Ok(queries.corpus.documents)
+}
 
-    let ids = index.ids();
-    let write = |out: &mut dyn Write, name: &str| -> Result<usize, CliError> {
+/// Writes each query's answer (`answer` of it, in order) and the summary line: the
+/// search, the documents indexed and when the run started.
+fn finish(
+    a: &QueryArgs,
+    targets: &[files::Target],
+    docs: &[Document],
+    ids: &[String],
+    answer: &mut dyn FnMut(&Document) -> Result<Vec<Neighbour>, CliError>,
+    (described, indexed, started): &(Described, usize, Instant),
+) -> Result<(), CliError> {
+    let mut write = |out: &mut dyn Write, name: &str| -> Result<usize, CliError> {
         let mut answered = 0usize;
         for q in docs {
-            let found: Vec<Neighbour> = match &search {
-                Search::TopK(s, k) => s.top_k(&q.text, *k)?,
-                Search::Containment(s) => s.query(&q.text)?,
-            };
+            let found: Vec<Neighbour> = answer(q)?;
             answered += usize::from(!found.is_empty());
             let neighbours = found
                 .iter()
@@ -141,37 +272,42 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         }
     };
     if !a.quiet {
-        let what = match &search {
-            Search::TopK(s, k) if s.exact_scores() => format!(
-                "top {k} by exact Jaccard (LSH Forest, {} trees x {}, {} candidates per result \
-                 re-ranked by the index's shingle sets)",
-                s.forest().params().trees(),
-                s.forest().params().depth(),
-                s.forest().candidates_per_result()
+        let what = match *described {
+            Described::TopK {
+                k,
+                exact: true,
+                trees,
+                depth,
+                per_result,
+            } => format!(
+                "top {k} by exact Jaccard (LSH Forest, {trees} trees x {depth}, {per_result} \
+                 candidates per result re-ranked by the index's shingle sets)"
             ),
-            Search::TopK(s, k) => format!(
-                "top {k} by estimated Jaccard (LSH Forest, {} trees x {}; the index keeps no \
-                 shingle sets, so scores are MinHash estimates with their std_error)",
-                s.forest().params().trees(),
-                s.forest().params().depth()
+            Described::TopK {
+                k, trees, depth, ..
+            } => format!(
+                "top {k} by estimated Jaccard (LSH Forest, {trees} trees x {depth}; the index \
+                 keeps no shingle sets, so scores are MinHash estimates with their std_error)"
             ),
-            Search::Containment(s) => format!(
-                "containment >= {}, {} (LSH Ensemble, {} partitions, false-negative weight {})",
-                s.threshold(),
-                if s.exact_scores() {
+            Described::Containment {
+                threshold,
+                exact,
+                partitions,
+                fn_weight,
+            } => format!(
+                "containment >= {threshold}, {} (LSH Ensemble, {partitions} partitions, \
+                 false-negative weight {fn_weight})",
+                if exact {
                     "exact from the index's shingle sets"
                 } else {
                     "estimated (the index keeps no shingle sets; each score has its std_error)"
                 },
-                s.ensemble().partitions(),
-                s.ensemble().params().weights().1
             ),
         };
         eprintln!(
-            "queries: {} read, {answered} with results; {what}; index {} ({} documents); {:.2?}",
+            "queries: {} read, {answered} with results; {what}; index {} ({indexed} documents); {:.2?}",
             docs.len(),
             a.index.display(),
-            index.len(),
             started.elapsed()
         );
     }

@@ -112,6 +112,8 @@ pub struct LshEnsemble<K> {
     classes: BTreeMap<u32, SizeClass<K>>,
     docs: AHashMap<K, Doc>,
     next_seq: u64,
+    /// Per size class, the largest set imposed by [`bound_classes_by`](Self::bound_classes_by).
+    imposed: BTreeMap<u32, u64>,
 }
 
 impl<K> fmt::Debug for LshEnsemble<K> {
@@ -211,6 +213,7 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
             classes: BTreeMap::new(),
             docs: AHashMap::new(),
             next_seq: 0,
+            imposed: BTreeMap::new(),
         }
     }
 
@@ -324,7 +327,9 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
         self.docs.is_empty()
     }
 
-    /// The number of occupied size classes (partitions).
+    /// The number of size classes (partitions): those occupied, and those
+    /// [`bound_classes_by`](Self::bound_classes_by) imposed (the whole collection's,
+    /// for an ensemble over a part of it).
     ///
     /// # Example
     ///
@@ -341,7 +346,11 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
     /// ```
     #[must_use]
     pub fn partitions(&self) -> usize {
-        self.classes.len()
+        let imposed_only = self
+            .imposed
+            .keys()
+            .filter(|c| !self.classes.contains_key(c));
+        self.classes.len() + imposed_only.count()
     }
 
     /// The set size a document was inserted with.
@@ -492,6 +501,51 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
         true
     }
 
+    /// Treats each size class as holding a set as large as the largest of `sizes` that
+    /// falls in it (when its own members are smaller): the bands a query uses in a
+    /// class are then those an ensemble over all of `sizes` would use. For an ensemble
+    /// over one part of a collection (a segment of a saved index, read one at a time):
+    /// given the set sizes of the whole collection, the parts' candidates together are
+    /// exactly the whole ensemble's. Cost: one pass over `sizes`, one map entry per
+    /// size class met. A setting of the process, not saved by
+    /// [`to_bytes`](Self::to_bytes); calling it again adds to the bounds.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{EnsembleParams, LshEnsemble, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let short: Vec<u64> = (0..16).collect();
+    /// let mut long = short.clone();
+    /// long[8..].fill(99); // agrees with `short` on 8 of 16 slots
+    /// let q = PlainSlots::new(s, short)?;
+    /// // The whole collection: sets of 20 and 22 elements (one size class).
+    /// let mut whole = LshEnsemble::new(EnsembleParams::new(0.8, 16)?);
+    /// whole.insert("long", &PlainSlots::new(s, long.clone())?, 20)?;
+    /// whole.insert("big", &PlainSlots::new(s, (100..116).collect::<Vec<u64>>())?, 22)?;
+    /// // A part holding "long" only, bounded by the whole collection's sizes.
+    /// let mut part = LshEnsemble::new(EnsembleParams::new(0.8, 16)?);
+    /// part.insert("long", &PlainSlots::new(s, long)?, 20)?;
+    /// part.bound_classes_by([20, 22]);
+    /// assert_eq!(part.partitions(), 1);
+    /// assert_eq!(part.query(&q, 10)?, whole.query(&q, 10)?);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn bound_classes_by<I: IntoIterator<Item = u64>>(&mut self, sizes: I) {
+        let per_doubling = self.params.classes_per_doubling();
+        for size in sizes {
+            if size == 0 {
+                continue;
+            }
+            let largest = self
+                .imposed
+                .entry(class_of(size, per_doubling))
+                .or_insert(0);
+            *largest = (*largest).max(size);
+        }
+    }
+
     /// Appends to `out` the candidates whose containment of the query (a set of
     /// `size` elements with this signature) may reach the threshold: class by class
     /// (smallest sets first), the documents sharing a band with the query among the
@@ -532,10 +586,11 @@ impl<K: Clone + Eq + Hash> LshEnsemble<K> {
             signature.scheme(),
             signature.slots()[..self.params.num_slots()].to_vec(),
         )?;
-        for class in self.classes.values() {
-            let Some(largest) = class.sizes.keys().next_back().copied() else {
+        for (c, class) in &self.classes {
+            let Some(own) = class.sizes.keys().next_back().copied() else {
                 continue;
             };
+            let largest = self.imposed.get(c).map_or(own, |&u| u.max(own));
             let Some(lp) = self.bands_rows(size, largest) else {
                 continue;
             };

@@ -13,6 +13,9 @@ use crate::params::{check_shape, check_slots_read};
 use crate::table::MAX_DOCS;
 
 mod bytes;
+mod probe;
+
+pub use probe::ForestProbe;
 
 /// Inserts kept aside (scanned by every query) before they are merged into the sorted
 /// trees: at least this many, or `√n` for `n` indexed documents.
@@ -839,31 +842,23 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         true
     }
 
-    /// The slots of the candidates for the query `q` (its first `L` slots), at least
-    /// `want` of them when the forest has them within the work bound; sorted by
-    /// insertion number.
-    /// The query's slots after the checks of a top-`k` query, and the candidate slots
-    /// it gathers for `k` results (none for `k = 0`).
-    fn top_k_candidates<'s, S: SlotSignature>(
+    /// Walks the forest for the query `q` (its first `L` slots) gathering at least
+    /// `want` candidates for `k` results, each scored by `score(slot)` as it is met,
+    /// no shallower than depth `floor`: the forest's one search, whose
+    /// [`ForestProbe::top`] is a query's answer.
+    fn walk(
         &self,
-        signature: &'s S,
-        k: usize,
-    ) -> Result<(&'s [u64], Vec<u32>), Error> {
-        self.check_signature(signature)?;
-        if k == 0 {
-            return Ok((&[], Vec::new()));
-        }
-        let q = &signature.slots()[..self.params.slots_used()];
-        Ok((
-            q,
-            self.candidate_slots(q, k.saturating_mul(self.oversample)),
-        ))
-    }
-
-    fn candidate_slots(&self, q: &[u64], want: usize) -> Vec<u32> {
+        q: &[u64],
+        (k, want, floor): (usize, usize, usize),
+        mut score: impl FnMut(u32) -> f64,
+    ) -> ForestProbe<K> {
         let m = self.params.depth();
         let trees = self.params.trees();
         let cap = self.max_examined;
+        let mut probe = ForestProbe::new(k, want, cap, trees, m);
+        if want == 0 {
+            return probe;
+        }
         let lcp = |slot: u32, t: usize| -> usize {
             common_prefix(self.tree_key(slot, t), &q[t * m..(t + 1) * m])
         };
@@ -897,90 +892,216 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         let np = self.pending.len();
 
         let mut seen = AHashSet::<u32>::default();
-        let mut found: Vec<u32> = Vec::new();
-        // Depth m: the equal entries, oldest first, at most `cap` per tree.
+        let mut add = |probe: &mut ForestProbe<K>, slot: u32, depth: usize| {
+            if seen.insert(slot) {
+                if let Some(key) = self.keys.key(slot) {
+                    probe.push(self.seq[slot as usize], depth, key.clone(), score(slot));
+                }
+            }
+        };
+        // Depth m: the equal entries, oldest first (merged before pending), at most
+        // `cap` per tree.
         let mut truncated = false;
         for (t, c) in cursors.iter_mut().enumerate() {
             let tree = &self.trees[t];
             let mut taken = 0;
+            let mut over = false;
             while c.hi < tree.len() && entry_lcp(tree, c.hi, t) >= m {
                 if taken == cap {
-                    truncated = true;
+                    over = true;
                     break;
                 }
-                if seen.insert(tree.slots[c.hi]) {
-                    found.push(tree.slots[c.hi]);
-                }
+                let s = tree.slots[c.hi];
+                probe.push_full(t, Some(self.seq[s as usize]));
+                add(&mut probe, s, m);
                 c.hi += 1;
                 taken += 1;
             }
-            for (p, &d) in self.pending.iter().enumerate() {
-                if pending_lcp[t * np + p] >= m {
-                    if taken == cap {
-                        truncated = true;
-                        break;
-                    }
-                    if seen.insert(d) {
-                        found.push(d);
-                    }
-                    taken += 1;
+            for (p, &s) in self.pending.iter().enumerate() {
+                if over || pending_lcp[t * np + p] < m {
+                    continue;
                 }
+                if taken == cap {
+                    over = true;
+                    break;
+                }
+                probe.push_full(t, Some(self.seq[s as usize]));
+                add(&mut probe, s, m);
+                taken += 1;
+            }
+            if over {
+                probe.push_full(t, None);
+                truncated = true;
             }
         }
-        if !truncated {
-            let mut d = m;
-            while d > 1 && found.len() < want {
-                d -= 1;
-                let before = found.len();
-                let mut work = 0usize;
-                let mut over = false;
-                'trees: for (t, c) in cursors.iter_mut().enumerate() {
-                    let tree = &self.trees[t];
-                    while c.hi < tree.len() && entry_lcp(tree, c.hi, t) >= d {
-                        c.hi += 1;
-                    }
-                    while c.lo > 0 && entry_lcp(tree, c.lo - 1, t) >= d {
-                        c.lo -= 1;
-                    }
-                    work += c.hi - c.lo;
-                    work += pending_lcp[t * np..(t + 1) * np]
-                        .iter()
-                        .filter(|&&x| x >= d)
-                        .count();
-                    if work > cap {
-                        over = true;
-                        break 'trees;
-                    }
-                    for &s in &tree.slots[c.lo..c.hi] {
-                        if seen.insert(s) {
-                            found.push(s);
-                        }
-                    }
-                    for (p, &s) in self.pending.iter().enumerate() {
-                        if pending_lcp[t * np + p] >= d && seen.insert(s) {
-                            found.push(s);
-                        }
-                    }
+        if truncated {
+            return probe;
+        }
+        let mut d = m;
+        while d > floor.max(1) && probe.len() < want {
+            d -= 1;
+            // The work of depth d first: a depth over the bound is not taken.
+            let mut work = 0usize;
+            for (t, c) in cursors.iter_mut().enumerate() {
+                let tree = &self.trees[t];
+                while c.hi < tree.len() && entry_lcp(tree, c.hi, t) >= d {
+                    c.hi += 1;
                 }
-                if over {
-                    // Keep the deeper depth's set.
-                    found.truncate(before);
+                while c.lo > 0 && entry_lcp(tree, c.lo - 1, t) >= d {
+                    c.lo -= 1;
+                }
+                work += c.hi - c.lo;
+                work += pending_lcp[t * np..(t + 1) * np]
+                    .iter()
+                    .filter(|&&x| x >= d)
+                    .count();
+                if work > cap {
                     break;
                 }
             }
+            probe.push_work(work);
+            if work > cap {
+                // Keep the deeper depth's set.
+                break;
+            }
+            for (t, c) in cursors.iter().enumerate() {
+                for &s in &self.trees[t].slots[c.lo..c.hi] {
+                    add(&mut probe, s, d);
+                }
+                for (p, &s) in self.pending.iter().enumerate() {
+                    if pending_lcp[t * np + p] >= d {
+                        add(&mut probe, s, d);
+                    }
+                }
+            }
         }
-        found.sort_unstable_by_key(|&s| self.seq[s as usize]);
-        found
+        probe
     }
 
-    /// The agreement of the stored slots with the query's: the MinHash estimate over
-    /// `trees × depth` slots, with its binomial standard error.
-    fn estimate(&self, slot: u32, q: &[u64]) -> Estimate {
+    /// What this forest holds for a top-`k` query by the MinHash estimate over the
+    /// stored `trees × depth` slots (see [`ForestProbe`]): [`query`](Self::query) is
+    /// its [`top`](ForestProbe::top); the probes of forests over consecutive parts of a
+    /// collection, merged, answer as one forest over the whole.
+    ///
+    /// # Errors
+    ///
+    /// As [`candidates_into`](Self::candidates_into).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut f = LshForest::new(ForestParams::new(2, 2)?);
+    /// f.insert(1u32, &PlainSlots::new(s, vec![1, 2, 3, 4])?)?;
+    /// let q = PlainSlots::new(s, vec![1, 2, 3, 9])?;
+    /// assert_eq!(f.probe(&q, 1)?.top(), vec![(1, 0.75)]);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn probe<S: SlotSignature>(
+        &self,
+        signature: &S,
+        k: usize,
+    ) -> Result<ForestProbe<K>, Error> {
+        let q = self.checked_slots(signature)?;
+        Ok(
+            self.walk(q, (k, k.saturating_mul(self.oversample), 1), |s| {
+                self.agreement(s, q)
+            }),
+        )
+    }
+
+    /// [`probe`](Self::probe) with each candidate scored by `score(key)`, a measure of
+    /// the caller's ([`query_verified`](Self::query_verified) is its
+    /// [`top`](ForestProbe::top)).
+    ///
+    /// # Errors
+    ///
+    /// As [`candidates_into`](Self::candidates_into).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let mut f = LshForest::new(ForestParams::new(1, 1)?);
+    /// f.insert("a", &PlainSlots::new(s, vec![0])?)?;
+    /// let probe = f.probe_verified(&PlainSlots::new(s, vec![0])?, 1, |k| k.len() as f64)?;
+    /// assert_eq!(probe.top(), vec![("a", 1.0)]);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn probe_verified<S: SlotSignature, F: FnMut(&K) -> f64>(
+        &self,
+        signature: &S,
+        k: usize,
+        mut score: F,
+    ) -> Result<ForestProbe<K>, Error> {
+        let q = self.checked_slots(signature)?;
+        Ok(
+            self.walk(q, (k, k.saturating_mul(self.oversample), 1), |s| {
+                self.keys.key(s).map_or(f64::NAN, &mut score)
+            }),
+        )
+    }
+
+    /// [`probe`](Self::probe) (`score` `None`: by the MinHash estimate) or
+    /// [`probe_verified`](Self::probe_verified) of this forest, holding documents
+    /// inserted after those of the forests `older` merges, for [`ForestProbe::merge`]
+    /// into it: the same `k` as `older`'s, and no walk below the depth `older` already
+    /// shows the whole search stops at (fewer candidates examined and scored; the merged
+    /// answer is the same).
+    ///
+    /// # Errors
+    ///
+    /// As [`candidates_into`](Self::candidates_into).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
+    /// let s = SchemeId::new("d").finish();
+    /// let (mut old, mut new) = (LshForest::new(ForestParams::new(1, 3)?), LshForest::new(ForestParams::new(1, 3)?));
+    /// old.insert(0, &PlainSlots::new(s, vec![1, 2, 3])?)?;
+    /// new.insert(1, &PlainSlots::new(s, vec![1, 2, 9])?)?;
+    /// let q = PlainSlots::new(s, vec![1, 2, 3])?;
+    /// let mut probe = old.probe(&q, 1)?;
+    /// let next = new.probe_after(&q, &probe, None::<fn(&u32) -> f64>)?;
+    /// probe.merge(next)?;
+    /// assert_eq!(probe.top(), vec![(0, 1.0)]);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn probe_after<S: SlotSignature, F: FnMut(&K) -> f64>(
+        &self,
+        signature: &S,
+        older: &ForestProbe<K>,
+        score: Option<F>,
+    ) -> Result<ForestProbe<K>, Error> {
+        let q = self.checked_slots(signature)?;
+        let k = older.k();
+        let shape = (k, k.saturating_mul(self.oversample), older.floor());
+        Ok(match score {
+            Some(mut score) => {
+                self.walk(q, shape, |s| self.keys.key(s).map_or(f64::NAN, &mut score))
+            }
+            None => self.walk(q, shape, |s| self.agreement(s, q)),
+        })
+    }
+
+    /// The query's first `trees × depth` slots, after the checks of a query.
+    fn checked_slots<'s, S: SlotSignature>(&self, signature: &'s S) -> Result<&'s [u64], Error> {
+        self.check_signature(signature)?;
+        Ok(&signature.slots()[..self.params.slots_used()])
+    }
+
+    /// The fraction of the stored slots equal to the query's: the MinHash estimate
+    /// over `trees × depth` slots.
+    fn agreement(&self, slot: u32, q: &[u64]) -> f64 {
         let row = self.row(slot);
-        let l = row.len() as f64;
         let agree = row.iter().zip(q).filter(|(a, b)| a == b).count() as f64;
-        let p = agree / l;
-        Estimate::new(p, (p * (1.0 - p) / l).sqrt()).unwrap_or(Estimate::exact(p))
+        agree / row.len() as f64
     }
 
     /// Appends to `out` the keys of the candidates a query gathers (see the type's
@@ -1017,13 +1138,8 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         min_candidates: usize,
         out: &mut Vec<K>,
     ) -> Result<(), Error> {
-        self.check_signature(signature)?;
-        let q = &signature.slots()[..self.params.slots_used()];
-        for s in self.candidate_slots(q, min_candidates) {
-            if let Some(k) = self.keys.key(s) {
-                out.push(k.clone());
-            }
-        }
+        let q = self.checked_slots(signature)?;
+        out.extend(self.walk(q, (0, min_candidates, 1), |_| 0.0).candidates());
         Ok(())
     }
 
@@ -1055,17 +1171,16 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         signature: &S,
         k: usize,
     ) -> Result<Vec<(K, Estimate)>, Error> {
-        let (q, candidates) = self.top_k_candidates(signature, k)?;
-        let mut scored: Vec<(u32, Estimate)> = candidates
+        let l = self.params.slots_used() as f64;
+        Ok(self
+            .probe(signature, k)?
+            .top()
             .into_iter()
-            .map(|s| (s, self.estimate(s, q)))
-            .collect();
-        // Candidates come oldest first; a stable sort keeps that order among ties.
-        scored.sort_by(|a, b| b.1.value().total_cmp(&a.1.value()));
-        scored.truncate(k);
-        Ok(scored
-            .into_iter()
-            .filter_map(|(s, e)| self.keys.key(s).map(|k| (k.clone(), e)))
+            .map(|(key, p)| {
+                // Its binomial standard error.
+                let e = Estimate::new(p, (p * (1.0 - p) / l).sqrt());
+                (key, e.unwrap_or(Estimate::exact(p)))
+            })
             .collect())
     }
 
@@ -1099,18 +1214,9 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         &self,
         signature: &S,
         k: usize,
-        mut score: F,
+        score: F,
     ) -> Result<Vec<(K, f64)>, Error> {
-        let (_, candidates) = self.top_k_candidates(signature, k)?;
-        let mut scored: Vec<(K, f64)> = candidates
-            .into_iter()
-            .filter_map(|s| self.keys.key(s))
-            .map(|key| (key.clone(), score(key)))
-            .filter(|(_, v)| !v.is_nan())
-            .collect();
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        scored.truncate(k);
-        Ok(scored)
+        Ok(self.probe_verified(signature, k, score)?.top())
     }
 
     /// Bytes used, by part (see [`ForestMemory`]).

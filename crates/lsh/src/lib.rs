@@ -129,8 +129,8 @@ pub use bloom::{LshBloom, MAX_BLOOM_BITS, MAX_BLOOM_HASHES};
 pub use ensemble::{EnsembleMemory, EnsembleParams, LshEnsemble};
 pub use flat::FlatLshIndex;
 pub use forest::{
-    DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, LshForest,
-    LshForestBuilder,
+    DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, ForestProbe,
+    LshForest, LshForestBuilder,
 };
 pub use index::{LshIndex, LshIndexBuilder, MemoryReport, ScanCuts};
 pub use ndd_core::{

@@ -106,7 +106,10 @@ pub use method::{
     MinHashConfig, MinHashWeighting, Shingles, SimHashConfig, SimWeighting,
 };
 #[cfg(feature = "minhash")]
-pub use ndd_lsh::{DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, MAX_BLOOM_BITS};
+pub use ndd_lsh::{
+    DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, EnsembleParams, LshForestBuilder,
+    MAX_BLOOM_BITS,
+};
 #[cfg(feature = "minhash")]
 pub use outofcore::{
     DEFAULT_MEMORY_BUDGET, MIN_MEMORY_BUDGET, OutOfCore, OutOfCoreOutcome, StageRun,

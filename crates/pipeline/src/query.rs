@@ -8,7 +8,9 @@
 //! index's exact pass are not in its LSH index, so a query finds the first copy only.
 
 use ndd_core::{DocSketcher, DynFeatureExtractor, Signature};
-use ndd_lsh::{EnsembleParams, ForestParams, LshEnsemble, LshForest, LshForestBuilder};
+use ndd_lsh::{
+    EnsembleParams, ForestParams, ForestProbe, LshEnsemble, LshForest, LshForestBuilder,
+};
 use ndd_minhash::MinHashSignature;
 
 use crate::{DedupIndex, Error};
@@ -62,6 +64,128 @@ fn query_set(index: &DedupIndex, text: &str) -> Vec<u64> {
     features
 }
 
+/// A query text as the searches read it: its signature and its sorted distinct
+/// shingles, both by the index's hasher.
+pub(crate) struct Query {
+    pub(crate) sig: MinHashSignature,
+    pub(crate) set: Vec<u64>,
+}
+
+impl Query {
+    pub(crate) fn new(index: &DedupIndex, text: &str) -> Self {
+        Query {
+            sig: index.hasher().sketch(text),
+            set: query_set(index, text),
+        }
+    }
+
+    /// The query of a search by the estimate: its signature, no set (not read).
+    pub(crate) fn estimated(index: &DedupIndex, text: &str) -> Self {
+        Query {
+            sig: index.hasher().sketch(text),
+            set: Vec::new(),
+        }
+    }
+
+    /// The query of a containment search: `None` for a text without shingles (it
+    /// gives no result).
+    pub(crate) fn containment(index: &DedupIndex, text: &str) -> Option<Self> {
+        let set = query_set(index, text);
+        (!set.is_empty()).then(|| Query {
+            sig: index.hasher().sketch(text),
+            set,
+        })
+    }
+}
+
+/// The shingle set of an indexed document, by its key.
+pub(crate) type SetOf<'s> = dyn Fn(u32) -> &'s [u64] + 's;
+
+/// The probe of `forest` (all of a top-`k` search's forest, or one segment's) for
+/// `query`: its candidates scored by their exact Jaccard similarity to the query's set
+/// when `sets` gives the indexed sets, else by the forest's MinHash estimate. After
+/// `older`, the merged probe of forests over earlier documents, when given
+/// ([`LshForest::probe_after`]).
+pub(crate) fn probe_forest(
+    forest: &LshForest<u32>,
+    query: &Query,
+    k: usize,
+    sets: Option<&SetOf<'_>>,
+    older: Option<&ForestProbe<u32>>,
+) -> Result<ForestProbe<u32>, Error> {
+    let exact = sets.map(|set_of| move |&doc: &u32| ndd_core::jaccard(&query.set, set_of(doc)));
+    Ok(match (older, exact) {
+        (Some(older), exact) => forest.probe_after(&query.sig, older, exact)?,
+        (None, Some(exact)) => forest.probe_verified(&query.sig, k, exact)?,
+        (None, None) => forest.probe(&query.sig, k)?,
+    })
+}
+
+/// The answer of a top-`k` search from its (merged) probe: exact scores highest first,
+/// ties by document; estimates with their standard error from `num_perm` values.
+pub(crate) fn top_k_answer(
+    probe: ForestProbe<u32>,
+    exact: bool,
+    num_perm: usize,
+) -> Vec<Neighbour> {
+    let mut out: Vec<Neighbour> = probe
+        .top()
+        .into_iter()
+        .map(|(doc, score)| Neighbour {
+            doc: doc as usize,
+            score,
+            std_error: (!exact).then(|| jaccard_std_error(score, num_perm)),
+        })
+        .collect();
+    if exact {
+        sort_results(&mut out);
+    }
+    out
+}
+
+/// Appends to `out` the `candidates` of a containment search (all of its ensemble's,
+/// or one segment's) whose containment of `query` reaches `threshold`: exact from the
+/// indexed sets `sets` gives, else the MinHash estimate from the candidate's signature
+/// (`sig_of`) and set size (`sizes`), with its standard error from `num_perm` values.
+/// Unsorted.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn containment_hits<'s>(
+    candidates: Vec<u32>,
+    query: &Query,
+    threshold: f64,
+    sizes: &[u64],
+    num_perm: usize,
+    sets: Option<&SetOf<'_>>,
+    sig_of: &dyn Fn(u32) -> Option<&'s MinHashSignature>,
+    out: &mut Vec<Neighbour>,
+) -> Result<(), Error> {
+    let q = query.set.len() as u64;
+    for doc in candidates {
+        let (c, std_error) = match sets {
+            Some(set_of) => (ndd_core::containment(&query.set, set_of(doc)), None),
+            None => {
+                let Some(other) = sig_of(doc) else {
+                    continue;
+                };
+                let j = other.similarity(&query.sig)?.value();
+                let x = sizes.get(doc as usize).copied().unwrap_or(0);
+                (
+                    containment_estimate(j, q, x),
+                    Some(containment_std_error(j, q, x, num_perm)),
+                )
+            }
+        };
+        if c >= threshold {
+            out.push(Neighbour {
+                doc: doc as usize,
+                score: c,
+                std_error,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Whether `index` keeps every document's shingle set (exact scores possible).
 fn keeps_sets(index: &DedupIndex) -> bool {
     index.stored_set(0).is_some()
@@ -73,7 +197,7 @@ fn jaccard_std_error(j: f64, k: usize) -> f64 {
     (j * (1.0 - j) / k.max(1) as f64).max(0.0).sqrt()
 }
 
-fn check_k(k: usize) -> Result<(), Error> {
+pub(crate) fn check_k(k: usize) -> Result<(), Error> {
     if k == 0 {
         return Err(ndd_core::Error::invalid_parameter("k", "must be at least 1").into());
     }
@@ -231,16 +355,12 @@ impl<'a> NeighbourSearch<'a> {
     /// ```
     pub fn top_k(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
-        if self.exact_scores() {
-            let q = query_set(self.index, text);
-            let index = self.index;
-            let mut out = self.top_k_verified(text, k, |doc| {
-                ndd_core::jaccard(&q, index.stored_set(doc).unwrap_or(&[]))
-            })?;
-            sort_results(&mut out);
-            return Ok(out);
-        }
-        self.top_k_estimated(text, k)
+        let query = Query::new(self.index, text);
+        let index = self.index;
+        let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
+        let exact = self.exact_scores();
+        let probe = probe_forest(&self.forest, &query, k, exact.then_some(&set_of), None)?;
+        Ok(top_k_answer(probe, exact, num_perm(self.index)))
     }
 
     /// The `k` indexed documents with the highest MinHash estimate of the Jaccard
@@ -265,18 +385,9 @@ impl<'a> NeighbourSearch<'a> {
     /// ```
     pub fn top_k_estimated(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
-        let sig = self.index.hasher().sketch(text);
-        let slots = num_perm(self.index);
-        Ok(self
-            .forest
-            .query(&sig, k)?
-            .into_iter()
-            .map(|(doc, e)| Neighbour {
-                doc: doc as usize,
-                score: e.value(),
-                std_error: Some(jaccard_std_error(e.value(), slots)),
-            })
-            .collect())
+        let query = Query::estimated(self.index, text);
+        let probe = probe_forest(&self.forest, &query, k, None, None)?;
+        Ok(top_k_answer(probe, false, num_perm(self.index)))
     }
 
     /// Whether [`top_k`](Self::top_k) scores exactly: the index keeps every
@@ -530,10 +641,15 @@ impl<'a> ContainmentSearch<'a> {
         &self.ensemble
     }
 
+    /// Bounds the ensemble's size classes by the set sizes of a whole collection it
+    /// holds a part of ([`LshEnsemble::bound_classes_by`]).
+    pub(crate) fn bound_classes_by(&mut self, sizes: impl IntoIterator<Item = u64>) {
+        self.ensemble.bound_classes_by(sizes);
+    }
+
     /// The query's signature and shingle set (`None`: the text has no shingle).
-    fn prepare(&self, text: &str) -> Option<(MinHashSignature, Vec<u64>)> {
-        let set = query_set(self.index, text);
-        (!set.is_empty()).then(|| (self.index.hasher().sketch(text), set))
+    fn prepare(&self, text: &str) -> Option<Query> {
+        Query::containment(self.index, text)
     }
 
     /// Whether [`query`](Self::query) scores exactly: the index keeps every
@@ -578,37 +694,23 @@ impl<'a> ContainmentSearch<'a> {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn query(&self, text: &str) -> Result<Vec<Neighbour>, Error> {
-        let Some((sig, set)) = self.prepare(text) else {
+        let Some(query) = self.prepare(text) else {
             return Ok(Vec::new());
         };
-        let q = set.len() as u64;
         let sizes = self.index.set_sizes().ok_or(Error::MissingSetSizes)?;
-        let exact = self.exact_scores();
-        let slots = num_perm(self.index);
+        let index = self.index;
+        let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
         let mut out = Vec::new();
-        for doc in self.ensemble.query(&sig, q)? {
-            let (c, std_error) = match self.index.stored_set(doc as usize) {
-                Some(x) if exact => (ndd_core::containment(&set, x), None),
-                _ => {
-                    let Some(other) = self.index.lsh().signature(&doc) else {
-                        continue;
-                    };
-                    let j = other.similarity(&sig)?.value();
-                    let x = sizes.get(doc as usize).copied().unwrap_or(0);
-                    (
-                        containment_estimate(j, q, x),
-                        Some(containment_std_error(j, q, x, slots)),
-                    )
-                }
-            };
-            if c >= self.threshold {
-                out.push(Neighbour {
-                    doc: doc as usize,
-                    score: c,
-                    std_error,
-                });
-            }
-        }
+        containment_hits(
+            self.ensemble.query(&query.sig, query.set.len() as u64)?,
+            &query,
+            self.threshold,
+            sizes,
+            num_perm(self.index),
+            self.exact_scores().then_some(&set_of),
+            &|doc| index.lsh().signature(&doc),
+            &mut out,
+        )?;
         sort_results(&mut out);
         Ok(out)
     }
@@ -646,12 +748,12 @@ impl<'a> ContainmentSearch<'a> {
         text: &str,
         mut containment: F,
     ) -> Result<Vec<Neighbour>, Error> {
-        let Some((sig, set)) = self.prepare(text) else {
+        let Some(query) = self.prepare(text) else {
             return Ok(Vec::new());
         };
         let mut out: Vec<Neighbour> = self
             .ensemble
-            .query(&sig, set.len() as u64)?
+            .query(&query.sig, query.set.len() as u64)?
             .into_iter()
             .map(|doc| Neighbour {
                 doc: doc as usize,
@@ -670,7 +772,7 @@ impl<'a> ContainmentSearch<'a> {
 const ENSEMBLE_MAX_THRESHOLD: f64 = 0.999;
 
 /// Highest score first, ties by document position (stable output).
-fn sort_results(out: &mut [Neighbour]) {
+pub(crate) fn sort_results(out: &mut [Neighbour]) {
     out.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)));
 }
 
@@ -835,10 +937,26 @@ impl<'a> NeighbourSearchBuilder<'a> {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn build(self) -> Result<NeighbourSearch<'a>, Error> {
-        let builder = LshForest::builder(self.params)
+        let index = self.index;
+        NeighbourSearch::with_builder(index, self.forest_builder())
+    }
+
+    /// The forest's configuration, for a search that builds its forests itself
+    /// ([`SegmentedIndex::top_k`](crate::SegmentedIndex::top_k), one per segment).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, DedupIndex, NeighbourSearch};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// let forest = NeighbourSearch::builder(&index)?.max_examined(7).forest_builder().build();
+    /// assert_eq!(forest.max_examined(), 7);
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    pub fn forest_builder(self) -> LshForestBuilder<u32> {
+        LshForest::builder(self.params)
             .candidates_per_result(self.candidates_per_result)
-            .max_examined(self.max_examined);
-        NeighbourSearch::with_builder(self.index, builder)
+            .max_examined(self.max_examined)
     }
 }
 
@@ -975,5 +1093,24 @@ impl<'a> ContainmentSearchBuilder<'a> {
     /// ```
     pub fn build(self) -> Result<ContainmentSearch<'a>, Error> {
         ContainmentSearch::with_params(self.index, self.params)?.with_threshold(self.threshold)
+    }
+
+    /// The ensemble's parameters and the containment a result reaches, for a search
+    /// that builds its ensembles itself
+    /// ([`SegmentedIndex::containment`](crate::SegmentedIndex::containment), one per
+    /// segment).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{ContainmentSearch, Dedup, DedupIndex};
+    /// let index = DedupIndex::new(&Dedup::new())?;
+    /// let (params, threshold) = ContainmentSearch::builder(&index, 1.0)?.into_params();
+    /// assert_eq!((params.threshold(), threshold), (0.999, 1.0));
+    /// # Ok::<(), near_dup::pipeline::Error>(())
+    /// ```
+    #[must_use]
+    pub fn into_params(self) -> (EnsembleParams, f64) {
+        (self.params, self.threshold)
     }
 }

@@ -16,6 +16,7 @@ mod linkage;
 mod messages;
 mod out_of_core;
 mod query;
+mod query_folder;
 mod quiet;
 mod readme;
 mod reliability;

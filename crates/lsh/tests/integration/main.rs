@@ -14,6 +14,7 @@ mod hostile;
 mod index_bytes;
 mod model;
 mod params;
+mod parts;
 mod query_index_bytes;
 #[cfg(feature = "serde")]
 mod serde_query_indexes;

@@ -17,6 +17,7 @@ use crate::sketching::{Head, Sketching, corrupt, read_nfkc};
 use crate::{Dedup, Document, Error, ExactPass, GroupMethod, Plan, Verifier};
 
 mod records;
+mod search;
 mod segmented;
 mod segments;
 

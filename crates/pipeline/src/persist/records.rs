@@ -263,6 +263,13 @@ impl DedupIndex {
             return Err(corrupt("the sketched documents do not fit the count"));
         }
         let is_sketched = |i: usize| sketched[i / 8] & (1 << (i % 8)) != 0;
+        if let ReadInto::Resident(unsketched) = &mut to {
+            unsketched.extend(
+                (0..count)
+                    .filter(|&i| !is_sketched(i))
+                    .map(|i| key(from + i)),
+            );
+        }
         let m = usize::try_from(r.u64()?).map_err(|_| corrupt("digest count"))?;
         if m > count {
             return Err(corrupt("more digests than documents"));
@@ -302,7 +309,7 @@ impl DedupIndex {
         }
         let (lsh, store) = match &mut to {
             ReadInto::Whole => (Some(&mut self.lsh), self.sets.as_mut()),
-            ReadInto::Resident => (None, self.sets.as_mut()),
+            ReadInto::Resident(_) => (None, self.sets.as_mut()),
             ReadInto::Part(part) => (Some(&mut part.lsh), part.sets.as_mut()),
         };
         let scheme = self.sketching.hasher.scheme();
@@ -381,8 +388,9 @@ pub(super) enum ReadInto<'p> {
     Whole,
     /// Ids, labels, digests and set sizes into the index, the sets and signatures
     /// checked for their shape only (an empty set per document): the part of a
-    /// segmented index that stays in memory.
-    Resident,
+    /// segmented index that stays in memory; the documents not sketched (not in the
+    /// LSH index) appended to the vector.
+    Resident(&'p mut Vec<u32>),
     /// The signatures (sketched from the sets) and the sets into `part`, nothing into
     /// the index: one segment's candidate structure, for as long as a batch is checked
     /// against it.

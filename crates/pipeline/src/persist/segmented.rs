@@ -72,7 +72,9 @@ use crate::{Dedup, Document, Error, Progress};
 pub struct SegmentedIndex {
     /// The resident part: every document's id, label, digest and set size; the
     /// candidate structure of the documents added since the last save only.
-    index: DedupIndex,
+    pub(super) index: DedupIndex,
+    /// The documents not sketched (exact copies left out of the LSH index), ascending.
+    pub(super) unsketched: Vec<u32>,
 }
 
 impl SegmentedIndex {
@@ -93,9 +95,9 @@ impl SegmentedIndex {
     /// assert!(near_dup::pipeline::SegmentedIndex::open(missing).is_err());
     /// ```
     pub fn open(dir: &Path) -> Result<Self, Error> {
-        Ok(SegmentedIndex {
-            index: DedupIndex::read_dir(dir, true)?,
-        })
+        let mut unsketched = Vec::new();
+        let index = DedupIndex::read_dir(dir, Some(&mut unsketched))?;
+        Ok(SegmentedIndex { index, unsketched })
     }
 
     /// Checks `docs` against everything indexed and against each other, then adds
@@ -152,7 +154,15 @@ impl SegmentedIndex {
         docs: &[Document],
         progress: &dyn Progress,
     ) -> Result<Outcome, Error> {
-        self.index.add_batch(docs, progress, true)
+        let before = self.index.len();
+        let outcome = self.index.add_batch(docs, progress, true)?;
+        let lsh = &self.index.lsh;
+        self.unsketched.extend(
+            (before..self.index.len())
+                .map(key)
+                .filter(|k| !lsh.contains_key(k)),
+        );
+        Ok(outcome)
     }
 
     /// Appends the documents added since the folder was opened or last saved as one

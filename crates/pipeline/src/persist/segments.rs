@@ -389,13 +389,13 @@ impl DedupIndex {
     /// assert!(near_dup::pipeline::DedupIndex::load_dir(missing).is_err());
     /// ```
     pub fn load_dir(dir: &Path) -> Result<Self, Error> {
-        Self::read_dir(dir, false)
+        Self::read_dir(dir, None)
     }
 
-    /// Reads the folder `dir`: every segment whole, or `resident`, only what a
+    /// Reads the folder `dir`: every segment whole, or, given `resident`, only what a
     /// [`SegmentedIndex`](crate::SegmentedIndex) keeps in memory (ids, labels,
-    /// digests, set sizes).
-    pub(super) fn read_dir(dir: &Path, resident: bool) -> Result<Self, Error> {
+    /// digests, set sizes; the documents not sketched appended to `resident`).
+    pub(super) fn read_dir(dir: &Path, mut resident: Option<&mut Vec<u32>>) -> Result<Self, Error> {
         let resolved = fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
         let manifest = current_manifest(&resolved)?.ok_or_else(|| {
             Error::io(
@@ -406,10 +406,9 @@ impl DedupIndex {
         let mut ix = from_settings(&manifest.settings)?;
         for (i, s) in manifest.segments.iter().enumerate() {
             let bytes = read_segment(&resolved, s)?;
-            let to = if resident {
-                ReadInto::Resident
-            } else {
-                ReadInto::Whole
+            let to = match resident.as_deref_mut() {
+                Some(unsketched) => ReadInto::Resident(unsketched),
+                None => ReadInto::Whole,
             };
             let before = ix.ids.len();
             ix.apply_segment(&bytes, i as u64 + 1, to)?;

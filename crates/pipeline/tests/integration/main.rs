@@ -16,6 +16,7 @@ mod out_of_core;
 mod persist;
 #[cfg(feature = "minhash")]
 mod query;
+mod segmented_query;
 #[cfg(all(
     feature = "minhash",
     feature = "simhash",
