@@ -140,4 +140,4 @@ pub use ndd_core::{
 };
 pub use params::{DEFAULT_MIN_RECALL, LshParams, MAX_BANDED_SLOTS, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;
-pub use sorted::{SortedBand, SortedBandJoin};
+pub use sorted::{BandSorter, SortedBand, SortedBandJoin};

@@ -16,19 +16,17 @@ const ALONE: u32 = u32::MAX;
 ///
 /// Per document a 4-byte position (most documents are alone in their bucket: the
 /// position says so), and per document that shares its bucket 8 bytes more (its number
-/// and where its bucket starts). Made by [`sort`](Self::sort), one band at a time, so
-/// that a caller may sort the bands in parallel and hand them to
+/// and where its bucket starts). Made by [`sort`](Self::sort) or a [`BandSorter`], one
+/// band at a time, so that a caller may sort the bands in parallel and hand them to
 /// [`SortedBandJoin::from_bands`].
 ///
 /// # Example
 ///
 /// ```
 /// use near_dup::lsh::SortedBand;
-/// // Two bands of four documents, keys document by document: band 0 puts 0, 1 and 3
-/// // in one bucket, band 1 puts no two documents together.
-/// let keys = [7, 1, 7, 2, 5, 3, 7, 4];
-/// assert_eq!(SortedBand::sort(&keys, 2, 0)?.shared(), 3);
-/// assert_eq!(SortedBand::sort(&keys, 2, 1)?.shared(), 0);
+/// // One band's keys of four documents: 0, 1 and 3 share a bucket.
+/// let band = SortedBand::sort(&[7, 7, 5, 7])?;
+/// assert_eq!((band.documents(), band.shared()), (4, 3));
 /// # Ok::<(), near_dup::Error>(())
 /// ```
 #[derive(Clone, Debug, Default)]
@@ -44,99 +42,22 @@ pub struct SortedBand {
 }
 
 impl SortedBand {
-    /// Band `band` of the band keys `keys`, written document by document (`bands`
-    /// keys per document: key `band` of document `d` is `keys[d·bands + band]`, as
-    /// [`LshParams::band_keys_into`] appends them), sorted into buckets.
-    ///
-    /// Time: a counting pass and a scatter over the high bits of the keys (band keys
-    /// are hashes), then a sort of each part of a few keys; memory while it runs: 16
-    /// bytes per document besides what it keeps.
+    /// The band whose key of document `d` is `column[d]`, sorted into buckets (with a
+    /// new [`BandSorter`]; one kept from band to band spares its scratch memory).
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`] when `bands` is 0, `band` is not below it or
-    /// `keys.len()` is not a multiple of it; [`Error::InvalidInput`] when the keys are
-    /// of more than 3·2³⁰ documents.
+    /// As [`BandSorter::sort`].
     ///
     /// # Example
     ///
     /// ```
     /// use near_dup::lsh::SortedBand;
-    /// assert!(SortedBand::sort(&[1, 2, 3], 2, 0).is_err()); // not whole documents
-    /// assert!(SortedBand::sort(&[1, 2], 2, 2).is_err()); // no band 2
-    /// assert_eq!(SortedBand::sort(&[1, 2, 1, 2], 2, 1)?.documents(), 2);
+    /// assert_eq!(SortedBand::sort(&[4, 4, 5])?.shared(), 2);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
-    pub fn sort(keys: &[u64], bands: usize, band: usize) -> Result<SortedBand, Error> {
-        if bands == 0 || band >= bands || keys.len() % bands != 0 {
-            return Err(Error::invalid_parameter(
-                "band",
-                format!(
-                    "band {band} of {bands} over {} keys: bands must be at least 1, the \
-                     band below them and the keys whole documents",
-                    keys.len()
-                ),
-            ));
-        }
-        let n = keys.len() / bands;
-        if n > MAX_DOCS {
-            return Err(Error::invalid_input(format!(
-                "a sorted band join holds at most {MAX_DOCS} documents"
-            )));
-        }
-        let column = || keys.iter().skip(band).step_by(bands).copied();
-        // Parts of about two keys by the high bits of the key: counted, then the
-        // (key, document) pairs scattered into their parts in document order.
-        let bits = partition_bits(n);
-        let part = |key: u64| -> usize {
-            if bits == 0 {
-                0
-            } else {
-                usize::try_from(key >> (64 - bits)).unwrap_or(0)
-            }
-        };
-        let mut offsets = vec![0usize; (1 << bits) + 1];
-        for key in column() {
-            offsets[part(key) + 1] += 1;
-        }
-        for p in 1..offsets.len() {
-            offsets[p] += offsets[p - 1];
-        }
-        let mut fill = offsets.clone();
-        let mut sorted = vec![(0u64, 0u32); n];
-        for (doc, key) in (0u32..).zip(column()) {
-            let at = &mut fill[part(key)];
-            sorted[*at] = (key, doc);
-            *at += 1;
-        }
-        for p in offsets.windows(2) {
-            if p[1] - p[0] > 1 {
-                sorted[p[0]..p[1]].sort_unstable();
-            }
-        }
-        drop(fill);
-        drop(offsets);
-        // Equal keys are now side by side (one part each), their documents ascending.
-        let mut out = SortedBand {
-            pos: vec![ALONE; n],
-            members: Vec::new(),
-            starts: Vec::new(),
-        };
-        for bucket in sorted.chunk_by(|a, b| a.0 == b.0) {
-            if bucket.len() < 2 {
-                continue;
-            }
-            // Positions are below `n` ≤ MAX_DOCS < u32::MAX (checked above).
-            let start = u32::try_from(out.members.len()).unwrap_or(ALONE);
-            for &(_, doc) in bucket {
-                out.pos[doc as usize] = u32::try_from(out.members.len()).unwrap_or(ALONE);
-                out.members.push(doc);
-                out.starts.push(start);
-            }
-        }
-        out.members.shrink_to_fit();
-        out.starts.shrink_to_fit();
-        Ok(out)
+    pub fn sort(column: &[u64]) -> Result<SortedBand, Error> {
+        BandSorter::new().sort(column)
     }
 
     /// The number of documents of the band.
@@ -144,7 +65,7 @@ impl SortedBand {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(near_dup::lsh::SortedBand::sort(&[4, 4, 5], 1, 0)?.documents(), 3);
+    /// assert_eq!(near_dup::lsh::SortedBand::sort(&[4, 4, 5])?.documents(), 3);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
@@ -157,7 +78,7 @@ impl SortedBand {
     /// # Example
     ///
     /// ```
-    /// assert_eq!(near_dup::lsh::SortedBand::sort(&[4, 4, 5], 1, 0)?.shared(), 2);
+    /// assert_eq!(near_dup::lsh::SortedBand::sort(&[4, 4, 5])?.shared(), 2);
     /// # Ok::<(), near_dup::Error>(())
     /// ```
     #[must_use]
@@ -171,25 +92,144 @@ impl SortedBand {
     }
 
     /// The members of `doc`'s bucket before it that a read bounded by `scan` reads
-    /// (the newest `scan`), oldest first, and whether the bound cut the read.
+    /// (the newest `scan`), oldest first.
     #[inline]
-    fn before(&self, doc: usize, scan: usize) -> (&[u32], bool) {
+    fn before(&self, doc: usize, scan: usize) -> &[u32] {
         match self.pos.get(doc) {
             Some(&p) if p != ALONE => {
                 let p = p as usize;
                 let start = self.starts[p] as usize;
                 let read = ScanCuts::read_range(p - start, scan);
-                (&self.members[start + read.start..p], read.start > 0)
+                &self.members[start + read.start..p]
             }
-            _ => (&[], false),
+            _ => &[],
         }
     }
 }
 
-/// The high bits [`SortedBand::sort`] parts `n` keys by: parts of about two keys, at
-/// most 2²⁰ parts (8 MiB of counts).
+/// Sorts bands into [`SortedBand`]s, keeping its scratch memory (16 bytes per document
+/// and 8 per part, freed when it is dropped) from one band to the next.
+///
+/// A band's keys are parted by their high bits (band keys are hashes): counted, then
+/// the `(key, document)` pairs scattered into their parts in document order, and the
+/// few parts of two or more keys sorted. Each pass reads or writes memory in order but
+/// the scatter, whose writes land in one of about `2n` parts.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::lsh::BandSorter;
+/// let mut sorter = BandSorter::new();
+/// let bands = [sorter.sort(&[1, 2, 1])?, sorter.sort(&[3, 3, 3])?];
+/// assert_eq!((bands[0].shared(), bands[1].shared()), (2, 3));
+/// # Ok::<(), near_dup::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct BandSorter {
+    entries: Vec<(u64, u32)>,
+    offsets: Vec<u32>,
+}
+
+impl BandSorter {
+    /// A sorter with no scratch memory yet.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut sorter = near_dup::lsh::BandSorter::new();
+    /// assert_eq!(sorter.sort(&[])?.documents(), 0);
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The band whose key of document `d` is `column[d]`, sorted into buckets.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidInput`] when the column is of more than 3·2³⁰ documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut sorter = near_dup::lsh::BandSorter::new();
+    /// let band = sorter.sort(&[9, 8, 9, 8, 7])?;
+    /// assert_eq!((band.documents(), band.shared()), (5, 4));
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn sort(&mut self, column: &[u64]) -> Result<SortedBand, Error> {
+        let n = column.len();
+        if n > MAX_DOCS {
+            return Err(Error::invalid_input(format!(
+                "a sorted band join holds at most {MAX_DOCS} documents"
+            )));
+        }
+        let bits = partition_bits(n);
+        let part = |key: u64| (key >> (64 - bits)) as usize;
+        // `offsets[p + 1]`: the keys of part `p`; then where part `p` starts; then,
+        // after the scatter, where it ends.
+        let offsets = &mut self.offsets;
+        offsets.clear();
+        offsets.resize((1 << bits) + 1, 0);
+        for &key in column {
+            offsets[part(key) + 1] += 1;
+        }
+        for p in 1..offsets.len() {
+            offsets[p] += offsets[p - 1];
+        }
+        let entries = &mut self.entries;
+        entries.clear();
+        entries.resize(n, (0, 0));
+        // Documents are below n ≤ MAX_DOCS < u32::MAX (checked above).
+        for (doc, &key) in (0u32..).zip(column) {
+            let at = &mut offsets[part(key)];
+            entries[*at as usize] = (key, doc);
+            *at += 1;
+        }
+        let mut out = SortedBand {
+            pos: vec![ALONE; n],
+            members: Vec::new(),
+            starts: Vec::new(),
+        };
+        let mut lo = 0;
+        for &end in &offsets[..1 << bits] {
+            let hi = end as usize;
+            if hi - lo > 1 {
+                let part = &mut entries[lo..hi];
+                if part.len() == 2 {
+                    if part[0] > part[1] {
+                        part.swap(0, 1);
+                    }
+                } else {
+                    part.sort_unstable();
+                }
+                // Equal keys are now side by side, their documents ascending.
+                for bucket in part.chunk_by(|a, b| a.0 == b.0) {
+                    if bucket.len() < 2 {
+                        continue;
+                    }
+                    let start = u32::try_from(out.members.len()).unwrap_or(ALONE);
+                    for &(_, doc) in bucket {
+                        out.pos[doc as usize] = u32::try_from(out.members.len()).unwrap_or(ALONE);
+                        out.members.push(doc);
+                        out.starts.push(start);
+                    }
+                }
+            }
+            lo = hi;
+        }
+        out.members.shrink_to_fit();
+        out.starts.shrink_to_fit();
+        Ok(out)
+    }
+}
+
+/// The high bits [`BandSorter::sort`] parts `n` keys by: at least `2n` parts (most keys
+/// alone in theirs), at most 2²³ (32 MiB of offsets).
 fn partition_bits(n: usize) -> u32 {
-    (n / 2).max(1).ilog2().min(20)
+    (usize::BITS - n.leading_zeros()).clamp(1, 22) + 1
 }
 
 /// The candidates of a stream of documents numbered 0, 1, 2, … (each queried against
@@ -242,7 +282,8 @@ impl SortedBandJoin {
     ///
     /// # Errors
     ///
-    /// As [`SortedBand::sort`].
+    /// [`Error::InvalidParameter`] when `keys` are not whole documents; as
+    /// [`BandSorter::sort`] otherwise.
     ///
     /// # Example
     ///
@@ -263,15 +304,29 @@ impl SortedBandJoin {
         max_bucket_scan: Option<usize>,
     ) -> Result<SortedBandJoin, Error> {
         let b = params.bands();
-        let bands = (0..b)
-            .map(|band| SortedBand::sort(keys, b, band))
-            .collect::<Result<Vec<_>, _>>()?;
+        if keys.len() % b != 0 {
+            return Err(Error::invalid_parameter(
+                "keys",
+                format!(
+                    "{} band keys are not whole documents of {b} bands",
+                    keys.len()
+                ),
+            ));
+        }
+        let mut sorter = BandSorter::new();
+        let mut column = Vec::with_capacity(keys.len() / b);
+        let mut bands = Vec::with_capacity(b);
+        for band in 0..b {
+            column.clear();
+            column.extend(keys.iter().skip(band).step_by(b));
+            bands.push(sorter.sort(&column)?);
+        }
         Self::from_bands(params, bands, max_bucket_scan)
     }
 
-    /// The join of bands sorted by the caller ([`SortedBand::sort`] of band `i` of the
-    /// same keys at position `i`), e.g. on several threads; otherwise as
-    /// [`build`](Self::build).
+    /// The join of bands sorted by the caller (at position `i` band `i`'s
+    /// [`SortedBand`], from the keys of the same documents), e.g. on several threads;
+    /// otherwise as [`build`](Self::build).
     ///
     /// # Errors
     ///
@@ -283,8 +338,8 @@ impl SortedBandJoin {
     /// ```
     /// use near_dup::lsh::{LshParams, SortedBand, SortedBandJoin};
     /// let p = LshParams::new(2, 1)?;
-    /// let keys = [1, 2, 1, 3];
-    /// let bands = vec![SortedBand::sort(&keys, 2, 0)?, SortedBand::sort(&keys, 2, 1)?];
+    /// // Band 0's keys of documents 0 and 1, then band 1's.
+    /// let bands = vec![SortedBand::sort(&[1, 1])?, SortedBand::sort(&[2, 3])?];
     /// let join = SortedBandJoin::from_bands(p, bands, None)?;
     /// assert_eq!(join.len(), 2);
     /// assert!(SortedBandJoin::from_bands(p, Vec::new(), None).is_err());
@@ -352,7 +407,7 @@ impl SortedBandJoin {
         out.clear();
         let mut sources = 0;
         for band in &self.bands {
-            let (before, _) = band.before(doc, self.bucket_scan);
+            let before = band.before(doc, self.bucket_scan);
             if !before.is_empty() {
                 sources += 1;
                 out.extend_from_slice(before);
@@ -563,10 +618,9 @@ mod tests {
     fn from_bands_checks_its_bands() -> Result<(), Error> {
         let p = LshParams::new(2, 1)?;
         let keys = [1, 2, 1, 2, 3, 2];
-        let bands = vec![
-            SortedBand::sort(&keys, 2, 0)?,
-            SortedBand::sort(&keys, 2, 1)?,
-        ];
+        // One sorter for both bands: its scratch memory carries nothing over.
+        let mut sorter = BandSorter::new();
+        let bands = vec![sorter.sort(&[1, 1, 3])?, sorter.sort(&[2, 2, 2])?];
         let joined = SortedBandJoin::from_bands(p, bands, None)?;
         let built = SortedBandJoin::build(p, &keys, None)?;
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -576,10 +630,7 @@ mod tests {
             assert_eq!(a, b);
         }
         assert_eq!(a, vec![0, 1]);
-        let short = vec![
-            SortedBand::sort(&keys, 2, 0)?,
-            SortedBand::sort(&keys[..4], 2, 1)?,
-        ];
+        let short = vec![SortedBand::sort(&[1, 1, 3])?, SortedBand::sort(&[2, 2])?];
         assert!(SortedBandJoin::from_bands(p, short, None).is_err());
         Ok(())
     }
@@ -588,8 +639,11 @@ mod tests {
     #[test]
     fn keys_with_the_same_high_bits_are_told_apart() -> Result<(), Error> {
         let keys: Vec<u64> = (0..64u64).map(|i| (1 << 40) + (i % 5)).collect();
-        let band = SortedBand::sort(&keys, 1, 0)?;
+        let band = SortedBand::sort(&keys)?;
         assert_eq!(band.shared(), 64);
+        // And keys that differ only in their high bits are parted apart.
+        let band = SortedBand::sort(&[1 << 63, 1, 1 << 63, 1 << 62])?;
+        assert_eq!(band.shared(), 2);
         let join = SortedBandJoin::build(LshParams::new(1, 1)?, &keys, None)?;
         let mut found = Vec::new();
         join.candidates_into(12, &mut found);

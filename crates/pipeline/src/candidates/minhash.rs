@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature, Threshold};
-use ndd_lsh::{LshIndex, ScanCuts, SortedBand, SortedBandJoin};
+use ndd_lsh::{BandSorter, LshIndex, ScanCuts, SortedBand, SortedBandJoin};
 use ndd_minhash::{BBitSlots, MinHashSignature, MinHasher};
 
 #[cfg(not(feature = "rayon"))]
@@ -318,8 +318,11 @@ pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Se
     let (n, b) = (texts.len(), params.bands());
     progress.start(Stage::Sketch, Some(n as u64));
     let t = Instant::now();
-    let mut keys: Vec<u64> = Vec::new();
-    let _ = keys.try_reserve_exact(n.saturating_mul(b));
+    // Band by band, each band's keys in document order: what each band's sort reads.
+    let mut columns: Vec<Vec<u64>> = (0..b).map(|_| Vec::new()).collect();
+    for column in &mut columns {
+        let _ = column.try_reserve_exact(n);
+    }
     for chunk in texts.chunks(crate::progress::CHUNK) {
         #[cfg(feature = "rayon")]
         let sigs = ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk);
@@ -328,7 +331,7 @@ pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Se
         match &mut kept {
             Kept::Fields(fields) => {
                 let (written, pushed) = join2(
-                    || append_band_keys(params, &sigs, &mut keys),
+                    || append_band_keys(params, &sigs, &mut columns),
                     || sigs.iter().try_for_each(|s| fields.push(s).map(drop)),
                 );
                 written?;
@@ -336,7 +339,7 @@ pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Se
                 super::drop_on_pool(sigs);
             }
             Kept::Full(all) => {
-                append_band_keys(params, &sigs, &mut keys)?;
+                append_band_keys(params, &sigs, &mut columns)?;
                 all.extend(sigs);
             }
         }
@@ -347,11 +350,11 @@ pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Se
 
     progress.start(Stage::Candidates, Some(n as u64));
     let t = Instant::now();
-    let bands = map_ordered(b, |band| SortedBand::sort(&keys, b, band))
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()?;
-    let keys_bytes = keys.capacity() * size_of::<u64>();
-    super::drop_on_pool(keys);
+    let keys_bytes: usize = columns
+        .iter()
+        .map(|c| c.capacity() * size_of::<u64>())
+        .sum();
+    let bands = sort_bands(columns)?;
     let join = SortedBandJoin::from_bands(params, bands, bucket_scan)?;
     let mut candidates = 0u64;
     for start in (0..n).step_by(crate::progress::CHUNK) {
@@ -423,12 +426,14 @@ fn query(
     Ok((out, candidates))
 }
 
-/// Appends the band keys of `sigs` to `keys` (on the pool, a part at a time).
+/// Appends the band keys of `sigs` to `columns` (band `i`'s to `columns[i]`; computed
+/// on the pool, a part at a time).
 fn append_band_keys(
     params: ndd_lsh::LshParams,
     sigs: &[MinHashSignature],
-    keys: &mut Vec<u64>,
+    columns: &mut [Vec<u64>],
 ) -> Result<(), Error> {
+    let b = params.bands();
     let parts = map_ordered(sigs.len().div_ceil(QUERY_CHUNK), |k| {
         let part = &sigs[k * QUERY_CHUNK..((k + 1) * QUERY_CHUNK).min(sigs.len())];
         let mut out = Vec::with_capacity(part.len() * params.bands());
@@ -438,9 +443,32 @@ fn append_band_keys(
         Ok::<_, Error>(out)
     });
     for part in parts {
-        keys.extend_from_slice(&part?);
+        let part = part?;
+        for (band, column) in columns.iter_mut().enumerate() {
+            column.extend(part.iter().skip(band).step_by(b));
+        }
     }
     Ok(())
+}
+
+/// Each band's keys sorted into buckets, bands in parallel on the pool (a sorter's
+/// scratch memory kept from band to band on a thread); a band's keys are freed once
+/// it is sorted.
+fn sort_bands(columns: Vec<Vec<u64>>) -> Result<Vec<SortedBand>, Error> {
+    #[cfg(feature = "rayon")]
+    let sorted: Vec<Result<SortedBand, Error>> = {
+        use rayon::prelude::*;
+        columns
+            .into_par_iter()
+            .map_init(BandSorter::new, |sorter, column| sorter.sort(&column))
+            .collect()
+    };
+    #[cfg(not(feature = "rayon"))]
+    let sorted: Vec<Result<SortedBand, Error>> = {
+        let mut sorter = BandSorter::new();
+        columns.into_iter().map(|c| sorter.sort(&c)).collect()
+    };
+    sorted.into_iter().collect()
 }
 
 /// `f(0), f(1), …, f(count − 1)`, in order, computed on rayon's pool.
