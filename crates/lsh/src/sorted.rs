@@ -107,13 +107,13 @@ impl SortedBand {
     }
 }
 
-/// Sorts bands into [`SortedBand`]s, keeping its scratch memory (16 bytes per document
-/// and 8 per part, freed when it is dropped) from one band to the next.
+/// Sorts bands into [`SortedBand`]s, keeping its scratch memory (16 bytes per document,
+/// freed when it is dropped) from one band to the next.
 ///
-/// A band's keys are parted by their high bits (band keys are hashes): counted, then
-/// the `(key, document)` pairs scattered into their parts in document order, and the
-/// few parts of two or more keys sorted. Each pass reads or writes memory in order but
-/// the scatter, whose writes land in one of about `2n` parts.
+/// A band's keys are parted by their high bits (band keys are hashes) into at most
+/// 4,096 parts of about 16 keys or more: counted, the `(key, document)` pairs scattered
+/// into their parts, and each part sorted. The counts (16 KiB) and the parts' write
+/// heads stay in cache, and so does each part while it is sorted, at any size of band.
 ///
 /// # Example
 ///
@@ -167,9 +167,10 @@ impl BandSorter {
             )));
         }
         let bits = partition_bits(n);
-        let part = |key: u64| (key >> (64 - bits)) as usize;
+        // Below 2¹²: the conversion never fails.
+        let part = |key: u64| usize::try_from(key >> (64 - bits)).unwrap_or(0);
         // `offsets[p + 1]`: the keys of part `p`; then where part `p` starts; then,
-        // after the scatter, where it ends.
+        // after the scatter, where it ends (a u32: `n` ≤ MAX_DOCS < 2³²).
         let offsets = &mut self.offsets;
         offsets.clear();
         offsets.resize((1 << bits) + 1, 0);
@@ -198,13 +199,7 @@ impl BandSorter {
             let hi = end as usize;
             if hi - lo > 1 {
                 let part = &mut entries[lo..hi];
-                if part.len() == 2 {
-                    if part[0] > part[1] {
-                        part.swap(0, 1);
-                    }
-                } else {
-                    part.sort_unstable();
-                }
+                part.sort_unstable();
                 // Equal keys are now side by side, their documents ascending.
                 for bucket in part.chunk_by(|a, b| a.0 == b.0) {
                     if bucket.len() < 2 {
@@ -226,10 +221,10 @@ impl BandSorter {
     }
 }
 
-/// The high bits [`BandSorter::sort`] parts `n` keys by: at least `2n` parts (most keys
-/// alone in theirs), at most 2²³ (32 MiB of offsets).
+/// The high bits [`BandSorter::sort`] parts `n` keys by: parts of about 16 keys, at
+/// most 2¹² of them.
 fn partition_bits(n: usize) -> u32 {
-    (usize::BITS - n.leading_zeros()).clamp(1, 22) + 1
+    (usize::BITS - (n / 16).leading_zeros()).clamp(1, 12)
 }
 
 /// The candidates of a stream of documents numbered 0, 1, 2, … (each queried against
@@ -406,11 +401,15 @@ impl SortedBandJoin {
     pub fn candidates_into(&self, doc: usize, out: &mut Vec<u32>) {
         out.clear();
         let mut sources = 0;
+        // A near-copy meets the same members in many bands: a band whose members are
+        // the last added band's adds nothing.
+        let mut last: &[u32] = &[];
         for band in &self.bands {
             let before = band.before(doc, self.bucket_scan);
-            if !before.is_empty() {
+            if !before.is_empty() && before != last {
                 sources += 1;
                 out.extend_from_slice(before);
+                last = before;
             }
         }
         // One bucket's members are ascending and distinct already.

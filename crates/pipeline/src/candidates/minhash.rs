@@ -1,5 +1,7 @@
-//! MinHash (one-permutation hashing) + banded LSH, streamed: each document's
-//! candidates are the earlier documents sharing a band.
+//! MinHash (one-permutation hashing) + banded LSH: each document's candidates are the
+//! earlier documents sharing a band, found by a sorted band join in memory
+//! ([`sorted_join`]) and by a streamed search of a saved index ([`stream`]), the same
+//! candidates in the same order.
 
 use std::time::{Duration, Instant};
 
@@ -511,12 +513,11 @@ pub(crate) struct Streamed {
     pub(crate) signature_bytes_per_document: Option<f64>,
 }
 
-/// The index a [`stream`] queries and inserts into, and where the signatures it
-/// estimates pairs with live.
+/// The index a [`stream`] queries and inserts into, which keeps the signatures it
+/// estimates pairs with.
 pub(crate) enum Target<'i> {
-    /// An [`LshIndex`] whose keys are `key_of(i)`: a saved one that keeps every
-    /// signature (keys are positions in its collection), or a fresh one that does not
-    /// (keys are the positions in `texts`; the stream keeps the full signatures).
+    /// An [`LshIndex`] that keeps every signature, whose keys are `key_of(i)` (a saved
+    /// one: positions in its collection).
     Lsh(
         &'i mut LshIndex<u32, MinHashSignature>,
         &'i (dyn Fn(usize) -> usize + Sync),
@@ -547,11 +548,12 @@ impl Kept {
     }
 }
 
-/// The MinHash candidate stream of every engine: sketches `texts`, queries each
-/// document against the target's index (the documents inserted before: an earlier
-/// batch's and this batch's earlier ones) then inserts it, and passes on the pairs
-/// that pass `filter` as `(earlier key, key)`, scored by the filter, in document order. An
-/// engine differs only in its [`Target`].
+/// The MinHash candidate stream of an engine whose index outlives the run (the saved
+/// index): sketches `texts`, queries each document against the target's index (the
+/// documents inserted before: an earlier batch's and this batch's earlier ones) then
+/// inserts it, and passes on the pairs that pass `filter` as `(earlier key, key)`,
+/// scored by the filter, in document order. The in-memory engine's [`sorted_join`]
+/// hands over the same pairs in the same order.
 pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
