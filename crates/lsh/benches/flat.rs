@@ -37,6 +37,11 @@ use ndd_minhash::{MinHashSignature, MinHasher};
 #[path = "common/corpus.rs"]
 mod corpus;
 
+/// A candidate stage under test: banding, bound, signatures, and what to do with each
+/// document's candidates; returns its bytes per document.
+type Stage =
+    fn(LshParams, Option<usize>, &[MinHashSignature], &mut dyn FnMut(&mut Vec<u32>)) -> f64;
+
 /// The tool's default bucket-scan bound (`DEFAULT_MAX_BUCKET_SCAN` of ndd-pipeline).
 const SCAN: usize = 256;
 
@@ -47,7 +52,7 @@ fn stream_lsh(
     params: LshParams,
     bound: Option<usize>,
     sigs: &[MinHashSignature],
-    mut each: impl FnMut(&mut Vec<u32>),
+    each: &mut dyn FnMut(&mut Vec<u32>),
 ) -> f64 {
     let mut index: LshIndex<u32, MinHashSignature> = LshIndex::builder(params)
         .capacity(sigs.len())
@@ -68,7 +73,7 @@ fn stream_flat(
     params: LshParams,
     bound: Option<usize>,
     sigs: &[MinHashSignature],
-    mut each: impl FnMut(&mut Vec<u32>),
+    each: &mut dyn FnMut(&mut Vec<u32>),
 ) -> f64 {
     let mut index = FlatLshIndex::with_capacity(params, sigs.len());
     index.set_max_bucket_scan(bound);
@@ -88,7 +93,7 @@ fn sorted_join(
     params: LshParams,
     bound: Option<usize>,
     sigs: &[MinHashSignature],
-    mut each: impl FnMut(&mut Vec<u32>),
+    each: &mut dyn FnMut(&mut Vec<u32>),
 ) -> f64 {
     let mut keys = Vec::with_capacity(sigs.len() * params.bands());
     for sig in sigs {
@@ -117,18 +122,18 @@ fn bench(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     for (bound, label) in [(Some(SCAN), "scan bound 256"), (None, "no bound")] {
         let mut expected = Vec::new();
-        let lsh_bytes = stream_lsh(params, bound, &sigs, |out| {
+        let lsh_bytes = stream_lsh(params, bound, &sigs, &mut |out| {
             out.sort_unstable();
             expected.push(out.clone());
         });
         let mut doc = 0;
-        let flat_bytes = stream_flat(params, bound, &sigs, |out| {
+        let flat_bytes = stream_flat(params, bound, &sigs, &mut |out| {
             out.sort_unstable();
             assert_eq!(*out, expected[doc], "document {doc}, {label}");
             doc += 1;
         });
         let mut doc = 0;
-        let join_bytes = sorted_join(params, bound, &sigs, |out| {
+        let join_bytes = sorted_join(params, bound, &sigs, &mut |out| {
             assert_eq!(*out, expected[doc], "document {doc}, {label}");
             doc += 1;
         });
@@ -140,36 +145,22 @@ fn bench(c: &mut Criterion) {
             params.bands(),
             params.rows(),
         );
-        group.bench_function(
-            BenchmarkId::new(format!("previous: LshIndex, {label}"), n),
-            |b| {
+        let runs: [(&str, Stage); 3] = [
+            ("previous: LshIndex", stream_lsh),
+            ("previous: FlatLshIndex", stream_flat),
+            ("SortedBandJoin", sorted_join),
+        ];
+        for (name, run) in runs {
+            group.bench_function(BenchmarkId::new(format!("{name}, {label}"), n), |b| {
                 b.iter(|| {
                     let mut total = 0;
-                    stream_lsh(params, bound, black_box(&sigs), |out| total += out.len());
+                    run(params, bound, black_box(&sigs), &mut |out| {
+                        total += out.len()
+                    });
                     black_box(total)
                 });
-            },
-        );
-        group.bench_function(
-            BenchmarkId::new(format!("previous: FlatLshIndex, {label}"), n),
-            |b| {
-                b.iter(|| {
-                    let mut total = 0;
-                    stream_flat(params, bound, black_box(&sigs), |out| total += out.len());
-                    black_box(total)
-                });
-            },
-        );
-        group.bench_function(
-            BenchmarkId::new(format!("SortedBandJoin, {label}"), n),
-            |b| {
-                b.iter(|| {
-                    let mut total = 0;
-                    sorted_join(params, bound, black_box(&sigs), |out| total += out.len());
-                    black_box(total)
-                });
-            },
-        );
+            });
+        }
     }
     group.finish();
 }

@@ -526,39 +526,9 @@ impl SortedBandJoin {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{FlatLshIndex, PlainSlots};
-    use ndd_core::{SchemeId, SlotSignature};
-
-    /// Pseudo-random signatures with planted near-duplicates and hot buckets: slot
-    /// values from a small alphabet, some documents copies of earlier ones with a few
-    /// slots changed.
-    fn stream(n: usize, slots: usize, alphabet: u64) -> Vec<PlainSlots> {
-        let scheme = SchemeId::new("sorted-test").finish();
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
-        let mut docs: Vec<Vec<u64>> = Vec::new();
-        for d in 0..n {
-            let v = if d > 0 && next() % 3 == 0 {
-                let mut v = docs[usize::try_from(next() % d as u64).expect("below d")].clone();
-                for _ in 0..(next() % 6) {
-                    let s = usize::try_from(next() % slots as u64).expect("below slots");
-                    v[s] = next() % alphabet;
-                }
-                v
-            } else {
-                (0..slots).map(|_| next() % alphabet).collect()
-            };
-            docs.push(v);
-        }
-        docs.into_iter()
-            .map(|v| PlainSlots::new(scheme, v).expect("non-empty"))
-            .collect()
-    }
+    use crate::FlatLshIndex;
+    use crate::flat::tests::stream_over;
+    use ndd_core::SlotSignature;
 
     /// The sorted join proposes for every document exactly the candidates the flat
     /// index's `query_then_insert` proposes over the same stream, and counts the same
@@ -567,7 +537,7 @@ mod tests {
     #[test]
     fn same_candidates_and_cuts_as_the_flat_index() -> Result<(), Error> {
         for (n, alphabet) in [(600, 4), (3000, 3), (1, 4), (0, 4)] {
-            let docs = stream(n, 12, alphabet);
+            let docs = stream_over(n, 12, alphabet);
             let params = LshParams::new(4, 3)?;
             let mut keys = Vec::new();
             for d in &docs {
