@@ -292,9 +292,10 @@ impl Explanation {
         })
     }
 
-    /// Bytes per document of the LSH index over `count` random documents of 60 words
-    /// drawn from a 5,000-word vocabulary (splitmix64 from a fixed seed): distinct
-    /// documents that share words but hardly any 3-gram.
+    /// Bytes per document of the main job's LSH state (its band keys and sorted band
+    /// join) over `count` random documents of 60 words drawn from a 5,000-word
+    /// vocabulary (splitmix64 from a fixed seed): distinct documents that share words
+    /// but hardly any 3-gram.
     ///
     /// # Errors
     ///

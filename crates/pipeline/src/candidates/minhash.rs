@@ -303,9 +303,10 @@ const QUERY_CHUNK: usize = 256;
 /// sorts each band's keys into buckets ([`SortedBand`], bands in parallel) and joins
 /// them ([`SortedBandJoin`]: documents in parallel). Each document's candidates are
 /// the earlier documents sharing a band, at most `bucket_scan` newest per bucket: those
-/// a [`FlatLshIndex`](ndd_lsh::FlatLshIndex) stream over the same texts proposes, with the same cuts; the
-/// pairs that pass `filter` reach `sink` as [`stream`] hands them over, `(earlier,
-/// later)`, in document order and then in the order of the earlier document.
+/// a [`FlatLshIndex`](ndd_lsh::FlatLshIndex) stream over the same texts proposes, with
+/// the same cuts; the pairs that pass `filter` reach `sink` as [`stream`] hands them
+/// over, `(earlier, later)`, in document order and then in the order of the earlier
+/// document.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
