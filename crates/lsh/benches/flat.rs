@@ -1,7 +1,14 @@
-//! The in-memory MinHash stream's index, `FlatLshIndex` (commit f1247f4), against the
-//! `LshIndex` it replaced, on MinHash signatures of real text, in the same run
-//! (issue 31): every document queried against the earlier ones, then inserted
-//! (`query_then_insert`), as the stream does.
+//! The in-memory MinHash candidate stage: the sorted band join (`SortedBandJoin`, issue
+//! 31: band keys written at sketch time, each band sorted, each document joined with
+//! the members of its buckets before it) against the `FlatLshIndex` stream it replaced
+//! (commit f1247f4) and the `LshIndex` stream before that, on MinHash signatures of
+//! real text, in the same run: every document's candidates among the earlier ones.
+//!
+//! Here all three run on one thread (ndd-lsh has no pool): the join's band keys,
+//! band sorts and per-document queries are what `ndd-pipeline` spreads over rayon's
+//! pool (bands in parallel, documents in parallel), the streams' walks are serial by
+//! nature. The join's rows include writing the band keys (the streams write theirs
+//! inside `query_then_insert`).
 //!
 //! Signatures: 128-slot one-permutation MinHash over word 3-grams, seed 0 (`ndd dedup`'s
 //! defaults), of every text of the corpus. Banding: the tool's for a 0.8 threshold,
@@ -24,11 +31,16 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::DocSketcher;
-use ndd_lsh::{DEFAULT_MIN_RECALL, FlatLshIndex, LshIndex, LshParams};
+use ndd_lsh::{DEFAULT_MIN_RECALL, FlatLshIndex, LshIndex, LshParams, SortedBandJoin};
 use ndd_minhash::{MinHashSignature, MinHasher};
 
 #[path = "common/corpus.rs"]
 mod corpus;
+
+/// A candidate stage under test: banding, bound, signatures, and what to do with each
+/// document's candidates; returns its bytes per document.
+type Stage =
+    fn(LshParams, Option<usize>, &[MinHashSignature], &mut dyn FnMut(&mut Vec<u32>)) -> f64;
 
 /// The tool's default bucket-scan bound (`DEFAULT_MAX_BUCKET_SCAN` of ndd-pipeline).
 const SCAN: usize = 256;
@@ -40,7 +52,7 @@ fn stream_lsh(
     params: LshParams,
     bound: Option<usize>,
     sigs: &[MinHashSignature],
-    mut each: impl FnMut(&mut Vec<u32>),
+    each: &mut dyn FnMut(&mut Vec<u32>),
 ) -> f64 {
     let mut index: LshIndex<u32, MinHashSignature> = LshIndex::builder(params)
         .capacity(sigs.len())
@@ -61,7 +73,7 @@ fn stream_flat(
     params: LshParams,
     bound: Option<usize>,
     sigs: &[MinHashSignature],
-    mut each: impl FnMut(&mut Vec<u32>),
+    each: &mut dyn FnMut(&mut Vec<u32>),
 ) -> f64 {
     let mut index = FlatLshIndex::with_capacity(params, sigs.len());
     index.set_max_bucket_scan(bound);
@@ -74,6 +86,30 @@ fn stream_flat(
     index.memory().bytes_per_document()
 }
 
+/// The sorted band join, as the in-memory engine runs it now (serially here): band
+/// keys written, bands sorted, then each document's candidates handed to `each` in
+/// stream order; returns the bytes per document of the keys and the join.
+fn sorted_join(
+    params: LshParams,
+    bound: Option<usize>,
+    sigs: &[MinHashSignature],
+    each: &mut dyn FnMut(&mut Vec<u32>),
+) -> f64 {
+    let mut keys = Vec::with_capacity(sigs.len() * params.bands());
+    for sig in sigs {
+        params
+            .band_keys_into(ndd_core::SlotSignature::slots(sig), &mut keys)
+            .expect("valid");
+    }
+    let join = SortedBandJoin::build(params, &keys, bound).expect("valid");
+    let mut out = Vec::new();
+    for doc in 0..sigs.len() {
+        join.candidates_into(doc, &mut out);
+        each(&mut out);
+    }
+    (keys.capacity() * 8 + join.memory().index_bytes()) as f64 / sigs.len().max(1) as f64
+}
+
 fn bench(c: &mut Criterion) {
     let texts = corpus::load();
     let hasher = MinHasher::builder().num_hashes(128).build().expect("valid");
@@ -81,45 +117,50 @@ fn bench(c: &mut Criterion) {
     let n = sigs.len();
     let params = LshParams::min_candidates_for_recall(0.8, 128, DEFAULT_MIN_RECALL).expect("valid");
 
-    let mut group = c.benchmark_group("flat vs lsh index (issue 31)");
+    let mut group = c.benchmark_group("sorted join vs flat vs lsh index (issue 31)");
     group.sample_size(10);
     group.throughput(Throughput::Elements(n as u64));
     for (bound, label) in [(Some(SCAN), "scan bound 256"), (None, "no bound")] {
         let mut expected = Vec::new();
-        let lsh_bytes = stream_lsh(params, bound, &sigs, |out| {
+        let lsh_bytes = stream_lsh(params, bound, &sigs, &mut |out| {
             out.sort_unstable();
             expected.push(out.clone());
         });
         let mut doc = 0;
-        let flat_bytes = stream_flat(params, bound, &sigs, |out| {
+        let flat_bytes = stream_flat(params, bound, &sigs, &mut |out| {
             out.sort_unstable();
+            assert_eq!(*out, expected[doc], "document {doc}, {label}");
+            doc += 1;
+        });
+        let mut doc = 0;
+        let join_bytes = sorted_join(params, bound, &sigs, &mut |out| {
             assert_eq!(*out, expected[doc], "document {doc}, {label}");
             doc += 1;
         });
         let candidates: usize = expected.iter().map(Vec::len).sum();
         eprintln!(
             "{n} documents, {} bands x {} rows, {label}: {candidates} candidates; \
-             LshIndex {lsh_bytes:.1} bytes/document, FlatLshIndex {flat_bytes:.1}",
+             LshIndex {lsh_bytes:.1} bytes/document, FlatLshIndex {flat_bytes:.1}, \
+             SortedBandJoin {join_bytes:.1} (keys included)",
             params.bands(),
             params.rows(),
         );
-        group.bench_function(
-            BenchmarkId::new(format!("previous: LshIndex, {label}"), n),
-            |b| {
+        let runs: [(&str, Stage); 3] = [
+            ("previous: LshIndex", stream_lsh),
+            ("previous: FlatLshIndex", stream_flat),
+            ("SortedBandJoin", sorted_join),
+        ];
+        for (name, run) in runs {
+            group.bench_function(BenchmarkId::new(format!("{name}, {label}"), n), |b| {
                 b.iter(|| {
                     let mut total = 0;
-                    stream_lsh(params, bound, black_box(&sigs), |out| total += out.len());
+                    run(params, bound, black_box(&sigs), &mut |out| {
+                        total += out.len()
+                    });
                     black_box(total)
                 });
-            },
-        );
-        group.bench_function(BenchmarkId::new(format!("FlatLshIndex, {label}"), n), |b| {
-            b.iter(|| {
-                let mut total = 0;
-                stream_flat(params, bound, black_box(&sigs), |out| total += out.len());
-                black_box(total)
             });
-        });
+        }
     }
     group.finish();
 }

@@ -267,7 +267,7 @@ impl FlatLshIndex {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{LshIndex, PlainSlots};
 
@@ -275,6 +275,11 @@ mod tests {
     /// small alphabet so that bands collide often, with some documents copies of earlier
     /// ones with a few slots changed.
     fn stream(n: usize, slots: usize) -> Vec<PlainSlots> {
+        stream_over(n, slots, 4)
+    }
+
+    /// [`stream`] over an alphabet of `alphabet` slot values (fewer: hotter buckets).
+    pub(crate) fn stream_over(n: usize, slots: usize, alphabet: u64) -> Vec<PlainSlots> {
         let scheme = SchemeId::new("flat-test").finish();
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = || {
@@ -289,11 +294,11 @@ mod tests {
                 let mut v = docs[usize::try_from(next() % d as u64).expect("below d")].clone();
                 for _ in 0..(next() % 6) {
                     let s = usize::try_from(next() % slots as u64).expect("below slots");
-                    v[s] = next() % 4;
+                    v[s] = next() % alphabet;
                 }
                 v
             } else {
-                (0..slots).map(|_| next() % 4).collect()
+                (0..slots).map(|_| next() % alphabet).collect()
             };
             docs.push(v);
         }

@@ -151,6 +151,27 @@ impl ScanCuts {
         members_before > scan
     }
 
+    /// The members a read bounded by `scan` reads of the `members_before` members of a
+    /// bucket before the reading document, numbered from the bucket's oldest (0): the
+    /// newest `scan` of them. The read is cut ([`cuts`](Self::cuts)) exactly when the
+    /// range does not start at 0. The sorted band join of the in-memory engine pairs a
+    /// document with these members, as the out-of-core shuffle of `ndd-pipeline` and the
+    /// walk of [`LshIndex::query_then_insert`] (newest first) do.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::ScanCuts;
+    /// assert_eq!(ScanCuts::read_range(3, 3), 0..3); // all three read
+    /// assert_eq!(ScanCuts::read_range(5, 3), 2..5); // the oldest two are not
+    /// assert_eq!(ScanCuts::read_range(5, usize::MAX), 0..5); // no bound
+    /// assert!(ScanCuts::cuts(5, 3) && !ScanCuts::cuts(3, 3));
+    /// ```
+    #[must_use]
+    pub fn read_range(members_before: usize, scan: usize) -> std::ops::Range<usize> {
+        members_before.saturating_sub(scan)..members_before
+    }
+
     /// Whether the bound cut any read.
     ///
     /// # Example

@@ -120,6 +120,7 @@ mod params;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod slots;
+mod sorted;
 mod table;
 mod walk;
 
@@ -139,3 +140,4 @@ pub use ndd_core::{
 };
 pub use params::{DEFAULT_MIN_RECALL, LshParams, MAX_BANDED_SLOTS, MAX_SEARCH_SLOTS, band_key};
 pub use slots::PlainSlots;
+pub use sorted::{BandSorter, SortedBand, SortedBandJoin};

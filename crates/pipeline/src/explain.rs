@@ -4,7 +4,7 @@
 //! measured on a sample of a corpus or on random documents.
 
 use ndd_core::{DocSketcher, DynFeatureExtractor, Signature};
-use ndd_lsh::{FlatLshIndex, LshParams};
+use ndd_lsh::LshParams;
 use ndd_minhash::{MinHashSignature, MinHasher};
 
 use crate::{Error, MinHashConfig, Shingles};
@@ -261,19 +261,16 @@ impl Explanation {
         let signatures: Vec<MinHashSignature> = (0..take)
             .map(|i| self.hasher.sketch(texts[i * n / take].as_ref()))
             .collect();
-        // The candidates: the pipeline's own candidate stream over the sample, every
-        // candidate passed on (no floor), counted.
         let sampled: Vec<&str> = (0..take).map(|i| texts[i * n / take].as_ref()).collect();
-        // The index the main job holds (`FlatLshIndex`, sized for its documents).
-        let mut index = FlatLshIndex::with_capacity(self.params, take);
+        // The main job's candidate stage (its sorted band join), every candidate
+        // passed on (no floor, no bucket-scan bound), counted.
         let mut counted = ndd_core::PairCounter::default();
-        let streamed = crate::candidates::minhash::stream(
+        let joined = crate::candidates::minhash::sorted_join(
             &self.hasher,
             &sampled,
-            crate::candidates::minhash::Target::Flat(
-                &mut index,
-                crate::candidates::minhash::Kept::Full(Vec::new()),
-            ),
+            self.params,
+            None,
+            crate::candidates::minhash::Kept::Full(Vec::new()),
             crate::candidates::minhash::EstimateFilter::every_candidate(),
             &crate::NoProgress,
             &mut counted,
@@ -289,15 +286,16 @@ impl Explanation {
         }
         Ok(SampleMeasure {
             sampled: take,
-            candidates: streamed.candidates,
+            candidates: joined.streamed.candidates,
             similar,
-            index_bytes_per_document: index.memory().bytes_per_document(),
+            index_bytes_per_document: joined.index_bytes_per_document,
         })
     }
 
-    /// Bytes per document of the LSH index over `count` random documents of 60 words
-    /// drawn from a 5,000-word vocabulary (splitmix64 from a fixed seed): distinct
-    /// documents that share words but hardly any 3-gram.
+    /// Bytes per document of the main job's LSH state (its band keys and sorted band
+    /// join) over `count` random documents of 60 words drawn from a 5,000-word
+    /// vocabulary (splitmix64 from a fixed seed): distinct documents that share words
+    /// but hardly any 3-gram.
     ///
     /// # Errors
     ///
@@ -313,11 +311,20 @@ impl Explanation {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn index_bytes_on_random_documents(&self, count: usize) -> Result<f64, Error> {
-        let mut index = FlatLshIndex::with_capacity(self.params, count);
-        for d in synthetic_documents(count) {
-            index.query_then_insert(&self.hasher.sketch(&d), &mut Vec::new())?;
-        }
-        Ok(index.memory().bytes_per_document())
+        let documents = synthetic_documents(count);
+        let texts: Vec<&str> = documents.iter().map(String::as_str).collect();
+        // The main job's candidate stage over them.
+        let joined = crate::candidates::minhash::sorted_join(
+            &self.hasher,
+            &texts,
+            self.params,
+            crate::method::bounded_scan(self.config.max_bucket_scan),
+            crate::candidates::minhash::Kept::Full(Vec::new()),
+            crate::candidates::minhash::EstimateFilter::every_candidate(),
+            &crate::NoProgress,
+            &mut ndd_core::PairCounter::default(),
+        )?;
+        Ok(joined.index_bytes_per_document)
     }
 }
 

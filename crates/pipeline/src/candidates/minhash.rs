@@ -1,10 +1,12 @@
-//! MinHash (one-permutation hashing) + banded LSH, streamed: each document's
-//! candidates are the earlier documents sharing a band.
+//! MinHash (one-permutation hashing) + banded LSH: each document's candidates are the
+//! earlier documents sharing a band, found by a sorted band join in memory
+//! ([`sorted_join`]) and by a streamed search of a saved index ([`stream`]), the same
+//! candidates in the same order.
 
 use std::time::{Duration, Instant};
 
 use ndd_core::{DocSketcher, Error, PairSink, ScoredPair, Signature, Threshold};
-use ndd_lsh::{FlatLshIndex, LshIndex, ScanCuts};
+use ndd_lsh::{BandSorter, LshIndex, ScanCuts, SortedBand, SortedBandJoin};
 use ndd_minhash::{BBitSlots, MinHashSignature, MinHasher};
 
 #[cfg(not(feature = "rayon"))]
@@ -239,27 +241,6 @@ fn with_sketcher<S: MinHashSketcher>(
         None => config.banding_for(ctx.threshold)?,
     };
     let filter = EstimateFilter::new(ctx.emit, ctx.threshold, config.num_perm);
-    let new_index = || {
-        let mut index = FlatLshIndex::with_capacity(params, texts.len());
-        index.set_max_bucket_scan(crate::method::bounded_scan(config.max_bucket_scan));
-        index
-    };
-    // The index's tables (zeroed, faulted in page by page: a serial step of a few
-    // milliseconds before anything is sketched, issue 31's timeline) made while the
-    // first chunk is sketched.
-    #[cfg(feature = "rayon")]
-    let (mut index, first) = {
-        let first = tapered_chunks(texts, crate::progress::CHUNK, LAST_CHUNK)
-            .next()
-            .unwrap_or_default();
-        let t = Instant::now();
-        let (index, sketched) = rayon::join(new_index, || {
-            ndd_core::ParDocSketcher::par_sketch_batch(hasher, first)
-        });
-        (index, Sketched(sketched, t.elapsed()))
-    };
-    #[cfg(not(feature = "rayon"))]
-    let (mut index, first) = (new_index(), Sketched::none());
     // Exact Jaccard decides after the plausible filter: its fields suffice. The
     // estimate verifies, or every candidate goes on with its estimate as its score: the
     // full signatures.
@@ -271,17 +252,18 @@ fn with_sketcher<S: MinHashSketcher>(
         }
         None => Kept::Full(Vec::with_capacity(texts.len())),
     };
-    let streamed = stream_from(
+    let scan = crate::method::bounded_scan(config.max_bucket_scan);
+    let joined = sorted_join(
         hasher,
         texts,
-        first,
-        Target::Flat(&mut index, kept),
+        params,
+        scan,
+        kept,
         filter,
         ctx.progress,
         sink,
     )?;
-    let bytes = index.memory().bytes_per_document();
-    super::drop_on_pool(index);
+    let (streamed, bytes) = (joined.streamed, joined.index_bytes_per_document);
     Ok(CandidateReport {
         description: format!(
             "MinHash ({} values, {kind}, seed {}) + LSH ({} bands x {} rows; \
@@ -303,6 +285,220 @@ fn with_sketcher<S: MinHashSketcher>(
     })
 }
 
+/// What [`sorted_join`] did: its [`Streamed`] report, and the bytes per document of
+/// its banding state.
+pub(crate) struct Joined {
+    pub(crate) streamed: Streamed,
+    /// The band keys (held from sketching until the join is built) and the join's
+    /// positions and shared members, per document: the most the candidate stage holds
+    /// besides what it keeps of the signatures.
+    pub(crate) index_bytes_per_document: f64,
+}
+
+/// Documents a task of [`sorted_join`]'s query phase takes at once.
+const QUERY_CHUNK: usize = 256;
+
+/// The in-memory engine's MinHash candidate stage, off the serial path: sketches
+/// `texts` (on the pool, a chunk at a time) into band keys and what `kept` keeps,
+/// sorts each band's keys into buckets ([`SortedBand`], bands in parallel) and joins
+/// them ([`SortedBandJoin`]: documents in parallel). Each document's candidates are
+/// the earlier documents sharing a band, at most `bucket_scan` newest per bucket: those
+/// a [`FlatLshIndex`](ndd_lsh::FlatLshIndex) stream over the same texts proposes, with
+/// the same cuts; the pairs that pass `filter` reach `sink` as [`stream`] hands them
+/// over, `(earlier, later)`, in document order and then in the order of the earlier
+/// document.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
+    hasher: &S,
+    texts: &[&str],
+    params: ndd_lsh::LshParams,
+    bucket_scan: Option<usize>,
+    mut kept: Kept,
+    filter: EstimateFilter,
+    progress: &dyn Progress,
+    sink: &mut dyn PairSink,
+) -> Result<Joined, Error> {
+    let (n, b) = (texts.len(), params.bands());
+    progress.start(Stage::Sketch, Some(n as u64));
+    let t = Instant::now();
+    // Band by band, each band's keys in document order: what each band's sort reads.
+    let mut columns: Vec<Vec<u64>> = (0..b).map(|_| Vec::new()).collect();
+    for column in &mut columns {
+        let _ = column.try_reserve_exact(n);
+    }
+    for chunk in texts.chunks(crate::progress::CHUNK) {
+        #[cfg(feature = "rayon")]
+        let sigs = ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk);
+        #[cfg(not(feature = "rayon"))]
+        let sigs = hasher.sketch_batch(chunk);
+        match &mut kept {
+            Kept::Fields(fields) => {
+                let (written, pushed) = join2(
+                    || append_band_keys(params, &sigs, &mut columns),
+                    || sigs.iter().try_for_each(|s| fields.push(s).map(drop)),
+                );
+                written?;
+                pushed?;
+                super::drop_on_pool(sigs);
+            }
+            Kept::Full(all) => {
+                append_band_keys(params, &sigs, &mut columns)?;
+                all.extend(sigs);
+            }
+        }
+        progress.advance(Stage::Sketch, chunk.len() as u64);
+    }
+    let sketch_time = t.elapsed();
+    progress.finish(Stage::Sketch);
+
+    progress.start(Stage::Candidates, Some(n as u64));
+    let t = Instant::now();
+    let keys_bytes: usize = columns
+        .iter()
+        .map(|c| c.capacity() * size_of::<u64>())
+        .sum();
+    let bands = sort_bands(columns)?;
+    let join = SortedBandJoin::from_bands(params, bands, bucket_scan)?;
+    let mut candidates = 0u64;
+    for start in (0..n).step_by(crate::progress::CHUNK) {
+        let end = (start + crate::progress::CHUNK).min(n);
+        let parts = map_ordered((end - start).div_ceil(QUERY_CHUNK), |k| {
+            let from = start + k * QUERY_CHUNK;
+            query(&join, &kept, filter, from..(from + QUERY_CHUNK).min(end))
+        });
+        for part in parts {
+            let (pairs, found) = part?;
+            candidates += found;
+            for pair in pairs {
+                sink.push_pair(pair);
+            }
+        }
+        progress.advance(Stage::Candidates, (end - start) as u64);
+    }
+    let search_time = t.elapsed();
+    progress.finish(Stage::Candidates);
+    let cuts = join.scan_cuts();
+    let index_bytes = (keys_bytes + join.memory().index_bytes()) as f64 / n.max(1) as f64;
+    let signature_bytes_per_document = Some(kept.bytes_per_document());
+    super::drop_on_pool(join);
+    super::drop_on_pool(kept);
+    Ok(Joined {
+        streamed: Streamed {
+            candidates,
+            sketch_time,
+            search_time,
+            bucket_scan: BucketScan {
+                bound: bucket_scan.unwrap_or(usize::MAX),
+                cut_reads: cuts.reads,
+                cut_documents: cuts.documents,
+            },
+            signature_bytes_per_document,
+        },
+        index_bytes_per_document: index_bytes,
+    })
+}
+
+/// The candidates of the documents `docs` in `join`, scored by `kept` and `filter`:
+/// the pairs that pass, in document order and then in the order of the earlier
+/// document, and the number of candidates.
+fn query(
+    join: &SortedBandJoin,
+    kept: &Kept,
+    filter: EstimateFilter,
+    docs: std::ops::Range<usize>,
+) -> Result<(Vec<ScoredPair>, u64), Error> {
+    let (mut found, mut out, mut candidates) = (Vec::new(), Vec::new(), 0u64);
+    for i in docs {
+        join.candidates_into(i, &mut found);
+        candidates += found.len() as u64;
+        for &j in &found {
+            let j = j as usize;
+            let score = match kept {
+                Kept::Full(sigs) => match (sigs.get(j), sigs.get(i)) {
+                    (Some(a), Some(b)) => filter.score(a, b)?,
+                    _ => continue,
+                },
+                // Made with the filter's field width (`with_sketcher`).
+                Kept::Fields(fields) => fields.raw_similarity(j, i),
+            };
+            if filter.passes(score) {
+                out.push(ScoredPair::new(j, i, score));
+            }
+        }
+    }
+    Ok((out, candidates))
+}
+
+/// Appends the band keys of `sigs` to `columns` (band `i`'s to `columns[i]`; computed
+/// on the pool, a part at a time).
+fn append_band_keys(
+    params: ndd_lsh::LshParams,
+    sigs: &[MinHashSignature],
+    columns: &mut [Vec<u64>],
+) -> Result<(), Error> {
+    let b = params.bands();
+    let parts = map_ordered(sigs.len().div_ceil(QUERY_CHUNK), |k| {
+        let part = &sigs[k * QUERY_CHUNK..((k + 1) * QUERY_CHUNK).min(sigs.len())];
+        let mut out = Vec::with_capacity(part.len() * params.bands());
+        for sig in part {
+            params.band_keys_into(ndd_core::SlotSignature::slots(sig), &mut out)?;
+        }
+        Ok::<_, Error>(out)
+    });
+    for part in parts {
+        let part = part?;
+        for (band, column) in columns.iter_mut().enumerate() {
+            column.extend(part.iter().skip(band).step_by(b));
+        }
+    }
+    Ok(())
+}
+
+/// Each band's keys sorted into buckets, bands in parallel on the pool (a sorter's
+/// scratch memory kept from band to band on a thread); a band's keys are freed once
+/// it is sorted.
+fn sort_bands(columns: Vec<Vec<u64>>) -> Result<Vec<SortedBand>, Error> {
+    #[cfg(feature = "rayon")]
+    let sorted: Vec<Result<SortedBand, Error>> = {
+        use rayon::prelude::*;
+        columns
+            .into_par_iter()
+            .map_init(BandSorter::new, |sorter, column| sorter.sort(&column))
+            .collect()
+    };
+    #[cfg(not(feature = "rayon"))]
+    let sorted: Vec<Result<SortedBand, Error>> = {
+        let mut sorter = BandSorter::new();
+        columns.into_iter().map(|c| sorter.sort(&c)).collect()
+    };
+    sorted.into_iter().collect()
+}
+
+/// `f(0), f(1), …, f(count − 1)`, in order, computed on rayon's pool.
+fn map_ordered<R: Send>(count: usize, f: impl Fn(usize) -> R + Sync + Send) -> Vec<R> {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        (0..count).into_par_iter().map(f).collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        (0..count).map(f).collect()
+    }
+}
+
+/// `(a(), b())`, on two threads of rayon's pool when there is one.
+fn join2<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(feature = "rayon")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        (a(), b())
+    }
+}
+
 /// What [`stream`] did.
 pub(crate) struct Streamed {
     /// Candidates the index proposed.
@@ -313,27 +509,23 @@ pub(crate) struct Streamed {
     pub(crate) search_time: Duration,
     /// The bucket reads of this stream that the index's bound cut.
     pub(crate) bucket_scan: BucketScan,
-    /// Bytes per document of what the stream kept to estimate pairs with, when it kept
-    /// them itself ([`Target::Flat`]).
+    /// Bytes per document of what the stage kept to estimate pairs with, when it kept
+    /// them itself ([`sorted_join`]; a [`stream`]'s index keeps them).
     pub(crate) signature_bytes_per_document: Option<f64>,
 }
 
-/// The index a [`stream`] queries and inserts into, and where the signatures it
-/// estimates pairs with live.
+/// The index a [`stream`] queries and inserts into, which keeps the signatures it
+/// estimates pairs with.
 pub(crate) enum Target<'i> {
-    /// An [`LshIndex`] whose keys are `key_of(i)`: a saved one that keeps every
-    /// signature (keys are positions in its collection), or a fresh one that does not
-    /// (keys are the positions in `texts`; the stream keeps the full signatures).
+    /// An [`LshIndex`] that keeps every signature, whose keys are `key_of(i)` (a saved
+    /// one: positions in its collection).
     Lsh(
         &'i mut LshIndex<u32, MinHashSignature>,
         &'i (dyn Fn(usize) -> usize + Sync),
     ),
-    /// A fresh [`FlatLshIndex`] (numbers are the positions in `texts`) and what the
-    /// stream keeps of each signature.
-    Flat(&'i mut FlatLshIndex, Kept),
 }
 
-/// What a stream over a [`FlatLshIndex`] keeps of each document's signature.
+/// What [`sorted_join`] keeps of each document's signature.
 pub(crate) enum Kept {
     /// The full signatures: the estimate is MinHash's.
     Full(Vec<MinHashSignature>),
@@ -344,11 +536,25 @@ pub(crate) enum Kept {
     Fields(BBitSlots),
 }
 
-/// The MinHash candidate stream of every engine: sketches `texts`, queries each
-/// document against the target's index (the documents inserted before: an earlier
-/// batch's and this batch's earlier ones) then inserts it, and passes on the pairs
-/// that pass `filter` as `(earlier key, key)`, scored by the filter, in document order. An
-/// engine differs only in its [`Target`].
+impl Kept {
+    /// Bytes per document of what is kept.
+    fn bytes_per_document(&self) -> f64 {
+        match self {
+            Kept::Full(sigs) => {
+                let values: usize = sigs.iter().map(|s| s.values().len()).sum();
+                8.0 * values as f64 / sigs.len().max(1) as f64
+            }
+            Kept::Fields(fields) => fields.bytes_per_document() as f64,
+        }
+    }
+}
+
+/// The MinHash candidate stream of an engine whose index outlives the run (the saved
+/// index): sketches `texts`, queries each document against the target's index (the
+/// documents inserted before: an earlier batch's and this batch's earlier ones) then
+/// inserts it, and passes on the pairs that pass `filter` as `(earlier key, key)`,
+/// scored by the filter, in document order. The in-memory engine's [`sorted_join`]
+/// hands over the same pairs in the same order.
 pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
@@ -357,33 +563,8 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
-    let none = Sketched::none();
-    stream_from(hasher, texts, none, target, filter, progress, sink)
-}
-
-/// The signatures of the first documents of a stream's texts, sketched by its caller
-/// (while it made the index), and the time that took (part of the sketch stage's).
-pub(crate) struct Sketched(Vec<MinHashSignature>, Duration);
-
-impl Sketched {
-    /// No signature yet.
-    fn none() -> Self {
-        Sketched(Vec::new(), Duration::ZERO)
-    }
-}
-
-/// [`stream`] with the signatures of the first `first.0.len()` texts sketched already
-/// (by `hasher`: the same signatures the stream would make).
-fn stream_from<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
-    hasher: &S,
-    texts: &[&str],
-    first: Sketched,
-    target: Target<'_>,
-    filter: EstimateFilter,
-    progress: &dyn Progress,
-    sink: &mut dyn PairSink,
-) -> Result<Streamed, Error> {
-    if let Target::Lsh(index, _) = &target {
+    {
+        let Target::Lsh(index, _) = &target;
         if !index.keeps_signatures() {
             return Err(Error::invalid_parameter(
                 "index",
@@ -402,23 +583,16 @@ fn stream_from<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>
     };
     #[cfg(feature = "rayon")]
     let (sketch_time, search_time) =
-        sketch_while_searching(hasher, texts, first, progress, &mut search, sink)?;
+        sketch_while_searching(hasher, texts, progress, &mut search, sink)?;
     #[cfg(not(feature = "rayon"))]
     let (sketch_time, search_time) = {
         let n = texts.len() as u64;
         progress.start(Stage::Sketch, Some(n));
         let t = Instant::now();
-        let done = first.0.len().min(texts.len());
-        progress.advance(Stage::Sketch, done as u64);
-        let mut sigs = first.0;
-        sigs.truncate(done);
-        sigs.extend(in_chunks(
-            &texts[done..],
-            Stage::Sketch,
-            progress,
-            |chunk| hasher.sketch_batch(chunk),
-        ));
-        let sketch_time = t.elapsed() + first.1;
+        let sigs = in_chunks(texts, Stage::Sketch, progress, |chunk| {
+            hasher.sketch_batch(chunk)
+        });
+        let sketch_time = t.elapsed();
         progress.finish(Stage::Sketch);
         progress.start(Stage::Candidates, Some(n));
         let t = Instant::now();
@@ -450,38 +624,21 @@ fn stream_from<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>
             cut_reads: cuts.reads,
             cut_documents: cuts.documents,
         },
-        signature_bytes_per_document: search.target.signature_bytes_per_document(),
+        // The index keeps the signatures.
+        signature_bytes_per_document: None,
     };
-    if let Target::Flat(_, kept) = search.target {
-        super::drop_on_pool(kept);
-    }
     Ok(streamed)
 }
 
 impl Target<'_> {
     fn scan_cuts(&self) -> ScanCuts {
-        match self {
-            Target::Lsh(index, _) => index.scan_cuts(),
-            Target::Flat(index, _) => index.scan_cuts(),
-        }
+        let Target::Lsh(index, _) = self;
+        index.scan_cuts()
     }
 
     fn max_bucket_scan(&self) -> Option<usize> {
-        match self {
-            Target::Lsh(index, _) => index.max_bucket_scan(),
-            Target::Flat(index, _) => index.max_bucket_scan(),
-        }
-    }
-
-    fn signature_bytes_per_document(&self) -> Option<f64> {
-        match self {
-            Target::Lsh(..) => None,
-            Target::Flat(_, Kept::Full(sigs)) => {
-                let values: usize = sigs.iter().map(|s| s.values().len()).sum();
-                Some(8.0 * values as f64 / sigs.len().max(1) as f64)
-            }
-            Target::Flat(_, Kept::Fields(fields)) => Some(fields.bytes_per_document() as f64),
-        }
+        let Target::Lsh(index, _) = self;
+        index.max_bucket_scan()
     }
 }
 
@@ -502,43 +659,24 @@ impl Search<'_> {
     fn run(&mut self, chunk: Vec<MinHashSignature>, start: usize) -> Result<(), Error> {
         for (i, sig) in (start..).zip(chunk) {
             self.found.clear();
-            let key = match &mut self.target {
-                Target::Lsh(index, key_of) => {
-                    let key = key_of(i);
-                    index.query_then_insert(super::key(key), &sig, &mut self.found)?;
-                    key
-                }
-                Target::Flat(index, kept) => {
-                    index.query_then_insert(&sig, &mut self.found)?;
-                    if let Kept::Fields(fields) = kept {
-                        fields.push(&sig)?;
-                    }
-                    i
-                }
-            };
+            let Target::Lsh(index, key_of) = &mut self.target;
+            let key = key_of(i);
+            index.query_then_insert(super::key(key), &sig, &mut self.found)?;
             self.candidates += self.found.len() as u64;
             self.found.sort_unstable();
             for &j in &self.found {
                 let j = j as usize;
                 let filter = &self.filter;
-                let score = match &self.target {
-                    // An index that keeps its signatures (checked by `stream`).
-                    Target::Lsh(index, _) => index
-                        .signature(&super::key(j))
-                        .map(|e| filter.score(e, &sig)),
-                    Target::Flat(_, Kept::Full(sigs)) => sigs.get(j).map(|e| filter.score(e, &sig)),
-                    // Made with the filter's field width (`with_sketcher`).
-                    Target::Flat(_, Kept::Fields(fields)) => Some(Ok(fields.raw_similarity(j, i))),
-                };
+                // An index that keeps its signatures (checked by `stream`).
+                let score = index
+                    .signature(&super::key(j))
+                    .map(|e| filter.score(e, &sig));
                 if let Some(score) = score {
                     let score = score?;
                     if filter.passes(score) {
                         self.out.push(ScoredPair::new(j, key, score));
                     }
                 }
-            }
-            if let Target::Flat(_, Kept::Full(sigs)) = &mut self.target {
-                sigs.push(sig);
             }
         }
         Ok(())
@@ -561,22 +699,16 @@ impl Search<'_> {
 fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Send> + Sync>(
     hasher: &S,
     texts: &[&str],
-    first: Sketched,
     progress: &dyn Progress,
     search: &mut Search<'_>,
     sink: &mut dyn PairSink,
 ) -> Result<(Duration, Duration), Error> {
     let n = texts.len() as u64;
-    // The signatures sketched already are the first chunk, searched while the next
-    // one is sketched.
-    let Sketched(mut pending, before) = first;
-    pending.truncate(texts.len());
+    let mut pending = Vec::new();
     let mut start = 0;
     progress.start(Stage::Sketch, Some(n));
-    progress.advance(Stage::Sketch, pending.len() as u64);
     let t = Instant::now();
-    let rest = texts.get(pending.len()..).unwrap_or_default();
-    for chunk in tapered_chunks(rest, crate::progress::CHUNK, LAST_CHUNK) {
+    for chunk in tapered_chunks(texts, crate::progress::CHUNK, LAST_CHUNK) {
         let searching = std::mem::take(&mut pending);
         let searched_len = searching.len();
         let (new, searched) = rayon::join(
@@ -589,7 +721,7 @@ fn sketch_while_searching<S: DocSketcher<Signature = MinHashSignature, State: Se
         pending = new;
         progress.advance(Stage::Sketch, chunk.len() as u64);
     }
-    let sketch_time = t.elapsed() + before;
+    let sketch_time = t.elapsed();
     progress.finish(Stage::Sketch);
     progress.start(Stage::Candidates, Some(n));
     progress.advance(Stage::Candidates, start as u64);
@@ -706,26 +838,41 @@ mod tests {
         out
     }
 
-    fn run(texts: &[&str], kept: Kept, filter: EstimateFilter) -> (Vec<ScoredPair>, u64) {
+    /// The in-memory engine's candidate stage (the sorted band join) over `texts`,
+    /// bucket scans bounded by `scan`: its pairs, candidates and cut reads.
+    fn join(
+        texts: &[&str],
+        kept: Kept,
+        filter: EstimateFilter,
+        scan: Option<usize>,
+    ) -> (Vec<ScoredPair>, u64, BucketScan) {
         let hasher = MinHasher::new(128).expect("128 values");
         let params = ndd_lsh::LshParams::new(16, 6).expect("16 x 6");
-        let mut index = FlatLshIndex::with_capacity(params, texts.len());
         let mut pairs: Vec<ScoredPair> = Vec::new();
-        let streamed = stream(
+        let joined = sorted_join(
             &hasher,
             texts,
-            Target::Flat(&mut index, kept),
+            params,
+            scan,
+            kept,
             filter,
             &crate::NoProgress,
             &mut pairs,
         )
         .expect("one scheme");
-        (pairs, streamed.candidates)
+        let streamed = joined.streamed;
+        (pairs, streamed.candidates, streamed.bucket_scan)
+    }
+
+    fn run(texts: &[&str], kept: Kept, filter: EstimateFilter) -> (Vec<ScoredPair>, u64) {
+        let (pairs, candidates, _) = join(texts, kept, filter, None);
+        (pairs, candidates)
     }
 
     /// The plausibility filter gives the same pairs and scores from 8-bit fields as
-    /// from full signatures, over a `FlatLshIndex` and an `LshIndex`; and it passes on
-    /// every pair the full estimate passes at the same floor, never with a lower score.
+    /// from full signatures, over the sorted band join and an `LshIndex`; and it passes
+    /// on every pair the full estimate passes at the same floor, never with a lower
+    /// score.
     #[test]
     fn fields_and_full_signatures_filter_alike() {
         let owned = texts();
@@ -775,5 +922,87 @@ mod tests {
             pairs.iter().map(key).collect::<Vec<_>>(),
             full.iter().map(key).collect::<Vec<_>>()
         );
+    }
+
+    /// The sorted band join hands the sink exactly the pairs, in exactly the order, of
+    /// the streamed search over an `LshIndex` that keeps its signatures (the oracle of
+    /// the flat index the in-memory engine ran before), with the same candidate and
+    /// cut counts, with and without a bucket-scan bound; and the bytes it reports are
+    /// those of what it held.
+    #[test]
+    fn the_sorted_join_gives_the_streamed_search() {
+        let owned = texts();
+        // Hot buckets: the families again, so that bounds of 1 and 3 cut.
+        let owned: Vec<String> = owned.iter().chain(&owned).cloned().collect();
+        let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let t = Threshold::new(0.8).expect("0.8");
+        let hasher = MinHasher::new(128).expect("128 values");
+        let params = ndd_lsh::LshParams::new(16, 6).expect("16 x 6");
+        let key = |p: &ScoredPair| (p.a, p.b, p.score.to_bits());
+        for filter in [
+            EstimateFilter::new(Emit::Plausible, t, 128),
+            EstimateFilter::every_candidate(),
+        ] {
+            for scan in [None, Some(1), Some(3), Some(256)] {
+                let kept = match filter.field_bits() {
+                    Some(bits) => Kept::Fields(BBitSlots::new(bits, 128).expect("8 bits")),
+                    None => Kept::Full(Vec::new()),
+                };
+                let (joined, candidates, cuts) = join(&texts, kept, filter, scan);
+                let mut lsh = LshIndex::builder(params)
+                    .keep_signatures(true)
+                    .max_bucket_scan(scan)
+                    .build();
+                let mut streamed_pairs: Vec<ScoredPair> = Vec::new();
+                let streamed = stream(
+                    &hasher,
+                    &texts,
+                    Target::Lsh(&mut lsh, &|i| i),
+                    filter,
+                    &crate::NoProgress,
+                    &mut streamed_pairs,
+                )
+                .expect("one scheme");
+                assert_eq!(
+                    joined.iter().map(key).collect::<Vec<_>>(),
+                    streamed_pairs.iter().map(key).collect::<Vec<_>>(),
+                    "bound {scan:?}"
+                );
+                assert_eq!(candidates, streamed.candidates, "bound {scan:?}");
+                assert_eq!(cuts, streamed.bucket_scan, "bound {scan:?}");
+                assert!(joined.len() > 100, "{} pairs, bound {scan:?}", joined.len());
+                if scan.is_some_and(|s| s <= 3) {
+                    assert!(cuts.cut_reads > 0, "bound {scan:?} cuts");
+                }
+            }
+        }
+    }
+
+    /// The bytes per document the join reports are its band keys (8 per band) and
+    /// positions (4 per band) at least, and under the issue's bar with the fields.
+    #[test]
+    fn the_sorted_join_reports_its_bytes() {
+        let owned = texts();
+        let texts: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let hasher = MinHasher::new(128).expect("128 values");
+        let params = ndd_lsh::LshParams::new(16, 6).expect("16 x 6");
+        let t = Threshold::new(0.8).expect("0.8");
+        let filter = EstimateFilter::new(Emit::Plausible, t, 128);
+        let fields = BBitSlots::new(8, 128).expect("8 bits");
+        let joined = sorted_join(
+            &hasher,
+            &texts,
+            params,
+            Some(256),
+            Kept::Fields(fields),
+            filter,
+            &crate::NoProgress,
+            &mut ndd_core::PairCounter::default(),
+        )
+        .expect("one scheme");
+        let index = joined.index_bytes_per_document;
+        assert!(index >= 16.0 * 12.0, "{index}");
+        assert_eq!(joined.streamed.signature_bytes_per_document, Some(128.0));
+        assert!(index + 128.0 <= 512.0, "{index}");
     }
 }
