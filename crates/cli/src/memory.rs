@@ -241,11 +241,15 @@ fn run_with(
     let bars = Arc::new(Bars::new(a.quiet));
     let read_started = Instant::now();
     let options = settings::read_options(&a.input, attributes);
-    let input = input::read(
+    // The exact pass's digests found as the documents are decoded, for a plan run
+    // (an index digests as it adds).
+    let digest = plan.filter(|_| index.is_none()).and_then(Plan::exact_pass);
+    let (input, digests) = input::read_digested(
         &source,
         &options,
         &bars,
         o.keep_out.is_some() || o.annotate_out.is_some(),
+        digest,
     )?;
     let read_time = read_started.elapsed();
     let mut skipped = Skipped::of_corpus(&input.corpus, &options, a.input.problems_out.is_some())?;
@@ -271,9 +275,10 @@ fn run_with(
             docs,
             base: 0,
             ids: docs.iter().map(|d| d.id.as_str()).collect(),
-            outcome: match plan {
-                Some(plan) => plan.run(docs, bars.as_ref())?,
-                None => dedup.plan()?.run(docs, bars.as_ref())?,
+            outcome: match (plan, digests) {
+                (Some(plan), Some(digests)) => plan.run_digested(docs, digests, bars.as_ref())?,
+                (Some(plan), None) => plan.run(docs, bars.as_ref())?,
+                (None, _) => dedup.plan()?.run(docs, bars.as_ref())?,
             },
         },
     };
