@@ -800,6 +800,31 @@ fn report<I>(
     });
 }
 
+/// `lines` JSONL lines for the readers' tests (three batches by line count at 40,000):
+/// every 1,009th blank, every 997th not JSON, the others documents `d{i}` with a
+/// two-line text; when `duplicate_every` is not 0, every such line's id repeats the
+/// line before's.
+#[cfg(test)]
+fn mixed_jsonl(lines: u32, duplicate_every: u32) -> String {
+    use std::fmt::Write as _;
+    let mut input = String::new();
+    for i in 0..lines {
+        if i % 1_009 == 0 {
+            input.push('\n');
+        } else if i % 997 == 0 {
+            input.push_str("{not json\n");
+        } else {
+            let id = if duplicate_every != 0 && i % duplicate_every == 0 {
+                i - 1
+            } else {
+                i
+            };
+            let _ = writeln!(input, r#"{{"id": "d{id}", "text": "word {i}\n again"}}"#);
+        }
+    }
+    input
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -890,19 +915,8 @@ mod tests {
     /// a pool of one thread, and for a folder (values computed after the reading).
     #[test]
     fn hooked_reading_gives_each_accepted_document_its_value() {
-        use std::fmt::Write as _;
-        let mut input = String::new();
-        for i in 0..40_000u32 {
-            if i % 1_009 == 0 {
-                input.push('\n');
-            } else if i % 997 == 0 {
-                input.push_str("{not json\n");
-            } else {
-                // Every 13th id repeats an earlier one: a duplicate id.
-                let id = if i % 13 == 0 { i - 1 } else { i };
-                let _ = writeln!(input, r#"{{"id": "d{id}", "text": "word {i} again"}}"#);
-            }
-        }
+        // Every 13th id repeats an earlier one: a duplicate id.
+        let input = mixed_jsonl(40_000, 13);
         let opts = ReadOptions::default();
         let hook: DocHook<String> =
             std::sync::Arc::new(|d: &Document| format!("{}/{}", d.id, d.text));
