@@ -31,7 +31,7 @@ fn root() -> PathBuf {
 }
 
 /// The file `NDD_BENCH_CORPUS` names (see the module documentation).
-fn path() -> PathBuf {
+pub(crate) fn path() -> PathBuf {
     let Some(value) = std::env::var_os("NDD_BENCH_CORPUS") else {
         return root().join("data/debian-copyright.jsonl");
     };

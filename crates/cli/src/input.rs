@@ -5,9 +5,12 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use ndd_pipeline::Corpus;
-use ndd_pipeline::corpus::{JsonlReader, ReadOptions, RecordFormat, read_corpus_with_progress};
+use ndd_pipeline::corpus::{
+    JsonlReader, ReadOptions, RecordFormat, read_corpus_with_hook, read_corpus_with_progress,
+    read_jsonl_with_hook,
+};
 use ndd_pipeline::ndd_core::{self, file as core_file};
+use ndd_pipeline::{Corpus, DocDigest, ExactPass};
 
 use crate::error::CliError;
 use crate::progress::Bars;
@@ -123,12 +126,34 @@ pub(crate) fn read(
     bars: &Bars,
     keep_records: bool,
 ) -> Result<Input, CliError> {
+    read_digested(source, options, bars, keep_records, None).map(|(input, _)| input)
+}
+
+/// [`read`], with each document's digest by `exact` (when given) computed as it is
+/// read: for JSON Lines on the pool that decodes the lines
+/// ([`read_corpus_with_hook`]), so that the exact stage only groups them
+/// ([`Plan::run_digested`](ndd_pipeline::Plan::run_digested)).
+pub(crate) fn read_digested(
+    source: &Source,
+    options: &ReadOptions,
+    bars: &Bars,
+    keep_records: bool,
+    exact: Option<ExactPass>,
+) -> Result<(Input, Option<Vec<DocDigest>>), CliError> {
     let bar = bars.reading();
     let progress = |p: ndd_pipeline::corpus::Progress| bar.update(p);
+    let mut digests = None;
     let input = match source {
         Source::Path(path) | Source::Bundled(path) => {
             warn_mixed_folder(path, options);
-            let corpus = read_corpus_with_progress(path, options, progress)?;
+            let corpus = match exact {
+                Some(pass) => {
+                    let (corpus, d) = read_corpus_with_hook(path, options, progress, pass.hook())?;
+                    digests = Some(d);
+                    corpus
+                }
+                None => read_corpus_with_progress(path, options, progress)?,
+            };
             // Parquet and zstd records are copied by ndd-corpus's writer
             // (`Writers::copy_shards`), plain and gzip JSONL lines from here.
             let lines = corpus
@@ -156,7 +181,14 @@ pub(crate) fn read(
             };
             let reader = JsonlReader::from_read(reader, "<stdin>", options)
                 .map_err(|e| CliError::Input(format!("<stdin>: {e}")))?;
-            let corpus = ndd_pipeline::corpus::read_jsonl_with_progress(reader, progress)?;
+            let corpus = match exact {
+                Some(pass) => {
+                    let (corpus, d) = read_jsonl_with_hook(reader, progress, pass.hook())?;
+                    digests = Some(d);
+                    corpus
+                }
+                None => ndd_pipeline::corpus::read_jsonl_with_progress(reader, progress)?,
+            };
             Input {
                 corpus,
                 records: spool.map(RecordFile::Spooled),
@@ -164,7 +196,7 @@ pub(crate) fn read(
         }
     };
     bar.finish();
-    Ok(input)
+    Ok((input, digests))
 }
 
 /// A warning when the folder `path` is read one document per file although some of

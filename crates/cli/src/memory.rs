@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::{Dedup, DedupIndex, Document, Fate, Outcome, Plan, Progress, SegmentedIndex};
+use ndd_pipeline::{
+    Dedup, DedupIndex, DocDigest, Document, Fate, Outcome, Plan, Progress, SegmentedIndex,
+};
 
 use crate::args::{DedupArgs, GroupName};
 use crate::error::CliError;
@@ -100,17 +102,25 @@ enum Engine<'p> {
 }
 
 impl Engine<'_> {
-    /// Deduplicates `docs`: by the plan, or added to the index (refused when the index
-    /// already holds one of their ids). Returns the position of the first document in
-    /// the collection (0 without an index) and the outcome.
+    /// Deduplicates `docs`: by the plan (from the exact pass's `digests` when the
+    /// read found them), or added to the index (refused when the index already holds
+    /// one of their ids). Returns the position of the first document in the
+    /// collection (0 without an index) and the outcome.
     fn run(
         &mut self,
         docs: &[Document],
+        digests: Option<Vec<DocDigest>>,
         index_in: Option<&Path>,
         progress: &dyn Progress,
     ) -> Result<(usize, Outcome), CliError> {
         match self {
-            Engine::Plan(plan) => Ok((0, plan.run(docs, progress)?)),
+            Engine::Plan(plan) => Ok((
+                0,
+                match digests {
+                    Some(digests) => plan.run_digested(docs, digests, progress)?,
+                    None => plan.run(docs, progress)?,
+                },
+            )),
             Engine::Index(ix) => {
                 refuse_known_ids(ix, docs, index_in)?;
                 let base = ix.ids().len();
@@ -276,18 +286,25 @@ fn run_with(
     let bars = Arc::new(Bars::new(a.quiet));
     let read_started = Instant::now();
     let options = settings::read_options(&a.input, attributes);
-    let input = input::read(
+    // The exact pass's digests found as the documents are decoded, for a plan run
+    // (an index digests as it adds).
+    let digest = match &engine {
+        Engine::Plan(plan) => plan.exact_pass(),
+        Engine::Index(_) => None,
+    };
+    let (input, digests) = input::read_digested(
         &source,
         &options,
         &bars,
         o.keep_out.is_some() || o.annotate_out.is_some(),
+        digest,
     )?;
     let read_time = read_started.elapsed();
     let mut skipped = Skipped::of_corpus(&input.corpus, &options, a.input.problems_out.is_some())?;
     let docs = &input.corpus.documents;
 
     // Deduplicate.
-    let (base, outcome) = engine.run(docs, index_in, bars.as_ref())?;
+    let (base, outcome) = engine.run(docs, digests, index_in, bars.as_ref())?;
     let found = Found {
         docs,
         base,

@@ -771,18 +771,8 @@ mod tests {
     #[cfg(feature = "rayon")]
     #[test]
     fn batched_reading_yields_the_plain_readers_items_inside_a_pool_too() {
-        use std::fmt::Write as _;
         // 40,000 lines, three batches by line count; some malformed, some blank.
-        let mut input = String::new();
-        for i in 0..40_000u32 {
-            if i % 1_009 == 0 {
-                input.push('\n');
-            } else if i % 997 == 0 {
-                input.push_str("{not json\n");
-            } else {
-                let _ = writeln!(input, r#"{{"id": "d{i}", "text": "word {i}\n again"}}"#);
-            }
-        }
+        let input = crate::mixed_jsonl(40_000, 0);
         let opts = ReadOptions::default();
         let show = |item: Result<Document, Problem>| match item {
             Ok(d) => format!("{} {}", d.id, d.text),

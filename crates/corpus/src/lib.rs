@@ -291,7 +291,88 @@ pub fn read_corpus_with_progress(
     options: &ReadOptions,
     progress: impl FnMut(Progress),
 ) -> Result<Corpus, Error> {
-    let path = path.as_ref();
+    read_corpus_hooked::<()>(path.as_ref(), options, progress, None).map(|(corpus, _)| corpus)
+}
+
+/// A function of a document computed as the corpus is read
+/// ([`read_corpus_with_hook`]): a digest or a fingerprint of its text, say, that a
+/// later stage would otherwise compute in a pass of its own over every text.
+///
+/// # Example
+///
+/// ```
+/// use near_dup::corpus::{DocHook, Document};
+/// let length: DocHook<usize> = std::sync::Arc::new(|d: &Document| d.text.len());
+/// assert_eq!(length(&Document::new("a", "four")), 4);
+/// ```
+pub type DocHook<T> = std::sync::Arc<dyn Fn(&Document) -> T + Send + Sync>;
+
+/// [`read_corpus_with_progress`] with `hook`'s value of every document read, one per
+/// document of [`Corpus::documents`], in their order.
+///
+/// A JSON Lines file (plain, gzip or zstd) under the `rayon` feature gets the values
+/// where its lines are decoded: on the pool, right after each document is decoded,
+/// while its text is still in that core's cache and while the calling thread takes
+/// the batch before (work that fills the pool's waits for the next batch instead of
+/// a pass of its own after the reading). Other inputs get them after the reading,
+/// over the documents (in parallel under `rayon`). The values are the same either way;
+/// the hook also runs for documents that are then rejected (a duplicate id), whose
+/// values are dropped.
+///
+/// # Errors
+///
+/// As [`read_corpus`].
+///
+/// # Example
+///
+/// ```
+/// use std::sync::Arc;
+/// use near_dup::corpus::{read_corpus_with_hook, Document, ReadOptions};
+/// let path = std::env::temp_dir().join(format!("ndd-doc-hook-{}.jsonl", std::process::id()));
+/// std::fs::write(&path, "{\"id\": \"a\", \"text\": \"one two\"}\n{\"id\": \"a\", \"text\": \"dropped\"}\n{\"id\": \"b\", \"text\": \"three\"}\n")?;
+/// let words = Arc::new(|d: &Document| d.text.split_whitespace().count());
+/// let (corpus, values) = read_corpus_with_hook(&path, &ReadOptions::default(), |_| {}, words)?;
+/// assert_eq!(corpus.documents.len(), 2); // the second "a" is a duplicate id
+/// assert_eq!(values, [2, 1]);
+/// std::fs::remove_file(&path)?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_corpus_with_hook<T: Send + 'static>(
+    path: impl AsRef<Path>,
+    options: &ReadOptions,
+    progress: impl FnMut(Progress),
+    hook: DocHook<T>,
+) -> Result<(Corpus, Vec<T>), Error> {
+    let (corpus, values) =
+        read_corpus_hooked(path.as_ref(), options, progress, Some(hook.clone()))?;
+    let values = values.unwrap_or_else(|| values_of(&corpus.documents, &*hook));
+    Ok((corpus, values))
+}
+
+/// `hook`'s value of each document (in parallel under `rayon`).
+fn values_of<T: Send>(
+    documents: &[Document],
+    hook: &(dyn Fn(&Document) -> T + Send + Sync),
+) -> Vec<T> {
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        documents.par_iter().with_min_len(64).map(hook).collect()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        documents.iter().map(hook).collect()
+    }
+}
+
+/// [`read_corpus_with_progress`], and `hook`'s values when the reader computed them
+/// as it decoded (`None`: not computed, the caller computes them).
+fn read_corpus_hooked<T: Send + 'static>(
+    path: &Path,
+    options: &ReadOptions,
+    progress: impl FnMut(Progress),
+    hook: Option<DocHook<T>>,
+) -> Result<(Corpus, Option<Vec<T>>), Error> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     if meta.is_dir() {
         if let Some(format) = shards::shard_folder(path, options) {
@@ -309,7 +390,7 @@ pub fn read_corpus_with_progress(
                 },
             )?;
             corpus.shards = reader.into_shards();
-            return Ok(corpus);
+            return Ok((corpus, None));
         }
         let mut reader = FolderReader::new(path, options)?;
         let mut corpus = collect(
@@ -323,14 +404,14 @@ pub fn read_corpus_with_progress(
         )?;
         corpus.stats.revisited = reader.revisited();
         (corpus.stats.utf16_decoded, corpus.stats.legacy_decoded) = reader.decoded();
-        Ok(corpus)
+        Ok((corpus, None))
     } else {
         let format = RecordFormat::of_file(path)?;
-        let mut corpus = match format {
+        let (mut corpus, values) = match format {
             #[cfg(feature = "parquet")]
             RecordFormat::Parquet => {
                 let mut reader = ParquetReader::open(path, options)?;
-                collect(
+                let corpus = collect(
                     &mut reader,
                     &path.display().to_string(),
                     options,
@@ -341,16 +422,17 @@ pub fn read_corpus_with_progress(
                     },
                     ParquetReader::location,
                     |r| Some(r.row()),
-                )?
+                )?;
+                (corpus, None)
             }
-            _ => read_jsonl_with_progress(JsonlReader::open(path, options)?, progress)?,
+            _ => read_jsonl_hooked(JsonlReader::open(path, options)?, progress, hook)?,
         };
         corpus.shards = vec![Shard {
             path: path.to_path_buf(),
             format,
             documents: corpus.documents.len(),
         }];
-        Ok(corpus)
+        Ok((corpus, values))
     }
 }
 
@@ -374,16 +456,56 @@ pub fn read_corpus_with_progress(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
-    mut reader: JsonlReader<R>,
+    reader: JsonlReader<R>,
     progress: impl FnMut(Progress),
 ) -> Result<Corpus, Error> {
+    read_jsonl_hooked::<R, ()>(reader, progress, None).map(|(corpus, _)| corpus)
+}
+
+/// [`read_jsonl_with_progress`] with `hook`'s value of every document read, as
+/// [`read_corpus_with_hook`] gives them for a JSON Lines file.
+///
+/// # Errors
+///
+/// As [`read_jsonl_with_progress`].
+///
+/// # Example
+///
+/// ```
+/// use std::sync::Arc;
+/// use near_dup::corpus::{read_jsonl_with_hook, Document, JsonlReader, ReadOptions};
+/// let input: &[u8] = b"{\"id\": \"a\", \"text\": \"alpha\"}\n{\"id\": \"b\", \"text\": \"be\"}\n";
+/// let reader = JsonlReader::from_read(input, "<stdin>", &ReadOptions::default())?;
+/// let (corpus, lengths) = read_jsonl_with_hook(reader, |_| {}, Arc::new(|d: &Document| d.text.len()))?;
+/// assert_eq!((corpus.documents.len(), lengths), (2, vec![5, 2]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn read_jsonl_with_hook<R: std::io::BufRead + Send, T: Send + 'static>(
+    reader: JsonlReader<R>,
+    progress: impl FnMut(Progress),
+    hook: DocHook<T>,
+) -> Result<(Corpus, Vec<T>), Error> {
+    let (corpus, values) = read_jsonl_hooked(reader, progress, Some(hook.clone()))?;
+    let values = values.unwrap_or_else(|| values_of(&corpus.documents, &*hook));
+    Ok((corpus, values))
+}
+
+/// [`read_jsonl_with_progress`], and `hook`'s values when the reader computed them as
+/// it decoded (`None`: not computed, without `rayon`).
+fn read_jsonl_hooked<R: std::io::BufRead + Send, T: Send + 'static>(
+    mut reader: JsonlReader<R>,
+    progress: impl FnMut(Progress),
+    hook: Option<DocHook<T>>,
+) -> Result<(Corpus, Option<Vec<T>>), Error> {
     let options = reader.options().clone();
     let name = reader.name().to_owned();
     #[cfg(feature = "rayon")]
     {
         // Lines decoded in parallel a batch at a time, the next batch read
         // meanwhile: the same items in the same order.
-        let mut batched = jsonl::Batched::new(&mut reader);
+        let hooked = hook.is_some();
+        let mut batched = jsonl::Batched::with_hook(&mut reader, hook);
+        let mut values = Vec::new();
         let mut corpus = collect(
             &mut batched,
             &name,
@@ -391,14 +513,19 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             progress,
             jsonl::Batched::bytes,
             jsonl::Batched::location,
-            |r| Some(r.line()),
+            |r| {
+                // Each accepted document's value (a hook gives every document one).
+                values.extend(r.take_value());
+                Some(r.line())
+            },
         )?;
         corpus.stats.blank_lines = batched.blank_lines();
         drop(batched);
-        finish_jsonl(corpus, &reader)
+        Ok((finish_jsonl(corpus, &reader)?, hooked.then_some(values)))
     }
     #[cfg(not(feature = "rayon"))]
     {
+        drop(hook);
         let mut corpus = collect(
             &mut reader,
             &name,
@@ -409,7 +536,7 @@ pub fn read_jsonl_with_progress<R: std::io::BufRead + Send>(
             |r| Some(r.lines()),
         )?;
         corpus.stats.blank_lines = reader.blank_lines();
-        finish_jsonl(corpus, &reader)
+        Ok((finish_jsonl(corpus, &reader)?, None))
     }
 }
 
@@ -433,8 +560,9 @@ fn collect<I>(
     mut progress: impl FnMut(Progress),
     bytes: impl Fn(&I) -> (u64, Option<u64>),
     location: impl Fn(&I) -> String,
-    // The accepted document's line (and, for shards, the count of its shard).
-    line: impl Fn(&mut I) -> Option<u64>,
+    // The accepted document's line (and, for shards, the count of its shard; for a
+    // hooked reader, the document's value).
+    mut line: impl FnMut(&mut I) -> Option<u64>,
 ) -> Result<Corpus, Error>
 where
     I: Iterator<Item = Result<Document, Problem>> + IdHash,
@@ -577,7 +705,7 @@ impl IdHash for FolderReader {}
 impl IdHash for ParquetReader {}
 impl<R: std::io::BufRead> IdHash for JsonlReader<R> {}
 #[cfg(feature = "rayon")]
-impl<R: std::io::BufRead + Send> IdHash for jsonl::Batched<'_, R> {
+impl<R: std::io::BufRead + Send, T: Send + 'static> IdHash for jsonl::Batched<'_, R, T> {
     fn id_key(&self) -> Option<IdKey> {
         Some(jsonl::Batched::id_key(self))
     }
@@ -678,6 +806,31 @@ fn report<I>(
         documents,
         rejected,
     });
+}
+
+/// `lines` JSONL lines for the readers' tests (three batches by line count at 40,000):
+/// every 1,009th blank, every 997th not JSON, the others documents `d{i}` with a
+/// two-line text; when `duplicate_every` is not 0, every such line's id repeats the
+/// line before's.
+#[cfg(test)]
+fn mixed_jsonl(lines: u32, duplicate_every: u32) -> String {
+    use std::fmt::Write as _;
+    let mut input = String::new();
+    for i in 0..lines {
+        if i % 1_009 == 0 {
+            input.push('\n');
+        } else if i % 997 == 0 {
+            input.push_str("{not json\n");
+        } else {
+            let id = if duplicate_every != 0 && i % duplicate_every == 0 {
+                i - 1
+            } else {
+                i
+            };
+            let _ = writeln!(input, r#"{{"id": "d{id}", "text": "word {i}\n again"}}"#);
+        }
+    }
+    input
 }
 
 #[cfg(test)]
@@ -784,5 +937,57 @@ mod tests {
         kept.push(Document::new("a", "t"));
         assert!(!seen.first_time("a", &kept));
         assert!(!seen.first_time("50", &kept));
+    }
+
+    /// The hooked readers give each accepted document the hook's value of that
+    /// document: over several batches, with blank and malformed lines and duplicate
+    /// ids (rejected after their value was computed), on the calling thread and inside
+    /// a pool of one thread, and for a folder (values computed after the reading).
+    #[test]
+    fn hooked_reading_gives_each_accepted_document_its_value() {
+        // Every 13th id repeats an earlier one: a duplicate id.
+        let input = mixed_jsonl(40_000, 13);
+        let opts = ReadOptions::default();
+        let hook: DocHook<String> =
+            std::sync::Arc::new(|d: &Document| format!("{}/{}", d.id, d.text));
+        let plain =
+            read_jsonl_with_progress(JsonlReader::new(input.as_bytes(), "x", &opts), |_| {})
+                .map_err(|e| e.to_string());
+        let expected: Vec<String> = match &plain {
+            Ok(c) => c.documents.iter().map(|d| hook(d)).collect(),
+            Err(e) => panic!("{e}"),
+        };
+        assert!(expected.len() > 36_000, "{}", expected.len());
+        let hooked = || {
+            read_jsonl_with_hook(
+                JsonlReader::new(input.as_bytes(), "x", &opts),
+                |_| {},
+                hook.clone(),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let (corpus, values) = hooked().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(Ok(&corpus), plain.as_ref());
+        assert_eq!(values, expected);
+        #[cfg(feature = "rayon")]
+        {
+            let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+                panic!("a pool of one thread");
+            };
+            let (_, values) = pool.install(hooked).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(values, expected);
+        }
+
+        let dir = std::env::temp_dir().join(format!("ndd-hooked-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        for (name, text) in [("a.txt", "first"), ("b.txt", "second")] {
+            std::fs::write(dir.join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let (corpus, values) = read_corpus_with_hook(&dir, &opts, |_| {}, hook.clone())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(corpus.documents.len(), 2);
+        assert_eq!(values, ["a.txt/first", "b.txt/second"]);
     }
 }

@@ -14,6 +14,13 @@
 //!   (today's reads whole digests only where prefixes repeat); on the corpus's digests
 //!   and on a million synthetic ones (one in eight a copy of an earlier one).
 //!
+//! * `read_and_digest/*`: the corpus file read whole and every document's digest, as
+//!   `ndd dedup` gets them: `separate` reads it (`read_corpus`) and then digests the
+//!   texts in a pass of its own (`ExactPass::digests`, on the pool under `rayon`), as
+//!   before `b6bb60a`; `hooked` reads it with the pass's hook
+//!   (`read_corpus_with_hook`), the JSONL reader digesting each document on the pool
+//!   right after decoding it. Throughput in bytes of text.
+//!
 //! Before measuring, the baselines are checked to give what today's code gives (every
 //! digest, every group and every first copy), so the two sides do the same work.
 //!
@@ -21,12 +28,13 @@
 //! `NDD_BENCH_CORPUS` (`bench`: `bench/data/corpus.jsonl`, the 66,855 documents of the
 //! issue's measurements).
 //!
-//! Run: `NDD_BENCH_CORPUS=bench cargo bench -p ndd-pipeline --bench exact -- --warm-up-time 1 --measurement-time 3`
+//! Run: `NDD_BENCH_CORPUS=bench cargo bench -p ndd-pipeline --bench exact --features rayon -- --warm-up-time 1 --measurement-time 3`
 #![allow(missing_docs, clippy::unwrap_used)] // criterion_group! generates an undocumented function
 
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use ndd_pipeline::corpus::{ReadOptions, read_corpus, read_corpus_with_hook};
 use ndd_pipeline::{DocDigest, ExactDuplicates, ExactPass};
 use sha1::{Digest, Sha1};
 
@@ -209,6 +217,26 @@ fn bench(c: &mut Criterion) {
             });
         });
     }
+    group.finish();
+
+    // Reading and digesting: the same digests both ways.
+    let file = corpus::path();
+    let opts = ReadOptions::default();
+    let separate = || {
+        let corpus = read_corpus(&file, &opts).unwrap();
+        let texts: Vec<&str> = corpus.documents.iter().map(|d| d.text.as_str()).collect();
+        let digests = pass.digests(&texts);
+        (corpus, digests)
+    };
+    let hooked = || read_corpus_with_hook(&file, &opts, |_| {}, pass.hook()).unwrap();
+    let (read, expected) = separate();
+    assert_eq!(hooked().1, expected);
+    let mut group = c.benchmark_group("read_and_digest");
+    let text_bytes: usize = read.documents.iter().map(|d| d.text.len()).sum();
+    group.throughput(Throughput::Bytes(text_bytes as u64));
+    group.sample_size(10);
+    group.bench_function("separate", |b| b.iter(|| black_box(separate())));
+    group.bench_function("hooked", |b| b.iter(|| black_box(hooked())));
     group.finish();
 
     let mut group = c.benchmark_group("exact_group");

@@ -11,8 +11,8 @@ use crate::candidates::Ctx;
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::report::{Outcome, Report};
 use crate::{
-    DEFAULT_THRESHOLD, Document, Error, ExactPass, Features, GroupMethod, Grouping, Method, Plan,
-    Representative, Shingles, Verifier,
+    DEFAULT_THRESHOLD, DocDigest, Document, Error, ExactDuplicates, ExactPass, Features,
+    GroupMethod, Grouping, Method, Plan, Representative, Shingles, Verifier,
 };
 
 /// The whole pipeline in one call: the exact-duplicate pass, candidate generation
@@ -563,6 +563,70 @@ impl Plan {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome, Error> {
+        self.run_with(docs, None, progress)
+    }
+
+    /// [`run`](Self::run) with the exact pass's digests computed already, one per
+    /// document in order: the values of [`exact_pass`](Self::exact_pass)'s
+    /// [`hook`](ExactPass::hook), which a corpus reader computes as it decodes
+    /// ([`read_corpus_with_hook`](crate::corpus::read_corpus_with_hook)), so that the
+    /// exact stage only groups them. Digests of another pass (folding case otherwise,
+    /// or of other texts) give other exact groups: the plan cannot tell. Without an
+    /// exact pass in the plan, the digests are not read.
+    ///
+    /// # Errors
+    ///
+    /// As [`run`](Self::run), and [`Error::Core`] when there are not as many digests
+    /// as documents.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use near_dup::pipeline::corpus::{read_corpus_with_hook, ReadOptions};
+    /// use near_dup::pipeline::{Dedup, NoProgress};
+    /// let path = std::env::temp_dir().join(format!("ndd-doc-digested-{}.jsonl", std::process::id()));
+    /// std::fs::write(&path, concat!(
+    ///     "{\"id\": \"a\", \"text\": \"the rule applies to every plant in the state from next year\"}\n",
+    ///     "{\"id\": \"b\", \"text\": \"The rule applies to every plant in the state from next year.\"}\n",
+    /// ))?;
+    /// let plan = Dedup::new().plan()?;
+    /// let pass = plan.exact_pass().expect("on by default");
+    /// let (corpus, digests) = read_corpus_with_hook(&path, &ReadOptions::default(), |_| {}, pass.hook())?;
+    /// let out = plan.run_digested(&corpus.documents, digests, &NoProgress)?;
+    /// let whole = plan.run(&corpus.documents, &NoProgress)?;
+    /// assert_eq!((&out.groups, &out.pairs), (&whole.groups, &whole.pairs));
+    /// assert_eq!(out.report.exact_copies, 1);
+    /// assert!(plan.run_digested(&corpus.documents, Vec::new(), &NoProgress).is_err());
+    /// std::fs::remove_file(&path)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_digested(
+        &self,
+        docs: &[Document],
+        digests: Vec<DocDigest>,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, Error> {
+        if digests.len() != docs.len() {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "digests",
+                format!(
+                    "{} exact-pass digests for {} documents: one per document is needed",
+                    digests.len(),
+                    docs.len()
+                ),
+            )));
+        }
+        self.run_with(docs, Some(digests), progress)
+    }
+
+    /// [`run`](Self::run), the exact pass's digests given or computed here.
+    fn run_with(
+        &self,
+        docs: &[Document],
+        digests: Option<Vec<DocDigest>>,
+        progress: &dyn Progress,
+    ) -> Result<Outcome, Error> {
         let mut report = Report {
             documents: docs.len(),
             bytes: docs.iter().map(|d| d.text.len() as u64).sum(),
@@ -575,7 +639,10 @@ impl Plan {
             Some(pass) => {
                 progress.start(Stage::Exact, Some(docs.len() as u64));
                 let t = Instant::now();
-                let found = pass.run(&texts);
+                let found = match digests {
+                    Some(digests) => ExactDuplicates::from_digests(digests),
+                    None => pass.run(&texts),
+                };
                 report.timings.push((Stage::Exact, t.elapsed()));
                 progress.advance(Stage::Exact, docs.len() as u64);
                 progress.finish(Stage::Exact);

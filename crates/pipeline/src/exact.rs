@@ -240,6 +240,25 @@ impl ExactPass {
         }
     }
 
+    /// [`digest`](Self::digest) of a document's text as a reader's per-document hook
+    /// ([`read_corpus_with_hook`](crate::corpus::read_corpus_with_hook)): the corpus's
+    /// JSON Lines reader then digests each text on the pool right after decoding it,
+    /// and [`Plan::run_digested`](crate::Plan::run_digested) groups the digests
+    /// without a pass of its own over the texts.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Document, ExactPass};
+    /// let pass = ExactPass::new();
+    /// let hook = pass.hook();
+    /// assert_eq!(hook(&Document::new("a", "A, b. C!")), pass.digest("abc"));
+    /// ```
+    #[must_use]
+    pub fn hook(self) -> crate::corpus::DocHook<DocDigest> {
+        std::sync::Arc::new(move |d: &crate::Document| self.digest(&d.text))
+    }
+
     /// The digests of many documents (in parallel under the `rayon` feature; the
     /// same values either way).
     ///

@@ -5,9 +5,9 @@ use std::io::BufRead;
 use std::sync::Arc;
 
 use super::{JsonlReader, LineDoc, RawBatch, RawLine, decode_line};
-use crate::Document;
 use crate::options::ReadOptions;
 use crate::problems::{Problem, ProblemKind};
+use crate::{DocHook, Document};
 
 /// [`JsonlReader`]'s items, decoded in parallel a batch at a time while the items of the
 /// batch before are taken and the batch after is read: the same items in the same
@@ -18,13 +18,18 @@ use crate::problems::{Problem, ProblemKind};
 /// `k + 2`, while the pool decodes batch `k + 1`. Decoding batch `k + 1` only after the
 /// items of batch `k` were taken, as a join did before, left the pool idle for that
 /// serial part of every batch (issue 31's timeline: the two workers at ~70%).
-pub(crate) struct Batched<'r, R> {
+///
+/// With a hook ([`Batched::with_hook`]), each document's value `T` is computed on the
+/// pool right after the document is decoded (its text still in that core's cache), and
+/// [`Batched::take_value`] gives the value of the document last yielded.
+pub(crate) struct Batched<'r, R, T = ()> {
     reader: Held<'r, R>,
     name: Arc<str>,
     options: Arc<ReadOptions>,
-    ready: std::vec::IntoIter<DecodedLine>,
+    hook: Option<DocHook<T>>,
+    ready: std::vec::IntoIter<DecodedLine<T>>,
     /// The batch after `ready`, on the pool.
-    decoding: Option<Decoding>,
+    decoding: Option<Decoding<T>>,
     /// Whether the first batch was read.
     started: bool,
     /// The last batch decoded, its buffers kept for the next read.
@@ -34,40 +39,53 @@ pub(crate) struct Batched<'r, R> {
     blank: u64,
     /// The id key of the last document yielded.
     id_key: crate::IdKey,
+    /// The hook's value of the last document yielded (until taken).
+    value: Option<T>,
 }
 
-/// A line decoded on the pool: its number, what it gave (`None`: blank), and the
-/// document's id key for the duplicate-id check (the default for anything else).
-type DecodedLine = (u64, Option<Result<LineDoc, Problem>>, crate::IdKey);
+/// A line decoded on the pool: its number, what it gave (`None`: blank), the
+/// document's id key for the duplicate-id check (the default for anything else) and
+/// the hook's value of the document (`None` without a hook or a document).
+type DecodedLine<T> = (
+    u64,
+    Option<Result<LineDoc, Problem>>,
+    crate::IdKey,
+    Option<T>,
+);
 
 /// A batch's lines decoded, or the panic that stopped it, and the batch (its buffers
 /// for the next read).
-type DecodedBatch = (std::thread::Result<Vec<DecodedLine>>, RawBatch);
+type DecodedBatch<T> = (std::thread::Result<Vec<DecodedLine<T>>>, RawBatch);
 
 /// A batch handed to the pool: decoding there, or decoded already (by a caller that
 /// is itself one of the pool's threads).
-enum Decoding {
+enum Decoding<T> {
     /// Decoding on the pool; the result comes through the channel. (A `Mutex` makes
     /// the reader `Sync` as it was; it is never contended.)
-    Spawned(std::sync::Mutex<std::sync::mpsc::Receiver<DecodedBatch>>),
+    Spawned(std::sync::Mutex<std::sync::mpsc::Receiver<DecodedBatch<T>>>),
     /// Decoded on the calling thread.
-    Done(DecodedBatch),
+    Done(DecodedBatch<T>),
 }
 
-impl Decoding {
+impl<T: Send + 'static> Decoding<T> {
     /// Hands `batch` to the pool. A caller on one of the pool's threads decodes it
     /// itself (in parallel, with the pool's other threads): waiting there for a job of
     /// its own pool could wait for itself (a pool of one thread).
-    fn start(batch: RawBatch, name: &Arc<str>, options: &Arc<ReadOptions>) -> Self {
+    fn start(
+        batch: RawBatch,
+        name: &Arc<str>,
+        options: &Arc<ReadOptions>,
+        hook: Option<&DocHook<T>>,
+    ) -> Self {
         if rayon::current_thread_index().is_some() {
-            let decoded = decode_batch(&batch, name, options);
+            let decoded = decode_batch(&batch, name, options, hook.map(|h| &**h));
             return Decoding::Done((Ok(decoded), batch));
         }
         let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-        let (name, options) = (Arc::clone(name), Arc::clone(options));
+        let (name, options, hook) = (Arc::clone(name), Arc::clone(options), hook.cloned());
         rayon::spawn(move || {
             let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                decode_batch(&batch, &name, &options)
+                decode_batch(&batch, &name, &options, hook.as_deref())
             }));
             // The reader may be gone (dropped before its end): nobody waits then.
             let _ = sender.send((decoded, batch));
@@ -77,7 +95,7 @@ impl Decoding {
 
     /// The batch's lines and the batch, once decoded; a panic of the decoding goes on
     /// here, on the calling thread, as a join's would.
-    fn wait(self) -> (Vec<DecodedLine>, RawBatch) {
+    fn wait(self) -> (Vec<DecodedLine<T>>, RawBatch) {
         let (decoded, batch) = match self {
             Decoding::Done(done) => done,
             Decoding::Spawned(receiver) => {
@@ -125,19 +143,31 @@ impl<R> std::ops::DerefMut for Held<'_, R> {
 }
 
 impl<'r, R: BufRead + Send> Batched<'r, R> {
+    /// The reader's items, without a hook (the tests' reader; `read_jsonl_hooked`
+    /// passes its optional hook to [`with_hook`](Self::with_hook)).
+    #[cfg(test)]
     pub(crate) fn new(reader: &'r mut JsonlReader<R>) -> Self {
-        Self::of(Held::Borrowed(reader))
+        Self::of(Held::Borrowed(reader), None)
     }
 
     /// The reader's items, read by the batch that owns it.
     pub(crate) fn owning(reader: JsonlReader<R>) -> Batched<'static, R> {
-        Batched::of(Held::Owned(Box::new(reader)))
+        Batched::of(Held::Owned(Box::new(reader)), None)
+    }
+}
+
+impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
+    /// The reader's items, each document's `hook` value (if any) computed on the pool
+    /// as it is decoded ([`take_value`](Self::take_value)).
+    pub(crate) fn with_hook(reader: &'r mut JsonlReader<R>, hook: Option<DocHook<T>>) -> Self {
+        Self::of(Held::Borrowed(reader), hook)
     }
 
-    fn of(reader: Held<'r, R>) -> Self {
+    fn of(reader: Held<'r, R>, hook: Option<DocHook<T>>) -> Self {
         Batched {
             name: Arc::from(reader.name.as_str()),
             options: Arc::new(reader.options.clone()),
+            hook,
             reader,
             ready: Vec::new().into_iter(),
             decoding: None,
@@ -147,7 +177,13 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
             bytes_read: 0,
             blank: 0,
             id_key: crate::IdKey::default(),
+            value: None,
         }
+    }
+
+    /// The hook's value of the document last yielded, once (`None` without a hook).
+    pub(crate) fn take_value(&mut self) -> Option<T> {
+        self.value.take()
     }
 
     /// `name:line` of the last item yielded, as [`JsonlReader::location`].
@@ -182,7 +218,12 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
     }
 }
 
-fn decode_batch(batch: &RawBatch, name: &str, options: &ReadOptions) -> Vec<DecodedLine> {
+fn decode_batch<T: Send>(
+    batch: &RawBatch,
+    name: &str,
+    options: &ReadOptions,
+    hook: Option<&(dyn Fn(&Document) -> T + Send + Sync)>,
+) -> Vec<DecodedLine<T>> {
     use rayon::prelude::*;
     batch
         .lines
@@ -206,26 +247,27 @@ fn decode_batch(batch: &RawBatch, name: &str, options: &ReadOptions) -> Vec<Deco
                     Some(Err(problem(ProblemKind::Unreadable, message.clone())))
                 }
             };
-            let id_key = match &item {
-                Some(Ok((doc, _, _))) => crate::IdKey::of(&doc.id),
-                _ => crate::IdKey::default(),
+            let (id_key, value) = match &item {
+                Some(Ok((doc, _, _))) => (crate::IdKey::of(&doc.id), hook.map(|h| h(doc))),
+                _ => (crate::IdKey::default(), None),
             };
-            (*number, item, id_key)
+            (*number, item, id_key, value)
         })
         .collect()
 }
 
-impl<R: BufRead + Send> Iterator for Batched<'_, R> {
+impl<R: BufRead + Send, T: Send + 'static> Iterator for Batched<'_, R, T> {
     type Item = Result<Document, Problem>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            for (line, item, id_key) in self.ready.by_ref() {
+            for (line, item, id_key, value) in self.ready.by_ref() {
                 self.line = line;
                 match item {
                     None => self.blank += 1,
                     Some(Ok(decoded)) => {
                         self.id_key = id_key;
+                        self.value = value;
                         return Some(Ok(self.reader.note(decoded)));
                     }
                     Some(Err(problem)) => return Some(Err(problem)),
@@ -235,7 +277,12 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
                 self.started = true;
                 let first = self.reader.read_batch(std::mem::take(&mut self.spare));
                 if !first.lines.is_empty() {
-                    self.decoding = Some(Decoding::start(first, &self.name, &self.options));
+                    self.decoding = Some(Decoding::start(
+                        first,
+                        &self.name,
+                        &self.options,
+                        self.hook.as_ref(),
+                    ));
                 }
             }
             // None: the input ended.
@@ -245,7 +292,12 @@ impl<R: BufRead + Send> Iterator for Batched<'_, R> {
             let next = self.reader.read_batch(std::mem::take(&mut self.spare));
             let (decoded, batch) = decoding.wait();
             if !next.lines.is_empty() {
-                self.decoding = Some(Decoding::start(next, &self.name, &self.options));
+                self.decoding = Some(Decoding::start(
+                    next,
+                    &self.name,
+                    &self.options,
+                    self.hook.as_ref(),
+                ));
             }
             self.ready = decoded.into_iter();
             self.bytes_read = batch.bytes_read;
