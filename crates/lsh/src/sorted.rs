@@ -113,7 +113,9 @@ impl SortedBand {
 /// A band's keys are parted by their high bits (band keys are hashes) into at most
 /// 4,096 parts of about 16 keys or more: counted, the `(key, document)` pairs scattered
 /// into their parts, and each part sorted. The counts (16 KiB) and the parts' write
-/// heads stay in cache, and so does each part while it is sorted, at any size of band.
+/// heads stay in cache at any size of band; each part, while it is sorted, stays in
+/// cache up to about 2²⁴ documents (4,096 parts of 4,096 keys, 64 KiB each), and grows
+/// with the band beyond (the parts stop at 4,096).
 ///
 /// # Example
 ///
