@@ -361,19 +361,22 @@ impl SortedBandJoin {
         let bucket_scan = max_bucket_scan.unwrap_or(usize::MAX);
         // The cut reads, counted as the flat index's walks count them: one per
         // document and band whose bucket held more members before it than the bound.
+        // A document's first cut read counts it (a bit per document: the documents
+        // with a cut read are counted without a list of them).
         let mut cuts = ScanCuts::default();
-        let mut cut_docs = Vec::new();
+        let mut cut_bits = vec![0u64; documents.div_ceil(64)];
         for band in &bands {
             for (p, (&doc, &start)) in band.members.iter().zip(&band.starts).enumerate() {
                 if ScanCuts::cuts(p - start as usize, bucket_scan) {
                     cuts.reads += 1;
-                    cut_docs.push(doc);
+                    let (word, bit) = (doc as usize / 64, 1u64 << (doc % 64));
+                    if cut_bits[word] & bit == 0 {
+                        cut_bits[word] |= bit;
+                        cuts.documents += 1;
+                    }
                 }
             }
         }
-        cut_docs.sort_unstable();
-        cut_docs.dedup();
-        cuts.documents = cut_docs.len() as u64;
         Ok(SortedBandJoin {
             params,
             documents,
