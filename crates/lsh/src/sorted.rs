@@ -538,7 +538,8 @@ mod tests {
     /// The sorted join proposes for every document exactly the candidates the flat
     /// index's `query_then_insert` proposes over the same stream, and counts the same
     /// cuts, with and without a bucket-scan bound; and both agree with brute force
-    /// where no bound cuts.
+    /// where no bound cuts, and with a bounded brute force (each band's newest `scan`
+    /// earlier documents sharing the key) under every bound.
     #[test]
     fn same_candidates_and_cuts_as_the_flat_index() -> Result<(), Error> {
         for (n, alphabet) in [(600, 4), (3000, 3), (1, 4), (0, 4)] {
@@ -555,6 +556,7 @@ mod tests {
                 flat.set_max_bucket_scan(bound);
                 let (mut a, mut b) = (Vec::new(), Vec::new());
                 let mut total = 0;
+                let mut oracle_cuts = ScanCuts::default();
                 for (i, d) in docs.iter().enumerate() {
                     b.clear();
                     flat.query_then_insert(d, &mut b)?;
@@ -573,7 +575,28 @@ mod tests {
                             .collect();
                         assert_eq!(a, all, "document {i} of {n}");
                     }
+                    // Bounded brute force: for each band, the last `scan` earlier
+                    // documents sharing its key; a read is cut when there were more.
+                    let scan = bound.unwrap_or(usize::MAX);
+                    let mut oracle: Vec<u32> = Vec::new();
+                    let mut cut = false;
+                    for band in 0..4 {
+                        let sharing: Vec<u32> = (0..i)
+                            .filter(|&j| keys[j * 4 + band] == keys[i * 4 + band])
+                            .map(|j| u32::try_from(j).expect("small"))
+                            .collect();
+                        if sharing.len() > scan {
+                            oracle_cuts.reads += 1;
+                            cut = true;
+                        }
+                        oracle.extend(sharing.iter().rev().take(scan));
+                    }
+                    oracle.sort_unstable();
+                    oracle.dedup();
+                    assert_eq!(a, oracle, "document {i} of {n}, bound {bound:?}");
+                    oracle_cuts.documents += u64::from(cut);
                 }
+                assert_eq!(join.scan_cuts(), oracle_cuts, "{n}, bound {bound:?}");
                 assert_eq!(join.scan_cuts(), flat.scan_cuts(), "{n}, bound {bound:?}");
                 if n > 1 {
                     assert!(total > n, "the stream collides: {total} candidates");
@@ -586,24 +609,32 @@ mod tests {
         Ok(())
     }
 
-    /// A join of bands sorted one by one is the join built at once; bands of another
-    /// count or of other documents are refused.
+    /// A join of bands sorted one by one finds each document's candidates and counts
+    /// the bound's cuts; bands of another count or of other documents are refused.
     #[test]
     fn from_bands_checks_its_bands() -> Result<(), Error> {
         let p = LshParams::new(2, 1)?;
-        let keys = [1, 2, 1, 2, 3, 2];
+        // Documents 0 and 1 share both bands' keys (1 and 2), document 2 only band
+        // 1's (2): band 0's keys are [1, 1, 3], band 1's [2, 2, 2].
         // One sorter for both bands: its scratch memory carries nothing over.
         let mut sorter = BandSorter::new();
         let bands = vec![sorter.sort(&[1, 1, 3])?, sorter.sort(&[2, 2, 2])?];
-        let joined = SortedBandJoin::from_bands(p, bands, None)?;
-        let built = SortedBandJoin::build(p, &keys, None)?;
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        for doc in 0..3 {
-            joined.candidates_into(doc, &mut a);
-            built.candidates_into(doc, &mut b);
-            assert_eq!(a, b);
+        let joined = SortedBandJoin::from_bands(p, bands.clone(), None)?;
+        let mut found = Vec::new();
+        for (doc, expected) in [(0, vec![]), (1, vec![0u32]), (2, vec![0, 1])] {
+            joined.candidates_into(doc, &mut found);
+            assert_eq!(found, expected, "document {doc}");
         }
-        assert_eq!(a, vec![0, 1]);
+        assert!(!joined.scan_cuts().any());
+        // Bound 1: document 2 reads only the newest (1) of band 1's two before it,
+        // one cut read; document 1's reads (one member before it) are whole.
+        let bounded = SortedBandJoin::from_bands(p, bands, Some(1))?;
+        for (doc, expected) in [(0, vec![]), (1, vec![0u32]), (2, vec![1])] {
+            bounded.candidates_into(doc, &mut found);
+            assert_eq!(found, expected, "document {doc}, bound 1");
+        }
+        let cuts = bounded.scan_cuts();
+        assert_eq!((cuts.reads, cuts.documents), (1, 1));
         let short = vec![SortedBand::sort(&[1, 1, 3])?, SortedBand::sort(&[2, 2])?];
         assert!(SortedBandJoin::from_bands(p, short, None).is_err());
         Ok(())
