@@ -271,6 +271,17 @@ pub struct SortedBandJoin {
 }
 
 impl SortedBandJoin {
+    /// The most documents a join holds (3·2³⁰): [`BandSorter::sort`] refuses a longer
+    /// band, so a caller may refuse a longer stream before computing its band keys.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::lsh::SortedBandJoin;
+    /// assert_eq!(SortedBandJoin::MAX_DOCUMENTS, 3 << 30);
+    /// ```
+    pub const MAX_DOCUMENTS: usize = MAX_DOCS;
+
     /// The join of the band keys `keys` (`params.bands()` per document, document by
     /// document, as [`LshParams::band_keys_into`] appends them), each band sorted in
     /// turn; `max_bucket_scan` bounds each document's read of each bucket as

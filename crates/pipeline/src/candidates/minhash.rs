@@ -319,13 +319,26 @@ pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Se
     sink: &mut dyn PairSink,
 ) -> Result<Joined, Error> {
     let (n, b) = (texts.len(), params.bands());
-    progress.start(Stage::Sketch, Some(n as u64));
-    let t = Instant::now();
+    // Refused before sketching: the join would refuse them once sketched.
+    if n > SortedBandJoin::MAX_DOCUMENTS {
+        return Err(Error::invalid_input(format!(
+            "{n} texts: a sorted band join holds at most {} documents",
+            SortedBandJoin::MAX_DOCUMENTS
+        )));
+    }
     // Band by band, each band's keys in document order: what each band's sort reads.
+    // Reserved whole up front (the reported bytes count these capacities): keys that
+    // do not fit are refused here, before sketching.
     let mut columns: Vec<Vec<u64>> = (0..b).map(|_| Vec::new()).collect();
     for column in &mut columns {
-        let _ = column.try_reserve_exact(n);
+        column.try_reserve_exact(n).map_err(|_| {
+            Error::invalid_input(format!(
+                "{n} texts: their band keys ({b} bands, 8 bytes each) do not fit in memory"
+            ))
+        })?;
     }
+    progress.start(Stage::Sketch, Some(n as u64));
+    let t = Instant::now();
     for chunk in texts.chunks(crate::progress::CHUNK) {
         #[cfg(feature = "rayon")]
         let sigs = ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk);
