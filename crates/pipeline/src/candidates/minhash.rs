@@ -290,8 +290,10 @@ fn with_sketcher<S: MinHashSketcher>(
 pub(crate) struct Joined {
     pub(crate) streamed: Streamed,
     /// The band keys (held from sketching until the join is built) and the join's
-    /// positions and shared members, per document: the most the candidate stage holds
-    /// besides what it keeps of the signatures.
+    /// positions and shared members, per document: what the candidate stage holds
+    /// besides what it keeps of the signatures, except the band sorters' scratch while
+    /// the bands are sorted (16 bytes per document per running sort, at most
+    /// min(threads, bands) sorts at once; freed before the join is queried).
     pub(crate) index_bytes_per_document: f64,
 }
 
@@ -467,9 +469,12 @@ fn append_band_keys(
     Ok(())
 }
 
-/// Each band's keys sorted into buckets, bands in parallel on the pool (a sorter's
-/// scratch memory kept from band to band on a thread); a band's keys are freed once
-/// it is sorted.
+/// Each band's keys sorted into buckets, bands in parallel on the pool; a band's keys
+/// are freed once it is sorted. A [`BandSorter`] is made per piece of work rayon
+/// splits the bands into (not per thread: a thread that takes several pieces makes a
+/// sorter for each) and kept from band to band within it; each holds 16 bytes per
+/// document of scratch while it sorts, so up to min(threads, bands) of them are alive
+/// at once, none after this returns ([`Joined`]'s reported bytes leave them out).
 fn sort_bands(columns: Vec<Vec<u64>>) -> Result<Vec<SortedBand>, Error> {
     #[cfg(feature = "rayon")]
     let sorted: Vec<Result<SortedBand, Error>> = {
