@@ -124,13 +124,7 @@ impl SegmentedIndex {
             let index = &self.index;
             let queries: Vec<Query> = texts
                 .iter()
-                .map(|t| {
-                    if exact {
-                        Query::new(index, t)
-                    } else {
-                        Query::estimated(index, t)
-                    }
-                })
+                .map(|t| Query::top_k(index, t, exact))
                 .collect();
             let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
             let newest = queries
