@@ -252,8 +252,10 @@ impl SegmentedIndex {
             }
             (queries, exact, hits)
         };
-        // Tabulated once (the bands per size ratio), cloned per segment.
-        let empty = LshEnsemble::new(params);
+        // Tabulated and bounded once (the bands per size ratio, the classes by every
+        // document sketched), cloned per segment.
+        let mut empty = LshEnsemble::new(params);
+        empty.bound_classes_by(self.sketched_sizes());
         for (g, base) in self.index.committed_segments() {
             let part = self.index.read_part(g, base)?;
             let mut ensemble = empty.clone();
@@ -263,7 +265,6 @@ impl SegmentedIndex {
                     ensemble.insert(doc, sig, size)?;
                 }
             }
-            ensemble.bound_classes_by(self.sketched_sizes());
             let set_of = |doc: u32| part_set(&part, doc);
             for (q, out) in queries.iter().zip(&mut hits) {
                 let Some(q) = q else { continue };
