@@ -149,19 +149,16 @@ impl SegmentedIndex {
             for (q, merged) in queries.iter().zip(&mut probes) {
                 // Each segment walks no deeper than the older ones show the search stops.
                 let sets = exact.then_some(&set_of as &SetOf<'_>);
-                // Kept compact: what the answer can hold, not every candidate met.
-                match merged {
+                let probe = probe_forest(&tree, q, k, sets, merged.as_ref())?;
+                let m = match merged {
                     Some(m) => {
-                        let probe = probe_forest(&tree, q, k, sets, Some(m))?;
                         m.merge(probe)?;
-                        m.compact();
+                        m
                     }
-                    None => {
-                        let mut probe = probe_forest(&tree, q, k, sets, None)?;
-                        probe.compact();
-                        *merged = Some(probe);
-                    }
-                }
+                    None => merged.insert(probe),
+                };
+                // Kept compact: what the answer can hold, not every candidate met.
+                m.compact();
             }
         }
         let num_perm = self.index.num_perm();
