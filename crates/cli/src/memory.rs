@@ -7,7 +7,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use ndd_pipeline::{
-    Dedup, DedupIndex, DocDigest, Document, Fate, Outcome, Plan, Progress, SegmentedIndex,
+    Dedup, DedupIndex, DocDigest, Document, ExactPass, Fate, Outcome, Plan, Progress,
+    SegmentedIndex,
 };
 
 use crate::args::{DedupArgs, GroupName};
@@ -135,6 +136,15 @@ impl Engine<'_> {
         match self {
             Engine::Plan(_) => docs.iter().map(|d| d.id.as_str()).collect(),
             Engine::Index(ix) => ix.ids().iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The exact pass whose digests the read finds as it decodes the documents: the
+    /// plan's, for a plan run (an index digests as it adds).
+    fn exact_pass(&self) -> Option<ExactPass> {
+        match self {
+            Engine::Plan(plan) => plan.exact_pass(),
+            Engine::Index(_) => None,
         }
     }
 }
@@ -286,18 +296,12 @@ fn run_with(
     let bars = Arc::new(Bars::new(a.quiet));
     let read_started = Instant::now();
     let options = settings::read_options(&a.input, attributes);
-    // The exact pass's digests found as the documents are decoded, for a plan run
-    // (an index digests as it adds).
-    let digest = match &engine {
-        Engine::Plan(plan) => plan.exact_pass(),
-        Engine::Index(_) => None,
-    };
     let (input, digests) = input::read_digested(
         &source,
         &options,
         &bars,
         o.keep_out.is_some() || o.annotate_out.is_some(),
-        digest,
+        engine.exact_pass(),
     )?;
     let read_time = read_started.elapsed();
     let mut skipped = Skipped::of_corpus(&input.corpus, &options, a.input.problems_out.is_some())?;

@@ -1004,12 +1004,7 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         signature: &S,
         k: usize,
     ) -> Result<ForestProbe<K>, Error> {
-        let q = self.checked_slots(signature)?;
-        Ok(
-            self.walk(q, (k, k.saturating_mul(self.oversample), 1), |s| {
-                self.agreement(s, q)
-            }),
-        )
+        self.probe_with(signature, k, 1, None::<fn(&K) -> f64>)
     }
 
     /// [`probe`](Self::probe) with each candidate scored by `score(key)`, a measure of
@@ -1036,14 +1031,9 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         &self,
         signature: &S,
         k: usize,
-        mut score: F,
+        score: F,
     ) -> Result<ForestProbe<K>, Error> {
-        let q = self.checked_slots(signature)?;
-        Ok(
-            self.walk(q, (k, k.saturating_mul(self.oversample), 1), |s| {
-                self.keys.key(s).map_or(f64::NAN, &mut score)
-            }),
-        )
+        self.probe_with(signature, k, 1, Some(score))
     }
 
     /// [`probe`](Self::probe) (`score` `None`: by the MinHash estimate) or
@@ -1079,9 +1069,21 @@ impl<K: Clone + Eq + Hash> LshForest<K> {
         older: &ForestProbe<K>,
         score: Option<F>,
     ) -> Result<ForestProbe<K>, Error> {
+        self.probe_with(signature, older.k(), older.floor(), score)
+    }
+
+    /// The probe for the top `k` walking no shallower than depth `floor`: each
+    /// candidate scored by `score(key)` when given, else by the MinHash estimate
+    /// ([`agreement`](Self::agreement)).
+    fn probe_with<S: SlotSignature, F: FnMut(&K) -> f64>(
+        &self,
+        signature: &S,
+        k: usize,
+        floor: usize,
+        score: Option<F>,
+    ) -> Result<ForestProbe<K>, Error> {
         let q = self.checked_slots(signature)?;
-        let k = older.k();
-        let shape = (k, k.saturating_mul(self.oversample), older.floor());
+        let shape = (k, k.saturating_mul(self.oversample), floor);
         Ok(match score {
             Some(mut score) => {
                 self.walk(q, shape, |s| self.keys.key(s).map_or(f64::NAN, &mut score))

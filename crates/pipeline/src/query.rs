@@ -87,6 +87,17 @@ impl Query {
         }
     }
 
+    /// The query of a top-`k` search: with its set when the search scores `exact`ly
+    /// ([`new`](Self::new)), else without ([`estimated`](Self::estimated): the set
+    /// is not read).
+    pub(crate) fn top_k(index: &DedupIndex, text: &str, exact: bool) -> Self {
+        if exact {
+            Query::new(index, text)
+        } else {
+            Query::estimated(index, text)
+        }
+    }
+
     /// The query of a containment search: `None` for a text without shingles (it
     /// gives no result).
     pub(crate) fn containment(index: &DedupIndex, text: &str) -> Option<Self> {
@@ -355,10 +366,10 @@ impl<'a> NeighbourSearch<'a> {
     /// ```
     pub fn top_k(&self, text: &str, k: usize) -> Result<Vec<Neighbour>, Error> {
         check_k(k)?;
-        let query = Query::new(self.index, text);
+        let exact = self.exact_scores();
+        let query = Query::top_k(self.index, text, exact);
         let index = self.index;
         let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
-        let exact = self.exact_scores();
         let probe = probe_forest(&self.forest, &query, k, exact.then_some(&set_of), None)?;
         Ok(top_k_answer(probe, exact, num_perm(self.index)))
     }

@@ -144,26 +144,6 @@ impl<K> ForestProbe<K> {
         self.k
     }
 
-    /// The keys of the candidates recorded, each once, in no particular order (what a
-    /// caller may want to look at before the parts are merged; the answer is
-    /// [`top`](Self::top)'s).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::SchemeId;
-    /// use near_dup::lsh::{ForestParams, LshForest, PlainSlots};
-    /// let s = SchemeId::new("d").finish();
-    /// let mut f = LshForest::new(ForestParams::new(1, 2)?);
-    /// f.insert('a', &PlainSlots::new(s, vec![1, 2])?)?;
-    /// let probe = f.probe(&PlainSlots::new(s, vec![1, 2])?, 1)?;
-    /// assert_eq!(probe.keys().collect::<Vec<_>>(), vec![&'a']);
-    /// # Ok::<(), near_dup::Error>(())
-    /// ```
-    pub fn keys(&self) -> impl Iterator<Item = &K> + '_ {
-        self.candidates.iter().map(|c| &c.key)
-    }
-
     /// Adds the probe of a forest part whose documents were all inserted after this
     /// probe's (merge the parts oldest first), made with the same query, `k`, shape,
     /// candidates per result and work bound.
@@ -263,8 +243,9 @@ impl<K> ForestProbe<K> {
     /// let q = PlainSlots::new(s, vec![1, 2])?;
     /// let mut probe = f.probe_verified(&q, 1, |&i| i as f64)?; // depth 1: 0, 1, 2
     /// let top = probe.clone().top();
+    /// assert_eq!(probe.clone().candidates(), vec![0, 1, 2]);
     /// probe.compact();
-    /// assert_eq!(probe.keys().count(), 1);
+    /// assert_eq!(probe.clone().candidates(), vec![2]); // 0 and 1 dropped
     /// assert_eq!(probe.top(), top);
     /// # Ok::<(), near_dup::Error>(())
     /// ```

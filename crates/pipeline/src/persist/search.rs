@@ -124,13 +124,7 @@ impl SegmentedIndex {
             let index = &self.index;
             let queries: Vec<Query> = texts
                 .iter()
-                .map(|t| {
-                    if exact {
-                        Query::new(index, t)
-                    } else {
-                        Query::estimated(index, t)
-                    }
-                })
+                .map(|t| Query::top_k(index, t, exact))
                 .collect();
             let set_of = |doc: u32| index.stored_set(doc as usize).unwrap_or(&[]);
             let newest = queries
@@ -155,19 +149,16 @@ impl SegmentedIndex {
             for (q, merged) in queries.iter().zip(&mut probes) {
                 // Each segment walks no deeper than the older ones show the search stops.
                 let sets = exact.then_some(&set_of as &SetOf<'_>);
-                // Kept compact: what the answer can hold, not every candidate met.
-                match merged {
+                let probe = probe_forest(&tree, q, k, sets, merged.as_ref())?;
+                let m = match merged {
                     Some(m) => {
-                        let probe = probe_forest(&tree, q, k, sets, Some(m))?;
                         m.merge(probe)?;
-                        m.compact();
+                        m
                     }
-                    None => {
-                        let mut probe = probe_forest(&tree, q, k, sets, None)?;
-                        probe.compact();
-                        *merged = Some(probe);
-                    }
-                }
+                    None => merged.insert(probe),
+                };
+                // Kept compact: what the answer can hold, not every candidate met.
+                m.compact();
             }
         }
         let num_perm = self.index.num_perm();
@@ -258,8 +249,10 @@ impl SegmentedIndex {
             }
             (queries, exact, hits)
         };
-        // Tabulated once (the bands per size ratio), cloned per segment.
-        let empty = LshEnsemble::new(params);
+        // Tabulated and bounded once (the bands per size ratio, the classes by every
+        // document sketched), cloned per segment.
+        let mut empty = LshEnsemble::new(params);
+        empty.bound_classes_by(self.sketched_sizes());
         for (g, base) in self.index.committed_segments() {
             let part = self.index.read_part(g, base)?;
             let mut ensemble = empty.clone();
@@ -269,7 +262,6 @@ impl SegmentedIndex {
                     ensemble.insert(doc, sig, size)?;
                 }
             }
-            ensemble.bound_classes_by(self.sketched_sizes());
             let set_of = |doc: u32| part_set(&part, doc);
             for (q, out) in queries.iter().zip(&mut hits) {
                 let Some(q) = q else { continue };
