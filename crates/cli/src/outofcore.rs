@@ -370,6 +370,33 @@ struct PairedIds {
 }
 
 impl PairedIds {
+    /// The documents in `outcome`'s pairs, their ids not yet noted. Positions are
+    /// sorted and deduplicated as the pairs are read (whenever they reach twice the
+    /// count after the last deduplication), so memory grows with the documents in
+    /// pairs, not with the pairs.
+    fn of_pairs(outcome: &OutOfCoreOutcome) -> Result<Self, CliError> {
+        /// Positions held before the first deduplication.
+        const FIRST: usize = 4_096;
+        let mut docs: Vec<u64> = Vec::new();
+        let mut after_dedup = 0usize;
+        for p in outcome.scored_pairs()? {
+            let p = p?;
+            docs.extend([p.a as u64, p.b as u64]);
+            if docs.len() >= FIRST.max(2 * after_dedup) {
+                docs.sort_unstable();
+                docs.dedup();
+                after_dedup = docs.len();
+            }
+        }
+        docs.sort_unstable();
+        docs.dedup();
+        docs.shrink_to_fit();
+        Ok(PairedIds {
+            docs,
+            ..PairedIds::default()
+        })
+    }
+
     /// Notes document `pos`'s id if it is in a pair (documents come in order).
     fn note(&mut self, pos: u64, id: &str) {
         if self.docs.get(self.ends.len()) == Some(&pos) {
@@ -408,16 +435,11 @@ fn write_outputs(
     let mut writers = Writers::create(targets, format)?;
     skipped::write_list(&mut writers, skipped)?;
     // The ids of the documents in pairs, for --pairs-out.
-    let mut ids = PairedIds::default();
-    if writers.wants(Output::Pairs) {
-        for p in outcome.scored_pairs()? {
-            let p = p?;
-            ids.docs.extend([p.a as u64, p.b as u64]);
-        }
-        ids.docs.sort_unstable();
-        ids.docs.dedup();
-        ids.docs.shrink_to_fit();
-    }
+    let mut ids = if writers.wants(Output::Pairs) {
+        PairedIds::of_pairs(outcome)?
+    } else {
+        PairedIds::default()
+    };
     let mut records = if path.is_file() && writers.wants_records() {
         Some(Records::open(&RecordFile::Path(path.to_path_buf()))?)
     } else {
