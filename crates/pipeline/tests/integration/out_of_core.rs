@@ -135,10 +135,20 @@ fn smallest_budget(
     dedup: &Dedup,
     docs: &[Document],
 ) -> (tempfile::TempDir, ndd_pipeline::OutOfCoreOutcome) {
+    run_in_a_folder(dedup, docs, MIN_MEMORY_BUDGET)
+}
+
+/// `dedup` run out of core over `docs` within `budget` bytes, in a new folder (kept
+/// while the folder lives).
+fn run_in_a_folder(
+    dedup: &Dedup,
+    docs: &[Document],
+    budget: u64,
+) -> (tempfile::TempDir, ndd_pipeline::OutOfCoreOutcome) {
     let dir = tempfile::tempdir().unwrap();
     let out = OutOfCore::new(dedup, dir.path())
         .unwrap()
-        .memory_budget(MIN_MEMORY_BUDGET)
+        .memory_budget(budget)
         .unwrap()
         .run(docs.iter().cloned().map(Ok))
         .unwrap();
@@ -589,18 +599,19 @@ fn no_bucket_scan_asked_is_capped_out_of_core_as_in_memory() {
     assert_eq!((scan.bound, scan.cut_documents), (1024, 75));
 }
 
-/// The candidate runs (`candidates-*` files) in the work folder `dir`.
-fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// The files of the work folder `dir` whose names start with `prefix` (the runs of
+/// one sort: `candidates-`, `keys-`).
+fn runs_of(dir: &std::path::Path, prefix: &str) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("candidates-")
-        })
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
         .collect()
+}
+
+/// The candidate runs (`candidates-*` files) in the work folder `dir`.
+fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    runs_of(dir, "candidates-")
 }
 
 #[test]
@@ -679,18 +690,15 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     assert!(none.kept_positions().unwrap().is_empty());
 }
 
-/// The band-key runs (`keys-*` files) in the work folder `dir`.
-fn key_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    std::fs::read_dir(dir)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("keys-")
-        })
-        .collect()
+/// The message of `err`, checked to be the work folder's damaged-data error.
+fn damaged_data(err: &ndd_pipeline::Error) -> String {
+    let ndd_pipeline::Error::Core(core) = err else {
+        panic!("not a data error: {err}");
+    };
+    assert_eq!(core.kind(), ndd_core::ErrorKind::CorruptData, "{err}");
+    let text = err.to_string();
+    assert!(text.contains("damaged"), "{err}");
+    text
 }
 
 /// Band-key runs whose `doc` fields were overwritten with a huge position (their
@@ -716,13 +724,9 @@ fn a_band_key_run_naming_a_huge_document_is_refused_as_damaged() {
     let dedup = Dedup::new()
         .exact_pass(false)
         .method(Method::MinHash(config));
-    let dir = tempfile::tempdir().unwrap();
-    let out = OutOfCore::new(&dedup, dir.path())
-        .unwrap()
-        .run(docs.iter().cloned().map(Ok))
-        .unwrap();
+    let (dir, out) = run_in_a_folder(&dedup, &docs, ndd_pipeline::DEFAULT_MEMORY_BUDGET);
     assert!(out.bucket_scan.unwrap().cut_reads > 0);
-    let runs = key_runs(dir.path());
+    let runs = runs_of(dir.path(), "keys-");
     let size = ndd_scale::RecordKind::BandKeys.record_size();
     let records: usize = runs
         .iter()
@@ -748,13 +752,9 @@ fn a_band_key_run_naming_a_huge_document_is_refused_as_damaged() {
         .unwrap()
         .run(std::iter::empty())
         .unwrap_err();
-    let ndd_pipeline::Error::Core(core) = &err else {
-        panic!("not a data error: {err}");
-    };
-    assert_eq!(core.kind(), ndd_core::ErrorKind::CorruptData, "{err}");
-    assert!(err.to_string().contains("damaged"), "{err}");
+    let text = damaged_data(&err);
     assert!(
-        err.to_string().contains(&format!(
+        text.contains(&format!(
             "document {}, beyond the 1200 documents",
             1u64 << 60
         )),
@@ -768,12 +768,8 @@ fn a_band_key_run_naming_a_huge_document_is_refused_as_damaged() {
 #[test]
 fn a_damaged_candidate_run_is_reported_as_damaged_candidates() {
     let docs: Vec<Document> = corpus();
-    let dir = tempfile::tempdir().unwrap();
     let dedup = Dedup::new();
-    let out = OutOfCore::new(&dedup, dir.path())
-        .unwrap()
-        .run(docs.iter().cloned().map(Ok))
-        .unwrap();
+    let (dir, out) = run_in_a_folder(&dedup, &docs, ndd_pipeline::DEFAULT_MEMORY_BUDGET);
     assert!(out.candidates > 1_000, "{}", out.candidates);
     let size = ndd_scale::RecordKind::Edges.record_size();
     for p in candidate_runs(dir.path()) {
@@ -796,12 +792,7 @@ fn a_damaged_candidate_run_is_reported_as_damaged_candidates() {
         .unwrap()
         .run(std::iter::empty())
         .unwrap_err();
-    let ndd_pipeline::Error::Core(core) = &err else {
-        panic!("not a data error: {err}");
-    };
-    assert_eq!(core.kind(), ndd_core::ErrorKind::CorruptData, "{err}");
-    let text = err.to_string();
-    assert!(text.contains("damaged"), "{err}");
+    let text = damaged_data(&err);
     assert!(!text.contains("signatures.bin"), "{err}");
     let pair = format!("candidate pair ({}, {})", 1u64 << 60, (1u64 << 60) + 1);
     assert!(text.contains(&pair), "{err}");

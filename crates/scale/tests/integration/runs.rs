@@ -181,11 +181,10 @@ fn radix_sorted_runs_with_one_fallback_run_merge_to_a_sorted_vec() {
         .collect::<Result<_, _>>()
         .unwrap();
     assert_eq!(merged, expected);
-    let to_end: Vec<(u64, u64)> = runs
-        .merge_to_end()
-        .unwrap()
-        .map(|e| e.map(|e| (e.a, e.b)))
-        .collect::<Result<_, _>>()
-        .unwrap();
+    let mut to_end = Vec::new();
+    for e in runs.merge_to_end().unwrap() {
+        let e = e.unwrap();
+        to_end.push((e.a, e.b));
+    }
     assert_eq!(to_end, expected);
 }
