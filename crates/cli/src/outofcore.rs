@@ -370,6 +370,20 @@ struct PairedIds {
 }
 
 impl PairedIds {
+    /// The documents in `outcome`'s pairs, their ids not yet noted. Positions are
+    /// sorted and deduplicated as the pairs are read (whenever they reach twice the
+    /// count after the last deduplication), so memory grows with the documents in
+    /// pairs, not with the pairs.
+    fn of_pairs(outcome: &OutOfCoreOutcome) -> Result<Self, CliError> {
+        let pairs = outcome
+            .scored_pairs()?
+            .map(|p| p.map(|p| [p.a as u64, p.b as u64]));
+        Ok(PairedIds {
+            docs: distinct_positions(pairs, 4_096)?,
+            ..PairedIds::default()
+        })
+    }
+
     /// Notes document `pos`'s id if it is in a pair (documents come in order).
     fn note(&mut self, pos: u64, id: &str) {
         if self.docs.get(self.ends.len()) == Some(&pos) {
@@ -394,6 +408,29 @@ impl PairedIds {
     }
 }
 
+/// The distinct positions of `pairs`, in increasing order: sorted and deduplicated
+/// whenever they reach twice the count after the last deduplication (`first` at
+/// first), so at most about twice the distinct positions are held.
+fn distinct_positions<E>(
+    pairs: impl IntoIterator<Item = Result<[u64; 2], E>>,
+    first: usize,
+) -> Result<Vec<u64>, E> {
+    let mut docs: Vec<u64> = Vec::new();
+    let mut after_dedup = 0usize;
+    for pair in pairs {
+        docs.extend(pair?);
+        if docs.len() >= first.max(2 * after_dedup) {
+            docs.sort_unstable();
+            docs.dedup();
+            after_dedup = docs.len();
+        }
+    }
+    docs.sort_unstable();
+    docs.dedup();
+    docs.shrink_to_fit();
+    Ok(docs)
+}
+
 /// The second pass: the documents again ([`Rows`]) beside the assignments (both in
 /// document order), each output written to its temporary file, then all moved into
 /// place.
@@ -408,16 +445,11 @@ fn write_outputs(
     let mut writers = Writers::create(targets, format)?;
     skipped::write_list(&mut writers, skipped)?;
     // The ids of the documents in pairs, for --pairs-out.
-    let mut ids = PairedIds::default();
-    if writers.wants(Output::Pairs) {
-        for p in outcome.scored_pairs()? {
-            let p = p?;
-            ids.docs.extend([p.a as u64, p.b as u64]);
-        }
-        ids.docs.sort_unstable();
-        ids.docs.dedup();
-        ids.docs.shrink_to_fit();
-    }
+    let mut ids = if writers.wants(Output::Pairs) {
+        PairedIds::of_pairs(outcome)?
+    } else {
+        PairedIds::default()
+    };
     let mut records = if path.is_file() && writers.wants_records() {
         Some(Records::open(&RecordFile::Path(path.to_path_buf()))?)
     } else {
@@ -475,4 +507,33 @@ fn write_outputs(
         }
     }
     output::commit(writers.finish()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_positions;
+
+    #[test]
+    fn positions_deduplicated_as_they_come_equal_one_sort_at_the_end() {
+        // Pairs over 50 documents, many repeats: with a first bound of 4, many
+        // intermediate deduplications.
+        let mut x: u64 = 5;
+        let pairs: Vec<[u64; 2]> = (0..2_000)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                [(x >> 33) % 50, (x >> 40) % 50 + 50]
+            })
+            .collect();
+        let mut expected: Vec<u64> = pairs.iter().flatten().copied().collect();
+        expected.sort_unstable();
+        expected.dedup();
+        for first in [1, 4, 4_096] {
+            let got = distinct_positions(pairs.iter().map(|&p| Ok::<_, ()>(p)), first);
+            assert_eq!(got, Ok(expected.clone()), "first {first}");
+        }
+        let failed = distinct_positions([Ok([1, 2]), Err("bad"), Ok([3, 4])], 4);
+        assert_eq!(failed, Err("bad"));
+    }
 }

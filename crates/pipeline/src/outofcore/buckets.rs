@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
-use ndd_scale::{BandKeyRecord, Edge, ExternalSort, SortedRuns};
+use ndd_scale::{BandKeyRecord, Edge, ExternalSort, RecordError, SortedRuns};
 
 use super::{Job, damaged, file_size, pair_order, pair_radix};
 use crate::Error;
@@ -87,7 +87,9 @@ pub(super) fn run(
 
 /// Calls `f` with each band key of `keys` in bucket order, those of exact copies left
 /// out (as in memory), reporting the candidate stage's progress. The runs are merged
-/// on a thread of their own ([`merged`]) while `f` runs on this one.
+/// on a thread of their own ([`merged`]) while `f` runs on this one. The merge yields
+/// a run's records before its checksum is checked, so a key naming a document past
+/// the `copies.len()` documents (a damaged run) is refused here, before `f` sees it.
 pub(super) fn for_each_key(
     job: &Job<'_>,
     keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
@@ -102,6 +104,18 @@ pub(super) fn for_each_key(
             read += 1;
             if read % 65_536 == 0 {
                 job.progress.advance(Stage::Candidates, 65_536);
+            }
+            if r.doc >= copies.len() {
+                return Err(damaged(
+                    dir,
+                    RecordError::Corrupt {
+                        reason: format!(
+                            "a band key names document {}, beyond the {} documents",
+                            r.doc,
+                            copies.len()
+                        ),
+                    },
+                ));
             }
             if !copies.is_copy(r.doc) {
                 f(r)?;
@@ -126,7 +140,7 @@ fn merged(
     keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
     mut each: impl FnMut(&[BandKeyRecord]) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    type Batch = Result<Vec<BandKeyRecord>, ndd_scale::RecordError>;
+    type Batch = Result<Vec<BandKeyRecord>, RecordError>;
     let merge = keys.merge_to_end().map_err(|e| damaged(dir, e))?;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     std::thread::scope(|s| {

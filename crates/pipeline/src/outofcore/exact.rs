@@ -73,6 +73,7 @@ pub(super) fn run(
 /// `exact.bin`.
 pub(super) struct CopyBits {
     words: Vec<u64>,
+    documents: u64,
 }
 
 impl CopyBits {
@@ -107,7 +108,12 @@ impl CopyBits {
                 *w |= 1 << (e.b % 64);
             }
         }
-        Ok(CopyBits { words })
+        Ok(CopyBits { words, documents })
+    }
+
+    /// The number of documents (every position below it has a bit).
+    pub(super) fn len(&self) -> u64 {
+        self.documents
     }
 
     pub(super) fn is_copy(&self, doc: u64) -> bool {

@@ -790,7 +790,14 @@ impl OutOfCore {
                 fingerprints[CANDIDATES_STAGE],
             );
             let read = [fingerprints[EXACT_STAGE], fingerprints[WEIGHTS_STAGE]];
-            verify::run(&job, &runs, signature_len, read, fingerprints[VERIFY_STAGE])
+            verify::run(
+                &job,
+                &runs,
+                documents,
+                signature_len,
+                read,
+                fingerprints[VERIFY_STAGE],
+            )
         })?;
 
         let grouped = steps.run(GROUP_STAGE, || {

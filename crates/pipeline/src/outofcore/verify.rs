@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use ndd_align::TokenOptions;
 use ndd_core::ScoredPair;
-use ndd_scale::{Edge, RecordWriter, Score, SortedRuns};
+use ndd_scale::{Edge, RecordError, RecordWriter, Score, SortedRuns};
 
 use super::blocks::{block_text_bytes, map_in_order};
 use super::manifest::Marker;
@@ -21,12 +21,14 @@ use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Error, Verifier};
 
-/// Runs the stage: its marker (`checked`: distinct candidates; `verified`: those whose
-/// estimate reached the plausible floor, then verified; `pairs`: accepted, the exact
-/// copies' included) and the bytes it wrote.
+/// Runs the stage over the candidate pairs of `documents` documents: its marker
+/// (`checked`: distinct candidates; `verified`: those whose estimate reached the
+/// plausible floor, then verified; `pairs`: accepted, the exact copies' included) and
+/// the bytes it wrote.
 pub(super) fn run(
     job: &Job<'_>,
     candidates: &SortedRuns<Edge, (u64, u64)>,
+    documents: u64,
     signature_len: u64,
     [exact_fingerprint, weights_fingerprint]: [u64; 2],
     fingerprint: u64,
@@ -122,6 +124,20 @@ pub(super) fn run(
                     None => break,
                 },
             };
+            // The merge yields a run's records before its checksum is checked: a
+            // pair naming a document past the last (a damaged run) is refused as a
+            // damaged candidate run before any file is read at its positions.
+            if e.a.max(e.b) >= documents {
+                return Err(damaged(
+                    dir,
+                    RecordError::Corrupt {
+                        reason: format!(
+                            "candidate pair ({}, {}) names a document beyond the {documents} documents",
+                            e.a, e.b
+                        ),
+                    },
+                ));
+            }
             // Runs repeat a pair that several buckets proposed (a pending pair is
             // never the last one taken).
             if last == Some(e) {

@@ -135,10 +135,20 @@ fn smallest_budget(
     dedup: &Dedup,
     docs: &[Document],
 ) -> (tempfile::TempDir, ndd_pipeline::OutOfCoreOutcome) {
+    run_in_a_folder(dedup, docs, MIN_MEMORY_BUDGET)
+}
+
+/// `dedup` run out of core over `docs` within `budget` bytes, in a new folder (kept
+/// while the folder lives).
+fn run_in_a_folder(
+    dedup: &Dedup,
+    docs: &[Document],
+    budget: u64,
+) -> (tempfile::TempDir, ndd_pipeline::OutOfCoreOutcome) {
     let dir = tempfile::tempdir().unwrap();
     let out = OutOfCore::new(dedup, dir.path())
         .unwrap()
-        .memory_budget(MIN_MEMORY_BUDGET)
+        .memory_budget(budget)
         .unwrap()
         .run(docs.iter().cloned().map(Ok))
         .unwrap();
@@ -589,18 +599,19 @@ fn no_bucket_scan_asked_is_capped_out_of_core_as_in_memory() {
     assert_eq!((scan.bound, scan.cut_documents), (1024, 75));
 }
 
-/// The candidate runs (`candidates-*` files) in the work folder `dir`.
-fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+/// The files of the work folder `dir` whose names start with `prefix` (the runs of
+/// one sort: `candidates-`, `keys-`).
+fn runs_of(dir: &std::path::Path, prefix: &str) -> Vec<std::path::PathBuf> {
     std::fs::read_dir(dir)
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("candidates-")
-        })
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
         .collect()
+}
+
+/// The candidate runs (`candidates-*` files) in the work folder `dir`.
+fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    runs_of(dir, "candidates-")
 }
 
 #[test]
@@ -677,6 +688,118 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
         .unwrap();
     assert_eq!((none.documents, none.pairs, none.groups), (0, 0, 0));
     assert!(none.kept_positions().unwrap().is_empty());
+}
+
+/// The message of `err`, checked to be the work folder's damaged-data error.
+fn damaged_data(err: &ndd_pipeline::Error) -> String {
+    let ndd_pipeline::Error::Core(core) = err else {
+        panic!("not a data error: {err}");
+    };
+    assert_eq!(core.kind(), ndd_core::ErrorKind::CorruptData, "{err}");
+    let text = err.to_string();
+    assert!(text.contains("damaged"), "{err}");
+    text
+}
+
+/// Band-key runs whose `doc` fields were overwritten with a huge position (their
+/// checksums no longer match, but the merge yields a run's records before its
+/// checksum is checked, and the walk takes them 16,384 at a time, so a run needs more
+/// than that): the candidate stage refuses them as damaged data, before a cut bucket
+/// read would size its bits by that position (a capacity overflow).
+#[test]
+fn a_band_key_run_naming_a_huge_document_is_refused_as_damaged() {
+    let docs: Vec<Document> = (0..1200)
+        .map(|i| {
+            Document::new(
+                format!("{i}"),
+                "the same form letter sent by many people to the agency",
+            )
+        })
+        .collect();
+    // A small scan so that every bucket of the identical documents is cut.
+    let config = MinHashConfig {
+        max_bucket_scan: Some(2),
+        ..MinHashConfig::default()
+    };
+    let dedup = Dedup::new()
+        .exact_pass(false)
+        .method(Method::MinHash(config));
+    let (dir, out) = run_in_a_folder(&dedup, &docs, ndd_pipeline::DEFAULT_MEMORY_BUDGET);
+    assert!(out.bucket_scan.unwrap().cut_reads > 0);
+    let runs = runs_of(dir.path(), "keys-");
+    let size = ndd_scale::RecordKind::BandKeys.record_size();
+    let records: usize = runs
+        .iter()
+        .map(|p| std::fs::metadata(p).unwrap().len() as usize / size)
+        .sum();
+    assert!(
+        records > 16_384 * runs.len(),
+        "{records} in {} runs",
+        runs.len()
+    );
+    let header = ndd_scale::HEADER_LEN;
+    let trailer = ndd_scale::TRAILER_LEN;
+    for p in &runs {
+        let mut bytes = std::fs::read(p).unwrap();
+        let end = bytes.len() - trailer;
+        for at in (header..end).step_by(size) {
+            bytes[at..at + 8].copy_from_slice(&(1u64 << 60).to_le_bytes());
+        }
+        std::fs::write(p, &bytes).unwrap();
+    }
+    std::fs::remove_file(dir.path().join("candidates.done")).unwrap();
+    let err = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap_err();
+    let text = damaged_data(&err);
+    assert!(
+        text.contains(&format!(
+            "document {}, beyond the 1200 documents",
+            1u64 << 60
+        )),
+        "{err}"
+    );
+}
+
+/// Candidate runs whose pairs were overwritten with huge positions (their checksums
+/// no longer match; the merge yields a run's records before checking it): refused as
+/// damaged candidate runs, not reported as a read past the end of `signatures.bin`.
+#[test]
+fn a_damaged_candidate_run_is_reported_as_damaged_candidates() {
+    let docs: Vec<Document> = corpus();
+    let dedup = Dedup::new();
+    let (dir, out) = run_in_a_folder(&dedup, &docs, ndd_pipeline::DEFAULT_MEMORY_BUDGET);
+    assert!(out.candidates > 1_000, "{}", out.candidates);
+    let size = ndd_scale::RecordKind::Edges.record_size();
+    for p in candidate_runs(dir.path()) {
+        let mut bytes = std::fs::read(&p).unwrap();
+        let end = bytes.len() - ndd_scale::TRAILER_LEN;
+        // Distinct pairs (repeats are skipped), in order: (2^60, 2^60 + 1), ...
+        for (i, at) in (ndd_scale::HEADER_LEN..end).step_by(size).enumerate() {
+            let a = (1u64 << 60) + 2 * i as u64;
+            bytes[at..at + 8].copy_from_slice(&a.to_le_bytes());
+            bytes[at + 8..at + 16].copy_from_slice(&(a + 1).to_le_bytes());
+        }
+        std::fs::write(&p, &bytes).unwrap();
+    }
+    std::fs::remove_file(dir.path().join("verify.done")).unwrap();
+    // The smallest budget: verification blocks of a few hundred pairs, so a block is
+    // read before the merge reaches a run's checksum.
+    let err = OutOfCore::new(&dedup, dir.path())
+        .unwrap()
+        .memory_budget(MIN_MEMORY_BUDGET)
+        .unwrap()
+        .run(std::iter::empty())
+        .unwrap_err();
+    let text = damaged_data(&err);
+    assert!(!text.contains("signatures.bin"), "{err}");
+    let pair = format!("candidate pair ({}, {})", 1u64 << 60, (1u64 << 60) + 1);
+    assert!(text.contains(&pair), "{err}");
+    assert!(
+        text.contains(&format!("beyond the {} documents", docs.len())),
+        "{err}"
+    );
 }
 
 #[test]

@@ -129,3 +129,62 @@ fn each_large_run_is_its_records_sorted() {
         assert_eq!(got, want);
     }
 }
+
+/// The `a` of the one record [`edge_radix`] has no radix key for.
+const NO_RADIX: u64 = 777;
+
+/// `(a, b)` packed in a `u128` (the order of `(a, b)`), except for `a == NO_RADIX`.
+fn edge_radix(e: &Edge) -> Option<u128> {
+    (e.a != NO_RADIX).then_some(u128::from(e.a) << 64 | u128::from(e.b))
+}
+
+/// About 1,000 edges through a radix sort whose runs hold 300 records (several runs,
+/// each past the radix sort's small-slice cut-off, so its byte passes run), one
+/// record without a radix key (its run sorted by comparison): both merges equal the
+/// standard library's sort.
+#[test]
+fn radix_sorted_runs_with_one_fallback_run_merge_to_a_sorted_vec() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        x
+    };
+    let mut records: Vec<Edge> = (0..1_000)
+        .map(|i| {
+            let r = next();
+            // Values spread over several bytes of both halves; some repeats.
+            let a = (r >> 40) % 5_000;
+            let b = if i % 10 == 0 { 3 } else { next() >> (r % 48) };
+            Edge { a, b }
+        })
+        .collect();
+    records.push(Edge { a: NO_RADIX, b: 1 });
+    records.push(Edge { a: 12, b: 34 });
+    records.push(Edge { a: 12, b: 34 });
+    let dir = tempfile::tempdir().unwrap();
+    let mut sort = ExternalSort::new(dir.path(), "edges", |e: &Edge| (e.a, e.b), 300, 5)
+        .unwrap()
+        .radix(edge_radix);
+    for r in &records {
+        sort.push(*r).unwrap();
+    }
+    let runs = sort.finish().unwrap();
+    assert_eq!(runs.paths().len(), 4);
+    let mut expected: Vec<(u64, u64)> = records.iter().map(|e| (e.a, e.b)).collect();
+    expected.sort_unstable();
+    let merged: Vec<(u64, u64)> = runs
+        .merge()
+        .unwrap()
+        .map(|e| e.map(|e| (e.a, e.b)))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(merged, expected);
+    let mut to_end = Vec::new();
+    for e in runs.merge_to_end().unwrap() {
+        let e = e.unwrap();
+        to_end.push((e.a, e.b));
+    }
+    assert_eq!(to_end, expected);
+}
