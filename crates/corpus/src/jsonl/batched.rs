@@ -216,6 +216,14 @@ impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
     pub(crate) fn id_key(&self) -> crate::IdKey {
         self.id_key
     }
+
+    /// Reads the next batch into the spare buffer and hands it to the pool; `None`
+    /// when the input has no more lines.
+    fn read_and_start(&mut self) -> Option<Decoding<T>> {
+        let batch = self.reader.read_batch(std::mem::take(&mut self.spare));
+        (!batch.lines.is_empty())
+            .then(|| Decoding::start(batch, &self.name, &self.options, self.hook.as_ref()))
+    }
 }
 
 fn decode_batch<T: Send>(
@@ -275,30 +283,15 @@ impl<R: BufRead + Send, T: Send + 'static> Iterator for Batched<'_, R, T> {
             }
             if !self.started {
                 self.started = true;
-                let first = self.reader.read_batch(std::mem::take(&mut self.spare));
-                if !first.lines.is_empty() {
-                    self.decoding = Some(Decoding::start(
-                        first,
-                        &self.name,
-                        &self.options,
-                        self.hook.as_ref(),
-                    ));
-                }
+                self.decoding = self.read_and_start();
             }
             // None: the input ended.
             let decoding = self.decoding.take()?;
             // The batch after it read while it decodes, then handed to the pool while
             // its items are taken.
-            let next = self.reader.read_batch(std::mem::take(&mut self.spare));
+            let next = self.read_and_start();
             let (decoded, batch) = decoding.wait();
-            if !next.lines.is_empty() {
-                self.decoding = Some(Decoding::start(
-                    next,
-                    &self.name,
-                    &self.options,
-                    self.hook.as_ref(),
-                ));
-            }
+            self.decoding = next;
             self.ready = decoded.into_iter();
             self.bytes_read = batch.bytes_read;
             self.spare = batch;
