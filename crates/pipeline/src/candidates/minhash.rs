@@ -534,13 +534,12 @@ pub(crate) struct Streamed {
 
 /// The index a [`stream`] queries and inserts into, which keeps the signatures it
 /// estimates pairs with.
-pub(crate) enum Target<'i> {
-    /// An [`LshIndex`] that keeps every signature, whose keys are `key_of(i)` (a saved
-    /// one: positions in its collection).
-    Lsh(
-        &'i mut LshIndex<u32, MinHashSignature>,
-        &'i (dyn Fn(usize) -> usize + Sync),
-    ),
+pub(crate) struct Target<'i> {
+    /// An [`LshIndex`] that keeps every signature (a saved one's).
+    pub(crate) index: &'i mut LshIndex<u32, MinHashSignature>,
+    /// The key of the stream's `i`-th document in `index` (a saved one: its position
+    /// in the collection).
+    pub(crate) key_of: &'i (dyn Fn(usize) -> usize + Sync),
 }
 
 /// What [`sorted_join`] keeps of each document's signature.
@@ -581,15 +580,12 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
 ) -> Result<Streamed, Error> {
-    {
-        let Target::Lsh(index, _) = &target;
-        if !index.keeps_signatures() {
-            return Err(Error::invalid_parameter(
-                "index",
-                "the candidate stream scores candidates by the index's kept signatures: \
-                 build it with keep_signatures(true)",
-            ));
-        }
+    if !target.index.keeps_signatures() {
+        return Err(Error::invalid_parameter(
+            "index",
+            "the candidate stream scores candidates by the index's kept signatures: \
+             build it with keep_signatures(true)",
+        ));
     }
     let cuts_before = target.scan_cuts();
     let mut search = Search {
@@ -650,13 +646,11 @@ pub(crate) fn stream<S: DocSketcher<Signature = MinHashSignature, State: Send> +
 
 impl Target<'_> {
     fn scan_cuts(&self) -> ScanCuts {
-        let Target::Lsh(index, _) = self;
-        index.scan_cuts()
+        self.index.scan_cuts()
     }
 
     fn max_bucket_scan(&self) -> Option<usize> {
-        let Target::Lsh(index, _) = self;
-        index.max_bucket_scan()
+        self.index.max_bucket_scan()
     }
 }
 
@@ -677,7 +671,7 @@ impl Search<'_> {
     fn run(&mut self, chunk: Vec<MinHashSignature>, start: usize) -> Result<(), Error> {
         for (i, sig) in (start..).zip(chunk) {
             self.found.clear();
-            let Target::Lsh(index, key_of) = &mut self.target;
+            let Target { index, key_of } = &mut self.target;
             let key = key_of(i);
             index.query_then_insert(super::key(key), &sig, &mut self.found)?;
             self.candidates += self.found.len() as u64;
@@ -930,7 +924,10 @@ mod tests {
         stream(
             &hasher,
             &texts,
-            Target::Lsh(&mut lsh, &|i| i),
+            Target {
+                index: &mut lsh,
+                key_of: &|i| i,
+            },
             filter,
             &crate::NoProgress,
             &mut pairs,
@@ -975,7 +972,10 @@ mod tests {
                 let streamed = stream(
                     &hasher,
                     &texts,
-                    Target::Lsh(&mut lsh, &|i| i),
+                    Target {
+                        index: &mut lsh,
+                        key_of: &|i| i,
+                    },
                     filter,
                     &crate::NoProgress,
                     &mut streamed_pairs,

@@ -545,7 +545,10 @@ impl DedupIndex {
             let streamed = crate::candidates::minhash::stream(
                 &self.sketching.hasher,
                 &unique_texts,
-                crate::candidates::minhash::Target::Lsh(&mut self.lsh, &|i| base + unique[i]),
+                crate::candidates::minhash::Target {
+                    index: &mut self.lsh,
+                    key_of: &|i| base + unique[i],
+                },
                 filter,
                 progress,
                 &mut candidates,
