@@ -7,10 +7,11 @@ use std::path::Path;
 
 use crate::Error;
 
-/// Up to this many bytes between two spans are read rather than skipped: copying
-/// them costs less than a second system call (about as much as copying 4 KiB), and
-/// a block's documents spread over the whole file read at most a few times their
-/// own bytes (signatures are 171 bytes each with 8-bit fields).
+/// Up to this many bytes between two spans are read rather than skipped: the intent
+/// is that copying them costs less than a second system call (not measured apart:
+/// docs/performance.md has only the whole verification stage's CPU before and after
+/// reads by spans), while a block's documents spread over the whole file read at most
+/// a few times their own bytes (signatures are 171 bytes each with 8-bit fields).
 const GAP: u64 = 1024;
 
 /// The most bytes one read of several spans covers (a single larger span is read
