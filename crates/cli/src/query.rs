@@ -126,21 +126,18 @@ pub(crate) fn run(a: &QueryArgs) -> Result<(), CliError> {
         // memory (none but what a segment holds).
         let (described, search) = match k {
             Some(k) => {
-                let described =
-                    Described::top_k(&top_k_settings(index.neighbour_search(), a)?.build()?, k);
-                let forest = top_k_settings(index.neighbour_search(), a)?.forest_builder();
-                (described, FolderSearch::TopK(forest, k))
+                let settings = top_k_settings(index.neighbour_search(), a)?;
+                let described = Described::top_k(&settings.clone().build()?, k);
+                (described, FolderSearch::TopK(settings.forest_builder(), k))
             }
             None => {
-                let configured = || -> Result<ContainmentSearchBuilder<'_>, CliError> {
-                    let t = a.containment.unwrap_or(1.0);
-                    let b = index
-                        .containment_search(t)
-                        .map_err(|e| crate::error::usage_of("--containment", e))?;
-                    containment_settings(b, a)
-                };
-                let s = configured()?.build().map_err(index_error)?;
-                let (params, threshold) = configured()?.into_params();
+                let t = a.containment.unwrap_or(1.0);
+                let b = index
+                    .containment_search(t)
+                    .map_err(|e| crate::error::usage_of("--containment", e))?;
+                let settings = containment_settings(b, a)?;
+                let s = settings.clone().build().map_err(index_error)?;
+                let (params, threshold) = settings.into_params();
                 let described = Described::Containment {
                     threshold: s.threshold(),
                     exact: s.exact_scores(),

@@ -822,9 +822,13 @@ fn containment_std_error(j: f64, q: u64, x: u64, k: usize) -> f64 {
 ///     .build()?;
 /// assert_eq!((search.forest().params().trees(), search.forest().params().depth()), (16, 8));
 /// assert!(NeighbourSearch::builder(&index)?.shape(Some(64), Some(4)).is_err()); // 256 > 128
+/// // Checked once, used twice: a search and the forest's configuration.
+/// let settings = NeighbourSearch::builder(&index)?.candidates_per_result(2);
+/// assert_eq!(settings.clone().build()?.forest().candidates_per_result(), 2);
+/// assert_eq!(settings.forest_builder().build().candidates_per_result(), 2);
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 #[must_use]
 pub struct NeighbourSearchBuilder<'a> {
     index: &'a DedupIndex,
@@ -986,9 +990,13 @@ impl<'a> NeighbourSearchBuilder<'a> {
 ///     .build()?;
 /// assert_eq!(search.threshold(), 0.8);
 /// assert!(ContainmentSearch::builder(&index, 0.8)?.partitions_per_doubling(3).is_err());
+/// // Checked once, used twice: a search and the ensemble's parameters.
+/// let settings = ContainmentSearch::builder(&index, 0.7)?.max_rows(4)?;
+/// assert_eq!(settings.clone().build()?.ensemble().params().max_rows(), 4);
+/// assert_eq!(settings.into_params().0.max_rows(), 4);
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 #[must_use]
 pub struct ContainmentSearchBuilder<'a> {
     index: &'a DedupIndex,
