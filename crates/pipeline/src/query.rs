@@ -9,7 +9,7 @@
 
 use ndd_core::{DocSketcher, DynFeatureExtractor, Signature};
 use ndd_lsh::{
-    EnsembleParams, ForestParams, ForestProbe, LshEnsemble, LshForest, LshForestBuilder,
+    EnsembleParams, ForestParams, ForestProbe, LshEnsemble, LshForest, LshForestBuilder, LshIndex,
 };
 use ndd_minhash::MinHashSignature;
 
@@ -197,6 +197,35 @@ pub(crate) fn containment_hits<'s>(
     Ok(())
 }
 
+/// Inserts every signature `lsh` keeps (a whole index's, or one segment's) into
+/// `forest`, by its key.
+pub(crate) fn fill_forest(
+    forest: &mut LshForest<u32>,
+    lsh: &LshIndex<u32, MinHashSignature>,
+) -> Result<(), Error> {
+    for (&key, sig) in lsh.signatures_iter() {
+        forest.insert(key, sig)?;
+    }
+    Ok(())
+}
+
+/// Inserts every signature `lsh` keeps (a whole index's, or one segment's) into
+/// `ensemble`, by its key, with its document's set size from `sizes` (by key);
+/// documents without shingles (size 0) are left out.
+pub(crate) fn fill_ensemble(
+    ensemble: &mut LshEnsemble<u32>,
+    lsh: &LshIndex<u32, MinHashSignature>,
+    sizes: &[u64],
+) -> Result<(), Error> {
+    for (&key, sig) in lsh.signatures_iter() {
+        let size = sizes.get(key as usize).copied().unwrap_or(0);
+        if size > 0 {
+            ensemble.insert(key, sig, size)?;
+        }
+    }
+    Ok(())
+}
+
 /// Whether `index` keeps every document's shingle set (exact scores possible).
 fn keeps_sets(index: &DedupIndex) -> bool {
     index.stored_set(0).is_some()
@@ -308,9 +337,7 @@ impl<'a> NeighbourSearch<'a> {
             )
             .into());
         }
-        for (&key, sig) in index.lsh().signatures_iter() {
-            forest.insert(key, sig)?;
-        }
+        fill_forest(&mut forest, index.lsh())?;
         Ok(NeighbourSearch { index, forest })
     }
 
@@ -610,12 +637,7 @@ impl<'a> ContainmentSearch<'a> {
             .into());
         }
         let mut ensemble = LshEnsemble::new(params);
-        for (&key, sig) in index.lsh().signatures_iter() {
-            let size = sizes.get(key as usize).copied().unwrap_or(0);
-            if size > 0 {
-                ensemble.insert(key, sig, size)?;
-            }
-        }
+        fill_ensemble(&mut ensemble, index.lsh(), sizes)?;
         Ok(ContainmentSearch {
             index,
             ensemble,

@@ -14,7 +14,8 @@ use ndd_lsh::{EnsembleParams, ForestProbe, LshEnsemble, LshForestBuilder};
 
 use super::{SegmentedIndex, key, records::Part};
 use crate::query::{
-    Query, SetOf, check_k, containment_hits, probe_forest, sort_results, top_k_answer,
+    Query, SetOf, check_k, containment_hits, fill_ensemble, fill_forest, probe_forest,
+    sort_results, top_k_answer,
 };
 use crate::{
     ContainmentSearch, ContainmentSearchBuilder, Error, Neighbour, NeighbourSearch,
@@ -142,9 +143,7 @@ impl SegmentedIndex {
         for (g, base) in self.index.committed_segments() {
             let part = self.index.read_part(g, base)?;
             let mut tree = forest.clone().capacity(part.lsh.len()).build();
-            for (&doc, sig) in part.lsh.signatures_iter() {
-                tree.insert(doc, sig)?;
-            }
+            fill_forest(&mut tree, &part.lsh)?;
             let set_of = |doc: u32| part_set(&part, doc);
             for (q, merged) in queries.iter().zip(&mut probes) {
                 // Each segment walks no deeper than the older ones show the search stops.
@@ -256,12 +255,7 @@ impl SegmentedIndex {
         for (g, base) in self.index.committed_segments() {
             let part = self.index.read_part(g, base)?;
             let mut ensemble = empty.clone();
-            for (&doc, sig) in part.lsh.signatures_iter() {
-                let size = sizes.get(doc as usize).copied().unwrap_or(0);
-                if size > 0 {
-                    ensemble.insert(doc, sig, size)?;
-                }
-            }
+            fill_ensemble(&mut ensemble, &part.lsh, &sizes)?;
             let set_of = |doc: u32| part_set(&part, doc);
             for (q, out) in queries.iter().zip(&mut hits) {
                 let Some(q) = q else { continue };
