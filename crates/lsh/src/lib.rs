@@ -117,6 +117,7 @@ mod form;
 mod index;
 mod mem;
 mod params;
+mod scan_cuts;
 #[cfg(feature = "serde")]
 mod serde_impl;
 mod slots;
@@ -133,11 +134,12 @@ pub use forest::{
     DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, ForestProbe,
     LshForest, LshForestBuilder,
 };
-pub use index::{LshIndex, LshIndexBuilder, MemoryReport, ScanCuts};
+pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
 pub use ndd_core::{
     self, BitSignature, CandidateIndex, Error, Estimate, ExactSignature, SchemeId, Signature,
     SlotSignature,
 };
 pub use params::{DEFAULT_MIN_RECALL, LshParams, MAX_BANDED_SLOTS, MAX_SEARCH_SLOTS, band_key};
+pub use scan_cuts::ScanCuts;
 pub use slots::PlainSlots;
 pub use sorted::{BandSorter, SortedBand, SortedBandJoin};
