@@ -4,7 +4,7 @@
 //! measured on a sample of a corpus or on random documents.
 
 use ndd_core::{DocSketcher, DynFeatureExtractor, Signature};
-use ndd_lsh::LshParams;
+use ndd_lsh::{LshParams, SortedBandJoin};
 use ndd_minhash::{MinHashSignature, MinHasher};
 
 use crate::{Error, MinHashConfig, Shingles};
@@ -311,20 +311,23 @@ impl Explanation {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn index_bytes_on_random_documents(&self, count: usize) -> Result<f64, Error> {
+        // What the main job's candidate stage holds, without running its queries: the
+        // band keys (8 bytes per document and band), then the join built from them
+        // (`ndd-lsh`'s flat bench counts the sorted band join the same way).
         let documents = synthetic_documents(count);
-        let texts: Vec<&str> = documents.iter().map(String::as_str).collect();
-        // The main job's candidate stage over them.
-        let joined = crate::candidates::minhash::sorted_join(
-            &self.hasher,
-            &texts,
+        let mut keys: Vec<u64> = Vec::with_capacity(documents.len() * self.params.bands());
+        for text in &documents {
+            let sig = self.hasher.sketch(text);
+            self.params
+                .band_keys_into(ndd_core::SlotSignature::slots(&sig), &mut keys)?;
+        }
+        let join = SortedBandJoin::build(
             self.params,
+            &keys,
             crate::method::bounded_scan(self.config.max_bucket_scan),
-            crate::candidates::minhash::Kept::Full(Vec::new()),
-            crate::candidates::minhash::EstimateFilter::every_candidate(),
-            &crate::NoProgress,
-            &mut ndd_core::PairCounter::default(),
         )?;
-        Ok(joined.index_bytes_per_document)
+        let bytes = keys.capacity() * size_of::<u64>() + join.memory().index_bytes();
+        Ok(bytes as f64 / documents.len().max(1) as f64)
     }
 }
 
@@ -347,4 +350,40 @@ fn synthetic_documents(count: usize) -> Vec<String> {
                 .join(" ")
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The figure from the band keys and the join alone is the one the main job's
+    /// candidate stage reports after running every query (the way explain measured it
+    /// before), with and without a bucket-scan bound.
+    #[test]
+    fn random_documents_bytes_are_the_candidate_stage_figure() {
+        for (threshold, max_bucket_scan) in [(0.8, Some(256)), (0.5, None), (0.9, Some(2))] {
+            let config = MinHashConfig {
+                max_bucket_scan,
+                ..MinHashConfig::default()
+            };
+            let e = Explanation::new(threshold, config, Shingles::Words(3)).unwrap();
+            let documents = synthetic_documents(300);
+            let texts: Vec<&str> = documents.iter().map(String::as_str).collect();
+            let joined = crate::candidates::minhash::sorted_join(
+                &e.hasher,
+                &texts,
+                e.params,
+                crate::method::bounded_scan(e.config.max_bucket_scan),
+                crate::candidates::minhash::Kept::Full(Vec::new()),
+                crate::candidates::minhash::EstimateFilter::every_candidate(),
+                &crate::NoProgress,
+                &mut ndd_core::PairCounter::default(),
+            )
+            .unwrap();
+            let figure = e.index_bytes_on_random_documents(300).unwrap();
+            assert_eq!(figure, joined.index_bytes_per_document);
+            // Positions alone are 4 bytes per document and band, keys 8.
+            assert!(figure >= 12.0 * e.params().bands() as f64);
+        }
+    }
 }
