@@ -215,14 +215,28 @@ impl BandChains {
     pub(crate) fn for_each_candidate(
         &self,
         qkeys: &[u64],
+        within: Option<(&mut [usize], &mut [bool])>,
+        f: impl FnMut(u32),
+    ) {
+        // Allocates only when a bounded walk reports a candidate.
+        self.for_each_candidate_using(qkeys, within, &mut AHashSet::default(), f);
+    }
+
+    /// [`for_each_candidate`](Self::for_each_candidate) with the caller's set of
+    /// reported documents (cleared first; its memory kept for the next query).
+    pub(crate) fn for_each_candidate_using(
+        &self,
+        qkeys: &[u64],
         mut within: Option<(&mut [usize], &mut [bool])>,
+        seen: &mut AHashSet<u32>,
         mut f: impl FnMut(u32),
     ) {
         let b = self.bands;
         let used = qkeys.len().min(b);
         // As in `link`: a bounded walk dedups by what it reported.
         let bounded = within.is_some() || self.bucket_scan != usize::MAX;
-        let mut seen = bounded.then(AHashSet::<u32>::default);
+        seen.clear();
+        let mut seen = bounded.then_some(seen);
         let keys = &self.band_keys;
         let mut starts = [Start::default(); PREFETCH_BANDS];
         for first in (0..used).step_by(PREFETCH_BANDS) {
@@ -241,7 +255,7 @@ impl BandChains {
                         bands: b,
                         limit: within.as_ref().map_or(self.bucket_scan, |w| w.0[i]),
                     };
-                    let (read, left) = walk.run(head, i, &qkeys[..i], seen.as_mut(), &mut f);
+                    let (read, left) = walk.run(head, i, &qkeys[..i], seen.as_deref_mut(), &mut f);
                     if let Some((budget, cut)) = within.as_mut() {
                         budget[i] -= read;
                         cut[i] |= left;

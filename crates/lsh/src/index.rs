@@ -99,6 +99,60 @@ pub struct LshIndex<K, S> {
     keys: KeySlots<K>,
 }
 
+/// Memory a bounded query of an [`LshIndex`] reuses from one call to the next
+/// ([`LshIndex::query_within_using`]): the set of documents it has reported, so that a
+/// document sharing several bands is reported once. Holds no results between calls
+/// (each query clears it first); its memory grows to the most candidates one query
+/// reported and stays, and clearing it costs a pass over that memory.
+///
+/// # Example
+///
+/// ```
+/// let scratch = near_dup::lsh::QueryScratch::new();
+/// assert_eq!(scratch.capacity(), 0); // nothing allocated until a query reports
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct QueryScratch {
+    seen: ahash::AHashSet<u32>,
+}
+
+impl QueryScratch {
+    /// An empty scratch (no memory until a query uses it).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let _scratch = near_dup::lsh::QueryScratch::new();
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The documents the scratch holds room for without growing.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots, QueryScratch};
+    /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// for i in 0..5 {
+    ///     index.insert(i, &s)?;
+    /// }
+    /// let mut scratch = QueryScratch::new();
+    /// let (mut budget, mut cut, mut found) = (vec![4], vec![false], Vec::new());
+    /// index.query_within_using(&s, &mut budget, &mut cut, &mut scratch, &mut found)?;
+    /// assert!(scratch.capacity() >= 4); // kept for the next query
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.seen.capacity()
+    }
+}
+
 /// Configures an [`LshIndex`]: whether to keep signatures for verification, and how
 /// many documents to make room for. Made by [`LshIndex::builder`].
 ///
@@ -946,6 +1000,43 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
         cut: &mut [bool],
         out: &mut Vec<K>,
     ) -> Result<(), Error> {
+        self.query_within_using(signature, budget, cut, &mut QueryScratch::new(), out)
+    }
+
+    /// [`query_within`](Self::query_within) with the caller's [`QueryScratch`]: the
+    /// same candidates, budgets and cut flags, and no allocation once the scratch has
+    /// grown to the most candidates one query reports (`query_within` makes a set of
+    /// them for every call). For a caller that queries many documents, one scratch for
+    /// all of them (one per thread).
+    ///
+    /// # Errors
+    ///
+    /// As [`query_within`](Self::query_within).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::SchemeId;
+    /// use near_dup::lsh::{LshIndex, LshParams, PlainSlots, QueryScratch};
+    /// let s = PlainSlots::new(SchemeId::new("d").finish(), vec![1, 2])?;
+    /// let mut index = LshIndex::new(LshParams::new(1, 2)?);
+    /// for i in 0..3 {
+    ///     index.insert(i, &s)?;
+    /// }
+    /// let mut scratch = QueryScratch::new();
+    /// let (mut budget, mut cut, mut found) = (vec![2], vec![false], Vec::new());
+    /// index.query_within_using(&s, &mut budget, &mut cut, &mut scratch, &mut found)?;
+    /// assert_eq!((found, cut), (vec![2, 1], vec![true])); // the two newest; 0 unread
+    /// # Ok::<(), near_dup::Error>(())
+    /// ```
+    pub fn query_within_using(
+        &self,
+        signature: &S,
+        budget: &mut [usize],
+        cut: &mut [bool],
+        scratch: &mut QueryScratch,
+        out: &mut Vec<K>,
+    ) -> Result<(), Error> {
         let b = self.params.bands();
         if budget.len() != b || cut.len() != b {
             return Err(Error::invalid_parameter(
@@ -954,12 +1045,16 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> LshIndex<K, S> {
             ));
         }
         self.with_query_keys(signature, |qkeys| {
-            self.chains
-                .for_each_candidate(qkeys, Some((budget, cut)), |d| {
+            self.chains.for_each_candidate_using(
+                qkeys,
+                Some((budget, cut)),
+                &mut scratch.seen,
+                |d| {
                     if let Some(k) = self.keys.key(d) {
                         out.push(k.clone());
                     }
-                });
+                },
+            );
         })
     }
 
@@ -1380,6 +1475,49 @@ impl<K: Clone + Eq + Hash, S: SlotSignature> CandidateIndex for LshIndex<K, S> {
 mod tests {
     use super::*;
     use crate::PlainSlots;
+
+    /// One scratch reused over many bounded queries of two parts gives what a fresh
+    /// set per call gives: the same candidates in the same order, budgets and cuts.
+    #[test]
+    fn query_within_using_one_scratch_equals_query_within() {
+        let s = SchemeId::new("t").finish();
+        let p = LshParams::new(3, 1).unwrap();
+        // Documents share bands in overlapping groups, so candidates repeat across bands
+        // and buckets hold more members than the budgets.
+        let sig = |i: u64| PlainSlots::new(s, vec![i % 5, i % 7, i % 3]).unwrap();
+        let (mut older, mut newer) = (LshIndex::new(p), LshIndex::new(p));
+        for i in 0..60u64 {
+            let part = if i < 40 { &mut older } else { &mut newer };
+            part.insert(i, &sig(i)).unwrap();
+        }
+        let mut scratch = QueryScratch::new();
+        for q in 0..70u64 {
+            let query = sig(q);
+            let bound = usize::try_from(q % 6).unwrap();
+            let (mut budget, mut cut, mut found) = (vec![bound; 3], vec![false; 3], Vec::new());
+            let (mut budget2, mut cut2, mut found2) = (budget.clone(), cut.clone(), Vec::new());
+            for part in [&newer, &older] {
+                part.query_within(&query, &mut budget, &mut cut, &mut found)
+                    .unwrap();
+                part.query_within_using(&query, &mut budget2, &mut cut2, &mut scratch, &mut found2)
+                    .unwrap();
+            }
+            assert_eq!(
+                (&found2, &budget2, &cut2),
+                (&found, &budget, &cut),
+                "query {q}"
+            );
+            // Each document once per part; the bound cut something for the small budgets.
+            let mut unique = found.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), found.len());
+            if bound < 2 {
+                assert!(cut.iter().any(|&c| c), "query {q}");
+            }
+        }
+        assert!(scratch.capacity() > 0);
+    }
 
     #[test]
     fn tables_grow_and_shrink_consistently() {

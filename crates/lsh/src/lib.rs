@@ -134,7 +134,7 @@ pub use forest::{
     DEFAULT_CANDIDATES_PER_RESULT, DEFAULT_MAX_EXAMINED, ForestMemory, ForestParams, ForestProbe,
     LshForest, LshForestBuilder,
 };
-pub use index::{LshIndex, LshIndexBuilder, MemoryReport};
+pub use index::{LshIndex, LshIndexBuilder, MemoryReport, QueryScratch};
 pub use ndd_core::{
     self, BitSignature, CandidateIndex, Error, Estimate, ExactSignature, SchemeId, Signature,
     SlotSignature,

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use ndd_core::ScoredPair;
-use ndd_lsh::LshIndex;
+use ndd_lsh::{LshIndex, QueryScratch};
 use ndd_minhash::MinHashSignature;
 
 use super::{Batch, DedupIndex, SetStore, key};
@@ -328,6 +328,8 @@ struct Search<'a> {
     cut: Vec<bool>,
     filter: &'a EstimateFilter,
     found: Vec<u32>,
+    /// The bounded walks' set of reported documents, reused from query to query.
+    scratch: QueryScratch,
     candidates: u64,
 }
 
@@ -343,10 +345,11 @@ impl Search<'_> {
         let bands = u * self.bands..(u + 1) * self.bands;
         let sig = &self.sigs[u];
         self.found.clear();
-        lsh.query_within(
+        lsh.query_within_using(
             sig,
             &mut self.budget[bands.clone()],
             &mut self.cut[bands],
+            &mut self.scratch,
             &mut self.found,
         )?;
         self.candidates += self.found.len() as u64;
@@ -406,6 +409,7 @@ impl DedupIndex {
             cut: vec![false; sigs.len() * bands],
             filter,
             found: Vec::new(),
+            scratch: QueryScratch::new(),
             candidates: 0,
         };
         let mut verified = Vec::new();
