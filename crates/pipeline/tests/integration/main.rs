@@ -15,6 +15,8 @@ mod out_of_core;
 #[cfg(feature = "minhash")]
 mod persist;
 #[cfg(feature = "minhash")]
+mod prepared;
+#[cfg(feature = "minhash")]
 mod query;
 mod segmented_query;
 #[cfg(all(
