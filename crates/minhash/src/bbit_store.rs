@@ -127,55 +127,6 @@ impl BBitSlots {
         Ok(doc)
     }
 
-    /// Appends every document of `other`, in its order; returns the number the first
-    /// of them gets here. A store of one document made where its signature was
-    /// sketched (on another thread, say) joins the others this way, without the full
-    /// signature.
-    ///
-    /// # Errors
-    ///
-    /// [`Error::InvalidParameter`] when `other` keeps another number of bits or slots;
-    /// [`Error::Incompatible`] when its scheme differs from this store's.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::Sketcher;
-    /// use near_dup::minhash::{BBitSlots, MinHasher};
-    /// let h = MinHasher::new(64)?;
-    /// let (a, b) = (h.sketch_features(0..100), h.sketch_features(50..150));
-    /// let (mut whole, mut one) = (BBitSlots::new(8, 64)?, BBitSlots::new(8, 64)?);
-    /// whole.push(&a)?;
-    /// whole.push(&b)?;
-    /// let mut joined = BBitSlots::new(8, 64)?;
-    /// one.push(&a)?;
-    /// assert_eq!(joined.append(&one)?, 0);
-    /// let mut other = BBitSlots::new(8, 64)?;
-    /// other.push(&b)?;
-    /// assert_eq!(joined.append(&other)?, 1);
-    /// assert_eq!(joined, whole);
-    /// assert!(joined.append(&BBitSlots::new(4, 64)?).is_err());
-    /// # Ok::<(), near_dup::Error>(())
-    /// ```
-    pub fn append(&mut self, other: &BBitSlots) -> Result<usize, Error> {
-        if (self.bits, self.k) != (other.bits, other.k) {
-            return Err(Error::invalid_parameter(
-                "other",
-                format!(
-                    "{}-bit fields of {} slots appended to a store of {}-bit fields of {} slots",
-                    other.bits, other.k, self.bits, self.k
-                ),
-            ));
-        }
-        if let (Some(mine), Some(theirs)) = (self.scheme, other.scheme) {
-            Error::check_schemes(mine, theirs)?;
-        }
-        self.scheme = self.scheme.or(other.scheme);
-        let doc = self.len();
-        self.words.extend_from_slice(&other.words);
-        Ok(doc)
-    }
-
     /// The number of documents stored.
     ///
     /// # Example

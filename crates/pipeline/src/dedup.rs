@@ -622,12 +622,11 @@ impl Plan {
 
     /// What a corpus reader computes of each document for this plan as it decodes
     /// ([`read_corpus_with_hook`](crate::corpus::read_corpus_with_hook)), for
-    /// [`run_prepared`](Self::run_prepared): the exact pass's digest and, for the
-    /// in-memory MinHash stage that keeps b-bit fields (MinHash's default, exact
-    /// Jaccard verifying), the document's band keys and fields, so that sketching runs
-    /// on the pool while the input is still being read. Exact copies and documents
-    /// then rejected (a duplicate id) are sketched too, for nothing. `None` when the
-    /// plan has neither to compute.
+    /// [`run_prepared`](Self::run_prepared): the exact pass's digest and, for a
+    /// 64-bit SimHash stage with binary or term-frequency weights, the document's
+    /// fingerprint, so that sketching runs on the pool while the input is still being
+    /// read. Exact copies and documents then rejected (a duplicate id) are sketched
+    /// too, for nothing. `None` when the plan has neither to compute.
     ///
     /// # Errors
     ///
@@ -637,12 +636,14 @@ impl Plan {
     /// # Example
     ///
     /// ```
-    /// use near_dup::pipeline::{Dedup, Document, Method, SimHashConfig};
-    /// let hook = Dedup::new().plan()?.hook()?.expect("digests and sketches");
+    /// use near_dup::pipeline::{Dedup, Document, Method, SimHashConfig, SimWeighting};
+    /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
+    /// let hook = simhash.plan()?.hook()?.expect("digests and fingerprints");
     /// let prepared = hook(&Document::new("a", "the rule applies to every plant"));
     /// assert!(prepared.is_sketched());
-    /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
-    /// assert!(simhash.exact_pass(false).plan()?.hook()?.is_none());
+    /// let tf_idf = SimHashConfig { weighting: SimWeighting::TfIdf, ..SimHashConfig::default() };
+    /// let tf_idf = Dedup::new().method(Method::SimHash(tf_idf)); // weights of the collection
+    /// assert!(tf_idf.exact_pass(false).plan()?.hook()?.is_none());
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn hook(&self) -> Result<Option<crate::corpus::DocHook<Prepared>>, Error> {
@@ -654,7 +655,7 @@ impl Plan {
         }
         Ok(Some(Arc::new(move |d: &Document| Prepared {
             digest: exact.map(|pass| pass.digest(&d.text)),
-            sketch: sketch.as_ref().map(|f| f(&d.text)),
+            sketch: sketch.as_ref().and_then(|f| f(&d.text)),
         })))
     }
 
@@ -667,19 +668,20 @@ impl Plan {
     /// # Errors
     ///
     /// As [`run`](Self::run), and [`Error::Core`] when there are not as many values as
-    /// documents, or when the hook failed to sketch a document.
+    /// documents. (Sketches of a hook that could not sketch every document are not
+    /// used: the stage sketches the texts.)
     ///
     /// # Example
     ///
     /// ```
-    /// use near_dup::pipeline::{Dedup, Document, NoProgress};
+    /// use near_dup::pipeline::{Dedup, Document, Method, NoProgress, SimHashConfig};
     /// let docs = vec![
     ///     Document::new("a", "the rule applies to every plant in the state from next year"),
     ///     Document::new("b", "The rule applies to every plant in the state from next year."),
     ///     Document::new("c", "the rule applies to every plant in the state from next month"),
     /// ];
-    /// let plan = Dedup::new().threshold(0.5).plan()?;
-    /// let hook = plan.hook()?.expect("digests and sketches");
+    /// let plan = Dedup::new().method(Method::SimHash(SimHashConfig::default())).plan()?;
+    /// let hook = plan.hook()?.expect("digests and fingerprints");
     /// let prepared = docs.iter().map(|d| hook(d)).collect();
     /// let out = plan.run_prepared(&docs, prepared, &NoProgress)?;
     /// let whole = plan.run(&docs, &NoProgress)?;
@@ -709,9 +711,7 @@ impl Plan {
         let mut sketches = Vec::with_capacity(if sketched { docs.len() } else { 0 });
         for p in prepared {
             digests.extend(p.digest.filter(|_| digested));
-            if let Some(sketch) = p.sketch.filter(|_| sketched) {
-                sketches.push(sketch?);
-            }
+            sketches.extend(p.sketch.filter(|_| sketched));
         }
         self.run_with(
             docs,
@@ -892,22 +892,20 @@ impl Plan {
 /// ```
 /// use near_dup::pipeline::{Dedup, Document, Method, SimHashConfig};
 /// let doc = Document::new("a", "one two three four");
-/// let minhash = Dedup::new().plan()?.hook()?.expect("digests and sketches");
-/// assert!(minhash(&doc).is_sketched());
 /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default())).plan()?;
-/// let digests = simhash.hook()?.expect("the exact pass's digests");
-/// assert!(!digests(&doc).is_sketched()); // its stage sketches the texts itself
+/// assert!(simhash.hook()?.expect("digests and fingerprints")(&doc).is_sketched());
+/// let minhash = Dedup::new().plan()?.hook()?.expect("the exact pass's digests");
+/// assert!(!minhash(&doc).is_sketched()); // its stage sketches the texts itself
 /// # Ok::<(), near_dup::pipeline::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Prepared {
     digest: Option<DocDigest>,
-    sketch: Option<Result<crate::candidates::Sketch, ndd_core::Error>>,
+    sketch: Option<crate::candidates::Sketch>,
 }
 
 impl Prepared {
-    /// Whether the candidate stage's sketch was made (a failed one counts: the run
-    /// reports it).
+    /// Whether the candidate stage's sketch was made.
     ///
     /// # Example
     ///

@@ -223,7 +223,7 @@ pub(crate) fn run(
             .num_hashes(config.num_perm)
             .seed(config.seed)
             .build_with(e)?;
-        with_sketcher(config, &hasher, ONE_PERMUTATION, texts, ctx, sink)
+        with_sketcher(config, &hasher, "one-permutation", texts, ctx, sink)
     })
 }
 
@@ -234,72 +234,6 @@ fn with_sketcher<S: MinHashSketcher>(
     texts: &[&str],
     ctx: &Ctx<'_>,
     sink: &mut dyn PairSink,
-) -> Result<CandidateReport, Error> {
-    joined_report(
-        config,
-        kind,
-        texts.len(),
-        ctx,
-        |params, scan, kept, filter| {
-            sorted_join(
-                hasher,
-                texts,
-                params,
-                scan,
-                kept,
-                filter,
-                ctx.progress,
-                sink,
-            )
-        },
-    )
-}
-
-/// The in-memory MinHash stage over the [`Sketched`] products of its documents, in
-/// order (sketched as they were read, by [`sketch_one`]'s function): what
-/// [`run`] gives over their texts.
-pub(crate) fn run_sketched(
-    config: &MinHashConfig,
-    sketched: Vec<Sketched>,
-    ctx: &Ctx<'_>,
-    sink: &mut dyn PairSink,
-) -> Result<CandidateReport, Error> {
-    let n = sketched.len();
-    joined_report(
-        config,
-        ONE_PERMUTATION,
-        n,
-        ctx,
-        |params, scan, kept, filter| {
-            sorted_join_from(
-                n,
-                params,
-                scan,
-                kept,
-                filter,
-                ctx.progress,
-                sink,
-                |columns, kept| {
-                    gather(sketched, columns, kept)?;
-                    ctx.progress.advance(Stage::Sketch, n as u64);
-                    Ok(())
-                },
-            )
-        },
-    )
-}
-
-/// The sketch of one-permutation MinHash, in the report's description.
-const ONE_PERMUTATION: &str = "one-permutation";
-
-/// The stage's report of a sorted join over `n` documents that `join` runs with the
-/// banding, scan bound, kept signatures and filter of `config` in `ctx`.
-fn joined_report(
-    config: &MinHashConfig,
-    kind: &str,
-    n: usize,
-    ctx: &Ctx<'_>,
-    join: impl FnOnce(ndd_lsh::LshParams, Option<usize>, Kept, EstimateFilter) -> Result<Joined, Error>,
 ) -> Result<CandidateReport, Error> {
     // The plan's banding; a context made by hand has none and resolves it here.
     let params = match ctx.banding {
@@ -313,13 +247,22 @@ fn joined_report(
     let kept = match filter.field_bits() {
         Some(bits) => {
             let mut fields = BBitSlots::new(bits, config.num_perm)?;
-            fields.reserve(n);
+            fields.reserve(texts.len());
             Kept::Fields(fields)
         }
-        None => Kept::Full(Vec::with_capacity(n)),
+        None => Kept::Full(Vec::with_capacity(texts.len())),
     };
     let scan = crate::method::bounded_scan(config.max_bucket_scan);
-    let joined = join(params, scan, kept, filter)?;
+    let joined = sorted_join(
+        hasher,
+        texts,
+        params,
+        scan,
+        kept,
+        filter,
+        ctx.progress,
+        sink,
+    )?;
     let (streamed, bytes) = (joined.streamed, joined.index_bytes_per_document);
     Ok(CandidateReport {
         description: format!(
@@ -340,77 +283,6 @@ fn joined_report(
         signature_bytes_per_document: streamed.signature_bytes_per_document,
         bucket_scan: Some(streamed.bucket_scan),
     })
-}
-
-/// One document's products of the in-memory MinHash stage: its band keys and the
-/// b-bit fields that score its candidates ([`sketch_one`]), made where the document
-/// was read so that the stage starts from them.
-#[derive(Debug)]
-pub(crate) struct Sketched {
-    keys: Box<[u64]>,
-    fields: BBitSlots,
-}
-
-/// A function that sketches one text into its [`Sketched`] products.
-pub(crate) type SketchOne = std::sync::Arc<dyn Fn(&str) -> Result<Sketched, Error> + Send + Sync>;
-
-/// The function that sketches one text as the in-memory stage of `config` in `ctx`
-/// would (the same sketcher, signature, band keys and fields); `None` when the stage
-/// does not start from [`Sketched`] products: learned weights, or the full signatures
-/// kept (the estimate verifies: 1 KiB a document held from the reading on).
-pub(crate) fn sketch_one(
-    config: &MinHashConfig,
-    ctx: &Ctx<'_>,
-) -> Result<Option<SketchOne>, Error> {
-    #[cfg(feature = "learn")]
-    if matches!(config.weighting, crate::MinHashWeighting::Learned(_)) {
-        return Ok(None);
-    }
-    let filter = EstimateFilter::new(ctx.emit, ctx.threshold, config.num_perm);
-    let Some(bits) = filter.field_bits() else {
-        return Ok(None);
-    };
-    let params = match ctx.banding {
-        Some(params) => params,
-        None => config.banding_for(ctx.threshold)?,
-    };
-    let num_perm = config.num_perm;
-    crate::method::for_extractor!(ctx.features, |e| {
-        let hasher = MinHasher::builder()
-            .num_hashes(num_perm)
-            .seed(config.seed)
-            .build_with(e)?;
-        let one: SketchOne = std::sync::Arc::new(move |text: &str| {
-            let sig = hasher.sketch(text);
-            let mut keys = Vec::with_capacity(params.bands());
-            params.band_keys_into(ndd_core::SlotSignature::slots(&sig), &mut keys)?;
-            let mut fields = BBitSlots::new(bits, num_perm)?;
-            fields.push(&sig)?;
-            Ok(Sketched {
-                keys: keys.into_boxed_slice(),
-                fields,
-            })
-        });
-        Ok(Some(one))
-    })
-}
-
-/// Moves the products of `sketched` into `columns` (band `i`'s keys to `columns[i]`)
-/// and into `kept`'s fields, in order, freeing each document's as it goes.
-fn gather(sketched: Vec<Sketched>, columns: &mut [Vec<u64>], kept: &mut Kept) -> Result<(), Error> {
-    let Kept::Fields(fields) = kept else {
-        return Err(Error::invalid_input(
-            "sketched products keep b-bit fields, and the stage keeps full signatures",
-        ));
-    };
-    for one in sketched {
-        Error::check_lengths(columns.len(), one.keys.len())?;
-        for (column, &key) in columns.iter_mut().zip(one.keys.iter()) {
-            column.push(key);
-        }
-        fields.append(&one.fields)?;
-    }
-    Ok(())
 }
 
 /// What [`sorted_join`] did: its [`Streamed`] report, and the bytes per document of
@@ -443,62 +315,12 @@ pub(crate) fn sorted_join<S: DocSketcher<Signature = MinHashSignature, State: Se
     texts: &[&str],
     params: ndd_lsh::LshParams,
     bucket_scan: Option<usize>,
-    kept: Kept,
-    filter: EstimateFilter,
-    progress: &dyn Progress,
-    sink: &mut dyn PairSink,
-) -> Result<Joined, Error> {
-    sorted_join_from(
-        texts.len(),
-        params,
-        bucket_scan,
-        kept,
-        filter,
-        progress,
-        sink,
-        |columns, kept| {
-            for chunk in texts.chunks(crate::progress::CHUNK) {
-                #[cfg(feature = "rayon")]
-                let sigs = ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk);
-                #[cfg(not(feature = "rayon"))]
-                let sigs = hasher.sketch_batch(chunk);
-                match &mut *kept {
-                    Kept::Fields(fields) => {
-                        let (written, pushed) = join2(
-                            || append_band_keys(params, &sigs, columns),
-                            || sigs.iter().try_for_each(|s| fields.push(s).map(drop)),
-                        );
-                        written?;
-                        pushed?;
-                        super::drop_on_pool(sigs);
-                    }
-                    Kept::Full(all) => {
-                        append_band_keys(params, &sigs, columns)?;
-                        all.extend(sigs);
-                    }
-                }
-                progress.advance(Stage::Sketch, chunk.len() as u64);
-            }
-            Ok(())
-        },
-    )
-}
-
-/// [`sorted_join`] of `n` documents whose band keys and kept signatures `sketch`
-/// writes (band `i`'s keys to `columns[i]`, in document order), timed as the sketch
-/// stage.
-#[allow(clippy::too_many_arguments)]
-fn sorted_join_from(
-    n: usize,
-    params: ndd_lsh::LshParams,
-    bucket_scan: Option<usize>,
     mut kept: Kept,
     filter: EstimateFilter,
     progress: &dyn Progress,
     sink: &mut dyn PairSink,
-    sketch: impl FnOnce(&mut [Vec<u64>], &mut Kept) -> Result<(), Error>,
 ) -> Result<Joined, Error> {
-    let b = params.bands();
+    let (n, b) = (texts.len(), params.bands());
     // Refused before sketching: the join would refuse them once sketched.
     if n > SortedBandJoin::MAX_DOCUMENTS {
         return Err(Error::invalid_input(format!(
@@ -519,7 +341,28 @@ fn sorted_join_from(
     }
     progress.start(Stage::Sketch, Some(n as u64));
     let t = Instant::now();
-    sketch(&mut columns, &mut kept)?;
+    for chunk in texts.chunks(crate::progress::CHUNK) {
+        #[cfg(feature = "rayon")]
+        let sigs = ndd_core::ParDocSketcher::par_sketch_batch(hasher, chunk);
+        #[cfg(not(feature = "rayon"))]
+        let sigs = hasher.sketch_batch(chunk);
+        match &mut kept {
+            Kept::Fields(fields) => {
+                let (written, pushed) = join2(
+                    || append_band_keys(params, &sigs, &mut columns),
+                    || sigs.iter().try_for_each(|s| fields.push(s).map(drop)),
+                );
+                written?;
+                pushed?;
+                super::drop_on_pool(sigs);
+            }
+            Kept::Full(all) => {
+                append_band_keys(params, &sigs, &mut columns)?;
+                all.extend(sigs);
+            }
+        }
+        progress.advance(Stage::Sketch, chunk.len() as u64);
+    }
     let sketch_time = t.elapsed();
     progress.finish(Stage::Sketch);
 

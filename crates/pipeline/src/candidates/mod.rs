@@ -296,28 +296,36 @@ pub(crate) fn generate<D: AsRef<str> + Sync>(
 }
 
 /// One document's sketch for the candidate stage of a method, made where the document
-/// was read ([`sketch_fn`]).
-#[derive(Debug)]
+/// was read ([`sketch_fn`]): small and inline (a value held per document from the
+/// reading on; sketches that need memory of their own per document cost more to hold
+/// and to fault in than their making in the reading's idle time saves, see
+/// docs/performance.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sketch {
-    /// The in-memory MinHash stage's band keys and fields.
-    #[cfg(feature = "minhash")]
-    MinHash(minhash::Sketched),
+    /// A 64-bit SimHash fingerprint.
+    #[cfg(feature = "simhash")]
+    SimHash(u64),
 }
 
-/// A function that sketches one text for the candidate stage.
-pub(crate) type SketchFn = std::sync::Arc<dyn Fn(&str) -> Result<Sketch, Error> + Send + Sync>;
+/// A function that sketches one text for the candidate stage (`None`: no sketch, the
+/// stage sketches the texts).
+pub(crate) type SketchFn = std::sync::Arc<dyn Fn(&str) -> Option<Sketch> + Send + Sync>;
 
 /// The function that sketches one text as the in-memory candidate stage of `method`
 /// would, for a reader to run as it decodes; `None` when the stage starts from texts
-/// only (every method but MinHash, whose stage [`generate_sketched`] then runs).
+/// only (every method but 64-bit SimHash with binary or term-frequency weights, whose
+/// stage [`generate_sketched`] then runs).
 pub(crate) fn sketch_fn(method: &Method, ctx: &Ctx<'_>) -> Result<Option<SketchFn>, crate::Error> {
     match method {
-        #[cfg(feature = "minhash")]
-        Method::MinHash(config) => Ok(minhash::sketch_one(config, ctx)?.map(|one| {
-            let f: SketchFn = std::sync::Arc::new(move |text: &str| one(text).map(Sketch::MinHash));
+        #[cfg(feature = "simhash")]
+        Method::SimHash(config) => Ok(simhash::sketch_one(config, ctx)?.map(|one| {
+            let f: SketchFn = std::sync::Arc::new(move |text: &str| one(text).map(Sketch::SimHash));
             f
         })),
-        _ => Ok(None),
+        _ => {
+            let _ = ctx;
+            Ok(None)
+        }
     }
 }
 
@@ -330,10 +338,10 @@ pub(crate) fn generate_sketched(
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, crate::Error> {
     counted(method, sketches.len(), sink, |sink| match method {
-        #[cfg(feature = "minhash")]
-        Method::MinHash(config) => {
-            let sketched = sketches.into_iter().map(|Sketch::MinHash(s)| s).collect();
-            Ok(minhash::run_sketched(config, sketched, ctx, sink)?)
+        #[cfg(feature = "simhash")]
+        Method::SimHash(config) => {
+            let fps = sketches.into_iter().map(|Sketch::SimHash(fp)| fp).collect();
+            Ok(simhash::run_sketched(config, fps, ctx, sink)?)
         }
         _ => Err(Error::invalid_input(format!(
             "{} sketches for {}, whose stage sketches its texts itself",

@@ -14,7 +14,7 @@ mod linkage;
 mod out_of_core;
 #[cfg(feature = "minhash")]
 mod persist;
-#[cfg(feature = "minhash")]
+#[cfg(all(feature = "minhash", feature = "simhash"))]
 mod prepared;
 #[cfg(feature = "minhash")]
 mod query;
