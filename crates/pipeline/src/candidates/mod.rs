@@ -302,9 +302,10 @@ pub(crate) fn generate<D: AsRef<str> + Sync>(
 /// docs/performance.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Sketch {
-    /// A 64-bit SimHash fingerprint.
+    /// A 64-bit SimHash fingerprint, its bytes little-endian (one byte aligned: a
+    /// document's value is then 30 bytes, 10 more than its digest alone).
     #[cfg(feature = "simhash")]
-    SimHash(u64),
+    SimHash([u8; 8]),
 }
 
 /// A function that sketches one text for the candidate stage (`None`: no sketch, the
@@ -319,7 +320,9 @@ pub(crate) fn sketch_fn(method: &Method, ctx: &Ctx<'_>) -> Result<Option<SketchF
     match method {
         #[cfg(feature = "simhash")]
         Method::SimHash(config) => Ok(simhash::sketch_one(config, ctx)?.map(|one| {
-            let f: SketchFn = std::sync::Arc::new(move |text: &str| one(text).map(Sketch::SimHash));
+            let f: SketchFn = std::sync::Arc::new(move |text: &str| {
+                one(text).map(|fp| Sketch::SimHash(fp.to_le_bytes()))
+            });
             f
         })),
         _ => {
@@ -340,7 +343,10 @@ pub(crate) fn generate_sketched(
     counted(method, sketches.len(), sink, |sink| match method {
         #[cfg(feature = "simhash")]
         Method::SimHash(config) => {
-            let fps = sketches.into_iter().map(|Sketch::SimHash(fp)| fp).collect();
+            let fps = sketches
+                .into_iter()
+                .map(|Sketch::SimHash(fp)| u64::from_le_bytes(fp))
+                .collect();
             Ok(simhash::run_sketched(config, fps, ctx, sink)?)
         }
         _ => Err(Error::invalid_input(format!(

@@ -153,3 +153,10 @@ fn the_reader_s_values_across_batches_give_the_run_of_the_documents() {
         assert!(whole.report.pairs > 20_000);
     }
 }
+
+#[test]
+fn a_prepared_value_stays_small() {
+    // Held per document from the reading on: a digest (21 bytes with its tag) and a
+    // fingerprint (9), byte-aligned.
+    assert_eq!(std::mem::size_of::<ndd_pipeline::Prepared>(), 30);
+}
