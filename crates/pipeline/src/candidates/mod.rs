@@ -349,12 +349,15 @@ pub(crate) fn generate_sketched(
                 .collect();
             Ok(simhash::run_sketched(config, fps, ctx, sink)?)
         }
-        _ => Err(Error::invalid_input(format!(
-            "{} sketches for {}, whose stage sketches its texts itself",
-            sketches.len(),
-            method.name()
-        ))
-        .into()),
+        _ => {
+            let _ = (ctx, sink);
+            Err(Error::invalid_input(format!(
+                "{} sketches for {}, whose stage sketches its texts itself",
+                sketches.len(),
+                method.name()
+            ))
+            .into())
+        }
     })
 }
 
