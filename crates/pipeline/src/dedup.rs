@@ -607,16 +607,7 @@ impl Plan {
         digests: Vec<DocDigest>,
         progress: &dyn Progress,
     ) -> Result<Outcome, Error> {
-        if digests.len() != docs.len() {
-            return Err(Error::Core(ndd_core::Error::invalid_parameter(
-                "digests",
-                format!(
-                    "{} exact-pass digests for {} documents: one per document is needed",
-                    digests.len(),
-                    docs.len()
-                ),
-            )));
-        }
+        one_per_document("digests", "exact-pass digests", digests.len(), docs.len())?;
         self.run_with(docs, Some(digests), None, progress)
     }
 
@@ -695,16 +686,7 @@ impl Plan {
         prepared: Vec<Prepared>,
         progress: &dyn Progress,
     ) -> Result<Outcome, Error> {
-        if prepared.len() != docs.len() {
-            return Err(Error::Core(ndd_core::Error::invalid_parameter(
-                "prepared",
-                format!(
-                    "{} prepared values for {} documents: one per document is needed",
-                    prepared.len(),
-                    docs.len()
-                ),
-            )));
-        }
+        one_per_document("prepared", "prepared values", prepared.len(), docs.len())?;
         let digested = prepared.iter().all(|p| p.digest.is_some());
         let sketched = prepared.iter().all(|p| p.sketch.is_some());
         let mut digests = Vec::with_capacity(if digested { docs.len() } else { 0 });
@@ -881,6 +863,23 @@ impl Plan {
             None => out,
         })
     }
+}
+
+/// The error for `values` values named `what` (the parameter `name`) given for `docs`
+/// documents, when they are not one per document.
+fn one_per_document(
+    name: &'static str,
+    what: &str,
+    values: usize,
+    docs: usize,
+) -> Result<(), Error> {
+    if values == docs {
+        return Ok(());
+    }
+    Err(Error::Core(ndd_core::Error::invalid_parameter(
+        name,
+        format!("{values} {what} for {docs} documents: one per document is needed"),
+    )))
 }
 
 /// What [`Plan::hook`] computes of one document as it is read, for

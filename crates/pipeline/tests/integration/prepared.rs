@@ -158,5 +158,5 @@ fn the_reader_s_values_across_batches_give_the_run_of_the_documents() {
 fn a_prepared_value_stays_small() {
     // Held per document from the reading on: a digest (21 bytes with its tag) and a
     // fingerprint (9), byte-aligned.
-    assert_eq!(std::mem::size_of::<ndd_pipeline::Prepared>(), 30);
+    assert_eq!(size_of::<ndd_pipeline::Prepared>(), 30);
 }
