@@ -6,11 +6,11 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use ndd_pipeline::corpus::{
-    JsonlReader, ReadOptions, RecordFormat, read_corpus_with_hook, read_corpus_with_progress,
-    read_jsonl_with_hook,
+    DocHook, JsonlReader, ReadOptions, RecordFormat, read_corpus_with_hook,
+    read_corpus_with_progress, read_jsonl_with_hook,
 };
 use ndd_pipeline::ndd_core::{self, file as core_file};
-use ndd_pipeline::{Corpus, DocDigest, ExactPass};
+use ndd_pipeline::{Corpus, Prepared};
 
 use crate::error::CliError;
 use crate::progress::Bars;
@@ -126,30 +126,31 @@ pub(crate) fn read(
     bars: &Bars,
     keep_records: bool,
 ) -> Result<Input, CliError> {
-    read_digested(source, options, bars, keep_records, None).map(|(input, _)| input)
+    read_prepared(source, options, bars, keep_records, None).map(|(input, _)| input)
 }
 
-/// [`read`], with each document's digest by `exact` (when given) computed as it is
+/// [`read`], with `hook`'s value of each document (when given) computed as it is
 /// read: for JSON Lines on the pool that decodes the lines
-/// ([`read_corpus_with_hook`]), so that the exact stage only groups them
-/// ([`Plan::run_digested`](ndd_pipeline::Plan::run_digested)).
-pub(crate) fn read_digested(
+/// ([`read_corpus_with_hook`]), so that the plan's exact stage only groups digests and
+/// its candidate stage starts from sketches
+/// ([`Plan::run_prepared`](ndd_pipeline::Plan::run_prepared)).
+pub(crate) fn read_prepared(
     source: &Source,
     options: &ReadOptions,
     bars: &Bars,
     keep_records: bool,
-    exact: Option<ExactPass>,
-) -> Result<(Input, Option<Vec<DocDigest>>), CliError> {
+    hook: Option<DocHook<Prepared>>,
+) -> Result<(Input, Option<Vec<Prepared>>), CliError> {
     let bar = bars.reading();
     let progress = |p: ndd_pipeline::corpus::Progress| bar.update(p);
-    let mut digests = None;
+    let mut prepared = None;
     let input = match source {
         Source::Path(path) | Source::Bundled(path) => {
             warn_mixed_folder(path, options);
-            let corpus = match exact {
-                Some(pass) => {
-                    let (corpus, d) = read_corpus_with_hook(path, options, progress, pass.hook())?;
-                    digests = Some(d);
+            let corpus = match hook {
+                Some(hook) => {
+                    let (corpus, values) = read_corpus_with_hook(path, options, progress, hook)?;
+                    prepared = Some(values);
                     corpus
                 }
                 None => read_corpus_with_progress(path, options, progress)?,
@@ -181,10 +182,10 @@ pub(crate) fn read_digested(
             };
             let reader = JsonlReader::from_read(reader, "<stdin>", options)
                 .map_err(|e| CliError::Input(format!("<stdin>: {e}")))?;
-            let corpus = match exact {
-                Some(pass) => {
-                    let (corpus, d) = read_jsonl_with_hook(reader, progress, pass.hook())?;
-                    digests = Some(d);
+            let corpus = match hook {
+                Some(hook) => {
+                    let (corpus, values) = read_jsonl_with_hook(reader, progress, hook)?;
+                    prepared = Some(values);
                     corpus
                 }
                 None => ndd_pipeline::corpus::read_jsonl_with_progress(reader, progress)?,
@@ -196,7 +197,7 @@ pub(crate) fn read_digested(
         }
     };
     bar.finish();
-    Ok((input, digests))
+    Ok((input, prepared))
 }
 
 /// A warning when the folder `path` is read one document per file although some of

@@ -14,6 +14,8 @@ mod linkage;
 mod out_of_core;
 #[cfg(feature = "minhash")]
 mod persist;
+#[cfg(all(feature = "minhash", feature = "simhash"))]
+mod prepared;
 #[cfg(feature = "minhash")]
 mod query;
 mod segmented_query;
