@@ -4,6 +4,9 @@
 //! * `exact_digest/*`: the digest of every corpus document with the default pass
 //!   (case folded, no NFKC). `before` is `cf12f0a`'s `digest_with`: the whole document
 //!   string built in a reused `Vec` (grown and cleared per document), then hashed;
+//!   `previous (byte table)` is `fdbe0e5`'s `digest`, the ASCII text one byte at a
+//!   time through a byte table (today's goes two bytes at a time through a table of
+//!   byte pairs);
 //!   `digest_with` is today's, which still builds the string (through the same pieces
 //!   as `digest`); `digest` streams each piece of the string into SHA-1 and never
 //!   holds it. Throughput in bytes of text.
@@ -105,6 +108,35 @@ fn digest_before(table: &[u8; 256], doc: &str, buf: &mut Vec<u8>) -> DocDigest {
     Sha1::digest(buf.as_slice()).into()
 }
 
+/// The previous ASCII kernel (`fdbe0e5`'s `ascii_pieces`, before the table of byte
+/// pairs): one byte at a time through the byte table, compacted in pieces of 256 bytes
+/// on the stack, each piece streamed into SHA-1.
+fn ascii_pieces_previous(table: &[u8; 256], bytes: &[u8], sha: &mut Sha1) {
+    let mut out = [0u8; 256];
+    for chunk in bytes.chunks(256) {
+        let mut n = 0;
+        for &b in chunk {
+            let c = table[usize::from(b)];
+            out[n % 256] = c;
+            n += usize::from(c != 0);
+        }
+        sha.update(&out[..n]);
+    }
+}
+
+/// The previous version: `fdbe0e5`'s `ExactPass::digest` for an ASCII document
+/// (the previous kernel streamed into SHA-1); a document with non-ASCII bytes
+/// (whose ASCII runs go through the same kernel) through [`digest_before`].
+fn digest_previous(table: &[u8; 256], doc: &str, buf: &mut Vec<u8>) -> DocDigest {
+    if doc.is_ascii() {
+        let mut sha = Sha1::new();
+        ascii_pieces_previous(table, doc.as_bytes(), &mut sha);
+        sha.finalize().into()
+    } else {
+        digest_before(table, doc, buf)
+    }
+}
+
 /// The baseline: `cf12f0a`'s `ExactDuplicates::from_digests`, the indices sorted by
 /// `(digest, index)` comparing whole digests, then cut into runs of equal digests.
 /// Returns each document's first copy and the groups of two or more, ordered by their
@@ -194,16 +226,20 @@ fn bench(c: &mut Criterion) {
     let digests: Vec<DocDigest> = docs.iter().map(|d| pass.digest(d)).collect();
     for (doc, d) in docs.iter().zip(&digests) {
         assert_eq!(&digest_before(&table, doc, &mut buf), d, "{doc:?}");
+        assert_eq!(&digest_previous(&table, doc, &mut buf), d, "{doc:?}");
         assert_eq!(&pass.digest_with(doc, &mut buf), d, "{doc:?}");
     }
 
     let mut group = c.benchmark_group("exact_digest");
     group.throughput(Throughput::Bytes(bytes as u64));
     group.sample_size(10);
-    // One indirect call per document for each of the three, so the comparison is fair.
+    // One indirect call per document for each of the four, so the comparison is fair.
     type Pass<'a> = &'a dyn Fn(&str, &mut Vec<u8>) -> DocDigest;
-    let passes: [(&str, Pass<'_>); 3] = [
+    let passes: [(&str, Pass<'_>); 4] = [
         ("before", &|d, buf| digest_before(&table, d, buf)),
+        ("previous (byte table)", &|d, buf| {
+            digest_previous(&table, d, buf)
+        }),
         ("digest_with", &|d, buf| pass.digest_with(d, buf)),
         ("digest", &|d, _| pass.digest(d)),
     ];

@@ -734,3 +734,41 @@ fn overflowing_weights_and_foreign_states_are_caught() {
         .unwrap_err();
     assert_eq!(err.kind(), ErrorKind::Incompatible);
 }
+
+// ---------------------------------------------------------------------------------
+// The integer path (`±1` values, unit weights) against its integer sums, ties included.
+
+proptest::proptest! {
+    /// Binary and term-frequency signatures are the signs of the exact integer sums
+    /// `Σ r_f[i]` (over distinct features, or every occurrence), a sum of 0 giving 0:
+    /// at 64, 128, 192 and 256 bits, from 0 to 700 features (across the batches of 128
+    /// and the carry-save groups of 16 of the counting), few distinct features so that
+    /// repeats and ties are common.
+    #[test]
+    fn unit_weight_signatures_are_the_signs_of_the_integer_sums(
+        doc in proptest::collection::vec(0u64..300, 0..700),
+        bits_index in 0usize..4,
+        seed in 0u64..4,
+        spread in proptest::prelude::any::<u64>(),
+    ) {
+        let bits = [64, 128, 192, 256][bits_index];
+        // Feature ids spread over 64 bits (and the 0 feature kept as 0).
+        let doc: Vec<u64> = doc.iter().map(|&f| f.wrapping_mul(spread | 1)).collect();
+        let mut distinct = doc.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        for (weighting, features) in [(Weighting::Binary, &distinct), (Weighting::TermFrequency, &doc)] {
+            let h = SimHasher::builder()
+                .bits(bits)
+                .seed(seed)
+                .weighting(weighting)
+                .build_for_features(SchemeId::new("ids").finish())
+                .unwrap();
+            let sig = h.sketch_features(doc.iter().copied());
+            for i in 0..bits {
+                let sum: i64 = features.iter().map(|&f| sign_value(f, seed, i) as i64).sum();
+                proptest::prop_assert_eq!(sig.bit(i), sum > 0, "bit {} of {}: sum {}", i, bits, sum);
+            }
+        }
+    }
+}
