@@ -58,8 +58,7 @@ fn sets_with<E: FeatureExtractor + Sync>(
     out
 }
 
-/// Documents a part of [`PackedSets`] holds: one task of [`packed_sets`]'s pool work,
-/// and small enough that the table of parts stays in cache at any corpus size.
+/// Documents a part of [`PackedSets`] holds: one task of [`packed_sets`]'s pool work.
 const PACK: usize = 256;
 
 /// The shingle sets of many documents packed into one buffer per [`PACK`] documents:
@@ -93,69 +92,61 @@ impl PackedSets {
     }
 }
 
-/// [`shingle_sets`] packed ([`PackedSets`]): the same set for every text, without a
-/// vector per document.
+/// [`shingle_sets`] of the texts whose `needed` flag is set, packed ([`PackedSets`]):
+/// the same set for each such text (an empty one for the others), without a vector per
+/// document.
 pub(crate) fn packed_sets(
     features: Features,
     texts: &[&str],
-    needed: Option<&[bool]>,
-    stage: Stage,
-    progress: &dyn Progress,
+    needed: &[bool],
 ) -> Result<PackedSets, Error> {
-    crate::method::for_extractor!(features, |e| Ok(packed_with(
-        &e, texts, needed, stage, progress
-    )))
+    crate::method::for_extractor!(features, |e| Ok(packed_with(&e, texts, needed)))
 }
 
 fn packed_with<E: FeatureExtractor + Sync>(
     extractor: &E,
     texts: &[&str],
-    needed: Option<&[bool]>,
-    stage: Stage,
-    progress: &dyn Progress,
+    needed: &[bool],
 ) -> PackedSets {
-    // Parts are PACK texts from the start, so a chunk (a multiple of PACK) holds whole parts.
-    const _: () = assert!(CHUNK % PACK == 0);
-    let mut parts = Vec::with_capacity(texts.len().div_ceil(PACK));
-    for (c, chunk) in texts.chunks(CHUNK).enumerate() {
-        let one = |scratch: &mut Vec<u64>, (p, part): (usize, &[&str])| {
-            let first = c * CHUNK + p * PACK;
-            let mut out = PackedPart {
-                hashes: Vec::new(),
-                bounds: Vec::with_capacity(part.len() + 1),
-            };
-            out.bounds.push(0);
-            for (i, t) in part.iter().enumerate() {
-                if needed.is_none_or(|n| n[first + i]) {
-                    scratch.clear();
-                    extractor.extract(t, scratch);
-                    // As FeatureSet::from_unsorted makes a set.
-                    scratch.sort_unstable();
-                    scratch.dedup();
-                    out.hashes.extend_from_slice(scratch);
-                }
-                out.bounds.push(out.hashes.len());
-            }
-            out.hashes.shrink_to_fit();
-            out
+    let one = |scratch: &mut Vec<u64>, (p, part): (usize, &[&str])| {
+        let first = p * PACK;
+        let mut out = PackedPart {
+            hashes: Vec::new(),
+            bounds: Vec::with_capacity(part.len() + 1),
         };
-        #[cfg(feature = "rayon")]
-        {
-            use rayon::prelude::*;
-            let made: Vec<PackedPart> = chunk
-                .par_chunks(PACK)
-                .enumerate()
-                .map_init(Vec::new, one)
-                .collect();
-            parts.extend(made);
+        out.bounds.push(0);
+        for (i, t) in part.iter().enumerate() {
+            if needed[first + i] {
+                scratch.clear();
+                extractor.extract(t, scratch);
+                // As FeatureSet::from_unsorted makes a set.
+                scratch.sort_unstable();
+                scratch.dedup();
+                out.hashes.extend_from_slice(scratch);
+            }
+            out.bounds.push(out.hashes.len());
         }
-        #[cfg(not(feature = "rayon"))]
-        {
-            let mut scratch = Vec::new();
-            parts.extend(chunk.chunks(PACK).enumerate().map(|x| one(&mut scratch, x)));
-        }
-        progress.advance(stage, chunk.len() as u64);
-    }
+        out.hashes.shrink_to_fit();
+        out
+    };
+    #[cfg(feature = "rayon")]
+    let parts = {
+        use rayon::prelude::*;
+        texts
+            .par_chunks(PACK)
+            .enumerate()
+            .map_init(Vec::new, one)
+            .collect()
+    };
+    #[cfg(not(feature = "rayon"))]
+    let parts = {
+        let mut scratch = Vec::new();
+        texts
+            .chunks(PACK)
+            .enumerate()
+            .map(|x| one(&mut scratch, x))
+            .collect()
+    };
     PackedSets { parts }
 }
 
@@ -218,8 +209,7 @@ mod tests {
         ] {
             let plain = shingle_sets(features, &strs, None, Stage::Verify, &NoProgress)
                 .expect("valid features");
-            let packed = packed_sets(features, &strs, Some(&needed), Stage::Verify, &NoProgress)
-                .expect("valid features");
+            let packed = packed_sets(features, &strs, &needed).expect("valid features");
             for (i, set) in plain.iter().enumerate() {
                 let want: &[u64] = if needed[i] { set.as_slice() } else { &[] };
                 assert_eq!(packed.get(i), want, "text {i} with {features:?}");

@@ -417,13 +417,7 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
             Verifier::ExactJaccard | Verifier::Containment => {
                 let needed = named_by(texts.len(), &candidates);
                 let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-                let sets = crate::sets::packed_sets(
-                    features,
-                    &strs,
-                    Some(&needed),
-                    Stage::Verify,
-                    &NoProgress,
-                )?;
+                let sets = crate::sets::packed_sets(features, &strs, &needed)?;
                 let jac = matches!(verifier, Verifier::ExactJaccard);
                 score_by_sets(jac, t, &|i| sets.get(i), &candidates, progress)
             }
@@ -534,8 +528,9 @@ fn stage(
 
 /// The one scoring loop of the set verifiers: each pair's exact Jaccard (`jac`) or
 /// containment of the smaller set, from the sets `set_of` gives, kept with that score
-/// when it reaches `t`.
-fn score_by_sets<'s>(
+/// when it reaches `t`, in the order of `candidates` (the sets read ahead,
+/// [`READ_AHEAD`]). Out of core's block scoring can call it with its block's sets.
+pub(crate) fn score_by_sets<'s>(
     jac: bool,
     t: f64,
     set_of: &(dyn Fn(usize) -> &'s [u64] + Sync),
