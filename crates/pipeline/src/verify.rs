@@ -562,8 +562,8 @@ pub(crate) fn score_by_sets<'s>(
 /// document's set lies anywhere in memory: past the last-level cache at about a
 /// million documents, each merge used to begin with a stall of its own. Eight pairs'
 /// sets (sixteen reads in flight) took the verification stage's samples at 1M shuffled
-/// documents down by half; four pairs a pair ahead, a fifth (docs/performance.md,
-/// "Verification reads its sets ahead").
+/// documents down by half; one pair's sets four pairs ahead, within the noise
+/// (docs/performance.md, "Verification and the estimate filter read ahead").
 const READ_AHEAD: usize = 8;
 
 /// The cache lines of a set [`touch`] reads: the first 16 (128 hashes; a 3-gram set
