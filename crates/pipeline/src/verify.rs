@@ -417,23 +417,9 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
             Verifier::ExactJaccard | Verifier::Containment => {
                 let needed = named_by(texts.len(), &candidates);
                 let strs: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-                let sets = crate::sets::shingle_sets(
-                    features,
-                    &strs,
-                    Some(&needed),
-                    Stage::Verify,
-                    &NoProgress,
-                )?;
+                let sets = crate::sets::packed_sets(features, &strs, &needed)?;
                 let jac = matches!(verifier, Verifier::ExactJaccard);
-                let kept = score_by_sets(jac, t, &|i| sets[i].as_slice(), &candidates, progress);
-                // The sets were made on the pool's threads: freed there too, rather
-                // than one by one on the calling thread while the pool idles.
-                #[cfg(feature = "rayon")]
-                rayon::iter::ParallelIterator::for_each(
-                    rayon::iter::IntoParallelIterator::into_par_iter(sets),
-                    drop,
-                );
-                kept
+                score_by_sets(jac, t, &|i| sets.get(i), &candidates, progress)
             }
         })
     })
@@ -542,17 +528,57 @@ fn stage(
 
 /// The one scoring loop of the set verifiers: each pair's exact Jaccard (`jac`) or
 /// containment of the smaller set, from the sets `set_of` gives, kept with that score
-/// when it reaches `t`.
-fn score_by_sets<'s>(
+/// when it reaches `t`, in the order of `candidates` (the sets read ahead,
+/// [`READ_AHEAD`]). Out of core's block scoring can call it with its block's sets.
+pub(crate) fn score_by_sets<'s>(
     jac: bool,
     t: f64,
     set_of: &(dyn Fn(usize) -> &'s [u64] + Sync),
     candidates: &[ScoredPair],
     progress: &dyn Progress,
 ) -> Vec<ScoredPair> {
-    filter_map_pairs(candidates, progress, |p| {
-        set_measure_at_least(jac, set_of(p.a), set_of(p.b), t).map(|s| p.with_score(s))
-    })
+    filter_map_indexed(
+        candidates,
+        progress,
+        || (),
+        |(), k, p| {
+            if k % READ_AHEAD == 0 {
+                // The next group's sets, read now: their cache misses overlap one
+                // another rather than each stalling its own pair's merge.
+                let next = (k + READ_AHEAD).min(candidates.len());
+                let last = (k + 2 * READ_AHEAD).min(candidates.len());
+                for q in &candidates[next..last] {
+                    touch(set_of(q.a));
+                    touch(set_of(q.b));
+                }
+            }
+            set_measure_at_least(jac, set_of(p.a), set_of(p.b), t).map(|s| p.with_score(s))
+        },
+    )
+}
+
+/// Pairs [`score_by_sets`] reads ahead at once: every `READ_AHEAD` pairs, the sets of
+/// the `READ_AHEAD` after them. Pairs arrive by their later document, so the earlier
+/// document's set lies anywhere in memory: past the last-level cache at about a
+/// million documents, each merge used to begin with a stall of its own. Eight pairs'
+/// sets (sixteen reads in flight) took the verification stage's samples at 1M shuffled
+/// documents down by half; one pair's sets four pairs ahead, within the noise
+/// (docs/performance.md, "Verification and the estimate filter read ahead").
+const READ_AHEAD: usize = 8;
+
+/// The cache lines of a set [`touch`] reads: the first 16 (128 hashes; a 3-gram set
+/// of a typical description has about 100).
+const TOUCH_LINES: usize = 16;
+
+/// Reads one value in each of the first [`TOUCH_LINES`] cache lines of `set`, so that
+/// they are in the cache when the set is merged.
+fn touch(set: &[u64]) {
+    let mut x = 0u64;
+    for v in set.iter().step_by(8).take(TOUCH_LINES) {
+        x ^= *v;
+    }
+    // Keeps the reads: their value is used nowhere else.
+    std::hint::black_box(x);
 }
 
 /// The set verifiers' measure of two sorted sets: exact Jaccard (`jac`) or the
@@ -701,22 +727,103 @@ fn filter_map_pairs_with<S>(
     init: impl Fn() -> S + Sync + Send,
     f: impl Fn(&mut S, &ScoredPair) -> Option<ScoredPair> + Sync + Send,
 ) -> Vec<ScoredPair> {
+    filter_map_indexed(pairs, progress, init, |s, _, p| f(s, p))
+}
+
+/// [`filter_map_pairs_with`] where `f` is also given the pair's position in `pairs`.
+fn filter_map_indexed<S>(
+    pairs: &[ScoredPair],
+    progress: &dyn Progress,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize, &ScoredPair) -> Option<ScoredPair> + Sync + Send,
+) -> Vec<ScoredPair> {
     let mut out = Vec::new();
     #[cfg(not(feature = "rayon"))]
     let mut state = init();
-    for chunk in pairs.chunks(crate::progress::CHUNK * 4) {
+    let len = crate::progress::CHUNK * 4;
+    for (c, chunk) in pairs.chunks(len).enumerate() {
+        let first = c * len;
         #[cfg(feature = "rayon")]
         {
             use rayon::prelude::*;
-            let part: Vec<Option<ScoredPair>> =
-                chunk.par_iter().map_init(&init, |s, p| f(s, p)).collect();
+            let part: Vec<Option<ScoredPair>> = chunk
+                .par_iter()
+                .enumerate()
+                .map_init(&init, |s, (k, p)| f(s, first + k, p))
+                .collect();
             out.extend(part.into_iter().flatten());
         }
         #[cfg(not(feature = "rayon"))]
         {
-            out.extend(chunk.iter().filter_map(|p| f(&mut state, p)));
+            out.extend(
+                chunk
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, p)| f(&mut state, first + k, p)),
+            );
         }
         progress.advance(Stage::Verify, chunk.len() as u64);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Shingles;
+
+    /// Texts from a small vocabulary, so that many pairs pass a threshold of 0.3 and
+    /// many do not.
+    fn texts(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                (0..3 + i % 9)
+                    .map(|w| format!("w{}", (i % 11 + w * 3) % 17))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn set_verification_keeps_each_pair_in_its_place_with_the_plain_measure() {
+        let texts = texts(5_000);
+        let strs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // More pairs than one scoring chunk, in the candidate stage's order (by the
+        // later document, then the earlier), many of them far apart: across the packed
+        // sets' parts and chunks, and neighbours too.
+        let mut candidates = Vec::new();
+        for b in 1..strs.len() {
+            let far = (b.wrapping_mul(7_919) ^ 0x5bd1) % b;
+            let mut earlier = vec![b - 1, b / 2, far, b.saturating_sub(4_097)];
+            earlier.sort_unstable();
+            earlier.dedup();
+            candidates.extend(earlier.into_iter().map(|a| ScoredPair::new(a, b, 0.0)));
+        }
+        assert!(candidates.len() > 4 * crate::progress::CHUNK);
+        let features = Features::new(Shingles::Words(1));
+        let sets = crate::sets::shingle_sets(features, &strs, None, Stage::Verify, &NoProgress)
+            .expect("valid features");
+        for (verifier, jac) in [
+            (Verifier::ExactJaccard, true),
+            (Verifier::Containment, false),
+        ] {
+            let t = 0.3;
+            // The plain loop: every pair in order, its measure from unpacked sets.
+            let want: Vec<ScoredPair> = candidates
+                .iter()
+                .filter_map(|p| {
+                    let s = set_measure(jac, sets[p.a].as_slice(), sets[p.b].as_slice());
+                    (s >= t).then(|| p.with_score(s))
+                })
+                .collect();
+            let (kept, report) = Verification::new(verifier, t)
+                .features(features)
+                .run(&strs, candidates.clone())
+                .expect("valid verification");
+            assert_eq!(report.checked, candidates.len() as u64);
+            assert!(!want.is_empty() && want.len() < candidates.len());
+            assert_eq!(kept, want);
+        }
+    }
 }
