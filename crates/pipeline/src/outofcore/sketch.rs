@@ -662,30 +662,37 @@ impl Indexed {
     /// Where document `doc`'s value lies in the values file: its start and its length,
     /// in bytes, checked against the file's length.
     fn span(&self, doc: u64) -> Result<(u64, u64), Error> {
-        let at = doc
-            .checked_mul(8)
-            .ok_or_else(|| out_of_range(&self.ends_path, doc))?;
-        // The end before this value's (its start) and its own, in one read.
-        let (start, end) = if doc == 0 {
-            let mut b = [0u8; 8];
-            read_at(&self.ends, &self.ends_path, at, &mut b)?;
-            (0, u64::from_le_bytes(b))
-        } else {
-            let mut b = [0u8; 16];
-            read_at(&self.ends, &self.ends_path, at - 8, &mut b)?;
-            let [s, e] = [0, 8].map(|i| {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&b[i..i + 8]);
-                u64::from_le_bytes(w)
-            });
-            (s, e)
-        };
-        self.checked(start, end)
+        let (at, len) = self.offsets_of(doc)?;
+        let mut b = [0u8; 16];
+        let b = &mut b[..if len == 8 { 8 } else { 16 }];
+        read_at(&self.ends, &self.ends_path, at, b)?;
+        self.span_of(b)
     }
 
-    /// The span of the value between offsets `start` and `end`: its start and length
-    /// in bytes, checked against the values file's length.
-    fn checked(&self, start: u64, end: u64) -> Result<(u64, u64), Error> {
+    /// Where document `doc`'s offsets lie in the ends file: the end before its value's
+    /// (its start) and its own, 16 bytes; only its own end, 8 bytes, for the first
+    /// document (whose start, 0, is not stored).
+    fn offsets_of(&self, doc: u64) -> Result<(u64, u64), Error> {
+        match doc.checked_mul(8) {
+            Some(0) => Ok((0, 8)),
+            Some(at) => Ok((at - 8, 16)),
+            None => Err(out_of_range(&self.ends_path, doc)),
+        }
+    }
+
+    /// The span of the value whose offsets are `b`, as [`offsets_of`](Self::offsets_of)
+    /// places them: its start and length in bytes, checked against the values file's
+    /// length.
+    fn span_of(&self, b: &[u8]) -> Result<(u64, u64), Error> {
+        let word = |i: usize| {
+            b.get(i..i + 8)
+                .and_then(|w| <[u8; 8]>::try_from(w).ok())
+                .map_or(0, u64::from_le_bytes)
+        };
+        let (start, end) = match b.len() {
+            8 => (0, word(0)),
+            _ => (word(0), word(8)),
+        };
         let unit = self.unit;
         end.checked_sub(start)
             .and_then(|n| n.checked_mul(unit))
@@ -705,23 +712,10 @@ impl Indexed {
     fn spans(&self, docs: &[u64]) -> Result<Vec<(u64, u64)>, Error> {
         let offsets = docs
             .iter()
-            .map(|&d| match d.checked_mul(8) {
-                Some(0) => Ok((0, 8)),
-                Some(at) => Ok((at - 8, 16)),
-                None => Err(out_of_range(&self.ends_path, d)),
-            })
+            .map(|&d| self.offsets_of(d))
             .collect::<Result<Vec<_>, _>>()?;
         read_spans(&self.ends, &self.ends_path, &offsets, |_, b| {
-            let word = |i: usize| {
-                b.get(i..i + 8)
-                    .and_then(|w| <[u8; 8]>::try_from(w).ok())
-                    .map_or(0, u64::from_le_bytes)
-            };
-            // The end before this value's (its start) and its own.
-            match b.len() {
-                8 => self.checked(0, word(0)),
-                _ => self.checked(word(0), word(8)),
-            }
+            self.span_of(b)
         })
     }
 
