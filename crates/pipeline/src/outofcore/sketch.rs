@@ -6,6 +6,7 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet, Sketcher};
 use ndd_lsh::LshParams;
@@ -125,7 +126,15 @@ struct Out {
     bytes: u64,
     /// The checksum of the bytes written ([`file_checksum`] of the finished file).
     hash: ndd_core::hash::StableHasher,
+    /// Bytes written since the last write-back was started.
+    unsynced: u64,
+    /// A write-back of what was written before, on a thread of its own.
+    syncing: Option<JoinHandle<std::io::Result<()>>>,
 }
+
+/// How many bytes of a raw file are written between two write-backs started behind
+/// the writer ([`Out::sync_behind`]).
+const SYNC_EVERY: u64 = 64 << 20;
 
 /// The checksum of a raw work file's bytes (`sets.bin`, `sets.idx`, `signatures.bin`),
 /// kept in the sketch stage's marker and checked before the stage is reused: these
@@ -154,19 +163,60 @@ impl Out {
             path,
             bytes: 0,
             hash: ndd_core::hash::StableHasher::new(0),
+            unsynced: 0,
+            syncing: None,
         })
     }
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.bytes += bytes.len() as u64;
+        self.unsynced += bytes.len() as u64;
         self.hash.update(bytes);
         self.w
             .write_all(bytes)
-            .map_err(|e| Error::io(&self.path, e))
+            .map_err(|e| Error::io(&self.path, e))?;
+        if self.unsynced >= SYNC_EVERY {
+            self.sync_behind()?;
+        }
+        Ok(())
+    }
+
+    /// Starts writing back what was written so far, on a thread of its own, unless
+    /// the last write-back still runs: the kernel would otherwise hold the file's
+    /// pages until [`finish`](Self::finish) syncs it (up to a tenth of the memory
+    /// dirty), and the stage's end would wait for all of them on the calling thread
+    /// (0.48 s of `sets.bin` and `signatures.bin` at 1M documents).
+    fn sync_behind(&mut self) -> Result<(), Error> {
+        if self.syncing.as_ref().is_some_and(|s| !s.is_finished()) {
+            return Ok(());
+        }
+        self.wait_for_sync()?;
+        self.w.flush().map_err(|e| Error::io(&self.path, e))?;
+        let file = self
+            .w
+            .get_ref()
+            .try_clone()
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.syncing = Some(std::thread::spawn(move || file.sync_data()));
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    /// Waits for the write-back started behind the writer, if any (a panic there goes
+    /// on here).
+    fn wait_for_sync(&mut self) -> Result<(), Error> {
+        match self.syncing.take() {
+            Some(s) => s
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                .map_err(|e| Error::io(&self.path, e)),
+            None => Ok(()),
+        }
     }
 
     /// Flushes and syncs; the bytes written and their checksum.
     fn finish(mut self) -> Result<(u64, u64), Error> {
+        self.wait_for_sync()?;
         self.w.flush().map_err(|e| Error::io(&self.path, e))?;
         self.w
             .get_ref()
