@@ -63,13 +63,17 @@ pub struct ExternalSort<T: Record, K: Ord> {
     pushed: u64,
     /// Set by [`overlapped`](Self::overlapped): starts a full buffer's sort and write
     /// on a thread of its own.
-    spawn: Option<fn(Spill<T, K>) -> Writing<T>>,
+    spawn: Option<Spawn<T, K>>,
     /// The run being sorted and written on its own thread, if any.
     writing: Option<Writing<T>>,
 }
 
 /// A run sorted and written on a thread of its own: its buffer comes back, emptied.
 type Writing<T> = JoinHandle<Result<Vec<T>, RecordError>>;
+
+/// Starts a spill on a thread of its own ([`spawn_spill`], for records that may go
+/// to another thread).
+type Spawn<T, K> = fn(Spill<T, K>) -> Writing<T>;
 
 /// What a spill needs: the records held, where they go and how they are ordered.
 struct Spill<T: Record, K: Ord> {
