@@ -761,8 +761,9 @@ pub(crate) struct ScaleArgs {
     /// the input is read twice, so it must be a file or folder)
     #[arg(long, value_name = "DIR")]
     pub(crate) work_dir: Option<PathBuf>,
-    /// With --work-dir: memory for the stages' buffers, in bytes or with a K, M or G
-    /// suffix (powers of 1024), at least 1M [default: 1G]
+    /// With --work-dir: memory for the whole process, in bytes or with a K, M or G
+    /// suffix (powers of 1024); the stages get it less 64M (what the rest of the
+    /// process takes), held from 65M up, at least 1M [default: 1G]
     #[arg(long, value_name = "SIZE", value_parser = parse_size, requires = "work_dir")]
     pub(crate) memory_budget: Option<u64>,
 }

@@ -1,7 +1,8 @@
 //! `ndd dedup --work-dir DIR`: the out-of-core MinHash or SimHash stages over a file or
 //! folder, then a second streaming pass over the input that writes the outputs, with
-//! memory bounded by `--memory-budget` (plus the ids of the documents in pairs when
-//! `--pairs-out` is asked for).
+//! the process's memory bounded by `--memory-budget` from 65 MiB up: the stages get
+//! the budget less [`PROCESS_RESERVE`], the rest of the process (with the ids of the
+//! documents in pairs when `--pairs-out` is asked for) lives in the reserve.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -21,6 +22,24 @@ use crate::settings;
 use crate::skipped::{self, Shared, Skipped};
 use crate::stream::Reader;
 use crate::summary::{self, Facts, Fates, MethodFacts, PairFacts, Time, VerifyFacts};
+
+/// The part of the process that `--memory-budget` counts but the stages' budget does
+/// not: the program and its libraries, the pool's threads, the reader's batches in
+/// flight, the allocator's slack (freed pages it keeps, one arena per thread), the
+/// ids of the documents in pairs. Measured (peak RSS less the stages' budget, on the
+/// bench corpus and at 1M documents, docs/performance.md): 24–42 MiB, and the peak of
+/// one setting moves by up to 10 MB from run to run (the allocator's arenas, the
+/// threads' timing); 64 MiB with room.
+pub(crate) const PROCESS_RESERVE: u64 = 64 << 20;
+
+/// The stages' budget for a process budget of `budget` bytes: `budget` less
+/// [`PROCESS_RESERVE`], at least the pipeline's minimum (a budget below the reserve
+/// and the minimum, 65 MiB, is run with the minimum and its peak is above it: that
+/// is the floor); a budget below the minimum is handed on as it is, to be refused.
+fn stages_budget(budget: u64) -> u64 {
+    let least = budget.min(ndd_pipeline::MIN_MEMORY_BUDGET);
+    budget.saturating_sub(PROCESS_RESERVE).max(least)
+}
 
 /// Runs `ndd dedup --work-dir`.
 pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
@@ -47,11 +66,13 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     )?;
     let mut job = OutOfCore::from_plan(plan, work_dir)
         .map_err(|e| CliError::Usage(format!("--work-dir: {e}")))?;
-    if let Some(bytes) = a.scale.memory_budget {
-        job = job
-            .memory_budget(bytes)
-            .map_err(|e| crate::error::usage_of("--memory-budget", e))?;
-    }
+    let budget = a
+        .scale
+        .memory_budget
+        .unwrap_or(ndd_pipeline::DEFAULT_MEMORY_BUDGET);
+    job = job
+        .memory_budget(stages_budget(budget))
+        .map_err(|e| crate::error::usage_of("--memory-budget", e))?;
     let source = Source::resolve(a.input.input.as_deref())?;
     let Some(path) = source.path() else {
         return Err(CliError::Usage(
@@ -511,7 +532,21 @@ fn write_outputs(
 
 #[cfg(test)]
 mod tests {
-    use super::distinct_positions;
+    use super::{PROCESS_RESERVE, distinct_positions, stages_budget};
+    use ndd_pipeline::MIN_MEMORY_BUDGET;
+
+    #[test]
+    fn the_stages_get_the_budget_less_the_reserve_at_least_the_minimum() {
+        let mib = 1u64 << 20;
+        assert_eq!(stages_budget(117 * mib), 53 * mib);
+        assert_eq!(
+            stages_budget(PROCESS_RESERVE + MIN_MEMORY_BUDGET),
+            MIN_MEMORY_BUDGET
+        );
+        // Below the floor: the minimum; below the minimum: refused downstream.
+        assert_eq!(stages_budget(16 * mib), MIN_MEMORY_BUDGET);
+        assert_eq!(stages_budget(10), 10);
+    }
 
     #[test]
     fn positions_deduplicated_as_they_come_equal_one_sort_at_the_end() {

@@ -11,9 +11,28 @@ const SMALL: usize = 48;
 #[cfg(feature = "rayon")]
 const PARALLEL: usize = 1 << 14;
 
-/// Sorts `v` by `key` (records of equal keys in an unspecified order).
-pub(crate) fn sort_by_u128<T: Send>(v: &mut [T], key: &(impl Fn(&T) -> u128 + Sync)) {
-    sort_from(v, key, 15);
+/// Sorts `v` by `key` (records of equal keys in an unspecified order) when every
+/// record has a key; else leaves `v` as it is and returns `false`. The keys are
+/// computed once before anything moves: the pass that finds the bytes they differ in.
+pub(crate) fn sort_by_u128<T: Send>(
+    v: &mut [T],
+    key: &(impl Fn(&T) -> Option<u128> + Sync),
+) -> bool {
+    let Some(first) = v.first().map_or(Some(0), key) else {
+        return false;
+    };
+    let Some(differ) = v
+        .iter()
+        .try_fold(0u128, |acc, r| key(r).map(|k| acc | (k ^ first)))
+    else {
+        return false;
+    };
+    let key = |r: &T| key(r).unwrap_or(u128::MAX);
+    match v.len() <= SMALL {
+        true => v.sort_unstable_by_key(key),
+        false => partition(v, &key, differ),
+    }
+    true
 }
 
 /// The digit (byte `byte`, 0 the lowest) of `k`.
@@ -21,21 +40,29 @@ fn digit(k: u128, byte: u32) -> usize {
     usize::from(k.to_le_bytes()[byte as usize & 15])
 }
 
-/// Sorts `v`, whose keys agree on every byte above `byte`.
-fn sort_from<T: Send>(v: &mut [T], key: &(impl Fn(&T) -> u128 + Sync), byte: u32) {
+/// Sorts `v`: small slices by comparison, else by its keys' highest differing byte.
+fn sort_from<T: Send>(v: &mut [T], key: &(impl Fn(&T) -> u128 + Sync)) {
     if v.len() <= SMALL {
         v.sort_unstable_by_key(key);
         return;
     }
-    // Skip the bytes on which every key agrees: the highest differing bit of any key
-    // against the first one.
+    // The bits in which some key differs from the first one.
     let first = v.first().map_or(0, key);
-    let differ = v.iter().fold(0u128, |acc, r| acc | (key(r) ^ first));
+    partition(
+        v,
+        key,
+        v.iter().fold(0u128, |acc, r| acc | (key(r) ^ first)),
+    );
+}
+
+/// Sorts `v` whose keys differ from the first one's in the bits of `differ`: by the
+/// highest byte they differ in (bytes on which every key agrees are skipped), then
+/// each bucket by the bytes below, which its keys all share above.
+fn partition<T: Send>(v: &mut [T], key: &(impl Fn(&T) -> u128 + Sync), differ: u128) {
     if differ == 0 {
         return;
     }
-    let top = (127 - differ.leading_zeros()) / 8;
-    let byte = byte.min(top);
+    let byte = (127 - differ.leading_zeros()) / 8;
     let mut counts = [0usize; 256];
     for r in v.iter() {
         counts[digit(key(r), byte)] += 1;
@@ -76,14 +103,12 @@ fn sort_from<T: Send>(v: &mut [T], key: &(impl Fn(&T) -> u128 + Sync), byte: u32
     {
         if buckets.iter().map(|b| b.len()).max().unwrap_or(0) >= PARALLEL {
             use rayon::prelude::*;
-            buckets
-                .into_par_iter()
-                .for_each(|b| sort_from(b, key, byte - 1));
+            buckets.into_par_iter().for_each(|b| sort_from(b, key));
             return;
         }
     }
     for b in buckets {
-        sort_from(b, key, byte - 1);
+        sort_from(b, key);
     }
 }
 
@@ -123,7 +148,7 @@ mod tests {
             let mut v = keys(n, n as u64 + 7, mask);
             let mut expected = v.clone();
             expected.sort_unstable();
-            sort_by_u128(&mut v, &|&k| k);
+            assert!(sort_by_u128(&mut v, &|&k| Some(k)));
             assert_eq!(v, expected, "{n} keys under {mask:x}");
         }
     }
@@ -141,9 +166,22 @@ mod tests {
             .collect();
         let mut expected = records.clone();
         expected.sort_unstable();
-        sort_by_u128(&mut records, &|&(b, k, d)| {
-            (u128::from(b) << 112) | (u128::from(k) << 48) | u128::from(d)
-        });
+        assert!(sort_by_u128(&mut records, &|&(b, k, d)| {
+            Some((u128::from(b) << 112) | (u128::from(k) << 48) | u128::from(d))
+        }));
         assert_eq!(records, expected);
+    }
+
+    #[test]
+    fn a_record_without_a_key_leaves_the_slice_unsorted() {
+        let mut v = keys(1000, 5, u128::MAX);
+        let before = v.clone();
+        // The last record has no key: nothing moves.
+        let last = before[999];
+        assert!(!sort_by_u128(&mut v, &|&k| (k != last).then_some(k)));
+        assert_eq!(v, before);
+        let mut small = vec![3u128, 1, 2];
+        assert!(!sort_by_u128(&mut small, &|&k| (k != 2).then_some(k)));
+        assert_eq!(small, [3, 1, 2]);
     }
 }

@@ -13,6 +13,7 @@ use std::collections::binary_heap::PeekMut;
 use std::fs::File;
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
 
 use crate::records::{Record, RecordError, RecordReader, RecordWriter};
 
@@ -60,6 +61,46 @@ pub struct ExternalSort<T: Record, K: Ord> {
     runs: Vec<PathBuf>,
     next_run: usize,
     pushed: u64,
+    /// Set by [`overlapped`](Self::overlapped): starts a full buffer's sort and write
+    /// on a thread of its own.
+    spawn: Option<Spawn<T, K>>,
+    /// The run being sorted and written on its own thread, if any.
+    writing: Option<Writing<T>>,
+}
+
+/// A run sorted and written on a thread of its own: its buffer comes back, emptied.
+type Writing<T> = JoinHandle<Result<Vec<T>, RecordError>>;
+
+/// Starts a spill on a thread of its own ([`spawn_spill`], for records that may go
+/// to another thread).
+type Spawn<T, K> = fn(Spill<T, K>) -> Writing<T>;
+
+/// What a spill needs: the records held, where they go and how they are ordered.
+struct Spill<T: Record, K: Ord> {
+    buffer: Vec<T>,
+    path: PathBuf,
+    key: fn(&T) -> K,
+    radix: Option<fn(&T) -> Option<u128>>,
+    fingerprint: u64,
+}
+
+impl<T: Record, K: Ord> Spill<T, K> {
+    /// Sorts the records and writes them as the run at `path`.
+    fn write(&mut self) -> Result<(), RecordError> {
+        sort_run(&mut self.buffer, self.key, self.radix);
+        let mut w = RecordWriter::create(&self.path, self.fingerprint)?;
+        for r in &self.buffer {
+            w.write(r)?;
+        }
+        w.finish()?;
+        self.buffer.clear();
+        Ok(())
+    }
+}
+
+/// Starts `spill` on a thread of its own.
+fn spawn_spill<T: Record + 'static, K: Ord + 'static>(mut spill: Spill<T, K>) -> Writing<T> {
+    std::thread::spawn(move || spill.write().map(|()| spill.buffer))
 }
 
 impl<T: Record, K: Ord> ExternalSort<T, K> {
@@ -102,7 +143,44 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             runs: Vec::new(),
             next_run: 0,
             pushed: 0,
+            spawn: None,
+            writing: None,
         })
+    }
+
+    /// Sorts and writes each run on a thread of its own while the next one fills, so
+    /// that a spill does not hold up the thread that pushes: two buffers of half of
+    /// `max_in_memory` records each (memory stays within `max_in_memory` records;
+    /// twice as many runs, each half as long). The merged records are the same.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-overlapped");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| (e.a, e.b), 4, 0)?.overlapped();
+    /// for (a, b) in [(5, 6), (1, 2), (3, 4), (1, 1), (0, 9)] {
+    ///     sort.push(Edge { a, b })?;
+    /// }
+    /// let runs = sort.finish()?;
+    /// assert_eq!(runs.paths().len(), 3); // runs of at most 2 records
+    /// let sorted: Vec<(u64, u64)> =
+    ///     runs.merge()?.map(|e| e.map(Into::into)).collect::<Result<_, _>>()?;
+    /// assert_eq!(sorted, [(0, 9), (1, 1), (1, 2), (3, 4), (5, 6)]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn overlapped(mut self) -> Self
+    where
+        T: 'static,
+        K: 'static,
+    {
+        self.spawn = Some(spawn_spill::<T, K>);
+        self.max_in_memory = (self.max_in_memory / 2).max(1);
+        self
     }
 
     /// Sorts each run by `radix` (an in-place radix sort, a byte at a time) instead of
@@ -207,16 +285,39 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
         if self.buffer.is_empty() {
             return Ok(());
         }
-        sort_run(&mut self.buffer, self.key, self.radix);
         let path = self.run_path();
-        let mut w = RecordWriter::create(&path, self.fingerprint)?;
-        for r in &self.buffer {
-            w.write(r)?;
+        self.runs.push(path.clone());
+        let spare = match self.spawn {
+            // The run before this one finished: its buffer fills next.
+            Some(_) => self.wait()?,
+            None => Vec::new(),
+        };
+        let mut spill = Spill {
+            buffer: std::mem::replace(&mut self.buffer, spare),
+            path,
+            key: self.key,
+            radix: self.radix,
+            fingerprint: self.fingerprint,
+        };
+        match self.spawn {
+            Some(spawn) => self.writing = Some(spawn(spill)),
+            None => {
+                spill.write()?;
+                self.buffer = spill.buffer;
+            }
         }
-        w.finish()?;
-        self.runs.push(path);
-        self.buffer.clear();
         Ok(())
+    }
+
+    /// Waits for the run being written on its own thread, if any, and gives back its
+    /// (empty) buffer. A panic there goes on here.
+    fn wait(&mut self) -> Result<Vec<T>, RecordError> {
+        match self.writing.take() {
+            Some(writing) => writing
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            None => Ok(Vec::new()),
+        }
     }
 
     fn run_path(&mut self) -> PathBuf {
@@ -248,6 +349,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// ```
     pub fn finish(mut self) -> Result<SortedRuns<T, K>, RecordError> {
         self.spill()?;
+        self.wait()?;
         self.buffer = Vec::new();
         while self.runs.len() > MAX_FAN_IN {
             let older = std::mem::take(&mut self.runs);
@@ -265,7 +367,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
             }
         }
         Ok(SortedRuns {
-            paths: self.runs,
+            paths: std::mem::take(&mut self.runs),
             key: self.key,
             fingerprint: self.fingerprint,
         })
@@ -284,8 +386,7 @@ fn sort_run<T: Record, K: Ord>(
     key: fn(&T) -> K,
     radix: Option<fn(&T) -> Option<u128>>,
 ) {
-    if let Some(radix) = radix.filter(|r| run.iter().all(|x| r(x).is_some())) {
-        crate::radix::sort_by_u128(run, &|x| radix(x).unwrap_or(u128::MAX));
+    if radix.is_some_and(|radix| crate::radix::sort_by_u128(run, &radix)) {
         debug_assert!(run.is_sorted_by_key(key), "radix and key orders differ");
         return;
     }
@@ -296,6 +397,16 @@ fn sort_run<T: Record, K: Ord>(
     }
     #[cfg(not(feature = "rayon"))]
     run.sort_unstable_by_key(key);
+}
+
+impl<T: Record, K: Ord> Drop for ExternalSort<T, K> {
+    /// Waits for a run still being written (a sort dropped unfinished, after an
+    /// error), so that no thread writes in its directory afterwards.
+    fn drop(&mut self) {
+        if let Some(writing) = self.writing.take() {
+            let _ = writing.join();
+        }
+    }
 }
 
 impl<T: Record, K: Ord> std::fmt::Debug for ExternalSort<T, K> {

@@ -1014,8 +1014,10 @@ impl Job<'_> {
     }
 
     /// An external sort in the work folder, its runs named after `prefix`, holding
-    /// `bytes` of records in memory (at least one record).
-    fn sort<T: Record, K: Ord>(
+    /// `bytes` of records in memory (at least one record): two buffers of half of
+    /// them, one filling while the other is sorted and written on a thread of its own
+    /// ([`ExternalSort::overlapped`]), so that a spill does not stop the stage.
+    fn sort<T: Record + 'static, K: Ord + 'static>(
         &self,
         prefix: &str,
         key: fn(&T) -> K,
@@ -1025,6 +1027,7 @@ impl Job<'_> {
         let records = (bytes / size_of::<T>() as u64).max(1);
         let records = usize::try_from(records).unwrap_or(usize::MAX);
         ExternalSort::new(self.dir, prefix, key, records, fingerprint)
+            .map(ExternalSort::overlapped)
             .map_err(|e| damaged(self.dir, e))
     }
 }

@@ -144,6 +144,21 @@ fn edge_radix(e: &Edge) -> Option<u128> {
 /// standard library's sort.
 #[test]
 fn radix_sorted_runs_with_one_fallback_run_merge_to_a_sorted_vec() {
+    radix_runs_merge_to_a_sorted_vec(false, 4);
+}
+
+/// As [`radix_sorted_runs_with_one_fallback_run_merge_to_a_sorted_vec`], each run
+/// sorted and written on its own thread while the next fills: twice as many runs of
+/// half the records (150), the same merged records.
+#[test]
+fn overlapped_runs_merge_to_the_same_sorted_vec() {
+    radix_runs_merge_to_a_sorted_vec(true, 7);
+}
+
+/// 1,003 edges (one without a radix key) through an external sort of 300 records in
+/// memory, `overlapped` or not: `runs` runs, merged (both ways) into the standard
+/// library's sort of the edges.
+fn radix_runs_merge_to_a_sorted_vec(overlapped: bool, runs: usize) {
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
         x = x
@@ -167,11 +182,14 @@ fn radix_sorted_runs_with_one_fallback_run_merge_to_a_sorted_vec() {
     let mut sort = ExternalSort::new(dir.path(), "edges", |e: &Edge| (e.a, e.b), 300, 5)
         .unwrap()
         .radix(edge_radix);
+    if overlapped {
+        sort = sort.overlapped();
+    }
     for r in &records {
         sort.push(*r).unwrap();
     }
-    let runs = sort.finish().unwrap();
-    assert_eq!(runs.paths().len(), 4);
+    let (expected_runs, runs) = (runs, sort.finish().unwrap());
+    assert_eq!(runs.paths().len(), expected_runs);
     let mut expected: Vec<(u64, u64)> = records.iter().map(|e| (e.a, e.b)).collect();
     expected.sort_unstable();
     let merged: Vec<(u64, u64)> = runs
