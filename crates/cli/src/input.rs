@@ -6,11 +6,11 @@ use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use ndd_pipeline::corpus::{
-    DocHook, JsonlReader, ReadOptions, RecordFormat, read_corpus_with_hook,
-    read_corpus_with_progress, read_jsonl_with_hook,
+    JsonlReader, ReadOptions, RecordFormat, read_corpus_with_hook, read_corpus_with_progress,
+    read_jsonl_with_hook,
 };
 use ndd_pipeline::ndd_core::{self, file as core_file};
-use ndd_pipeline::{Corpus, Prepared};
+use ndd_pipeline::{Corpus, DocDigest, ExactPass};
 
 use crate::error::CliError;
 use crate::progress::Bars;
@@ -126,31 +126,30 @@ pub(crate) fn read(
     bars: &Bars,
     keep_records: bool,
 ) -> Result<Input, CliError> {
-    read_prepared(source, options, bars, keep_records, None).map(|(input, _)| input)
+    read_digested(source, options, bars, keep_records, None).map(|(input, _)| input)
 }
 
-/// [`read`], with `hook`'s value of each document (when given) computed as it is
+/// [`read`], with each document's digest by `exact` (when given) computed as it is
 /// read: for JSON Lines on the pool that decodes the lines
-/// ([`read_corpus_with_hook`]), so that the plan's exact stage only groups digests and
-/// its candidate stage starts from sketches
-/// ([`Plan::run_prepared`](ndd_pipeline::Plan::run_prepared)).
-pub(crate) fn read_prepared(
+/// ([`read_corpus_with_hook`]), so that the exact stage only groups them
+/// ([`Plan::run_digested`](ndd_pipeline::Plan::run_digested)).
+pub(crate) fn read_digested(
     source: &Source,
     options: &ReadOptions,
     bars: &Bars,
     keep_records: bool,
-    hook: Option<DocHook<Prepared>>,
-) -> Result<(Input, Option<Vec<Prepared>>), CliError> {
+    exact: Option<ExactPass>,
+) -> Result<(Input, Option<Vec<DocDigest>>), CliError> {
     let bar = bars.reading();
     let progress = |p: ndd_pipeline::corpus::Progress| bar.update(p);
-    let mut prepared = None;
+    let mut digests = None;
     let input = match source {
         Source::Path(path) | Source::Bundled(path) => {
             warn_mixed_folder(path, options);
-            let corpus = match hook {
-                Some(hook) => {
-                    let (corpus, values) = read_corpus_with_hook(path, options, progress, hook)?;
-                    prepared = Some(values);
+            let corpus = match exact {
+                Some(pass) => {
+                    let (corpus, d) = read_corpus_with_hook(path, options, progress, pass.hook())?;
+                    digests = Some(d);
                     corpus
                 }
                 None => read_corpus_with_progress(path, options, progress)?,
@@ -182,10 +181,10 @@ pub(crate) fn read_prepared(
             };
             let reader = JsonlReader::from_read(reader, "<stdin>", options)
                 .map_err(|e| CliError::Input(format!("<stdin>: {e}")))?;
-            let corpus = match hook {
-                Some(hook) => {
-                    let (corpus, values) = read_jsonl_with_hook(reader, progress, hook)?;
-                    prepared = Some(values);
+            let corpus = match exact {
+                Some(pass) => {
+                    let (corpus, d) = read_jsonl_with_hook(reader, progress, pass.hook())?;
+                    digests = Some(d);
                     corpus
                 }
                 None => ndd_pipeline::corpus::read_jsonl_with_progress(reader, progress)?,
@@ -197,7 +196,7 @@ pub(crate) fn read_prepared(
         }
     };
     bar.finish();
-    Ok((input, prepared))
+    Ok((input, digests))
 }
 
 /// A warning when the folder `path` is read one document per file although some of

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
 
-use ndd_pipeline::corpus::DocHook;
 use ndd_pipeline::{
-    Dedup, DedupIndex, Document, Fate, Outcome, Plan, Prepared, Progress, SegmentedIndex,
+    Dedup, DedupIndex, DocDigest, Document, ExactPass, Fate, Outcome, Plan, Progress,
+    SegmentedIndex,
 };
 
 use crate::args::{DedupArgs, GroupName};
@@ -103,22 +103,22 @@ enum Engine<'p> {
 }
 
 impl Engine<'_> {
-    /// Deduplicates `docs`: by the plan (from the hook's values, `prepared`, when the
+    /// Deduplicates `docs`: by the plan (from the exact pass's `digests` when the
     /// read found them), or added to the index (refused when the index already holds
     /// one of their ids). Returns the position of the first document in the
     /// collection (0 without an index) and the outcome.
     fn run(
         &mut self,
         docs: &[Document],
-        prepared: Option<Vec<Prepared>>,
+        digests: Option<Vec<DocDigest>>,
         index_in: Option<&Path>,
         progress: &dyn Progress,
     ) -> Result<(usize, Outcome), CliError> {
         match self {
             Engine::Plan(plan) => Ok((
                 0,
-                match prepared {
-                    Some(prepared) => plan.run_prepared(docs, prepared, progress)?,
+                match digests {
+                    Some(digests) => plan.run_digested(docs, digests, progress)?,
                     None => plan.run(docs, progress)?,
                 },
             )),
@@ -139,13 +139,12 @@ impl Engine<'_> {
         }
     }
 
-    /// What the read computes of each document as it decodes them: the plan's hook
-    /// (the exact pass's digests, the MinHash stage's sketches), for a plan run (an
-    /// index digests and sketches as it adds).
-    fn hook(&self) -> Result<Option<DocHook<Prepared>>, CliError> {
+    /// The exact pass whose digests the read finds as it decodes the documents: the
+    /// plan's, for a plan run (an index digests as it adds).
+    fn exact_pass(&self) -> Option<ExactPass> {
         match self {
-            Engine::Plan(plan) => Ok(plan.hook()?),
-            Engine::Index(_) => Ok(None),
+            Engine::Plan(plan) => plan.exact_pass(),
+            Engine::Index(_) => None,
         }
     }
 }
@@ -297,19 +296,19 @@ fn run_with(
     let bars = Arc::new(Bars::new(a.quiet));
     let read_started = Instant::now();
     let options = settings::read_options(&a.input, attributes);
-    let (input, prepared) = input::read_prepared(
+    let (input, digests) = input::read_digested(
         &source,
         &options,
         &bars,
         o.keep_out.is_some() || o.annotate_out.is_some(),
-        engine.hook()?,
+        engine.exact_pass(),
     )?;
     let read_time = read_started.elapsed();
     let mut skipped = Skipped::of_corpus(&input.corpus, &options, a.input.problems_out.is_some())?;
     let docs = &input.corpus.documents;
 
     // Deduplicate.
-    let (base, outcome) = engine.run(docs, prepared, index_in, bars.as_ref())?;
+    let (base, outcome) = engine.run(docs, digests, index_in, bars.as_ref())?;
     let found = Found {
         docs,
         base,

@@ -563,7 +563,7 @@ impl Plan {
     /// # Ok::<(), near_dup::pipeline::Error>(())
     /// ```
     pub fn run(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome, Error> {
-        self.run_with(docs, None, None, progress)
+        self.run_with(docs, None, progress)
     }
 
     /// [`run`](Self::run) with the exact pass's digests computed already, one per
@@ -607,109 +607,24 @@ impl Plan {
         digests: Vec<DocDigest>,
         progress: &dyn Progress,
     ) -> Result<Outcome, Error> {
-        one_per_document("digests", "exact-pass digests", digests.len(), docs.len())?;
-        self.run_with(docs, Some(digests), None, progress)
-    }
-
-    /// What a corpus reader computes of each document for this plan as it decodes
-    /// ([`read_corpus_with_hook`](crate::corpus::read_corpus_with_hook)), for
-    /// [`run_prepared`](Self::run_prepared): the exact pass's digest and, for a
-    /// 64-bit SimHash stage with binary or term-frequency weights, the document's
-    /// fingerprint, so that sketching runs on the pool while the input is still being
-    /// read. Exact copies and documents then rejected (a duplicate id) are sketched
-    /// too, for nothing. `None` when the plan has neither to compute.
-    ///
-    /// # Errors
-    ///
-    /// As [`Dedup::plan`] (the plan checked its settings; a plan that holds cannot
-    /// fail here).
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::pipeline::{Dedup, Document, Method, SimHashConfig, SimWeighting};
-    /// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default()));
-    /// let hook = simhash.plan()?.hook()?.expect("digests and fingerprints");
-    /// let prepared = hook(&Document::new("a", "the rule applies to every plant"));
-    /// assert!(prepared.is_sketched());
-    /// let tf_idf = SimHashConfig { weighting: SimWeighting::TfIdf, ..SimHashConfig::default() };
-    /// let tf_idf = Dedup::new().method(Method::SimHash(tf_idf)); // weights of the collection
-    /// assert!(tf_idf.exact_pass(false).plan()?.hook()?.is_none());
-    /// # Ok::<(), near_dup::pipeline::Error>(())
-    /// ```
-    pub fn hook(&self) -> Result<Option<crate::corpus::DocHook<Prepared>>, Error> {
-        let ctx = Ctx::for_plan(self, &NoProgress);
-        let sketch = crate::candidates::sketch_fn(&self.method, &ctx)?;
-        let exact = self.exact;
-        if exact.is_none() && sketch.is_none() {
-            return Ok(None);
+        if digests.len() != docs.len() {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "digests",
+                format!(
+                    "{} exact-pass digests for {} documents: one per document is needed",
+                    digests.len(),
+                    docs.len()
+                ),
+            )));
         }
-        Ok(Some(Arc::new(move |d: &Document| Prepared {
-            digest: exact.map(|pass| pass.digest(&d.text)),
-            sketch: sketch.as_ref().and_then(|f| f(&d.text)),
-        })))
+        self.run_with(docs, Some(digests), progress)
     }
 
-    /// [`run`](Self::run) from what [`hook`](Self::hook) computed of each document, one
-    /// per document in order: the same outcome, with the exact stage grouping the
-    /// digests and the candidate stage starting from the sketches (of the documents
-    /// that are not exact copies). Values of another plan's hook may give other
-    /// groups: the plan cannot tell.
-    ///
-    /// # Errors
-    ///
-    /// As [`run`](Self::run), and [`Error::Core`] when there are not as many values as
-    /// documents. (Sketches of a hook that could not sketch every document are not
-    /// used: the stage sketches the texts.)
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use near_dup::pipeline::{Dedup, Document, Method, NoProgress, SimHashConfig};
-    /// let docs = vec![
-    ///     Document::new("a", "the rule applies to every plant in the state from next year"),
-    ///     Document::new("b", "The rule applies to every plant in the state from next year."),
-    ///     Document::new("c", "the rule applies to every plant in the state from next month"),
-    /// ];
-    /// let plan = Dedup::new().method(Method::SimHash(SimHashConfig::default())).plan()?;
-    /// let hook = plan.hook()?.expect("digests and fingerprints");
-    /// let prepared = docs.iter().map(|d| hook(d)).collect();
-    /// let out = plan.run_prepared(&docs, prepared, &NoProgress)?;
-    /// let whole = plan.run(&docs, &NoProgress)?;
-    /// assert_eq!((&out.groups, &out.pairs), (&whole.groups, &whole.pairs));
-    /// assert!(plan.run_prepared(&docs, Vec::new(), &NoProgress).is_err());
-    /// # Ok::<(), near_dup::pipeline::Error>(())
-    /// ```
-    pub fn run_prepared(
-        &self,
-        docs: &[Document],
-        prepared: Vec<Prepared>,
-        progress: &dyn Progress,
-    ) -> Result<Outcome, Error> {
-        one_per_document("prepared", "prepared values", prepared.len(), docs.len())?;
-        let digested = prepared.iter().all(|p| p.digest.is_some());
-        let sketched = prepared.iter().all(|p| p.sketch.is_some());
-        let mut digests = Vec::with_capacity(if digested { docs.len() } else { 0 });
-        let mut sketches = Vec::with_capacity(if sketched { docs.len() } else { 0 });
-        for p in prepared {
-            digests.extend(p.digest.filter(|_| digested));
-            sketches.extend(p.sketch.filter(|_| sketched));
-        }
-        self.run_with(
-            docs,
-            digested.then_some(digests),
-            sketched.then_some(sketches),
-            progress,
-        )
-    }
-
-    /// [`run`](Self::run), the exact pass's digests and the candidate stage's sketches
-    /// (one per document) given or computed here.
+    /// [`run`](Self::run), the exact pass's digests given or computed here.
     fn run_with(
         &self,
         docs: &[Document],
         digests: Option<Vec<DocDigest>>,
-        sketches: Option<Vec<crate::candidates::Sketch>>,
         progress: &dyn Progress,
     ) -> Result<Outcome, Error> {
         let mut report = Report {
@@ -749,23 +664,12 @@ impl Plan {
             GroupMethod::Components | GroupMethod::Center | GroupMethod::Linkage(_) => None,
         };
         let mut candidates: Vec<ScoredPair> = Vec::new();
-        let ctx = Ctx::for_plan(self, progress);
-        let found = match sketches {
-            Some(sketches) => {
-                // The sketches of the documents that are not exact copies (`unique`
-                // is ascending), moved: nothing is copied.
-                let mut next = unique.iter().peekable();
-                let sketches = sketches
-                    .into_iter()
-                    .enumerate()
-                    .filter_map(|(i, s)| next.next_if_eq(&&i).map(|_| s))
-                    .collect();
-                crate::candidates::generate_sketched(&self.method, &ctx, sketches, &mut candidates)?
-            }
-            None => {
-                crate::candidates::generate(&self.method, &ctx, &unique_texts, &mut candidates)?
-            }
-        };
+        let found = crate::candidates::generate(
+            &self.method,
+            &Ctx::for_plan(self, progress),
+            &unique_texts,
+            &mut candidates,
+        )?;
         report.timings.push((Stage::Sketch, found.sketch_time));
         report.timings.push((Stage::Candidates, found.search_time));
         report.method = found.description;
@@ -862,55 +766,5 @@ impl Plan {
             ),
             None => out,
         })
-    }
-}
-
-/// The error for `values` values named `what` (the parameter `name`) given for `docs`
-/// documents, when they are not one per document.
-fn one_per_document(
-    name: &'static str,
-    what: &str,
-    values: usize,
-    docs: usize,
-) -> Result<(), Error> {
-    if values == docs {
-        return Ok(());
-    }
-    Err(Error::Core(ndd_core::Error::invalid_parameter(
-        name,
-        format!("{values} {what} for {docs} documents: one per document is needed"),
-    )))
-}
-
-/// What [`Plan::hook`] computes of one document as it is read, for
-/// [`Plan::run_prepared`]: its exact-pass digest and its sketch for the candidate
-/// stage, each when the plan uses it.
-///
-/// # Example
-///
-/// ```
-/// use near_dup::pipeline::{Dedup, Document, Method, SimHashConfig};
-/// let doc = Document::new("a", "one two three four");
-/// let simhash = Dedup::new().method(Method::SimHash(SimHashConfig::default())).plan()?;
-/// assert!(simhash.hook()?.expect("digests and fingerprints")(&doc).is_sketched());
-/// let minhash = Dedup::new().plan()?.hook()?.expect("the exact pass's digests");
-/// assert!(!minhash(&doc).is_sketched()); // its stage sketches the texts itself
-/// # Ok::<(), near_dup::pipeline::Error>(())
-/// ```
-#[derive(Debug)]
-pub struct Prepared {
-    digest: Option<DocDigest>,
-    sketch: Option<crate::candidates::Sketch>,
-}
-
-impl Prepared {
-    /// Whether the candidate stage's sketch was made.
-    ///
-    /// # Example
-    ///
-    /// See [`Prepared`].
-    #[must_use]
-    pub fn is_sketched(&self) -> bool {
-        self.sketch.is_some()
     }
 }

@@ -89,7 +89,7 @@ pub use corpus::{
     read_corpus,
 };
 pub use corpus::{Document, OrderKey};
-pub use dedup::{Dedup, Prepared};
+pub use dedup::Dedup;
 pub use durian::DurianGrouping;
 pub use error::Error;
 pub use exact::{DocDigest, ExactDuplicates, ExactPass};

@@ -287,100 +287,21 @@ pub(crate) fn generate<D: AsRef<str> + Sync>(
     texts: &[D],
     sink: &mut dyn PairSink,
 ) -> Result<CandidateReport, crate::Error> {
-    counted(method, texts.len(), sink, |sink| {
-        let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
-        // Every method's parameters were checked when the plan (or the generator's
-        // settings) were; the sources do not check them again.
-        method.source().run(&texts, ctx, sink)
-    })
-}
-
-/// One document's sketch for the candidate stage of a method, made where the document
-/// was read ([`sketch_fn`]): small and inline (a value held per document from the
-/// reading on; sketches that need memory of their own per document cost more to hold
-/// and to fault in than their making in the reading's idle time saves, see
-/// docs/performance.md).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Sketch {
-    /// A 64-bit SimHash fingerprint, its bytes little-endian (one byte aligned: a
-    /// document's value is then 30 bytes, 10 more than its digest alone).
-    #[cfg(feature = "simhash")]
-    SimHash([u8; 8]),
-}
-
-/// A function that sketches one text for the candidate stage (`None`: no sketch, the
-/// stage sketches the texts).
-pub(crate) type SketchFn = std::sync::Arc<dyn Fn(&str) -> Option<Sketch> + Send + Sync>;
-
-/// The function that sketches one text as the in-memory candidate stage of `method`
-/// would, for a reader to run as it decodes; `None` when the stage starts from texts
-/// only (every method but 64-bit SimHash with binary or term-frequency weights, whose
-/// stage [`generate_sketched`] then runs).
-pub(crate) fn sketch_fn(method: &Method, ctx: &Ctx<'_>) -> Result<Option<SketchFn>, crate::Error> {
-    match method {
-        #[cfg(feature = "simhash")]
-        Method::SimHash(config) => Ok(simhash::sketch_one(config, ctx)?.map(|one| {
-            let f: SketchFn = std::sync::Arc::new(move |text: &str| {
-                one(text).map(|fp| Sketch::SimHash(fp.to_le_bytes()))
-            });
-            f
-        })),
-        _ => {
-            let _ = ctx;
-            Ok(None)
-        }
-    }
-}
-
-/// [`generate`] from the sketches of the texts (by [`sketch_fn`]'s function for
-/// `method`, one per text, in order): the same report and pairs.
-pub(crate) fn generate_sketched(
-    method: &Method,
-    ctx: &Ctx<'_>,
-    sketches: Vec<Sketch>,
-    sink: &mut dyn PairSink,
-) -> Result<CandidateReport, crate::Error> {
-    counted(method, sketches.len(), sink, |sink| match method {
-        #[cfg(feature = "simhash")]
-        Method::SimHash(config) => {
-            let fps = sketches
-                .into_iter()
-                .map(|Sketch::SimHash(fp)| u64::from_le_bytes(fp))
-                .collect();
-            Ok(simhash::run_sketched(config, fps, ctx, sink)?)
-        }
-        _ => {
-            let _ = (ctx, sink);
-            Err(Error::invalid_input(format!(
-                "{} sketches for {}, whose stage sketches its texts itself",
-                sketches.len(),
-                method.name()
-            ))
-            .into())
-        }
-    })
-}
-
-/// Runs a candidate stage of `method` over `n` documents into `sink` through `run`,
-/// counting what it emits: none below two documents, an error above 2^32.
-fn counted(
-    method: &Method,
-    n: usize,
-    sink: &mut dyn PairSink,
-    run: impl FnOnce(&mut dyn PairSink) -> Result<CandidateReport, crate::Error>,
-) -> Result<CandidateReport, crate::Error> {
-    if u32::try_from(n).is_err() {
+    if u32::try_from(texts.len()).is_err() {
         return Err(Error::invalid_input("more than 2^32 documents in one run").into());
     }
-    if n < 2 {
+    if texts.len() < 2 {
         // No pair to find (and collection statistics need two documents).
         return Ok(CandidateReport {
             description: format!("{} (fewer than two documents)", method.name()),
             ..CandidateReport::default()
         });
     }
+    let texts: Vec<&str> = texts.iter().map(AsRef::as_ref).collect();
     let mut counted = Counted { sink, n: 0 };
-    let mut report = run(&mut counted)?;
+    // Every method's parameters were checked when the plan (or the generator's
+    // settings) were; the sources do not check them again.
+    let mut report = method.source().run(&texts, ctx, &mut counted)?;
     report.emitted = counted.n;
     Ok(report)
 }

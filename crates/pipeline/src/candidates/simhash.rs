@@ -60,114 +60,6 @@ pub(crate) fn validate(config: &SimHashConfig) -> Result<(), Error> {
     Ok(())
 }
 
-/// A function that sketches one text into its 64-bit fingerprint (`None` for a
-/// signature of another length: then none is made).
-pub(crate) type SketchOne = std::sync::Arc<dyn Fn(&str) -> Option<u64> + Send + Sync>;
-
-/// The function that sketches one text as the stage of `config` in `ctx` would (the
-/// same hasher and signature), for a reader to run as it decodes; `None` when the
-/// stage does not start from fingerprints: signatures of more than 64 bits, or weights
-/// from the collection (TF-IDF, learned).
-pub(crate) fn sketch_one(
-    config: &SimHashConfig,
-    ctx: &Ctx<'_>,
-) -> Result<Option<SketchOne>, Error> {
-    let weighting = match &config.weighting {
-        SimWeighting::Binary => Weighting::Binary,
-        SimWeighting::TermFrequency => Weighting::TermFrequency,
-        _ => return Ok(None),
-    };
-    if config.bits != 64 {
-        return Ok(None);
-    }
-    crate::method::for_extractor!(ctx.features, |e| {
-        let hasher = hasher(config, weighting, e)?;
-        // States kept for the next document, at most one per thread sketching at once:
-        // a state made per document grew its set of seen features from empty each time
-        // (`SeenSet::grow`, 8% of a SimHash run's samples).
-        let states = std::sync::Mutex::new(Vec::new());
-        let one: SketchOne = std::sync::Arc::new(move |text: &str| {
-            use ndd_core::{DocSketcher, Sketcher};
-            let kept = states.lock().ok().and_then(|mut s| s.pop());
-            let mut state = kept.unwrap_or_else(|| hasher.new_state());
-            let mut out = hasher.new_signature();
-            hasher.sketch_with(&mut state, text, &mut out);
-            if let Ok(mut s) = states.lock() {
-                s.push(state);
-            }
-            out.as_u64()
-        });
-        Ok(Some(one))
-    })
-}
-
-/// The SimHash stage of `config` from the 64-bit fingerprints of its documents, in
-/// order (made as they were read, by [`sketch_one`]'s function): what [`run`] gives
-/// over their texts.
-pub(crate) fn run_sketched(
-    config: &SimHashConfig,
-    fps: Vec<u64>,
-    ctx: &Ctx<'_>,
-    sink: &mut dyn PairSink,
-) -> Result<CandidateReport, Error> {
-    let n = fps.len() as u64;
-    // The sketches were made as the documents were read: nothing is left to time.
-    ctx.progress.start(Stage::Sketch, Some(n));
-    ctx.progress.advance(Stage::Sketch, n);
-    ctx.progress.finish(Stage::Sketch);
-    let ((candidates, search, bytes), search_time) =
-        ctx.stage(Stage::Candidates, Some(n), || {
-            if fps.is_empty() {
-                return Ok((0, "nothing to search".to_string(), None));
-            }
-            permuted_tables(&fps, config.max_hamming(), sink)
-        })?;
-    Ok(report(
-        config,
-        (candidates, search, bytes),
-        std::time::Duration::ZERO,
-        search_time,
-    ))
-}
-
-/// The SimHash sketcher of `config` with `weighting` over `extractor`.
-fn hasher<E: FeatureExtractor>(
-    config: &SimHashConfig,
-    weighting: Weighting,
-    extractor: E,
-) -> Result<SimHasher<E>, Error> {
-    SimHasher::builder()
-        .bits(config.bits)
-        .weighting(weighting)
-        .build_with(extractor)
-}
-
-/// Every pair of `fps` within `max_h` bits, found by permuted sorted tables, into
-/// `sink` (scored `1 − h/64`): their number, the search's description and its bytes
-/// per fingerprint.
-fn permuted_tables(
-    fps: &[u64],
-    max_h: usize,
-    sink: &mut dyn PairSink,
-) -> Result<(u64, String, Option<f64>), Error> {
-    let h =
-        u32::try_from(max_h).map_err(|_| Error::invalid_parameter("max_hamming", "too large"))?;
-    let params = HammingParams::for_collection(h, fps.len())?;
-    let pairs = hamming_pairs(fps, params)?;
-    let count = pairs.len() as u64;
-    // Scored 1 − h/64 by the join itself.
-    for p in pairs {
-        sink.push_pair(p);
-    }
-    let search = format!(
-        "permuted tables ({} tables of {} leading bits)",
-        params.tables(),
-        params.leading_bits()
-    );
-    let bytes = params.table_bytes_per_fingerprint() as f64;
-    Ok((count, search, Some(bytes)))
-}
-
 fn with_extractor<E: FeatureExtractor + Sync>(
     config: &SimHashConfig,
     extractor: E,
@@ -189,7 +81,10 @@ fn with_extractor<E: FeatureExtractor + Sync>(
                 texts.iter().copied(),
             )),
         };
-        let hasher = hasher(config, weighting, extractor)?;
+        let hasher = SimHasher::builder()
+            .bits(config.bits)
+            .weighting(weighting)
+            .build_with(extractor)?;
         Ok(in_chunks(texts, Stage::Sketch, ctx.progress, |chunk| {
             #[cfg(feature = "rayon")]
             {
@@ -213,7 +108,22 @@ fn with_extractor<E: FeatureExtractor + Sync>(
                     .map(SimHashSignature::as_u64)
                     .collect::<Option<Vec<u64>>>()
                     .ok_or_else(|| Error::invalid_input("a 64-bit signature has no u64 form"))?;
-                return permuted_tables(&fps, max_h, sink);
+                let h = u32::try_from(max_h)
+                    .map_err(|_| Error::invalid_parameter("max_hamming", "too large"))?;
+                let params = HammingParams::for_collection(h, fps.len())?;
+                let pairs = hamming_pairs(&fps, params)?;
+                let count = pairs.len() as u64;
+                // Scored 1 − h/64 by the join itself.
+                for p in pairs {
+                    sink.push_pair(p);
+                }
+                let search = format!(
+                    "permuted tables ({} tables of {} leading bits)",
+                    params.tables(),
+                    params.leading_bits()
+                );
+                let bytes = params.table_bytes_per_fingerprint() as f64;
+                return Ok((count, search, Some(bytes)));
             }
             // Bands with 99% recall at the bound's bit agreement 1 − h/m, from at
             // most 2 × bits sampled positions: LSH only proposes candidates, and the
@@ -254,25 +164,9 @@ fn with_extractor<E: FeatureExtractor + Sync>(
             ))
         })?;
     super::drop_on_pool(sigs);
-    Ok(report(
-        config,
-        (candidates, search, bytes),
-        sketch_time,
-        search_time,
-    ))
-}
-
-/// The stage's report: the number of candidates, the search's description
-/// and its bytes per document.
-fn report(
-    config: &SimHashConfig,
-    (candidates, search, bytes): (u64, String, Option<f64>),
-    sketch_time: std::time::Duration,
-    search_time: std::time::Duration,
-) -> CandidateReport {
-    CandidateReport {
+    Ok(CandidateReport {
         description: format!(
-            "SimHash ({} bits, {} weights) + {search}, Hamming distance <= {}, \
+            "SimHash ({} bits, {} weights) + {search}, Hamming distance <= {max_h}, \
              score 1 - h/{}",
             config.bits,
             match &config.weighting {
@@ -282,7 +176,6 @@ fn report(
                 #[cfg(feature = "learn")]
                 SimWeighting::Learned(_) => "learned",
             },
-            config.max_hamming(),
             config.bits
         ),
         candidates,
@@ -292,5 +185,5 @@ fn report(
         index_bytes_per_document: bytes,
         signature_bytes_per_document: Some(config.bits.div_ceil(64) as f64 * 8.0),
         bucket_scan: None,
-    }
+    })
 }

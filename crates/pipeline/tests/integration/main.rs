@@ -14,8 +14,6 @@ mod linkage;
 mod out_of_core;
 #[cfg(feature = "minhash")]
 mod persist;
-#[cfg(all(feature = "minhash", feature = "simhash"))]
-mod prepared;
 #[cfg(feature = "minhash")]
 mod query;
 mod segmented_query;
