@@ -41,6 +41,25 @@ fn stages_budget(budget: u64) -> u64 {
     budget.saturating_sub(PROCESS_RESERVE).max(least)
 }
 
+/// What to tell a user whose process budget of `budget` bytes is below what the
+/// process itself takes ([`PROCESS_RESERVE`] and the stages' minimum): the job runs,
+/// with the stages at their minimum, and its peak is above the budget. `None` for a
+/// budget that is held, or one the pipeline refuses (below its minimum).
+fn floor_warning(budget: u64) -> Option<String> {
+    let floor = PROCESS_RESERVE + ndd_pipeline::MIN_MEMORY_BUDGET;
+    (ndd_pipeline::MIN_MEMORY_BUDGET..floor)
+        .contains(&budget)
+        .then(|| {
+            format!(
+                "--memory-budget {budget} bytes is below what the process itself takes ({} MiB \
+                 and the stages' {} MiB): the stages run with their minimum and the peak \
+                 memory will be above the budget",
+                PROCESS_RESERVE >> 20,
+                ndd_pipeline::MIN_MEMORY_BUDGET >> 20
+            )
+        })
+}
+
 /// Runs `ndd dedup --work-dir`.
 pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     let started = Instant::now();
@@ -73,6 +92,9 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     job = job
         .memory_budget(stages_budget(budget))
         .map_err(|e| crate::error::usage_of("--memory-budget", e))?;
+    if let Some(warning) = floor_warning(budget) {
+        eprintln!("warning: {warning}");
+    }
     let source = Source::resolve(a.input.input.as_deref())?;
     let Some(path) = source.path() else {
         return Err(CliError::Usage(
@@ -532,7 +554,7 @@ fn write_outputs(
 
 #[cfg(test)]
 mod tests {
-    use super::{PROCESS_RESERVE, distinct_positions, stages_budget};
+    use super::{PROCESS_RESERVE, distinct_positions, floor_warning, stages_budget};
     use ndd_pipeline::MIN_MEMORY_BUDGET;
 
     #[test]
@@ -546,6 +568,18 @@ mod tests {
         // Below the floor: the minimum; below the minimum: refused downstream.
         assert_eq!(stages_budget(16 * mib), MIN_MEMORY_BUDGET);
         assert_eq!(stages_budget(10), 10);
+    }
+
+    #[test]
+    fn a_budget_below_the_process_floor_is_warned_of_and_a_held_one_is_not() {
+        let mib = 1u64 << 20;
+        let floor = PROCESS_RESERVE + MIN_MEMORY_BUDGET;
+        assert!(floor_warning(16 * mib).is_some_and(|w| w.contains("above the budget")));
+        assert!(floor_warning(floor - 1).is_some());
+        assert_eq!(floor_warning(floor), None);
+        assert_eq!(floor_warning(117 * mib), None);
+        // Below the pipeline's minimum the budget is refused, not warned of.
+        assert_eq!(floor_warning(MIN_MEMORY_BUDGET - 1), None);
     }
 
     #[test]

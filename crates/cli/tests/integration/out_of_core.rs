@@ -496,3 +496,44 @@ fn the_peak_resident_set_stays_under_the_memory_budget() {
         "peak {peak} bytes, budget {budget}"
     );
 }
+
+/// A `--memory-budget` below what the process itself takes (its 64 MiB reserve and the
+/// stages' 1 MiB minimum) runs with a warning that the peak will be above it; a budget
+/// from that floor up runs without one.
+#[test]
+fn a_budget_below_the_process_floor_runs_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fs::write(
+        d.join("c.jsonl"),
+        "{\"id\":\"a\",\"text\":\"one two three four five six\"}\n\
+         {\"id\":\"b\",\"text\":\"one two three four five seven\"}\n",
+    )
+    .unwrap();
+    let stderr = |budget: &str, work: &str| {
+        let out = ndd(
+            &[
+                "dedup",
+                "-q",
+                "--input",
+                "c.jsonl",
+                "--work-dir",
+                work,
+                "--memory-budget",
+                budget,
+            ],
+            d,
+        );
+        ok(&out);
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let low = stderr("16M", "w16");
+    assert!(
+        low.contains(
+            "warning: --memory-budget 16777216 bytes is below what the process itself takes"
+        ),
+        "{low}"
+    );
+    let held = stderr("65M", "w65");
+    assert!(!held.contains("--memory-budget"), "{held}");
+}
