@@ -132,9 +132,14 @@ fn packed_with<E: FeatureExtractor + Sync>(
     #[cfg(feature = "rayon")]
     let parts = {
         use rayon::prelude::*;
+        // One part per task: rayon's adaptive split stops at about a quarter of the
+        // parts per thread, and the bench corpus's last parts (long license texts) hold
+        // ten times the bytes of the others, so one thread shingled a leaf of them alone
+        // while the other waited (issue 31's timeline).
         texts
             .par_chunks(PACK)
             .enumerate()
+            .with_max_len(1)
             .map_init(Vec::new, one)
             .collect()
     };

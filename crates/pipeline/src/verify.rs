@@ -730,6 +730,14 @@ fn filter_map_pairs_with<S>(
     filter_map_indexed(pairs, progress, init, |s, _, p| f(s, p))
 }
 
+/// The most pairs one task of [`filter_map_indexed`] maps: pairs' costs differ by
+/// their documents' lengths (two long license texts' sets merge a hundred times
+/// slower than two short descriptions'), and rayon's adaptive split alone leaves
+/// tasks of about a quarter of a chunk per thread, so the chunk's last task ran on
+/// one thread while the other waited (issue 31's timeline).
+#[cfg(feature = "rayon")]
+const PAIRS_PER_TASK: usize = 256;
+
 /// [`filter_map_pairs_with`] where `f` is also given the pair's position in `pairs`.
 fn filter_map_indexed<S>(
     pairs: &[ScoredPair],
@@ -749,6 +757,7 @@ fn filter_map_indexed<S>(
             let part: Vec<Option<ScoredPair>> = chunk
                 .par_iter()
                 .enumerate()
+                .with_max_len(PAIRS_PER_TASK)
                 .map_init(&init, |s, (k, p)| f(s, first + k, p))
                 .collect();
             out.extend(part.into_iter().flatten());
