@@ -735,7 +735,7 @@ impl<R: BufRead> JsonlReader<R> {
 #[cfg(feature = "rayon")]
 mod batched;
 #[cfg(feature = "rayon")]
-pub(crate) use batched::Batched;
+pub(crate) use batched::{Batched, read_ahead};
 
 #[cfg(test)]
 mod tests {
