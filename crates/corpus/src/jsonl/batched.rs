@@ -188,7 +188,8 @@ impl<T: Send + 'static> Decoding<T> {
 /// The reader a [`Batched`] reads: borrowed (the tests') or its own
 /// ([`ParallelJsonl`](crate::ParallelJsonl); [`read_ahead`]'s counting reader).
 pub(crate) enum Held<'r, R> {
-    #[cfg(test)]
+    // Only the tests borrow (the variant keeps the lifetime of `Batched`).
+    #[cfg_attr(not(test), allow(dead_code))]
     Borrowed(&'r mut JsonlReader<R>),
     Owned(Box<JsonlReader<R>>),
 }
@@ -197,7 +198,6 @@ impl<R> std::ops::Deref for Held<'_, R> {
     type Target = JsonlReader<R>;
     fn deref(&self) -> &JsonlReader<R> {
         match self {
-            #[cfg(test)]
             Held::Borrowed(r) => r,
             Held::Owned(r) => r,
         }
@@ -207,7 +207,6 @@ impl<R> std::ops::Deref for Held<'_, R> {
 impl<R> std::ops::DerefMut for Held<'_, R> {
     fn deref_mut(&mut self) -> &mut JsonlReader<R> {
         match self {
-            #[cfg(test)]
             Held::Borrowed(r) => r,
             Held::Owned(r) => r,
         }
