@@ -45,15 +45,25 @@ pub(crate) struct Batched<'r, R, T = ()> {
     /// The hook's value of the last document yielded (until taken).
     value: Option<T>,
     /// The batches read on a reader thread ([`read_ahead`]); `None`: read here.
-    feed: Option<Feed>,
+    feed: Option<Feed<T>>,
 }
 
-/// Batches read on a reader thread ([`read_ahead`]): read ones come through `full`,
+/// Batches read on a reader thread ([`read_ahead`]): read ones come through `full`
+/// (handed to the pool already, unless the calling thread is one of the pool's),
 /// their buffers go back through `spares` once decoded.
-struct Feed {
+struct Feed<T> {
     spares: std::sync::mpsc::SyncSender<RawBatch>,
     /// (A `Mutex` keeps the reader `Sync`; it is never contended.)
-    full: std::sync::Mutex<std::sync::mpsc::Receiver<RawBatch>>,
+    full: std::sync::Mutex<std::sync::mpsc::Receiver<Fed<T>>>,
+}
+
+/// A batch from the reader thread.
+enum Fed<T> {
+    /// Read, for the calling thread to decode (it is one of the pool's threads: see
+    /// [`Decoding::start`]); empty at the end.
+    Read(RawBatch),
+    /// Read and handed to the pool.
+    Started(Decoding<T>),
 }
 
 /// Batch buffers in flight when a reader thread reads ([`read_ahead`]): one decoding,
@@ -76,19 +86,38 @@ pub(crate) fn read_ahead<R: BufRead + Send, T: Send + 'static, X>(
     let mut counts = JsonlReader::new(std::io::empty(), reader.name.clone(), &reader.options);
     counts.total = reader.total;
     let (spares, spare_buffers) = std::sync::mpsc::sync_channel::<RawBatch>(FED_BUFFERS);
-    let (read, full) = std::sync::mpsc::sync_channel::<RawBatch>(FED_BUFFERS);
+    let (read, full) = std::sync::mpsc::sync_channel::<Fed<T>>(FED_BUFFERS);
     for _ in 0..FED_BUFFERS {
         // The channel holds them all: no wait.
         let _ = spares.send(RawBatch::default());
     }
+    // The reader thread hands each batch to the pool as soon as it is read, unless
+    // the calling thread is one of a pool's threads (then it decodes them itself, on
+    // its own pool, as `Decoding::start` does).
+    let start_here = rayon::current_thread_index().is_none();
+    let (name, options, decode_hook) = (
+        Arc::<str>::from(reader.name.as_str()),
+        Arc::new(reader.options.clone()),
+        hook.clone(),
+    );
     let (out, fields, legacy) = std::thread::scope(|scope| {
         let reading = &mut *reader;
         scope.spawn(move || {
             for spare in spare_buffers {
                 let batch = reading.read_batch(spare);
                 let end = batch.lines.is_empty();
+                let fed = if start_here && !end {
+                    Fed::Started(Decoding::start(
+                        batch,
+                        &name,
+                        &options,
+                        decode_hook.as_ref(),
+                    ))
+                } else {
+                    Fed::Read(batch)
+                };
                 // The batched reader gone (dropped before the end): nobody reads on.
-                if read.send(batch).is_err() || end {
+                if read.send(fed).is_err() || end {
                     break;
                 }
             }
@@ -290,12 +319,16 @@ impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
             None => self.reader.read_batch(std::mem::take(&mut self.spare)),
             // A reader thread that is gone (it panicked: the scope goes on with its
             // panic) ends the input here.
-            Some(feed) => feed
+            Some(feed) => match feed
                 .full
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .recv()
-                .unwrap_or_default(),
+            {
+                Ok(Fed::Started(decoding)) => return Some(decoding),
+                Ok(Fed::Read(batch)) => batch,
+                Err(_) => RawBatch::default(),
+            },
         };
         (!batch.lines.is_empty())
             .then(|| Decoding::start(batch, &self.name, &self.options, self.hook.as_ref()))
