@@ -794,6 +794,83 @@ mod tests {
         assert_eq!(pool.install(batched), plain);
     }
 
+    /// Batches read on a reader thread ([`read_ahead`]) give the plain reader's items
+    /// and field counts, on the calling thread and on a pool's only thread, and stop
+    /// early without a hang when the items are dropped.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn read_ahead_yields_the_plain_readers_items_and_counts() {
+        let input = crate::mixed_jsonl(40_000, 0);
+        let opts = ReadOptions::default();
+        let show = |item: Result<Document, Problem>| match item {
+            Ok(d) => format!("{} {}", d.id, d.text),
+            Err(p) => p.to_string(),
+        };
+        let mut plain_reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+        let plain: Vec<String> = plain_reader.by_ref().map(show).collect();
+        let ahead = || {
+            let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+            let items = read_ahead(&mut reader, None::<crate::DocHook<()>>, |batched| {
+                batched.map(show).collect::<Vec<_>>()
+            });
+            (items, reader.fields().clone(), reader.legacy_decoded())
+        };
+        let expected = (
+            plain,
+            plain_reader.fields().clone(),
+            plain_reader.legacy_decoded(),
+        );
+        assert!(expected.0.len() > 39_900 && expected.1 != FieldCounts::default());
+        assert!(ahead() == expected);
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+            panic!("a pool of one thread");
+        };
+        assert!(pool.install(ahead) == expected);
+        // Two items of the first batch taken, the rest dropped: the reader thread ends.
+        let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+        let first = read_ahead(&mut reader, None::<crate::DocHook<()>>, |batched| {
+            batched.take(2).map(show).collect::<Vec<_>>()
+        });
+        assert_eq!(first, expected.0[..2]);
+    }
+
+    /// A read error in the middle of the input ends the items read on a reader thread
+    /// with the problem that reading on the calling thread gives.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn read_ahead_reports_a_read_error_as_the_calling_threads_reading() {
+        /// The input's bytes, then an error.
+        struct FailAfter<'a>(&'a [u8]);
+        impl io::Read for FailAfter<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::other("the disk is gone"));
+                }
+                let n = buf.len().min(self.0.len()).min(4096);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        // Cut in the middle of a line, after more than one batch.
+        let input = crate::mixed_jsonl(20_000, 0);
+        let cut = &input.as_bytes()[..input.len() - 1000];
+        let opts = ReadOptions::default();
+        let show = |item: Result<Document, Problem>| match item {
+            Ok(d) => format!("{} {}", d.id, d.text),
+            Err(p) => p.to_string(),
+        };
+        let reader = || JsonlReader::new(io::BufReader::new(FailAfter(cut)), "x", &opts);
+        let mut here = reader();
+        let here: Vec<String> = Batched::new(&mut here).map(show).collect();
+        let ahead = read_ahead(&mut reader(), None::<crate::DocHook<()>>, |batched| {
+            batched.map(show).collect::<Vec<_>>()
+        });
+        assert!(here.last().is_some_and(|p| p.contains("the disk is gone")));
+        assert!(here.len() > 19_000);
+        assert_eq!(ahead, here);
+    }
+
     #[cfg(feature = "rayon")]
     /// The duplicate-id check takes the pool's key of each id: it must be the hash
     /// and the integer the check itself finds.
