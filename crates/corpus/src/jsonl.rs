@@ -841,7 +841,7 @@ mod tests {
     fn read_ahead_reports_a_read_error_as_the_calling_threads_reading() {
         /// The input's bytes, then an error.
         struct FailAfter<'a>(&'a [u8]);
-        impl io::Read for FailAfter<'_> {
+        impl Read for FailAfter<'_> {
             fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
                 if self.0.is_empty() {
                     return Err(io::Error::other("the disk is gone"));
@@ -860,7 +860,7 @@ mod tests {
             Ok(d) => format!("{} {}", d.id, d.text),
             Err(p) => p.to_string(),
         };
-        let reader = || JsonlReader::new(io::BufReader::new(FailAfter(cut)), "x", &opts);
+        let reader = || JsonlReader::new(BufReader::new(FailAfter(cut)), "x", &opts);
         let mut here = reader();
         let here: Vec<String> = Batched::new(&mut here).map(show).collect();
         let ahead = read_ahead(&mut reader(), None::<crate::DocHook<()>>, |batched| {
