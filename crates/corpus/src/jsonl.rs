@@ -766,6 +766,24 @@ mod tests {
         assert_eq!(batched.blank_lines(), lines as u64);
     }
 
+    /// An item as the batched-reading tests compare it.
+    #[cfg(feature = "rayon")]
+    fn show(item: Result<Document, Problem>) -> String {
+        match item {
+            Ok(d) => format!("{} {}", d.id, d.text),
+            Err(p) => p.to_string(),
+        }
+    }
+
+    /// A pool of one thread (a caller on it decodes the batches itself).
+    #[cfg(feature = "rayon")]
+    fn pool_of_one() -> rayon::ThreadPool {
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+            panic!("a pool of one thread");
+        };
+        pool
+    }
+
     /// Decoding in batches changes no item, problem or order, on the calling thread
     /// and on a pool's only thread.
     #[cfg(feature = "rayon")]
@@ -774,10 +792,6 @@ mod tests {
         // 40,000 lines, three batches by line count; some malformed, some blank.
         let input = crate::mixed_jsonl(40_000, 0);
         let opts = ReadOptions::default();
-        let show = |item: Result<Document, Problem>| match item {
-            Ok(d) => format!("{} {}", d.id, d.text),
-            Err(p) => p.to_string(),
-        };
         let plain: Vec<String> = JsonlReader::new(input.as_bytes(), "x", &opts)
             .map(show)
             .collect();
@@ -788,9 +802,7 @@ mod tests {
         };
         assert!(plain.len() > 39_900 && plain.iter().any(|p| p.contains("x:998")));
         assert_eq!(batched(), plain);
-        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
-            panic!("a pool of one thread");
-        };
+        let pool = pool_of_one();
         assert_eq!(pool.install(batched), plain);
     }
 
@@ -802,10 +814,6 @@ mod tests {
     fn read_ahead_yields_the_plain_readers_items_and_counts() {
         let input = crate::mixed_jsonl(40_000, 0);
         let opts = ReadOptions::default();
-        let show = |item: Result<Document, Problem>| match item {
-            Ok(d) => format!("{} {}", d.id, d.text),
-            Err(p) => p.to_string(),
-        };
         let mut plain_reader = JsonlReader::new(input.as_bytes(), "x", &opts);
         let plain: Vec<String> = plain_reader.by_ref().map(show).collect();
         let ahead = || {
@@ -822,9 +830,7 @@ mod tests {
         );
         assert!(expected.0.len() > 39_900 && expected.1 != FieldCounts::default());
         assert!(ahead() == expected);
-        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
-            panic!("a pool of one thread");
-        };
+        let pool = pool_of_one();
         assert!(pool.install(ahead) == expected);
         // Two items of the first batch taken, the rest dropped: the reader thread ends.
         let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
@@ -856,10 +862,6 @@ mod tests {
         let input = crate::mixed_jsonl(20_000, 0);
         let cut = &input.as_bytes()[..input.len() - 1000];
         let opts = ReadOptions::default();
-        let show = |item: Result<Document, Problem>| match item {
-            Ok(d) => format!("{} {}", d.id, d.text),
-            Err(p) => p.to_string(),
-        };
         let reader = || JsonlReader::new(BufReader::new(FailAfter(cut)), "x", &opts);
         let mut here = reader();
         let here: Vec<String> = Batched::new(&mut here).map(show).collect();
