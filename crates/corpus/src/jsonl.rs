@@ -735,7 +735,7 @@ impl<R: BufRead> JsonlReader<R> {
 #[cfg(feature = "rayon")]
 mod batched;
 #[cfg(feature = "rayon")]
-pub(crate) use batched::Batched;
+pub(crate) use batched::{Batched, read_ahead};
 
 #[cfg(test)]
 mod tests {
@@ -766,6 +766,24 @@ mod tests {
         assert_eq!(batched.blank_lines(), lines as u64);
     }
 
+    /// An item as the batched-reading tests compare it.
+    #[cfg(feature = "rayon")]
+    fn show(item: Result<Document, Problem>) -> String {
+        match item {
+            Ok(d) => format!("{} {}", d.id, d.text),
+            Err(p) => p.to_string(),
+        }
+    }
+
+    /// A pool of one thread (a caller on it decodes the batches itself).
+    #[cfg(feature = "rayon")]
+    fn pool_of_one() -> rayon::ThreadPool {
+        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
+            panic!("a pool of one thread");
+        };
+        pool
+    }
+
     /// Decoding in batches changes no item, problem or order, on the calling thread
     /// and on a pool's only thread.
     #[cfg(feature = "rayon")]
@@ -774,10 +792,6 @@ mod tests {
         // 40,000 lines, three batches by line count; some malformed, some blank.
         let input = crate::mixed_jsonl(40_000, 0);
         let opts = ReadOptions::default();
-        let show = |item: Result<Document, Problem>| match item {
-            Ok(d) => format!("{} {}", d.id, d.text),
-            Err(p) => p.to_string(),
-        };
         let plain: Vec<String> = JsonlReader::new(input.as_bytes(), "x", &opts)
             .map(show)
             .collect();
@@ -788,10 +802,75 @@ mod tests {
         };
         assert!(plain.len() > 39_900 && plain.iter().any(|p| p.contains("x:998")));
         assert_eq!(batched(), plain);
-        let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(1).build() else {
-            panic!("a pool of one thread");
-        };
+        let pool = pool_of_one();
         assert_eq!(pool.install(batched), plain);
+    }
+
+    /// Batches read on a reader thread ([`read_ahead`]) give the plain reader's items
+    /// and field counts, on the calling thread and on a pool's only thread, and stop
+    /// early without a hang when the items are dropped.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn read_ahead_yields_the_plain_readers_items_and_counts() {
+        let input = crate::mixed_jsonl(40_000, 0);
+        let opts = ReadOptions::default();
+        let mut plain_reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+        let plain: Vec<String> = plain_reader.by_ref().map(show).collect();
+        let ahead = || {
+            let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+            let items = read_ahead(&mut reader, None::<crate::DocHook<()>>, |batched| {
+                batched.map(show).collect::<Vec<_>>()
+            });
+            (items, reader.fields().clone(), reader.legacy_decoded())
+        };
+        let expected = (
+            plain,
+            plain_reader.fields().clone(),
+            plain_reader.legacy_decoded(),
+        );
+        assert!(expected.0.len() > 39_900 && expected.1 != FieldCounts::default());
+        assert!(ahead() == expected);
+        let pool = pool_of_one();
+        assert!(pool.install(ahead) == expected);
+        // Two items of the first batch taken, the rest dropped: the reader thread ends.
+        let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+        let first = read_ahead(&mut reader, None::<crate::DocHook<()>>, |batched| {
+            batched.take(2).map(show).collect::<Vec<_>>()
+        });
+        assert_eq!(first, expected.0[..2]);
+    }
+
+    /// A read error in the middle of the input ends the items read on a reader thread
+    /// with the problem that reading on the calling thread gives.
+    #[cfg(feature = "rayon")]
+    #[test]
+    fn read_ahead_reports_a_read_error_as_the_calling_threads_reading() {
+        /// The input's bytes, then an error.
+        struct FailAfter<'a>(&'a [u8]);
+        impl Read for FailAfter<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::other("the disk is gone"));
+                }
+                let n = buf.len().min(self.0.len()).min(4096);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        // Cut in the middle of a line, after more than one batch.
+        let input = crate::mixed_jsonl(20_000, 0);
+        let cut = &input.as_bytes()[..input.len() - 1000];
+        let opts = ReadOptions::default();
+        let reader = || JsonlReader::new(BufReader::new(FailAfter(cut)), "x", &opts);
+        let mut here = reader();
+        let here: Vec<String> = Batched::new(&mut here).map(show).collect();
+        let ahead = read_ahead(&mut reader(), None::<crate::DocHook<()>>, |batched| {
+            batched.map(show).collect::<Vec<_>>()
+        });
+        assert!(here.last().is_some_and(|p| p.contains("the disk is gone")));
+        assert!(here.len() > 19_000);
+        assert_eq!(ahead, here);
     }
 
     #[cfg(feature = "rayon")]

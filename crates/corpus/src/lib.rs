@@ -504,23 +504,24 @@ fn read_jsonl_hooked<R: std::io::BufRead + Send, T: Send + 'static>(
         // Lines decoded in parallel a batch at a time, the next batch read
         // meanwhile: the same items in the same order.
         let hooked = hook.is_some();
-        let mut batched = jsonl::Batched::with_hook(&mut reader, hook);
         let mut values = Vec::new();
-        let mut corpus = collect(
-            &mut batched,
-            &name,
-            &options,
-            progress,
-            jsonl::Batched::bytes,
-            jsonl::Batched::location,
-            |r| {
-                // Each accepted document's value (a hook gives every document one).
-                values.extend(r.take_value());
-                Some(r.line())
-            },
-        )?;
-        corpus.stats.blank_lines = batched.blank_lines();
-        drop(batched);
+        let corpus = jsonl::read_ahead(&mut reader, hook, |batched| {
+            let mut corpus = collect(
+                batched,
+                &name,
+                &options,
+                progress,
+                jsonl::Batched::bytes,
+                jsonl::Batched::location,
+                |r| {
+                    // Each accepted document's value (a hook gives every document one).
+                    values.extend(r.take_value());
+                    Some(r.line())
+                },
+            )?;
+            corpus.stats.blank_lines = batched.blank_lines();
+            Ok::<_, Error>(corpus)
+        })?;
         Ok((finish_jsonl(corpus, &reader)?, hooked.then_some(values)))
     }
     #[cfg(not(feature = "rayon"))]

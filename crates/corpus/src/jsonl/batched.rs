@@ -17,9 +17,12 @@ use crate::{DocHook, Document};
 /// duplicate-id check, the field counts, the corpus's vectors) and then reads batch
 /// `k + 2`, while the pool decodes batch `k + 1`. Decoding batch `k + 1` only after the
 /// items of batch `k` were taken, as a join did before, left the pool idle for that
-/// serial part of every batch (issue 31's timeline: the two workers at ~70%).
+/// serial part of every batch (issue 31's timeline: the two workers at ~70%). Under
+/// [`read_ahead`], batch `k + 2` is read on a reader thread instead, at the same time
+/// as the calling thread takes the items of batch `k` (the calling thread alone, both
+/// pool threads idle, for ~1.5-2 ms of every batch before).
 ///
-/// With a hook ([`Batched::with_hook`]), each document's value `T` is computed on the
+/// With a hook ([`read_ahead`]'s), each document's value `T` is computed on the
 /// pool right after the document is decoded (its text still in that core's cache), and
 /// [`Batched::take_value`] gives the value of the document last yielded.
 pub(crate) struct Batched<'r, R, T = ()> {
@@ -41,6 +44,101 @@ pub(crate) struct Batched<'r, R, T = ()> {
     id_key: crate::IdKey,
     /// The hook's value of the last document yielded (until taken).
     value: Option<T>,
+    /// The batches read on a reader thread ([`read_ahead`]); `None`: read here.
+    feed: Option<Feed<T>>,
+}
+
+/// Batches read on a reader thread ([`read_ahead`]): read ones come through `full`
+/// (handed to the pool already, unless the calling thread is one of the pool's),
+/// their buffers go back through `spares` once decoded.
+struct Feed<T> {
+    spares: std::sync::mpsc::SyncSender<RawBatch>,
+    /// (A `Mutex` keeps the reader `Sync`; it is never contended.)
+    full: std::sync::Mutex<std::sync::mpsc::Receiver<Fed<T>>>,
+}
+
+/// A batch from the reader thread.
+enum Fed<T> {
+    /// Read, for the calling thread to decode (it is one of the pool's threads: see
+    /// [`Decoding::start`]); empty at the end.
+    Read(RawBatch),
+    /// Read and handed to the pool.
+    Started(Decoding<T>),
+}
+
+/// Batch buffers in flight when a reader thread reads ([`read_ahead`]): one decoding,
+/// one being read (or read and waiting), as many as the calling thread's reading held.
+const FED_BUFFERS: usize = 2;
+
+/// Runs `body` on `reader`'s items decoded in parallel, as [`Batched`] gives them,
+/// with the batches read (the `read(2)` copies and the line split) on a reader thread
+/// of their own: batch `k + 2` is read while the calling thread takes the items of
+/// batch `k` and the pool decodes batch `k + 1`. The batched reader that `body` gets
+/// counts the fields and legacy decodings, which go back to `reader` at the end.
+///
+/// The reader thread is not one of the pool's (a pool of one thread still decodes);
+/// it stops when the input ends or when `body` drops the batched reader.
+pub(crate) fn read_ahead<R: BufRead + Send, T: Send + 'static, X>(
+    reader: &mut JsonlReader<R>,
+    hook: Option<DocHook<T>>,
+    body: impl FnOnce(&mut Batched<'static, std::io::Empty, T>) -> X,
+) -> X {
+    let mut counts = JsonlReader::new(std::io::empty(), reader.name.clone(), &reader.options);
+    counts.total = reader.total;
+    let (spares, spare_buffers) = std::sync::mpsc::sync_channel::<RawBatch>(FED_BUFFERS);
+    let (read, full) = std::sync::mpsc::sync_channel::<Fed<T>>(FED_BUFFERS);
+    for _ in 0..FED_BUFFERS {
+        // The channel holds them all: no wait.
+        let _ = spares.send(RawBatch::default());
+    }
+    // The reader thread hands each batch to the pool as soon as it is read, unless
+    // the calling thread is one of a pool's threads (then it decodes them itself, on
+    // its own pool, as `Decoding::start` does).
+    let start_here = rayon::current_thread_index().is_none();
+    let (name, options, decode_hook) = (
+        Arc::<str>::from(reader.name.as_str()),
+        Arc::new(reader.options.clone()),
+        hook.clone(),
+    );
+    let (out, fields, legacy) = std::thread::scope(|scope| {
+        let reading = &mut *reader;
+        scope.spawn(move || {
+            for spare in spare_buffers {
+                let batch = reading.read_batch(spare);
+                let end = batch.lines.is_empty();
+                let fed = if start_here && !end {
+                    Fed::Started(Decoding::start(
+                        batch,
+                        &name,
+                        &options,
+                        decode_hook.as_ref(),
+                    ))
+                } else {
+                    Fed::Read(batch)
+                };
+                // The batched reader gone (dropped before the end): nobody reads on.
+                if read.send(fed).is_err() || end {
+                    break;
+                }
+            }
+        });
+        let mut batched = Batched::of(Held::Owned(Box::new(counts)), hook);
+        batched.feed = Some(Feed {
+            spares,
+            full: std::sync::Mutex::new(full),
+        });
+        let out = body(&mut batched);
+        let counted = (
+            std::mem::take(&mut batched.reader.fields),
+            batched.reader.legacy_decoded,
+        );
+        // Dropping the feed stops the reader thread (the scope waits for it).
+        drop(batched);
+        (out, counted.0, counted.1)
+    });
+    reader.fields = fields;
+    reader.legacy_decoded = legacy;
+    out
 }
 
 /// A line decoded on the pool: its number, what it gave (`None`: blank), the
@@ -116,9 +214,11 @@ impl<T: Send + 'static> Decoding<T> {
     }
 }
 
-/// The reader a [`Batched`] reads: borrowed ([`read_jsonl_with_progress`](crate::read_jsonl_with_progress))
-/// or its own ([`ParallelJsonl`](crate::ParallelJsonl)).
+/// The reader a [`Batched`] reads: borrowed (the tests') or its own
+/// ([`ParallelJsonl`](crate::ParallelJsonl); [`read_ahead`]'s counting reader).
 pub(crate) enum Held<'r, R> {
+    // Only the tests borrow (the variant keeps the lifetime of `Batched`).
+    #[cfg_attr(not(test), allow(dead_code))]
     Borrowed(&'r mut JsonlReader<R>),
     Owned(Box<JsonlReader<R>>),
 }
@@ -143,8 +243,8 @@ impl<R> std::ops::DerefMut for Held<'_, R> {
 }
 
 impl<'r, R: BufRead + Send> Batched<'r, R> {
-    /// The reader's items, without a hook (the tests' reader; `read_jsonl_hooked`
-    /// passes its optional hook to [`with_hook`](Self::with_hook)).
+    /// The reader's items, without a hook, read on the calling thread (the tests'
+    /// reader; `read_jsonl_hooked` reads through [`read_ahead`]).
     #[cfg(test)]
     pub(crate) fn new(reader: &'r mut JsonlReader<R>) -> Self {
         Self::of(Held::Borrowed(reader), None)
@@ -157,12 +257,6 @@ impl<'r, R: BufRead + Send> Batched<'r, R> {
 }
 
 impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
-    /// The reader's items, each document's `hook` value (if any) computed on the pool
-    /// as it is decoded ([`take_value`](Self::take_value)).
-    pub(crate) fn with_hook(reader: &'r mut JsonlReader<R>, hook: Option<DocHook<T>>) -> Self {
-        Self::of(Held::Borrowed(reader), hook)
-    }
-
     fn of(reader: Held<'r, R>, hook: Option<DocHook<T>>) -> Self {
         Batched {
             name: Arc::from(reader.name.as_str()),
@@ -178,6 +272,7 @@ impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
             blank: 0,
             id_key: crate::IdKey::default(),
             value: None,
+            feed: None,
         }
     }
 
@@ -220,7 +315,21 @@ impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
     /// Reads the next batch into the spare buffer and hands it to the pool; `None`
     /// when the input has no more lines.
     fn read_and_start(&mut self) -> Option<Decoding<T>> {
-        let batch = self.reader.read_batch(std::mem::take(&mut self.spare));
+        let batch = match &self.feed {
+            None => self.reader.read_batch(std::mem::take(&mut self.spare)),
+            // A reader thread that is gone (it panicked: the scope goes on with its
+            // panic) ends the input here.
+            Some(feed) => match feed
+                .full
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .recv()
+            {
+                Ok(Fed::Started(decoding)) => return Some(decoding),
+                Ok(Fed::Read(batch)) => batch,
+                Err(_) => RawBatch::default(),
+            },
+        };
         (!batch.lines.is_empty())
             .then(|| Decoding::start(batch, &self.name, &self.options, self.hook.as_ref()))
     }
@@ -294,7 +403,13 @@ impl<R: BufRead + Send, T: Send + 'static> Iterator for Batched<'_, R, T> {
             self.decoding = next;
             self.ready = decoded.into_iter();
             self.bytes_read = batch.bytes_read;
-            self.spare = batch;
+            match &self.feed {
+                None => self.spare = batch,
+                // Its buffers back to the reader thread, for the batch after next.
+                Some(feed) => {
+                    let _ = feed.spares.send(batch);
+                }
+            }
         }
     }
 }
