@@ -36,19 +36,27 @@ impl Found<'_> {
     /// The largest groups with a document of this batch, at most `top`, the largest
     /// first (ties: the group whose first member came first).
     pub(crate) fn largest_groups(&self, top: usize) -> Vec<&Group> {
-        let mut groups: Vec<&Group> = self
+        // Each group with its position, the last tie-break of the stable sort this
+        // was: the `top` first are chosen, then sorted, not all the groups.
+        let mut groups: Vec<(usize, &Group)> = self
             .outcome
             .groups
             .iter()
-            .filter(|g| g.members.last().is_some_and(|&m| m >= self.base))
+            .enumerate()
+            .filter(|(_, g)| g.members.last().is_some_and(|&m| m >= self.base))
             .collect();
-        groups.sort_by(|a, b| {
+        let order = |(i, a): &(usize, &Group), (j, b): &(usize, &Group)| {
             b.members
                 .len()
                 .cmp(&a.members.len())
                 .then(a.members[0].cmp(&b.members[0]))
-        });
-        groups.truncate(top);
-        groups
+                .then(i.cmp(j))
+        };
+        if top < groups.len() {
+            groups.select_nth_unstable_by(top, order);
+            groups.truncate(top);
+        }
+        groups.sort_unstable_by(order);
+        groups.into_iter().map(|(_, g)| g).collect()
     }
 }
