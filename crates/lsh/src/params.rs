@@ -5,9 +5,10 @@ use ndd_core::Error;
 use ndd_core::hash::hash_u64s;
 
 /// The largest `num_slots` that [`LshParams::optimal`] and
-/// [`LshParams::min_candidates_for_recall`] search (every `b × r ≤ num_slots` is
-/// evaluated, about `num_slots · ln(num_slots)` candidates, each needing two numerical
-/// integrals; 8192 slots take about 0.75 s in a release build).
+/// [`LshParams::min_candidates_for_recall`] search (`optimal` evaluates every
+/// `b × r ≤ num_slots`, about `num_slots · ln(num_slots)` candidates, each needing two
+/// numerical integrals; 8192 slots take about 0.75 s in a release build;
+/// `min_candidates_for_recall` integrates at most one shape per row count).
 ///
 /// # Example
 ///
@@ -641,8 +642,8 @@ fn for_each_shape(num_slots: usize, mut f: impl FnMut(LshParams)) {
 /// logarithm), so the recall constraint holds from some `b` on and the
 /// false-positive area only grows past it: the other shapes of that `r` cannot win.
 /// Integrating one shape per row count instead of every feasible shape took the
-/// search from about 11.4 million instructions to a tenth of that at `(0.8, 128,
-/// 0.99)`, work the `ndd` tool did on its calling thread before reading (issue 31).
+/// search from about 11.4 million instructions to 0.26 million at `(0.8, 128,
+/// 0.99)`, work the `ndd` tool does on its calling thread before reading (issue 31).
 /// The test `pruned_search_equals_every_shape` checks the choice against the search
 /// over every shape.
 fn fewest_bands_for_recall(threshold: f64, num_slots: usize, min_recall: f64) -> Vec<LshParams> {
