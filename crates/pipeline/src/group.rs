@@ -635,18 +635,24 @@ fn with_representatives(
 mod tests {
     use super::*;
 
+    /// A seeded stream of numbers below the `n` given at each call (a linear
+    /// congruential generator's high bits).
+    fn below(seed: u64) -> impl FnMut(usize) -> usize {
+        let mut state = seed;
+        move |n: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap_or(0) % n
+        }
+    }
+
     /// `components_of` (the named documents only) gives `groups_of`'s groups and
     /// representatives over the union of the same pairs, self-pairs and repeated
     /// pairs included.
     #[test]
     fn components_of_is_groups_of_the_pairs() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |n: usize| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            usize::try_from(state >> 33).unwrap_or(0) % n
-        };
+        let mut next = below(0x2545_F491_4F6C_DD1D);
         for (n, count) in [(1, 0), (1, 1), (2, 1), (60, 15), (600, 250), (3_000, 2_900)] {
             let pairs: Vec<ScoredPair> = (0..count)
                 .map(|k| {
@@ -672,13 +678,7 @@ mod tests {
     /// order, on random forests (many singletons, chains, one large set).
     #[test]
     fn groups_of_is_union_find_groups_without_singletons() {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |n: usize| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            usize::try_from(state >> 33).unwrap_or(0) % n
-        };
+        let mut next = below(0x9E37_79B9_7F4A_7C15);
         for (n, unions) in [(1, 0), (2, 1), (50, 10), (500, 200), (2_000, 1_900)] {
             let mut uf = UnionFind::new(n);
             for _ in 0..unions {
