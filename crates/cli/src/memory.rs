@@ -418,24 +418,15 @@ fn facts(
     top: usize,
 ) -> Facts {
     let r = &f.outcome.report;
-    // The fates of this batch's documents: those of the grouped ones (each counted
-    // in the group it is looked up in), the others unique; not a look-up per document.
-    let batch = f.base..f.base + f.docs.len();
-    let (mut kept, mut exact, mut near) = (0u64, 0u64, 0u64);
-    for g in &f.outcome.groups {
-        for &m in g.members.iter().filter(|&&m| batch.contains(&m)) {
-            if !f.outcome.group_of(m).is_some_and(|h| std::ptr::eq(h, g)) {
-                continue;
-            }
-            match f.outcome.fate(m) {
-                Fate::Unique => {}
-                Fate::Kept => kept += 1,
-                Fate::ExactCopy => exact += 1,
-                _ => near += 1,
-            }
+    let (mut unique, mut kept, mut exact, mut near) = (0u64, 0u64, 0u64, 0u64);
+    for i in 0..f.docs.len() {
+        match f.outcome.fate(f.base + i) {
+            Fate::Unique => unique += 1,
+            Fate::Kept => kept += 1,
+            Fate::ExactCopy => exact += 1,
+            _ => near += 1,
         }
     }
-    let unique = f.docs.len() as u64 - kept - exact - near;
     let method = dedup.method_config();
     let durian = match dedup.group_config() {
         ndd_pipeline::GroupMethod::Durian(d) => Some((
