@@ -46,6 +46,7 @@
 
 #[cfg(feature = "minhash")]
 mod bloom;
+mod cache;
 mod candidates;
 mod dedup;
 mod durian;

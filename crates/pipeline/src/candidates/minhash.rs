@@ -463,9 +463,7 @@ fn touch_rows(kept: &Kept, docs: &[u32]) {
         for &j in docs {
             let row = fields.fields(j as usize);
             // One value per 64-byte line, and the last (a row need not start a line).
-            for v in row.iter().step_by(8).chain(row.last()) {
-                x ^= *v;
-            }
+            x ^= crate::cache::touch_lines(row, usize::MAX) ^ row.last().copied().unwrap_or(0);
         }
         // Keeps the reads: their value is used nowhere else.
         std::hint::black_box(x);
