@@ -76,9 +76,26 @@ impl FeatureSet {
     /// ```
     #[must_use]
     pub fn from_unsorted(mut features: Vec<u64>) -> Self {
+        Self::sort_and_dedup(&mut features);
+        FeatureSet { items: features }
+    }
+
+    /// Sorts and deduplicates `features` in place: the items of
+    /// [`from_unsorted`](Self::from_unsorted)'s set, left in the caller's vector (a
+    /// scratch buffer whose set is copied elsewhere or only counted).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::FeatureSet;
+    /// let mut scratch = vec![5, 1, 5, 3];
+    /// FeatureSet::sort_and_dedup(&mut scratch);
+    /// assert_eq!(scratch, [1, 3, 5]);
+    /// assert_eq!(FeatureSet::from_unsorted(vec![5, 1, 5, 3]).as_slice(), &scratch[..]);
+    /// ```
+    pub fn sort_and_dedup(features: &mut Vec<u64>) {
         features.sort_unstable();
         features.dedup();
-        FeatureSet { items: features }
     }
 
     /// Wraps a vector that is already sorted and duplicate-free.

@@ -760,8 +760,8 @@ mod tests {
         assert_eq!(sizes.iter().sum::<usize>(), lines);
         assert!(sizes.iter().all(|&n| n <= BATCH_LINES), "{sizes:?}");
         // Decoded a batch at a time, the blank lines are counted and nothing yielded.
-        let mut reader = JsonlReader::new(input.as_slice(), "blank", &ReadOptions::default());
-        let mut batched = Batched::new(&mut reader);
+        let reader = JsonlReader::new(input.as_slice(), "blank", &ReadOptions::default());
+        let mut batched = Batched::owning(reader);
         assert!(batched.next().is_none());
         assert_eq!(batched.blank_lines(), lines as u64);
     }
@@ -796,8 +796,8 @@ mod tests {
             .map(show)
             .collect();
         let batched = || {
-            let mut reader = JsonlReader::new(input.as_bytes(), "x", &opts);
-            let items: Vec<String> = Batched::new(&mut reader).map(show).collect();
+            let reader = JsonlReader::new(input.as_bytes(), "x", &opts);
+            let items: Vec<String> = Batched::owning(reader).map(show).collect();
             items
         };
         assert!(plain.len() > 39_900 && plain.iter().any(|p| p.contains("x:998")));
@@ -863,8 +863,7 @@ mod tests {
         let cut = &input.as_bytes()[..input.len() - 1000];
         let opts = ReadOptions::default();
         let reader = || JsonlReader::new(BufReader::new(FailAfter(cut)), "x", &opts);
-        let mut here = reader();
-        let here: Vec<String> = Batched::new(&mut here).map(show).collect();
+        let here: Vec<String> = Batched::owning(reader()).map(show).collect();
         let ahead = read_ahead(&mut reader(), None::<crate::DocHook<()>>, |batched| {
             batched.map(show).collect::<Vec<_>>()
         });
@@ -881,8 +880,8 @@ mod tests {
         use std::hash::BuildHasher;
         let input = "{\"id\": \"a\", \"text\": \"x\"}\n\n{\"text\": \"y\"}\n";
         let opts = ReadOptions::default();
-        let mut reader = JsonlReader::new(input.as_bytes(), "in", &opts);
-        let mut batched = Batched::new(&mut reader);
+        let reader = JsonlReader::new(input.as_bytes(), "in", &opts);
+        let mut batched = Batched::owning(reader);
         let mut ids = Vec::new();
         while let Some(doc) = batched.next() {
             let doc = doc.unwrap();

@@ -706,7 +706,7 @@ impl IdHash for FolderReader {}
 impl IdHash for ParquetReader {}
 impl<R: std::io::BufRead> IdHash for JsonlReader<R> {}
 #[cfg(feature = "rayon")]
-impl<R: std::io::BufRead + Send, T: Send + 'static> IdHash for jsonl::Batched<'_, R, T> {
+impl<R: std::io::BufRead + Send, T: Send + 'static> IdHash for jsonl::Batched<R, T> {
     fn id_key(&self) -> Option<IdKey> {
         Some(jsonl::Batched::id_key(self))
     }

@@ -34,7 +34,7 @@ use crate::{Document, JsonlReader, Problem};
 /// ```
 pub struct ParallelJsonl<R: 'static> {
     #[cfg(feature = "rayon")]
-    inner: crate::jsonl::Batched<'static, R>,
+    inner: crate::jsonl::Batched<R>,
     #[cfg(not(feature = "rayon"))]
     inner: JsonlReader<R>,
 }

@@ -271,7 +271,7 @@ impl Explanation {
             self.params,
             None,
             crate::candidates::minhash::Kept::Full(Vec::new()),
-            crate::candidates::minhash::EstimateFilter::every_candidate(),
+            crate::candidates::estimate::EstimateFilter::every_candidate(),
             &crate::NoProgress,
             &mut counted,
         )?;
@@ -375,7 +375,7 @@ mod tests {
                 e.params,
                 crate::method::bounded_scan(e.config.max_bucket_scan),
                 crate::candidates::minhash::Kept::Full(Vec::new()),
-                crate::candidates::minhash::EstimateFilter::every_candidate(),
+                crate::candidates::estimate::EstimateFilter::every_candidate(),
                 &crate::NoProgress,
                 &mut ndd_core::PairCounter::default(),
             )

@@ -46,6 +46,7 @@
 
 #[cfg(feature = "minhash")]
 mod bloom;
+mod cache;
 mod candidates;
 mod dedup;
 mod durian;
@@ -79,7 +80,7 @@ pub use ndd_corpus as corpus;
 #[cfg(feature = "minhash")]
 pub use bloom::{BloomDedup, DEFAULT_BLOOM_CAPACITY, DEFAULT_BLOOM_FALSE_POSITIVE_RATE};
 #[cfg(feature = "minhash")]
-pub use candidates::minhash::{EstimateFilter, PLAUSIBLE_FIELD_BITS};
+pub use candidates::estimate::{EstimateFilter, PLAUSIBLE_FIELD_BITS};
 pub use candidates::{
     CandidateGenerator, CandidateReport, CandidateSource, Emit, Method, PLAUSIBLE_SIGMAS,
     SourceContext,

@@ -119,9 +119,7 @@ fn packed_with<E: FeatureExtractor + Sync>(
             if needed[first + i] {
                 scratch.clear();
                 extractor.extract(t, scratch);
-                // As FeatureSet::from_unsorted makes a set.
-                scratch.sort_unstable();
-                scratch.dedup();
+                FeatureSet::sort_and_dedup(scratch);
                 out.hashes.extend_from_slice(scratch);
             }
             out.bounds.push(out.hashes.len());
@@ -167,8 +165,7 @@ fn sizes_with<E: FeatureExtractor + Sync>(extractor: &E, texts: &[&str]) -> Vec<
     let one = |scratch: &mut Vec<u64>, t: &&str| {
         scratch.clear();
         extractor.extract(t, scratch);
-        scratch.sort_unstable();
-        scratch.dedup();
+        FeatureSet::sort_and_dedup(scratch);
         scratch.len() as u64
     };
     #[cfg(feature = "rayon")]

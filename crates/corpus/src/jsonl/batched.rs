@@ -25,8 +25,8 @@ use crate::{DocHook, Document};
 /// With a hook ([`read_ahead`]'s), each document's value `T` is computed on the
 /// pool right after the document is decoded (its text still in that core's cache), and
 /// [`Batched::take_value`] gives the value of the document last yielded.
-pub(crate) struct Batched<'r, R, T = ()> {
-    reader: Held<'r, R>,
+pub(crate) struct Batched<R, T = ()> {
+    reader: JsonlReader<R>,
     name: Arc<str>,
     options: Arc<ReadOptions>,
     hook: Option<DocHook<T>>,
@@ -81,7 +81,7 @@ const FED_BUFFERS: usize = 2;
 pub(crate) fn read_ahead<R: BufRead + Send, T: Send + 'static, X>(
     reader: &mut JsonlReader<R>,
     hook: Option<DocHook<T>>,
-    body: impl FnOnce(&mut Batched<'static, std::io::Empty, T>) -> X,
+    body: impl FnOnce(&mut Batched<std::io::Empty, T>) -> X,
 ) -> X {
     let mut counts = JsonlReader::new(std::io::empty(), reader.name.clone(), &reader.options);
     counts.total = reader.total;
@@ -122,7 +122,7 @@ pub(crate) fn read_ahead<R: BufRead + Send, T: Send + 'static, X>(
                 }
             }
         });
-        let mut batched = Batched::of(Held::Owned(Box::new(counts)), hook);
+        let mut batched = Batched::of(counts, hook);
         batched.feed = Some(Feed {
             spares,
             full: std::sync::Mutex::new(full),
@@ -214,50 +214,17 @@ impl<T: Send + 'static> Decoding<T> {
     }
 }
 
-/// The reader a [`Batched`] reads: borrowed (the tests') or its own
-/// ([`ParallelJsonl`](crate::ParallelJsonl); [`read_ahead`]'s counting reader).
-pub(crate) enum Held<'r, R> {
-    // Only the tests borrow (the variant keeps the lifetime of `Batched`).
-    #[cfg_attr(not(test), allow(dead_code))]
-    Borrowed(&'r mut JsonlReader<R>),
-    Owned(Box<JsonlReader<R>>),
-}
-
-impl<R> std::ops::Deref for Held<'_, R> {
-    type Target = JsonlReader<R>;
-    fn deref(&self) -> &JsonlReader<R> {
-        match self {
-            Held::Borrowed(r) => r,
-            Held::Owned(r) => r,
-        }
+impl<R: BufRead + Send> Batched<R> {
+    /// The reader's items, without a hook, read on the calling thread by the batch
+    /// that owns the reader ([`ParallelJsonl`](crate::ParallelJsonl), the tests;
+    /// `read_jsonl_hooked` reads through [`read_ahead`]).
+    pub(crate) fn owning(reader: JsonlReader<R>) -> Self {
+        Self::of(reader, None)
     }
 }
 
-impl<R> std::ops::DerefMut for Held<'_, R> {
-    fn deref_mut(&mut self) -> &mut JsonlReader<R> {
-        match self {
-            Held::Borrowed(r) => r,
-            Held::Owned(r) => r,
-        }
-    }
-}
-
-impl<'r, R: BufRead + Send> Batched<'r, R> {
-    /// The reader's items, without a hook, read on the calling thread (the tests'
-    /// reader; `read_jsonl_hooked` reads through [`read_ahead`]).
-    #[cfg(test)]
-    pub(crate) fn new(reader: &'r mut JsonlReader<R>) -> Self {
-        Self::of(Held::Borrowed(reader), None)
-    }
-
-    /// The reader's items, read by the batch that owns it.
-    pub(crate) fn owning(reader: JsonlReader<R>) -> Batched<'static, R> {
-        Batched::of(Held::Owned(Box::new(reader)), None)
-    }
-}
-
-impl<'r, R: BufRead + Send, T: Send + 'static> Batched<'r, R, T> {
-    fn of(reader: Held<'r, R>, hook: Option<DocHook<T>>) -> Self {
+impl<R: BufRead + Send, T: Send + 'static> Batched<R, T> {
+    fn of(reader: JsonlReader<R>, hook: Option<DocHook<T>>) -> Self {
         Batched {
             name: Arc::from(reader.name.as_str()),
             options: Arc::new(reader.options.clone()),
@@ -373,7 +340,7 @@ fn decode_batch<T: Send>(
         .collect()
 }
 
-impl<R: BufRead + Send, T: Send + 'static> Iterator for Batched<'_, R, T> {
+impl<R: BufRead + Send, T: Send + 'static> Iterator for Batched<R, T> {
     type Item = Result<Document, Problem>;
 
     fn next(&mut self) -> Option<Self::Item> {

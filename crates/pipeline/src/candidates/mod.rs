@@ -14,6 +14,8 @@ mod source;
 pub use method::Method;
 pub use source::CandidateSource;
 pub(crate) use source::ExactJaccardSource;
+#[cfg(feature = "minhash")]
+pub(crate) mod estimate;
 #[cfg(feature = "imatch")]
 mod imatch;
 #[cfg(feature = "minhash")]

@@ -25,7 +25,7 @@ use ndd_lsh::{LshIndex, QueryScratch};
 use ndd_minhash::MinHashSignature;
 
 use super::{Batch, DedupIndex, SetStore, key};
-use crate::candidates::minhash::EstimateFilter;
+use crate::candidates::estimate::EstimateFilter;
 use crate::progress::Stage;
 use crate::report::{BucketScan, Outcome, Report};
 use crate::verify::VerifyReport;

@@ -9,7 +9,7 @@
 //! documents by their position in [`DedupIndex::ids`]. Exact copies removed by the
 //! index's exact pass are not in its LSH index, so a query finds the first copy only.
 
-use ndd_core::{DocSketcher, DynFeatureExtractor};
+use ndd_core::{DocSketcher, DynFeatureExtractor, FeatureSet};
 use ndd_minhash::MinHashSignature;
 
 use crate::DedupIndex;
@@ -66,8 +66,7 @@ impl Neighbour {
 fn query_set(index: &DedupIndex, text: &str) -> Vec<u64> {
     let mut features: Vec<u64> = Vec::new();
     index.hasher().extractor().extract_dyn(text, &mut features);
-    features.sort_unstable();
-    features.dedup();
+    FeatureSet::sort_and_dedup(&mut features);
     features
 }
 
