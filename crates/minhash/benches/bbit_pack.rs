@@ -14,6 +14,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ndd_core::Sketcher;
 use ndd_core::hash::stable_hash64;
 use ndd_minhash::{BBitSlots, MinHasher};
 
