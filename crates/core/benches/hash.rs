@@ -1,12 +1,14 @@
 //! `hash::hash_u64s` (the LSH band key: XXH3 of the values' little-endian bytes)
-//! against its code before issue 31's cut (commit `cf12f0a`), kept here as the
-//! baseline, in the same run.
+//! against its code before issue 31's cuts (commits `cf12f0a` and `da5d674`), kept
+//! here as the baselines, in the same run.
 //!
 //! `before` copied up to 32 values into a 256-byte stack buffer, cleared whole on
-//! every call; `hash_u64s` copies up to 8 values (a band's rows) into a 64-byte one
-//! (9 to 32 still go through 256 bytes). Each iteration hashes 4,096 different bands of
-//! `n` values, for `n` = 4, 6, 8 (the 64-byte path) and 16 (unchanged: the control).
-//! Before measuring, the baseline is checked to give the same value for every band.
+//! every call; `previous` (`da5d674`) copied up to 8 values (a band's rows) into a
+//! 64-byte one (9 to 32 still through 256 bytes) and hashed the buffer's bytes;
+//! `hash_u64s` reads 3 to 16 values as words, with no buffer (session 11, task M).
+//! Each iteration hashes 4,096 different bands of `n` values, for `n` = 4, 6, 8 and
+//! 16. Before measuring, the baselines are checked to give the same value for every
+//! band.
 //!
 //! Run: `cargo bench -p ndd-core --bench hash -- --warm-up-time 1 --measurement-time 3`
 #![allow(missing_docs)] // criterion_group! generates an undocumented function
@@ -32,6 +34,22 @@ fn hash_u64s_before(values: &[u64], seed: u64) -> u64 {
     }
 }
 
+/// The baseline: `da5d674`'s `hash_u64s`, through a 64-byte buffer up to 8 values.
+fn hash_u64s_previous(values: &[u64], seed: u64) -> u64 {
+    fn through<const N: usize>(values: &[u64], seed: u64) -> u64 {
+        let mut buf = [0u8; N];
+        for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+        stable_hash64(&buf[..values.len() * 8], seed)
+    }
+    if values.len() <= 8 {
+        through::<64>(values, seed)
+    } else {
+        hash_u64s_before(values, seed)
+    }
+}
+
 /// The bands one iteration hashes.
 const BANDS: usize = 4096;
 
@@ -44,12 +62,20 @@ fn bench(c: &mut Criterion) {
             .collect();
         for band in values.chunks_exact(n) {
             assert_eq!(hash_u64s_before(band, 1), hash_u64s(band, 1), "{band:?}");
+            assert_eq!(hash_u64s_previous(band, 1), hash_u64s(band, 1), "{band:?}");
         }
         group.throughput(Throughput::Elements(BANDS as u64));
         group.bench_with_input(BenchmarkId::new("before", n), &values, |b, v| {
             b.iter(|| {
                 v.chunks_exact(n)
                     .fold(0u64, |acc, band| acc ^ hash_u64s_before(black_box(band), 1))
+            });
+        });
+        group.bench_with_input(BenchmarkId::new("previous", n), &values, |b, v| {
+            b.iter(|| {
+                v.chunks_exact(n).fold(0u64, |acc, band| {
+                    acc ^ hash_u64s_previous(black_box(band), 1)
+                })
             });
         });
         group.bench_with_input(BenchmarkId::new("hash_u64s", n), &values, |b, v| {

@@ -63,9 +63,97 @@ pub fn stable_hash64(bytes: &[u8], seed: u64) -> u64 {
 /// assert_eq!(hash_u64s(&[1, 2, 3], 7), stable_hash64(&bytes, 7));
 /// ```
 #[must_use]
+#[inline]
 pub fn hash_u64s(values: &[u64], seed: u64) -> u64 {
-    // A buffer fitted to the common sizes: LSH bands hold a few values, and
-    // clearing a larger one cost as much as the hash of 48 bytes.
+    // 17 to 128 bytes, an LSH band's usual size: straight from the words.
+    xxh3_words_17to128(values, seed).unwrap_or_else(|| hash_u64s_buffered(values, seed))
+}
+
+/// [`hash_u64s`] of at most `N / 8` values through an `N`-byte stack buffer.
+#[inline(always)]
+fn hash_u64s_in<const N: usize>(values: &[u64], seed: u64) -> u64 {
+    let mut buf = [0u8; N];
+    for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
+        chunk.copy_from_slice(&v.to_le_bytes());
+    }
+    stable_hash64(&buf[..values.len() * 8], seed)
+}
+
+/// Bytes 0–127 of XXH3's default secret (`kSecret`, xxHash v0.8) as little-endian
+/// words: all that inputs of 17 to 128 bytes read.
+const SECRET_WORDS: [u64; 16] = [
+    0xbe4b_a423_396c_feb8,
+    0x1cad_21f7_2c81_017c,
+    0xdb97_9083_e96d_d4de,
+    0x1f67_b3b7_a4a4_4072,
+    0x78e5_c0cc_4ee6_79cb,
+    0x2172_ffcc_7dd0_5a82,
+    0x8e24_43f7_7446_08b8,
+    0x4c26_3a81_e690_35e0,
+    0xcb00_c391_bb52_283c,
+    0xa32e_531b_8b65_d088,
+    0x4ef9_0da2_9748_6471,
+    0xd8ac_dea9_46ef_1938,
+    0x3f34_9ce3_3f76_faa8,
+    0x1d4f_0bc7_c7bb_dcf9,
+    0x3159_b4cd_4be0_518a,
+    0x6473_78d9_c97e_9fc8,
+];
+
+/// XXH3-64 of the little-endian bytes of 3 to 16 `values` (17 to 128 bytes) with
+/// `seed`, read from the words themselves: the specification's `XXH3_len_17to128_64b`
+/// with the default secret, one copy per count so that its rounds unroll. Every
+/// 16-byte piece it reads starts at a multiple of 8, so each is two whole values; no
+/// buffer is filled.
+#[inline]
+fn xxh3_words_17to128(values: &[u64], seed: u64) -> Option<u64> {
+    macro_rules! by_count {
+        ($($n:literal)*) => {
+            match values.len() {
+                $($n => <&[u64; $n]>::try_from(values).ok().map(|v| xxh3_words::<$n>(v, seed)),)*
+                _ => None,
+            }
+        };
+    }
+    by_count!(3 4 5 6 7 8 9 10 11 12 13 14 15 16)
+}
+
+/// [`xxh3_words_17to128`] of exactly `N` values (`3 ≤ N ≤ 16`).
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // the two halves of a 128-bit product
+fn xxh3_words<const N: usize>(values: &[u64; N], seed: u64) -> u64 {
+    const PRIME64_1: u64 = 0x9E37_79B1_85EB_CA87;
+    const PRIME_MX1: u64 = 0x1656_6791_9E37_79F9;
+    let mix16 = |lo: u64, hi: u64, at: usize| {
+        let p = u128::from(lo ^ SECRET_WORDS[at].wrapping_add(seed))
+            * u128::from(hi ^ SECRET_WORDS[at + 1].wrapping_sub(seed));
+        (p as u64) ^ ((p >> 64) as u64)
+    };
+    let mut acc = (8 * N as u64).wrapping_mul(PRIME64_1);
+    // Round k reads bytes 16k.. with secret bytes 32k.. and the 16 bytes that end
+    // 16k before the end with secret bytes 32k + 16..; over 32, 64 and 96 bytes one
+    // more round each.
+    let rounds = 1 + usize::from(N > 4) + usize::from(N > 8) + usize::from(N > 12);
+    for k in 0..rounds {
+        acc = acc
+            .wrapping_add(mix16(values[2 * k], values[2 * k + 1], 4 * k))
+            .wrapping_add(mix16(
+                values[N - 2 * k - 2],
+                values[N - 2 * k - 1],
+                4 * k + 2,
+            ));
+    }
+    acc ^= acc >> 37;
+    acc = acc.wrapping_mul(PRIME_MX1);
+    acc ^ (acc >> 32)
+}
+
+/// [`hash_u64s`] of fewer than 3 or more than 16 values: through a stack buffer, or
+/// streamed past 32 values.
+#[inline(never)]
+fn hash_u64s_buffered(values: &[u64], seed: u64) -> u64 {
+    // A buffer fitted to the common sizes: clearing a larger one cost as much as the
+    // hash of 48 bytes.
     if values.len() <= 8 {
         hash_u64s_in::<64>(values, seed)
     } else if values.len() <= 32 {
@@ -77,16 +165,6 @@ pub fn hash_u64s(values: &[u64], seed: u64) -> u64 {
         }
         h.finish()
     }
-}
-
-/// [`hash_u64s`] of at most `N / 8` values through an `N`-byte stack buffer.
-#[inline(always)]
-fn hash_u64s_in<const N: usize>(values: &[u64], seed: u64) -> u64 {
-    let mut buf = [0u8; N];
-    for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
-        chunk.copy_from_slice(&v.to_le_bytes());
-    }
-    stable_hash64(&buf[..values.len() * 8], seed)
 }
 
 /// Incremental form of [`stable_hash64`]: feeding the pieces of a byte string gives the
@@ -445,6 +523,22 @@ mod tests {
                     "{n} values, seed {seed}"
                 );
             }
+        }
+    }
+
+    proptest::proptest! {
+        /// The words' path (3 to 16 values) and the buffered ones against the library's
+        /// XXH3 of the bytes, for any values and seed.
+        #[test]
+        fn hash_u64s_of_any_values_is_the_hash_of_their_bytes(
+            values in proptest::collection::vec(proptest::num::u64::ANY, 0..=20),
+            seed in proptest::num::u64::ANY,
+        ) {
+            let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+            proptest::prop_assert_eq!(
+                hash_u64s(&values, seed),
+                xxh3::xxh3_64_with_seed(&bytes, seed)
+            );
         }
     }
 }

@@ -57,19 +57,20 @@ fn field_at(words: &[u64], i: usize, bits: u32) -> u64 {
 /// Packs the lowest `bits` bits of each of `values` into the zeroed `words`, field `i`
 /// at bits `[i·b, i·b + b)` (fields beyond `words` are dropped).
 pub(crate) fn pack_into(values: &[u64], bits: u32, words: &mut [u64]) {
+    match bits {
+        // Fields never straddle words: one word per 64 / b values, with the width a
+        // constant (as `equal_fields` reads them).
+        1 => return pack_pow2::<1>(values, words),
+        2 => return pack_pow2::<2>(values, words),
+        4 => return pack_pow2::<4>(values, words),
+        8 => return pack_pow2::<8>(values, words),
+        16 => return pack_pow2::<16>(values, words),
+        32 => return pack_pow2::<32>(values, words),
+        64 => return pack_pow2::<64>(values, words),
+        _ => {}
+    }
     let mask = low_mask(bits);
     let b = bits as usize;
-    if 64 % b == 0 {
-        // Fields never straddle words: each word is its values shifted together, the
-        // first lowest (`wrapping_shl` only ever shifts 0 by 64, for 64-bit fields).
-        for (w, chunk) in words.iter_mut().zip(values.chunks(64 / b)) {
-            *w = chunk
-                .iter()
-                .rev()
-                .fold(0u64, |acc, &v| acc.wrapping_shl(bits) | (v & mask));
-        }
-        return;
-    }
     for (i, &v) in values.iter().enumerate() {
         let bit = i * b;
         let (w, off) = (bit / 64, bit % 64);
@@ -82,6 +83,30 @@ pub(crate) fn pack_into(values: &[u64], bits: u32, words: &mut [u64]) {
                 *x |= v >> (64 - off);
             }
         }
+    }
+}
+
+/// [`pack_into`] for a width `B` that divides 64: each word is its `64 / B` values
+/// shifted together, the first lowest (`wrapping_shl` only ever shifts 0 by 64, for
+/// 64-bit fields). Whole words take a fixed number of values, which the compiler
+/// unrolls; a last, partial word takes the rest.
+#[inline]
+fn pack_pow2<const B: u32>(values: &[u64], words: &mut [u64]) {
+    let mask = low_mask(B);
+    let word = |chunk: &[u64]| {
+        chunk
+            .iter()
+            .rev()
+            .fold(0u64, |acc, &v| acc.wrapping_shl(B) | (v & mask))
+    };
+    let per = (64 / B) as usize;
+    let whole = values.chunks_exact(per);
+    let rest = whole.remainder();
+    for (w, chunk) in words.iter_mut().zip(whole) {
+        *w = word(chunk);
+    }
+    if let (false, Some(w)) = (rest.is_empty(), words.get_mut(values.len() / per)) {
+        *w = word(rest);
     }
 }
 
