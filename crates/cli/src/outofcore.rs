@@ -110,8 +110,13 @@ pub(crate) fn run(a: &DedupArgs, work_dir: &Path) -> Result<(), CliError> {
     check_work_dir(work_dir, path, &targets)?;
 
     let bars = Arc::new(Bars::new(a.quiet));
+    // A whole reading of the input: beside the sketch stage when the work folder has
+    // nothing to reuse, first when it has (the pipeline decides).
+    let input = path.to_path_buf();
     let job = job
-        .input_fingerprint(ndd_pipeline::corpus::input_content_fingerprint(path)?)
+        .input_fingerprint_with(move || {
+            Ok(ndd_pipeline::corpus::input_content_fingerprint(&input)?)
+        })
         .progress(bars.clone());
     let skipped = Skipped::shared(a.input.problems_out.is_some(), path.is_dir())?;
     let mut reader = Reader::open(path, options)?.with_skipped(&skipped);

@@ -69,6 +69,11 @@ impl Marker {
         std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))
     }
 
+    /// Whether `dir` holds a marker of `stage`, whatever it says.
+    pub(super) fn exists(dir: &Path, stage: &str) -> bool {
+        Self::path(dir, stage).is_file()
+    }
+
     /// Removes the marker of `stage`, so that it is redone.
     pub(super) fn clear(dir: &Path, stage: &str) -> Result<(), Error> {
         let path = Self::path(dir, stage);

@@ -113,8 +113,17 @@ struct Steps<'a> {
     dir: &'a Path,
     markers: Vec<Option<Marker>>,
     fingerprints: [u64; 6],
+    /// The input's fingerprint being computed beside the first stage
+    /// ([`OutOfCore::input_fingerprint_with`]), with the banding `fingerprints`
+    /// needs; `fingerprints` stand in for it until a marker is saved.
+    pending_input: Option<(PendingInput, Option<ndd_lsh::LshParams>)>,
+    /// The stages' fingerprints for an input's fingerprint and a banding.
+    of_input: &'a dyn Fn(u64, Option<ndd_lsh::LshParams>) -> [u64; 6],
     runs: Vec<StageRun>,
 }
+
+/// The thread computing the input's fingerprint beside the sketch stage.
+type PendingInput = std::thread::JoinHandle<Result<u64, Error>>;
 
 impl Steps<'_> {
     /// Stage `i`'s marker: the earlier run's, or the one `stage` returns with the bytes
@@ -130,6 +139,12 @@ impl Steps<'_> {
             Some(m) => (m, true, 0),
             None => {
                 let (m, bytes) = stage()?;
+                if let Some((pending, params)) = self.pending_input.take() {
+                    let input = pending
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+                    self.fingerprints = (self.of_input)(input, params);
+                }
                 m.save(self.dir, name, self.fingerprints[i])?;
                 (m, false, bytes)
             }
@@ -246,7 +261,21 @@ pub struct OutOfCore {
     work_dir: PathBuf,
     budget: u64,
     input: u64,
+    /// The input's fingerprint computed when the run needs it
+    /// ([`input_fingerprint_with`](OutOfCore::input_fingerprint_with)); `None`:
+    /// `input` holds it.
+    input_by: Option<InputFingerprintFn>,
     progress: Arc<dyn Progress>,
+}
+
+/// A function computing the input's fingerprint ([`OutOfCore::input_fingerprint_with`]).
+#[derive(Clone)]
+struct InputFingerprintFn(Arc<dyn Fn() -> Result<u64, Error> + Send + Sync>);
+
+impl std::fmt::Debug for InputFingerprintFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("InputFingerprintFn(..)")
+    }
 }
 
 /// The method whose state the stages keep on disk.
@@ -367,6 +396,7 @@ impl OutOfCore {
             work_dir: work_dir.into(),
             budget: DEFAULT_MEMORY_BUDGET,
             input: 0,
+            input_by: None,
             progress: Arc::new(NoProgress),
         })
     }
@@ -421,6 +451,43 @@ impl OutOfCore {
     #[must_use]
     pub fn input_fingerprint(mut self, fingerprint: u64) -> Self {
         self.input = fingerprint;
+        self.input_by = None;
+        self
+    }
+
+    /// [`input_fingerprint`](Self::input_fingerprint) computed by `fingerprint` when a
+    /// run needs it: first, when the work directory holds a finished sketch stage
+    /// (whether it is reused depends on the value); otherwise on a thread of its own
+    /// beside the sketch stage, since nothing can be reused and the value only goes
+    /// into the stages' markers, which are written once it is known (a run
+    /// interrupted before leaves no marker). `ndd dedup --work-dir` passes a reading
+    /// of the whole input
+    /// ([`input_content_fingerprint`](crate::corpus::input_content_fingerprint)) so,
+    /// and its stages start at once. An `Err` of `fingerprint` stops the run with it,
+    /// no marker written.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::pipeline::{Dedup, Document, OutOfCore};
+    /// let dir = std::env::temp_dir().join("ndd-doc-src-mod-input-with");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let docs = || [Ok(Document::new("a", "one text")), Ok(Document::new("b", "two"))];
+    /// let job = |input: u64| OutOfCore::new(&Dedup::new(), &dir).map(|j| j.input_fingerprint_with(move || Ok(input)));
+    /// let first = job(1)?.run(docs())?; // computed beside the sketch stage
+    /// assert!(!first.stages[0].reused);
+    /// assert!(job(1)?.run(docs())?.stages.iter().all(|s| s.reused)); // the same input
+    /// assert!(!job(2)?.run(docs())?.stages[0].reused); // another input: redone
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn input_fingerprint_with(
+        mut self,
+        fingerprint: impl Fn() -> Result<u64, Error> + Send + Sync + 'static,
+    ) -> Self {
+        self.input_by = Some(InputFingerprintFn(Arc::new(fingerprint)));
         self
     }
 
@@ -461,7 +528,7 @@ impl OutOfCore {
 
     /// The fingerprint of what each stage's output depends on, by stage.
     /// (For MinHash, `params` are its bands and rows.)
-    fn fingerprints(&self, params: Option<ndd_lsh::LshParams>) -> [u64; 6] {
+    fn fingerprints(&self, input: u64, params: Option<ndd_lsh::LshParams>) -> [u64; 6] {
         let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
@@ -472,7 +539,7 @@ impl OutOfCore {
             Engine::MinHash(config) => (
                 SchemeId::new("ndd-pipeline/out-of-core/sketch")
                     .with(u64::from(ndd_scale::FORMAT_VERSION))
-                    .with(self.input)
+                    .with(input)
                     .with(config.num_perm as u64)
                     .with(config.seed)
                     .with(params.map_or(0, |p| p.bands() as u64))
@@ -485,7 +552,7 @@ impl OutOfCore {
             Engine::SimHash(config) => (
                 SchemeId::new("ndd-pipeline/out-of-core/sketch/simhash")
                     .with(u64::from(ndd_scale::FORMAT_VERSION))
-                    .with(self.input)
+                    .with(input)
                     .with(config.bits as u64)
                     .with(config.max_hamming() as u64)
                     .with(hamming::weighting(config).map_or(u64::MAX, |w| w.1)),
@@ -608,7 +675,24 @@ impl OutOfCore {
             #[cfg(feature = "simhash")]
             Engine::SimHash(_) => None,
         };
-        let fingerprints = self.fingerprints(params);
+        // The input's fingerprint: known, computed now (a finished sketch stage's
+        // reuse depends on it), or computed beside the sketch stage (nothing to reuse:
+        // only the markers, written after it, carry it; 0 stands in until then).
+        let mut pending_input = None;
+        let input = match &self.input_by {
+            None => self.input,
+            Some(f) if Marker::exists(dir, STAGES[SKETCH_STAGE].0) => (f.0)()?,
+            Some(f) => {
+                let f = Arc::clone(&f.0);
+                let spawned = std::thread::Builder::new()
+                    .name("ndd-input-fingerprint".to_owned())
+                    .spawn(move || f())
+                    .map_err(|e| Error::io(dir, e))?;
+                pending_input = Some(spawned);
+                0
+            }
+        };
+        let fingerprints = self.fingerprints(input, params);
         let (scan, num_perm, max_hamming) = match &self.engine {
             // The plan's resolved scan: always set for MinHash.
             Engine::MinHash(c) => (
@@ -670,6 +754,8 @@ impl OutOfCore {
             dir,
             markers,
             fingerprints,
+            pending_input: pending_input.map(|h| (h, params)),
+            of_input: &|input, params| self.fingerprints(input, params),
             runs: Vec::new(),
         };
 
@@ -731,6 +817,8 @@ impl OutOfCore {
         let documents = need(&sketched, "documents")?;
         let signature_len = need(&sketched, "signature_len")?;
         let key_fp = need(&sketched, "band_key_fingerprint")?;
+        // Known since the sketch stage's marker was saved.
+        let fingerprints = steps.fingerprints;
 
         let exact = steps.run(EXACT_STAGE, || {
             let runs = self.plan.exact.map(|_| {

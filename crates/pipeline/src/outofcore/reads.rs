@@ -65,13 +65,17 @@ pub(super) fn read_spans<T: Send>(
     }
     // One buffer per chunk of reads, reused, and one vector of results per chunk:
     // not an allocation per read (a block of signatures makes about 15,000 reads).
+    // The buffer only grows (zeroed once): each read overwrites the bytes it uses.
     let read = |chunk: &[Group]| -> Result<Vec<T>, Error> {
         let mut buf: Vec<u8> = Vec::new();
         let mut out = Vec::with_capacity(chunk.iter().map(|g| g.end - g.first).sum());
         for g in chunk {
-            buf.clear();
-            buf.resize(usize::try_from(g.stop - g.start).unwrap_or(usize::MAX), 0);
-            read_at(file, path, g.start, &mut buf)?;
+            let n = usize::try_from(g.stop - g.start).unwrap_or(usize::MAX);
+            if buf.len() < n {
+                buf.resize(n, 0);
+            }
+            let buf = buf.get_mut(..n).unwrap_or_default();
+            read_at(file, path, g.start, buf)?;
             let spans = spans.get(g.first..g.end).unwrap_or_default();
             for (i, &(at, len)) in (g.first..).zip(spans) {
                 let from = usize::try_from(at - g.start).unwrap_or(usize::MAX);

@@ -790,14 +790,22 @@ impl Sets {
     }
 
     /// The shingle sets of `docs` (in increasing order), in order: nearby ones read
-    /// together, parsed in parallel under `rayon`.
+    /// together, parsed in parallel under `rayon`. The sketch stage wrote each set's
+    /// values sorted and distinct, so they are taken as they are (checked, not sorted
+    /// again); a set that is not is a damaged file.
     pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<FeatureSet>, Error> {
-        self.0.get_many(docs, |_, bytes| {
+        self.0.get_many(docs, |i, bytes| {
             let values: Vec<u64> = bytes
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
                 .collect();
-            Ok(FeatureSet::from_unsorted(values))
+            FeatureSet::from_sorted(values).map_err(|e| {
+                let doc = docs.get(i).copied().unwrap_or_default();
+                Error::Core(ndd_core::Error::corrupt_data(format!(
+                    "{}: the set of document {doc}: {e}",
+                    self.0.values_path.display()
+                )))
+            })
         })
     }
 }

@@ -910,3 +910,75 @@ fn exact_jaccard_keeps_the_filters_fields_and_the_estimate_the_whole_signature()
     // 128 values of 8 bytes and the byte form's header.
     assert!(signatures(Verifier::MethodScore) > 8 * 128);
 }
+
+/// A fingerprint computed beside the sketch stage (a fresh folder) goes into the
+/// markers as a known one would: a later run given that value reuses every stage, and
+/// one given another value redoes them; a fingerprint that fails stops the run with
+/// no marker written, and when a finished sketch stage is there the function is
+/// called before any stage runs.
+#[test]
+fn an_input_fingerprint_computed_beside_the_stages_is_the_one_the_markers_keep() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let docs = corpus();
+    let dedup = Dedup::new().threshold(0.5);
+    let job = || OutOfCore::new(&dedup, dir.path()).unwrap();
+    let markers = || {
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok()?.file_name().into_string().ok())
+            .filter(|n| n.ends_with(".done"))
+            .collect();
+        names.sort();
+        names
+    };
+    // A failing fingerprint in a fresh folder: the error, and no stage marked done.
+    let failed = job()
+        .input_fingerprint_with(|| {
+            Err(ndd_pipeline::Error::io(
+                "in.jsonl",
+                std::io::ErrorKind::NotFound.into(),
+            ))
+        })
+        .run(docs.iter().cloned().map(Ok));
+    assert!(failed.is_err());
+    assert_eq!(markers(), Vec::<String>::new());
+    // Computed beside the sketch stage: every stage run, then marked with the value.
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&calls);
+    let first = job()
+        .input_fingerprint_with(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok(7)
+        })
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert!(first.stages.iter().all(|s| !s.reused));
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    // Read now: a run that redoes the stages replaces the files `first` reads.
+    let first_pairs = pairs_of(&first);
+    assert!(!markers().is_empty());
+    let same = job()
+        .input_fingerprint(7)
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert!(same.stages.iter().all(|s| s.reused), "{:?}", same.stages);
+    assert_eq!(pairs_of(&same), first_pairs);
+    // Markers there: the function is asked first, and another value redoes the stages
+    // (the documents are read: an empty input gives no documents).
+    let other = job()
+        .input_fingerprint_with(|| Ok(8))
+        .run(docs.iter().cloned().map(Ok))
+        .unwrap();
+    assert!(other.stages.iter().all(|s| !s.reused), "{:?}", other.stages);
+    assert_eq!(pairs_of(&other), first_pairs);
+    let again = job()
+        .input_fingerprint_with(|| Ok(8))
+        .run(std::iter::empty())
+        .unwrap();
+    assert!(again.stages.iter().all(|s| s.reused), "{:?}", again.stages);
+    assert_eq!(again.documents, first.documents);
+    let redone = job().input_fingerprint(7).run(std::iter::empty()).unwrap();
+    assert_eq!(redone.documents, 0);
+}
