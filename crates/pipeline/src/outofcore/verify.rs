@@ -292,9 +292,9 @@ struct Read<'a> {
 /// Each pair's score as the in-memory run scores it, `None` when it is not verified
 /// (`estimates` has none for it) or, for the verifiers that read texts, rejected: the
 /// method's score for its own verifier; the measure of the two shingle sets for the
-/// exact verifiers; for the alignment and custom verifiers, the in-memory verification
-/// stage run over the block's texts (for align-weighted, its tokens weighed by the
-/// whole corpus's document frequencies).
+/// exact verifiers, by the in-memory stage's scoring loop; for the alignment and
+/// custom verifiers, the in-memory verification stage run over the block's texts (for
+/// align-weighted, its tokens weighed by the whole corpus's document frequencies).
 fn measure_block(
     job: &Job<'_>,
     block: &[Edge],
@@ -312,24 +312,18 @@ fn measure_block(
                 return Ok(estimates);
             };
             let read = sets.get_many(&needed)?;
-            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
-            map_in_order(block, |i, e| {
-                if estimates[i].is_none() {
-                    return Ok(None);
-                }
-                let (a, b) = (
-                    read[at(&needed, e.a)].as_slice(),
-                    read[at(&needed, e.b)].as_slice(),
-                );
-                // At least T or dropped, as the caller's test of `accept` (T for a
-                // set verifier) would.
-                Ok(crate::verify::set_measure_at_least(
-                    jaccard_verifier,
-                    a,
-                    b,
-                    job.threshold.get(),
-                ))
-            })
+            // The in-memory stage's one loop over the block's sets (read ahead, tasks
+            // of at most 256 pairs), the pairs in the positions of `needed`.
+            let pairs = pairs_within(block, &estimates, &needed);
+            let set_of = |i: usize| read[i].as_slice();
+            let kept = crate::verify::score_by_sets(
+                matches!(job.verifier, Verifier::ExactJaccard),
+                job.threshold.get(),
+                &set_of,
+                &pairs,
+                &NoProgress,
+            );
+            Ok(scores_of(block, estimates, &needed, kept))
         }
         Verifier::Align(_) | Verifier::Custom(_) => {
             let Some(texts) = texts else {
