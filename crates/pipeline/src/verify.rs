@@ -529,7 +529,7 @@ fn stage(
 /// The one scoring loop of the set verifiers: each pair's exact Jaccard (`jac`) or
 /// containment of the smaller set, from the sets `set_of` gives, kept with that score
 /// when it reaches `t`, in the order of `candidates` (the sets read ahead,
-/// [`READ_AHEAD`]). Out of core's block scoring can call it with its block's sets.
+/// [`READ_AHEAD`]). Out of core's verification calls it with each block's sets.
 pub(crate) fn score_by_sets<'s>(
     jac: bool,
     t: f64,

@@ -201,11 +201,12 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
 /// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
-/// each document in sorted runs, half the budget in memory). Verification holds a block of candidates
-/// with their documents' signatures within a quarter of the budget and, for the
-/// verifiers that read texts, their texts within a 32nd of it (alignment prepares
-/// each text into about five times its size: together within about a fifth), at
-/// least one pair whatever its size. Align-weighted's weights are held whole when they
+/// each document in sorted runs, half the budget in memory). Verification holds two
+/// blocks of candidates (the one scored and the next, read meanwhile on a thread of
+/// its own), each with its documents' signatures within an eighth of the budget and,
+/// for the verifiers that read texts, their texts within a 64th of it (alignment
+/// prepares each text into about five times its size: together within about a
+/// fifth), at least one pair whatever its size. Align-weighted's weights are held whole when they
 /// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
 /// and each block reads the 64 KiB pages of `weights.bin` that hold its words.
 ///

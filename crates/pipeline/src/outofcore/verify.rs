@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 
 use ndd_align::TokenOptions;
-use ndd_core::ScoredPair;
+use ndd_core::{FeatureSet, ScoredPair};
 use ndd_scale::{Edge, RecordError, RecordWriter, Score, SortedRuns};
 
 use super::blocks::{block_text_bytes, map_in_order};
@@ -103,17 +103,123 @@ pub(super) fn run(
     // Candidates are verified a block at a time: each document of a block is read
     // once (its signature, then its set or text if an estimate kept one of its pairs),
     // in position order, and the block's pairs are scored in parallel under `rayon`.
-    // With texts, a block also ends before its texts pass their share of the budget.
-    let block_len = block_pairs(job.budget, signature_len);
-    let text_bytes = block_text_bytes(job.budget);
-    let mut block: Vec<Edge> = Vec::with_capacity(block_len);
+    // The next block is made ready (the candidates' merge, the estimates, the reads)
+    // on a thread of its own while this thread scores and writes the current one: two
+    // blocks are held at once, each of half the share one block had alone.
+    job.progress.start(Stage::Verify, None);
+    let candidates = candidates.merge_to_end().map_err(|e| damaged(dir, e))?;
+    let source = Source {
+        floor,
+        signature_len,
+        sigs: sigs.as_ref(),
+        sets: sets.as_ref(),
+        texts: texts.as_ref(),
+    };
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<Ready, Error>>(0);
+    std::thread::scope(|s| -> Result<(), Error> {
+        s.spawn(move || {
+            let made = ready_blocks(job, candidates, documents, source, |ready| {
+                tx.send(Ok(ready)).is_ok()
+            });
+            if let Err(e) = made {
+                // The scoring loop stops at the error (or stopped already).
+                let _ = tx.send(Err(e));
+            }
+        });
+        // Dropping `rx` on an error stops the reading thread at its next send.
+        for ready in rx {
+            let Ready {
+                block,
+                estimates,
+                needed,
+                read,
+            } = ready?;
+            checked += block.len() as u64;
+            job.progress.advance(Stage::Verify, block.len() as u64);
+            verified += estimates.iter().filter(|s| s.is_some()).count() as u64;
+            let scored = measure_block(job, &block, estimates, &needed, read, weights.as_ref())?;
+            for (e, score) in block.iter().zip(scored) {
+                let Some(score) = score.filter(|&s| s >= accept) else {
+                    continue;
+                };
+                flush_exact(Some(*e), &mut out, &mut scores, &mut accepted)?;
+                accepted += 1;
+                out.write(e).map_err(|err| damaged(dir, err))?;
+                scores
+                    .write(&Score(score))
+                    .map_err(|err| damaged(dir, err))?;
+            }
+        }
+        Ok(())
+    })?;
+    flush_exact(None, &mut out, &mut scores, &mut accepted)?;
+    job.progress.finish(Stage::Verify);
+    scores.finish().map_err(|e| damaged(dir, e))?;
+    out.finish().map_err(|e| damaged(dir, e))?;
+    let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)?;
+    let marker = Marker::default()
+        .with("checked", checked)
+        .with("verified", verified)
+        .with("pairs", accepted);
+    Ok((marker, bytes_written))
+}
+
+/// What a verification block reads beside its candidates: the plausible floor of the
+/// method's score, the signatures (of `signature_len` bytes), and the shingle sets (the exact verifiers) or the
+/// texts (the alignment and custom verifiers).
+#[derive(Clone, Copy)]
+struct Source<'a> {
+    floor: f64,
+    /// The bytes of a signature.
+    signature_len: u64,
+    sigs: Option<&'a Signatures>,
+    sets: Option<&'a Sets>,
+    texts: Option<&'a Texts>,
+}
+
+/// A block made ready for scoring: its distinct candidate pairs in order, their
+/// method scores (`None` below the floor), the documents of the pairs an estimate kept
+/// (in position order) and what the verifier reads of those.
+struct Ready {
+    block: Vec<Edge>,
+    estimates: Vec<Option<f64>>,
+    needed: Vec<u64>,
+    read: Read,
+}
+
+/// The data of a block's `needed` documents, in their order.
+enum Read {
+    /// The method's score decides (or its files were not kept): nothing read.
+    Nothing,
+    /// The shingle sets, for the exact verifiers.
+    Sets(Vec<FeatureSet>),
+    /// The texts, for the alignment and custom verifiers.
+    Texts(Vec<String>),
+}
+
+/// Cuts `candidates` (the merge of the candidate runs, in order, repeats included)
+/// into blocks, and hands each to `send` made ready: deduplicated, checked against
+/// the `documents` documents, estimated from the signatures, its documents' sets or
+/// texts read. Stops when `send` returns `false` (the scoring loop stopped).
+///
+/// A block holds at most [`block_pairs`] of half the budget, and with texts ends
+/// before its texts pass half of [`block_text_bytes`]: the scoring loop holds the
+/// previous block meanwhile.
+fn ready_blocks(
+    job: &Job<'_>,
+    mut candidates: impl Iterator<Item = Result<Edge, RecordError>>,
+    documents: u64,
+    source: Source<'_>,
+    mut send: impl FnMut(Ready) -> bool,
+) -> Result<(), Error> {
+    let dir = job.dir;
+    let block_len = block_pairs(job.budget / 2, source.signature_len);
+    let text_bytes = block_text_bytes(job.budget) / 2;
     let mut last: Option<Edge> = None;
     let mut pending: Option<Edge> = None;
     let mut block_docs: HashSet<u64> = HashSet::new();
-    job.progress.start(Stage::Verify, None);
-    let mut candidates = candidates.merge_to_end().map_err(|e| damaged(dir, e))?;
     loop {
-        block.clear();
+        let mut block: Vec<Edge> = Vec::with_capacity(block_len);
         block_docs.clear();
         let mut held = 0u64;
         loop {
@@ -143,7 +249,7 @@ pub(super) fn run(
             if last == Some(e) {
                 continue;
             }
-            if let Some(texts) = &texts {
+            if let Some(texts) = source.texts {
                 let mut more = 0u64;
                 for d in [e.a, e.b] {
                     if !block_docs.contains(&d) {
@@ -164,40 +270,31 @@ pub(super) fn run(
             }
         }
         if block.is_empty() {
-            break;
+            return Ok(());
         }
-        checked += block.len() as u64;
-        job.progress.advance(Stage::Verify, block.len() as u64);
-        let estimates = estimate_block(job, &block, floor, sigs.as_ref())?;
-        verified += estimates.iter().filter(|s| s.is_some()).count() as u64;
-        let read = Read {
-            sets: sets.as_ref(),
-            texts: texts.as_ref(),
-            weights: weights.as_ref(),
+        let estimates = estimate_block(job, &block, source.floor, source.sigs)?;
+        let needed = documents_of(&block, |i| estimates[i].is_some());
+        let read = match (job.verifier, source.sets, source.texts) {
+            (Verifier::ExactJaccard | Verifier::Containment, Some(sets), _) => {
+                Read::Sets(sets.get_many(&needed)?)
+            }
+            (
+                Verifier::Align(_) | Verifier::Custom(_) | Verifier::AlignWeighted,
+                _,
+                Some(texts),
+            ) => Read::Texts(texts.get_many(&needed)?),
+            _ => Read::Nothing,
         };
-        let scored = measure_block(job, &block, estimates, read)?;
-        for (e, score) in block.iter().zip(scored) {
-            let Some(score) = score.filter(|&s| s >= accept) else {
-                continue;
-            };
-            flush_exact(Some(*e), &mut out, &mut scores, &mut accepted)?;
-            accepted += 1;
-            out.write(e).map_err(|err| damaged(dir, err))?;
-            scores
-                .write(&Score(score))
-                .map_err(|err| damaged(dir, err))?;
+        let ready = Ready {
+            block,
+            estimates,
+            needed,
+            read,
+        };
+        if !send(ready) {
+            return Ok(());
         }
     }
-    flush_exact(None, &mut out, &mut scores, &mut accepted)?;
-    job.progress.finish(Stage::Verify);
-    scores.finish().map_err(|e| damaged(dir, e))?;
-    out.finish().map_err(|e| damaged(dir, e))?;
-    let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)?;
-    let marker = Marker::default()
-        .with("checked", checked)
-        .with("verified", verified)
-        .with("pairs", accepted);
-    Ok((marker, bytes_written))
 }
 
 /// Pairs per verification block: the block's documents (at most two per pair) hold a
@@ -280,63 +377,38 @@ fn estimate_block(
     }
 }
 
-/// What verification reads beside the signatures: the shingle sets (the exact
-/// verifiers), the texts (the alignment and custom verifiers), the weights
-/// (align-weighted).
-struct Read<'a> {
-    sets: Option<&'a Sets>,
-    texts: Option<&'a Texts>,
-    weights: Option<&'a Weights>,
-}
-
 /// Each pair's score as the in-memory run scores it, `None` when it is not verified
 /// (`estimates` has none for it) or, for the verifiers that read texts, rejected: the
-/// method's score for its own verifier; the measure of the two shingle sets for the
-/// exact verifiers; for the alignment and custom verifiers, the in-memory verification
-/// stage run over the block's texts (for align-weighted, its tokens weighed by the
-/// whole corpus's document frequencies).
+/// method's score for its own verifier (or when `read` holds nothing); the measure of
+/// the two shingle sets for the exact verifiers, by the in-memory stage's scoring loop;
+/// for the alignment and custom verifiers, the in-memory verification stage run over
+/// the block's texts (for align-weighted, its tokens weighed by the whole corpus's
+/// document frequencies, `weights`). `read` holds the data of `needed`, in its order.
 fn measure_block(
     job: &Job<'_>,
     block: &[Edge],
     estimates: Vec<Option<f64>>,
-    Read {
-        sets,
-        texts,
-        weights,
-    }: Read<'_>,
+    needed: &[u64],
+    read: Read,
+    weights: Option<&Weights>,
 ) -> Result<Vec<Option<f64>>, Error> {
-    let needed = documents_of(block, |i| estimates[i].is_some());
-    match job.verifier {
-        Verifier::ExactJaccard | Verifier::Containment => {
-            let Some(sets) = sets else {
-                return Ok(estimates);
-            };
-            let read = sets.get_many(&needed)?;
-            let jaccard_verifier = matches!(job.verifier, Verifier::ExactJaccard);
-            map_in_order(block, |i, e| {
-                if estimates[i].is_none() {
-                    return Ok(None);
-                }
-                let (a, b) = (
-                    read[at(&needed, e.a)].as_slice(),
-                    read[at(&needed, e.b)].as_slice(),
-                );
-                // At least T or dropped, as the caller's test of `accept` (T for a
-                // set verifier) would.
-                Ok(crate::verify::set_measure_at_least(
-                    jaccard_verifier,
-                    a,
-                    b,
-                    job.threshold.get(),
-                ))
-            })
+    match (job.verifier, read) {
+        (Verifier::ExactJaccard | Verifier::Containment, Read::Sets(read)) => {
+            // The in-memory stage's one loop over the block's sets (read ahead, tasks
+            // of at most 256 pairs), the pairs in the positions of `needed`.
+            let pairs = pairs_within(block, &estimates, needed);
+            let set_of = |i: usize| read[i].as_slice();
+            let kept = crate::verify::score_by_sets(
+                matches!(job.verifier, Verifier::ExactJaccard),
+                job.threshold.get(),
+                &set_of,
+                &pairs,
+                &NoProgress,
+            );
+            Ok(scores_of(block, estimates, needed, kept))
         }
-        Verifier::Align(_) | Verifier::Custom(_) => {
-            let Some(texts) = texts else {
-                return Ok(estimates);
-            };
-            let read = texts.get_many(&needed)?;
-            let pairs = pairs_within(block, &estimates, &needed);
+        (Verifier::Align(_) | Verifier::Custom(_), Read::Texts(read)) => {
+            let pairs = pairs_within(block, &estimates, needed);
             let (kept, _) = crate::verify::verify(
                 job.verifier,
                 job.threshold,
@@ -345,26 +417,25 @@ fn measure_block(
                 pairs,
                 &NoProgress,
             )?;
-            Ok(scores_of(block, estimates, &needed, kept))
+            Ok(scores_of(block, estimates, needed, kept))
         }
-        Verifier::AlignWeighted => {
-            let (Some(texts), Some(weights)) = (texts, weights) else {
+        (Verifier::AlignWeighted, Read::Texts(read)) => {
+            let Some(weights) = weights else {
                 return Ok(estimates);
             };
-            let read = texts.get_many(&needed)?;
             // Tokenized as the in-memory verification stage tokenizes them.
             let options = TokenOptions::default().nfkc(job.features.normalizes_nfkc());
             let tokens = map_in_order(&read, |_, t| Ok(options.tokens(t).hashes().to_vec()))?;
             let mut distinct: Vec<u64> = tokens.iter().flatten().copied().collect();
             distinct.sort_unstable();
             distinct.dedup();
-            let pairs = pairs_within(block, &estimates, &needed);
+            let pairs = pairs_within(block, &estimates, needed);
             let (kept, _) = weights.with(&distinct, |w| {
                 crate::verify::verify_weighted(job.threshold, &tokens, w, pairs, &NoProgress)
             })??;
-            Ok(scores_of(block, estimates, &needed, kept))
+            Ok(scores_of(block, estimates, needed, kept))
         }
-        Verifier::MethodScore => Ok(estimates),
+        _ => Ok(estimates),
     }
 }
 

@@ -161,14 +161,21 @@ fn rerun_at_smallest_budget(
     dedup: &Dedup,
     dir: &std::path::Path,
 ) -> (ndd_pipeline::OutOfCoreOutcome, Vec<bool>) {
-    let again = OutOfCore::new(dedup, dir)
+    let again = rerun_result_at_smallest_budget(dedup, dir).unwrap();
+    let reused = again.stages.iter().map(|s| s.reused).collect();
+    (again, reused)
+}
+
+/// [`rerun_at_smallest_budget`]'s run, its result as it is (for the runs that must fail).
+fn rerun_result_at_smallest_budget(
+    dedup: &Dedup,
+    dir: &std::path::Path,
+) -> Result<ndd_pipeline::OutOfCoreOutcome, ndd_pipeline::Error> {
+    OutOfCore::new(dedup, dir)
         .unwrap()
         .memory_budget(MIN_MEMORY_BUDGET)
         .unwrap()
         .run(std::iter::empty())
-        .unwrap();
-    let reused = again.stages.iter().map(|s| s.reused).collect();
-    (again, reused)
 }
 
 /// The in-memory run's pairs, `(a, b)` with `a < b`, and their scores.
@@ -663,6 +670,25 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
         .run(std::iter::empty())
         .unwrap_err();
     assert!(err.to_string().contains("beyond"), "{err}");
+    // The same pair after many blocks of valid ones (each of 128 pairs at the smallest
+    // budget), so that it is found while an earlier block is scored: still refused.
+    for p in candidate_runs(dir.path()) {
+        std::fs::remove_file(&p).unwrap();
+    }
+    let mut w = ndd_scale::RecordWriter::create(dir.path().join("candidates-0.bin"), fp).unwrap();
+    let mut valid = 0;
+    for a in 0..99u64 {
+        for b in a + 1..100 {
+            w.write(&ndd_scale::Edge { a, b }).unwrap();
+            valid += 1;
+        }
+    }
+    assert!(valid > 20 * 128);
+    w.write(&ndd_scale::Edge { a: 99, b: u64::MAX }).unwrap();
+    w.finish().unwrap();
+    let err = rerun_result_at_smallest_budget(&dedup, dir.path()).unwrap_err();
+    assert!(err.to_string().contains("beyond"), "{err}");
+    assert!(!dir.path().join("verify.done").exists());
 
     // Settings the stages do not support.
     for bad in [
@@ -786,12 +812,7 @@ fn a_damaged_candidate_run_is_reported_as_damaged_candidates() {
     std::fs::remove_file(dir.path().join("verify.done")).unwrap();
     // The smallest budget: verification blocks of a few hundred pairs, so a block is
     // read before the merge reaches a run's checksum.
-    let err = OutOfCore::new(&dedup, dir.path())
-        .unwrap()
-        .memory_budget(MIN_MEMORY_BUDGET)
-        .unwrap()
-        .run(std::iter::empty())
-        .unwrap_err();
+    let err = rerun_result_at_smallest_budget(&dedup, dir.path()).unwrap_err();
     let text = damaged_data(&err);
     assert!(!text.contains("signatures.bin"), "{err}");
     let pair = format!("candidate pair ({}, {})", 1u64 << 60, (1u64 << 60) + 1);
