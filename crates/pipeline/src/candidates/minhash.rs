@@ -10,8 +10,6 @@ use ndd_lsh::{BandSorter, LshIndex, ScanCuts, SortedBand, SortedBandJoin};
 use ndd_minhash::{BBitSlots, MinHashSignature, MinHasher};
 
 use super::estimate::EstimateFilter;
-// Out of core's verification names the floor by this path (`crate::candidates::minhash::floor`).
-pub(crate) use super::estimate::floor;
 #[cfg(not(feature = "rayon"))]
 use super::in_chunks;
 use super::{CandidateReport, Ctx};

@@ -62,7 +62,7 @@ pub(super) fn run(
     // (each is within the Hamming bound), its own score accepted whatever T.
     let (floor, accept) = match job.max_hamming {
         None => (
-            crate::candidates::minhash::floor(job.emit, job.threshold, job.num_perm),
+            crate::candidates::estimate::floor(job.emit, job.threshold, job.num_perm),
             t,
         ),
         Some(_) if matches!(job.verifier, Verifier::MethodScore) => {
