@@ -10,6 +10,14 @@
 //! * `library`: `Verification::run` now: packed and read ahead as above, one part of 256
 //!   documents per shingling task and at most 256 pairs per scoring task.
 //!
+//! Two kernels of it on the same corpus's sets, one thread, old against new:
+//!
+//! * `verification/merge`: every candidate pair's `set_measure_at_least` (exact Jaccard
+//!   at 0.8) over the real sets, the library's split merge against the one chain of
+//!   block steps of `84e7619` (`ndd-core`'s `benches/common/merge_84e7619.rs`);
+//! * `verification/sort`: the sort and deduplication of every needed document's
+//!   shingle hashes as the extractor gives them.
+//!
 //! The previous versions are copies of the library's code at those commits, kept here
 //! (the library carries no dead code). Pairs: the MinHash candidates of the corpus at
 //! 0.8 (`CandidateGenerator`, the tool's default method), made once. Before timing, the
@@ -30,6 +38,12 @@ use rayon::prelude::*;
 
 #[path = "common/corpus.rs"]
 mod corpus;
+#[path = "../../core/benches/common/merge_84e7619.rs"]
+mod merge_84e7619;
+#[path = "../../core/benches/common/merge_proto.rs"]
+mod merge_proto;
+#[path = "common/thread_cpu.rs"]
+mod thread_cpu;
 
 /// The threshold the pairs are verified at (the tool's default).
 const T: f64 = 0.8;
@@ -206,6 +220,228 @@ fn versions<E: FeatureExtractor + Sync>(
         },
     );
     g.finish();
+    kernels(c, e, texts, pairs);
+}
+
+/// The merge and the sort of verification on the corpus's real sets, one thread.
+fn kernels<E: FeatureExtractor + Sync>(
+    c: &mut Criterion,
+    e: &E,
+    texts: &[&str],
+    pairs: &[ScoredPair],
+) {
+    let needed = named_by(texts.len(), pairs);
+    let raw: Vec<Vec<u64>> = texts
+        .iter()
+        .zip(&needed)
+        .map(|(t, &n)| {
+            let mut v = Vec::new();
+            if n {
+                e.extract(t, &mut v);
+            }
+            v
+        })
+        .collect();
+    let sets: Vec<Vec<u64>> = raw
+        .iter()
+        .map(|v| FeatureSet::from_unsorted(v.clone()).as_slice().to_vec())
+        .collect();
+    let hashes: usize = raw.iter().map(Vec::len).sum();
+    let merged: usize = pairs
+        .iter()
+        .map(|p| sets[p.a].len() + sets[p.b].len())
+        .sum();
+    eprintln!(
+        "kernels: {} sets to sort ({hashes} hashes), {} pairs merging {merged} values",
+        needed.iter().filter(|&&n| n).count(),
+        pairs.len()
+    );
+    let library = |p: &ScoredPair| set_measure_at_least(true, &sets[p.a], &sets[p.b], T);
+    let before = |p: &ScoredPair| merge_84e7619::jaccard_at_least(&sets[p.a], &sets[p.b], T);
+    for p in pairs {
+        assert_eq!(library(p), before(p));
+    }
+    let mut g = c.benchmark_group("verification/merge");
+    g.throughput(Throughput::Elements(merged as u64));
+    thread_cpu::bench(&mut g, "before_84e7619_one_chain", 0, || {
+        pairs.iter().filter_map(before).count()
+    });
+    thread_cpu::bench(&mut g, "library", 0, || {
+        pairs.iter().filter_map(library).count()
+    });
+    let one_s = |p: &ScoredPair| {
+        merge_84e7619::jaccard_at_least_with(&sets[p.a], &sets[p.b], T, merge_proto::one_s)
+    };
+    for p in pairs {
+        assert_eq!(one_s(p), before(p));
+    }
+    thread_cpu::bench(&mut g, "proto_one_s", 0, || {
+        pairs.iter().filter_map(one_s).count()
+    });
+    for from in [16usize, 32, 64] {
+        let two_s = |p: &ScoredPair| {
+            merge_84e7619::jaccard_at_least_with(&sets[p.a], &sets[p.b], T, |a, b, k| {
+                merge_proto::two_s(a, b, k, from)
+            })
+        };
+        for p in pairs {
+            assert_eq!(two_s(p), before(p));
+        }
+        thread_cpu::bench(&mut g, &format!("proto_two_s_from_{from}"), 0, || {
+            pairs.iter().filter_map(two_s).count()
+        });
+    }
+    for from in [32usize] {
+        let two = |p: &ScoredPair| {
+            merge_84e7619::jaccard_at_least_with(&sets[p.a], &sets[p.b], T, |a, b, k| {
+                merge_proto::two(a, b, k, from)
+            })
+        };
+        let four = |p: &ScoredPair| {
+            merge_84e7619::jaccard_at_least_with(&sets[p.a], &sets[p.b], T, |a, b, k| {
+                merge_proto::four(a, b, k, from * 2)
+            })
+        };
+        for p in pairs {
+            assert_eq!(two(p), before(p));
+            assert_eq!(four(p), before(p));
+        }
+        thread_cpu::bench(&mut g, &format!("proto_two_from_{from}"), 0, || {
+            pairs.iter().filter_map(two).count()
+        });
+        thread_cpu::bench(&mut g, &format!("proto_four_from_{}", from * 2), 0, || {
+            pairs.iter().filter_map(four).count()
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("verification/sort");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements(hashes as u64));
+    let mut scratch = Vec::new();
+    thread_cpu::bench(&mut g, &"before_sort_unstable_dedup", 0, || {
+        let mut n = 0;
+        for v in &raw {
+            scratch.clear();
+            scratch.extend_from_slice(v);
+            scratch.sort_unstable();
+            scratch.dedup();
+            n += scratch.len();
+        }
+        n
+    });
+    let mut tmp = Vec::new();
+    for from in [256usize, 1024] {
+        for v in &raw {
+            let mut x = v.clone();
+            proto_lsd(&mut x, &mut tmp, from);
+            x.dedup();
+            let mut y = v.clone();
+            proto_msd(&mut y, &mut tmp, from);
+            y.dedup();
+            assert_eq!(x, FeatureSet::from_unsorted(v.clone()).as_slice());
+            assert_eq!(y, x);
+        }
+        thread_cpu::bench(&mut g, &format!("proto_lsd_from_{from}"), 0, || {
+            let mut n = 0;
+            for v in &raw {
+                scratch.clear();
+                scratch.extend_from_slice(v);
+                proto_lsd(&mut scratch, &mut tmp, from);
+                scratch.dedup();
+                n += scratch.len();
+            }
+            n
+        });
+        thread_cpu::bench(&mut g, &format!("proto_msd_from_{from}"), 0, || {
+            let mut n = 0;
+            for v in &raw {
+                scratch.clear();
+                scratch.extend_from_slice(v);
+                proto_msd(&mut scratch, &mut tmp, from);
+                scratch.dedup();
+                n += scratch.len();
+            }
+            n
+        });
+    }
+    thread_cpu::bench(&mut g, &"library", 0, || {
+        let mut n = 0;
+        for v in &raw {
+            scratch.clear();
+            scratch.extend_from_slice(v);
+            FeatureSet::sort_and_dedup(&mut scratch);
+            n += scratch.len();
+        }
+        n
+    });
+    g.finish();
+}
+
+/// PROTOTYPE: LSD radix sort, 8 passes of 8 bits, from `from` values.
+fn proto_lsd(v: &mut Vec<u64>, tmp: &mut Vec<u64>, from: usize) {
+    if v.len() < from {
+        v.sort_unstable();
+        return;
+    }
+    let n = v.len();
+    let mut counts = [[0u32; 256]; 8];
+    for &x in v.iter() {
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[((x >> (8 * p)) & 255) as usize] += 1;
+        }
+    }
+    tmp.clear();
+    tmp.resize(n, 0);
+    for (p, c) in counts.iter().enumerate() {
+        let mut off = [0u32; 256];
+        let mut s = 0;
+        for k in 0..256 {
+            off[k] = s;
+            s += c[k];
+        }
+        let (src, dst) = if p % 2 == 0 {
+            (&v[..], &mut tmp[..])
+        } else {
+            (&tmp[..], &mut v[..])
+        };
+        for &x in src {
+            let d = ((x >> (8 * p)) & 255) as usize;
+            dst[off[d] as usize] = x;
+            off[d] += 1;
+        }
+    }
+}
+
+/// PROTOTYPE: one scatter by the top bits (about 4 values a bucket), then each bucket
+/// by `sort_unstable`, from `from` values.
+fn proto_msd(v: &mut Vec<u64>, tmp: &mut Vec<u64>, from: usize) {
+    if v.len() < from {
+        v.sort_unstable();
+        return;
+    }
+    let n = v.len();
+    let bits = (usize::BITS - (n / 4).leading_zeros()).min(12);
+    let shift = 64 - bits;
+    let buckets = 1usize << bits;
+    let mut off = vec![0u32; buckets + 1];
+    for &x in v.iter() {
+        off[(x >> shift) as usize + 1] += 1;
+    }
+    for k in 0..buckets {
+        off[k + 1] += off[k];
+    }
+    tmp.clear();
+    tmp.resize(n, 0);
+    let mut pos = off.clone();
+    for &x in v.iter() {
+        let d = (x >> shift) as usize;
+        tmp[pos[d] as usize] = x;
+        pos[d] += 1;
+    }
+    for k in 0..buckets {
+        tmp[off[k] as usize..off[k + 1] as usize].sort_unstable();
+    }
+    v.copy_from_slice(tmp);
 }
 
 fn bench(c: &mut Criterion) {
