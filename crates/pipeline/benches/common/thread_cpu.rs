@@ -1,1 +1,0 @@
-../../../index/benches/common/thread_cpu.rs
