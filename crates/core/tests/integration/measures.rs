@@ -138,6 +138,38 @@ proptest! {
         }
     }
 
+    /// Large near-duplicate sets (the merge split in two by value, its bound checked
+    /// many times in each half): a set of up to 1,500 values against a copy with
+    /// every `drop`-th value removed and `added` values put in, and against a set
+    /// lying in one part of the first's range (one half of the split nearly empty),
+    /// at thresholds just around the true value, against the BTreeSet counts.
+    #[test]
+    fn thresholded_measures_of_large_sets_match_the_definition(
+        a in proptest::collection::btree_set(0u64..4000, 0..1500),
+        added in proptest::collection::btree_set(0u64..4000, 0..200),
+        low in proptest::collection::btree_set(0u64..1000, 0..400),
+        drop in 2u64..40,
+    ) {
+        let near: BTreeSet<u64> = a
+            .iter()
+            .copied()
+            .filter(|v| v % drop != 0)
+            .chain(added.iter().copied())
+            .collect();
+        for (x, y) in [(&a, &near), (&near, &a), (&a, &low), (&low, &a)] {
+            let (sx, sy): (Vec<u64>, Vec<u64>) =
+                (x.iter().copied().collect(), y.iter().copied().collect());
+            let inter = x.intersection(y).count();
+            prop_assert_eq!(intersection_len(&sx, &sy), inter);
+            let j = oracle_jaccard(x, y);
+            let ct = if x.is_empty() { 1.0 } else { inter as f64 / x.len() as f64 };
+            for th in [j, ct, j + 1e-12, (j - 1e-12).max(0.0), ct + 1e-12, 0.8] {
+                prop_assert_eq!(jaccard_at_least(&sx, &sy, th), (j >= th).then_some(j));
+                prop_assert_eq!(containment_at_least(&sx, &sy, th), (ct >= th).then_some(ct));
+            }
+        }
+    }
+
     #[test]
     fn vector_measures_match_definitions(
         a in proptest::collection::btree_map(0u64..32, 0.0f64..10.0, 0..20),
