@@ -36,6 +36,7 @@ pub mod rabin;
 mod rabin_shingles;
 #[cfg(test)]
 mod reference;
+mod roller;
 mod shingle;
 pub mod spots;
 mod stopwords;

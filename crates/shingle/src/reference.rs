@@ -185,9 +185,20 @@ mod tests {
         out
     }
 
+    /// The tokens of the token-at-a-time scan alone (the fast path's fallback).
+    fn one_at_a_time(text: &str) -> Vec<(usize, usize)> {
+        let mut scanner = WordScanner::new(text);
+        let mut out = Vec::new();
+        while let Some(t) = scanner.next_one() {
+            out.push((t.start, t.end));
+        }
+        out
+    }
+
     fn check_tokens(text: &str) {
         let want = tokens(text);
         assert_eq!(fast_tokens(text), want, "scanner on {text:?}");
+        assert_eq!(one_at_a_time(text), want, "next_one on {text:?}");
         let via_trait: Vec<(usize, usize)> = WordTokenizer::new()
             .tokens(text)
             .iter()

@@ -162,8 +162,11 @@ pub(crate) struct ScannedToken {
 ///
 /// The text is classified 64 bytes at a time into two bitmasks, ASCII letters and
 /// digits and non-ASCII bytes (SWAR on `u64` words, no per-byte branches); tokens are
-/// then read off the masks with bit scans: separator runs are skipped and a word's
-/// length found with one `trailing_zeros` each. Words of at most 16 ASCII bytes come
+/// then read off the masks with bit scans: in ASCII text, every word of the block at
+/// once from the masks of the runs' first and last bytes
+/// ([`take_words`](Self::take_words)), elsewhere one token at a time, separator runs
+/// skipped and a word's length found with one `trailing_zeros` each
+/// ([`next_one`](Self::next_one)). Words of at most 16 ASCII bytes come
 /// back with their bytes in two registers, ready for the hash. Any byte >= 0x80 goes
 /// through the char-by-char Unicode rules ([`is_separator`], [`is_ideographic`]), so
 /// the tokens are those of the byte-by-byte definition for every input (the tests
@@ -180,6 +183,14 @@ pub(crate) struct WordScanner<'a> {
     alnum: u64,
     /// Bit `j`: byte `base + j` is >= 0x80 (0 past the text).
     high: u64,
+    /// Words taken but not yet handed out: bit `j` marks the first byte of a word at
+    /// `words_base + j`.
+    starts: u64,
+    /// Bit `j` marks the last byte of a word at `words_base + j` (one per bit of
+    /// `starts`, in the same order).
+    ends: u64,
+    /// The offset of the block the words were taken from.
+    words_base: usize,
 }
 
 const HIGH: u64 = 0x8080_8080_8080_8080;
@@ -283,6 +294,13 @@ fn padded_chunk<const N: usize>(bytes: &[u8], i: usize) -> [u8; N] {
     chunk
 }
 
+/// The mask of bits `0..n`, for `n <= 64`.
+#[inline(always)]
+#[allow(clippy::cast_possible_truncation)] // the low 64 bits, on purpose
+fn low_bits(n: usize) -> u64 {
+    ((1u128 << n) - 1) as u64
+}
+
 /// The low and the high 64 bits.
 #[inline(always)]
 #[allow(clippy::cast_possible_truncation)] // the two halves, on purpose
@@ -309,6 +327,9 @@ impl<'a> WordScanner<'a> {
             base: 0,
             alnum,
             high,
+            starts: 0,
+            ends: 0,
+            words_base: 0,
         }
     }
 
@@ -319,8 +340,92 @@ impl<'a> WordScanner<'a> {
     }
 
     /// The next token, or `None` at the end of the text.
+    ///
+    /// Where the rest of the classified block is ASCII up to some point (the block's
+    /// end or its first non-ASCII byte), every word that lies wholly before that point
+    /// is taken off the letter-and-digit mask at once ([`take_words`](Self::take_words))
+    /// and handed out from two masks; everything else goes through the token-at-a-time
+    /// scan ([`next_one`](Self::next_one)).
     #[inline(always)]
     pub(crate) fn next_token(&mut self) -> Option<ScannedToken> {
+        loop {
+            if self.starts != 0 {
+                let first = self.starts.trailing_zeros() as usize;
+                let last = self.ends.trailing_zeros() as usize;
+                self.starts &= self.starts - 1;
+                self.ends &= self.ends - 1;
+                let start = self.words_base + first;
+                let end = self.words_base + last + 1;
+                if last - first < 16 {
+                    let (lo, hi) = load16(self.text.as_bytes(), start);
+                    return Some(ScannedToken {
+                        start,
+                        end,
+                        short_ascii: true,
+                        lo,
+                        hi,
+                    });
+                }
+                return Some(ScannedToken::long(start, end));
+            }
+            if !self.take_words() {
+                return self.next_one();
+            }
+        }
+    }
+
+    /// Takes the words that lie wholly in the ASCII stretch of the block from `pos`
+    /// (up to the block's end or its first non-ASCII byte) into `starts` and `ends`:
+    /// `starts = m & !(m << 1)` and `ends = m & !(m >> 1)` mark each run's first and
+    /// last byte, and the `i`-th set bits of the two pair up. The run that touches the
+    /// stretch's end may go on past it (into the next block, or into a non-ASCII
+    /// letter), so it is left out: at the block's end the block is classified again
+    /// from the run's start; before a non-ASCII byte the run, and the byte, are left to
+    /// [`next_one`](Self::next_one), as are words of 64 bytes or more.
+    /// Returns whether it moved on; `false` leaves the next token to `next_one`.
+    #[inline(always)]
+    fn take_words(&mut self) -> bool {
+        let rel = self.pos - self.base;
+        if rel >= 64 {
+            return false;
+        }
+        // Bytes `rel..limit` of the block are ASCII.
+        let above = u64::MAX << rel;
+        let high = self.high & above;
+        let limit = if high == 0 {
+            64
+        } else {
+            high.trailing_zeros() as usize
+        };
+        if limit == rel {
+            return false;
+        }
+        let run = self.alnum & above & low_bits(limit);
+        // The start of the run that touches `limit` (`limit` if none).
+        let tail = limit - (run << (64 - limit)).leading_ones() as usize;
+        let words = run & low_bits(tail);
+        self.starts = words & !(words << 1);
+        self.ends = words & !(words >> 1);
+        self.words_base = self.base;
+        let next = self.base + tail;
+        if limit == 64 && tail > 0 {
+            // The next block: from the start of the word that runs into it, or from
+            // the block's end.
+            self.pos = next;
+            if next < self.text.len() {
+                self.refill(next);
+            }
+            return true;
+        }
+        self.pos = next;
+        tail > rel
+    }
+
+    /// The next token by the token-at-a-time scan, or `None` at the end of the text:
+    /// what [`next_token`](Self::next_token) falls back on, and the whole scan before
+    /// words were taken a block at a time.
+    #[inline(always)]
+    pub(crate) fn next_one(&mut self) -> Option<ScannedToken> {
         loop {
             let rel = self.pos - self.base;
             let start = if rel >= 64 {

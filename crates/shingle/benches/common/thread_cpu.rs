@@ -1,0 +1,1 @@
+../../../index/benches/common/thread_cpu.rs
