@@ -203,8 +203,12 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
 /// each document in sorted runs, half the budget in memory). Verification holds two
 /// blocks of candidates (the one scored and the next, read meanwhile on a thread of
-/// its own), each with its documents' signatures within an eighth of the budget and,
-/// for the verifiers that read texts, their texts within a 64th of it (alignment
+/// its own); for the exact verifiers each holds its documents' signatures and sets
+/// (and its pairs) within three eighths of the budget, and the sets' end offsets are
+/// held beside them when they fit in an eighth of it (about 4 bytes per document;
+/// else each block reads them from `sets.idx`, and holds its documents' signatures
+/// within an eighth of the budget); for the verifiers that read texts, their texts
+/// within a 64th of it, their end offsets held likewise (alignment
 /// prepares each text into about five times its size: together within about a
 /// fifth), at least one pair whatever its size. Align-weighted's weights are held whole when they
 /// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
