@@ -36,6 +36,7 @@ mod components;
 mod exact;
 #[cfg(feature = "simhash")]
 mod hamming;
+mod input;
 mod manifest;
 mod outcome;
 mod reads;
@@ -55,6 +56,7 @@ use ndd_scale::{BandKeyRecord, DigestRecord, Edge, ExternalSort, Record, RecordE
 use crate::SimHashConfig;
 use crate::progress::{NoProgress, Progress, Stage};
 use crate::{Dedup, Document, Error, ExactPass, MinHashConfig, Plan, Shingles, Verifier};
+use input::{Input, InputFingerprintFn};
 use manifest::Marker;
 pub use outcome::{OutOfCoreOutcome, StageRun};
 
@@ -112,20 +114,23 @@ const GROUP_STAGE: usize = 5;
 struct Steps<'a> {
     dir: &'a Path,
     markers: Vec<Option<Marker>>,
-    fingerprints: [u64; 6],
-    /// The input's fingerprint being computed beside the first stage
-    /// ([`OutOfCore::input_fingerprint_with`]), with the banding `fingerprints`
-    /// needs; `fingerprints` stand in for it until a marker is saved.
-    pending_input: Option<(PendingInput, Option<ndd_lsh::LshParams>)>,
-    /// The stages' fingerprints for an input's fingerprint and a banding.
-    of_input: &'a dyn Fn(u64, Option<ndd_lsh::LshParams>) -> [u64; 6],
+    /// The input's fingerprint, known or being computed beside the first stage: a
+    /// marker is saved once it is known.
+    input: Input,
+    /// What the stages' fingerprints derive from beside the input: the job's settings
+    /// and (for MinHash) its banding.
+    job: &'a OutOfCore,
+    params: Option<ndd_lsh::LshParams>,
     runs: Vec<StageRun>,
 }
 
-/// The thread computing the input's fingerprint beside the sketch stage.
-type PendingInput = std::thread::JoinHandle<Result<u64, Error>>;
-
 impl Steps<'_> {
+    /// The stages' fingerprints ([`OutOfCore::fingerprints`]), with 0 standing in for
+    /// an input's fingerprint still being computed.
+    fn fingerprints(&self) -> [u64; 6] {
+        self.job.fingerprints(self.input.now(), self.params)
+    }
+
     /// Stage `i`'s marker: the earlier run's, or the one `stage` returns with the bytes
     /// it wrote.
     fn run(
@@ -139,13 +144,8 @@ impl Steps<'_> {
             Some(m) => (m, true, 0),
             None => {
                 let (m, bytes) = stage()?;
-                if let Some((pending, params)) = self.pending_input.take() {
-                    let input = pending
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-                    self.fingerprints = (self.of_input)(input, params);
-                }
-                m.save(self.dir, name, self.fingerprints[i])?;
+                let input = self.input.wait()?;
+                m.save(self.dir, name, self.job.fingerprints(input, self.params)[i])?;
                 (m, false, bytes)
             }
         };
@@ -203,8 +203,12 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
 /// each document in sorted runs, half the budget in memory). Verification holds two
 /// blocks of candidates (the one scored and the next, read meanwhile on a thread of
-/// its own), each with its documents' signatures within an eighth of the budget and,
-/// for the verifiers that read texts, their texts within a 64th of it (alignment
+/// its own); for the exact verifiers each holds its documents' signatures and sets
+/// (and its pairs) within three eighths of the budget, and the sets' end offsets are
+/// held beside them when they fit in an eighth of it (about 4 bytes per document;
+/// else each block reads them from `sets.idx`, and holds its documents' signatures
+/// within an eighth of the budget); for the verifiers that read texts, their texts
+/// within a 64th of it, their end offsets held likewise (alignment
 /// prepares each text into about five times its size: together within about a
 /// fifth), at least one pair whatever its size. Align-weighted's weights are held whole when they
 /// fit in an eighth of the budget (16 bytes per word); else 8 bytes per 4,096 words,
@@ -267,16 +271,6 @@ pub struct OutOfCore {
     /// `input` holds it.
     input_by: Option<InputFingerprintFn>,
     progress: Arc<dyn Progress>,
-}
-
-/// A function computing the input's fingerprint ([`OutOfCore::input_fingerprint_with`]).
-#[derive(Clone)]
-struct InputFingerprintFn(Arc<dyn Fn() -> Result<u64, Error> + Send + Sync>);
-
-impl std::fmt::Debug for InputFingerprintFn {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("InputFingerprintFn(..)")
-    }
 }
 
 /// The method whose state the stages keep on disk.
@@ -679,21 +673,13 @@ impl OutOfCore {
         // The input's fingerprint: known, computed now (a finished sketch stage's
         // reuse depends on it), or computed beside the sketch stage (nothing to reuse:
         // only the markers, written after it, carry it; 0 stands in until then).
-        let mut pending_input = None;
-        let input = match &self.input_by {
-            None => self.input,
-            Some(f) if Marker::exists(dir, STAGES[SKETCH_STAGE].0) => (f.0)()?,
-            Some(f) => {
-                let f = Arc::clone(&f.0);
-                let spawned = std::thread::Builder::new()
-                    .name("ndd-input-fingerprint".to_owned())
-                    .spawn(move || f())
-                    .map_err(|e| Error::io(dir, e))?;
-                pending_input = Some(spawned);
-                0
-            }
-        };
-        let fingerprints = self.fingerprints(input, params);
+        let input = Input::start(
+            self.input,
+            self.input_by.as_ref(),
+            dir,
+            STAGES[SKETCH_STAGE].0,
+        )?;
+        let fingerprints = self.fingerprints(input.now(), params);
         let (scan, num_perm, max_hamming) = match &self.engine {
             // The plan's resolved scan: always set for MinHash.
             Engine::MinHash(c) => (
@@ -754,9 +740,9 @@ impl OutOfCore {
         let mut steps = Steps {
             dir,
             markers,
-            fingerprints,
-            pending_input: pending_input.map(|h| (h, params)),
-            of_input: &|input, params| self.fingerprints(input, params),
+            input,
+            job: self,
+            params,
             runs: Vec::new(),
         };
 
@@ -818,8 +804,8 @@ impl OutOfCore {
         let documents = need(&sketched, "documents")?;
         let signature_len = need(&sketched, "signature_len")?;
         let key_fp = need(&sketched, "band_key_fingerprint")?;
-        // Known since the sketch stage's marker was saved.
-        let fingerprints = steps.fingerprints;
+        // Known since the sketch stage's marker was saved (or found).
+        let fingerprints = steps.fingerprints();
 
         let exact = steps.run(EXACT_STAGE, || {
             let runs = self.plan.exact.map(|_| {

@@ -7,8 +7,6 @@
 //! 1), go to `pairs.bin` (edges, `a < b`) with their scores in `scores.bin` (score
 //! records, same order).
 
-use std::collections::HashSet;
-
 use ndd_align::TokenOptions;
 use ndd_core::{FeatureSet, ScoredPair};
 use ndd_scale::{Edge, RecordError, RecordWriter, Score, SortedRuns};
@@ -40,12 +38,12 @@ pub(super) fn run(
     };
     let sigs = Signatures::open(job, signature_len)?;
     let sets = if job.needs_sets {
-        Some(Sets::open(dir)?)
+        Some(Sets::open(dir, job.budget / 8)?)
     } else {
         None
     };
     let texts = if job.needs_texts {
-        Some(Texts::open(dir)?)
+        Some(Texts::open(dir, job.budget / 8)?)
     } else {
         None
     };
@@ -164,6 +162,10 @@ pub(super) fn run(
     Ok((marker, bytes_written))
 }
 
+/// How a verification block is cut by its bytes: a document's bytes, the block's
+/// limit, and the bytes of a pair.
+type CutBy<'a> = (&'a dyn Fn(u64) -> Result<u64, Error>, u64, u64);
+
 /// What a verification block reads beside its candidates: the plausible floor of the
 /// method's score, the signatures (of `signature_len` bytes), and the shingle sets (the exact verifiers) or the
 /// texts (the alignment and custom verifiers).
@@ -202,9 +204,13 @@ enum Read {
 /// the `documents` documents, estimated from the signatures, its documents' sets or
 /// texts read. Stops when `send` returns `false` (the scoring loop stopped).
 ///
-/// A block holds at most [`block_pairs`] of half the budget, and with texts ends
-/// before its texts pass half of [`block_text_bytes`]: the scoring loop holds the
-/// previous block meanwhile.
+/// With the sets' offsets held in memory ([`Sets::held`]), a block ends before its
+/// documents' signatures and sets and its pairs pass [`block_set_bytes`]; otherwise it
+/// holds at most [`block_pairs`] of half the budget, and with texts ends before its
+/// texts pass half of [`block_text_bytes`]: the scoring loop holds the previous block
+/// meanwhile. The documents are counted without a set of them: a block's `a` once per
+/// run of its pairs, its `b` once per pair (a bound: a `b` of several pairs is
+/// counted for each).
 fn ready_blocks(
     job: &Job<'_>,
     mut candidates: impl Iterator<Item = Result<Edge, RecordError>>,
@@ -213,14 +219,30 @@ fn ready_blocks(
     mut send: impl FnMut(Ready) -> bool,
 ) -> Result<(), Error> {
     let dir = job.dir;
-    let block_len = block_pairs(job.budget / 2, source.signature_len);
-    let text_bytes = block_text_bytes(job.budget) / 2;
+    // What a block's documents hold, when blocks are cut by it: their texts, or (with
+    // the sets' offsets in memory) their signatures and sets.
+    let text_len = |d: u64| source.texts.map_or(Ok(0), |t| t.len(d));
+    let set_len = |d: u64| {
+        let set = source.sets.map_or(Ok(0), |s| s.len(d))?;
+        Ok(set + source.signature_len + PER_DOCUMENT)
+    };
+    let sized: Option<CutBy<'_>> = match (source.texts, source.sets) {
+        (Some(_), _) => Some((&text_len, block_text_bytes(job.budget) / 2, 0)),
+        (None, Some(sets)) if sets.held() => {
+            Some((&set_len, block_set_bytes(job.budget), PER_PAIR))
+        }
+        _ => None,
+    };
+    // Blocks cut by their sets' bytes count their pairs' too; the others hold at most
+    // `block_pairs` of half the budget.
+    let block_len = match sized {
+        Some((_, _, per_pair)) if per_pair > 0 => MAX_BLOCK_PAIRS,
+        _ => block_pairs(job.budget / 2, source.signature_len),
+    };
     let mut last: Option<Edge> = None;
     let mut pending: Option<Edge> = None;
-    let mut block_docs: HashSet<u64> = HashSet::new();
     loop {
-        let mut block: Vec<Edge> = Vec::with_capacity(block_len);
-        block_docs.clear();
+        let mut block: Vec<Edge> = Vec::with_capacity(block_len.min(1 << 16));
         let mut held = 0u64;
         loop {
             let e = match pending.take() {
@@ -249,19 +271,17 @@ fn ready_blocks(
             if last == Some(e) {
                 continue;
             }
-            if let Some(texts) = source.texts {
-                let mut more = 0u64;
-                for d in [e.a, e.b] {
-                    if !block_docs.contains(&d) {
-                        more += texts.len(d)?;
-                    }
+            if let Some((len, limit, per_pair)) = sized {
+                // The pairs come in order: `a` once per run of its pairs.
+                let mut more = per_pair.saturating_add(len(e.b)?);
+                if block.last().is_none_or(|p| p.a != e.a) {
+                    more = more.saturating_add(len(e.a)?);
                 }
-                if !block.is_empty() && held.saturating_add(more) > text_bytes {
+                if !block.is_empty() && held.saturating_add(more) > limit {
                     pending = Some(e);
                     break;
                 }
                 held = held.saturating_add(more);
-                block_docs.extend([e.a, e.b]);
             }
             last = Some(e);
             block.push(e);
@@ -295,6 +315,28 @@ fn ready_blocks(
             return Ok(());
         }
     }
+}
+
+/// The bytes a verification block's document is counted for beside its signature and
+/// set when blocks are cut by their sets ([`block_set_bytes`]): the vectors' headers,
+/// its position in the block's lists.
+const PER_DOCUMENT: u64 = 64;
+
+/// The bytes a verification block's pair is counted for when blocks are cut by their
+/// sets: the pair, its estimate, its place in the scoring loop's list and its score.
+const PER_PAIR: u64 = 64;
+
+/// The most pairs of a block cut by its sets' bytes (which count the pairs' bytes too).
+const MAX_BLOCK_PAIRS: usize = 1 << 20;
+
+/// The bytes of one verification block when the sets' offsets are held in memory:
+/// three eighths of the budget, counting each distinct document's signature, set
+/// ([`PER_DOCUMENT`] more) and each pair ([`PER_PAIR`]): with the block scored
+/// meanwhile, three quarters, beside the offsets' eighth
+/// ([`Sets::open`]'s share). Every document's set is counted, although only those of
+/// the pairs past the estimate's floor are read: a bound, not an estimate.
+fn block_set_bytes(budget: u64) -> u64 {
+    budget / 8 * 3
 }
 
 /// Pairs per verification block: the block's documents (at most two per pair) hold a

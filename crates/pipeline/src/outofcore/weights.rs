@@ -57,7 +57,7 @@ pub(super) fn run(
     fingerprint: u64,
 ) -> Result<(Marker, u64), Error> {
     let dir = job.dir;
-    let texts = Texts::open(dir)?;
+    let texts = Texts::open(dir, job.budget / 8)?;
     let copies = CopyBits::load(job, documents, exact_fingerprint)?;
     let options = TokenOptions::default().nfkc(job.features.normalizes_nfkc());
     let mut sort = job.sort::<Edge, _>("tokens", token_order, job.budget / 2, fingerprint)?;
