@@ -265,6 +265,7 @@ ITEM = re.compile(
 )
 PUB_USE = re.compile(r"\bpub\s+use\s+([^;]+);")
 MACRO = re.compile(r"macro_rules!\s*([A-Za-z_]\w*)")
+BRACE = re.compile(r"[{}]")
 
 
 class Sources:
@@ -276,6 +277,9 @@ class Sources:
         self.public: dict[str, set[str]] = {}  # crate -> public names (items and re-exports)
         self.defined: set[str] = set()  # every item name, any visibility
         self.modules: set[str] = set()
+        # type name -> its bodies: the self-test checks many mutated docs against
+        # the same sources.
+        self._bodies: dict[str, list[str]] = {}
         seen: set[str] = set()
         for crate, src in sorted(dirs.items()):
             names = self.public.setdefault(crate, set())
@@ -315,14 +319,19 @@ class Sources:
             r"\b(?:(?:struct|enum|trait|union)\s+" + type_name + r"\b[^{;]*"
             r"|impl\b[^{;]*?\b" + type_name + r"\b[^{;]*)\{"
         )
+        if type_name in self._bodies:
+            return self._bodies[type_name]
         found = []
         for code in self.code.values():
             for head in heads.finditer(code):
-                depth, i = 1, head.end()
-                while i < len(code) and depth:
-                    depth += {"{": 1, "}": -1}.get(code[i], 0)
-                    i += 1
-                found.append(code[head.end() : i])
+                depth, end = 1, len(code)
+                for brace in BRACE.finditer(code, head.end()):
+                    depth += 1 if brace.group() == "{" else -1
+                    if not depth:
+                        end = brace.end()
+                        break
+                found.append(code[head.end() : end])
+        self._bodies[type_name] = found
         return found
 
     def has_member(self, type_name: str, member: str) -> bool:
