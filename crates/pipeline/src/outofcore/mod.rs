@@ -36,6 +36,7 @@ mod components;
 mod exact;
 #[cfg(feature = "simhash")]
 mod hamming;
+mod indexed;
 mod input;
 mod manifest;
 mod outcome;

@@ -12,8 +12,9 @@ use ndd_core::{FeatureSet, ScoredPair};
 use ndd_scale::{Edge, RecordError, RecordWriter, Score, SortedRuns};
 
 use super::blocks::{block_text_bytes, map_in_order};
+use super::indexed::{Sets, Texts};
 use super::manifest::Marker;
-use super::sketch::{Sets, Signatures, Texts};
+use super::sketch::Signatures;
 use super::weights::Weights;
 use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::{NoProgress, Stage};

@@ -21,8 +21,8 @@ use ndd_scale::{Edge, HEADER_LEN, Record, RecordReader, RecordWriter};
 
 use super::blocks::{block_text_bytes, map_in_order};
 use super::exact::CopyBits;
+use super::indexed::Texts;
 use super::manifest::Marker;
-use super::sketch::Texts;
 use super::{Job, checksum_key, damaged, file_size, trailer_checksum};
 use crate::Error;
 use crate::progress::Stage;
