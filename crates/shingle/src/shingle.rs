@@ -1,13 +1,12 @@
 //! Word and character k-gram shingles, hashed in one pass.
 
 use ndd_core::hash::{KGRAM_BASE, KGramRoller, mix64};
-
-use crate::roller::{Roll, SmallRoller};
 use ndd_core::{
     Error, FeatureExtractor, FeatureSink, SchemeBuilder, SchemeId, SparseVector, Weighted,
 };
 
 use crate::builders::default_from_builder;
+use crate::roller::{Roll, SmallRoller};
 use crate::token::{TokenFilter, WordScanner, ascii_lowercase_word, hash_token, hash_token_nfkc};
 use crate::xxh3_short::ShortXxh3;
 
