@@ -202,7 +202,8 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
 /// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
-/// each document in sorted runs, half the budget in memory). Verification holds two
+/// each document in sorted runs, half the budget in memory, and the texts' end offsets
+/// beside them when they fit in an eighth of it, as verification holds them). Verification holds two
 /// blocks of candidates (the one scored and the next, read meanwhile on a thread of
 /// its own); for the exact verifiers each holds its documents' signatures and sets
 /// (and its pairs) within three eighths of the budget, and the sets' end offsets are
