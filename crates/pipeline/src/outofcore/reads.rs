@@ -8,10 +8,12 @@ use std::path::Path;
 use crate::Error;
 
 /// Up to this many bytes between two spans are read rather than skipped: the intent
-/// is that copying them costs less than a second system call (not measured apart:
-/// docs/performance.md has only the whole verification stage's CPU before and after
-/// reads by spans), while a block's documents spread over the whole file read at most
-/// a few times their own bytes (signatures are 171 bytes each with 8-bit fields).
+/// is that copying them costs less than a second system call, while a block's
+/// documents spread over the whole file read at most a few times their own bytes
+/// (signatures are 171 bytes each with 8-bit fields). Measured at 1M (verification
+/// alone, loaded machine; docs/performance.md, session 13 task B): 4,096 and 16,384
+/// made a fifth and more than half fewer reads (2.08 M → 1.62 M, 0.90 M) for no CPU
+/// saved beyond the load's spread, 256 a little more CPU.
 const GAP: u64 = 1024;
 
 /// The most bytes one read of several spans covers (a single larger span is read
