@@ -6,10 +6,8 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use ndd_core::FeatureSet;
-
 use super::damaged;
-use super::reads::{read_at, read_spans};
+use super::reads::{read_at, read_spans, read_spans_into};
 use crate::Error;
 
 /// The shingle sets, each sorted and distinct, 8 bytes per value.
@@ -84,6 +82,23 @@ impl Indexed {
         let b = &mut b[..if len == 8 { 8 } else { 16 }];
         read_at(&self.ends, &self.ends_path, at, b)?;
         self.span_of(b)
+    }
+
+    /// The byte lengths of the values of `docs` (in any order), in order, appended to
+    /// `out`. With the offsets held, a first pass only loads each document's end:
+    /// loads independent of one another, whose cache misses (about one a document,
+    /// the ends of a million documents being 4 MB) the processor overlaps, where the
+    /// checked lookups of [`span`](Self::span) alone would take them one after another.
+    fn lens(&self, docs: &[u64], out: &mut Vec<u64>) -> Result<(), Error> {
+        if let Some(held) = &self.held {
+            let touched = docs.iter().fold(0u32, |x, &d| x ^ held.touch(d));
+            std::hint::black_box(touched);
+        }
+        out.reserve(docs.len());
+        for &d in docs {
+            out.push(self.span(d)?.1);
+        }
+        Ok(())
     }
 
     /// Where document `doc`'s offsets lie in the ends file: the end before its value's
@@ -224,6 +239,16 @@ impl HeldEnds {
         Ok(Some(held))
     }
 
+    /// Document `doc`'s stored end (0 beyond the last document), loaded only to bring
+    /// its place into the cache ([`Indexed::lens`]).
+    fn touch(&self, doc: u64) -> u32 {
+        usize::try_from(doc)
+            .ok()
+            .and_then(|d| self.ends.get(d))
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Document `doc`'s start and end offsets; `None` beyond the last document.
     fn get(&self, doc: u64) -> Option<(u64, u64)> {
         let end = |d: u64| -> Option<u64> {
@@ -254,6 +279,12 @@ impl Sets {
         self.0.span(doc).map(|(_, n)| n)
     }
 
+    /// The bytes of the sets of `docs` (in any order), in order, appended to `out`:
+    /// [`len`](Self::len) of each, their offsets looked up together.
+    pub(super) fn lens(&self, docs: &[u64], out: &mut Vec<u64>) -> Result<(), Error> {
+        self.0.lens(docs, out)
+    }
+
     /// Whether the sets' offsets are held in memory: then [`len`](Self::len) reads
     /// nothing.
     pub(super) fn held(&self) -> bool {
@@ -261,23 +292,75 @@ impl Sets {
     }
 
     /// The shingle sets of `docs` (in increasing order), in order: nearby ones read
-    /// together, parsed in parallel under `rayon`. The sketch stage wrote each set's
-    /// values sorted and distinct, so they are taken as they are (checked, not sorted
-    /// again); a set that is not is a damaged file.
-    pub(super) fn get_many(&self, docs: &[u64]) -> Result<Vec<FeatureSet>, Error> {
-        self.0.get_many(docs, |i, bytes| {
-            let values: Vec<u64> = bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8])))
-                .collect();
-            FeatureSet::from_sorted(values).map_err(|e| {
-                let doc = docs.get(i).copied().unwrap_or_default();
-                Error::Core(ndd_core::Error::corrupt_data(format!(
-                    "{}: the set of document {doc}: {e}",
-                    self.0.values_path.display()
-                )))
-            })
-        })
+    /// together, parsed in parallel under `rayon` into one buffer per chunk of reads
+    /// ([`SetsRead`]), not a vector per set. The sketch stage wrote each set's values
+    /// sorted and distinct, so they are taken as they are (checked, not sorted again); a
+    /// set that is not is a damaged file.
+    pub(super) fn get_many(&self, docs: &[u64]) -> Result<SetsRead, Error> {
+        let spans = self.0.spans(docs)?;
+        let path = &self.0.values_path;
+        let chunks = read_spans_into(
+            &self.0.values,
+            path,
+            &spans,
+            |sets, bytes| {
+                let values = usize::try_from(bytes / 8).unwrap_or(0);
+                (Vec::with_capacity(values), Vec::with_capacity(sets))
+            },
+            |(values, ends): &mut (Vec<u64>, Vec<usize>), i, bytes| {
+                let start = values.len();
+                values.extend(
+                    bytes
+                        .chunks_exact(8)
+                        .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+                );
+                let set = values.get(start..).unwrap_or_default();
+                if let Some(k) = set.windows(2).position(|w| w[0] >= w[1]) {
+                    let doc = docs.get(i).copied().unwrap_or_default();
+                    return Err(Error::Core(ndd_core::Error::corrupt_data(format!(
+                        "{}: the set of document {doc}: its values are not strictly increasing at index {}",
+                        path.display(),
+                        k + 1
+                    ))));
+                }
+                ends.push(values.len());
+                Ok(())
+            },
+        )?;
+        let mut at = Vec::with_capacity(docs.len());
+        for (c, (_, ends)) in chunks.iter().enumerate() {
+            let mut start = 0;
+            for &end in ends {
+                at.push((c, start..end));
+                start = end;
+            }
+        }
+        let values = chunks.into_iter().map(|(values, _)| values).collect();
+        Ok(SetsRead { values, at })
+    }
+}
+
+/// Shingle sets read together ([`Sets::get_many`]): the values of each chunk of reads
+/// in one buffer, and where each set lies among them.
+pub(super) struct SetsRead {
+    values: Vec<Vec<u64>>,
+    /// Per set, in order: its buffer and its values' range there.
+    at: Vec<(usize, std::ops::Range<usize>)>,
+}
+
+impl SetsRead {
+    /// The `i`th set read, sorted and distinct (empty past the last).
+    pub(super) fn get(&self, i: usize) -> &[u64] {
+        self.at
+            .get(i)
+            .and_then(|(c, r)| self.values.get(*c)?.get(r.clone()))
+            .unwrap_or_default()
+    }
+
+    /// The number of sets read.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.at.len()
     }
 }
 
@@ -294,6 +377,12 @@ impl Texts {
     /// The length of document `doc`'s text in bytes (what holding it costs).
     pub(super) fn len(&self, doc: u64) -> Result<u64, Error> {
         self.0.span(doc).map(|(_, n)| n)
+    }
+
+    /// The lengths of the texts of `docs` (in any order), in order, appended to `out`:
+    /// [`len`](Self::len) of each, their offsets looked up together.
+    pub(super) fn lens(&self, docs: &[u64], out: &mut Vec<u64>) -> Result<(), Error> {
+        self.0.lens(docs, out)
     }
 
     /// The texts of `docs` (in increasing order), in order: nearby ones read
@@ -321,13 +410,19 @@ pub(super) fn out_of_range(path: &Path, doc: u64) -> Error {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::{HELD_GROUP, HeldEnds, Indexed};
+    #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
+    use super::{HELD_GROUP, HeldEnds, Indexed, SET_ENDS, SETS, Sets};
 
     /// A values file of `sizes[i]` 8-byte units per document (unit `j` of the file
     /// holds `j`) and its ends file, as the sketch stage writes them.
     fn files(sizes: &[u64]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
+        write_files(&dir, sizes, ["v.bin", "v.idx"]);
+        dir
+    }
+
+    /// [`files`]'s two files, named `names`, in `dir`.
+    fn write_files(dir: &tempfile::TempDir, sizes: &[u64], names: [&str; 2]) {
         let total: u64 = sizes.iter().sum();
         let values: Vec<u8> = (0..total).flat_map(u64::to_le_bytes).collect();
         let mut end = 0u64;
@@ -338,9 +433,87 @@ mod tests {
                 end.to_le_bytes()
             })
             .collect();
-        std::fs::write(dir.path().join("v.bin"), values).unwrap();
-        std::fs::write(dir.path().join("v.idx"), ends).unwrap();
-        dir
+        std::fs::write(dir.path().join(names[0]), values).unwrap();
+        std::fs::write(dir.path().join(names[1]), ends).unwrap();
+    }
+
+    /// Sizes from a small generator: zeros among them, some sets far apart (more
+    /// than the reads' gap), some close.
+    fn sizes(n: usize, max: u64) -> Vec<u64> {
+        let mut x = 11u64;
+        (0..n)
+            .map(|_| {
+                x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                (x >> 33) % max
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lens_looked_up_together_are_each_documents_bytes() {
+        let sizes = sizes(3 * HELD_GROUP as usize + 7, 300);
+        let dir = files(&sizes);
+        // Documents in no order, repeated, the first and the last among them.
+        let docs: Vec<u64> = (0..5_000u64)
+            .map(|i| (i * 7_919) % sizes.len() as u64)
+            .chain([0, sizes.len() as u64 - 1, 0])
+            .collect();
+        for share in [u64::MAX, 0] {
+            let ix = open(&dir, share).unwrap();
+            let mut got = vec![99];
+            ix.lens(&docs, &mut got).unwrap();
+            assert_eq!(got[0], 99, "appended, not replaced");
+            let expected: Vec<u64> = docs.iter().map(|&d| 8 * sizes[d as usize]).collect();
+            assert_eq!(got[1..], expected[..], "share {share}");
+            // A document past the last: an error.
+            assert!(ix.lens(&[1, sizes.len() as u64], &mut got).is_err());
+        }
+    }
+
+    #[test]
+    fn sets_read_together_are_each_documents_values() {
+        let sizes = sizes(2_000, 400);
+        let dir = tempfile::tempdir().unwrap();
+        write_files(&dir, &sizes, [SETS, SET_ENDS]);
+        let starts: Vec<u64> = sizes
+            .iter()
+            .scan(0u64, |at, &n| {
+                *at += n;
+                Some(*at - n)
+            })
+            .collect();
+        // Every third document (most of them a read of their own), then a run of
+        // neighbours (read together), so that the reads fill many chunks.
+        let docs: Vec<u64> = (0..1_500u64).step_by(3).chain(1_500..2_000).collect();
+        for share in [u64::MAX, 0] {
+            let sets = Sets::open(dir.path(), share).unwrap();
+            let read = sets.get_many(&docs).unwrap();
+            assert_eq!(read.len(), docs.len());
+            for (i, &d) in docs.iter().enumerate() {
+                let from = starts[d as usize];
+                let expected: Vec<u64> = (from..from + sizes[d as usize]).collect();
+                assert_eq!(read.get(i), &expected[..], "document {d}");
+            }
+            assert!(read.get(docs.len()).is_empty());
+        }
+    }
+
+    #[test]
+    fn a_set_out_of_order_is_a_damaged_file() {
+        let dir = tempfile::tempdir().unwrap();
+        write_files(&dir, &[3, 2, 4], [SETS, SET_ENDS]);
+        let path = dir.path().join(SETS);
+        let mut bytes = std::fs::read(&path).unwrap();
+        // Document 2's values are 5, 6, 7, 8: its third made 6, a repeat.
+        bytes[7 * 8..8 * 8].copy_from_slice(&6u64.to_le_bytes());
+        std::fs::write(&path, &bytes).unwrap();
+        let sets = Sets::open(dir.path(), u64::MAX).unwrap();
+        assert_eq!(sets.get_many(&[0, 1]).unwrap().get(1), &[3, 4]);
+        let err = sets.get_many(&[0, 2]).err().unwrap().to_string();
+        assert!(
+            err.contains("document 2") && err.contains("index 2"),
+            "{err}"
+        );
     }
 
     fn open(dir: &tempfile::TempDir, share: u64) -> Result<Indexed, crate::Error> {

@@ -8,10 +8,12 @@ use std::path::Path;
 use crate::Error;
 
 /// Up to this many bytes between two spans are read rather than skipped: the intent
-/// is that copying them costs less than a second system call (not measured apart:
-/// docs/performance.md has only the whole verification stage's CPU before and after
-/// reads by spans), while a block's documents spread over the whole file read at most
-/// a few times their own bytes (signatures are 171 bytes each with 8-bit fields).
+/// is that copying them costs less than a second system call, while a block's
+/// documents spread over the whole file read at most a few times their own bytes
+/// (signatures are 171 bytes each with 8-bit fields). Measured at 1M (verification
+/// alone, loaded machine; docs/performance.md, session 13 task B): 4,096 and 16,384
+/// made a fifth and more than half fewer reads (2.08 M → 1.62 M, 0.90 M) for no CPU
+/// saved beyond the load's spread, 256 a little more CPU.
 const GAP: u64 = 1024;
 
 /// The most bytes one read of several spans covers (a single larger span is read
@@ -31,6 +33,32 @@ pub(super) fn read_spans<T: Send>(
     spans: &[(u64, u64)],
     parse: impl Fn(usize, &[u8]) -> Result<T, Error> + Sync + Send,
 ) -> Result<Vec<T>, Error> {
+    let parsed = read_spans_into(
+        file,
+        path,
+        spans,
+        |n, _| Vec::with_capacity(n),
+        |out, i, bytes| {
+            out.push(parse(i, bytes)?);
+            Ok(())
+        },
+    )?;
+    Ok(parsed.into_iter().flatten().collect())
+}
+
+/// The spans of [`read_spans`], read as it reads them, each passed to `parse(acc, i,
+/// bytes)` with the accumulator of its chunk of reads: one accumulator per chunk,
+/// made by `init(spans, bytes)` (the number of spans the chunk holds and their
+/// bytes, gaps not counted), the chunks in order.
+/// A caller that keeps the spans' values in one buffer per chunk makes no allocation
+/// per span (the sets of a verification block: about 1,000 buffers for 40,000 sets).
+pub(super) fn read_spans_into<A: Send>(
+    file: &File,
+    path: &Path,
+    spans: &[(u64, u64)],
+    init: impl Fn(usize, u64) -> A + Sync + Send,
+    parse: impl Fn(&mut A, usize, &[u8]) -> Result<(), Error> + Sync + Send,
+) -> Result<Vec<A>, Error> {
     // Each read: the spans `first..end`, the bytes `start..stop`.
     struct Group {
         first: usize,
@@ -63,12 +91,16 @@ pub(super) fn read_spans<T: Send>(
             }),
         }
     }
-    // One buffer per chunk of reads, reused, and one vector of results per chunk:
-    // not an allocation per read (a block of signatures makes about 15,000 reads).
-    // The buffer only grows (zeroed once): each read overwrites the bytes it uses.
-    let read = |chunk: &[Group]| -> Result<Vec<T>, Error> {
+    // One buffer per chunk of reads, reused, and one accumulator per chunk: not an
+    // allocation per read (a block of signatures makes about 15,000 reads). The
+    // buffer only grows (zeroed once): each read overwrites the bytes it uses.
+    let read = |chunk: &[Group]| -> Result<A, Error> {
         let mut buf: Vec<u8> = Vec::new();
-        let mut out = Vec::with_capacity(chunk.iter().map(|g| g.end - g.first).sum());
+        let of_chunk = |g: &Group| spans.get(g.first..g.end).unwrap_or_default();
+        let mut out = init(
+            chunk.iter().map(|g| g.end - g.first).sum(),
+            chunk.iter().flat_map(of_chunk).map(|s| s.1).sum(),
+        );
         for g in chunk {
             let n = usize::try_from(g.stop - g.start).unwrap_or(usize::MAX);
             if buf.len() < n {
@@ -86,22 +118,20 @@ pub(super) fn read_spans<T: Send>(
                         path.display()
                     )))
                 })?;
-                out.push(parse(i, bytes)?);
+                parse(&mut out, i, bytes)?;
             }
         }
         Ok(out)
     };
     #[cfg(all(feature = "rayon", any(unix, windows)))]
-    let parsed: Vec<Vec<T>> = {
+    {
         use rayon::prelude::*;
-        groups
-            .par_chunks(CHUNK)
-            .map(read)
-            .collect::<Result<_, _>>()?
-    };
+        groups.par_chunks(CHUNK).map(read).collect()
+    }
     #[cfg(not(all(feature = "rayon", any(unix, windows))))]
-    let parsed: Vec<Vec<T>> = groups.chunks(CHUNK).map(read).collect::<Result<_, _>>()?;
-    Ok(parsed.into_iter().flatten().collect())
+    {
+        groups.chunks(CHUNK).map(read).collect()
+    }
 }
 
 /// Reads `buf.len()` bytes of `file` at `at`: a positional read (no shared cursor, so
@@ -139,7 +169,7 @@ pub(super) fn read_at(file: &File, path: &Path, at: u64, buf: &mut [u8]) -> Resu
 
 #[cfg(test)]
 mod tests {
-    use super::{GAP, MAX_READ, read_spans};
+    use super::{CHUNK, GAP, MAX_READ, read_spans, read_spans_into};
 
     /// A file of `n` bytes, byte `i` being `i % 251`.
     fn file(n: usize) -> (tempfile::TempDir, std::path::PathBuf, std::fs::File) {
@@ -177,6 +207,43 @@ mod tests {
                 .collect();
             assert_eq!(bytes, expected, "span {k} at {at}, {len} bytes");
         }
+    }
+
+    #[test]
+    fn accumulators_per_chunk_hold_their_spans_in_order() {
+        let (_dir, path, f) = file(1 << 18);
+        // Spans each a read of its own (gaps past GAP), enough for several chunks,
+        // of lengths 0 to 9.
+        let spans: Vec<(u64, u64)> = (0..5 * CHUNK as u64)
+            .map(|i| (i * (GAP + 20), i % 10))
+            .collect();
+        let chunks = read_spans_into(
+            &f,
+            &path,
+            &spans,
+            |n, bytes| (n, bytes, Vec::new()),
+            |(_, _, got): &mut (usize, u64, Vec<(usize, Vec<u8>)>), i, b| {
+                got.push((i, b.to_vec()));
+                Ok(())
+            },
+        )
+        .expect("read");
+        assert_eq!(chunks.len(), 5, "one accumulator per chunk of reads");
+        let mut next = 0;
+        for (n, bytes, got) in chunks {
+            assert_eq!(n, got.len(), "the spans the chunk was told of");
+            assert_eq!(bytes, got.iter().map(|(_, b)| b.len() as u64).sum::<u64>());
+            for (i, b) in got {
+                assert_eq!(i, next, "in order");
+                let (at, len) = spans[i];
+                let expected: Vec<u8> = (at..at + len)
+                    .map(|j| u8::try_from(j % 251).unwrap_or(0))
+                    .collect();
+                assert_eq!(b, expected);
+                next += 1;
+            }
+        }
+        assert_eq!(next, spans.len());
     }
 
     #[test]
