@@ -182,10 +182,14 @@ fn hex4(b: &[u8]) -> Option<u32> {
 
 thread_local! {
     /// The decoded contents of a string with escapes, built here before they are
-    /// copied into a string of their exact length (one buffer per thread, reused: it
-    /// holds the longest such string the thread decoded).
+    /// copied into a string of their exact length (one buffer per thread, reused while
+    /// it holds at most [`KEPT_BUFFER`] bytes).
     static DECODED: RefCell<String> = const { RefCell::new(String::new()) };
 }
+
+/// The largest [`DECODED`] buffer a thread keeps for its next string (1 MiB): one made
+/// for a longer text (up to the reader's 64 MiB limit) is freed after it.
+const KEPT_BUFFER: usize = 1 << 20;
 
 /// The string whose contents start at `start` in `line` (after its opening quote),
 /// decoded, and the index of its closing quote; `None` when [`scan_string`] would answer
@@ -202,7 +206,10 @@ pub(crate) fn decode_string(line: &str, start: usize) -> Option<(String, usize)>
     }
     DECODED.with_borrow_mut(|out| {
         out.clear();
-        loop {
+        // At most the rest of the line (an escape never decodes to more bytes than it
+        // takes): one allocation at most, never a doubling.
+        out.reserve(b.len().saturating_sub(start));
+        let mut walk = || loop {
             out.push_str(line.get(i..i + k)?);
             i += k;
             if b.get(i) == Some(&b'"') {
@@ -223,7 +230,12 @@ pub(crate) fn decode_string(line: &str, start: usize) -> Option<(String, usize)>
             out.push(c);
             i += used;
             k = memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        };
+        let decoded = walk();
+        if out.capacity() > KEPT_BUFFER {
+            *out = String::new();
         }
+        decoded
     })
 }
 
@@ -313,14 +325,18 @@ mod tests {
 
     /// Each JSON string literal decoded from just after its opening quote: the string
     /// `serde_json` decodes, ending at the literal's closing quote, or `None` where
-    /// `serde_json` refuses it; a long escaped string, then short ones, through the
-    /// same thread's buffer.
+    /// `serde_json` refuses it; long escaped strings (one past the buffer a thread
+    /// keeps), then short ones, through the same thread's buffer.
     #[test]
     fn one_pass_decode_gives_serde_jsons_string_and_its_end() {
         let long = format!("\"{}\"", "ab\\n\\u00e9 ".repeat(5_000));
+        // Past the buffer a thread keeps: freed after it.
+        let huge = format!("\"{}\"", "ab\\n\\u00e9 ".repeat(100_000));
+        assert!(huge.len() > KEPT_BUFFER);
         let literals = [
             long.as_str(),
             r#""""#,
+            huge.as_str(),
             r#""plain""#,
             r#""\n""#,
             r#""\\\"""#,
