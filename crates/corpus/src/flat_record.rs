@@ -13,6 +13,8 @@
 //! missing text) it answers `None` and the line goes to `serde_json`, which decides
 //! and words the problem.
 
+use std::cell::RefCell;
+
 use crate::Document;
 
 use super::options::ReadOptions;
@@ -65,7 +67,6 @@ pub(super) fn parse_flat(line: &str, line_no: u64, opts: &ReadOptions) -> Option
         if b.get(i) != Some(&b'"') {
             return None;
         }
-        let (end, len) = scan_string(b, i + 1)?;
         // The text field first: a name that is both is the text (as serde_json's path).
         let slot = if name == opts.text_field {
             Some(&mut text)
@@ -74,13 +75,17 @@ pub(super) fn parse_flat(line: &str, line_no: u64, opts: &ReadOptions) -> Option
         } else {
             None
         };
-        if let Some(slot) = slot {
+        let end = if let Some(slot) = slot {
             if slot.is_some() {
                 // A repeated field: serde_json's path words the problem.
                 return None;
             }
-            *slot = Some(decode_string(line.get(i + 1..end)?, len)?);
-        }
+            let (value, end) = decode_string(line, i + 1)?;
+            *slot = Some(value);
+            end
+        } else {
+            scan_string(b, i + 1)?.0
+        };
         i = skip_ws(b, end + 1);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
@@ -120,7 +125,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// not a string `serde_json` decodes to a Rust string (an unknown escape, bad hex, a
 /// lone surrogate) or is not closed. (The caller has checked the line has no control
 /// character.)
-fn scan_string(b: &[u8], start: usize) -> Option<(usize, usize)> {
+pub(crate) fn scan_string(b: &[u8], start: usize) -> Option<(usize, usize)> {
     let mut i = start;
     let mut len = 0;
     loop {
@@ -175,37 +180,63 @@ fn hex4(b: &[u8]) -> Option<u32> {
     })
 }
 
-/// The contents of a string `scan_string` accepted (between its quotes), decoded into a
-/// string of capacity `len`, its decoded length.
-fn decode_string(raw: &str, len: usize) -> Option<String> {
-    let mut out = String::with_capacity(len);
-    let b = raw.as_bytes();
-    let mut i = 0;
-    while let Some(k) = memchr::memchr(b'\\', b.get(i..)?) {
-        out.push_str(raw.get(i..i + k)?);
-        i += k;
-        let c = match b.get(i + 1)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
-                let (c, used) = unicode_escape(b.get(i..)?)?;
-                out.push(c);
-                i += used;
-                continue;
-            }
-            _ => return None,
-        };
-        out.push(c);
-        i += 2;
+thread_local! {
+    /// The decoded contents of a string with escapes, built here before they are
+    /// copied into a string of their exact length (one buffer per thread, reused while
+    /// it holds at most [`KEPT_BUFFER`] bytes).
+    static DECODED: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The largest [`DECODED`] buffer a thread keeps for its next string (1 MiB): one made
+/// for a longer text (up to the reader's 64 MiB limit) is freed after it.
+const KEPT_BUFFER: usize = 1 << 20;
+
+/// The string whose contents start at `start` in `line` (after its opening quote),
+/// decoded, and the index of its closing quote; `None` when [`scan_string`] would answer
+/// `None`. The walk to the closing quote and the decode are one pass (a member the
+/// reader keeps was scanned, then decoded in a second walk over its escapes). A string
+/// without an escape is copied as it is; one with escapes is decoded into the thread's
+/// buffer, then copied: either way the string is allocated at its exact length.
+pub(crate) fn decode_string(line: &str, start: usize) -> Option<(String, usize)> {
+    let b = line.as_bytes();
+    let mut i = start;
+    let mut k = memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+    if b.get(i + k) == Some(&b'"') {
+        return Some((line.get(i..i + k)?.to_owned(), i + k));
     }
-    out.push_str(raw.get(i..)?);
-    Some(out)
+    DECODED.with_borrow_mut(|out| {
+        out.clear();
+        // At most the rest of the line (an escape never decodes to more bytes than it
+        // takes): one allocation at most, never a doubling.
+        out.reserve(b.len().saturating_sub(start));
+        let mut walk = || loop {
+            out.push_str(line.get(i..i + k)?);
+            i += k;
+            if b.get(i) == Some(&b'"') {
+                return Some((out.as_str().to_owned(), i));
+            }
+            let (c, used) = match b.get(i + 1)? {
+                b'"' => ('"', 2),
+                b'\\' => ('\\', 2),
+                b'/' => ('/', 2),
+                b'b' => ('\u{8}', 2),
+                b'f' => ('\u{c}', 2),
+                b'n' => ('\n', 2),
+                b'r' => ('\r', 2),
+                b't' => ('\t', 2),
+                b'u' => unicode_escape(b.get(i..)?)?,
+                _ => return None,
+            };
+            out.push(c);
+            i += used;
+            k = memchr::memchr2(b'"', b'\\', b.get(i..)?)?;
+        };
+        let decoded = walk();
+        if out.capacity() > KEPT_BUFFER {
+            *out = String::new();
+        }
+        decoded
+    })
 }
 
 #[cfg(test)]
@@ -290,6 +321,43 @@ mod tests {
         }
         let both = ReadOptions::default().with_id_field("text");
         assert!(agrees(r#"{"text": "both"}"#, &both));
+    }
+
+    /// Each JSON string literal decoded from just after its opening quote: the string
+    /// `serde_json` decodes, ending at the literal's closing quote, or `None` where
+    /// `serde_json` refuses it; long escaped strings (one past the buffer a thread
+    /// keeps), then short ones, through the same thread's buffer.
+    #[test]
+    fn one_pass_decode_gives_serde_jsons_string_and_its_end() {
+        let long = format!("\"{}\"", "ab\\n\\u00e9 ".repeat(5_000));
+        // Past the buffer a thread keeps: freed after it.
+        let huge = format!("\"{}\"", "ab\\n\\u00e9 ".repeat(100_000));
+        assert!(huge.len() > KEPT_BUFFER);
+        let literals = [
+            long.as_str(),
+            r#""""#,
+            huge.as_str(),
+            r#""plain""#,
+            r#""\n""#,
+            r#""\\\"""#,
+            r#""a\"b""#,
+            r#""end\\""#,
+            r#""\ud83d\ude00 \u00e9\/\b\f\r\t""#,
+            r#""short""#,
+            r#""bad \x""#,
+            r#""lone \ud800""#,
+            r#""unclosed"#,
+            r#""unclosed \""#,
+        ];
+        for lit in literals {
+            let want = serde_json::from_str::<String>(lit).ok();
+            let got = decode_string(lit, 1);
+            assert_eq!(got.as_ref().map(|(s, _)| s), want.as_ref(), "{lit}");
+            if let Some((s, end)) = got {
+                assert_eq!(end, lit.len() - 1, "{lit}");
+                assert_eq!(s.capacity(), s.len(), "{lit}");
+            }
+        }
     }
 
     /// Random records built from pieces that stress the decoder (every escape, pairs

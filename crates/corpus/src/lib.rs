@@ -130,6 +130,40 @@ pub mod bench_hooks {
         };
         parsed.map(|(doc, _)| doc).map_err(|(_, message)| message)
     }
+
+    /// The JSON string whose contents start at byte `start` of `line` (just after its
+    /// opening quote), decoded as the flat-record path decodes a member it keeps, and
+    /// the index of its closing quote; `None` for a string that path leaves to
+    /// `serde_json` (an unknown escape, bad hex, a lone surrogate, no closing quote).
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::bench_hooks::decode_string;
+    /// let line = r#"{"text": "a\nb\u00e9", "id": "x"}"#;
+    /// assert_eq!(decode_string(line, 10), Some(("a\nb\u{e9}".to_owned(), 20)));
+    /// assert_eq!(decode_string(r#""bad \x""#, 1), None);
+    /// ```
+    #[must_use]
+    pub fn decode_string(line: &str, start: usize) -> Option<(String, usize)> {
+        crate::flat_record::decode_string(line, start)
+    }
+
+    /// The walk over a JSON string whose contents start at byte `start` of `bytes`
+    /// that the flat-record path makes for a member it does not keep: the index of the
+    /// closing quote and the length of the decoded contents in bytes, `None` where
+    /// [`decode_string`] answers `None`.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::corpus::bench_hooks::scan_string;
+    /// assert_eq!(scan_string(br#""a\nb\u00e9""#, 1), Some((11, 5)));
+    /// ```
+    #[must_use]
+    pub fn scan_string(bytes: &[u8], start: usize) -> Option<(usize, usize)> {
+        crate::flat_record::scan_string(bytes, start)
+    }
 }
 
 /// A corpus read whole: its documents in input order, the problems met, and counts.
