@@ -797,7 +797,7 @@ impl<H: std::hash::BuildHasher> SeenIds<H> {
         self.first_time_keyed(None, id, kept)
     }
 
-    /// [`first_time`](Self::first_time) with `id`'s [`IdKey`] when the caller has it
+    /// Whether no document of `kept` has `id` (the tests' `first_time`), with `id`'s [`IdKey`] when the caller has it
     /// (the batched JSONL reader finds it on the pool, where the id was just decoded; on
     /// the calling thread the id's bytes missed the cache). The key's hash is by
     /// [`id_hasher`], so it is used only with that hasher's set.

@@ -81,7 +81,7 @@ impl IMatchSignature {
     /// # Errors
     ///
     /// [`Error::InvalidParameter`] when there are more than
-    /// [`MAX_EXTRA_LEXICONS`](crate::MAX_EXTRA_LEXICONS)` + 1` coordinates (what the
+    /// [`MAX_EXTRA_LEXICONS`]` + 1` coordinates (what the
     /// byte form and every signer allow).
     ///
     /// # Example

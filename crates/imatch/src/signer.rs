@@ -425,7 +425,7 @@ impl<E: FeatureExtractor> IMatcherBuilder<E> {
     }
 
     /// `K`, the number of randomized extra lexicons (default 0; at most
-    /// [`MAX_EXTRA_LEXICONS`](crate::MAX_EXTRA_LEXICONS)).
+    /// [`MAX_EXTRA_LEXICONS`]).
     ///
     /// # Example
     ///

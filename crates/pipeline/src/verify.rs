@@ -303,7 +303,7 @@ impl Verification {
     ///
     /// # Errors
     ///
-    /// [`Error::InvalidParameter`](ndd_core::Error::InvalidParameter) for a threshold
+    /// [`Error::InvalidParameter`] for a threshold
     /// outside `(0, 1]` or an invalid shingle length; `InvalidInput` for a pair
     /// naming a document outside `texts`.
     ///

@@ -842,7 +842,7 @@ impl MinHashLsh {
         base.band_counts(slf.py(), ids)
     }
 
-    /// [`get_counts`] over the given keys only (each counted once; a key not present
+    /// `get_counts` over the given keys only (each counted once; a key not present
     /// raises `ValueError`).
     #[pyo3(signature = (*keys))]
     fn get_subset_counts<'py>(

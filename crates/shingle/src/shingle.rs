@@ -136,7 +136,7 @@ pub const DEFAULT_WORD_K: usize = 3;
 /// containment of documents", 1997; Gambosi's near-duplicate detection slides (after Manning and Schütze): "a shingle is just a word k-gram").
 ///
 /// Tokens come from [`WordTokenizer`](crate::WordTokenizer), optionally filtered by a [`TokenFilter`],
-/// case-folded (on by default) and hashed with [`hash_token`](crate::hash_token); the
+/// case-folded (on by default) and hashed with [`hash_token`]; the
 /// window of `k` token hashes is combined in O(1) per position. Nothing is allocated
 /// per token or per shingle.
 ///

@@ -149,7 +149,7 @@ impl HammingMemory {
 /// 64 bits works, `ndd-simhash`'s 64-bit `SimHashSignature` among them).
 ///
 /// Its similarity is `1 − h/64` for the Hamming distance `h`
-/// ([`similarity_from_hamming`](crate::similarity_from_hamming)).
+/// ([`similarity_from_hamming`]).
 ///
 /// # Example
 ///

@@ -45,11 +45,11 @@ const VERSION: u16 = 4;
 /// components keeping the first-seen document, verified like the one-shot run:
 ///
 /// * by exact Jaccard, MinHash's default verifier (what `Dedup::new()` gives), or by
-///   [`Verifier::Containment`](crate::Verifier::Containment): the index keeps every
+///   [`Verifier::Containment`]: the index keeps every
 ///   sketched document's sorted distinct shingle hashes (what the verification stage
 ///   compares), so batches give the one-shot run's pairs, scores, groups and kept
 ///   documents exactly;
-/// * by the MinHash estimate ([`Verifier::MethodScore`](crate::Verifier::MethodScore)
+/// * by the MinHash estimate ([`Verifier::MethodScore`]
 ///   set explicitly): signatures only, no sets. What it gives up: a pair is kept when
 ///   its estimate reaches the threshold, and the estimate's noise is ±0.035 (one
 ///   standard error at 128 values and J = 0.8), so pairs just above the threshold are
@@ -63,7 +63,7 @@ const VERSION: u16 = 4;
 /// which a batch is appended without rewriting the earlier batches' data; a crash
 /// during an append leaves the folder as it was before. [`load`](Self::load) reads
 /// both, whole into memory; a folder can also be read one segment at a time by
-/// [`SegmentedIndex`](crate::SegmentedIndex), which keeps only the ids, labels,
+/// [`SegmentedIndex`], which keeps only the ids, labels,
 /// digests and set sizes in memory and gives the same batches.
 ///
 /// Alignment and a user's measure need texts, which the index does not keep:
@@ -421,7 +421,7 @@ impl DedupIndex {
     /// [`add_with_progress`](Self::add_with_progress), the earlier documents'
     /// candidates found in this index, or `by_segment` in the committed segments of
     /// the folder it was opened from, one segment at a time
-    /// ([`SegmentedIndex`](crate::SegmentedIndex)).
+    /// ([`SegmentedIndex`]).
     pub(super) fn add_batch(
         &mut self,
         docs: &[Document],

@@ -4,7 +4,7 @@
 //!
 //! Two passes over the same documents, in the same order:
 //!
-//! 1. [`Counter`] splits each document into [`units`] (lines or paragraphs,
+//! 1. [`Counter`] splits each document into [`units`](fn@units) (lines or paragraphs,
 //!    [`Unit`]), hashes each with its [`Normalization`] ([`Normalizer`]: whitespace
 //!    collapsed, and by default case folded, NFKC, digits read as `0`), leaves out
 //!    blank units and those shorter than [`Config::min_chars`], and counts the rest by
