@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
 use crate::records::{BandKeyRecord, RecordError, RecordWriter};
-use crate::runs::{SortedRuns, fan_in};
+use crate::runs::{SortedRuns, fan_in, join_spill};
 
 /// A run being sorted and written on a thread of its own: its buffer comes back.
 type Writing = JoinHandle<Result<Vec<u128>, RecordError>>;
@@ -252,12 +252,7 @@ impl BandKeySort {
     /// Waits for the run being written on its own thread, if any, and gives back its
     /// buffer (empty when there was none). A panic there goes on here.
     fn wait(&mut self) -> Result<Vec<u128>, RecordError> {
-        match self.writing.take() {
-            Some(writing) => writing
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => Ok(Vec::new()),
-        }
+        join_spill(self.writing.take())
     }
 
     /// Writes what is held as the last run and merges runs in passes until at most

@@ -312,12 +312,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// Waits for the run being written on its own thread, if any, and gives back its
     /// (empty) buffer. A panic there goes on here.
     fn wait(&mut self) -> Result<Vec<T>, RecordError> {
-        match self.writing.take() {
-            Some(writing) => writing
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => Ok(Vec::new()),
-        }
+        join_spill(self.writing.take())
     }
 
     fn run_path(&mut self) -> PathBuf {
@@ -354,6 +349,19 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
         let runs = std::mem::take(&mut self.runs);
         let (key, fingerprint) = (self.key, self.fingerprint);
         fan_in(runs, key, fingerprint, || self.run_path())
+    }
+}
+
+/// Waits for a spill on its own thread, if any, and gives back its buffer (empty
+/// when there was none). A panic there goes on here.
+pub(crate) fn join_spill<B: Default>(
+    writing: Option<JoinHandle<Result<B, RecordError>>>,
+) -> Result<B, RecordError> {
+    match writing {
+        Some(writing) => writing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        None => Ok(B::default()),
     }
 }
 
