@@ -25,6 +25,11 @@
 //!   [`ExternalSort::radix`] (`bucket_radix`, the out-of-core sketch stage's), with
 //!   four runs and with one (the run sort, one file written and read back).
 //!
+//! * `band-key spill (issue 28, session 13)`: the sketch stage's band-key spill
+//!   before (`ExternalSort`, overlapped, `bucket_radix`) and after (`BandKeySort`,
+//!   the same records pushed a document at a time), the same bytes of records in
+//!   memory, each end to end with the merge read back.
+//!
 //! Both sorts, and the external sort on either pool and with either run sort, are
 //! checked to give the same order before anything is timed.
 //!
