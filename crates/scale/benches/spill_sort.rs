@@ -25,6 +25,11 @@
 //!   [`ExternalSort::radix`] (`bucket_radix`, the out-of-core sketch stage's), with
 //!   four runs and with one (the run sort, one file written and read back).
 //!
+//! * `band-key spill (issue 28, session 13)`: the sketch stage's band-key spill
+//!   before (`ExternalSort`, overlapped, `bucket_radix`) and after (`BandKeySort`,
+//!   the same records pushed a document at a time), the same bytes of records in
+//!   memory, each end to end with the merge read back.
+//!
 //! Both sorts, and the external sort on either pool and with either run sort, are
 //! checked to give the same order before anything is timed.
 //!
@@ -42,7 +47,7 @@ use std::path::Path;
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndd_core::{DocSketcher, SlotSignature};
 use ndd_lsh::{DEFAULT_MIN_RECALL, LshParams};
-use ndd_scale::{BandKeyRecord, ExternalSort};
+use ndd_scale::{BandKeyRecord, BandKeySort, ExternalSort};
 use rayon::slice::ParallelSliceMut;
 
 #[path = "common/corpus.rs"]
@@ -106,6 +111,58 @@ fn external_sort(
         .collect::<Result<Vec<_>, _>>()
         .expect("runs read");
     runs.remove().expect("runs removed");
+    merged
+}
+
+/// The records through `ExternalSort` as the out-of-core sketch stage used it before
+/// `BandKeySort` (overlapped, `bucket_radix`), `bytes` of records in memory, and the
+/// merge; the run files are removed.
+fn external_radix_overlapped(
+    dir: &Path,
+    records: &[BandKeyRecord],
+    bytes: usize,
+) -> Vec<BandKeyRecord> {
+    let in_memory = bytes / size_of::<BandKeyRecord>();
+    let mut sort = ExternalSort::new(dir, "keys", bucket_order, in_memory, 0)
+        .expect("a folder")
+        .overlapped()
+        .radix(bucket_radix);
+    for &r in records {
+        sort.push(r).expect("a run written");
+    }
+    merge_and_remove(&sort.finish().expect("runs written"))
+}
+
+/// The same records pushed a document at a time (`bands` keys each) through
+/// `BandKeySort`, `bytes` of records in memory (16 each), and the merge.
+fn band_key_sort(
+    dir: &Path,
+    records: &[BandKeyRecord],
+    bands: usize,
+    bytes: usize,
+) -> Vec<BandKeyRecord> {
+    let mut sort = BandKeySort::new(dir, "keys", bytes / 16, 0).expect("a folder");
+    let mut keys = Vec::with_capacity(bands);
+    for doc in records.chunks(bands) {
+        keys.clear();
+        keys.extend(doc.iter().map(|r| r.key));
+        sort.push_document(doc[0].doc, &keys)
+            .expect("a run written");
+    }
+    merge_and_remove(&sort.finish().expect("runs written"))
+}
+
+fn merge_and_remove(
+    runs: &ndd_scale::SortedRuns<BandKeyRecord, (u16, u64, u64)>,
+) -> Vec<BandKeyRecord> {
+    let merged = runs
+        .merge()
+        .expect("runs read")
+        .collect::<Result<Vec<_>, _>>()
+        .expect("runs read");
+    for p in runs.paths() {
+        std::fs::remove_file(p).expect("a run removed");
+    }
     merged
 }
 
@@ -191,6 +248,31 @@ fn bench(c: &mut Criterion) {
             },
         );
     }
+    group.finish();
+
+    // Issue 28, session 13: the sketch stage's band-key spill before (`ExternalSort`,
+    // overlapped, `bucket_radix`) and after (`BandKeySort`), the same bytes of
+    // records in memory (a quarter of the 24-byte records': about eight runs before,
+    // five after), then the merge read back.
+    let bands = records.iter().filter(|r| r.doc == 0).count();
+    let bytes = in_memory * size_of::<BandKeyRecord>();
+    assert_eq!(band_key_sort(dir.path(), &records, bands, bytes), serial);
+    assert_eq!(
+        external_radix_overlapped(dir.path(), &records, bytes),
+        serial
+    );
+    let mut group = c.benchmark_group("band-key spill (issue 28, session 13)");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(
+        BenchmarkId::new("ExternalSort, overlapped, radix (before)", n),
+        |b| {
+            b.iter(|| black_box(external_radix_overlapped(dir.path(), &records, bytes).len()));
+        },
+    );
+    group.bench_function(BenchmarkId::new("BandKeySort (after)", n), |b| {
+        b.iter(|| black_box(band_key_sort(dir.path(), &records, bands, bytes).len()));
+    });
     group.finish();
 }
 

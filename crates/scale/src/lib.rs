@@ -17,6 +17,9 @@
 //! * [`runs`]: [`ExternalSort`], records sorted with a bounded number in memory:
 //!   sorted runs spilled to record files and merged back in order.
 //!
+//! * [`bandkeys`]: [`BandKeySort`], the same for band keys pushed a document at a time,
+//!   held band by band in 16 bytes a record.
+//!
 //! Components of the edges, merged deterministically across partial results, are
 //! [`ndd_core::DocUnionFind`]; the edges of a bucket are [`ndd_core::bucket_edges`].
 //!
@@ -47,10 +50,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod bandkeys;
 mod radix;
 pub mod records;
 pub mod runs;
 
+pub use bandkeys::BandKeySort;
 pub use records::{
     Assignment, BandKeyRecord, DigestRecord, END_MAGIC, Edge, FORMAT_VERSION, HEADER_LEN, MAGIC,
     Record, RecordError, RecordKind, RecordReader, RecordWriter, Score, TRAILER_LEN,

@@ -82,6 +82,10 @@ pub const TRAILER_LEN: usize = 24;
 /// The largest record size of any kind (a digest record, 28 bytes).
 const MAX_RECORD_SIZE: usize = 28;
 
+/// Bytes of records a [`RecordWriter`] holds before it hashes and writes them, and a
+/// [`RecordReader`] reads and hashes at once (about; whole records).
+const BLOCK: usize = 16 << 10;
+
 /// What a record file holds: the kind code in the header.
 ///
 /// # Example
@@ -691,7 +695,7 @@ impl<T: Record> RecordWriter<T> {
             tmp,
             hasher,
             count: 0,
-            buf: Vec::with_capacity(MAX_RECORD_SIZE),
+            buf: Vec::with_capacity(BLOCK + MAX_RECORD_SIZE),
             _records: PhantomData,
         };
         // Set before writing, so that a failure removes the temporary file on drop.
@@ -700,7 +704,9 @@ impl<T: Record> RecordWriter<T> {
         Ok(w)
     }
 
-    /// Appends one record.
+    /// Appends one record. Records are hashed and written a block (16 KiB) at a
+    /// time: a failure to write this one may come from a later call, or from
+    /// [`finish`](Self::finish).
     ///
     /// # Errors
     ///
@@ -724,11 +730,15 @@ impl<T: Record> RecordWriter<T> {
         let out = self.out.as_mut().ok_or_else(|| {
             RecordError::Io(io::Error::other("record writer already finished or failed"))
         })?;
-        self.buf.clear();
         record.encode_into(&mut self.buf);
-        out.write_all(&self.buf)?;
-        self.hasher.update(&self.buf);
         self.count += 1;
+        if self.buf.len() >= BLOCK {
+            // Hashed and written a block at a time: the hash's per-call cost is paid
+            // once per block, not per record.
+            self.hasher.update(&self.buf);
+            out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
         Ok(())
     }
 
@@ -795,6 +805,9 @@ impl<T: Record> RecordWriter<T> {
         let mut out = self.out.take().ok_or_else(|| {
             RecordError::Io(io::Error::other("record writer already finished or failed"))
         })?;
+        self.hasher.update(&self.buf);
+        out.write_all(&self.buf)?;
+        self.buf.clear();
         let mut trailer = [0u8; TRAILER_LEN];
         trailer[..8].copy_from_slice(&END_MAGIC);
         trailer[8..16].copy_from_slice(&self.count.to_le_bytes());
@@ -876,6 +889,11 @@ pub struct RecordReader<T: Record, R: Read + Seek> {
     fingerprint: u64,
     count: u64,
     remaining: u64,
+    /// Records not yet read into `block`.
+    unread: u64,
+    /// Records read (and hashed) a block at a time; those from `at` on not returned.
+    block: Vec<u8>,
+    at: usize,
     hasher: Xxh3,
     /// The trailer's end magic and count (hashed after the records) and checksum.
     trailer: [u8; TRAILER_LEN],
@@ -1033,6 +1051,9 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
             fingerprint,
             count,
             remaining: count,
+            unread: count,
+            block: Vec::new(),
+            at: 0,
             hasher,
             trailer,
             done: false,
@@ -1143,18 +1164,28 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
             }
             return Ok(None);
         }
-        let mut buf = [0u8; MAX_RECORD_SIZE];
-        let record = buf
-            .get_mut(..T::KIND.record_size())
+        let size = T::KIND.record_size();
+        if self.at >= self.block.len() {
+            // The next block of whole records (the last may be shorter).
+            let records = self.unread.min((BLOCK / size).max(1) as u64);
+            let bytes = usize::try_from(records).map_err(|_| corrupt("record count"))? * size;
+            self.block.resize(bytes, 0);
+            self.inner.read_exact(&mut self.block).map_err(|e| {
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    truncated("the file shrank while being read")
+                } else {
+                    RecordError::Io(e)
+                }
+            })?;
+            self.hasher.update(&self.block);
+            self.unread -= records;
+            self.at = 0;
+        }
+        let record = self
+            .block
+            .get(self.at..self.at + size)
             .ok_or_else(|| corrupt("record size"))?;
-        self.inner.read_exact(record).map_err(|e| {
-            if e.kind() == io::ErrorKind::UnexpectedEof {
-                truncated("the file shrank while being read")
-            } else {
-                RecordError::Io(e)
-            }
-        })?;
-        self.hasher.update(record);
+        self.at += size;
         self.remaining -= 1;
         T::decode(record)
             .map(Some)

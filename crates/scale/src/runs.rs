@@ -312,12 +312,7 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
     /// Waits for the run being written on its own thread, if any, and gives back its
     /// (empty) buffer. A panic there goes on here.
     fn wait(&mut self) -> Result<Vec<T>, RecordError> {
-        match self.writing.take() {
-            Some(writing) => writing
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            None => Ok(Vec::new()),
-        }
+        join_spill(self.writing.take())
     }
 
     fn run_path(&mut self) -> PathBuf {
@@ -351,27 +346,53 @@ impl<T: Record, K: Ord> ExternalSort<T, K> {
         self.spill()?;
         self.wait()?;
         self.buffer = Vec::new();
-        while self.runs.len() > MAX_FAN_IN {
-            let older = std::mem::take(&mut self.runs);
-            for group in older.chunks(MAX_FAN_IN) {
-                let path = self.run_path();
-                let mut w = RecordWriter::create(&path, self.fingerprint)?;
-                for r in merge_paths(group, self.key, self.fingerprint, true)? {
-                    w.write(&r?)?;
-                }
-                w.finish()?;
-                for p in group {
-                    std::fs::remove_file(p)?;
-                }
-                self.runs.push(path);
-            }
-        }
-        Ok(SortedRuns {
-            paths: std::mem::take(&mut self.runs),
-            key: self.key,
-            fingerprint: self.fingerprint,
-        })
+        let runs = std::mem::take(&mut self.runs);
+        let (key, fingerprint) = (self.key, self.fingerprint);
+        fan_in(runs, key, fingerprint, || self.run_path())
     }
+}
+
+/// Waits for a spill on its own thread, if any, and gives back its buffer (empty
+/// when there was none). A panic there goes on here.
+pub(crate) fn join_spill<B: Default>(
+    writing: Option<JoinHandle<Result<B, RecordError>>>,
+) -> Result<B, RecordError> {
+    match writing {
+        Some(writing) => writing
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+        None => Ok(B::default()),
+    }
+}
+
+/// The runs at `runs` (each sorted by `key`) merged in passes, [`MAX_FAN_IN`] at a
+/// time into runs at `next_path()`, until at most [`MAX_FAN_IN`] remain.
+pub(crate) fn fan_in<T: Record, K: Ord>(
+    mut runs: Vec<PathBuf>,
+    key: fn(&T) -> K,
+    fingerprint: u64,
+    mut next_path: impl FnMut() -> PathBuf,
+) -> Result<SortedRuns<T, K>, RecordError> {
+    while runs.len() > MAX_FAN_IN {
+        let older = std::mem::take(&mut runs);
+        for group in older.chunks(MAX_FAN_IN) {
+            let path = next_path();
+            let mut w = RecordWriter::create(&path, fingerprint)?;
+            for r in merge_paths(group, key, fingerprint, true)? {
+                w.write(&r?)?;
+            }
+            w.finish()?;
+            for p in group {
+                std::fs::remove_file(p)?;
+            }
+            runs.push(path);
+        }
+    }
+    Ok(SortedRuns {
+        paths: runs,
+        key,
+        fingerprint,
+    })
 }
 
 /// Sorts a run by `key`: on rayon's pool under the `rayon` feature (in place, as the

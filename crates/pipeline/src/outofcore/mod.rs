@@ -51,7 +51,7 @@ use std::time::Instant;
 
 use ndd_core::SchemeId;
 use ndd_minhash::MinHasher;
-use ndd_scale::{BandKeyRecord, DigestRecord, Edge, ExternalSort, Record, RecordError, SortedRuns};
+use ndd_scale::{DigestRecord, Edge, ExternalSort, Record, RecordError, SortedRuns};
 
 #[cfg(feature = "simhash")]
 use crate::SimHashConfig;
@@ -158,18 +158,6 @@ impl Steps<'_> {
         });
         Ok(marker)
     }
-}
-
-fn bucket_order(r: &BandKeyRecord) -> (u16, u64, u64) {
-    (r.band, r.key, r.doc)
-}
-
-/// [`bucket_order`] as one `u128` (band, key, then the document in 48 bits), for the
-/// spill's radix sort; `None` for a document id of 2^48 or more (its run is sorted by
-/// comparing [`bucket_order`]s).
-fn bucket_radix(r: &BandKeyRecord) -> Option<u128> {
-    (r.doc < 1 << 48)
-        .then(|| u128::from(r.band) << 112 | u128::from(r.key) << 48 | u128::from(r.doc))
 }
 
 /// [`pair_order`] as one `u128`, for the spill's radix sort.
@@ -821,8 +809,11 @@ impl OutOfCore {
         })?;
 
         let bucketed = steps.run(CANDIDATES_STAGE, || {
-            let keys =
-                SortedRuns::from_paths(run_paths(dir, &sketched, "runs"), bucket_order, key_fp);
+            let keys = SortedRuns::from_paths(
+                run_paths(dir, &sketched, "runs"),
+                ndd_scale::BandKeySort::order,
+                key_fp,
+            );
             let copies = exact::CopyBits::load(&job, documents, fingerprints[EXACT_STAGE])?;
             let b = match &self.engine {
                 Engine::MinHash(_) => {

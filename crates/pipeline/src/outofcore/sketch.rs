@@ -11,11 +11,11 @@ use std::thread::JoinHandle;
 use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet, Sketcher};
 use ndd_lsh::LshParams;
 use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
-use ndd_scale::{BandKeyRecord, DigestRecord};
+use ndd_scale::{BandKeySort, DigestRecord};
 
 use super::indexed::{SET_ENDS, SETS, TEXT_ENDS, TEXTS, out_of_range};
 use super::reads::read_spans;
-use super::{Job, bucket_order, bucket_radix, damaged, digest_order, file_size};
+use super::{Job, damaged, digest_order, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Document, Error};
 
@@ -362,7 +362,7 @@ fn overlap<A: Send, F: Send, B>(
 
 /// The sketch stage's sorts (band keys, digests), fed on the reading thread.
 struct Sorts {
-    keys: ndd_scale::ExternalSort<BandKeyRecord, (u16, u64, u64)>,
+    keys: BandKeySort,
     digests: Option<ndd_scale::ExternalSort<DigestRecord, ([u8; 20], u64)>>,
     documents: u64,
     signature_len: Option<usize>,
@@ -379,18 +379,16 @@ impl Sorts {
             )));
         }
         let docs = self.documents..;
+        if p.bands > usize::from(u16::MAX) + 1 {
+            return Err(Error::Core(ndd_core::Error::invalid_parameter(
+                "bands",
+                "at most 65,536 bands are written to band-key files",
+            )));
+        }
         for (doc, keys) in docs.clone().zip(p.keys.chunks_exact(p.bands.max(1))) {
-            for (band, &key) in keys.iter().enumerate() {
-                let band = u16::try_from(band).map_err(|_| {
-                    Error::Core(ndd_core::Error::invalid_parameter(
-                        "bands",
-                        "at most 65,536 bands are written to band-key files",
-                    ))
-                })?;
-                self.keys
-                    .push(BandKeyRecord { doc, band, key })
-                    .map_err(|e| damaged(dir, e))?;
-            }
+            self.keys
+                .push_document(doc, keys)
+                .map_err(|e| damaged(dir, e))?;
         }
         if let Some(digests) = &mut self.digests {
             for (doc, &digest) in docs.zip(&p.digests) {
@@ -511,9 +509,14 @@ where
         job.budget / 2
     };
     let mut sorts = Sorts {
-        keys: job
-            .sort("keys", bucket_order, sorting, fingerprint)?
-            .radix(bucket_radix),
+        // 16 bytes a band key held (`BandKeySort`).
+        keys: BandKeySort::new(
+            dir,
+            "keys",
+            usize::try_from(sorting / 16).unwrap_or(usize::MAX),
+            fingerprint,
+        )
+        .map_err(|e| damaged(dir, e))?,
         digests: match job.exact {
             Some(_) => Some(job.sort("digests", digest_order, sorting, 0)?),
             None => None,
