@@ -23,7 +23,8 @@ use super::blocks::{block_text_bytes, map_in_order};
 use super::exact::CopyBits;
 use super::indexed::Texts;
 use super::manifest::Marker;
-use super::{Job, checksum_key, damaged, file_size, trailer_checksum};
+use super::workdir::{checksum_key, trailer_checksum};
+use super::{Job, damaged, file_size};
 use crate::Error;
 use crate::progress::Stage;
 
