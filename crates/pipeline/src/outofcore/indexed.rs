@@ -274,18 +274,13 @@ impl Sets {
         Indexed::open(dir, [SETS, SET_ENDS], 8, share).map(Sets)
     }
 
-    /// The bytes of document `doc`'s set in `sets.bin` (8 per shingle).
-    pub(super) fn len(&self, doc: u64) -> Result<u64, Error> {
-        self.0.span(doc).map(|(_, n)| n)
-    }
-
-    /// The bytes of the sets of `docs` (in any order), in order, appended to `out`:
-    /// [`len`](Self::len) of each, their offsets looked up together.
+    /// The bytes of the sets of `docs` (in any order), in order, appended to `out` (8
+    /// per shingle), their offsets looked up together.
     pub(super) fn lens(&self, docs: &[u64], out: &mut Vec<u64>) -> Result<(), Error> {
         self.0.lens(docs, out)
     }
 
-    /// Whether the sets' offsets are held in memory: then [`len`](Self::len) reads
+    /// Whether the sets' offsets are held in memory: then [`lens`](Self::lens) reads
     /// nothing.
     pub(super) fn held(&self) -> bool {
         self.0.held.is_some()

@@ -142,10 +142,13 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// each document in sorted runs, half the budget in memory, and the texts' end offsets
 /// beside them when they fit in an eighth of it, as verification holds them). Verification holds two
 /// blocks of candidates (the one scored and the next, read meanwhile on a thread of
-/// its own); for the exact verifiers each holds its documents' signatures and sets
-/// (and its pairs) within three eighths of the budget, and the sets' end offsets are
-/// held beside them when they fit in an eighth of it (about 4 bytes per document;
-/// else each block reads them from `sets.idx`, and holds its documents' signatures
+/// its own); for the exact verifiers, with the sets' end offsets held in memory when
+/// they fit in an eighth of the budget (about 4 bytes per document), a block holds its
+/// documents' signatures and its pairs within a quarter of it, and is handed on in
+/// sub-blocks each holding the sets of its pairs past the estimate (and its pairs)
+/// within a quarter: the block, the sub-block read and the one scored, three
+/// quarters (without the offsets in memory,
+/// each block reads them from `sets.idx`, and holds its documents' signatures
 /// within an eighth of the budget); for the verifiers that read texts, their texts
 /// within a 64th of it, their end offsets held likewise (alignment
 /// prepares each text into about five times its size: together within about a

@@ -219,12 +219,14 @@ enum Read {
 /// texts read. Stops when `send` returns `false` (the scoring loop stopped).
 ///
 /// With the sets' offsets held in memory ([`Sets::held`]), a block ends before its
-/// documents' signatures and sets and its pairs pass [`block_set_bytes`]; otherwise it
-/// holds at most [`block_pairs`] of half the budget, and with texts ends before its
-/// texts pass half of [`block_text_bytes`]: the scoring loop holds the previous block
-/// meanwhile. The documents are counted without a set of them: a block's `a` once per
-/// run of its pairs, its `b` once per pair (a bound: a `b` of several pairs is
-/// counted for each).
+/// documents' signatures and its pairs pass [`block_signature_bytes`]; it is
+/// estimated, then handed on in sub-blocks ([`sub_block_ends`]), each ending before
+/// the sets its estimates kept and its pairs pass [`block_set_bytes`], each sub-block's
+/// sets read as it is handed on. Otherwise a block holds at most [`block_pairs`] of
+/// half the budget, and with texts ends before its texts pass half of
+/// [`block_text_bytes`]: the scoring loop holds the previous block meanwhile. The
+/// documents are counted without a set of them: a block's `a` once per run of its
+/// pairs, its `b` once per pair (a bound: a `b` of several pairs is counted for each).
 fn ready_blocks(
     job: &Job<'_>,
     mut candidates: impl Iterator<Item = Result<Edge, RecordError>>,
@@ -243,27 +245,23 @@ fn ready_blocks(
             Ok(())
         }
     };
-    let beside_set = source.signature_len.saturating_add(PER_DOCUMENT);
-    let set_len = |d: u64| {
-        let set = source.sets.map_or(Ok(0), |s| s.len(d))?;
-        Ok(set.saturating_add(beside_set))
-    };
-    let set_lens = |docs: &[u64], out: &mut Vec<u64>| {
-        let from = out.len();
-        match source.sets {
-            Some(s) => s.lens(docs, out)?,
-            None => out.resize(from + docs.len(), 0),
-        }
-        for n in out.get_mut(from..).unwrap_or_default() {
-            *n = n.saturating_add(beside_set);
-        }
+    // With the sets' offsets held, a block is cut by its signatures (each document's
+    // the same bytes), its kept pairs' sets read in sub-blocks cut by theirs.
+    let signature = source.signature_len.saturating_add(PER_DOCUMENT);
+    let signature_len = |_: u64| Ok(signature);
+    let signature_lens = |docs: &[u64], out: &mut Vec<u64>| {
+        out.resize(out.len() + docs.len(), signature);
         Ok(())
     };
-    let sized: Option<CutBy<'_>> = match (source.texts, source.sets) {
+    let split_by = source.sets.filter(|s| s.held() && source.texts.is_none());
+    let sized: Option<CutBy<'_>> = match (source.texts, split_by) {
         (Some(_), _) => Some((&text_len, &text_lens, block_text_bytes(job.budget) / 2, 0)),
-        (None, Some(sets)) if sets.held() => {
-            Some((&set_len, &set_lens, block_set_bytes(job.budget), PER_PAIR))
-        }
+        (None, Some(_)) => Some((
+            &signature_len,
+            &signature_lens,
+            block_signature_bytes(job.budget),
+            PER_PAIR,
+        )),
         _ => None,
     };
     // Blocks cut by their sets' bytes count their pairs' too; the others hold at most
@@ -352,51 +350,133 @@ fn ready_blocks(
         }
         let places = places(&block);
         let estimates = estimate_block(job, &places, source.floor, source.sigs)?;
-        let (needed, within) = needed_of(&places, &estimates);
         drop(places);
-        let read = match (job.verifier, source.sets, source.texts) {
-            (Verifier::ExactJaccard | Verifier::Containment, Some(sets), _) => {
-                Read::Sets(sets.get_many(&needed)?)
+        let ends = match split_by {
+            Some(sets) => sub_block_ends(&block, &estimates, sets, block_set_bytes(job.budget))?,
+            None => vec![block.len()],
+        };
+        // One sub-block takes the block as it is; several, a copy of their pairs each.
+        let single = ends.len() == 1;
+        let mut whole = Some((block, estimates));
+        let mut start = 0;
+        for end in ends {
+            let (pairs, estimates) = match &whole {
+                Some((block, estimates)) if !single => {
+                    let range = start..end.max(start);
+                    (
+                        block.get(range.clone()).unwrap_or_default().to_vec(),
+                        estimates.get(range).unwrap_or_default().to_vec(),
+                    )
+                }
+                _ => whole.take().unwrap_or_default(),
+            };
+            start = end;
+            let (needed, within) = kept_places(&pairs, &estimates);
+            let read = match (job.verifier, source.sets, source.texts) {
+                (Verifier::ExactJaccard | Verifier::Containment, Some(sets), _) => {
+                    Read::Sets(sets.get_many(&needed)?)
+                }
+                (
+                    Verifier::Align(_) | Verifier::Custom(_) | Verifier::AlignWeighted,
+                    _,
+                    Some(texts),
+                ) => Read::Texts(texts.get_many(&needed)?),
+                _ => Read::Nothing,
+            };
+            let ready = Ready {
+                block: pairs,
+                estimates,
+                within,
+                read,
+            };
+            if !send(ready) {
+                return Ok(());
             }
-            (
-                Verifier::Align(_) | Verifier::Custom(_) | Verifier::AlignWeighted,
-                _,
-                Some(texts),
-            ) => Read::Texts(texts.get_many(&needed)?),
-            _ => Read::Nothing,
-        };
-        let ready = Ready {
-            block,
-            estimates,
-            within,
-            read,
-        };
-        if !send(ready) {
-            return Ok(());
         }
     }
 }
 
-/// The bytes a verification block's document is counted for beside its signature and
-/// set when blocks are cut by their sets ([`block_set_bytes`]): the vectors' headers,
+/// Where `block`'s sub-blocks end (each the end of a run of its pairs, the last the
+/// block's length): a sub-block ends before the sets of the documents of its pairs an
+/// estimate kept (`estimates`), [`PER_DOCUMENT`] more each, and [`PER_PAIR`] for each
+/// of its pairs pass `limit` (or at its first pair). A kept pair's `a` is counted once
+/// per run of the sub-block's kept pairs, its `b` once per pair (a bound, as for a
+/// block).
+fn sub_block_ends(
+    block: &[Edge],
+    estimates: &[Option<f64>],
+    sets: &Sets,
+    limit: u64,
+) -> Result<Vec<usize>, Error> {
+    let kept = block
+        .iter()
+        .zip(estimates)
+        .filter(|(_, est)| est.is_some())
+        .flat_map(|(e, _)| [e.a, e.b]);
+    let docs: Vec<u64> = kept.collect();
+    let mut lens = Vec::with_capacity(docs.len());
+    sets.lens(&docs, &mut lens)?;
+    let mut lens = lens.chunks_exact(2);
+    let mut ends = Vec::new();
+    let (mut start, mut held, mut last_a) = (0usize, 0u64, None);
+    for (i, (e, est)) in block.iter().zip(estimates).enumerate() {
+        // The pair's bytes, and its `a`'s when it starts a run of kept pairs.
+        let (mut more, mut a_more) = (PER_PAIR, 0);
+        if est.is_some()
+            && let Some(&[a, b]) = lens.next()
+        {
+            more = more.saturating_add(b).saturating_add(PER_DOCUMENT);
+            a_more = a.saturating_add(PER_DOCUMENT);
+        }
+        let mut with_a = if last_a == Some(e.a) {
+            more
+        } else {
+            more.saturating_add(a_more)
+        };
+        if i > start && held.saturating_add(with_a) > limit {
+            ends.push(i);
+            (start, held, last_a) = (i, 0, None);
+            with_a = more.saturating_add(a_more);
+        }
+        held = held.saturating_add(with_a);
+        if est.is_some() {
+            last_a = Some(e.a);
+        }
+    }
+    ends.push(block.len());
+    Ok(ends)
+}
+
+/// The bytes a verification block's document is counted for beside its signature
+/// ([`block_signature_bytes`]) or its set ([`block_set_bytes`]): the vectors' headers,
 /// its position in the block's lists.
 const PER_DOCUMENT: u64 = 64;
 
-/// The bytes a verification block's pair is counted for when blocks are cut by their
-/// sets: the pair, its estimate, its place in the scoring loop's list and its score.
+/// The bytes a verification block's or sub-block's pair is counted for when blocks are
+/// cut by their signatures: the pair, its estimate, its places and its score.
 const PER_PAIR: u64 = 64;
 
-/// The most pairs of a block cut by its sets' bytes (which count the pairs' bytes too).
+/// The most pairs of a block cut by its signatures' bytes (which count the pairs' bytes
+/// too).
 const MAX_BLOCK_PAIRS: usize = 1 << 20;
 
-/// The bytes of one verification block when the sets' offsets are held in memory:
-/// three eighths of the budget, counting each distinct document's signature, set
-/// ([`PER_DOCUMENT`] more) and each pair ([`PER_PAIR`]): with the block scored
-/// meanwhile, three quarters, beside the offsets' eighth
-/// ([`Sets::open`]'s share). Every document's set is counted, although only those of
-/// the pairs past the estimate's floor are read: a bound, not an estimate.
+/// The bytes of one verification block when the sets' offsets are held in memory: a
+/// quarter of the budget, counting each document's signature ([`PER_DOCUMENT`] more)
+/// and each pair ([`PER_PAIR`]). The signatures are dropped once the block is
+/// estimated; its pairs and their estimates are held while its sub-blocks are read
+/// ([`block_set_bytes`] each) and handed on.
+fn block_signature_bytes(budget: u64) -> u64 {
+    budget / 4
+}
+
+/// The bytes of one sub-block of a verification block ([`sub_block_ends`]): a quarter
+/// of the budget, counting the sets of the documents of its pairs past the estimate's
+/// floor (only those are read; [`PER_DOCUMENT`] more each) and each of its pairs
+/// ([`PER_PAIR`]). The block being cut ([`block_signature_bytes`]), the sub-block being
+/// read and the one scored meanwhile are held at once: three quarters of the budget,
+/// beside the offsets' eighth ([`Sets::open`]'s share).
 fn block_set_bytes(budget: u64) -> u64 {
-    budget / 8 * 3
+    budget / 4
 }
 
 /// Pairs per verification block: the block's documents (at most two per pair) hold a
@@ -455,9 +535,32 @@ fn places(block: &[Edge]) -> Places {
     Places { docs, of }
 }
 
+/// The documents of `block`'s pairs an estimate kept (`estimates`), in position
+/// order, and each pair's two places among them (`[0, 0]` for a pair not kept): the
+/// [`places`] of the kept pairs alone.
+fn kept_places(block: &[Edge], estimates: &[Option<f64>]) -> (Vec<u64>, Vec<[u32; 2]>) {
+    let kept: Vec<Edge> = block
+        .iter()
+        .zip(estimates)
+        .filter(|(_, est)| est.is_some())
+        .map(|(e, _)| *e)
+        .collect();
+    let Places { docs, of } = places(&kept);
+    let mut of = of.into_iter();
+    let within = estimates
+        .iter()
+        .map(|est| match est {
+            Some(_) => of.next().unwrap_or_default(),
+            None => [0, 0],
+        })
+        .collect();
+    (docs, within)
+}
+
 /// The documents of the pairs an estimate kept (`estimates`, in the order of
 /// `places.of`), in position order, and each pair's two places among them (those of a
 /// pair not kept are unused).
+#[cfg(test)]
 fn needed_of(places: &Places, estimates: &[Option<f64>]) -> (Vec<u64>, Vec<[u32; 2]>) {
     let mut used = vec![false; places.docs.len()];
     for (p, est) in places.of.iter().zip(estimates) {
@@ -632,7 +735,12 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::cast_possible_truncation)]
     use ndd_scale::Edge;
 
-    use super::{needed_of, places};
+    use super::super::indexed::{SET_ENDS, SETS, Sets};
+    use super::{
+        PER_DOCUMENT, PER_PAIR, kept_places, needed_of, pairs_within, places, scores_of,
+        sub_block_ends,
+    };
+    use crate::progress::NoProgress;
 
     /// Pairs `a < b` over `n` documents from a small generator, in order, distinct.
     fn block(pairs: usize, n: u64) -> Vec<Edge> {
@@ -698,6 +806,146 @@ mod tests {
         let (needed, within) = needed_of(&p, &[Some(1.0); 5]);
         for (e, &[a, b]) in block.iter().zip(&within) {
             assert_eq!((needed[a as usize], needed[b as usize]), (e.a, e.b));
+        }
+    }
+
+    /// Sets of `n` documents over a small universe (so that pairs share values), each
+    /// sorted and distinct, some empty, and the folder holding them as the sketch stage
+    /// writes them (`sets.bin`, `sets.idx`: each set's end in values).
+    fn sets(n: u64) -> (Vec<Vec<u64>>, tempfile::TempDir) {
+        let sets: Vec<Vec<u64>> = (0..n)
+            .map(|d| {
+                let keep = (d / 3) % 5;
+                (0..24 + d % 40)
+                    .filter(|v| (v * 7 + d) % 5 != keep || (d % 11 == 0 && v % 2 == 0))
+                    .filter(|_| d % 13 != 12)
+                    .collect()
+            })
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let values: Vec<u8> = sets
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let mut end = 0u64;
+        let ends: Vec<u8> = sets
+            .iter()
+            .flat_map(|s| {
+                end += s.len() as u64;
+                end.to_le_bytes()
+            })
+            .collect();
+        std::fs::write(dir.path().join(SETS), values).unwrap();
+        std::fs::write(dir.path().join(SET_ENDS), ends).unwrap();
+        (sets, dir)
+    }
+
+    /// The bytes a sub-block of `pairs` is counted for, the slow way: each pair's, each
+    /// kept pair's `b`'s set, and its `a`'s set where the kept pair before it in the
+    /// sub-block has another `a`.
+    fn counted(pairs: &[Edge], estimates: &[Option<f64>], sets: &[Vec<u64>]) -> u64 {
+        let bytes = |d: u64| 8 * sets[d as usize].len() as u64 + PER_DOCUMENT;
+        let mut last_a = None;
+        let mut total = 0;
+        for (e, est) in pairs.iter().zip(estimates) {
+            total += PER_PAIR;
+            if est.is_some() {
+                total += bytes(e.b);
+                if last_a != Some(e.a) {
+                    total += bytes(e.a);
+                }
+                last_a = Some(e.a);
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn sub_blocks_are_the_longest_runs_within_the_limit_and_score_as_one_block() {
+        let n = 300;
+        let (want_sets, dir) = sets(n);
+        let sets = Sets::open(dir.path(), u64::MAX).unwrap();
+        assert!(sets.held());
+        let block = block(2_000, n);
+        let estimates: Vec<Option<f64>> = (0..block.len())
+            .map(|i| (i % 4 != 1).then_some(0.5))
+            .collect();
+        // The oracle's score of a pair: the Jaccard similarity of the two sets, the
+        // slow way; accepted at 0.3 or more.
+        let jaccard = |e: &Edge| {
+            let (a, b) = (&want_sets[e.a as usize], &want_sets[e.b as usize]);
+            let common = a.iter().filter(|v| b.contains(v)).count();
+            let union = a.len() + b.len() - common;
+            if union == 0 {
+                1.0
+            } else {
+                common as f64 / union as f64
+            }
+        };
+        let want: Vec<Option<f64>> = block
+            .iter()
+            .zip(&estimates)
+            .map(|(e, est)| est.map(|_| jaccard(e)).filter(|&s| s >= 0.3))
+            .collect();
+        assert!(want.iter().filter(|s| s.is_some()).count() > 50);
+        for limit in [0, 1_000, 10_000, 100_000, u64::MAX] {
+            let ends = sub_block_ends(&block, &estimates, &sets, limit).unwrap();
+            assert_eq!(ends.last(), Some(&block.len()));
+            let mut start = 0;
+            let mut scored = Vec::new();
+            for &end in &ends {
+                assert!(end > start, "limit {limit}: an empty sub-block");
+                let (pairs, est) = (&block[start..end], &estimates[start..end]);
+                // Within the limit (or a single pair), and the next pair would pass it.
+                assert!(end - start == 1 || counted(pairs, est, &want_sets) <= limit);
+                if end < block.len() {
+                    let more = (&block[start..=end], &estimates[start..=end]);
+                    assert!(counted(more.0, more.1, &want_sets) > limit, "limit {limit}");
+                }
+                // The sub-block scored on its own, as the scoring loop scores it.
+                let (needed, within) = kept_places(pairs, est);
+                let read = sets.get_many(&needed).unwrap();
+                let set_of = |i: usize| read.get(i);
+                let candidates = pairs_within(&within, est);
+                let kept =
+                    crate::verify::score_by_sets(true, 0.3, &set_of, &candidates, &NoProgress);
+                scored.extend(scores_of(&within, est.to_vec(), kept));
+                start = end;
+            }
+            if limit == u64::MAX {
+                assert_eq!(ends.len(), 1);
+            } else if limit <= 10_000 {
+                assert!(ends.len() > 4, "limit {limit}: {} sub-blocks", ends.len());
+            }
+            assert_eq!(scored.len(), want.len());
+            for (i, (got, want)) in scored.iter().zip(&want).enumerate() {
+                match (got, want) {
+                    (Some(g), Some(w)) => assert!((g - w).abs() < 1e-12, "pair {i}: {g} {w}"),
+                    (None, None) => {}
+                    _ => panic!("limit {limit}, pair {i}: {got:?} against {want:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn kept_places_are_the_places_of_the_kept_pairs_among_all() {
+        for (pairs, n) in [(0, 10), (1, 10), (700, 50), (3_000, 100_000)] {
+            let block = block(pairs, n);
+            for every in [1, 2, 5] {
+                let estimates: Vec<Option<f64>> = (0..block.len())
+                    .map(|i| (i % every == 0).then_some(0.5))
+                    .collect();
+                let (needed, within) = kept_places(&block, &estimates);
+                let (want_needed, want_within) = needed_of(&places(&block), &estimates);
+                assert_eq!(needed, want_needed);
+                for ((got, want), est) in within.iter().zip(&want_within).zip(&estimates) {
+                    if est.is_some() {
+                        assert_eq!(got, want);
+                    }
+                }
+            }
         }
     }
 }
