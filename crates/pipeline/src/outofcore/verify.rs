@@ -103,8 +103,12 @@ pub(super) fn run(
     // once (its signature, then its set or text if an estimate kept one of its pairs),
     // in position order, and the block's pairs are scored in parallel under `rayon`.
     // The next block is made ready (the candidates' merge, the estimates, the reads)
-    // on a thread of its own while this thread scores and writes the current one: two
-    // blocks are held at once, each of half the share one block had alone.
+    // on a thread of its own while this thread scores and writes the current one.
+    // With the sets' offsets held in memory, a block is cut by its signatures and
+    // pairs and handed on in sub-blocks cut by the kept pairs' sets (the block, the
+    // sub-block being read and the one being scored: a quarter of the budget each,
+    // [`ready_blocks`]); otherwise two blocks are held at once, each of half the share
+    // one block had alone.
     job.progress.start(Stage::Verify, None);
     let candidates = candidates.merge_to_end().map_err(|e| damaged(dir, e))?;
     let source = Source {
@@ -595,6 +599,10 @@ fn estimate_block(
     floor: f64,
     sigs: Option<&Signatures>,
 ) -> Result<Vec<Option<f64>>, Error> {
+    // Only SimHash's fingerprints are compared with the floor here (MinHash's filter
+    // knows its own).
+    #[cfg(not(feature = "simhash"))]
+    let _ = floor;
     let Places { docs, of } = places;
     let at = |d: u32| d as usize;
     match (job.max_hamming, sigs) {
