@@ -4,13 +4,15 @@
 //! LSH index's bounded walk reads, its cuts counted by the same rule,
 //! [`ndd_lsh::ScanCuts::cuts`]), and the pairs are
 //! sorted and written as candidate runs. A hot bucket costs at most `scan` pairs per
-//! member and `scan` ids of memory, whatever its size.
+//! member and `scan` ids of memory, whatever its size. For the set verifiers, the
+//! documents each pair names are marked as it is emitted ([`Named`], `named.bin`).
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use ndd_scale::{BandKeyRecord, Edge, ExternalSort, RecordError, SortedRuns};
 
+use super::named::Named;
 use super::{Job, damaged, file_size, pair_order, pair_radix};
 use crate::Error;
 use crate::progress::Stage;
@@ -25,6 +27,9 @@ pub(super) struct Bucketed {
     pub(super) cut_reads: u64,
     /// Documents with at least one cut read.
     pub(super) cut_documents: u64,
+    /// The documents the pairs name, for the set verifiers ([`Job::needs_sets`]);
+    /// `None` for the others. The caller writes it.
+    pub(super) named: Option<Named>,
 }
 
 pub(super) fn run(
@@ -38,6 +43,7 @@ pub(super) fn run(
         .sort("candidates", pair_order, job.budget / 2, fingerprint)?
         .radix(pair_radix);
     let scan = job.scan;
+    let mut named = named_bits(job, copies.len())?;
     let mut bucket: Option<(u16, u64)> = None;
     let mut recent: VecDeque<u64> = VecDeque::new();
     // Members of the current bucket before this record, and the documents whose read
@@ -66,12 +72,15 @@ pub(super) fn run(
         }
         members = members.saturating_add(1);
         for &earlier in recent.iter().rev() {
-            pairs
-                .push(Edge {
-                    a: earlier,
-                    b: r.doc,
-                })
-                .map_err(|e| damaged(dir, e))?;
+            let e = Edge {
+                a: earlier,
+                b: r.doc,
+            };
+            // The one place a pair is emitted.
+            if let Some(named) = &mut named {
+                named.mark(e);
+            }
+            pairs.push(e).map_err(|e| damaged(dir, e))?;
         }
         recent.push_back(r.doc);
         if recent.len() > scan {
@@ -82,7 +91,14 @@ pub(super) fn run(
     let mut bucketed = finish(dir, pairs)?;
     bucketed.cut_reads = cut_reads;
     bucketed.cut_documents = cut_documents;
+    bucketed.named = named;
     Ok(bucketed)
+}
+
+/// A bitmap of the `documents` for the pairs to mark when the verifier reads sets
+/// ([`Job::needs_sets`]), else `None`.
+pub(super) fn named_bits(job: &Job<'_>, documents: u64) -> Result<Option<Named>, Error> {
+    job.needs_sets.then(|| Named::new(documents)).transpose()
 }
 
 /// Calls `f` with each band key of `keys` in bucket order, those of exact copies left
@@ -193,5 +209,6 @@ pub(super) fn finish(dir: &Path, pairs: ExternalSort<Edge, (u64, u64)>) -> Resul
         bytes_written,
         cut_reads: 0,
         cut_documents: 0,
+        named: None,
     })
 }

@@ -188,6 +188,14 @@ pub(super) fn candidates(
     let mut pairs = job
         .sort("candidates", pair_order, job.budget / 2, fingerprint)?
         .radix(pair_radix);
+    let mut named = buckets::named_bits(job, copies.len())?;
+    // The one place a pair is emitted: sorted, and its documents marked.
+    let mut emit = |e: Edge| {
+        if let Some(named) = &mut named {
+            named.mark(e);
+        }
+        pairs.push(e).map_err(|e| damaged(dir, e))
+    };
     let mut run: Vec<(u64, u64)> = Vec::new();
     let mut at: Option<(u16, u64)> = None;
     let mut fps: Vec<u64> = Vec::new();
@@ -226,7 +234,7 @@ pub(super) fn candidates(
             if let Some((band, _)) = at {
                 search(band, &run, &mut found)?;
                 for e in &found {
-                    pairs.push(*e).map_err(|e| damaged(dir, e))?;
+                    emit(*e)?;
                 }
             }
             run.clear();
@@ -238,10 +246,12 @@ pub(super) fn candidates(
     if let Some((band, _)) = at {
         search(band, &run, &mut found)?;
         for e in &found {
-            pairs.push(*e).map_err(|e| damaged(dir, e))?;
+            emit(*e)?;
         }
     }
-    buckets::finish(dir, pairs)
+    let mut bucketed = buckets::finish(dir, pairs)?;
+    bucketed.named = named;
+    Ok(bucketed)
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ mod hamming;
 mod indexed;
 mod input;
 mod manifest;
+mod named;
 mod outcome;
 mod reads;
 mod run;
@@ -245,6 +246,10 @@ struct Job<'a> {
     /// tokenize.
     features: crate::Features,
     exact: Option<ExactPass>,
+    /// Whether the verifier reads shingle sets (exact Jaccard, containment): the
+    /// sketch stage keeps the texts in `texts.bin`, the candidates stage marks the
+    /// documents its pairs name (`named.bin`), and verification shingles those into
+    /// `sets.bin` before its blocks.
     needs_sets: bool,
     /// Whether the verifier reads texts (alignment, a user's function): the sketch
     /// stage keeps them in `texts.bin`.
@@ -513,8 +518,11 @@ impl OutOfCore {
         let sketch = sketch
             .with(shingles)
             .with(u64::from(self.plan.features.normalizes_nfkc()))
-            // Bit 1 (texts kept) is new: folders of the set verifiers stay valid.
-            .with(u64::from(self.needs_sets()) | u64::from(self.needs_texts()) << 1)
+            // What the sketch stage keeps for verification: bit 1, the texts; bit 2,
+            // the texts of the set verifiers, whose sets verification makes from the
+            // documents candidates name (`named.bin`). Bit 0 (the sets, written by the
+            // sketch stage) was that layout before: such folders are redone.
+            .with(self.kept_layout())
             .with(match self.plan.exact {
                 None => 0,
                 Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
@@ -567,6 +575,15 @@ impl OutOfCore {
             self.plan.verifier,
             Verifier::ExactJaccard | Verifier::Containment
         )
+    }
+
+    /// What the sketch stage keeps for verification, as its fingerprint has it
+    /// ([`fingerprints`](Self::fingerprints)): 2 for the texts (the verifiers that read
+    /// them), 6 for the texts of the set verifiers (their sets made by verification
+    /// from the named documents), 0 for neither. 1 was the sets of the set verifiers,
+    /// written by the sketch stage: a folder of that layout is redone, not misread.
+    fn kept_layout(&self) -> u64 {
+        u64::from(self.needs_sets() || self.needs_texts()) << 1 | u64::from(self.needs_sets()) << 2
     }
 
     fn needs_texts(&self) -> bool {

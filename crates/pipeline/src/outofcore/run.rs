@@ -274,9 +274,16 @@ impl OutOfCore {
                     hamming::candidates(&job, &keys, &copies, fingerprints[CANDIDATES_STAGE])?
                 }
             };
-            let m = Marker::default()
+            let mut m = Marker::default()
                 .with("candidates", b.candidates)
                 .with("runs", run_names(&b.runs));
+            let mut bytes_written = b.bytes_written;
+            // The set verifiers' named documents, beside the runs (written before the
+            // marker, which covers it as it covers them).
+            if let Some(named) = &b.named {
+                bytes_written += named.write(dir, fingerprints[CANDIDATES_STAGE])?;
+                m = m.with("named", named.count());
+            }
             // Only MinHash's walk is bounded (SimHash reports no bucket scan, as in
             // memory).
             let m = match &self.engine {
@@ -286,7 +293,7 @@ impl OutOfCore {
                 #[cfg(feature = "simhash")]
                 Engine::SimHash(_) => m,
             };
-            Ok((m, b.bytes_written))
+            Ok((m, bytes_written))
         })?;
         let candidates = need(&bucketed, "candidates")?;
 
@@ -307,7 +314,11 @@ impl OutOfCore {
                 pair_order,
                 fingerprints[CANDIDATES_STAGE],
             );
-            let read = [fingerprints[EXACT_STAGE], fingerprints[WEIGHTS_STAGE]];
+            let read = [
+                fingerprints[EXACT_STAGE],
+                fingerprints[CANDIDATES_STAGE],
+                fingerprints[WEIGHTS_STAGE],
+            ];
             verify::run(
                 &job,
                 &runs,

@@ -1,22 +1,24 @@
 //! Stage 1, per document and without communication: shingles, a signature (MinHash
 //! or SimHash) and its band keys. Signatures go to `signatures.bin` (each in a byte
 //! form of one length), band keys to runs sorted by bucket, and, when the verifier
-//! reads shingle sets, the sets to `sets.bin` with their end offsets in `sets.idx`.
+//! reads texts or shingle sets (which verification makes from the texts of the
+//! documents candidates name, `named.rs`), the texts to `texts.bin` with their end
+//! offsets in `texts.idx`.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 
-use ndd_core::{DocSketcher, FeatureExtractor, FeatureSet, Sketcher};
+use ndd_core::{DocSketcher, FeatureExtractor};
 use ndd_lsh::LshParams;
 use ndd_minhash::{BBitSignature, MinHashSignature, MinHasher};
 use ndd_scale::{BandKeySort, DigestRecord};
 
-use super::indexed::{SET_ENDS, SETS, TEXT_ENDS, TEXTS, out_of_range};
+use super::indexed::{TEXT_ENDS, TEXTS, out_of_range};
 use super::reads::read_spans;
 use super::{Job, damaged, digest_order, file_size};
-use crate::progress::{NoProgress, Stage};
+use crate::progress::Stage;
 use crate::{Document, Error};
 
 /// What the sketch stage needs of a method: signatures of a chunk of texts, each
@@ -27,14 +29,6 @@ pub(super) trait Signer: Sync {
     type Sig: Send;
     /// The signatures of `texts`, in order (in parallel under `rayon`).
     fn sketch_chunk(&self, texts: &[&str]) -> Vec<Self::Sig>;
-    /// The signatures of the documents whose shingle sets are `sets` (the sets the
-    /// exact verifiers read, of the same extractor), in order, when a signature is a
-    /// function of the set: the texts are then shingled once, not twice. `None` when
-    /// it is not (the default).
-    fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<Self::Sig>> {
-        let _ = sets;
-        None
-    }
     /// `sig`'s bytes for `signatures.bin` and its band keys, into the buffers.
     fn record(
         &self,
@@ -77,15 +71,6 @@ impl<E: FeatureExtractor + Sync> Signer for MinSigner<'_, E> {
         batch(self.hasher, texts)
     }
 
-    /// A MinHash signature keeps, per slot, the least hash of a feature: the same
-    /// over the distinct features as over every occurrence.
-    fn sketch_sets(&self, sets: &[FeatureSet]) -> Option<Vec<MinHashSignature>> {
-        super::blocks::map_in_order(sets, |_, set| {
-            Ok(self.hasher.sketch_features(set.as_slice().iter().copied()))
-        })
-        .ok()
-    }
-
     fn record(
         &self,
         sig: &MinHashSignature,
@@ -115,7 +100,7 @@ pub(super) struct Sketched {
 
 pub(super) const SIGNATURES: &str = "signatures.bin";
 /// The raw work files (no trailer of their own: checked by [`file_checksum`]).
-pub(super) const RAW: [&str; 5] = [SIGNATURES, SETS, SET_ENDS, TEXTS, TEXT_ENDS];
+pub(super) const RAW: [&str; 3] = [SIGNATURES, TEXTS, TEXT_ENDS];
 
 struct Out {
     path: PathBuf,
@@ -133,7 +118,7 @@ struct Out {
 /// the writer ([`Out::sync_behind`]).
 const SYNC_EVERY: u64 = 64 << 20;
 
-/// The checksum of a raw work file's bytes (`sets.bin`, `sets.idx`, `signatures.bin`),
+/// The checksum of a raw work file's bytes (`texts.bin`, `texts.idx`, `signatures.bin`),
 /// kept in the sketch stage's marker and checked before the stage is reused: these
 /// files have no trailer of their own.
 pub(super) fn file_checksum(path: &Path) -> Result<u64, Error> {
@@ -182,7 +167,7 @@ impl Out {
     /// the last write-back still runs: the kernel would otherwise hold the file's
     /// pages until [`finish`](Self::finish) syncs it (up to a tenth of the memory
     /// dirty), and the stage's end would wait for all of them on the calling thread
-    /// (0.48 s of `sets.bin` and `signatures.bin` at 1M documents).
+    /// (0.48 s of the shingle sets then written and `signatures.bin` at 1M documents).
     fn sync_behind(&mut self) -> Result<(), Error> {
         if self.syncing.as_ref().is_some_and(|s| !s.is_finished()) {
             return Ok(());
@@ -236,43 +221,24 @@ struct Prepared {
     bands: usize,
     /// The exact pass's digests (empty without the pass).
     digests: Vec<crate::DocDigest>,
-    /// The shingle sets' values (little-endian) one after another, and each set's
-    /// size (empty unless the verifier reads them).
-    set_values: Vec<u8>,
-    set_sizes: Vec<u64>,
     /// The texts' bytes one after another, and each text's length (empty unless the
-    /// verifier reads texts).
+    /// verifier reads texts or sets).
     text_values: Vec<u8>,
     text_sizes: Vec<u64>,
 }
 
-/// The signatures, band keys, digests, sets and texts of `docs`, in order: each part
-/// by the batch call the in-memory engine uses (the sketcher's,
-/// [`crate::ExactPass::digests`], the exact verifiers' shingle sets), in parallel
-/// under `rayon`; the texts only when `keep_texts`. `docs` is dropped here, off the
-/// writing thread.
+/// The signatures, band keys, digests and texts of `docs`, in order: each part by
+/// the batch call the in-memory engine uses (the sketcher's,
+/// [`crate::ExactPass::digests`]), in parallel under `rayon`; the texts only when
+/// `keep_texts`. `docs` is dropped here, off the writing thread.
 fn prepare<S: Signer>(
     signer: &S,
     exact: Option<crate::ExactPass>,
-    sets_of: Option<crate::Features>,
     keep_texts: bool,
     docs: Vec<Document>,
 ) -> Result<Prepared, Error> {
     let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
-    let sets = match sets_of {
-        Some(features) => Some(crate::sets::shingle_sets(
-            features,
-            &texts,
-            None,
-            Stage::Sketch,
-            &NoProgress,
-        )?),
-        None => None,
-    };
-    let signatures = match sets.as_deref().and_then(|sets| signer.sketch_sets(sets)) {
-        Some(signatures) => signatures,
-        None => signer.sketch_chunk(&texts),
-    };
+    let signatures = signer.sketch_chunk(&texts);
     let record = |sig: &S::Sig| {
         let (mut bytes, mut keys) = (Vec::new(), Vec::new());
         signer
@@ -298,8 +264,6 @@ fn prepare<S: Signer>(
         keys: Vec::with_capacity(bands * records.len()),
         bands,
         digests: exact.map(|p| p.digests(&texts)).unwrap_or_default(),
-        set_values: Vec::new(),
-        set_sizes: Vec::new(),
         text_values: Vec::new(),
         text_sizes: Vec::new(),
     };
@@ -311,15 +275,6 @@ fn prepare<S: Signer>(
         }
         p.signatures.extend_from_slice(bytes);
         p.keys.extend_from_slice(keys);
-    }
-    if let Some(sets) = sets {
-        p.set_values
-            .reserve(8 * sets.iter().map(FeatureSet::len).sum::<usize>());
-        for set in &sets {
-            p.set_values
-                .extend(set.as_slice().iter().flat_map(|v| v.to_le_bytes()));
-            p.set_sizes.push(set.len() as u64);
-        }
     }
     if keep_texts {
         p.text_values
@@ -403,8 +358,8 @@ impl Sorts {
 }
 
 /// A file of variable-length values and the file of their end offsets (in units of
-/// the values: shingles for sets, bytes for texts), one per document in position
-/// order: `sets.bin` and `sets.idx`, `texts.bin` and `texts.idx`.
+/// the values: bytes for texts), one per document in position order: `texts.bin` and
+/// `texts.idx`.
 struct IndexedOut {
     values: Out,
     ends: Out,
@@ -447,12 +402,11 @@ impl IndexedOut {
     }
 }
 
-/// The sketch stage's raw files (signatures, sets, texts and their ends), written in
+/// The sketch stage's raw files (signatures, texts and their ends), written in
 /// document order on a thread of the pool beside the reading thread.
 struct Files {
     /// `None` when verification does not read signatures (containment).
     sigs: Option<Out>,
-    sets: Option<IndexedOut>,
     texts: Option<IndexedOut>,
 }
 
@@ -460,9 +414,6 @@ impl Files {
     fn chunk(&mut self, p: &Prepared) -> Result<(), Error> {
         if let Some(sigs) = &mut self.sigs {
             sigs.write(&p.signatures)?;
-        }
-        if let Some(sets) = &mut self.sets {
-            sets.push_chunk(&p.set_values, &p.set_sizes)?;
         }
         if let Some(texts) = &mut self.texts {
             texts.push_chunk(&p.text_values, &p.text_sizes)?;
@@ -502,7 +453,7 @@ where
     // Half the budget for sorting band keys, or a quarter each for band keys and
     // digests; the other half for the two chunks in flight (one prepared on every
     // core while the one before is written and the next read): each an eighth of the
-    // budget of text, and as much again for its signatures and sets.
+    // budget of text, and as much again for its signatures and texts kept.
     let sorting = if job.exact.is_some() {
         job.budget / 4
     } else {
@@ -529,21 +480,15 @@ where
             true => Some(Out::create(dir, SIGNATURES)?),
             false => None,
         },
-        sets: match job.needs_sets {
-            true => Some(IndexedOut::create(dir, SETS, SET_ENDS)?),
-            false => None,
-        },
-        texts: match job.needs_texts {
+        // The set verifiers' sets are made by verification from the texts of the
+        // documents candidates name.
+        texts: match job.needs_texts || job.needs_sets {
             true => Some(IndexedOut::create(dir, TEXTS, TEXT_ENDS)?),
             false => None,
         },
     };
     let chunk_bytes = (job.budget / 8).max(1);
-    let (exact, sets_of, keep_texts) = (
-        job.exact,
-        job.needs_sets.then_some(job.features),
-        job.needs_texts,
-    );
+    let (exact, keep_texts) = (job.exact, job.needs_texts || job.needs_sets);
     let mut docs = docs;
     job.progress.start(Stage::Sketch, None);
     let mut next = read_chunk(&mut docs, chunk_bytes)?;
@@ -556,7 +501,7 @@ where
         let (prepared, written, read) = overlap(
             move || match current.is_empty() {
                 true => Ok(None),
-                false => prepare(signer, exact, sets_of, keep_texts, current).map(Some),
+                false => prepare(signer, exact, keep_texts, current).map(Some),
             },
             || before.as_ref().map_or(Ok(()), |p| files.chunk(p)),
             || {
@@ -578,7 +523,7 @@ where
         documents,
         signature_len,
     } = sorts;
-    let Files { sigs, sets, texts } = files;
+    let Files { sigs, texts } = files;
     let runs = keys.finish().map_err(|e| damaged(dir, e))?;
     let digest_runs = match digests {
         Some(d) => d.finish().map_err(|e| damaged(dir, e))?.paths().to_vec(),
@@ -589,9 +534,6 @@ where
         let (b, sum) = sigs.finish()?;
         bytes_written += b;
         checksums.push((SIGNATURES, sum));
-    }
-    if let Some(sets) = sets {
-        bytes_written += sets.finish([SETS, SET_ENDS], &mut checksums)?;
     }
     if let Some(texts) = texts {
         bytes_written += texts.finish([TEXTS, TEXT_ENDS], &mut checksums)?;

@@ -3,7 +3,9 @@
 //! `1 − h/64`), then (for the exact verifiers) the measure of the two shingle sets,
 //! or (for the alignment and custom verifiers) the in-memory verification stage over
 //! the two texts (for align-weighted, with the weights of the weights stage's
-//! document frequencies). Accepted pairs, merged in order with the exact copies' pairs (score
+//! document frequencies). For the exact verifiers, a first pass shingles the
+//! documents candidates name (`named.bin`) from `texts.bin` into `sets.bin`, which the
+//! blocks read and the stage removes at its end ([`super::named::make_sets`]). Accepted pairs, merged in order with the exact copies' pairs (score
 //! 1), go to `pairs.bin` (edges, `a < b`) with their scores in `scores.bin` (score
 //! records, same order).
 
@@ -12,24 +14,31 @@ use ndd_core::ScoredPair;
 use ndd_scale::{Edge, RecordError, RecordWriter, Score, SortedRuns};
 
 use super::blocks::{block_text_bytes, map_in_order};
-use super::indexed::{Sets, SetsRead, Texts};
+use super::indexed::{SET_ENDS, SETS, Sets, SetsRead, Texts};
 use super::manifest::Marker;
+use super::named::{Named, make_sets};
 use super::sketch::Signatures;
 use super::weights::Weights;
+use super::workdir::remove_outputs;
 use super::{EXACT, Job, PAIRS, SCORES, damaged, file_size};
 use crate::progress::{NoProgress, Stage};
 use crate::{Error, Verifier};
 
 /// Runs the stage over the candidate pairs of `documents` documents: its marker
 /// (`checked`: distinct candidates; `verified`: those whose estimate reached the
-/// plausible floor, then verified; `pairs`: accepted, the exact copies' included) and
-/// the bytes it wrote.
+/// plausible floor, then verified; `pairs`: accepted, the exact copies' included;
+/// for the exact verifiers, `shingled`: the documents whose sets were made) and the
+/// bytes it wrote (the sets' files included).
 pub(super) fn run(
     job: &Job<'_>,
     candidates: &SortedRuns<Edge, (u64, u64)>,
     documents: u64,
     signature_len: u64,
-    [exact_fingerprint, weights_fingerprint]: [u64; 2],
+    [
+        exact_fingerprint,
+        candidates_fingerprint,
+        weights_fingerprint,
+    ]: [u64; 3],
     fingerprint: u64,
 ) -> Result<(Marker, u64), Error> {
     let dir = job.dir;
@@ -38,7 +47,12 @@ pub(super) fn run(
         _ => None,
     };
     let sigs = Signatures::open(job, signature_len)?;
+    // The exact verifiers' sets: made first from the texts of the named documents.
+    let (mut sets_written, mut shingled) = (0, None);
     let sets = if job.needs_sets {
+        let named = Named::load(dir, documents, candidates_fingerprint)?;
+        sets_written = make_sets(job, documents, &named)?;
+        shingled = Some(named.count());
         Some(Sets::open(dir, job.budget / 8)?)
     } else {
         None
@@ -159,11 +173,20 @@ pub(super) fn run(
     job.progress.finish(Stage::Verify);
     scores.finish().map_err(|e| damaged(dir, e))?;
     out.finish().map_err(|e| damaged(dir, e))?;
-    let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)?;
+    let bytes_written = file_size(&pairs_path)? + file_size(&scores_path)? + sets_written;
+    // The sets were this stage's alone: a later run that redoes it makes them again.
+    if sets.is_some() {
+        drop(sets);
+        remove_outputs(dir, &[SETS, SET_ENDS])?;
+    }
     let marker = Marker::default()
         .with("checked", checked)
         .with("verified", verified)
         .with("pairs", accepted);
+    let marker = match shingled {
+        Some(n) => marker.with("shingled", n),
+        None => marker,
+    };
     Ok((marker, bytes_written))
 }
 

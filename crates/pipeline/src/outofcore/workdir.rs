@@ -21,9 +21,10 @@ pub(super) const OUTPUTS: [&[&str]; 6] = [
         "texts.idx",
     ],
     &["exact.bin", "exact-pairs-"],
-    &["candidates-"],
+    &["candidates-", "named.bin"],
     &["tokens-", "weights.bin"],
-    &["pairs.bin", "scores.bin"],
+    // The sets verification makes of the named documents (an interrupted pass's).
+    &["pairs.bin", "scores.bin", "sets.bin", "sets.idx"],
     &["assignments.bin"],
 ];
 
