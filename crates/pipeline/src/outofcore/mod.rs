@@ -471,6 +471,17 @@ impl OutOfCore {
     /// The fingerprint of what each stage's output depends on, by stage.
     /// (For MinHash, `params` are its bands and rows.)
     fn fingerprints(&self, input: u64, params: Option<ndd_lsh::LshParams>) -> [u64; 6] {
+        self.fingerprints_of_layout(input, params, self.kept_layout())
+    }
+
+    /// [`fingerprints`](Self::fingerprints) with `layout` for what the sketch stage
+    /// keeps ([`kept_layout`](Self::kept_layout); the tests give the layout before).
+    fn fingerprints_of_layout(
+        &self,
+        input: u64,
+        params: Option<ndd_lsh::LshParams>,
+        layout: u64,
+    ) -> [u64; 6] {
         let shingles = match self.plan.features.shingles() {
             Shingles::Words(k) => k as u64,
             Shingles::Chars(k) => (1 << 32) | k as u64,
@@ -522,7 +533,7 @@ impl OutOfCore {
             // the texts of the set verifiers, whose sets verification makes from the
             // documents candidates name (`named.bin`). Bit 0 (the sets, written by the
             // sketch stage) was that layout before: such folders are redone.
-            .with(self.kept_layout())
+            .with(layout)
             .with(match self.plan.exact {
                 None => 0,
                 Some(p) => 1 | u64::from(p.folds_case()) << 1 | u64::from(p.normalizes_nfkc()) << 2,
@@ -678,6 +689,84 @@ pub(super) fn damaged(file: &Path, e: RecordError) -> Error {
                 "{}: {what} ({other}); remove the work directory to start over",
                 file.display()
             )))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::manifest::Marker;
+    use super::*;
+    use crate::Document;
+
+    /// Near-duplicate letters (a word changed), several groups, and unrelated ones.
+    fn docs() -> Vec<Document> {
+        (0..120)
+            .map(|i| {
+                let g = i / 4;
+                let words: Vec<String> = (0..40)
+                    .map(|w| match w == 7 + i % 4 {
+                        true => format!("changed{i}"),
+                        false => format!("g{g}w{w}"),
+                    })
+                    .collect();
+                Document::new(format!("{i}"), words.join(" "))
+            })
+            .collect()
+    }
+
+    /// A work folder of the layout before (the sketch stage kept the set verifiers'
+    /// sets, `sets.bin`, not their texts; no `named.bin`) is redone, not misread: its
+    /// markers re-saved under the fingerprints of that layout, the folder is taken for
+    /// none of this run's stages. The control: the same markers re-saved under this
+    /// layout's fingerprints are all reused.
+    #[test]
+    fn a_work_folder_of_the_set_layout_before_is_redone() {
+        let docs = docs();
+        for verifier in [Verifier::ExactJaccard, Verifier::Containment] {
+            let dedup = Dedup::new().threshold(0.8).verifier(verifier.clone());
+            let memory = dedup.run(&docs).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let job = OutOfCore::new(&dedup, dir.path())
+                .unwrap()
+                .input_fingerprint(9);
+            let first = job.run(docs.iter().cloned().map(Ok)).unwrap();
+            assert_eq!(first.pairs as usize, memory.pairs.len());
+            assert!(first.pairs > 20, "{}", first.pairs);
+            let params = Some(job.plan.minhash_banding().unwrap());
+            // Every marker saved under layout `from`'s fingerprints re-saved under
+            // layout `to`'s (the weights stage, not run, has none).
+            let (now, before) = (job.kept_layout(), 1);
+            assert_eq!(now, 6, "{}", verifier.name());
+            let resave = |from: u64, to: u64| {
+                let from = job.fingerprints_of_layout(9, params, from);
+                let to = job.fingerprints_of_layout(9, params, to);
+                let mut saved = 0;
+                for (i, (name, _)) in STAGES.iter().enumerate() {
+                    if let Some(m) = Marker::load(dir.path(), name, from[i]) {
+                        m.save(dir.path(), name, to[i]).unwrap();
+                        saved += 1;
+                    }
+                }
+                assert_eq!(saved, 5);
+            };
+            // The layout before: 1 (the sets kept by the sketch stage).
+            resave(now, before);
+            let again = job.run(docs.iter().cloned().map(Ok)).unwrap();
+            assert!(again.stages.iter().all(|s| !s.reused), "{:?}", again.stages);
+            let kept: Vec<u64> = memory.kept().into_iter().map(|k| k as u64).collect();
+            assert_eq!(again.kept_positions().unwrap(), kept);
+            assert_eq!(again.pairs, first.pairs);
+            // The control: re-saved there and back, every stage reused.
+            resave(now, before);
+            resave(before, now);
+            let reused = job.run(std::iter::empty()).unwrap();
+            assert!(
+                reused.stages.iter().all(|s| s.reused),
+                "{:?}",
+                reused.stages
+            );
         }
     }
 }

@@ -21,6 +21,7 @@ use ndd_scale::{Edge, RecordError};
 use super::indexed::{SET_ENDS, SETS, Texts};
 use super::{Job, damaged};
 use crate::Error;
+use crate::sets::PackedSets;
 
 /// The bitmap file of the named documents.
 pub(super) const NAMED: &str = "named.bin";
@@ -197,64 +198,151 @@ impl Named {
 /// and shingled on every core (the in-memory verifier's
 /// [`packed_sets`](crate::sets::packed_sets)), and writes every document's set to
 /// `sets.bin` and its end offset to `sets.idx`, as the sketch stage wrote them before
-/// (an empty set for a document no pair names). The files are created anew (an
-/// interrupted pass's are replaced, not appended to) and not synced: verification
-/// reads them at once and the stage removes them at its end. The bytes written.
+/// (an empty set for a document no pair names). Chunk `i` is shingled on the pool
+/// while chunk `i - 1` is written (on the pool too) and chunk `i + 1` read, on this
+/// thread: three chunks held at once. The files are created anew (an interrupted
+/// pass's are replaced, not appended to) and not synced: verification reads them at
+/// once and the stage removes them at its end. The bytes written.
 pub(super) fn make_sets(job: &Job<'_>, documents: u64, named: &Named) -> Result<u64, Error> {
     let dir = job.dir;
     let texts = Texts::open(dir, job.budget / 8)?;
-    let create = |name: &str| {
-        let path = dir.join(name);
-        File::create(&path)
-            .map(|f| (BufWriter::with_capacity(1 << 16, f), path.clone()))
-            .map_err(|e| Error::io(&path, e))
+    let mut out = SetsOut {
+        values: Out::create(dir, SETS)?,
+        ends: Out::create(dir, SET_ENDS)?,
+        end: 0,
+        buf: Vec::new(),
     };
-    let (mut values, values_path) = create(SETS)?;
-    let (mut ends, ends_path) = create(SET_ENDS)?;
     let chunk_bytes = (job.budget / 32).max(1);
-    let (mut doc, mut end, mut written) = (0u64, 0u64, 0u64);
-    let mut chunk: Vec<u64> = Vec::new();
-    let (mut value_buf, mut end_buf): (Vec<u8>, Vec<u8>) = (Vec::new(), Vec::new());
-    while doc < documents {
-        let start = doc;
-        chunk.clear();
-        let mut held = 0u64;
-        while doc < documents {
-            if named.is_named(doc) {
-                let n = texts.len(doc)?;
-                if !chunk.is_empty() && held.saturating_add(n) > chunk_bytes {
+    let mut doc = 0u64;
+    // The next chunk of positions, and the texts of its named documents.
+    let read_next = |doc: &mut u64| -> Result<Option<Chunk>, Error> {
+        if *doc >= documents {
+            return Ok(None);
+        }
+        let (start, mut held) = (*doc, 0u64);
+        let mut docs = Vec::new();
+        while *doc < documents {
+            if named.is_named(*doc) {
+                let n = texts.len(*doc)?;
+                if !docs.is_empty() && held.saturating_add(n) > chunk_bytes {
                     break;
                 }
                 held = held.saturating_add(n);
-                chunk.push(doc);
+                docs.push(*doc);
             }
-            doc += 1;
+            *doc += 1;
         }
-        let read = texts.get_many(&chunk)?;
-        let strs: Vec<&str> = read.iter().map(String::as_str).collect();
-        let sets = crate::sets::packed_sets(job.features, &strs, &vec![true; strs.len()])?;
-        value_buf.clear();
-        end_buf.clear();
+        let texts = texts.get_many(&docs)?;
+        Ok(Some(Chunk {
+            positions: start..*doc,
+            texts,
+        }))
+    };
+    let features = job.features;
+    let mut next = read_next(&mut doc)?;
+    let mut pending: Option<(std::ops::Range<u64>, PackedSets)> = None;
+    while next.is_some() || pending.is_some() {
+        let current = next.take();
+        let before = pending.take();
+        let (made, written, read) = super::sketch::overlap(
+            move || -> Result<_, Error> {
+                let Some(c) = current else { return Ok(None) };
+                let strs: Vec<&str> = c.texts.iter().map(String::as_str).collect();
+                let sets = crate::sets::packed_sets(features, &strs, &vec![true; strs.len()])?;
+                Ok(Some((c.positions, sets)))
+            },
+            || match &before {
+                Some((positions, sets)) => out.chunk(positions.clone(), named, sets),
+                None => Ok(()),
+            },
+            || read_next(&mut doc),
+        );
+        written?;
+        pending = made?;
+        next = read?;
+    }
+    out.finish()
+}
+
+/// A chunk of the pass: its positions, and the texts of those of them named.
+struct Chunk {
+    positions: std::ops::Range<u64>,
+    texts: Vec<String>,
+}
+
+/// `sets.bin` and `sets.idx` being written.
+struct SetsOut {
+    values: Out,
+    ends: Out,
+    /// The end offset of the last set written, in values.
+    end: u64,
+    /// A chunk's bytes (reused).
+    buf: Vec<u8>,
+}
+
+/// A file written through a buffer, not synced.
+struct Out {
+    w: BufWriter<File>,
+    path: std::path::PathBuf,
+    bytes: u64,
+}
+
+impl Out {
+    fn create(dir: &Path, name: &str) -> Result<Self, Error> {
+        let path = dir.join(name);
+        let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(Out {
+            w: BufWriter::with_capacity(1 << 16, f),
+            path,
+            bytes: 0,
+        })
+    }
+
+    fn write(&mut self, b: &[u8]) -> Result<(), Error> {
+        self.bytes += b.len() as u64;
+        self.w.write_all(b).map_err(|e| Error::io(&self.path, e))
+    }
+
+    fn finish(mut self) -> Result<u64, Error> {
+        self.w.flush().map_err(|e| Error::io(&self.path, e))?;
+        Ok(self.bytes)
+    }
+}
+
+impl SetsOut {
+    /// Writes the sets of `positions`: the next of `sets` for each named one, an
+    /// empty one for the others.
+    fn chunk(
+        &mut self,
+        positions: std::ops::Range<u64>,
+        named: &Named,
+        sets: &PackedSets,
+    ) -> Result<(), Error> {
+        self.buf.clear();
         let mut k = 0usize;
-        for d in start..doc {
+        for d in positions.clone() {
             if named.is_named(d) {
                 let set = sets.get(k);
                 k += 1;
-                value_buf.extend(set.iter().flat_map(|v| v.to_le_bytes()));
-                end += set.len() as u64;
+                self.buf.extend(set.iter().flat_map(|v| v.to_le_bytes()));
             }
-            end_buf.extend_from_slice(&end.to_le_bytes());
         }
-        values
-            .write_all(&value_buf)
-            .map_err(|e| Error::io(&values_path, e))?;
-        ends.write_all(&end_buf)
-            .map_err(|e| Error::io(&ends_path, e))?;
-        written += (value_buf.len() + end_buf.len()) as u64;
+        self.values.write(&self.buf)?;
+        self.buf.clear();
+        k = 0;
+        for d in positions {
+            if named.is_named(d) {
+                self.end += sets.get(k).len() as u64;
+                k += 1;
+            }
+            self.buf.extend_from_slice(&self.end.to_le_bytes());
+        }
+        self.ends.write(&self.buf)
     }
-    values.flush().map_err(|e| Error::io(&values_path, e))?;
-    ends.flush().map_err(|e| Error::io(&ends_path, e))?;
-    Ok(written)
+
+    fn finish(self) -> Result<u64, Error> {
+        Ok(self.values.finish()? + self.ends.finish()?)
+    }
 }
 
 #[cfg(test)]

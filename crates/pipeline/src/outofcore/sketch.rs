@@ -289,7 +289,7 @@ fn prepare<S: Signer>(
 
 /// Runs `compute` and `files` on rayon's pool while `serial` runs on this thread
 /// (which need not be `Send`: it reads the input), all three to their end.
-fn overlap<A: Send, F: Send, B>(
+pub(super) fn overlap<A: Send, F: Send, B>(
     compute: impl FnOnce() -> A + Send,
     files: impl FnOnce() -> F + Send,
     serial: impl FnOnce() -> B,

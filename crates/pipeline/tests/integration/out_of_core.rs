@@ -1003,3 +1003,118 @@ fn an_input_fingerprint_computed_beside_the_stages_is_the_one_the_markers_keep()
     let redone = job().input_fingerprint(7).run(std::iter::empty()).unwrap();
     assert_eq!(redone.documents, 0);
 }
+
+/// The documents the candidate runs of the work folder `dir` name, the slow way:
+/// every pair of every run read, both ends kept.
+fn named_by_runs(dir: &std::path::Path) -> std::collections::BTreeSet<u64> {
+    let mut named = std::collections::BTreeSet::new();
+    for p in candidate_runs(dir) {
+        for e in ndd_scale::RecordReader::<ndd_scale::Edge, _>::open(&p).unwrap() {
+            let e = e.unwrap();
+            named.extend([e.a, e.b]);
+        }
+    }
+    named
+}
+
+/// The value of `key` in the stage marker `stage` of `dir`.
+fn marker_value(dir: &std::path::Path, stage: &str, key: &str) -> Option<u64> {
+    std::fs::read_to_string(dir.join(format!("{stage}.done")))
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}=")).map(str::to_owned))
+        .map(|v| v.parse().unwrap())
+}
+
+/// The set verifiers keep the texts (no sets) in the sketch stage, mark the documents
+/// candidates name (`named.bin`: as many as the candidate runs name, counted the slow
+/// way) and shingle only those in verification, whose sets it removes at its end; the
+/// pairs are the in-memory run's, at the smallest budget (many chunks of the pass) and
+/// at the default. A damaged or missing `named.bin` is refused as damaged when
+/// verification is redone; stale sets of an interrupted pass, longer than the new
+/// ones, are replaced, not appended to.
+#[test]
+fn the_set_verifiers_shingle_the_named_documents_only() {
+    let docs = corpus();
+    for verifier in [Verifier::ExactJaccard, Verifier::Containment] {
+        for budget in [MIN_MEMORY_BUDGET, ndd_pipeline::DEFAULT_MEMORY_BUDGET] {
+            let what = format!("{} at {budget}", verifier.name());
+            // The banding fixed, so that the candidates do not depend on the threshold.
+            let config = MinHashConfig {
+                banding: ndd_pipeline::Banding::Fixed { bands: 16, rows: 8 },
+                ..MinHashConfig::default()
+            };
+            let at = |t: f64| {
+                Dedup::new()
+                    .threshold(t)
+                    .method(Method::MinHash(config.clone()))
+                    .verifier(verifier.clone())
+                    .exact_pass(true)
+            };
+            let (dir, out) = run_in_a_folder(&at(0.7), &docs, budget);
+            let d = dir.path();
+            let memory = at(0.7).run(&docs).unwrap();
+            assert_eq!(pairs_of(&out), memory_pairs(&memory), "{what}");
+            for (file, there) in [
+                ("texts.bin", true),
+                ("named.bin", true),
+                ("sets.bin", false),
+                ("sets.idx", false),
+            ] {
+                assert_eq!(d.join(file).exists(), there, "{what}: {file}");
+            }
+            let named = named_by_runs(d);
+            assert!(
+                named.len() > 100 && named.len() < docs.len(),
+                "{what}: {}",
+                named.len()
+            );
+            assert_eq!(
+                marker_value(d, "candidates", "named"),
+                Some(named.len() as u64)
+            );
+            assert_eq!(
+                marker_value(d, "verify", "shingled"),
+                Some(named.len() as u64)
+            );
+
+            // Verification redone (another threshold), the candidates reused: a damaged
+            // or missing bitmap is refused as damaged, naming it.
+            let rerun = |t: f64| {
+                OutOfCore::new(&at(t), d)
+                    .unwrap()
+                    .memory_budget(budget)
+                    .unwrap()
+                    .run(std::iter::empty())
+            };
+            let path = d.join("named.bin");
+            let good = std::fs::read(&path).unwrap();
+            let mut flipped = good.clone();
+            flipped[40] ^= 0x01;
+            for damage in [Some(flipped), Some(good[..good.len() - 8].to_vec()), None] {
+                match damage {
+                    Some(bytes) => std::fs::write(&path, bytes).unwrap(),
+                    None => std::fs::remove_file(&path).unwrap(),
+                }
+                let err = rerun(0.9).unwrap_err();
+                let text = damaged_data(&err);
+                assert!(text.contains("named.bin"), "{what}: {err}");
+                assert!(!d.join("verify.done").exists());
+            }
+            std::fs::write(&path, &good).unwrap();
+            // Stale sets of an interrupted pass, longer than the pass writes: replaced.
+            let stale = vec![0xAB; 4 << 20];
+            std::fs::write(d.join("sets.bin"), &stale).unwrap();
+            std::fs::write(d.join("sets.idx"), &stale).unwrap();
+            let again = rerun(0.9).unwrap();
+            let reused: Vec<bool> = again.stages.iter().map(|s| s.reused).collect();
+            assert_eq!(reused, [true, true, true, false, false], "{what}");
+            assert_eq!(
+                pairs_of(&again),
+                memory_pairs(&at(0.9).run(&docs).unwrap()),
+                "{what}"
+            );
+            assert!(!d.join("sets.bin").exists() && !d.join("sets.idx").exists());
+        }
+    }
+}
