@@ -1,7 +1,8 @@
 //! The work files verification and the weights stage read by document position: the
-//! shingle sets (`sets.bin`, their end offsets in `sets.idx`) and the texts
-//! (`texts.bin`, `texts.idx`) the sketch stage wrote (its `IndexedOut`), their offsets
-//! held in memory when they fit the share of the budget they are given.
+//! shingle sets (`sets.bin`, their end offsets in `sets.idx`) verification's first
+//! pass makes (`named.rs`) and the texts (`texts.bin`, `texts.idx`) the sketch stage
+//! wrote (its `IndexedOut`), their offsets held in memory when they fit the share of
+//! the budget they are given.
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -20,7 +21,7 @@ pub(super) const TEXTS: &str = "texts.bin";
 pub(super) const TEXT_ENDS: &str = "texts.idx";
 
 /// Reads the values of documents of a values file and its end offsets (as the sketch
-/// stage's `IndexedOut` writes them) by document position, many at once, nearby ones in one read
+/// stage's `IndexedOut` and the sets pass write them) by document position, many at once, nearby ones in one read
 /// ([`read_spans`]); the offsets held in memory when they fit the share of the budget
 /// [`open`](Self::open) is given ([`HeldEnds`]), else read from the ends file (one
 /// document's with a positional read, [`read_at`], many by spans).

@@ -5,10 +5,10 @@
 //! 1. **sketch**: per document, shingles → MinHash signature → band keys (or SimHash
 //!    fingerprint → its blocks, `hamming`), each chunk on every core; signatures to
 //!    `signatures.bin` when verification reads them (not for containment), band keys
-//!    to runs sorted by bucket (`keys-*.bin`), shingle sets to `sets.bin` when the
-//!    verifier reads them, texts to `texts.bin` when it reads those (alignment, a
-//!    user's function), and the exact pass's digests to runs sorted by digest
-//!    (`digests-*.bin`).
+//!    to runs sorted by bucket (`keys-*.bin`), texts to `texts.bin` when the verifier
+//!    reads them (alignment, a user's function) or shingle sets (exact Jaccard,
+//!    containment: verification makes those of the documents candidates name), and
+//!    the exact pass's digests to runs sorted by digest (`digests-*.bin`).
 //! 2. **exact**: the digests merged; each document whose digest an earlier one has is
 //!    an exact copy of it (`exact.bin`), left out of the buckets as in memory.
 //! 3. **candidates**: the runs merged in bucket order; each document paired with at
@@ -16,13 +16,17 @@
 //!    (exactly the pairs the in-memory index's bounded walk reads); for SimHash, the
 //!    pairs within the Hamming bound among the documents agreeing on a block (the
 //!    in-memory permuted-table join, run by run); the pairs sorted into
-//!    `candidates-*.bin`.
+//!    `candidates-*.bin`, and for the set verifiers the documents they name marked
+//!    (`named.bin`, one bit each).
 //! 4. **weights** (align-weighted only): each document's distinct words (the exact
 //!    copies left out, as in memory) to runs sorted by word (`tokens-*.bin`), merged
 //!    into the corpus's document frequencies (`weights.bin`), whose weights
 //!    verification reads as the in-memory `CorpusWeights` gives them.
-//! 5. **verify**: each distinct candidate scored as the in-memory run scores it;
-//!    accepted pairs and the exact copies' pairs to `pairs.bin` (+ `scores.bin`).
+//! 5. **verify**: for the set verifiers, first one pass over `texts.bin` that
+//!    shingles the named documents into `sets.bin` (removed at the stage's end), as
+//!    the in-memory verifier shingles only the documents its candidates name; then
+//!    each distinct candidate scored as the in-memory run scores it; accepted pairs
+//!    and the exact copies' pairs to `pairs.bin` (+ `scores.bin`).
 //! 6. **group**: connected components by union-find (representative: the first-seen
 //!    document) to `assignments.bin`, one record per document of a group.
 //!
@@ -136,9 +140,12 @@ fn pair_order(e: &Edge) -> (u64, u64) {
 /// exact Jaccard only the plausibility filter's 8-bit fields, `num_perm + 43`; 8 for a
 /// SimHash fingerprint; none with containment, which reads no estimate) and band keys
 /// (18 bytes per band; per block of the
-/// fingerprint, `h + 1` of them), its shingle set when the verifier reads sets (8
-/// bytes per distinct shingle), its text when the verifier reads texts (its bytes and
-/// 8 more), and 16 bytes per candidate pair; for align-weighted, 16 bytes per distinct
+/// fingerprint, `h + 1` of them), its text when the verifier reads texts or sets (its
+/// bytes and 8 more), and 16 bytes per candidate pair; for the set verifiers, one bit
+/// per document (`named.bin`, held in memory by the candidates stage and by
+/// verification) and, during verification, the shingle sets of the documents a pair
+/// names (8 bytes per distinct shingle, 8 more per document; made in chunks of a 32nd
+/// of the budget of text, three chunks held at once); for align-weighted, 16 bytes per distinct
 /// word of the corpus (`weights.bin`, and while it is counted 16 per distinct word of
 /// each document in sorted runs, half the budget in memory, and the texts' end offsets
 /// beside them when they fit in an eighth of it, as verification holds them). Verification holds two
@@ -308,8 +315,9 @@ impl OutOfCore {
     /// ```
     pub fn from_plan(plan: Plan, work_dir: impl Into<PathBuf>) -> Result<Self, Error> {
         const ENGINE: &str = "the out-of-core engine";
-        // Every verifier: the set verifiers read the shingle sets the sketch stage
-        // keeps, the alignment and custom verifiers the texts it keeps.
+        // Every verifier: the set verifiers read the shingle sets verification makes
+        // from the texts the sketch stage keeps, the alignment and custom verifiers
+        // those texts.
         // align-weighted also reads the weights stage's document frequencies.
         const VERIFIERS: [&str; 9] = [
             "method",

@@ -841,8 +841,8 @@ mod tests {
     }
 
     /// Sets of `n` documents over a small universe (so that pairs share values), each
-    /// sorted and distinct, some empty, and the folder holding them as the sketch stage
-    /// writes them (`sets.bin`, `sets.idx`: each set's end in values).
+    /// sorted and distinct, some empty, and the folder holding them as verification's
+    /// sets pass writes them (`sets.bin`, `sets.idx`: each set's end in values).
     fn sets(n: u64) -> (Vec<Vec<u64>>, tempfile::TempDir) {
         let sets: Vec<Vec<u64>> = (0..n)
             .map(|d| {

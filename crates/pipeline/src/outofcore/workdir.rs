@@ -11,6 +11,7 @@ use crate::Error;
 /// The files each stage writes, by name prefix: removed before the stage is redone,
 /// so that runs of an earlier run (more of them, say) are not left behind.
 pub(super) const OUTPUTS: [&[&str]; 6] = [
+    // (`sets.bin` and `sets.idx`: the sketch stage wrote them before 2026-11-28.)
     &[
         "keys-",
         "digests-",
@@ -84,15 +85,14 @@ pub(super) fn need(m: &Marker, key: &str) -> Result<u64, Error> {
     })
 }
 
-/// The marker key of a raw work file's checksum (`sets.bin` → `checksum_sets.bin`).
+/// The marker key of a raw work file's checksum (`texts.bin` → `checksum_texts.bin`).
 pub(super) fn checksum_key(name: &str) -> String {
     format!("checksum_{name}")
 }
 
 /// Whether the files whose checksums marker `m` lists are the ones its stage wrote:
-/// the raw files (the sets and their offsets, `sets.bin` and `sets.idx`, the texts
-/// and theirs, `texts.bin` and `texts.idx`, and the signatures, which have no trailer
-/// of their own: a damaged one was read as good)
+/// the raw files (the texts and their offsets, `texts.bin` and `texts.idx`, and the
+/// signatures, which have no trailer of their own: a damaged one was read as good)
 /// by a hash of their bytes; the sorted runs by the checksum in their trailer (which
 /// a reader checks against the bytes when it opens them), so that a run of another
 /// input with the same settings is not taken for this one's. A stage whose files are
