@@ -740,7 +740,7 @@ mod tests {
                 .unwrap()
                 .input_fingerprint(9);
             let first = job.run(docs.iter().cloned().map(Ok)).unwrap();
-            assert_eq!(first.pairs as usize, memory.pairs.len());
+            assert_eq!(first.pairs, memory.pairs.len() as u64);
             assert!(first.pairs > 20, "{}", first.pairs);
             let params = Some(job.plan.minhash_banding().unwrap());
             // Every marker saved under layout `from`'s fingerprints re-saved under
