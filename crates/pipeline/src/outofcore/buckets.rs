@@ -8,8 +8,9 @@
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use ndd_scale::{BandKeyRecord, Edge, ExternalSort, RecordError, SortedRuns};
+use ndd_scale::{BandKeyRecord, Edge, ExternalSort, Merge, RecordError, SortedRuns};
 
 use super::{Job, damaged, file_size, pair_order, pair_radix};
 use crate::Error;
@@ -27,62 +28,253 @@ pub(super) struct Bucketed {
     pub(super) cut_documents: u64,
 }
 
+/// The bands' groups at most: each merges and pairs its bands' section of every run
+/// on threads of its own (with the `rayon` feature, as many as the pool has threads,
+/// at most this many; one without).
+const MAX_GROUPS: usize = 4;
+
+/// How many groups the stage splits `bands` bands into ([`MAX_GROUPS`]).
+pub(super) fn groups(bands: usize) -> usize {
+    #[cfg(feature = "rayon")]
+    let threads = rayon::current_num_threads();
+    #[cfg(not(feature = "rayon"))]
+    let threads = 1;
+    threads.clamp(1, MAX_GROUPS).min(bands.max(1))
+}
+
+/// The MinHash candidates: the `bands` bands split into `groups` groups of
+/// consecutive bands, each walked on threads of its own ([`Group`]) over its section
+/// of every run ([`SortedRuns::merge_range`]: a bucket `(band, key)` lies in one
+/// group), each with its own pair sort (runs `candidates-g{g}-*.bin`, half the budget
+/// shared between them). Verification merges all the groups' runs in pair order, so
+/// the pairs it reads are those of one walk, whatever `groups` is. The runs' checksums
+/// are checked on a thread of their own meanwhile (the sections leave them out).
 pub(super) fn run(
     job: &Job<'_>,
     keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
     copies: &super::exact::CopyBits,
+    bands: usize,
+    groups: usize,
     fingerprint: u64,
 ) -> Result<Bucketed, Error> {
     let dir = job.dir;
-    let mut pairs = job
-        .sort("candidates", pair_order, job.budget / 2, fingerprint)?
-        .radix(pair_radix);
-    let scan = job.scan;
-    let mut bucket: Option<(u16, u64)> = None;
-    let mut recent: VecDeque<u64> = VecDeque::new();
-    // Members of the current bucket before this record, and the documents whose read
-    // was cut (one bit each, grown only when a cut happens).
-    let mut members = 0usize;
-    let (mut cut_reads, mut cut_documents) = (0u64, 0u64);
+    let groups = groups.clamp(1, bands.max(1));
+    // The band range of each group, `bands` split evenly.
+    let span = |g: usize| -> Result<(u16, u16), Error> {
+        let band = |i: usize| {
+            u16::try_from(i * bands / groups).map_err(|_| {
+                damaged(
+                    dir,
+                    RecordError::Corrupt {
+                        reason: format!("{bands} bands, more than a band key holds"),
+                    },
+                )
+            })
+        };
+        Ok((band(g)?, band(g + 1)?))
+    };
+    let spans = (0..groups).map(span).collect::<Result<Vec<_>, _>>()?;
+    // Each group's share of the pair sorts' half of the budget: together, what one
+    // sort held before.
+    let share = job.budget / 2 / groups as u64;
+    let mut sorts = Vec::with_capacity(groups);
+    for g in 0..groups {
+        let prefix = format!("candidates-g{g}");
+        sorts.push(
+            job.sort(&prefix, pair_order, share, fingerprint)?
+                .radix(pair_radix),
+        );
+    }
+    let stop = AtomicBool::new(false);
+    job.progress.start(Stage::Candidates, None);
+    let (checked, walked) = std::thread::scope(|s| {
+        // The runs' checksums, one sequential reading of each, beside the walks.
+        let checked = s.spawn(|| keys.check());
+        let walks: Vec<_> = spans
+            .iter()
+            .zip(sorts)
+            .map(|(&(lo, hi), pairs)| {
+                let stop = &stop;
+                s.spawn(move || {
+                    let mut group = Group::new(job, copies, pairs);
+                    let mut halted = false;
+                    let walked = keys
+                        .merge_range((lo, 0, 0)..(hi, 0, 0))
+                        .map_err(|e| damaged(dir, e))
+                        .and_then(|merge| {
+                            merged(dir, merge, |batch| {
+                                if stop.load(Ordering::Relaxed) {
+                                    halted = true;
+                                    return Err(halt());
+                                }
+                                group.walk(batch)
+                            })
+                        });
+                    match walked {
+                        Ok(()) => Ok(Some(group)),
+                        // Another group failed: its error is the stage's.
+                        Err(_) if halted => Ok(None),
+                        Err(e) => {
+                            // The other groups stop at their next batch.
+                            stop.store(true, Ordering::Relaxed);
+                            Err(e)
+                        }
+                    }
+                })
+            })
+            .collect();
+        let walked: Vec<Result<Option<Group<'_>>, Error>> = walks
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        let checked = checked
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (checked, walked)
+    });
+    // A damaged run first: what the walks made of it is not to be trusted (nor their
+    // errors); then the first group's error that is not another's stop.
+    checked.map_err(|e| damaged(dir, e))?;
+    let mut done = Vec::with_capacity(groups);
+    for w in walked {
+        // The first group's error (a group halted by another's has none).
+        done.extend(w?);
+    }
+    // A group halted by another's error: that error came first.
+    if done.len() < groups {
+        return Err(halt());
+    }
+    let mut bucketed = Bucketed {
+        runs: Vec::new(),
+        candidates: 0,
+        bytes_written: 0,
+        cut_reads: 0,
+        cut_documents: 0,
+    };
     let mut cut_bits: Vec<u64> = Vec::new();
-    for_each_key(job, keys, copies, |r| {
-        if bucket != Some((r.band, r.key)) {
-            bucket = Some((r.band, r.key));
-            recent.clear();
-            members = 0;
+    for g in done {
+        bucketed.cut_reads += g.cut_reads;
+        // A document cut in several groups counts once.
+        if cut_bits.len() < g.cut_bits.len() {
+            cut_bits.resize(g.cut_bits.len(), 0);
         }
-        if ndd_lsh::ScanCuts::cuts(members, scan) {
-            cut_reads += 1;
-            if let Ok(word) = usize::try_from(r.doc / 64) {
-                if cut_bits.len() <= word {
-                    cut_bits.resize(word + 1, 0);
-                }
-                let bit = 1u64 << (r.doc % 64);
-                if cut_bits[word] & bit == 0 {
-                    cut_bits[word] |= bit;
-                    cut_documents += 1;
+        for (w, b) in cut_bits.iter_mut().zip(&g.cut_bits) {
+            *w |= b;
+        }
+        let b = finish(dir, g.pairs)?;
+        bucketed.runs.extend(b.runs);
+        bucketed.candidates += b.candidates;
+        bucketed.bytes_written += b.bytes_written;
+    }
+    bucketed.cut_documents = cut_bits.iter().map(|w| u64::from(w.count_ones())).sum();
+    job.progress.finish(Stage::Candidates);
+    Ok(bucketed)
+}
+
+/// What a group's walk ends with when another group failed: never the stage's
+/// result, which is that group's error.
+fn halt() -> Error {
+    Error::Core(ndd_core::Error::invalid_input(
+        "the candidates stage stopped: another group of bands failed",
+    ))
+}
+
+/// One group's walk of its buckets, in bucket order: within a bucket each document
+/// is paired with at most `scan` of the members before it, the newest first, and its
+/// read counted as cut by [`ndd_lsh::ScanCuts::cuts`]'s rule.
+struct Group<'a> {
+    job: &'a Job<'a>,
+    copies: &'a super::exact::CopyBits,
+    pairs: ExternalSort<Edge, (u64, u64)>,
+    bucket: Option<(u16, u64)>,
+    recent: VecDeque<u64>,
+    /// Members of the current bucket before this record.
+    members: usize,
+    cut_reads: u64,
+    /// The documents whose read was cut, one bit each (grown only when a cut happens).
+    cut_bits: Vec<u64>,
+    /// Band keys read (progress).
+    read: u64,
+}
+
+impl<'a> Group<'a> {
+    fn new(
+        job: &'a Job<'a>,
+        copies: &'a super::exact::CopyBits,
+        pairs: ExternalSort<Edge, (u64, u64)>,
+    ) -> Self {
+        Group {
+            job,
+            copies,
+            pairs,
+            bucket: None,
+            recent: VecDeque::new(),
+            members: 0,
+            cut_reads: 0,
+            cut_bits: Vec::new(),
+            read: 0,
+        }
+    }
+
+    /// Walks a batch of the group's band keys (in bucket order, following the last).
+    /// A key naming a document past the `copies.len()` documents (a damaged run) is
+    /// refused; those of exact copies are left out (as in memory).
+    fn walk(&mut self, batch: &[BandKeyRecord]) -> Result<(), Error> {
+        let (dir, scan) = (self.job.dir, self.job.scan);
+        for &r in batch {
+            self.read += 1;
+            if self.read % 65_536 == 0 {
+                self.job.progress.advance(Stage::Candidates, 65_536);
+            }
+            if r.doc >= self.copies.len() {
+                return Err(beyond(dir, r.doc, self.copies.len()));
+            }
+            if self.copies.is_copy(r.doc) {
+                continue;
+            }
+            if self.bucket != Some((r.band, r.key)) {
+                self.bucket = Some((r.band, r.key));
+                self.recent.clear();
+                self.members = 0;
+            }
+            if ndd_lsh::ScanCuts::cuts(self.members, scan) {
+                self.cut_reads += 1;
+                if let Ok(word) = usize::try_from(r.doc / 64) {
+                    if self.cut_bits.len() <= word {
+                        self.cut_bits.resize(word + 1, 0);
+                    }
+                    self.cut_bits[word] |= 1u64 << (r.doc % 64);
                 }
             }
-        }
-        members = members.saturating_add(1);
-        for &earlier in recent.iter().rev() {
-            pairs
-                .push(Edge {
-                    a: earlier,
-                    b: r.doc,
-                })
-                .map_err(|e| damaged(dir, e))?;
-        }
-        recent.push_back(r.doc);
-        if recent.len() > scan {
-            recent.pop_front();
+            self.members = self.members.saturating_add(1);
+            for i in (0..self.recent.len()).rev() {
+                let earlier = self.recent[i];
+                self.pair(earlier, r.doc)?;
+            }
+            self.recent.push_back(r.doc);
+            if self.recent.len() > scan {
+                self.recent.pop_front();
+            }
         }
         Ok(())
-    })?;
-    let mut bucketed = finish(dir, pairs)?;
-    bucketed.cut_reads = cut_reads;
-    bucketed.cut_documents = cut_documents;
-    Ok(bucketed)
+    }
+
+    /// Every candidate pair the group finds, `a` the earlier member, goes through here.
+    fn pair(&mut self, a: u64, b: u64) -> Result<(), Error> {
+        self.pairs
+            .push(Edge { a, b })
+            .map_err(|e| damaged(self.job.dir, e))
+    }
+}
+
+/// The error of a band key naming document `doc`, beyond the `documents` documents.
+fn beyond(dir: &Path, doc: u64, documents: u64) -> Error {
+    damaged(
+        dir,
+        RecordError::Corrupt {
+            reason: format!("a band key names document {doc}, beyond the {documents} documents"),
+        },
+    )
 }
 
 /// Calls `f` with each band key of `keys` in bucket order, those of exact copies left
@@ -99,23 +291,15 @@ pub(super) fn for_each_key(
     let dir = job.dir;
     let mut read = 0u64;
     job.progress.start(Stage::Candidates, None);
-    merged(dir, keys, |batch| {
+    let merge = keys.merge_to_end().map_err(|e| damaged(dir, e))?;
+    merged(dir, merge, |batch| {
         for &r in batch {
             read += 1;
             if read % 65_536 == 0 {
                 job.progress.advance(Stage::Candidates, 65_536);
             }
             if r.doc >= copies.len() {
-                return Err(damaged(
-                    dir,
-                    RecordError::Corrupt {
-                        reason: format!(
-                            "a band key names document {}, beyond the {} documents",
-                            r.doc,
-                            copies.len()
-                        ),
-                    },
-                ));
+                return Err(beyond(dir, r.doc, copies.len()));
             }
             if !copies.is_copy(r.doc) {
                 f(r)?;
@@ -130,18 +314,17 @@ pub(super) fn for_each_key(
 /// Records handed from the merging thread to the walk at once.
 const BATCH: usize = 16_384;
 
-/// Calls `each` with the records of `keys`' merge in order, a batch at a time: the
+/// Calls `each` with the records of `merge` in order, a batch at a time: the
 /// merge (reading, checking and ordering the runs) runs on a thread of its own, at
 /// most four batches ahead (1.5 MiB), while `each` runs on this thread; an error of
 /// either ends both. A plain thread, not rayon's pool: it blocks while the walk
 /// catches up, and the walk's spills sort on the pool.
 fn merged(
     dir: &Path,
-    keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
+    merge: Merge<BandKeyRecord, (u16, u64, u64)>,
     mut each: impl FnMut(&[BandKeyRecord]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     type Batch = Result<Vec<BandKeyRecord>, RecordError>;
-    let merge = keys.merge_to_end().map_err(|e| damaged(dir, e))?;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Batch>(4);
     std::thread::scope(|s| {
         s.spawn(move || {
