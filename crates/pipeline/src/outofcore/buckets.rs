@@ -378,3 +378,156 @@ pub(super) fn finish(dir: &Path, pairs: ExternalSort<Edge, (u64, u64)>) -> Resul
         cut_documents: 0,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::collections::BTreeSet;
+
+    use ndd_scale::{BandKeySort, RecordWriter};
+
+    use super::super::exact::CopyBits;
+    use super::super::{EXACT, Job, pair_order};
+    use super::*;
+    use crate::progress::NoProgress;
+
+    const DOCS: u64 = 400;
+    const BANDS: usize = 7;
+    /// Few keys per band: buckets of about 25 members, many reads cut at `SCAN`.
+    const KEYS: u64 = 16;
+    const SCAN: usize = 5;
+
+    /// Document `doc`'s key in `band`, from a small generator (some documents share
+    /// every key: whole buckets of repeats).
+    fn key(doc: u64, band: usize) -> u64 {
+        let x = (doc % 350).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (band as u64) << 40;
+        ((x ^ x >> 29).wrapping_mul(0xBF58_476D_1CE4_E5B9) >> 40) % KEYS
+    }
+
+    /// Every third document of the first 60 is an exact copy (left out of buckets).
+    fn is_copy(doc: u64) -> bool {
+        doc < 60 && doc % 3 == 2
+    }
+
+    /// The candidates by the definition, the slow way: each bucket's members (copies
+    /// left out) in document order, each paired with the `SCAN` members before it;
+    /// the reads cut (more than `SCAN` members before) and their distinct documents.
+    fn oracle() -> (Vec<(u64, u64)>, u64, u64) {
+        let mut pairs = Vec::new();
+        let (mut cut_reads, mut cut_docs) = (0u64, BTreeSet::new());
+        for band in 0..BANDS {
+            for k in 0..KEYS {
+                let members: Vec<u64> = (0..DOCS)
+                    .filter(|&d| !is_copy(d) && key(d, band) == k)
+                    .collect();
+                for (i, &d) in members.iter().enumerate() {
+                    for &e in &members[i.saturating_sub(SCAN)..i] {
+                        pairs.push((e, d));
+                    }
+                    if i > SCAN {
+                        cut_reads += 1;
+                        cut_docs.insert(d);
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        (pairs, cut_reads, cut_docs.len() as u64)
+    }
+
+    /// The candidates, cut reads, cut documents and candidate runs of [`stage`].
+    type Staged = (Vec<(u64, u64)>, u64, u64, usize);
+
+    /// The stage's candidates (all of its runs merged in pair order), cut reads and
+    /// cut documents, with the bands in `groups` groups, in a folder of its own.
+    fn stage(
+        root: &Path,
+        keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
+        groups: usize,
+    ) -> Result<Staged, Error> {
+        let dir = root.join(format!("groups-{groups}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut w = RecordWriter::<Edge>::create(dir.join(EXACT), 9).unwrap();
+        for d in (0..DOCS).filter(|&d| is_copy(d)) {
+            w.write(&Edge { a: d - 1, b: d }).unwrap();
+        }
+        w.finish().unwrap();
+        let plan = crate::Dedup::new().plan().unwrap();
+        let job = Job {
+            dir: &dir,
+            // 1,024 pairs in memory over the groups: several runs in each group.
+            budget: 1024 * 16 * 2,
+            scan: SCAN,
+            threshold: plan.threshold,
+            emit: plan.emit(),
+            num_perm: 128,
+            max_hamming: None,
+            fields: None,
+            verifier: &plan.verifier,
+            features: plan.features,
+            exact: plan.exact,
+            needs_sets: false,
+            needs_texts: false,
+            progress: &NoProgress,
+        };
+        let copies = CopyBits::load(&job, DOCS, 9)?;
+        let b = run(&job, keys, &copies, BANDS, groups, 5)?;
+        let runs = SortedRuns::from_paths(b.runs.clone(), pair_order, 5);
+        let pairs: Vec<(u64, u64)> = runs
+            .merge()
+            .unwrap()
+            .map(|e| e.map(Into::into))
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(b.candidates, pairs.len() as u64);
+        Ok((pairs, b.cut_reads, b.cut_documents, b.runs.len()))
+    }
+
+    fn key_runs(dir: &Path) -> SortedRuns<BandKeyRecord, (u16, u64, u64)> {
+        // 200 records in memory: runs of 14 documents' keys, 29 runs.
+        let mut sort = BandKeySort::new(dir, "keys", 200, 3).unwrap();
+        for doc in 0..DOCS {
+            let keys: Vec<u64> = (0..BANDS).map(|b| key(doc, b)).collect();
+            sort.push_document(doc, &keys).unwrap();
+        }
+        sort.finish().unwrap()
+    }
+
+    #[test]
+    fn any_number_of_band_groups_gives_the_pairs_and_cuts_of_the_definition() {
+        let root = tempfile::tempdir().unwrap();
+        let keys = key_runs(root.path());
+        assert!(keys.paths().len() > 3, "{} runs", keys.paths().len());
+        let (pairs, cut_reads, cut_docs) = oracle();
+        assert!(cut_reads > 0 && !pairs.is_empty());
+        let mut runs = Vec::new();
+        for groups in [1, 2, 3, 4, BANDS, 50] {
+            let (got, reads, docs, n) = stage(root.path(), &keys, groups).unwrap();
+            assert_eq!(got, pairs, "{groups} groups");
+            assert_eq!((reads, docs), (cut_reads, cut_docs), "{groups} groups");
+            runs.push(n);
+        }
+        // Each group has runs of its own.
+        assert!(runs[1] > runs[0]);
+    }
+
+    #[test]
+    fn a_damaged_key_run_is_refused_whatever_the_groups() {
+        let root = tempfile::tempdir().unwrap();
+        let keys = key_runs(root.path());
+        // A byte of a record in the last band's section of the first run: only the
+        // checksum pass reads it in the other groups' runs.
+        let path = &keys.paths()[0];
+        let mut bytes = std::fs::read(path).unwrap();
+        let at = bytes.len() - ndd_scale::TRAILER_LEN - 3;
+        bytes[at] ^= 0x10;
+        std::fs::write(path, bytes).unwrap();
+        for groups in [1, 2, 4] {
+            let err = stage(root.path(), &keys, groups).unwrap_err();
+            assert!(
+                err.to_string().contains("damaged"),
+                "{groups} groups: {err}"
+            );
+        }
+    }
+}
