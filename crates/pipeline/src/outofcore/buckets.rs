@@ -132,15 +132,15 @@ pub(super) fn run(
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         (checked, walked)
     });
-    // A damaged run first: what the walks made of it is not to be trusted (nor their
-    // errors); then the first group's error that is not another's stop.
-    checked.map_err(|e| damaged(dir, e))?;
+    // The first group's error (a group halted by another's error has none), then a
+    // run's damage that no group came upon (the groups are not stopped by it: which
+    // error a damaged run gives does not depend on the threads' timing).
     let mut done = Vec::with_capacity(groups);
     for w in walked {
-        // The first group's error (a group halted by another's has none).
         done.extend(w?);
     }
-    // A group halted by another's error: that error came first.
+    checked.map_err(|e| damaged(dir, e))?;
+    // Unreachable: a group halts only after another's error.
     if done.len() < groups {
         return Err(halt());
     }
