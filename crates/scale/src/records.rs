@@ -941,9 +941,12 @@ impl<T: Record> RecordReader<T, BufReader<File>> {
     /// are checked (as [`open`](Self::open) checks them), not the bytes, before the
     /// first record or after the last. For a reader that goes on to
     /// [`restrict`](RecordReader::restrict) itself to a range, whose caller checks
-    /// the whole file once in another way.
+    /// the whole file once in another way. Its buffer is one block: the reader's
+    /// reads of whole blocks go to the file directly, not through a second buffer
+    /// (several such readers of one file, in parallel, hold no more than one of
+    /// [`open`](Self::open)'s).
     pub(crate) fn open_unchecked(path: impl AsRef<Path>) -> Result<Self, RecordError> {
-        Self::checked(BufReader::with_capacity(1 << 16, File::open(path)?), false)
+        Self::checked(BufReader::with_capacity(BLOCK, File::open(path)?), false)
     }
 
     /// A reader of the records at positions `records` (the first record is 0) of the
