@@ -7,6 +7,7 @@
 //! member and `scan` ids of memory, whatever its size.
 
 use std::collections::VecDeque;
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -99,7 +100,7 @@ pub(super) fn run(
                     let mut group = Group::new(job, copies, pairs);
                     let mut halted = false;
                     let walked = keys
-                        .merge_range((lo, 0, 0)..(hi, 0, 0))
+                        .merge_range(section(lo, hi, bands))
                         .map_err(|e| damaged(dir, e))
                         .and_then(|merge| {
                             merged(dir, merge, |batch| {
@@ -169,6 +170,19 @@ pub(super) fn run(
     bucketed.cut_documents = cut_bits.iter().map(|w| u64::from(w.count_ones())).sum();
     job.progress.finish(Stage::Candidates);
     Ok(bucketed)
+}
+
+/// A band key's place in bucket order, `(band, key, doc)`.
+type Bucket = (u16, u64, u64);
+
+/// The keys of the group of bands `lo..hi` of `bands`: the last group's has no end,
+/// so that every record of a run is read by exactly one group, whatever its band.
+fn section(lo: u16, hi: u16, bands: usize) -> (Bound<Bucket>, Bound<Bucket>) {
+    let end = match usize::from(hi) >= bands {
+        true => Bound::Unbounded,
+        false => Bound::Excluded((hi, 0, 0)),
+    };
+    (Bound::Included((lo, 0, 0)), end)
 }
 
 /// What a group's walk ends with when another group failed: never the stage's
