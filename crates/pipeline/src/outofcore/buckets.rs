@@ -88,46 +88,52 @@ pub(super) fn run(
     }
     let stop = AtomicBool::new(false);
     job.progress.start(Stage::Candidates, None);
+    // One group's walk over its section of the runs: `Ok(None)` when it stopped
+    // because another group failed.
+    let walk = |(lo, hi): (u16, u16), pairs| -> Result<Option<Group<'_>>, Error> {
+        let mut group = Group::new(job, copies, pairs);
+        let mut halted = false;
+        let walked = keys
+            .merge_range(section(lo, hi, bands))
+            .map_err(|e| damaged(dir, e))
+            .and_then(|merge| {
+                merged(dir, merge, |batch| {
+                    if stop.load(Ordering::Relaxed) {
+                        halted = true;
+                        return Err(halt());
+                    }
+                    group.walk(batch)
+                })
+            });
+        match walked {
+            Ok(()) => Ok(Some(group)),
+            // Another group failed: its error is the stage's.
+            Err(_) if halted => Ok(None),
+            Err(e) => {
+                // The other groups stop at their next batch.
+                stop.store(true, Ordering::Relaxed);
+                Err(e)
+            }
+        }
+    };
     let (checked, walked) = std::thread::scope(|s| {
         // The runs' checksums, one sequential reading of each, beside the walks.
         let checked = s.spawn(|| keys.check());
-        let walks: Vec<_> = spans
-            .iter()
-            .zip(sorts)
-            .map(|(&(lo, hi), pairs)| {
-                let stop = &stop;
-                s.spawn(move || {
-                    let mut group = Group::new(job, copies, pairs);
-                    let mut halted = false;
-                    let walked = keys
-                        .merge_range(section(lo, hi, bands))
-                        .map_err(|e| damaged(dir, e))
-                        .and_then(|merge| {
-                            merged(dir, merge, |batch| {
-                                if stop.load(Ordering::Relaxed) {
-                                    halted = true;
-                                    return Err(halt());
-                                }
-                                group.walk(batch)
-                            })
-                        });
-                    match walked {
-                        Ok(()) => Ok(Some(group)),
-                        // Another group failed: its error is the stage's.
-                        Err(_) if halted => Ok(None),
-                        Err(e) => {
-                            // The other groups stop at their next batch.
-                            stop.store(true, Ordering::Relaxed);
-                            Err(e)
-                        }
-                    }
-                })
-            })
+        let mut groups = spans.iter().copied().zip(sorts);
+        let first = groups.next();
+        // Every group but the first on a thread of its own; the first on this one
+        // (its pair buffers in this thread's memory, which the later stages reuse,
+        // rather than in one more thread's).
+        let others: Vec<_> = groups
+            .map(|(span, pairs)| s.spawn(move || walk(span, pairs)))
             .collect();
-        let walked: Vec<Result<Option<Group<'_>>, Error>> = walks
-            .into_iter()
-            .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-            .collect();
+        let mut walked = Vec::with_capacity(spans.len());
+        walked.push(first.map_or(Ok(None), |(span, pairs)| walk(span, pairs)));
+        walked.extend(
+            others
+                .into_iter()
+                .map(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p))),
+        );
         let checked = checked
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
