@@ -29,8 +29,8 @@ pub(super) struct Bucketed {
     pub(super) cut_documents: u64,
 }
 
-/// The bands' groups at most: each merges and pairs its bands' section of every run
-/// on threads of its own (with the `rayon` feature, as many as the pool has threads,
+/// The bands' groups at most: each merges and pairs its bands' section of every run,
+/// in parallel (with the `rayon` feature, as many as the pool has threads,
 /// at most this many; one without).
 const MAX_GROUPS: usize = 4;
 
@@ -44,10 +44,11 @@ pub(super) fn groups(bands: usize) -> usize {
 }
 
 /// The MinHash candidates: the `bands` bands split into `groups` groups of
-/// consecutive bands, each walked on threads of its own ([`Group`]) over its section
-/// of every run ([`SortedRuns::merge_range`]: a bucket `(band, key)` lies in one
-/// group), each with its own pair sort (runs `candidates-g{g}-*.bin`, half the budget
-/// shared between them). Verification merges all the groups' runs in pair order, so
+/// consecutive bands (a bucket `(band, key)` lies in one group), each walked
+/// ([`Group`]) over its section of every run ([`SortedRuns::merge_range`]), in
+/// parallel: the first on this thread, the others on threads of their own, each
+/// group's merge on one more ([`merged`]). Each group has its own pair sort (runs
+/// `candidates-g{g}-*.bin`, half the budget shared between them). Verification merges all the groups' runs in pair order, so
 /// the pairs it reads are those of one walk, whatever `groups` is. The runs' checksums
 /// are checked on a thread of their own meanwhile (the sections leave them out).
 pub(super) fn run(
