@@ -30,6 +30,12 @@
 //!   the same records pushed a document at a time), the same bytes of records in
 //!   memory, each end to end with the merge read back.
 //!
+//! * `band-key merge by band groups (issue 28, session 14)`: the candidates stage's
+//!   reading of the band-key runs before (one merge of every run, `merge_to_end`,
+//!   checksums checked at each run's end) and after (`SortedRuns::check` on a thread
+//!   of its own beside G merges of the runs' band sections, `merge_range`, each on a
+//!   thread of its own), every record consumed.
+//!
 //! Both sorts, and the external sort on either pool and with either run sort, are
 //! checked to give the same order before anything is timed.
 //!
@@ -276,5 +282,102 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Folds the records of a merge (every record consumed, as the walk consumes them).
+fn fold(merge: ndd_scale::Merge<BandKeyRecord, (u16, u64, u64)>) -> u64 {
+    merge.fold(0u64, |acc, r| {
+        let r = r.expect("runs read");
+        acc.wrapping_mul(31).wrapping_add(r.doc ^ r.key)
+    })
+}
+
+/// The runs read as the candidates stage reads them after session 14: their
+/// checksums on a thread of their own, and `groups` merges of consecutive bands'
+/// sections, each on a thread of its own; the folds of the groups, in band order.
+fn merge_by_groups(
+    runs: &ndd_scale::SortedRuns<BandKeyRecord, (u16, u64, u64)>,
+    bands: usize,
+    groups: usize,
+) -> Vec<u64> {
+    std::thread::scope(|s| {
+        let checked = s.spawn(|| runs.check());
+        let walks: Vec<_> = (0..groups)
+            .map(|g| {
+                let lo = u16::try_from(g * bands / groups).expect("few bands");
+                let hi = u16::try_from((g + 1) * bands / groups).expect("few bands");
+                s.spawn(move || fold(runs.merge_range((lo, 0, 0)..(hi, 0, 0)).expect("runs read")))
+            })
+            .collect();
+        let folds = walks
+            .into_iter()
+            .map(|w| w.join().expect("a walk"))
+            .collect();
+        checked.join().expect("a check").expect("runs intact");
+        folds
+    })
+}
+
+/// Issue 28, session 14: the band-key runs read by one merge against by band groups.
+fn bench_band_groups(c: &mut Criterion) {
+    let records = band_key_records(&corpus::load());
+    let n = records.len();
+    let bands = records.iter().filter(|r| r.doc == 0).count();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    // About 16 runs (the stage at 1M documents under 117M merges 37).
+    let mut sort = BandKeySort::new(dir.path(), "keys", n.div_ceil(8), 0).expect("a folder");
+    let mut keys = Vec::with_capacity(bands);
+    for doc in records.chunks(bands) {
+        keys.clear();
+        keys.extend(doc.iter().map(|r| r.key));
+        sort.push_document(doc[0].doc, &keys)
+            .expect("a run written");
+    }
+    let runs = sort.finish().expect("runs written");
+    // The same records either way: the groups' folds are the whole merge's, cut at
+    // the groups' first bands.
+    let whole: Vec<BandKeyRecord> = runs
+        .merge_to_end()
+        .expect("runs read")
+        .collect::<Result<_, _>>()
+        .expect("runs read");
+    for groups in [1, 2, 4] {
+        let expected: Vec<u64> = (0..groups)
+            .map(|g| {
+                let (lo, hi) = (g * bands / groups, (g + 1) * bands / groups);
+                whole
+                    .iter()
+                    .filter(|r| (lo..hi).contains(&usize::from(r.band)))
+                    .fold(0u64, |acc, r| {
+                        acc.wrapping_mul(31).wrapping_add(r.doc ^ r.key)
+                    })
+            })
+            .collect();
+        assert_eq!(merge_by_groups(&runs, bands, groups), expected);
+    }
+    eprintln!(
+        "band-key merge: {n} records, {} runs, {bands} bands, {} threads",
+        runs.paths().len(),
+        rayon::current_num_threads()
+    );
+    let mut group = c.benchmark_group("band-key merge by band groups (issue 28, session 14)");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(n as u64));
+    group.bench_function(
+        BenchmarkId::new("one merge, merge_to_end (before)", n),
+        |b| {
+            b.iter(|| black_box(fold(runs.merge_to_end().expect("runs read"))));
+        },
+    );
+    for groups in [1, 2, 4] {
+        group.bench_function(
+            BenchmarkId::new(
+                format!("check + {groups} band groups, merge_range (after)"),
+                n,
+            ),
+            |b| b.iter(|| black_box(merge_by_groups(&runs, bands, groups))),
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_band_groups);
 criterion_main!(benches);

@@ -898,6 +898,9 @@ pub struct RecordReader<T: Record, R: Read + Seek> {
     /// The trailer's end magic and count (hashed after the records) and checksum.
     trailer: [u8; TRAILER_LEN],
     done: bool,
+    /// Whether the checksum is computed while reading and checked after the last
+    /// record (false for a reader of a range, [`RecordReader::open_range`]).
+    check_end: bool,
     _records: PhantomData<T>,
 }
 
@@ -932,6 +935,61 @@ impl<T: Record> RecordReader<T, BufReader<File>> {
     /// the end (an external sort's merge, whose stage fails on the error).
     pub(crate) fn open_streaming(path: impl AsRef<Path>) -> Result<Self, RecordError> {
         Self::checked(BufReader::with_capacity(1 << 16, File::open(path)?), false)
+    }
+
+    /// A reader of the file at `path` without its checksum: the header and trailer
+    /// are checked (as [`open`](Self::open) checks them), not the bytes, before the
+    /// first record or after the last. For a reader that goes on to
+    /// [`restrict`](RecordReader::restrict) itself to a range, whose caller checks
+    /// the whole file once in another way. Its buffer is one block: the reader's
+    /// reads of whole blocks go to the file directly, not through a second buffer
+    /// (several such readers of one file, in parallel, hold no more than one of
+    /// [`open`](Self::open)'s).
+    pub(crate) fn open_unchecked(path: impl AsRef<Path>) -> Result<Self, RecordError> {
+        Self::checked(BufReader::with_capacity(BLOCK, File::open(path)?), false)
+    }
+
+    /// A reader of the records at positions `records` (the first record is 0) of the
+    /// file at `path`, and of no other: its header and trailer are checked as
+    /// [`open`](Self::open) checks them, but **not its checksum**, which covers the
+    /// whole file; a caller that trusts what it read checks the file whole once
+    /// otherwise (for example with [`open`](Self::open)). Several readers of disjoint
+    /// ranges read a file in parallel. [`len`](RecordReader::len) is still the
+    /// file's count.
+    ///
+    /// # Errors
+    ///
+    /// As [`open`](Self::open) (the checksum aside); [`RecordError::Io`] of kind
+    /// `InvalidInput` when `records` does not lie within the file's records.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-open-range");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
+    /// let mut w = RecordWriter::create(&path, 0)?;
+    /// for a in 0..10 {
+    ///     w.write(&Edge { a, b: a + 1 })?;
+    /// }
+    /// w.finish()?;
+    /// let middle: Vec<u64> = RecordReader::<Edge, _>::open_range(&path, 3..6)?
+    ///     .map(|e| e.map(|e| e.a))
+    ///     .collect::<Result<_, _>>()?;
+    /// assert_eq!(middle, [3, 4, 5]);
+    /// assert!(RecordReader::<Edge, _>::open_range(&path, 8..11).is_err());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn open_range(
+        path: impl AsRef<Path>,
+        records: std::ops::Range<u64>,
+    ) -> Result<Self, RecordError> {
+        let mut reader = Self::open_unchecked(path)?;
+        reader.restrict(records)?;
+        Ok(reader)
     }
 }
 
@@ -1057,6 +1115,7 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
             hasher,
             trailer,
             done: false,
+            check_end: true,
             _records: PhantomData,
         })
     }
@@ -1154,8 +1213,128 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
         self.count == 0
     }
 
+    /// Makes this reader read the records at positions `records` (the first record
+    /// of the file is 0), and no other, from the first of them, whatever it read
+    /// before; the file's checksum is then **not** checked (it covers the whole
+    /// file: see [`open_range`](RecordReader::open_range)).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Io`] of kind `InvalidInput` when `records` does not lie within
+    /// the file's records, or when seeking fails.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::io::Cursor;
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-restrict");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
+    /// let mut w = RecordWriter::create(&path, 0)?;
+    /// for a in 0..5 {
+    ///     w.write(&Edge { a, b: 0 })?;
+    /// }
+    /// w.finish()?;
+    /// let mut reader = RecordReader::<Edge, _>::new(Cursor::new(std::fs::read(&path)?))?;
+    /// reader.restrict(4..5)?;
+    /// assert_eq!(reader.map(|e| e.map(|e| e.a)).collect::<Result<Vec<_>, _>>()?, [4]);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn restrict(&mut self, records: std::ops::Range<u64>) -> Result<(), RecordError> {
+        if records.start > records.end || records.end > self.count {
+            return Err(RecordError::Io(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "records {}..{} of a file of {} records",
+                    records.start, records.end, self.count
+                ),
+            )));
+        }
+        let size = T::KIND.record_size() as u64;
+        // Within the file: `records.start <= count` and the length was checked.
+        self.inner
+            .seek(SeekFrom::Start(HEADER_LEN as u64 + records.start * size))?;
+        self.remaining = records.end - records.start;
+        self.unread = self.remaining;
+        self.block.clear();
+        self.at = 0;
+        self.done = false;
+        self.check_end = false;
+        Ok(())
+    }
+
+    /// The number of records, from the first, for which `pred` holds, when it holds
+    /// for every record before some position and for none after it (a file sorted
+    /// by what `pred` tests, as [`slice::partition_point`]): a binary search that
+    /// reads about `log2(len)` records, one at a time. Where the reader stood is
+    /// kept: iteration goes on from where it was. (On a file not so partitioned the
+    /// result is some position, not an error.) The records read are not checked
+    /// against the checksum.
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError::Io`], [`RecordError::Truncated`] when the file shrank.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, RecordReader, RecordWriter};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-records-partition-point");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let path = dir.join("e.bin");
+    /// let mut w = RecordWriter::create(&path, 0)?;
+    /// for a in [1, 1, 2, 5, 5, 5, 9] {
+    ///     w.write(&Edge { a, b: 0 })?;
+    /// }
+    /// w.finish()?;
+    /// let mut reader = RecordReader::<Edge, _>::open(&path)?;
+    /// assert_eq!(reader.partition_point(|e| e.a < 5)?, 3);
+    /// assert_eq!(reader.partition_point(|e| e.a <= 5)?, 6);
+    /// assert_eq!(reader.partition_point(|_| true)?, 7);
+    /// assert_eq!(reader.count(), 7); // iteration still starts at the first record
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn partition_point(
+        &mut self,
+        mut pred: impl FnMut(&T) -> bool,
+    ) -> Result<u64, RecordError> {
+        let size = T::KIND.record_size();
+        let back = self.inner.stream_position()?;
+        let mut buf = [0u8; MAX_RECORD_SIZE];
+        let record = buf.get_mut(..size).ok_or_else(|| corrupt("record size"))?;
+        let (mut lo, mut hi) = (0u64, self.count);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            self.inner
+                .seek(SeekFrom::Start(HEADER_LEN as u64 + mid * size as u64))?;
+            self.inner.read_exact(record).map_err(|e| {
+                if e.kind() == io::ErrorKind::UnexpectedEof {
+                    truncated("the file shrank while being read")
+                } else {
+                    RecordError::Io(e)
+                }
+            })?;
+            let r = T::decode(record).ok_or_else(|| corrupt("record of the wrong size"))?;
+            if pred(&r) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        self.inner.seek(SeekFrom::Start(back))?;
+        Ok(lo)
+    }
+
     fn next_record(&mut self) -> Result<Option<T>, RecordError> {
         if self.remaining == 0 {
+            if !self.check_end {
+                return Ok(None);
+            }
             self.hasher.update(&self.trailer[..16]);
             let computed = self.hasher.digest();
             let stored = u64_at(&self.trailer, 16).ok_or_else(|| corrupt("trailer"))?;
@@ -1177,7 +1356,9 @@ impl<T: Record, R: Read + Seek> RecordReader<T, R> {
                     RecordError::Io(e)
                 }
             })?;
-            self.hasher.update(&self.block);
+            if self.check_end {
+                self.hasher.update(&self.block);
+            }
             self.unread -= records;
             self.at = 0;
         }

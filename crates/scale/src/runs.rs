@@ -570,6 +570,107 @@ impl<T: Record, K: Ord> SortedRuns<T, K> {
         merge_paths(&self.paths, self.key, self.fingerprint, true)
     }
 
+    /// The records of every run whose keys lie in `range`, in `key` order (records of
+    /// equal keys in run order): [`merge`](Self::merge) of only that section of each
+    /// run. Each run being sorted by `key`, its section is one range of its records,
+    /// found by a binary search ([`RecordReader::partition_point`]) and read alone
+    /// ([`RecordReader::restrict`]), so that merges of disjoint key ranges read the
+    /// runs in parallel, each byte once.
+    ///
+    /// The runs' headers, trailers and fingerprints are checked, **not their
+    /// checksums**, which cover whole files: a caller that trusts the records checks
+    /// them once with [`check`](Self::check) (on another thread, say).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError`] when a run is missing, incomplete, corrupt or of another
+    /// fingerprint.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, ExternalSort};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-merge-range");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.a, 3, 0)?;
+    /// for a in [7, 1, 4, 9, 3, 4, 0, 8] {
+    ///     sort.push(Edge { a, b: 0 })?;
+    /// }
+    /// let runs = sort.finish()?;
+    /// runs.check()?; // every run's checksum, once
+    /// let part = |r: std::ops::Range<u64>| -> Result<Vec<u64>, near_dup::scale::RecordError> {
+    ///     runs.merge_range(r)?.map(|e| e.map(|e| e.a)).collect()
+    /// };
+    /// assert_eq!(part(0..4)?, [0, 1, 3]);
+    /// assert_eq!(part(4..8)?, [4, 4, 7]);
+    /// assert_eq!(runs.merge_range(8..)?.count(), 2);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn merge_range(
+        &self,
+        range: impl std::ops::RangeBounds<K>,
+    ) -> Result<Merge<T, K>, RecordError> {
+        use std::ops::Bound;
+        let key = self.key;
+        let mut readers = Vec::with_capacity(self.paths.len());
+        for p in &self.paths {
+            let mut reader =
+                RecordReader::open_unchecked(p)?.expect_fingerprint(self.fingerprint)?;
+            let start = match range.start_bound() {
+                Bound::Unbounded => 0,
+                Bound::Included(s) => reader.partition_point(|r| key(r) < *s)?,
+                Bound::Excluded(s) => reader.partition_point(|r| key(r) <= *s)?,
+            };
+            let end = match range.end_bound() {
+                Bound::Unbounded => reader.len(),
+                Bound::Included(e) => reader.partition_point(|r| key(r) <= *e)?,
+                Bound::Excluded(e) => reader.partition_point(|r| key(r) < *e)?,
+            };
+            // An empty range (or a run not sorted, which `check` refuses) reads nothing.
+            reader.restrict(start..end.max(start))?;
+            readers.push(reader);
+        }
+        Merge::of(readers, key)
+    }
+
+    /// Checks every run whole, in one sequential reading of each: its header,
+    /// trailer, fingerprint and the checksum of all its bytes (what
+    /// [`merge_range`](Self::merge_range) leaves out).
+    ///
+    /// # Errors
+    ///
+    /// [`RecordError`] for the first run that is missing, incomplete, corrupt (a
+    /// [`RecordError::ChecksumMismatch`] when a byte changed) or of another
+    /// fingerprint.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use near_dup::scale::{Edge, ExternalSort, RecordError};
+    /// let dir = std::env::temp_dir().join("ndd-doc-scale-runs-check");
+    /// # let _ = std::fs::remove_dir_all(&dir); // a previous run's leftovers
+    /// std::fs::create_dir_all(&dir)?;
+    /// let mut sort = ExternalSort::new(&dir, "e", |e: &Edge| e.a, 8, 0)?;
+    /// sort.push(Edge { a: 1, b: 2 })?;
+    /// let runs = sort.finish()?;
+    /// runs.check()?;
+    /// let path = &runs.paths()[0];
+    /// let mut bytes = std::fs::read(path)?;
+    /// bytes[32] ^= 1; // the first record's first byte
+    /// std::fs::write(path, bytes)?;
+    /// assert!(matches!(runs.check(), Err(RecordError::ChecksumMismatch { .. })));
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn check(&self) -> Result<(), RecordError> {
+        for p in &self.paths {
+            RecordReader::<T, _>::open(p)?.expect_fingerprint(self.fingerprint)?;
+        }
+        Ok(())
+    }
+
     /// Deletes the run files.
     ///
     /// # Errors
@@ -620,16 +721,7 @@ fn merge_paths<T: Record, K: Ord>(
         };
         readers.push(reader.expect_fingerprint(fingerprint)?);
     }
-    let mut merge = Merge {
-        readers,
-        heap: BinaryHeap::new(),
-        key,
-        failed: false,
-    };
-    for i in 0..merge.readers.len() {
-        merge.refill(i)?;
-    }
-    Ok(merge)
+    Merge::of(readers, key)
 }
 
 /// One head of a run in the merge: ordered by key, then by run (stable).
@@ -692,6 +784,23 @@ impl<T: Record, K: Ord> std::fmt::Debug for Merge<T, K> {
 }
 
 impl<T: Record, K: Ord> Merge<T, K> {
+    /// The merge of `readers`, each sorted by `key`.
+    fn of(
+        readers: Vec<RecordReader<T, BufReader<File>>>,
+        key: fn(&T) -> K,
+    ) -> Result<Self, RecordError> {
+        let mut merge = Merge {
+            readers,
+            heap: BinaryHeap::new(),
+            key,
+            failed: false,
+        };
+        for i in 0..merge.readers.len() {
+            merge.refill(i)?;
+        }
+        Ok(merge)
+    }
+
     fn refill(&mut self, run: usize) -> Result<(), RecordError> {
         if let Some(next) = self.readers.get_mut(run).and_then(Iterator::next) {
             let record = next?;

@@ -17,7 +17,9 @@
 //!    pairs within the Hamming bound among the documents agreeing on a block (the
 //!    in-memory permuted-table join, run by run); the pairs sorted into
 //!    `candidates-*.bin`, and for the set verifiers the documents they name marked
-//!    (`named.bin`, one bit each).
+//!    (`named.bin`, one bit each). MinHash's bands are split into groups, one per
+//!    thread of the pool (at most four), each merging its bands' section of every run
+//!    and sorting its own pairs, in parallel (a bucket lies in one band).
 //! 4. **weights** (align-weighted only): each document's distinct words (the exact
 //!    copies left out, as in memory) to runs sorted by word (`tokens-*.bin`), merged
 //!    into the corpus's document frequencies (`weights.bin`), whose weights

@@ -70,7 +70,6 @@ impl Named {
 
     /// Marks the documents `other` marks (a part of the pairs marked elsewhere: a
     /// group of bands, say) of the same documents.
-    #[cfg_attr(not(test), allow(dead_code))]
     pub(super) fn or(&mut self, other: &Named) {
         for (w, o) in self.words.iter_mut().zip(&other.words) {
             *w |= o;

@@ -267,7 +267,10 @@ impl OutOfCore {
             let copies = exact::CopyBits::load(&job, documents, fingerprints[EXACT_STAGE])?;
             let b = match &self.engine {
                 Engine::MinHash(_) => {
-                    buckets::run(&job, &keys, &copies, fingerprints[CANDIDATES_STAGE])?
+                    let bands = params.map_or(1, |p| p.bands());
+                    let groups = buckets::groups(bands);
+                    let fp = fingerprints[CANDIDATES_STAGE];
+                    buckets::run(&job, &keys, &copies, bands, groups, fp)?
                 }
                 #[cfg(feature = "simhash")]
                 Engine::SimHash(_) => {

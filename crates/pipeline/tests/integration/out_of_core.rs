@@ -621,6 +621,30 @@ fn candidate_runs(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     runs_of(dir, "candidates-")
 }
 
+/// The candidate runs the candidates stage's marker in `dir` lists, each rewritten
+/// as a well-formed run of no pair (fingerprint `fp`); every other candidate run
+/// removed.
+fn listed_candidate_runs(dir: &std::path::Path, fp: u64) -> Vec<std::path::PathBuf> {
+    for p in candidate_runs(dir) {
+        std::fs::remove_file(&p).unwrap();
+    }
+    let marker = std::fs::read_to_string(dir.join("candidates.done")).unwrap();
+    let listed: Vec<std::path::PathBuf> = marker
+        .lines()
+        .find_map(|l| l.strip_prefix("runs="))
+        .unwrap()
+        .split(',')
+        .map(|n| dir.join(n))
+        .collect();
+    for p in &listed {
+        ndd_scale::RecordWriter::<ndd_scale::Edge>::create(p, fp)
+            .unwrap()
+            .finish()
+            .unwrap();
+    }
+    listed
+}
+
 #[test]
 fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     let docs: Vec<Document> = corpus().into_iter().take(100).collect();
@@ -659,10 +683,10 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
         .find_map(|l| l.strip_prefix("fingerprint="))
         .map(|h| u64::from_str_radix(h, 16).unwrap())
         .unwrap();
-    for p in candidate_runs(dir.path()) {
-        std::fs::remove_file(&p).unwrap();
-    }
-    let mut w = ndd_scale::RecordWriter::create(dir.path().join("candidates-0.bin"), fp).unwrap();
+    // (In place of the first run the marker lists; the others, one per group of
+    // bands, well-formed and empty.)
+    let listed = listed_candidate_runs(dir.path(), fp);
+    let mut w = ndd_scale::RecordWriter::create(&listed[0], fp).unwrap();
     w.write(&ndd_scale::Edge { a: 1, b: u64::MAX }).unwrap();
     w.finish().unwrap();
     let err = OutOfCore::new(&dedup, dir.path())
@@ -672,10 +696,8 @@ fn damaged_work_files_are_refused_and_bad_settings_rejected() {
     assert!(err.to_string().contains("beyond"), "{err}");
     // The same pair after many blocks of valid ones (each of 128 pairs at the smallest
     // budget), so that it is found while an earlier block is scored: still refused.
-    for p in candidate_runs(dir.path()) {
-        std::fs::remove_file(&p).unwrap();
-    }
-    let mut w = ndd_scale::RecordWriter::create(dir.path().join("candidates-0.bin"), fp).unwrap();
+    let listed = listed_candidate_runs(dir.path(), fp);
+    let mut w = ndd_scale::RecordWriter::create(&listed[0], fp).unwrap();
     let mut valid = 0;
     for a in 0..99u64 {
         for b in a + 1..100 {
