@@ -53,9 +53,12 @@ pub(super) fn groups(bands: usize) -> usize {
 /// ([`Group`]) over its section of every run ([`SortedRuns::merge_range`]), in
 /// parallel: the first on this thread, the others on threads of their own, each
 /// group's merge on one more ([`merged`]). Each group has its own pair sort (runs
-/// `candidates-g{g}-*.bin`, half the budget shared between them). Verification merges all the groups' runs in pair order, so
-/// the pairs it reads are those of one walk, whatever `groups` is. The runs' checksums
-/// are checked on a thread of their own meanwhile (the sections leave them out).
+/// `candidates-g{g}-*.bin`, half the budget shared between them) and, for the set
+/// verifiers, its own bitmap of the documents its pairs name (OR'ed at the end: a bit
+/// per document and group). Verification merges all the groups' runs in pair order,
+/// so the pairs it reads are those of one walk, whatever `groups` is. The runs'
+/// checksums are checked on a thread of their own meanwhile (the sections leave them
+/// out).
 pub(super) fn run(
     job: &Job<'_>,
     keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
