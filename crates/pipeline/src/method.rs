@@ -332,6 +332,7 @@ pub const MAX_BUCKET_SCAN: usize = 1_024;
 /// cap): capped at [`MAX_BUCKET_SCAN`]. The plan resolves its scan with it, and the
 /// engines that take a bound after the plan (a saved index's setter, the stand-alone
 /// candidate stage) with it too.
+#[cfg_attr(not(feature = "minhash"), allow(dead_code))] // MinHash's stages call it
 pub(crate) fn bounded_scan(asked: Option<usize>) -> Option<usize> {
     Some(asked.map_or(MAX_BUCKET_SCAN, |s| s.min(MAX_BUCKET_SCAN)))
 }

@@ -430,6 +430,7 @@ pub(crate) fn verify<D: AsRef<str> + Sync>(
 /// elsewhere: what the out-of-core engine runs over a block of candidates, the
 /// weights of the whole corpus read from its work file. `candidates` index `tokens`
 /// (checked by the caller); `weights` holds every token of a document a pair names.
+#[cfg_attr(not(feature = "minhash"), allow(dead_code))] // MinHash's stages call it
 pub(crate) fn verify_weighted(
     threshold: Threshold,
     tokens: &[Vec<u64>],

@@ -407,8 +407,13 @@ pub(crate) fn key(i: usize) -> u32 {
 
 /// Calls `f` on consecutive chunks of `items` of at most [`CHUNK`](crate::progress::CHUNK)
 /// and reports each as progress of `stage`.
+// MinHash calls it only without `rayon` (with it, sketching overlaps the search).
 #[cfg_attr(
-    not(any(feature = "minhash", feature = "simhash", feature = "imatch")),
+    not(any(
+        all(feature = "minhash", not(feature = "rayon")),
+        feature = "simhash",
+        feature = "imatch"
+    )),
     allow(dead_code)
 )]
 pub(crate) fn in_chunks<T, R>(
@@ -430,6 +435,7 @@ pub(crate) fn in_chunks<T, R>(
 /// calling thread goes on to verification (on the calling thread, unmapping them and
 /// freeing each signature was serial work between the search and verification, issue
 /// 31's timeline).
+#[cfg_attr(not(any(feature = "minhash", feature = "simhash")), allow(dead_code))]
 pub(crate) fn drop_on_pool<T: Send + 'static>(value: T) {
     #[cfg(feature = "rayon")]
     rayon::spawn(move || drop(value));

@@ -331,6 +331,7 @@ pub(super) fn named_bits(job: &Job<'_>, documents: u64) -> Result<Option<Named>,
 /// on a thread of their own ([`merged`]) while `f` runs on this one. The merge yields
 /// a run's records before its checksum is checked, so a key naming a document past
 /// the `copies.len()` documents (a damaged run) is refused here, before `f` sees it.
+#[cfg(feature = "simhash")]
 pub(super) fn for_each_key(
     job: &Job<'_>,
     keys: &SortedRuns<BandKeyRecord, (u16, u64, u64)>,
