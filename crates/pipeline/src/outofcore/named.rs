@@ -13,12 +13,13 @@
 //! (seed `b"ndd-name"` as u64 LE) of every byte before it (u64 LE).
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::Path;
 
 use ndd_scale::{Edge, RecordError};
 
 use super::indexed::{SET_ENDS, SETS, Texts};
+use super::sketch::IndexedOut;
 use super::{Job, damaged};
 use crate::Error;
 use crate::sets::PackedSets;
@@ -206,10 +207,9 @@ pub(super) fn make_sets(job: &Job<'_>, documents: u64, named: &Named) -> Result<
     let dir = job.dir;
     let texts = Texts::open(dir, job.budget / 8)?;
     let mut out = SetsOut {
-        values: Out::create(dir, SETS)?,
-        ends: Out::create(dir, SET_ENDS)?,
-        end: 0,
-        buf: Vec::new(),
+        files: IndexedOut::create(dir, SETS, SET_ENDS, false)?,
+        bytes: Vec::new(),
+        units: Vec::new(),
     };
     let chunk_bytes = (job.budget / 32).max(1);
     let mut doc = 0u64;
@@ -260,7 +260,7 @@ pub(super) fn make_sets(job: &Job<'_>, documents: u64, named: &Named) -> Result<
         pending = made?;
         next = read?;
     }
-    out.finish()
+    out.files.finish_scratch()
 }
 
 /// A chunk of the pass: its positions, and the texts of those of them named.
@@ -269,43 +269,14 @@ struct Chunk {
     texts: Vec<String>,
 }
 
-/// `sets.bin` and `sets.idx` being written.
+/// `sets.bin` and `sets.idx` being written (scratch files, [`IndexedOut`]), with a
+/// chunk's buffers (reused).
 struct SetsOut {
-    values: Out,
-    ends: Out,
-    /// The end offset of the last set written, in values.
-    end: u64,
-    /// A chunk's bytes (reused).
-    buf: Vec<u8>,
-}
-
-/// A file written through a buffer, not synced.
-struct Out {
-    w: BufWriter<File>,
-    path: std::path::PathBuf,
-    bytes: u64,
-}
-
-impl Out {
-    fn create(dir: &Path, name: &str) -> Result<Self, Error> {
-        let path = dir.join(name);
-        let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
-        Ok(Out {
-            w: BufWriter::with_capacity(1 << 16, f),
-            path,
-            bytes: 0,
-        })
-    }
-
-    fn write(&mut self, b: &[u8]) -> Result<(), Error> {
-        self.bytes += b.len() as u64;
-        self.w.write_all(b).map_err(|e| Error::io(&self.path, e))
-    }
-
-    fn finish(mut self) -> Result<u64, Error> {
-        self.w.flush().map_err(|e| Error::io(&self.path, e))?;
-        Ok(self.bytes)
-    }
+    files: IndexedOut,
+    /// A chunk's named sets' values, as bytes.
+    bytes: Vec<u8>,
+    /// A chunk's set lengths, one per position (0 for a document no pair names).
+    units: Vec<u64>,
 }
 
 impl SetsOut {
@@ -317,30 +288,22 @@ impl SetsOut {
         named: &Named,
         sets: &PackedSets,
     ) -> Result<(), Error> {
-        self.buf.clear();
+        self.bytes.clear();
+        self.units.clear();
         let mut k = 0usize;
-        for d in positions.clone() {
-            if named.is_named(d) {
-                let set = sets.get(k);
-                k += 1;
-                self.buf.extend(set.iter().flat_map(|v| v.to_le_bytes()));
-            }
-        }
-        self.values.write(&self.buf)?;
-        self.buf.clear();
-        k = 0;
         for d in positions {
-            if named.is_named(d) {
-                self.end += sets.get(k).len() as u64;
-                k += 1;
-            }
-            self.buf.extend_from_slice(&self.end.to_le_bytes());
+            let len = match named.is_named(d) {
+                true => {
+                    let set = sets.get(k);
+                    k += 1;
+                    self.bytes.extend(set.iter().flat_map(|v| v.to_le_bytes()));
+                    set.len() as u64
+                }
+                false => 0,
+            };
+            self.units.push(len);
         }
-        self.ends.write(&self.buf)
-    }
-
-    fn finish(self) -> Result<u64, Error> {
-        Ok(self.values.finish()? + self.ends.finish()?)
+        self.files.push_chunk(&self.bytes, &self.units)
     }
 }
 

@@ -102,12 +102,17 @@ pub(super) const SIGNATURES: &str = "signatures.bin";
 /// The raw work files (no trailer of their own: checked by [`file_checksum`]).
 pub(super) const RAW: [&str; 3] = [SIGNATURES, TEXTS, TEXT_ENDS];
 
+/// A raw work file being written through a buffer: durable (checksummed, written
+/// back behind the writer and synced at the end: the sketch stage's files, which a
+/// later run reuses) or scratch (neither: a file a stage reads at once and removes,
+/// such as verification's sets, [`super::named::make_sets`]).
 struct Out {
     path: PathBuf,
     w: BufWriter<File>,
     bytes: u64,
-    /// The checksum of the bytes written ([`file_checksum`] of the finished file).
-    hash: ndd_core::hash::StableHasher,
+    /// The checksum of the bytes written ([`file_checksum`] of the finished file);
+    /// `None` for a scratch file.
+    hash: Option<ndd_core::hash::StableHasher>,
     /// Bytes written since the last write-back was started.
     unsynced: u64,
     /// A write-back of what was written before, on a thread of its own.
@@ -137,14 +142,15 @@ pub(super) fn file_checksum(path: &Path) -> Result<u64, Error> {
 }
 
 impl Out {
-    fn create(dir: &Path, name: &str) -> Result<Self, Error> {
+    /// A durable file (`durable`) or a scratch one, created anew.
+    fn create(dir: &Path, name: &str, durable: bool) -> Result<Self, Error> {
         let path = dir.join(name);
         let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
         Ok(Out {
             w: BufWriter::with_capacity(1 << 16, f),
             path,
             bytes: 0,
-            hash: ndd_core::hash::StableHasher::new(0),
+            hash: durable.then(|| ndd_core::hash::StableHasher::new(0)),
             unsynced: 0,
             syncing: None,
         })
@@ -152,13 +158,15 @@ impl Out {
 
     fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
         self.bytes += bytes.len() as u64;
-        self.unsynced += bytes.len() as u64;
-        self.hash.update(bytes);
         self.w
             .write_all(bytes)
             .map_err(|e| Error::io(&self.path, e))?;
-        if self.unsynced >= SYNC_EVERY {
-            self.sync_behind()?;
+        if let Some(hash) = &mut self.hash {
+            hash.update(bytes);
+            self.unsynced += bytes.len() as u64;
+            if self.unsynced >= SYNC_EVERY {
+                self.sync_behind()?;
+            }
         }
         Ok(())
     }
@@ -196,15 +204,19 @@ impl Out {
         }
     }
 
-    /// Flushes and syncs; the bytes written and their checksum.
+    /// Flushes, and syncs a durable file; the bytes written and their checksum (0 for
+    /// a scratch file).
     fn finish(mut self) -> Result<(u64, u64), Error> {
         self.wait_for_sync()?;
         self.w.flush().map_err(|e| Error::io(&self.path, e))?;
+        let Some(hash) = self.hash else {
+            return Ok((self.bytes, 0));
+        };
         self.w
             .get_ref()
             .sync_all()
             .map_err(|e| Error::io(&self.path, e))?;
-        Ok((self.bytes, self.hash.finish()))
+        Ok((self.bytes, hash.finish()))
     }
 }
 
@@ -358,9 +370,10 @@ impl Sorts {
 }
 
 /// A file of variable-length values and the file of their end offsets (in units of
-/// the values: bytes for texts), one per document in position order: `texts.bin` and
-/// `texts.idx`.
-struct IndexedOut {
+/// the values: bytes for texts, `u64`s for sets), one per document in position order:
+/// `texts.bin` and `texts.idx` (durable), verification's `sets.bin` and `sets.idx`
+/// (scratch, [`super::named::make_sets`]).
+pub(super) struct IndexedOut {
     values: Out,
     ends: Out,
     end: u64,
@@ -369,17 +382,23 @@ struct IndexedOut {
 }
 
 impl IndexedOut {
-    fn create(dir: &Path, values: &'static str, ends: &'static str) -> Result<Self, Error> {
+    /// Both files, durable ([`Out`]) or scratch, created anew.
+    pub(super) fn create(
+        dir: &Path,
+        values: &'static str,
+        ends: &'static str,
+        durable: bool,
+    ) -> Result<Self, Error> {
         Ok(IndexedOut {
-            values: Out::create(dir, values)?,
-            ends: Out::create(dir, ends)?,
+            values: Out::create(dir, values, durable)?,
+            ends: Out::create(dir, ends, durable)?,
             end: 0,
             buf: Vec::new(),
         })
     }
 
     /// A chunk's documents' values: `bytes`, one after another, `units[i]` long each.
-    fn push_chunk(&mut self, bytes: &[u8], units: &[u64]) -> Result<(), Error> {
+    pub(super) fn push_chunk(&mut self, bytes: &[u8], units: &[u64]) -> Result<(), Error> {
         self.values.write(bytes)?;
         self.buf.clear();
         for n in units {
@@ -387,6 +406,11 @@ impl IndexedOut {
             self.buf.extend_from_slice(&self.end.to_le_bytes());
         }
         self.ends.write(&self.buf)
+    }
+
+    /// Finishes a scratch pair: the bytes written.
+    pub(super) fn finish_scratch(self) -> Result<u64, Error> {
+        Ok(self.values.finish()?.0 + self.ends.finish()?.0)
     }
 
     /// Finishes both files: the bytes written, and the names and checksums of the
@@ -477,13 +501,13 @@ where
     };
     let mut files = Files {
         sigs: match job.reads_signatures() {
-            true => Some(Out::create(dir, SIGNATURES)?),
+            true => Some(Out::create(dir, SIGNATURES, true)?),
             false => None,
         },
         // The set verifiers' sets are made by verification from the texts of the
         // documents candidates name.
         texts: match job.needs_texts || job.needs_sets {
-            true => Some(IndexedOut::create(dir, TEXTS, TEXT_ENDS)?),
+            true => Some(IndexedOut::create(dir, TEXTS, TEXT_ENDS, true)?),
             false => None,
         },
     };
