@@ -261,41 +261,38 @@ impl<'a> Group<'a> {
     /// A key naming a document past the `copies.len()` documents (a damaged run) is
     /// refused; those of exact copies are left out (as in memory).
     fn walk(&mut self, batch: &[BandKeyRecord]) -> Result<(), Error> {
-        let (dir, scan) = (self.job.dir, self.job.scan);
-        for &r in batch {
-            self.read += 1;
-            if self.read % 65_536 == 0 {
-                self.job.progress.advance(Stage::Candidates, 65_536);
-            }
-            if r.doc >= self.copies.len() {
-                return Err(beyond(dir, r.doc, self.copies.len()));
-            }
-            if self.copies.is_copy(r.doc) {
-                continue;
-            }
-            if self.bucket != Some((r.band, r.key)) {
-                self.bucket = Some((r.band, r.key));
-                self.recent.clear();
-                self.members = 0;
-            }
-            if ndd_lsh::ScanCuts::cuts(self.members, scan) {
-                self.cut_reads += 1;
-                if let Ok(word) = usize::try_from(r.doc / 64) {
-                    if self.cut_bits.len() <= word {
-                        self.cut_bits.resize(word + 1, 0);
-                    }
-                    self.cut_bits[word] |= 1u64 << (r.doc % 64);
+        let (job, copies) = (self.job, self.copies);
+        let mut read = self.read;
+        let walked = kept_keys(job, copies, &mut read, batch, |r| self.step(r));
+        self.read = read;
+        walked
+    }
+
+    /// One band key of a document that is not an exact copy, in bucket order.
+    fn step(&mut self, r: BandKeyRecord) -> Result<(), Error> {
+        let scan = self.job.scan;
+        if self.bucket != Some((r.band, r.key)) {
+            self.bucket = Some((r.band, r.key));
+            self.recent.clear();
+            self.members = 0;
+        }
+        if ndd_lsh::ScanCuts::cuts(self.members, scan) {
+            self.cut_reads += 1;
+            if let Ok(word) = usize::try_from(r.doc / 64) {
+                if self.cut_bits.len() <= word {
+                    self.cut_bits.resize(word + 1, 0);
                 }
+                self.cut_bits[word] |= 1u64 << (r.doc % 64);
             }
-            self.members = self.members.saturating_add(1);
-            for i in (0..self.recent.len()).rev() {
-                let earlier = self.recent[i];
-                self.pair(earlier, r.doc)?;
-            }
-            self.recent.push_back(r.doc);
-            if self.recent.len() > scan {
-                self.recent.pop_front();
-            }
+        }
+        self.members = self.members.saturating_add(1);
+        for i in (0..self.recent.len()).rev() {
+            let earlier = self.recent[i];
+            self.pair(earlier, r.doc)?;
+        }
+        self.recent.push_back(r.doc);
+        if self.recent.len() > scan {
+            self.recent.pop_front();
         }
         Ok(())
     }
@@ -343,21 +340,37 @@ pub(super) fn for_each_key(
     job.progress.start(Stage::Candidates, None);
     let merge = keys.merge_to_end().map_err(|e| damaged(dir, e))?;
     merged(dir, merge, |batch| {
-        for &r in batch {
-            read += 1;
-            if read % 65_536 == 0 {
-                job.progress.advance(Stage::Candidates, 65_536);
-            }
-            if r.doc >= copies.len() {
-                return Err(beyond(dir, r.doc, copies.len()));
-            }
-            if !copies.is_copy(r.doc) {
-                f(r)?;
-            }
-        }
-        Ok(())
+        kept_keys(job, copies, &mut read, batch, &mut f)
     })?;
     job.progress.finish(Stage::Candidates);
+    Ok(())
+}
+
+/// Calls `f` with each band key of `batch` but those of exact copies (left out, as
+/// in memory), counting every key in `read` for the candidate stage's progress. A
+/// merge yields a run's records before its checksum is checked, so a key naming a
+/// document past the `copies.len()` documents (a damaged run) is refused here,
+/// before `f` sees it. Both methods walk their band keys through it (MinHash's
+/// groups, SimHash's one merge).
+fn kept_keys(
+    job: &Job<'_>,
+    copies: &super::exact::CopyBits,
+    read: &mut u64,
+    batch: &[BandKeyRecord],
+    mut f: impl FnMut(BandKeyRecord) -> Result<(), Error>,
+) -> Result<(), Error> {
+    for &r in batch {
+        *read += 1;
+        if *read % 65_536 == 0 {
+            job.progress.advance(Stage::Candidates, 65_536);
+        }
+        if r.doc >= copies.len() {
+            return Err(beyond(job.dir, r.doc, copies.len()));
+        }
+        if !copies.is_copy(r.doc) {
+            f(r)?;
+        }
+    }
     Ok(())
 }
 
